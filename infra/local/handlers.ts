@@ -1,0 +1,12 @@
+import type { LambdaHandler } from '#shared/http/api-handler';
+
+/**
+ * The handler module of each function folder, loaded on first use like a Lambda cold start
+ * (after the runtime has set the environment the handlers' config reads).
+ */
+export const apiFunctions: Record<string, () => Promise<{ handler: LambdaHandler }>> = {
+  'create-order': () => import('#functions/create-order/handler'),
+  'get-order': () => import('#functions/get-order/handler'),
+  'checkout-order': () => import('#functions/checkout-order/handler'),
+  'list-orders': () => import('#functions/list-orders/handler'),
+};

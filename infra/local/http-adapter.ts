@@ -1,0 +1,175 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { LambdaHandler } from '#shared/http/api-handler';
+import { json } from '#shared/http/responses';
+import { RouteNotFoundError } from '#shared/domain/errors';
+import { errorResponse } from '#shared/http/errors';
+import type { Route } from '#shared/http/routes';
+
+/** API Gateway's own limit on a request body (10 MB); larger ones never reach a function. */
+const GATEWAY_BODY_LIMIT = 10 * 1024 * 1024;
+
+export interface RouteBinding extends Route {
+  load: () => Promise<{ handler: LambdaHandler }>;
+}
+
+/** Extra handlers for non-API paths (the payment page's static files). */
+export type FallbackHandler = (request: IncomingMessage, response: ServerResponse) => boolean;
+
+interface Matched {
+  binding: RouteBinding;
+  params: Record<string, string>;
+}
+
+function decode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/** API Gateway's matching: literal segments beat `{param}` segments; a param is one segment. */
+export function matchRoute(bindings: readonly RouteBinding[], method: string, path: string): Matched | undefined {
+  const segments = path.split('/');
+  let best: (Matched & { literals: number }) | undefined;
+  for (const binding of bindings) {
+    if (binding.method !== method) continue;
+    const pattern = binding.path.split('/');
+    if (pattern.length !== segments.length) continue;
+    const params: Record<string, string> = {};
+    let literals = 0;
+    const matches = pattern.every((part, i) => {
+      const segment = segments[i] ?? '';
+      if (part.startsWith('{') && part.endsWith('}')) {
+        if (segment === '') return false;
+        params[part.slice(1, -1)] = decode(segment);
+        return true;
+      }
+      literals += 1;
+      return part === segment;
+    });
+    if (matches && (!best || literals > best.literals)) best = { binding, params, literals };
+  }
+  return best && { binding: best.binding, params: best.params };
+}
+
+function readBody(request: IncomingMessage): Promise<Buffer | 'too-large'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > GATEWAY_BODY_LIMIT) tooLarge = true;
+      else chunks.push(chunk);
+    });
+    request.on('end', () => resolve(tooLarge ? 'too-large' : Buffer.concat(chunks)));
+    request.on('error', reject);
+  });
+}
+
+function queryParameters(rawQuery: string): Record<string, string> | undefined {
+  if (rawQuery === '') return undefined;
+  const result: Record<string, string> = {};
+  for (const [key, value] of new URLSearchParams(rawQuery)) {
+    // API Gateway v2 joins repeated parameters with commas.
+    result[key] = key in result ? `${result[key]},${value}` : value;
+  }
+  return result;
+}
+
+/** The API Gateway v2 (HTTP API, payload 2.0) event for a request, as AWS would build it. */
+export function toEvent(request: IncomingMessage, body: Buffer, matched: Matched): APIGatewayProxyEventV2 {
+  const url = new URL(request.url ?? '/', 'http://localhost');
+  const rawQueryString = url.search.replace(/^\?/, '');
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
+  }
+  const routeKey = `${matched.binding.method} ${matched.binding.path}`;
+  const now = Date.now();
+  return {
+    version: '2.0',
+    routeKey,
+    rawPath: url.pathname,
+    rawQueryString,
+    headers,
+    queryStringParameters: queryParameters(rawQueryString),
+    pathParameters: Object.keys(matched.params).length ? matched.params : undefined,
+    body: body.length ? body.toString('utf8') : undefined,
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local',
+      domainName: headers.host ?? 'localhost',
+      domainPrefix: 'localhost',
+      http: {
+        method: request.method ?? 'GET',
+        path: url.pathname,
+        protocol: `HTTP/${request.httpVersion}`,
+        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId: randomUUID(),
+      routeKey,
+      stage: '$default',
+      time: new Date(now).toUTCString(),
+      timeEpoch: now,
+    },
+  };
+}
+
+function lambdaContext(functionName: string): Context {
+  const deadline = Date.now() + 29_000;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
+    memoryLimitInMB: '512',
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+function send(response: ServerResponse, result: APIGatewayProxyStructuredResultV2): void {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
+  const body = result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : Buffer.from(result.body ?? '', 'utf8');
+  response.writeHead(result.statusCode ?? 200, { ...headers, 'content-length': String(body.length) });
+  response.end(body);
+}
+
+/**
+ * An HTTP server that routes like API Gateway and calls the same Lambda handlers with the
+ * events API Gateway would send. Anything else goes to the fallbacks (the payment page).
+ */
+export function createApiServer(bindings: readonly RouteBinding[], fallbacks: readonly FallbackHandler[] = []): Server {
+  return createServer((request, response) => {
+    void (async () => {
+      const url = new URL(request.url ?? '/', 'http://localhost');
+      const matched = matchRoute(bindings, request.method ?? 'GET', url.pathname);
+      if (!matched) {
+        if (fallbacks.some((fallback) => fallback(request, response))) return;
+        request.resume();
+        return send(response, errorResponse(new RouteNotFoundError()));
+      }
+      const body = await readBody(request);
+      if (body === 'too-large') {
+        return send(response, json(413, { message: 'Request Entity Too Large' }));
+      }
+      const { handler } = await matched.binding.load();
+      send(response, await handler(toEvent(request, body, matched), lambdaContext(matched.binding.fn)));
+    })().catch((error: unknown) => {
+      if (!response.headersSent) send(response, errorResponse(error));
+      else response.destroy();
+    });
+  });
+}

@@ -1,0 +1,62 @@
+/**
+ * `npm run merchant -- create --name NAME [--sandbox] [--token TOKEN]`
+ *
+ * Creates a merchant and prints one JSON line {"user_id","api_token","callback_secret"}.
+ * The table is the running local runtime's (found through DATA_DIR/runtime.json), or, when
+ * TABLE_NAME is set, that table in AWS (credentials and region from the usual AWS variables).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { LOCAL_AWS_ENV } from '#infra/local/dynamodb';
+import { stateFile, type RuntimeState } from '#infra/local/runtime';
+
+const USAGE = 'usage: npm run merchant -- create --name NAME [--sandbox] [--token TOKEN] [--receive-currency USD]';
+
+function fail(message: string): never {
+  console.error(message);
+  process.exit(2);
+}
+
+const { positionals, values } = (() => {
+  try {
+    return parseArgs({
+      allowPositionals: true,
+      options: {
+        name: { type: 'string' },
+        sandbox: { type: 'boolean', default: false },
+        token: { type: 'string' },
+        'receive-currency': { type: 'string' },
+        gateway: { type: 'string', multiple: true },
+      },
+    });
+  } catch (error) {
+    return fail(`${(error as Error).message}\n${USAGE}`);
+  }
+})();
+
+if (positionals[0] !== 'create' || !values.name) fail(USAGE);
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+if (!process.env.TABLE_NAME) {
+  const file = stateFile(process.env.DATA_DIR ?? '.data');
+  if (!existsSync(file)) {
+    fail(`No local runtime is running (no ${file}). Start it with "npm start", or set TABLE_NAME for a table in AWS.`);
+  }
+  const state = JSON.parse(readFileSync(file, 'utf8')) as RuntimeState;
+  Object.assign(process.env, LOCAL_AWS_ENV, { TABLE_NAME: state.tableName, DYNAMODB_ENDPOINT: state.dynamodbEndpoint });
+}
+
+// Loaded after the environment names the table.
+const { createMerchant } = await import('#shared/services/merchants');
+try {
+  const credentials = await createMerchant({
+    name: values.name,
+    sandbox: values.sandbox,
+    apiToken: values.token,
+    receiveCurrency: values['receive-currency'],
+    gateways: values.gateway,
+  });
+  console.log(JSON.stringify(credentials));
+} catch (error) {
+  fail(`Could not create the merchant: ${(error as Error).message}`);
+}

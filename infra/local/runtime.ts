@@ -1,0 +1,152 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { ROUTES } from '#shared/http/routes';
+import { createApiServer, type RouteBinding } from '#infra/local/http-adapter';
+import { apiFunctions } from '#infra/local/handlers';
+import { ensureTable, LOCAL_AWS_ENV, startDynamoDbLocal, type LocalDynamoDb } from '#infra/local/dynamodb';
+import { startLocalSqs, type LocalSqs } from '#infra/local/sqs';
+import { staticFiles } from '#infra/local/static-files';
+
+export interface RuntimeOptions {
+  port: number;
+  host?: string;
+  /** Where DynamoDB Local keeps its data and the runtime its state; in memory when absent. */
+  dataDir?: string;
+  tableName?: string;
+  /** Use this as the demo merchant's API token (else one is generated once and kept). */
+  demoApiToken?: string;
+  /** Use an already running DynamoDB (tests); otherwise DynamoDB Local is started. */
+  dynamodbEndpoint?: string;
+}
+
+export interface DemoMerchant {
+  user_id: number;
+  api_token: string;
+  callback_secret: string;
+}
+
+export interface Runtime {
+  url: string;
+  paymentPageUrl: string;
+  demo: DemoMerchant;
+  dynamodbEndpoint: string;
+  stop(): Promise<void>;
+}
+
+/** Where the merchant CLI finds a running local runtime's table. */
+export const stateFile = (dataDir: string): string => join(dataDir, 'runtime.json');
+
+export interface RuntimeState {
+  dynamodbEndpoint: string;
+  tableName: string;
+  apiUrl: string;
+  pid: number;
+}
+
+const PAGE_PREFIX = '/pay/';
+
+/** A previous run killed with SIGKILL may have left its DynamoDB Local running on our data. */
+function stopOrphanedJava(dataDir: string): void {
+  const pidFile = join(dataDir, 'dynamodb.pid');
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8'));
+  try {
+    const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    if (command.includes('DynamoDBLocal.jar')) process.kill(pid, 'SIGKILL');
+  } catch {
+    // Not running any more.
+  }
+}
+
+async function seedDemoMerchant(dataDir: string | undefined, demoApiToken: string | undefined): Promise<DemoMerchant> {
+  // Loaded only now: the store reads its configuration from the environment set above.
+  const { hashToken } = await import('#shared/http/auth');
+  const { findMerchant, findMerchantByTokenHash } = await import('#shared/store/merchants');
+  const { createMerchant } = await import('#shared/services/merchants');
+  const demoFile = dataDir ? join(dataDir, 'demo-merchant.json') : undefined;
+  const token = demoApiToken ?? (demoFile && existsSync(demoFile) ? (JSON.parse(readFileSync(demoFile, 'utf8')) as DemoMerchant).api_token : undefined);
+  if (token) {
+    const found = await findMerchantByTokenHash(hashToken(token));
+    const merchant = found && (await findMerchant(found.merchant.user_id));
+    if (merchant) return { user_id: merchant.user_id, api_token: token, callback_secret: merchant.callback_secret };
+  }
+  const created = await createMerchant({ name: 'Demo Shop', sandbox: true, apiToken: token });
+  // Local convenience only: the demo's token is kept in plain text in the data folder.
+  if (demoFile) writeFileSync(demoFile, JSON.stringify(created), { mode: 0o600 });
+  return created;
+}
+
+/**
+ * The whole service on one machine: DynamoDB Local, the SQS emulator, the table and queues,
+ * the API handlers behind an API Gateway-style adapter, and the payment page, on one port.
+ */
+export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
+  const dataDir = options.dataDir ? resolve(options.dataDir) : undefined;
+  const tableName = options.tableName ?? 'crypto-pay-orders';
+  if (dataDir) {
+    mkdirSync(dataDir, { recursive: true });
+    stopOrphanedJava(dataDir);
+  }
+  const stops: (() => Promise<void>)[] = [];
+  const stop = async () => {
+    for (const fn of stops.reverse()) await fn().catch(() => undefined);
+  };
+  try {
+    let dynamodb: LocalDynamoDb | undefined;
+    const dynamodbEndpoint =
+      options.dynamodbEndpoint ??
+      (dynamodb = await startDynamoDbLocal({ dataDir: dataDir && join(dataDir, 'dynamodb') })).endpoint;
+    if (dynamodb) {
+      const started = dynamodb;
+      stops.push(() => started.stop());
+      if (dataDir) writeFileSync(join(dataDir, 'dynamodb.pid'), String(started.pid));
+    }
+    const sqs: LocalSqs = await startLocalSqs({ prefix: tableName });
+    stops.push(() => sqs.stop());
+    await ensureTable(dynamodbEndpoint, tableName);
+
+    const bindings: RouteBinding[] = ROUTES.map((route) => {
+      const load = apiFunctions[route.fn];
+      if (!load) throw new Error(`no local handler for ${route.fn}`);
+      return { ...route, load };
+    });
+    const server = createApiServer(bindings, [staticFiles(PAGE_PREFIX, resolve('web/dist'))]);
+    await new Promise<void>((done, fail) => {
+      server.once('error', fail);
+      server.listen(options.port, options.host ?? '127.0.0.1', done);
+    });
+    stops.push(
+      () =>
+        new Promise<void>((done) => {
+          server.close(() => done());
+          server.closeAllConnections();
+        }),
+    );
+    const { port } = server.address() as AddressInfo;
+    const url = `http://${options.host && options.host !== '0.0.0.0' ? options.host : '127.0.0.1'}:${port}`;
+    const paymentPageUrl = process.env.PAYMENT_PAGE_URL ?? `${url}${PAGE_PREFIX}`;
+
+    // The handlers' configuration, as the CDK stack sets it for each Lambda.
+    Object.assign(process.env, {
+      ...Object.fromEntries(Object.entries(LOCAL_AWS_ENV).filter(([key]) => !process.env[key])),
+      TABLE_NAME: tableName,
+      DYNAMODB_ENDPOINT: dynamodbEndpoint,
+      PAYMENT_PAGE_URL: paymentPageUrl,
+      CALLBACK_QUEUE_URL: sqs.callbackQueueUrl,
+      SQS_ENDPOINT: sqs.endpoint,
+      POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
+    });
+
+    const demo = await seedDemoMerchant(dataDir, options.demoApiToken);
+    if (dataDir) {
+      const state: RuntimeState = { dynamodbEndpoint, tableName, apiUrl: url, pid: process.pid };
+      writeFileSync(stateFile(dataDir), JSON.stringify(state));
+      stops.push(async () => rmSync(stateFile(dataDir), { force: true }));
+    }
+    return { url, paymentPageUrl, demo, dynamodbEndpoint, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

@@ -1,0 +1,35 @@
+import { startFauxqs } from 'fauxqs';
+
+export interface LocalSqs {
+  endpoint: string;
+  callbackQueueUrl: string;
+  callbackDeadLetterQueueUrl: string;
+  stop(): Promise<void>;
+}
+
+/** Receives before a callback job is dead-lettered (the delivery schedule's attempt count). */
+export const CALLBACK_MAX_RECEIVES = 15;
+
+/**
+ * Starts the SQS emulator in-process with the callback queue and its dead-letter queue.
+ * It keeps nothing across restarts; the table's outbox is what makes callbacks durable.
+ */
+export async function startLocalSqs(options: { port?: number; prefix: string }): Promise<LocalSqs> {
+  const server = await startFauxqs({ port: options.port ?? 0, logger: false });
+  const dlq = server.createQueue(`${options.prefix}-callbacks-dlq`, {
+    attributes: { MessageRetentionPeriod: '1209600' },
+  });
+  const queue = server.createQueue(`${options.prefix}-callbacks`, {
+    attributes: {
+      VisibilityTimeout: '60',
+      MessageRetentionPeriod: '1209600',
+      RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.queueArn, maxReceiveCount: CALLBACK_MAX_RECEIVES }),
+    },
+  });
+  return {
+    endpoint: `http://127.0.0.1:${server.port}`,
+    callbackQueueUrl: queue.queueUrl,
+    callbackDeadLetterQueueUrl: dlq.queueUrl,
+    stop: () => server.stop(),
+  };
+}

@@ -1,0 +1,47 @@
+/**
+ * `npm start`: the whole service locally, nothing else to set up (Java 17 runs DynamoDB Local).
+ * Configuration: PORT (3000), HOST (127.0.0.1), DATA_DIR (.data), DEMO_API_TOKEN (generated).
+ */
+import { LOCAL_AWS_ENV } from '#infra/local/dynamodb';
+import { startRuntime } from '#infra/local/runtime';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= LOCAL_AWS_ENV.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED;
+
+const port = Number(process.env.PORT ?? 3000);
+if (!Number.isInteger(port) || port < 0 || port > 65535) {
+  console.error(`PORT must be a port number, got "${process.env.PORT}"`);
+  process.exit(2);
+}
+
+const runtime = await startRuntime({
+  port,
+  host: process.env.HOST,
+  dataDir: process.env.DATA_DIR ?? '.data',
+  demoApiToken: process.env.DEMO_API_TOKEN || undefined,
+}).catch((error: unknown) => {
+  console.error(`Could not start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});
+
+console.log(`API:            ${runtime.url}`);
+console.log(`Payment page:   ${runtime.paymentPageUrl}`);
+console.log(`Demo merchant:  user_id ${runtime.demo.user_id} (sandbox)`);
+console.log(`Demo API token: ${runtime.demo.api_token}`);
+console.log(`Callback secret: ${runtime.demo.callback_secret}`);
+console.log('');
+console.log('Try:');
+console.log(
+  `  curl -s -X POST ${runtime.url}/v1/orders -H 'content-type: application/json' -H 'token: ${runtime.demo.api_token}' \\\n` +
+    `    -d '{"merchant_order_id":"demo-1","price_amount":9.99,"price_currency":"USD","title":"Demo order"}'`,
+);
+console.log('');
+console.log('Ctrl-C stops everything.');
+
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    void runtime.stop().then(() => process.exit(0));
+  });
+}

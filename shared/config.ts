@@ -1,0 +1,12 @@
+import { positiveInteger, requiredString } from '#shared/env';
+
+/**
+ * Configuration of the API handlers, read and checked once at cold start.
+ * See README "Configuration" for every variable.
+ */
+export const apiConfig = {
+  /** Base address of the hosted payment page; `payment_url` adds `?id=<order_id>`. */
+  paymentPageUrl: new URL(requiredString(process.env, 'PAYMENT_PAGE_URL')).toString(),
+  invoiceTtlCryptoSeconds: positiveInteger(process.env, 'INVOICE_TTL_CRYPTO_SECONDS', 3600),
+  invoiceTtlGatewaySeconds: positiveInteger(process.env, 'INVOICE_TTL_GATEWAY_SECONDS', 10_800),
+} as const;

@@ -1,0 +1,68 @@
+/**
+ * The currency table: what each code is and how many decimals its amounts carry.
+ * `precision` is the currency's smallest unit on its ledger; `payPrecision` is the number of
+ * decimals a buyer is asked to pay (ETH has 18 decimals on chain but is quoted to 8).
+ */
+export type CurrencyKind = 'fiat' | 'crypto' | 'stable' | 'gateway';
+
+export interface Currency {
+  readonly code: string;
+  readonly kind: CurrencyKind;
+  readonly precision: number;
+  readonly payPrecision: number;
+  /** For gateways: the fiat currency the buyer is charged in. */
+  readonly settles?: string;
+}
+
+const table: readonly Currency[] = [
+  { code: 'USD', kind: 'fiat', precision: 2, payPrecision: 2 },
+  { code: 'CNY', kind: 'fiat', precision: 2, payPrecision: 2 },
+  { code: 'EUR', kind: 'fiat', precision: 2, payPrecision: 2 },
+  { code: 'GBP', kind: 'fiat', precision: 2, payPrecision: 2 },
+  { code: 'HKD', kind: 'fiat', precision: 2, payPrecision: 2 },
+  { code: 'SGD', kind: 'fiat', precision: 2, payPrecision: 2 },
+  { code: 'CAD', kind: 'fiat', precision: 2, payPrecision: 2 },
+  { code: 'AUD', kind: 'fiat', precision: 2, payPrecision: 2 },
+  { code: 'JPY', kind: 'fiat', precision: 0, payPrecision: 0 },
+  { code: 'BTC', kind: 'crypto', precision: 8, payPrecision: 8 },
+  { code: 'LTC', kind: 'crypto', precision: 8, payPrecision: 8 },
+  { code: 'BCH', kind: 'crypto', precision: 8, payPrecision: 8 },
+  { code: 'ETH', kind: 'crypto', precision: 18, payPrecision: 8 },
+  { code: 'EOS', kind: 'crypto', precision: 4, payPrecision: 4 },
+  // Lightning settles in millisatoshi; buyers are quoted whole satoshi.
+  { code: 'LBTC', kind: 'crypto', precision: 11, payPrecision: 8 },
+  { code: 'USDT', kind: 'stable', precision: 6, payPrecision: 6 },
+  { code: 'USDC', kind: 'stable', precision: 6, payPrecision: 6 },
+  { code: 'ALIPAY', kind: 'gateway', precision: 2, payPrecision: 2, settles: 'CNY' },
+  { code: 'ALIGLOBAL', kind: 'gateway', precision: 2, payPrecision: 2, settles: 'CNY' },
+  { code: 'WECHAT', kind: 'gateway', precision: 2, payPrecision: 2, settles: 'CNY' },
+];
+
+const byCode = new Map(table.map((currency) => [currency.code, currency]));
+
+/** The `pay_currency` values of the contract, in its order. */
+export const PAY_CURRENCIES = ['ALIPAY', 'ALIGLOBAL', 'WECHAT', 'BTC', 'LTC', 'ETH', 'EOS', 'BCH', 'LBTC'] as const;
+export type PayCurrency = (typeof PAY_CURRENCIES)[number];
+
+export const GATEWAY_CURRENCIES: readonly PayCurrency[] = ['ALIPAY', 'ALIGLOBAL', 'WECHAT'];
+
+/** Currencies a price may be set in: fiat, crypto and stable coins (not gateways). */
+export const PRICE_CURRENCIES: readonly string[] = table.filter((c) => c.kind !== 'gateway').map((c) => c.code);
+
+/** Settlement currencies a merchant may choose (USD by default, or a stable coin). */
+export const RECEIVE_CURRENCIES: readonly string[] = ['USD', 'USDT', 'USDC'];
+
+export function currency(code: string): Currency {
+  const found = byCode.get(code);
+  if (!found) throw new RangeError(`unknown currency ${code}`);
+  return found;
+}
+
+export function isGateway(code: string): boolean {
+  return byCode.get(code)?.kind === 'gateway';
+}
+
+/** The currency an amount is actually quoted in: a gateway's settlement fiat, else itself. */
+export function quoteCurrency(code: string): string {
+  return currency(code).settles ?? code;
+}

@@ -1,0 +1,105 @@
+/**
+ * One error model for the service. Each case carries the HTTP status and the MugglePay-style
+ * `error_code`; the HTTP error middleware turns them into the contract's bodies. Anything that
+ * is not an {@link AppError} is unexpected and becomes a bare 500 (details in the log only).
+ */
+export class AppError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly code: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** Get Order's not-found, answered with the contract's `{eror, status: "404"}` quirk. */
+export class OrderNotFoundError extends AppError {
+  constructor() {
+    super(404, 'ORDER_NOT_FOUND', 'Order not found');
+  }
+}
+
+/** Checkout's not-found: the contract answers HTTP 422 `{error, status: 422}`. */
+export class OrderDoesNotExistError extends AppError {
+  constructor() {
+    super(422, 'ORDER_NOT_VALID', 'Order does not exist');
+  }
+}
+
+/** The contract's invalid-price body: `{status: 400, error: "Price is not valid"}`. */
+export class InvalidPriceError extends AppError {
+  constructor(detail?: string) {
+    super(400, 'PAY_PRICE_ERROR', 'Price is not valid', { cause: detail });
+  }
+}
+
+export class AuthenticationError extends AppError {
+  constructor() {
+    super(401, 'AUTHENTICATION_FAILED', 'Authentication Token is not set or expired.');
+  }
+}
+
+export class ParametersMissingError extends AppError {
+  constructor(field: string) {
+    super(400, 'PARAMETERS_MISSING', `Missing parameter: ${field}`);
+  }
+}
+
+export class InvalidParameterError extends AppError {
+  constructor(message: string) {
+    super(400, 'PARAMETERS_INVALID', message);
+  }
+}
+
+export class MalformedJsonError extends AppError {
+  constructor() {
+    super(400, 'INVALID_JSON', 'Request body is not valid JSON');
+  }
+}
+
+export class PayloadTooLargeError extends AppError {
+  constructor(limit: number) {
+    super(413, 'PAYLOAD_TOO_LARGE', `Request body is larger than ${limit} bytes`);
+  }
+}
+
+export class MerchantOrderIdExistsError extends AppError {
+  constructor() {
+    super(400, 'ORDER_MERCHANTID_EXIST', 'Order with same merchant_order_id exists.');
+  }
+}
+
+export class OrderNotNewError extends AppError {
+  constructor() {
+    super(400, 'ORDER_NOT_NEW', 'The current order is not new, and payment method cannot be switched.');
+  }
+}
+
+/** Other writes kept moving the order while this one retried; the client may retry. */
+export class ConcurrentUpdateError extends AppError {
+  constructor() {
+    super(409, 'ORDER_CONFLICT', 'The order was changed by another request, please retry.');
+  }
+}
+
+export class PaymentNotAvailableError extends AppError {
+  constructor(message = 'The payment method is not available, please retry later.', cause?: unknown) {
+    super(400, 'PAYMENT_NOT_AVAILABLE', message, { cause });
+  }
+}
+
+export class RouteNotFoundError extends AppError {
+  constructor() {
+    super(404, 'NOT_FOUND', 'No such endpoint');
+  }
+}
+
+/** The store could not be reached; the client may retry (never a half-written change). */
+export class ServiceUnavailableError extends AppError {
+  constructor(cause?: unknown) {
+    super(503, 'SERVICE_UNAVAILABLE', 'The service is temporarily unavailable, please retry.', { cause });
+  }
+}

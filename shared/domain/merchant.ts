@@ -1,0 +1,22 @@
+/**
+ * A merchant account. The API token and callback secret are shown once, at creation; the
+ * store keeps only the token's SHA-256 hash. The callback secret must stay readable because
+ * every callback is signed with it.
+ */
+export interface MerchantProfile {
+  user_id: number;
+  name: string;
+  /** Sandbox merchants use test rates and may simulate payments; nothing settles. */
+  sandbox: boolean;
+  /** Settlement currency: USD or a stable coin. */
+  receive_currency: string;
+  /** Gateway currencies (ALIPAY, ALIGLOBAL, WECHAT) enabled for this merchant. */
+  gateways: string[];
+  created_at: string;
+}
+
+export interface Merchant extends MerchantProfile {
+  token_hash: string;
+  /** Standard Webhooks secret, `whsec_<base64>`. */
+  callback_secret: string;
+}

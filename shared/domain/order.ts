@@ -1,0 +1,129 @@
+import { decimalToNumber, parseDecimal } from '#shared/domain/money';
+import type { OrderStatus } from '#shared/domain/statuses';
+
+/**
+ * An order as stored. Field names follow the contract; amounts are exact decimal strings
+ * (JSON numbers are made only in the views below). Optional strings are '' when not given,
+ * as MugglePay answers them, so a typed client always sees a string.
+ */
+export interface Order {
+  order_id: string;
+  user_id: number;
+  merchant_order_id: string;
+  title: string;
+  description: string;
+  callback_url: string;
+  cancel_url: string;
+  success_url: string;
+  /** The merchant's callback validation token (never the API token). */
+  token: string;
+  price_amount: string;
+  price_currency: string;
+  pay_amount: string;
+  pay_currency: string;
+  /** '' until the order is paid; then the merchant's settlement currency. */
+  receive_currency: string;
+  status: OrderStatus;
+  created_at: string;
+  updated_at: string;
+  deleted: 0;
+  /** Bumped by every write; each state change is conditional on it. */
+  version: number;
+  mobile: boolean;
+  fast: boolean;
+  sandbox: boolean;
+  invoice_id?: string;
+}
+
+/** The payment attempt in one currency. */
+export interface Invoice {
+  invoice_id: string;
+  order_id: string;
+  user_id: number;
+  merchant_order_id: string;
+  pay_amount: string;
+  pay_currency: string;
+  receive_amount: string;
+  receive_currency: string;
+  status: OrderStatus;
+  created_at: string;
+  expired_at: string;
+  payment_address: string;
+  payment_uri: string;
+  /** EOS: the memo that ties a transfer to this invoice. */
+  memo?: string;
+  /** Gateways with `fast`: the gateway's own payment link. */
+  gateway_url?: string;
+  rate: { numerator: string; denominator: string; source: string; as_of: string };
+}
+
+const amount = (value: string): number => decimalToNumber(parseDecimal(value));
+const epochMillis = (iso: string): number => Date.parse(iso);
+
+/** The order inside Create Order's answer: no `token`, `receive_currency` or `deleted`. */
+export function createdOrderView(order: Order) {
+  return {
+    order_id: order.order_id,
+    user_id: order.user_id,
+    merchant_order_id: order.merchant_order_id,
+    title: order.title,
+    description: order.description,
+    callback_url: order.callback_url,
+    cancel_url: order.cancel_url,
+    success_url: order.success_url,
+    price_amount: amount(order.price_amount),
+    price_currency: order.price_currency,
+    pay_amount: amount(order.pay_amount),
+    pay_currency: order.pay_currency,
+    status: order.status,
+    created_at: order.created_at,
+    updated_at: order.updated_at,
+  };
+}
+
+/** The order of Get Order, Checkout and Get Orders. */
+export function orderView(order: Order) {
+  return {
+    order_id: order.order_id,
+    user_id: order.user_id,
+    merchant_order_id: order.merchant_order_id,
+    title: order.title,
+    description: order.description,
+    callback_url: order.callback_url,
+    cancel_url: order.cancel_url,
+    success_url: order.success_url,
+    token: order.token,
+    price_amount: amount(order.price_amount),
+    price_currency: order.price_currency,
+    pay_amount: amount(order.pay_amount),
+    pay_currency: order.pay_currency,
+    receive_currency: order.receive_currency,
+    status: order.status,
+    created_at: order.created_at,
+    updated_at: order.updated_at,
+    deleted: order.deleted,
+  };
+}
+
+export function invoiceView(invoice: Invoice) {
+  return {
+    invoice_id: invoice.invoice_id,
+    order_id: invoice.order_id,
+    merchant_order_id: invoice.merchant_order_id,
+    pay_amount: amount(invoice.pay_amount),
+    pay_currency: invoice.pay_currency,
+    receive_amount: amount(invoice.receive_amount),
+    receive_currency: invoice.receive_currency,
+    status: invoice.status,
+    created_at: invoice.created_at,
+    created_at_t: epochMillis(invoice.created_at),
+    expired_at: invoice.expired_at,
+    expired_at_t: epochMillis(invoice.expired_at),
+    payment_address: invoice.payment_address,
+    payment_uri: invoice.payment_uri,
+    ...(invoice.memo !== undefined ? { memo: invoice.memo } : {}),
+  };
+}
+
+export type OrderView = ReturnType<typeof orderView>;
+export type InvoiceView = ReturnType<typeof invoiceView>;

@@ -1,0 +1,41 @@
+/**
+ * Reading configuration from the environment, failing fast: a missing required value throws
+ * at module load (cold start), never later with a silent default.
+ */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export function requiredString(env: Env, name: string): string {
+  const value = env[name];
+  if (value === undefined || value === '') throw new ConfigError(`environment variable ${name} is required`);
+  return value;
+}
+
+export function optionalString(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** A positive integer with a documented default (defaults are part of the product's docs). */
+export function positiveInteger(env: Env, name: string, fallback: number): number {
+  const raw = optionalString(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) <= 0 || !Number.isSafeInteger(Number(raw))) {
+    throw new ConfigError(`environment variable ${name} must be a positive integer, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+export function flag(env: Env, name: string): boolean {
+  const raw = optionalString(env, name);
+  if (raw === undefined) return false;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(`environment variable ${name} must be true or false, got "${raw}"`);
+}

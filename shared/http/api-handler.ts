@@ -1,0 +1,125 @@
+import middy from '@middy/core';
+import httpEventNormalizer from '@middy/http-event-normalizer';
+import httpHeaderNormalizer from '@middy/http-header-normalizer';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { ValidateFunction } from 'ajv';
+import { PayloadTooLargeError } from '#shared/domain/errors';
+import type { MerchantProfile } from '#shared/domain/merchant';
+import { MAX_BODY_BYTES } from '#shared/limits';
+import { authenticate } from '#shared/http/auth';
+import { errorResponse } from '#shared/http/errors';
+import { logger } from '#shared/http/logger';
+import { validationError } from '#shared/http/validation';
+
+type Event = APIGatewayProxyEventV2;
+
+// 6.4's typings lack this option although its code reads it.
+const LENIENT_JSON = { disableContentTypeCheck: true } as unknown as Parameters<typeof httpJsonBodyParser>[0];
+type Result = APIGatewayProxyStructuredResultV2;
+type Request = middy.Request<Event, Result, Error, Context>;
+
+/** An API Gateway v2 (HTTP API) Lambda handler. */
+export type LambdaHandler = (event: Event, context: Context) => Promise<Result>;
+
+/** What an endpoint function receives: parsed, validated and authenticated. */
+export interface ApiInput<TBody, TQuery> {
+  body: TBody;
+  query: TQuery;
+  path: Readonly<Record<string, string | undefined>>;
+  merchant: MerchantProfile;
+  now: Date;
+}
+
+export interface ApiOptions<TBody, TQuery> {
+  /** Compiled body schema; endpoints without one read no body. */
+  body?: ValidateFunction<TBody>;
+  query?: ValidateFunction<TQuery>;
+}
+
+/** State the middlewares hand to the endpoint, kept off the event's public shape. */
+const parsed = new WeakMap<Event, { body?: unknown; query?: unknown; merchant?: MerchantProfile }>();
+
+const stateOf = (event: Event) => {
+  let state = parsed.get(event);
+  if (!state) parsed.set(event, (state = {}));
+  return state;
+};
+
+/** Refuses oversized bodies before parsing; an absent body reads as `{}`. */
+const bodyGuard = (): middy.MiddlewareObj<Event, Result> => ({
+  before: (request: Request) => {
+    const { event } = request;
+    const raw = event.body ?? '';
+    const size = event.isBase64Encoded ? Math.floor((raw.length * 3) / 4) : Buffer.byteLength(raw, 'utf8');
+    if (size > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
+    if (raw.trim() === '') {
+      event.body = '{}';
+      event.isBase64Encoded = false;
+    }
+  },
+});
+
+const validate = <TBody, TQuery>(options: ApiOptions<TBody, TQuery>): middy.MiddlewareObj<Event, Result> => ({
+  before: (request: Request) => {
+    const state = stateOf(request.event);
+    if (options.body) {
+      const body: unknown = request.event.body;
+      if (!options.body(body)) throw validationError(options.body.errors?.[0], 'body');
+      state.body = body;
+    }
+    if (options.query) {
+      // Coercion mutates its input: validate a copy, never the event.
+      const query = { ...(request.event.queryStringParameters ?? {}) };
+      if (!options.query(query)) throw validationError(options.query.errors?.[0], 'query');
+      state.query = query;
+    }
+  },
+});
+
+const merchantAuth = (): middy.MiddlewareObj<Event, Result> => ({
+  before: async (request: Request) => {
+    stateOf(request.event).merchant = await authenticate(request.event.headers?.token);
+  },
+});
+
+/** Last in the chain, so its onError runs first and every failure becomes a JSON answer. */
+const errorMapper = (): middy.MiddlewareObj<Event, Result> => ({
+  onError: (request: Request) => {
+    request.response = errorResponse(request.error);
+  },
+});
+
+/**
+ * The shared middy stack of every merchant endpoint: header normalizer, body guard, JSON body
+ * parser, ajv validation, token auth, then the error mapper. The endpoint function gets typed
+ * input and returns the response.
+ */
+export function apiHandler<TBody = undefined, TQuery = undefined>(
+  options: ApiOptions<TBody, TQuery>,
+  endpoint: (input: ApiInput<TBody, TQuery>) => Promise<Result>,
+): LambdaHandler {
+  const stack = middy<Event, Result>()
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(httpEventNormalizer())
+    .use(httpHeaderNormalizer());
+  // Parse JSON whatever the content-type says: clients that forget the header still work.
+  if (options.body) stack.use(bodyGuard()).use(httpJsonBodyParser(LENIENT_JSON));
+  const handler = stack
+    .use(validate(options))
+    .use(merchantAuth())
+    .use(errorMapper())
+    .handler(async (event) => {
+      const state = stateOf(event);
+      return endpoint({
+        body: state.body as TBody,
+        query: state.query as TQuery,
+        path: event.pathParameters ?? {},
+        merchant: state.merchant as MerchantProfile,
+        now: new Date(),
+      });
+    });
+  // Lambda calls handlers with (event, context); middy's third argument is optional at run time.
+  return handler as unknown as LambdaHandler;
+}

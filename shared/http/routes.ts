@@ -1,0 +1,22 @@
+/**
+ * Every HTTP route of the service and the function that serves it. The CDK stack and the
+ * local runtime both build their routing from this list, so they cannot drift apart.
+ * Paths use API Gateway's `{param}` syntax.
+ */
+export interface Route {
+  method: 'GET' | 'POST';
+  path: string;
+  /** Folder under functions/ holding `handler.ts`. */
+  fn: string;
+  /** Read-only functions get read-only grants in AWS. */
+  access: 'read' | 'write';
+}
+
+export const ROUTES: readonly Route[] = [
+  { method: 'POST', path: '/v1/orders', fn: 'create-order', access: 'write' },
+  { method: 'GET', path: '/v1/orders', fn: 'list-orders', access: 'read' },
+  // The contract's path has a trailing slash; both spellings answer.
+  { method: 'GET', path: '/v1/orders/', fn: 'list-orders', access: 'read' },
+  { method: 'GET', path: '/v1/orders/{order_id}', fn: 'get-order', access: 'read' },
+  { method: 'POST', path: '/v1/orders/{id}/checkout', fn: 'checkout-order', access: 'write' },
+];

@@ -1,0 +1,51 @@
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import { InvalidParameterError, InvalidPriceError, ParametersMissingError } from '#shared/domain/errors';
+
+function isHttpUrl(value: string): boolean {
+  if (value === '') return true;
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+const options = { allErrors: false, strict: true, allowUnionTypes: true, useDefaults: false } as const;
+const bodies = new Ajv(options).addFormat('http-url', isHttpUrl);
+// Query strings arrive as strings: let ajv turn "20" into 20 (and refuse "abc", "1.5", "-1").
+const queries = new Ajv({ ...options, coerceTypes: true }).addFormat('http-url', isHttpUrl);
+
+/** Compiles a body schema once (at module load). */
+export const compileBody = <T>(schema: object): ValidateFunction<T> => bodies.compile<T>(schema);
+export const compileQuery = <T>(schema: object): ValidateFunction<T> => queries.compile<T>(schema);
+
+function fieldOf(error: ErrorObject): string {
+  return error.instancePath.replace(/^\//, '').replaceAll('/', '.');
+}
+
+/** Turns ajv's first error into the API's error, naming the field. */
+export function validationError(error: ErrorObject | undefined, where: 'body' | 'query'): Error {
+  if (!error) return new InvalidParameterError(`Invalid ${where}`);
+  const field = fieldOf(error);
+  if (field === 'price_amount') return new InvalidPriceError(error.message);
+  switch (error.keyword) {
+    case 'required':
+      return new ParametersMissingError(String(error.params.missingProperty));
+    case 'additionalProperties':
+      return new InvalidParameterError(`Unknown parameter: ${String(error.params.additionalProperty)}`);
+    case 'enum':
+      return new InvalidParameterError(
+        `${field} must be one of ${(error.params.allowedValues as unknown[]).join(', ')}`,
+      );
+    case 'maxLength':
+      return new InvalidParameterError(`${field} must be at most ${String(error.params.limit)} characters`);
+    case 'format':
+      return new InvalidParameterError(`${field} must be an absolute http or https URL`);
+    case 'type':
+      if (field === '') return new InvalidParameterError(`Request ${where} must be a JSON object`);
+      return new InvalidParameterError(`${field} must be ${String(error.params.type).replace(',', ' or ')}`);
+    default:
+      return new InvalidParameterError(`${field || where} ${error.message ?? 'is not valid'}`);
+  }
+}

@@ -1,0 +1,32 @@
+import type { Decimal } from '#shared/domain/money';
+import type { MerchantProfile } from '#shared/domain/merchant';
+
+/** What a buyer needs to pay an invoice in one currency. */
+export interface PaymentDetails {
+  payment_address: string;
+  /** A URI a wallet opens (BIP21, EIP-681, lightning:...), also the QR code's content. */
+  payment_uri: string;
+  memo?: string;
+  /** A gateway's own payment link (used as `payment_url` when `fast` is set). */
+  gateway_url?: string;
+}
+
+export interface PaymentRequest {
+  merchant: MerchantProfile;
+  orderId: string;
+  invoiceId: string;
+  currency: string;
+  /** Exact amount in the pay currency (gateways: in their settlement fiat). */
+  amount: Decimal;
+  description: string;
+  expiresAt: Date;
+  mobile: boolean;
+  fast: boolean;
+  now: Date;
+}
+
+/** Produces payment details for an invoice: addresses, memos, Lightning or gateway links. */
+export interface PaymentMethods {
+  /** Throws PaymentNotAvailableError when the currency cannot be paid right now. */
+  paymentDetails(request: PaymentRequest): Promise<PaymentDetails>;
+}

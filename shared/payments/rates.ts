@@ -1,0 +1,90 @@
+import { type Decimal, divide, multiply, parseDecimal, type Rounding } from '#shared/domain/money';
+import { currency, quoteCurrency } from '#shared/domain/currencies';
+
+/**
+ * An exchange rate as an exact ratio: 1 unit of `from` is worth `numerator / denominator`
+ * units of `to`. Keeping the ratio (rather than a pre-divided decimal) means a conversion
+ * rounds exactly once, at the target currency's precision.
+ */
+export interface ExchangeRate {
+  readonly from: string;
+  readonly to: string;
+  readonly numerator: Decimal;
+  readonly denominator: Decimal;
+  readonly source: string;
+  readonly asOf: Date;
+}
+
+/** Where rates come from: a static table locally, an HTTP source in production. */
+export interface RateProvider {
+  /** Throws {@link RateUnavailableError} when the pair is unknown or its rate is too old. */
+  getRate(from: string, to: string, now: Date): Promise<ExchangeRate>;
+}
+
+export class RateUnavailableError extends Error {
+  constructor(from: string, to: string, reason: string) {
+    super(`no usable rate ${from}/${to}: ${reason}`);
+    this.name = 'RateUnavailableError';
+  }
+}
+
+/**
+ * Converts `amount` of the rate's `from` currency into its `to` currency at the target's
+ * pay precision. Gateways quote in their settlement fiat, so a gateway target uses that.
+ */
+export function convert(amount: Decimal, rate: ExchangeRate, places: number, rounding: Rounding): Decimal {
+  return divide(multiply(amount, rate.numerator), rate.denominator, places, rounding);
+}
+
+/**
+ * Demo prices in USD per unit, for the local runtime and sandbox merchants only. They are
+ * illustrative, fixed numbers: sandbox orders are never settled.
+ */
+export const SANDBOX_USD_PRICES: Readonly<Record<string, string>> = {
+  USD: '1',
+  USDT: '1',
+  USDC: '1',
+  CNY: '0.1389',
+  EUR: '1.0850',
+  GBP: '1.2700',
+  HKD: '0.1282',
+  SGD: '0.7450',
+  CAD: '0.7300',
+  AUD: '0.6600',
+  JPY: '0.0066',
+  BTC: '65000',
+  LBTC: '65000',
+  LTC: '80',
+  BCH: '350',
+  ETH: '3000',
+  EOS: '0.80',
+};
+
+/** A fixed table of USD prices; any pair is the ratio of the two prices. */
+export class StaticRateProvider implements RateProvider {
+  private readonly prices: ReadonlyMap<string, Decimal>;
+
+  constructor(
+    usdPrices: Readonly<Record<string, string>> = SANDBOX_USD_PRICES,
+    private readonly asOf: Date = new Date(0),
+  ) {
+    this.prices = new Map(Object.entries(usdPrices).map(([code, price]) => [code, parseDecimal(price)]));
+  }
+
+  async getRate(from: string, to: string): Promise<ExchangeRate> {
+    const fromPrice = this.prices.get(quoteCurrency(from));
+    const toPrice = this.prices.get(quoteCurrency(to));
+    if (!fromPrice || !toPrice) throw new RateUnavailableError(from, to, 'pair not in the static table');
+    return { from, to, numerator: fromPrice, denominator: toPrice, source: 'static', asOf: this.asOf };
+  }
+}
+
+/** Pay amount for a price: rounded up so the merchant never receives less than the price. */
+export function payAmountFor(price: Decimal, rate: ExchangeRate): Decimal {
+  return convert(price, rate, currency(rate.to).payPrecision, 'up');
+}
+
+/** What the merchant is credited: rounded down so we never promise more than was priced. */
+export function receiveAmountFor(price: Decimal, rate: ExchangeRate): Decimal {
+  return convert(price, rate, currency(rate.to).payPrecision, 'down');
+}

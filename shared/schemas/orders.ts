@@ -1,0 +1,66 @@
+import { PAY_CURRENCIES, PRICE_CURRENCIES } from '#shared/domain/currencies';
+import { ORDER_STATUSES } from '#shared/domain/statuses';
+import { MAX_OFFSET } from '#shared/limits';
+
+/**
+ * Request schemas: the single source for validation (compiled once at module load) and for
+ * the OpenAPI document (shared/schemas/openapi.ts). Limits are the contract's: title 200 and
+ * description 800 characters (ajv counts code points, not bytes), URLs 2048.
+ */
+const url = {
+  type: 'string',
+  maxLength: 2048,
+  format: 'http-url',
+  description: 'Absolute http(s) URL, or empty for none.',
+} as const;
+
+export const createOrderBodySchema = {
+  $id: 'CreateOrderBody',
+  type: 'object',
+  additionalProperties: false,
+  required: ['price_amount'],
+  properties: {
+    merchant_order_id: {
+      type: ['string', 'integer'],
+      maxLength: 255,
+      description: "The merchant's own unique reference (numbers are accepted and stored as strings).",
+    },
+    price_amount: { type: 'number', description: 'Price in price_currency, above 0, at most the currency\'s decimals.' },
+    price_currency: { type: 'string', enum: PRICE_CURRENCIES, default: 'USD', description: 'Currency of the price. Default USD.' },
+    pay_currency: {
+      type: 'string',
+      enum: PAY_CURRENCIES,
+      description: 'Check the order out at once in this currency (gateways must be enabled for the merchant).',
+    },
+    title: { type: 'string', maxLength: 200 },
+    description: { type: 'string', maxLength: 800 },
+    callback_url: { ...url, description: 'Receives a signed POST on every status change.' },
+    cancel_url: { ...url, description: 'Where the buyer goes after cancelling.' },
+    success_url: { ...url, description: 'Where the buyer goes after paying.' },
+    mobile: { type: 'boolean', description: 'Gateways: the app link instead of the PC QR page.' },
+    fast: { type: 'boolean', description: "ALIPAY/ALIGLOBAL only: payment_url is the gateway's own link." },
+    token: { type: 'string', maxLength: 255, description: 'Merchant-chosen token echoed in every callback.' },
+  },
+} as const;
+
+export const checkoutBodySchema = {
+  $id: 'CheckoutOrderBody',
+  type: 'object',
+  additionalProperties: false,
+  required: ['pay_currency'],
+  properties: {
+    order_id: { type: 'string', maxLength: 64, description: 'Optional; must equal the path id when given.' },
+    pay_currency: { type: 'string', enum: PAY_CURRENCIES },
+  },
+} as const;
+
+export const listOrdersQuerySchema = {
+  $id: 'GetOrdersQuery',
+  type: 'object',
+  additionalProperties: true,
+  properties: {
+    status: { type: 'string', enum: ORDER_STATUSES, description: 'Only orders in this status.' },
+    limit: { type: 'integer', minimum: 1, maximum: 50, default: 10 },
+    offset: { type: 'integer', minimum: 0, maximum: MAX_OFFSET, default: 0 },
+  },
+} as const;

@@ -1,0 +1,205 @@
+import { apiConfig } from '#shared/config';
+import { isGateway } from '#shared/domain/currencies';
+import {
+  ConcurrentUpdateError,
+  OrderDoesNotExistError,
+  OrderNotFoundError,
+  OrderNotNewError,
+  PaymentNotAvailableError,
+} from '#shared/domain/errors';
+import { isId, newId } from '#shared/domain/ids';
+import type { MerchantProfile } from '#shared/domain/merchant';
+import { formatDecimal, type Decimal } from '#shared/domain/money';
+import type { Invoice, Order } from '#shared/domain/order';
+import { parsePrice } from '#shared/domain/price';
+import type { OrderStatus } from '#shared/domain/statuses';
+import { paymentMethods, rateProvider } from '#shared/payments/providers';
+import { payAmountFor, RateUnavailableError, receiveAmountFor } from '#shared/payments/rates';
+import { findOrderWithInvoice, insertOrder, listOrders as queryOrders, replaceInvoice } from '#shared/store/orders';
+
+/** Create Order's body after schema validation (see shared/schemas/orders.ts). */
+export interface CreateOrderInput {
+  merchant_order_id?: string | number;
+  price_amount: number;
+  price_currency?: string;
+  pay_currency?: string;
+  title?: string;
+  description?: string;
+  callback_url?: string;
+  cancel_url?: string;
+  success_url?: string;
+  mobile?: boolean;
+  fast?: boolean;
+  token?: string;
+}
+
+/** The hosted page's address for an order: `PAYMENT_PAGE_URL?id=<order_id>`. */
+export function paymentUrlFor(order: Order, invoice?: Invoice): string {
+  // `fast` on ALIPAY/ALIGLOBAL: the buyer goes straight to the gateway's own link.
+  if (order.fast && invoice?.gateway_url && (order.pay_currency === 'ALIPAY' || order.pay_currency === 'ALIGLOBAL')) {
+    return invoice.gateway_url;
+  }
+  const url = new URL(apiConfig.paymentPageUrl);
+  url.searchParams.set('id', order.order_id);
+  return url.toString();
+}
+
+function assertPayable(merchant: MerchantProfile, payCurrency: string): void {
+  if (isGateway(payCurrency) && !merchant.sandbox && !merchant.gateways.includes(payCurrency)) {
+    throw new PaymentNotAvailableError(`${payCurrency} is not enabled for this merchant`);
+  }
+}
+
+function invoiceTtlSeconds(payCurrency: string): number {
+  return isGateway(payCurrency) ? apiConfig.invoiceTtlGatewaySeconds : apiConfig.invoiceTtlCryptoSeconds;
+}
+
+/**
+ * Prices an invoice in `payCurrency` at the current rate (locked into the invoice) and asks
+ * the payment method for an address. Rates that are missing or stale fail closed.
+ */
+async function buildInvoice(merchant: MerchantProfile, order: Order, payCurrency: string, now: Date): Promise<Invoice> {
+  assertPayable(merchant, payCurrency);
+  const price = parsePrice(Number(order.price_amount), order.price_currency);
+  let payRate, receiveRate;
+  try {
+    payRate = await rateProvider.getRate(order.price_currency, payCurrency, now);
+    receiveRate = await rateProvider.getRate(order.price_currency, merchant.receive_currency, now);
+  } catch (error) {
+    if (error instanceof RateUnavailableError) throw new PaymentNotAvailableError(undefined, error);
+    throw error;
+  }
+  const payAmount: Decimal = payAmountFor(price, payRate);
+  const invoiceId = newId();
+  const expiresAt = new Date(now.getTime() + invoiceTtlSeconds(payCurrency) * 1000);
+  const details = await paymentMethods.paymentDetails({
+    merchant,
+    orderId: order.order_id,
+    invoiceId,
+    currency: payCurrency,
+    amount: payAmount,
+    description: order.title || order.description || `Order ${order.order_id}`,
+    expiresAt,
+    mobile: order.mobile,
+    fast: order.fast,
+    now,
+  });
+  return {
+    invoice_id: invoiceId,
+    order_id: order.order_id,
+    user_id: order.user_id,
+    merchant_order_id: order.merchant_order_id,
+    pay_amount: formatDecimal(payAmount),
+    pay_currency: payCurrency,
+    receive_amount: formatDecimal(receiveAmountFor(price, receiveRate)),
+    receive_currency: merchant.receive_currency,
+    status: 'NEW',
+    created_at: now.toISOString(),
+    expired_at: expiresAt.toISOString(),
+    ...details,
+    rate: {
+      numerator: formatDecimal(payRate.numerator),
+      denominator: formatDecimal(payRate.denominator),
+      source: payRate.source,
+      as_of: payRate.asOf.toISOString(),
+    },
+  };
+}
+
+function withInvoice(order: Order, invoice: Invoice, now: Date): Order {
+  return {
+    ...order,
+    pay_amount: invoice.pay_amount,
+    pay_currency: invoice.pay_currency,
+    invoice_id: invoice.invoice_id,
+    updated_at: now.toISOString(),
+    version: order.version + 1,
+  };
+}
+
+/** Create Order: stores a NEW order; with `pay_currency` it is checked out at once. */
+export async function createOrder(merchant: MerchantProfile, input: CreateOrderInput, now: Date) {
+  const priceCurrency = input.price_currency ?? 'USD';
+  const price = parsePrice(input.price_amount, priceCurrency);
+  const createdAt = now.toISOString();
+  let order: Order = {
+    order_id: newId(),
+    user_id: merchant.user_id,
+    merchant_order_id: input.merchant_order_id === undefined ? '' : String(input.merchant_order_id),
+    title: input.title ?? '',
+    description: input.description ?? '',
+    callback_url: input.callback_url ?? '',
+    cancel_url: input.cancel_url ?? '',
+    success_url: input.success_url ?? '',
+    token: input.token ?? '',
+    price_amount: formatDecimal(price),
+    price_currency: priceCurrency,
+    pay_amount: formatDecimal(price),
+    pay_currency: priceCurrency,
+    receive_currency: '',
+    status: 'NEW',
+    created_at: createdAt,
+    updated_at: createdAt,
+    deleted: 0,
+    version: 1,
+    mobile: input.mobile ?? false,
+    fast: (input.fast ?? false) && (input.pay_currency === 'ALIPAY' || input.pay_currency === 'ALIGLOBAL'),
+    sandbox: merchant.sandbox,
+  };
+  let invoice: Invoice | undefined;
+  if (input.pay_currency) {
+    invoice = await buildInvoice(merchant, order, input.pay_currency, now);
+    order = { ...withInvoice(order, invoice, now), version: 1 };
+  }
+  await insertOrder(order, invoice);
+  return { order, invoice, paymentUrl: paymentUrlFor(order, invoice) };
+}
+
+/** Get Order: the merchant's own order and its current invoice, else the contract's 404. */
+export async function getOrder(merchant: MerchantProfile, orderId: unknown) {
+  if (!isId(orderId)) throw new OrderNotFoundError();
+  const found = await findOrderWithInvoice(orderId);
+  // Another merchant's order is answered exactly like a missing one.
+  if (!found || found.order.user_id !== merchant.user_id) throw new OrderNotFoundError();
+  return found;
+}
+
+/** How often a checkout retries when a concurrent write moved the order first. */
+const CHECKOUT_ATTEMPTS = 3;
+
+/**
+ * Checkout Order: picks (or switches) the payment currency of a NEW order. A new invoice
+ * replaces the current one in one conditional transaction, so concurrent checkouts leave
+ * exactly one current invoice.
+ */
+export async function checkoutOrder(merchant: MerchantProfile, orderId: unknown, payCurrency: string, now: Date) {
+  if (!isId(orderId)) throw new OrderDoesNotExistError();
+  for (let attempt = 1; ; attempt += 1) {
+    const found = await findOrderWithInvoice(orderId);
+    if (!found || found.order.user_id !== merchant.user_id) throw new OrderDoesNotExistError();
+    if (found.order.status !== 'NEW') throw new OrderNotNewError();
+    const invoice = await buildInvoice(merchant, found.order, payCurrency, now);
+    const order = withInvoice(found.order, invoice, now);
+    if (await replaceInvoice(found.order, { order, invoice }, found.invoice)) {
+      return { order, invoice, paymentUrl: paymentUrlFor(order, invoice) };
+    }
+    if (attempt >= CHECKOUT_ATTEMPTS) throw new ConcurrentUpdateError();
+  }
+}
+
+export interface ListOrdersQuery {
+  status?: OrderStatus;
+  limit?: number;
+  offset?: number;
+}
+
+/** Get Orders: newest first, optionally one status; `limit` 1..50 (10), `offset` (0). */
+export async function listOrders(merchant: MerchantProfile, query: ListOrdersQuery) {
+  return queryOrders({
+    userId: merchant.user_id,
+    status: query.status,
+    limit: query.limit ?? 10,
+    offset: query.offset ?? 0,
+  });
+}
+

@@ -1,0 +1,21 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, TABLE_NAME } from '#shared/store/client';
+import { counterKey, ENTITY } from '#shared/store/keys';
+
+/**
+ * Atomically increments the named counter and returns its new value (1 for the first call).
+ * One UpdateItem: concurrent callers always get distinct values.
+ */
+export async function nextCounterValue(name: string): Promise<number> {
+  const result = await db.send(
+    new UpdateCommand({
+      TableName: TABLE_NAME,
+      Key: counterKey(name),
+      UpdateExpression: 'ADD #value :one SET #type = :type',
+      ExpressionAttributeNames: { '#value': 'value', '#type': 'type' },
+      ExpressionAttributeValues: { ':one': 1, ':type': ENTITY.counter },
+      ReturnValues: 'UPDATED_NEW',
+    }),
+  );
+  return Number(result.Attributes?.value);
+}

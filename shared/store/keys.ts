@@ -1,0 +1,65 @@
+/**
+ * Every key format of the single table, in one place. Attributes are generic (PK/SK and
+ * GSI1/GSI2 pairs) so one table serves every entity; `type` names the entity of an item.
+ *
+ * | entity              | PK                              | SK           | GSI1 (merchant, newest first)     | GSI2 (merchant+status, newest first)        |
+ * |---------------------|---------------------------------|--------------|-----------------------------------|---------------------------------------------|
+ * | order               | ORDER#<order_id>                | ORDER        | MERCHANT#<uid> / <created>#<id>   | MERCHANT#<uid>#STATUS#<status> / <created>#<id> |
+ * | current invoice     | ORDER#<order_id>                | INVOICE      |                                   |                                             |
+ * | replaced invoice    | INVOICE#<invoice_id>            | INVOICE      |                                   |                                             |
+ * | merchant            | MERCHANT#<uid>                  | MERCHANT     |                                   |                                             |
+ * | API token           | APITOKEN#<sha256 hex>           | APITOKEN     |                                   |                                             |
+ * | merchant order id   | MOID#<uid>#<merchant_order_id>  | MOID         |                                   |                                             |
+ * | counter             | COUNTER#<name>                  | COUNTER      |                                   |                                             |
+ */
+export const ENTITY = {
+  order: 'ORDER',
+  invoice: 'INVOICE',
+  merchant: 'MERCHANT',
+  apiToken: 'APITOKEN',
+  merchantOrderId: 'MOID',
+  counter: 'COUNTER',
+} as const;
+
+export interface TableKey {
+  PK: string;
+  SK: string;
+}
+
+export const orderKey = (orderId: string): TableKey => ({ PK: `ORDER#${orderId}`, SK: 'ORDER' });
+
+/** The order's current invoice lives in the order's partition, so one Query reads both. */
+export const currentInvoiceKey = (orderId: string): TableKey => ({ PK: `ORDER#${orderId}`, SK: 'INVOICE' });
+
+/** An invoice replaced by a later checkout moves to its own partition (kept for late payments). */
+export const replacedInvoiceKey = (invoiceId: string): TableKey => ({ PK: `INVOICE#${invoiceId}`, SK: 'INVOICE' });
+
+export const orderPartition = (orderId: string): string => `ORDER#${orderId}`;
+
+export const merchantKey = (userId: number): TableKey => ({ PK: `MERCHANT#${userId}`, SK: 'MERCHANT' });
+
+export const apiTokenKey = (tokenHash: string): TableKey => ({ PK: `APITOKEN#${tokenHash}`, SK: 'APITOKEN' });
+
+export const merchantOrderIdKey = (userId: number, merchantOrderId: string): TableKey => ({
+  PK: `MOID#${userId}#${merchantOrderId}`,
+  SK: 'MOID',
+});
+
+export const counterKey = (name: string): TableKey => ({ PK: `COUNTER#${name}`, SK: 'COUNTER' });
+
+/** Sort key for "newest first": ISO timestamps sort as strings; the id breaks ties. */
+const newestFirstSortKey = (createdAt: string, orderId: string): string => `${createdAt}#${orderId}`;
+
+export const merchantOrdersIndexKey = (userId: number, createdAt: string, orderId: string) => ({
+  GSI1PK: `MERCHANT#${userId}`,
+  GSI1SK: newestFirstSortKey(createdAt, orderId),
+});
+
+export const merchantStatusIndexKey = (userId: number, status: string, createdAt: string, orderId: string) => ({
+  GSI2PK: `MERCHANT#${userId}#STATUS#${status}`,
+  GSI2SK: newestFirstSortKey(createdAt, orderId),
+});
+
+export const merchantOrdersPartition = (userId: number): string => `MERCHANT#${userId}`;
+export const merchantStatusPartition = (userId: number, status: string): string =>
+  `MERCHANT#${userId}#STATUS#${status}`;

@@ -1,0 +1,198 @@
+import { PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { Invoice, Order } from '#shared/domain/order';
+import type { OrderStatus } from '#shared/domain/statuses';
+import { MerchantOrderIdExistsError } from '#shared/domain/errors';
+import { db, TABLE_NAME } from '#shared/store/client';
+import { cancellationReasons, isConditionFailure, isTransactionConflict } from '#shared/store/errors';
+import {
+  currentInvoiceKey,
+  ENTITY,
+  merchantOrderIdKey,
+  merchantOrdersIndexKey,
+  merchantOrdersPartition,
+  merchantStatusIndexKey,
+  merchantStatusPartition,
+  orderKey,
+  orderPartition,
+  replacedInvoiceKey,
+} from '#shared/store/keys';
+
+type Item = Record<string, unknown>;
+
+const TRANSACTION_ATTEMPTS = 3;
+
+/** The order as a table item: its own key plus both index keys (they follow its status). */
+export function orderToItem(order: Order): Item {
+  return {
+    ...orderKey(order.order_id),
+    ...merchantOrdersIndexKey(order.user_id, order.created_at, order.order_id),
+    ...merchantStatusIndexKey(order.user_id, order.status, order.created_at, order.order_id),
+    type: ENTITY.order,
+    ...order,
+  };
+}
+
+const STORAGE_ATTRIBUTES = ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'GSI2PK', 'GSI2SK', 'type'];
+
+function stripKeys<T>(item: Item): T {
+  const copy: Item = { ...item };
+  for (const attribute of STORAGE_ATTRIBUTES) delete copy[attribute];
+  return copy as T;
+}
+
+export function orderFromItem(item: Item): Order {
+  return stripKeys<Order>(item);
+}
+
+export function invoiceToItem(invoice: Invoice): Item {
+  return { ...currentInvoiceKey(invoice.order_id), type: ENTITY.invoice, ...invoice };
+}
+
+export function invoiceFromItem(item: Item): Invoice {
+  return stripKeys<Invoice>(item);
+}
+
+/**
+ * Writes a new order (and its first invoice, when it was checked out at creation). When the
+ * merchant gave a `merchant_order_id`, a guard item makes it unique per merchant; the writes
+ * go in one transaction so the order never exists without its guard. Otherwise one PutItem.
+ */
+export async function insertOrder(order: Order, invoice?: Invoice): Promise<void> {
+  const orderPut = {
+    TableName: TABLE_NAME,
+    Item: orderToItem(order),
+    ConditionExpression: 'attribute_not_exists(PK)',
+  };
+  if (!order.merchant_order_id && !invoice) {
+    await db.send(new PutCommand(orderPut));
+    return;
+  }
+  const actions: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [
+    { Put: orderPut },
+  ];
+  if (invoice) actions.push({ Put: { TableName: TABLE_NAME, Item: invoiceToItem(invoice) } });
+  const guardIndex = actions.length;
+  if (order.merchant_order_id) {
+    actions.push({
+      Put: {
+        TableName: TABLE_NAME,
+        Item: {
+          ...merchantOrderIdKey(order.user_id, order.merchant_order_id),
+          type: ENTITY.merchantOrderId,
+          order_id: order.order_id,
+        },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    });
+  }
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await db.send(new TransactWriteCommand({ TransactItems: actions }));
+      return;
+    } catch (error) {
+      if (isConditionFailure(error) && cancellationReasons(error)[guardIndex] === 'ConditionalCheckFailed') {
+        throw new MerchantOrderIdExistsError();
+      }
+      // Two creates racing for one merchant_order_id: retry, and the loser sees the guard.
+      if (!isTransactionConflict(error) || attempt >= TRANSACTION_ATTEMPTS) throw error;
+    }
+  }
+}
+
+/** The order and its current invoice, in one strongly consistent Query of the order's partition. */
+export async function findOrderWithInvoice(
+  orderId: string,
+): Promise<{ order: Order; invoice: Invoice | undefined } | undefined> {
+  const result = await db.send(
+    new QueryCommand({
+      TableName: TABLE_NAME,
+      KeyConditionExpression: 'PK = :pk',
+      ExpressionAttributeValues: { ':pk': orderPartition(orderId) },
+      ConsistentRead: true,
+    }),
+  );
+  const items = result.Items ?? [];
+  const orderItem = items.find((item) => item.SK === orderKey(orderId).SK);
+  if (!orderItem) return undefined;
+  const invoiceItem = items.find((item) => item.SK === currentInvoiceKey(orderId).SK);
+  return { order: orderFromItem(orderItem), invoice: invoiceItem ? invoiceFromItem(invoiceItem) : undefined };
+}
+
+export interface OrderPage {
+  userId: number;
+  status?: OrderStatus;
+  limit: number;
+  offset: number;
+}
+
+/**
+ * A merchant's orders newest first (optionally of one status), skipping `offset`. DynamoDB
+ * has no offset, so the query reads `offset + limit` items and drops the first `offset`;
+ * the API bounds `offset` so the cost of a page stays bounded.
+ */
+export async function listOrders(page: OrderPage): Promise<Order[]> {
+  const byStatus = page.status !== undefined;
+  const wanted = page.offset + page.limit;
+  const items: Item[] = [];
+  let startKey: Item | undefined;
+  do {
+    const result = await db.send(
+      new QueryCommand({
+        TableName: TABLE_NAME,
+        IndexName: byStatus ? 'GSI2' : 'GSI1',
+        KeyConditionExpression: byStatus ? 'GSI2PK = :pk' : 'GSI1PK = :pk',
+        ExpressionAttributeValues: {
+          ':pk': byStatus
+            ? merchantStatusPartition(page.userId, page.status as string)
+            : merchantOrdersPartition(page.userId),
+        },
+        ScanIndexForward: false,
+        Limit: wanted - items.length,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    items.push(...(result.Items ?? []));
+    startKey = result.LastEvaluatedKey;
+  } while (startKey && items.length < wanted);
+  return items.slice(page.offset, wanted).map(orderFromItem);
+}
+
+/**
+ * Replaces the order's current invoice (a checkout while NEW), conditional on the order still
+ * being NEW at the version read. The replaced invoice moves to its own partition so a late
+ * payment to its address can still be matched. Returns false when the condition failed.
+ */
+export async function replaceInvoice(
+  order: Order,
+  next: { order: Order; invoice: Invoice },
+  replaced: Invoice | undefined,
+): Promise<boolean> {
+  const actions: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [
+    {
+      Put: {
+        TableName: TABLE_NAME,
+        Item: orderToItem(next.order),
+        ConditionExpression: '#status = :new AND #version = :version',
+        ExpressionAttributeNames: { '#status': 'status', '#version': 'version' },
+        ExpressionAttributeValues: { ':new': 'NEW', ':version': order.version },
+      },
+    },
+    { Put: { TableName: TABLE_NAME, Item: invoiceToItem(next.invoice) } },
+  ];
+  if (replaced) {
+    actions.push({
+      Put: {
+        TableName: TABLE_NAME,
+        Item: { ...replacedInvoiceKey(replaced.invoice_id), type: ENTITY.invoice, ...replaced },
+      },
+    });
+  }
+  try {
+    await db.send(new TransactWriteCommand({ TransactItems: actions }));
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error) && cancellationReasons(error)[0] === 'ConditionalCheckFailed') return false;
+    if (isTransactionConflict(error)) return false;
+    throw error;
+  }
+}

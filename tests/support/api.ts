@@ -1,0 +1,62 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { ROUTES } from '#shared/http/routes';
+import { createApiServer } from '#infra/local/http-adapter';
+import { apiFunctions } from '#infra/local/handlers';
+import { createMerchant, type MerchantCredentials } from '#shared/services/merchants';
+
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The parsed body (every answer of the API is JSON; a non-JSON body fails the test). */
+  body: any;
+}
+
+/** The API behind the local API Gateway adapter, on a free loopback port, with the real handlers. */
+export async function startApi(): Promise<{ url: string; close: () => Promise<void> }> {
+  const server: Server = createApiServer(ROUTES.map((route) => ({ ...route, load: apiFunctions[route.fn]! })));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+export interface RequestOptions {
+  token?: string;
+  body?: unknown;
+  /** Sent as is (for malformed or oversized bodies). */
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+export function client(baseUrl: string) {
+  return async (method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> => {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token !== undefined) headers.token = options.token;
+    let body: string | undefined = options.rawBody;
+    if (options.body !== undefined) body = JSON.stringify(options.body);
+    if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
+      headers['content-type'] = 'application/json';
+    }
+    const response = await fetch(baseUrl + path, { method, headers, body });
+    const text = await response.text();
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new Error(`${method} ${path} answered ${response.status} with a body that is not JSON: ${text.slice(0, 200)}`);
+    }
+    return { status: response.status, headers: response.headers, text, body: parsed };
+  };
+}
+
+export async function newMerchant(sandbox = true, name = 'Test Shop'): Promise<MerchantCredentials> {
+  return createMerchant({ name, sandbox });
+}
