@@ -1,0 +1,75 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isAlive, killGroup, runScript, startScript, type Started } from '../support/processes';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'runtime-e2e-'));
+const demoToken = `demo-token-${'x'.repeat(20)}`;
+const running: Started[] = [];
+
+afterAll(() => {
+  for (const started of running) killGroup(started.child);
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function start(env: Record<string, string> = {}) {
+  const started = startScript('infra/local/start.ts', [], { PORT: '0', DATA_DIR: dataDir, ...env });
+  running.push(started);
+  const [, url] = await started.waitFor(/API:\s+(http:\/\/\S+)/);
+  await started.waitFor(/Ctrl-C stops everything/);
+  return { started, url: url! };
+}
+
+const post = (url: string, token: string, body: unknown) =>
+  fetch(url, { method: 'POST', headers: { token, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+describe('npm start (the local runtime as a user runs it)', () => {
+  let orderId = '';
+
+  it('serves the API with the demo token, prints a curl example, and the merchant CLI adds merchants', async () => {
+    const { started, url } = await start({ DEMO_API_TOKEN: demoToken });
+    expect(started.output()).toContain(`Demo API token: ${demoToken}`);
+    expect(started.output()).toContain(`curl -s -X POST ${url}/v1/orders`);
+    const javaPid = Number(readFileSync(join(dataDir, 'dynamodb.pid'), 'utf8'));
+    expect(isAlive(javaPid)).toBe(true);
+
+    const created = await post(`${url}/v1/orders`, demoToken, { price_amount: 9.99, title: 'E2E' });
+    expect(created.status).toBe(200);
+    const body = (await created.json()) as any;
+    orderId = body.order.order_id;
+    expect(body.payment_url).toBe(`${url}/pay/?id=${orderId}`);
+
+    const cli = await runScript('infra/local/merchant-cli.ts', ['create', '--name', 'CLI Shop', '--sandbox'], { DATA_DIR: dataDir });
+    expect(cli.code, cli.output).toBe(0);
+    const line = cli.output.trim().split('\n').at(-1)!;
+    const credentials = JSON.parse(line);
+    expect(Object.keys(credentials)).toEqual(['user_id', 'api_token', 'callback_secret']);
+    expect(credentials.callback_secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
+    const theirs = await post(`${url}/v1/orders`, credentials.api_token, { price_amount: 1 });
+    expect(theirs.status).toBe(200);
+
+    // Ctrl-C stops everything it started, the Java child included.
+    expect(await started.stop('SIGINT')).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(isAlive(javaPid)).toBe(false);
+  });
+
+  it('keeps data across restarts in DATA_DIR and reuses the demo merchant', async () => {
+    const { started, url } = await start();
+    expect(started.output()).toContain(`Demo API token: ${demoToken}`);
+    const response = await fetch(`${url}/v1/orders/${orderId}`, { headers: { token: demoToken } });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as any).order.title).toBe('E2E');
+    expect(await started.stop('SIGTERM')).toBe(0);
+  });
+
+  it('the merchant CLI explains what is wrong when no runtime runs', async () => {
+    const cli = await runScript('infra/local/merchant-cli.ts', ['create', '--name', 'X'], { DATA_DIR: dataDir });
+    expect(cli.code).toBe(2);
+    expect(cli.output).toContain('npm start');
+    const usage = await runScript('infra/local/merchant-cli.ts', ['delete'], { DATA_DIR: dataDir });
+    expect(usage.code).toBe(2);
+    expect(usage.output).toContain('usage:');
+  });
+});

@@ -1,0 +1,100 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+
+export interface Started {
+  child: ChildProcess;
+  output: () => string;
+  /** Resolves with the first match of `pattern` in the output (or rejects on exit/timeout). */
+  waitFor: (pattern: RegExp, timeoutMs?: number) => Promise<RegExpMatchArray>;
+  /** Sends a signal and waits for the exit code. */
+  stop: (signal?: NodeJS.Signals) => Promise<number | null>;
+}
+
+const TSX = 'node_modules/.bin/tsx';
+
+/** The service's own settings, which the test setup put in this process's environment. */
+const SERVICE_VARIABLES = ['TABLE_NAME', 'DYNAMODB_ENDPOINT', 'PAYMENT_PAGE_URL'];
+
+/**
+ * Runs a TypeScript entry point with tsx in its own process group (so cleanup reaches its
+ * children), with a user's environment: none of the test setup's service settings.
+ */
+export function startScript(script: string, args: string[], env: Record<string, string>): Started {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !SERVICE_VARIABLES.includes(name)));
+  const child = spawn(TSX, [script, ...args], {
+    env: { ...base, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let output = '';
+  const listeners = new Set<() => void>();
+  const append = (chunk: Buffer) => {
+    output += chunk.toString();
+    for (const listener of listeners) listener();
+  };
+  child.stdout?.on('data', append);
+  child.stderr?.on('data', append);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+
+  return {
+    child,
+    output: () => output,
+    waitFor: (pattern, timeoutMs = 60_000) =>
+      new Promise((resolve, reject) => {
+        const check = () => {
+          const match = output.match(pattern);
+          if (match) {
+            listeners.delete(check);
+            clearTimeout(timer);
+            resolve(match);
+          }
+        };
+        const timer = setTimeout(() => {
+          listeners.delete(check);
+          reject(new Error(`timed out waiting for ${pattern}; output:\n${output}`));
+        }, timeoutMs);
+        void exited.then((code) => {
+          if (!output.match(pattern)) {
+            clearTimeout(timer);
+            reject(new Error(`exited (${code}) before ${pattern}; output:\n${output}`));
+          }
+        });
+        listeners.add(check);
+        check();
+      }),
+    stop: async (signal = 'SIGINT') => {
+      if (child.exitCode === null && child.signalCode === null && child.pid) {
+        process.kill(child.pid, signal);
+      }
+      const timer = setTimeout(() => killGroup(child), 30_000);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
+
+/** Last-resort cleanup by PID: the whole process group of a child started detached. */
+export function killGroup(child: ChildProcess): void {
+  if (!child.pid) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Runs a script to completion and returns its exit code and output. */
+export async function runScript(script: string, args: string[], env: Record<string, string>) {
+  const started = startScript(script, args, env);
+  const code = await new Promise<number | null>((resolve) => started.child.once('exit', (c) => resolve(c)));
+  return { code, output: started.output() };
+}
