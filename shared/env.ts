@@ -39,3 +39,13 @@ export function flag(env: Env, name: string): boolean {
   if (raw === 'false' || raw === '0') return false;
   throw new ConfigError(`environment variable ${name} must be true or false, got "${raw}"`);
 }
+
+/** A non-negative integer (0 allowed, e.g. to disable a cache) with a documented default. */
+export function nonNegativeInteger(env: Env, name: string, fallback: number): number {
+  const raw = optionalString(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) {
+    throw new ConfigError(`environment variable ${name} must be a non-negative integer, got "${raw}"`);
+  }
+  return Number(raw);
+}

@@ -4,9 +4,19 @@ import type { LambdaHandler } from '#shared/http/api-handler';
  * The handler module of each function folder, loaded on first use like a Lambda cold start
  * (after the runtime has set the environment the handlers' config reads).
  */
-export const apiFunctions: Record<string, () => Promise<{ handler: LambdaHandler }>> = {
+const loaders: Record<string, () => Promise<{ handler: LambdaHandler }>> = {
   'create-order': () => import('#functions/create-order/handler'),
   'get-order': () => import('#functions/get-order/handler'),
   'checkout-order': () => import('#functions/checkout-order/handler'),
   'list-orders': () => import('#functions/list-orders/handler'),
 };
+
+/** Loads once, then hands out the same module, as a warm Lambda would (import() per call is slow under tsx). */
+function once<T>(load: () => Promise<T>): () => Promise<T> {
+  let loaded: Promise<T> | undefined;
+  return () => (loaded ??= load());
+}
+
+export const apiFunctions: Record<string, () => Promise<{ handler: LambdaHandler }>> = Object.fromEntries(
+  Object.entries(loaders).map(([name, load]) => [name, once(load)]),
+);

@@ -71,7 +71,7 @@ export class StaticRateProvider implements RateProvider {
     this.prices = new Map(Object.entries(usdPrices).map(([code, price]) => [code, parseDecimal(price)]));
   }
 
-  async getRate(from: string, to: string): Promise<ExchangeRate> {
+  async getRate(from: string, to: string, _now?: Date): Promise<ExchangeRate> {
     const fromPrice = this.prices.get(quoteCurrency(from));
     const toPrice = this.prices.get(quoteCurrency(to));
     if (!fromPrice || !toPrice) throw new RateUnavailableError(from, to, 'pair not in the static table');

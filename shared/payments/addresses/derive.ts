@@ -58,10 +58,28 @@ export function deriveChainAddress(
     throw new InvalidExtendedKeyError('index-out-of-range', 'chain must be 0 (receiving) or 1 (change)');
   }
   const network = opts?.network ?? 'mainnet';
-  const account = parseExtendedPublicKey(currency, extendedPublicKey, network);
-  const node = childAt(childAt(account, chain), index);
+  const node = childAt(chainNode(currency, extendedPublicKey, network, chain), index);
   // Non-null: parseExtendedPublicKey only returns keys that hold a public key.
   return encodeAddress(currency, node.publicKey!, network);
+}
+
+/**
+ * The chain node (account/chain) of a key, parsed and derived once per process: every invoice
+ * of a currency derives from the same few keys, and parsing plus a derivation is most of the
+ * cost of an address. Bounded so a stream of distinct keys cannot grow memory without limit.
+ */
+const chainNodes = new Map<string, HDKey>();
+const CHAIN_NODE_LIMIT = 256;
+
+function chainNode(currency: AddressCurrency, key: string, network: AddressNetwork, chain: AddressChain): HDKey {
+  const cacheKey = `${currency}:${network}:${chain}:${key}`;
+  let node = chainNodes.get(cacheKey);
+  if (!node) {
+    node = childAt(parseExtendedPublicKey(currency, key, network), chain);
+    if (chainNodes.size >= CHAIN_NODE_LIMIT) chainNodes.delete(chainNodes.keys().next().value as string);
+    chainNodes.set(cacheKey, node);
+  }
+  return node;
 }
 
 function assertIndex(index: number): void {
