@@ -11,6 +11,7 @@
  * | API token           | APITOKEN#<sha256 hex>           | APITOKEN     |                                   |                                             |
  * | merchant order id   | MOID#<uid>#<merchant_order_id>  | MOID         |                                   |                                             |
  * | counter             | COUNTER#<name>                  | COUNTER      |                                   |                                             |
+ * | rate snapshot       | RATES#<source>                  | RATES        |                                   |                                             |
  */
 export const ENTITY = {
   order: 'ORDER',
@@ -19,6 +20,7 @@ export const ENTITY = {
   apiToken: 'APITOKEN',
   merchantOrderId: 'MOID',
   counter: 'COUNTER',
+  rates: 'RATES',
 } as const;
 
 export interface TableKey {
@@ -46,6 +48,9 @@ export const merchantOrderIdKey = (userId: number, merchantOrderId: string): Tab
 });
 
 export const counterKey = (name: string): TableKey => ({ PK: `COUNTER#${name}`, SK: 'COUNTER' });
+
+/** The last rates fetched from one HTTP source (a cache shared by every function). */
+export const ratesKey = (source: string): TableKey => ({ PK: `RATES#${source}`, SK: 'RATES' });
 
 /** Sort key for "newest first": ISO timestamps sort as strings; the id breaks ties. */
 const newestFirstSortKey = (createdAt: string, orderId: string): string => `${createdAt}#${orderId}`;
