@@ -9,4 +9,8 @@ export const apiConfig = {
   paymentPageUrl: new URL(requiredString(process.env, 'PAYMENT_PAGE_URL')).toString(),
   invoiceTtlCryptoSeconds: positiveInteger(process.env, 'INVOICE_TTL_CRYPTO_SECONDS', 3600),
   invoiceTtlGatewaySeconds: positiveInteger(process.env, 'INVOICE_TTL_GATEWAY_SECONDS', 10_800),
+  /** An order never checked out expires this long after creation. */
+  orderTtlSeconds: positiveInteger(process.env, 'ORDER_TTL_SECONDS', 86_400),
+  /** A payment this long after an invoice expired is still matched (UNRESOLVED, PAID_LATE). */
+  latePaymentWindowSeconds: positiveInteger(process.env, 'LATE_PAYMENT_WINDOW_SECONDS', 7 * 86_400),
 } as const;

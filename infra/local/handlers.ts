@@ -9,6 +9,11 @@ const loaders: Record<string, () => Promise<{ handler: LambdaHandler }>> = {
   'get-order': () => import('#functions/get-order/handler'),
   'checkout-order': () => import('#functions/checkout-order/handler'),
   'list-orders': () => import('#functions/list-orders/handler'),
+  'cancel-order': () => import('#functions/cancel-order/handler'),
+  'refund-order': () => import('#functions/refund-order/handler'),
+  'resolve-order': () => import('#functions/resolve-order/handler'),
+  'sandbox-pay': () => import('#functions/sandbox-pay/handler'),
+  'sandbox-complete-refund': () => import('#functions/sandbox-complete-refund/handler'),
 };
 
 /** Loads once, then hands out the same module, as a warm Lambda would (import() per call is slow under tsx). */

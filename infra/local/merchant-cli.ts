@@ -10,7 +10,9 @@ import { parseArgs } from 'node:util';
 import { LOCAL_AWS_ENV } from '#infra/local/dynamodb';
 import { stateFile, type RuntimeState } from '#infra/local/runtime';
 
-const USAGE = 'usage: npm run merchant -- create --name NAME [--sandbox] [--token TOKEN] [--receive-currency USD]';
+const USAGE =
+  'usage: npm run merchant -- create --name NAME [--sandbox] [--token TOKEN] [--receive-currency USD|USDT|USDC]\n' +
+  '         [--gateway ALIPAY|ALIGLOBAL|WECHAT]... [--tolerance PERCENT] [--xpub CURRENCY=XPUB]...';
 
 function fail(message: string): never {
   console.error(message);
@@ -27,6 +29,8 @@ const { positionals, values } = (() => {
         token: { type: 'string' },
         'receive-currency': { type: 'string' },
         gateway: { type: 'string', multiple: true },
+        tolerance: { type: 'string' },
+        xpub: { type: 'string', multiple: true },
       },
     });
   } catch (error) {
@@ -55,6 +59,8 @@ try {
     apiToken: values.token,
     receiveCurrency: values['receive-currency'],
     gateways: values.gateway,
+    tolerancePercent: values.tolerance,
+    xpubs: Object.fromEntries((values.xpub ?? []).map((entry) => entry.split('=', 2) as [string, string])),
   });
   console.log(JSON.stringify(credentials));
 } catch (error) {

@@ -18,6 +18,8 @@ export interface RuntimeOptions {
   demoApiToken?: string;
   /** Use an already running DynamoDB (tests); otherwise DynamoDB Local is started. */
   dynamodbEndpoint?: string;
+  /** How often the expiry handler runs (EventBridge does it every minute in AWS). */
+  expirySweepSeconds: number;
 }
 
 export interface DemoMerchant {
@@ -75,6 +77,19 @@ async function seedDemoMerchant(dataDir: string | undefined, demoApiToken: strin
   // Local convenience only: the demo's token is kept in plain text in the data folder.
   if (demoFile) writeFileSync(demoFile, JSON.stringify(created), { mode: 0o600 });
   return created;
+}
+
+/** Runs the scheduled expiry handler on a timer, one sweep at a time; returns its stop. */
+async function startExpirySweeper(seconds: number): Promise<() => Promise<void>> {
+  const { handler } = await import('#functions/expire-orders/handler');
+  let running: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    running = running.then(() => handler()).catch((error: unknown) => console.error('expiry sweep failed:', error));
+  }, seconds * 1000);
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
 }
 
 /**
@@ -139,6 +154,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     });
 
     const demo = await seedDemoMerchant(dataDir, options.demoApiToken);
+    stops.push(await startExpirySweeper(options.expirySweepSeconds));
     if (dataDir) {
       const state: RuntimeState = { dynamodbEndpoint, tableName, apiUrl: url, pid: process.pid };
       writeFileSync(stateFile(dataDir), JSON.stringify(state));

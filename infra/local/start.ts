@@ -1,9 +1,11 @@
 /**
  * `npm start`: the whole service locally, nothing else to set up (Java 17 runs DynamoDB Local).
- * Configuration: PORT (3000), HOST (127.0.0.1), DATA_DIR (.data), DEMO_API_TOKEN (generated).
+ * Configuration: PORT (3000), HOST (127.0.0.1), DATA_DIR (.data), DEMO_API_TOKEN (generated),
+ * EXPIRY_SWEEP_SECONDS (30).
  */
 import { LOCAL_AWS_ENV } from '#infra/local/dynamodb';
 import { startRuntime } from '#infra/local/runtime';
+import { positiveInteger } from '#shared/env';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= LOCAL_AWS_ENV.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED;
 
@@ -18,6 +20,7 @@ const runtime = await startRuntime({
   host: process.env.HOST,
   dataDir: process.env.DATA_DIR ?? '.data',
   demoApiToken: process.env.DEMO_API_TOKEN || undefined,
+  expirySweepSeconds: positiveInteger(process.env, 'EXPIRY_SWEEP_SECONDS', 30),
 }).catch((error: unknown) => {
   console.error(`Could not start: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);

@@ -12,6 +12,8 @@ export interface Currency {
   readonly payPrecision: number;
   /** For gateways: the fiat currency the buyer is charged in. */
   readonly settles?: string;
+  /** Confirmations before a payment in this currency counts as PAID. */
+  readonly confirmations?: number;
 }
 
 const table: readonly Currency[] = [
@@ -24,13 +26,13 @@ const table: readonly Currency[] = [
   { code: 'CAD', kind: 'fiat', precision: 2, payPrecision: 2 },
   { code: 'AUD', kind: 'fiat', precision: 2, payPrecision: 2 },
   { code: 'JPY', kind: 'fiat', precision: 0, payPrecision: 0 },
-  { code: 'BTC', kind: 'crypto', precision: 8, payPrecision: 8 },
-  { code: 'LTC', kind: 'crypto', precision: 8, payPrecision: 8 },
-  { code: 'BCH', kind: 'crypto', precision: 8, payPrecision: 8 },
-  { code: 'ETH', kind: 'crypto', precision: 18, payPrecision: 8 },
-  { code: 'EOS', kind: 'crypto', precision: 4, payPrecision: 4 },
+  { code: 'BTC', kind: 'crypto', precision: 8, payPrecision: 8, confirmations: 2 },
+  { code: 'LTC', kind: 'crypto', precision: 8, payPrecision: 8, confirmations: 6 },
+  { code: 'BCH', kind: 'crypto', precision: 8, payPrecision: 8, confirmations: 6 },
+  { code: 'ETH', kind: 'crypto', precision: 18, payPrecision: 8, confirmations: 12 },
+  { code: 'EOS', kind: 'crypto', precision: 4, payPrecision: 4, confirmations: 1 },
   // Lightning settles in millisatoshi; buyers are quoted whole satoshi.
-  { code: 'LBTC', kind: 'crypto', precision: 11, payPrecision: 8 },
+  { code: 'LBTC', kind: 'crypto', precision: 11, payPrecision: 8, confirmations: 1 },
   { code: 'USDT', kind: 'stable', precision: 6, payPrecision: 6 },
   { code: 'USDC', kind: 'stable', precision: 6, payPrecision: 6 },
   { code: 'ALIPAY', kind: 'gateway', precision: 2, payPrecision: 2, settles: 'CNY' },
@@ -65,4 +67,9 @@ export function isGateway(code: string): boolean {
 /** The currency an amount is actually quoted in: a gateway's settlement fiat, else itself. */
 export function quoteCurrency(code: string): string {
   return currency(code).settles ?? code;
+}
+
+/** Confirmations a payment needs before it counts (gateways and Lightning settle at once: 1). */
+export function requiredConfirmations(code: string): number {
+  return currency(code).confirmations ?? 1;
 }

@@ -103,3 +103,47 @@ export class ServiceUnavailableError extends AppError {
     super(503, 'SERVICE_UNAVAILABLE', 'The service is temporarily unavailable, please retry.', { cause });
   }
 }
+
+/** An order that does not exist (or is another merchant's), on the endpoints beyond the contract. */
+export class UnknownOrderError extends AppError {
+  constructor() {
+    super(404, 'ORDER_NOT_FOUND', 'Order not found');
+  }
+}
+
+export class CancelFailedError extends AppError {
+  constructor() {
+    // MugglePay's code, misspelling included, so existing integrations match on it.
+    super(400, 'ORDER_CANCELED_FAIILED', 'Only a NEW order can be canceled.');
+  }
+}
+
+export class RefundFailedError extends AppError {
+  constructor() {
+    super(400, 'ORDER_REFUND_FAILED', 'Only a PAID order can be refunded.');
+  }
+}
+
+export class ResolveFailedError extends AppError {
+  constructor() {
+    super(400, 'ORDER_RESOLVE_FAILED', 'Only an UNRESOLVED order can be resolved.');
+  }
+}
+
+export class InvoiceNotExistError extends AppError {
+  constructor() {
+    super(400, 'INVOICE_NOT_EXIST', 'The order has no invoice yet: check it out first.');
+  }
+}
+
+export class SandboxOnlyError extends AppError {
+  constructor() {
+    super(403, 'SANDBOX_ONLY', 'Only sandbox merchants can simulate payments.');
+  }
+}
+
+export class RefundNotPendingError extends AppError {
+  constructor() {
+    super(400, 'ORDER_REFUND_FAILED', 'The order has no refund pending.');
+  }
+}

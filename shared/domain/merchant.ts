@@ -12,6 +12,10 @@ export interface MerchantProfile {
   receive_currency: string;
   /** Gateway currencies (ALIPAY, ALIGLOBAL, WECHAT) enabled for this merchant. */
   gateways: string[];
+  /** Accepted deviation of a payment from the invoice amount, in percent ("0" by default). */
+  payment_tolerance_percent?: string;
+  /** The merchant's own account-level extended public keys (BTC, LTC, BCH, ETH). */
+  xpubs?: Partial<Record<string, string>>;
   created_at: string;
 }
 

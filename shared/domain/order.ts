@@ -1,5 +1,6 @@
 import { decimalToNumber, parseDecimal } from '#shared/domain/money';
 import type { OrderStatus } from '#shared/domain/statuses';
+import type { UnresolvedReason } from '#shared/domain/status-machine';
 
 /**
  * An order as stored. Field names follow the contract; amounts are exact decimal strings
@@ -33,6 +34,21 @@ export interface Order {
   fast: boolean;
   sandbox: boolean;
   invoice_id?: string;
+  /** While NEW: when the order expires (its invoice's expired_at, or the unpaid-order window). */
+  due_at?: string;
+  /** The merchant's payment tolerance (percent) when the order was made. */
+  tolerance_percent?: string;
+  /** Set when the order is (or was) UNRESOLVED. */
+  unresolved_reason?: UnresolvedReason;
+}
+
+/** One on-chain (or gateway) payment seen for an invoice. */
+export interface Payment {
+  txid: string;
+  /** Exact decimal in the invoice's pay currency. */
+  amount: string;
+  confirmations: number;
+  seen_at: string;
 }
 
 /** The payment attempt in one currency. */
@@ -55,6 +71,10 @@ export interface Invoice {
   /** Gateways with `fast`: the gateway's own payment link. */
   gateway_url?: string;
   rate: { numerator: string; denominator: string; source: string; as_of: string };
+  /** Payments seen for this invoice (idempotent by txid). */
+  payments?: Payment[];
+  /** Set on a refund: the transaction that returned the funds. */
+  refund_txid?: string;
 }
 
 const amount = (value: string): number => decimalToNumber(parseDecimal(value));
@@ -102,6 +122,7 @@ export function orderView(order: Order) {
     created_at: order.created_at,
     updated_at: order.updated_at,
     deleted: order.deleted,
+    ...(order.unresolved_reason ? { unresolved_reason: order.unresolved_reason } : {}),
   };
 }
 

@@ -42,7 +42,10 @@ export class HdPaymentMethods implements PaymentMethods {
     throw new PaymentNotAvailableError(`${code} cannot be paid here`);
   }
 
+  /** The merchant's own key first, then the platform's; sandbox merchants fall back to the test key. */
   private xpubFor(code: AddressCurrency, request: PaymentRequest): string {
+    const own = request.merchant.xpubs?.[code];
+    if (own) return own;
     const platform = this.config.platformXpubs[code];
     if (platform) return platform;
     if (request.merchant.sandbox) return SANDBOX_XPUB;

@@ -64,3 +64,48 @@ export const listOrdersQuerySchema = {
     offset: { type: 'integer', minimum: 0, maximum: MAX_OFFSET, default: 0 },
   },
 } as const;
+
+/** Cancel, refund and resolve: MugglePay sends `{order_id}`; the path is what counts. */
+export const orderActionBodySchema = {
+  $id: 'OrderActionBody',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    order_id: { type: 'string', maxLength: 64, description: 'Optional; must equal the path id when given.' },
+  },
+} as const;
+
+export const sandboxPayBodySchema = {
+  $id: 'SandboxPayBody',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    amount: {
+      type: 'number',
+      exclusiveMinimum: 0,
+      description: "Amount paid, in the invoice's pay_currency. Default: the full amount.",
+    },
+    confirmations: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 1000,
+      description: "Confirmations of the payment. Default: enough for the currency (BTC 2, LTC/BCH 6, ETH 12, others 1).",
+    },
+    txid: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 128,
+      pattern: '^[A-Za-z0-9_.:-]+$',
+      description: 'Transaction id; reporting the same one again is idempotent. Default: a new random id.',
+    },
+  },
+} as const;
+
+export const sandboxRefundBodySchema = {
+  $id: 'SandboxCompleteRefundBody',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    txid: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_.:-]+$' },
+  },
+} as const;

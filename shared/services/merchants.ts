@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { RECEIVE_CURRENCIES } from '#shared/domain/currencies';
+import { isGateway, RECEIVE_CURRENCIES } from '#shared/domain/currencies';
+import { deriveAddress, type AddressCurrency } from '#shared/payments/addresses/index';
+
+const ADDRESS_CURRENCIES: readonly AddressCurrency[] = ['BTC', 'LTC', 'BCH', 'ETH'];
 import type { Merchant } from '#shared/domain/merchant';
 import { hashToken, TOKEN_PATTERN } from '#shared/http/auth';
 import { insertMerchant } from '#shared/store/merchants';
@@ -11,6 +14,10 @@ export interface NewMerchant {
   apiToken?: string;
   receiveCurrency?: string;
   gateways?: string[];
+  /** Accepted deviation of a payment from the invoice amount, in percent. */
+  tolerancePercent?: string;
+  /** The merchant's own account-level extended public keys, by currency (BTC, LTC, BCH, ETH). */
+  xpubs?: Record<string, string>;
 }
 
 /** Credentials shown once, at creation. Only the token's hash is stored. */
@@ -34,6 +41,16 @@ export async function createMerchant(input: NewMerchant, now = new Date()): Prom
   if (input.apiToken !== undefined && !TOKEN_PATTERN.test(input.apiToken)) {
     throw new RangeError('an API token must be 16 to 256 printable ASCII characters');
   }
+  const tolerance = input.tolerancePercent ?? '0';
+  if (!/^\d{1,2}(\.\d{1,2})?$/.test(tolerance)) throw new RangeError('tolerance must be a percent from 0 to 99.99');
+  for (const [code, key] of Object.entries(input.xpubs ?? {})) {
+    if (!ADDRESS_CURRENCIES.includes(code as AddressCurrency)) throw new RangeError(`no addresses are derived for ${code}`);
+    // Refuses private keys and malformed keys before anything is stored.
+    deriveAddress(code as AddressCurrency, key, 0);
+  }
+  for (const gateway of input.gateways ?? []) {
+    if (!isGateway(gateway)) throw new RangeError(`${gateway} is not a gateway currency`);
+  }
   const apiToken = input.apiToken ?? generateApiToken();
   const callbackSecret = generateCallbackSecret();
   const merchant: Omit<Merchant, 'user_id'> = {
@@ -41,6 +58,8 @@ export async function createMerchant(input: NewMerchant, now = new Date()): Prom
     sandbox: input.sandbox,
     receive_currency: receiveCurrency,
     gateways: input.gateways ?? [],
+    payment_tolerance_percent: tolerance,
+    xpubs: input.xpubs ?? {},
     created_at: now.toISOString(),
     token_hash: hashToken(apiToken),
     callback_secret: callbackSecret,

@@ -1,7 +1,6 @@
 import { apiConfig } from '#shared/config';
 import { isGateway } from '#shared/domain/currencies';
 import {
-  ConcurrentUpdateError,
   OrderDoesNotExistError,
   OrderNotFoundError,
   OrderNotNewError,
@@ -15,7 +14,8 @@ import { parsePrice } from '#shared/domain/price';
 import type { OrderStatus } from '#shared/domain/statuses';
 import { paymentMethods, rateProvider } from '#shared/payments/providers';
 import { payAmountFor, RateUnavailableError, receiveAmountFor } from '#shared/payments/rates';
-import { findOrderWithInvoice, insertOrder, listOrders as queryOrders, replaceInvoice } from '#shared/store/orders';
+import { changeOrder, touch } from '#shared/services/order-changes';
+import { findOrderWithInvoice, insertOrder, listOrders as queryOrders } from '#shared/store/orders';
 
 /** Create Order's body after schema validation (see shared/schemas/orders.ts). */
 export interface CreateOrderInput {
@@ -106,14 +106,14 @@ async function buildInvoice(merchant: MerchantProfile, order: Order, payCurrency
   };
 }
 
-function withInvoice(order: Order, invoice: Invoice, now: Date): Order {
+/** The order checked out with `invoice`: priced in its currency, due when it expires. */
+function withInvoice(order: Order, invoice: Invoice): Order {
   return {
     ...order,
     pay_amount: invoice.pay_amount,
     pay_currency: invoice.pay_currency,
     invoice_id: invoice.invoice_id,
-    updated_at: now.toISOString(),
-    version: order.version + 1,
+    due_at: invoice.expired_at,
   };
 }
 
@@ -145,11 +145,13 @@ export async function createOrder(merchant: MerchantProfile, input: CreateOrderI
     mobile: input.mobile ?? false,
     fast: (input.fast ?? false) && (input.pay_currency === 'ALIPAY' || input.pay_currency === 'ALIGLOBAL'),
     sandbox: merchant.sandbox,
+    tolerance_percent: merchant.payment_tolerance_percent ?? '0',
+    due_at: new Date(now.getTime() + apiConfig.orderTtlSeconds * 1000).toISOString(),
   };
   let invoice: Invoice | undefined;
   if (input.pay_currency) {
     invoice = await buildInvoice(merchant, order, input.pay_currency, now);
-    order = { ...withInvoice(order, invoice, now), version: 1 };
+    order = withInvoice(order, invoice);
   }
   await insertOrder(order, invoice);
   return { order, invoice, paymentUrl: paymentUrlFor(order, invoice) };
@@ -164,9 +166,6 @@ export async function getOrder(merchant: MerchantProfile, orderId: unknown) {
   return found;
 }
 
-/** How often a checkout retries when a concurrent write moved the order first. */
-const CHECKOUT_ATTEMPTS = 3;
-
 /**
  * Checkout Order: picks (or switches) the payment currency of a NEW order. A new invoice
  * replaces the current one in one conditional transaction, so concurrent checkouts leave
@@ -174,17 +173,12 @@ const CHECKOUT_ATTEMPTS = 3;
  */
 export async function checkoutOrder(merchant: MerchantProfile, orderId: unknown, payCurrency: string, now: Date) {
   if (!isId(orderId)) throw new OrderDoesNotExistError();
-  for (let attempt = 1; ; attempt += 1) {
-    const found = await findOrderWithInvoice(orderId);
-    if (!found || found.order.user_id !== merchant.user_id) throw new OrderDoesNotExistError();
+  const { order, invoice } = await changeOrder(orderId, merchant, () => new OrderDoesNotExistError(), async (found) => {
     if (found.order.status !== 'NEW') throw new OrderNotNewError();
-    const invoice = await buildInvoice(merchant, found.order, payCurrency, now);
-    const order = withInvoice(found.order, invoice, now);
-    if (await replaceInvoice(found.order, { order, invoice }, found.invoice)) {
-      return { order, invoice, paymentUrl: paymentUrlFor(order, invoice) };
-    }
-    if (attempt >= CHECKOUT_ATTEMPTS) throw new ConcurrentUpdateError();
-  }
+    const next = await buildInvoice(merchant, found.order, payCurrency, now);
+    return { order: withInvoice(touch(found.order, now), next), invoice: next };
+  });
+  return { order, invoice: invoice!, paymentUrl: paymentUrlFor(order, invoice) };
 }
 
 export interface ListOrdersQuery {

@@ -12,6 +12,10 @@
  * | merchant order id   | MOID#<uid>#<merchant_order_id>  | MOID         |                                   |                                             |
  * | counter             | COUNTER#<name>                  | COUNTER      |                                   |                                             |
  * | rate snapshot       | RATES#<source>                  | RATES        |                                   |                                             |
+ * | address index       | ADDRESS#<currency>#<address>    | ADDRESS      |                                   |                                             |
+ *
+ * GSI3 (sparse) holds only NEW orders: GSI3PK = EXPIRY#<shard>, GSI3SK = <due_at>#<order_id>,
+ * so the expiry sweeper finds what is due with one Query per shard and never scans.
  */
 export const ENTITY = {
   order: 'ORDER',
@@ -21,6 +25,7 @@ export const ENTITY = {
   merchantOrderId: 'MOID',
   counter: 'COUNTER',
   rates: 'RATES',
+  address: 'ADDRESS',
 } as const;
 
 export interface TableKey {
@@ -68,3 +73,24 @@ export const merchantStatusIndexKey = (userId: number, status: string, createdAt
 export const merchantOrdersPartition = (userId: number): string => `MERCHANT#${userId}`;
 export const merchantStatusPartition = (userId: number, status: string): string =>
   `MERCHANT#${userId}#STATUS#${status}`;
+
+/** Which invoice an address belongs to: how a detected payment finds its order. */
+export const addressKey = (currency: string, address: string): TableKey => ({
+  PK: `ADDRESS#${currency}#${address}`,
+  SK: 'ADDRESS',
+});
+
+/** Shards of the expiry index: spreads due orders over partitions (one Query each to sweep). */
+export const EXPIRY_SHARDS = 4;
+
+function shardOf(orderId: string): number {
+  // The id is a random UUID: its first hex digit is uniform.
+  return Number.parseInt(orderId.slice(0, 1), 16) % EXPIRY_SHARDS;
+}
+
+export const expiryIndexKey = (orderId: string, dueAt: string) => ({
+  GSI3PK: expiryPartition(shardOf(orderId)),
+  GSI3SK: `${dueAt}#${orderId}`,
+});
+
+export const expiryPartition = (shard: number): string => `EXPIRY#${shard}`;

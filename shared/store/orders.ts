@@ -1,11 +1,15 @@
-import { PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Invoice, Order } from '#shared/domain/order';
 import type { OrderStatus } from '#shared/domain/statuses';
 import { MerchantOrderIdExistsError } from '#shared/domain/errors';
 import { db, TABLE_NAME } from '#shared/store/client';
 import { cancellationReasons, isConditionFailure, isTransactionConflict } from '#shared/store/errors';
 import {
+  addressKey,
   currentInvoiceKey,
+  EXPIRY_SHARDS,
+  expiryIndexKey,
+  expiryPartition,
   ENTITY,
   merchantOrderIdKey,
   merchantOrdersIndexKey,
@@ -27,12 +31,14 @@ export function orderToItem(order: Order): Item {
     ...orderKey(order.order_id),
     ...merchantOrdersIndexKey(order.user_id, order.created_at, order.order_id),
     ...merchantStatusIndexKey(order.user_id, order.status, order.created_at, order.order_id),
+    // Only NEW orders are in the expiry index; any other status drops out of it.
+    ...(order.status === 'NEW' && order.due_at ? expiryIndexKey(order.order_id, order.due_at) : {}),
     type: ENTITY.order,
     ...order,
   };
 }
 
-const STORAGE_ATTRIBUTES = ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'GSI2PK', 'GSI2SK', 'type'];
+const STORAGE_ATTRIBUTES = ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'GSI2PK', 'GSI2SK', 'GSI3PK', 'GSI3SK', 'type'];
 
 function stripKeys<T>(item: Item): T {
   const copy: Item = { ...item };
@@ -52,6 +58,18 @@ export function invoiceFromItem(item: Item): Invoice {
   return stripKeys<Invoice>(item);
 }
 
+/** The index item that lets a payment to `invoice`'s address find it. */
+function addressIndexItem(invoice: Invoice): Item {
+  return {
+    ...addressKey(invoice.pay_currency, invoice.payment_address),
+    type: ENTITY.address,
+    order_id: invoice.order_id,
+    invoice_id: invoice.invoice_id,
+  };
+}
+
+type TransactItems = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>;
+
 /**
  * Writes a new order (and its first invoice, when it was checked out at creation). When the
  * merchant gave a `merchant_order_id`, a guard item makes it unique per merchant; the writes
@@ -67,10 +85,11 @@ export async function insertOrder(order: Order, invoice?: Invoice): Promise<void
     await db.send(new PutCommand(orderPut));
     return;
   }
-  const actions: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [
-    { Put: orderPut },
-  ];
-  if (invoice) actions.push({ Put: { TableName: TABLE_NAME, Item: invoiceToItem(invoice) } });
+  const actions: TransactItems = [{ Put: orderPut }];
+  if (invoice) {
+    actions.push({ Put: { TableName: TABLE_NAME, Item: invoiceToItem(invoice) } });
+    actions.push({ Put: { TableName: TABLE_NAME, Item: addressIndexItem(invoice) } });
+  }
   const guardIndex = actions.length;
   if (order.merchant_order_id) {
     actions.push({
@@ -158,35 +177,31 @@ export async function listOrders(page: OrderPage): Promise<Order[]> {
 }
 
 /**
- * Replaces the order's current invoice (a checkout while NEW), conditional on the order still
- * being NEW at the version read. The replaced invoice moves to its own partition so a late
- * payment to its address can still be matched. Returns false when the condition failed.
+ * Writes a change of an order (and of its current invoice, in step) as one transaction,
+ * conditional on the order still having the status and version it was read with: a duplicate
+ * or late event can never move an order twice or backwards. Returns false when another write
+ * got there first (the caller re-reads and decides again).
  */
-export async function replaceInvoice(
-  order: Order,
-  next: { order: Order; invoice: Invoice },
-  replaced: Invoice | undefined,
-): Promise<boolean> {
-  const actions: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [
+export async function commitOrderChange(change: {
+  expected: Order;
+  order: Order;
+  invoice?: Invoice;
+  /** Other items written in the same transaction (a replaced invoice, an address index). */
+  extraItems?: Item[];
+}): Promise<boolean> {
+  const actions: TransactItems = [
     {
       Put: {
         TableName: TABLE_NAME,
-        Item: orderToItem(next.order),
-        ConditionExpression: '#status = :new AND #version = :version',
+        Item: orderToItem(change.order),
+        ConditionExpression: '#status = :status AND #version = :version',
         ExpressionAttributeNames: { '#status': 'status', '#version': 'version' },
-        ExpressionAttributeValues: { ':new': 'NEW', ':version': order.version },
+        ExpressionAttributeValues: { ':status': change.expected.status, ':version': change.expected.version },
       },
     },
-    { Put: { TableName: TABLE_NAME, Item: invoiceToItem(next.invoice) } },
   ];
-  if (replaced) {
-    actions.push({
-      Put: {
-        TableName: TABLE_NAME,
-        Item: { ...replacedInvoiceKey(replaced.invoice_id), type: ENTITY.invoice, ...replaced },
-      },
-    });
-  }
+  if (change.invoice) actions.push({ Put: { TableName: TABLE_NAME, Item: invoiceToItem(change.invoice) } });
+  for (const item of change.extraItems ?? []) actions.push({ Put: { TableName: TABLE_NAME, Item: item } });
   try {
     await db.send(new TransactWriteCommand({ TransactItems: actions }));
     return true;
@@ -195,4 +210,47 @@ export async function replaceInvoice(
     if (isTransactionConflict(error)) return false;
     throw error;
   }
+}
+
+/**
+ * Replaces the order's current invoice (a checkout while NEW). The replaced invoice moves to
+ * its own partition so a late payment to its address can still be matched.
+ */
+export function replaceInvoice(
+  order: Order,
+  next: { order: Order; invoice: Invoice },
+  replaced: Invoice | undefined,
+): Promise<boolean> {
+  const extraItems: Item[] = [addressIndexItem(next.invoice)];
+  if (replaced) extraItems.push({ ...replacedInvoiceKey(replaced.invoice_id), type: ENTITY.invoice, ...replaced });
+  return commitOrderChange({ expected: order, order: next.order, invoice: next.invoice, extraItems });
+}
+
+/** The invoice an address was issued for (current or replaced), or undefined. */
+export async function findInvoiceByAddress(
+  currency: string,
+  address: string,
+): Promise<{ orderId: string; invoiceId: string } | undefined> {
+  const result = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: addressKey(currency, address) }));
+  if (!result.Item) return undefined;
+  return { orderId: String(result.Item.order_id), invoiceId: String(result.Item.invoice_id) };
+}
+
+/** NEW orders whose due time has passed, oldest first, from the sparse expiry index. */
+export async function findDueOrders(now: Date, limit: number): Promise<{ orderId: string }[]> {
+  const due: { orderId: string }[] = [];
+  for (let shard = 0; shard < EXPIRY_SHARDS; shard += 1) {
+    const result = await db.send(
+      new QueryCommand({
+        TableName: TABLE_NAME,
+        IndexName: 'GSI3',
+        KeyConditionExpression: 'GSI3PK = :pk AND GSI3SK < :now',
+        ExpressionAttributeValues: { ':pk': expiryPartition(shard), ':now': `${now.toISOString()}#~` },
+        ProjectionExpression: 'order_id',
+        Limit: limit,
+      }),
+    );
+    for (const item of result.Items ?? []) due.push({ orderId: String(item.order_id) });
+  }
+  return due;
 }

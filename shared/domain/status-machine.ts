@@ -1,0 +1,42 @@
+import { AppError } from '#shared/domain/errors';
+import { ORDER_STATUSES, type OrderStatus } from '#shared/domain/statuses';
+
+/**
+ * The order lifecycle (DESIGN.md section 3). NEW -> NEW is a checkout that replaces the
+ * invoice; every other edge is a status change that produces exactly one callback.
+ */
+export const TRANSITIONS: Readonly<Record<OrderStatus, readonly OrderStatus[]>> = {
+  NEW: ['NEW', 'PENDING', 'PAID', 'UNRESOLVED', 'EXPIRED', 'CANCELED'],
+  PENDING: ['PAID', 'UNRESOLVED'],
+  PAID: ['REFUND_PENDING'],
+  UNRESOLVED: ['RESOLVED'],
+  RESOLVED: [],
+  EXPIRED: ['UNRESOLVED'],
+  CANCELED: [],
+  REFUND_PENDING: ['REFUNDED'],
+  REFUNDED: [],
+};
+
+/** Why an order needs the merchant's attention. */
+export type UnresolvedReason = 'UNDERPAID' | 'OVERPAID' | 'PAID_LATE';
+
+export function canTransition(from: OrderStatus, to: OrderStatus): boolean {
+  return TRANSITIONS[from].includes(to);
+}
+
+/** Statuses no event can move an order out of. */
+export const FINAL_STATUSES: readonly OrderStatus[] = ORDER_STATUSES.filter((status) => TRANSITIONS[status].length === 0);
+
+export class InvalidTransitionError extends AppError {
+  constructor(
+    readonly from: OrderStatus,
+    readonly to: OrderStatus,
+  ) {
+    super(400, 'ORDER_STATUS_INVALID', `An order in status ${from} cannot become ${to}.`);
+  }
+}
+
+/** Guards one edge of the machine; throws {@link InvalidTransitionError} for any other. */
+export function assertTransition(from: OrderStatus, to: OrderStatus): void {
+  if (!canTransition(from, to)) throw new InvalidTransitionError(from, to);
+}

@@ -1,0 +1,127 @@
+import { apiConfig } from '#shared/config';
+import { requiredConfirmations } from '#shared/domain/currencies';
+import {
+  CancelFailedError,
+  InvoiceNotExistError,
+  RefundFailedError,
+  RefundNotPendingError,
+  ResolveFailedError,
+  UnknownOrderError,
+} from '#shared/domain/errors';
+import { isId } from '#shared/domain/ids';
+import type { MerchantProfile } from '#shared/domain/merchant';
+import { add, type Decimal, formatDecimal, parseDecimal, ZERO } from '#shared/domain/money';
+import type { Payment } from '#shared/domain/order';
+import { evaluatePayment } from '#shared/domain/payment-evaluation';
+import { changeOrder, type Found, moveTo, touch } from '#shared/services/order-changes';
+import { findDueOrders } from '#shared/store/orders';
+
+const unknown = () => new UnknownOrderError();
+
+function checkedId(orderId: unknown): string {
+  if (!isId(orderId)) throw new UnknownOrderError();
+  return orderId;
+}
+
+/** NEW -> CANCELED, by the merchant (owner given) or the buyer on the payment page. */
+export function cancelOrder(owner: MerchantProfile | undefined, orderId: unknown, now: Date): Promise<Found> {
+  return changeOrder(checkedId(orderId), owner, unknown, (found) => {
+    if (found.order.status !== 'NEW') throw new CancelFailedError();
+    return moveTo(found, 'CANCELED', now);
+  });
+}
+
+/** PAID -> REFUND_PENDING; the refund's completion arrives through {@link completeRefund}. */
+export function refundOrder(owner: MerchantProfile, orderId: unknown, now: Date): Promise<Found> {
+  return changeOrder(checkedId(orderId), owner, unknown, (found) => {
+    if (found.order.status !== 'PAID') throw new RefundFailedError();
+    return moveTo(found, 'REFUND_PENDING', now);
+  });
+}
+
+/** UNRESOLVED -> RESOLVED: the merchant has dealt with an off payment. */
+export function resolveOrder(owner: MerchantProfile, orderId: unknown, now: Date): Promise<Found> {
+  return changeOrder(checkedId(orderId), owner, unknown, (found) => {
+    if (found.order.status !== 'UNRESOLVED') throw new ResolveFailedError();
+    return moveTo(found, 'RESOLVED', now);
+  });
+}
+
+/** A payment as a chain watcher, Lightning node or gateway reports it. */
+export interface PaymentReport {
+  orderId: string;
+  /** Exact amount in the invoice's pay currency. */
+  amount: Decimal;
+  confirmations: number;
+  txid: string;
+  /** Restrict to this merchant's orders (the sandbox endpoint). */
+  owner?: MerchantProfile;
+  now: Date;
+}
+
+const sum = (payments: readonly Payment[]): Decimal =>
+  payments.reduce((total, payment) => add(total, parseDecimal(payment.amount)), ZERO);
+
+/**
+ * The one entry point for payments: records a payment against the order's current invoice
+ * and moves the order as {@link evaluatePayment} says. Idempotent by transaction id: the same
+ * report twice is one change; the same txid with more confirmations can complete it.
+ */
+export function recordPayment(report: PaymentReport): Promise<Found> {
+  return changeOrder(checkedId(report.orderId), report.owner, unknown, (found) => {
+    const invoice = found.invoice;
+    if (!invoice) throw new InvoiceNotExistError();
+    const payments = invoice.payments ?? [];
+    const previous = payments.find((payment) => payment.txid === report.txid);
+    if (previous && previous.confirmations >= report.confirmations) return undefined;
+    const payment: Payment = {
+      txid: report.txid,
+      amount: formatDecimal(report.amount),
+      confirmations: report.confirmations,
+      seen_at: previous?.seen_at ?? report.now.toISOString(),
+    };
+    const updated = [...payments.filter((p) => p.txid !== report.txid), payment];
+    const recorded = { ...invoice, payments: updated };
+    const outcome = evaluatePayment({
+      status: found.order.status,
+      payAmount: parseDecimal(invoice.pay_amount),
+      expiredAt: new Date(invoice.expired_at),
+      totalPaid: sum(updated),
+      confirmations: Math.min(...updated.map((p) => p.confirmations)),
+      requiredConfirmations: requiredConfirmations(invoice.pay_currency),
+      tolerancePercent: parseDecimal(found.order.tolerance_percent ?? '0'),
+      seenAt: new Date(updated.map((p) => p.seen_at).sort()[0]!),
+      lateWindowMs: apiConfig.latePaymentWindowSeconds * 1000,
+    });
+    if (!outcome) return { order: touch(found.order, report.now), invoice: recorded };
+    return moveTo(found, outcome.to, report.now, { reason: outcome.reason, invoice: recorded });
+  });
+}
+
+/** REFUND_PENDING -> REFUNDED, reported by whatever sent the refund (the same entry point family). */
+export function completeRefund(report: { orderId: string; txid: string; owner?: MerchantProfile; now: Date }): Promise<Found> {
+  return changeOrder(checkedId(report.orderId), report.owner, unknown, (found) => {
+    if (found.order.status === 'REFUNDED' && found.invoice?.refund_txid === report.txid) return undefined;
+    if (found.order.status !== 'REFUND_PENDING') throw new RefundNotPendingError();
+    const invoice = found.invoice && { ...found.invoice, refund_txid: report.txid };
+    return moveTo(found, 'REFUNDED', report.now, { invoice });
+  });
+}
+
+/**
+ * Expires NEW orders whose due time has passed (their invoice's expired_at, or the window
+ * for orders never checked out), from the sparse expiry index. Each expiry is conditional,
+ * so a payment or checkout that lands at the same moment wins cleanly. Returns the count.
+ */
+export async function expireDueOrders(now: Date, limit = 100): Promise<number> {
+  let expired = 0;
+  for (const { orderId } of await findDueOrders(now, limit)) {
+    const result = await changeOrder(orderId, undefined, unknown, (found) => {
+      const due = found.order.due_at;
+      if (found.order.status !== 'NEW' || !due || Date.parse(due) > now.getTime()) return undefined;
+      return moveTo(found, 'EXPIRED', now);
+    }).catch((error: unknown) => (error instanceof UnknownOrderError ? undefined : Promise.reject(error)));
+    if (result?.order.status === 'EXPIRED' && result.order.updated_at === now.toISOString()) expired += 1;
+  }
+  return expired;
+}

@@ -1,0 +1,232 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { client, newMerchant, startApi, type ApiResponse } from '../support/api';
+import { createMerchant } from '#shared/services/merchants';
+import { findOrderWithInvoice } from '#shared/store/orders';
+import { validateAddress } from '#shared/payments/addresses/index';
+
+let api: Awaited<ReturnType<typeof startApi>>;
+let call: ReturnType<typeof client>;
+let token: string;
+let otherToken: string;
+
+beforeAll(async () => {
+  api = await startApi();
+  call = client(api.url);
+  token = (await newMerchant()).api_token;
+  otherToken = (await newMerchant()).api_token;
+});
+
+afterAll(async () => {
+  await api.close();
+});
+
+function expectError(response: ApiResponse, status: number, code: string) {
+  expect(response.status, response.text).toBe(status);
+  expect(response.body).toMatchObject({ status, error_code: code });
+}
+
+async function checkedOut(payCurrency = 'BTC', as = token, price = 65): Promise<{ id: string; invoice: any }> {
+  const created = await call('POST', '/v1/orders', { token: as, body: { price_amount: price, price_currency: 'USD' } });
+  const id = created.body.order.order_id;
+  const checkout = await call('POST', `/v1/orders/${id}/checkout`, { token: as, body: { pay_currency: payCurrency } });
+  expect(checkout.status, checkout.text).toBe(200);
+  return { id, invoice: checkout.body.invoice };
+}
+
+const pay = (id: string, body: Record<string, unknown> = {}, as = token) =>
+  call('POST', `/v1/sandbox/orders/${id}/pay`, { token: as, body });
+const action = (id: string, name: string, as = token, body: unknown = {}) =>
+  call('POST', `/v1/orders/${id}/${name}`, { token: as, body });
+const stored = async (id: string) => (await findOrderWithInvoice(id))!;
+
+describe('payments', () => {
+  it('a full, confirmed sandbox payment makes the order PAID and fixes its receive_currency', async () => {
+    const { id } = await checkedOut();
+    const response = await pay(id);
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.order).toMatchObject({ status: 'PAID', receive_currency: 'USD' });
+    expect(response.body.invoice.status).toBe('PAID');
+    const paid = await call('GET', '/v1/orders/?status=PAID&limit=50', { token });
+    expect(paid.body.orders.map((o: any) => o.order_id)).toContain(id);
+    const fresh = await call('GET', '/v1/orders/?status=NEW&limit=50', { token });
+    expect(fresh.body.orders.map((o: any) => o.order_id)).not.toContain(id);
+  });
+
+  it('goes PENDING under the required confirmations, then PAID with the same txid confirmed', async () => {
+    const { id } = await checkedOut('BTC');
+    const txid = `tx-${randomUUID()}`;
+    expect((await pay(id, { txid, confirmations: 1 })).body.order.status).toBe('PENDING');
+    const versionPending = (await stored(id)).order.version;
+    // The same report again changes nothing.
+    expect((await pay(id, { txid, confirmations: 1 })).body.order.status).toBe('PENDING');
+    expect((await stored(id)).order.version).toBe(versionPending);
+    expect((await pay(id, { txid, confirmations: 2 })).body.order.status).toBe('PAID');
+    expect((await stored(id)).order.version).toBe(versionPending + 1);
+  });
+
+  it('a payment reported twice at once is one transition', async () => {
+    const { id } = await checkedOut('LTC');
+    const before = (await stored(id)).order.version;
+    const txid = `tx-${randomUUID()}`;
+    const responses = await Promise.all([pay(id, { txid }), pay(id, { txid }), pay(id, { txid })]);
+    for (const response of responses) expect(response.body.order?.status, response.text).toBe('PAID');
+    const after = await stored(id);
+    expect(after.order.version).toBe(before + 1);
+    expect(after.invoice!.payments).toHaveLength(1);
+  });
+
+  it('underpaid and overpaid orders become UNRESOLVED with the reason; resolve closes them', async () => {
+    const under = await checkedOut('BTC');
+    const underpaid = await pay(under.id, { amount: 0.0005 });
+    expect(underpaid.body.order).toMatchObject({ status: 'UNRESOLVED', unresolved_reason: 'UNDERPAID' });
+    const over = await checkedOut('BTC');
+    expect((await pay(over.id, { amount: 0.00100001 })).body.order).toMatchObject({ status: 'UNRESOLVED', unresolved_reason: 'OVERPAID' });
+    const resolved = await action(under.id, 'resolve');
+    expect(resolved.status).toBe(200);
+    expect(resolved.body.order.status).toBe('RESOLVED');
+    expect(resolved.body.invoice.status).toBe('RESOLVED');
+    expectError(await action(under.id, 'resolve'), 400, 'ORDER_RESOLVE_FAILED');
+  });
+
+  it("pays within the merchant's tolerance", async () => {
+    const lenient = await createMerchant({ name: 'Lenient', sandbox: true, tolerancePercent: '1' });
+    const { id } = await checkedOut('BTC', lenient.api_token);
+    const response = await pay(id, { amount: 0.000995 }, lenient.api_token);
+    expect(response.body.order.status).toBe('PAID');
+  });
+
+  it('sums several payments to one invoice', async () => {
+    const { id } = await checkedOut('ETH', token, 30); // 0.01 ETH
+    expect((await pay(id, { amount: 0.004, txid: `a-${randomUUID()}` })).body.order).toMatchObject({ status: 'UNRESOLVED', unresolved_reason: 'UNDERPAID' });
+    const split = await checkedOut('ETH', token, 30);
+    expect((await pay(split.id, { amount: 0.004, confirmations: 0, txid: `b-${randomUUID()}` })).body.order.status).toBe('PENDING');
+    expect((await pay(split.id, { amount: 0.006, txid: `c-${randomUUID()}` })).body.order.status).toBe('PENDING');
+  });
+
+  it('refuses simulated payments for live merchants, orders without invoice, and odd amounts', async () => {
+    const live = await newMerchant(false, 'Live');
+    const order = (await call('POST', '/v1/orders', { token: live.api_token, body: { price_amount: 1 } })).body.order;
+    expectError(await pay(order.order_id, {}, live.api_token), 403, 'SANDBOX_ONLY');
+    const unchecked = (await call('POST', '/v1/orders', { token, body: { price_amount: 1 } })).body.order;
+    expectError(await pay(unchecked.order_id), 400, 'INVOICE_NOT_EXIST');
+    const { id } = await checkedOut('BTC');
+    expectError(await pay(id, { amount: 0.000000001 }), 400, 'PARAMETERS_INVALID');
+    expectError(await pay(id, { amount: -1 }), 400, 'PARAMETERS_INVALID');
+    expectError(await pay(id, { confirmations: 1.5 }), 400, 'PARAMETERS_INVALID');
+    expectError(await pay(id, { txid: 'bad id with spaces' }), 400, 'PARAMETERS_INVALID');
+    expectError(await pay(randomUUID()), 404, 'ORDER_NOT_FOUND');
+    expectError(await pay(id, {}, otherToken), 404, 'ORDER_NOT_FOUND');
+  });
+
+  it('a paid order can no longer be checked out', async () => {
+    const { id } = await checkedOut();
+    await pay(id);
+    expectError(await call('POST', `/v1/orders/${id}/checkout`, { token, body: { pay_currency: 'ETH' } }), 400, 'ORDER_NOT_NEW');
+  });
+});
+
+describe('cancel, refund', () => {
+  it('cancels a NEW order once; a canceled order cannot be checked out or paid', async () => {
+    const { id } = await checkedOut();
+    const canceled = await action(id, 'cancel', token, { order_id: id });
+    expect(canceled.status, canceled.text).toBe(200);
+    expect(canceled.body.order.status).toBe('CANCELED');
+    expectError(await action(id, 'cancel'), 400, 'ORDER_CANCELED_FAIILED');
+    expectError(await call('POST', `/v1/orders/${id}/checkout`, { token, body: { pay_currency: 'BTC' } }), 400, 'ORDER_NOT_NEW');
+    const payment = await pay(id);
+    expect(payment.body.order.status).toBe('CANCELED');
+  });
+
+  it('refunds a PAID order: REFUND_PENDING, then REFUNDED when the refund is sent', async () => {
+    const { id } = await checkedOut();
+    expectError(await action(id, 'refund'), 400, 'ORDER_REFUND_FAILED');
+    await pay(id);
+    const pending = await action(id, 'refund');
+    expect(pending.body.order.status).toBe('REFUND_PENDING');
+    expectError(await action(id, 'cancel'), 400, 'ORDER_CANCELED_FAIILED');
+    const txid = `refund-${randomUUID()}`;
+    const done = await call('POST', `/v1/sandbox/orders/${id}/complete-refund`, { token, body: { txid } });
+    expect(done.body.order.status).toBe('REFUNDED');
+    const again = await call('POST', `/v1/sandbox/orders/${id}/complete-refund`, { token, body: { txid } });
+    expect(again.status).toBe(200);
+    expect((await stored(id)).order.status).toBe('REFUNDED');
+    expectError(await action(id, 'refund'), 400, 'ORDER_REFUND_FAILED');
+  });
+
+  it("answers another merchant's order and unknown ids as not found", async () => {
+    const { id } = await checkedOut();
+    for (const name of ['cancel', 'refund', 'resolve']) {
+      expectError(await action(id, name, otherToken), 404, 'ORDER_NOT_FOUND');
+      expectError(await action(randomUUID(), name), 404, 'ORDER_NOT_FOUND');
+      expectError(await action('nope', name), 404, 'ORDER_NOT_FOUND');
+    }
+    expect((await stored(id)).order.status).toBe('NEW');
+    expectError(await action(id, 'cancel', token, { order_id: randomUUID() }), 400, 'PARAMETERS_INVALID');
+  });
+
+  it('a cancel racing a payment: exactly one of them wins', async () => {
+    const { id } = await checkedOut();
+    const [canceled, paid] = await Promise.all([action(id, 'cancel'), pay(id)]);
+    const final = (await stored(id)).order.status;
+    expect(['CANCELED', 'PAID']).toContain(final);
+    if (final === 'CANCELED') expect(canceled.status).toBe(200);
+    else {
+      expect(paid.body.order.status).toBe('PAID');
+      expectError(canceled, 400, 'ORDER_CANCELED_FAIILED');
+    }
+  });
+});
+
+describe('addresses', () => {
+  it('gives every checkout a fresh, valid address (100 checkouts over the API)', async () => {
+    const merchant = await newMerchant();
+    const orders = await Promise.all(
+      Array.from({ length: 10 }, async () => (await call('POST', '/v1/orders', { token: merchant.api_token, body: { price_amount: 5 } })).body.order.order_id),
+    );
+    const currencies = ['BTC', 'LTC', 'BCH', 'ETH'] as const;
+    const addresses: string[] = [];
+    for (let round = 0; round < 10; round += 1) {
+      const batch = await Promise.all(
+        orders.map(async (id, i) => {
+          const currency = currencies[(round + i) % currencies.length]!;
+          const response = await call('POST', `/v1/orders/${id}/checkout`, { token: merchant.api_token, body: { pay_currency: currency } });
+          expect(response.status, response.text).toBe(200);
+          expect(validateAddress(currency, response.body.invoice.payment_address)).toBe(true);
+          return `${currency}:${response.body.invoice.payment_address}`;
+        }),
+      );
+      addresses.push(...batch);
+    }
+    expect(new Set(addresses).size).toBe(100);
+  });
+
+  it('1,000 invoices get 1,000 distinct addresses from the atomic index counter', async () => {
+    const { paymentMethods } = await import('#shared/payments/providers');
+    const merchant = { user_id: 1, name: 'x', sandbox: true, receive_currency: 'USD', gateways: [], created_at: '' };
+    const addresses = new Set<string>();
+    for (let batch = 0; batch < 50; batch += 1) {
+      const details = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          paymentMethods.paymentDetails({
+            merchant,
+            orderId: randomUUID(),
+            invoiceId: randomUUID(),
+            currency: 'BCH',
+            amount: { units: 1n, scale: 3 },
+            description: 'x',
+            expiresAt: new Date(Date.now() + 60_000),
+            mobile: false,
+            fast: false,
+            now: new Date(),
+          }),
+        ),
+      );
+      for (const detail of details) {
+        expect(validateAddress('BCH', detail.payment_address)).toBe(true);
+        addresses.add(detail.payment_address);
+      }
+    }
+    expect(addresses.size).toBe(1000);
+  });
+});

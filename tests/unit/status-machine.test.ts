@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { assertTransition, canTransition, FINAL_STATUSES, InvalidTransitionError } from '#shared/domain/status-machine';
+import { ORDER_STATUSES, type OrderStatus } from '#shared/domain/statuses';
+
+/** The design's table, written out independently of the implementation's. */
+const ALLOWED = new Set([
+  'NEW>NEW',
+  'NEW>PENDING',
+  'NEW>PAID',
+  'PENDING>PAID',
+  'NEW>UNRESOLVED',
+  'PENDING>UNRESOLVED',
+  'NEW>EXPIRED',
+  'EXPIRED>UNRESOLVED',
+  'NEW>CANCELED',
+  'UNRESOLVED>RESOLVED',
+  'PAID>REFUND_PENDING',
+  'REFUND_PENDING>REFUNDED',
+]);
+
+const pairs: [OrderStatus, OrderStatus][] = ORDER_STATUSES.flatMap((from) => ORDER_STATUSES.map((to) => [from, to] as [OrderStatus, OrderStatus]));
+
+describe('status machine', () => {
+  it('covers all 81 pairs of the nine statuses', () => {
+    expect(pairs).toHaveLength(81);
+  });
+
+  it.each(pairs.filter(([from, to]) => ALLOWED.has(`${from}>${to}`)))('allows %s -> %s', (from, to) => {
+    expect(canTransition(from, to)).toBe(true);
+    expect(() => assertTransition(from, to)).not.toThrow();
+  });
+
+  it.each(pairs.filter(([from, to]) => !ALLOWED.has(`${from}>${to}`)))('forbids %s -> %s', (from, to) => {
+    expect(canTransition(from, to)).toBe(false);
+    expect(() => assertTransition(from, to)).toThrow(InvalidTransitionError);
+  });
+
+  it('has RESOLVED, CANCELED and REFUNDED as the only final statuses', () => {
+    expect([...FINAL_STATUSES].sort()).toEqual(['CANCELED', 'REFUNDED', 'RESOLVED']);
+  });
+});
