@@ -73,3 +73,40 @@ describe('npm start (the local runtime as a user runs it)', () => {
     expect(usage.output).toContain('usage:');
   });
 });
+
+describe('expiry in the local runtime (short windows)', () => {
+  it('expires checked-out and never-checked-out orders on its timer; a late payment is PAID_LATE', async () => {
+    const expiryDir = mkdtempSync(join(tmpdir(), 'runtime-expiry-'));
+    const started = startScript('infra/local/start.ts', [], {
+      PORT: '0',
+      DATA_DIR: expiryDir,
+      DEMO_API_TOKEN: demoToken,
+      INVOICE_TTL_CRYPTO_SECONDS: '2',
+      ORDER_TTL_SECONDS: '2',
+      EXPIRY_SWEEP_SECONDS: '1',
+    });
+    running.push(started);
+    try {
+      const [, url] = await started.waitFor(/API:\s+(http:\/\/\S+)/);
+      await started.waitFor(/Ctrl-C stops everything/);
+      const created = (await (await post(`${url}/v1/orders`, demoToken, { price_amount: 65, pay_currency: 'BTC' })).json()) as any;
+      const unchecked = (await (await post(`${url}/v1/orders`, demoToken, { price_amount: 1 })).json()) as any;
+      const status = async (id: string) =>
+        ((await (await fetch(`${url}/v1/orders/${id}`, { headers: { token: demoToken } })).json()) as any).order.status;
+      expect(await status(created.order.order_id)).toBe('NEW');
+
+      const deadline = Date.now() + 20_000;
+      while (Date.now() < deadline && ((await status(created.order.order_id)) !== 'EXPIRED' || (await status(unchecked.order.order_id)) !== 'EXPIRED')) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      expect(await status(created.order.order_id)).toBe('EXPIRED');
+      expect(await status(unchecked.order.order_id)).toBe('EXPIRED');
+
+      const late = (await (await post(`${url}/v1/sandbox/orders/${created.order.order_id}/pay`, demoToken, {})).json()) as any;
+      expect(late.order).toMatchObject({ status: 'UNRESOLVED', unresolved_reason: 'PAID_LATE' });
+      expect(await started.stop('SIGINT')).toBe(0);
+    } finally {
+      rmSync(expiryDir, { recursive: true, force: true });
+    }
+  });
+});
