@@ -230,3 +230,47 @@ describe('addresses', () => {
     expect(addresses.size).toBe(1000);
   });
 });
+
+describe('gateways and settlement', () => {
+  const create = (body: Record<string, unknown>, as = token) => call('POST', '/v1/orders', { token: as, body: { price_amount: 72, price_currency: 'CNY', ...body } });
+
+  it('fast on ALIPAY makes payment_url the gateway link; mobile picks the app link over the QR page', async () => {
+    const fastApp = await create({ pay_currency: 'ALIPAY', fast: true, mobile: true });
+    expect(fastApp.status, fastApp.text).toBe(200);
+    const url = new URL(fastApp.body.payment_url);
+    expect(url.pathname).toBe('/pay/sandbox-gateway/alipay');
+    expect(url.searchParams.get('mode')).toBe('app');
+    expect(url.searchParams.get('amount')).toBe('72');
+    const qr = await create({ pay_currency: 'ALIGLOBAL', fast: true });
+    expect(new URL(qr.body.payment_url).searchParams.get('mode')).toBe('qr');
+    const got = await call('GET', `/v1/orders/${qr.body.order.order_id}`, { token });
+    expect(got.body.invoice.payment_uri).toBe(qr.body.payment_url);
+    expect(got.body.invoice.expired_at_t - got.body.invoice.created_at_t).toBe(3 * 3600 * 1000);
+  });
+
+  it('ignores fast on WECHAT and on crypto: payment_url stays the hosted page', async () => {
+    for (const pay_currency of ['WECHAT', 'BTC']) {
+      const response = await create({ pay_currency, fast: true, mobile: true });
+      expect(response.status, response.text).toBe(200);
+      expect(response.body.payment_url).toBe(`http://pay.test/pay/?id=${response.body.order.order_id}`);
+    }
+  });
+
+  it('prices gateways in CNY and settles in the merchant currency', async () => {
+    const response = await create({ pay_currency: 'WECHAT' });
+    expect(response.body.order).toMatchObject({ pay_amount: 72, pay_currency: 'WECHAT' });
+    const got = await call('GET', `/v1/orders/${response.body.order.order_id}`, { token });
+    // 72 CNY at 0.1389 USD/CNY = 10.0008 USD, settled down to the cent.
+    expect(got.body.invoice).toMatchObject({ receive_amount: 10, receive_currency: 'USD' });
+  });
+
+  it('settles in a stable coin when the merchant chose one; the order shows it once paid', async () => {
+    const stable = await createMerchant({ name: 'Stable', sandbox: true, receiveCurrency: 'USDT' });
+    const order = (await create({ pay_currency: 'BTC' }, stable.api_token)).body.order;
+    const before = await call('GET', `/v1/orders/${order.order_id}`, { token: stable.api_token });
+    expect(before.body.order.receive_currency).toBe('');
+    expect(before.body.invoice).toMatchObject({ receive_amount: 10.0008, receive_currency: 'USDT' });
+    const paid = await pay(order.order_id, {}, stable.api_token);
+    expect(paid.body.order).toMatchObject({ status: 'PAID', receive_currency: 'USDT' });
+  });
+});
