@@ -1,0 +1,437 @@
+import { readFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROUTES, type Route } from '#shared/http/routes';
+import {
+  buildOpenApiDocument,
+  OPENAPI_DOCUMENT_FILE,
+  renderOpenApiDocument,
+  type OpenApiDocument,
+} from '#shared/schemas/openapi';
+import {
+  checkoutOrderResponseSchema,
+  createdOrderSchema,
+  createOrderResponseSchema,
+  errorSchema,
+  getOrderResponseSchema,
+  getOrdersResponseSchema,
+  invoiceSchema,
+  orderDoesNotExistErrorSchema,
+  orderNotFoundErrorSchema,
+  orderSchema,
+  priceNotValidErrorSchema,
+  RESPONSE_SCHEMAS,
+} from '#shared/schemas/responses';
+import { client, newMerchant, startApi, type ApiResponse } from '../support/api';
+
+/**
+ * The OpenAPI document and the response schemas against the real service: the committed
+ * document is current and well-formed, its examples match its schemas, and every answer the
+ * API really gives (success and error) matches both the response schema and what the document
+ * says that operation answers with that HTTP status.
+ */
+
+const doc = buildOpenApiDocument();
+const DOC_ID = 'openapi.json';
+
+/** Same rule as the service's `http-url` format: absolute http(s) URL, or ''. */
+function isHttpUrl(value: string): boolean {
+  if (value === '') return true;
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** Strict ajv (unknown keywords and formats are errors), as the service compiles its schemas. */
+function strictAjv(): Ajv2020 {
+  const ajv = new Ajv2020({ strict: true, allowUnionTypes: true, allErrors: true });
+  addFormats(ajv);
+  return ajv.addFormat('http-url', isHttpUrl);
+}
+
+/** The response schemas as exported (relative `$ref`s between their `$id`s). */
+const responseAjv = strictAjv();
+for (const schema of RESPONSE_SCHEMAS) responseAjv.addSchema(schema);
+
+/**
+ * The document itself as a schema resource, so any schema in it can be compiled by JSON
+ * pointer and its `#/components/...` refs resolve inside the document. Its top-level OpenAPI
+ * keys are declared as inert keywords so strict mode still rejects typos in the schemas.
+ */
+const docAjv = strictAjv();
+for (const key of Object.keys(doc)) docAjv.addKeyword(key);
+docAjv.addSchema(structuredClone(doc), DOC_ID);
+
+const escapePart = (part: string) => encodeURIComponent(part.replaceAll('~', '~0').replaceAll('/', '~1'));
+const pointer = (parts: readonly string[]) => `${DOC_ID}#${parts.map((part) => `/${escapePart(part)}`).join('')}`;
+
+const compiled = new Map<string, ValidateFunction>();
+function docValidator(parts: readonly string[]): ValidateFunction {
+  const ref = pointer(parts);
+  let validate = compiled.get(ref);
+  if (!validate) compiled.set(ref, (validate = docAjv.compile({ $ref: ref })));
+  return validate;
+}
+
+function expectValid(validate: ValidateFunction, value: unknown, what: string): void {
+  const valid = validate(value);
+  expect(valid, `${what}: ${docAjv.errorsText(validate.errors)}\n${JSON.stringify(value)}`).toBe(true);
+}
+
+function expectInvalid(validate: ValidateFunction, value: unknown, what: string): void {
+  expect(validate(value), `${what} should be refused: ${JSON.stringify(value)}`).toBe(false);
+}
+
+type Json = Record<string, any>;
+
+const operationOf = (method: string, path: string): Json => (doc.paths[path] as Json | undefined)?.[method.toLowerCase()];
+const operations = (): { method: string; path: string; operation: Json }[] =>
+  Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, operation]) => ({ method, path, operation: operation as Json })),
+  );
+
+/** The schema the document gives for this operation's answer with this HTTP status. */
+function documentedResponse(method: string, path: string, status: number): ValidateFunction {
+  const response = operationOf(method, path)?.responses?.[String(status)];
+  expect(response, `${method} ${path} documents HTTP ${status}`).toBeDefined();
+  return docValidator(['paths', path, method.toLowerCase(), 'responses', String(status), 'content', 'application/json', 'schema']);
+}
+
+/** All `$ref` values in a JSON value. */
+function refsIn(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(refsIn);
+  if (value === null || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([key, inner]) => (key === '$ref' ? [String(inner)] : refsIn(inner)));
+}
+
+function resolveLocal(ref: string): unknown {
+  return ref
+    .replace(/^#\//, '')
+    .split('/')
+    .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'))
+    .reduce<unknown>((node, part) => (node as Json | undefined)?.[part], doc);
+}
+
+describe('docs/openapi.json', () => {
+  it('is exactly what buildOpenApiDocument() generates (run `npm run openapi` after a change)', () => {
+    const committed = readFileSync(OPENAPI_DOCUMENT_FILE, 'utf8');
+    expect(JSON.parse(committed)).toEqual(buildOpenApiDocument());
+    expect(committed).toBe(renderOpenApiDocument());
+  });
+});
+
+describe('the OpenAPI document', () => {
+  it('is OpenAPI 3.1.0 with a token apiKey scheme and a base_url server variable', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info.title).toEqual(expect.any(String));
+    expect(doc.info.version).toEqual(expect.any(String));
+    expect(doc.components.securitySchemes.ApiToken).toMatchObject({ type: 'apiKey', in: 'header', name: 'token' });
+    expect(doc.servers).toEqual([
+      expect.objectContaining({ url: '{base_url}', variables: { base_url: expect.objectContaining({ default: 'http://127.0.0.1:3000' }) } }),
+    ]);
+  });
+
+  it('resolves every $ref inside the document', () => {
+    const refs = refsIn(doc);
+    expect(refs.length).toBeGreaterThan(20);
+    for (const ref of refs) {
+      expect(ref, 'refs are local').toMatch(/^#\//);
+      expect(resolveLocal(ref), `${ref} resolves`).toBeDefined();
+    }
+  });
+
+  it('has one operation for every route of ROUTES and nothing else', () => {
+    for (const route of ROUTES) expect(operationOf(route.method, route.path), `${route.method} ${route.path}`).toBeDefined();
+    expect(operations()).toHaveLength(ROUTES.length);
+    expect(doc.paths['/v1/orders/']?.get).toBeDefined();
+    expect(doc.paths['/v1/orders']?.get).toBeDefined();
+  });
+
+  it('gives every operation a unique id, responses with descriptions and a security requirement', () => {
+    const ids = operations().map(({ operation }) => operation.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const { method, path, operation } of operations()) {
+      const where = `${method} ${path}`;
+      expect(operation.responses?.['200'], where).toBeDefined();
+      for (const [status, response] of Object.entries<Json>(operation.responses)) {
+        expect(status, where).toMatch(/^[1-5]\d\d$/);
+        expect(response.description, `${where} ${status}`).toEqual(expect.any(String));
+        expect(response.content?.['application/json']?.schema, `${where} ${status}`).toBeDefined();
+      }
+      expect(operation.security, where).toEqual([{ ApiToken: [] }]);
+      for (const requirement of operation.security) {
+        for (const scheme of Object.keys(requirement)) expect(doc.components.securitySchemes[scheme], where).toBeDefined();
+      }
+    }
+  });
+
+  it('declares each {param} of a path as a required path parameter, and no other', () => {
+    for (const { method, path, operation } of operations()) {
+      const inPath = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]);
+      const declared = (operation.parameters ?? []).filter((p: Json) => p.in === 'path');
+      expect(declared.map((p: Json) => p.name), `${method} ${path}`).toEqual(inPath);
+      for (const parameter of declared) expect(parameter.required).toBe(true);
+    }
+  });
+
+  it('compiles every component schema in strict mode', () => {
+    for (const name of Object.keys(doc.components.schemas)) {
+      expect(() => docValidator(['components', 'schemas', name]), name).not.toThrow();
+    }
+  });
+
+  it('documents Get Orders paging from the query schema: limit 1..50 (10), offset 0..MAX_OFFSET (0)', () => {
+    const parameters: Json[] = operationOf('GET', '/v1/orders/').parameters;
+    const byName = Object.fromEntries(parameters.map((p) => [p.name, p]));
+    expect(byName.limit.schema).toEqual({ type: 'integer', minimum: 1, maximum: 50, default: 10 });
+    expect(byName.offset.schema).toMatchObject({ type: 'integer', minimum: 0, default: 0 });
+    expect(byName.status.schema.enum).toContain('PAID');
+    expect(operationOf('GET', '/v1/orders/').description).toContain('newest first');
+  });
+
+  it.each([
+    ['POST', '/v1/orders', 400, ['PRICE_NOT_VALID', 'PARAMETERS_MISSING', 'PARAMETERS_INVALID', 'INVALID_JSON', 'ORDER_MERCHANTID_EXIST', 'PAYMENT_NOT_AVAILABLE']],
+    ['POST', '/v1/orders', 401, ['AUTHENTICATION_FAILED']],
+    ['POST', '/v1/orders', 413, ['PAYLOAD_TOO_LARGE']],
+    ['POST', '/v1/orders', 503, ['SERVICE_UNAVAILABLE']],
+    ['GET', '/v1/orders/{order_id}', 401, ['AUTHENTICATION_FAILED']],
+    ['GET', '/v1/orders/{order_id}', 404, ['ORDER_NOT_FOUND']],
+    ['GET', '/v1/orders/{order_id}', 503, ['SERVICE_UNAVAILABLE']],
+    ['POST', '/v1/orders/{id}/checkout', 400, ['PARAMETERS_MISSING', 'PARAMETERS_INVALID', 'INVALID_JSON', 'ORDER_NOT_NEW', 'PAYMENT_NOT_AVAILABLE']],
+    ['POST', '/v1/orders/{id}/checkout', 401, ['AUTHENTICATION_FAILED']],
+    ['POST', '/v1/orders/{id}/checkout', 409, ['ORDER_CONFLICT']],
+    ['POST', '/v1/orders/{id}/checkout', 413, ['PAYLOAD_TOO_LARGE']],
+    ['POST', '/v1/orders/{id}/checkout', 422, ['ORDER_DOES_NOT_EXIST']],
+    ['GET', '/v1/orders/', 400, ['PARAMETERS_INVALID']],
+    ['GET', '/v1/orders', 401, ['AUTHENTICATION_FAILED']],
+  ] as const)('documents %s %s HTTP %i with %j', (method, path, status, names) => {
+    const examples = operationOf(method, path).responses[String(status)].content['application/json'].examples;
+    expect(Object.keys(examples)).toEqual(expect.arrayContaining([...names]));
+  });
+
+  it('states the contract quirks in the operation descriptions', () => {
+    expect(operationOf('POST', '/v1/orders').description).toMatch(/HTTP \*\*200\*\* with `"status": 201`/);
+    expect(operationOf('GET', '/v1/orders/{order_id}').description).toContain('"eror": "Order not found"');
+    expect(operationOf('POST', '/v1/orders/{id}/checkout').description).toMatch(/HTTP \*\*422\*\*/);
+  });
+
+  it('fails loudly for a route without operation metadata or with undocumented path parameters', () => {
+    const archive: Route = { method: 'POST', path: '/v1/orders/{order_id}/archive', fn: 'archive-order', access: 'write' };
+    expect(() => buildOpenApiDocument([...ROUTES, archive])).toThrow(/no operation metadata .*archive-order/);
+    const renamed = ROUTES.map((route) => (route.fn === 'get-order' ? { ...route, path: '/v1/orders/{orderId}' } : route));
+    expect(() => buildOpenApiDocument(renamed)).toThrow(/path parameters/);
+  });
+
+  it('has examples that validate against their schemas (and the schemas refuse a broken example)', () => {
+    let count = 0;
+    for (const { method, path, operation } of operations()) {
+      const bodies: [string[], Json][] = [];
+      if (operation.requestBody) bodies.push([['requestBody'], operation.requestBody]);
+      for (const [status, response] of Object.entries<Json>(operation.responses)) bodies.push([['responses', status], response]);
+      for (const [where, holder] of bodies) {
+        const media = holder.content['application/json'];
+        const validate = docValidator(['paths', path, method, ...where, 'content', 'application/json', 'schema']);
+        for (const [name, example] of Object.entries<Json>(media.examples ?? {})) {
+          expectValid(validate, example.value, `${method} ${path} ${where.join(' ')} example ${name}`);
+          expectInvalid(validate, { ...example.value, unexpected: true }, `${method} ${path} ${where.join(' ')} example ${name}`);
+          count += 1;
+        }
+      }
+    }
+    expect(count).toBeGreaterThan(40);
+  });
+});
+
+describe('real answers', () => {
+  let api: Awaited<ReturnType<typeof startApi>>;
+  let call: ReturnType<typeof client>;
+  let token: string;
+  let liveToken: string;
+
+  beforeAll(async () => {
+    api = await startApi();
+    call = client(api.url);
+    token = (await newMerchant()).api_token;
+    liveToken = (await newMerchant(false, 'Live Shop')).api_token;
+  });
+
+  afterAll(async () => {
+    await api.close();
+  });
+
+  /** The answer matches the response schema and what the document says for its route and status. */
+  function expectAnswer(route: [string, string], response: ApiResponse, status: number, schema: { $id: string }): void {
+    const [method, path] = route;
+    const what = `${method} ${path} -> ${response.status} ${response.text}`;
+    expect(response.status, what).toBe(status);
+    expectValid(responseAjv.getSchema(schema.$id)!, response.body, `${what} against ${schema.$id}`);
+    expectValid(documentedResponse(method, path, status), response.body, `${what} against the document`);
+    if (typeof response.body.error_code === 'string') {
+      const examples = operationOf(method, path).responses[String(status)].content['application/json'].examples;
+      expect(Object.keys(examples), `${what}: error_code is documented`).toContain(response.body.error_code);
+    }
+  }
+
+  const CREATE: [string, string] = ['POST', '/v1/orders'];
+  const GET: [string, string] = ['GET', '/v1/orders/{order_id}'];
+  const CHECKOUT: [string, string] = ['POST', '/v1/orders/{id}/checkout'];
+
+  async function createOrder(body: Json = {}): Promise<Json> {
+    const response = await call('POST', '/v1/orders', { token, body: { price_amount: 9.99, price_currency: 'USD', ...body } });
+    expectAnswer(CREATE, response, 200, createOrderResponseSchema);
+    return response.body.order;
+  }
+
+  it('Create Order: every documented request example is accepted and answered as documented', async () => {
+    const examples = operationOf('POST', '/v1/orders').requestBody.content['application/json'].examples as Json;
+    for (const [name, example] of Object.entries<Json>(examples)) {
+      // A fresh merchant per example: they share merchant_order_ids.
+      const merchant = await newMerchant();
+      const response = await call('POST', '/v1/orders', { token: merchant.api_token, body: example.value });
+      expectAnswer(CREATE, response, 200, createOrderResponseSchema);
+      expect(Object.keys(response.body.order), name).toEqual(createdOrderSchema.required);
+    }
+  });
+
+  it('Get Order: {} as invoice before checkout, the invoice after', async () => {
+    const order = await createOrder({ token: 'cb-token' });
+    const before = await call('GET', `/v1/orders/${order.order_id}`, { token });
+    expectAnswer(GET, before, 200, getOrderResponseSchema);
+    expect(before.body.invoice).toEqual({});
+    expect(Object.keys(before.body.order)).toEqual(orderSchema.required);
+
+    await call('POST', `/v1/orders/${order.order_id}/checkout`, { token, body: { pay_currency: 'BTC' } });
+    const after = await call('GET', `/v1/orders/${order.order_id}`, { token });
+    expectAnswer(GET, after, 200, getOrderResponseSchema);
+    expect(after.body.invoice.pay_currency).toBe('BTC');
+  });
+
+  it.each(['BTC', 'ETH', 'EOS', 'LBTC', 'ALIPAY'])('Checkout Order in %s', async (payCurrency) => {
+    const order = await createOrder({ merchant_order_id: `oa-${randomUUID()}` });
+    const response = await call('POST', `/v1/orders/${order.order_id}/checkout`, {
+      token,
+      body: { order_id: order.order_id, pay_currency: payCurrency },
+    });
+    expectAnswer(CHECKOUT, response, 200, checkoutOrderResponseSchema);
+    // Field order is the schema's; only EOS invoices carry the optional memo (last).
+    const invoiceKeys = [...invoiceSchema.required, ...(payCurrency === 'EOS' ? ['memo'] : [])];
+    expect(Object.keys(response.body.invoice)).toEqual(invoiceKeys);
+    const got = await call('GET', `/v1/orders/${order.order_id}`, { token });
+    expectAnswer(GET, got, 200, getOrderResponseSchema);
+  });
+
+  it('Create Order with pay_currency, then Get Orders on both spellings of the path', async () => {
+    await createOrder({ pay_currency: 'EOS' });
+    for (const path of ['/v1/orders/', '/v1/orders']) {
+      const response = await call('GET', `${path}?limit=50&status=NEW`, { token });
+      expectAnswer(['GET', path], response, 200, getOrdersResponseSchema);
+      expect(response.body.orders.length).toBeGreaterThan(1);
+      for (const order of response.body.orders) expect(Object.keys(order)).toEqual(orderSchema.required);
+    }
+    const past = await call('GET', '/v1/orders/?offset=1000', { token });
+    expectAnswer(['GET', '/v1/orders/'], past, 200, getOrdersResponseSchema);
+    expect(past.body.orders).toEqual([]);
+  });
+
+  it('the order actions beyond the contract: cancel, sandbox pay, refund, complete refund, resolve', async () => {
+    async function action(name: string, template: string, orderId: string, body: Json = {}) {
+      const response = await call('POST', template.replace(/\{[^}]+\}/, orderId), { token, body });
+      return { route: ['POST', template] as [string, string], response, name };
+    }
+    const cancelled = await createOrder();
+    const paid = await createOrder();
+    await call('POST', `/v1/orders/${paid.order_id}/checkout`, { token, body: { pay_currency: 'BTC' } });
+    const steps = [
+      [await action('cancel', '/v1/orders/{order_id}/cancel', cancelled.order_id, { order_id: cancelled.order_id }), 200, 'CANCELED'],
+      [await action('cancel again', '/v1/orders/{order_id}/cancel', cancelled.order_id), 400, 'ORDER_CANCELED_FAIILED'],
+      [await action('pay', '/v1/sandbox/orders/{id}/pay', paid.order_id), 200, 'PAID'],
+      [await action('resolve a PAID order', '/v1/orders/{order_id}/resolve', paid.order_id), 400, 'ORDER_RESOLVE_FAILED'],
+      [await action('refund', '/v1/orders/{order_id}/refund', paid.order_id), 200, 'REFUND_PENDING'],
+      [await action('complete refund', '/v1/sandbox/orders/{id}/complete-refund', paid.order_id, { txid: 'oa-refund-1' }), 200, 'REFUNDED'],
+      [await action('refund unknown', '/v1/orders/{order_id}/refund', randomUUID()), 404, 'ORDER_NOT_FOUND'],
+      [await action('pay without checkout', '/v1/sandbox/orders/{id}/pay', (await createOrder()).order_id), 400, 'INVOICE_NOT_EXIST'],
+    ] as const;
+    for (const [{ route, response, name }, status, expected] of steps) {
+      expect(response.status, `${name}: ${response.text}`).toBe(status);
+      expectAnswer(route, response, status, status === 200 ? getOrderResponseSchema : errorSchema);
+      expect(status === 200 ? response.body.order.status : response.body.error_code, name).toBe(expected);
+    }
+    const live = await call('POST', `/v1/sandbox/orders/${randomUUID()}/pay`, { token: liveToken, body: {} });
+    expectAnswer(['POST', '/v1/sandbox/orders/{id}/pay'], live, 403, errorSchema);
+  });
+
+  describe('errors', () => {
+    it('Get Order of an unknown order: the 404 quirk body', async () => {
+      const response = await call('GET', `/v1/orders/${randomUUID()}`, { token });
+      expectAnswer(GET, response, 404, orderNotFoundErrorSchema);
+      expect(response.body).toEqual({ eror: 'Order not found', status: '404' });
+    });
+
+    it('Checkout of an unknown order: the 422 quirk body', async () => {
+      const response = await call('POST', `/v1/orders/${randomUUID()}/checkout`, { token, body: { pay_currency: 'BTC' } });
+      expectAnswer(CHECKOUT, response, 422, orderDoesNotExistErrorSchema);
+    });
+
+    it('Create Order with an invalid price: the contract 400 body', async () => {
+      const response = await call('POST', '/v1/orders', { token, body: { price_amount: -1 } });
+      expectAnswer(CREATE, response, 400, priceNotValidErrorSchema);
+    });
+
+    it('every route without a valid token: 401 AUTHENTICATION_FAILED', async () => {
+      // Bodies are validated before the token is checked, so each route gets a valid one.
+      const validBodies: Record<string, Json | undefined> = {
+        'create-order': { price_amount: 1 },
+        'checkout-order': { pay_currency: 'BTC' },
+      };
+      for (const route of ROUTES) {
+        const path = route.path.replace(/\{[^}]+\}/g, randomUUID());
+        const response = await call(route.method, path, { token: 'not-a-valid-token-000000', body: validBodies[route.fn] });
+        expectAnswer([route.method, route.path], response, 401, errorSchema);
+        expect(response.body.error_code).toBe('AUTHENTICATION_FAILED');
+      }
+    });
+
+    it.each([
+      ['missing price_amount', CREATE, '/v1/orders', { body: { title: 'x' } }, 'PARAMETERS_MISSING'],
+      ['an unknown field', CREATE, '/v1/orders', { body: { price_amount: 1, colour: 'red' } }, 'PARAMETERS_INVALID'],
+      ['malformed JSON', CREATE, '/v1/orders', { rawBody: '{"price_amount":' }, 'INVALID_JSON'],
+      ['missing pay_currency', CHECKOUT, '/v1/orders/{id}/checkout', { body: {} }, 'PARAMETERS_MISSING'],
+      ['a bad limit', ['GET', '/v1/orders/'], '/v1/orders/?limit=51', {}, 'PARAMETERS_INVALID'],
+      ['a bad status', ['GET', '/v1/orders'], '/v1/orders?status=DONE', {}, 'PARAMETERS_INVALID'],
+    ] as const)('%s: 400 %s', async (_, route, path, options, code) => {
+      const order = await createOrder();
+      const response = await call(route[0], path.replace('{id}', order.order_id), { token, ...options });
+      expectAnswer([...route], response, 400, errorSchema);
+      expect(response.body.error_code).toBe(code);
+    });
+
+    it('a reused merchant_order_id: 400 ORDER_MERCHANTID_EXIST', async () => {
+      const reference = `dup-${randomUUID()}`;
+      await createOrder({ merchant_order_id: reference });
+      const response = await call('POST', '/v1/orders', { token, body: { price_amount: 1, merchant_order_id: reference } });
+      expectAnswer(CREATE, response, 400, errorSchema);
+      expect(response.body.error_code).toBe('ORDER_MERCHANTID_EXIST');
+    });
+
+    it('a gateway the merchant has not enabled: 400 PAYMENT_NOT_AVAILABLE', async () => {
+      const created = await call('POST', '/v1/orders', { token: liveToken, body: { price_amount: 5 } });
+      const response = await call('POST', `/v1/orders/${created.body.order.order_id}/checkout`, {
+        token: liveToken,
+        body: { pay_currency: 'WECHAT' },
+      });
+      expectAnswer(CHECKOUT, response, 400, errorSchema);
+      expect(response.body.error_code).toBe('PAYMENT_NOT_AVAILABLE');
+    });
+
+    it('an oversized body: 413 PAYLOAD_TOO_LARGE', async () => {
+      const rawBody = JSON.stringify({ price_amount: 1, description: 'x'.repeat(128 * 1024) });
+      const response = await call('POST', '/v1/orders', { token, rawBody });
+      expectAnswer(CREATE, response, 413, errorSchema);
+    });
+  });
+});
