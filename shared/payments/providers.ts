@@ -1,15 +1,29 @@
 import { apiConfig } from '#shared/config';
-import { optionalString } from '#shared/env';
+import { optionalString, positiveInteger } from '#shared/env';
+import { HttpRateProvider } from '#shared/payments/http-rates';
+import { tableRateCache } from '#shared/store/rates';
 import { SandboxLightningNode } from '#shared/payments/lightning/index';
 import type { PaymentMethods } from '#shared/payments/methods';
 import { type RateProvider, StaticRateProvider } from '#shared/payments/rates';
 import { HdPaymentMethods } from '#shared/payments/sandbox-methods';
 
+/** Sandbox merchants are always priced from the fixed demo table (nothing settles). */
+export const sandboxRateProvider: RateProvider = new StaticRateProvider();
+
+const rateSourceUrl = optionalString(process.env, 'RATE_SOURCE_URL');
+
 /**
- * The external providers of this process, chosen from the environment once at cold start.
- * Rates: the static table (RATE_SOURCE unset or "static"); an HTTP source is configured by URL.
+ * Rates for live merchants, chosen once at cold start: the static demo table unless
+ * RATE_SOURCE_URL names an HTTP source in the Coinbase exchange-rates format, cached in the
+ * table for RATE_MAX_AGE_SECONDS (300) and failing closed (PAYMENT_NOT_AVAILABLE) when stale.
  */
-export const rateProvider: RateProvider = new StaticRateProvider();
+export const rateProvider: RateProvider = rateSourceUrl
+  ? new HttpRateProvider({
+      url: rateSourceUrl,
+      maxAgeSeconds: positiveInteger(process.env, 'RATE_MAX_AGE_SECONDS', 300),
+      cache: tableRateCache,
+    })
+  : sandboxRateProvider;
 
 export const paymentMethods: PaymentMethods = new HdPaymentMethods({
   platformXpubs: {

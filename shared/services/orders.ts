@@ -12,7 +12,7 @@ import { formatDecimal, type Decimal } from '#shared/domain/money';
 import type { Invoice, Order } from '#shared/domain/order';
 import { parsePrice } from '#shared/domain/price';
 import type { OrderStatus } from '#shared/domain/statuses';
-import { paymentMethods, rateProvider } from '#shared/payments/providers';
+import { paymentMethods, rateProvider, sandboxRateProvider } from '#shared/payments/providers';
 import { payAmountFor, RateUnavailableError, receiveAmountFor } from '#shared/payments/rates';
 import { changeOrder, touch } from '#shared/services/order-changes';
 import { findOrderWithInvoice, insertOrder, listOrders as queryOrders } from '#shared/store/orders';
@@ -61,10 +61,11 @@ function invoiceTtlSeconds(payCurrency: string): number {
 async function buildInvoice(merchant: MerchantProfile, order: Order, payCurrency: string, now: Date): Promise<Invoice> {
   assertPayable(merchant, payCurrency);
   const price = parsePrice(Number(order.price_amount), order.price_currency);
+  const rates = merchant.sandbox ? sandboxRateProvider : rateProvider;
   let payRate, receiveRate;
   try {
-    payRate = await rateProvider.getRate(order.price_currency, payCurrency, now);
-    receiveRate = await rateProvider.getRate(order.price_currency, merchant.receive_currency, now);
+    payRate = await rates.getRate(order.price_currency, payCurrency, now);
+    receiveRate = await rates.getRate(order.price_currency, merchant.receive_currency, now);
   } catch (error) {
     if (error instanceof RateUnavailableError) throw new PaymentNotAvailableError(undefined, error);
     throw error;
@@ -112,6 +113,7 @@ function withInvoice(order: Order, invoice: Invoice): Order {
     ...order,
     pay_amount: invoice.pay_amount,
     pay_currency: invoice.pay_currency,
+    receive_amount: invoice.receive_amount,
     invoice_id: invoice.invoice_id,
     due_at: invoice.expired_at,
   };
