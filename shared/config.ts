@@ -1,4 +1,4 @@
-import { positiveInteger, requiredString } from '#shared/env';
+import { flag, positiveInteger, requiredString } from '#shared/env';
 
 /**
  * Configuration of the API handlers, read and checked once at cold start.
@@ -13,4 +13,6 @@ export const apiConfig = {
   orderTtlSeconds: positiveInteger(process.env, 'ORDER_TTL_SECONDS', 86_400),
   /** A payment this long after an invoice expired is still matched (UNRESOLVED, PAID_LATE). */
   latePaymentWindowSeconds: positiveInteger(process.env, 'LATE_PAYMENT_WINDOW_SECONDS', 7 * 86_400),
+  /** Accept loopback callback URLs: only the local runtime sets this (never the AWS stack). */
+  allowLoopbackCallbacks: flag(process.env, 'CALLBACK_ALLOW_LOOPBACK'),
 } as const;

@@ -10,9 +10,9 @@ const body = compileBody<{ order_id?: string; pay_currency: string }>(checkoutBo
 
 /** POST /v1/orders/:id/checkout: prices the order in `pay_currency` and gives its address. */
 export const handler = apiHandler({ body }, async ({ body, path, merchant, now }) => {
-  if (body.order_id !== undefined && body.order_id !== path.id) {
+  if (body.order_id !== undefined && body.order_id !== path.order_id) {
     throw new InvalidParameterError('order_id does not match the order in the path');
   }
-  const { order, invoice } = await checkoutOrder(merchant, path.id, body.pay_currency, now);
+  const { order, invoice } = await checkoutOrder(merchant, path.order_id, body.pay_currency, now);
   return json(200, { status: 200, order: orderView(order), invoice: invoiceView(invoice) });
 });

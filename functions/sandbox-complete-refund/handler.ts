@@ -9,5 +9,5 @@ const body = compileBody<{ txid?: string }>(sandboxRefundBodySchema);
 
 /** POST /v1/sandbox/orders/:id/complete-refund: the sandbox's refund is sent (REFUND_PENDING -> REFUNDED). */
 export const handler = apiHandler({ body }, async ({ body, path, merchant, now }) =>
-  orderWithInvoice(await simulateRefundSent(merchant, path.id, body.txid ?? `sandbox-refund-${randomUUID()}`, now)),
+  orderWithInvoice(await simulateRefundSent(merchant, path.order_id, body.txid ?? `sandbox-refund-${randomUUID()}`, now)),
 );

@@ -10,6 +10,6 @@ const body = compileBody<{ amount?: number; confirmations?: number; txid?: strin
 /** POST /v1/sandbox/orders/:id/pay: a sandbox merchant's simulated payment of the current invoice. */
 export const handler = apiHandler({ body }, async ({ body, path, merchant, now }) =>
   orderWithInvoice(
-    await simulatePayment(merchant, path.id, { ...body, txid: body.txid ?? `sandbox-${randomUUID()}` }, now),
+    await simulatePayment(merchant, path.order_id, { ...body, txid: body.txid ?? `sandbox-${randomUUID()}` }, now),
   ),
 );

@@ -53,7 +53,16 @@ function stopChild(child: ChildProcess): Promise<void> {
 export async function startDynamoDbLocal(options: { port?: number; dataDir?: string } = {}): Promise<LocalDynamoDb> {
   const port = options.port ?? (await freePort());
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
-  const child = spawnDynamoDbLocal({ port, path: options.dataDir ?? null, sharedDb: true, stdio: 'pipe' });
+  // With data on disk, Java runs in its own process group: a crash (SIGKILL) of the runtime's
+  // group then leaves the database running, and the next start stops it gracefully, so its
+  // last writes are flushed (DynamoDB Local loses unflushed writes when killed itself).
+  const child = spawnDynamoDbLocal({
+    port,
+    path: options.dataDir ?? null,
+    sharedDb: true,
+    stdio: 'pipe',
+    detached: options.dataDir !== undefined,
+  });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
   child.stderr?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));

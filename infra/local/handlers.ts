@@ -14,6 +14,8 @@ const loaders: Record<string, () => Promise<{ handler: LambdaHandler }>> = {
   'resolve-order': () => import('#functions/resolve-order/handler'),
   'sandbox-pay': () => import('#functions/sandbox-pay/handler'),
   'sandbox-complete-refund': () => import('#functions/sandbox-complete-refund/handler'),
+  'list-callbacks': () => import('#functions/list-callbacks/handler'),
+  'redeliver-callback': () => import('#functions/redeliver-callback/handler'),
 };
 
 /** Loads once, then hands out the same module, as a warm Lambda would (import() per call is slow under tsx). */

@@ -7,6 +7,7 @@ import { apiFunctions } from '#infra/local/handlers';
 import { ensureTable, LOCAL_AWS_ENV, startDynamoDbLocal, type LocalDynamoDb } from '#infra/local/dynamodb';
 import { startLocalSqs, type LocalSqs } from '#infra/local/sqs';
 import { staticFiles } from '#infra/local/static-files';
+import { startCallbackPipeline } from '#infra/local/pipeline';
 
 export interface RuntimeOptions {
   port: number;
@@ -48,17 +49,27 @@ export interface RuntimeState {
 
 const PAGE_PREFIX = '/pay/';
 
-/** A previous run killed with SIGKILL may have left its DynamoDB Local running on our data. */
-function stopOrphanedJava(dataDir: string): void {
+/**
+ * A previous run killed with SIGKILL leaves its DynamoDB Local running on our data. Stop it
+ * with SIGTERM and wait, so it flushes what it acknowledged before we open the data again.
+ */
+async function stopOrphanedJava(dataDir: string): Promise<void> {
   const pidFile = join(dataDir, 'dynamodb.pid');
   if (!existsSync(pidFile)) return;
   const pid = Number(readFileSync(pidFile, 'utf8'));
-  try {
-    const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-    if (command.includes('DynamoDBLocal.jar')) process.kill(pid, 'SIGKILL');
-  } catch {
-    // Not running any more.
+  const isOurJava = () => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('DynamoDBLocal.jar');
+    } catch {
+      return false;
+    }
+  };
+  if (!Number.isInteger(pid) || pid <= 0 || !isOurJava()) return;
+  process.kill(pid, 'SIGTERM');
+  for (let waited = 0; waited < 15_000 && isOurJava(); waited += 100) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  if (isOurJava()) process.kill(pid, 'SIGKILL');
 }
 
 async function seedDemoMerchant(dataDir: string | undefined, demoApiToken: string | undefined): Promise<DemoMerchant> {
@@ -101,7 +112,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const tableName = options.tableName ?? 'crypto-pay-orders';
   if (dataDir) {
     mkdirSync(dataDir, { recursive: true });
-    stopOrphanedJava(dataDir);
+    await stopOrphanedJava(dataDir);
   }
   const stops: (() => Promise<void>)[] = [];
   const stop = async () => {
@@ -149,12 +160,25 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       DYNAMODB_ENDPOINT: dynamodbEndpoint,
       PAYMENT_PAGE_URL: paymentPageUrl,
       CALLBACK_QUEUE_URL: sqs.callbackQueueUrl,
+      CALLBACK_DLQ_URL: sqs.callbackDeadLetterQueueUrl,
       SQS_ENDPOINT: sqs.endpoint,
+      // The explicit local allowance: merchants test against their own machine. Never in AWS.
+      CALLBACK_ALLOW_LOOPBACK: process.env.CALLBACK_ALLOW_LOOPBACK ?? 'true',
+      CALLBACK_SWEEP_GRACE_SECONDS: process.env.CALLBACK_SWEEP_GRACE_SECONDS ?? '30',
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
     });
 
     const demo = await seedDemoMerchant(dataDir, options.demoApiToken);
     stops.push(await startExpirySweeper(options.expirySweepSeconds));
+    stops.push(
+      await startCallbackPipeline({
+        dynamodbEndpoint,
+        tableName,
+        sqs,
+        checkpointFile: dataDir && join(dataDir, 'stream-checkpoint.json'),
+        sweepSeconds: options.expirySweepSeconds,
+      }),
+    );
     if (dataDir) {
       const state: RuntimeState = { dynamodbEndpoint, tableName, apiUrl: url, pid: process.pid };
       writeFileSync(stateFile(dataDir), JSON.stringify(state));

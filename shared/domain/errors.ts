@@ -147,3 +147,9 @@ export class RefundNotPendingError extends AppError {
     super(400, 'ORDER_REFUND_FAILED', 'The order has no refund pending.');
   }
 }
+
+export class NoCallbackError extends AppError {
+  constructor() {
+    super(400, 'NO_CALLBACK', 'The order has no callback to deliver (no status change yet, or no callback_url).');
+  }
+}

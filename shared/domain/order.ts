@@ -24,6 +24,8 @@ export interface Order {
   pay_currency: string;
   /** '' until the order is paid; then the merchant's settlement currency. */
   receive_currency: string;
+  /** The current invoice's settlement amount (kept on the order so callbacks need no join). */
+  receive_amount?: string;
   status: OrderStatus;
   created_at: string;
   updated_at: string;

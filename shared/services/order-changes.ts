@@ -3,6 +3,8 @@ import type { MerchantProfile } from '#shared/domain/merchant';
 import type { Invoice, Order } from '#shared/domain/order';
 import type { OrderStatus } from '#shared/domain/statuses';
 import { assertTransition, type UnresolvedReason } from '#shared/domain/status-machine';
+import { deliveryFor } from '#shared/callbacks/outbox';
+import { deliveryToItem } from '#shared/store/deliveries';
 import { commitOrderChange, findOrderWithInvoice, replaceInvoice } from '#shared/store/orders';
 
 export interface Found {
@@ -36,9 +38,16 @@ export async function changeOrder(
     const change = await decide(found);
     if (!change) return found;
     const isNewInvoice = change.invoice && change.invoice.invoice_id !== found.invoice?.invoice_id;
+    // A status change writes the callback it owes in the same transaction: it cannot be lost.
+    const delivery = deliveryFor(found.order, change.order, new Date(change.order.updated_at));
     const committed = isNewInvoice
       ? await replaceInvoice(found.order, { order: change.order, invoice: change.invoice! }, found.invoice)
-      : await commitOrderChange({ expected: found.order, order: change.order, invoice: change.invoice });
+      : await commitOrderChange({
+          expected: found.order,
+          order: change.order,
+          invoice: change.invoice,
+          extraItems: delivery ? [deliveryToItem(delivery)] : [],
+        });
     if (committed) return { order: change.order, invoice: change.invoice ?? found.invoice };
   }
   throw new ConcurrentUpdateError();

@@ -1,3 +1,4 @@
+import { checkCallbackUrl } from '#shared/callbacks/ssrf';
 import { apiConfig } from '#shared/config';
 import { isGateway } from '#shared/domain/currencies';
 import {
@@ -123,6 +124,8 @@ function withInvoice(order: Order, invoice: Invoice): Order {
 export async function createOrder(merchant: MerchantProfile, input: CreateOrderInput, now: Date) {
   const priceCurrency = input.price_currency ?? 'USD';
   const price = parsePrice(input.price_amount, priceCurrency);
+  // Refuse callback URLs that point into private networks before anything is stored.
+  if (input.callback_url) checkCallbackUrl(input.callback_url, { allowLoopback: apiConfig.allowLoopbackCallbacks });
   const createdAt = now.toISOString();
   let order: Order = {
     order_id: newId(),

@@ -13,9 +13,12 @@
  * | counter             | COUNTER#<name>                  | COUNTER      |                                   |                                             |
  * | rate snapshot       | RATES#<source>                  | RATES        |                                   |                                             |
  * | address index       | ADDRESS#<currency>#<address>    | ADDRESS      |                                   |                                             |
+ * | callback delivery   | ORDER#<order_id>                | DELIVERY#<version, 10 digits> |                  |                                             |
  *
- * GSI3 (sparse) holds only NEW orders: GSI3PK = EXPIRY#<shard>, GSI3SK = <due_at>#<order_id>,
- * so the expiry sweeper finds what is due with one Query per shard and never scans.
+ * GSI3 is sparse and holds only what a sweeper must find: NEW orders (GSI3PK =
+ * EXPIRY#<shard>, GSI3SK = <due_at>#<order_id>) and callback deliveries still to make
+ * (GSI3PK = OUTBOX#<shard>, GSI3SK = <next_attempt_at>#<event_id>). One Query per shard,
+ * never a scan.
  */
 export const ENTITY = {
   order: 'ORDER',
@@ -26,6 +29,7 @@ export const ENTITY = {
   counter: 'COUNTER',
   rates: 'RATES',
   address: 'ADDRESS',
+  delivery: 'DELIVERY',
 } as const;
 
 export interface TableKey {
@@ -82,6 +86,8 @@ export const addressKey = (currency: string, address: string): TableKey => ({
 
 /** Shards of the expiry index: spreads due orders over partitions (one Query each to sweep). */
 export const EXPIRY_SHARDS = 4;
+/** The outbox index uses the same sharding. */
+export const OUTBOX_SHARDS = EXPIRY_SHARDS;
 
 function shardOf(orderId: string): number {
   // The id is a random UUID: its first hex digit is uniform.
@@ -94,3 +100,18 @@ export const expiryIndexKey = (orderId: string, dueAt: string) => ({
 });
 
 export const expiryPartition = (shard: number): string => `EXPIRY#${shard}`;
+
+/** A callback delivery, one per status change, in the order's partition (the order's callback log). */
+export const deliveryKey = (orderId: string, version: number): TableKey => ({
+  PK: `ORDER#${orderId}`,
+  SK: `${DELIVERY_PREFIX}${String(version).padStart(10, '0')}`,
+});
+
+export const DELIVERY_PREFIX = 'DELIVERY#';
+
+export const outboxIndexKey = (orderId: string, nextAttemptAt: string, eventId: string) => ({
+  GSI3PK: outboxPartition(shardOf(orderId)),
+  GSI3SK: `${nextAttemptAt}#${eventId}`,
+});
+
+export const outboxPartition = (shard: number): string => `OUTBOX#${shard}`;

@@ -118,15 +118,22 @@ export async function insertOrder(order: Order, invoice?: Invoice): Promise<void
   }
 }
 
-/** The order and its current invoice, in one strongly consistent Query of the order's partition. */
+/**
+ * The order and its current invoice, in one strongly consistent Query of the order's
+ * partition. The key range skips the partition's other items (the callback log).
+ */
 export async function findOrderWithInvoice(
   orderId: string,
 ): Promise<{ order: Order; invoice: Invoice | undefined } | undefined> {
   const result = await db.send(
     new QueryCommand({
       TableName: TABLE_NAME,
-      KeyConditionExpression: 'PK = :pk',
-      ExpressionAttributeValues: { ':pk': orderPartition(orderId) },
+      KeyConditionExpression: 'PK = :pk AND SK BETWEEN :invoice AND :order',
+      ExpressionAttributeValues: {
+        ':pk': orderPartition(orderId),
+        ':invoice': currentInvoiceKey(orderId).SK,
+        ':order': orderKey(orderId).SK,
+      },
       ConsistentRead: true,
     }),
   );

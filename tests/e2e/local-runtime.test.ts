@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isAlive, killGroup, runScript, startScript, type Started } from '../support/processes';
+import { MerchantEndpoint } from '../support/merchant-endpoint';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'runtime-e2e-'));
 const demoToken = `demo-token-${'x'.repeat(20)}`;
@@ -109,4 +110,54 @@ describe('expiry in the local runtime (short windows)', () => {
       rmSync(expiryDir, { recursive: true, force: true });
     }
   });
+});
+
+describe('crash safety of callbacks', () => {
+  it('a runtime killed (SIGKILL) between a status change and its delivery delivers after restart', async () => {
+    const crashDir = mkdtempSync(join(tmpdir(), 'runtime-crash-'));
+    // The first attempt (if it happens before the kill) fails; only a delivery after restart succeeds.
+    const merchantSite = await new MerchantEndpoint((_, index) => ({ status: index === 0 ? 500 : 200 })).start();
+    const env = { PORT: '0', DATA_DIR: crashDir, DEMO_API_TOKEN: demoToken, EXPIRY_SWEEP_SECONDS: '1', CALLBACK_RETRY_BASE_SECONDS: '1' };
+    try {
+      const first = startScript('infra/local/start.ts', [], env);
+      running.push(first);
+      const [, url] = await first.waitFor(/API:\s+(http:\/\/\S+)/);
+      await first.waitFor(/Ctrl-C stops everything/);
+      const created = (await (await post(`${url}/v1/orders`, demoToken, { price_amount: 65, pay_currency: 'BTC', callback_url: merchantSite.url })).json()) as any;
+      const orderId = created.order.order_id;
+      const paid = (await (await post(`${url}/v1/sandbox/orders/${orderId}/pay`, demoToken, {})).json()) as any;
+      expect(paid.order.status).toBe('PAID');
+      // Crash: the runtime's whole process group dies at once (DynamoDB Local, like any
+      // database server, runs in its own group and is stopped cleanly by the next start).
+      killGroup(first.child);
+      await first.stop('SIGKILL');
+
+      const second = startScript('infra/local/start.ts', [], env);
+      running.push(second);
+      const [, url2] = await second.waitFor(/API:\s+(http:\/\/\S+)/);
+      // The endpoint fails the first attempt, whenever it came: a second one means a retry ran after restart.
+      await merchantSite.waitFor(() => merchantSite.for(orderId).length >= 2, 60_000).catch((error: Error) => {
+        throw new Error(`${error.message}\nruntime output:\n${second.output()}`);
+      });
+      const callbacks = merchantSite.for(orderId);
+      expect(callbacks.every((c) => c.json.status === 'PAID')).toBe(true);
+      expect(new Set(callbacks.map((c) => c.headers['webhook-id'])).size).toBe(1);
+      // Nothing changed twice: the order is PAID once, at the version it was paid at.
+      const after = (await (await fetch(`${url2}/v1/orders/${orderId}`, { headers: { token: demoToken } })).json()) as any;
+      expect(after.order.status).toBe('PAID');
+      expect(after.order.updated_at).toBe(paid.order.updated_at);
+      const callbackLog = async () => ((await (await fetch(`${url2}/v1/orders/${orderId}/callbacks`, { headers: { token: demoToken } })).json()) as any).callbacks;
+      const deadline = Date.now() + 10_000;
+      while ((await callbackLog())[0]?.state !== 'DELIVERED' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      const log = await callbackLog();
+      expect(log).toHaveLength(1);
+      expect(log[0].state).toBe('DELIVERED');
+      expect(await second.stop('SIGINT')).toBe(0);
+    } finally {
+      await merchantSite.stop();
+      const javaPid = Number(readFileSync(join(crashDir, 'dynamodb.pid'), 'utf8'));
+      if (isAlive(javaPid)) process.kill(javaPid, 'SIGKILL');
+      rmSync(crashDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

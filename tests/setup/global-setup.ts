@@ -1,8 +1,10 @@
 import type { TestProject } from 'vitest/node';
 import { ensureTable, LOCAL_AWS_ENV, startDynamoDbLocal } from '#infra/local/dynamodb';
+import { startLocalSqs } from '#infra/local/sqs';
 
 /**
- * One real DynamoDB Local (in memory) for the whole run, with the service's table. Test files
+ * One real DynamoDB Local (in memory) and SQS emulator for the whole run, with the service's
+ * table and queues (nothing consumes the queue unless a test starts the pipeline). Test files
  * isolate themselves by creating their own merchants. The environment set here is what each
  * Lambda gets from the stack; test workers inherit it.
  */
@@ -11,14 +13,19 @@ export default async function setup(project: TestProject) {
   const dynamodb = await startDynamoDbLocal();
   const tableName = 'test-orders';
   await ensureTable(dynamodb.endpoint, tableName);
+  const sqs = await startLocalSqs({ prefix: tableName });
   Object.assign(process.env, LOCAL_AWS_ENV, {
     TABLE_NAME: tableName,
     DYNAMODB_ENDPOINT: dynamodb.endpoint,
+    CALLBACK_QUEUE_URL: sqs.callbackQueueUrl,
+    CALLBACK_DLQ_URL: sqs.callbackDeadLetterQueueUrl,
+    SQS_ENDPOINT: sqs.endpoint,
     PAYMENT_PAGE_URL: 'http://pay.test/pay/',
     POWERTOOLS_LOG_LEVEL: 'ERROR',
   });
   project.provide('dynamodbEndpoint', dynamodb.endpoint);
   return async () => {
+    await sqs.stop();
     await dynamodb.stop();
   };
 }

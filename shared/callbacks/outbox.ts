@@ -1,0 +1,28 @@
+import { callbackBody } from '#shared/callbacks/payload';
+import { type Delivery, eventIdFor } from '#shared/domain/delivery';
+import type { Order } from '#shared/domain/order';
+
+/**
+ * The delivery a status change owes the merchant, or undefined when it owes none: a new
+ * order, a write that kept the status (a checkout, a payment's confirmations), or an order
+ * without callback_url. Written in the same transaction as the change (a transactional
+ * outbox), and again, idempotently, by the stream handler.
+ */
+export function deliveryFor(before: Order | undefined, after: Order, now: Date): Delivery | undefined {
+  if (!before || before.status === after.status || !after.callback_url) return undefined;
+  const eventId = eventIdFor(after.order_id, after.version);
+  return {
+    event_id: eventId,
+    order_id: after.order_id,
+    user_id: after.user_id,
+    version: after.version,
+    status: after.status,
+    callback_url: after.callback_url,
+    payload: JSON.stringify(callbackBody(after, eventId)),
+    state: 'PENDING',
+    attempt_count: 0,
+    attempts: [],
+    next_attempt_at: now.toISOString(),
+    created_at: now.toISOString(),
+  };
+}

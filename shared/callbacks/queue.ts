@@ -1,0 +1,52 @@
+import { ChangeMessageVisibilityCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { callbackConfig } from '#shared/callbacks/config';
+import { optionalString } from '#shared/env';
+
+const endpoint = optionalString(process.env, 'SQS_ENDPOINT');
+
+/** The one SQS client of the process. */
+const sqs = new SQSClient({ ...(endpoint ? { endpoint } : {}), maxAttempts: 3 });
+
+/** A queue message names one attempt of one delivery; a message for an older attempt is stale. */
+export interface DeliveryJob {
+  order_id: string;
+  version: number;
+  event_id: string;
+  /** Attempts already made when this message was sent. */
+  attempt: number;
+}
+
+/** SQS delays a message by at most 15 minutes; longer waits continue by message visibility. */
+const MAX_DELAY_SECONDS = 900;
+
+export async function enqueueDelivery(job: DeliveryJob, delaySeconds = 0): Promise<void> {
+  await sqs.send(
+    new SendMessageCommand({
+      QueueUrl: callbackConfig.queueUrl,
+      MessageBody: JSON.stringify(job),
+      DelaySeconds: Math.max(0, Math.min(MAX_DELAY_SECONDS, Math.ceil(delaySeconds))),
+    }),
+  );
+}
+
+/** Hides a received message until its delivery is due (at most 12 hours per step). */
+export async function postpone(receiptHandle: string, seconds: number): Promise<void> {
+  await sqs.send(
+    new ChangeMessageVisibilityCommand({
+      QueueUrl: callbackConfig.queueUrl,
+      ReceiptHandle: receiptHandle,
+      VisibilityTimeout: Math.max(1, Math.min(43_200, Math.ceil(seconds))),
+    }),
+  );
+}
+
+/** After the last attempt: the job goes to the dead-letter queue (its alarm tells an operator). */
+export async function deadLetter(job: DeliveryJob, reason: string): Promise<void> {
+  if (!callbackConfig.deadLetterQueueUrl) return;
+  await sqs.send(
+    new SendMessageCommand({
+      QueueUrl: callbackConfig.deadLetterQueueUrl,
+      MessageBody: JSON.stringify({ ...job, reason }),
+    }),
+  );
+}

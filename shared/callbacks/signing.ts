@@ -1,0 +1,47 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/**
+ * Standard Webhooks signatures: `v1,<base64 HMAC-SHA256(key, "<id>.<timestamp>.<body>")>`,
+ * where the key is the base64-decoded part of the merchant's `whsec_...` secret.
+ */
+function secretKey(secret: string): Buffer {
+  if (!secret.startsWith('whsec_')) throw new RangeError('a callback secret starts with whsec_');
+  return Buffer.from(secret.slice('whsec_'.length), 'base64');
+}
+
+export function sign(secret: string, id: string, timestamp: number, body: string): string {
+  const digest = createHmac('sha256', secretKey(secret)).update(`${id}.${timestamp}.${body}`).digest('base64');
+  return `v1,${digest}`;
+}
+
+/** The three headers of a signed callback (the id is stable across retries). */
+export function webhookHeaders(secret: string, id: string, timestamp: number, body: string): Record<string, string> {
+  return {
+    'webhook-id': id,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': sign(secret, id, timestamp, body),
+  };
+}
+
+/**
+ * What a merchant runs (see README): checks the signature in constant time and that the
+ * timestamp is within `toleranceSeconds` of now (replay protection).
+ */
+export function verify(
+  secret: string,
+  headers: Record<string, string | undefined>,
+  body: string,
+  nowSeconds = Math.floor(Date.now() / 1000),
+  toleranceSeconds = 300,
+): boolean {
+  const id = headers['webhook-id'];
+  const timestamp = Number(headers['webhook-timestamp']);
+  const signatures = headers['webhook-signature'];
+  if (!id || !Number.isInteger(timestamp) || !signatures) return false;
+  if (Math.abs(nowSeconds - timestamp) > toleranceSeconds) return false;
+  const expected = Buffer.from(sign(secret, id, timestamp, body));
+  return signatures.split(' ').some((candidate) => {
+    const given = Buffer.from(candidate);
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  });
+}

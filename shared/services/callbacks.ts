@@ -1,0 +1,162 @@
+import { callbackConfig, LEASE_SECONDS, MAX_RESPONSE_BYTES } from '#shared/callbacks/config';
+import { postJson, CallbackTransportError } from '#shared/callbacks/http-post';
+import { deliveryFor } from '#shared/callbacks/outbox';
+import { deadLetter, enqueueDelivery, postpone, type DeliveryJob } from '#shared/callbacks/queue';
+import { retryDelaySeconds, withRetryAfter } from '#shared/callbacks/schedule';
+import { webhookHeaders } from '#shared/callbacks/signing';
+import type { Delivery, DeliveryAttempt } from '#shared/domain/delivery';
+import { NoCallbackError } from '#shared/domain/errors';
+import type { MerchantProfile } from '#shared/domain/merchant';
+import type { Order } from '#shared/domain/order';
+import { logger } from '#shared/http/logger';
+import { findMerchant } from '#shared/store/merchants';
+import {
+  claimDelivery,
+  findDelivery,
+  findOverdueDeliveries,
+  insertDelivery,
+  listDeliveries,
+  markRequeued,
+  recordAttempt,
+  resetDelivery,
+} from '#shared/store/deliveries';
+import { ownedOrderId } from '#shared/services/callback-log';
+
+const jobOf = (delivery: Delivery): DeliveryJob => ({
+  order_id: delivery.order_id,
+  version: delivery.version,
+  event_id: delivery.event_id,
+  attempt: delivery.attempt_count,
+});
+
+/**
+ * The stream side: an order write that changed its status has its delivery (written with the
+ * change, see deliveryFor) and gets a queue job. A repeated stream record finds the same
+ * delivery and re-sends its first job (the first enqueue may have failed); duplicate jobs for
+ * one attempt collapse when a worker claims the delivery.
+ */
+export async function recordStatusChange(before: Order | undefined, after: Order, now: Date): Promise<Delivery | undefined> {
+  const delivery = deliveryFor(before, after, now);
+  if (!delivery) return undefined;
+  const created = await insertDelivery(delivery);
+  const current = created ? delivery : await findDelivery(after.order_id, after.version);
+  if (current && current.state === 'PENDING' && current.attempt_count === 0) await enqueueDelivery(jobOf(current));
+  return current;
+}
+
+/** Merchants' signing secrets, read once per process (they do not change). */
+const secrets = new Map<number, string>();
+
+async function secretOf(userId: number): Promise<string> {
+  let secret = secrets.get(userId);
+  if (!secret) {
+    const merchant = await findMerchant(userId);
+    if (!merchant) throw new Error(`merchant ${userId} of a delivery does not exist`);
+    secret = merchant.callback_secret;
+    secrets.set(userId, secret);
+  }
+  return secret;
+}
+
+type Outcome =
+  | { kind: 'delivered'; attempt: DeliveryAttempt }
+  | { kind: 'stop'; attempt: DeliveryAttempt }
+  | { kind: 'retry'; attempt: DeliveryAttempt; retryAfter?: string };
+
+/** One POST of the delivery's frozen body, signed for this attempt's timestamp. */
+async function attempt(delivery: Delivery, secret: string, now: Date): Promise<Outcome> {
+  const timestamp = Math.floor(now.getTime() / 1000);
+  const at = now.toISOString();
+  try {
+    const response = await postJson(delivery.callback_url, {
+      body: delivery.payload,
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'crypto-pay-orders-callbacks/1.0',
+        ...webhookHeaders(secret, delivery.event_id, timestamp, delivery.payload),
+      },
+      timeoutMs: callbackConfig.timeoutMs,
+      maxResponseBytes: MAX_RESPONSE_BYTES,
+      allowLoopback: callbackConfig.allowLoopback,
+    });
+    const logged: DeliveryAttempt = { at, http_status: response.status, latency_ms: Math.round(response.latencyMs) };
+    if (response.status >= 200 && response.status < 300) return { kind: 'delivered', attempt: logged };
+    // 410 Gone: the merchant asks us to stop (Standard Webhooks). 3xx is a failure, never followed.
+    if (response.status === 410) return { kind: 'stop', attempt: logged };
+    const retryAfter = response.headers['retry-after'];
+    return { kind: 'retry', attempt: logged, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter };
+  } catch (error) {
+    const latency = Date.now() - now.getTime();
+    if (!(error instanceof CallbackTransportError)) throw error;
+    logger.warn('callback attempt failed', { kind: error.kind, code: error.code, eventId: delivery.event_id });
+    const logged = { at, latency_ms: latency, error: error.message };
+    // The URL now resolves into a private network (DNS rebinding): retrying cannot help.
+    if (error.kind === 'forbidden-address') return { kind: 'stop', attempt: logged };
+    return { kind: 'retry', attempt: logged };
+  }
+}
+
+/**
+ * The delivery side, for one queue job. Returns 'keep' when the message must stay in the queue
+ * (postponed until its delivery is due), 'done' when it can be deleted: delivered, stopped,
+ * dead-lettered, rescheduled with a new message, or stale (another message carries it).
+ */
+export async function processDeliveryJob(job: DeliveryJob, receiptHandle: string, now: Date): Promise<'done' | 'keep'> {
+  const delivery = await findDelivery(job.order_id, job.version);
+  if (!delivery || delivery.state !== 'PENDING' || delivery.attempt_count !== job.attempt) return 'done';
+  const dueIn = (Date.parse(delivery.next_attempt_at) - now.getTime()) / 1000;
+  if (dueIn > 1) {
+    await postpone(receiptHandle, dueIn);
+    return 'keep';
+  }
+  const lease = await claimDelivery(delivery, now, LEASE_SECONDS);
+  if (!lease) return 'done';
+  const outcome = await attempt(delivery, await secretOf(delivery.user_id), now);
+  const attemptNumber = delivery.attempt_count + 1;
+  const finishedAt = new Date();
+  if (outcome.kind === 'delivered') {
+    await recordAttempt(delivery, lease, outcome.attempt, { state: 'DELIVERED', nextAttemptAt: delivery.next_attempt_at, deliveredAt: finishedAt.toISOString() });
+    return 'done';
+  }
+  if (outcome.kind === 'stop') {
+    await recordAttempt(delivery, lease, outcome.attempt, { state: 'STOPPED', nextAttemptAt: delivery.next_attempt_at });
+    return 'done';
+  }
+  if (attemptNumber >= callbackConfig.maxAttempts) {
+    const written = await recordAttempt(delivery, lease, outcome.attempt, { state: 'FAILED', nextAttemptAt: delivery.next_attempt_at });
+    if (written) await deadLetter({ ...job, attempt: attemptNumber }, outcome.attempt.error ?? `HTTP ${outcome.attempt.http_status}`);
+    return 'done';
+  }
+  const delay = withRetryAfter(retryDelaySeconds(attemptNumber, callbackConfig.retryBaseSeconds), outcome.retryAfter, finishedAt);
+  const nextAttemptAt = new Date(finishedAt.getTime() + delay * 1000).toISOString();
+  const written = await recordAttempt(delivery, lease, outcome.attempt, { state: 'PENDING', nextAttemptAt });
+  if (written) await enqueueDelivery(jobOf(written), delay);
+  return 'done';
+}
+
+/**
+ * Re-queues deliveries whose queue message was lost (a crash, a restart of the local
+ * emulator): PENDING, past due by more than `graceSeconds`, not re-queued within it.
+ */
+export async function sweepDeliveries(now: Date, graceSeconds: number, limit = 100): Promise<number> {
+  const cutoff = new Date(now.getTime() - graceSeconds * 1000);
+  let requeued = 0;
+  for (const delivery of await findOverdueDeliveries(cutoff, limit)) {
+    if (delivery.lease_until && Date.parse(delivery.lease_until) > now.getTime()) continue;
+    if (await markRequeued(delivery, now, cutoff)) {
+      await enqueueDelivery(jobOf(delivery));
+      requeued += 1;
+    }
+  }
+  return requeued;
+}
+
+/** Queues the latest event again (same event id), from a first attempt. */
+export async function redeliverLatest(merchant: MerchantProfile, orderId: unknown, now: Date): Promise<Delivery> {
+  const deliveries = await listDeliveries(await ownedOrderId(merchant, orderId));
+  const latest = deliveries.at(-1);
+  if (!latest) throw new NoCallbackError();
+  const reset = await resetDelivery(latest, now);
+  await enqueueDelivery(jobOf(reset));
+  return reset;
+}

@@ -1,0 +1,171 @@
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Delivery, DeliveryAttempt, DeliveryState } from '#shared/domain/delivery';
+import { MAX_LOGGED_ATTEMPTS } from '#shared/domain/delivery';
+import { db, TABLE_NAME } from '#shared/store/client';
+import { isConditionFailure } from '#shared/store/errors';
+import { DELIVERY_PREFIX, deliveryKey, ENTITY, OUTBOX_SHARDS, outboxIndexKey, outboxPartition, orderPartition } from '#shared/store/keys';
+
+type Item = Record<string, unknown>;
+
+/** Only deliveries still to make are in the outbox index (where the sweeper looks). */
+export function deliveryToItem(delivery: Delivery): Item {
+  return {
+    ...deliveryKey(delivery.order_id, delivery.version),
+    ...(delivery.state === 'PENDING' ? outboxIndexKey(delivery.order_id, delivery.next_attempt_at, delivery.event_id) : {}),
+    type: ENTITY.delivery,
+    ...delivery,
+  };
+}
+
+function fromItem(item: Item): Delivery {
+  const { PK: _pk, SK: _sk, GSI3PK: _g, GSI3SK: _s, type: _t, ...delivery } = item;
+  return delivery as unknown as Delivery;
+}
+
+/** Records a delivery once: false if one exists for that order version already (a repeat event). */
+export async function insertDelivery(delivery: Delivery): Promise<boolean> {
+  try {
+    await db.send(new PutCommand({ TableName: TABLE_NAME, Item: deliveryToItem(delivery), ConditionExpression: 'attribute_not_exists(PK)' }));
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+export async function findDelivery(orderId: string, version: number): Promise<Delivery | undefined> {
+  const result = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: deliveryKey(orderId, version), ConsistentRead: true }));
+  return result.Item ? fromItem(result.Item) : undefined;
+}
+
+/**
+ * Takes the delivery for one attempt: only if it is still PENDING at the attempt count the
+ * queue message was for, and nobody else holds it. Returns the lease time, or undefined.
+ */
+export async function claimDelivery(delivery: Delivery, now: Date, leaseSeconds: number): Promise<string | undefined> {
+  const leaseUntil = new Date(now.getTime() + leaseSeconds * 1000).toISOString();
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: TABLE_NAME,
+        Key: deliveryKey(delivery.order_id, delivery.version),
+        UpdateExpression: 'SET lease_until = :lease',
+        ConditionExpression: '#state = :pending AND attempt_count = :count AND (attribute_not_exists(lease_until) OR lease_until < :now)',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: {
+          ':lease': leaseUntil,
+          ':pending': 'PENDING',
+          ':count': delivery.attempt_count,
+          ':now': now.toISOString(),
+        },
+      }),
+    );
+    return leaseUntil;
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Writes the outcome of an attempt, conditional on still holding the lease taken for it:
+ * the attempt is logged, the count bumped, the state and next attempt time set, the lease
+ * released. Returns the delivery as written, or undefined if the lease was lost.
+ */
+export async function recordAttempt(
+  delivery: Delivery,
+  leaseUntil: string,
+  attempt: DeliveryAttempt,
+  next: { state: DeliveryState; nextAttemptAt: string; deliveredAt?: string },
+): Promise<Delivery | undefined> {
+  const { lease_until: _lease, ...rest } = delivery;
+  const updated: Delivery = {
+    ...rest,
+    state: next.state,
+    attempt_count: delivery.attempt_count + 1,
+    attempts: [...delivery.attempts, attempt].slice(-MAX_LOGGED_ATTEMPTS),
+    next_attempt_at: next.nextAttemptAt,
+    ...(next.deliveredAt ? { delivered_at: next.deliveredAt } : {}),
+  };
+  try {
+    await db.send(
+      new PutCommand({
+        TableName: TABLE_NAME,
+        Item: deliveryToItem(updated),
+        ConditionExpression: 'lease_until = :lease AND attempt_count = :count',
+        ExpressionAttributeValues: { ':lease': leaseUntil, ':count': delivery.attempt_count },
+      }),
+    );
+    return updated;
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+}
+
+/** The order's callback log, oldest first. */
+export async function listDeliveries(orderId: string): Promise<Delivery[]> {
+  const result = await db.send(
+    new QueryCommand({
+      TableName: TABLE_NAME,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': orderPartition(orderId), ':prefix': DELIVERY_PREFIX },
+      ConsistentRead: true,
+    }),
+  );
+  return (result.Items ?? []).map(fromItem);
+}
+
+/**
+ * Makes a delivery due again from its first attempt (a merchant's redelivery request). Queue
+ * messages for its older attempts become stale and are dropped when they arrive.
+ */
+export async function resetDelivery(delivery: Delivery, now: Date): Promise<Delivery> {
+  const { lease_until: _lease, ...rest } = delivery;
+  const reset: Delivery = { ...rest, state: 'PENDING', attempt_count: 0, next_attempt_at: now.toISOString() };
+  await db.send(new PutCommand({ TableName: TABLE_NAME, Item: deliveryToItem(reset) }));
+  return reset;
+}
+
+/** PENDING deliveries due before `before` (their queue message may be lost), oldest first. */
+export async function findOverdueDeliveries(before: Date, limit: number): Promise<Delivery[]> {
+  const found: Delivery[] = [];
+  for (let shard = 0; shard < OUTBOX_SHARDS; shard += 1) {
+    const result = await db.send(
+      new QueryCommand({
+        TableName: TABLE_NAME,
+        IndexName: 'GSI3',
+        KeyConditionExpression: 'GSI3PK = :pk AND GSI3SK < :before',
+        ExpressionAttributeValues: { ':pk': outboxPartition(shard), ':before': `${before.toISOString()}#~` },
+        Limit: limit,
+      }),
+    );
+    found.push(...(result.Items ?? []).map(fromItem));
+  }
+  return found;
+}
+
+/** Marks a re-queue (once per grace period), so overlapping sweeps enqueue it once. */
+export async function markRequeued(delivery: Delivery, now: Date, notSince: Date): Promise<boolean> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: TABLE_NAME,
+        Key: deliveryKey(delivery.order_id, delivery.version),
+        UpdateExpression: 'SET requeued_at = :now',
+        ConditionExpression: '#state = :pending AND attempt_count = :count AND (attribute_not_exists(requeued_at) OR requeued_at < :since)',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: {
+          ':now': now.toISOString(),
+          ':pending': 'PENDING',
+          ':count': delivery.attempt_count,
+          ':since': notSince.toISOString(),
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}

@@ -1,0 +1,267 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { MerchantEndpoint, sleep } from '../support/merchant-endpoint';
+import { ensureTable } from '#infra/local/dynamodb';
+import { startLocalSqs, type LocalSqs } from '#infra/local/sqs';
+import { freePort } from '#infra/local/ports';
+import { verify } from '#shared/callbacks/signing';
+
+/**
+ * The callback pipeline end to end on the real local parts: the table's stream, the
+ * order-events handler, the SQS emulator, the delivery handler, and real HTTP merchant
+ * endpoints on loopback. This file has its own table, so its stream carries only its orders.
+ */
+const TABLE = `callbacks-e2e-${process.pid}`;
+let sqs: LocalSqs;
+let stopPipeline: () => Promise<void>;
+let api: { url: string; close: () => Promise<void> };
+let call: (method: string, path: string, options?: any) => Promise<any>;
+let merchant: { user_id: number; api_token: string; callback_secret: string };
+const endpoints: MerchantEndpoint[] = [];
+
+async function endpoint(responder?: ConstructorParameters<typeof MerchantEndpoint>[0]) {
+  const started = await new MerchantEndpoint(responder).start();
+  endpoints.push(started);
+  return started;
+}
+
+beforeAll(async () => {
+  const dynamodbEndpoint = inject('dynamodbEndpoint');
+  await ensureTable(dynamodbEndpoint, TABLE);
+  sqs = await startLocalSqs({ prefix: TABLE });
+  // The environment each Lambda of the pipeline gets; set before their modules load.
+  Object.assign(process.env, {
+    TABLE_NAME: TABLE,
+    CALLBACK_QUEUE_URL: sqs.callbackQueueUrl,
+    CALLBACK_DLQ_URL: sqs.callbackDeadLetterQueueUrl,
+    SQS_ENDPOINT: sqs.endpoint,
+    CALLBACK_ALLOW_LOOPBACK: 'true',
+    CALLBACK_RETRY_BASE_SECONDS: '1',
+    CALLBACK_MAX_ATTEMPTS: '4',
+    CALLBACK_TIMEOUT_MS: '2000',
+    CALLBACK_SWEEP_GRACE_SECONDS: '5',
+    // Orders never checked out expire after 2 s here, so expiry happens for real.
+    ORDER_TTL_SECONDS: '2',
+  });
+  const support = await import('../support/api');
+  api = await support.startApi();
+  call = support.client(api.url);
+  merchant = await support.newMerchant();
+  const { startCallbackPipeline } = await import('#infra/local/pipeline');
+  stopPipeline = await startCallbackPipeline({ dynamodbEndpoint, tableName: TABLE, sqs, sweepSeconds: 1 });
+});
+
+afterAll(async () => {
+  await stopPipeline?.();
+  await api?.close();
+  await sqs?.stop();
+  for (const started of endpoints) await started.stop();
+});
+
+async function paidOrder(callbackUrl: string, extra: Record<string, unknown> = {}) {
+  const created = await call('POST', '/v1/orders', {
+    token: merchant.api_token,
+    body: { price_amount: 65, price_currency: 'USD', pay_currency: 'BTC', callback_url: callbackUrl, token: 'merchant-check', merchant_order_id: `m-${Math.random()}`, ...extra },
+  });
+  expect(created.status, created.text).toBe(200);
+  const id = created.body.order.order_id as string;
+  const paid = await call('POST', `/v1/sandbox/orders/${id}/pay`, { token: merchant.api_token, body: {} });
+  expect(paid.body.order.status).toBe('PAID');
+  return id;
+}
+
+describe('callbacks', () => {
+  it('a PAID callback arrives once, signed, with the documented body', async () => {
+    const merchantSite = await endpoint();
+    const id = await paidOrder(merchantSite.url);
+    await merchantSite.waitFor(() => merchantSite.for(id).length >= 1);
+    await sleep(1500);
+    const [callback, ...more] = merchantSite.for(id);
+    expect(more).toEqual([]);
+    expect(callback!.headers['content-type']).toBe('application/json');
+    expect(verify(merchant.callback_secret, callback!.headers, callback!.body)).toBe(true);
+    expect(verify(merchant.callback_secret, callback!.headers, callback!.body.replace('PAID', 'PAIX'))).toBe(false);
+    expect(Object.keys(callback!.json)).toEqual([
+      'order_id', 'merchant_order_id', 'status', 'price_amount', 'price_currency', 'pay_amount', 'pay_currency',
+      'created_at', 'created_at_t', 'token', 'meta', 'event_id', 'updated_at', 'version', 'receive_amount', 'receive_currency',
+    ]);
+    expect(callback!.json).toMatchObject({
+      order_id: id,
+      status: 'PAID',
+      price_amount: 65,
+      price_currency: 'USD',
+      pay_amount: 0.001,
+      pay_currency: 'BTC',
+      token: 'merchant-check',
+      receive_amount: 65,
+      receive_currency: 'USD',
+    });
+    expect(callback!.headers['webhook-id']).toBe(callback!.json.event_id);
+    const log = await call('GET', `/v1/orders/${id}/callbacks`, { token: merchant.api_token });
+    expect(log.status).toBe(200);
+    expect(log.body.callbacks).toHaveLength(1);
+    expect(log.body.callbacks[0]).toMatchObject({ status: 'PAID', state: 'DELIVERED', attempt_count: 1 });
+    expect(log.body.callbacks[0].attempts[0]).toMatchObject({ http_status: 200 });
+  });
+
+  it('500, 500, 200: exactly three attempts with one webhook-id, then silence', async () => {
+    const merchantSite = await endpoint((_, index) => ({ status: index < 2 ? 500 : 200 }));
+    const id = await paidOrder(merchantSite.url);
+    await merchantSite.waitFor(() => merchantSite.for(id).length >= 3);
+    await sleep(4000);
+    const attempts = merchantSite.for(id);
+    expect(attempts).toHaveLength(3);
+    expect(new Set(attempts.map((a) => a.headers['webhook-id'])).size).toBe(1);
+    // Backoff: the second retry waits longer than the first.
+    expect(attempts[2]!.at - attempts[1]!.at).toBeGreaterThan(attempts[1]!.at - attempts[0]!.at - 500);
+    const log = await call('GET', `/v1/orders/${id}/callbacks`, { token: merchant.api_token });
+    expect(log.body.callbacks[0]).toMatchObject({ state: 'DELIVERED', attempt_count: 3 });
+    expect(log.body.callbacks[0].attempts.map((a: any) => a.http_status)).toEqual([500, 500, 200]);
+  });
+
+  it('connection refused, then the merchant comes up: delivered', async () => {
+    const port = await freePort();
+    const id = await paidOrder(`http://127.0.0.1:${port}/callback`);
+    const attempted = async () => (await call('GET', `/v1/orders/${id}/callbacks`, { token: merchant.api_token })).body.callbacks[0]?.attempt_count ?? 0;
+    const deadline = Date.now() + 20_000;
+    while ((await attempted()) < 1 && Date.now() < deadline) await sleep(100);
+    const merchantSite = await new MerchantEndpoint().start(port);
+    endpoints.push(merchantSite);
+    await merchantSite.waitFor(() => merchantSite.for(id).length >= 1);
+    const log = await call('GET', `/v1/orders/${id}/callbacks`, { token: merchant.api_token });
+    expect(log.body.callbacks[0].state).toBe('DELIVERED');
+    expect(log.body.callbacks[0].attempts[0].error).toBeTruthy();
+  });
+
+  it('410 stops the retries', async () => {
+    const merchantSite = await endpoint(() => ({ status: 410 }));
+    const id = await paidOrder(merchantSite.url);
+    await merchantSite.waitFor(() => merchantSite.for(id).length >= 1);
+    await sleep(3500);
+    expect(merchantSite.for(id)).toHaveLength(1);
+    const log = await call('GET', `/v1/orders/${id}/callbacks`, { token: merchant.api_token });
+    expect(log.body.callbacks[0]).toMatchObject({ state: 'STOPPED', attempt_count: 1 });
+  });
+
+  it('302 is a failure: retried, never followed', async () => {
+    const target = await endpoint();
+    const merchantSite = await endpoint((_, index) => (index < 1 ? { status: 302, headers: { location: target.url } } : { status: 200 }));
+    const id = await paidOrder(merchantSite.url);
+    await merchantSite.waitFor(() => merchantSite.for(id).length >= 2);
+    expect(target.received).toHaveLength(0);
+  });
+
+  it('honours Retry-After', async () => {
+    const merchantSite = await endpoint((_, index) => (index < 1 ? { status: 503, headers: { 'retry-after': '3' } } : { status: 200 }));
+    const id = await paidOrder(merchantSite.url);
+    await merchantSite.waitFor(() => merchantSite.for(id).length >= 2);
+    const [first, second] = merchantSite.for(id);
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(2900);
+  });
+
+  it('after the last attempt the job is dead-lettered and the delivery FAILED', async () => {
+    const merchantSite = await endpoint(() => ({ status: 500 }));
+    const id = await paidOrder(merchantSite.url);
+    await merchantSite.waitFor(() => merchantSite.for(id).length >= 4, 30_000);
+    const client = new SQSClient({ endpoint: sqs.endpoint });
+    let dead: any;
+    for (let i = 0; i < 40 && !dead; i += 1) {
+      const received = await client.send(new ReceiveMessageCommand({ QueueUrl: sqs.callbackDeadLetterQueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
+      dead = (received.Messages ?? []).map((m) => JSON.parse(m.Body ?? '{}')).find((job) => job.order_id === id);
+    }
+    client.destroy();
+    expect(dead).toMatchObject({ order_id: id, attempt: 4 });
+    await sleep(2500);
+    expect(merchantSite.for(id)).toHaveLength(4);
+    const log = await call('GET', `/v1/orders/${id}/callbacks`, { token: merchant.api_token });
+    expect(log.body.callbacks[0]).toMatchObject({ state: 'FAILED', attempt_count: 4 });
+  });
+
+  it('every transition sends one callback (delivery order may differ; version orders them)', async () => {
+    const merchantSite = await endpoint();
+    const create = async (body: Record<string, unknown> = {}) =>
+      (await call('POST', '/v1/orders', { token: merchant.api_token, body: { price_amount: 65, pay_currency: 'BTC', callback_url: merchantSite.url, ...body } })).body.order.order_id as string;
+    const pay = (id: string, body: Record<string, unknown>) => call('POST', `/v1/sandbox/orders/${id}/pay`, { token: merchant.api_token, body });
+
+    const refunded = await create();
+    await pay(refunded, { confirmations: 0, txid: 'tx-r' });
+    await pay(refunded, { txid: 'tx-r' });
+    await call('POST', `/v1/orders/${refunded}/refund`, { token: merchant.api_token, body: {} });
+    await call('POST', `/v1/sandbox/orders/${refunded}/complete-refund`, { token: merchant.api_token, body: {} });
+
+    const canceled = await create();
+    await call('POST', `/v1/orders/${canceled}/cancel`, { token: merchant.api_token, body: {} });
+
+    const unresolved = await create();
+    await pay(unresolved, { amount: 0.0001 });
+    await call('POST', `/v1/orders/${unresolved}/resolve`, { token: merchant.api_token, body: {} });
+
+    const expired = (await call('POST', '/v1/orders', { token: merchant.api_token, body: { price_amount: 5, callback_url: merchantSite.url } })).body.order.order_id as string;
+    await sleep(2100);
+    const { expireDueOrders } = await import('#shared/services/lifecycle');
+    expect(await expireDueOrders(new Date())).toBeGreaterThanOrEqual(1);
+
+    const statuses = (id: string) => merchantSite.for(id).map((c) => c.json.status);
+    await merchantSite.waitFor(() => statuses(refunded).length >= 4 && statuses(canceled).length >= 1 && statuses(unresolved).length >= 2 && statuses(expired).length >= 1);
+    await sleep(1500);
+    const byVersion = (id: string) =>
+      [...merchantSite.for(id)].sort((a, b) => a.json.version - b.json.version).map((c) => c.json.status);
+    expect(byVersion(refunded)).toEqual(['PENDING', 'PAID', 'REFUND_PENDING', 'REFUNDED']);
+    expect(byVersion(canceled)).toEqual(['CANCELED']);
+    expect(byVersion(unresolved)).toEqual(['UNRESOLVED', 'RESOLVED']);
+    expect(merchantSite.for(unresolved).find((c) => c.json.status === 'UNRESOLVED')!.json.meta.unresolved_reason).toBe('UNDERPAID');
+    expect(byVersion(expired)).toEqual(['EXPIRED']);
+  });
+
+  it('a stream record delivered twice sends one callback', async () => {
+    const merchantSite = await endpoint();
+    const id = await paidOrder(merchantSite.url);
+    await merchantSite.waitFor(() => merchantSite.for(id).length >= 1);
+    // Replay the order's status-change record into the handler, as a retried batch would.
+    const { findOrderWithInvoice } = await import('#shared/store/orders');
+    const { marshall } = await import('@aws-sdk/util-dynamodb');
+    const { handler } = await import('#functions/order-events/handler');
+    const { orderToItem } = await import('#shared/store/orders');
+    const paid = (await findOrderWithInvoice(id))!.order;
+    const record = {
+      eventID: 'replay',
+      eventName: 'MODIFY' as const,
+      dynamodb: {
+        SequenceNumber: '1',
+        NewImage: marshall(orderToItem(paid), { removeUndefinedValues: true }) as any,
+        OldImage: marshall(orderToItem({ ...paid, status: 'NEW', version: paid.version - 1 }), { removeUndefinedValues: true }) as any,
+      },
+    };
+    expect(await handler({ Records: [record, record] } as any)).toEqual({ batchItemFailures: [] });
+    await sleep(2500);
+    expect(merchantSite.for(id)).toHaveLength(1);
+  });
+
+  it('redeliver queues the latest event again with the same webhook-id', async () => {
+    const merchantSite = await endpoint();
+    const id = await paidOrder(merchantSite.url);
+    await merchantSite.waitFor(() => merchantSite.for(id).length >= 1);
+    const again = await call('POST', `/v1/orders/${id}/callbacks/redeliver`, { token: merchant.api_token, body: {} });
+    expect(again.status, again.text).toBe(200);
+    await merchantSite.waitFor(() => merchantSite.for(id).length >= 2);
+    const [first, second] = merchantSite.for(id);
+    expect(second!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
+    expect(second!.body).toBe(first!.body);
+  });
+
+  it('callback endpoints are owner-only', async () => {
+    const merchantSite = await endpoint();
+    const id = await paidOrder(merchantSite.url);
+    const { newMerchant } = await import('../support/api');
+    const other = await newMerchant();
+    for (const [method, path] of [['GET', `/v1/orders/${id}/callbacks`], ['POST', `/v1/orders/${id}/callbacks/redeliver`]] as const) {
+      const response = await call(method, path, { token: other.api_token, body: method === 'POST' ? {} : undefined });
+      expect(response.status).toBe(404);
+      expect(response.body.error_code).toBe('ORDER_NOT_FOUND');
+    }
+    const fresh = (await call('POST', '/v1/orders', { token: merchant.api_token, body: { price_amount: 1 } })).body.order.order_id;
+    const none = await call('POST', `/v1/orders/${fresh}/callbacks/redeliver`, { token: merchant.api_token, body: {} });
+    expect(none.status).toBe(400);
+    expect(none.body.error_code).toBe('NO_CALLBACK');
+  });
+});

@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { sign, verify, webhookHeaders } from '#shared/callbacks/signing';
+import { MAX_STEP_SECONDS, nominalSchedule, retryDelaySeconds, withRetryAfter } from '#shared/callbacks/schedule';
+import { deliveryFor } from '#shared/callbacks/outbox';
+import type { Order } from '#shared/domain/order';
+
+// The Standard Webhooks specification's published test vector.
+const VECTOR = {
+  secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+  id: 'msg_p5jXN8AQM9LWM0D4loKWxJek',
+  timestamp: 1614265330,
+  body: '{"test": 2432232314}',
+  signature: 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=',
+};
+
+describe('Standard Webhooks signing', () => {
+  it('reproduces the specification test vector', () => {
+    expect(sign(VECTOR.secret, VECTOR.id, VECTOR.timestamp, VECTOR.body)).toBe(VECTOR.signature);
+  });
+
+  it('verifies its own headers and refuses tampering, other secrets and stale timestamps', () => {
+    const headers = webhookHeaders(VECTOR.secret, VECTOR.id, VECTOR.timestamp, VECTOR.body);
+    expect(verify(VECTOR.secret, headers, VECTOR.body, VECTOR.timestamp + 10)).toBe(true);
+    expect(verify(VECTOR.secret, headers, VECTOR.body.replace('2', '3'), VECTOR.timestamp)).toBe(false);
+    expect(verify('whsec_c2VjcmV0LW9mLWFub3RoZXItbWVyY2hhbnQ=', headers, VECTOR.body, VECTOR.timestamp)).toBe(false);
+    expect(verify(VECTOR.secret, headers, VECTOR.body, VECTOR.timestamp + 301)).toBe(false);
+    expect(verify(VECTOR.secret, { ...headers, 'webhook-id': 'msg_other' }, VECTOR.body, VECTOR.timestamp)).toBe(false);
+    // Several signatures (key rotation): any one valid is enough.
+    expect(verify(VECTOR.secret, { ...headers, 'webhook-signature': `v1,bm90LWl0 ${VECTOR.signature}` }, VECTOR.body, VECTOR.timestamp)).toBe(true);
+  });
+
+  it('refuses a secret without the whsec_ prefix', () => {
+    expect(() => sign('MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'id', 1, '{}')).toThrow(RangeError);
+  });
+});
+
+describe('retry schedule', () => {
+  it('doubles from the base, with jitter within ±20%, capped at 12 hours', () => {
+    expect(retryDelaySeconds(1, 60, () => 0.5)).toBe(60);
+    expect(retryDelaySeconds(2, 60, () => 0.5)).toBe(120);
+    expect(retryDelaySeconds(1, 60, () => 0)).toBe(48);
+    expect(retryDelaySeconds(1, 60, () => 0.999999)).toBe(72);
+    expect(retryDelaySeconds(20, 60, () => 0.5)).toBe(MAX_STEP_SECONDS);
+    expect(retryDelaySeconds(20, 60, () => 0.999999)).toBe(MAX_STEP_SECONDS);
+  });
+
+  it('spans at least 72 hours in at least 12 attempts with the defaults', () => {
+    const schedule = nominalSchedule(60, 16);
+    expect(schedule).toHaveLength(16);
+    expect(schedule.at(-1)!.afterSeconds).toBeGreaterThanOrEqual(72 * 3600);
+    expect(Math.max(...schedule.map((row) => row.delaySeconds))).toBeLessThanOrEqual(43_200);
+  });
+
+  it('honours Retry-After in seconds or as a date, never shortening the backoff, at most 12 hours', () => {
+    const now = new Date('2026-01-01T00:00:00Z');
+    expect(withRetryAfter(60, '120', now)).toBe(120);
+    expect(withRetryAfter(60, '5', now)).toBe(60);
+    expect(withRetryAfter(60, 'Thu, 01 Jan 2026 00:10:00 GMT', now)).toBe(600);
+    expect(withRetryAfter(60, '999999', now)).toBe(MAX_STEP_SECONDS);
+    expect(withRetryAfter(60, 'soon', now)).toBe(60);
+    expect(withRetryAfter(60, undefined, now)).toBe(60);
+  });
+});
+
+describe('deliveryFor', () => {
+  const order = {
+    order_id: '94be2b2a-2905-4857-b701-b04e57e84593',
+    user_id: 1,
+    merchant_order_id: 'm-1',
+    title: '',
+    description: '',
+    callback_url: 'https://shop.example/cb',
+    cancel_url: '',
+    success_url: '',
+    token: 't',
+    price_amount: '9.99',
+    price_currency: 'USD',
+    pay_amount: '0.0001537',
+    pay_currency: 'BTC',
+    receive_currency: '',
+    receive_amount: '9.99',
+    status: 'NEW',
+    created_at: '2026-01-01T00:00:00.000Z',
+    updated_at: '2026-01-01T00:00:00.000Z',
+    deleted: 0,
+    version: 2,
+    mobile: false,
+    fast: false,
+    sandbox: true,
+  } satisfies Order;
+  const now = new Date('2026-01-01T00:01:00.000Z');
+
+  it('owes one callback per status change, with a stable event id', () => {
+    const paid: Order = { ...order, status: 'PAID', version: 3, receive_currency: 'USD' };
+    const delivery = deliveryFor(order, paid, now)!;
+    expect(delivery).toMatchObject({ event_id: 'evt_94be2b2a29054857b701b04e57e84593_3', status: 'PAID', version: 3, state: 'PENDING', attempt_count: 0 });
+    expect(deliveryFor(order, paid, new Date())!.event_id).toBe(delivery.event_id);
+    expect(JSON.parse(delivery.payload)).toMatchObject({ status: 'PAID', price_amount: 9.99, pay_amount: 0.0001537, receive_amount: 9.99, token: 't', version: 3 });
+  });
+
+  it('owes nothing for a creation, a write that keeps the status, or an order without callback_url', () => {
+    expect(deliveryFor(undefined, order, now)).toBeUndefined();
+    expect(deliveryFor(order, { ...order, version: 3 }, now)).toBeUndefined();
+    expect(deliveryFor({ ...order, callback_url: '' }, { ...order, callback_url: '', status: 'PAID' }, now)).toBeUndefined();
+  });
+});
