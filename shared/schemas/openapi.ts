@@ -8,6 +8,7 @@ import {
   InvoiceNotExistError,
   MalformedJsonError,
   MerchantOrderIdExistsError,
+  NoCallbackError,
   OrderDoesNotExistError,
   OrderNotFoundError,
   OrderNotNewError,
@@ -40,9 +41,11 @@ import {
   errorSchema,
   getOrderResponseSchema,
   getOrdersResponseSchema,
+  listCallbacksResponseSchema,
   orderDoesNotExistErrorSchema,
   orderNotFoundErrorSchema,
   priceNotValidErrorSchema,
+  redeliverCallbackResponseSchema,
   RESPONSE_SCHEMAS,
 } from '#shared/schemas/responses';
 
@@ -277,6 +280,23 @@ function moved(order: Order, invoice: Invoice | undefined, status: Order['status
 }
 
 const PAID_ORDER = { ...BTC_ORDER, receive_currency: 'USD' };
+
+/** An example callback log entry: the PAID change of the example order, delivered on the second try. */
+const DELIVERED_CALLBACK = {
+  event_id: `evt_${NEW_ORDER.order_id.replaceAll('-', '')}_3`,
+  status: 'PAID',
+  version: 3,
+  callback_url: NEW_ORDER.callback_url,
+  state: 'DELIVERED',
+  attempt_count: 2,
+  attempts: [
+    { at: '2019-04-24T16:41:01.004Z', http_status: 503, latency_ms: 182 },
+    { at: '2019-04-24T16:42:03.010Z', http_status: 200, latency_ms: 96 },
+  ],
+  next_attempt_at: null,
+  created_at: '2019-04-24T16:41:01.000Z',
+  delivered_at: '2019-04-24T16:42:03.120Z',
+};
 const ORDER_ACTION_REQUEST_EXAMPLES: Examples = {
   orderId: { summary: 'MugglePay style: the order id repeated', value: { order_id: NEW_ORDER.order_id } },
   empty: { summary: 'No body fields', value: {} },
@@ -484,7 +504,7 @@ function errorResponses(cases: readonly ErrorCase[]): Record<string, unknown> {
 export interface OperationMeta {
   operationId: string;
   /** Defaults to Orders. */
-  tag?: 'Orders' | 'Sandbox';
+  tag?: 'Orders' | 'Callbacks' | 'Sandbox';
   summary: string;
   description: string;
   /** Description of each `{param}` of the route's path; must name exactly those params. */
@@ -568,7 +588,7 @@ export const OPERATIONS: Readonly<Record<string, OperationMeta>> = {
       '**Contract quirk:** an unknown order is HTTP **422** `{"error": "Order does not exist", "status": 422}`,',
       'not 404.',
     ].join('\n'),
-    pathParameters: { id: ORDER_ID_PARAMETER },
+    pathParameters: { order_id: ORDER_ID_PARAMETER },
     requestBody: { schema: checkoutBodySchema, examples: CHECKOUT_REQUEST_EXAMPLES },
     success: { description: 'The order and its new invoice.', schema: checkoutOrderResponseSchema, examples: CHECKOUT_RESPONSE_EXAMPLES },
     errors: CHECKOUT_ORDER_ERRORS,
@@ -648,7 +668,7 @@ export const OPERATIONS: Readonly<Record<string, OperationMeta>> = {
       'UNRESOLVED when the amount or timing is off). Reporting the same `txid` again is idempotent; more',
       'confirmations for it can complete the payment.',
     ].join('\n'),
-    pathParameters: { id: ORDER_ID_PARAMETER },
+    pathParameters: { order_id: ORDER_ID_PARAMETER },
     requestBody: {
       schema: sandboxPayBodySchema,
       examples: {
@@ -671,7 +691,7 @@ export const OPERATIONS: Readonly<Record<string, OperationMeta>> = {
       'Sandbox merchants only: reports that the refund of a REFUND_PENDING order was sent (-> REFUNDED).',
       'Reporting the same `txid` again is idempotent.',
     ].join('\n'),
-    pathParameters: { id: ORDER_ID_PARAMETER },
+    pathParameters: { order_id: ORDER_ID_PARAMETER },
     requestBody: {
       schema: sandboxRefundBodySchema,
       examples: {
@@ -686,7 +706,54 @@ export const OPERATIONS: Readonly<Record<string, OperationMeta>> = {
     },
     errors: SANDBOX_COMPLETE_REFUND_ERRORS,
   },
+  'list-callbacks': {
+    operationId: 'listCallbacks',
+    tag: 'Callbacks',
+    summary: 'List the callbacks of an order',
+    description: [
+      'Every status-change callback of the order, newest first, with its delivery attempts (time, HTTP status,',
+      'latency, error) and state. Beyond the contract.',
+    ].join('\n'),
+    pathParameters: { order_id: ORDER_ID_PARAMETER },
+    success: {
+      description: "The order's callbacks.",
+      schema: listCallbacksResponseSchema,
+      examples: { delivered: { summary: 'A PAID callback delivered on the second attempt', value: { status: 200, callbacks: [DELIVERED_CALLBACK] } } },
+    },
+    errors: [AUTHENTICATION_FAILED, UNKNOWN_ORDER, SERVICE_UNAVAILABLE],
+  },
+  'redeliver-callback': {
+    operationId: 'redeliverCallback',
+    tag: 'Callbacks',
+    summary: 'Send the latest callback again',
+    description: [
+      "Queues the order's latest status-change callback again, with the same event id (webhook-id) and body,",
+      'from a first attempt and with the full retry schedule. The body may repeat `order_id`. Beyond the contract.',
+    ].join('\n'),
+    pathParameters: { order_id: ORDER_ID_PARAMETER },
+    requestBody: { schema: orderActionBodySchema, examples: ORDER_ACTION_REQUEST_EXAMPLES },
+    success: {
+      description: 'The callback, PENDING again.',
+      schema: redeliverCallbackResponseSchema,
+      examples: {
+        queued: {
+          summary: 'Queued again',
+          value: { status: 200, callback: { ...DELIVERED_CALLBACK, state: 'PENDING', attempt_count: 0, next_attempt_at: '2019-04-25T09:00:00.000Z', delivered_at: '2019-04-24T16:41:03.120Z' } },
+        },
+      },
+    },
+    errors: [
+      errorCase('NO_CALLBACK', 'The order has no callback yet (no status change, or no callback_url).', new NoCallbackError()),
+      ORDER_ID_MISMATCH,
+      INVALID_JSON,
+      AUTHENTICATION_FAILED,
+      UNKNOWN_ORDER,
+      PAYLOAD_TOO_LARGE,
+      SERVICE_UNAVAILABLE,
+    ],
+  },
 };
+
 
 // ---------------------------------------------------------------------------------------------
 // Paths, one operation per route.
@@ -818,6 +885,7 @@ export function buildOpenApiDocument(routes: readonly Route[] = ROUTES): OpenApi
     ],
     tags: [
       { name: 'Orders', description: 'Payment orders and their invoices.' },
+      { name: 'Callbacks', description: 'The delivery log of status-change callbacks, and redelivery.' },
       { name: 'Sandbox', description: 'Sandbox merchants only: simulate what a chain or a refund would report.' },
     ],
     security: SECURITY,

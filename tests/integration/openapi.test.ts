@@ -202,11 +202,11 @@ describe('the OpenAPI document', () => {
     ['GET', '/v1/orders/{order_id}', 401, ['AUTHENTICATION_FAILED']],
     ['GET', '/v1/orders/{order_id}', 404, ['ORDER_NOT_FOUND']],
     ['GET', '/v1/orders/{order_id}', 503, ['SERVICE_UNAVAILABLE']],
-    ['POST', '/v1/orders/{id}/checkout', 400, ['PARAMETERS_MISSING', 'PARAMETERS_INVALID', 'INVALID_JSON', 'ORDER_NOT_NEW', 'PAYMENT_NOT_AVAILABLE']],
-    ['POST', '/v1/orders/{id}/checkout', 401, ['AUTHENTICATION_FAILED']],
-    ['POST', '/v1/orders/{id}/checkout', 409, ['ORDER_CONFLICT']],
-    ['POST', '/v1/orders/{id}/checkout', 413, ['PAYLOAD_TOO_LARGE']],
-    ['POST', '/v1/orders/{id}/checkout', 422, ['ORDER_DOES_NOT_EXIST']],
+    ['POST', '/v1/orders/{order_id}/checkout', 400, ['PARAMETERS_MISSING', 'PARAMETERS_INVALID', 'INVALID_JSON', 'ORDER_NOT_NEW', 'PAYMENT_NOT_AVAILABLE']],
+    ['POST', '/v1/orders/{order_id}/checkout', 401, ['AUTHENTICATION_FAILED']],
+    ['POST', '/v1/orders/{order_id}/checkout', 409, ['ORDER_CONFLICT']],
+    ['POST', '/v1/orders/{order_id}/checkout', 413, ['PAYLOAD_TOO_LARGE']],
+    ['POST', '/v1/orders/{order_id}/checkout', 422, ['ORDER_DOES_NOT_EXIST']],
     ['GET', '/v1/orders/', 400, ['PARAMETERS_INVALID']],
     ['GET', '/v1/orders', 401, ['AUTHENTICATION_FAILED']],
   ] as const)('documents %s %s HTTP %i with %j', (method, path, status, names) => {
@@ -217,7 +217,7 @@ describe('the OpenAPI document', () => {
   it('states the contract quirks in the operation descriptions', () => {
     expect(operationOf('POST', '/v1/orders').description).toMatch(/HTTP \*\*200\*\* with `"status": 201`/);
     expect(operationOf('GET', '/v1/orders/{order_id}').description).toContain('"eror": "Order not found"');
-    expect(operationOf('POST', '/v1/orders/{id}/checkout').description).toMatch(/HTTP \*\*422\*\*/);
+    expect(operationOf('POST', '/v1/orders/{order_id}/checkout').description).toMatch(/HTTP \*\*422\*\*/);
   });
 
   it('fails loudly for a route without operation metadata or with undocumented path parameters', () => {
@@ -279,7 +279,7 @@ describe('real answers', () => {
 
   const CREATE: [string, string] = ['POST', '/v1/orders'];
   const GET: [string, string] = ['GET', '/v1/orders/{order_id}'];
-  const CHECKOUT: [string, string] = ['POST', '/v1/orders/{id}/checkout'];
+  const CHECKOUT: [string, string] = ['POST', '/v1/orders/{order_id}/checkout'];
 
   async function createOrder(body: Json = {}): Promise<Json> {
     const response = await call('POST', '/v1/orders', { token, body: { price_amount: 9.99, price_currency: 'USD', ...body } });
@@ -349,12 +349,12 @@ describe('real answers', () => {
     const steps = [
       [await action('cancel', '/v1/orders/{order_id}/cancel', cancelled.order_id, { order_id: cancelled.order_id }), 200, 'CANCELED'],
       [await action('cancel again', '/v1/orders/{order_id}/cancel', cancelled.order_id), 400, 'ORDER_CANCELED_FAIILED'],
-      [await action('pay', '/v1/sandbox/orders/{id}/pay', paid.order_id), 200, 'PAID'],
+      [await action('pay', '/v1/sandbox/orders/{order_id}/pay', paid.order_id), 200, 'PAID'],
       [await action('resolve a PAID order', '/v1/orders/{order_id}/resolve', paid.order_id), 400, 'ORDER_RESOLVE_FAILED'],
       [await action('refund', '/v1/orders/{order_id}/refund', paid.order_id), 200, 'REFUND_PENDING'],
-      [await action('complete refund', '/v1/sandbox/orders/{id}/complete-refund', paid.order_id, { txid: 'oa-refund-1' }), 200, 'REFUNDED'],
+      [await action('complete refund', '/v1/sandbox/orders/{order_id}/complete-refund', paid.order_id, { txid: 'oa-refund-1' }), 200, 'REFUNDED'],
       [await action('refund unknown', '/v1/orders/{order_id}/refund', randomUUID()), 404, 'ORDER_NOT_FOUND'],
-      [await action('pay without checkout', '/v1/sandbox/orders/{id}/pay', (await createOrder()).order_id), 400, 'INVOICE_NOT_EXIST'],
+      [await action('pay without checkout', '/v1/sandbox/orders/{order_id}/pay', (await createOrder()).order_id), 400, 'INVOICE_NOT_EXIST'],
     ] as const;
     for (const [{ route, response, name }, status, expected] of steps) {
       expect(response.status, `${name}: ${response.text}`).toBe(status);
@@ -362,7 +362,7 @@ describe('real answers', () => {
       expect(status === 200 ? response.body.order.status : response.body.error_code, name).toBe(expected);
     }
     const live = await call('POST', `/v1/sandbox/orders/${randomUUID()}/pay`, { token: liveToken, body: {} });
-    expectAnswer(['POST', '/v1/sandbox/orders/{id}/pay'], live, 403, errorSchema);
+    expectAnswer(['POST', '/v1/sandbox/orders/{order_id}/pay'], live, 403, errorSchema);
   });
 
   describe('errors', () => {
@@ -400,12 +400,12 @@ describe('real answers', () => {
       ['missing price_amount', CREATE, '/v1/orders', { body: { title: 'x' } }, 'PARAMETERS_MISSING'],
       ['an unknown field', CREATE, '/v1/orders', { body: { price_amount: 1, colour: 'red' } }, 'PARAMETERS_INVALID'],
       ['malformed JSON', CREATE, '/v1/orders', { rawBody: '{"price_amount":' }, 'INVALID_JSON'],
-      ['missing pay_currency', CHECKOUT, '/v1/orders/{id}/checkout', { body: {} }, 'PARAMETERS_MISSING'],
+      ['missing pay_currency', CHECKOUT, '/v1/orders/{order_id}/checkout', { body: {} }, 'PARAMETERS_MISSING'],
       ['a bad limit', ['GET', '/v1/orders/'], '/v1/orders/?limit=51', {}, 'PARAMETERS_INVALID'],
       ['a bad status', ['GET', '/v1/orders'], '/v1/orders?status=DONE', {}, 'PARAMETERS_INVALID'],
     ] as const)('%s: 400 %s', async (_, route, path, options, code) => {
       const order = await createOrder();
-      const response = await call(route[0], path.replace('{id}', order.order_id), { token, ...options });
+      const response = await call(route[0], path.replace('{order_id}', order.order_id), { token, ...options });
       expectAnswer([...route], response, 400, errorSchema);
       expect(response.body.error_code).toBe(code);
     });
