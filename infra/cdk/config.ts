@@ -1,0 +1,207 @@
+import { ConfigError, nonNegativeInteger, positiveInteger } from '#shared/env';
+import { deriveAddress, type AddressCurrency } from '#shared/payments/addresses/index';
+
+/**
+ * Every deploy-time setting. Each is read from CDK context (`-c key=value` or cdk.json) first,
+ * then from the environment variable of the deploying shell; docs/deploy.md lists them all.
+ * Only public values belong here: gateway credentials are given by SSM parameter *name*.
+ */
+export const SETTINGS = {
+  stackName: { env: 'STACK_NAME', about: 'CloudFormation stack name (default CryptoPayOrders)' },
+  logLevel: { env: 'POWERTOOLS_LOG_LEVEL', about: 'handler log level: DEBUG, INFO, WARN or ERROR (default INFO)' },
+  paymentPageUrl: { env: 'PAYMENT_PAGE_URL', about: 'https URL of a payment page hosted elsewhere; replaces the CloudFront URL' },
+  paymentPageDomain: { env: 'PAYMENT_PAGE_DOMAIN', about: 'custom domain name for the CloudFront payment page' },
+  paymentPageCertificateArn: { env: 'PAYMENT_PAGE_CERTIFICATE_ARN', about: 'ACM certificate (us-east-1) for paymentPageDomain' },
+  invoiceTtlCryptoSeconds: { env: 'INVOICE_TTL_CRYPTO_SECONDS', about: 'crypto invoice lifetime (handler default 3600)' },
+  invoiceTtlGatewaySeconds: { env: 'INVOICE_TTL_GATEWAY_SECONDS', about: 'gateway invoice lifetime (handler default 10800)' },
+  orderTtlSeconds: { env: 'ORDER_TTL_SECONDS', about: 'lifetime of an order never checked out (handler default 86400)' },
+  latePaymentWindowSeconds: { env: 'LATE_PAYMENT_WINDOW_SECONDS', about: 'late payments still matched after expiry (handler default 604800)' },
+  authCacheSeconds: { env: 'AUTH_CACHE_SECONDS', about: 'per-process API token cache, 0 disables (handler default 30)' },
+  callbackRetryBaseSeconds: { env: 'CALLBACK_RETRY_BASE_SECONDS', about: 'first callback retry delay, doubling (handler default 60)' },
+  callbackMaxAttempts: { env: 'CALLBACK_MAX_ATTEMPTS', about: 'callback attempts before dead-lettering (handler default 16)' },
+  callbackTimeoutMs: { env: 'CALLBACK_TIMEOUT_MS', about: 'merchant answer timeout; sizes the delivery function (handler default 10000)' },
+  callbackSweepGraceSeconds: { env: 'CALLBACK_SWEEP_GRACE_SECONDS', about: 'overdue time before the sweeper re-queues a delivery (handler default 300)' },
+  platformXpubBtc: { env: 'PLATFORM_XPUB_BTC', about: 'platform extended public key for BTC' },
+  platformXpubLtc: { env: 'PLATFORM_XPUB_LTC', about: 'platform extended public key for LTC' },
+  platformXpubBch: { env: 'PLATFORM_XPUB_BCH', about: 'platform extended public key for BCH' },
+  platformXpubEth: { env: 'PLATFORM_XPUB_ETH', about: 'platform extended public key for ETH' },
+  eosAccount: { env: 'EOS_ACCOUNT', about: 'EOS account receiving payments' },
+  rateSourceUrl: { env: 'RATE_SOURCE_URL', about: 'https exchange-rate source (Coinbase format) for live merchants' },
+  rateMaxAgeSeconds: { env: 'RATE_MAX_AGE_SECONDS', about: 'cached rates older than this are refetched (handler default 300)' },
+  alipayCredentialsParameter: { env: 'ALIPAY_CREDENTIALS_PARAMETER', about: 'SSM parameter name holding ALIPAY credentials' },
+  aliglobalCredentialsParameter: { env: 'ALIGLOBAL_CREDENTIALS_PARAMETER', about: 'SSM parameter name holding ALIGLOBAL credentials' },
+  wechatCredentialsParameter: { env: 'WECHAT_CREDENTIALS_PARAMETER', about: 'SSM parameter name holding WECHAT credentials' },
+  apiRateLimit: { env: 'API_RATE_LIMIT', about: 'requests/s, stage default and read routes (default 100)' },
+  apiBurstLimit: { env: 'API_BURST_LIMIT', about: 'burst, stage default and read routes (default 200)' },
+  apiWriteRateLimit: { env: 'API_WRITE_RATE_LIMIT', about: 'requests/s of each write route (default 20)' },
+  apiWriteBurstLimit: { env: 'API_WRITE_BURST_LIMIT', about: 'burst of each write route (default 40)' },
+  alarmEmail: { env: 'ALARM_EMAIL', about: 'e-mail address subscribed to the alarm topic' },
+} as const;
+
+export type SettingKey = keyof typeof SETTINGS;
+
+export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+
+export interface Throttle {
+  rateLimit: number;
+  burstLimit: number;
+}
+
+/** The checked deploy configuration: a bad value fails `cdk synth`, not a Lambda cold start. */
+export interface DeployConfig {
+  stackName: string;
+  logLevel: LogLevel;
+  paymentPage: {
+    /** Set when the page is hosted elsewhere: handlers and CORS use it instead of CloudFront's. */
+    url?: string;
+    customDomain?: { domainName: string; certificateArn: string };
+  };
+  /** Handler variables passed through unchanged (TTLs, platform keys, EOS account); unset ones are left out. */
+  handlerEnvironment: Readonly<Record<string, string>>;
+  /** Handler variable -> SSM parameter name; the value stays in SSM, functions may read only these. */
+  gatewayCredentialParameters: Readonly<Record<string, string>>;
+  apiThrottle: { read: Throttle; write: Throttle };
+  /** CALLBACK_TIMEOUT_MS when set: the delivery function's timeout is sized from it. */
+  callbackTimeoutMs?: number;
+  alarmEmail?: string;
+}
+
+/** Looks up one context value (`app.node.tryGetContext`). */
+export type ContextLookup = (key: string) => unknown;
+
+const XPUB_SETTINGS: Record<AddressCurrency, SettingKey> = {
+  BTC: 'platformXpubBtc',
+  LTC: 'platformXpubLtc',
+  BCH: 'platformXpubBch',
+  ETH: 'platformXpubEth',
+};
+
+const GATEWAY_SETTINGS: readonly SettingKey[] = [
+  'alipayCredentialsParameter',
+  'aliglobalCredentialsParameter',
+  'wechatCredentialsParameter',
+];
+
+const LOG_LEVELS: readonly LogLevel[] = ['DEBUG', 'INFO', 'WARN', 'ERROR'];
+
+/** Reads and checks every setting; throws a ConfigError naming the setting on a bad value. */
+export function readDeployConfig(context: ContextLookup, env: NodeJS.ProcessEnv): DeployConfig {
+  const raw = (key: SettingKey): string | undefined => {
+    const fromContext = context(key);
+    const value = fromContext === undefined || fromContext === null ? env[SETTINGS[key].env] : String(fromContext);
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  };
+  const fail = (key: SettingKey, problem: string): never => {
+    throw new ConfigError(`deploy setting ${key} (${SETTINGS[key].env}) ${problem}`);
+  };
+  const integer = (key: SettingKey, fallback: number, parse = positiveInteger): number => {
+    // The handlers' own parsers, so synth accepts exactly what a cold start accepts.
+    try {
+      return parse({ [key]: raw(key) }, key, fallback);
+    } catch {
+      return fail(key, `must be a ${parse === positiveInteger ? 'positive' : 'non-negative'} integer, got "${raw(key)}"`);
+    }
+  };
+  const matching = (key: SettingKey, pattern: RegExp, what: string): string | undefined => {
+    const value = raw(key);
+    if (value !== undefined && !pattern.test(value)) fail(key, `must be ${what}, got "${value}"`);
+    return value;
+  };
+
+  const stackName = matching('stackName', /^[A-Za-z][A-Za-z0-9-]{0,127}$/, 'a CloudFormation stack name') ?? 'CryptoPayOrders';
+  const logLevel = (raw('logLevel')?.toUpperCase() ?? 'INFO') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) fail('logLevel', `must be one of ${LOG_LEVELS.join(', ')}`);
+
+  const handlerEnvironment: Record<string, string> = {};
+  // Numbers the handlers read with documented defaults: forwarded only when set here.
+  const handlerNumbers = [
+    'invoiceTtlCryptoSeconds',
+    'invoiceTtlGatewaySeconds',
+    'orderTtlSeconds',
+    'latePaymentWindowSeconds',
+    'callbackRetryBaseSeconds',
+    'callbackMaxAttempts',
+    'callbackTimeoutMs',
+    'callbackSweepGraceSeconds',
+    'rateMaxAgeSeconds',
+  ] as const;
+  for (const key of handlerNumbers) {
+    if (raw(key) !== undefined) handlerEnvironment[SETTINGS[key].env] = String(integer(key, 1));
+  }
+  if (raw('authCacheSeconds') !== undefined) {
+    handlerEnvironment[SETTINGS.authCacheSeconds.env] = String(integer('authCacheSeconds', 0, nonNegativeInteger));
+  }
+  for (const [currency, key] of Object.entries(XPUB_SETTINGS) as [AddressCurrency, SettingKey][]) {
+    const xpub = raw(key);
+    if (xpub === undefined) continue;
+    // Deriving one address proves the key parses, is public and fits the currency.
+    try {
+      deriveAddress(currency, xpub, 0);
+    } catch (error) {
+      fail(key, `is not a usable ${currency} extended public key: ${(error as Error).message}`);
+    }
+    handlerEnvironment[SETTINGS[key].env] = xpub;
+  }
+  const eosAccount = matching('eosAccount', /^[a-z1-5.]{1,12}$/, 'an EOS account name (a-z, 1-5, dot; up to 12)');
+  if (eosAccount) handlerEnvironment[SETTINGS.eosAccount.env] = eosAccount;
+
+  const rateSourceUrl = raw('rateSourceUrl');
+  if (rateSourceUrl !== undefined) handlerEnvironment[SETTINGS.rateSourceUrl.env] = httpsUrl('rateSourceUrl', rateSourceUrl, fail);
+
+  const gatewayCredentialParameters: Record<string, string> = {};
+  for (const key of GATEWAY_SETTINGS) {
+    const name = matching(key, /^\/[A-Za-z0-9_.\-/]{1,1010}$/, 'an SSM parameter name starting with "/" (the name, never the secret)');
+    if (name) gatewayCredentialParameters[SETTINGS[key].env] = name;
+  }
+
+  return {
+    stackName,
+    logLevel,
+    paymentPage: readPaymentPage(raw, fail),
+    handlerEnvironment,
+    gatewayCredentialParameters,
+    apiThrottle: {
+      read: { rateLimit: integer('apiRateLimit', 100), burstLimit: integer('apiBurstLimit', 200) },
+      write: { rateLimit: integer('apiWriteRateLimit', 20), burstLimit: integer('apiWriteBurstLimit', 40) },
+    },
+    callbackTimeoutMs: raw('callbackTimeoutMs') === undefined ? undefined : integer('callbackTimeoutMs', 1),
+    alarmEmail: matching('alarmEmail', /^[^@\s]+@[^@\s]+\.[^@\s]+$/, 'an e-mail address'),
+  };
+}
+
+function readPaymentPage(
+  raw: (key: SettingKey) => string | undefined,
+  fail: (key: SettingKey, problem: string) => never,
+): DeployConfig['paymentPage'] {
+  const url = raw('paymentPageUrl');
+  const domainName = raw('paymentPageDomain');
+  const certificateArn = raw('paymentPageCertificateArn');
+  if (url !== undefined) {
+    if (domainName !== undefined) fail('paymentPageUrl', 'and paymentPageDomain exclude each other: set one');
+    // Buyers pay on this page: it must never be served over plain HTTP.
+    return { url: httpsUrl('paymentPageUrl', url, fail) };
+  }
+  if (domainName === undefined && certificateArn === undefined) return {};
+  if (domainName === undefined) return fail('paymentPageDomain', 'is required with paymentPageCertificateArn');
+  if (certificateArn === undefined) return fail('paymentPageCertificateArn', 'is required with paymentPageDomain');
+  if (!/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/.test(domainName)) {
+    fail('paymentPageDomain', `must be a lower-case DNS name, got "${domainName}"`);
+  }
+  // CloudFront only takes certificates from us-east-1, whatever the stack's region.
+  if (!/^arn:aws[a-z-]*:acm:us-east-1:\d{12}:certificate\/[0-9a-f-]+$/.test(certificateArn)) {
+    fail('paymentPageCertificateArn', 'must be an ACM certificate ARN in us-east-1');
+  }
+  return { customDomain: { domainName, certificateArn } };
+}
+
+/** An absolute https URL, normalized: money-related traffic never goes over plain HTTP. */
+function httpsUrl(key: SettingKey, value: string, fail: (key: SettingKey, problem: string) => never): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    return fail(key, `must be an absolute URL, got "${value}"`);
+  }
+  if (parsed.protocol !== 'https:') fail(key, 'must use https');
+  return parsed.toString();
+}

@@ -1,0 +1,110 @@
+import { Duration, Validations } from 'aws-cdk-lib';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { type Function as LambdaFunction, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { Queue, QueueEncryption, type QueueProps } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+
+export interface CallbackPipelineProps {
+  /**
+   * Timeout of the delivery function (default 15 s: the 10 s merchant answer limit plus
+   * connect and bookkeeping). The queue's visibility timeout is six times this, as AWS advises
+   * for SQS event sources, so a message is not redelivered while its batch still runs.
+   */
+  readonly deliveryTimeout?: Duration;
+  /**
+   * Receives before SQS moves a message to the dead-letter queue. The delivery function counts
+   * attempts itself and dead-letters after the last one; this only catches messages that keep
+   * failing to be processed at all.
+   */
+  readonly maxReceiveCount?: number;
+}
+
+/** SQS's maximum retention: a job may wait out a long merchant outage or a DLQ investigation. */
+const RETENTION = Duration.days(14);
+
+/**
+ * Callbacks on their way to merchants: the callback queue, its dead-letter queue, and the
+ * wiring of the functions around them. `addOrderEventsConsumer(fn, table)` connects the
+ * function that turns table stream records into deliveries, `addDeliveryFunction(fn)` the one
+ * that consumes the queue, `grantEnqueue(fn)` any other function that queues deliveries.
+ */
+export class CallbackPipeline extends Construct {
+  readonly queue: Queue;
+  readonly deadLetterQueue: Queue;
+  readonly deliveryTimeout: Duration;
+  /** Where stream batches go after their retries; created with the order-events consumer. */
+  streamFailureQueue?: Queue;
+
+  constructor(scope: Construct, id: string, props: CallbackPipelineProps = {}) {
+    super(scope, id);
+    this.deliveryTimeout = props.deliveryTimeout ?? Duration.seconds(15);
+    this.deadLetterQueue = this.encryptedQueue('DeadLetterQueue');
+    this.queue = this.encryptedQueue('Queue', {
+      visibilityTimeout: Duration.seconds(this.deliveryTimeout.toSeconds() * 6),
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount ?? 15 },
+    });
+  }
+
+  /**
+   * The order-events function: reads the table stream, enqueues one callback job per status
+   * change. Failed records are bisected and retried a bounded number of times, then recorded
+   * on a failure queue instead of blocking the shard for 24 hours.
+   */
+  addOrderEventsConsumer(fn: LambdaFunction, table: ITableV2): void {
+    if (!this.streamFailureQueue) {
+      this.streamFailureQueue = this.encryptedQueue('StreamFailureQueue');
+      Validations.of(this.streamFailureQueue).acknowledge({
+        id: 'AwsSolutions-SQS3',
+        reason:
+          'This queue is itself the dead-letter destination of the order-events stream consumer (records of failed batches), so it has no DLQ of its own.',
+      });
+    }
+    fn.addEventSource(
+      new DynamoEventSource(table, {
+        startingPosition: StartingPosition.TRIM_HORIZON,
+        batchSize: 100,
+        bisectBatchOnError: true,
+        retryAttempts: 10,
+        // A record still failing after 6 h goes to the failure queue (and its alarm) instead of
+        // holding back its shard until the stream's 24 h retention drops it silently.
+        maxRecordAge: Duration.hours(6),
+        reportBatchItemFailures: true,
+        onFailure: new SqsDlq(this.streamFailureQueue),
+      }),
+    );
+    this.grantEnqueue(fn);
+  }
+
+  /**
+   * The delivery function: consumes the queue (reporting per-message failures), postpones a
+   * message by changing its visibility, and sends a job to the dead-letter queue itself after
+   * the last attempt (CALLBACK_DLQ_URL).
+   */
+  addDeliveryFunction(fn: LambdaFunction): void {
+    if (fn.timeout && fn.timeout.toSeconds() > this.deliveryTimeout.toSeconds()) {
+      throw new Error(
+        `delivery function timeout ${fn.timeout.toSeconds()} s exceeds the ${this.deliveryTimeout.toSeconds()} s the queue's visibility timeout was sized for`,
+      );
+    }
+    fn.addEventSource(new SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true }));
+    this.deadLetterQueue.grantSendMessages(fn);
+    fn.addEnvironment('CALLBACK_QUEUE_URL', this.queue.queueUrl);
+    fn.addEnvironment('CALLBACK_DLQ_URL', this.deadLetterQueue.queueUrl);
+  }
+
+  /** A function that queues deliveries without consuming them (redelivery, the sweeper). */
+  grantEnqueue(fn: LambdaFunction): void {
+    this.queue.grantSendMessages(fn);
+    fn.addEnvironment('CALLBACK_QUEUE_URL', this.queue.queueUrl);
+  }
+
+  private encryptedQueue(id: string, extra: QueueProps = {}): Queue {
+    return new Queue(this, id, {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: RETENTION,
+      ...extra,
+    });
+  }
+}

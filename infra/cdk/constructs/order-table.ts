@@ -1,0 +1,36 @@
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { AttributeType, Billing, StreamViewType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Construct } from 'constructs';
+import { TABLE_KEYS } from '#shared/store/table';
+
+/**
+ * The service's single table, shaped by TABLE_KEYS (the same source the local runtime builds
+ * its table from). It holds merchants, orders and invoices, so it is protected three ways:
+ * deletion protection, RETAIN on stack deletion, and point-in-time recovery.
+ */
+export class OrderTable extends Construct {
+  readonly table: TableV2;
+
+  constructor(scope: Construct, id: string) {
+    super(scope, id);
+    const key = (name: string) => ({ name, type: AttributeType.STRING });
+    this.table = new TableV2(this, 'Table', {
+      partitionKey: key(TABLE_KEYS.partitionKey),
+      sortKey: key(TABLE_KEYS.sortKey),
+      // Whole items in both indexes: the list endpoints return full orders from one query.
+      globalSecondaryIndexes: TABLE_KEYS.indexes.map((index) => ({
+        indexName: index.name,
+        partitionKey: key(index.partitionKey),
+        sortKey: key(index.sortKey),
+      })),
+      timeToLiveAttribute: TABLE_KEYS.ttlAttribute,
+      billing: Billing.onDemand(),
+      // Old and new images: the order-events consumer compares statuses to emit one callback per change.
+      dynamoStream: StreamViewType.NEW_AND_OLD_IMAGES,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+      encryption: TableEncryptionV2.awsManagedKey(),
+    });
+  }
+}

@@ -1,0 +1,91 @@
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+
+export interface ServiceAlarmsProps {
+  /** Subscribed to the alarm topic (it must confirm the subscription mail). */
+  readonly email?: string;
+}
+
+/**
+ * The operator's alarms, all notifying one SNS topic. The topic is encrypted with its own key
+ * because CloudWatch cannot publish to a topic under the AWS-managed aws/sns key.
+ */
+export class ServiceAlarms extends Construct {
+  readonly topic: Topic;
+  readonly alarms: Alarm[] = [];
+  private readonly action: SnsAction;
+
+  constructor(scope: Construct, id: string, props: ServiceAlarmsProps = {}) {
+    super(scope, id);
+    const key = new Key(this, 'TopicKey', {
+      description: 'Encrypts the alarm topic; CloudWatch may use it to publish',
+      enableKeyRotation: true,
+      // Only in-flight notifications are encrypted with it: nothing to keep after teardown.
+      removalPolicy: RemovalPolicy.DESTROY,
+      pendingWindow: Duration.days(7),
+    });
+    key.grant(new ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
+    this.topic = new Topic(this, 'Topic', { masterKey: key, enforceSSL: true });
+    if (props.email) this.topic.addSubscription(new EmailSubscription(props.email));
+    this.action = new SnsAction(this.topic);
+  }
+
+  /** Any message in the queue (a dead-letter queue: every message is a lost callback). */
+  alarmWhenQueueHasMessages(id: string, queue: IQueue, description: string): Alarm {
+    return this.add(
+      new Alarm(this, id, {
+        alarmDescription: description,
+        metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: 'Maximum' }),
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        threshold: 0,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    );
+  }
+
+  /** Any invocation error: handlers map expected failures to 4xx, so an error is a bug or an outage. */
+  alarmOnErrors(id: string, fn: IFunction, description: string): Alarm {
+    return this.add(
+      new Alarm(this, id, {
+        alarmDescription: description,
+        metric: fn.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        threshold: 0,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    );
+  }
+
+  /**
+   * For stream consumers (the order-events function, once it exists): the age of the newest
+   * record read. A growing age means callbacks lag behind order changes.
+   */
+  alarmOnStreamLag(id: string, fn: IFunction, maxAge: Duration = Duration.minutes(5)): Alarm {
+    return this.add(
+      new Alarm(this, id, {
+        alarmDescription: `${fn.functionName} reads the table stream more than ${maxAge.toHumanString()} behind`,
+        metric: fn.metric('IteratorAge', { period: Duration.minutes(1), statistic: 'Maximum' }),
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        threshold: maxAge.toMilliseconds(),
+        evaluationPeriods: 5,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    );
+  }
+
+  private add(alarm: Alarm): Alarm {
+    alarm.addAlarmAction(this.action);
+    this.alarms.push(alarm);
+    return alarm;
+  }
+}

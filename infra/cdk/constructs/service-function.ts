@@ -1,0 +1,123 @@
+import { type CfnElement, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { StringParameter } from 'aws-cdk-lib/aws-ssm';
+import { Construct } from 'constructs';
+import type { LogLevel } from '#infra/cdk/config';
+import { functionEntry, LOCK_FILE, REPO_ROOT } from '#infra/cdk/paths';
+
+/** What a function may do with the table: `access` of its routes in shared/http/routes.ts. */
+export type TableAccess = 'read' | 'write';
+
+export interface ServiceFunctionProps {
+  /** Folder under functions/ holding `handler.ts` (exporting `handler`). */
+  readonly folder: string;
+  readonly serviceName: string;
+  readonly logLevel: LogLevel;
+  readonly table: ITableV2;
+  readonly tableAccess: TableAccess;
+  /** Handler configuration besides TABLE_NAME (which the table grant sets). */
+  readonly environment?: Readonly<Record<string, string>>;
+  /** Handler variable -> SSM parameter name; the function gets the name and may read only it. */
+  readonly parameters?: Readonly<Record<string, string>>;
+  /** Default 512 MB: the bundled SDK and ajv start faster with the CPU share it brings. */
+  readonly memorySize?: number;
+  /** Default 10 s: well under HTTP API's 30 s integration limit. */
+  readonly timeout?: Duration;
+  readonly logRetention?: RetentionDays;
+}
+
+/**
+ * One handler of functions/ as a Lambda: Node.js 22 on arm64, an ESM bundle made by the local
+ * esbuild, JSON logs into its own log group, and a role holding only what the function needs
+ * (its log group, the table read-only or read-write, and the SSM parameters it is given).
+ */
+export class ServiceFunction extends Construct {
+  readonly function: NodejsFunction;
+  readonly role: Role;
+  readonly logGroup: LogGroup;
+  readonly tableAccess: TableAccess;
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    super(scope, id);
+    this.tableAccess = props.tableAccess;
+
+    this.logGroup = new LogGroup(this, 'Logs', {
+      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      // The table is the record of every order; function logs are diagnostics that expire anyway.
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+
+    // An own role instead of AWSLambdaBasicExecutionRole: that managed policy may write to every log group.
+    this.role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `${props.folder}: its log group and ${props.tableAccess === 'read' ? 'read-only' : 'read-write'} table access`,
+    });
+    this.logGroup.grantWrite(this.role);
+
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: functionEntry(props.folder),
+      handler: 'handler',
+      projectRoot: REPO_ROOT,
+      depsLockFilePath: LOCK_FILE,
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize ?? 512,
+      timeout: props.timeout ?? Duration.seconds(10),
+      role: this.role,
+      logGroup: this.logGroup,
+      loggingFormat: LoggingFormat.JSON,
+      // Powertools reads AWS_LAMBDA_LOG_LEVEL too: keep both levels equal so neither drops lines.
+      applicationLogLevelV2: ApplicationLogLevel[props.logLevel],
+      systemLogLevelV2: SystemLogLevel.WARN,
+      environment: {
+        POWERTOOLS_SERVICE_NAME: props.serviceName,
+        POWERTOOLS_LOG_LEVEL: props.logLevel,
+        // Stack traces point into the TypeScript sources, not the minified bundle.
+        NODE_OPTIONS: '--enable-source-maps',
+        ...props.environment,
+      },
+      bundling: {
+        format: OutputFormat.ESM,
+        // ESM has no `require`; some CommonJS dependencies call it, so the bundle defines one.
+        banner: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+        mainFields: ['module', 'main'],
+        target: 'node22',
+        minify: true,
+        sourceMap: true,
+        sourcesContent: false,
+        // Pin the SDK version the tests ran against instead of the runtime's copy.
+        bundleAwsSDK: true,
+        // The local esbuild (a dev dependency) bundles: no Docker on build machines.
+        forceDockerBundling: false,
+      },
+    });
+
+    if (props.tableAccess === 'read') props.table.grantReadData(this.function);
+    else props.table.grantReadWriteData(this.function);
+    this.function.addEnvironment('TABLE_NAME', props.table.tableName);
+    const tableId = Stack.of(props.table).getLogicalId(props.table.node.defaultChild as CfnElement);
+    Validations.of(this.role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${tableId}.Arn>/index/*]`,
+      reason:
+        'Queries on the GSIs of the service table (order lists, expiry and delivery sweeps) need index ARNs; the wildcard covers only the indexes of that one table.',
+    });
+    Validations.of(this.function).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason:
+        'Node.js 22 is the runtime the service is designed, bundled (target node22) and tested for; moving to a newer runtime is a deliberate upgrade, not drift.',
+    });
+
+    for (const [variable, parameterName] of Object.entries(props.parameters ?? {})) {
+      const parameter = StringParameter.fromSecureStringParameterAttributes(this, `Parameter${variable}`, {
+        parameterName,
+      });
+      // SecureStrings under the AWS-managed aws/ssm key need no kms:Decrypt grant of their own.
+      parameter.grantRead(this.function);
+      this.function.addEnvironment(variable, parameterName);
+    }
+  }
+}

@@ -1,0 +1,169 @@
+import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { Construct } from 'constructs';
+import type { DeployConfig } from '#infra/cdk/config';
+import { CallbackPipeline } from '#infra/cdk/constructs/callback-pipeline';
+import { OrderApi } from '#infra/cdk/constructs/order-api';
+import { OrderTable } from '#infra/cdk/constructs/order-table';
+import { PaymentPage } from '#infra/cdk/constructs/payment-page';
+import { ServiceAlarms } from '#infra/cdk/constructs/service-alarms';
+import { ServiceFunction, type TableAccess } from '#infra/cdk/constructs/service-function';
+import { PAYMENT_PAGE_DIR } from '#infra/cdk/paths';
+import { ROUTES, type Route } from '#shared/http/routes';
+
+export interface CryptoPayStackProps extends StackProps {
+  readonly config: DeployConfig;
+  /** The built payment page (default web/dist); tests point it elsewhere. */
+  readonly paymentPageDir?: string;
+}
+
+/** Powertools service name and the `service` tag of every resource. */
+export const SERVICE_NAME = 'crypto-pay-orders';
+
+/**
+ * Route functions that create invoices and so may call a payment gateway: create-order (with
+ * `pay_currency`) and checkout-order. Only these may read the gateway credential parameters.
+ */
+export const INVOICE_FUNCTIONS: ReadonlySet<string> = new Set(['create-order', 'checkout-order']);
+
+/** Route functions that put deliveries on the callback queue (a merchant's redelivery request). */
+export const CALLBACK_SENDERS: ReadonlySet<string> = new Set(['redeliver-callback']);
+
+/** Functions not behind a route; all write the table. */
+export const EVENT_FUNCTIONS = {
+  /** Expires due NEW orders; each expiry is a conditional write, so overlapping runs are harmless. */
+  expireOrders: 'expire-orders',
+  /** Re-queues deliveries whose queue message was lost (due more than the grace time ago). */
+  sweepCallbacks: 'sweep-callbacks',
+  /** Table stream -> one delivery per status change. */
+  orderEvents: 'order-events',
+  /** Callback queue -> signed POST to the merchant. */
+  deliverCallback: 'deliver-callback',
+} as const;
+
+/** Each function folder of the route table with the table access its routes need (write wins). */
+export function functionAccess(routes: readonly Route[]): Map<string, TableAccess> {
+  const access = new Map<string, TableAccess>();
+  for (const route of routes) {
+    if (access.get(route.fn) !== 'write') access.set(route.fn, route.access);
+  }
+  return access;
+}
+
+const constructId = (folder: string) => folder.replace(/(^|-)([a-z])/g, (_, _dash: string, letter: string) => letter.toUpperCase());
+
+/**
+ * The whole service in one stack. It only wires constructs: the table, one function per
+ * function folder of the route table plus the event-driven ones, the HTTP API, the callback
+ * queues, the payment page and the alarms.
+ */
+export class CryptoPayStack extends Stack {
+  readonly table: OrderTable;
+  readonly functions: ReadonlyMap<string, ServiceFunction>;
+  readonly api: OrderApi;
+  readonly callbacks: CallbackPipeline;
+  readonly paymentPage: PaymentPage;
+  readonly alarms: ServiceAlarms;
+
+  constructor(scope: Construct, id: string, props: CryptoPayStackProps) {
+    super(scope, id, { description: 'Hosted crypto payment orders (MugglePay v1 compatible API)', ...props });
+    const { config } = props;
+
+    this.table = new OrderTable(this, 'Orders');
+    // The merchant's answer limit plus 5 s to connect and record the attempt (handler default 10 s).
+    const deliveryTimeout = Duration.seconds(Math.ceil((config.callbackTimeoutMs ?? 10_000) / 1000) + 5);
+    this.callbacks = new CallbackPipeline(this, 'Callbacks', { deliveryTimeout });
+
+    // The API's id cannot appear in the page's CSP: the API already depends on the page's URL
+    // (CORS, PAYMENT_PAGE_URL), so the reverse reference would be a cycle. Allow this region's
+    // execute-api hosts instead.
+    this.paymentPage = new PaymentPage(this, 'PaymentPage', {
+      contentDir: props.paymentPageDir ?? PAYMENT_PAGE_DIR,
+      customDomain: config.paymentPage.customDomain,
+      apiOrigins: [`https://*.execute-api.${this.region}.${this.urlSuffix}`],
+    });
+    const pageUrl = config.paymentPage.url ?? this.paymentPage.url;
+    const pageOrigin = config.paymentPage.url ? new URL(config.paymentPage.url).origin : this.paymentPage.origin;
+
+    const functions = new Map<string, ServiceFunction>();
+    const addFunction = (folder: string, tableAccess: TableAccess, timeout?: Duration) => {
+      const fn = new ServiceFunction(this, constructId(folder), {
+        folder,
+        serviceName: SERVICE_NAME,
+        logLevel: config.logLevel,
+        table: this.table.table,
+        tableAccess,
+        timeout,
+        // As the local runtime does, every handler knows the queue URL: modules that read it at
+        // load time are shared by functions that never send. Sending needs a grant below.
+        environment: { ...config.handlerEnvironment, PAYMENT_PAGE_URL: pageUrl, CALLBACK_QUEUE_URL: this.callbacks.queue.queueUrl },
+        parameters: INVOICE_FUNCTIONS.has(folder) ? config.gatewayCredentialParameters : {},
+      });
+      functions.set(folder, fn);
+      return fn.function;
+    };
+
+    for (const [folder, tableAccess] of functionAccess(ROUTES)) {
+      const fn = addFunction(folder, tableAccess);
+      if (CALLBACK_SENDERS.has(folder)) this.callbacks.grantEnqueue(fn);
+    }
+    const expireOrders = addFunction(EVENT_FUNCTIONS.expireOrders, 'write', Duration.seconds(50));
+    this.runEvery(EVENT_FUNCTIONS.expireOrders, expireOrders, Duration.minutes(1));
+    const sweepCallbacks = addFunction(EVENT_FUNCTIONS.sweepCallbacks, 'write', Duration.seconds(50));
+    this.callbacks.grantEnqueue(sweepCallbacks);
+    this.runEvery(EVENT_FUNCTIONS.sweepCallbacks, sweepCallbacks, Duration.minutes(5));
+    const orderEvents = addFunction(EVENT_FUNCTIONS.orderEvents, 'write', Duration.seconds(30));
+    this.callbacks.addOrderEventsConsumer(orderEvents, this.table.table);
+    const deliverCallback = addFunction(EVENT_FUNCTIONS.deliverCallback, 'write', deliveryTimeout);
+    this.callbacks.addDeliveryFunction(deliverCallback);
+    this.functions = functions;
+
+    this.api = new OrderApi(this, 'OrderApi', {
+      routes: ROUTES,
+      handlers: new Map([...functions].map(([folder, fn]) => [folder, fn.function])),
+      allowedOrigin: pageOrigin,
+      throttle: config.apiThrottle,
+    });
+
+    this.alarms = new ServiceAlarms(this, 'Alarms', { email: config.alarmEmail });
+    this.alarms.alarmWhenQueueHasMessages(
+      'CallbackDeadLetters',
+      this.callbacks.deadLetterQueue,
+      'Callbacks exhausted their attempts (or could not be processed): merchants missed status changes. Inspect, fix, then redrive.',
+    );
+    if (this.callbacks.streamFailureQueue) {
+      this.alarms.alarmWhenQueueHasMessages(
+        'OrderEventFailures',
+        this.callbacks.streamFailureQueue,
+        'Table stream records failed after their retries: those status changes have no callback. Replay them from the failure records.',
+      );
+    }
+    this.alarms.alarmOnStreamLag('OrderEventsLag', orderEvents);
+    for (const [folder, fn] of functions) {
+      this.alarms.alarmOnErrors(`${constructId(folder)}Errors`, fn.function, `${folder} invocations are failing`);
+    }
+
+    new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the merchant API' });
+    new CfnOutput(this, 'PaymentPageUrl', { value: pageUrl, description: 'Base of payment_url' });
+    new CfnOutput(this, 'TableName', { value: this.table.table.tableName, description: 'For npm run merchant' });
+    new CfnOutput(this, 'CallbackQueueUrl', { value: this.callbacks.queue.queueUrl });
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn, description: 'Subscribe on-call here' });
+    new CfnOutput(this, 'PaymentPageBucketName', { value: this.paymentPage.bucket.bucketName });
+    new CfnOutput(this, 'PaymentPageContent', {
+      value: this.paymentPage.contentDeployed
+        ? 'deployed from web/dist'
+        : 'NOT deployed: web/dist was missing at synth time; build the page and deploy again',
+    });
+  }
+
+  /** Starts `fn` on a schedule; no retries, the next run does the same work anyway. */
+  private runEvery(folder: string, fn: NodejsFunction, every: Duration): void {
+    new Rule(this, `${constructId(folder)}Schedule`, {
+      description: `Runs ${folder} every ${every.toHumanString()}`,
+      schedule: Schedule.rate(every),
+      targets: [new LambdaTarget(fn, { retryAttempts: 0 })],
+    });
+  }
+}

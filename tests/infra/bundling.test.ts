@@ -1,0 +1,72 @@
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Template } from 'aws-cdk-lib/assertions';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CryptoPayStack } from '#infra/cdk/stack';
+import { deployConfig, logicalId, resourcesOf, TEST_ENV, testApp } from './support.ts';
+
+/**
+ * The real esbuild bundling of every function, as `cdk synth` does it (no Docker): each bundle
+ * must resolve the `#shared/*` imports, be a minified ESM file with a source map, and load in
+ * a fresh Node process the way a Lambda cold start does, exporting `handler`.
+ */
+const { app, outdir, cleanup } = testApp({ bundle: true });
+const stack = new CryptoPayStack(app, 'Bundled', {
+  env: TEST_ENV,
+  config: deployConfig(),
+  paymentPageDir: join(tmpdir(), 'crypto-pay-test-no-page'),
+});
+const template = Template.fromStack(stack);
+afterAll(cleanup);
+const run = promisify(execFile);
+
+const functions = resourcesOf(template, 'AWS::Lambda::Function');
+const bundles = [...stack.functions].map(([folder, fn]) => {
+  const metadata = functions[logicalId(stack, fn.function)]?.Metadata as Record<string, string> | undefined;
+  const assetPath = metadata?.['aws:asset:path'];
+  if (!assetPath) throw new Error(`${folder} has no asset`);
+  const variables = (functions[logicalId(stack, fn.function)]?.Properties?.Environment as { Variables: Record<string, unknown> })
+    .Variables;
+  // CloudFormation references become placeholders of the right shape (every one is a name or a URL).
+  const environment = Object.fromEntries(
+    Object.entries(variables).map(([name, value]) => [name, typeof value === 'string' ? value : `https://resolved.example/${name}`]),
+  );
+  return { folder, file: join(outdir, assetPath, 'index.mjs'), environment };
+});
+
+describe('function bundles', () => {
+  it.each(bundles)('$folder: a minified ESM bundle with its shared code and a source map', ({ file }) => {
+    expect(existsSync(file)).toBe(true);
+    expect(existsSync(`${file}.map`)).toBe(true);
+    const code = readFileSync(file, 'utf8');
+    expect(code.startsWith("import { createRequire as __createRequire } from 'node:module'; const require =")).toBe(true);
+    // Subpath imports are resolved at build time: none may be left for the runtime.
+    expect(code).not.toMatch(/["']#(shared|functions|infra)\//);
+    // Minified: long lines, not one statement per line.
+    expect(code.length / code.split('\n').length).toBeGreaterThan(2_000);
+    expect(statSync(file).size).toBeLessThan(1_500_000);
+  });
+
+  it("every bundle starts in a fresh Node process with its function's environment and exports a handler", async () => {
+    const coldStart = async ({ file, environment }: (typeof bundles)[number]): Promise<string> => {
+      const script = `console.log(typeof (await import(${JSON.stringify(file)})).handler)`;
+      try {
+        const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
+          // Exactly the variables the stack sets (references made concrete); no credentials,
+          // so a module that called AWS while loading would fail here.
+          env: { PATH: process.env.PATH, AWS_REGION: TEST_ENV.region, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...environment },
+          timeout: 30_000,
+        });
+        return stdout.trim();
+      } catch (error) {
+        const stderr = (error as { stderr?: string }).stderr ?? String(error);
+        return `failed: ${stderr.split('\n').find((line) => /Error/.test(line)) ?? stderr}`;
+      }
+    };
+    const started = await Promise.all(bundles.map(async (bundle) => [bundle.folder, await coldStart(bundle)] as const));
+    expect(Object.fromEntries(started)).toEqual(Object.fromEntries(bundles.map(({ folder }) => [folder, 'function'])));
+  });
+});

@@ -1,0 +1,92 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SETTINGS } from '#infra/cdk/config';
+import { REPO_ROOT } from '#infra/cdk/paths';
+import { deployConfig } from './support.ts';
+
+// BIP32 test vector 1, account m/84'/0'/0' (public; the sandbox key) and the vector's root private key.
+const TEST_XPUB =
+  'xpub6C1HVMz946r433QEjZGpYYWYcspxXXBPys5PBGkmQboRXE6RLfFiStEkKbWKCZaPgDrzZh9nUEunxuiuy6MNdw23du2Ek7GoKYMJVH8eK5E';
+const TEST_XPRV =
+  'xprv9s21ZrQH143K3QTDL4LXw2F7HEK3wJUD2nW2nRk4stbPy6cq3jPPqjiChkVvvNKmPGJxWUtg6LnF5kejMRNNU3TGtRBeJgk33yuGBxrMPHi';
+
+describe('deploy configuration', () => {
+  it('has defaults for everything and forwards nothing unset', () => {
+    expect(deployConfig()).toEqual({
+      stackName: 'CryptoPayOrders',
+      logLevel: 'INFO',
+      paymentPage: {},
+      handlerEnvironment: {},
+      gatewayCredentialParameters: {},
+      apiThrottle: { read: { rateLimit: 100, burstLimit: 200 }, write: { rateLimit: 20, burstLimit: 40 } },
+      alarmEmail: undefined,
+    });
+  });
+
+  it('takes context over the environment', () => {
+    const config = deployConfig({ STACK_NAME: 'FromEnv', API_RATE_LIMIT: '7' }, { stackName: 'FromContext', apiRateLimit: 9 });
+    expect(config.stackName).toBe('FromContext');
+    expect(config.apiThrottle.read.rateLimit).toBe(9);
+  });
+
+  it('forwards handler settings under the names the handlers read', () => {
+    const config = deployConfig({
+      INVOICE_TTL_CRYPTO_SECONDS: '1800',
+      ORDER_TTL_SECONDS: '7200',
+      AUTH_CACHE_SECONDS: '0',
+      PLATFORM_XPUB_BTC: TEST_XPUB,
+      EOS_ACCOUNT: 'shoppay.a1',
+      RATE_SOURCE_URL: 'https://rates.example.com/v2/exchange-rates?currency=USD',
+      WECHAT_CREDENTIALS_PARAMETER: '/pay/prod/wechat',
+    });
+    expect(config.handlerEnvironment).toEqual({
+      INVOICE_TTL_CRYPTO_SECONDS: '1800',
+      ORDER_TTL_SECONDS: '7200',
+      AUTH_CACHE_SECONDS: '0',
+      PLATFORM_XPUB_BTC: TEST_XPUB,
+      EOS_ACCOUNT: 'shoppay.a1',
+      RATE_SOURCE_URL: 'https://rates.example.com/v2/exchange-rates?currency=USD',
+    });
+    expect(config.gatewayCredentialParameters).toEqual({ WECHAT_CREDENTIALS_PARAMETER: '/pay/prod/wechat' });
+  });
+
+  it.each([
+    [{ PLATFORM_XPUB_BTC: TEST_XPRV }, /platformXpubBtc \(PLATFORM_XPUB_BTC\) is not a usable BTC extended public key/],
+    [{ PLATFORM_XPUB_ETH: 'xpub-not-base58' }, /platformXpubEth/],
+    [{ INVOICE_TTL_GATEWAY_SECONDS: '0' }, /invoiceTtlGatewaySeconds .* positive integer/],
+    [{ AUTH_CACHE_SECONDS: '-1' }, /authCacheSeconds .* non-negative integer/],
+    [{ API_BURST_LIMIT: '10.5' }, /apiBurstLimit/],
+    [{ POWERTOOLS_LOG_LEVEL: 'LOUD' }, /logLevel/],
+    [{ EOS_ACCOUNT: 'Not-An-Account' }, /eosAccount/],
+    [{ ALIPAY_CREDENTIALS_PARAMETER: 'sk_live_51Hxyz' }, /alipayCredentialsParameter .* SSM parameter name/],
+    [{ PAYMENT_PAGE_URL: 'http://pay.example.com/' }, /paymentPageUrl .* https/],
+    [{ PAYMENT_PAGE_URL: 'pay.example.com' }, /paymentPageUrl .* absolute URL/],
+    [{ RATE_SOURCE_URL: 'http://rates.example.com/' }, /rateSourceUrl .* https/],
+    [{ PAYMENT_PAGE_URL: 'https://a.example/', PAYMENT_PAGE_DOMAIN: 'pay.example.com' }, /exclude each other/],
+    [{ PAYMENT_PAGE_DOMAIN: 'pay.example.com' }, /paymentPageCertificateArn .* required/],
+    [
+      { PAYMENT_PAGE_DOMAIN: 'pay.example.com', PAYMENT_PAGE_CERTIFICATE_ARN: 'arn:aws:acm:eu-west-1:123456789012:certificate/abc' },
+      /us-east-1/,
+    ],
+    [{ ALARM_EMAIL: 'nobody' }, /alarmEmail/],
+    [{ STACK_NAME: '1-bad name' }, /stackName/],
+  ])('refuses %o at synth time', (env, message) => {
+    expect(() => deployConfig(env)).toThrow(message);
+  });
+
+  it('accepts a custom page domain with its us-east-1 certificate', () => {
+    const certificateArn = 'arn:aws:acm:us-east-1:123456789012:certificate/0f1e2d3c-aaaa-bbbb-cccc-123456789abc';
+    expect(deployConfig({ PAYMENT_PAGE_DOMAIN: 'pay.example.com', PAYMENT_PAGE_CERTIFICATE_ARN: certificateArn }).paymentPage).toEqual({
+      customDomain: { domainName: 'pay.example.com', certificateArn },
+    });
+  });
+
+  it('is documented: docs/deploy.md names every setting and its variable', () => {
+    const docs = readFileSync(join(REPO_ROOT, 'docs', 'deploy.md'), 'utf8');
+    for (const [key, { env }] of Object.entries(SETTINGS)) {
+      expect(docs, key).toContain(`\`${key}\``);
+      expect(docs, env).toContain(`\`${env}\``);
+    }
+  });
+});

@@ -1,0 +1,212 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { AttributeType, StreamViewType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CallbackPipeline } from '#infra/cdk/constructs/callback-pipeline';
+import { awsRoutePath, conflictingPathVariables, OrderApi } from '#infra/cdk/constructs/order-api';
+import { PaymentPage } from '#infra/cdk/constructs/payment-page';
+import { ServiceAlarms } from '#infra/cdk/constructs/service-alarms';
+import { CryptoPayStack } from '#infra/cdk/stack';
+import { deployConfig, logicalId, resourcesOf, TEST_ENV, testApp, type TestApp } from './support.ts';
+
+const apps: TestApp[] = [];
+const scratch = (bundle = false) => {
+  const made = testApp({ bundle });
+  apps.push(made);
+  return { ...made, stack: new Stack(made.app, 'Scratch', { env: TEST_ENV }) };
+};
+const pageDir = mkdtempSync(join(tmpdir(), 'page-'));
+afterAll(() => {
+  for (const made of apps) made.cleanup();
+  rmSync(pageDir, { recursive: true, force: true });
+});
+
+const nagFindings = (made: TestApp) =>
+  new AwsSolutionsChecks(undefined)
+    .validateScope(made.app)
+    .violations.map((v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`);
+
+/** A stand-in for functions not written yet; the test acknowledges what nag says about it. */
+function standIn(stack: Stack, id: string, timeout: Duration) {
+  const fn = new LambdaFunction(stack, id, {
+    runtime: Runtime.NODEJS_22_X,
+    handler: 'index.handler',
+    code: Code.fromInline('export const handler = async () => ({});'),
+    timeout,
+  });
+  const reason = 'test stand-in for a function that does not exist yet';
+  Validations.of(fn).acknowledge(
+    { id: 'AwsSolutions-L1', reason },
+    { id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]', reason },
+  );
+  return fn;
+}
+
+describe('API route paths', () => {
+  it('drop a trailing slash, which API Gateway refuses in route keys', () => {
+    expect(awsRoutePath('/v1/orders/')).toBe('/v1/orders');
+    expect(awsRoutePath('/v1/orders')).toBe('/v1/orders');
+    expect(awsRoutePath('/')).toBe('/');
+  });
+
+  it('report a path variable named differently at the same level', () => {
+    expect(conflictingPathVariables(['/v1/orders/{order_id}', '/v1/orders/{id}/checkout'])).toEqual([
+      '/v1/orders/{id}/checkout names {id} where /v1/orders/{order_id} names {order_id}',
+    ]);
+    expect(conflictingPathVariables(['/a/{id}', '/a/{id}/b', '/c/{other}', '/a/{id}/b/{item}', '/a/{id}/d/{x}'])).toEqual([]);
+    expect(conflictingPathVariables(['/a/{proxy+}', '/a/{id}'])).toHaveLength(1);
+  });
+
+  it('refuse two functions on one route', () => {
+    const { stack } = scratch();
+    const fn = standIn(stack, 'Fn', Duration.seconds(3));
+    expect(
+      () =>
+        new OrderApi(stack, 'Api', {
+          routes: [
+            { method: 'GET', path: '/x', fn: 'a', access: 'read' },
+            { method: 'GET', path: '/x/', fn: 'b', access: 'read' },
+          ],
+          handlers: new Map([
+            ['a', fn],
+            ['b', fn],
+          ]),
+          allowedOrigin: 'https://pay.example.com',
+          throttle: { read: { rateLimit: 1, burstLimit: 1 }, write: { rateLimit: 1, burstLimit: 1 } },
+        }),
+    ).toThrow('route GET /x is served by both a and b');
+  });
+});
+
+describe('payment page with a built page and a custom domain', () => {
+  mkdirSync(pageDir, { recursive: true });
+  writeFileSync(join(pageDir, 'index.html'), '<!doctype html><title>Pay</title>');
+  const made = scratch();
+  const certificateArn = 'arn:aws:acm:us-east-1:123456789012:certificate/0f1e2d3c-aaaa-bbbb-cccc-123456789abc';
+  const page = new PaymentPage(made.stack, 'Page', {
+    contentDir: pageDir,
+    customDomain: { domainName: 'pay.example.com', certificateArn },
+    apiOrigins: ['https://api.example.com'],
+  });
+  const template = Template.fromStack(made.stack);
+
+  it('deploys the page and invalidates the cache', () => {
+    expect(page.contentDeployed).toBe(true);
+    template.hasResourceProperties('Custom::CDKBucketDeployment', {
+      DestinationBucketName: { Ref: logicalId(made.stack, page.bucket) },
+      DistributionPaths: ['/*'],
+    });
+  });
+
+  it('serves the custom domain with TLS 1.2 or later', () => {
+    expect(page.url).toBe('https://pay.example.com/');
+    template.hasResourceProperties('AWS::CloudFront::Distribution', {
+      DistributionConfig: Match.objectLike({
+        Aliases: ['pay.example.com'],
+        ViewerCertificate: { AcmCertificateArn: certificateArn, MinimumProtocolVersion: 'TLSv1.2_2021', SslSupportMethod: 'sni-only' },
+      }),
+    });
+  });
+
+  it('is nag-clean, the BucketDeployment findings acknowledged and no TLS finding left to excuse', () => {
+    expect(nagFindings(made)).toEqual([]);
+    const acknowledged = JSON.stringify(page.distribution.node.metadata);
+    expect(acknowledged).not.toContain('AwsSolutions-CFR4');
+  });
+
+  it('warns about a page folder without index.html', () => {
+    const other = scratch();
+    const empty = mkdtempSync(join(pageDir, 'empty-'));
+    new PaymentPage(other.stack, 'Page', { contentDir: empty, apiOrigins: [] });
+    Annotations.fromStack(other.stack).hasWarning('/Scratch/Page', Match.stringLikeRegexp('has no index.html'));
+  });
+});
+
+describe('stack with the payment page hosted elsewhere', () => {
+  const made = testApp({ bundle: false });
+  apps.push(made);
+  const stack = new CryptoPayStack(made.app, 'Elsewhere', {
+    env: TEST_ENV,
+    config: deployConfig({ PAYMENT_PAGE_URL: 'https://pay.example.com/checkout' }),
+    paymentPageDir: join(tmpdir(), 'crypto-pay-test-no-page'),
+  });
+  const template = Template.fromStack(stack);
+
+  it('gives handlers that URL and allows only its origin', () => {
+    for (const fn of Object.values(resourcesOf(template, 'AWS::Lambda::Function'))) {
+      expect((fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables.PAYMENT_PAGE_URL).toBe(
+        'https://pay.example.com/checkout',
+      );
+    }
+    template.hasResourceProperties('AWS::ApiGatewayV2::Api', {
+      CorsConfiguration: Match.objectLike({ AllowOrigins: ['https://pay.example.com'] }),
+    });
+    template.hasOutput('PaymentPageUrl', { Value: 'https://pay.example.com/checkout' });
+  });
+});
+
+describe('callback pipeline, wired to the functions that will come', () => {
+  const made = scratch();
+  const table = new TableV2(made.stack, 'Table', {
+    partitionKey: { name: 'PK', type: AttributeType.STRING },
+    dynamoStream: StreamViewType.NEW_AND_OLD_IMAGES,
+  });
+  const pipeline = new CallbackPipeline(made.stack, 'Callbacks');
+  const tooSlow = () => pipeline.addDeliveryFunction(standIn(made.stack, 'SlowDelivery', Duration.seconds(30)));
+  const delivery = standIn(made.stack, 'Delivery', Duration.seconds(15));
+  pipeline.addDeliveryFunction(delivery);
+  const orderEvents = standIn(made.stack, 'OrderEvents', Duration.seconds(30));
+  pipeline.addOrderEventsConsumer(orderEvents, table);
+  const alarms = new ServiceAlarms(made.stack, 'Alarms');
+  alarms.alarmOnStreamLag('Lag', orderEvents);
+  const template = Template.fromStack(made.stack);
+  const environmentOf = (fn: LambdaFunction) =>
+    (resourcesOf(template, 'AWS::Lambda::Function')[logicalId(made.stack, fn)]?.Properties?.Environment as {
+      Variables: Record<string, unknown>;
+    }).Variables;
+
+  it('refuses a delivery function slower than the visibility timeout allows', () => {
+    expect(tooSlow).toThrow(/exceeds the 15 s/);
+  });
+
+  it('lets the delivery function consume the queue with partial batch failures', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: logicalId(made.stack, delivery) },
+      EventSourceArn: { 'Fn::GetAtt': [logicalId(made.stack, pipeline.queue), 'Arn'] },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    expect(environmentOf(delivery).CALLBACK_QUEUE_URL).toEqual({ Ref: logicalId(made.stack, pipeline.queue) });
+  });
+
+  it('lets the order-events function read the stream with bisection, bounded retries and a failure queue', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: logicalId(made.stack, orderEvents) },
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: 10,
+      StartingPosition: 'TRIM_HORIZON',
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      DestinationConfig: {
+        OnFailure: { Destination: { 'Fn::GetAtt': [logicalId(made.stack, pipeline.streamFailureQueue!), 'Arn'] } },
+      },
+    });
+    expect(environmentOf(orderEvents).CALLBACK_QUEUE_URL).toEqual({ Ref: logicalId(made.stack, pipeline.queue) });
+  });
+
+  it('alarms on stream lag', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'IteratorAge',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: logicalId(made.stack, orderEvents) } }],
+      Threshold: 300_000,
+      ComparisonOperator: 'GreaterThanThreshold',
+    });
+  });
+
+  it('stays nag-clean with both consumers attached', () => {
+    expect(nagFindings(made)).toEqual([]);
+  });
+});

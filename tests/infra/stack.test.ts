@@ -1,0 +1,494 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Stack, Validations } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { Queue } from 'aws-cdk-lib/aws-sqs';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { awsRouteKey } from '#infra/cdk/constructs/order-api';
+import { CALLBACK_SENDERS, CryptoPayStack, EVENT_FUNCTIONS, functionAccess, INVOICE_FUNCTIONS } from '#infra/cdk/stack';
+import { ROUTES } from '#shared/http/routes';
+import { TABLE_KEYS } from '#shared/store/table';
+import {
+  actionsOf,
+  deployConfig,
+  logicalId,
+  type PolicyStatement,
+  resourcesOf,
+  statementsOfRole,
+  TEST_ENV,
+  testApp,
+} from './support.ts';
+
+const ALIPAY_PARAMETER = '/crypto-pay/test/alipay';
+
+// One synthesis for the whole file; bundling is skipped here and proven in bundling.test.ts.
+const { app, cleanup } = testApp({ bundle: false });
+const stack = new CryptoPayStack(app, 'Test', {
+  env: TEST_ENV,
+  config: deployConfig({
+    INVOICE_TTL_CRYPTO_SECONDS: '1800',
+    ALIPAY_CREDENTIALS_PARAMETER: ALIPAY_PARAMETER,
+    ALARM_EMAIL: 'oncall@example.com',
+  }),
+  paymentPageDir: join(tmpdir(), 'crypto-pay-test-no-page'),
+});
+const template = Template.fromStack(stack);
+afterAll(cleanup);
+
+// What each function may do with the table: its routes' access, or write for the event-driven ones.
+const ACCESS = functionAccess(ROUTES);
+for (const folder of Object.values(EVENT_FUNCTIONS)) ACCESS.set(folder, 'write');
+const FOLDERS = [...ACCESS.keys()];
+const WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:TransactWriteItems'];
+
+const fnOf = (folder: string) => {
+  const fn = stack.functions.get(folder);
+  if (!fn) throw new Error(`no function for ${folder}`);
+  return fn;
+};
+const functionId = (folder: string) => logicalId(stack, fnOf(folder).function);
+const roleId = (folder: string) => logicalId(stack, fnOf(folder).role);
+const tableId = logicalId(stack, stack.table.table);
+const queueId = logicalId(stack, stack.callbacks.queue);
+const dlqId = logicalId(stack, stack.callbacks.deadLetterQueue);
+const functionProps = (folder: string) => resourcesOf(template, 'AWS::Lambda::Function')[functionId(folder)]?.Properties ?? {};
+const environmentOf = (folder: string) =>
+  (functionProps(folder).Environment as { Variables: Record<string, unknown> }).Variables;
+
+describe('HTTP API', () => {
+  const routes = resourcesOf(template, 'AWS::ApiGatewayV2::Route');
+  const integrations = resourcesOf(template, 'AWS::ApiGatewayV2::Integration');
+
+  it('has one route per route-table entry, each integrated with the function of its folder', () => {
+    const byKey = new Map(Object.values(routes).map((route) => [route.Properties?.RouteKey as string, route]));
+    expect(byKey.size).toBe(new Set(ROUTES.map(awsRouteKey)).size);
+    for (const entry of ROUTES) {
+      const route = byKey.get(awsRouteKey(entry));
+      expect(route, awsRouteKey(entry)).toBeDefined();
+      const target = route?.Properties?.Target as { 'Fn::Join': [string, [string, { Ref: string }]] };
+      const integration = integrations[target['Fn::Join'][1][1].Ref];
+      expect(integration?.Properties?.IntegrationUri).toEqual({ 'Fn::GetAtt': [functionId(entry.fn), 'Arn'] });
+      expect(integration?.Properties?.PayloadFormatVersion).toBe('2.0');
+    }
+  });
+
+  it('serves the trailing-slash spelling of a path through the route without it', () => {
+    const slashed = ROUTES.filter((route) => route.path.length > 1 && route.path.endsWith('/'));
+    expect(slashed.length).toBeGreaterThan(0);
+    for (const route of slashed) expect(awsRouteKey(route)).toBe(`${route.method} ${route.path.replace(/\/+$/, '')}`);
+  });
+
+  it('throttles the stage and every route, write routes tighter than reads', () => {
+    const stage = Object.values(resourcesOf(template, 'AWS::ApiGatewayV2::Stage'));
+    expect(stage).toHaveLength(1);
+    const properties = stage[0]?.Properties ?? {};
+    expect(properties.StageName).toBe('$default');
+    expect(properties.DefaultRouteSettings).toEqual({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 });
+    const settings = properties.RouteSettings as Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }>;
+    for (const entry of ROUTES) {
+      const expected = entry.access === 'write' ? [20, 40] : [100, 200];
+      const setting = settings[awsRouteKey(entry)];
+      expect([setting?.ThrottlingRateLimit, setting?.ThrottlingBurstLimit], awsRouteKey(entry)).toEqual(expected);
+    }
+  });
+
+  it('writes JSON access logs without request headers', () => {
+    const stage = Object.values(resourcesOf(template, 'AWS::ApiGatewayV2::Stage'))[0]?.Properties ?? {};
+    const settings = stage.AccessLogSettings as { DestinationArn: unknown; Format: string };
+    expect(settings.DestinationArn).toEqual({ 'Fn::GetAtt': [logicalId(stack, stack.api.accessLogs), 'Arn'] });
+    const format = JSON.parse(settings.Format) as Record<string, string>;
+    expect(format).toMatchObject({ requestId: '$context.requestId', status: '$context.status', routeKey: '$context.routeKey' });
+    expect(settings.Format).not.toMatch(/requestHeader|token/i);
+  });
+
+  it('allows only the payment page origin for CORS', () => {
+    const cors = Object.values(resourcesOf(template, 'AWS::ApiGatewayV2::Api'))[0]?.Properties?.CorsConfiguration as {
+      AllowOrigins: unknown[];
+    };
+    expect(cors.AllowOrigins).toEqual([
+      { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [logicalId(stack, stack.paymentPage.distribution), 'DomainName'] }]] },
+    ]);
+  });
+});
+
+describe('functions', () => {
+  it('are exactly the route-table folders plus the event-driven ones', () => {
+    expect([...stack.functions.keys()].sort()).toEqual([...FOLDERS].sort());
+    expect(Object.keys(resourcesOf(template, 'AWS::Lambda::Function'))).toHaveLength(FOLDERS.length);
+    for (const folder of FOLDERS) expect(fnOf(folder).tableAccess, folder).toBe(ACCESS.get(folder));
+  });
+
+  it.each(FOLDERS)('%s: Node.js 22 on arm64, 512 MB, JSON logs into its own log group with retention', (folder) => {
+    const fn = functionProps(folder);
+    expect(fn.Runtime).toBe('nodejs22.x');
+    expect(fn.Architectures).toEqual(['arm64']);
+    expect(fn.MemorySize).toBe(512);
+    expect(fn.Handler).toBe('index.handler');
+    expect(fn.LoggingConfig).toEqual({
+      LogFormat: 'JSON',
+      ApplicationLogLevel: 'INFO',
+      SystemLogLevel: 'WARN',
+      LogGroup: { Ref: logicalId(stack, fnOf(folder).logGroup) },
+    });
+    expect(resourcesOf(template, 'AWS::Logs::LogGroup')[logicalId(stack, fnOf(folder).logGroup)]?.Properties).toEqual({
+      RetentionInDays: 30,
+    });
+  });
+
+  it.each(FOLDERS)('%s: gets the table, the page URL and the Powertools settings', (folder) => {
+    expect(environmentOf(folder)).toMatchObject({
+      TABLE_NAME: { Ref: tableId },
+      PAYMENT_PAGE_URL: {
+        'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [logicalId(stack, stack.paymentPage.distribution), 'DomainName'] }, '/']],
+      },
+      POWERTOOLS_SERVICE_NAME: 'crypto-pay-orders',
+      POWERTOOLS_LOG_LEVEL: 'INFO',
+      CALLBACK_QUEUE_URL: { Ref: queueId },
+      INVOICE_TTL_CRYPTO_SECONDS: '1800',
+    });
+    // The local-only SSRF allowance never reaches AWS.
+    expect(environmentOf(folder)).not.toHaveProperty('CALLBACK_ALLOW_LOOPBACK');
+    // Unset settings are left to the handlers' documented defaults.
+    expect(environmentOf(folder)).not.toHaveProperty('INVOICE_TTL_GATEWAY_SECONDS');
+  });
+
+  it.each([
+    [EVENT_FUNCTIONS.expireOrders, 'rate(1 minute)'],
+    [EVENT_FUNCTIONS.sweepCallbacks, 'rate(5 minutes)'],
+  ])('runs %s on schedule %s, without retries', (folder, schedule) => {
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: schedule,
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [functionId(folder), 'Arn'] }, RetryPolicy: { MaximumRetryAttempts: 0 } })],
+    });
+  });
+
+  it('feeds order-events from the table stream: partial failures, bisection, bounded retries, failure queue', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: functionId(EVENT_FUNCTIONS.orderEvents) },
+      EventSourceArn: { 'Fn::GetAtt': [tableId, 'StreamArn'] },
+      StartingPosition: 'TRIM_HORIZON',
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: 10,
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [logicalId(stack, stack.callbacks.streamFailureQueue!), 'Arn'] } } },
+    });
+  });
+
+  it('feeds deliver-callback from the callback queue with partial batch failures, and names the DLQ', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: functionId(EVENT_FUNCTIONS.deliverCallback) },
+      EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    expect(environmentOf(EVENT_FUNCTIONS.deliverCallback).CALLBACK_DLQ_URL).toEqual({ Ref: dlqId });
+    expect(Object.keys(resourcesOf(template, 'AWS::Lambda::EventSourceMapping'))).toHaveLength(2);
+  });
+});
+
+describe('least privilege', () => {
+  const allStatements: PolicyStatement[] = Object.values(resourcesOf(template, 'AWS::IAM::Policy')).flatMap(
+    (policy) => (policy.Properties?.PolicyDocument as { Statement: PolicyStatement[] }).Statement,
+  );
+
+  it('grants no wildcard action anywhere', () => {
+    expect(allStatements.length).toBeGreaterThan(FOLDERS.length);
+    expect(allStatements.flatMap(actionsOf).filter((action) => action.includes('*'))).toEqual([]);
+  });
+
+  it('scopes table actions to the table and its indexes, stream reading to order-events', () => {
+    const tableArn = { 'Fn::GetAtt': [tableId, 'Arn'] };
+    const streamArn = { 'Fn::GetAtt': [tableId, 'StreamArn'] };
+    for (const statement of allStatements.filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')))) {
+      if (JSON.stringify(statement.Resource) === JSON.stringify(streamArn)) continue;
+      expect(statement.Resource).toEqual([tableArn, { 'Fn::Join': ['', [tableArn, '/index/*']] }]);
+    }
+    for (const folder of FOLDERS) {
+      const onStream = statementsOfRole(template, roleId(folder)).filter((s) => JSON.stringify(s.Resource) === JSON.stringify(streamArn));
+      if (folder !== EVENT_FUNCTIONS.orderEvents) expect(onStream, folder).toEqual([]);
+      else {
+        expect(onStream.flatMap(actionsOf).sort()).toEqual([
+          'dynamodb:DescribeStream',
+          'dynamodb:GetRecords',
+          'dynamodb:GetShardIterator',
+          'dynamodb:ListStreams',
+        ]);
+      }
+    }
+  });
+
+  it('lets only the functions that queue deliveries send to the callback queue, and only deliver-callback consume it', () => {
+    const senders = new Set([...CALLBACK_SENDERS, EVENT_FUNCTIONS.orderEvents, EVENT_FUNCTIONS.sweepCallbacks]);
+    for (const folder of CALLBACK_SENDERS) expect(ACCESS.has(folder), `${folder} is not a function folder`).toBe(true);
+    for (const folder of FOLDERS) {
+      const onQueue = statementsOfRole(template, roleId(folder))
+        .filter((s) => JSON.stringify(s.Resource).includes(`"${queueId}"`))
+        .flatMap(actionsOf);
+      expect(onQueue.includes('sqs:SendMessage'), `${folder} sends`).toBe(senders.has(folder));
+      expect(onQueue.includes('sqs:ReceiveMessage'), `${folder} receives`).toBe(folder === EVENT_FUNCTIONS.deliverCallback);
+      const onDlq = statementsOfRole(template, roleId(folder))
+        .filter((s) => JSON.stringify(s.Resource).includes(`"${dlqId}"`))
+        .flatMap(actionsOf);
+      expect(onDlq, folder).toEqual(folder === EVENT_FUNCTIONS.deliverCallback ? ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'] : []);
+    }
+  });
+
+  it.each(FOLDERS.filter((folder) => ACCESS.get(folder) === 'read'))('%s (read-only) cannot write the table', (folder) => {
+    const actions = statementsOfRole(template, roleId(folder)).flatMap(actionsOf);
+    expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
+    expect(actions.filter((action) => WRITE_ACTIONS.includes(action))).toEqual([]);
+  });
+
+  it.each(FOLDERS.filter((folder) => ACCESS.get(folder) === 'write'))('%s (writer) can write the table', (folder) => {
+    const actions = statementsOfRole(template, roleId(folder)).flatMap(actionsOf);
+    expect(actions).toEqual(expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem']));
+  });
+
+  it.each(FOLDERS)('%s writes only to its own log group, with no managed policy', (folder) => {
+    const logStatements = statementsOfRole(template, roleId(folder)).filter((s) => actionsOf(s).some((a) => a.startsWith('logs:')));
+    expect(logStatements).toEqual([
+      expect.objectContaining({
+        Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        Resource: { 'Fn::GetAtt': [logicalId(stack, fnOf(folder).logGroup), 'Arn'] },
+      }),
+    ]);
+    expect(resourcesOf(template, 'AWS::IAM::Role')[roleId(folder)]?.Properties?.ManagedPolicyArns).toBeUndefined();
+  });
+
+  it('lets only invoice-making functions read the gateway credential parameters, by name', () => {
+    for (const folder of INVOICE_FUNCTIONS) expect(ACCESS.has(folder), `${folder} is not a function folder`).toBe(true);
+    for (const folder of FOLDERS) {
+      const ssm = statementsOfRole(template, roleId(folder)).filter((s) => actionsOf(s).some((a) => a.startsWith('ssm:')));
+      if (INVOICE_FUNCTIONS.has(folder)) {
+        expect(ssm).toHaveLength(1);
+        expect(actionsOf(ssm[0]!)).toContain('ssm:GetParameter');
+        expect(JSON.stringify(ssm[0]!.Resource)).toContain(`:parameter${ALIPAY_PARAMETER}"`);
+        expect(environmentOf(folder).ALIPAY_CREDENTIALS_PARAMETER).toBe(ALIPAY_PARAMETER);
+      } else {
+        expect(ssm, folder).toEqual([]);
+        expect(environmentOf(folder)).not.toHaveProperty('ALIPAY_CREDENTIALS_PARAMETER');
+      }
+    }
+  });
+});
+
+describe('table', () => {
+  const key = (name: string, type: 'HASH' | 'RANGE') => ({ AttributeName: name, KeyType: type });
+
+  it('is keyed and indexed as TABLE_KEYS says, with TTL', () => {
+    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      KeySchema: [key(TABLE_KEYS.partitionKey, 'HASH'), key(TABLE_KEYS.sortKey, 'RANGE')],
+      GlobalSecondaryIndexes: TABLE_KEYS.indexes.map((index) => ({
+        IndexName: index.name,
+        KeySchema: [key(index.partitionKey, 'HASH'), key(index.sortKey, 'RANGE')],
+        Projection: { ProjectionType: 'ALL' },
+      })),
+      TimeToLiveSpecification: { AttributeName: TABLE_KEYS.ttlAttribute, Enabled: true },
+    });
+  });
+
+  it('is on-demand, streams old and new images, is encrypted, recoverable and protected', () => {
+    template.hasResource('AWS::DynamoDB::GlobalTable', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: Match.objectLike({
+        BillingMode: 'PAY_PER_REQUEST',
+        StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
+        SSESpecification: { SSEEnabled: true, SSEType: 'KMS' },
+        Replicas: [
+          Match.objectLike({
+            Region: TEST_ENV.region,
+            DeletionProtectionEnabled: true,
+            PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+          }),
+        ],
+      }),
+    });
+  });
+});
+
+describe('callback queues', () => {
+  it('dead-letters a job after 15 receives, with room for six delivery timeouts', () => {
+    const deliveryTimeout = functionProps(EVENT_FUNCTIONS.deliverCallback).Timeout as number;
+    expect(deliveryTimeout).toBe(15);
+    expect(resourcesOf(template, 'AWS::SQS::Queue')[queueId]?.Properties).toMatchObject({
+      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] }, maxReceiveCount: 15 },
+      VisibilityTimeout: 6 * deliveryTimeout,
+    });
+  });
+
+  it.each([
+    ['queue', queueId],
+    ['dead-letter queue', dlqId],
+  ])('%s: SQS-managed encryption, 14 days retention, TLS only', (_, id) => {
+    expect(resourcesOf(template, 'AWS::SQS::Queue')[id]?.Properties).toMatchObject({
+      SqsManagedSseEnabled: true,
+      MessageRetentionPeriod: 14 * 24 * 3600,
+    });
+    template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      Queues: [{ Ref: id }],
+      PolicyDocument: {
+        Statement: [Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })],
+      },
+    });
+  });
+});
+
+describe('payment page', () => {
+  const bucketId = logicalId(stack, stack.paymentPage.bucket);
+
+  it('keeps its bucket private, encrypted, versioned, logged and retained', () => {
+    template.hasResource('AWS::S3::Bucket', {
+      DeletionPolicy: 'Retain',
+      Properties: Match.objectLike({
+        PublicAccessBlockConfiguration: {
+          BlockPublicAcls: true,
+          BlockPublicPolicy: true,
+          IgnorePublicAcls: true,
+          RestrictPublicBuckets: true,
+        },
+        BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+        VersioningConfiguration: { Status: 'Enabled' },
+        LoggingConfiguration: Match.objectLike({ DestinationBucketName: { Ref: logicalId(stack, stack.paymentPage.logsBucket) } }),
+      }),
+    });
+    expect(resourcesOf(template, 'AWS::S3::Bucket')[bucketId]).toBeDefined();
+  });
+
+  it('is read by CloudFront through origin access control only, over HTTPS', () => {
+    const oac = Object.keys(resourcesOf(template, 'AWS::CloudFront::OriginAccessControl'));
+    expect(oac).toHaveLength(1);
+    template.hasResourceProperties('AWS::CloudFront::Distribution', {
+      DistributionConfig: Match.objectLike({
+        DefaultRootObject: 'index.html',
+        DefaultCacheBehavior: Match.objectLike({ ViewerProtocolPolicy: 'redirect-to-https' }),
+        Origins: [
+          Match.objectLike({
+            OriginAccessControlId: { 'Fn::GetAtt': [oac[0], 'Id'] },
+            S3OriginConfig: { OriginAccessIdentity: '' },
+          }),
+        ],
+      }),
+    });
+    template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      Bucket: { Ref: bucketId },
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Allow',
+            Principal: { Service: 'cloudfront.amazonaws.com' },
+            Action: 's3:GetObject',
+            Condition: { StringEquals: { 'AWS:SourceArn': Match.anyValue() } },
+          }),
+        ]),
+      },
+    });
+  });
+
+  it('sends the security headers', () => {
+    const policy = Object.values(resourcesOf(template, 'AWS::CloudFront::ResponseHeadersPolicy'))[0];
+    const headers = (policy?.Properties?.ResponseHeadersPolicyConfig as { SecurityHeadersConfig: Record<string, Record<string, unknown>> })
+      .SecurityHeadersConfig;
+    expect(headers.StrictTransportSecurity).toMatchObject({ AccessControlMaxAgeSec: 730 * 86_400, IncludeSubdomains: true });
+    expect(headers.ContentTypeOptions).toEqual({ Override: true });
+    expect(headers.FrameOptions).toEqual({ FrameOption: 'DENY', Override: true });
+    expect(headers.ReferrerPolicy).toEqual({ ReferrerPolicy: 'strict-origin-when-cross-origin', Override: true });
+    const csp = JSON.stringify(headers.ContentSecurityPolicy);
+    for (const directive of ["default-src 'none'", "frame-ancestors 'none'", "script-src 'self'", 'connect-src']) {
+      expect(csp).toContain(directive);
+    }
+  });
+
+  it('deploys no content when the built page is missing, and says so', () => {
+    expect(resourcesOf(template, 'Custom::CDKBucketDeployment')).toEqual({});
+    expect(stack.paymentPage.contentDeployed).toBe(false);
+    template.hasOutput('PaymentPageContent', { Value: Match.stringLikeRegexp('^NOT deployed') });
+    Annotations.fromStack(stack).hasWarning('/Test/PaymentPage', Match.stringLikeRegexp('No built payment page'));
+  });
+});
+
+describe('alarms', () => {
+  const topic = { Ref: logicalId(stack, stack.alarms.topic) };
+
+  it('fires when the callback dead-letter queue holds any message', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [logicalId(stack, stack.callbacks.deadLetterQueue), 'QueueName'] } }],
+      ComparisonOperator: 'GreaterThanThreshold',
+      Threshold: 0,
+      AlarmActions: [topic],
+    });
+  });
+
+  it('fires when stream records fail for good, and when order-events falls behind the stream', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [logicalId(stack, stack.callbacks.streamFailureQueue!), 'QueueName'] } }],
+      Threshold: 0,
+      AlarmActions: [topic],
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'IteratorAge',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId(EVENT_FUNCTIONS.orderEvents) } }],
+      AlarmActions: [topic],
+    });
+  });
+
+  it.each(FOLDERS)('fires on any error of %s', (folder) => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Errors',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId(folder) } }],
+      ComparisonOperator: 'GreaterThanThreshold',
+      Threshold: 0,
+      AlarmActions: [topic],
+    });
+  });
+
+  it('notifies an encrypted, TLS-only topic with the configured subscriber', () => {
+    template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
+    template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
+    template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'oncall@example.com', TopicArn: topic });
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: { Statement: [Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })] },
+    });
+  });
+});
+
+it('outputs what operators and the merchant CLI need', () => {
+  for (const name of ['ApiUrl', 'PaymentPageUrl', 'TableName', 'CallbackQueueUrl']) template.hasOutput(name, {});
+  template.hasOutput('TableName', { Value: { Ref: tableId } });
+  template.hasOutput('CallbackQueueUrl', { Value: { Ref: queueId } });
+});
+
+describe('cdk-nag AwsSolutions', () => {
+  it('finds nothing unacknowledged in the stack', () => {
+    const report = new AwsSolutionsChecks(undefined, { verbose: false }).validateScope(app);
+    const findings = report.violations.map((v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`);
+    expect(findings).toEqual([]);
+  });
+
+  it('does find a violation in a stack built to have one (the check can fail)', () => {
+    const { app: other, cleanup: done } = testApp({ bundle: false });
+    new Queue(new Stack(other, 'Bad'), 'Plain', { encryption: undefined, enforceSSL: false });
+    const report = new AwsSolutionsChecks(undefined).validateScope(other);
+    done();
+    expect(report.violations.map((v) => v.ruleName)).toEqual(expect.arrayContaining(['AwsSolutions-SQS3', 'AwsSolutions-SQS4']));
+  });
+
+  it('carries a written reason on every acknowledgement', () => {
+    const reasons: [string, string][] = [];
+    const visit = (construct: IConstruct) => {
+      for (const entry of construct.node.metadata) {
+        if (entry.type !== Validations.ACKNOWLEDGED_RULES_METADATA_KEY) continue;
+        for (const [rule, reason] of Object.entries(entry.data as Record<string, string>)) reasons.push([rule, reason]);
+      }
+      construct.node.children.forEach(visit);
+    };
+    visit(stack);
+    expect(reasons.length).toBeGreaterThan(0);
+    for (const [rule, reason] of reasons) expect(reason.length, rule).toBeGreaterThanOrEqual(60);
+  });
+});

@@ -1,0 +1,79 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App, type Stack } from 'aws-cdk-lib';
+import type { Template } from 'aws-cdk-lib/assertions';
+import { type ContextLookup, type DeployConfig, readDeployConfig } from '#infra/cdk/config';
+import { REPO_ROOT } from '#infra/cdk/paths';
+
+/** The feature flags `cdk synth` runs with, so tests synthesize what the CLI would. */
+const CDK_CONTEXT = (JSON.parse(readFileSync(join(REPO_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> })
+  .context;
+
+export const TEST_ENV = { account: '123456789012', region: 'eu-west-1' } as const;
+
+export interface TestApp {
+  app: App;
+  outdir: string;
+  cleanup(): void;
+}
+
+/**
+ * An App with the repository's CDK context writing to a temporary folder. Without `bundle`,
+ * functions get placeholder code (`aws:cdk:bundling-stacks: []`): assertions on the template
+ * do not need the bundles, and bundling every function would dominate the test time.
+ */
+export function testApp(options: { bundle: boolean }): TestApp {
+  const outdir = mkdtempSync(join(tmpdir(), 'cdk-test-'));
+  const app = new App({
+    outdir,
+    context: {
+      ...CDK_CONTEXT,
+      'aws:cdk:enable-asset-metadata': true,
+      ...(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] }),
+    },
+  });
+  return { app, outdir, cleanup: () => rmSync(outdir, { recursive: true, force: true }) };
+}
+
+/** A deploy configuration from explicit settings only (never the test process's environment). */
+export function deployConfig(env: Record<string, string> = {}, context: Record<string, unknown> = {}): DeployConfig {
+  const lookup: ContextLookup = (key) => context[key];
+  return readDeployConfig(lookup, env);
+}
+
+export type Resources = Record<string, { Type: string; Properties?: Record<string, unknown>; [key: string]: unknown }>;
+
+export const resourcesOf = (template: Template, type: string): Resources => template.findResources(type) as Resources;
+
+/** The logical id CloudFormation knows a construct's resource by. */
+export function logicalId(stack: Stack, construct: { node: { defaultChild?: unknown } }): string {
+  const element = construct.node.defaultChild;
+  if (!element) throw new Error('construct has no default child');
+  return stack.getLogicalId(element as Parameters<Stack['getLogicalId']>[0]);
+}
+
+export interface PolicyStatement {
+  Effect: string;
+  Action: string | string[];
+  Resource: unknown;
+}
+
+export const actionsOf = (statement: PolicyStatement): string[] =>
+  Array.isArray(statement.Action) ? statement.Action : [statement.Action];
+
+/** Every statement of the identity policies attached to the role with this logical id. */
+export function statementsOfRole(template: Template, roleId: string): PolicyStatement[] {
+  const statements: PolicyStatement[] = [];
+  for (const policy of Object.values(resourcesOf(template, 'AWS::IAM::Policy'))) {
+    const roles = (policy.Properties?.Roles ?? []) as { Ref?: string }[];
+    if (!roles.some((role) => role.Ref === roleId)) continue;
+    const document = policy.Properties?.PolicyDocument as { Statement: PolicyStatement[] };
+    statements.push(...document.Statement);
+  }
+  const role = resourcesOf(template, 'AWS::IAM::Role')[roleId];
+  for (const inline of (role?.Properties?.Policies ?? []) as { PolicyDocument: { Statement: PolicyStatement[] } }[]) {
+    statements.push(...inline.PolicyDocument.Statement);
+  }
+  return statements;
+}
