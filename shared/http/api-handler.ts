@@ -28,6 +28,7 @@ export interface ApiInput<TBody, TQuery> {
   body: TBody;
   query: TQuery;
   path: Readonly<Record<string, string | undefined>>;
+  /** The authenticated merchant (public endpoints: never read it). */
   merchant: MerchantProfile;
   now: Date;
 }
@@ -36,6 +37,11 @@ export interface ApiOptions<TBody, TQuery> {
   /** Compiled body schema; endpoints without one read no body. */
   body?: ValidateFunction<TBody>;
   query?: ValidateFunction<TQuery>;
+  /**
+   * 'merchant' (default): the `token` header must name a merchant. 'public': no credentials
+   * (the payment page's endpoints, where the unguessable order id is the only capability).
+   */
+  auth?: 'merchant' | 'public';
 }
 
 /** State the middlewares hand to the endpoint, kept off the event's public shape. */
@@ -106,9 +112,9 @@ export function apiHandler<TBody = undefined, TQuery = undefined>(
     .use(httpHeaderNormalizer());
   // Parse JSON whatever the content-type says: clients that forget the header still work.
   if (options.body) stack.use(bodyGuard()).use(httpJsonBodyParser(LENIENT_JSON));
+  stack.use(validate(options));
+  if (options.auth !== 'public') stack.use(merchantAuth());
   const handler = stack
-    .use(validate(options))
-    .use(merchantAuth())
     .use(errorMapper())
     .handler(async (event) => {
       const state = stateOf(event);
