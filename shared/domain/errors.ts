@@ -153,3 +153,15 @@ export class NoCallbackError extends AppError {
     super(400, 'NO_CALLBACK', 'The order has no callback to deliver (no status change yet, or no callback_url).');
   }
 }
+
+export class IdempotencyKeyReusedError extends AppError {
+  constructor() {
+    super(422, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request.');
+  }
+}
+
+export class IdempotencyInProgressError extends AppError {
+  constructor() {
+    super(409, 'IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still being processed; retry shortly.');
+  }
+}

@@ -10,6 +10,7 @@ import type { MerchantProfile } from '#shared/domain/merchant';
 import { MAX_BODY_BYTES } from '#shared/limits';
 import { authenticate } from '#shared/http/auth';
 import { errorResponse } from '#shared/http/errors';
+import { idempotency } from '#shared/http/idempotency';
 import { logger } from '#shared/http/logger';
 import { validationError } from '#shared/http/validation';
 
@@ -99,7 +100,7 @@ const errorMapper = (): middy.MiddlewareObj<Event, Result> => ({
 
 /**
  * The shared middy stack of every merchant endpoint: header normalizer, body guard, JSON body
- * parser, ajv validation, token auth, then the error mapper. The endpoint function gets typed
+ * parser, ajv validation, token auth, Idempotency-Key, then the error mapper. The endpoint function gets typed
  * input and returns the response.
  */
 export function apiHandler<TBody = undefined, TQuery = undefined>(
@@ -114,6 +115,11 @@ export function apiHandler<TBody = undefined, TQuery = undefined>(
   if (options.body) stack.use(bodyGuard()).use(httpJsonBodyParser(LENIENT_JSON));
   stack.use(validate(options));
   if (options.auth !== 'public') stack.use(merchantAuth());
+  // Keys are per merchant; the page's public calls share one scope per path.
+  stack.use(idempotency((request) => {
+    const merchant = stateOf(request.event).merchant;
+    return merchant ? `M${merchant.user_id}` : `P${request.event.rawPath}`;
+  }));
   const handler = stack
     .use(errorMapper())
     .handler(async (event) => {

@@ -14,6 +14,7 @@
  * | rate snapshot       | RATES#<source>                  | RATES        |                                   |                                             |
  * | address index       | ADDRESS#<currency>#<address>    | ADDRESS      |                                   |                                             |
  * | callback delivery   | ORDER#<order_id>                | DELIVERY#<version, 10 digits> |                  |                                             |
+ * | idempotency record  | IDEMPOTENCY#<scope>#<key>       | IDEMPOTENCY  |                                   |                                             |
  *
  * GSI3 is sparse and holds only what a sweeper must find: NEW orders (GSI3PK =
  * EXPIRY#<shard>, GSI3SK = <due_at>#<order_id>) and callback deliveries still to make
@@ -30,6 +31,7 @@ export const ENTITY = {
   rates: 'RATES',
   address: 'ADDRESS',
   delivery: 'DELIVERY',
+  idempotency: 'IDEMPOTENCY',
 } as const;
 
 export interface TableKey {
@@ -115,3 +117,9 @@ export const outboxIndexKey = (orderId: string, nextAttemptAt: string, eventId: 
 });
 
 export const outboxPartition = (shard: number): string => `OUTBOX#${shard}`;
+
+/** A POST's Idempotency-Key, scoped to the merchant (or the public page) that sent it. */
+export const idempotencyKey = (scope: string, key: string): TableKey => ({
+  PK: `IDEMPOTENCY#${scope}#${key}`,
+  SK: 'IDEMPOTENCY',
+});

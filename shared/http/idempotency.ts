@@ -1,0 +1,60 @@
+import { createHash } from 'node:crypto';
+import type middy from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { IdempotencyInProgressError, IdempotencyKeyReusedError, InvalidParameterError } from '#shared/domain/errors';
+import { JSON_HEADERS } from '#shared/http/responses';
+import { complete, release, reserve } from '#shared/store/idempotency';
+
+type Event = APIGatewayProxyEventV2;
+type Result = APIGatewayProxyStructuredResultV2;
+type Request = middy.Request<Event, Result, Error, Context>;
+
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+/** A request still running after this long is presumed dead; its key may be taken over. */
+const LEASE_SECONDS = 60;
+
+/** The request a key stands for: path and (parsed) body, so the same JSON reads the same. */
+function fingerprint(event: Event): string {
+  return createHash('sha256').update(`${event.rawPath}\n${JSON.stringify(event.body ?? null)}`).digest('hex');
+}
+
+/**
+ * `Idempotency-Key` on POSTs, as Stripe does: the same key with the same request returns the
+ * first answer without doing the work again; with a different request it is a 422; while
+ * the first is still running, a 409. Keys are kept 24 hours, per merchant (`scope`). Answers
+ * of 5xx are not kept, so a retry after a server failure runs again.
+ */
+export function idempotency(scopeOf: (request: Request) => string): middy.MiddlewareObj<Event, Result> {
+  const active = new WeakMap<Event, { scope: string; key: string }>();
+  const finish = async (request: Request) => {
+    const claim = active.get(request.event);
+    if (!claim || !request.response) return;
+    active.delete(request.event);
+    const { statusCode = 200, body = '' } = request.response;
+    if (statusCode >= 500) await release(claim.scope, claim.key);
+    else await complete(claim.scope, claim.key, { statusCode, body });
+  };
+  return {
+    before: async (request: Request) => {
+      const key = request.event.headers?.['idempotency-key'];
+      if (key === undefined || request.event.requestContext?.http?.method !== 'POST') return undefined;
+      if (!KEY_PATTERN.test(key)) throw new InvalidParameterError('Idempotency-Key must be 1 to 255 printable ASCII characters');
+      const scope = scopeOf(request);
+      const hash = fingerprint(request.event);
+      const reservation = await reserve(scope, key, hash, new Date(), LEASE_SECONDS);
+      if (reservation.kind === 'reserved') {
+        active.set(request.event, { scope, key });
+        return undefined;
+      }
+      if (reservation.requestHash !== hash) throw new IdempotencyKeyReusedError();
+      if (reservation.kind === 'in-progress') throw new IdempotencyInProgressError();
+      return {
+        statusCode: reservation.response.statusCode,
+        headers: { ...JSON_HEADERS, 'idempotent-replayed': 'true' },
+        body: reservation.response.body,
+      };
+    },
+    after: finish,
+    onError: finish,
+  };
+}

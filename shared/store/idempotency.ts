@@ -1,0 +1,80 @@
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, TABLE_NAME } from '#shared/store/client';
+import { isConditionFailure } from '#shared/store/errors';
+import { ENTITY, idempotencyKey } from '#shared/store/keys';
+import { TABLE_KEYS } from '#shared/store/table';
+
+/** A stored answer to replay. */
+export interface StoredResponse {
+  statusCode: number;
+  body: string;
+}
+
+export type Reservation =
+  | { kind: 'reserved' }
+  | { kind: 'replay'; requestHash: string; response: StoredResponse }
+  | { kind: 'in-progress'; requestHash: string };
+
+/** Keys are kept 24 hours (DynamoDB TTL removes them after that). */
+export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
+
+/**
+ * Claims a key for a request: one conditional Put that succeeds when the key is new, expired,
+ * or left in progress by a request that died (its lease ran out). Otherwise returns what the
+ * key holds: the first answer to replay, or "still in progress".
+ */
+export async function reserve(scope: string, key: string, requestHash: string, now: Date, leaseSeconds: number): Promise<Reservation> {
+  const nowEpoch = Math.floor(now.getTime() / 1000);
+  try {
+    await db.send(
+      new PutCommand({
+        TableName: TABLE_NAME,
+        Item: {
+          ...idempotencyKey(scope, key),
+          type: ENTITY.idempotency,
+          request_hash: requestHash,
+          state: 'IN_PROGRESS',
+          lease_until: nowEpoch + leaseSeconds,
+          created_at: now.toISOString(),
+          [TABLE_KEYS.ttlAttribute]: nowEpoch + IDEMPOTENCY_TTL_SECONDS,
+        },
+        ConditionExpression:
+          'attribute_not_exists(PK) OR #ttl < :now OR (#state = :progress AND lease_until < :now AND request_hash = :hash)',
+        ExpressionAttributeNames: { '#ttl': TABLE_KEYS.ttlAttribute, '#state': 'state' },
+        ExpressionAttributeValues: { ':now': nowEpoch, ':progress': 'IN_PROGRESS', ':hash': requestHash },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return { kind: 'reserved' };
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    const item = (error as { Item?: Record<string, { S?: string; N?: string }> }).Item ?? {};
+    const requestHash = item.request_hash?.S ?? '';
+    if (item.state?.S === 'DONE') {
+      return {
+        kind: 'replay',
+        requestHash,
+        response: { statusCode: Number(item.status_code?.N ?? 200), body: item.response_body?.S ?? '' },
+      };
+    }
+    return { kind: 'in-progress', requestHash };
+  }
+}
+
+/** Keeps the first answer for replays. */
+export async function complete(scope: string, key: string, response: StoredResponse): Promise<void> {
+  await db.send(
+    new UpdateCommand({
+      TableName: TABLE_NAME,
+      Key: idempotencyKey(scope, key),
+      UpdateExpression: 'SET #state = :done, status_code = :status, response_body = :body REMOVE lease_until',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: { ':done': 'DONE', ':status': response.statusCode, ':body': response.body },
+    }),
+  );
+}
+
+/** Frees a key whose request failed on our side (5xx): a retry may run it again. */
+export async function release(scope: string, key: string): Promise<void> {
+  await db.send(new DeleteCommand({ TableName: TABLE_NAME, Key: idempotencyKey(scope, key) }));
+}

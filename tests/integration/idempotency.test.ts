@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { client, newMerchant, startApi } from '../support/api';
+
+let api: Awaited<ReturnType<typeof startApi>>;
+let call: ReturnType<typeof client>;
+let token: string;
+
+beforeAll(async () => {
+  api = await startApi();
+  call = client(api.url);
+  token = (await newMerchant()).api_token;
+});
+
+afterAll(async () => {
+  await api.close();
+});
+
+const create = (key: string, body: unknown, as = token) =>
+  call('POST', '/v1/orders', { token: as, body, headers: { 'Idempotency-Key': key } });
+
+const listIds = async (as = token) =>
+  (await call('GET', '/v1/orders?limit=50', { token: as })).body.orders.map((o: any) => o.order_id as string);
+
+describe('Idempotency-Key', () => {
+  it('a Create Order retried with the same key and body returns the first answer and makes one order', async () => {
+    const merchant = await newMerchant();
+    const key = randomUUID();
+    const body = { price_amount: 12.5, merchant_order_id: `idem-${key}` };
+    const first = await create(key, body, merchant.api_token);
+    const retry = await create(key, body, merchant.api_token);
+    expect(first.status).toBe(200);
+    expect(retry.status).toBe(200);
+    expect(retry.text).toBe(first.text);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    expect(await listIds(merchant.api_token)).toEqual([first.body.order.order_id]);
+  });
+
+  it('refuses the same key with a different body', async () => {
+    const key = randomUUID();
+    expect((await create(key, { price_amount: 1 })).status).toBe(200);
+    const other = await create(key, { price_amount: 2 });
+    expect(other.status).toBe(422);
+    expect(other.body).toMatchObject({ status: 422, error_code: 'IDEMPOTENCY_KEY_REUSED' });
+  });
+
+  it('keys are per merchant', async () => {
+    const key = randomUUID();
+    const other = await newMerchant();
+    const mine = await create(key, { price_amount: 3 });
+    const theirs = await create(key, { price_amount: 3 }, other.api_token);
+    expect(theirs.status).toBe(200);
+    expect(theirs.body.order.order_id).not.toBe(mine.body.order.order_id);
+  });
+
+  it('concurrent retries with one key make exactly one order', async () => {
+    const merchant = await newMerchant();
+    const key = randomUUID();
+    const responses = await Promise.all(Array.from({ length: 8 }, () => create(key, { price_amount: 7 }, merchant.api_token)));
+    for (const response of responses) expect([200, 409], response.text).toContain(response.status);
+    const ids = new Set(responses.filter((r) => r.status === 200).map((r) => r.body.order.order_id));
+    expect(ids.size).toBe(1);
+    expect(await listIds(merchant.api_token)).toHaveLength(1);
+    const conflicts = responses.filter((r) => r.status === 409);
+    for (const conflict of conflicts) expect(conflict.body.error_code).toBe('IDEMPOTENCY_IN_PROGRESS');
+  });
+
+  it('replays a client error too, and protects other POSTs (cancel twice is one cancel)', async () => {
+    const key = randomUUID();
+    const bad = await create(key, { price_amount: -1 });
+    const again = await create(key, { price_amount: -1 });
+    expect(again.status).toBe(400);
+    expect(again.text).toBe(bad.text);
+
+    const order = (await call('POST', '/v1/orders', { token, body: { price_amount: 4 } })).body.order;
+    const cancelKey = randomUUID();
+    const cancel = () => call('POST', `/v1/orders/${order.order_id}/cancel`, { token, body: {}, headers: { 'idempotency-key': cancelKey } });
+    const first = await cancel();
+    const second = await cancel();
+    expect(first.status).toBe(200);
+    expect(second.status).toBe(200);
+    expect(second.body.order.status).toBe('CANCELED');
+    const withoutKey = await call('POST', `/v1/orders/${order.order_id}/cancel`, { token, body: {} });
+    expect(withoutKey.body.error_code).toBe('ORDER_CANCELED_FAIILED');
+  });
+
+  it('refuses a malformed key; GET ignores it', async () => {
+    const response = await create('bad key with spaces', { price_amount: 1 });
+    expect(response.status).toBe(400);
+    expect(response.body.error).toContain('Idempotency-Key');
+    const get = await call('GET', '/v1/orders', { token, headers: { 'idempotency-key': 'bad key with spaces' } });
+    expect(get.status).toBe(200);
+  });
+});
