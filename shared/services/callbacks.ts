@@ -89,7 +89,7 @@ async function attempt(delivery: Delivery, secret: string, now: Date): Promise<O
     const latency = Date.now() - now.getTime();
     if (!(error instanceof CallbackTransportError)) throw error;
     logger.warn('callback attempt failed', { kind: error.kind, code: error.code, eventId: delivery.event_id });
-    const logged = { at, latency_ms: latency, error: error.message };
+    const logged = { at, latency_ms: latency, error: `${error.kind}: ${error.message}` };
     // The URL now resolves into a private network (DNS rebinding): retrying cannot help.
     if (error.kind === 'forbidden-address') return { kind: 'stop', attempt: logged };
     return { kind: 'retry', attempt: logged };

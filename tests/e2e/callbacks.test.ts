@@ -133,6 +133,48 @@ describe('callbacks', () => {
     expect(log.body.callbacks[0].attempts[0].error).toBeTruthy();
   });
 
+  it('a merchant slower than the timeout: the attempt fails as a timeout and is retried; nothing lost', async () => {
+    const held: (() => void)[] = [];
+    const merchantSite = await endpoint();
+    // The first request is never answered (held past CALLBACK_TIMEOUT_MS = 2 s).
+    merchantSite.respondWith((_, index) => (index === 0 ? { status: 200, hold: (release) => held.push(release) } : { status: 200 }));
+    const id = await paidOrder(merchantSite.url);
+    await merchantSite.waitFor(() => merchantSite.for(id).length >= 2, 30_000);
+    for (const release of held) release();
+    const log = await call('GET', `/v1/orders/${id}/callbacks`, { token: merchant.api_token });
+    expect(log.body.callbacks[0].state).toBe('DELIVERED');
+    expect(log.body.callbacks[0].attempts[0].error).toMatch(/^timeout: /);
+  });
+
+  it('a merchant answering garbage: a broken HTTP answer is retried, a 2xx with any body is delivered', async () => {
+    const { createServer } = await import('node:net');
+    let connections = 0;
+    const raw = createServer((socket) => {
+      connections += 1;
+      socket.once('data', () => socket.end('HTTP/1.1 banana\r\n\r\n\x00\x01garbage'));
+    });
+    await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
+    const port = (raw.address() as { port: number }).port;
+    try {
+      const id = await paidOrder(`http://127.0.0.1:${port}/callback`);
+      const attempts = async () => (await call('GET', `/v1/orders/${id}/callbacks`, { token: merchant.api_token })).body.callbacks[0]?.attempt_count ?? 0;
+      const deadline = Date.now() + 20_000;
+      while ((await attempts()) < 2 && Date.now() < deadline) await sleep(100);
+      const log = await call('GET', `/v1/orders/${id}/callbacks`, { token: merchant.api_token });
+      expect(log.body.callbacks[0].state).toBe('PENDING');
+      expect(log.body.callbacks[0].attempts.every((a: any) => a.error && a.http_status === undefined)).toBe(true);
+      expect(connections).toBeGreaterThanOrEqual(2);
+    } finally {
+      raw.close();
+    }
+    const noisy = await endpoint(() => ({ status: 200, body: '\u0000not json at all'.repeat(10_000) }));
+    const id = await paidOrder(noisy.url);
+    await noisy.waitFor(() => noisy.for(id).length >= 1);
+    await sleep(1000);
+    const log = await call('GET', `/v1/orders/${id}/callbacks`, { token: merchant.api_token });
+    expect(log.body.callbacks[0]).toMatchObject({ state: 'DELIVERED', attempt_count: 1 });
+  });
+
   it('410 stops the retries', async () => {
     const merchantSite = await endpoint(() => ({ status: 410 }));
     const id = await paidOrder(merchantSite.url);

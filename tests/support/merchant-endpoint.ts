@@ -8,7 +8,15 @@ export interface ReceivedCallback {
   json: any;
 }
 
-export type Responder = (callback: ReceivedCallback, index: number) => { status: number; headers?: Record<string, string>; body?: string };
+export interface Answer {
+  status: number;
+  headers?: Record<string, string>;
+  body?: string;
+  /** Do not answer until the test calls the release function it is given (a slow merchant). */
+  hold?: (release: () => void) => void;
+}
+
+export type Responder = (callback: ReceivedCallback, index: number) => Answer;
 
 /**
  * A merchant's callback endpoint on loopback that records what it receives and answers as
@@ -46,8 +54,13 @@ export class MerchantEndpoint {
         const callback = { at: Date.now(), headers, body, json };
         this.received.push(callback);
         const answer = this.responder(callback, this.received.length - 1);
-        response.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
-        response.end(answer.body ?? '');
+        const send = () => {
+          if (response.destroyed) return;
+          response.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
+          response.end(answer.body ?? '');
+        };
+        if (answer.hold) answer.hold(send);
+        else send();
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
