@@ -5,7 +5,8 @@ import { tableRateCache } from '#shared/store/rates';
 import { SandboxLightningNode } from '#shared/payments/lightning/index';
 import type { PaymentMethods } from '#shared/payments/methods';
 import { type RateProvider, StaticRateProvider } from '#shared/payments/rates';
-import { HdPaymentMethods } from '#shared/payments/sandbox-methods';
+import { HdPaymentMethods } from '#shared/payments/payment-methods';
+import { SandboxGateway } from '#shared/payments/gateway';
 
 /** Sandbox merchants are always priced from the fixed demo table (nothing settles). */
 export const sandboxRateProvider: RateProvider = new StaticRateProvider();
@@ -34,5 +35,8 @@ export const paymentMethods: PaymentMethods = new HdPaymentMethods({
   },
   eosAccount: optionalString(process.env, 'EOS_ACCOUNT'),
   lightning: new SandboxLightningNode(),
-  sandboxGatewayUrl: apiConfig.paymentPageUrl,
+  // Live gateway adapters (credentials from SSM) are not built yet: live merchants get
+  // PAYMENT_NOT_AVAILABLE for gateways, sandbox merchants the sandbox gateway.
+  gateway: undefined,
+  sandboxGateway: new SandboxGateway(apiConfig.paymentPageUrl),
 });

@@ -248,6 +248,14 @@ describe('gateways and settlement', () => {
     expect(got.body.invoice.expired_at_t - got.body.invoice.created_at_t).toBe(3 * 3600 * 1000);
   });
 
+  it('fails closed for a live merchant whose enabled gateway has no adapter configured', async () => {
+    const live = await createMerchant({ name: 'Live gateway', sandbox: false, gateways: ['ALIPAY'] });
+    const response = await create({ pay_currency: 'ALIPAY' }, live.api_token);
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ error_code: 'PAYMENT_NOT_AVAILABLE' });
+    expect(response.body.error).toContain('not configured');
+  });
+
   it('ignores fast on WECHAT and on crypto: payment_url stays the hosted page', async () => {
     for (const pay_currency of ['WECHAT', 'BTC']) {
       const response = await create({ pay_currency, fast: true, mobile: true });

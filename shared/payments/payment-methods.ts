@@ -1,6 +1,7 @@
 import { currency as currencyInfo, isGateway } from '#shared/domain/currencies';
 import { PaymentNotAvailableError } from '#shared/domain/errors';
-import { formatDecimal, formatFixed, multiply, parseDecimal, toMinorUnits } from '#shared/domain/money';
+import { formatFixed, toMinorUnits } from '#shared/domain/money';
+import type { PaymentGateway } from '#shared/payments/gateway';
 import { deriveAddress, paymentUri, type AddressCurrency } from '#shared/payments/addresses/index';
 import { lightningUri, type LightningNode } from '#shared/payments/lightning/index';
 import type { PaymentDetails, PaymentMethods, PaymentRequest } from '#shared/payments/methods';
@@ -21,8 +22,10 @@ export interface PaymentMethodsConfig {
   /** The EOS account that receives payments; each invoice gets its own memo. */
   eosAccount: string | undefined;
   lightning: LightningNode;
-  /** Base of the sandbox gateway's pages (the local page host). */
-  sandboxGatewayUrl: string;
+  /** Gateways for live merchants that have them enabled (none configured: only sandbox). */
+  gateway: PaymentGateway | undefined;
+  /** The gateway sandbox merchants use. */
+  sandboxGateway: PaymentGateway;
 }
 
 /**
@@ -75,7 +78,7 @@ export class HdPaymentMethods implements PaymentMethods {
 
   private async lightning(request: PaymentRequest): Promise<PaymentDetails> {
     // BTC amount (8 decimals) to millisatoshi: exact, 1 BTC = 10^11 msat.
-    const amountMsat = toMinorUnits(multiply(request.amount, parseDecimal('1')), 11);
+    const amountMsat = toMinorUnits(request.amount, 11);
     const invoice = await this.config.lightning.createInvoice({
       amountMsat,
       description: request.description.slice(0, 200),
@@ -86,14 +89,16 @@ export class HdPaymentMethods implements PaymentMethods {
   }
 
   private async gateway(request: PaymentRequest): Promise<PaymentDetails> {
-    if (!request.merchant.sandbox) {
-      throw new PaymentNotAvailableError(`${request.currency} gateway is not configured`);
-    }
-    const page = new URL(`sandbox-gateway/${request.currency.toLowerCase()}`, this.config.sandboxGatewayUrl);
-    page.searchParams.set('invoice', request.invoiceId);
-    page.searchParams.set('amount', formatDecimal(request.amount));
-    page.searchParams.set('mode', request.mobile ? 'app' : 'qr');
-    const link = page.toString();
-    return { payment_address: link, payment_uri: link, gateway_url: link };
+    const gateway = request.merchant.sandbox ? this.config.sandboxGateway : this.config.gateway;
+    if (!gateway) throw new PaymentNotAvailableError(`${request.currency} gateway is not configured`);
+    const { url } = await gateway.createPayment({
+      gateway: request.currency,
+      invoiceId: request.invoiceId,
+      amount: request.amount,
+      description: request.description,
+      mobile: request.mobile,
+      expiresAt: request.expiresAt,
+    });
+    return { payment_address: url, payment_uri: url, gateway_url: url };
   }
 }
