@@ -82,27 +82,6 @@ export interface Invoice {
 const amount = (value: string): number => decimalToNumber(parseDecimal(value));
 const epochMillis = (iso: string): number => Date.parse(iso);
 
-/** The order inside Create Order's answer: no `token`, `receive_currency` or `deleted`. */
-export function createdOrderView(order: Order) {
-  return {
-    order_id: order.order_id,
-    user_id: order.user_id,
-    merchant_order_id: order.merchant_order_id,
-    title: order.title,
-    description: order.description,
-    callback_url: order.callback_url,
-    cancel_url: order.cancel_url,
-    success_url: order.success_url,
-    price_amount: amount(order.price_amount),
-    price_currency: order.price_currency,
-    pay_amount: amount(order.pay_amount),
-    pay_currency: order.pay_currency,
-    status: order.status,
-    created_at: order.created_at,
-    updated_at: order.updated_at,
-  };
-}
-
 /** The order of Get Order, Checkout and Get Orders. */
 export function orderView(order: Order) {
   return {
@@ -126,6 +105,12 @@ export function orderView(order: Order) {
     deleted: order.deleted,
     ...(order.unresolved_reason ? { unresolved_reason: order.unresolved_reason } : {}),
   };
+}
+
+/** The order inside Create Order's answer: the same fields without `token`, `receive_currency` and `deleted`. */
+export function createdOrderView(order: Order) {
+  const { token: _token, receive_currency: _receive, deleted: _deleted, unresolved_reason: _reason, ...created } = orderView(order);
+  return created;
 }
 
 export function invoiceView(invoice: Invoice) {
