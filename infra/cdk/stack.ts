@@ -24,9 +24,9 @@ export const SERVICE_NAME = 'crypto-pay-orders';
 
 /**
  * Route functions that create invoices and so may call a payment gateway: create-order (with
- * `pay_currency`) and checkout-order. Only these may read the gateway credential parameters.
+ * `pay_currency`), checkout-order and the payment page's pay-checkout-order. Only these may read the gateway credential parameters.
  */
-export const INVOICE_FUNCTIONS: ReadonlySet<string> = new Set(['create-order', 'checkout-order']);
+export const INVOICE_FUNCTIONS: ReadonlySet<string> = new Set(['create-order', 'checkout-order', 'pay-checkout-order']);
 
 /** Route functions that put deliveries on the callback queue (a merchant's redelivery request). */
 export const CALLBACK_SENDERS: ReadonlySet<string> = new Set(['redeliver-callback']);
@@ -41,6 +41,8 @@ export const EVENT_FUNCTIONS = {
   orderEvents: 'order-events',
   /** Callback queue -> signed POST to the merchant. */
   deliverCallback: 'deliver-callback',
+  /** The API's $default route: the JSON 404 for unknown paths (no table access). */
+  notFound: 'not-found',
 } as const;
 
 /** Each function folder of the route table with the table access its routes need (write wins). */
@@ -118,14 +120,18 @@ export class CryptoPayStack extends Stack {
     this.callbacks.addOrderEventsConsumer(orderEvents, this.table.table);
     const deliverCallback = addFunction(EVENT_FUNCTIONS.deliverCallback, 'write', deliveryTimeout);
     this.callbacks.addDeliveryFunction(deliverCallback);
+    const notFound = addFunction(EVENT_FUNCTIONS.notFound, 'none');
     this.functions = functions;
 
     this.api = new OrderApi(this, 'OrderApi', {
       routes: ROUTES,
+      notFound,
       handlers: new Map([...functions].map(([folder, fn]) => [folder, fn.function])),
       allowedOrigin: pageOrigin,
       throttle: config.apiThrottle,
     });
+    // The page is static and the API's URL is known only at deploy time: it reads it from config.json.
+    this.paymentPage.publishConfig({ apiBaseUrl: this.api.url });
 
     this.alarms = new ServiceAlarms(this, 'Alarms', { email: config.alarmEmail });
     this.alarms.alarmWhenQueueHasMessages(

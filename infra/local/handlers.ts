@@ -16,6 +16,10 @@ const loaders: Record<string, () => Promise<{ handler: LambdaHandler }>> = {
   'sandbox-complete-refund': () => import('#functions/sandbox-complete-refund/handler'),
   'list-callbacks': () => import('#functions/list-callbacks/handler'),
   'redeliver-callback': () => import('#functions/redeliver-callback/handler'),
+  'pay-get-order': () => import('#functions/pay-get-order/handler'),
+  'pay-checkout-order': () => import('#functions/pay-checkout-order/handler'),
+  'pay-cancel-order': () => import('#functions/pay-cancel-order/handler'),
+  'pay-sandbox-pay': () => import('#functions/pay-sandbox-pay/handler'),
 };
 
 /** Loads once, then hands out the same module, as a warm Lambda would (import() per call is slow under tsx). */

@@ -10,6 +10,11 @@ export interface Route {
   fn: string;
   /** Read-only functions get read-only grants in AWS. */
   access: 'read' | 'write';
+  /**
+   * No merchant token: the payment page's endpoints, where the unguessable order id is the
+   * only capability. They get their own, tighter, throttling in AWS.
+   */
+  public?: true;
 }
 
 export const ROUTES: readonly Route[] = [
@@ -26,4 +31,9 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/v1/sandbox/orders/{order_id}/complete-refund', fn: 'sandbox-complete-refund', access: 'write' },
   { method: 'GET', path: '/v1/orders/{order_id}/callbacks', fn: 'list-callbacks', access: 'read' },
   { method: 'POST', path: '/v1/orders/{order_id}/callbacks/redeliver', fn: 'redeliver-callback', access: 'write' },
+  // The hosted payment page's endpoints (buyer-safe views, no token).
+  { method: 'GET', path: '/v1/pay/{order_id}', fn: 'pay-get-order', access: 'read', public: true },
+  { method: 'POST', path: '/v1/pay/{order_id}/checkout', fn: 'pay-checkout-order', access: 'write', public: true },
+  { method: 'POST', path: '/v1/pay/{order_id}/cancel', fn: 'pay-cancel-order', access: 'write', public: true },
+  { method: 'POST', path: '/v1/pay/{order_id}/sandbox-pay', fn: 'pay-sandbox-pay', access: 'write', public: true },
 ];

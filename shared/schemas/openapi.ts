@@ -35,6 +35,7 @@ import {
   sandboxPayBodySchema,
   sandboxRefundBodySchema,
 } from '#shared/schemas/orders';
+import { payCheckoutBodySchema, payPageView } from '#shared/schemas/pay';
 import {
   checkoutOrderResponseSchema,
   createOrderResponseSchema,
@@ -44,6 +45,7 @@ import {
   listCallbacksResponseSchema,
   orderDoesNotExistErrorSchema,
   orderNotFoundErrorSchema,
+  payOrderResponseSchema,
   priceNotValidErrorSchema,
   redeliverCallbackResponseSchema,
   RESPONSE_SCHEMAS,
@@ -75,6 +77,7 @@ const NAMED_SCHEMAS: readonly NamedSchema[] = [
   orderActionBodySchema,
   sandboxPayBodySchema,
   sandboxRefundBodySchema,
+  payCheckoutBodySchema,
   ...RESPONSE_SCHEMAS,
 ];
 
@@ -498,13 +501,42 @@ function errorResponses(cases: readonly ErrorCase[]): Record<string, unknown> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The payment page's public endpoints: the example order's merchant, as the page sees it.
+
+const PAGE_MERCHANT = {
+  user_id: NEW_ORDER.user_id,
+  name: 'Ecards',
+  sandbox: true,
+  receive_currency: 'USD',
+  gateways: [],
+  created_at: '2019-04-01T08:00:00.000Z',
+};
+
+const payPage = (order: Order, invoice?: Invoice) => payPageView({ order, invoice, merchant: PAGE_MERCHANT });
+
+const PAY_ORDER_RESPONSE_EXAMPLES: Examples = {
+  notCheckedOut: { summary: 'Before the buyer picks a currency: invoice is {}', value: payPage(NEW_ORDER) },
+  btc: { summary: 'Checked out in BTC', value: payPage(BTC_ORDER, BTC_INVOICE) },
+  eos: { summary: 'Checked out in EOS: the account plus a memo', value: payPage(EOS_ORDER, EOS_INVOICE) },
+};
+
+const PAGE_ORDER_ID = 'The order_id from the payment_url (`?id=`). Any other value is answered as a missing order.';
+
+const PAGE_PUBLIC = [
+  '',
+  '**Public:** no `token`; the unguessable order id is the only capability. The answer holds only what the',
+  "buyer needs: never the merchant's callback `token` or `callback_url`, `user_id`, `merchant_order_id` or the",
+  "invoice's rate and payments. A missing or malformed order id is HTTP 404 `ORDER_NOT_FOUND`.",
+].join('\n');
+
+// ---------------------------------------------------------------------------------------------
 // Operations, keyed by the function that serves the route (Route.fn).
 
 /** What the document says about the operation behind one route function. */
 export interface OperationMeta {
   operationId: string;
   /** Defaults to Orders. */
-  tag?: 'Orders' | 'Callbacks' | 'Sandbox';
+  tag?: 'Orders' | 'Callbacks' | 'Sandbox' | 'Payment page';
   summary: string;
   description: string;
   /** Description of each `{param}` of the route's path; must name exactly those params. */
@@ -752,6 +784,90 @@ export const OPERATIONS: Readonly<Record<string, OperationMeta>> = {
       SERVICE_UNAVAILABLE,
     ],
   },
+  'pay-get-order': {
+    operationId: 'payGetOrder',
+    tag: 'Payment page',
+    summary: 'The order, for the payment page',
+    description: [
+      'What the hosted payment page shows and polls: the order (with the merchant\'s name), its current invoice',
+      '(`{}` until the buyer picks a currency) and the currencies the buyer may pick.',
+      PAGE_PUBLIC,
+    ].join('\n'),
+    pathParameters: { order_id: PAGE_ORDER_ID },
+    success: { description: 'The order as the page shows it.', schema: payOrderResponseSchema, examples: PAY_ORDER_RESPONSE_EXAMPLES },
+    errors: [UNKNOWN_ORDER, SERVICE_UNAVAILABLE],
+  },
+  'pay-checkout-order': {
+    operationId: 'payCheckoutOrder',
+    tag: 'Payment page',
+    summary: 'Pick or switch the currency, from the payment page',
+    description: [
+      'Checkout Order as the order\'s merchant: prices a NEW order in `pay_currency` and opens a new invoice',
+      '(a fresh address), replacing the current one.',
+      PAGE_PUBLIC,
+    ].join('\n'),
+    pathParameters: { order_id: PAGE_ORDER_ID },
+    requestBody: { schema: payCheckoutBodySchema, examples: { btc: { summary: 'Pay in BTC', value: { pay_currency: 'BTC' } } } },
+    success: {
+      description: 'The order and its new invoice, as the page shows them.',
+      schema: payOrderResponseSchema,
+      examples: { btc: PAY_ORDER_RESPONSE_EXAMPLES.btc!, eos: PAY_ORDER_RESPONSE_EXAMPLES.eos! },
+    },
+    errors: [
+      errorCase('PARAMETERS_MISSING', 'pay_currency is missing.', new ParametersMissingError('pay_currency')),
+      errorCase('PARAMETERS_INVALID', 'pay_currency is not one of the listed values, or a field is unknown.', new InvalidParameterError('Unknown parameter: order_id')),
+      INVALID_JSON,
+      errorCase('ORDER_NOT_NEW', 'The order is no longer NEW, so its payment currency cannot change.', new OrderNotNewError()),
+      paymentNotAvailable('The currency is a gateway not enabled for the merchant, or no rate or address is available.'),
+      UNKNOWN_ORDER,
+      ORDER_CONFLICT,
+      PAYLOAD_TOO_LARGE,
+      SERVICE_UNAVAILABLE,
+    ],
+  },
+  'pay-cancel-order': {
+    operationId: 'payCancelOrder',
+    tag: 'Payment page',
+    summary: 'Cancel, from the payment page',
+    description: ['The buyer cancels a NEW order (NEW -> CANCELED); the page then goes to `cancel_url`. No body.', PAGE_PUBLIC].join('\n'),
+    pathParameters: { order_id: PAGE_ORDER_ID },
+    success: {
+      description: 'The canceled order, as the page shows it.',
+      schema: payOrderResponseSchema,
+      examples: { canceled: { summary: 'Canceled before checkout', value: payPage({ ...NEW_ORDER, status: 'CANCELED' }) } },
+    },
+    errors: [
+      errorCase('ORDER_CANCELED_FAIILED', "The order is not NEW (MugglePay's code, misspelling included).", new CancelFailedError()),
+      UNKNOWN_ORDER,
+      ORDER_CONFLICT,
+      SERVICE_UNAVAILABLE,
+    ],
+  },
+  'pay-sandbox-pay': {
+    operationId: 'paySandboxPay',
+    tag: 'Payment page',
+    summary: 'Simulate a payment, from the payment page (sandbox)',
+    description: [
+      "Sandbox orders only: pays the current invoice in full with enough confirmations, as the merchant's",
+      '`POST /v1/sandbox/orders/{order_id}/pay` does with `{}`. The transaction id is the invoice\'s, so repeating',
+      'the call is one payment. No body.',
+      PAGE_PUBLIC,
+    ].join('\n'),
+    pathParameters: { order_id: PAGE_ORDER_ID },
+    success: {
+      description: 'The order after the payment, as the page shows it.',
+      schema: payOrderResponseSchema,
+      examples: { paid: { summary: 'Paid in full', value: payPage({ ...BTC_ORDER, status: 'PAID' }, { ...BTC_INVOICE, status: 'PAID' }) } },
+    },
+    errors: [
+      errorCase('INVOICE_NOT_EXIST', 'No currency has been picked yet.', new InvoiceNotExistError()),
+      errorCase('ORDER_NOT_NEW', 'The order is no longer NEW.', new OrderNotNewError()),
+      errorCase('SANDBOX_ONLY', 'The order is not a sandbox order.', new SandboxOnlyError()),
+      UNKNOWN_ORDER,
+      ORDER_CONFLICT,
+      SERVICE_UNAVAILABLE,
+    ],
+  },
 };
 
 
@@ -810,7 +926,8 @@ function operation(route: Route, meta: OperationMeta, routes: readonly Route[]) 
       200: { description: meta.success.description, content: jsonContent(meta.success.schema, meta.success.examples) },
       ...errorResponses(meta.errors),
     },
-    security: SECURITY,
+    // The payment page's endpoints take no token.
+    security: route.public ? [] : SECURITY,
   };
 }
 
@@ -833,7 +950,8 @@ const API_DESCRIPTION = [
   '',
   '**Authentication.** Every call carries the merchant API token in the `token` header. A missing or unknown',
   'token is HTTP 401 `AUTHENTICATION_FAILED`. (The `token` field of Create Order is a different thing: a',
-  'merchant-chosen value echoed in callbacks.)',
+  'merchant-chosen value echoed in callbacks.) The hosted payment page\'s endpoints under `/v1/pay/` take no',
+  'token and answer only what a buyer needs.',
   '',
   '**Errors.** Errors are JSON `{"status": <HTTP status>, "error": <message>, "error_code": <CODE>}`, except the',
   "contract's three fixed bodies:",
@@ -887,6 +1005,7 @@ export function buildOpenApiDocument(routes: readonly Route[] = ROUTES): OpenApi
       { name: 'Orders', description: 'Payment orders and their invoices.' },
       { name: 'Callbacks', description: 'The delivery log of status-change callbacks, and redelivery.' },
       { name: 'Sandbox', description: 'Sandbox merchants only: simulate what a chain or a refund would report.' },
+      { name: 'Payment page', description: 'Public endpoints of the hosted payment page (no token; the order id is the capability).' },
     ],
     security: SECURITY,
     paths: buildPaths(routes),

@@ -76,6 +76,7 @@ describe('API route paths', () => {
             ['a', fn],
             ['b', fn],
           ]),
+          notFound: fn,
           allowedOrigin: 'https://pay.example.com',
           throttle: { read: { rateLimit: 1, burstLimit: 1 }, write: { rateLimit: 1, burstLimit: 1 } },
         }),

@@ -37,9 +37,10 @@ const stack = new CryptoPayStack(app, 'Test', {
 const template = Template.fromStack(stack);
 afterAll(cleanup);
 
-// What each function may do with the table: its routes' access, or write for the event-driven ones.
-const ACCESS = functionAccess(ROUTES);
-for (const folder of Object.values(EVENT_FUNCTIONS)) ACCESS.set(folder, 'write');
+// What each function may do with the table: its routes' access, write for the event-driven
+// ones, nothing for the $default route's not-found function.
+const ACCESS: Map<string, 'none' | 'read' | 'write'> = functionAccess(ROUTES);
+for (const folder of Object.values(EVENT_FUNCTIONS)) ACCESS.set(folder, folder === EVENT_FUNCTIONS.notFound ? 'none' : 'write');
 const FOLDERS = [...ACCESS.keys()];
 const WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:TransactWriteItems'];
 
@@ -61,8 +62,20 @@ describe('HTTP API', () => {
   const routes = resourcesOf(template, 'AWS::ApiGatewayV2::Route');
   const integrations = resourcesOf(template, 'AWS::ApiGatewayV2::Integration');
 
+  it('sends every unknown path and method to the not-found function ($default route)', () => {
+    const fallback = Object.values(routes).find((route) => route.Properties?.RouteKey === '$default');
+    const target = fallback?.Properties?.Target as { 'Fn::Join': [string, [string, { Ref: string }]] };
+    expect(integrations[target['Fn::Join'][1][1].Ref]?.Properties?.IntegrationUri).toEqual({
+      'Fn::GetAtt': [functionId(EVENT_FUNCTIONS.notFound), 'Arn'],
+    });
+  });
+
   it('has one route per route-table entry, each integrated with the function of its folder', () => {
-    const byKey = new Map(Object.values(routes).map((route) => [route.Properties?.RouteKey as string, route]));
+    const byKey = new Map(
+      Object.values(routes)
+        .filter((route) => route.Properties?.RouteKey !== '$default')
+        .map((route) => [route.Properties?.RouteKey as string, route]),
+    );
     expect(byKey.size).toBe(new Set(ROUTES.map(awsRouteKey)).size);
     for (const entry of ROUTES) {
       const route = byKey.get(awsRouteKey(entry));
@@ -80,7 +93,7 @@ describe('HTTP API', () => {
     for (const route of slashed) expect(awsRouteKey(route)).toBe(`${route.method} ${route.path.replace(/\/+$/, '')}`);
   });
 
-  it('throttles the stage and every route, write routes tighter than reads', () => {
+  it('throttles the stage and every route, write routes tighter than reads, the public page routes at half', () => {
     const stage = Object.values(resourcesOf(template, 'AWS::ApiGatewayV2::Stage'));
     expect(stage).toHaveLength(1);
     const properties = stage[0]?.Properties ?? {};
@@ -88,7 +101,7 @@ describe('HTTP API', () => {
     expect(properties.DefaultRouteSettings).toEqual({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 });
     const settings = properties.RouteSettings as Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }>;
     for (const entry of ROUTES) {
-      const expected = entry.access === 'write' ? [20, 40] : [100, 200];
+      const expected = (entry.access === 'write' ? [20, 40] : [100, 200]).map((limit) => (entry.public ? limit / 2 : limit));
       const setting = settings[awsRouteKey(entry)];
       expect([setting?.ThrottlingRateLimit, setting?.ThrottlingBurstLimit], awsRouteKey(entry)).toEqual(expected);
     }
@@ -137,7 +150,13 @@ describe('functions', () => {
     });
   });
 
-  it.each(FOLDERS)('%s: gets the table, the page URL and the Powertools settings', (folder) => {
+  it('not-found has no table access and no table name', () => {
+    expect(environmentOf(EVENT_FUNCTIONS.notFound)).not.toHaveProperty('TABLE_NAME');
+    const actions = statementsOfRole(template, roleId(EVENT_FUNCTIONS.notFound)).flatMap(actionsOf);
+    expect(actions.filter((action) => action.startsWith('dynamodb:'))).toEqual([]);
+  });
+
+  it.each(FOLDERS.filter((folder) => ACCESS.get(folder) !== 'none'))('%s: gets the table, the page URL and the Powertools settings', (folder) => {
     expect(environmentOf(folder)).toMatchObject({
       TABLE_NAME: { Ref: tableId },
       PAYMENT_PAGE_URL: {
@@ -467,7 +486,7 @@ describe('cdk-nag AwsSolutions', () => {
   it('finds nothing unacknowledged in the stack', () => {
     const report = new AwsSolutionsChecks(undefined, { verbose: false }).validateScope(app);
     const findings = report.violations.map((v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`);
-    expect(findings).toEqual([]);
+    expect(findings, findings.join('\n')).toEqual([]);
   });
 
   it('does find a violation in a stack built to have one (the check can fail)', () => {

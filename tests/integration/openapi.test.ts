@@ -21,6 +21,7 @@ import {
   orderDoesNotExistErrorSchema,
   orderNotFoundErrorSchema,
   orderSchema,
+  payOrderResponseSchema,
   priceNotValidErrorSchema,
   RESPONSE_SCHEMAS,
 } from '#shared/schemas/responses';
@@ -152,7 +153,7 @@ describe('the OpenAPI document', () => {
     expect(doc.paths['/v1/orders']?.get).toBeDefined();
   });
 
-  it('gives every operation a unique id, responses with descriptions and a security requirement', () => {
+  it('gives every operation a unique id, responses with descriptions and a security requirement (none for the public page routes)', () => {
     const ids = operations().map(({ operation }) => operation.operationId);
     expect(new Set(ids).size).toBe(ids.length);
     for (const { method, path, operation } of operations()) {
@@ -163,7 +164,8 @@ describe('the OpenAPI document', () => {
         expect(response.description, `${where} ${status}`).toEqual(expect.any(String));
         expect(response.content?.['application/json']?.schema, `${where} ${status}`).toBeDefined();
       }
-      expect(operation.security, where).toEqual([{ ApiToken: [] }]);
+      const route = ROUTES.find((entry) => entry.method.toLowerCase() === method && entry.path === path);
+      expect(operation.security, where).toEqual(route?.public ? [] : [{ ApiToken: [] }]);
       for (const requirement of operation.security) {
         for (const scheme of Object.keys(requirement)) expect(doc.components.securitySchemes[scheme], where).toBeDefined();
       }
@@ -365,6 +367,26 @@ describe('real answers', () => {
     expectAnswer(['POST', '/v1/sandbox/orders/{order_id}/pay'], live, 403, errorSchema);
   });
 
+  it('the payment page routes (no token): get, checkout, sandbox pay, cancel, and their errors', async () => {
+    const PAGE = (suffix = '') => ['POST', `/v1/pay/{order_id}${suffix}`] as [string, string];
+    const paid = await createOrder();
+    const got = await call('GET', `/v1/pay/${paid.order_id}`);
+    expectAnswer(['GET', '/v1/pay/{order_id}'], got, 200, payOrderResponseSchema);
+    const checkout = await call('POST', `/v1/pay/${paid.order_id}/checkout`, { body: { pay_currency: 'EOS' } });
+    expectAnswer(PAGE('/checkout'), checkout, 200, payOrderResponseSchema);
+    expectAnswer(PAGE('/sandbox-pay'), await call('POST', `/v1/pay/${paid.order_id}/sandbox-pay`), 200, payOrderResponseSchema);
+    expectAnswer(PAGE('/cancel'), await call('POST', `/v1/pay/${paid.order_id}/cancel`), 400, errorSchema);
+    expectAnswer(PAGE('/checkout'), await call('POST', `/v1/pay/${paid.order_id}/checkout`, { body: { pay_currency: 'BTC' } }), 400, errorSchema);
+    const canceled = await createOrder();
+    expectAnswer(PAGE('/sandbox-pay'), await call('POST', `/v1/pay/${canceled.order_id}/sandbox-pay`), 400, errorSchema);
+    expectAnswer(PAGE('/cancel'), await call('POST', `/v1/pay/${canceled.order_id}/cancel`), 200, payOrderResponseSchema);
+    expectAnswer(['GET', '/v1/pay/{order_id}'], await call('GET', `/v1/pay/${randomUUID()}`), 404, errorSchema);
+    expectAnswer(PAGE('/checkout'), await call('POST', `/v1/pay/${randomUUID()}/checkout`, { body: { pay_currency: 'BTC' } }), 404, errorSchema);
+    expectAnswer(PAGE('/checkout'), await call('POST', `/v1/pay/${canceled.order_id}/checkout`, { body: {} }), 400, errorSchema);
+    const live = (await call('POST', '/v1/orders', { token: liveToken, body: { price_amount: 5 } })).body.order;
+    expectAnswer(PAGE('/sandbox-pay'), await call('POST', `/v1/pay/${live.order_id}/sandbox-pay`), 403, errorSchema);
+  });
+
   describe('errors', () => {
     it('Get Order of an unknown order: the 404 quirk body', async () => {
       const response = await call('GET', `/v1/orders/${randomUUID()}`, { token });
@@ -388,7 +410,7 @@ describe('real answers', () => {
         'create-order': { price_amount: 1 },
         'checkout-order': { pay_currency: 'BTC' },
       };
-      for (const route of ROUTES) {
+      for (const route of ROUTES.filter((entry) => !entry.public)) {
         const path = route.path.replace(/\{[^}]+\}/g, randomUUID());
         const response = await call(route.method, path, { token: 'not-a-valid-token-000000', body: validBodies[route.fn] });
         expectAnswer([route.method, route.path], response, 401, errorSchema);

@@ -1,6 +1,7 @@
 import type { TestProject } from 'vitest/node';
 import { ensureTable, LOCAL_AWS_ENV, startDynamoDbLocal } from '#infra/local/dynamodb';
 import { startLocalSqs } from '#infra/local/sqs';
+import { buildPage } from '../../web/build';
 
 /**
  * One real DynamoDB Local (in memory) and SQS emulator for the whole run, with the service's
@@ -9,6 +10,8 @@ import { startLocalSqs } from '#infra/local/sqs';
  * Lambda gets from the stack; test workers inherit it.
  */
 export default async function setup(project: TestProject) {
+  // The payment page's browser tests serve web/dist: build it from the current sources.
+  await buildPage();
   Object.assign(process.env, LOCAL_AWS_ENV);
   const dynamodb = await startDynamoDbLocal();
   const tableName = 'test-orders';

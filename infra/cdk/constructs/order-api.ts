@@ -22,8 +22,26 @@ export interface OrderApiProps {
   readonly handlers: ReadonlyMap<string, IFunction>;
   /** The only browser origin allowed to call the API: the payment page's. */
   readonly allowedOrigin: string;
-  /** `read` is also the stage default (it covers any route without its own setting). */
-  readonly throttle: { readonly read: Throttle; readonly write: Throttle };
+  /**
+   * `read` is also the stage default (it covers any route without its own setting). `public`
+   * limits the payment page's token-free routes; by default half of their read or write limit.
+   */
+  readonly throttle: {
+    readonly read: Throttle;
+    readonly write: Throttle;
+    readonly public?: { readonly read: Throttle; readonly write: Throttle };
+  };
+  /** Serves the `$default` route: every unknown path or method gets the service's JSON 404. */
+  readonly notFound: IFunction;
+}
+
+/**
+ * The payment page's routes answer anyone who holds an order id: they get a tighter limit than
+ * the merchant routes, so a flood of them cannot take the merchants' share of the account's
+ * Lambda concurrency and table capacity. Half, but never below 1.
+ */
+export function publicThrottle(limit: Throttle): Throttle {
+  return { rateLimit: Math.max(1, Math.floor(limit.rateLimit / 2)), burstLimit: Math.max(1, Math.floor(limit.burstLimit / 2)) };
 }
 
 /**
@@ -94,6 +112,7 @@ export class OrderApi extends Construct {
     this.api = new HttpApi(this, 'Api', {
       description: 'Merchant order API (MugglePay v1 compatible)',
       createDefaultStage: false,
+      defaultIntegration: new HttpLambdaIntegration('not-found-integration', props.notFound),
       corsPreflight: {
         allowOrigins: [props.allowedOrigin],
         allowMethods: [CorsHttpMethod.GET, CorsHttpMethod.POST, CorsHttpMethod.OPTIONS],
@@ -103,6 +122,16 @@ export class OrderApi extends Construct {
     });
 
     const routes = this.addRoutes(props.routes, props.handlers);
+    Validations.of(this.api.node.findChild('DefaultRoute')).acknowledge(
+      {
+        id: 'AwsSolutions-APIG4',
+        reason: 'The $default route only answers the JSON 404 for paths that do not exist; it reads no data, so there is nothing to authorize.',
+      },
+      {
+        id: 'AwsSolutions-COG4',
+        reason: 'The $default route only answers the JSON 404 for unknown paths; merchants are API clients with a static token, not Cognito users.',
+      },
+    );
     for (const conflict of conflictingPathVariables(props.routes.map((route) => route.path))) {
       const message = `API Gateway will refuse this route at deploy time: ${conflict}`;
       Annotations.of(this).addWarningV2('crypto-pay:route-variable-conflict', message);
@@ -124,8 +153,8 @@ export class OrderApi extends Construct {
     // Route-level throttling has no L2 property; route keys must exist before the stage names them.
     const cfnStage = this.stage.node.defaultChild as CfnStage;
     cfnStage.routeSettings = Object.fromEntries(
-      [...routes].map(([key, { access }]) => {
-        const limit = props.throttle[access];
+      [...routes].map(([key, { access, isPublic }]) => {
+        const limit = isPublic ? (props.throttle.public?.[access] ?? publicThrottle(props.throttle[access])) : props.throttle[access];
         return [key, { ThrottlingRateLimit: limit.rateLimit, ThrottlingBurstLimit: limit.burstLimit }];
       }),
     );
@@ -139,9 +168,9 @@ export class OrderApi extends Construct {
   private addRoutes(
     table: readonly Route[],
     handlers: ReadonlyMap<string, IFunction>,
-  ): Map<string, { route: HttpRoute; access: Route['access'] }> {
+  ): Map<string, { route: HttpRoute; access: Route['access']; isPublic: boolean }> {
     const integrations = new Map<string, HttpLambdaIntegration>();
-    const routes = new Map<string, { route: HttpRoute; access: Route['access']; fn: string }>();
+    const routes = new Map<string, { route: HttpRoute; access: Route['access']; fn: string; isPublic: boolean }>();
     for (const entry of table) {
       const key = awsRouteKey(entry);
       const existing = routes.get(key);
@@ -163,15 +192,18 @@ export class OrderApi extends Construct {
       Validations.of(route).acknowledge(
         {
           id: 'AwsSolutions-APIG4',
-          reason:
-            'Merchants authenticate with the MugglePay `token` header, checked by the handler middleware against a SHA-256 hash in the table; the contract fixes its 401 body, which an API Gateway authorizer cannot produce.',
+          reason: entry.public
+            ? 'A payment page route: buyers have no credentials; the unguessable order id is the capability, the answer is buyer-safe and the route has a tighter throttle.'
+            : 'Merchants authenticate with the MugglePay `token` header, checked by the handler middleware against a SHA-256 hash in the table; the contract fixes its 401 body, which an API Gateway authorizer cannot produce.',
         },
         {
           id: 'AwsSolutions-COG4',
-          reason: 'Merchants are API clients with a static API token (MugglePay contract), not Cognito users.',
+          reason: entry.public
+            ? 'Buyers on the payment page are anonymous, not Cognito users.'
+            : 'Merchants are API clients with a static API token (MugglePay contract), not Cognito users.',
         },
       );
-      routes.set(key, { route, access: entry.access, fn: entry.fn });
+      routes.set(key, { route, access: entry.access, fn: entry.fn, isPublic: entry.public === true });
     }
     return routes;
   }

@@ -18,6 +18,12 @@ import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
 import { acknowledgeAllFindings } from '#infra/cdk/nag';
 
+/** What the built page reads from `config.json` next to its index.html (in AWS only). */
+export interface PaymentPageConfig {
+  /** Base URL of the API the page calls (`<apiBaseUrl>v1/pay/...`); locally the page calls its own origin. */
+  readonly apiBaseUrl: string;
+}
+
 export interface PaymentPageProps {
   /** The built page. Deployed only if the folder exists at synth time. */
   readonly contentDir: string;
@@ -41,6 +47,7 @@ export class PaymentPage extends Construct {
   readonly origin: string;
   /** Whether the built page was found and is deployed with the stack. */
   readonly contentDeployed: boolean;
+  private content?: BucketDeployment;
 
   constructor(scope: Construct, id: string, props: PaymentPageProps) {
     super(scope, id);
@@ -113,6 +120,15 @@ export class PaymentPage extends Construct {
     }
   }
 
+  /**
+   * Deploys `config.json` next to index.html, with the page's content (one deployment, so
+   * neither prunes the other). The values may be deploy-time references (the API's URL).
+   * Without a built page there is nothing to configure.
+   */
+  publishConfig(config: PaymentPageConfig): void {
+    this.content?.addSource(Source.jsonData('config.json', config));
+  }
+
   private securityHeaders(apiOrigins: readonly string[]): ResponseHeadersPolicy {
     const csp = [
       "default-src 'none'",
@@ -143,13 +159,13 @@ export class PaymentPage extends Construct {
     if (!existsSync(join(contentDir, 'index.html'))) {
       Annotations.of(this).addWarningV2('crypto-pay:payment-page-no-index', `${contentDir} has no index.html, the page's default root object.`);
     }
-    const deployment = new BucketDeployment(this, 'Content', {
+    const deployment = (this.content = new BucketDeployment(this, 'Content', {
       sources: [Source.asset(contentDir)],
       destinationBucket: this.bucket,
       distribution: this.distribution,
       distributionPaths: ['/*'],
       memoryLimit: 256,
-    });
+    }));
     // The deployment's Lambda is a CDK-provided singleton at the stack's root; it runs only while deploying.
     const handler = Stack.of(this).node.children.find((child) => child.node.id.startsWith('Custom::CDKBucketDeployment'));
     if (!handler) throw new Error('BucketDeployment created no handler function');

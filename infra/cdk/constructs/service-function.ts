@@ -9,8 +9,8 @@ import { Construct } from 'constructs';
 import type { LogLevel } from '#infra/cdk/config';
 import { functionEntry, LOCK_FILE, REPO_ROOT } from '#infra/cdk/paths';
 
-/** What a function may do with the table: `access` of its routes in shared/http/routes.ts. */
-export type TableAccess = 'read' | 'write';
+/** What a function may do with the table: `access` of its routes in shared/http/routes.ts ('none': no table at all). */
+export type TableAccess = 'none' | 'read' | 'write';
 
 export interface ServiceFunctionProps {
   /** Folder under functions/ holding `handler.ts` (exporting `handler`). */
@@ -54,7 +54,7 @@ export class ServiceFunction extends Construct {
     // An own role instead of AWSLambdaBasicExecutionRole: that managed policy may write to every log group.
     this.role = new Role(this, 'Role', {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
-      description: `${props.folder}: its log group and ${props.tableAccess === 'read' ? 'read-only' : 'read-write'} table access`,
+      description: `${props.folder}: its log group and ${{ none: 'no', read: 'read-only', write: 'read-write' }[props.tableAccess]} table access`,
     });
     this.logGroup.grantWrite(this.role);
 
@@ -96,15 +96,17 @@ export class ServiceFunction extends Construct {
       },
     });
 
-    if (props.tableAccess === 'read') props.table.grantReadData(this.function);
-    else props.table.grantReadWriteData(this.function);
-    this.function.addEnvironment('TABLE_NAME', props.table.tableName);
-    const tableId = Stack.of(props.table).getLogicalId(props.table.node.defaultChild as CfnElement);
-    Validations.of(this.role).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::<${tableId}.Arn>/index/*]`,
-      reason:
-        'Queries on the GSIs of the service table (order lists, expiry and delivery sweeps) need index ARNs; the wildcard covers only the indexes of that one table.',
-    });
+    if (props.tableAccess !== 'none') {
+      if (props.tableAccess === 'read') props.table.grantReadData(this.function);
+      else props.table.grantReadWriteData(this.function);
+      this.function.addEnvironment('TABLE_NAME', props.table.tableName);
+      const tableId = Stack.of(props.table).getLogicalId(props.table.node.defaultChild as CfnElement);
+      Validations.of(this.role).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${tableId}.Arn>/index/*]`,
+        reason:
+          'Queries on the GSIs of the service table (order lists, expiry and delivery sweeps) need index ARNs; the wildcard covers only the indexes of that one table.',
+      });
+    }
     Validations.of(this.function).acknowledge({
       id: 'AwsSolutions-L1',
       reason:

@@ -1,0 +1,9 @@
+import { apiHandler } from '#shared/http/api-handler';
+import { json } from '#shared/http/responses';
+import { payPageView } from '#shared/schemas/pay';
+import { simulatePayPagePayment } from '#shared/services/pay-page';
+
+/** POST /v1/pay/:order_id/sandbox-pay (public, sandbox orders only): pays the current invoice in full. */
+export const handler = apiHandler({ auth: 'public' }, async ({ path, now }) =>
+  json(200, payPageView(await simulatePayPagePayment(path.order_id, now))),
+);
