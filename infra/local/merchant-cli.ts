@@ -47,6 +47,12 @@ if (!process.env.TABLE_NAME) {
     fail(`No local runtime is running (no ${file}). Start it with "npm start", or set TABLE_NAME for a table in AWS.`);
   }
   const state = JSON.parse(readFileSync(file, 'utf8')) as RuntimeState;
+  // A runtime that was killed leaves its state file behind: check it is still there.
+  try {
+    process.kill(state.pid, 0);
+  } catch {
+    fail(`The local runtime that wrote ${file} is no longer running. Start it with "npm start".`);
+  }
   Object.assign(process.env, LOCAL_AWS_ENV, { TABLE_NAME: state.tableName, DYNAMODB_ENDPOINT: state.dynamodbEndpoint });
 }
 

@@ -18,7 +18,34 @@ const queries = new Ajv({ ...options, coerceTypes: true }).addFormat('http-url',
 
 /** Compiles a body schema once (at module load). */
 export const compileBody = <T>(schema: object): ValidateFunction<T> => bodies.compile<T>(schema);
-export const compileQuery = <T>(schema: object): ValidateFunction<T> => queries.compile<T>(schema);
+
+/** A query integer as people write one: optional minus, at most 15 digits (no "Infinity", "1e3", "0x10"). */
+const INTEGER_TEXT = /^-?\d{1,15}$/;
+
+/**
+ * Compiles a query schema once. ajv's coercion turns "Infinity" into a number that passes
+ * `integer` and `maximum`, and reads "0x10" as 16; integer parameters are therefore checked
+ * as text first, then coerced.
+ */
+export function compileQuery<T>(schema: { properties?: Record<string, { type?: unknown }> }): ValidateFunction<T> {
+  const coerced = queries.compile<T>(schema);
+  const integers = Object.entries(schema.properties ?? {})
+    .filter(([, property]) => property.type === 'integer')
+    .map(([name]) => name);
+  const validate = ((data: Record<string, unknown>) => {
+    const bad = integers.find((name) => data[name] !== undefined && !INTEGER_TEXT.test(String(data[name])));
+    if (bad !== undefined) {
+      validate.errors = [
+        { instancePath: `/${bad}`, schemaPath: '', keyword: 'type', params: { type: 'integer' }, message: 'must be integer' },
+      ];
+      return false;
+    }
+    const valid = coerced(data);
+    validate.errors = coerced.errors;
+    return valid;
+  }) as ValidateFunction<T>;
+  return Object.assign(validate, { schema: coerced.schema, schemaEnv: coerced.schemaEnv });
+}
 
 function fieldOf(error: ErrorObject): string {
   return error.instancePath.replace(/^\//, '').replaceAll('/', '.');

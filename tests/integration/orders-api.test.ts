@@ -454,6 +454,11 @@ describe('Get Orders', () => {
     ['status=DONE', 'status'],
     ['status=paid', 'status'],
     ['limit=1&limit=2', 'limit'],
+    ['limit=Infinity', 'limit'],
+    ['offset=1e400', 'offset'],
+    ['limit=0x10', 'limit'],
+    ['limit=1e1', 'limit'],
+    ['offset=%20', 'offset'],
   ])('refuses %s with a 400 naming the parameter', async (query, field) => {
     expectError(await list(`?${query}`), 400, 'PARAMETERS_INVALID', field);
   });

@@ -9,7 +9,12 @@ export interface Started {
   stop: (signal?: NodeJS.Signals) => Promise<number | null>;
 }
 
-const TSX = 'node_modules/.bin/tsx';
+/**
+ * Node with tsx as a loader, as `npm start` runs it. Not the tsx CLI: that wrapper relays
+ * signals to a child and SIGKILLs it when the child does not acknowledge within 30 ms, which
+ * a loaded machine misses (the runtime would die without stopping what it started).
+ */
+const NODE_ARGS = ['--import', 'tsx'];
 
 /** The service's own settings, which the test setup put in this process's environment. */
 const SERVICE_VARIABLES = ['TABLE_NAME', 'DYNAMODB_ENDPOINT', 'PAYMENT_PAGE_URL'];
@@ -20,7 +25,7 @@ const SERVICE_VARIABLES = ['TABLE_NAME', 'DYNAMODB_ENDPOINT', 'PAYMENT_PAGE_URL'
  */
 export function startScript(script: string, args: string[], env: Record<string, string>): Started {
   const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !SERVICE_VARIABLES.includes(name)));
-  const child = spawn(TSX, [script, ...args], {
+  const child = spawn(process.execPath, [...NODE_ARGS, script, ...args], {
     env: { ...base, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
