@@ -1,41 +1,264 @@
 /**
- * `npm run bench`: every figure in one run. Prints a human table, then one JSON line last.
- * It measures and reports; it never fails because the machine was slow.
- * BENCH_ITERATIONS (default 300) sets the samples per endpoint.
+ * `npm run bench`: every figure in one run. Prints human tables, then one JSON line last.
+ * It measures and reports; it never fails because the machine was slow. It exits non-zero only
+ * when a measurement could not be made (something is broken); the other groups still report.
+ *
+ * Groups, one module each: bundles (bench/bundles.ts), page (bench/page.ts), api
+ * (bench/api-latency.ts), load (bench/load.ts), callbacks (bench/callbacks.ts), cost
+ * (bench/cost.ts, from the others' figures). See docs/performance.md for every setting.
  */
-import { ensureTable, LOCAL_AWS_ENV, startDynamoDbLocal } from '#infra/local/dynamodb';
+import { cpus } from 'node:os';
+import { ensureTable, LOCAL_AWS_ENV, startDynamoDbLocal, type LocalDynamoDb } from '#infra/local/dynamodb';
 import { positiveInteger } from '#shared/env';
+import type { EndpointFigures } from './api-latency';
+import { measureBundles, type BundleReport } from './bundles';
+import { measureCallbacks, type CallbackReport, type CallbackRun } from './callbacks';
+import { computeCost, DEFAULT_ASSUMPTIONS, type CostReport } from './cost';
+import type { LoadReport } from './load';
+import { measurePage, type PageReport } from './page';
 
 Object.assign(process.env, LOCAL_AWS_ENV, { POWERTOOLS_LOG_LEVEL: 'ERROR' });
-const iterations = positiveInteger(process.env, 'BENCH_ITERATIONS', 300);
+const env = process.env;
+const config = {
+  iterations: positiveInteger(env, 'BENCH_ITERATIONS', 300),
+  bundle_load_runs: positiveInteger(env, 'BENCH_BUNDLE_RUNS', 3),
+  load_seconds: positiveInteger(env, 'BENCH_LOAD_SECONDS', 8),
+  load_connections: positiveInteger(env, 'BENCH_LOAD_CONNECTIONS', 10),
+  callback_orders: positiveInteger(env, 'BENCH_CALLBACK_ORDERS', 200),
+  callback_paced_orders: positiveInteger(env, 'BENCH_CALLBACK_PACED', 40),
+  callback_interval_ms: positiveInteger(env, 'BENCH_CALLBACK_INTERVAL_MS', 200),
+  callback_probes: positiveInteger(env, 'BENCH_CALLBACK_PROBES', 5),
+  callback_concurrency: positiveInteger(env, 'BENCH_CALLBACK_CONCURRENCY', 10),
+  orders_per_month: positiveInteger(env, 'BENCH_ORDERS_PER_MONTH', DEFAULT_ASSUMPTIONS.orders_per_month),
+};
+const GROUPS = ['bundles', 'page', 'api', 'load', 'callbacks', 'cost'] as const;
+type Group = (typeof GROUPS)[number];
+const only = env.BENCH_ONLY?.split(',').map((g) => g.trim()).filter(Boolean);
+const unknown = only?.filter((g) => !(GROUPS as readonly string[]).includes(g));
+if (unknown?.length) throw new Error(`BENCH_ONLY: unknown group ${unknown.join(', ')} (groups: ${GROUPS.join(', ')})`);
+// The cost is computed from the api, callbacks and bundles figures: asking for it runs them.
+if (only?.includes('cost')) only.push('api', 'callbacks', 'bundles');
+const wanted = (group: Group) => !only || only.includes(group);
 
-const dynamodb = await startDynamoDbLocal();
+const errors: Partial<Record<Group, string>> = {};
+const progress = (message: string) => process.stderr.write(`bench: ${message}\n`);
+
+/** Runs one group; a failure is recorded (and makes the exit code 1), the others go on. */
+async function group<T>(name: Group, measure: () => Promise<T> | T): Promise<T | undefined> {
+  if (!wanted(name)) return undefined;
+  const start = Date.now();
+  progress(`${name}...`);
+  try {
+    const result = await measure();
+    progress(`${name} done in ${((Date.now() - start) / 1000).toFixed(1)} s`);
+    return result;
+  } catch (error) {
+    errors[name] = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    progress(`${name} FAILED: ${errors[name]}`);
+    return undefined;
+  }
+}
+
+// Bundles first, before DynamoDB Local's JVM competes for the two cores.
+const bundles = await group('bundles', () => measureBundles(config.bundle_load_runs));
+const page = await group('page', () => measurePage());
+
+let endpoints: EndpointFigures[] | undefined;
+let load: LoadReport | undefined;
+let callbacks: CallbackReport | undefined;
+let dynamodb: LocalDynamoDb | undefined;
+if (wanted('api') || wanted('load') || wanted('callbacks') || wanted('cost')) {
+  dynamodb = await startDynamoDbLocal();
+}
 try {
-  const tableName = 'bench-orders';
-  await ensureTable(dynamodb.endpoint, tableName);
-  Object.assign(process.env, {
-    TABLE_NAME: tableName,
-    DYNAMODB_ENDPOINT: dynamodb.endpoint,
-    PAYMENT_PAGE_URL: 'http://127.0.0.1/pay/',
-  });
-  const { measureApiLatency } = await import('./api-latency');
-  const endpoints = await measureApiLatency(iterations);
-
-  console.log(`Endpoint latency through the local runtime (n=${iterations}, ms) vs the same DynamoDB calls made directly`);
-  console.log(['endpoint'.padEnd(30), 'api p50', 'api p99', 'raw p50', 'raw p99', 'ratio', 'ddb req', 'RCU', 'WCU'].join('\t'));
-  for (const e of endpoints) {
-    console.log(
-      [e.endpoint.padEnd(30), e.api.p50, e.api.p99, e.raw.p50, e.raw.p99, `${e.overheadP50}x`, e.dynamodb.requests, e.dynamodb.readUnits, e.dynamodb.writeUnits].join('\t'),
+  if (dynamodb) {
+    const tableName = 'bench-orders';
+    await ensureTable(dynamodb.endpoint, tableName);
+    Object.assign(process.env, { TABLE_NAME: tableName, DYNAMODB_ENDPOINT: dynamodb.endpoint, PAYMENT_PAGE_URL: 'http://127.0.0.1/pay/' });
+    const endpoint = dynamodb.endpoint;
+    endpoints = await group('api', async () => (await import('./api-latency')).measureApiLatency(config.iterations));
+    load = await group('load', async () => (await import('./load')).measureLoad({ connections: config.load_connections, seconds: config.load_seconds }));
+    callbacks = await group('callbacks', () =>
+      measureCallbacks({
+        dynamodbEndpoint: endpoint,
+        orders: config.callback_orders,
+        pacedOrders: config.callback_paced_orders,
+        intervalMs: config.callback_interval_ms,
+        probes: config.callback_probes,
+        concurrency: config.callback_concurrency,
+      }),
     );
   }
-  const result = {
-    generated_at: new Date().toISOString(),
-    node: process.version,
-    iterations,
-    endpoints,
-    goals: { overhead_p50_max: 1.5 },
-  };
-  console.log(JSON.stringify(result));
 } finally {
-  await dynamodb.stop();
+  await dynamodb?.stop();
 }
+const cost = await group('cost', () => {
+  if (!endpoints || !callbacks) throw new Error('cost needs the api and callbacks figures (one of them failed or was not run)');
+  return computeCost(endpoints, callbacks, bundles, { ...DEFAULT_ASSUMPTIONS, orders_per_month: config.orders_per_month });
+});
+
+// ---- Human tables ---------------------------------------------------------------------------
+
+function table(title: string, header: string[], rows: (string | number)[][]): void {
+  const cells = [header, ...rows.map((row) => row.map(String))];
+  const widths = header.map((_, i) => Math.max(...cells.map((row) => (row[i] ?? '').length)));
+  console.log(`\n${title}`);
+  for (const [index, row] of cells.entries()) {
+    console.log(row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  '));
+    if (index === 0) console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  }
+}
+const ms = (value: number) => `${value.toFixed(2)} ms`;
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+const verdict = (met: boolean) => (met ? 'met' : 'NOT met');
+
+if (bundles) {
+  const { goals } = bundles;
+  table(
+    `Bundles (esbuild as the CDK construct: ${bundles.esbuild.target}, ESM, minified; load = import() in a fresh node ${bundles.load_node}, median of ${config.bundle_load_runs}) — goal < ${kb(goals.minified_bytes_max)} and < ${goals.load_ms_max} ms`,
+    ['function', 'minified', 'gzip', 'load p50', 'load min', 'load max', 'size goal', 'load goal'],
+    bundles.bundles.map((b) => [
+      b.function,
+      kb(b.minified_bytes),
+      kb(b.gzip_bytes),
+      ms(b.load_ms.median),
+      ms(b.load_ms.min),
+      ms(b.load_ms.max),
+      verdict(b.minified_bytes < goals.minified_bytes_max),
+      verdict(b.load_ms.median < goals.load_ms_max),
+    ]),
+  );
+}
+if (page) {
+  table(
+    `Payment page (gzip -9 of web/dist) — goal < ${kb(page.goals.total_gzip_bytes_max)} JS + CSS`,
+    ['what', 'gzip', 'goal'],
+    page.total_gzip_bytes === null
+      ? [['web/dist', 'n/a', page.note ?? '']]
+      : [
+          ['JS', kb(page.js_gzip_bytes ?? 0), ''],
+          ['CSS', kb(page.css_gzip_bytes ?? 0), ''],
+          ['total', kb(page.total_gzip_bytes), verdict(page.total_gzip_bytes < page.goals.total_gzip_bytes_max)],
+        ],
+  );
+}
+if (endpoints) {
+  table(
+    `Endpoint latency through the local runtime (n=${config.iterations}) vs the same DynamoDB calls made directly — goal ratio < 1.5x at p50`,
+    ['endpoint', 'api p50', 'api p99', 'raw p50', 'raw p99', 'ratio', 'ddb req', 'RCU', 'WCU', 'goal'],
+    endpoints.map((e) => [
+      e.endpoint,
+      ms(e.api.p50),
+      ms(e.api.p99),
+      ms(e.raw.p50),
+      ms(e.raw.p99),
+      `${e.overheadP50}x`,
+      e.dynamodb.requests,
+      e.dynamodb.readUnits,
+      e.dynamodb.writeUnits,
+      verdict(e.overheadP50 < 1.5),
+    ]),
+  );
+}
+if (load) {
+  const row = (name: string, f: LoadReport['mix']) => [
+    name,
+    `${f.throughput_rps}/s`,
+    ms(f.latency_ms.p50),
+    ms(f.latency_ms.p99),
+    f.requests,
+    f.non2xx,
+    f.errors,
+    f.body_errors,
+  ];
+  table(
+    `Load (autocannon, ${config.load_connections} connections, ${config.load_seconds} s each) — goals: zero errors; create throughput >= 60% of DynamoDB Local's for the same writes`,
+    ['run', 'throughput', 'p50', 'p99', 'requests', 'non-2xx', 'errors', 'error bodies'],
+    [
+      row('API mix (create, get, checkout, get, list)', load.mix),
+      row('API Create Order only', load.create),
+      row('DynamoDB Local, same transaction', load.dynamodb),
+    ],
+  );
+  console.log(
+    `create / DynamoDB Local throughput: ${Math.round(load.create_vs_dynamodb_ratio * 100)}% (goal >= 60%: ${verdict(load.create_vs_dynamodb_ratio >= 0.6)}); API errors: ${load.api_errors} (goal 0: ${verdict(load.api_errors === 0)})`,
+  );
+}
+if (callbacks) {
+  const row = (name: string, r: CallbackRun) => [
+    name,
+    r.orders,
+    ms(r.latency_ms.p50),
+    ms(r.latency_ms.p99),
+    `${r.throughput_per_s}/s`,
+    r.duplicates,
+    ms(r.stages_p50_ms.write_to_enqueue),
+    ms(r.stages_p50_ms.enqueue_to_delivery),
+    ms(r.stages_p50_ms.delivery_to_receipt),
+    verdict(r.latency_ms.p50 < 1000 && r.latency_ms.p99 < 3000),
+  ];
+  table(
+    'Callbacks (status-change write to the merchant receipt, local pipeline) — goal p50 < 1 s, p99 < 3 s',
+    ['run', 'orders', 'p50', 'p99', 'delivered', 'duplicates', 'write->queued p50', 'queued->taken p50', 'taken->received p50', 'goal'],
+    [
+      row(`paced (one payment every ${callbacks.paced.interval_ms} ms)`, callbacks.paced),
+      row(`burst (${callbacks.burst.concurrency} concurrent payments)`, callbacks.burst),
+    ],
+  );
+  const b = callbacks.batches;
+  console.log(
+    `pipeline errors: ${callbacks.pipeline_errors}; records per call: order-events mean ${b['order-events'].mean} (max ${b['order-events'].max}), deliver-callback mean ${b['deliver-callback'].mean} (max ${b['deliver-callback'].max})`,
+  );
+}
+if (cost) {
+  table(
+    `AWS cost per million orders (us-east-1 list prices; ${DEFAULT_ASSUMPTIONS.memory_mb} MB arm64; ${cost.assumptions.orders_per_month.toLocaleString('en-US')} orders/month) — goal < $${cost.goals.usd_per_million_orders_max}`,
+    ['step (per order)', 'invocations', 'billed ms', 'WRU', 'RRU', 'SQS req', 'HTTP req', '$ / 1M orders'],
+    cost.lines.map((l) => [l.step, l.invocations, l.billed_ms, l.write_units, l.read_units, l.sqs_requests, l.http_requests, l.usd_per_million_orders.toFixed(3)]),
+  );
+  const u = cost.usd_per_million_orders;
+  table(
+    'Cost by service ($ per million orders)',
+    ['service', '$'],
+    [
+      ['Lambda requests', u.lambda_requests.toFixed(2)],
+      ['Lambda duration', u.lambda_duration.toFixed(2)],
+      ['API Gateway HTTP API', u.http_api.toFixed(2)],
+      ['DynamoDB writes', u.dynamodb_writes.toFixed(2)],
+      ['DynamoDB reads', u.dynamodb_reads.toFixed(2)],
+      ['SQS', u.sqs.toFixed(2)],
+      [`total (goal < $${cost.goals.usd_per_million_orders_max}: ${verdict(u.total < cost.goals.usd_per_million_orders_max)})`, u.total.toFixed(2)],
+      ['total if Lambda ran 3x slower than here', cost.total_if_lambda_3x_slower.toFixed(2)],
+    ],
+  );
+}
+for (const [name, message] of Object.entries(errors)) console.log(`\n${name} FAILED: ${message.split('\n')[0]}`);
+console.log('');
+
+const result = {
+  generated_at: new Date().toISOString(),
+  node: process.version,
+  machine: { cpus: cpus().length, model: cpus()[0]?.model ?? 'unknown' },
+  config,
+  iterations: config.iterations,
+  endpoints: endpoints ?? null,
+  bundles: bundles ?? null,
+  page: page ?? null,
+  load: load ?? null,
+  callbacks: callbacks ?? null,
+  cost: cost ?? null,
+  goals: {
+    overhead_p50_max: 1.5,
+    bundle_minified_bytes_max: 250 * 1024,
+    bundle_load_ms_max: 100,
+    load_errors_max: 0,
+    load_create_vs_dynamodb_min: 0.6,
+    callback_p50_ms_max: 1000,
+    callback_p99_ms_max: 3000,
+    page_gzip_bytes_max: 50 * 1024,
+    cost_usd_per_million_orders_max: 15,
+  },
+  errors,
+};
+console.log(JSON.stringify(result));
+process.exitCode = Object.keys(errors).length > 0 ? 1 : 0;

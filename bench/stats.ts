@@ -30,3 +30,13 @@ export async function timeSequential(count: number, fn: (i: number) => Promise<u
   }
   return samples;
 }
+
+export const round2 = (value: number) => Math.round(value * 100) / 100;
+
+/** The median of unsorted samples (the mean of the middle two for an even count). */
+export function median(samples: readonly number[]): number {
+  if (samples.length === 0) return NaN;
+  const sorted = [...samples].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}

@@ -1,0 +1,205 @@
+/**
+ * AWS cost per million orders, from the figures this bench measured, at the us-east-1 list
+ * prices of ../shared/REFERENCE.md. An order is: Create Order, a checkout, two Get Orders, the
+ * payment (the sandbox payment stands in for the chain watcher or gateway notification) and one
+ * PAID callback. Every assumption is in the result and in docs/performance.md.
+ */
+import type { EndpointFigures } from './api-latency';
+import type { BundleReport } from './bundles';
+import type { CallbackReport } from './callbacks';
+import type { FunctionUse } from './instrument';
+
+/** us-east-1 list prices (REFERENCE.md "Prices"), USD. */
+export const PRICES = {
+  lambda_request: 0.2 / 1e6,
+  lambda_gb_second_arm64: 0.0000133334,
+  http_api_request: 1.0 / 1e6,
+  dynamodb_write_request_unit: 0.625 / 1e6,
+  dynamodb_read_request_unit: 0.125 / 1e6,
+  sqs_request: 0.4 / 1e6,
+} as const;
+
+export interface CostAssumptions {
+  /** Lambda memory of every function (the construct's default). */
+  memory_mb: number;
+  /** Orders per month, to spread the fixed monthly work (schedules, idle queue polling) over. */
+  orders_per_month: number;
+  /** Share of invocations that are cold starts, each billed its bundle's load time on top. */
+  cold_start_fraction: number;
+  /** Scheduled runs per 30-day month: expire-orders every minute, sweep-callbacks every 5 minutes. */
+  scheduled_runs_per_month: Record<string, number>;
+  /** Empty ReceiveMessage calls per month of the SQS event source when idle (pollers x 20 s long polls). */
+  idle_sqs_receives_per_month: number;
+  /** HTTP API requests per order: the four API calls and the payment notification. */
+  http_requests_per_order: number;
+  /** Minimum read units AWS bills per read request that finds nothing (eventually consistent). */
+  min_read_units_per_request: number;
+}
+
+export const DEFAULT_ASSUMPTIONS: CostAssumptions = {
+  memory_mb: 512,
+  orders_per_month: 1_000_000,
+  cold_start_fraction: 0.01,
+  scheduled_runs_per_month: { 'expire-orders': 30 * 24 * 60, 'sweep-callbacks': 30 * 24 * 12 },
+  // The SQS event source starts with 5 concurrent long-polling pollers (20 s waits).
+  idle_sqs_receives_per_month: 5 * 3 * 60 * 24 * 30,
+  http_requests_per_order: 5,
+  min_read_units_per_request: 0.5,
+};
+
+/** One line of the bill, per order. */
+export interface CostLine {
+  step: string;
+  invocations: number;
+  /** Billed Lambda time (1 ms granularity), ms. */
+  billed_ms: number;
+  write_units: number;
+  read_units: number;
+  sqs_requests: number;
+  http_requests: number;
+  usd_per_million_orders: number;
+}
+
+export interface CostReport {
+  lines: CostLine[];
+  per_order: { lambda_invocations: number; lambda_gb_seconds: number; http_api_requests: number; dynamodb_write_units: number; dynamodb_read_units: number; sqs_requests: number };
+  usd_per_million_orders: { lambda_requests: number; lambda_duration: number; http_api: number; dynamodb_writes: number; dynamodb_reads: number; sqs: number; total: number };
+  /** The total if Lambda ran each handler 3x slower than this machine (512 MB is about 0.3 vCPU). */
+  total_if_lambda_3x_slower: number;
+  assumptions: CostAssumptions;
+  prices: typeof PRICES;
+  goals: { usd_per_million_orders_max: number };
+}
+
+const round = (value: number, digits = 4) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+export function computeCost(
+  endpoints: readonly EndpointFigures[],
+  callbacks: CallbackReport,
+  bundles: BundleReport | undefined,
+  assumptions: CostAssumptions = DEFAULT_ASSUMPTIONS,
+): CostReport {
+  const gb = assumptions.memory_mb / 1024;
+  const lines: CostLine[] = [];
+  const line = (step: string, parts: Partial<Omit<CostLine, 'step' | 'usd_per_million_orders'>>) => {
+    const l = { invocations: 0, billed_ms: 0, write_units: 0, read_units: 0, sqs_requests: 0, http_requests: 0, ...parts };
+    const usd =
+      l.invocations * PRICES.lambda_request +
+      gb * (l.billed_ms / 1000) * PRICES.lambda_gb_second_arm64 +
+      l.write_units * PRICES.dynamodb_write_request_unit +
+      l.read_units * PRICES.dynamodb_read_request_unit +
+      l.sqs_requests * PRICES.sqs_request +
+      l.http_requests * PRICES.http_api_request;
+    lines.push({
+      step,
+      invocations: round(l.invocations),
+      billed_ms: round(l.billed_ms, 2),
+      write_units: round(l.write_units),
+      read_units: round(l.read_units),
+      sqs_requests: round(l.sqs_requests),
+      http_requests: round(l.http_requests),
+      usd_per_million_orders: round(usd * 1e6, 3),
+    });
+  };
+
+  // The API calls: units per call and mean duration from the API latency run.
+  const endpoint = (name: string) => {
+    const found = endpoints.find((e) => e.endpoint === name);
+    if (!found) throw new Error(`cost: no API figures for ${name}`);
+    return found;
+  };
+  const apiCall = (step: string, name: string, times: number) => {
+    const e = endpoint(name);
+    line(step, {
+      invocations: times,
+      billed_ms: times * Math.ceil(e.api.mean),
+      write_units: times * e.dynamodb.writeUnits,
+      read_units: times * e.dynamodb.readUnits,
+      http_requests: times,
+    });
+  };
+  apiCall('create-order (Create Order)', 'POST /v1/orders', 1);
+  apiCall('checkout-order (checkout)', 'POST /v1/orders/:id/checkout', 1);
+  apiCall('get-order (2 x Get Order)', 'GET /v1/orders/:order_id', 2);
+
+  // The payment and the callback pipeline: per order, from the one-order-at-a-time probe.
+  const refusedWriteUnits = Math.max(1, Math.ceil(callbacks.per_order.delivery_item_bytes / 1024));
+  const probed = (step: string, fn: string, http: number) => {
+    const use: FunctionUse | undefined = callbacks.per_order.functions[fn];
+    if (!use) throw new Error(`cost: the callbacks run saw no ${fn} invocation`);
+    line(step, {
+      invocations: use.invocations,
+      billed_ms: use.invocations * Math.ceil(use.durationMs / use.invocations),
+      write_units: use.writeUnits + use.failedConditionalWrites * refusedWriteUnits,
+      read_units: use.readUnits,
+      http_requests: http,
+    });
+  };
+  probed('sandbox-pay (payment notification)', 'sandbox-pay', assumptions.http_requests_per_order - 4);
+  probed('order-events (stream)', 'order-events', 0);
+  probed('deliver-callback (POST to merchant)', 'deliver-callback', 0);
+  line('SQS (send, receive, delete per callback)', { sqs_requests: Object.values(callbacks.per_order.sqs).reduce((a, b) => a + b, 0) });
+
+  // Fixed monthly work spread over the month's orders.
+  for (const [fn, runs] of Object.entries(assumptions.scheduled_runs_per_month)) {
+    const use = callbacks.scheduled[fn];
+    if (!use) throw new Error(`cost: no measured run of ${fn}`);
+    const share = runs / assumptions.orders_per_month;
+    line(`${fn} (scheduled, amortized)`, {
+      invocations: share,
+      billed_ms: share * Math.ceil(use.durationMs),
+      read_units: share * Math.max(use.readUnits, use.requests * assumptions.min_read_units_per_request),
+      write_units: share * use.writeUnits,
+    });
+  }
+  line('SQS idle long polls (amortized)', { sqs_requests: assumptions.idle_sqs_receives_per_month / assumptions.orders_per_month });
+
+  // Cold starts: a share of the invocations also pays its bundle's load time (init is billed).
+  if (bundles) {
+    const loadMs = new Map(bundles.bundles.map((b) => [b.function, b.load_ms.median]));
+    const invocationsByFunction: Record<string, number> = {
+      'create-order': 1,
+      'checkout-order': 1,
+      'get-order': 2,
+      'sandbox-pay': callbacks.per_order.functions['sandbox-pay']?.invocations ?? 0,
+      'order-events': callbacks.per_order.functions['order-events']?.invocations ?? 0,
+      'deliver-callback': callbacks.per_order.functions['deliver-callback']?.invocations ?? 0,
+    };
+    const coldMs = Object.entries(invocationsByFunction).reduce(
+      (sum, [fn, n]) => sum + n * assumptions.cold_start_fraction * Math.ceil(loadMs.get(fn) ?? 0),
+      0,
+    );
+    line(`cold starts (${assumptions.cold_start_fraction * 100}% of invocations, bundle load time)`, { billed_ms: coldMs });
+  }
+
+  const sum = (pick: (l: CostLine) => number) => lines.reduce((total, l) => total + pick(l), 0);
+  const billedMs = sum((l) => l.billed_ms);
+  const usd = {
+    lambda_requests: sum((l) => l.invocations) * PRICES.lambda_request * 1e6,
+    lambda_duration: gb * (billedMs / 1000) * PRICES.lambda_gb_second_arm64 * 1e6,
+    http_api: sum((l) => l.http_requests) * PRICES.http_api_request * 1e6,
+    dynamodb_writes: sum((l) => l.write_units) * PRICES.dynamodb_write_request_unit * 1e6,
+    dynamodb_reads: sum((l) => l.read_units) * PRICES.dynamodb_read_request_unit * 1e6,
+    sqs: sum((l) => l.sqs_requests) * PRICES.sqs_request * 1e6,
+  };
+  const total = Object.values(usd).reduce((a, b) => a + b, 0);
+  return {
+    lines,
+    per_order: {
+      lambda_invocations: round(sum((l) => l.invocations)),
+      lambda_gb_seconds: round(gb * (billedMs / 1000), 6),
+      http_api_requests: round(sum((l) => l.http_requests)),
+      dynamodb_write_units: round(sum((l) => l.write_units)),
+      dynamodb_read_units: round(sum((l) => l.read_units)),
+      sqs_requests: round(sum((l) => l.sqs_requests)),
+    },
+    usd_per_million_orders: {
+      ...(Object.fromEntries(Object.entries(usd).map(([k, v]) => [k, round(v, 2)])) as Omit<CostReport['usd_per_million_orders'], 'total'>),
+      total: round(total, 2),
+    },
+    total_if_lambda_3x_slower: round(total + 2 * usd.lambda_duration, 2),
+    assumptions,
+    prices: PRICES,
+    goals: { usd_per_million_orders_max: 15 },
+  };
+}
