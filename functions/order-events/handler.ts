@@ -1,4 +1,4 @@
-import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Order } from '#shared/domain/order';
@@ -15,25 +15,37 @@ const orderOf = (image: Image | undefined): Order | undefined => {
 };
 
 /**
- * The table's stream (NEW_AND_OLD_IMAGES): each order write that changed its status becomes a
- * callback delivery. Records of one batch are handled in order; the first failure and all
- * after it are reported, so Lambda retries from there (ReportBatchItemFailures).
+ * The table's stream (NEW_AND_OLD_IMAGES): each order write that changed its status gets its
+ * callback queued. Records of different orders are handled concurrently, those of one order
+ * in stream order. On a failure, that record and every record after it in the batch are
+ * reported (ReportBatchItemFailures), so Lambda retries from there; handling is idempotent,
+ * so records after it that did succeed are harmless to repeat.
  */
 export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
-  for (const [index, record] of event.Records.entries()) {
-    try {
-      const after = orderOf(record.dynamodb?.NewImage as Image | undefined);
-      if (record.eventName !== 'REMOVE' && after) {
-        await recordStatusChange(orderOf(record.dynamodb?.OldImage as Image | undefined), after, new Date());
+  const byOrder = new Map<string, { index: number; record: DynamoDBRecord }[]>();
+  event.Records.forEach((record, index) => {
+    const key = JSON.stringify(record.dynamodb?.Keys ?? index);
+    byOrder.set(key, [...(byOrder.get(key) ?? []), { index, record }]);
+  });
+  const failedAt = await Promise.all(
+    [...byOrder.values()].map(async (records) => {
+      for (const { index, record } of records) {
+        try {
+          const after = orderOf(record.dynamodb?.NewImage as Image | undefined);
+          if (record.eventName !== 'REMOVE' && after) {
+            await recordStatusChange(orderOf(record.dynamodb?.OldImage as Image | undefined), after, new Date());
+          }
+        } catch (error) {
+          logger.error('order event failed', { error: error as Error, eventID: record.eventID });
+          return index;
+        }
       }
-    } catch (error) {
-      logger.error('order event failed', { error: error as Error, eventID: record.eventID });
-      return {
-        batchItemFailures: event.Records.slice(index).map((failed) => ({
-          itemIdentifier: failed.dynamodb?.SequenceNumber ?? '',
-        })),
-      };
-    }
-  }
-  return { batchItemFailures: [] };
+      return undefined;
+    }),
+  );
+  const first = Math.min(...failedAt.filter((index): index is number => index !== undefined));
+  if (!Number.isFinite(first)) return { batchItemFailures: [] };
+  return {
+    batchItemFailures: event.Records.slice(first).map((failed) => ({ itemIdentifier: failed.dynamodb?.SequenceNumber ?? '' })),
+  };
 };

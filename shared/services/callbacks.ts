@@ -38,8 +38,11 @@ const jobOf = (delivery: Delivery): DeliveryJob => ({
 export async function recordStatusChange(before: Order | undefined, after: Order, now: Date): Promise<Delivery | undefined> {
   const delivery = deliveryFor(before, after, now);
   if (!delivery) return undefined;
-  const created = await insertDelivery(delivery);
-  const current = created ? delivery : await findDelivery(after.order_id, after.version);
+  // The change normally wrote its delivery already (outbox): read it rather than attempt a
+  // write that would be refused (and billed). Insert only if it is somehow missing.
+  const current =
+    (await findDelivery(after.order_id, after.version)) ??
+    ((await insertDelivery(delivery)) ? delivery : await findDelivery(after.order_id, after.version));
   if (current && current.state === 'PENDING' && current.attempt_count === 0) await enqueueDelivery(jobOf(current));
   return current;
 }
