@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import middy from '@middy/core';
 import httpEventNormalizer from '@middy/http-event-normalizer';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
@@ -115,11 +116,15 @@ export function apiHandler<TBody = undefined, TQuery = undefined>(
   if (options.body) stack.use(bodyGuard()).use(httpJsonBodyParser(LENIENT_JSON));
   stack.use(validate(options));
   if (options.auth !== 'public') stack.use(merchantAuth());
-  // Keys are per merchant; the page's public calls share one scope per path.
-  stack.use(idempotency((request) => {
-    const merchant = stateOf(request.event).merchant;
-    return merchant ? `M${merchant.user_id}` : `P${request.event.rawPath}`;
-  }));
+  // Keys are per merchant; the page's public calls have one scope per path, hashed so that
+  // any path (however long) makes a key DynamoDB accepts.
+  stack.use(
+    idempotency((request) => {
+      const merchant = stateOf(request.event).merchant;
+      if (merchant) return `M${merchant.user_id}`;
+      return `P${createHash('sha256').update(request.event.rawPath).digest('hex').slice(0, 32)}`;
+    }),
+  );
   const handler = stack
     .use(errorMapper())
     .handler(async (event) => {
