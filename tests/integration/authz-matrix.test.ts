@@ -1,0 +1,316 @@
+/**
+ * The authorization matrix: two merchants (A and B) and an anonymous caller against every
+ * route of ROUTES, with A's orders in every status the API can reach. Generated from ROUTES,
+ * so a new route is covered (or, if it cannot be classified, fails here by name).
+ *
+ * - anonymous on a merchant route: 401 AUTHENTICATION_FAILED, the same answer for every id;
+ * - B on A's order: exactly the answer (status and body) B gets for an id that exists nowhere;
+ * - B's lists never show A's orders, B's create is not told A's merchant_order_id exists;
+ * - public /v1/pay/ routes: reachable anonymously, never showing the merchant's callback token,
+ *   callback_url, user_id or merchant_order_id (nor the API token);
+ * - nothing B or the anonymous caller did changed A's orders (Get Order, callback log and
+ *   list, updated_at included).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { ROUTES } from '#shared/http/routes';
+import { ORDER_STATUSES } from '#shared/domain/statuses';
+import { newMerchant, startApi } from '../support/api';
+import {
+  describeRequest,
+  describeResponse,
+  describeRoute,
+  documentedErrorCodes,
+  jsonRequest,
+  pathOf,
+  rawClient,
+  seedOrders,
+  sendChecked,
+  snapshotMerchant,
+  stringsOf,
+  validBody,
+  type FuzzRequest,
+  type RawResponse,
+  type RouteInfo,
+  type SeededOrder,
+  type Send,
+} from '../support/fuzz';
+
+const codes = documentedErrorCodes();
+
+let api: Awaited<ReturnType<typeof startApi>>;
+let client: ReturnType<typeof rawClient>;
+let send: Send;
+let a: { token: string; userId: number; orders: SeededOrder[] };
+let b: { token: string; orders: SeededOrder[] };
+let before: Awaited<ReturnType<typeof snapshotA>>;
+/** "caller route-key" pairs the matrix exercised, checked at the end against ROUTES. */
+const covered = new Set<string>();
+let counter = 0;
+const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${(counter += 1)}`;
+
+/** A's orders of the matrix as the API shows them (orders made later for public writes left out). */
+async function snapshotA() {
+  const snapshot = await snapshotMerchant(send, a.token);
+  const ids = new Set(a.orders.map((order) => order.order_id));
+  return {
+    list: snapshot.list.filter((order) => ids.has(order.order_id)),
+    orders: Object.fromEntries(Object.entries(snapshot.orders).filter(([id]) => ids.has(id))),
+  };
+}
+
+beforeAll(async () => {
+  api = await startApi();
+  client = rawClient(api.url);
+  send = client.send;
+  const [merchantA, merchantB] = await Promise.all([newMerchant(true, 'Authz Shop A'), newMerchant(true, 'Authz Shop B')]);
+  a = { token: merchantA.api_token, userId: merchantA.user_id, orders: await seedOrders(send, merchantA.api_token, 'authzA', ROUTES) };
+  b = { token: merchantB.api_token, orders: (await seedOrders(send, merchantB.api_token, 'authzB', ROUTES)).slice(0, 3) };
+  before = await snapshotA();
+  expect(before.list).toHaveLength(a.orders.length);
+}, 120_000);
+
+afterAll(async () => {
+  client?.close();
+  await api?.close();
+});
+
+/** Every route, classified (throws, naming the route, for one this matrix cannot place). */
+const infos = (): RouteInfo[] => ROUTES.map(describeRoute);
+const merchantRoutes = () => infos().filter((info) => info.audience === 'merchant');
+const publicRoutes = () => infos().filter((info) => info.audience === 'public');
+
+/** The request a caller makes on a route: A's style of valid request, for `orderId` when the route takes one. */
+function requestFor(info: RouteInfo, token: string | undefined, orderId?: string, body?: Record<string, unknown>): FuzzRequest {
+  const path = pathOf(info, orderId);
+  return jsonRequest(info.route.method, path, token, body ?? validBody(info, orderId, unique('authz')));
+}
+
+async function call(request: FuzzRequest, extra?: (response: RawResponse) => string[]): Promise<RawResponse> {
+  return sendChecked(send, request, codes, extra);
+}
+
+function expect401(response: RawResponse, request: FuzzRequest): void {
+  expect(response.status, `${describeRequest(request)}\n${describeResponse(response)}`).toBe(401);
+  expect(response.json).toEqual({ status: 401, error: expect.any(String), error_code: 'AUTHENTICATION_FAILED' });
+}
+
+describe('the matrix covers every route of ROUTES', () => {
+  it('classifies every route (a new kind of route must be taught to tests/support/fuzz.ts)', () => {
+    expect(merchantRoutes().length).toBeGreaterThanOrEqual(12);
+    for (const info of infos()) {
+      if (info.audience === 'public' && !info.orderParam) {
+        throw new Error(`public route ${info.key} takes no order id: the order id is the page's only capability, teach this matrix what it guards`);
+      }
+    }
+  });
+});
+
+describe('anonymous caller on merchant routes', () => {
+  const BOGUS_TOKENS = (): (string | undefined)[] => [
+    undefined,
+    '',
+    'null',
+    `${a.token.slice(0, -1)}${a.token.endsWith('A') ? 'B' : 'A'}`,
+    a.token.toUpperCase() === a.token ? a.token.toLowerCase() : a.token.toUpperCase(),
+    'A'.repeat(43),
+  ];
+
+  it('answers 401 AUTHENTICATION_FAILED on every merchant route, the same for every order id and token', async () => {
+    const answers = new Set<string>();
+    for (const info of merchantRoutes()) {
+      const ids = info.orderParam ? [...a.orders.map((order) => order.order_id), randomUUID(), b.orders[0]!.order_id] : [undefined];
+      for (const id of ids) {
+        for (const token of BOGUS_TOKENS()) {
+          const request = requestFor(info, token, id);
+          const response = await call(request);
+          expect401(response, request);
+          answers.add(response.text);
+        }
+      }
+      covered.add(`anonymous ${info.key}`);
+    }
+    // One body for all: nothing about the route, the order or the token's closeness shows.
+    expect([...answers]).toHaveLength(1);
+  });
+});
+
+describe('merchant B on merchant A', () => {
+  it("answers B on each of A's orders exactly as on an order id that exists nowhere, on every order route", async () => {
+    const mismatches: string[] = [];
+    for (const info of merchantRoutes().filter((route) => route.orderParam)) {
+      for (const order of a.orders) {
+        const onA = requestFor(info, b.token, order.order_id);
+        const responseOnA = await call(onA);
+        for (const other of [randomUUID(), order.order_id.toUpperCase(), randomUUID().replace(/^./, '0')]) {
+          const onNothing = requestFor(info, b.token, other);
+          const responseOnNothing = await call(onNothing);
+          if (responseOnA.status !== responseOnNothing.status || responseOnA.text !== responseOnNothing.text) {
+            mismatches.push(
+              `${info.key} on A's ${order.status} order: ${describeResponse(responseOnA)}\n    vs missing id ${other}: ${describeResponse(responseOnNothing)}`,
+            );
+          }
+        }
+        expect(responseOnA.status, `${info.key}: B got a success on A's ${order.status} order: ${responseOnA.text}`).toBeGreaterThanOrEqual(400);
+      }
+      covered.add(`B ${info.key}`);
+    }
+    expect(mismatches, mismatches.join('\n')).toEqual([]);
+  });
+
+  it('would notice an oracle: A itself gets its orders on read routes, where B gets the missing-order answer', async () => {
+    for (const info of merchantRoutes().filter((route) => route.orderParam && !route.writes)) {
+      const own = await call(requestFor(info, a.token, a.orders[0]!.order_id));
+      const missing = await call(requestFor(info, a.token, randomUUID()));
+      expect(own.status, describeResponse(own)).toBe(200);
+      expect(own.text).not.toBe(missing.text);
+    }
+  });
+
+  it("never lists A's orders to B, whatever the filter, page or path spelling", async () => {
+    const aIds = a.orders.map((order) => order.order_id);
+    const queries = ['', '?limit=50', '?limit=50&offset=0', '?offset=1', ...ORDER_STATUSES.map((status) => `?status=${status}&limit=50`)];
+    for (const info of merchantRoutes().filter((route) => !route.orderParam && route.route.method === 'GET')) {
+      let sawOwn = false;
+      for (const query of queries) {
+        const request = jsonRequest('GET', `${pathOf(info)}${query}`, b.token);
+        const response = await call(request);
+        expect(response.status, describeResponse(response)).toBe(200);
+        for (const id of aIds) expect(response.text, `${info.key}${query} shows A's order ${id}`).not.toContain(id);
+        expect(response.text).not.toContain(a.orders[0]!.callbackToken);
+        if (b.orders.some((order) => response.text.includes(order.order_id))) sawOwn = true;
+      }
+      // The check means something only if the list works: B sees its own orders.
+      expect(sawOwn, `${info.key} never showed B its own orders`).toBe(true);
+      covered.add(`B ${info.key}`);
+    }
+  });
+
+  it("does not tell B that A's merchant_order_id exists (B may use the same reference)", async () => {
+    for (const info of merchantRoutes().filter((route) => !route.orderParam && route.route.method === 'POST')) {
+      const fresh = validBody(info, undefined, unique('authzB-fresh'));
+      const asA = validBody(info, undefined, a.orders[0]!.merchant_order_id);
+      const responseFresh = await call(jsonRequest('POST', pathOf(info), b.token, fresh));
+      const responseAsA = await call(jsonRequest('POST', pathOf(info), b.token, asA));
+      expect(responseAsA.status, describeResponse(responseAsA)).toBe(responseFresh.status);
+      expect(responseAsA.json?.error_code).toBe(responseFresh.json?.error_code);
+      expect(responseAsA.text).not.toContain(a.orders[0]!.order_id);
+      covered.add(`B ${info.key}`);
+    }
+  });
+});
+
+/** The invoice ids of A's matrix orders (as Get Order showed them before the matrix ran). */
+function invoiceIdsOfA(): string[] {
+  return Object.values(before.orders)
+    .map((order: any) => order.detail?.invoice?.invoice_id as string | undefined)
+    .filter((id): id is string => typeof id === 'string' && id !== '');
+}
+
+/** What the payment page must never show: the merchant's secrets and internal references. */
+function secretsShown(response: RawResponse, orders: readonly SeededOrder[]): string[] {
+  const problems: string[] = [];
+  // README, "The payment page": never the callback token or URL, user_id, merchant_order_id, or the invoice's ids, rate and payments.
+  const forbiddenKeys = new Set([
+    'token', 'callback_url', 'user_id', 'merchant_order_id', 'api_token', 'callback_secret', 'token_hash', 'invoice_id', 'rate', 'payments',
+  ]);
+  const keys = new Set<string>();
+  const walk = (value: unknown) => {
+    if (Array.isArray(value)) value.forEach(walk);
+    else if (value && typeof value === 'object') {
+      for (const [key, item] of Object.entries(value)) {
+        keys.add(key);
+        walk(item);
+      }
+    }
+  };
+  walk(response.json);
+  for (const key of keys) if (forbiddenKeys.has(key)) problems.push(`shows the field ${key}`);
+  const strings = stringsOf(response.json).join('\n');
+  for (const order of orders) {
+    for (const [what, value] of [
+      ['callback token', order.callbackToken],
+      ['callback_url', order.callback_url],
+      ['merchant_order_id', order.merchant_order_id],
+    ] as const) {
+      if (response.text.includes(value) || strings.includes(value)) problems.push(`shows the ${what} ${JSON.stringify(value)}`);
+    }
+  }
+  if (response.text.includes(a.token)) problems.push("shows A's API token");
+  for (const invoiceId of invoiceIdsOfA()) if (response.text.includes(invoiceId)) problems.push(`shows the invoice id ${invoiceId}`);
+  if (new RegExp(`"user_id"\\s*:\\s*${a.userId}\\b`).test(response.text)) problems.push("shows A's user_id");
+  return problems;
+}
+
+describe('public payment-page routes (/v1/pay/)', () => {
+  it("would notice a leak: the merchant's own Get Order shows what the page must not", async () => {
+    const own = await call(jsonRequest('GET', `/v1/orders/${a.orders[0]!.order_id}`, a.token));
+    const found = secretsShown(own, a.orders);
+    expect(invoiceIdsOfA().length, 'A has checked-out orders').toBeGreaterThan(0);
+    for (const what of ['field token', 'field callback_url', 'field user_id', 'field merchant_order_id', 'callback token']) {
+      expect(found.join('; ')).toContain(what);
+    }
+  });
+
+  it("reads A's orders anonymously in every status, the same with or without any token, showing no merchant secret", async () => {
+    for (const info of publicRoutes().filter((route) => !route.writes)) {
+      for (const order of a.orders) {
+        const anonymous = requestFor(info, undefined, order.order_id);
+        const response = await call(anonymous, (answer) => secretsShown(answer, a.orders));
+        expect(response.status, `${info.key} on A's ${order.status} order: ${describeResponse(response)}`).toBe(200);
+        for (const token of [a.token, b.token, 'garbage-token-garbage']) {
+          const withToken = await call(requestFor(info, token, order.order_id));
+          expect(withToken.status).toBe(response.status);
+          expect(withToken.text, `${info.key} answers differently with a token`).toBe(response.text);
+        }
+      }
+      // README: an unknown or malformed id is 404 ORDER_NOT_FOUND on every page endpoint.
+      for (const id of [randomUUID(), 'not-an-id']) {
+        const missing = await call(requestFor(info, undefined, id));
+        expect(missing.status, describeResponse(missing)).toBe(404);
+        expect(missing.json?.error_code).toBe('ORDER_NOT_FOUND');
+      }
+      covered.add(`anonymous ${info.key}`);
+    }
+  });
+
+  it("writes on fresh orders of A anonymously (never 401/403 for want of a token), showing no merchant secret", async () => {
+    for (const info of publicRoutes().filter((route) => route.writes)) {
+      // Public writes legitimately change orders: they act on orders made for them, not the matrix's.
+      const targets = await seedOrders(send, a.token, `authzA-${info.route.fn}`, ROUTES);
+      let succeeded = 0;
+      for (const order of targets) {
+        const request = requestFor(info, undefined, order.order_id);
+        const response = await call(request, (answer) => secretsShown(answer, [...a.orders, ...targets]));
+        expect([401, 403].includes(response.status) && response.json?.error_code === 'AUTHENTICATION_FAILED', describeResponse(response)).toBe(false);
+        if (response.status === 200) succeeded += 1;
+      }
+      expect(succeeded, `${info.key} succeeded on none of A's orders (in ${targets.map((order) => order.status).join(', ')})`).toBeGreaterThan(0);
+      for (const id of [randomUUID(), 'not-an-id']) {
+        const missing = await call(requestFor(info, undefined, id));
+        expect(missing.status, describeResponse(missing)).toBe(404);
+        expect(missing.json?.error_code).toBe('ORDER_NOT_FOUND');
+      }
+      covered.add(`anonymous ${info.key}`);
+    }
+  }, 60_000);
+});
+
+describe('afterwards', () => {
+  it("A's orders are exactly as before: nothing B or the anonymous caller did changed them", async () => {
+    const after = await snapshotA();
+    expect(after).toEqual(before);
+    // And B still sees none of them.
+    const list = await call(jsonRequest('GET', '/v1/orders/?limit=50', b.token));
+    for (const order of a.orders) expect(list.text).not.toContain(order.order_id);
+  });
+
+  it('every route of ROUTES was exercised by every caller that matters to it', () => {
+    const missing: string[] = [];
+    for (const info of infos()) {
+      const callers = info.audience === 'public' ? ['anonymous'] : ['anonymous', 'B'];
+      for (const caller of callers) if (!covered.has(`${caller} ${info.key}`)) missing.push(`${caller} ${info.key}`);
+    }
+    expect(missing, `routes the matrix did not exercise: ${missing.join(', ')}`).toEqual([]);
+  });
+});
