@@ -7,6 +7,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { ValidateFunction } from 'ajv';
 import { PayloadTooLargeError } from '#shared/domain/errors';
+import { isId } from '#shared/domain/ids';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { MAX_BODY_BYTES } from '#shared/limits';
 import { authenticate } from '#shared/http/auth';
@@ -122,6 +123,8 @@ export function apiHandler<TBody = undefined, TQuery = undefined>(
     idempotency((request) => {
       const merchant = stateOf(request.event).merchant;
       if (merchant) return `M${merchant.user_id}`;
+      // Anonymous callers store nothing for ids we never issued.
+      if (!Object.values(request.event.pathParameters ?? {}).every(isId)) return undefined;
       return `P${createHash('sha256').update(request.event.rawPath).digest('hex').slice(0, 32)}`;
     }),
   );

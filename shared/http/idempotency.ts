@@ -24,7 +24,7 @@ function fingerprint(event: Event): string {
  * the first is still running, a 409. Keys are kept 24 hours, per merchant (`scope`). Answers
  * of 5xx are not kept, so a retry after a server failure runs again.
  */
-export function idempotency(scopeOf: (request: Request) => string): middy.MiddlewareObj<Event, Result> {
+export function idempotency(scopeOf: (request: Request) => string | undefined): middy.MiddlewareObj<Event, Result> {
   const active = new WeakMap<Event, { scope: string; key: string }>();
   const finish = async (request: Request) => {
     const claim = active.get(request.event);
@@ -40,6 +40,7 @@ export function idempotency(scopeOf: (request: Request) => string): middy.Middle
       if (key === undefined || request.event.requestContext?.http?.method !== 'POST') return undefined;
       if (!KEY_PATTERN.test(key)) throw new InvalidParameterError('Idempotency-Key must be 1 to 255 printable ASCII characters');
       const scope = scopeOf(request);
+      if (scope === undefined) return undefined;
       const hash = fingerprint(request.event);
       const reservation = await reserve(scope, key, hash, new Date(), LEASE_SECONDS);
       if (reservation.kind === 'reserved') {
