@@ -256,7 +256,10 @@ async function run(options: CallbackOptions): Promise<CallbackReport> {
       onError,
     });
     stops.push(() => stream.stop());
-    const queue = await startQueuePoller({
+    // As infra/local/pipeline.ts: several delivery pollers at once, like Lambda's concurrency.
+    const queues = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        startQueuePoller({
       endpoint: counter.endpoint,
       queueUrl: sqs.callbackQueueUrl,
       handler: instrument.wrap('deliver-callback', async (event: SQSEvent) => {
@@ -273,8 +276,10 @@ async function run(options: CallbackOptions): Promise<CallbackReport> {
         return deliverCallback(event);
       }),
       onError,
-    });
-    stops.push(() => queue.stop());
+    }),
+      ),
+    );
+    stops.push(() => Promise.all(queues.map((queue) => queue.stop())).then(() => undefined));
     const sweep = instrument.wrap('sweep-callbacks', sweepCallbacks);
     let sweeping: Promise<unknown> = Promise.resolve();
     // The local runtime sweeps every EXPIRY_SWEEP_SECONDS (30 by default).

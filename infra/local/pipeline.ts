@@ -2,6 +2,9 @@ import type { LocalSqs } from '#infra/local/sqs';
 import { startQueuePoller } from '#infra/local/queue-poller';
 import { startStreamPoller } from '#infra/local/stream-poller';
 
+/** Concurrent delivery pollers (each takes batches of up to 10 messages). */
+const DELIVERY_CONCURRENCY = 4;
+
 export interface PipelineOptions {
   dynamodbEndpoint: string;
   tableName: string;
@@ -35,12 +38,17 @@ export async function startCallbackPipeline(options: PipelineOptions): Promise<(
     checkpointFile: options.checkpointFile,
     onError: report,
   });
-  const queue = await startQueuePoller({
-    endpoint: options.sqs.endpoint,
-    queueUrl: options.sqs.callbackQueueUrl,
-    handler: deliverCallback,
-    onError: report,
-  });
+  // Lambda runs several delivery invocations at once when the queue fills; so do we.
+  const queues = await Promise.all(
+    Array.from({ length: DELIVERY_CONCURRENCY }, () =>
+      startQueuePoller({
+        endpoint: options.sqs.endpoint,
+        queueUrl: options.sqs.callbackQueueUrl,
+        handler: deliverCallback,
+        onError: report,
+      }),
+    ),
+  );
   let sweeping: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
     sweeping = sweeping.then(() => sweepDeliveries(new Date(), callbackConfig.sweepGraceSeconds)).catch(report);
@@ -50,6 +58,6 @@ export async function startCallbackPipeline(options: PipelineOptions): Promise<(
     clearInterval(timer);
     await sweeping;
     await stream.stop();
-    await queue.stop();
+    await Promise.all(queues.map((queue) => queue.stop()));
   };
 }
