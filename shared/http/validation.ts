@@ -1,7 +1,8 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import { InvalidParameterError, InvalidPriceError, ParametersMissingError } from '#shared/domain/errors';
 
-function isHttpUrl(value: string): boolean {
+/** The `http-url` format of the schemas: an absolute http(s) URL, or '' for none. */
+export function isHttpUrl(value: string): boolean {
   if (value === '') return true;
   try {
     const url = new URL(value);

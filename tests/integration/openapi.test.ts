@@ -4,6 +4,7 @@ import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES, type Route } from '#shared/http/routes';
+import { isHttpUrl } from '#shared/http/validation';
 import {
   buildOpenApiDocument,
   OPENAPI_DOCUMENT_FILE,
@@ -36,17 +37,6 @@ import { client, newMerchant, startApi, type ApiResponse } from '../support/api'
 
 const doc = buildOpenApiDocument();
 const DOC_ID = 'openapi.json';
-
-/** Same rule as the service's `http-url` format: absolute http(s) URL, or ''. */
-function isHttpUrl(value: string): boolean {
-  if (value === '') return true;
-  try {
-    const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
-  } catch {
-    return false;
-  }
-}
 
 /** Strict ajv (unknown keywords and formats are errors), as the service compiles its schemas. */
 function strictAjv(): Ajv2020 {
