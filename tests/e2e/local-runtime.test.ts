@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isAlive, killGroup, runScript, startScript, type Started } from '../support/processes';
+import { isAlive, killGroup, runScript, startScript, stopLeftoverJava, type Started } from '../support/processes';
 import { MerchantEndpoint } from '../support/merchant-endpoint';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'runtime-e2e-'));
@@ -11,6 +11,7 @@ const running: Started[] = [];
 
 afterAll(() => {
   for (const started of running) killGroup(started.child);
+  stopLeftoverJava(dataDir);
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -107,6 +108,7 @@ describe('expiry in the local runtime (short windows)', () => {
       expect(late.order).toMatchObject({ status: 'UNRESOLVED', unresolved_reason: 'PAID_LATE' });
       expect(await started.stop('SIGINT')).toBe(0);
     } finally {
+      stopLeftoverJava(expiryDir);
       rmSync(expiryDir, { recursive: true, force: true });
     }
   });
@@ -155,8 +157,7 @@ describe('crash safety of callbacks', () => {
       expect(await second.stop('SIGINT')).toBe(0);
     } finally {
       await merchantSite.stop();
-      const javaPid = Number(readFileSync(join(crashDir, 'dynamodb.pid'), 'utf8'));
-      if (isAlive(javaPid)) process.kill(javaPid, 'SIGKILL');
+      stopLeftoverJava(crashDir);
       rmSync(crashDir, { recursive: true, force: true });
     }
   }, 120_000);

@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 export interface Started {
   child: ChildProcess;
@@ -102,4 +104,17 @@ export async function runScript(script: string, args: string[], env: Record<stri
   const started = startScript(script, args, env);
   const code = await new Promise<number | null>((resolve) => started.child.once('exit', (c) => resolve(c)));
   return { code, output: started.output() };
+}
+
+/**
+ * Last-resort cleanup of a runtime's DynamoDB Local (it runs in its own process group, so a
+ * killed runtime leaves it behind): by the PID the runtime recorded in its data folder.
+ */
+export function stopLeftoverJava(dataDir: string): void {
+  try {
+    const pid = Number(readFileSync(join(dataDir, 'dynamodb.pid'), 'utf8'));
+    if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) process.kill(pid, 'SIGKILL');
+  } catch {
+    // No pid file: nothing was started.
+  }
 }
