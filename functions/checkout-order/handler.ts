@@ -1,6 +1,6 @@
-import { InvalidParameterError } from '#shared/domain/errors';
 import { invoiceView, orderView } from '#shared/domain/order';
 import { apiHandler } from '#shared/http/api-handler';
+import { assertSameOrder } from '#shared/http/order-action';
 import { json } from '#shared/http/responses';
 import { compileBody } from '#shared/http/validation';
 import { checkoutBodySchema } from '#shared/schemas/orders';
@@ -8,11 +8,9 @@ import { checkoutOrder } from '#shared/services/orders';
 
 const body = compileBody<{ order_id?: string; pay_currency: string }>(checkoutBodySchema);
 
-/** POST /v1/orders/:id/checkout: prices the order in `pay_currency` and gives its address. */
+/** POST /v1/orders/:order_id/checkout: prices the order in `pay_currency` and gives its address. */
 export const handler = apiHandler({ body }, async ({ body, path, merchant, now }) => {
-  if (body.order_id !== undefined && body.order_id !== path.order_id) {
-    throw new InvalidParameterError('order_id does not match the order in the path');
-  }
+  assertSameOrder(body.order_id, path.order_id);
   const { order, invoice } = await checkoutOrder(merchant, path.order_id, body.pay_currency, now);
   return json(200, { status: 200, order: orderView(order), invoice: invoiceView(invoice) });
 });
