@@ -902,8 +902,22 @@ function parameters(route: Route, meta: OperationMeta): unknown[] {
     const { description, ...rest } = schema;
     return { name, in: 'query', required: false, description, schema: rest };
   });
-  return [...inPath, ...inQuery];
+  return route.method === 'POST' ? [...inPath, ...inQuery, IDEMPOTENCY_KEY_PARAMETER] : [...inPath, ...inQuery];
 }
+
+/** Every POST takes an Idempotency-Key (shared/http/idempotency.ts). */
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description: [
+    'Makes a retry safe: the same key with the same request answers the first answer again (header',
+    '`idempotent-replayed: true`) without doing the work twice; with a different request 422',
+    'IDEMPOTENCY_KEY_REUSED; while the first is still running 409 IDEMPOTENCY_IN_PROGRESS. Kept 24 hours,',
+    'per merchant; answers of 5xx are not kept.',
+  ].join(' '),
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+};
 
 function jsonContent(schema: NamedSchema, examples: Examples) {
   return { 'application/json': { schema: ref(schema), examples } };
