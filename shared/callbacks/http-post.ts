@@ -113,6 +113,8 @@ function guardedLookup(resolve: LookupFunction, ssrf: SsrfOptions): LookupFuncti
  * Our layer in front of the library's `createConnection`: a literal address (no lookup happens
  * for one) is judged here; a name gets the guarded lookup, which the library wraps in turn.
  */
+type ConnectListener = (error: Error | null, socket: Duplex) => void;
+
 function guardedConnectOptions(options: TcpNetConnectOpts, ssrf: SsrfOptions): TcpNetConnectOpts | CallbackTransportError {
   const host = options.host ?? 'localhost';
   if (isIP(host) !== 0) {
@@ -124,7 +126,7 @@ function guardedConnectOptions(options: TcpNetConnectOpts, ssrf: SsrfOptions): T
 }
 
 /** A socket already failed with `error`, the way the library reports a refusal to the agent. */
-function failedSocket(error: Error, listener?: (error: Error | null, socket: Duplex) => void): Socket {
+function failedSocket(error: Error, listener?: ConnectListener): Socket {
   const socket = new Socket();
   if (listener) listener(error, socket);
   else socket.destroy(error);
@@ -141,36 +143,36 @@ function filterOptions(ssrf: SsrfOptions): RequestFilteringAgentOptions {
   return { allowPrivateIPAddress: ssrf.allowLoopback, allowMetaIPAddress: false };
 }
 
-// keepAlive off: callbacks go to many hosts, rarely twice in a row, and a reused idle socket
-// the merchant already closed would fail an attempt for nothing.
-class CallbackHttpAgent extends RequestFilteringHttpAgent {
-  constructor(private readonly ssrf: SsrfOptions) {
-    super({ keepAlive: false, ...filterOptions(ssrf) });
-  }
+type FilteringAgentClass = typeof RequestFilteringHttpAgent | typeof RequestFilteringHttpsAgent;
 
-  override createConnection(options: TcpNetConnectOpts, listener?: (error: Error | null, socket: Duplex) => void) {
-    const guarded = guardedConnectOptions(options, this.ssrf);
+/**
+ * The library's agent for one protocol, with our own address check before every connection.
+ * keepAlive off: callbacks go to many hosts, rarely twice in a row, and a reused idle socket
+ * the merchant already closed would fail an attempt for nothing.
+ */
+function guardedAgent<Base extends FilteringAgentClass>(Agent: Base, ssrf: SsrfOptions): InstanceType<Base> {
+  const agent = new Agent({ keepAlive: false, ...filterOptions(ssrf) }) as InstanceType<Base> & {
+    createConnection(options: TcpNetConnectOpts, listener?: ConnectListener): Duplex;
+  };
+  const connect = agent.createConnection.bind(agent);
+  agent.createConnection = (options: TcpNetConnectOpts, listener?: ConnectListener) => {
+    const guarded = guardedConnectOptions(options, ssrf);
     if (guarded instanceof Error) return failedSocket(guarded, listener);
-    return super.createConnection(guarded, listener);
-  }
-}
-
-class CallbackHttpsAgent extends RequestFilteringHttpsAgent {
-  constructor(private readonly ssrf: SsrfOptions) {
-    super({ keepAlive: false, ...filterOptions(ssrf) });
-  }
-
-  override createConnection(options: TcpNetConnectOpts, listener?: (error: Error | null, socket: Duplex) => void) {
-    const guarded = guardedConnectOptions(options, this.ssrf);
-    if (guarded instanceof Error) return failedSocket(guarded, listener);
-    return super.createConnection(guarded, listener);
-  }
+    return connect(guarded, listener);
+  };
+  return agent;
 }
 
 /** One agent per protocol and option set, built at module load and reused. */
 const agents = {
-  strict: { http: new CallbackHttpAgent({ allowLoopback: false }), https: new CallbackHttpsAgent({ allowLoopback: false }) },
-  loopback: { http: new CallbackHttpAgent({ allowLoopback: true }), https: new CallbackHttpsAgent({ allowLoopback: true }) },
+  strict: {
+    http: guardedAgent(RequestFilteringHttpAgent, { allowLoopback: false }),
+    https: guardedAgent(RequestFilteringHttpsAgent, { allowLoopback: false }),
+  },
+  loopback: {
+    http: guardedAgent(RequestFilteringHttpAgent, { allowLoopback: true }),
+    https: guardedAgent(RequestFilteringHttpsAgent, { allowLoopback: true }),
+  },
 } as const;
 
 /** The agent postJson uses for `protocol` ('http:' or 'https:'); exported for tests. */
