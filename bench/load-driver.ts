@@ -5,9 +5,9 @@
  *
  * Modes:
  * - mix: each connection loops create -> get -> checkout -> get -> list, on the order it created.
- * - create: Create Order only (with a merchant_order_id: one transaction of order + guard).
- * - dynamodb: the same transaction straight at DynamoDB Local (TransactWriteItems of an order
- *   item and its guard, as the API writes them), through the same load generator.
+ * - create: Create Order only (with a merchant_order_id: one conditional PutItem of the order).
+ * - dynamodb: the same write straight at DynamoDB Local (the PutItem of an order
+ *   item as the API writes it), through the same load generator.
  */
 import autocannon from 'autocannon';
 import { summarize, type LatencyFigures } from './stats';
@@ -19,7 +19,7 @@ export interface LoadJob {
   seconds: number;
   /** API modes: the merchant's API token. */
   token?: string;
-  /** dynamodb mode: the TransactWriteItems body with __ID__ and __MOID__ placeholders. */
+  /** dynamodb mode: the PutItem body with an __ID__ placeholder. */
   template?: string;
 }
 
@@ -114,7 +114,7 @@ async function run(job: LoadJob): Promise<LoadFigures> {
     // DynamoDB Local checks that a SigV4 header names an access key, not the signature.
     headers = {
       'content-type': 'application/x-amz-json-1.0',
-      'x-amz-target': 'DynamoDB_20120810.TransactWriteItems',
+      'x-amz-target': 'DynamoDB_20120810.PutItem',
       authorization: 'AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host;x-amz-date;x-amz-target, Signature=0',
     };
     requests = [
@@ -122,7 +122,7 @@ async function run(job: LoadJob): Promise<LoadFigures> {
         method: 'POST',
         path: '/',
         headers,
-        setupRequest: (request) => ({ ...request, body: template.replaceAll('__ID__', uniqueId()).replaceAll('__MOID__', uniqueId()) }),
+        setupRequest: (request) => ({ ...request, body: template.replaceAll('__ID__', uniqueId()) }),
         onResponse: (status, body) => count('dynamodb', status, body),
       },
     ];

@@ -13,9 +13,9 @@ import type { LoadFigures, LoadJob } from './load-driver';
 export interface LoadReport {
   /** Creates, reads, checkouts and lists in a mix (1 create : 2 gets : 1 checkout : 1 list). */
   mix: LoadFigures;
-  /** Create Order only (each one transaction: the order and its merchant_order_id guard). */
+  /** Create Order only (each with a merchant_order_id: one conditional PutItem of the order). */
   create: LoadFigures;
-  /** The same transaction straight at DynamoDB Local, same connections and duration. */
+  /** The same PutItem straight at DynamoDB Local, same connections and duration. */
   dynamodb: LoadFigures;
   /** create.throughput_rps / dynamodb.throughput_rps. */
   create_vs_dynamodb_ratio: number;
@@ -32,7 +32,7 @@ export async function measureLoad(options: { connections: number; seconds: numbe
   const { apiFunctions } = await import('#infra/local/handlers');
   const { createMerchant } = await import('#shared/services/merchants');
   const { db, TABLE_NAME } = await import('#shared/store/client');
-  const { orderKey, merchantOrderIdKey } = await import('#shared/store/keys');
+  const { orderKey } = await import('#shared/store/keys');
 
   const server = createApiServer(ROUTES.map((route) => ({ ...route, load: apiFunctions[route.fn]! })));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -51,14 +51,14 @@ export async function measureLoad(options: { connections: number; seconds: numbe
     if (response.status !== 200 || !created.order) throw new Error(`load: template order not created (${response.status})`);
     const orderId = created.order.order_id;
     const order = (await db.send(new GetCommand({ TableName: TABLE_NAME, Key: orderKey(orderId) }))).Item;
-    const guard = (await db.send(new GetCommand({ TableName: TABLE_NAME, Key: merchantOrderIdKey(merchant.user_id, moid) }))).Item;
-    if (!order || !guard) throw new Error('load: the template order or its merchant_order_id guard is missing');
-    const put = (item: Record<string, unknown>) => ({
-      Put: { TableName: TABLE_NAME, Item: marshall(item, { removeUndefinedValues: true }), ConditionExpression: 'attribute_not_exists(PK)' },
-    });
-    const template = JSON.stringify({ TransactItems: [put(order), put(guard)], ReturnConsumedCapacity: 'TOTAL' })
-      .replaceAll(orderId, '__ID__')
-      .replaceAll(moid, '__MOID__');
+    if (!order) throw new Error('load: the template order is missing');
+    // What the API writes for it: one conditional PutItem of the order (its id derives from the reference).
+    const template = JSON.stringify({
+      TableName: TABLE_NAME,
+      Item: marshall(order, { removeUndefinedValues: true }),
+      ConditionExpression: 'attribute_not_exists(PK)',
+      ReturnConsumedCapacity: 'TOTAL',
+    }).replaceAll(orderId, '__ID__');
 
     const job = (extra: Pick<LoadJob, 'mode' | 'url'> & Partial<LoadJob>): Record<string, string> => ({
       BENCH_LOAD_JOB: JSON.stringify({ connections: options.connections, seconds: options.seconds, token: merchant.api_token, ...extra }),

@@ -177,7 +177,7 @@ if (load) {
     [
       row('API mix (create, get, checkout, get, list)', load.mix),
       row('API Create Order only', load.create),
-      row('DynamoDB Local, same transaction', load.dynamodb),
+      row('DynamoDB Local, same write', load.dynamodb),
     ],
   );
   console.log(

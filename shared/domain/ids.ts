@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -7,3 +7,18 @@ export const newId = (): string => randomUUID();
 
 /** Ids we issued have this shape; anything else is answered as "not found" without a read. */
 export const isId = (value: unknown): value is string => typeof value === 'string' && UUID.test(value);
+
+/**
+ * The id of a merchant's order with `merchantOrderId`: a UUID (version 8) made of the first
+ * 122 bits of HMAC-SHA256 under the merchant's own secret `key`. The same reference always
+ * gives the same id, so the order item itself makes the reference unique (one conditional
+ * PutItem, no guard item or transaction); without the key the id is as unguessable as a
+ * random one (the reference is often a guessable number, the id is a capability).
+ */
+export function orderIdFor(key: string, userId: number, merchantOrderId: string): string {
+  const bytes = createHmac('sha256', Buffer.from(key, 'hex')).update(`${userId}\n${merchantOrderId}`).digest().subarray(0, 16);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x80;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}

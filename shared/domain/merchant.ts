@@ -17,6 +17,12 @@ export interface MerchantProfile {
   /** The merchant's own account-level extended public keys (BTC, LTC, BCH, ETH). */
   xpubs?: Partial<Record<string, string>>;
   created_at: string;
+  /**
+   * Server-side secret (never shown) from which the ids of orders with a merchant_order_id
+   * are derived (orderIdFor). Merchants created before it existed have none: their
+   * references are kept unique by a guard item instead.
+   */
+  order_id_key?: string;
 }
 
 export interface Merchant extends MerchantProfile {

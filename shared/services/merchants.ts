@@ -33,6 +33,9 @@ export const generateApiToken = (): string => randomBytes(32).toString('base64ur
 /** A Standard Webhooks secret: `whsec_` and base64 of 32 random bytes. */
 export const generateCallbackSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;
 
+/** The key of the merchant's order ids for its references (see orderIdFor): 32 random bytes, hex. */
+export const generateOrderIdKey = (): string => randomBytes(32).toString('hex');
+
 export async function createMerchant(input: NewMerchant, now = new Date()): Promise<MerchantCredentials> {
   const receiveCurrency = input.receiveCurrency ?? 'USD';
   if (!RECEIVE_CURRENCIES.includes(receiveCurrency)) {
@@ -61,6 +64,7 @@ export async function createMerchant(input: NewMerchant, now = new Date()): Prom
     payment_tolerance_percent: tolerance,
     xpubs: input.xpubs ?? {},
     created_at: now.toISOString(),
+    order_id_key: generateOrderIdKey(),
     token_hash: hashToken(apiToken),
     callback_secret: callbackSecret,
   };

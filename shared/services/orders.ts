@@ -7,7 +7,7 @@ import {
   OrderNotNewError,
   PaymentNotAvailableError,
 } from '#shared/domain/errors';
-import { isId, newId } from '#shared/domain/ids';
+import { isId, newId, orderIdFor } from '#shared/domain/ids';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { formatDecimal, type Decimal } from '#shared/domain/money';
 import type { Invoice, Order } from '#shared/domain/order';
@@ -127,10 +127,13 @@ export async function createOrder(merchant: MerchantProfile, input: CreateOrderI
   // Refuse callback URLs that point into private networks before anything is stored.
   if (input.callback_url) checkCallbackUrl(input.callback_url, { allowLoopback: apiConfig.allowLoopbackCallbacks });
   const createdAt = now.toISOString();
+  const reference = input.merchant_order_id === undefined ? '' : String(input.merchant_order_id);
+  // A reference gives a derived id: the order's own conditional write keeps it unique.
+  const derived = reference !== '' && merchant.order_id_key !== undefined;
   let order: Order = {
-    order_id: newId(),
+    order_id: derived ? orderIdFor(merchant.order_id_key!, merchant.user_id, reference) : newId(),
     user_id: merchant.user_id,
-    merchant_order_id: input.merchant_order_id === undefined ? '' : String(input.merchant_order_id),
+    merchant_order_id: reference,
     title: input.title ?? '',
     description: input.description ?? '',
     callback_url: input.callback_url ?? '',
@@ -158,7 +161,7 @@ export async function createOrder(merchant: MerchantProfile, input: CreateOrderI
     invoice = await buildInvoice(merchant, order, input.pay_currency, now);
     order = withInvoice(order, invoice);
   }
-  await insertOrder(order, invoice);
+  await insertOrder(order, invoice, { guardReference: reference !== '' && !derived });
   return { order, invoice, paymentUrl: paymentUrlFor(order, invoice) };
 }
 

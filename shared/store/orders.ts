@@ -71,18 +71,28 @@ function addressIndexItem(invoice: Invoice): Item {
 type TransactItems = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>;
 
 /**
- * Writes a new order (and its first invoice, when it was checked out at creation). When the
- * merchant gave a `merchant_order_id`, a guard item makes it unique per merchant; the writes
- * go in one transaction so the order never exists without its guard. Otherwise one PutItem.
+ * Writes a new order (and its first invoice, when it was checked out at creation), on the
+ * condition that its id is new. An order with a `merchant_order_id` has an id derived from
+ * that reference (orderIdFor), so the condition alone keeps the reference unique per
+ * merchant: one PutItem. `guardReference` is for merchants without an order-id key: a guard
+ * item makes the reference unique, in one transaction with the order.
  */
-export async function insertOrder(order: Order, invoice?: Invoice): Promise<void> {
+export async function insertOrder(order: Order, invoice?: Invoice, options: { guardReference?: boolean } = {}): Promise<void> {
   const orderPut = {
     TableName: TABLE_NAME,
     Item: orderToItem(order),
     ConditionExpression: 'attribute_not_exists(PK)',
   };
-  if (!order.merchant_order_id && !invoice) {
-    await db.send(new PutCommand(orderPut));
+  const guard = Boolean(options.guardReference && order.merchant_order_id);
+  // The order's own condition failed: with a derived id, the reference is taken.
+  const taken = (error: unknown) =>
+    order.merchant_order_id && !guard ? new MerchantOrderIdExistsError() : (error as Error);
+  if (!guard && !invoice) {
+    try {
+      await db.send(new PutCommand(orderPut));
+    } catch (error) {
+      throw isConditionFailure(error) ? taken(error) : error;
+    }
     return;
   }
   const actions: TransactItems = [{ Put: orderPut }];
@@ -91,7 +101,7 @@ export async function insertOrder(order: Order, invoice?: Invoice): Promise<void
     actions.push({ Put: { TableName: TABLE_NAME, Item: addressIndexItem(invoice) } });
   }
   const guardIndex = actions.length;
-  if (order.merchant_order_id) {
+  if (guard) {
     actions.push({
       Put: {
         TableName: TABLE_NAME,
@@ -109,10 +119,10 @@ export async function insertOrder(order: Order, invoice?: Invoice): Promise<void
       await db.send(new TransactWriteCommand({ TransactItems: actions }));
       return;
     } catch (error) {
-      if (isConditionFailure(error) && cancellationReasons(error)[guardIndex] === 'ConditionalCheckFailed') {
-        throw new MerchantOrderIdExistsError();
-      }
-      // Two creates racing for one merchant_order_id: retry, and the loser sees the guard.
+      const reasons = isConditionFailure(error) ? cancellationReasons(error) : [];
+      if (reasons[guardIndex] === 'ConditionalCheckFailed' && guard) throw new MerchantOrderIdExistsError();
+      if (reasons[0] === 'ConditionalCheckFailed') throw taken(error);
+      // Two creates racing for one merchant_order_id: retry, and the loser sees the condition fail.
       if (!isTransactionConflict(error) || attempt >= TRANSACTION_ATTEMPTS) throw error;
     }
   }

@@ -98,6 +98,52 @@ describe('Create Order', () => {
     expect(other.status).toBe(200);
   });
 
+  it('keeps a merchant_order_id unique when the first order was checked out at creation, and under a race', async () => {
+    const reference = `dup-pay-${randomUUID()}`;
+    await createOk({ merchant_order_id: reference, pay_currency: 'BTC' });
+    expectError(await create({ price_amount: 1, merchant_order_id: reference, pay_currency: 'LTC' }), 400, 'ORDER_MERCHANTID_EXIST');
+    expectError(await create({ price_amount: 1, merchant_order_id: reference }), 400, 'ORDER_MERCHANTID_EXIST');
+    const raced = `race-${randomUUID()}`;
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => create({ price_amount: 1 + i, merchant_order_id: raced, ...(i % 2 ? { pay_currency: 'BTC' } : {}) })),
+    );
+    expect(answers.filter((answer) => answer.status === 200)).toHaveLength(1);
+    for (const answer of answers.filter((answer) => answer.status !== 200)) {
+      expectError(answer, 400, 'ORDER_MERCHANTID_EXIST');
+    }
+    const listed = await call('GET', '/v1/orders/?limit=50', { token });
+    expect(listed.body.orders.filter((order: any) => order.merchant_order_id === raced)).toHaveLength(1);
+  });
+
+  it('derives the order id from the reference under the merchant\'s secret key (same reference, other merchant: other id)', async () => {
+    const reference = `derived-${randomUUID()}`;
+    const mine = await createOk({ merchant_order_id: reference });
+    const theirs = (await create({ price_amount: 10, merchant_order_id: reference }, otherToken)).body.order;
+    const { findMerchant } = await import('#shared/store/merchants');
+    const { orderIdFor } = await import('#shared/domain/ids');
+    const merchant = await findMerchant(userId);
+    expect(mine.order_id).toBe(orderIdFor(merchant!.order_id_key!, userId, reference));
+    expect(theirs.order_id).not.toBe(mine.order_id);
+  });
+
+  it('keeps references unique with a guard item for a merchant made before order-id keys existed', async () => {
+    const legacy = await newMerchant(true, 'Legacy Shop');
+    const { UpdateCommand, GetCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { db, TABLE_NAME } = await import('#shared/store/client');
+    const { apiTokenKey, merchantKey, merchantOrderIdKey } = await import('#shared/store/keys');
+    const { hashToken } = await import('#shared/http/auth');
+    await db.send(new UpdateCommand({ TableName: TABLE_NAME, Key: merchantKey(legacy.user_id), UpdateExpression: 'REMOVE order_id_key' }));
+    await db.send(
+      new UpdateCommand({ TableName: TABLE_NAME, Key: apiTokenKey(hashToken(legacy.api_token)), UpdateExpression: 'REMOVE merchant.order_id_key' }),
+    );
+    const reference = `legacy-${randomUUID()}`;
+    const first = await create({ price_amount: 5, merchant_order_id: reference }, legacy.api_token);
+    expect(first.status, first.text).toBe(200);
+    expectError(await create({ price_amount: 6, merchant_order_id: reference }, legacy.api_token), 400, 'ORDER_MERCHANTID_EXIST');
+    const guard = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: merchantOrderIdKey(legacy.user_id, reference) }));
+    expect(guard.Item?.order_id).toBe(first.body.order.order_id);
+  });
+
   it.each([
     ['zero', 0],
     ['negative', -5],
