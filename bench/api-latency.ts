@@ -4,7 +4,7 @@
  * API call consumes. The ratio p50(API) / p50(raw) is our overhead.
  */
 import type { AddressInfo } from 'node:net';
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { summarize, timeSequential, type LatencyFigures } from './stats';
 
 export interface EndpointFigures {
@@ -24,7 +24,7 @@ export async function measureApiLatency(iterations: number): Promise<EndpointFig
   const { apiFunctions } = await import('#infra/local/handlers');
   const { createMerchant } = await import('#shared/services/merchants');
   const { db, TABLE_NAME, resetCapacityMeter } = await import('#shared/store/client');
-  const { counterKey, currentInvoiceKey, orderKey, merchantOrdersPartition } = await import('#shared/store/keys');
+  const { addressKey, counterKey, invoiceKey, orderKey, merchantOrdersPartition } = await import('#shared/store/keys');
 
   const server = createApiServer(ROUTES.map((route) => ({ ...route, load: apiFunctions[route.fn]! })));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -45,7 +45,29 @@ export async function measureApiLatency(iterations: number): Promise<EndpointFig
     orderIds.push((await api('POST', '/v1/orders', { price_amount: 10 + i, title: `bench ${i}` })).order.order_id);
   }
   const sampleOrder = (await db.send(new GetCommand({ TableName: TABLE_NAME, Key: orderKey(orderIds[0]!) }))).Item!;
-  const sampleInvoice = (await api('POST', `/v1/orders/${orderIds[0]}/checkout`, { pay_currency: 'BTC' })).invoice;
+  await api('POST', `/v1/orders/${orderIds[0]}/checkout`, { pay_currency: 'BTC' });
+  const sampleInvoice = (
+    await db.send(
+      new QueryCommand({
+        TableName: TABLE_NAME,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :invoice)',
+        ExpressionAttributeValues: { ':pk': orderKey(orderIds[0]!).PK, ':invoice': 'INVOICE#' },
+      }),
+    )
+  ).Items![0]!;
+
+  // What Get Order (and every order action) reads: the order and its latest invoice.
+  const readOrder = (id: string) =>
+    db.send(
+      new QueryCommand({
+        TableName: TABLE_NAME,
+        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :invoices AND :order',
+        ExpressionAttributeValues: { ':pk': orderKey(id).PK, ':invoices': 'INVOICE', ':order': orderKey(id).SK },
+        ScanIndexForward: false,
+        Limit: 2,
+        ConsistentRead: true,
+      }),
+    );
 
   // Warm functions authenticate from their token cache (AUTH_CACHE_SECONDS), so the raw
   // baseline is the order's own requests only.
@@ -64,30 +86,26 @@ export async function measureApiLatency(iterations: number): Promise<EndpointFig
     {
       endpoint: 'GET /v1/orders/:order_id',
       call: (i) => api('GET', `/v1/orders/${orderIds[i % orderIds.length]}`),
-      raw: async (i) => {
-        await db.send(
-          new QueryCommand({
-            TableName: TABLE_NAME,
-            KeyConditionExpression: 'PK = :pk',
-            ExpressionAttributeValues: { ':pk': orderKey(orderIds[i % orderIds.length]!).PK },
-            ConsistentRead: true,
-          }),
-        );
-      },
+      raw: (i) => readOrder(orderIds[i % orderIds.length]!),
     },
     {
       endpoint: 'POST /v1/orders/:id/checkout',
       call: (i) => api('POST', `/v1/orders/${orderIds[i % orderIds.length]}/checkout`, { pay_currency: 'BTC' }),
       raw: async (i) => {
         const id = orderIds[i % orderIds.length]!;
-        await db.send(new QueryCommand({ TableName: TABLE_NAME, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': orderKey(id).PK }, ConsistentRead: true }));
+        await readOrder(id);
         await db.send(new UpdateCommand({ TableName: TABLE_NAME, Key: counterKey('bench-raw'), UpdateExpression: 'ADD #v :one', ExpressionAttributeNames: { '#v': 'value' }, ExpressionAttributeValues: { ':one': 1 } }));
+        // The new invoice, its address index, then the order's conditional write (no transaction).
+        const copy = `raw-co-${i}`;
+        await db.send(new PutCommand({ TableName: TABLE_NAME, Item: { ...sampleInvoice, ...invoiceKey(copy, sampleInvoice.invoice_id) } }));
+        await db.send(new PutCommand({ TableName: TABLE_NAME, Item: { ...addressKey('BTC', `${copy}-address`), order_id: copy, invoice_id: sampleInvoice.invoice_id } }));
         await db.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              { Put: { TableName: TABLE_NAME, Item: { ...sampleOrder, ...orderKey(`raw-co-${i}`) } } },
-              { Put: { TableName: TABLE_NAME, Item: { ...sampleInvoice, ...currentInvoiceKey(`raw-co-${i}`) } } },
-            ],
+          new PutCommand({
+            TableName: TABLE_NAME,
+            Item: { ...sampleOrder, ...orderKey(copy) },
+            ConditionExpression: 'attribute_not_exists(PK) OR #status = :status',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':status': 'NEW' },
           }),
         );
       },

@@ -1,9 +1,26 @@
-import { createHmac, randomUUID } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** Order and invoice ids: random UUIDs (122 random bits; the order id is the payment page's only capability). */
 export const newId = (): string => randomUUID();
+
+/**
+ * Invoice ids: UUID version 7 (48-bit millisecond time, then 74 random bits), so an order's
+ * invoices sort by creation and its latest one is read first. Not a capability (the order id is).
+ */
+export function newTimeOrderedId(now = Date.now()): string {
+  const bytes = randomBytes(16);
+  bytes.writeUIntBE(now, 0, 6);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  return formatUuid(bytes);
+}
+
+function formatUuid(bytes: Buffer): string {
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
 
 /** Ids we issued have this shape; anything else is answered as "not found" without a read. */
 export const isId = (value: unknown): value is string => typeof value === 'string' && UUID.test(value);
@@ -19,6 +36,5 @@ export function orderIdFor(key: string, userId: number, merchantOrderId: string)
   const bytes = createHmac('sha256', Buffer.from(key, 'hex')).update(`${userId}\n${merchantOrderId}`).digest().subarray(0, 16);
   bytes[6] = (bytes[6]! & 0x0f) | 0x80;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return formatUuid(bytes);
 }

@@ -41,7 +41,7 @@ export async function changeOrder(
     // A status change writes the callback it owes in the same transaction: it cannot be lost.
     const delivery = deliveryFor(found.order, change.order, new Date(change.order.updated_at));
     const committed = isNewInvoice
-      ? await replaceInvoice(found.order, { order: change.order, invoice: change.invoice! }, found.invoice)
+      ? await replaceInvoice(found.order, { order: change.order, invoice: change.invoice! })
       : await commitOrderChange({
           expected: found.order,
           order: change.order,

@@ -7,7 +7,7 @@ import {
   OrderNotNewError,
   PaymentNotAvailableError,
 } from '#shared/domain/errors';
-import { isId, newId, orderIdFor } from '#shared/domain/ids';
+import { isId, newId, newTimeOrderedId, orderIdFor } from '#shared/domain/ids';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { formatDecimal, type Decimal } from '#shared/domain/money';
 import type { Invoice, Order } from '#shared/domain/order';
@@ -72,7 +72,7 @@ async function buildInvoice(merchant: MerchantProfile, order: Order, payCurrency
     throw error;
   }
   const payAmount: Decimal = payAmountFor(price, payRate);
-  const invoiceId = newId();
+  const invoiceId = newTimeOrderedId(now.getTime());
   const expiresAt = new Date(now.getTime() + invoiceTtlSeconds(payCurrency) * 1000);
   const details = await paymentMethods.paymentDetails({
     merchant,
@@ -175,9 +175,9 @@ export async function getOrder(merchant: MerchantProfile, orderId: unknown) {
 }
 
 /**
- * Checkout Order: picks (or switches) the payment currency of a NEW order. A new invoice
- * replaces the current one in one conditional transaction, so concurrent checkouts leave
- * exactly one current invoice.
+ * Checkout Order: picks (or switches) the payment currency of a NEW order. The new invoice is
+ * written first, then the order's conditional write makes it current, so concurrent
+ * checkouts leave exactly one current invoice.
  */
 export async function checkoutOrder(merchant: MerchantProfile, orderId: unknown, payCurrency: string, now: Date) {
   if (!isId(orderId)) throw new OrderDoesNotExistError();

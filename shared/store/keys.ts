@@ -5,8 +5,7 @@
  * | entity              | PK                              | SK           | GSI1 (merchant, newest first)     | GSI2 (merchant+status, newest first)        |
  * |---------------------|---------------------------------|--------------|-----------------------------------|---------------------------------------------|
  * | order               | ORDER#<order_id>                | ORDER        | MERCHANT#<uid> / <created>#<id>   | MERCHANT#<uid>#STATUS#<status> / <created>#<id> |
- * | current invoice     | ORDER#<order_id>                | INVOICE      |                                   |                                             |
- * | replaced invoice    | INVOICE#<invoice_id>            | INVOICE      |                                   |                                             |
+ * | invoice             | ORDER#<order_id>                | INVOICE#<invoice_id> |                           |                                             |
  * | merchant            | MERCHANT#<uid>                  | MERCHANT     |                                   |                                             |
  * | API token           | APITOKEN#<sha256 hex>           | APITOKEN     |                                   |                                             |
  * | merchant order id   | MOID#<uid>#<merchant_order_id>  | MOID         |                                   |                                             |
@@ -41,11 +40,19 @@ export interface TableKey {
 
 export const orderKey = (orderId: string): TableKey => ({ PK: `ORDER#${orderId}`, SK: 'ORDER' });
 
-/** The order's current invoice lives in the order's partition, so one Query reads both. */
-export const currentInvoiceKey = (orderId: string): TableKey => ({ PK: `ORDER#${orderId}`, SK: 'INVOICE' });
+/**
+ * An order's invoices live in its partition, one item each (a checkout adds one; the order's
+ * `invoice_id` names the current one). Invoice ids are time-ordered, so the latest sorts
+ * last, just below the order item: one descending Query reads the order and its invoice.
+ */
+export const invoiceKey = (orderId: string, invoiceId: string): TableKey => ({
+  PK: `ORDER#${orderId}`,
+  SK: `${INVOICE_PREFIX}${invoiceId}`,
+});
 
-/** An invoice replaced by a later checkout moves to its own partition (kept for late payments). */
-export const replacedInvoiceKey = (invoiceId: string): TableKey => ({ PK: `INVOICE#${invoiceId}`, SK: 'INVOICE' });
+export const INVOICE_PREFIX = 'INVOICE#';
+/** Before invoices had their own sort keys, an order's current invoice was `SK = INVOICE` (still read). */
+export const LEGACY_INVOICE_SK = 'INVOICE';
 
 export const orderPartition = (orderId: string): string => `ORDER#${orderId}`;
 

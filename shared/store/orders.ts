@@ -6,11 +6,12 @@ import { db, TABLE_NAME } from '#shared/store/client';
 import { cancellationReasons, isConditionFailure, isTransactionConflict } from '#shared/store/errors';
 import {
   addressKey,
-  currentInvoiceKey,
   EXPIRY_SHARDS,
   expiryIndexKey,
   expiryPartition,
   ENTITY,
+  invoiceKey,
+  LEGACY_INVOICE_SK,
   merchantOrderIdKey,
   merchantOrdersIndexKey,
   merchantOrdersPartition,
@@ -18,7 +19,6 @@ import {
   merchantStatusPartition,
   orderKey,
   orderPartition,
-  replacedInvoiceKey,
 } from '#shared/store/keys';
 
 type Item = Record<string, unknown>;
@@ -51,7 +51,7 @@ export function orderFromItem(item: Item): Order {
 }
 
 export function invoiceToItem(invoice: Invoice): Item {
-  return { ...currentInvoiceKey(invoice.order_id), type: ENTITY.invoice, ...invoice };
+  return { ...invoiceKey(invoice.order_id, invoice.invoice_id), type: ENTITY.invoice, ...invoice };
 }
 
 export function invoiceFromItem(item: Item): Invoice {
@@ -129,8 +129,11 @@ export async function insertOrder(order: Order, invoice?: Invoice, options: { gu
 }
 
 /**
- * The order and its current invoice, in one strongly consistent Query of the order's
- * partition. The key range skips the partition's other items (the callback log).
+ * The order and its current invoice: one strongly consistent Query of the order's partition,
+ * descending from the order item, two items: the order and its latest invoice (invoice ids
+ * sort by time; the key range skips the callback log). The latest invoice is the current one
+ * unless a checkout lost a race after writing its invoice: then one GetItem reads the
+ * invoice the order names.
  */
 export async function findOrderWithInvoice(
   orderId: string,
@@ -138,20 +141,26 @@ export async function findOrderWithInvoice(
   const result = await db.send(
     new QueryCommand({
       TableName: TABLE_NAME,
-      KeyConditionExpression: 'PK = :pk AND SK BETWEEN :invoice AND :order',
+      KeyConditionExpression: 'PK = :pk AND SK BETWEEN :invoices AND :order',
       ExpressionAttributeValues: {
         ':pk': orderPartition(orderId),
-        ':invoice': currentInvoiceKey(orderId).SK,
+        ':invoices': LEGACY_INVOICE_SK,
         ':order': orderKey(orderId).SK,
       },
+      ScanIndexForward: false,
+      Limit: 2,
       ConsistentRead: true,
     }),
   );
-  const items = result.Items ?? [];
-  const orderItem = items.find((item) => item.SK === orderKey(orderId).SK);
-  if (!orderItem) return undefined;
-  const invoiceItem = items.find((item) => item.SK === currentInvoiceKey(orderId).SK);
-  return { order: orderFromItem(orderItem), invoice: invoiceItem ? invoiceFromItem(invoiceItem) : undefined };
+  const [orderItem, latest] = result.Items ?? [];
+  if (!orderItem || orderItem.SK !== orderKey(orderId).SK) return undefined;
+  const order = orderFromItem(orderItem);
+  if (!order.invoice_id) return { order, invoice: undefined };
+  if (latest && latest.invoice_id === order.invoice_id) return { order, invoice: invoiceFromItem(latest) };
+  const current = await db.send(
+    new GetCommand({ TableName: TABLE_NAME, Key: invoiceKey(orderId, order.invoice_id), ConsistentRead: true }),
+  );
+  return { order, invoice: current.Item ? invoiceFromItem(current.Item) : undefined };
 }
 
 export interface OrderPage {
@@ -193,6 +202,15 @@ export async function listOrders(page: OrderPage): Promise<Order[]> {
   return items.slice(page.offset, wanted).map(orderFromItem);
 }
 
+/** The condition of every order change: the order still has the status and version it was read with. */
+function expectedVersion(order: Order) {
+  return {
+    ConditionExpression: '#status = :status AND #version = :version',
+    ExpressionAttributeNames: { '#status': 'status', '#version': 'version' },
+    ExpressionAttributeValues: { ':status': order.status, ':version': order.version },
+  };
+}
+
 /**
  * Writes a change of an order (and of its current invoice, in step) as one transaction,
  * conditional on the order still having the status and version it was read with: a duplicate
@@ -211,9 +229,7 @@ export async function commitOrderChange(change: {
       Put: {
         TableName: TABLE_NAME,
         Item: orderToItem(change.order),
-        ConditionExpression: '#status = :status AND #version = :version',
-        ExpressionAttributeNames: { '#status': 'status', '#version': 'version' },
-        ExpressionAttributeValues: { ':status': change.expected.status, ':version': change.expected.version },
+        ...expectedVersion(change.expected),
       },
     },
   ];
@@ -230,17 +246,28 @@ export async function commitOrderChange(change: {
 }
 
 /**
- * Replaces the order's current invoice (a checkout while NEW). The replaced invoice moves to
- * its own partition so a late payment to its address can still be matched.
+ * Makes `next.invoice` the order's current invoice (a checkout while NEW) without a
+ * transaction: the invoice and its address index are written first (new keys, so nothing
+ * is overwritten), then the order's conditional write points at the invoice. If that write
+ * loses a race, the invoice stays as an unused item of the order's partition, its address
+ * never shown to anyone. The replaced invoice stays in the partition too (late payments).
  */
-export function replaceInvoice(
-  order: Order,
-  next: { order: Order; invoice: Invoice },
-  replaced: Invoice | undefined,
-): Promise<boolean> {
-  const extraItems: Item[] = [addressIndexItem(next.invoice)];
-  if (replaced) extraItems.push({ ...replacedInvoiceKey(replaced.invoice_id), type: ENTITY.invoice, ...replaced });
-  return commitOrderChange({ expected: order, order: next.order, invoice: next.invoice, extraItems });
+export async function replaceInvoice(order: Order, next: { order: Order; invoice: Invoice }): Promise<boolean> {
+  await db.send(new PutCommand({ TableName: TABLE_NAME, Item: invoiceToItem(next.invoice) }));
+  await db.send(new PutCommand({ TableName: TABLE_NAME, Item: addressIndexItem(next.invoice) }));
+  try {
+    await db.send(
+      new PutCommand({
+        TableName: TABLE_NAME,
+        Item: orderToItem(next.order),
+        ...expectedVersion(order),
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
 }
 
 /** The invoice an address was issued for (current or replaced), or undefined. */

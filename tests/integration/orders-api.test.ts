@@ -363,6 +363,46 @@ describe('Checkout Order', () => {
     expect(got.body.order.pay_currency).toBe(got.body.invoice.pay_currency);
   });
 
+  it("reads the invoice the order names when a later one was left by a checkout that lost its race", async () => {
+    const created = await createOk();
+    const first = await call('POST', `/v1/orders/${created.order_id}/checkout`, { token, body: { pay_currency: 'BTC' } });
+    expect(first.status, first.text).toBe(200);
+    const { PutCommand, QueryCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { db, TABLE_NAME } = await import('#shared/store/client');
+    const { invoiceKey, orderKey } = await import('#shared/store/keys');
+    const { newTimeOrderedId } = await import('#shared/domain/ids');
+    const stored = await db.send(
+      new QueryCommand({
+        TableName: TABLE_NAME,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :invoice)',
+        ExpressionAttributeValues: { ':pk': orderKey(created.order_id).PK, ':invoice': 'INVOICE#' },
+      }),
+    );
+    expect(stored.Items).toHaveLength(1);
+    // What a losing checkout leaves: a newer invoice item the order does not point at.
+    const orphanId = newTimeOrderedId(Date.now() + 60_000);
+    const orphan = { ...stored.Items![0]!, ...invoiceKey(created.order_id, orphanId), invoice_id: orphanId, pay_currency: 'LTC', payment_address: 'ltc1orphan' };
+    await db.send(new PutCommand({ TableName: TABLE_NAME, Item: orphan }));
+    const got = await call('GET', `/v1/orders/${created.order_id}`, { token });
+    expect(got.body.invoice.invoice_id).toBe(first.body.invoice.invoice_id);
+    expect(got.body.invoice.pay_currency).toBe('BTC');
+    expect(got.body.invoice.payment_address).toBe(first.body.invoice.payment_address);
+  });
+
+  it('keeps every invoice of an order in its partition, the order naming the current one', async () => {
+    const created = await createOk();
+    const ids: string[] = [];
+    for (const pay_currency of ['BTC', 'LTC', 'ETH']) {
+      const response = await call('POST', `/v1/orders/${created.order_id}/checkout`, { token, body: { pay_currency } });
+      expect(response.status, response.text).toBe(200);
+      ids.push(response.body.invoice.invoice_id);
+    }
+    expect([...ids].sort()).toEqual(ids); // time-ordered ids: the latest sorts last
+    const got = await call('GET', `/v1/orders/${created.order_id}`, { token });
+    expect(got.body.invoice.invoice_id).toBe(ids[2]);
+    expect(got.body.invoice.pay_currency).toBe('ETH');
+  });
+
   it.each([
     ['an unknown id', () => randomUUID()],
     ['a malformed id', () => 'zzz'],
