@@ -2,11 +2,8 @@ import { invoiceView, orderView } from '#shared/domain/order';
 import { apiHandler } from '#shared/http/api-handler';
 import { assertSameOrder } from '#shared/http/order-action';
 import { json } from '#shared/http/responses';
-import { compileBody } from '#shared/http/validation';
-import { checkoutBodySchema } from '#shared/schemas/orders';
+import { checkoutBody as body } from '#shared/http/validators.generated';
 import { checkoutOrder } from '#shared/services/orders';
-
-const body = compileBody<{ order_id?: string; pay_currency: string }>(checkoutBodySchema);
 
 /** POST /v1/orders/:order_id/checkout: prices the order in `pay_currency` and gives its address. */
 export const handler = apiHandler({ body }, async ({ body, path, merchant, now }) => {

@@ -1,11 +1,8 @@
 import { createdOrderView } from '#shared/domain/order';
 import { apiHandler } from '#shared/http/api-handler';
 import { json } from '#shared/http/responses';
-import { compileBody } from '#shared/http/validation';
-import { createOrderBodySchema } from '#shared/schemas/orders';
-import { createOrder, type CreateOrderInput } from '#shared/services/orders';
-
-const body = compileBody<CreateOrderInput>(createOrderBodySchema);
+import { createOrderBody as body } from '#shared/http/validators.generated';
+import { createOrder } from '#shared/services/orders';
 
 /** POST /v1/orders: HTTP 200 with body status 201 (the contract's quirk), the order and its page. */
 export const handler = apiHandler({ body }, async ({ body, merchant, now }) => {

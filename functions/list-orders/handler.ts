@@ -1,11 +1,12 @@
 import { orderView } from '#shared/domain/order';
 import { apiHandler } from '#shared/http/api-handler';
 import { json } from '#shared/http/responses';
-import { compileQuery } from '#shared/http/validation';
+import { queryValidator } from '#shared/http/validation';
+import { listOrdersQuery } from '#shared/http/validators.generated';
 import { listOrdersQuerySchema } from '#shared/schemas/orders';
-import { listOrders, type ListOrdersQuery } from '#shared/services/orders';
+import { listOrders } from '#shared/services/orders';
 
-const query = compileQuery<ListOrdersQuery>(listOrdersQuerySchema);
+const query = queryValidator(listOrdersQuery, listOrdersQuerySchema);
 
 /** GET /v1/orders/ (and /v1/orders): the merchant's orders, newest first, paged. */
 export const handler = apiHandler({ query }, async ({ query, merchant }) => {

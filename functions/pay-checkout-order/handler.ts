@@ -1,10 +1,8 @@
 import { apiHandler } from '#shared/http/api-handler';
 import { json } from '#shared/http/responses';
-import { compileBody } from '#shared/http/validation';
-import { payCheckoutBodySchema, payPageView, type PayCheckoutBody } from '#shared/schemas/pay';
+import { payCheckoutBody as body } from '#shared/http/validators.generated';
+import { payPageView } from '#shared/schemas/pay';
 import { checkoutPayPage } from '#shared/services/pay-page';
-
-const body = compileBody<PayCheckoutBody>(payCheckoutBodySchema);
 
 /** POST /v1/pay/:order_id/checkout (public): the buyer picks or switches the pay currency. */
 export const handler = apiHandler({ body, auth: 'public' }, async ({ body, path, now }) =>

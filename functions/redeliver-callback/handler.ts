@@ -2,11 +2,8 @@ import { deliveryView } from '#shared/callbacks/views';
 import { apiHandler } from '#shared/http/api-handler';
 import { assertSameOrder } from '#shared/http/order-action';
 import { json } from '#shared/http/responses';
-import { compileBody } from '#shared/http/validation';
-import { orderActionBodySchema } from '#shared/schemas/orders';
+import { orderActionBody as body } from '#shared/http/validators.generated';
 import { redeliverLatest } from '#shared/services/callbacks';
-
-const body = compileBody<{ order_id?: string }>(orderActionBodySchema);
 
 /** POST /v1/orders/:order_id/callbacks/redeliver: queues the latest event again (same event id). */
 export const handler = apiHandler({ body }, async ({ body, path, merchant, now }) => {

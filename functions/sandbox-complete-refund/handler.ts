@@ -1,11 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { apiHandler } from '#shared/http/api-handler';
 import { orderWithInvoice } from '#shared/http/order-action';
-import { compileBody } from '#shared/http/validation';
-import { sandboxRefundBodySchema } from '#shared/schemas/orders';
+import { sandboxRefundBody as body } from '#shared/http/validators.generated';
 import { simulateRefundSent } from '#shared/services/sandbox';
-
-const body = compileBody<{ txid?: string }>(sandboxRefundBodySchema);
 
 /** POST /v1/sandbox/orders/:id/complete-refund: the sandbox's refund is sent (REFUND_PENDING -> REFUNDED). */
 export const handler = apiHandler({ body }, async ({ body, path, merchant, now }) =>

@@ -1,11 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { apiHandler } from '#shared/http/api-handler';
 import { orderWithInvoice } from '#shared/http/order-action';
-import { compileBody } from '#shared/http/validation';
-import { sandboxPayBodySchema } from '#shared/schemas/orders';
+import { sandboxPayBody as body } from '#shared/http/validators.generated';
 import { simulatePayment } from '#shared/services/sandbox';
-
-const body = compileBody<{ amount?: number; confirmations?: number; txid?: string }>(sandboxPayBodySchema);
 
 /** POST /v1/sandbox/orders/:id/pay: a sandbox merchant's simulated payment of the current invoice. */
 export const handler = apiHandler({ body }, async ({ body, path, merchant, now }) =>

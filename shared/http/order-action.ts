@@ -3,11 +3,8 @@ import type { MerchantProfile } from '#shared/domain/merchant';
 import { invoiceView, orderView } from '#shared/domain/order';
 import { apiHandler, type LambdaHandler } from '#shared/http/api-handler';
 import { json } from '#shared/http/responses';
-import { compileBody } from '#shared/http/validation';
-import { orderActionBodySchema } from '#shared/schemas/orders';
+import { orderActionBody as body } from '#shared/http/validators.generated';
 import type { Found } from '#shared/services/order-changes';
-
-const body = compileBody<{ order_id?: string }>(orderActionBodySchema);
 
 /** A body `order_id`, when given, must name the order of the path. */
 export function assertSameOrder(bodyId: string | undefined, pathId: string | undefined): void {

@@ -1,4 +1,4 @@
-import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { InvalidParameterError, InvalidPriceError, ParametersMissingError } from '#shared/domain/errors';
 
 /** The `http-url` format of the schemas: an absolute http(s) URL, or '' for none. */
@@ -12,24 +12,19 @@ export function isHttpUrl(value: string): boolean {
   }
 }
 
-const options = { allErrors: false, strict: true, allowUnionTypes: true, useDefaults: false } as const;
-const bodies = new Ajv(options).addFormat('http-url', isHttpUrl);
-// Query strings arrive as strings: let ajv turn "20" into 20 (and refuse "abc", "1.5", "-1").
-const queries = new Ajv({ ...options, coerceTypes: true }).addFormat('http-url', isHttpUrl);
-
-/** Compiles a body schema once (at module load). */
-export const compileBody = <T>(schema: object): ValidateFunction<T> => bodies.compile<T>(schema);
-
 /** A query integer as people write one: optional minus, at most 15 digits (no "Infinity", "1e3", "0x10"). */
 const INTEGER_TEXT = /^-?\d{1,15}$/;
 
 /**
- * Compiles a query schema once. ajv's coercion turns "Infinity" into a number that passes
- * `integer` and `maximum`, and reads "0x10" as 16; integer parameters are therefore checked
- * as text first, then coerced.
+ * Wraps a precompiled query validator (shared/http/validators.generated.ts, compiled with
+ * `coerceTypes`). ajv's coercion turns "Infinity" into a number that passes `integer` and
+ * `maximum`, and reads "0x10" as 16; the schema's integer parameters are therefore checked as
+ * text first, then coerced.
  */
-export function compileQuery<T>(schema: { properties?: Record<string, { type?: unknown }> }): ValidateFunction<T> {
-  const coerced = queries.compile<T>(schema);
+export function queryValidator<T>(
+  coerced: ValidateFunction<T>,
+  schema: { properties?: Record<string, { type?: unknown }> },
+): ValidateFunction<T> {
   const integers = Object.entries(schema.properties ?? {})
     .filter(([, property]) => property.type === 'integer')
     .map(([name]) => name);
@@ -45,7 +40,7 @@ export function compileQuery<T>(schema: { properties?: Record<string, { type?: u
     validate.errors = coerced.errors;
     return valid;
   }) as ValidateFunction<T>;
-  return Object.assign(validate, { schema: coerced.schema, schemaEnv: coerced.schemaEnv });
+  return validate;
 }
 
 function fieldOf(error: ErrorObject): string {
