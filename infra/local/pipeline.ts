@@ -1,6 +1,7 @@
 import type { LocalSqs } from '#infra/local/sqs';
 import { startQueuePoller } from '#infra/local/queue-poller';
 import { startStreamPoller } from '#infra/local/stream-poller';
+import { isOutboxInsert } from '#shared/callbacks/stream-filter';
 
 /** Concurrent delivery pollers (each takes batches of up to 10 messages). */
 const DELIVERY_CONCURRENCY = 4;
@@ -17,10 +18,11 @@ export interface PipelineOptions {
 }
 
 /**
- * The callback pipeline as AWS runs it, on the local parts: the table's stream feeds the
- * order-events handler, the callback queue feeds the delivery handler, and the sweeper runs
- * on a timer. It sweeps once at start: the emulator's queue is empty after a restart, and
- * every delivery that was waiting for a message gets one again.
+ * The callback pipeline as AWS runs it, on the local parts: the table's stream, filtered as
+ * the event source mapping filters it, feeds the order-events handler, the callback queue
+ * feeds the delivery handler, and the sweeper runs on a timer. It sweeps once at start: the
+ * emulator's queue is empty after a restart, and every delivery that was waiting for a
+ * message gets one again.
  * Needs CALLBACK_QUEUE_URL, CALLBACK_DLQ_URL and SQS_ENDPOINT in the environment.
  */
 export async function startCallbackPipeline(options: PipelineOptions): Promise<() => Promise<void>> {
@@ -35,6 +37,8 @@ export async function startCallbackPipeline(options: PipelineOptions): Promise<(
     endpoint: options.dynamodbEndpoint,
     tableName: options.tableName,
     handler: orderEvents,
+    // The event filter of the AWS mapping: only deliveries being inserted reach order-events.
+    filter: isOutboxInsert,
     checkpointFile: options.checkpointFile,
     onError: report,
   });

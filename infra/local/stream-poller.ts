@@ -19,6 +19,12 @@ export interface StreamPollerOptions {
   tableName: string;
   /** The order-events Lambda handler, called as the Lambda event source mapping calls it. */
   handler: (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse | void>;
+  /**
+   * The mapping's event filtering: only records it accepts reach the handler (a batch left
+   * with none is not handed over at all); the others count as handled, as in Lambda, and the
+   * checkpoint moves past them. Default: every record.
+   */
+  filter?: (record: DynamoDBRecord) => boolean;
   /** JSON file `{ [shardId]: sequenceNumber }` of the last record handled per shard. */
   checkpointFile?: string;
   /** Records per handler call, from one shard (GetRecords returns at most 1000). */
@@ -58,6 +64,7 @@ interface ShardState {
   retryAt: number;
 }
 
+/** `delivered`: records were read, handed to the handler or dropped by the filter. */
 type PollOutcome = 'empty' | 'delivered' | 'finished' | 'failed';
 
 /** Shards whose records may be read now: not finished, and the parent (if still known) done. */
@@ -80,8 +87,8 @@ const DESCRIBE_EVERY_MS = 10_000;
 /**
  * Reads a table's stream like the Lambda event source mapping does for the order-events
  * function: per shard in order, parents before children, batches of up to `batchSize`
- * records, ReportBatchItemFailures honoured, and (with a checkpoint file) resumed after a
- * restart at the first record not yet handled.
+ * records, the mapping's event filter applied, ReportBatchItemFailures honoured, and (with a
+ * checkpoint file) resumed after a restart at the first record not yet handled.
  */
 export async function startStreamPoller(options: StreamPollerOptions): Promise<StreamPoller> {
   const batchSize = options.batchSize ?? 100;
@@ -217,14 +224,21 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
       return 'finished';
     }
 
-    const event: DynamoDBStreamEvent = { Records: records.map((record) => toLambdaRecord(record, streamArn, region)) };
+    const lambdaRecords = records.map((record) => toLambdaRecord(record, streamArn, region));
     const sequenceNumbers = records.map((record) => record.dynamodb?.SequenceNumber ?? '');
-    let firstFailed: number;
-    try {
-      firstFailed = firstFailedIndex(await options.handler(event), sequenceNumbers);
-    } catch (error) {
-      onError(error);
-      firstFailed = 0;
+    // Indexes (in the page) of the records the filter lets through to the handler.
+    const selected = lambdaRecords.flatMap((record, index) => (!options.filter || options.filter(record) ? [index] : []));
+    /** Index in the page of the first record to retry, -1 when none. */
+    let firstFailed = -1;
+    if (selected.length > 0) {
+      try {
+        const event: DynamoDBStreamEvent = { Records: selected.map((index) => lambdaRecords[index]!) };
+        const failed = firstFailedIndex(await options.handler(event), selected.map((index) => sequenceNumbers[index]!));
+        firstFailed = failed === -1 ? -1 : selected[failed]!;
+      } catch (error) {
+        onError(error);
+        firstFailed = selected[0]!;
+      }
     }
     if (firstFailed === -1) {
       shard.checkpoint = sequenceNumbers[sequenceNumbers.length - 1];
@@ -235,7 +249,8 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
       return 'delivered';
     }
     if (firstFailed > 0) {
-      // Lambda checkpoints up to the record before the first failure and retries from it.
+      // Lambda checkpoints up to the record before the first failure (a filtered-out one
+      // included) and retries from it.
       shard.checkpoint = sequenceNumbers[firstFailed - 1];
       shard.failures = 0;
       await persistCheckpoints();
@@ -261,7 +276,7 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
 
   /**
    * One pass over the readable shards. `quiet`: every shard was read to its end and nothing
-   * waits for a retry or a parent. `delivered`: the handler was called (poll again at once).
+   * waits for a retry or a parent. `delivered`: records were read (poll again at once).
    */
   async function pollRound(): Promise<{ quiet: boolean; delivered: boolean }> {
     round += 1;

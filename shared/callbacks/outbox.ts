@@ -6,7 +6,7 @@ import type { Order } from '#shared/domain/order';
  * The delivery a status change owes the merchant, or undefined when it owes none: a new
  * order, a write that kept the status (a checkout, a payment's confirmations), or an order
  * without callback_url. Written in the same transaction as the change (a transactional
- * outbox), and again, idempotently, by the stream handler.
+ * outbox); the table stream's INSERT of it is what sends its first queue job (order-events).
  */
 export function deliveryFor(before: Order | undefined, after: Order, now: Date): Delivery | undefined {
   if (!before || before.status === after.status || !after.callback_url) return undefined;

@@ -1,20 +1,17 @@
 import { callbackConfig, LEASE_SECONDS, MAX_RESPONSE_BYTES } from '#shared/callbacks/config';
 import { postJson, CallbackTransportError } from '#shared/callbacks/http-post';
-import { deliveryFor } from '#shared/callbacks/outbox';
 import { deadLetter, enqueueDelivery, postpone, type DeliveryJob } from '#shared/callbacks/queue';
 import { retryDelaySeconds, withRetryAfter } from '#shared/callbacks/schedule';
 import { webhookHeaders } from '#shared/callbacks/signing';
 import type { Delivery, DeliveryAttempt } from '#shared/domain/delivery';
 import { NoCallbackError } from '#shared/domain/errors';
 import type { MerchantProfile } from '#shared/domain/merchant';
-import type { Order } from '#shared/domain/order';
 import { logger } from '#shared/http/logger';
 import { findMerchant } from '#shared/store/merchants';
 import {
   claimDelivery,
   findDelivery,
   findOverdueDeliveries,
-  insertDelivery,
   listDeliveries,
   markRequeued,
   recordAttempt,
@@ -28,24 +25,6 @@ const jobOf = (delivery: Delivery): DeliveryJob => ({
   event_id: delivery.event_id,
   attempt: delivery.attempt_count,
 });
-
-/**
- * The stream side: an order write that changed its status has its delivery (written with the
- * change, see deliveryFor) and gets a queue job. A repeated stream record finds the same
- * delivery and re-sends its first job (the first enqueue may have failed); duplicate jobs for
- * one attempt collapse when a worker claims the delivery.
- */
-export async function recordStatusChange(before: Order | undefined, after: Order, now: Date): Promise<Delivery | undefined> {
-  const delivery = deliveryFor(before, after, now);
-  if (!delivery) return undefined;
-  // The change normally wrote its delivery already (outbox): read it rather than attempt a
-  // write that would be refused (and billed). Insert only if it is somehow missing.
-  const current =
-    (await findDelivery(after.order_id, after.version)) ??
-    ((await insertDelivery(delivery)) ? delivery : await findDelivery(after.order_id, after.version));
-  if (current && current.state === 'PENDING' && current.attempt_count === 0) await enqueueDelivery(jobOf(current));
-  return current;
-}
 
 /** Merchants' signing secrets, read once per process (they do not change). */
 const secrets = new Map<number, string>();
@@ -112,6 +91,8 @@ export async function processDeliveryJob(job: DeliveryJob, receiptHandle: string
     await postpone(receiptHandle, dueIn);
     return 'keep';
   }
+  // Duplicate jobs for one attempt (a replayed stream record, a sweep) collapse here or at the
+  // attempt count check above: only one claims the delivery.
   const lease = await claimDelivery(delivery, now, LEASE_SECONDS);
   if (!lease) return 'done';
   const outcome = await attempt(delivery, await secretOf(delivery.user_id), now);

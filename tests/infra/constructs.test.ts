@@ -198,6 +198,15 @@ describe('callback pipeline, wired to the functions that will come', () => {
     expect(environmentOf(orderEvents).CALLBACK_QUEUE_URL).toEqual({ Ref: logicalId(made.stack, pipeline.queue) });
   });
 
+  it('invokes order-events only for the insert of a delivery (event filtering)', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: logicalId(made.stack, orderEvents) },
+      FilterCriteria: {
+        Filters: [{ Pattern: Match.serializedJson({ eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['DELIVERY'] } } } }) }],
+      },
+    });
+  });
+
   it('alarms on stream lag', () => {
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: 'IteratorAge',

@@ -16,7 +16,7 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { startFauxqs, type FauxqsServer } from 'fauxqs';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { ensureTable, localClient } from '#infra/local/dynamodb';
-import { readableShards, startStreamPoller, type StreamPoller } from '#infra/local/stream-poller';
+import { readableShards, startStreamPoller, type StreamPollerOptions } from '#infra/local/stream-poller';
 import { startQueuePoller, type QueuePoller } from '#infra/local/queue-poller';
 
 /** Polls `check` until it returns true (fails the test after `timeoutMs`). */
@@ -83,6 +83,18 @@ describe('stream poller (DynamoDB Local stream -> Lambda-style handler)', () => 
   }
   const pks = (records: DynamoDBRecord[]) => records.map((record) => record.dynamodb?.Keys?.PK?.S);
   const sequenceNumbers = (records: DynamoDBRecord[]) => records.map((record) => record.dynamodb?.SequenceNumber);
+
+  /** A poller with a fresh recorder, run until the stream is read to its current end: its calls. */
+  async function readToEnd(tableName: string, options: Partial<StreamPollerOptions> = {}): Promise<DynamoDBRecord[][]> {
+    const { calls, handler } = recorder();
+    const poller = await startStreamPoller({ endpoint, tableName, handler, pollIntervalMs: 50, ...options });
+    try {
+      await poller.drain();
+    } finally {
+      await poller.stop();
+    }
+    return calls;
+  }
 
   it('delivers INSERT, MODIFY and REMOVE in order, in the Lambda event shape', async () => {
     const tableName = await newTable();
@@ -206,36 +218,18 @@ describe('stream poller (DynamoDB Local stream -> Lambda-style handler)', () => 
     const checkpointFile = join(workDir, `${tableName}.json`);
     await put(tableName, 'a');
     await put(tableName, 'b');
-    const first = recorder();
-    let poller: StreamPoller = await startStreamPoller({ endpoint, tableName, handler: first.handler, checkpointFile, pollIntervalMs: 50 });
-    try {
-      await poller.drain();
-    } finally {
-      await poller.stop();
-    }
-    expect(first.calls.flat().map((record) => record.dynamodb?.Keys?.PK?.S)).toEqual(['a', 'b']);
+    const first = await readToEnd(tableName, { checkpointFile });
+    expect(first.flat().map((record) => record.dynamodb?.Keys?.PK?.S)).toEqual(['a', 'b']);
     const saved = JSON.parse(await readFile(checkpointFile, 'utf8')) as Record<string, string>;
-    expect(Object.values(saved)).toEqual([first.calls.flat()[1]!.dynamodb!.SequenceNumber]);
+    expect(Object.values(saved)).toEqual([first.flat()[1]!.dynamodb!.SequenceNumber]);
 
     await put(tableName, 'c'); // while no poller runs
-    const second = recorder();
-    poller = await startStreamPoller({ endpoint, tableName, handler: second.handler, checkpointFile, pollIntervalMs: 50 });
-    try {
-      await poller.drain();
-    } finally {
-      await poller.stop();
-    }
-    expect(second.calls.map(pks)).toEqual([['c']]);
+    const second = await readToEnd(tableName, { checkpointFile });
+    expect(second.map(pks)).toEqual([['c']]);
 
     // Without the file the same stream is read from its oldest record: the file made the difference.
-    const third = recorder();
-    poller = await startStreamPoller({ endpoint, tableName, handler: third.handler, pollIntervalMs: 50 });
-    try {
-      await poller.drain();
-    } finally {
-      await poller.stop();
-    }
-    expect(third.calls.flat().map((record) => record.dynamodb?.Keys?.PK?.S)).toEqual(['a', 'b', 'c']);
+    const third = await readToEnd(tableName);
+    expect(third.flat().map((record) => record.dynamodb?.Keys?.PK?.S)).toEqual(['a', 'b', 'c']);
   });
 
   it('checkpoints a partly failed batch up to the failure, so a restart starts at the failed record', async () => {
@@ -247,7 +241,7 @@ describe('stream poller (DynamoDB Local stream -> Lambda-style handler)', () => 
       const b = event.Records.find((record) => record.dynamodb?.Keys?.PK?.S === 'b');
       return b ? { batchItemFailures: [{ itemIdentifier: b.dynamodb!.SequenceNumber! }] } : undefined;
     });
-    let poller = await startStreamPoller({ endpoint, tableName, handler: failing.handler, checkpointFile, pollIntervalMs: 50 });
+    const poller = await startStreamPoller({ endpoint, tableName, handler: failing.handler, checkpointFile, pollIntervalMs: 50 });
     try {
       await waitFor('a retry', () => failing.calls.length >= 3);
     } finally {
@@ -259,14 +253,51 @@ describe('stream poller (DynamoDB Local stream -> Lambda-style handler)', () => 
       ...failing.calls.slice(2).map(() => ['b', 'c']),
     ]);
 
-    const fixed = recorder();
-    poller = await startStreamPoller({ endpoint, tableName, handler: fixed.handler, checkpointFile, pollIntervalMs: 50 });
+    const fixed = await readToEnd(tableName, { checkpointFile });
+    expect(fixed.map(pks)).toEqual([['b', 'c']]);
+  });
+
+  it('applies the filter as Lambda event filtering does: dropped records never reach the handler, the checkpoint moves past them', async () => {
+    const tableName = await newTable();
+    const checkpointFile = join(workDir, `${tableName}.json`);
+    const kind = (value: string) => ({ kind: { S: value } });
+    const filter = (record: DynamoDBRecord) => record.dynamodb?.NewImage?.kind?.S === 'keep';
+    await put(tableName, 'a', kind('skip'));
+    await put(tableName, 'b', kind('keep'));
+    await put(tableName, 'c', kind('skip'));
+    const filtered = recorder();
+    const poller = await startStreamPoller({ endpoint, tableName, handler: filtered.handler, filter, checkpointFile, pollIntervalMs: 50 });
     try {
       await poller.drain();
+      expect(filtered.calls.map(pks)).toEqual([['b']]);
+      await put(tableName, 'd', kind('skip')); // a batch with nothing left: no call at all
+      await poller.drain();
+      expect(filtered.calls.map(pks)).toEqual([['b']]);
     } finally {
       await poller.stop();
     }
-    expect(fixed.calls.map(pks)).toEqual([['b', 'c']]);
+    // Unfiltered from the same checkpoint: c and d were handled (filtered out) for good.
+    await put(tableName, 'e', kind('skip'));
+    const everything = await readToEnd(tableName, { checkpointFile });
+    expect(everything.map(pks)).toEqual([['e']]);
+  });
+
+  it('retries a failed record from the record before it, filtered-out ones included', async () => {
+    const tableName = await newTable();
+    const checkpointFile = join(workDir, `${tableName}.json`);
+    const filter = (record: DynamoDBRecord) => record.dynamodb?.Keys?.PK?.S !== 'a';
+    for (const pk of ['a', 'b', 'c']) await put(tableName, pk);
+    // b always fails: the filtered-out a before it is past, b and c are retried.
+    const failing = recorder((event) => ({ batchItemFailures: [{ itemIdentifier: event.Records[0]!.dynamodb!.SequenceNumber! }] }));
+    const poller = await startStreamPoller({ endpoint, tableName, handler: failing.handler, filter, checkpointFile, pollIntervalMs: 50 });
+    try {
+      await waitFor('a retry', () => failing.calls.length >= 2);
+    } finally {
+      await poller.stop();
+    }
+    expect(failing.calls.map(pks)).toEqual(failing.calls.map(() => ['b', 'c']));
+    const fixed = await readToEnd(tableName, { checkpointFile });
+    expect(fixed.map(pks)).toEqual([['b', 'c']]);
   });
 
   it('stop() waits for the batch in flight and its checkpoint', async () => {

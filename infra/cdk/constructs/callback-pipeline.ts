@@ -1,9 +1,10 @@
 import { Duration, Validations } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { type Function as LambdaFunction, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { FilterCriteria, type Function as LambdaFunction, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption, type QueueProps } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { OUTBOX_INSERT_PATTERN } from '#shared/callbacks/stream-filter';
 
 export interface CallbackPipelineProps {
   /**
@@ -47,9 +48,11 @@ export class CallbackPipeline extends Construct {
   }
 
   /**
-   * The order-events function: reads the table stream, enqueues one callback job per status
-   * change. Failed records are bisected and retried a bounded number of times, then recorded
-   * on a failure queue instead of blocking the shard for 24 hours.
+   * The order-events function: reads the table stream, enqueues the first callback job of each
+   * delivery inserted (one per status change). Event filtering hands it only those inserts, so
+   * other writes to the table neither invoke nor bill it. Failed records are bisected and retried
+   * a bounded number of times, then recorded on a failure queue instead of blocking the shard
+   * for 24 hours.
    */
   addOrderEventsConsumer(fn: LambdaFunction, table: ITableV2): void {
     if (!this.streamFailureQueue) {
@@ -70,6 +73,8 @@ export class CallbackPipeline extends Construct {
         // holding back its shard until the stream's 24 h retention drops it silently.
         maxRecordAge: Duration.hours(6),
         reportBatchItemFailures: true,
+        // The same pattern the local stream poller applies (shared/callbacks/stream-filter.ts).
+        filters: [FilterCriteria.filter(OUTBOX_INSERT_PATTERN)],
         onFailure: new SqsDlq(this.streamFailureQueue),
       }),
     );
