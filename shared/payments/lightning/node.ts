@@ -52,16 +52,25 @@ export const SANDBOX_NODE_PRIVATE_KEY: Uint8Array = sha256(new TextEncoder().enc
  * with a real node, keeping the same interface.
  */
 export class SandboxLightningNode implements LightningNode {
-  /** Compressed public key (hex) that every invoice's signature recovers to. */
-  readonly nodeId: string;
   private readonly network: Bolt11Network;
+  private readonly privateKey: Uint8Array;
   private readonly sign: ReturnType<typeof privateKeySigner>;
+  private publicKeyHex: string | undefined;
 
   constructor(options: SandboxLightningNodeOptions = {}) {
-    const privateKey = options.privateKey ?? SANDBOX_NODE_PRIVATE_KEY;
+    this.privateKey = options.privateKey ?? SANDBOX_NODE_PRIVATE_KEY;
     this.network = options.network ?? 'bc';
-    this.nodeId = bytesToHex(secp256k1.getPublicKey(privateKey, true));
-    this.sign = privateKeySigner(privateKey);
+    this.sign = privateKeySigner(this.privateKey);
+  }
+
+  /**
+   * Compressed public key (hex) that every invoice's signature recovers to. Computed on first
+   * use: the first secp256k1 multiplication builds noble's precomputed tables (tens of ms),
+   * which every function importing the payment methods would otherwise pay at cold start.
+   */
+  get nodeId(): string {
+    this.publicKeyHex ??= bytesToHex(secp256k1.getPublicKey(this.privateKey, true));
+    return this.publicKeyHex;
   }
 
   /** Issues an invoice with a fresh random preimage and payment secret. */
