@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
+import { LAMBDA_BUNDLE_ALIASES } from '#infra/cdk/bundling';
 import { median, round2 } from './stats';
 
 const REPO_ROOT = new URL('../', import.meta.url).pathname;
@@ -31,7 +32,7 @@ export interface BundleFigures {
 export interface BundleReport {
   bundles: BundleFigures[];
   /** The esbuild options used, as read from the CDK construct. */
-  esbuild: { target: string; format: 'esm'; platform: 'node'; minify: true; sourcemap: true; mainFields: string[]; banner: string; external: string[] };
+  esbuild: { target: string; format: 'esm'; platform: 'node'; minify: true; sourcemap: true; mainFields: string[]; banner: string; external: string[]; alias: Record<string, string> };
   load_node: string;
   load_env_note: string;
   goals: { minified_bytes_max: number; load_ms_max: number };
@@ -58,14 +59,16 @@ export function constructBundlingOptions(source = readFileSync(CONSTRUCT, 'utf8'
   requireSetting(/sourceMap:\s*true/, 'sourceMap: true');
   // With bundleAwsSDK the SDK is bundled and nothing is external; externalModules would change that.
   requireSetting(/bundleAwsSDK:\s*true/, 'bundleAwsSDK: true');
-  if (/externalModules|nodeModules|esbuildArgs|define:|keepNames|loader:/.test(bundling)) {
+  // The only esbuildArgs it may pass are the shared aliases (infra/cdk/bundling.ts), copied below.
+  requireSetting(/esbuildArgs:\s*aliasArgs\(\)/, 'esbuildArgs: aliasArgs()');
+  if (/externalModules|nodeModules|define:|keepNames|loader:/.test(bundling)) {
     throw new Error('bench/bundles.ts: the CDK construct sets bundling options this bench does not copy; update the bench');
   }
   const banner = /banner:\s*(["'])((?:(?!\1).)*)\1/.exec(bundling)?.[2] ?? DEFAULTS.banner;
   const target = /target:\s*'([^']+)'/.exec(bundling)?.[1] ?? DEFAULTS.target;
   const fields = /mainFields:\s*\[([^\]]*)\]/.exec(bundling)?.[1];
   const mainFields = fields ? [...fields.matchAll(/'([^']+)'/g)].map((m) => m[1]!) : DEFAULTS.mainFields;
-  return { target, format: 'esm', platform: 'node', minify: true, sourcemap: true, mainFields, banner, external: [] };
+  return { target, format: 'esm', platform: 'node', minify: true, sourcemap: true, mainFields, banner, external: [], alias: { ...LAMBDA_BUNDLE_ALIASES } };
 }
 
 /** Every function folder with a handler.ts (the CDK stack makes one Lambda of each). */
@@ -136,7 +139,7 @@ export async function measureBundles(loadRuns: number): Promise<BundleReport> {
   try {
     const outfile = (fn: string) => join(outDir, fn, 'index.mjs');
     // As NodejsFunction runs it: esbuild --bundle <entry> --target --platform=node --format=esm
-    // --minify --sourcemap --sources-content=false --banner:js --main-fields, from the project root.
+    // --minify --sourcemap --sources-content=false --banner:js --main-fields --alias, from the project root.
     const metafiles = new Map<string, Metafile>();
     await Promise.all(
       folders.map(async (fn) => {
@@ -155,6 +158,7 @@ export async function measureBundles(loadRuns: number): Promise<BundleReport> {
           mainFields: options.mainFields,
           banner: { js: options.banner },
           external: options.external,
+          alias: options.alias,
           logLevel: 'silent',
           metafile: true,
         });

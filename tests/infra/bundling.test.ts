@@ -69,4 +69,35 @@ describe('function bundles', () => {
     const started = await Promise.all(bundles.map(async (bundle) => [bundle.folder, await coldStart(bundle)] as const));
     expect(Object.fromEntries(started)).toEqual(Object.fromEntries(bundles.map(({ folder }) => [folder, 'function'])));
   });
+
+  it('bundles only the environment credential provider, not the default chain and its SSO/STS clients', () => {
+    for (const { folder, file } of bundles) {
+      const code = readFileSync(file, 'utf8');
+      expect(code, folder).not.toMatch(/AssumeRoleWithWebIdentity|sso-oidc|fromTokenFile/);
+    }
+  });
+
+  it('a bundle reaches DynamoDB with the credentials Lambda puts in the environment (expire-orders against DynamoDB Local)', async () => {
+    const bundle = bundles.find(({ folder }) => folder === 'expire-orders')!;
+    const script = `const { handler } = await import(${JSON.stringify(bundle.file)}); console.log(JSON.stringify(await handler()));`;
+    const env = {
+      PATH: process.env.PATH,
+      AWS_REGION: TEST_ENV.region,
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      ...bundle.environment,
+      TABLE_NAME: process.env.TABLE_NAME!,
+      DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT!,
+    };
+    const withCredentials = await run(process.execPath, ['--input-type=module', '-e', script], {
+      env: { ...env, AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local', AWS_SESSION_TOKEN: 'local' },
+      timeout: 30_000,
+    });
+    expect(JSON.parse(withCredentials.stdout.trim())).toEqual({ expired: expect.any(Number) });
+    // Without them nothing else is tried (no profile files, no instance metadata): a clear error.
+    const without = await run(process.execPath, ['--input-type=module', '-e', script], { env, timeout: 30_000 }).then(
+      () => 'resolved',
+      (error: { stderr?: string }) => error.stderr ?? '',
+    );
+    expect(without).toMatch(/Unable to find environment variable credentials|CredentialsProviderError/);
+  });
 });
