@@ -4,7 +4,7 @@ import { json } from '#shared/http/responses';
 import { queryValidator } from '#shared/http/validation';
 import { listOrdersQuery } from '#shared/http/validators.generated';
 import { listOrdersQuerySchema } from '#shared/schemas/orders';
-import { listOrders } from '#shared/services/orders';
+import { listOrders } from '#shared/services/order-queries';
 
 const query = queryValidator(listOrdersQuery, listOrdersQuerySchema);
 

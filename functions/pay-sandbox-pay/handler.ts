@@ -1,7 +1,7 @@
 import { apiHandler } from '#shared/http/api-handler';
 import { json } from '#shared/http/responses';
 import { payPageView } from '#shared/schemas/pay';
-import { simulatePayPagePayment } from '#shared/services/pay-page';
+import { simulatePayPagePayment } from '#shared/services/pay-page-actions';
 
 /** POST /v1/pay/:order_id/sandbox-pay (public, sandbox orders only): pays the current invoice in full. */
 export const handler = apiHandler({ auth: 'public' }, async ({ path, now }) =>

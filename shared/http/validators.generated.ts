@@ -5,7 +5,8 @@
 // @ts-nocheck -- ajv writes plain JavaScript; the exports carry the types.
 import type { ValidateFunction } from 'ajv';
 import type { PayCheckoutBody } from '#shared/schemas/pay';
-import type { CreateOrderInput, ListOrdersQuery } from '#shared/services/orders';
+import type { ListOrdersQuery } from '#shared/services/order-queries';
+import type { CreateOrderInput } from '#shared/services/orders';
 import runtime_ucs2length_module from 'ajv/dist/runtime/ucs2length.js';
 import { isHttpUrl } from '#shared/http/validation';
 

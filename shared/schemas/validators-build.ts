@@ -47,7 +47,8 @@ export const VALIDATORS: Record<string, ValidatorSpec> = {
 const TYPE_IMPORTS = [
   "import type { ValidateFunction } from 'ajv';",
   "import type { PayCheckoutBody } from '#shared/schemas/pay';",
-  "import type { CreateOrderInput, ListOrdersQuery } from '#shared/services/orders';",
+  "import type { ListOrdersQuery } from '#shared/services/order-queries';",
+  "import type { CreateOrderInput } from '#shared/services/orders';",
 ];
 
 /**

@@ -3,7 +3,6 @@ import { apiConfig } from '#shared/config';
 import { isGateway } from '#shared/domain/currencies';
 import {
   OrderDoesNotExistError,
-  OrderNotFoundError,
   OrderNotNewError,
   PaymentNotAvailableError,
 } from '#shared/domain/errors';
@@ -12,11 +11,10 @@ import type { MerchantProfile } from '#shared/domain/merchant';
 import { formatDecimal, type Decimal } from '#shared/domain/money';
 import type { Invoice, Order } from '#shared/domain/order';
 import { parsePrice } from '#shared/domain/price';
-import type { OrderStatus } from '#shared/domain/statuses';
 import { paymentMethods, rateProvider, sandboxRateProvider } from '#shared/payments/providers';
 import { payAmountFor, RateUnavailableError, receiveAmountFor } from '#shared/payments/rates';
 import { changeOrder, touch } from '#shared/services/order-changes';
-import { findOrderWithInvoice, insertOrder, listOrders as queryOrders } from '#shared/store/orders';
+import { insertOrder } from '#shared/store/orders';
 
 /** Create Order's body after schema validation (see shared/schemas/orders.ts). */
 export interface CreateOrderInput {
@@ -165,15 +163,6 @@ export async function createOrder(merchant: MerchantProfile, input: CreateOrderI
   return { order, invoice, paymentUrl: paymentUrlFor(order, invoice) };
 }
 
-/** Get Order: the merchant's own order and its current invoice, else the contract's 404. */
-export async function getOrder(merchant: MerchantProfile, orderId: unknown) {
-  if (!isId(orderId)) throw new OrderNotFoundError();
-  const found = await findOrderWithInvoice(orderId);
-  // Another merchant's order is answered exactly like a missing one.
-  if (!found || found.order.user_id !== merchant.user_id) throw new OrderNotFoundError();
-  return found;
-}
-
 /**
  * Checkout Order: picks (or switches) the payment currency of a NEW order. The new invoice is
  * written first, then the order's conditional write makes it current, so concurrent
@@ -188,20 +177,3 @@ export async function checkoutOrder(merchant: MerchantProfile, orderId: unknown,
   });
   return { order, invoice: invoice!, paymentUrl: paymentUrlFor(order, invoice) };
 }
-
-export interface ListOrdersQuery {
-  status?: OrderStatus;
-  limit?: number;
-  offset?: number;
-}
-
-/** Get Orders: newest first, optionally one status; `limit` 1..50 (10), `offset` (0). */
-export async function listOrders(merchant: MerchantProfile, query: ListOrdersQuery) {
-  return queryOrders({
-    userId: merchant.user_id,
-    status: query.status,
-    limit: query.limit ?? 10,
-    offset: query.offset ?? 0,
-  });
-}
-

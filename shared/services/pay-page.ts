@@ -1,11 +1,8 @@
-import { OrderDoesNotExistError, OrderNotNewError, SandboxOnlyError, UnknownOrderError } from '#shared/domain/errors';
+import { UnknownOrderError } from '#shared/domain/errors';
 import { isId } from '#shared/domain/ids';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import type { Invoice, Order } from '#shared/domain/order';
-import { cancelOrder } from '#shared/services/lifecycle';
 import type { Found } from '#shared/services/order-changes';
-import { checkoutOrder } from '#shared/services/orders';
-import { simulatePayment } from '#shared/services/sandbox';
 import { findMerchant } from '#shared/store/merchants';
 import { findOrderWithInvoice } from '#shared/store/orders';
 
@@ -40,7 +37,8 @@ async function merchantOf(userId: number): Promise<MerchantProfile> {
   return profile;
 }
 
-async function withMerchant(found: Found): Promise<PayPage> {
+/** The page of an order just read or changed. */
+export async function withMerchant(found: Found): Promise<PayPage> {
   return { ...found, merchant: await merchantOf(found.order.user_id) };
 }
 
@@ -50,36 +48,4 @@ export async function getPayPage(orderId: unknown): Promise<PayPage> {
   const found = await findOrderWithInvoice(orderId);
   if (!found) throw new UnknownOrderError();
   return withMerchant(found);
-}
-
-/** The buyer picks (or switches) the currency of a NEW order: Checkout Order as its merchant. */
-export async function checkoutPayPage(orderId: unknown, payCurrency: string, now: Date): Promise<PayPage> {
-  const { merchant } = await getPayPage(orderId);
-  try {
-    const { order, invoice } = await checkoutOrder(merchant, orderId, payCurrency, now);
-    return { order, invoice, merchant };
-  } catch (error) {
-    // Checkout's own not-found is the contract's 422 quirk; the page's endpoints say 404.
-    throw error instanceof OrderDoesNotExistError ? new UnknownOrderError() : error;
-  }
-}
-
-/** The buyer cancels a NEW order. */
-export async function cancelPayPage(orderId: unknown, now: Date): Promise<PayPage> {
-  return withMerchant(await cancelOrder(undefined, orderId, now));
-}
-
-/**
- * Sandbox orders only: pays the current invoice in full with enough confirmations, as the
- * merchant's sandbox endpoint does. The transaction id is the invoice's, so a double click
- * (or a retry) is one payment, never an overpayment.
- */
-export async function simulatePayPagePayment(orderId: unknown, now: Date): Promise<PayPage> {
-  const page = await getPayPage(orderId);
-  if (!page.order.sandbox || !page.merchant.sandbox) throw new SandboxOnlyError();
-  const txid = `sandbox-page-${page.invoice?.invoice_id ?? 'none'}`;
-  const repeated = page.invoice?.payments?.some((payment) => payment.txid === txid) ?? false;
-  // Only a NEW order is paid; repeating the page's own payment is answered as it stands.
-  if (page.order.status !== 'NEW' && !repeated) throw new OrderNotNewError();
-  return withMerchant(await simulatePayment(page.merchant, orderId, { txid }, now));
 }
