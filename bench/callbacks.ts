@@ -230,6 +230,7 @@ async function run(options: CallbackOptions): Promise<CallbackReport> {
 
     // The pipeline of infra/local/pipeline.ts, from the same parts with the same options.
     const { startStreamPoller } = await import('#infra/local/stream-poller');
+    const { isOutboxInsert } = await import('#shared/callbacks/stream-filter');
     const { startQueuePoller } = await import('#infra/local/queue-poller');
     const { handler: orderEvents } = await import('#functions/order-events/handler');
     const { handler: deliverCallback } = await import('#functions/deliver-callback/handler');
@@ -253,6 +254,8 @@ async function run(options: CallbackOptions): Promise<CallbackReport> {
         streamBatches.push(event.Records.length);
         return orderEvents(event);
       }),
+      // The event filter of the AWS mapping: Lambda is not invoked (nor billed) for other records.
+      filter: isOutboxInsert,
       onError,
     });
     stops.push(() => stream.stop());

@@ -116,7 +116,8 @@ export class CryptoPayStack extends Stack {
     const sweepCallbacks = addFunction(EVENT_FUNCTIONS.sweepCallbacks, 'write', Duration.seconds(50));
     this.callbacks.grantEnqueue(sweepCallbacks);
     this.runEvery(EVENT_FUNCTIONS.sweepCallbacks, sweepCallbacks, Duration.minutes(5));
-    const orderEvents = addFunction(EVENT_FUNCTIONS.orderEvents, 'write', Duration.seconds(30));
+    // It reads only its stream (the event source grants that) and writes only to the queue.
+    const orderEvents = addFunction(EVENT_FUNCTIONS.orderEvents, 'none', Duration.seconds(30));
     this.callbacks.addOrderEventsConsumer(orderEvents, this.table.table);
     const deliverCallback = addFunction(EVENT_FUNCTIONS.deliverCallback, 'write', deliveryTimeout);
     this.callbacks.addDeliveryFunction(deliverCallback);

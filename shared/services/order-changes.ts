@@ -5,7 +5,7 @@ import type { OrderStatus } from '#shared/domain/statuses';
 import { assertTransition, type UnresolvedReason } from '#shared/domain/status-machine';
 import { deliveryFor } from '#shared/callbacks/outbox';
 import { deliveryToItem } from '#shared/store/deliveries';
-import { commitOrderChange, findOrderWithInvoice, replaceInvoice } from '#shared/store/orders';
+import { addressIndexItem, commitOrderChange, findOrderWithInvoice, replaceInvoice } from '#shared/store/orders';
 
 export interface Found {
   order: Order;
@@ -37,17 +37,22 @@ export async function changeOrder(
     if (!found || (owner && found.order.user_id !== owner.user_id)) throw notFound();
     const change = await decide(found);
     if (!change) return found;
-    const isNewInvoice = change.invoice && change.invoice.invoice_id !== found.invoice?.invoice_id;
+    const isNewInvoice = change.invoice !== undefined && change.invoice.invoice_id !== found.invoice?.invoice_id;
     // A status change writes the callback it owes in the same transaction: it cannot be lost.
     const delivery = deliveryFor(found.order, change.order, new Date(change.order.updated_at));
-    const committed = isNewInvoice
-      ? await replaceInvoice(found.order, { order: change.order, invoice: change.invoice! })
-      : await commitOrderChange({
-          expected: found.order,
-          order: change.order,
-          invoice: change.invoice,
-          extraItems: delivery ? [deliveryToItem(delivery)] : [],
-        });
+    // A new invoice without a status change (a checkout) needs no transaction.
+    const committed =
+      isNewInvoice && !delivery
+        ? await replaceInvoice(found.order, { order: change.order, invoice: change.invoice! })
+        : await commitOrderChange({
+            expected: found.order,
+            order: change.order,
+            invoice: change.invoice,
+            extraItems: [
+              ...(isNewInvoice ? [addressIndexItem(change.invoice!)] : []),
+              ...(delivery ? [deliveryToItem(delivery)] : []),
+            ],
+          });
     if (committed) return { order: change.order, invoice: change.invoice ?? found.invoice };
   }
   throw new ConcurrentUpdateError();

@@ -22,17 +22,6 @@ function fromItem(item: Item): Delivery {
   return delivery as unknown as Delivery;
 }
 
-/** Records a delivery once: false if one exists for that order version already (a repeat event). */
-export async function insertDelivery(delivery: Delivery): Promise<boolean> {
-  try {
-    await db.send(new PutCommand({ TableName: TABLE_NAME, Item: deliveryToItem(delivery), ConditionExpression: 'attribute_not_exists(PK)' }));
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
-}
-
 export async function findDelivery(orderId: string, version: number): Promise<Delivery | undefined> {
   const result = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: deliveryKey(orderId, version), ConsistentRead: true }));
   return result.Item ? fromItem(result.Item) : undefined;

@@ -59,7 +59,7 @@ export function invoiceFromItem(item: Item): Invoice {
 }
 
 /** The index item that lets a payment to `invoice`'s address find it. */
-function addressIndexItem(invoice: Invoice): Item {
+export function addressIndexItem(invoice: Invoice): Item {
   return {
     ...addressKey(invoice.pay_currency, invoice.payment_address),
     type: ENTITY.address,

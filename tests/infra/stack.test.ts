@@ -40,7 +40,9 @@ afterAll(cleanup);
 // What each function may do with the table: its routes' access, write for the event-driven
 // ones, nothing for the $default route's not-found function.
 const ACCESS: Map<string, 'none' | 'read' | 'write'> = functionAccess(ROUTES);
-for (const folder of Object.values(EVENT_FUNCTIONS)) ACCESS.set(folder, folder === EVENT_FUNCTIONS.notFound ? 'none' : 'write');
+// not-found touches nothing; order-events reads only its stream (granted by the event source) and sends to the queue.
+const NO_TABLE: string[] = [EVENT_FUNCTIONS.notFound, EVENT_FUNCTIONS.orderEvents];
+for (const folder of Object.values(EVENT_FUNCTIONS)) ACCESS.set(folder, NO_TABLE.includes(folder) ? 'none' : 'write');
 const FOLDERS = [...ACCESS.keys()];
 const WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:TransactWriteItems'];
 
@@ -257,6 +259,12 @@ describe('least privilege', () => {
     const actions = statementsOfRole(template, roleId(folder)).flatMap(actionsOf);
     expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
     expect(actions.filter((action) => WRITE_ACTIONS.includes(action))).toEqual([]);
+  });
+
+  it.each(FOLDERS.filter((folder) => ACCESS.get(folder) === 'none'))('%s has no access to the table items', (folder) => {
+    const tableArn = JSON.stringify({ 'Fn::GetAtt': [tableId, 'Arn'] });
+    const onTable = statementsOfRole(template, roleId(folder)).filter((s) => JSON.stringify(s.Resource).includes(tableArn));
+    expect(onTable).toEqual([]);
   });
 
   it.each(FOLDERS.filter((folder) => ACCESS.get(folder) === 'write'))('%s (writer) can write the table', (folder) => {

@@ -282,3 +282,44 @@ describe('gateways and settlement', () => {
     expect(paid.body.order).toMatchObject({ status: 'PAID', receive_currency: 'USDT' });
   });
 });
+
+describe('changeOrder with a new invoice', () => {
+  it('writes the callback a status change owes even when the change also brings a new invoice (one transaction)', async () => {
+    const created = await call('POST', '/v1/orders', {
+      token,
+      body: { price_amount: 12, callback_url: 'https://shop.example/cb' },
+    });
+    const orderId = created.body.order.order_id;
+    const { changeOrder, moveTo } = await import('#shared/services/order-changes');
+    const { newTimeOrderedId } = await import('#shared/domain/ids');
+    const { findDelivery } = await import('#shared/store/deliveries');
+    const { findInvoiceByAddress } = await import('#shared/store/orders');
+    const now = new Date();
+    const result = await changeOrder(orderId, undefined, () => new Error('missing'), (found) => {
+      const invoice = {
+        invoice_id: newTimeOrderedId(now.getTime()),
+        order_id: orderId,
+        user_id: found.order.user_id,
+        merchant_order_id: '',
+        pay_amount: '0.001',
+        pay_currency: 'BTC',
+        receive_amount: '12',
+        receive_currency: 'USD',
+        status: 'NEW' as const,
+        created_at: now.toISOString(),
+        expired_at: now.toISOString(),
+        payment_address: `bc1qtest${randomUUID().slice(0, 8)}`,
+        payment_uri: 'bitcoin:x',
+        rate: { numerator: '1', denominator: '1', source: 'test', as_of: now.toISOString() },
+      };
+      const change = moveTo({ ...found, invoice }, 'CANCELED', now, { invoice });
+      return { ...change, order: { ...change.order, invoice_id: invoice.invoice_id } };
+    });
+    expect(result.order.status).toBe('CANCELED');
+    const delivery = await findDelivery(orderId, result.order.version);
+    expect(delivery?.status).toBe('CANCELED');
+    expect(await findInvoiceByAddress('BTC', result.invoice!.payment_address)).toEqual({ orderId, invoiceId: result.invoice!.invoice_id });
+    const stored = await findOrderWithInvoice(orderId);
+    expect(stored?.invoice?.invoice_id).toBe(result.invoice!.invoice_id);
+  });
+});
