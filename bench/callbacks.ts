@@ -232,6 +232,7 @@ async function run(options: CallbackOptions): Promise<CallbackReport> {
     const { startStreamPoller } = await import('#infra/local/stream-poller');
     const { isOutboxInsert } = await import('#shared/callbacks/stream-filter');
     const { startQueuePoller } = await import('#infra/local/queue-poller');
+    const { DELIVERY_CONCURRENCY } = await import('#infra/local/pipeline');
     const { handler: orderEvents } = await import('#functions/order-events/handler');
     const { handler: deliverCallback } = await import('#functions/deliver-callback/handler');
     const { handler: sweepCallbacks } = await import('#functions/sweep-callbacks/handler');
@@ -261,7 +262,7 @@ async function run(options: CallbackOptions): Promise<CallbackReport> {
     stops.push(() => stream.stop());
     // As infra/local/pipeline.ts: several delivery pollers at once, like Lambda's concurrency.
     const queues = await Promise.all(
-      Array.from({ length: 4 }, () =>
+      Array.from({ length: DELIVERY_CONCURRENCY }, () =>
         startQueuePoller({
       endpoint: counter.endpoint,
       queueUrl: sqs.callbackQueueUrl,

@@ -3,8 +3,11 @@ import { startQueuePoller } from '#infra/local/queue-poller';
 import { startStreamPoller } from '#infra/local/stream-poller';
 import { isOutboxInsert } from '#shared/callbacks/stream-filter';
 
-/** Concurrent delivery pollers (each takes batches of up to 10 messages). */
-const DELIVERY_CONCURRENCY = 4;
+/**
+ * Concurrent delivery pollers (each takes batches of up to 10 messages): Lambda starts an SQS
+ * event source with five concurrent batches and scales up from there.
+ */
+export const DELIVERY_CONCURRENCY = 8;
 
 export interface PipelineOptions {
   dynamodbEndpoint: string;
