@@ -9,7 +9,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CallbackPipeline } from '#infra/cdk/constructs/callback-pipeline';
 import { awsRoutePath, conflictingPathVariables, OrderApi } from '#infra/cdk/constructs/order-api';
-import { PaymentPage } from '#infra/cdk/constructs/payment-page';
+import { PAGE_ROUTING_FUNCTION, PaymentPage } from '#infra/cdk/constructs/payment-page';
 import { ServiceAlarms } from '#infra/cdk/constructs/service-alarms';
 import { CryptoPayStack } from '#infra/cdk/stack';
 import { deployConfig, logicalId, resourcesOf, TEST_ENV, testApp, type TestApp } from './support.ts';
@@ -118,6 +118,30 @@ describe('payment page with a built page and a custom domain', () => {
     expect(nagFindings(made)).toEqual([]);
     const acknowledged = JSON.stringify(page.distribution.node.metadata);
     expect(acknowledged).not.toContain('AwsSolutions-CFR4');
+  });
+
+  it("answers extensionless paths (the sandbox gateway's links) with index.html, files as they are", () => {
+    template.hasResourceProperties('AWS::CloudFront::Function', {
+      FunctionCode: PAGE_ROUTING_FUNCTION,
+      FunctionConfig: Match.objectLike({ Runtime: 'cloudfront-js-2.0' }),
+    });
+    template.hasResourceProperties('AWS::CloudFront::Distribution', {
+      DistributionConfig: Match.objectLike({
+        DefaultCacheBehavior: Match.objectLike({
+          FunctionAssociations: [Match.objectLike({ EventType: 'viewer-request' })],
+        }),
+      }),
+    });
+    // The function's own code, run as CloudFront runs it: handler(event) -> request.
+    const handler = new Function(`${PAGE_ROUTING_FUNCTION}; return handler;`)() as (event: unknown) => { uri: string };
+    const routed = (uri: string) => handler({ request: { uri, querystring: {}, headers: {} } }).uri;
+    expect(routed('/sandbox-gateway/alipay')).toBe('/index.html');
+    expect(routed('/sandbox-gateway/')).toBe('/index.html');
+    expect(routed('/')).toBe('/index.html');
+    expect(routed('/app.js')).toBe('/app.js');
+    expect(routed('/sandbox-gateway/app.css')).toBe('/sandbox-gateway/app.css');
+    expect(routed('/config.json')).toBe('/config.json');
+    expect(routed('/v1.2/checkout')).toBe('/index.html');
   });
 
   it('warns about a page folder without index.html', () => {

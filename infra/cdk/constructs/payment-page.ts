@@ -5,6 +5,10 @@ import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import {
   CachePolicy,
   Distribution,
+  FunctionCode,
+  FunctionEventType,
+  FunctionRuntime,
+  Function as CloudFrontFunction,
   HeadersFrameOption,
   HeadersReferrerPolicy,
   HttpVersion,
@@ -32,6 +36,19 @@ export interface PaymentPageProps {
   /** Origins the page's scripts may call (CSP connect-src), besides its own. */
   readonly apiOrigins: readonly string[];
 }
+
+/**
+ * CloudFront viewer-request function: a path without a file extension (the sandbox gateway's
+ * `/sandbox-gateway/<name>`, or any page path) is answered with the page's index.html, as the
+ * local runtime does. S3 behind origin access control would answer 403 for such a key; the
+ * files themselves (app.js, sandbox-gateway/app.js, config.json) pass through unchanged.
+ */
+export const PAGE_ROUTING_FUNCTION = `function handler(event) {
+  var request = event.request;
+  var uri = request.uri;
+  if (uri.indexOf('.', uri.lastIndexOf('/') + 1) === -1) request.uri = '/index.html';
+  return request;
+}`;
 
 /**
  * The hosted payment page: a private, versioned S3 bucket read only by CloudFront (origin
@@ -81,11 +98,17 @@ export class PaymentPage extends Construct {
     const certificate = props.customDomain
       ? Certificate.fromCertificateArn(this, 'Certificate', props.customDomain.certificateArn)
       : undefined;
+    const routing = new CloudFrontFunction(this, 'PageRouting', {
+      comment: 'Extensionless page paths (the sandbox gateway) get index.html',
+      code: FunctionCode.fromInline(PAGE_ROUTING_FUNCTION),
+      runtime: FunctionRuntime.JS_2_0,
+    });
     this.distribution = new Distribution(this, 'Distribution', {
       comment: 'Hosted payment page',
       defaultRootObject: 'index.html',
       defaultBehavior: {
         origin: S3BucketOrigin.withOriginAccessControl(this.bucket),
+        functionAssociations: [{ function: routing, eventType: FunctionEventType.VIEWER_REQUEST }],
         viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
         // The page reads ?id= in the browser: one cached copy serves every order.
         cachePolicy: CachePolicy.CACHING_OPTIMIZED,
