@@ -3,8 +3,8 @@ import { ORDER_STATUSES } from '#shared/domain/statuses';
 import { MAX_OFFSET } from '#shared/limits';
 
 /**
- * Request schemas: the single source for validation (compiled once at module load) and for
- * the OpenAPI document (shared/schemas/openapi.ts). Limits are the contract's: title 200 and
+ * Request schemas: the single source for validation (precompiled by `npm run validators` into
+ * shared/http/validators.generated.ts) and for the OpenAPI document (shared/schemas/openapi.ts). Limits are the contract's: title 200 and
  * description 800 characters (ajv counts code points, not bytes), URLs 2048.
  */
 const url = {
