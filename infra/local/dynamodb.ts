@@ -104,7 +104,7 @@ const indexDefinition = (index: (typeof TABLE_KEYS.indexes)[number]) => ({
     { AttributeName: index.partitionKey, KeyType: 'HASH' as const },
     { AttributeName: index.sortKey, KeyType: 'RANGE' as const },
   ],
-  Projection: { ProjectionType: 'ALL' as const },
+  Projection: { ProjectionType: index.projection },
 });
 
 /**

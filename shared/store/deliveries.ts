@@ -116,7 +116,11 @@ export async function resetDelivery(delivery: Delivery, now: Date): Promise<Deli
   return reset;
 }
 
-/** PENDING deliveries due before `before` (their queue message may be lost), oldest first. */
+/**
+ * PENDING deliveries due before `before` (their queue message may be lost), oldest first. The
+ * outbox index holds keys only: each one found is read from the table (consistently; a sweep
+ * finds few, usually none).
+ */
 export async function findOverdueDeliveries(before: Date, limit: number): Promise<Delivery[]> {
   const found: Delivery[] = [];
   for (let shard = 0; shard < OUTBOX_SHARDS; shard += 1) {
@@ -129,7 +133,13 @@ export async function findOverdueDeliveries(before: Date, limit: number): Promis
         Limit: limit,
       }),
     );
-    found.push(...(result.Items ?? []).map(fromItem));
+    const items = await Promise.all(
+      (result.Items ?? []).map((key) =>
+        db.send(new GetCommand({ TableName: TABLE_NAME, Key: { PK: key.PK, SK: key.SK }, ConsistentRead: true })),
+      ),
+    );
+    // Delivered (or reset) between the index read and the item read: no longer overdue.
+    for (const { Item } of items) if (Item && Item.state === 'PENDING') found.push(fromItem(Item));
   }
   return found;
 }

@@ -56,6 +56,9 @@ export const LEGACY_INVOICE_SK = 'INVOICE';
 
 export const orderPartition = (orderId: string): string => `ORDER#${orderId}`;
 
+/** The order id of an item in an order's partition (from its PK). */
+export const orderIdOfPartition = (pk: string): string => pk.slice('ORDER#'.length);
+
 export const merchantKey = (userId: number): TableKey => ({ PK: `MERCHANT#${userId}`, SK: 'MERCHANT' });
 
 export const apiTokenKey = (tokenHash: string): TableKey => ({ PK: `APITOKEN#${tokenHash}`, SK: 'APITOKEN' });

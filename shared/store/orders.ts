@@ -18,6 +18,7 @@ import {
   merchantStatusIndexKey,
   merchantStatusPartition,
   orderKey,
+  orderIdOfPartition,
   orderPartition,
 } from '#shared/store/keys';
 
@@ -280,7 +281,7 @@ export async function findInvoiceByAddress(
   return { orderId: String(result.Item.order_id), invoiceId: String(result.Item.invoice_id) };
 }
 
-/** NEW orders whose due time has passed, oldest first, from the sparse expiry index. */
+/** NEW orders whose due time has passed, oldest first, from the sparse expiry index (keys only). */
 export async function findDueOrders(now: Date, limit: number): Promise<{ orderId: string }[]> {
   const due: { orderId: string }[] = [];
   for (let shard = 0; shard < EXPIRY_SHARDS; shard += 1) {
@@ -290,11 +291,10 @@ export async function findDueOrders(now: Date, limit: number): Promise<{ orderId
         IndexName: 'GSI3',
         KeyConditionExpression: 'GSI3PK = :pk AND GSI3SK < :now',
         ExpressionAttributeValues: { ':pk': expiryPartition(shard), ':now': `${now.toISOString()}#~` },
-        ProjectionExpression: 'order_id',
         Limit: limit,
       }),
     );
-    for (const item of result.Items ?? []) due.push({ orderId: String(item.order_id) });
+    for (const item of result.Items ?? []) due.push({ orderId: orderIdOfPartition(String(item.PK)) });
   }
   return due;
 }

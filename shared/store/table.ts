@@ -1,15 +1,17 @@
 /**
  * The table's shape, shared by the CDK stack and the local runtime so both build the same
- * thing: generic keys and GSIs projecting whole items (list endpoints return full orders;
- * GSI3 is the sparse index of orders due to expire).
+ * thing: generic keys; GSI1 and GSI2 project whole items (the list endpoints return full
+ * orders from one query); GSI3, the sparse index of orders due to expire and callbacks to
+ * resend, projects keys only: its sweepers need only which items, and an item's other
+ * changes (a delivery's lease, for one) then cost no index write.
  */
 export const TABLE_KEYS = {
   partitionKey: 'PK',
   sortKey: 'SK',
   indexes: [
-    { name: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' },
-    { name: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK' },
-    { name: 'GSI3', partitionKey: 'GSI3PK', sortKey: 'GSI3SK' },
+    { name: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK', projection: 'ALL' },
+    { name: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK', projection: 'ALL' },
+    { name: 'GSI3', partitionKey: 'GSI3PK', sortKey: 'GSI3SK', projection: 'KEYS_ONLY' },
   ],
   /** Items with this attribute (epoch seconds) are removed by DynamoDB TTL. */
   ttlAttribute: 'expires_at_epoch',

@@ -309,9 +309,17 @@ describe('table', () => {
       GlobalSecondaryIndexes: TABLE_KEYS.indexes.map((index) => ({
         IndexName: index.name,
         KeySchema: [key(index.partitionKey, 'HASH'), key(index.sortKey, 'RANGE')],
-        Projection: { ProjectionType: 'ALL' },
+        Projection: { ProjectionType: index.projection },
       })),
       TimeToLiveSpecification: { AttributeName: TABLE_KEYS.ttlAttribute, Enabled: true },
+    });
+  });
+
+  it('projects whole orders into the list indexes and only keys into the sweepers\' index', () => {
+    expect(Object.fromEntries(TABLE_KEYS.indexes.map((index) => [index.name, index.projection]))).toEqual({
+      GSI1: 'ALL',
+      GSI2: 'ALL',
+      GSI3: 'KEYS_ONLY',
     });
   });
 

@@ -1,5 +1,5 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, Billing, StreamViewType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, Billing, ProjectionType, StreamViewType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { TABLE_KEYS } from '#shared/store/table';
 
@@ -17,11 +17,12 @@ export class OrderTable extends Construct {
     this.table = new TableV2(this, 'Table', {
       partitionKey: key(TABLE_KEYS.partitionKey),
       sortKey: key(TABLE_KEYS.sortKey),
-      // Whole items in both indexes: the list endpoints return full orders from one query.
+      // Whole items in the list indexes (full orders from one query), keys only in the sweepers'.
       globalSecondaryIndexes: TABLE_KEYS.indexes.map((index) => ({
         indexName: index.name,
         partitionKey: key(index.partitionKey),
         sortKey: key(index.sortKey),
+        projectionType: ProjectionType[index.projection],
       })),
       timeToLiveAttribute: TABLE_KEYS.ttlAttribute,
       billing: Billing.onDemand(),
