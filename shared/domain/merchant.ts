@@ -20,7 +20,8 @@ export interface MerchantProfile {
   /**
    * Server-side secret (never shown) from which the ids of orders with a merchant_order_id
    * are derived (orderIdFor). Merchants created before it existed have none: their
-   * references are kept unique by a guard item instead.
+   * references are kept unique by a guard item instead. Never add one to such a merchant
+   * later: its references held by guard items would no longer block new orders.
    */
   order_id_key?: string;
 }

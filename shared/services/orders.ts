@@ -70,7 +70,9 @@ async function buildInvoice(merchant: MerchantProfile, order: Order, payCurrency
     throw error;
   }
   const payAmount: Decimal = payAmountFor(price, payRate);
-  const invoiceId = newTimeOrderedId(now.getTime());
+  // Time-ordered by when it is made, not by the request's `now` (a retry reuses that): the
+  // invoice that becomes current after a lost race is the newest, and reads find it first.
+  const invoiceId = newTimeOrderedId();
   const expiresAt = new Date(now.getTime() + invoiceTtlSeconds(payCurrency) * 1000);
   const details = await paymentMethods.paymentDetails({
     merchant,

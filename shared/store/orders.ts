@@ -1,7 +1,10 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Invoice, Order } from '#shared/domain/order';
 import type { OrderStatus } from '#shared/domain/statuses';
-import { MerchantOrderIdExistsError } from '#shared/domain/errors';
+import { ConcurrentUpdateError, MerchantOrderIdExistsError } from '#shared/domain/errors';
 import { db, TABLE_NAME } from '#shared/store/client';
 import { cancellationReasons, isConditionFailure, isTransactionConflict } from '#shared/store/errors';
 import {
@@ -69,6 +72,36 @@ export function addressIndexItem(invoice: Invoice): Item {
   };
 }
 
+/**
+ * A conditional PutItem of `item`: 'written', or 'refused' when the condition failed because
+ * of another write. Two cases are told apart from a plain refusal: the SDK retrying an
+ * attempt whose answer was lost finds the very item it writes (DynamoDB returns it, ALL_OLD):
+ * that is ours, 'written'; and a plain write that meets another request's transaction still
+ * in flight on the item (TransactionConflictException) is tried again, the transaction having
+ * settled by then.
+ */
+async function conditionalPut(
+  item: Item,
+  condition: { ConditionExpression: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Item },
+): Promise<'written' | 'refused'> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await db.send(new PutCommand({ TableName: TABLE_NAME, Item: item, ...condition, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }));
+      return 'written';
+    } catch (error) {
+      const name = (error as { name?: string }).name;
+      if (name === 'ConditionalCheckFailedException') {
+        const old = (error as { Item?: Record<string, AttributeValue> }).Item;
+        // JSON drops the undefined values the client does not write either.
+        return old && isDeepStrictEqual(unmarshall(old), JSON.parse(JSON.stringify(item))) ? 'written' : 'refused';
+      }
+      if (name !== 'TransactionConflictException') throw error;
+      if (attempt >= TRANSACTION_ATTEMPTS) throw new ConcurrentUpdateError();
+      await new Promise((resolve) => setTimeout(resolve, 10 * attempt + Math.random() * 20));
+    }
+  }
+}
+
 type TransactItems = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>;
 
 /**
@@ -89,10 +122,8 @@ export async function insertOrder(order: Order, invoice?: Invoice, options: { gu
   const taken = (error: unknown) =>
     order.merchant_order_id && !guard ? new MerchantOrderIdExistsError() : (error as Error);
   if (!guard && !invoice) {
-    try {
-      await db.send(new PutCommand(orderPut));
-    } catch (error) {
-      throw isConditionFailure(error) ? taken(error) : error;
+    if ((await conditionalPut(orderPut.Item, { ConditionExpression: orderPut.ConditionExpression })) === 'refused') {
+      throw taken(new Error(`order ${order.order_id} exists already`));
     }
     return;
   }
@@ -161,7 +192,13 @@ export async function findOrderWithInvoice(
   const current = await db.send(
     new GetCommand({ TableName: TABLE_NAME, Key: invoiceKey(orderId, order.invoice_id), ConsistentRead: true }),
   );
-  return { order, invoice: current.Item ? invoiceFromItem(current.Item) : undefined };
+  if (current.Item) return { order, invoice: invoiceFromItem(current.Item) };
+  // An order stored before invoices had their own keys keeps its current one at SK = INVOICE.
+  const legacy = await db.send(
+    new GetCommand({ TableName: TABLE_NAME, Key: { PK: orderPartition(orderId), SK: LEGACY_INVOICE_SK }, ConsistentRead: true }),
+  );
+  const matches = legacy.Item && legacy.Item.invoice_id === order.invoice_id;
+  return { order, invoice: matches ? invoiceFromItem(legacy.Item!) : undefined };
 }
 
 export interface OrderPage {
@@ -256,19 +293,7 @@ export async function commitOrderChange(change: {
 export async function replaceInvoice(order: Order, next: { order: Order; invoice: Invoice }): Promise<boolean> {
   await db.send(new PutCommand({ TableName: TABLE_NAME, Item: invoiceToItem(next.invoice) }));
   await db.send(new PutCommand({ TableName: TABLE_NAME, Item: addressIndexItem(next.invoice) }));
-  try {
-    await db.send(
-      new PutCommand({
-        TableName: TABLE_NAME,
-        Item: orderToItem(next.order),
-        ...expectedVersion(order),
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return (await conditionalPut(orderToItem(next.order), expectedVersion(order))) === 'written';
 }
 
 /** The invoice an address was issued for (current or replaced), or undefined. */
