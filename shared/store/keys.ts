@@ -90,9 +90,12 @@ export const merchantOrdersPartition = (userId: number): string => `MERCHANT#${u
 export const merchantStatusPartition = (userId: number, status: string): string =>
   `MERCHANT#${userId}#STATUS#${status}`;
 
-/** Which invoice an address belongs to: how a detected payment finds its order. */
-export const addressKey = (currency: string, address: string): TableKey => ({
-  PK: `ADDRESS#${currency}#${address}`,
+/**
+ * Which invoice an address belongs to: how a detected payment finds its order. Currencies
+ * paid to one shared account (EOS) tell invoices apart by memo, so the memo is in the key.
+ */
+export const addressKey = (currency: string, address: string, memo?: string): TableKey => ({
+  PK: memo ? `ADDRESS#${currency}#${address}#${memo}` : `ADDRESS#${currency}#${address}`,
   SK: 'ADDRESS',
 });
 

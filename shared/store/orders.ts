@@ -65,7 +65,7 @@ export function invoiceFromItem(item: Item): Invoice {
 /** The index item that lets a payment to `invoice`'s address find it. */
 export function addressIndexItem(invoice: Invoice): Item {
   return {
-    ...addressKey(invoice.pay_currency, invoice.payment_address),
+    ...addressKey(invoice.pay_currency, invoice.payment_address, invoice.memo),
     type: ENTITY.address,
     order_id: invoice.order_id,
     invoice_id: invoice.invoice_id,
@@ -296,12 +296,13 @@ export async function replaceInvoice(order: Order, next: { order: Order; invoice
   return (await conditionalPut(orderToItem(next.order), expectedVersion(order))) === 'written';
 }
 
-/** The invoice an address was issued for (current or replaced), or undefined. */
+/** The invoice an address (with its memo, for EOS) was issued for, current or replaced, or undefined. */
 export async function findInvoiceByAddress(
   currency: string,
   address: string,
+  memo?: string,
 ): Promise<{ orderId: string; invoiceId: string } | undefined> {
-  const result = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: addressKey(currency, address) }));
+  const result = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: addressKey(currency, address, memo) }));
   if (!result.Item) return undefined;
   return { orderId: String(result.Item.order_id), invoiceId: String(result.Item.invoice_id) };
 }

@@ -323,3 +323,25 @@ describe('changeOrder with a new invoice', () => {
     expect(stored?.invoice?.invoice_id).toBe(result.invoice!.invoice_id);
   });
 });
+
+describe('the address index', () => {
+  it('tells apart the invoices of a shared account by memo (EOS), and finds replaced invoices too', async () => {
+    const { findInvoiceByAddress } = await import('#shared/store/orders');
+    const first = await checkedOut('EOS');
+    const second = await checkedOut('EOS');
+    expect(first.invoice.payment_address).toBe(second.invoice.payment_address);
+    expect(await findInvoiceByAddress('EOS', first.invoice.payment_address, first.invoice.memo)).toEqual({
+      orderId: first.id,
+      invoiceId: first.invoice.invoice_id,
+    });
+    expect(await findInvoiceByAddress('EOS', second.invoice.payment_address, second.invoice.memo)).toEqual({
+      orderId: second.id,
+      invoiceId: second.invoice.invoice_id,
+    });
+    // A later checkout in BTC replaces the EOS invoice; its address still leads to it.
+    const again = await call('POST', `/v1/orders/${first.id}/checkout`, { token, body: { pay_currency: 'BTC' } });
+    expect(again.status, again.text).toBe(200);
+    expect((await findInvoiceByAddress('EOS', first.invoice.payment_address, first.invoice.memo))?.invoiceId).toBe(first.invoice.invoice_id);
+    expect((await findInvoiceByAddress('BTC', again.body.invoice.payment_address))?.invoiceId).toBe(again.body.invoice.invoice_id);
+  });
+});
