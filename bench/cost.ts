@@ -1,6 +1,6 @@
 /**
  * AWS cost per million orders, from the figures this bench measured, at the us-east-1 list
- * prices of ../shared/REFERENCE.md. An order is: Create Order, a checkout, two Get Orders, the
+ * prices (on-demand, 2026; the constants below). An order is: Create Order, a checkout, two Get Orders, the
  * payment (the sandbox payment stands in for the chain watcher or gateway notification) and one
  * PAID callback. Every assumption is in the result and in docs/performance.md.
  */
@@ -9,7 +9,7 @@ import type { BundleReport } from './bundles';
 import type { CallbackReport } from './callbacks';
 import type { FunctionUse } from './instrument';
 
-/** us-east-1 list prices (REFERENCE.md "Prices"), USD. */
+/** us-east-1 list prices (on-demand, 2026), USD. */
 export const PRICES = {
   lambda_request: 0.2 / 1e6,
   lambda_gb_second_arm64: 0.0000133334,

@@ -31,13 +31,13 @@ export const INVOICE_FUNCTIONS: ReadonlySet<string> = new Set(['create-order', '
 /** Route functions that put deliveries on the callback queue (a merchant's redelivery request). */
 export const CALLBACK_SENDERS: ReadonlySet<string> = new Set(['redeliver-callback']);
 
-/** Functions not behind a route; all write the table. */
+/** Functions not behind a route (all but order-events and not-found write the table). */
 export const EVENT_FUNCTIONS = {
   /** Expires due NEW orders; each expiry is a conditional write, so overlapping runs are harmless. */
   expireOrders: 'expire-orders',
   /** Re-queues deliveries whose queue message was lost (due more than the grace time ago). */
   sweepCallbacks: 'sweep-callbacks',
-  /** Table stream -> one delivery per status change. */
+  /** Table stream (filtered to delivery inserts) -> the delivery's first queue job. */
   orderEvents: 'order-events',
   /** Callback queue -> signed POST to the merchant. */
   deliverCallback: 'deliver-callback',
@@ -144,7 +144,7 @@ export class CryptoPayStack extends Stack {
       this.alarms.alarmWhenQueueHasMessages(
         'OrderEventFailures',
         this.callbacks.streamFailureQueue,
-        'Table stream records failed after their retries: those status changes have no callback. Replay them from the failure records.',
+        'Table stream records failed after their retries: those deliveries got no first queue job; sweep-callbacks re-queues them after its grace period.',
       );
     }
     this.alarms.alarmOnStreamLag('OrderEventsLag', orderEvents);

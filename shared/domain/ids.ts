@@ -2,7 +2,10 @@ import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** Order and invoice ids: random UUIDs (122 random bits; the order id is the payment page's only capability). */
+/**
+ * Ids of orders without a merchant_order_id: random UUIDs (122 random bits; the order id is the
+ * payment page's only capability). Orders with one get orderIdFor's, invoices newTimeOrderedId's.
+ */
 export const newId = (): string => randomUUID();
 
 /**

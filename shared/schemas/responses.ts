@@ -26,7 +26,7 @@ const timestamp = {
 
 const epochMillis = { type: 'integer', minimum: 0 } as const;
 
-/** Ids the service issues are random UUIDs (shared/domain/ids.ts). */
+/** Ids the service issues are UUIDs: random, derived from a reference, or time-ordered (shared/domain/ids.ts). */
 const uuid = { type: 'string', format: 'uuid' } as const;
 
 /** A positive JSON number (amounts are exact decimals turned into numbers at the edge). */

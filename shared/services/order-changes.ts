@@ -22,7 +22,8 @@ const ATTEMPTS = 5;
 
 /**
  * Reads an order, lets `decide` compute its next state from what it read, and commits that
- * with one conditional transaction; when another write got there first it reads again and
+ * conditionally (one transaction with its delivery, or, for a checkout, the new invoice and
+ * then the order's conditional write); when another write got there first it reads again and
  * decides again. `decide` returns undefined for "nothing to do" (an idempotent repeat).
  * `owner` restricts the change to that merchant's orders (others are answered as missing).
  */

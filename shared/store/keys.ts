@@ -11,7 +11,7 @@
  * | merchant order id   | MOID#<uid>#<merchant_order_id>  | MOID         |                                   |                                             |
  * | counter             | COUNTER#<name>                  | COUNTER      |                                   |                                             |
  * | rate snapshot       | RATES#<source>                  | RATES        |                                   |                                             |
- * | address index       | ADDRESS#<currency>#<address>    | ADDRESS      |                                   |                                             |
+ * | address index       | ADDRESS#<currency>#<address>[#<memo>] | ADDRESS |                                   |                                             |
  * | callback delivery   | ORDER#<order_id>                | DELIVERY#<version, 10 digits> |                  |                                             |
  * | idempotency record  | IDEMPOTENCY#<scope>#<key>       | IDEMPOTENCY  |                                   |                                             |
  *

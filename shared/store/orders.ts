@@ -259,7 +259,7 @@ export async function commitOrderChange(change: {
   expected: Order;
   order: Order;
   invoice?: Invoice;
-  /** Other items written in the same transaction (a replaced invoice, an address index). */
+  /** Other items written in the same transaction (a new invoice's address index, a delivery). */
   extraItems?: Item[];
 }): Promise<boolean> {
   const actions: TransactItems = [

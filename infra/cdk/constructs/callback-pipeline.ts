@@ -27,7 +27,8 @@ const RETENTION = Duration.days(14);
 /**
  * Callbacks on their way to merchants: the callback queue, its dead-letter queue, and the
  * wiring of the functions around them. `addOrderEventsConsumer(fn, table)` connects the
- * function that turns table stream records into deliveries, `addDeliveryFunction(fn)` the one
+ * function that queues the first job of each delivery inserted in the table (stream, filtered),
+ * `addDeliveryFunction(fn)` the one
  * that consumes the queue, `grantEnqueue(fn)` any other function that queues deliveries.
  */
 export class CallbackPipeline extends Construct {

@@ -26,7 +26,8 @@ export class OrderTable extends Construct {
       })),
       timeToLiveAttribute: TABLE_KEYS.ttlAttribute,
       billing: Billing.onDemand(),
-      // Old and new images: the order-events consumer compares statuses to emit one callback per change.
+      // Old and new images: order-events reads the inserted delivery from the new image; the old
+      // one is kept for diagnosis and replays.
       dynamoStream: StreamViewType.NEW_AND_OLD_IMAGES,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: true,

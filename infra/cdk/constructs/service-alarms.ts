@@ -67,7 +67,7 @@ export class ServiceAlarms extends Construct {
   }
 
   /**
-   * For stream consumers (the order-events function, once it exists): the age of the newest
+   * For stream consumers (the order-events function): the age of the newest
    * record read. A growing age means callbacks lag behind order changes.
    */
   alarmOnStreamLag(id: string, fn: IFunction, maxAge: Duration = Duration.minutes(5)): Alarm {
