@@ -380,6 +380,11 @@ const CREATE_ORDER_ERRORS: readonly ErrorCase[] = [
     'This merchant already has an order with this merchant_order_id.',
     new MerchantOrderIdExistsError(),
   ),
+  errorCase(
+    'ORDER_CONFLICT',
+    'Another request with the same merchant_order_id was being written at that moment; nothing was stored by this call, retry.',
+    new ConcurrentUpdateError(),
+  ),
   paymentNotAvailable('pay_currency is a gateway not enabled for the merchant, or no rate is available.'),
   AUTHENTICATION_FAILED,
   PAYLOAD_TOO_LARGE,
