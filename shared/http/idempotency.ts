@@ -22,7 +22,7 @@ function fingerprint(event: Event): string {
  * `Idempotency-Key` on POSTs, as Stripe does: the same key with the same request returns the
  * first answer without doing the work again; with a different request it is a 422; while
  * the first is still running, a 409. Keys are kept 24 hours, per merchant (`scope`). Answers
- * of 5xx are not kept, so a retry after a server failure runs again.
+ * of 5xx and 409 are not kept, so a retry after a server failure or a lost race runs again.
  */
 export function idempotency(scopeOf: (request: Request) => string | undefined): middy.MiddlewareObj<Event, Result> {
   const active = new WeakMap<Event, { scope: string; key: string }>();
@@ -31,7 +31,9 @@ export function idempotency(scopeOf: (request: Request) => string | undefined): 
     if (!claim || !request.response) return;
     active.delete(request.event);
     const { statusCode = 200, body = '' } = request.response;
-    if (statusCode >= 500) await release(claim.scope, claim.key);
+    // Not kept: a server failure, or a 409 (another write won a race; nothing was done and
+    // the answer says to retry), so a retry with the key runs again instead of replaying it.
+    if (statusCode >= 500 || statusCode === 409) await release(claim.scope, claim.key);
     else await complete(claim.scope, claim.key, { statusCode, body });
   };
   return {

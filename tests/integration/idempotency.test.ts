@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { client, newMerchant, startApi } from '../support/api';
 
@@ -91,5 +91,35 @@ describe('Idempotency-Key', () => {
     expect(response.body.error).toContain('Idempotency-Key');
     const get = await call('GET', '/v1/orders', { token, headers: { 'idempotency-key': 'bad key with spaces' } });
     expect(get.status).toBe(200);
+  });
+
+  it('does not keep a 409 ORDER_CONFLICT: the retry with the same key runs again and creates the order', async () => {
+    const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { db } = await import('#shared/store/client');
+    const send = db.send.bind(db);
+    // A transaction of another request in flight on the order item, three times: a real
+    // DynamoDB answers that only under a race this test cannot time.
+    let conflicts = 3;
+    const spy = vi.spyOn(db, 'send').mockImplementation(((command: unknown) => {
+      if (command instanceof PutCommand && conflicts > 0 && String((command.input.Item as { SK?: string })?.SK) === 'ORDER') {
+        conflicts -= 1;
+        return Promise.reject(Object.assign(new Error('Transaction is ongoing for the item'), { name: 'TransactionConflictException' }));
+      }
+      return send(command as never);
+    }) as typeof db.send);
+    try {
+      const merchant = await newMerchant();
+      const key = randomUUID();
+      const body = { price_amount: 4, merchant_order_id: `conflict-${key}` };
+      const first = await create(key, body, merchant.api_token);
+      expect(first.status, first.text).toBe(409);
+      expect(first.body.error_code).toBe('ORDER_CONFLICT');
+      const retry = await create(key, body, merchant.api_token);
+      expect(retry.status, retry.text).toBe(200);
+      expect(retry.headers.get('idempotent-replayed')).toBeNull();
+      expect(await listIds(merchant.api_token)).toEqual([retry.body.order.order_id]);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });
