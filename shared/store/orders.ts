@@ -291,8 +291,10 @@ export async function commitOrderChange(change: {
  * never shown to anyone. The replaced invoice stays in the partition too (late payments).
  */
 export async function replaceInvoice(order: Order, next: { order: Order; invoice: Invoice }): Promise<boolean> {
-  await db.send(new PutCommand({ TableName: TABLE_NAME, Item: invoiceToItem(next.invoice) }));
-  await db.send(new PutCommand({ TableName: TABLE_NAME, Item: addressIndexItem(next.invoice) }));
+  await Promise.all([
+    db.send(new PutCommand({ TableName: TABLE_NAME, Item: invoiceToItem(next.invoice) })),
+    db.send(new PutCommand({ TableName: TABLE_NAME, Item: addressIndexItem(next.invoice) })),
+  ]);
   return (await conditionalPut(orderToItem(next.order), expectedVersion(order))) === 'written';
 }
 
