@@ -84,8 +84,8 @@ export class CallbackPipeline extends Construct {
 
   /**
    * The delivery function: consumes the queue (reporting per-message failures), postpones a
-   * message by changing its visibility, and sends a job to the dead-letter queue itself after
-   * the last attempt (CALLBACK_DLQ_URL).
+   * message by changing its visibility, queues the next attempt after a failed one, and sends a
+   * job to the dead-letter queue itself after the last attempt (CALLBACK_DLQ_URL).
    */
   addDeliveryFunction(fn: LambdaFunction): void {
     if (fn.timeout && fn.timeout.toSeconds() > this.deliveryTimeout.toSeconds()) {
@@ -94,6 +94,8 @@ export class CallbackPipeline extends Construct {
       );
     }
     fn.addEventSource(new SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true }));
+    // The next attempt of a failed delivery is a new message on the same queue.
+    this.queue.grantSendMessages(fn);
     this.deadLetterQueue.grantSendMessages(fn);
     fn.addEnvironment('CALLBACK_QUEUE_URL', this.queue.queueUrl);
     fn.addEnvironment('CALLBACK_DLQ_URL', this.deadLetterQueue.queueUrl);
