@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { sign, verify, webhookHeaders } from '#shared/callbacks/signing';
-import { MAX_STEP_SECONDS, nominalSchedule, retryDelaySeconds, withRetryAfter } from '#shared/callbacks/schedule';
+import { MAX_RETRY_AFTER_SECONDS, MAX_STEP_SECONDS, nominalSchedule, retryDelaySeconds, withRetryAfter } from '#shared/callbacks/schedule';
 import { deliveryFor } from '#shared/callbacks/outbox';
 import type { Order } from '#shared/domain/order';
 
@@ -35,28 +35,34 @@ describe('Standard Webhooks signing', () => {
 });
 
 describe('retry schedule', () => {
-  it('doubles from the base, with jitter within ±20%, capped at 12 hours', () => {
-    expect(retryDelaySeconds(1, 60, () => 0.5)).toBe(60);
-    expect(retryDelaySeconds(2, 60, () => 0.5)).toBe(120);
-    expect(retryDelaySeconds(1, 60, () => 0)).toBe(48);
+  it('doubles from the base to a nominal 12 hours, jitter adding 0 to 20%', () => {
+    expect(retryDelaySeconds(1, 60, () => 0)).toBe(60);
+    expect(retryDelaySeconds(2, 60, () => 0)).toBe(120);
+    expect(retryDelaySeconds(1, 60, () => 0.5)).toBe(66);
     expect(retryDelaySeconds(1, 60, () => 0.999999)).toBe(72);
-    expect(retryDelaySeconds(20, 60, () => 0.5)).toBe(MAX_STEP_SECONDS);
-    expect(retryDelaySeconds(20, 60, () => 0.999999)).toBe(MAX_STEP_SECONDS);
+    expect(retryDelaySeconds(20, 60, () => 0)).toBe(MAX_STEP_SECONDS);
+    expect(retryDelaySeconds(20, 60, () => 0.999999)).toBe(Math.round(MAX_STEP_SECONDS * 1.2));
   });
 
-  it('spans at least 72 hours in at least 12 attempts with the defaults', () => {
+  it('spans at least 72 hours with the defaults whatever the jitter draws', () => {
+    const span = (random: () => number) =>
+      Array.from({ length: 15 }, (_, i) => retryDelaySeconds(i + 1, 60, random)).reduce((sum, delay) => sum + delay, 0);
+    expect(span(() => 0)).toBeGreaterThanOrEqual(72 * 3600);
+    for (let run = 0; run < 1000; run += 1) expect(span(Math.random)).toBeGreaterThanOrEqual(72 * 3600);
+    expect(span(() => 0.999999)).toBeLessThan(93 * 3600);
     const schedule = nominalSchedule(60, 16);
     expect(schedule).toHaveLength(16);
-    expect(schedule.at(-1)!.afterSeconds).toBeGreaterThanOrEqual(72 * 3600);
-    expect(Math.max(...schedule.map((row) => row.delaySeconds))).toBeLessThanOrEqual(43_200);
+    expect(schedule.at(-1)!.afterSeconds).toBe(span(() => 0));
   });
 
-  it('honours Retry-After in seconds or as a date, never shortening the backoff, at most 12 hours', () => {
+  it('honours Retry-After in seconds or as a date, never shortening the backoff, at most a day', () => {
     const now = new Date('2026-01-01T00:00:00Z');
     expect(withRetryAfter(60, '120', now)).toBe(120);
     expect(withRetryAfter(60, '5', now)).toBe(60);
     expect(withRetryAfter(60, 'Thu, 01 Jan 2026 00:10:00 GMT', now)).toBe(600);
-    expect(withRetryAfter(60, '999999', now)).toBe(MAX_STEP_SECONDS);
+    expect(withRetryAfter(60, '86400', now)).toBe(86_400);
+    expect(withRetryAfter(60, '999999', now)).toBe(MAX_RETRY_AFTER_SECONDS);
+    expect(withRetryAfter(90_000, '60', now)).toBe(90_000);
     expect(withRetryAfter(60, 'soon', now)).toBe(60);
     expect(withRetryAfter(60, undefined, now)).toBe(60);
   });
