@@ -138,7 +138,7 @@ export class CryptoPayStack extends Stack {
     this.alarms.alarmWhenQueueHasMessages(
       'CallbackDeadLetters',
       this.callbacks.deadLetterQueue,
-      'Callbacks exhausted their attempts (or could not be processed): merchants missed status changes. Inspect, fix, then redrive.',
+      'Callbacks exhausted their attempts (or could not be processed): merchants missed status changes. Inspect; once the merchant is fixed, redrive the messages to the callback queue (each starts its delivery over) or use the redeliver endpoint.',
     );
     if (this.callbacks.streamFailureQueue) {
       this.alarms.alarmWhenQueueHasMessages(

@@ -36,6 +36,8 @@ export interface Delivery {
   lease_until?: string;
   /** When the sweeper last re-queued it (a lost queue message). */
   requeued_at?: string;
+  /** FAILED: when its job was sent to the dead-letter queue (so a failed send is retried). */
+  dead_lettered_at?: string;
 }
 
 /** The event id (Standard Webhooks `webhook-id`): one per order version, stable across retries. */

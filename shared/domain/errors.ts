@@ -148,6 +148,12 @@ export class RefundNotPendingError extends AppError {
   }
 }
 
+export class CallbackInProgressError extends AppError {
+  constructor() {
+    super(409, 'CALLBACK_IN_PROGRESS', 'The callback is being delivered right now; ask again in a minute.');
+  }
+}
+
 export class NoCallbackError extends AppError {
   constructor() {
     super(400, 'NO_CALLBACK', 'The order has no callback to deliver (no status change yet, or no callback_url).');

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import {
+  CallbackInProgressError,
   AuthenticationError,
   CancelFailedError,
   ConcurrentUpdateError,
@@ -781,6 +782,7 @@ export const OPERATIONS: Readonly<Record<string, OperationMeta>> = {
     },
     errors: [
       errorCase('NO_CALLBACK', 'The order has no callback yet (no status change, or no callback_url).', new NoCallbackError()),
+      errorCase('CALLBACK_IN_PROGRESS', 'An attempt of this callback is running right now; nothing was changed, ask again in a minute.', new CallbackInProgressError()),
       ORDER_ID_MISMATCH,
       INVALID_JSON,
       AUTHENTICATION_FAILED,

@@ -4,7 +4,7 @@ import { deadLetter, enqueueDelivery, postpone, type DeliveryJob } from '#shared
 import { retryDelaySeconds, withRetryAfter } from '#shared/callbacks/schedule';
 import { webhookHeaders } from '#shared/callbacks/signing';
 import type { Delivery, DeliveryAttempt } from '#shared/domain/delivery';
-import { NoCallbackError } from '#shared/domain/errors';
+import { CallbackInProgressError, NoCallbackError } from '#shared/domain/errors';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { logger } from '#shared/http/logger';
 import { findMerchant } from '#shared/store/merchants';
@@ -13,6 +13,7 @@ import {
   findDelivery,
   findOverdueDeliveries,
   listDeliveries,
+  markDeadLettered,
   markRequeued,
   recordAttempt,
   resetDelivery,
@@ -72,8 +73,9 @@ async function attempt(delivery: Delivery, secret: string, now: Date): Promise<O
     if (!(error instanceof CallbackTransportError)) throw error;
     logger.warn('callback attempt failed', { kind: error.kind, code: error.code, eventId: delivery.event_id });
     const logged = { at, latency_ms: latency, error: `${error.kind}: ${error.message}` };
-    // The URL now resolves into a private network (DNS rebinding): retrying cannot help.
-    if (error.kind === 'forbidden-address') return { kind: 'stop', attempt: logged };
+    // A forbidden address (the name now resolves into a private network) is retried like any
+    // failure: DNS may change back, and after the last attempt it is dead-lettered (an alarm)
+    // instead of stopping quietly. Only the merchant's 410 stops the retries.
     return { kind: 'retry', attempt: logged };
   }
 }
@@ -85,6 +87,7 @@ async function attempt(delivery: Delivery, secret: string, now: Date): Promise<O
  */
 export async function processDeliveryJob(job: DeliveryJob, receiptHandle: string, now: Date): Promise<'done' | 'keep'> {
   const delivery = await findDelivery(job.order_id, job.version);
+  if (delivery?.state === 'FAILED') return failedDeliveryJob(delivery, job, now);
   if (!delivery || delivery.state !== 'PENDING' || delivery.attempt_count !== job.attempt) return 'done';
   const dueIn = (Date.parse(delivery.next_attempt_at) - now.getTime()) / 1000;
   if (dueIn > 1) {
@@ -108,13 +111,41 @@ export async function processDeliveryJob(job: DeliveryJob, receiptHandle: string
   }
   if (attemptNumber >= callbackConfig.maxAttempts) {
     const written = await recordAttempt(delivery, lease, outcome.attempt, { state: 'FAILED', nextAttemptAt: delivery.next_attempt_at });
-    if (written) await deadLetter({ ...job, attempt: attemptNumber }, outcome.attempt.error ?? `HTTP ${outcome.attempt.http_status}`);
+    if (written) await sendToDeadLetterQueue(written, now);
     return 'done';
   }
   const delay = withRetryAfter(retryDelaySeconds(attemptNumber, callbackConfig.retryBaseSeconds), outcome.retryAfter, finishedAt);
   const nextAttemptAt = new Date(finishedAt.getTime() + delay * 1000).toISOString();
   const written = await recordAttempt(delivery, lease, outcome.attempt, { state: 'PENDING', nextAttemptAt });
   if (written) await enqueueDelivery(jobOf(written), delay);
+  return 'done';
+}
+
+/** The reason a FAILED delivery is dead-lettered: its last attempt's error or HTTP status. */
+function failureReason(delivery: Delivery): string {
+  const last = delivery.attempts.at(-1);
+  return last?.error ?? (last?.http_status !== undefined ? `HTTP ${last.http_status}` : 'failed');
+}
+
+/** The FAILED delivery's job to the dead-letter queue (its alarm tells an operator), then noted. */
+async function sendToDeadLetterQueue(delivery: Delivery, now: Date): Promise<void> {
+  await deadLetter(jobOf(delivery), failureReason(delivery));
+  await markDeadLettered(delivery, now);
+}
+
+/**
+ * A job for a FAILED delivery. The message of its last attempt, back because dead-lettering
+ * failed after FAILED was written: dead-letter it now. A message an operator redrove from the
+ * dead-letter queue (its attempt is the final count): the delivery starts over, as a
+ * redelivery does. Anything else is stale.
+ */
+async function failedDeliveryJob(delivery: Delivery, job: DeliveryJob, now: Date): Promise<'done'> {
+  if (!delivery.dead_lettered_at && job.attempt === delivery.attempt_count - 1) {
+    await sendToDeadLetterQueue(delivery, now);
+  } else if (delivery.dead_lettered_at && job.attempt === delivery.attempt_count) {
+    const reset = await resetDelivery(delivery, now);
+    if (reset) await enqueueDelivery(jobOf(reset));
+  }
   return 'done';
 }
 
@@ -141,6 +172,9 @@ export async function redeliverLatest(merchant: MerchantProfile, orderId: unknow
   const latest = deliveries.at(-1);
   if (!latest) throw new NoCallbackError();
   const reset = await resetDelivery(latest, now);
+  // A worker holds it (mid-POST) or just recorded an attempt: posting again now would
+  // deliver the event twice at once.
+  if (!reset) throw new CallbackInProgressError();
   await enqueueDelivery(jobOf(reset));
   return reset;
 }

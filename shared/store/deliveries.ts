@@ -106,14 +106,48 @@ export async function listDeliveries(orderId: string): Promise<Delivery[]> {
 }
 
 /**
- * Makes a delivery due again from its first attempt (a merchant's redelivery request). Queue
- * messages for its older attempts become stale and are dropped when they arrive.
+ * Makes a delivery due again from its first attempt (a merchant's redelivery request, or an
+ * operator's redrive from the dead-letter queue). Conditional on the delivery being as it was
+ * read and held by no worker: undefined when a worker is posting it or has just recorded an
+ * attempt. Queue messages for its older attempts become stale and are dropped when they arrive.
  */
-export async function resetDelivery(delivery: Delivery, now: Date): Promise<Delivery> {
-  const { lease_until: _lease, ...rest } = delivery;
+export async function resetDelivery(delivery: Delivery, now: Date): Promise<Delivery | undefined> {
+  const { lease_until: _lease, dead_lettered_at: _dead, ...rest } = delivery;
   const reset: Delivery = { ...rest, state: 'PENDING', attempt_count: 0, next_attempt_at: now.toISOString() };
-  await db.send(new PutCommand({ TableName: TABLE_NAME, Item: deliveryToItem(reset) }));
-  return reset;
+  try {
+    await db.send(
+      new PutCommand({
+        TableName: TABLE_NAME,
+        Item: deliveryToItem(reset),
+        ConditionExpression: '#state = :state AND attempt_count = :count AND (attribute_not_exists(lease_until) OR lease_until < :now)',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':state': delivery.state, ':count': delivery.attempt_count, ':now': now.toISOString() },
+      }),
+    );
+    return reset;
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+}
+
+/** Notes that a FAILED delivery's job reached the dead-letter queue. */
+export async function markDeadLettered(delivery: Delivery, now: Date): Promise<void> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: TABLE_NAME,
+        Key: deliveryKey(delivery.order_id, delivery.version),
+        UpdateExpression: 'SET dead_lettered_at = :now',
+        ConditionExpression: '#state = :failed AND attempt_count = :count',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':now': now.toISOString(), ':failed': 'FAILED', ':count': delivery.attempt_count },
+      }),
+    );
+  } catch (error) {
+    // Redelivered in the meantime: nothing left to note.
+    if (!isConditionFailure(error)) throw error;
+  }
 }
 
 /**
