@@ -76,16 +76,20 @@ export async function recordAttempt(
     next_attempt_at: next.nextAttemptAt,
     ...(next.deliveredAt ? { delivered_at: next.deliveredAt } : {}),
   };
+  return putIf(updated, {
+    ConditionExpression: 'lease_until = :lease AND attempt_count = :count',
+    ExpressionAttributeValues: { ':lease': leaseUntil, ':count': delivery.attempt_count },
+  });
+}
+
+/** Writes `delivery` if `condition` holds: the delivery as written, or undefined if it did not. */
+async function putIf(
+  delivery: Delivery,
+  condition: { ConditionExpression: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues: Record<string, unknown> },
+): Promise<Delivery | undefined> {
   try {
-    await db.send(
-      new PutCommand({
-        TableName: TABLE_NAME,
-        Item: deliveryToItem(updated),
-        ConditionExpression: 'lease_until = :lease AND attempt_count = :count',
-        ExpressionAttributeValues: { ':lease': leaseUntil, ':count': delivery.attempt_count },
-      }),
-    );
-    return updated;
+    await db.send(new PutCommand({ TableName: TABLE_NAME, Item: deliveryToItem(delivery), ...condition }));
+    return delivery;
   } catch (error) {
     if (isConditionFailure(error)) return undefined;
     throw error;
@@ -114,21 +118,11 @@ export async function listDeliveries(orderId: string): Promise<Delivery[]> {
 export async function resetDelivery(delivery: Delivery, now: Date): Promise<Delivery | undefined> {
   const { lease_until: _lease, dead_lettered_at: _dead, ...rest } = delivery;
   const reset: Delivery = { ...rest, state: 'PENDING', attempt_count: 0, next_attempt_at: now.toISOString() };
-  try {
-    await db.send(
-      new PutCommand({
-        TableName: TABLE_NAME,
-        Item: deliveryToItem(reset),
-        ConditionExpression: '#state = :state AND attempt_count = :count AND (attribute_not_exists(lease_until) OR lease_until < :now)',
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':state': delivery.state, ':count': delivery.attempt_count, ':now': now.toISOString() },
-      }),
-    );
-    return reset;
-  } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
-  }
+  return putIf(reset, {
+    ConditionExpression: '#state = :state AND attempt_count = :count AND (attribute_not_exists(lease_until) OR lease_until < :now)',
+    ExpressionAttributeNames: { '#state': 'state' },
+    ExpressionAttributeValues: { ':state': delivery.state, ':count': delivery.attempt_count, ':now': now.toISOString() },
+  });
 }
 
 /** Notes that a FAILED delivery's job reached the dead-letter queue. */
