@@ -9,9 +9,8 @@ export interface PaymentSituation {
   expiredAt: Date;
   /** Sum of every payment seen for the invoice. */
   totalPaid: Decimal;
-  /** The least-confirmed payment's confirmations. */
-  confirmations: number;
-  requiredConfirmations: number;
+  /** Sum of the payments with the confirmations their currency requires. */
+  confirmedPaid: Decimal;
   /** Merchant tolerance in percent of the pay amount (0 by default). */
   tolerancePercent: Decimal;
   /** When the (first) payment was seen. */
@@ -25,43 +24,54 @@ export type PaymentOutcome = { to: OrderStatus; reason?: UnresolvedReason } | un
 /** 1% as a decimal: tolerance is given in percent. */
 const ONE_PERCENT = parseDecimal('0.01');
 
-/** Under, within or over the accepted band around the pay amount. */
+/** Under, within or over the accepted band around the pay amount, for the confirmed sum. */
 function amountVerdict(situation: PaymentSituation): 'under' | 'ok' | 'over' {
   const slack = multiply(situation.payAmount, multiply(situation.tolerancePercent, ONE_PERCENT));
-  if (compare(situation.totalPaid, subtract(situation.payAmount, slack)) < 0) return 'under';
-  if (compare(situation.totalPaid, add(situation.payAmount, slack)) > 0) return 'over';
+  if (compare(situation.confirmedPaid, subtract(situation.payAmount, slack)) < 0) return 'under';
+  if (compare(situation.confirmedPaid, add(situation.payAmount, slack)) > 0) return 'over';
   return 'ok';
 }
 
-function settled(situation: PaymentSituation): PaymentOutcome {
+/**
+ * NEW or PENDING, seen in time: the confirmed sum decides. Enough (or too much) confirmed is
+ * final whatever else is still unconfirmed (a stray unconfirmed payment cannot hold a paid
+ * order back); short of it, the order waits while payments are still confirming, and is
+ * UNDERPAID once every payment seen is confirmed.
+ */
+function inTime(situation: PaymentSituation): PaymentOutcome {
   const verdict = amountVerdict(situation);
-  if (verdict === 'under') return { to: 'UNRESOLVED', reason: 'UNDERPAID' };
+  if (verdict === 'ok') return { to: 'PAID' };
   if (verdict === 'over') return { to: 'UNRESOLVED', reason: 'OVERPAID' };
-  return { to: 'PAID' };
+  const stillConfirming = compare(situation.totalPaid, situation.confirmedPaid) > 0;
+  if (!stillConfirming) return { to: 'UNRESOLVED', reason: 'UNDERPAID' };
+  return situation.status === 'NEW' ? { to: 'PENDING' } : undefined;
 }
 
 /**
  * Where a payment moves an order (pure: no clock, no I/O). Undefined means "no status
  * change" (not enough confirmations yet, or the order is past the point payments move it).
  *
- * - NEW, seen before expiry: PENDING until confirmed; then PAID within tolerance, else
- *   UNRESOLVED (UNDERPAID / OVERPAID).
- * - PENDING: the same once confirmed.
+ * - NEW, seen before expiry: PENDING while its payments confirm; PAID once the confirmed sum
+ *   is within tolerance, UNRESOLVED OVERPAID above it, UNRESOLVED UNDERPAID when everything
+ *   seen is confirmed and short.
+ * - PENDING: the same (no change while it waits).
  * - Seen after expiry (NEW not yet swept, or EXPIRED) within the late window: UNRESOLVED
- *   (PAID_LATE), whatever the amount: the rate it was priced at is gone.
+ *   (PAID_LATE) once a payment is confirmed, whatever the amount: the rate it was priced at
+ *   is gone. An unconfirmed late payment changes nothing yet (it may never confirm).
  */
 export function evaluatePayment(situation: PaymentSituation): PaymentOutcome {
   const late = situation.seenAt.getTime() > situation.expiredAt.getTime();
   const withinLateWindow = situation.seenAt.getTime() <= situation.expiredAt.getTime() + situation.lateWindowMs;
+  const confirmedLate = withinLateWindow && compare(situation.confirmedPaid, ZERO) > 0;
   if (compare(situation.totalPaid, ZERO) <= 0) return undefined;
   switch (situation.status) {
     case 'NEW':
-      if (late) return withinLateWindow ? { to: 'UNRESOLVED', reason: 'PAID_LATE' } : undefined;
-      return situation.confirmations < situation.requiredConfirmations ? { to: 'PENDING' } : settled(situation);
+      if (late) return confirmedLate ? { to: 'UNRESOLVED', reason: 'PAID_LATE' } : undefined;
+      return inTime(situation);
     case 'PENDING':
-      return situation.confirmations < situation.requiredConfirmations ? undefined : settled(situation);
+      return inTime(situation);
     case 'EXPIRED':
-      return withinLateWindow ? { to: 'UNRESOLVED', reason: 'PAID_LATE' } : undefined;
+      return confirmedLate ? { to: 'UNRESOLVED', reason: 'PAID_LATE' } : undefined;
     default:
       return undefined;
   }

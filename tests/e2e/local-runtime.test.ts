@@ -104,7 +104,10 @@ describe('expiry in the local runtime (short windows)', () => {
       expect(await status(created.order.order_id)).toBe('EXPIRED');
       expect(await status(unchecked.order.order_id)).toBe('EXPIRED');
 
-      const late = (await (await post(`${url}/v1/sandbox/orders/${created.order.order_id}/pay`, demoToken, {})).json()) as any;
+      // Seen late but not yet confirmed: nothing changes (it may never confirm).
+      const seen = (await (await post(`${url}/v1/sandbox/orders/${created.order.order_id}/pay`, demoToken, { txid: 'late-tx', confirmations: 0 })).json()) as any;
+      expect(seen.order.status).toBe('EXPIRED');
+      const late = (await (await post(`${url}/v1/sandbox/orders/${created.order.order_id}/pay`, demoToken, { txid: 'late-tx' })).json()) as any;
       expect(late.order).toMatchObject({ status: 'UNRESOLVED', unresolved_reason: 'PAID_LATE' });
       expect(await started.stop('SIGINT')).toBe(0);
     } finally {

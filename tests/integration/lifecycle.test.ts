@@ -100,8 +100,17 @@ describe('payments', () => {
     const { id } = await checkedOut('ETH', token, 30); // 0.01 ETH
     expect((await pay(id, { amount: 0.004, txid: `a-${randomUUID()}` })).body.order).toMatchObject({ status: 'UNRESOLVED', unresolved_reason: 'UNDERPAID' });
     const split = await checkedOut('ETH', token, 30);
-    expect((await pay(split.id, { amount: 0.004, confirmations: 0, txid: `b-${randomUUID()}` })).body.order.status).toBe('PENDING');
+    const first = `b-${randomUUID()}`;
+    expect((await pay(split.id, { amount: 0.004, confirmations: 0, txid: first })).body.order.status).toBe('PENDING');
     expect((await pay(split.id, { amount: 0.006, txid: `c-${randomUUID()}` })).body.order.status).toBe('PENDING');
+    // The first payment confirms: the confirmed sum is the price.
+    expect((await pay(split.id, { amount: 0.004, txid: first })).body.order.status).toBe('PAID');
+  });
+
+  it('does not let a stray unconfirmed payment hold back an order paid in full', async () => {
+    const { id } = await checkedOut('ETH', token, 30); // 0.01 ETH
+    expect((await pay(id, { amount: 0.00001, confirmations: 0, txid: `dust-${randomUUID()}` })).body.order.status).toBe('PENDING');
+    expect((await pay(id, { amount: 0.01, txid: `full-${randomUUID()}` })).body.order.status).toBe('PAID');
   });
 
   it('refuses simulated payments for live merchants, orders without invoice, and odd amounts', async () => {
