@@ -2,6 +2,7 @@ import { apiConfig } from '#shared/config';
 import { requiredConfirmations } from '#shared/domain/currencies';
 import {
   CancelFailedError,
+  ConcurrentUpdateError,
   InvoiceNotExistError,
   RefundFailedError,
   RefundNotPendingError,
@@ -110,17 +111,28 @@ export function completeRefund(report: { orderId: string; txid: string; owner?: 
 /**
  * Expires NEW orders whose due time has passed (their invoice's expired_at, or the window
  * for orders never checked out), from the sparse expiry index. Each expiry is conditional,
- * so a payment or checkout that lands at the same moment wins cleanly. Returns the count.
+ * so a payment or checkout that lands at the same moment wins cleanly. One order that cannot
+ * be expired now (another write keeps winning, the store fails) does not hold back the rest:
+ * the others are tried, then the first store error is thrown (the next run tries it again).
+ * Returns the count.
  */
 export async function expireDueOrders(now: Date, limit = 100): Promise<number> {
   let expired = 0;
+  let failure: unknown;
   for (const { orderId } of await findDueOrders(now, limit)) {
-    const result = await changeOrder(orderId, undefined, unknown, (found) => {
-      const due = found.order.due_at;
-      if (found.order.status !== 'NEW' || !due || Date.parse(due) > now.getTime()) return undefined;
-      return moveTo(found, 'EXPIRED', now);
-    }).catch((error: unknown) => (error instanceof UnknownOrderError ? undefined : Promise.reject(error)));
-    if (result?.order.status === 'EXPIRED' && result.order.updated_at === now.toISOString()) expired += 1;
+    try {
+      const result = await changeOrder(orderId, undefined, unknown, (found) => {
+        const due = found.order.due_at;
+        if (found.order.status !== 'NEW' || !due || Date.parse(due) > now.getTime()) return undefined;
+        return moveTo(found, 'EXPIRED', now);
+      });
+      if (result.order.status === 'EXPIRED' && result.order.updated_at === now.toISOString()) expired += 1;
+    } catch (error) {
+      // Gone, or busy with other writes (it stays due): the next run sees it again.
+      if (error instanceof UnknownOrderError || error instanceof ConcurrentUpdateError) continue;
+      failure ??= error;
+    }
   }
+  if (failure !== undefined) throw failure;
   return expired;
 }

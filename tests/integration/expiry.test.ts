@@ -1,0 +1,98 @@
+import { afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { ensureTable } from '#infra/local/dynamodb';
+import type { Order } from '#shared/domain/order';
+
+/**
+ * The expiry sweep on this file's own table (so "every order due by now" means only these):
+ * one order that cannot be expired must not hold back the others.
+ */
+const TABLE = `expiry-${process.pid}`;
+let m: {
+  lifecycle: typeof import('#shared/services/lifecycle');
+  client: typeof import('#shared/store/client');
+  orders: typeof import('#shared/store/orders');
+};
+
+beforeAll(async () => {
+  await ensureTable(inject('dynamodbEndpoint'), TABLE);
+  process.env.TABLE_NAME = TABLE;
+  m = {
+    lifecycle: await import('#shared/services/lifecycle'),
+    client: await import('#shared/store/client'),
+    orders: await import('#shared/store/orders'),
+  };
+});
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+const DUE = '2026-01-01T00:00:00.000Z';
+
+async function dueOrder(): Promise<Order> {
+  const order: Order = {
+    order_id: randomUUID(),
+    user_id: 77,
+    merchant_order_id: '',
+    title: '',
+    description: '',
+    callback_url: '',
+    cancel_url: '',
+    success_url: '',
+    token: '',
+    price_amount: '1',
+    price_currency: 'USD',
+    pay_amount: '1',
+    pay_currency: 'USD',
+    receive_currency: '',
+    status: 'NEW',
+    created_at: DUE,
+    updated_at: DUE,
+    deleted: 0,
+    version: 1,
+    mobile: false,
+    fast: false,
+    sandbox: true,
+    due_at: DUE,
+  };
+  await m.client.db.send(new PutCommand({ TableName: TABLE, Item: m.orders.orderToItem(order) }));
+  return order;
+}
+
+/** Makes every status-change transaction on `orderId` fail with `error` (a real store will not on demand). */
+function failWritesOf(orderId: string, error: () => Error) {
+  const send = m.client.db.send.bind(m.client.db);
+  vi.spyOn(m.client.db, 'send').mockImplementation(((command: unknown) => {
+    if (command instanceof TransactWriteCommand && JSON.stringify(command.input).includes(orderId)) return Promise.reject(error());
+    return send(command as never);
+  }) as typeof m.client.db.send);
+}
+
+const statusOf = async (id: string) => (await m.orders.findOrderWithInvoice(id))!.order.status;
+
+describe('expireDueOrders', () => {
+  it('expires the other due orders when one keeps losing races, and does not fail the run', async () => {
+    const busy = await dueOrder();
+    const others = [await dueOrder(), await dueOrder()];
+    failWritesOf(busy.order_id, () =>
+      Object.assign(new Error('Transaction cancelled'), { name: 'TransactionCanceledException', CancellationReasons: [{ Code: 'TransactionConflict' }] }),
+    );
+    expect(await m.lifecycle.expireDueOrders(new Date('2026-01-01T00:01:00.000Z'))).toBe(2);
+    expect(await statusOf(busy.order_id)).toBe('NEW');
+    for (const order of others) expect(await statusOf(order.order_id)).toBe('EXPIRED');
+  });
+
+  it('expires the others when the store fails for one, then reports the failure', async () => {
+    const broken = await dueOrder();
+    const other = await dueOrder();
+    failWritesOf(broken.order_id, () => Object.assign(new Error('internal'), { name: 'InternalServerError', $fault: 'server' }));
+    await expect(m.lifecycle.expireDueOrders(new Date('2026-01-01T00:01:00.000Z'))).rejects.toThrow('internal');
+    expect(await statusOf(other.order_id)).toBe('EXPIRED');
+    vi.restoreAllMocks();
+    // The next run takes the one that failed.
+    expect(await m.lifecycle.expireDueOrders(new Date('2026-01-01T00:02:00.000Z'))).toBe(1);
+    expect(await statusOf(broken.order_id)).toBe('EXPIRED');
+  });
+});
