@@ -165,6 +165,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       // The explicit local allowance: merchants test against their own machine. Never in AWS.
       CALLBACK_ALLOW_LOOPBACK: process.env.CALLBACK_ALLOW_LOOPBACK ?? 'true',
       CALLBACK_SWEEP_GRACE_SECONDS: process.env.CALLBACK_SWEEP_GRACE_SECONDS ?? '30',
+      // Live merchants made with the CLI can try checkouts locally; never set in AWS.
+      STATIC_RATES_FOR_LIVE_MERCHANTS: process.env.STATIC_RATES_FOR_LIVE_MERCHANTS ?? 'true',
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
     });
 

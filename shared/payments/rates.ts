@@ -79,6 +79,16 @@ export class StaticRateProvider implements RateProvider {
   }
 }
 
+/**
+ * No rates at all: what live merchants get when no rate source is configured. Every checkout
+ * fails closed (PAYMENT_NOT_AVAILABLE) instead of pricing real payments from a demo table.
+ */
+export class NoRateProvider implements RateProvider {
+  async getRate(from: string, to: string): Promise<ExchangeRate> {
+    throw new RateUnavailableError(from, to, 'no rate source is configured (RATE_SOURCE_URL)');
+  }
+}
+
 /** Pay amount for a price: rounded up so the merchant never receives less than the price. */
 export function payAmountFor(price: Decimal, rate: ExchangeRate): Decimal {
   return convert(price, rate, currency(rate.to).payPrecision, 'up');

@@ -24,6 +24,8 @@ export default async function setup(project: TestProject) {
     CALLBACK_DLQ_URL: sqs.callbackDeadLetterQueueUrl,
     SQS_ENDPOINT: sqs.endpoint,
     PAYMENT_PAGE_URL: 'http://pay.test/pay/',
+    // As the local runtime: live test merchants are priced from the demo table.
+    STATIC_RATES_FOR_LIVE_MERCHANTS: 'true',
     POWERTOOLS_LOG_LEVEL: 'ERROR',
   });
   project.provide('dynamodbEndpoint', dynamodb.endpoint);
