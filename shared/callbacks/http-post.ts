@@ -265,6 +265,7 @@ export function postJson(url: string, options: PostJsonOptions): Promise<PostJso
     const started = performance.now();
     let settled = false;
     let response: IncomingMessage | undefined;
+    let answered: (() => void) | undefined;
 
     const settle = (outcome: () => void) => {
       if (settled) return;
@@ -287,6 +288,12 @@ export function postJson(url: string, options: PostJsonOptions): Promise<PostJso
         const chunks: Buffer[] = [];
         let size = 0;
         let truncated = false;
+        // The status arrived in time: at the deadline, a body still trickling in is cut off
+        // and the answer stands (the merchant answered; only its body was slow).
+        answered = () => {
+          truncated = true;
+          done();
+        };
         const done = () =>
           settle(() =>
             resolve({
@@ -321,9 +328,8 @@ export function postJson(url: string, options: PostJsonOptions): Promise<PostJso
     );
 
     const deadline = setTimeout(() => {
-      settle(() =>
-        reject(new CallbackTransportError('timeout', `no complete response from the callback host within ${timeoutMs} ms`)),
-      );
+      if (answered) answered();
+      else settle(() => reject(new CallbackTransportError('timeout', `no response from the callback host within ${timeoutMs} ms`)));
       response?.destroy();
       req.destroy();
     }, timeoutMs);
