@@ -1,4 +1,4 @@
-import { type Decimal, divide, multiply, parseDecimal, type Rounding } from '#shared/domain/money';
+import { type Decimal, decimalPlaces, divide, multiply, parseDecimal, roundTo, type Rounding, significantDigits } from '#shared/domain/money';
 import { currency, quoteCurrency } from '#shared/domain/currencies';
 
 /**
@@ -89,12 +89,25 @@ export class NoRateProvider implements RateProvider {
   }
 }
 
+/** Digits a JSON number (an IEEE double) holds exactly: the API shows amounts as numbers. */
+const MAX_SIGNIFICANT_DIGITS = 15;
+
+/**
+ * `amount` with at most 15 significant digits, rounded as asked: a huge price in a cheap coin
+ * (e.g. 999,999,999,999 USD in ETH) would otherwise need more digits than a JSON number keeps,
+ * and the buyer would be shown an amount that is not the one the invoice expects.
+ */
+function exactInJson(amount: Decimal, rounding: Rounding): Decimal {
+  const excess = significantDigits(amount) - MAX_SIGNIFICANT_DIGITS;
+  return excess > 0 ? roundTo(amount, Math.max(0, decimalPlaces(amount) - excess), rounding) : amount;
+}
+
 /** Pay amount for a price: rounded up so the merchant never receives less than the price. */
 export function payAmountFor(price: Decimal, rate: ExchangeRate): Decimal {
-  return convert(price, rate, currency(rate.to).payPrecision, 'up');
+  return exactInJson(convert(price, rate, currency(rate.to).payPrecision, 'up'), 'up');
 }
 
 /** What the merchant is credited: rounded down so we never promise more than was priced. */
 export function receiveAmountFor(price: Decimal, rate: ExchangeRate): Decimal {
-  return convert(price, rate, currency(rate.to).payPrecision, 'down');
+  return exactInJson(convert(price, rate, currency(rate.to).payPrecision, 'down'), 'down');
 }

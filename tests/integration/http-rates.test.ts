@@ -139,6 +139,18 @@ describe('HttpRateProvider: a fresh fetch', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('keeps amounts within the 15 significant digits a JSON number holds exactly, rounding in the merchant\'s favour', () => {
+    const usdToEth = { from: 'USD', to: 'ETH', numerator: d('1'), denominator: d('3000'), source: 'test', asOf: T0 };
+    // 100,000,000,000 USD is 33,333,333.333... ETH: 8 decimals would be 16 digits.
+    const pay = payAmountFor(d('100000000000'), usdToEth);
+    expect(s(pay)).toBe('33333333.3333334');
+    expect(Number(s(pay)).toString()).toBe(s(pay));
+    const thirds = { from: 'USD', to: 'ETH', numerator: d('1'), denominator: d('3'), source: 'test', asOf: T0 };
+    expect(s(receiveAmountFor(d('100000000000'), thirds))).toBe('33333333333.3333');
+    // Ordinary amounts are untouched.
+    expect(s(payAmountFor(d('100'), usdToEth))).toBe('0.03333334');
+  });
+
   it('names the source after the URL host and stores rates as decimal strings', async () => {
     const server = await startRateServer();
     const host = new URL(server.url).host;
