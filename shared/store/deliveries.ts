@@ -1,8 +1,8 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Delivery, DeliveryAttempt, DeliveryState } from '#shared/domain/delivery';
 import { MAX_LOGGED_ATTEMPTS } from '#shared/domain/delivery';
 import { db, TABLE_NAME } from '#shared/store/client';
-import { isConditionFailure } from '#shared/store/errors';
+import { type Condition, putIf, updateIf } from '#shared/store/conditional';
 import { DELIVERY_PREFIX, deliveryKey, ENTITY, OUTBOX_SHARDS, outboxIndexKey, outboxPartition, orderPartition } from '#shared/store/keys';
 
 type Item = Record<string, unknown>;
@@ -33,27 +33,13 @@ export async function findDelivery(orderId: string, version: number): Promise<De
  */
 export async function claimDelivery(delivery: Delivery, now: Date, leaseSeconds: number): Promise<string | undefined> {
   const leaseUntil = new Date(now.getTime() + leaseSeconds * 1000).toISOString();
-  try {
-    await db.send(
-      new UpdateCommand({
-        TableName: TABLE_NAME,
-        Key: deliveryKey(delivery.order_id, delivery.version),
-        UpdateExpression: 'SET lease_until = :lease',
-        ConditionExpression: '#state = :pending AND attempt_count = :count AND (attribute_not_exists(lease_until) OR lease_until < :now)',
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: {
-          ':lease': leaseUntil,
-          ':pending': 'PENDING',
-          ':count': delivery.attempt_count,
-          ':now': now.toISOString(),
-        },
-      }),
-    );
-    return leaseUntil;
-  } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
-  }
+  const claimed = await updateIf(deliveryKey(delivery.order_id, delivery.version), {
+    UpdateExpression: 'SET lease_until = :lease',
+    ConditionExpression: '#state = :pending AND attempt_count = :count AND (attribute_not_exists(lease_until) OR lease_until < :now)',
+    ExpressionAttributeNames: { '#state': 'state' },
+    ExpressionAttributeValues: { ':lease': leaseUntil, ':pending': 'PENDING', ':count': delivery.attempt_count, ':now': now.toISOString() },
+  });
+  return claimed ? leaseUntil : undefined;
 }
 
 /**
@@ -76,24 +62,15 @@ export async function recordAttempt(
     next_attempt_at: next.nextAttemptAt,
     ...(next.deliveredAt ? { delivered_at: next.deliveredAt } : {}),
   };
-  return putIf(updated, {
+  return putDeliveryIf(updated, {
     ConditionExpression: 'lease_until = :lease AND attempt_count = :count',
     ExpressionAttributeValues: { ':lease': leaseUntil, ':count': delivery.attempt_count },
   });
 }
 
 /** Writes `delivery` if `condition` holds: the delivery as written, or undefined if it did not. */
-async function putIf(
-  delivery: Delivery,
-  condition: { ConditionExpression: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues: Record<string, unknown> },
-): Promise<Delivery | undefined> {
-  try {
-    await db.send(new PutCommand({ TableName: TABLE_NAME, Item: deliveryToItem(delivery), ...condition }));
-    return delivery;
-  } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
-  }
+async function putDeliveryIf(delivery: Delivery, condition: Condition): Promise<Delivery | undefined> {
+  return (await putIf(deliveryToItem(delivery), condition)).written ? delivery : undefined;
 }
 
 /** The order's callback log, oldest first. */
@@ -118,7 +95,7 @@ export async function listDeliveries(orderId: string): Promise<Delivery[]> {
 export async function resetDelivery(delivery: Delivery, now: Date): Promise<Delivery | undefined> {
   const { lease_until: _lease, dead_lettered_at: _dead, ...rest } = delivery;
   const reset: Delivery = { ...rest, state: 'PENDING', attempt_count: 0, next_attempt_at: now.toISOString() };
-  return putIf(reset, {
+  return putDeliveryIf(reset, {
     ConditionExpression: '#state = :state AND attempt_count = :count AND (attribute_not_exists(lease_until) OR lease_until < :now)',
     ExpressionAttributeNames: { '#state': 'state' },
     ExpressionAttributeValues: { ':state': delivery.state, ':count': delivery.attempt_count, ':now': now.toISOString() },
@@ -127,21 +104,13 @@ export async function resetDelivery(delivery: Delivery, now: Date): Promise<Deli
 
 /** Notes that a FAILED delivery's job reached the dead-letter queue. */
 export async function markDeadLettered(delivery: Delivery, now: Date): Promise<void> {
-  try {
-    await db.send(
-      new UpdateCommand({
-        TableName: TABLE_NAME,
-        Key: deliveryKey(delivery.order_id, delivery.version),
-        UpdateExpression: 'SET dead_lettered_at = :now',
-        ConditionExpression: '#state = :failed AND attempt_count = :count',
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':now': now.toISOString(), ':failed': 'FAILED', ':count': delivery.attempt_count },
-      }),
-    );
-  } catch (error) {
-    // Redelivered in the meantime: nothing left to note.
-    if (!isConditionFailure(error)) throw error;
-  }
+  // Refused when it was redelivered in the meantime: nothing left to note.
+  await updateIf(deliveryKey(delivery.order_id, delivery.version), {
+    UpdateExpression: 'SET dead_lettered_at = :now',
+    ConditionExpression: '#state = :failed AND attempt_count = :count',
+    ExpressionAttributeNames: { '#state': 'state' },
+    ExpressionAttributeValues: { ':now': now.toISOString(), ':failed': 'FAILED', ':count': delivery.attempt_count },
+  });
 }
 
 /**
@@ -173,26 +142,11 @@ export async function findOverdueDeliveries(before: Date, limit: number): Promis
 }
 
 /** Marks a re-queue (once per grace period), so overlapping sweeps enqueue it once. */
-export async function markRequeued(delivery: Delivery, now: Date, notSince: Date): Promise<boolean> {
-  try {
-    await db.send(
-      new UpdateCommand({
-        TableName: TABLE_NAME,
-        Key: deliveryKey(delivery.order_id, delivery.version),
-        UpdateExpression: 'SET requeued_at = :now',
-        ConditionExpression: '#state = :pending AND attempt_count = :count AND (attribute_not_exists(requeued_at) OR requeued_at < :since)',
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: {
-          ':now': now.toISOString(),
-          ':pending': 'PENDING',
-          ':count': delivery.attempt_count,
-          ':since': notSince.toISOString(),
-        },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+export function markRequeued(delivery: Delivery, now: Date, notSince: Date): Promise<boolean> {
+  return updateIf(deliveryKey(delivery.order_id, delivery.version), {
+    UpdateExpression: 'SET requeued_at = :now',
+    ConditionExpression: '#state = :pending AND attempt_count = :count AND (attribute_not_exists(requeued_at) OR requeued_at < :since)',
+    ExpressionAttributeNames: { '#state': 'state' },
+    ExpressionAttributeValues: { ':now': now.toISOString(), ':pending': 'PENDING', ':count': delivery.attempt_count, ':since': notSince.toISOString() },
+  });
 }

@@ -1,6 +1,6 @@
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, TABLE_NAME } from '#shared/store/client';
-import { isConditionFailure } from '#shared/store/errors';
+import { putIf } from '#shared/store/conditional';
 import { ENTITY, idempotencyKey } from '#shared/store/keys';
 import { TABLE_KEYS } from '#shared/store/table';
 
@@ -25,40 +25,33 @@ export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
  */
 export async function reserve(scope: string, key: string, requestHash: string, now: Date, leaseSeconds: number): Promise<Reservation> {
   const nowEpoch = Math.floor(now.getTime() / 1000);
-  try {
-    await db.send(
-      new PutCommand({
-        TableName: TABLE_NAME,
-        Item: {
-          ...idempotencyKey(scope, key),
-          type: ENTITY.idempotency,
-          request_hash: requestHash,
-          state: 'IN_PROGRESS',
-          lease_until: nowEpoch + leaseSeconds,
-          created_at: now.toISOString(),
-          [TABLE_KEYS.ttlAttribute]: nowEpoch + IDEMPOTENCY_TTL_SECONDS,
-        },
-        ConditionExpression:
-          'attribute_not_exists(PK) OR #ttl < :now OR (#state = :progress AND lease_until < :now AND request_hash = :hash)',
-        ExpressionAttributeNames: { '#ttl': TABLE_KEYS.ttlAttribute, '#state': 'state' },
-        ExpressionAttributeValues: { ':now': nowEpoch, ':progress': 'IN_PROGRESS', ':hash': requestHash },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-    return { kind: 'reserved' };
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    const item = (error as { Item?: Record<string, { S?: string; N?: string }> }).Item ?? {};
-    const requestHash = item.request_hash?.S ?? '';
-    if (item.state?.S === 'DONE') {
-      return {
-        kind: 'replay',
-        requestHash,
-        response: { statusCode: Number(item.status_code?.N ?? 200), body: item.response_body?.S ?? '' },
-      };
-    }
-    return { kind: 'in-progress', requestHash };
+  const outcome = await putIf(
+    {
+      ...idempotencyKey(scope, key),
+      type: ENTITY.idempotency,
+      request_hash: requestHash,
+      state: 'IN_PROGRESS',
+      lease_until: nowEpoch + leaseSeconds,
+      created_at: now.toISOString(),
+      [TABLE_KEYS.ttlAttribute]: nowEpoch + IDEMPOTENCY_TTL_SECONDS,
+    },
+    {
+      ConditionExpression: 'attribute_not_exists(PK) OR #ttl < :now OR (#state = :progress AND lease_until < :now AND request_hash = :hash)',
+      ExpressionAttributeNames: { '#ttl': TABLE_KEYS.ttlAttribute, '#state': 'state' },
+      ExpressionAttributeValues: { ':now': nowEpoch, ':progress': 'IN_PROGRESS', ':hash': requestHash },
+    },
+  );
+  if (outcome.written) return { kind: 'reserved' };
+  const existing = outcome.existing ?? {};
+  const storedHash = String(existing.request_hash ?? '');
+  if (existing.state === 'DONE') {
+    return {
+      kind: 'replay',
+      requestHash: storedHash,
+      response: { statusCode: Number(existing.status_code ?? 200), body: String(existing.response_body ?? '') },
+    };
   }
+  return { kind: 'in-progress', requestHash: storedHash };
 }
 
 /** Keeps the first answer for replays. */

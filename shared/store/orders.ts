@@ -1,11 +1,9 @@
-import { isDeepStrictEqual } from 'node:util';
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Invoice, Order } from '#shared/domain/order';
 import type { OrderStatus } from '#shared/domain/statuses';
-import { ConcurrentUpdateError, MerchantOrderIdExistsError } from '#shared/domain/errors';
+import { MerchantOrderIdExistsError } from '#shared/domain/errors';
 import { db, TABLE_NAME } from '#shared/store/client';
+import { putIf } from '#shared/store/conditional';
 import { cancellationReasons, isConditionFailure, isTransactionConflict } from '#shared/store/errors';
 import {
   addressKey,
@@ -72,36 +70,6 @@ export function addressIndexItem(invoice: Invoice): Item {
   };
 }
 
-/**
- * A conditional PutItem of `item`: 'written', or 'refused' when the condition failed because
- * of another write. Two cases are told apart from a plain refusal: the SDK retrying an
- * attempt whose answer was lost finds the very item it writes (DynamoDB returns it, ALL_OLD):
- * that is ours, 'written'; and a plain write that meets another request's transaction still
- * in flight on the item (TransactionConflictException) is tried again, the transaction having
- * settled by then.
- */
-async function conditionalPut(
-  item: Item,
-  condition: { ConditionExpression: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Item },
-): Promise<'written' | 'refused'> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      await db.send(new PutCommand({ TableName: TABLE_NAME, Item: item, ...condition, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }));
-      return 'written';
-    } catch (error) {
-      const name = (error as { name?: string }).name;
-      if (name === 'ConditionalCheckFailedException') {
-        const old = (error as { Item?: Record<string, AttributeValue> }).Item;
-        // JSON drops the undefined values the client does not write either.
-        return old && isDeepStrictEqual(unmarshall(old), JSON.parse(JSON.stringify(item))) ? 'written' : 'refused';
-      }
-      if (name !== 'TransactionConflictException') throw error;
-      if (attempt >= TRANSACTION_ATTEMPTS) throw new ConcurrentUpdateError();
-      await new Promise((resolve) => setTimeout(resolve, 10 * attempt + Math.random() * 20));
-    }
-  }
-}
-
 type TransactItems = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>;
 
 /**
@@ -122,7 +90,7 @@ export async function insertOrder(order: Order, invoice?: Invoice, options: { gu
   const taken = (error: unknown) =>
     order.merchant_order_id && !guard ? new MerchantOrderIdExistsError() : (error as Error);
   if (!guard && !invoice) {
-    if ((await conditionalPut(orderPut.Item, { ConditionExpression: orderPut.ConditionExpression })) === 'refused') {
+    if (!(await putIf(orderPut.Item, { ConditionExpression: orderPut.ConditionExpression })).written) {
       throw taken(new Error(`order ${order.order_id} exists already`));
     }
     return;
@@ -295,7 +263,7 @@ export async function replaceInvoice(order: Order, next: { order: Order; invoice
     db.send(new PutCommand({ TableName: TABLE_NAME, Item: invoiceToItem(next.invoice) })),
     db.send(new PutCommand({ TableName: TABLE_NAME, Item: addressIndexItem(next.invoice) })),
   ]);
-  return (await conditionalPut(orderToItem(next.order), expectedVersion(order))) === 'written';
+  return (await putIf(orderToItem(next.order), expectedVersion(order))).written;
 }
 
 /** The invoice an address (with its memo, for EOS) was issued for, current or replaced, or undefined. */

@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { type Decimal, formatDecimal, isPositive, parseDecimal } from '#shared/domain/money';
 import { db, TABLE_NAME } from '#shared/store/client';
-import { isConditionFailure } from '#shared/store/errors';
+import { putIf } from '#shared/store/conditional';
 import { ENTITY, ratesKey } from '#shared/store/keys';
 
 /**
@@ -69,19 +69,10 @@ export const tableRateCache: RateCache = {
   },
 
   async put(snapshot) {
-    try {
-      await db.send(
-        new PutCommand({
-          TableName: TABLE_NAME,
-          Item: toItem(snapshot),
-          ConditionExpression: 'attribute_not_exists(PK) OR attribute_not_exists(fetched_at) OR fetched_at < :fetched_at',
-          ExpressionAttributeValues: { ':fetched_at': snapshot.fetchedAt.toISOString() },
-        }),
-      );
-    } catch (error) {
-      // A newer (or the same) snapshot is already stored: that is the outcome we want.
-      if (isConditionFailure(error)) return;
-      throw error;
-    }
+    // Refused when a newer (or the same) snapshot is already stored: the outcome we want.
+    await putIf(toItem(snapshot), {
+      ConditionExpression: 'attribute_not_exists(PK) OR attribute_not_exists(fetched_at) OR fetched_at < :fetched_at',
+      ExpressionAttributeValues: { ':fetched_at': snapshot.fetchedAt.toISOString() },
+    });
   },
 };
