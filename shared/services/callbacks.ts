@@ -80,6 +80,11 @@ async function attempt(delivery: Delivery, secret: string, now: Date): Promise<O
   }
 }
 
+/** One message of the callback queue: its job, processed (see processDeliveryJob). */
+export function processDeliveryMessage(message: { body: string; receiptHandle: string }, now: Date): Promise<'done' | 'keep'> {
+  return processDeliveryJob(JSON.parse(message.body) as DeliveryJob, message.receiptHandle, now);
+}
+
 /**
  * The delivery side, for one queue job. Returns 'keep' when the message must stay in the queue
  * (postponed until its delivery is due), 'done' when it can be deleted: delivered, stopped,
