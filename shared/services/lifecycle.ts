@@ -1,8 +1,9 @@
 import { apiConfig } from '#shared/config';
-import { requiredConfirmations } from '#shared/domain/currencies';
+import { currency, requiredConfirmations } from '#shared/domain/currencies';
 import {
   CancelFailedError,
   ConcurrentUpdateError,
+  InvalidParameterError,
   InvoiceNotExistError,
   RefundFailedError,
   RefundNotPendingError,
@@ -11,7 +12,7 @@ import {
 } from '#shared/domain/errors';
 import { isId } from '#shared/domain/ids';
 import type { MerchantProfile } from '#shared/domain/merchant';
-import { add, type Decimal, formatDecimal, parseDecimal, ZERO } from '#shared/domain/money';
+import { add, type Decimal, decimalPlaces, formatDecimal, parseDecimal, ZERO } from '#shared/domain/money';
 import type { Payment } from '#shared/domain/order';
 import { evaluatePayment } from '#shared/domain/payment-evaluation';
 import { changeOrder, type Found, moveTo, touch } from '#shared/services/order-changes';
@@ -51,9 +52,10 @@ export function resolveOrder(owner: MerchantProfile, orderId: unknown, now: Date
 /** A payment as a chain watcher, Lightning node or gateway reports it. */
 export interface PaymentReport {
   orderId: string;
-  /** Exact amount in the invoice's pay currency. */
-  amount: Decimal;
-  confirmations: number;
+  /** Exact amount in the invoice's pay currency; absent: the invoice's full amount (a sandbox payment). */
+  amount?: Decimal;
+  /** Absent: the confirmations the invoice's currency requires (a sandbox payment). */
+  confirmations?: number;
   txid: string;
   /** Restrict to this merchant's orders (the sandbox endpoint). */
   owner?: MerchantProfile;
@@ -72,13 +74,18 @@ export function recordPayment(report: PaymentReport): Promise<Found> {
   return changeOrder(checkedId(report.orderId), report.owner, unknown, (found) => {
     const invoice = found.invoice;
     if (!invoice) throw new InvoiceNotExistError();
+    const amount = report.amount ?? parseDecimal(invoice.pay_amount);
+    if (decimalPlaces(amount) > currency(invoice.pay_currency).precision) {
+      throw new InvalidParameterError(`amount has more decimals than ${invoice.pay_currency} has`);
+    }
+    const confirmations = report.confirmations ?? requiredConfirmations(invoice.pay_currency);
     const payments = invoice.payments ?? [];
     const previous = payments.find((payment) => payment.txid === report.txid);
-    if (previous && previous.confirmations >= report.confirmations) return undefined;
+    if (previous && previous.confirmations >= confirmations) return undefined;
     const payment: Payment = {
       txid: report.txid,
-      amount: formatDecimal(report.amount),
-      confirmations: report.confirmations,
+      amount: formatDecimal(amount),
+      confirmations,
       seen_at: previous?.seen_at ?? report.now.toISOString(),
     };
     const updated = [...payments.filter((p) => p.txid !== report.txid), payment];
