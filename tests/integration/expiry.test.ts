@@ -1,8 +1,8 @@
 import { afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { randomUUID } from 'node:crypto';
 import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { ensureTable } from '#infra/local/dynamodb';
 import type { Order } from '#shared/domain/order';
+import { testOrder } from '../support/orders';
 
 /**
  * The expiry sweep on this file's own table (so "every order due by now" means only these):
@@ -32,31 +32,7 @@ afterEach(() => {
 const DUE = '2026-01-01T00:00:00.000Z';
 
 async function dueOrder(): Promise<Order> {
-  const order: Order = {
-    order_id: randomUUID(),
-    user_id: 77,
-    merchant_order_id: '',
-    title: '',
-    description: '',
-    callback_url: '',
-    cancel_url: '',
-    success_url: '',
-    token: '',
-    price_amount: '1',
-    price_currency: 'USD',
-    pay_amount: '1',
-    pay_currency: 'USD',
-    receive_currency: '',
-    status: 'NEW',
-    created_at: DUE,
-    updated_at: DUE,
-    deleted: 0,
-    version: 1,
-    mobile: false,
-    fast: false,
-    sandbox: true,
-    due_at: DUE,
-  };
+  const order = testOrder({ user_id: 77, price_amount: '1', pay_amount: '1', created_at: DUE, updated_at: DUE, due_at: DUE });
   await m.client.db.send(new PutCommand({ TableName: TABLE, Item: m.orders.orderToItem(order) }));
   return order;
 }

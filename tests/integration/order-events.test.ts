@@ -7,6 +7,7 @@ import { ensureTable } from '#infra/local/dynamodb';
 import { startLocalSqs, type LocalSqs } from '#infra/local/sqs';
 import type { Delivery } from '#shared/domain/delivery';
 import type { Order } from '#shared/domain/order';
+import { testOrder } from '../support/orders';
 
 /**
  * order-events on its own table and queue (the stream and the queue carry only this file's
@@ -52,31 +53,7 @@ afterAll(async () => {
   await sqs?.stop();
 });
 
-const order = (overrides: Partial<Order> = {}): Order => ({
-  order_id: randomUUID(),
-  user_id: 1,
-  merchant_order_id: '',
-  title: '',
-  description: '',
-  callback_url: 'https://shop.example/cb',
-  cancel_url: '',
-  success_url: '',
-  token: '',
-  price_amount: '10',
-  price_currency: 'USD',
-  pay_amount: '10',
-  pay_currency: 'USD',
-  receive_currency: '',
-  status: 'NEW',
-  created_at: new Date().toISOString(),
-  updated_at: new Date().toISOString(),
-  deleted: 0,
-  version: 1,
-  mobile: false,
-  fast: false,
-  sandbox: true,
-  ...overrides,
-});
+const order = (overrides: Partial<Order> = {}): Order => testOrder({ callback_url: 'https://shop.example/cb', ...overrides });
 
 /** The delivery a NEW order's cancellation writes (version 2), with `overrides`. */
 function delivery(from: Order = order(), overrides: Partial<Delivery> = {}): Delivery {

@@ -7,38 +7,22 @@ import type { Invoice, Order } from '#shared/domain/order';
 import { db, TABLE_NAME } from '#shared/store/client';
 import { invoiceKey, LEGACY_INVOICE_SK, orderPartition } from '#shared/store/keys';
 import { findOrderWithInvoice, insertOrder, invoiceToItem, orderToItem } from '#shared/store/orders';
+import { testOrder } from '../support/orders';
 
 /** The store's order writes against DynamoDB Local, at the edges the API cannot reach on demand. */
 
 const NOW = '2026-11-22T06:00:00.000Z';
 
 function order(overrides: Partial<Order> = {}): Order {
-  return {
-    order_id: randomUUID(),
+  return testOrder({
     user_id: 424242,
     merchant_order_id: `ref-${randomUUID()}`,
     title: 'Store test',
-    description: '',
-    callback_url: '',
-    cancel_url: '',
-    success_url: '',
-    token: '',
-    price_amount: '10',
-    price_currency: 'USD',
-    pay_amount: '10',
-    pay_currency: 'USD',
-    receive_currency: '',
-    status: 'NEW',
     created_at: NOW,
     updated_at: NOW,
-    deleted: 0,
-    version: 1,
-    mobile: false,
-    fast: false,
-    sandbox: true,
     due_at: NOW,
     ...overrides,
-  };
+  });
 }
 
 function invoice(of: Order, invoiceId: string, payCurrency = 'BTC'): Invoice {
