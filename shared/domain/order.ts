@@ -44,6 +44,18 @@ export interface Order {
   unresolved_reason?: UnresolvedReason;
 }
 
+/** The order checked out with `invoice`: priced in its currency, due when it expires. */
+export function checkedOutWith(order: Order, invoice: Invoice): Order {
+  return {
+    ...order,
+    pay_amount: invoice.pay_amount,
+    pay_currency: invoice.pay_currency,
+    receive_amount: invoice.receive_amount,
+    invoice_id: invoice.invoice_id,
+    due_at: invoice.expired_at,
+  };
+}
+
 /** One on-chain (or gateway) payment seen for an invoice. */
 export interface Payment {
   txid: string;

@@ -24,7 +24,7 @@ import {
   UnknownOrderError,
   type AppError,
 } from '#shared/domain/errors';
-import { createdOrderView, invoiceView, orderView, type Invoice, type Order } from '#shared/domain/order';
+import { checkedOutWith, createdOrderView, invoiceView, orderView, type Invoice, type Order } from '#shared/domain/order';
 import { errorResponse } from '#shared/http/errors';
 import { ROUTES, type Route } from '#shared/http/routes';
 import { MAX_BODY_BYTES, MAX_OFFSET } from '#shared/limits';
@@ -191,16 +191,8 @@ const EOS_INVOICE: Invoice = {
   rate: { numerator: '1', denominator: '0.80', source: 'static', as_of: '2019-04-24T16:59:00.000Z' },
 };
 
-/** The order as a checkout leaves it: priced in the invoice's currency. */
-function checkedOut(order: Order, invoice: Invoice): Order {
-  return {
-    ...order,
-    pay_amount: invoice.pay_amount,
-    pay_currency: invoice.pay_currency,
-    updated_at: invoice.created_at,
-    invoice_id: invoice.invoice_id,
-  };
-}
+/** The order as a checkout leaves it (at the invoice's creation). */
+const checkedOut = (order: Order, invoice: Invoice): Order => ({ ...checkedOutWith(order, invoice), updated_at: invoice.created_at });
 
 const BTC_ORDER = checkedOut(NEW_ORDER, BTC_INVOICE);
 const EOS_ORDER = checkedOut(NEW_ORDER, EOS_INVOICE);
@@ -554,6 +546,30 @@ export interface OperationMeta {
   errors: readonly ErrorCase[];
 }
 
+/**
+ * A merchant's action on one order (cancel, refund, resolve): POST with the optional
+ * `order_id` body, answered with the order and its invoice, refused with `refused` when the
+ * order is not in the status the action needs.
+ */
+function orderAction(action: {
+  operationId: string;
+  summary: string;
+  description: readonly string[];
+  success: string;
+  examples: Examples;
+  refused: ErrorCase;
+}): OperationMeta {
+  return {
+    operationId: action.operationId,
+    summary: action.summary,
+    description: action.description.join('\n'),
+    pathParameters: { order_id: ORDER_ID_PARAMETER },
+    requestBody: { schema: orderActionBodySchema, examples: ORDER_ACTION_REQUEST_EXAMPLES },
+    success: { description: action.success, schema: getOrderResponseSchema, examples: action.examples },
+    errors: orderActionErrors(action.refused),
+  };
+}
+
 const { limit, offset } = listOrdersQuerySchema.properties;
 
 /** Query parameters documented with the rules their schema enforces. */
@@ -643,59 +659,44 @@ export const OPERATIONS: Readonly<Record<string, OperationMeta>> = {
     success: { description: 'One page of orders.', schema: getOrdersResponseSchema, examples: GET_ORDERS_RESPONSE_EXAMPLES },
     errors: GET_ORDERS_ERRORS,
   },
-  'cancel-order': {
+  'cancel-order': orderAction({
     operationId: 'cancelOrder',
     summary: 'Cancel Order',
     description: [
       'Cancels a NEW order (NEW -> CANCELED); it can no longer be paid. Beyond the contract (MugglePay has it).',
       'The body may repeat `order_id` (MugglePay sends it); the path is what counts.',
-    ].join('\n'),
-    pathParameters: { order_id: ORDER_ID_PARAMETER },
-    requestBody: { schema: orderActionBodySchema, examples: ORDER_ACTION_REQUEST_EXAMPLES },
-    success: {
-      description: 'The canceled order and its invoice ({} if it was never checked out).',
-      schema: getOrderResponseSchema,
-      examples: { canceled: { summary: 'Canceled before checkout', value: moved(NEW_ORDER, undefined, 'CANCELED', '2019-04-24T17:00:00.000Z') } },
-    },
-    errors: orderActionErrors(errorCase('ORDER_CANCELED_FAIILED', 'The order is not NEW (MugglePay\'s code, misspelling included).', new CancelFailedError())),
-  },
-  'refund-order': {
+    ],
+    success: 'The canceled order and its invoice ({} if it was never checked out).',
+    examples: { canceled: { summary: 'Canceled before checkout', value: moved(NEW_ORDER, undefined, 'CANCELED', '2019-04-24T17:00:00.000Z') } },
+    refused: errorCase('ORDER_CANCELED_FAIILED', 'The order is not NEW (MugglePay\'s code, misspelling included).', new CancelFailedError()),
+  }),
+  'refund-order': orderAction({
     operationId: 'refundOrder',
     summary: 'Refund Order',
     description: [
       'Starts the refund of a PAID order (PAID -> REFUND_PENDING); it becomes REFUNDED once the refund has been sent.',
       'Beyond the contract (MugglePay has it). The body may repeat `order_id`.',
-    ].join('\n'),
-    pathParameters: { order_id: ORDER_ID_PARAMETER },
-    requestBody: { schema: orderActionBodySchema, examples: ORDER_ACTION_REQUEST_EXAMPLES },
-    success: {
-      description: 'The order, now REFUND_PENDING, and its invoice.',
-      schema: getOrderResponseSchema,
-      examples: { refundPending: { summary: 'Refund started', value: moved(PAID_ORDER, BTC_INVOICE, 'REFUND_PENDING', '2019-04-25T09:00:00.000Z') } },
-    },
-    errors: orderActionErrors(errorCase('ORDER_REFUND_FAILED', 'The order is not PAID.', new RefundFailedError())),
-  },
-  'resolve-order': {
+    ],
+    success: 'The order, now REFUND_PENDING, and its invoice.',
+    examples: { refundPending: { summary: 'Refund started', value: moved(PAID_ORDER, BTC_INVOICE, 'REFUND_PENDING', '2019-04-25T09:00:00.000Z') } },
+    refused: errorCase('ORDER_REFUND_FAILED', 'The order is not PAID.', new RefundFailedError()),
+  }),
+  'resolve-order': orderAction({
     operationId: 'resolveOrder',
     summary: 'Resolve Order',
     description: [
       'Marks an UNRESOLVED order (underpaid, overpaid or paid late; see `unresolved_reason`) as RESOLVED once the',
       'merchant has dealt with it. The body may repeat `order_id`.',
-    ].join('\n'),
-    pathParameters: { order_id: ORDER_ID_PARAMETER },
-    requestBody: { schema: orderActionBodySchema, examples: ORDER_ACTION_REQUEST_EXAMPLES },
-    success: {
-      description: 'The order, now RESOLVED, and its invoice.',
-      schema: getOrderResponseSchema,
-      examples: {
-        resolved: {
-          summary: 'Resolved after an underpayment',
-          value: moved({ ...BTC_ORDER, unresolved_reason: 'UNDERPAID' }, BTC_INVOICE, 'RESOLVED', '2019-04-25T09:30:00.000Z'),
-        },
+    ],
+    success: 'The order, now RESOLVED, and its invoice.',
+    examples: {
+      resolved: {
+        summary: 'Resolved after an underpayment',
+        value: moved({ ...BTC_ORDER, unresolved_reason: 'UNDERPAID' }, BTC_INVOICE, 'RESOLVED', '2019-04-25T09:30:00.000Z'),
       },
     },
-    errors: orderActionErrors(errorCase('ORDER_RESOLVE_FAILED', 'The order is not UNRESOLVED.', new ResolveFailedError())),
-  },
+    refused: errorCase('ORDER_RESOLVE_FAILED', 'The order is not UNRESOLVED.', new ResolveFailedError()),
+  }),
   'sandbox-pay': {
     operationId: 'sandboxPay',
     tag: 'Sandbox',

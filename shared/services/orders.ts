@@ -9,7 +9,7 @@ import {
 import { isId, newId, newTimeOrderedId, orderIdFor } from '#shared/domain/ids';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { formatDecimal, type Decimal } from '#shared/domain/money';
-import type { Invoice, Order } from '#shared/domain/order';
+import { checkedOutWith, type Invoice, type Order } from '#shared/domain/order';
 import { parsePrice } from '#shared/domain/price';
 import { paymentMethods, rateProvider, sandboxRateProvider } from '#shared/payments/providers';
 import { payAmountFor, RateUnavailableError, receiveAmountFor } from '#shared/payments/rates';
@@ -108,17 +108,6 @@ async function buildInvoice(merchant: MerchantProfile, order: Order, payCurrency
   };
 }
 
-/** The order checked out with `invoice`: priced in its currency, due when it expires. */
-function withInvoice(order: Order, invoice: Invoice): Order {
-  return {
-    ...order,
-    pay_amount: invoice.pay_amount,
-    pay_currency: invoice.pay_currency,
-    receive_amount: invoice.receive_amount,
-    invoice_id: invoice.invoice_id,
-    due_at: invoice.expired_at,
-  };
-}
 
 /** Create Order: stores a NEW order; with `pay_currency` it is checked out at once. */
 export async function createOrder(merchant: MerchantProfile, input: CreateOrderInput, now: Date) {
@@ -159,7 +148,7 @@ export async function createOrder(merchant: MerchantProfile, input: CreateOrderI
   let invoice: Invoice | undefined;
   if (input.pay_currency) {
     invoice = await buildInvoice(merchant, order, input.pay_currency, now);
-    order = withInvoice(order, invoice);
+    order = checkedOutWith(order, invoice);
   }
   await insertOrder(order, invoice, { guardReference: reference !== '' && !derived });
   return { order, invoice, paymentUrl: paymentUrlFor(order, invoice) };
@@ -175,7 +164,7 @@ export async function checkoutOrder(merchant: MerchantProfile, orderId: unknown,
   const { order, invoice } = await changeOrder(orderId, merchant, () => new OrderDoesNotExistError(), async (found) => {
     if (found.order.status !== 'NEW') throw new OrderNotNewError();
     const next = await buildInvoice(merchant, found.order, payCurrency, now);
-    return { order: withInvoice(touch(found.order, now), next), invoice: next };
+    return { order: checkedOutWith(touch(found.order, now), next), invoice: next };
   });
   return { order, invoice: invoice!, paymentUrl: paymentUrlFor(order, invoice) };
 }
