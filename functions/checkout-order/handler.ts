@@ -1,13 +1,10 @@
-import { invoiceView, orderView } from '#shared/domain/order';
 import { apiHandler } from '#shared/http/api-handler';
-import { assertSameOrder } from '#shared/http/order-action';
-import { json } from '#shared/http/responses';
+import { assertSameOrder, orderWithInvoice } from '#shared/http/order-action';
 import { checkoutBody as body } from '#shared/http/validators.generated';
 import { checkoutOrder } from '#shared/services/orders';
 
 /** POST /v1/orders/:order_id/checkout: prices the order in `pay_currency` and gives its address. */
 export const handler = apiHandler({ body }, async ({ body, path, merchant, now }) => {
   assertSameOrder(body.order_id, path.order_id);
-  const { order, invoice } = await checkoutOrder(merchant, path.order_id, body.pay_currency, now);
-  return json(200, { status: 200, order: orderView(order), invoice: invoiceView(invoice) });
+  return orderWithInvoice(await checkoutOrder(merchant, path.order_id, body.pay_currency, now));
 });
