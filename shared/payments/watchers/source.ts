@@ -1,0 +1,93 @@
+/**
+ * The port every payment watcher adapter implements (issue 12/13 contract, shared by the
+ * Esplora, Bitcoin Core JSON-RPC, Ethereum JSON-RPC, LND REST and Hyperion adapters).
+ *
+ * Two shapes of source exist:
+ *
+ * - {@link BlockSource}: chains scanned block by block with a stored cursor (height + hash):
+ *   BTC, LTC, BCH (Esplora or Core RPC) and ETH with its ERC-20 tokens. The watcher core asks
+ *   for the tip, walks forward from its cursor one block at a time, detects a reorganisation
+ *   when a block's `previousHash` is not the cursor's hash, and looks every transfer's address
+ *   up in the address index (in batches). Mempool transfers give PENDING early.
+ * - {@link IndexedSource}: sources with their own monotonically growing index: LND's
+ *   settle_index, Hyperion's global_sequence. The watcher stores the last index it booked.
+ *
+ * Adapters only speak their API and turn answers into these values; they never touch the
+ * table or the lifecycle. Amounts are exact decimals in the currency's units (never floats):
+ * adapters convert from satoshis, wei, token units or "1.0000 EOS" with the domain's money
+ * functions. Garbage from a source (a missing field, a wrong type, a hash of the wrong length)
+ * throws {@link SourceError}, never a wrong value.
+ */
+import type { Decimal } from '#shared/domain/money';
+
+/** A block's place on its chain. */
+export interface BlockRef {
+  height: number;
+  /** Lowercase hex as the chain writes it (no 0x for UTXO chains; 0x-prefixed for ETH). */
+  hash: string;
+}
+
+/** One payment to one address: the unit the service books. */
+export interface Transfer {
+  /**
+   * The chain's own key of this payment, unique forever: `txid:vout` (UTXO chains),
+   * `txhash:logIndex` (ERC-20 Transfer logs), `txhash` (native ETH), the LND payment hash,
+   * the Antelope global_sequence. Booking is idempotent by this key.
+   */
+  key: string;
+  /** The transaction id shown to people (txid, tx hash, payment hash). */
+  txid: string;
+  /** Pay currency code as the service names it: BTC, LTC, BCH, ETH, USDT_ERC20, USDC_ERC20, LBTC, EOS. */
+  currency: string;
+  /**
+   * The receiving address in the form the address index stores it (bech32 lowercase,
+   * CashAddr with its prefix, EIP-55 checksummed ETH, the EOS account).
+   */
+  address: string;
+  /** EOS: the transfer's memo (the invoice's memo); absent elsewhere. */
+  memo?: string;
+  amount: Decimal;
+  /** The block it is in; absent while unconfirmed (mempool, pending). */
+  block?: BlockRef;
+}
+
+/** A block with every transfer it contains (the watcher keeps only those to our addresses). */
+export interface Block extends BlockRef {
+  previousHash: string;
+  time: Date;
+  transfers: Transfer[];
+}
+
+/** A chain read block by block. */
+export interface BlockSource {
+  /** BTC, LTC, BCH or ETH: the chain (its cursor's name). */
+  readonly chain: string;
+  tip(): Promise<BlockRef>;
+  /** The hash of the block at `height` on the current best chain. */
+  blockHash(height: number): Promise<string>;
+  block(height: number): Promise<Block>;
+  /**
+   * Unconfirmed transfers. `known` holds the txids already seen, so an adapter may skip
+   * fetching them again (the work grows with new mempool transactions, not with invoices).
+   */
+  mempool(known: ReadonlySet<string>): Promise<Transfer[]>;
+}
+
+/** A source with its own growing index (LND settle_index, Hyperion global_sequence). */
+export interface IndexedSource {
+  readonly chain: string;
+  /** Transfers after `cursor` (exclusive), oldest first, at most `limit`; `next` is the new cursor. */
+  after(cursor: string | undefined, limit: number): Promise<{ transfers: Transfer[]; next: string | undefined }>;
+}
+
+/** A source answered something that is not its documented format, or did not answer. */
+export class SourceError extends Error {
+  constructor(
+    readonly source: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${source}: ${message}`, options);
+    this.name = 'SourceError';
+  }
+}
