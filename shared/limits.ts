@@ -3,3 +3,11 @@ export const MAX_BODY_BYTES = 64 * 1024;
 
 /** Deepest `offset` Get Orders serves: a page never reads more than MAX_OFFSET + 50 items. */
 export const MAX_OFFSET = 1000;
+
+/**
+ * Invoices one order may have. Each crypto invoice takes a fresh address from the key's
+ * sequence; a buyer who switches back to a currency gets its still-valid invoice again, so
+ * only switching after invoices expire uses more. Bounded because wallets stop scanning after
+ * a gap of unused addresses (see README, "Keys, accounts and gateways").
+ */
+export const MAX_INVOICES_PER_ORDER = 10;

@@ -85,6 +85,17 @@ export class ConcurrentUpdateError extends AppError {
   }
 }
 
+/** The order has had its bounded number of invoices; waiting does not help (no Retry-After). */
+export class TooManyInvoicesError extends AppError {
+  constructor(limit: number) {
+    super(
+      429,
+      'TOO_MANY_INVOICES',
+      `This order has had ${limit} invoices, the most one order may have: pay one of its current invoices or ask the merchant for a new order.`,
+    );
+  }
+}
+
 export class PaymentNotAvailableError extends AppError {
   constructor(message = 'The payment method is not available, please retry later.', cause?: unknown) {
     super(400, 'PAYMENT_NOT_AVAILABLE', message, { cause });

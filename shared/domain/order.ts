@@ -84,6 +84,8 @@ export interface Invoice {
   memo?: string;
   /** Gateways with `fast`: the gateway's own payment link. */
   gateway_url?: string;
+  /** HD currencies: the child index of the address under its key (operators sweep by it). */
+  address_index?: number;
   rate: { numerator: string; denominator: string; source: string; as_of: string };
   /** Payments seen for this invoice (idempotent by txid). */
   payments?: Payment[];

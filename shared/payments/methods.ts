@@ -9,6 +9,8 @@ export interface PaymentDetails {
   memo?: string;
   /** A gateway's own payment link (used as `payment_url` when `fast` is set). */
   gateway_url?: string;
+  /** HD currencies: the child index the address was derived at (operators sweep by it). */
+  address_index?: number;
 }
 
 export interface PaymentRequest {
@@ -29,4 +31,9 @@ export interface PaymentRequest {
 export interface PaymentMethods {
   /** Throws PaymentNotAvailableError when the currency cannot be paid right now. */
   paymentDetails(request: PaymentRequest): Promise<PaymentDetails>;
+  /**
+   * Takes back details that were never shown to anyone (the write that would have shown them
+   * failed for certain): an HD address index goes back to its key's sequence.
+   */
+  releaseDetails(merchant: MerchantProfile, currency: string, details: PaymentDetails): Promise<void>;
 }

@@ -5,7 +5,8 @@ import type { PaymentGateway } from '#shared/payments/gateway';
 import { deriveAddress, paymentUri, type AddressCurrency } from '#shared/payments/addresses/index';
 import { lightningUri, type LightningNode } from '#shared/payments/lightning/index';
 import type { PaymentDetails, PaymentMethods, PaymentRequest } from '#shared/payments/methods';
-import { nextCounterValue } from '#shared/store/counters';
+import type { MerchantProfile } from '#shared/domain/merchant';
+import { returnAddressIndex, takeAddressIndex } from '#shared/store/address-indexes';
 
 /**
  * The public BIP32 test-vector-1 account key m/84'/0'/0' (seed 000102...0f). Its private key
@@ -15,6 +16,9 @@ export const SANDBOX_XPUB =
   'xpub6C1HVMz946r433QEjZGpYYWYcspxXXBPys5PBGkmQboRXE6RLfFiStEkKbWKCZaPgDrzZh9nUEunxuiuy6MNdw23du2Ek7GoKYMJVH8eK5E';
 
 const DERIVED: readonly string[] = ['BTC', 'LTC', 'BCH', 'ETH'];
+
+/** The counter of a key's child indexes (one per key and currency). */
+export const counterName = (code: AddressCurrency, xpub: string): string => `address#${code}#${xpub}`;
 
 export interface PaymentMethodsConfig {
   /** Platform extended public keys per currency (the fallback when a merchant has none). */
@@ -45,23 +49,29 @@ export class HdPaymentMethods implements PaymentMethods {
     throw new PaymentNotAvailableError(`${code} cannot be paid here`);
   }
 
+  async releaseDetails(merchant: MerchantProfile, currency: string, details: PaymentDetails): Promise<void> {
+    if (!DERIVED.includes(currency) || details.address_index === undefined) return;
+    const code = currency as AddressCurrency;
+    await returnAddressIndex(counterName(code, this.xpubFor(code, merchant)), details.address_index);
+  }
+
   /** The merchant's own key first, then the platform's; sandbox merchants fall back to the test key. */
-  private xpubFor(code: AddressCurrency, request: PaymentRequest): string {
-    const own = request.merchant.xpubs?.[code];
+  private xpubFor(code: AddressCurrency, merchant: MerchantProfile): string {
+    const own = merchant.xpubs?.[code];
     if (own) return own;
     const platform = this.config.platformXpubs[code];
     if (platform) return platform;
-    if (request.merchant.sandbox) return SANDBOX_XPUB;
+    if (merchant.sandbox) return SANDBOX_XPUB;
     throw new PaymentNotAvailableError(`${code} has no receiving key configured`);
   }
 
   private async derived(code: AddressCurrency, request: PaymentRequest): Promise<PaymentDetails> {
-    const xpub = this.xpubFor(code, request);
-    // One counter per (key, currency): every invoice gets the next unused child index.
-    const index = (await nextCounterValue(`address#${code}#${xpub}`)) - 1;
+    const xpub = this.xpubFor(code, request.merchant);
+    // One sequence per (key, currency): every invoice gets the lowest unused child index.
+    const index = await takeAddressIndex(counterName(code, xpub));
     const address = deriveAddress(code, xpub, index);
     const amount = formatFixed(request.amount, currencyInfo(code).payPrecision);
-    return { payment_address: address, payment_uri: paymentUri(code, address, amount) };
+    return { payment_address: address, payment_uri: paymentUri(code, address, amount), address_index: index };
   }
 
   private async eos(request: PaymentRequest): Promise<PaymentDetails> {

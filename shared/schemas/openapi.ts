@@ -21,13 +21,14 @@ import {
   ResolveFailedError,
   SandboxOnlyError,
   ServiceUnavailableError,
+  TooManyInvoicesError,
   UnknownOrderError,
   type AppError,
 } from '#shared/domain/errors';
 import { checkedOutWith, createdOrderView, invoiceView, orderView, type Invoice, type Order } from '#shared/domain/order';
 import { errorResponse } from '#shared/http/errors';
 import { ROUTES, type Route } from '#shared/http/routes';
-import { MAX_BODY_BYTES, MAX_OFFSET } from '#shared/limits';
+import { MAX_BODY_BYTES, MAX_INVOICES_PER_ORDER, MAX_OFFSET } from '#shared/limits';
 import {
   checkoutBodySchema,
   createOrderBodySchema,
@@ -354,6 +355,11 @@ const ORDER_CONFLICT = errorCase(
   'Other writes kept changing the order; nothing was changed by this call, retry.',
   new ConcurrentUpdateError(),
 );
+const TOO_MANY_INVOICES = errorCase(
+  'TOO_MANY_INVOICES',
+  `The order has had ${MAX_INVOICES_PER_ORDER} invoices (each takes an address) and the currency has no valid one to show again. Waiting does not help: no Retry-After.`,
+  new TooManyInvoicesError(MAX_INVOICES_PER_ORDER),
+);
 const SANDBOX_ONLY = errorCase('SANDBOX_ONLY', 'The merchant is not a sandbox merchant.', new SandboxOnlyError());
 const paymentNotAvailable = (when: string) =>
   errorCase('PAYMENT_NOT_AVAILABLE', when, new PaymentNotAvailableError('WECHAT is not enabled for this merchant'));
@@ -417,6 +423,7 @@ const CHECKOUT_ORDER_ERRORS: readonly ErrorCase[] = [
     'Concurrent checkouts of the order kept winning; exactly one invoice is current, retry to switch.',
     new ConcurrentUpdateError(),
   ),
+  TOO_MANY_INVOICES,
   PAYLOAD_TOO_LARGE,
   SERVICE_UNAVAILABLE,
 ];
@@ -635,9 +642,11 @@ export const OPERATIONS: Readonly<Record<string, OperationMeta>> = {
     summary: 'Checkout Order',
     description: [
       'Prices a NEW order in `pay_currency` and opens an invoice with `pay_amount` and `payment_address`',
-      '(plus `payment_uri` for a QR code, and `memo` for EOS). Checking out again, in the same or another',
-      'currency, replaces the invoice with a new one at a fresh address. Invoices run 60 minutes for crypto and',
-      '3 hours for gateways.',
+      '(plus `payment_uri` for a QR code, and `memo` for EOS). Checking out in another currency makes that',
+      'currency\'s invoice current: the order\'s earlier invoice in it when that one still has a quarter of its',
+      'window left (same address, same amount: its rate stays locked), else a new one at a fresh address.',
+      `The same currency again answers the current invoice. An order has at most ${MAX_INVOICES_PER_ORDER} invoices (then 429).`,
+      'Invoices run 60 minutes for crypto and 3 hours for gateways.',
       '',
       '**Contract quirk:** an unknown order is HTTP **422** `{"error": "Order does not exist", "status": 422}`,',
       'not 404.',
@@ -810,8 +819,8 @@ export const OPERATIONS: Readonly<Record<string, OperationMeta>> = {
     tag: 'Payment page',
     summary: 'Pick or switch the currency, from the payment page',
     description: [
-      'Checkout Order as the order\'s merchant: prices a NEW order in `pay_currency` and opens a new invoice',
-      '(a fresh address), replacing the current one.',
+      'Checkout Order as the order\'s merchant: makes the order\'s invoice in `pay_currency` current, its',
+      'still-valid earlier one or a new one at a fresh address (at most ' + MAX_INVOICES_PER_ORDER + ' per order, then 429).',
       PAGE_PUBLIC,
     ].join('\n'),
     pathParameters: { order_id: PAGE_ORDER_ID },
@@ -829,6 +838,7 @@ export const OPERATIONS: Readonly<Record<string, OperationMeta>> = {
       paymentNotAvailable('The currency is a gateway not enabled for the merchant, or no rate or address is available.'),
       UNKNOWN_ORDER,
       ORDER_CONFLICT,
+      TOO_MANY_INVOICES,
       PAYLOAD_TOO_LARGE,
       SERVICE_UNAVAILABLE,
     ],

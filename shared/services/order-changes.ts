@@ -5,7 +5,7 @@ import type { OrderStatus } from '#shared/domain/statuses';
 import { assertTransition, type UnresolvedReason } from '#shared/domain/status-machine';
 import { deliveryFor } from '#shared/callbacks/outbox';
 import { deliveryToItem } from '#shared/store/deliveries';
-import { addressIndexItem, commitOrderChange, findOrderWithInvoice, replaceInvoice } from '#shared/store/orders';
+import { addressIndexItem, commitOrderChange, findOrderWithInvoice } from '#shared/store/orders';
 
 export interface Found {
   order: Order;
@@ -22,9 +22,9 @@ const ATTEMPTS = 5;
 
 /**
  * Reads an order, lets `decide` compute its next state from what it read, and commits that
- * conditionally (one transaction with its delivery, or, for a checkout, the new invoice and
- * then the order's conditional write); when another write got there first it reads again and
- * decides again. `decide` returns undefined for "nothing to do" (an idempotent repeat).
+ * conditionally (one transaction with its delivery and, if it brings one, a new invoice's
+ * address index; checkouts have their own path in services/orders.ts); when another write
+ * got there first it reads again and decides again. `decide` returns undefined for "nothing to do" (an idempotent repeat).
  * `owner` restricts the change to that merchant's orders (others are answered as missing).
  */
 export async function changeOrder(
@@ -41,19 +41,15 @@ export async function changeOrder(
     const isNewInvoice = change.invoice !== undefined && change.invoice.invoice_id !== found.invoice?.invoice_id;
     // A status change writes the callback it owes in the same transaction: it cannot be lost.
     const delivery = deliveryFor(found.order, change.order, new Date(change.order.updated_at));
-    // A new invoice without a status change (a checkout) needs no transaction.
-    const committed =
-      isNewInvoice && !delivery
-        ? await replaceInvoice(found.order, { order: change.order, invoice: change.invoice! })
-        : await commitOrderChange({
-            expected: found.order,
-            order: change.order,
-            invoice: change.invoice,
-            extraItems: [
-              ...(isNewInvoice ? [addressIndexItem(change.invoice!)] : []),
-              ...(delivery ? [deliveryToItem(delivery)] : []),
-            ],
-          });
+    const committed = await commitOrderChange({
+      expected: found.order,
+      order: change.order,
+      invoice: change.invoice,
+      extraItems: [
+        ...(isNewInvoice ? [addressIndexItem(change.invoice!)] : []),
+        ...(delivery ? [deliveryToItem(delivery)] : []),
+      ],
+    });
     if (committed) return { order: change.order, invoice: change.invoice ?? found.invoice };
   }
   throw new ConcurrentUpdateError();

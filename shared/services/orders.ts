@@ -2,19 +2,25 @@ import { checkCallbackUrl } from '#shared/callbacks/ssrf';
 import { apiConfig } from '#shared/config';
 import { isGateway } from '#shared/domain/currencies';
 import {
+  ConcurrentUpdateError,
+  MerchantOrderIdExistsError,
   OrderDoesNotExistError,
   OrderNotNewError,
   PaymentNotAvailableError,
+  TooManyInvoicesError,
 } from '#shared/domain/errors';
 import { isId, newId, newTimeOrderedId, orderIdFor } from '#shared/domain/ids';
 import type { MerchantProfile } from '#shared/domain/merchant';
-import { formatDecimal, type Decimal } from '#shared/domain/money';
+import { formatDecimal, parseDecimal } from '#shared/domain/money';
 import { checkedOutWith, type Invoice, type Order } from '#shared/domain/order';
 import { parsePrice } from '#shared/domain/price';
 import { paymentMethods, rateProvider, sandboxRateProvider } from '#shared/payments/providers';
 import { payAmountFor, RateUnavailableError, receiveAmountFor } from '#shared/payments/rates';
-import { changeOrder, touch } from '#shared/services/order-changes';
-import { insertOrder } from '#shared/store/orders';
+import { logger } from '#shared/http/logger';
+import { MAX_INVOICES_PER_ORDER } from '#shared/limits';
+import { touch, type Found } from '#shared/services/order-changes';
+import { claimInvoiceSlot, commitCheckout, discardInvoice, findInvoices, releaseInvoiceSlot, storeInvoice } from '#shared/store/invoices';
+import { findOrderWithInvoice, insertOrder } from '#shared/store/orders';
 
 /** Create Order's body after schema validation (see shared/schemas/orders.ts). */
 export interface CreateOrderInput {
@@ -53,11 +59,14 @@ function invoiceTtlSeconds(payCurrency: string): number {
   return isGateway(payCurrency) ? apiConfig.invoiceTtlGatewaySeconds : apiConfig.invoiceTtlCryptoSeconds;
 }
 
+/** An invoice priced but without its payment details yet (no address taken). */
+type PricedInvoice = Omit<Invoice, 'payment_address' | 'payment_uri'>;
+
 /**
- * Prices an invoice in `payCurrency` at the current rate (locked into the invoice) and asks
- * the payment method for an address. Rates that are missing or stale fail closed.
+ * Prices an invoice in `payCurrency` at the current rate (locked into the invoice). Rates
+ * that are missing or stale fail closed. Nothing is taken yet: no address, no slot.
  */
-async function buildInvoice(merchant: MerchantProfile, order: Order, payCurrency: string, now: Date): Promise<Invoice> {
+async function priceInvoice(merchant: MerchantProfile, order: Order, payCurrency: string, now: Date): Promise<PricedInvoice> {
   assertPayable(merchant, payCurrency);
   const price = parsePrice(Number(order.price_amount), order.price_currency);
   const rates = merchant.sandbox ? sandboxRateProvider : rateProvider;
@@ -69,36 +78,20 @@ async function buildInvoice(merchant: MerchantProfile, order: Order, payCurrency
     if (error instanceof RateUnavailableError) throw new PaymentNotAvailableError(undefined, error);
     throw error;
   }
-  const payAmount: Decimal = payAmountFor(price, payRate);
-  // Time-ordered by when it is made, not by the request's `now` (a retry reuses that): the
-  // invoice that becomes current after a lost race is the newest, and reads find it first.
-  const invoiceId = newTimeOrderedId();
-  const expiresAt = new Date(now.getTime() + invoiceTtlSeconds(payCurrency) * 1000);
-  const details = await paymentMethods.paymentDetails({
-    merchant,
-    orderId: order.order_id,
-    invoiceId,
-    currency: payCurrency,
-    amount: payAmount,
-    description: order.title || order.description || `Order ${order.order_id}`,
-    expiresAt,
-    mobile: order.mobile,
-    fast: order.fast,
-    now,
-  });
   return {
-    invoice_id: invoiceId,
+    // Time-ordered by when it is made, not by the request's `now` (a retry reuses that): the
+    // invoice that becomes current after a lost race is the newest, and reads find it first.
+    invoice_id: newTimeOrderedId(),
     order_id: order.order_id,
     user_id: order.user_id,
     merchant_order_id: order.merchant_order_id,
-    pay_amount: formatDecimal(payAmount),
+    pay_amount: formatDecimal(payAmountFor(price, payRate)),
     pay_currency: payCurrency,
     receive_amount: formatDecimal(receiveAmountFor(price, receiveRate)),
     receive_currency: merchant.receive_currency,
     status: 'NEW',
     created_at: now.toISOString(),
-    expired_at: expiresAt.toISOString(),
-    ...details,
+    expired_at: new Date(now.getTime() + invoiceTtlSeconds(payCurrency) * 1000).toISOString(),
     rate: {
       numerator: formatDecimal(payRate.numerator),
       denominator: formatDecimal(payRate.denominator),
@@ -108,6 +101,33 @@ async function buildInvoice(merchant: MerchantProfile, order: Order, payCurrency
   };
 }
 
+/** Asks the payment method for the invoice's address (an HD index is taken here). */
+async function withPaymentDetails(merchant: MerchantProfile, order: Order, priced: PricedInvoice, now: Date): Promise<Invoice> {
+  const details = await paymentMethods.paymentDetails({
+    merchant,
+    orderId: order.order_id,
+    invoiceId: priced.invoice_id,
+    currency: priced.pay_currency,
+    amount: parseDecimal(priced.pay_amount),
+    description: order.title || order.description || `Order ${order.order_id}`,
+    expiresAt: new Date(priced.expired_at),
+    mobile: order.mobile,
+    fast: order.fast,
+    now,
+  });
+  const { rate, ...fields } = priced;
+  return { ...fields, ...details, rate };
+}
+
+/** Gives back what an invoice that was never shown took (its HD address index); never throws. */
+async function releaseInvoice(merchant: MerchantProfile, invoice: Invoice): Promise<void> {
+  try {
+    await paymentMethods.releaseDetails(merchant, invoice.pay_currency, invoice);
+  } catch (error) {
+    // The index stays used: a gap of one address, never a reused one.
+    logger.warn('could not give back an unused address', { invoice_id: invoice.invoice_id, cause: String(error) });
+  }
+}
 
 /** Create Order: stores a NEW order; with `pay_currency` it is checked out at once. */
 export async function createOrder(merchant: MerchantProfile, input: CreateOrderInput, now: Date) {
@@ -147,24 +167,127 @@ export async function createOrder(merchant: MerchantProfile, input: CreateOrderI
   };
   let invoice: Invoice | undefined;
   if (input.pay_currency) {
-    invoice = await buildInvoice(merchant, order, input.pay_currency, now);
+    invoice = await withPaymentDetails(merchant, order, await priceInvoice(merchant, order, input.pay_currency, now), now);
     order = checkedOutWith(order, invoice);
   }
-  await insertOrder(order, invoice, { guardReference: reference !== '' && !derived });
+  try {
+    await insertOrder(order, invoice, { guardReference: reference !== '' && !derived });
+  } catch (error) {
+    // The reference is taken: the transaction wrote nothing, so the address was never shown.
+    if (invoice && error instanceof MerchantOrderIdExistsError) await releaseInvoice(merchant, invoice);
+    throw error;
+  }
   return { order, invoice, paymentUrl: paymentUrlFor(order, invoice) };
 }
 
+/** How often a checkout is tried again when another write moved the order first. */
+const CHECKOUT_ATTEMPTS = 5;
+
 /**
- * Checkout Order: picks (or switches) the payment currency of a NEW order. The new invoice is
- * written first, then the order's conditional write makes it current, so concurrent
- * checkouts leave exactly one current invoice.
+ * An invoice a checkout in its currency shows again instead of making a new one: same
+ * address, same amount (its rate is locked until it expires). It must leave the buyer a
+ * quarter of its payment window; a nearly expired one would expire the order with it.
+ */
+function reusable(invoice: Invoice, payCurrency: string, now: Date): boolean {
+  if (invoice.pay_currency !== payCurrency || invoice.status !== 'NEW' || (invoice.payments?.length ?? 0) > 0) return false;
+  const minimum = (invoiceTtlSeconds(payCurrency) * 1000) / 4;
+  return Date.parse(invoice.expired_at) - now.getTime() >= minimum;
+}
+
+/**
+ * The order's still-valid invoice in `payCurrency` that was shown before (the latest one),
+ * if any; `made` (this request's own, never current) is not one of them.
+ */
+async function reusableInvoice(found: Found, payCurrency: string, now: Date, made: string | undefined): Promise<Invoice | undefined> {
+  // Before its first checkout an order has no invoice to go back to.
+  if (!found.order.invoice_id) return undefined;
+  const candidates = (await findInvoices(found.order.order_id)).filter(
+    (invoice) => invoice.invoice_id !== made && reusable(invoice, payCurrency, now),
+  );
+  return candidates.sort((a, b) => a.expired_at.localeCompare(b.expired_at)).at(-1);
+}
+
+/**
+ * A new invoice for the order: priced first (a refusal takes nothing), then one of the
+ * order's bounded slots, then its address. 429 TOO_MANY_INVOICES when the slots are gone.
+ */
+async function newInvoice(merchant: MerchantProfile, found: Found, payCurrency: string, now: Date): Promise<Invoice> {
+  const priced = await priceInvoice(merchant, found.order, payCurrency, now);
+  const existing = found.order.invoice_id ? 1 : 0;
+  if (!(await claimInvoiceSlot(found.order.order_id, MAX_INVOICES_PER_ORDER, existing))) {
+    throw new TooManyInvoicesError(MAX_INVOICES_PER_ORDER);
+  }
+  try {
+    return await withPaymentDetails(merchant, found.order, priced, now);
+  } catch (error) {
+    await releaseInvoiceSlot(found.order.order_id);
+    throw error;
+  }
+}
+
+/**
+ * Checkout Order: picks (or switches) the payment currency of a NEW order. A currency the
+ * order already has a valid invoice in gets that invoice again (nothing new is made); else a
+ * new invoice is written first, then the order's conditional write makes it current, so
+ * concurrent checkouts leave exactly one current invoice. Address use is bounded: a request
+ * derives at most one address, whatever its retries; an order has at most
+ * MAX_INVOICES_PER_ORDER invoices; an invoice that never became current (a lost race, a
+ * failed write) is deleted and its address index given back.
  */
 export async function checkoutOrder(merchant: MerchantProfile, orderId: unknown, payCurrency: string, now: Date) {
   if (!isId(orderId)) throw new OrderDoesNotExistError();
-  const { order, invoice } = await changeOrder(orderId, merchant, () => new OrderDoesNotExistError(), async (found) => {
-    if (found.order.status !== 'NEW') throw new OrderNotNewError();
-    const next = await buildInvoice(merchant, found.order, payCurrency, now);
-    return { order: checkedOutWith(touch(found.order, now), next), invoice: next };
-  });
-  return { order, invoice: invoice!, paymentUrl: paymentUrlFor(order, invoice) };
+  /** The invoice this request made, once made (retries show it rather than make another). */
+  let made: Invoice | undefined;
+  let stored = false;
+  /** Set while the order's write is in flight: a failure then leaves unknown whether it landed. */
+  let unsure = false;
+  try {
+    for (let attempt = 1; attempt <= CHECKOUT_ATTEMPTS; attempt += 1) {
+      const found = await findOrderWithInvoice(orderId);
+      if (!found || found.order.user_id !== merchant.user_id) throw new OrderDoesNotExistError();
+      if (found.order.status !== 'NEW') throw new OrderNotNewError();
+      if (found.invoice && found.invoice.invoice_id !== made?.invoice_id && reusable(found.invoice, payCurrency, now)) {
+        // Already current (a repeat, or a concurrent checkout in the same currency won).
+        await discard(merchant, made);
+        made = undefined;
+        return { order: found.order, invoice: found.invoice, paymentUrl: paymentUrlFor(found.order, found.invoice) };
+      }
+      const previous = await reusableInvoice(found, payCurrency, now, made?.invoice_id);
+      const invoice = previous ?? made ?? (made = await newInvoice(merchant, found, payCurrency, now));
+      if (invoice === made && !stored) {
+        await storeInvoice(made);
+        stored = true;
+      }
+      const order = checkedOutWith(touch(found.order, now), invoice);
+      unsure = true;
+      const committed = await commitCheckout(found.order, order);
+      unsure = false;
+      if (committed) {
+        if (invoice !== made) await discard(merchant, made);
+        made = undefined;
+        return { order, invoice, paymentUrl: paymentUrlFor(order, invoice) };
+      }
+    }
+    throw new ConcurrentUpdateError();
+  } catch (error) {
+    if (!unsure) await discard(merchant, made);
+    throw error;
+  }
+}
+
+/**
+ * Takes back an invoice this request made that never became current: deletes it and its
+ * address index, gives its address back, then its slot (in that order: whoever takes the
+ * slot next finds the address first, so the key's counter never moves for it). Never throws:
+ * whatever it cannot undo stays (an unused invoice and address, never one shown twice).
+ */
+async function discard(merchant: MerchantProfile, invoice: Invoice | undefined): Promise<void> {
+  if (!invoice) return;
+  try {
+    await discardInvoice(invoice);
+    await paymentMethods.releaseDetails(merchant, invoice.pay_currency, invoice);
+    await releaseInvoiceSlot(invoice.order_id);
+  } catch (error) {
+    logger.warn('could not discard an unused invoice', { invoice_id: invoice.invoice_id, cause: String(error) });
+  }
 }

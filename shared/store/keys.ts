@@ -14,6 +14,8 @@
  * | address index       | ADDRESS#<currency>#<address>[#<memo>] | ADDRESS |                                   |                                             |
  * | callback delivery   | ORDER#<order_id>                | DELIVERY#<version, 10 digits> |                  |                                             |
  * | idempotency record  | IDEMPOTENCY#<scope>#<key>       | IDEMPOTENCY  |                                   |                                             |
+ * | checkout slots      | ORDER#<order_id>                | CHECKOUTS    |                                   |                                             |
+ * | returned address    | ADDRPOOL#<counter name>         | <index, 12 digits> |                             |                                             |
  *
  * GSI3 is sparse and holds only what a sweeper must find: NEW orders (GSI3PK =
  * EXPIRY#<shard>, GSI3SK = <due_at>#<order_id>) and callback deliveries still to make
@@ -31,6 +33,8 @@ export const ENTITY = {
   address: 'ADDRESS',
   delivery: 'DELIVERY',
   idempotency: 'IDEMPOTENCY',
+  checkoutSlots: 'CHECKOUTS',
+  returnedAddress: 'ADDRPOOL',
 } as const;
 
 export interface TableKey {
@@ -136,3 +140,20 @@ export const idempotencyKey = (scope: string, key: string): TableKey => ({
   PK: `IDEMPOTENCY#${scope}#${key}`,
   SK: 'IDEMPOTENCY',
 });
+
+/**
+ * How many invoices an order has had (bounded: each one takes an address). Its sort key is
+ * below `INVOICE`, outside the range the order-with-invoice Query reads.
+ */
+export const checkoutSlotsKey = (orderId: string): TableKey => ({ PK: `ORDER#${orderId}`, SK: 'CHECKOUTS' });
+
+/**
+ * An address index handed out by a counter and given back unused (its invoice was never
+ * shown): the next invoice of that key takes the lowest one before the counter moves.
+ */
+export const returnedAddressKey = (counter: string, index: number): TableKey => ({
+  PK: returnedAddressPartition(counter),
+  SK: String(index).padStart(12, '0'),
+});
+
+export const returnedAddressPartition = (counter: string): string => `ADDRPOOL#${counter}`;

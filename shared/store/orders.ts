@@ -209,7 +209,7 @@ export async function listOrders(page: OrderPage): Promise<Order[]> {
 }
 
 /** The condition of every order change: the order still has the status and version it was read with. */
-function expectedVersion(order: Order) {
+export function expectedVersion(order: Order) {
   return {
     ConditionExpression: '#status = :status AND #version = :version',
     ExpressionAttributeNames: { '#status': 'status', '#version': 'version' },
@@ -249,21 +249,6 @@ export async function commitOrderChange(change: {
     if (isTransactionConflict(error)) return false;
     throw error;
   }
-}
-
-/**
- * Makes `next.invoice` the order's current invoice (a checkout while NEW) without a
- * transaction: the invoice and its address index are written first (new keys, so nothing
- * is overwritten), then the order's conditional write points at the invoice. If that write
- * loses a race, the invoice stays as an unused item of the order's partition, its address
- * never shown to anyone. The replaced invoice stays in the partition too (late payments).
- */
-export async function replaceInvoice(order: Order, next: { order: Order; invoice: Invoice }): Promise<boolean> {
-  await Promise.all([
-    db.send(new PutCommand({ TableName: TABLE_NAME, Item: invoiceToItem(next.invoice) })),
-    db.send(new PutCommand({ TableName: TABLE_NAME, Item: addressIndexItem(next.invoice) })),
-  ]);
-  return (await putIf(orderToItem(next.order), expectedVersion(order))).written;
 }
 
 /** The invoice an address (with its memo, for EOS) was issued for, current or replaced, or undefined. */

@@ -190,12 +190,13 @@ describe('cancel, refund', () => {
 describe('addresses', () => {
   it('gives every checkout a fresh, valid address (100 checkouts over the API)', async () => {
     const merchant = await newMerchant();
+    // 25 orders x 4 currencies: 100 invoices (a currency checked out again shows its invoice again).
     const orders = await Promise.all(
-      Array.from({ length: 10 }, async () => (await call('POST', '/v1/orders', { token: merchant.api_token, body: { price_amount: 5 } })).body.order.order_id),
+      Array.from({ length: 25 }, async () => (await call('POST', '/v1/orders', { token: merchant.api_token, body: { price_amount: 5 } })).body.order.order_id),
     );
     const currencies = ['BTC', 'LTC', 'BCH', 'ETH'] as const;
     const addresses: string[] = [];
-    for (let round = 0; round < 10; round += 1) {
+    for (let round = 0; round < currencies.length; round += 1) {
       const batch = await Promise.all(
         orders.map(async (id, i) => {
           const currency = currencies[(round + i) % currencies.length]!;

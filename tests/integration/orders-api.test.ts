@@ -334,18 +334,23 @@ describe('Checkout Order', () => {
     expect(lightning.body.invoice.payment_uri).toBe(`lightning:${lightning.body.invoice.payment_address}`);
   });
 
-  it('switches currency with a new invoice and a fresh address', async () => {
+  it('switches currency with a new invoice, and back to the still-valid one it had', async () => {
     const created = await createOk();
     const first = await call('POST', `/v1/orders/${created.order_id}/checkout`, { token, body: { pay_currency: 'BTC' } });
     const second = await call('POST', `/v1/orders/${created.order_id}/checkout`, { token, body: { pay_currency: 'BTC' } });
     const third = await call('POST', `/v1/orders/${created.order_id}/checkout`, { token, body: { pay_currency: 'LTC' } });
     expect([first.status, second.status, third.status]).toEqual([200, 200, 200]);
-    expect(second.body.invoice.invoice_id).not.toBe(first.body.invoice.invoice_id);
-    expect(second.body.invoice.payment_address).not.toBe(first.body.invoice.payment_address);
+    // The same currency again is the same invoice (same address, same amount), not a new one.
+    expect(second.body.invoice).toEqual(first.body.invoice);
     expect(validateAddress('LTC', third.body.invoice.payment_address)).toBe(true);
     const got = await call('GET', `/v1/orders/${created.order_id}`, { token });
     expect(got.body.invoice.invoice_id).toBe(third.body.invoice.invoice_id);
     expect(got.body.order).toMatchObject({ pay_currency: 'LTC', pay_amount: third.body.invoice.pay_amount });
+    // Back to BTC: the BTC invoice is current again, and Get Order reads it.
+    const back = await call('POST', `/v1/orders/${created.order_id}/checkout`, { token, body: { pay_currency: 'BTC' } });
+    expect(back.body.invoice).toEqual(first.body.invoice);
+    expect(back.body.order).toMatchObject({ pay_currency: 'BTC', pay_amount: first.body.invoice.pay_amount });
+    expect((await call('GET', `/v1/orders/${created.order_id}`, { token })).body.invoice).toEqual(first.body.invoice);
   });
 
   it('leaves exactly one current invoice after concurrent checkouts of one order', async () => {

@@ -1,0 +1,88 @@
+import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { Invoice, Order } from '#shared/domain/order';
+import { db, TABLE_NAME } from '#shared/store/client';
+import { putIf, updateIf } from '#shared/store/conditional';
+import { isConditionFailure } from '#shared/store/errors';
+import { addressKey, checkoutSlotsKey, ENTITY, INVOICE_PREFIX, invoiceKey, orderPartition } from '#shared/store/keys';
+import { addressIndexItem, expectedVersion, invoiceFromItem, invoiceToItem, orderToItem } from '#shared/store/orders';
+
+/**
+ * A checkout's writes. An order's invoices are bounded: each new one first takes a slot of
+ * the order's checkout-slots item (a conditional counter), then is written with its address
+ * index, then the order's conditional write makes it current. No transaction: if the order's
+ * write loses, the invoice was never shown and is discarded, its slot and address given back.
+ */
+
+/**
+ * Takes one of the order's `max` invoice slots: one conditional UpdateItem, so concurrent
+ * checkouts can never take more than `max` between them. `existing` is how many invoices
+ * the order had before slots were counted (its first one, made at Create Order).
+ */
+export function claimInvoiceSlot(orderId: string, max: number, existing: number): Promise<boolean> {
+  return updateIf(checkoutSlotsKey(orderId), {
+    UpdateExpression: 'SET invoices = if_not_exists(invoices, :existing) + :one, #type = :type',
+    ConditionExpression: 'attribute_not_exists(invoices) OR invoices < :max',
+    ExpressionAttributeNames: { '#type': 'type' },
+    ExpressionAttributeValues: { ':existing': existing, ':one': 1, ':max': max, ':type': ENTITY.checkoutSlots },
+  });
+}
+
+/** Gives back a slot whose invoice was discarded. */
+export async function releaseInvoiceSlot(orderId: string): Promise<void> {
+  await updateIf(checkoutSlotsKey(orderId), {
+    UpdateExpression: 'SET invoices = invoices - :one',
+    ConditionExpression: 'invoices > :zero',
+    ExpressionAttributeValues: { ':one': 1, ':zero': 0 },
+  });
+}
+
+/** Every invoice stored for an order (current, replaced and discarded-in-flight; bounded by the slots). */
+export async function findInvoices(orderId: string): Promise<Invoice[]> {
+  const result = await db.send(
+    new QueryCommand({
+      TableName: TABLE_NAME,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': orderPartition(orderId), ':prefix': INVOICE_PREFIX },
+      ConsistentRead: true,
+    }),
+  );
+  return (result.Items ?? []).map(invoiceFromItem);
+}
+
+/** Writes a new invoice and its address index (new keys: nothing is overwritten). */
+export async function storeInvoice(invoice: Invoice): Promise<void> {
+  await Promise.all([
+    db.send(new PutCommand({ TableName: TABLE_NAME, Item: invoiceToItem(invoice) })),
+    db.send(new PutCommand({ TableName: TABLE_NAME, Item: addressIndexItem(invoice) })),
+  ]);
+}
+
+/**
+ * The order's conditional write that makes `next.invoice_id` current: false when another
+ * write moved the order first (nothing written). A failure of any other kind is thrown and
+ * leaves it unknown whether the write landed.
+ */
+export async function commitCheckout(expected: Order, next: Order): Promise<boolean> {
+  return (await putIf(orderToItem(next), expectedVersion(expected))).written;
+}
+
+/**
+ * Removes an invoice that was never current: its address index first (only while it still
+ * names this invoice), then the invoice. Afterwards nothing in the table leads to its address.
+ */
+export async function discardInvoice(invoice: Invoice): Promise<void> {
+  try {
+    await db.send(
+      new DeleteCommand({
+        TableName: TABLE_NAME,
+        Key: addressKey(invoice.pay_currency, invoice.payment_address, invoice.memo),
+        ConditionExpression: 'invoice_id = :id',
+        ExpressionAttributeValues: { ':id': invoice.invoice_id },
+      }),
+    );
+  } catch (error) {
+    // Absent (its write never landed) is as good as deleted.
+    if (!isConditionFailure(error)) throw error;
+  }
+  await db.send(new DeleteCommand({ TableName: TABLE_NAME, Key: invoiceKey(invoice.order_id, invoice.invoice_id) }));
+}
