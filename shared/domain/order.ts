@@ -36,6 +36,11 @@ export interface Order {
   fast: boolean;
   sandbox: boolean;
   invoice_id?: string;
+  /**
+   * The latest invoice that was current in each currency (currency -> invoice_id): a
+   * checkout back to that currency shows it again while it is valid.
+   */
+  shown_invoices?: Record<string, string>;
   /** While NEW: when the order expires (its invoice's expired_at, or the unpaid-order window). */
   due_at?: string;
   /** The merchant's payment tolerance (percent) when the order was made. */
@@ -52,6 +57,7 @@ export function checkedOutWith(order: Order, invoice: Invoice): Order {
     pay_currency: invoice.pay_currency,
     receive_amount: invoice.receive_amount,
     invoice_id: invoice.invoice_id,
+    shown_invoices: { ...order.shown_invoices, [invoice.pay_currency]: invoice.invoice_id },
     due_at: invoice.expired_at,
   };
 }

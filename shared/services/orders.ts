@@ -19,7 +19,7 @@ import { payAmountFor, RateUnavailableError, receiveAmountFor } from '#shared/pa
 import { logger } from '#shared/http/logger';
 import { MAX_INVOICES_PER_ORDER } from '#shared/limits';
 import { touch, type Found } from '#shared/services/order-changes';
-import { claimInvoiceSlot, commitCheckout, discardInvoice, findInvoices, releaseInvoiceSlot, storeInvoice } from '#shared/store/invoices';
+import { claimInvoiceSlot, commitCheckout, discardInvoice, findInvoice, releaseInvoiceSlot, storeInvoice } from '#shared/store/invoices';
 import { findOrderWithInvoice, insertOrder } from '#shared/store/orders';
 
 /** Create Order's body after schema validation (see shared/schemas/orders.ts). */
@@ -195,16 +195,15 @@ function reusable(invoice: Invoice, payCurrency: string, now: Date): boolean {
 }
 
 /**
- * The order's still-valid invoice in `payCurrency` that was shown before (the latest one),
- * if any; `made` (this request's own, never current) is not one of them.
+ * The order's still-valid invoice in `payCurrency` that was current before (the order keeps
+ * the latest one per currency), if any. An invoice that never became current (another
+ * request's, still being written or discarded) is never shown.
  */
-async function reusableInvoice(found: Found, payCurrency: string, now: Date, made: string | undefined): Promise<Invoice | undefined> {
-  // Before its first checkout an order has no invoice to go back to.
-  if (!found.order.invoice_id) return undefined;
-  const candidates = (await findInvoices(found.order.order_id)).filter(
-    (invoice) => invoice.invoice_id !== made && reusable(invoice, payCurrency, now),
-  );
-  return candidates.sort((a, b) => a.expired_at.localeCompare(b.expired_at)).at(-1);
+async function reusableInvoice(found: Found, payCurrency: string, now: Date): Promise<Invoice | undefined> {
+  const id = found.order.shown_invoices?.[payCurrency];
+  if (!id || id === found.invoice?.invoice_id) return undefined;
+  const invoice = await findInvoice(found.order.order_id, id);
+  return invoice && reusable(invoice, payCurrency, now) ? invoice : undefined;
 }
 
 /**
@@ -252,7 +251,7 @@ export async function checkoutOrder(merchant: MerchantProfile, orderId: unknown,
         made = undefined;
         return { order: found.order, invoice: found.invoice, paymentUrl: paymentUrlFor(found.order, found.invoice) };
       }
-      const previous = await reusableInvoice(found, payCurrency, now, made?.invoice_id);
+      const previous = await reusableInvoice(found, payCurrency, now);
       const invoice = previous ?? made ?? (made = await newInvoice(merchant, found, payCurrency, now));
       if (invoice === made && !stored) {
         await storeInvoice(made);

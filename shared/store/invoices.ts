@@ -1,9 +1,9 @@
-import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Invoice, Order } from '#shared/domain/order';
 import { db, TABLE_NAME } from '#shared/store/client';
 import { putIf, updateIf } from '#shared/store/conditional';
 import { isConditionFailure } from '#shared/store/errors';
-import { addressKey, checkoutSlotsKey, ENTITY, INVOICE_PREFIX, invoiceKey, orderPartition } from '#shared/store/keys';
+import { addressKey, checkoutSlotsKey, ENTITY, invoiceKey } from '#shared/store/keys';
 import { addressIndexItem, expectedVersion, invoiceFromItem, invoiceToItem, orderToItem } from '#shared/store/orders';
 
 /**
@@ -36,17 +36,10 @@ export async function releaseInvoiceSlot(orderId: string): Promise<void> {
   });
 }
 
-/** Every invoice stored for an order (current, replaced and discarded-in-flight; bounded by the slots). */
-export async function findInvoices(orderId: string): Promise<Invoice[]> {
-  const result = await db.send(
-    new QueryCommand({
-      TableName: TABLE_NAME,
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': orderPartition(orderId), ':prefix': INVOICE_PREFIX },
-      ConsistentRead: true,
-    }),
-  );
-  return (result.Items ?? []).map(invoiceFromItem);
+/** One invoice of an order (strongly consistent), or undefined. */
+export async function findInvoice(orderId: string, invoiceId: string): Promise<Invoice | undefined> {
+  const result = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: invoiceKey(orderId, invoiceId), ConsistentRead: true }));
+  return result.Item ? invoiceFromItem(result.Item) : undefined;
 }
 
 /** Writes a new invoice and its address index (new keys: nothing is overwritten). */
