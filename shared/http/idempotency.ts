@@ -1,7 +1,14 @@
 import { createHash } from 'node:crypto';
 import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { IdempotencyInProgressError, IdempotencyKeyReusedError, InvalidParameterError } from '#shared/domain/errors';
+import {
+  IdempotencyInProgressError,
+  IdempotencyKeyReusedError,
+  InvalidParameterError,
+  OrderDoesNotExistError,
+  OrderNotFoundError,
+  UnknownOrderError,
+} from '#shared/domain/errors';
 import { JSON_HEADERS } from '#shared/http/responses';
 import { complete, release, reserve } from '#shared/store/idempotency';
 
@@ -13,6 +20,14 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 /** A request still running after this long is presumed dead; its key may be taken over. */
 const LEASE_SECONDS = 60;
 
+/**
+ * "No such order" in any of its forms (another merchant's order reads the same): a key sent
+ * with it is not kept, so requests for orders that never existed (or are not the caller's)
+ * leave nothing in the table.
+ */
+const isMissingOrder = (error: unknown): boolean =>
+  error instanceof UnknownOrderError || error instanceof OrderDoesNotExistError || error instanceof OrderNotFoundError;
+
 /** The request a key stands for: path and (parsed) body, so the same JSON reads the same. */
 function fingerprint(event: Event): string {
   return createHash('sha256').update(`${event.rawPath}\n${JSON.stringify(event.body ?? null)}`).digest('hex');
@@ -22,7 +37,8 @@ function fingerprint(event: Event): string {
  * `Idempotency-Key` on POSTs, as Stripe does: the same key with the same request returns the
  * first answer without doing the work again; with a different request it is a 422; while
  * the first is still running, a 409. Keys are kept 24 hours, per merchant (`scope`). Answers
- * of 5xx and 409 are not kept, so a retry after a server failure or a lost race runs again.
+ * of 5xx and 409 are not kept, so a retry after a server failure or a lost race runs again;
+ * nor is a key whose order does not exist (or is not the caller's): records only for real orders.
  */
 export function idempotency(scopeOf: (request: Request) => string | undefined): middy.MiddlewareObj<Event, Result> {
   const active = new WeakMap<Event, { scope: string; key: string }>();
@@ -33,7 +49,7 @@ export function idempotency(scopeOf: (request: Request) => string | undefined): 
     const { statusCode = 200, body = '' } = request.response;
     // Not kept: a server failure, or a 409 (another write won a race; nothing was done and
     // the answer says to retry), so a retry with the key runs again instead of replaying it.
-    if (statusCode >= 500 || statusCode === 409) await release(claim.scope, claim.key);
+    if (statusCode >= 500 || statusCode === 409 || isMissingOrder(request.error)) await release(claim.scope, claim.key);
     else await complete(claim.scope, claim.key, { statusCode, body });
   };
   return {

@@ -932,7 +932,8 @@ const IDEMPOTENCY_KEY_PARAMETER = {
     'Makes a retry safe: the same key with the same request answers the first answer again (header',
     '`idempotent-replayed: true`) without doing the work twice; with a different request 422',
     'IDEMPOTENCY_KEY_REUSED; while the first is still running 409 IDEMPOTENCY_IN_PROGRESS. Kept 24 hours,',
-    'per merchant; answers of 5xx and 409 ORDER_CONFLICT are not kept (a retry runs again).',
+    'per merchant; answers of 5xx and 409 ORDER_CONFLICT are not kept (a retry runs again), nor a key sent for an',
+    "order that does not exist or is not the caller's.",
   ].join(' '),
   schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
 };

@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { db, TABLE_NAME } from '#shared/store/client';
+import { idempotencyKey } from '#shared/store/keys';
 import { client, newMerchant, startApi } from '../support/api';
 
 let api: Awaited<ReturnType<typeof startApi>>;
@@ -121,5 +124,55 @@ describe('Idempotency-Key', () => {
     } finally {
       spy.mockRestore();
     }
+  });
+
+  describe('records only for orders that exist (and are the caller\'s)', () => {
+    const stored = async (scope: string, key: string) =>
+      (await db.send(new GetCommand({ TableName: TABLE_NAME, Key: idempotencyKey(scope, key), ConsistentRead: true }))).Item;
+    const pageScope = (path: string) => `P${createHash('sha256').update(path).digest('hex').slice(0, 32)}`;
+
+    it('200 anonymous cancels of random order ids with a key store nothing', async () => {
+      const keys: { path: string; key: string }[] = [];
+      for (let i = 0; i < 200; i += 1) {
+        const path = `/v1/pay/${randomUUID()}/cancel`;
+        const key = randomUUID();
+        const response = await call('POST', path, { headers: { 'Idempotency-Key': key } });
+        expect([response.status, response.body.error_code]).toEqual([404, 'ORDER_NOT_FOUND']);
+        keys.push({ path, key });
+      }
+      let records = 0;
+      for (const { path, key } of keys) if (await stored(pageScope(path), key)) records += 1;
+      expect(records).toBe(0);
+    }, 120_000);
+
+    it("a merchant's key is kept for its own order, not for another merchant's or a missing one", async () => {
+      const owner = await newMerchant();
+      const stranger = await newMerchant();
+      const order = (await call('POST', '/v1/orders', { token: owner.api_token, body: { price_amount: 4 } })).body.order;
+      const strangerKey = randomUUID();
+      const foreign = await call('POST', `/v1/orders/${order.order_id}/cancel`, {
+        token: stranger.api_token,
+        body: {},
+        headers: { 'Idempotency-Key': strangerKey },
+      });
+      expect([foreign.status, foreign.body.error_code]).toEqual([404, 'ORDER_NOT_FOUND']);
+      const missingKey = randomUUID();
+      const missing = await call('POST', `/v1/orders/${randomUUID()}/checkout`, {
+        token: stranger.api_token,
+        body: { pay_currency: 'BTC' },
+        headers: { 'Idempotency-Key': missingKey },
+      });
+      expect([missing.status, missing.body.error]).toEqual([422, 'Order does not exist']);
+      const ownKey = randomUUID();
+      const own = await call('POST', `/v1/orders/${order.order_id}/cancel`, {
+        token: owner.api_token,
+        body: {},
+        headers: { 'Idempotency-Key': ownKey },
+      });
+      expect(own.status, own.text).toBe(200);
+      expect(await stored(`M${stranger.user_id}`, strangerKey)).toBeUndefined();
+      expect(await stored(`M${stranger.user_id}`, missingKey)).toBeUndefined();
+      expect(await stored(`M${owner.user_id}`, ownKey)).toMatchObject({ state: 'DONE', status_code: 200 });
+    });
   });
 });
