@@ -49,8 +49,8 @@ const table: readonly Currency[] = [
 
 const byCode = new Map(table.map((currency) => [currency.code, currency]));
 
-/** The `pay_currency` values of the contract, in its order. */
-export const PAY_CURRENCIES = ['ALIPAY', 'ALIGLOBAL', 'WECHAT', 'BTC', 'LTC', 'ETH', 'EOS', 'BCH', 'LBTC'] as const;
+/** The `pay_currency` values of the contract, in its order, then MugglePay's ERC-20 stable coins. */
+export const PAY_CURRENCIES = ['ALIPAY', 'ALIGLOBAL', 'WECHAT', 'BTC', 'LTC', 'ETH', 'EOS', 'BCH', 'LBTC', 'USDT_ERC20', 'USDC_ERC20'] as const;
 export type PayCurrency = (typeof PAY_CURRENCIES)[number];
 
 export const GATEWAY_CURRENCIES: readonly PayCurrency[] = ['ALIPAY', 'ALIGLOBAL', 'WECHAT'];

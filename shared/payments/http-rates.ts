@@ -24,8 +24,15 @@ const PLAIN_DECIMAL = /^\d{1,30}(?:\.\d{1,40})?$/;
 /** Larger answers are refused (the Coinbase one is tens of kilobytes). */
 const MAX_BODY_BYTES = 1024 * 1024;
 
-/** Codes the source lists under another name: Lightning is bitcoin on another rail. */
-const SOURCE_ALIASES: ReadonlyMap<string, string> = new Map([['LBTC', 'BTC']]);
+/**
+ * Codes the source lists under another name: Lightning is bitcoin on another rail, an ERC-20
+ * stable coin is priced as the coin itself.
+ */
+const SOURCE_ALIASES: ReadonlyMap<string, string> = new Map([
+  ['LBTC', 'BTC'],
+  ['USDT_ERC20', 'USDT'],
+  ['USDC_ERC20', 'USDC'],
+]);
 
 /** The code to look up in the source for one of our currencies (gateways quote in their fiat). */
 export function sourceCode(code: string): string {
