@@ -1,10 +1,12 @@
 import { currency as currencyInfo, isGateway } from '#shared/domain/currencies';
 import { PaymentNotAvailableError } from '#shared/domain/errors';
 import { formatFixed, toMinorUnits } from '#shared/domain/money';
+import { erc20TransferUri } from '#shared/payments/addresses/erc20-uri';
 import type { PaymentGateway } from '#shared/payments/gateway';
 import { deriveAddress, paymentUri, type AddressCurrency } from '#shared/payments/addresses/index';
 import { lightningUri, type LightningNode } from '#shared/payments/lightning/index';
 import type { PaymentDetails, PaymentMethods, PaymentRequest } from '#shared/payments/methods';
+import type { EthereumConfig } from '#shared/payments/watchers/ethereum/config';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { returnAddressIndex, takeAddressIndex } from '#shared/store/address-indexes';
 
@@ -16,9 +18,14 @@ export const SANDBOX_XPUB =
   'xpub6C1HVMz946r433QEjZGpYYWYcspxXXBPys5PBGkmQboRXE6RLfFiStEkKbWKCZaPgDrzZh9nUEunxuiuy6MNdw23du2Ek7GoKYMJVH8eK5E';
 
 const DERIVED: readonly string[] = ['BTC', 'LTC', 'BCH', 'ETH'];
+/** ERC-20 pay currencies: paid to an ETH address (from the ETH key), with the token's own URI. */
+const ERC20: readonly string[] = ['USDT_ERC20', 'USDC_ERC20'];
 
-/** The counter of a key's child indexes (one per key and currency). */
-export const counterName = (code: AddressCurrency, xpub: string): string => `address#${code}#${xpub}`;
+/** The counter of a key's child indexes (one per key and chain). */
+export const counterName = (chain: AddressCurrency, xpub: string): string => `address#${chain}#${xpub}`;
+
+/** The chain whose addresses a currency is paid to (a token: its chain's). */
+const chainOf = (code: string): AddressCurrency => (currencyInfo(code).chain ?? code) as AddressCurrency;
 
 export interface PaymentMethodsConfig {
   /** Platform extended public keys per currency (the fallback when a merchant has none). */
@@ -30,6 +37,12 @@ export interface PaymentMethodsConfig {
   gateway: PaymentGateway | undefined;
   /** The gateway sandbox merchants use. */
   sandboxGateway: PaymentGateway;
+  /**
+   * Ethereum: the chain id and token contracts payment URIs name, and whether a watcher
+   * source is configured (without one, live merchants cannot be paid in ETH or its tokens:
+   * nothing would see the payment).
+   */
+  ethereum: EthereumConfig;
 }
 
 /**
@@ -42,7 +55,7 @@ export class HdPaymentMethods implements PaymentMethods {
 
   async paymentDetails(request: PaymentRequest): Promise<PaymentDetails> {
     const code = request.currency;
-    if (DERIVED.includes(code)) return this.derived(code as AddressCurrency, request);
+    if (DERIVED.includes(code) || ERC20.includes(code)) return this.derived(code, request);
     if (code === 'EOS') return this.eos(request);
     if (code === 'LBTC') return this.lightning(request);
     if (isGateway(code)) return this.gateway(request);
@@ -50,9 +63,9 @@ export class HdPaymentMethods implements PaymentMethods {
   }
 
   async releaseDetails(merchant: MerchantProfile, currency: string, details: PaymentDetails): Promise<void> {
-    if (!DERIVED.includes(currency) || details.address_index === undefined) return;
-    const code = currency as AddressCurrency;
-    await returnAddressIndex(counterName(code, this.xpubFor(code, merchant)), details.address_index);
+    if (!(DERIVED.includes(currency) || ERC20.includes(currency)) || details.address_index === undefined) return;
+    const chain = chainOf(currency);
+    await returnAddressIndex(counterName(chain, this.xpubFor(chain, merchant)), details.address_index);
   }
 
   /** The merchant's own key first, then the platform's; sandbox merchants fall back to the test key. */
@@ -65,13 +78,30 @@ export class HdPaymentMethods implements PaymentMethods {
     throw new PaymentNotAvailableError(`${code} has no receiving key configured`);
   }
 
-  private async derived(code: AddressCurrency, request: PaymentRequest): Promise<PaymentDetails> {
-    const xpub = this.xpubFor(code, request.merchant);
-    // One sequence per (key, currency): every invoice gets the lowest unused child index.
-    const index = await takeAddressIndex(counterName(code, xpub));
-    const address = deriveAddress(code, xpub, index);
-    const amount = formatFixed(request.amount, currencyInfo(code).payPrecision);
-    return { payment_address: address, payment_uri: paymentUri(code, address, amount), address_index: index };
+  private async derived(code: string, request: PaymentRequest): Promise<PaymentDetails> {
+    // Tokens live on their chain's addresses: USDT_ERC20 is paid to an address of the ETH key.
+    const chain = chainOf(code);
+    const xpub = this.xpubFor(chain, request.merchant);
+    if (chain === 'ETH' && !request.merchant.sandbox && !this.config.ethereum.source) {
+      throw new PaymentNotAvailableError(`${code} payments are not watched here (no ETH_RPC_URL)`);
+    }
+    // One sequence per (key, chain): every invoice gets the lowest unused child index, so an
+    // ETH and a token invoice never share an address.
+    const index = await takeAddressIndex(counterName(chain, xpub));
+    const address = deriveAddress(chain, xpub, index);
+    const { payPrecision, precision } = currencyInfo(code);
+    if (ERC20.includes(code)) {
+      const { chainId, contracts } = this.config.ethereum;
+      const contract = contracts[code as keyof typeof contracts];
+      return {
+        payment_address: address,
+        payment_uri: erc20TransferUri(contract, chainId, address, request.amount, precision),
+        address_index: index,
+      };
+    }
+    const amount = formatFixed(request.amount, payPrecision);
+    const extras = chain === 'ETH' ? { chainId: this.config.ethereum.chainId } : {};
+    return { payment_address: address, payment_uri: paymentUri(chain, address, amount, extras), address_index: index };
   }
 
   private async eos(request: PaymentRequest): Promise<PaymentDetails> {
