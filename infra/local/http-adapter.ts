@@ -1,14 +1,17 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
+import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { LambdaHandler } from '#shared/http/api-handler';
 import { json } from '#shared/http/responses';
-import { RouteNotFoundError } from '#shared/domain/errors';
+import { HeadersTooLargeError, RouteNotFoundError, UriTooLongError } from '#shared/domain/errors';
 import { errorResponse } from '#shared/http/errors';
 import type { Route } from '#shared/http/routes';
 
 /** API Gateway's own limit on a request body (10 MB); larger ones never reach a function. */
 const GATEWAY_BODY_LIMIT = 10 * 1024 * 1024;
+/** HTTP API's limit on the request line and header values together (10240 bytes). */
+export const GATEWAY_HEADER_LIMIT = 10240;
 
 export interface RouteBinding extends Route {
   load: () => Promise<{ handler: LambdaHandler }>;
@@ -139,6 +142,35 @@ function lambdaContext(functionName: string): Context {
   };
 }
 
+/**
+ * What API Gateway refuses before any function runs: a request line over its limit (414), or
+ * the request line and headers together over it (431). Both answered as JSON errors.
+ */
+function oversize(request: IncomingMessage): Error | undefined {
+  const line = Buffer.byteLength(request.url ?? '/', 'utf8');
+  if (line > GATEWAY_HEADER_LIMIT) return new UriTooLongError(GATEWAY_HEADER_LIMIT);
+  let total = line;
+  for (let i = 1; i < request.rawHeaders.length; i += 2) total += Buffer.byteLength(request.rawHeaders[i]!, 'utf8');
+  return total > GATEWAY_HEADER_LIMIT ? new HeadersTooLargeError(GATEWAY_HEADER_LIMIT) : undefined;
+}
+
+/**
+ * Node's parser refuses what is over its own header cap (16 KB) before a request exists, and
+ * would answer with an empty body: answer the same JSON error as the adapter's own checks.
+ */
+function onClientError(error: Error & { code?: string }, socket: Duplex): void {
+  if (!socket.writable) return void socket.destroy();
+  const result =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? errorResponse(new HeadersTooLargeError(GATEWAY_HEADER_LIMIT))
+      : json(400, { status: 400, error: 'Malformed HTTP request', error_code: 'BAD_REQUEST' });
+  const body = Buffer.from(result.body ?? '', 'utf8');
+  const reason = result.statusCode === 431 ? 'Request Header Fields Too Large' : 'Bad Request';
+  const head = [`HTTP/1.1 ${result.statusCode} ${reason}`, 'connection: close', `content-length: ${body.length}`];
+  for (const [name, value] of Object.entries(result.headers ?? {})) head.push(`${name}: ${String(value)}`);
+  socket.end(Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`), body]));
+}
+
 function send(response: ServerResponse, result: APIGatewayProxyStructuredResultV2): void {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
@@ -152,8 +184,13 @@ function send(response: ServerResponse, result: APIGatewayProxyStructuredResultV
  * events API Gateway would send. Anything else goes to the fallbacks (the payment page).
  */
 export function createApiServer(bindings: readonly RouteBinding[], fallbacks: readonly FallbackHandler[] = []): Server {
-  return createServer((request, response) => {
+  const server = createServer((request, response) => {
     void (async () => {
+      const tooLarge = oversize(request);
+      if (tooLarge) {
+        request.resume();
+        return send(response, errorResponse(tooLarge));
+      }
       const url = new URL(request.url ?? '/', 'http://localhost');
       const matched = matchRoute(bindings, request.method ?? 'GET', url.pathname);
       if (!matched) {
@@ -172,4 +209,6 @@ export function createApiServer(bindings: readonly RouteBinding[], fallbacks: re
       else response.destroy();
     });
   });
+  server.on('clientError', onClientError);
+  return server;
 }

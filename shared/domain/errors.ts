@@ -66,6 +66,20 @@ export class PayloadTooLargeError extends AppError {
   }
 }
 
+/** The request line is longer than the gateway reads (answered by the HTTP adapter). */
+export class UriTooLongError extends AppError {
+  constructor(limit: number) {
+    super(414, 'URI_TOO_LONG', `Request path and query are longer than ${limit} bytes`);
+  }
+}
+
+/** The request line and headers together are larger than the gateway reads. */
+export class HeadersTooLargeError extends AppError {
+  constructor(limit: number) {
+    super(431, 'HEADERS_TOO_LARGE', `Request line and headers are larger than ${limit} bytes`);
+  }
+}
+
 export class MerchantOrderIdExistsError extends AppError {
   constructor() {
     super(400, 'ORDER_MERCHANTID_EXIST', 'Order with same merchant_order_id exists.');

@@ -436,7 +436,7 @@ return validate12;
 
 /** The SandboxPayBody schema. */
 export const sandboxPayBody = /* @__PURE__ */ (() => {
-const schema14 = {"$id":"SandboxPayBody","type":"object","additionalProperties":false,"properties":{"amount":{"type":"number","exclusiveMinimum":0,"description":"Amount paid, in the invoice's pay_currency. Default: the full amount."},"confirmations":{"type":"integer","minimum":0,"maximum":1000,"description":"Confirmations of the payment. Default: enough for the currency (BTC 2, LTC/BCH 6, ETH 12, others 1)."},"txid":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[A-Za-z0-9_.:-]+$","description":"Transaction id; reporting the same one again is idempotent. Default: a new random id."}}};
+const schema14 = {"$id":"SandboxPayBody","type":"object","additionalProperties":false,"properties":{"amount":{"type":"number","exclusiveMinimum":0,"description":"Amount paid, in the invoice's pay_currency, at most 1000 times the invoice's pay_amount. Default: the full amount."},"confirmations":{"type":"integer","minimum":0,"maximum":1000,"description":"Confirmations of the payment. Default: enough for the currency (BTC 2, LTC/BCH 6, ETH 12, others 1)."},"txid":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[A-Za-z0-9_.:-]+$","description":"Transaction id; reporting the same one again is idempotent. Default: a new random id."}}};
 const func3 = runtime_ucs2length;
 const pattern0 = new RegExp("^[A-Za-z0-9_.:-]+$", "u");
 
@@ -664,7 +664,7 @@ return validate15;
 
 /** The GetOrdersQuery schema (coerces query strings). */
 export const listOrdersQuery = /* @__PURE__ */ (() => {
-const schema11 = {"$id":"GetOrdersQuery","type":"object","additionalProperties":true,"properties":{"status":{"type":"string","enum":["NEW","PENDING","PAID","UNRESOLVED","RESOLVED","EXPIRED","CANCELED","REFUND_PENDING","REFUNDED"],"description":"Only orders in this status."},"limit":{"type":"integer","minimum":1,"maximum":50,"default":10},"offset":{"type":"integer","minimum":0,"maximum":1000,"default":0}}};
+const schema11 = {"$id":"GetOrdersQuery","type":"object","additionalProperties":true,"maxProperties":20,"properties":{"status":{"type":"string","enum":["NEW","PENDING","PAID","UNRESOLVED","RESOLVED","EXPIRED","CANCELED","REFUND_PENDING","REFUNDED"],"description":"Only orders in this status."},"limit":{"type":"integer","minimum":1,"maximum":50,"default":10},"offset":{"type":"integer","minimum":0,"maximum":1000,"default":0}}};
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="GetOrdersQuery" */;
@@ -672,6 +672,11 @@ let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length > 20){
+validate10.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 20},message:"must NOT have more than 20 properties"}];
+return false;
+}
+else {
 if(data.status !== undefined){
 let data0 = data.status;
 const _errs2 = errors;
@@ -791,6 +796,7 @@ var valid0 = _errs6 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }

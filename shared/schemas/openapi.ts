@@ -914,7 +914,8 @@ function parameters(route: Route, meta: OperationMeta): unknown[] {
     in: 'path',
     required: true,
     description: meta.pathParameters?.[name],
-    schema: { type: 'string' },
+    // Every path parameter is an order id (a UUID); anything else reads as a missing order.
+    schema: { type: 'string', format: 'uuid', maxLength: 36 },
   }));
   const inQuery = Object.entries(meta.query?.properties ?? {}).map(([name, schema]) => {
     const { description, ...rest } = schema;

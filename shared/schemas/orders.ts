@@ -1,11 +1,13 @@
 import { PAY_CURRENCIES, PRICE_CURRENCIES } from '#shared/domain/currencies';
 import { ORDER_STATUSES } from '#shared/domain/statuses';
-import { MAX_OFFSET } from '#shared/limits';
+import { MAX_OFFSET, MAX_SANDBOX_PAYMENT_FACTOR } from '#shared/limits';
 
 /**
  * Request schemas: the single source for validation (precompiled by `npm run validators` into
  * shared/http/validators.generated.ts) and for the OpenAPI document (shared/schemas/openapi.ts). Limits are the contract's: title 200 and
- * description 800 characters (ajv counts code points, not bytes), URLs 2048.
+ * description 800 characters (ajv counts code points, not bytes), URLs 2048; every string has a
+ * maxLength or an enum, and every object a bounded set of fields (bodies: no unknown field;
+ * the query: maxProperties), so the OpenAPI document states every bound.
  */
 const url = {
   type: 'string',
@@ -57,7 +59,9 @@ export const checkoutBodySchema = {
 export const listOrdersQuerySchema = {
   $id: 'GetOrdersQuery',
   type: 'object',
+  // Unknown parameters are ignored, but not without bound.
   additionalProperties: true,
+  maxProperties: 20,
   properties: {
     status: { type: 'string', enum: ORDER_STATUSES, description: 'Only orders in this status.' },
     limit: { type: 'integer', minimum: 1, maximum: 50, default: 10 },
@@ -83,7 +87,7 @@ export const sandboxPayBodySchema = {
     amount: {
       type: 'number',
       exclusiveMinimum: 0,
-      description: "Amount paid, in the invoice's pay_currency. Default: the full amount.",
+      description: `Amount paid, in the invoice's pay_currency, at most ${MAX_SANDBOX_PAYMENT_FACTOR} times the invoice's pay_amount. Default: the full amount.`,
     },
     confirmations: {
       type: 'integer',

@@ -12,7 +12,8 @@ import {
 } from '#shared/domain/errors';
 import { isId } from '#shared/domain/ids';
 import type { MerchantProfile } from '#shared/domain/merchant';
-import { add, type Decimal, decimalPlaces, formatDecimal, parseDecimal, ZERO } from '#shared/domain/money';
+import { add, compare, type Decimal, decimalPlaces, formatDecimal, multiply, parseDecimal, ZERO } from '#shared/domain/money';
+import { MAX_SANDBOX_PAYMENT_FACTOR } from '#shared/limits';
 import type { Payment } from '#shared/domain/order';
 import { evaluatePayment } from '#shared/domain/payment-evaluation';
 import { changeOrder, type Found, moveTo, touch } from '#shared/services/order-changes';
@@ -57,6 +58,8 @@ export interface PaymentReport {
   /** Absent: the confirmations the invoice's currency requires (a sandbox payment). */
   confirmations?: number;
   txid: string;
+  /** A simulated payment (sandbox): its amount is bounded by the invoice's (MAX_SANDBOX_PAYMENT_FACTOR). */
+  simulated?: boolean;
   /** Restrict to this merchant's orders (the sandbox endpoint). */
   owner?: MerchantProfile;
   now: Date;
@@ -75,6 +78,9 @@ export function recordPayment(report: PaymentReport): Promise<Found> {
     const invoice = found.invoice;
     if (!invoice) throw new InvoiceNotExistError();
     const amount = report.amount ?? parseDecimal(invoice.pay_amount);
+    if (report.simulated && compare(amount, multiply(parseDecimal(invoice.pay_amount), { units: BigInt(MAX_SANDBOX_PAYMENT_FACTOR), scale: 0 })) > 0) {
+      throw new InvalidParameterError(`amount must be at most ${MAX_SANDBOX_PAYMENT_FACTOR} times the invoice's pay_amount`);
+    }
     if (decimalPlaces(amount) > currency(invoice.pay_currency).precision) {
       throw new InvalidParameterError(`amount has more decimals than ${invoice.pay_currency} has`);
     }

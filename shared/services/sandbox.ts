@@ -29,6 +29,7 @@ export function simulatePayment(
     amount: input.amount === undefined ? undefined : decimalFromNumber(input.amount),
     confirmations: input.confirmations,
     txid: input.txid ?? `sandbox-${randomUUID()}`,
+    simulated: true,
     now,
   });
 }
