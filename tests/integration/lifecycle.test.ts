@@ -209,7 +209,8 @@ describe('addresses', () => {
       addresses.push(...batch);
     }
     expect(new Set(addresses).size).toBe(100);
-  });
+    // Hundreds of store calls: on a loaded shared machine they can take longer than the default.
+  }, 120_000);
 
   it('1,000 invoices get 1,000 distinct addresses from the atomic index counter', async () => {
     const { paymentMethods } = await import('#shared/payments/providers');
@@ -238,7 +239,7 @@ describe('addresses', () => {
       }
     }
     expect(addresses.size).toBe(1000);
-  });
+  }, 120_000);
 });
 
 describe('gateways and settlement', () => {
