@@ -74,7 +74,7 @@ async function stopOrphanedJava(dataDir: string): Promise<void> {
 
 async function seedDemoMerchant(dataDir: string | undefined, demoApiToken: string | undefined): Promise<DemoMerchant> {
   // Loaded only now: the store reads its configuration from the environment set above.
-  const { hashToken } = await import('#shared/http/auth');
+  const { hashToken } = await import('#shared/domain/merchant');
   const { findMerchant, findMerchantByTokenHash } = await import('#shared/store/merchants');
   const { createMerchant } = await import('#shared/services/merchants');
   const demoFile = dataDir ? join(dataDir, 'demo-merchant.json') : undefined;

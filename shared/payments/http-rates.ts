@@ -1,7 +1,7 @@
 import { PRICE_CURRENCIES, quoteCurrency } from '#shared/domain/currencies';
 import { type Decimal, isPositive, parseDecimal } from '#shared/domain/money';
-import { ConfigError } from '#shared/env';
-import { logger } from '#shared/http/logger';
+import { ConfigError } from '#shared/core/env';
+import { logger } from '#shared/core/logger';
 import { type ExchangeRate, type RateProvider, RateUnavailableError } from '#shared/payments/rates';
 import type { RateCache, RateSnapshot } from '#shared/store/rates';
 

@@ -1,4 +1,4 @@
-import { apiConfig } from '#shared/config';
+import { apiConfig } from '#shared/core/config';
 import { currency, requiredConfirmations } from '#shared/domain/currencies';
 import {
   CancelFailedError,
@@ -98,7 +98,7 @@ export function recordPayment(report: PaymentReport): Promise<Found> {
       confirmedPaid: sum(updated.filter((p) => p.confirmations >= requiredConfirmations(invoice.pay_currency))),
       tolerancePercent: parseDecimal(found.order.tolerance_percent ?? '0'),
       seenAt: new Date(updated.map((p) => p.seen_at).sort()[0]!),
-      lateWindowMs: apiConfig.latePaymentWindowSeconds * 1000,
+      lateWindowMs: apiConfig().latePaymentWindowSeconds * 1000,
     });
     if (!outcome) return { order: touch(found.order, report.now), invoice: recorded };
     return moveTo(found, outcome.to, report.now, { reason: outcome.reason, invoice: recorded });

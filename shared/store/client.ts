@@ -1,6 +1,6 @@
 import { DynamoDBClient, type ConsumedCapacity } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { optionalString, requiredString } from '#shared/env';
+import { optionalString, requiredString } from '#shared/core/env';
 
 /** Consumed read/write units, summed over every call this process made (for bench and logs). */
 export interface CapacityTotals {

@@ -25,6 +25,7 @@ let m: {
   client: typeof import('#shared/store/client');
   errors: typeof import('#shared/domain/errors');
   config: typeof import('#shared/callbacks/config');
+  settings: typeof import('#shared/core/config');
 };
 
 beforeAll(async () => {
@@ -51,6 +52,7 @@ beforeAll(async () => {
     client: await import('#shared/store/client'),
     errors: await import('#shared/domain/errors'),
     config: await import('#shared/callbacks/config'),
+    settings: await import('#shared/core/config'),
   };
   const { createMerchant } = await import('#shared/services/merchants');
   const { findMerchant } = await import('#shared/store/merchants');
@@ -128,7 +130,7 @@ describe('a delivery job', () => {
   });
 
   it('dead-letters the last failed attempt even when the first send to the dead-letter queue fails', async () => {
-    const delivery = await storedDelivery(merchantUrl, m.config.callbackConfig.maxAttempts - 1);
+    const delivery = await storedDelivery(merchantUrl, m.settings.callbackConfig().maxAttempts - 1);
     const send = SQSClient.prototype.send;
     let refusals = 1;
     vi.spyOn(SQSClient.prototype, 'send').mockImplementation(function (this: SQSClient, command: unknown, ...rest: unknown[]) {
@@ -175,6 +177,6 @@ describe('a delivery job', () => {
   });
 
   it('holds a delivery for longer than its POST may take', () => {
-    expect(m.config.LEASE_SECONDS).toBeGreaterThanOrEqual(m.config.callbackConfig.timeoutMs / 1000 + 30);
+    expect(m.config.leaseSeconds()).toBeGreaterThanOrEqual(m.settings.callbackConfig().timeoutMs / 1000 + 30);
   });
 });

@@ -217,7 +217,7 @@ describe('addresses', () => {
     for (let batch = 0; batch < 50; batch += 1) {
       const details = await Promise.all(
         Array.from({ length: 20 }, () =>
-          paymentMethods.paymentDetails({
+          paymentMethods().paymentDetails({
             merchant,
             orderId: randomUUID(),
             invoiceId: randomUUID(),

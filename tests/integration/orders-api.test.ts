@@ -131,7 +131,7 @@ describe('Create Order', () => {
     const { UpdateCommand, GetCommand } = await import('@aws-sdk/lib-dynamodb');
     const { db, TABLE_NAME } = await import('#shared/store/client');
     const { apiTokenKey, merchantKey, merchantOrderIdKey } = await import('#shared/store/keys');
-    const { hashToken } = await import('#shared/http/auth');
+    const { hashToken } = await import('#shared/domain/merchant');
     await db.send(new UpdateCommand({ TableName: TABLE_NAME, Key: merchantKey(legacy.user_id), UpdateExpression: 'REMOVE order_id_key' }));
     await db.send(
       new UpdateCommand({ TableName: TABLE_NAME, Key: apiTokenKey(hashToken(legacy.api_token)), UpdateExpression: 'REMOVE merchant.order_id_key' }),

@@ -27,7 +27,7 @@ import {
 import { checkedOutWith, createdOrderView, invoiceView, orderView, type Invoice, type Order } from '#shared/domain/order';
 import { errorResponse } from '#shared/http/errors';
 import { ROUTES, type Route } from '#shared/http/routes';
-import { MAX_BODY_BYTES, MAX_OFFSET } from '#shared/limits';
+import { MAX_BODY_BYTES, MAX_OFFSET } from '#shared/domain/limits';
 import {
   checkoutBodySchema,
   createOrderBodySchema,
