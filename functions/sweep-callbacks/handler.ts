@@ -1,6 +1,6 @@
 import { callbackConfig } from '#shared/core/config';
 import { logger } from '#shared/core/logger';
-import { sweepDeliveries } from '#shared/services/callbacks';
+import { sweepDeliveries } from '#shared/callbacks/delivery-job';
 
 /** Scheduled: re-queues callback deliveries whose queue message was lost. */
 export const handler = async (): Promise<{ requeued: number }> => {

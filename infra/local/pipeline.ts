@@ -31,7 +31,7 @@ export interface PipelineOptions {
 export async function startCallbackPipeline(options: PipelineOptions): Promise<() => Promise<void>> {
   const { handler: orderEvents } = await import('#functions/order-events/handler');
   const { handler: deliverCallback } = await import('#functions/deliver-callback/handler');
-  const { sweepDeliveries } = await import('#shared/services/callbacks');
+  const { sweepDeliveries } = await import('#shared/callbacks/delivery-job');
   const { callbackConfig } = await import('#shared/core/config');
   const report = options.onError ?? ((error: unknown) => console.error('callback pipeline:', error));
 

@@ -168,6 +168,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       // Live merchants made with the CLI can try checkouts locally; never set in AWS.
       STATIC_RATES_FOR_LIVE_MERCHANTS: process.env.STATIC_RATES_FOR_LIVE_MERCHANTS ?? 'true',
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
+      // No CloudWatch locally: EMF lines would only clutter the terminal.
+      POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
     });
 
     const demo = await seedDemoMerchant(dataDir, options.demoApiToken);

@@ -4,7 +4,7 @@ import type { Invoice, Order } from '#shared/domain/order';
 import type { OrderStatus } from '#shared/domain/statuses';
 import { assertTransition, type UnresolvedReason } from '#shared/domain/status-machine';
 import { deliveryFor } from '#shared/callbacks/outbox';
-import { deliveryToItem } from '#shared/store/deliveries';
+import { deliveryToItem } from '#shared/callbacks/delivery-store';
 import { addressIndexItem, commitOrderChange, findOrderWithInvoice, replaceInvoice } from '#shared/store/orders';
 
 export interface Found {

@@ -2,7 +2,7 @@ import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws
 import type { Invoice, Order } from '#shared/domain/order';
 import type { OrderStatus } from '#shared/domain/statuses';
 import { MerchantOrderIdExistsError } from '#shared/domain/errors';
-import { db, TABLE_NAME } from '#shared/store/client';
+import { db, tableName } from '#shared/store/client';
 import { putIf } from '#shared/store/conditional';
 import { cancellationReasons, isConditionFailure, isTransactionConflict } from '#shared/store/errors';
 import {
@@ -81,7 +81,7 @@ type TransactItems = NonNullable<ConstructorParameters<typeof TransactWriteComma
  */
 export async function insertOrder(order: Order, invoice?: Invoice, options: { guardReference?: boolean } = {}): Promise<void> {
   const orderPut = {
-    TableName: TABLE_NAME,
+    TableName: tableName(),
     Item: orderToItem(order),
     ConditionExpression: 'attribute_not_exists(PK)',
   };
@@ -97,14 +97,14 @@ export async function insertOrder(order: Order, invoice?: Invoice, options: { gu
   }
   const actions: TransactItems = [{ Put: orderPut }];
   if (invoice) {
-    actions.push({ Put: { TableName: TABLE_NAME, Item: invoiceToItem(invoice) } });
-    actions.push({ Put: { TableName: TABLE_NAME, Item: addressIndexItem(invoice) } });
+    actions.push({ Put: { TableName: tableName(), Item: invoiceToItem(invoice) } });
+    actions.push({ Put: { TableName: tableName(), Item: addressIndexItem(invoice) } });
   }
   const guardIndex = actions.length;
   if (guard) {
     actions.push({
       Put: {
-        TableName: TABLE_NAME,
+        TableName: tableName(),
         Item: {
           ...merchantOrderIdKey(order.user_id, order.merchant_order_id),
           type: ENTITY.merchantOrderId,
@@ -116,7 +116,7 @@ export async function insertOrder(order: Order, invoice?: Invoice, options: { gu
   }
   for (let attempt = 1; ; attempt += 1) {
     try {
-      await db.send(new TransactWriteCommand({ TransactItems: actions }));
+      await db().send(new TransactWriteCommand({ TransactItems: actions }));
       return;
     } catch (error) {
       const reasons = isConditionFailure(error) ? cancellationReasons(error) : [];
@@ -138,9 +138,9 @@ export async function insertOrder(order: Order, invoice?: Invoice, options: { gu
 export async function findOrderWithInvoice(
   orderId: string,
 ): Promise<{ order: Order; invoice: Invoice | undefined } | undefined> {
-  const result = await db.send(
+  const result = await db().send(
     new QueryCommand({
-      TableName: TABLE_NAME,
+      TableName: tableName(),
       KeyConditionExpression: 'PK = :pk AND SK BETWEEN :invoices AND :order',
       ExpressionAttributeValues: {
         ':pk': orderPartition(orderId),
@@ -157,13 +157,13 @@ export async function findOrderWithInvoice(
   const order = orderFromItem(orderItem);
   if (!order.invoice_id) return { order, invoice: undefined };
   if (latest && latest.invoice_id === order.invoice_id) return { order, invoice: invoiceFromItem(latest) };
-  const current = await db.send(
-    new GetCommand({ TableName: TABLE_NAME, Key: invoiceKey(orderId, order.invoice_id), ConsistentRead: true }),
+  const current = await db().send(
+    new GetCommand({ TableName: tableName(), Key: invoiceKey(orderId, order.invoice_id), ConsistentRead: true }),
   );
   if (current.Item) return { order, invoice: invoiceFromItem(current.Item) };
   // An order stored before invoices had their own keys keeps its current one at SK = INVOICE.
-  const legacy = await db.send(
-    new GetCommand({ TableName: TABLE_NAME, Key: { PK: orderPartition(orderId), SK: LEGACY_INVOICE_SK }, ConsistentRead: true }),
+  const legacy = await db().send(
+    new GetCommand({ TableName: tableName(), Key: { PK: orderPartition(orderId), SK: LEGACY_INVOICE_SK }, ConsistentRead: true }),
   );
   const matches = legacy.Item && legacy.Item.invoice_id === order.invoice_id;
   return { order, invoice: matches ? invoiceFromItem(legacy.Item!) : undefined };
@@ -187,9 +187,9 @@ export async function listOrders(page: OrderPage): Promise<Order[]> {
   const items: Item[] = [];
   let startKey: Item | undefined;
   do {
-    const result = await db.send(
+    const result = await db().send(
       new QueryCommand({
-        TableName: TABLE_NAME,
+        TableName: tableName(),
         IndexName: byStatus ? 'GSI2' : 'GSI1',
         KeyConditionExpression: byStatus ? 'GSI2PK = :pk' : 'GSI1PK = :pk',
         ExpressionAttributeValues: {
@@ -233,16 +233,16 @@ export async function commitOrderChange(change: {
   const actions: TransactItems = [
     {
       Put: {
-        TableName: TABLE_NAME,
+        TableName: tableName(),
         Item: orderToItem(change.order),
         ...expectedVersion(change.expected),
       },
     },
   ];
-  if (change.invoice) actions.push({ Put: { TableName: TABLE_NAME, Item: invoiceToItem(change.invoice) } });
-  for (const item of change.extraItems ?? []) actions.push({ Put: { TableName: TABLE_NAME, Item: item } });
+  if (change.invoice) actions.push({ Put: { TableName: tableName(), Item: invoiceToItem(change.invoice) } });
+  for (const item of change.extraItems ?? []) actions.push({ Put: { TableName: tableName(), Item: item } });
   try {
-    await db.send(new TransactWriteCommand({ TransactItems: actions }));
+    await db().send(new TransactWriteCommand({ TransactItems: actions }));
     return true;
   } catch (error) {
     if (isConditionFailure(error) && cancellationReasons(error)[0] === 'ConditionalCheckFailed') return false;
@@ -260,8 +260,8 @@ export async function commitOrderChange(change: {
  */
 export async function replaceInvoice(order: Order, next: { order: Order; invoice: Invoice }): Promise<boolean> {
   await Promise.all([
-    db.send(new PutCommand({ TableName: TABLE_NAME, Item: invoiceToItem(next.invoice) })),
-    db.send(new PutCommand({ TableName: TABLE_NAME, Item: addressIndexItem(next.invoice) })),
+    db().send(new PutCommand({ TableName: tableName(), Item: invoiceToItem(next.invoice) })),
+    db().send(new PutCommand({ TableName: tableName(), Item: addressIndexItem(next.invoice) })),
   ]);
   return (await putIf(orderToItem(next.order), expectedVersion(order))).written;
 }
@@ -272,7 +272,7 @@ export async function findInvoiceByAddress(
   address: string,
   memo?: string,
 ): Promise<{ orderId: string; invoiceId: string } | undefined> {
-  const result = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: addressKey(currency, address, memo) }));
+  const result = await db().send(new GetCommand({ TableName: tableName(), Key: addressKey(currency, address, memo) }));
   if (!result.Item) return undefined;
   return { orderId: String(result.Item.order_id), invoiceId: String(result.Item.invoice_id) };
 }
@@ -281,9 +281,9 @@ export async function findInvoiceByAddress(
 export async function findDueOrders(now: Date, limit: number): Promise<{ orderId: string }[]> {
   const due: { orderId: string }[] = [];
   for (let shard = 0; shard < EXPIRY_SHARDS; shard += 1) {
-    const result = await db.send(
+    const result = await db().send(
       new QueryCommand({
-        TableName: TABLE_NAME,
+        TableName: tableName(),
         IndexName: 'GSI3',
         KeyConditionExpression: 'GSI3PK = :pk AND GSI3SK < :now',
         ExpressionAttributeValues: { ':pk': expiryPartition(shard), ':now': `${now.toISOString()}#~` },

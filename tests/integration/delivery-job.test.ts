@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { startLocalSqs, type LocalSqs } from '#infra/local/sqs';
-import type { Delivery } from '#shared/domain/delivery';
+import type { Delivery } from '#shared/callbacks/delivery';
 import type { MerchantProfile } from '#shared/domain/merchant';
 
 /**
@@ -19,8 +19,8 @@ let merchantUrl: string;
 let answer = 500;
 let merchant: MerchantProfile;
 let m: {
-  callbacks: typeof import('#shared/services/callbacks');
-  deliveries: typeof import('#shared/store/deliveries');
+  callbacks: typeof import('#shared/callbacks/delivery-job');
+  deliveries: typeof import('#shared/callbacks/delivery-store');
   orders: typeof import('#shared/services/orders');
   client: typeof import('#shared/store/client');
   errors: typeof import('#shared/domain/errors');
@@ -46,8 +46,8 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => merchantSite.listen(0, '127.0.0.1', resolve));
   merchantUrl = `http://127.0.0.1:${(merchantSite.address() as AddressInfo).port}/callback`;
   m = {
-    callbacks: await import('#shared/services/callbacks'),
-    deliveries: await import('#shared/store/deliveries'),
+    callbacks: await import('#shared/callbacks/delivery-job'),
+    deliveries: await import('#shared/callbacks/delivery-store'),
     orders: await import('#shared/services/orders'),
     client: await import('#shared/store/client'),
     errors: await import('#shared/domain/errors'),
@@ -90,7 +90,7 @@ async function storedDelivery(callbackUrl: string, attempts = 0): Promise<Delive
     next_attempt_at: new Date(Date.now() - 1000).toISOString(),
     created_at: new Date().toISOString(),
   };
-  await m.client.db.send(new PutCommand({ TableName: m.client.TABLE_NAME, Item: m.deliveries.deliveryToItem(delivery) }));
+  await m.client.db().send(new PutCommand({ TableName: m.client.tableName(), Item: m.deliveries.deliveryToItem(delivery) }));
   return delivery;
 }
 

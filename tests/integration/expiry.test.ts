@@ -33,17 +33,17 @@ const DUE = '2026-01-01T00:00:00.000Z';
 
 async function dueOrder(): Promise<Order> {
   const order = testOrder({ user_id: 77, price_amount: '1', pay_amount: '1', created_at: DUE, updated_at: DUE, due_at: DUE });
-  await m.client.db.send(new PutCommand({ TableName: TABLE, Item: m.orders.orderToItem(order) }));
+  await m.client.db().send(new PutCommand({ TableName: TABLE, Item: m.orders.orderToItem(order) }));
   return order;
 }
 
 /** Makes every status-change transaction on `orderId` fail with `error` (a real store will not on demand). */
 function failWritesOf(orderId: string, error: () => Error) {
-  const send = m.client.db.send.bind(m.client.db);
-  vi.spyOn(m.client.db, 'send').mockImplementation(((command: unknown) => {
+  const send = m.client.db().send.bind(m.client.db());
+  vi.spyOn(m.client.db(), 'send').mockImplementation(((command: unknown) => {
     if (command instanceof TransactWriteCommand && JSON.stringify(command.input).includes(orderId)) return Promise.reject(error());
     return send(command as never);
-  }) as typeof m.client.db.send);
+  }) as ReturnType<typeof m.client.db>['send']);
 }
 
 const statusOf = async (id: string) => (await m.orders.findOrderWithInvoice(id))!.order.status;

@@ -301,7 +301,7 @@ describe('changeOrder with a new invoice', () => {
     const orderId = created.body.order.order_id;
     const { changeOrder, moveTo } = await import('#shared/services/order-changes');
     const { newTimeOrderedId } = await import('#shared/domain/ids');
-    const { findDelivery } = await import('#shared/store/deliveries');
+    const { findDelivery } = await import('#shared/callbacks/delivery-store');
     const { findInvoiceByAddress } = await import('#shared/store/orders');
     const now = new Date();
     const result = await changeOrder(orderId, undefined, () => new Error('missing'), (found) => {

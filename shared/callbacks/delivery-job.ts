@@ -1,11 +1,12 @@
 import { leaseSeconds, MAX_RESPONSE_BYTES } from '#shared/callbacks/config';
 import { ExpiringCache } from '#shared/core/cache';
 import { callbackConfig, callbackUrlConfig } from '#shared/core/config';
+import { countMetric, publishMetrics } from '#shared/core/metrics';
 import { postJson, CallbackTransportError } from '#shared/callbacks/http-post';
 import { deadLetter, enqueueDelivery, postpone, type DeliveryJob } from '#shared/callbacks/queue';
 import { retryDelaySeconds, withRetryAfter } from '#shared/callbacks/schedule';
 import { webhookHeaders } from '#shared/callbacks/signing';
-import type { Delivery, DeliveryAttempt } from '#shared/domain/delivery';
+import type { Delivery, DeliveryAttempt } from '#shared/callbacks/delivery';
 import { CallbackInProgressError, NoCallbackError } from '#shared/domain/errors';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { logger } from '#shared/core/logger';
@@ -19,8 +20,8 @@ import {
   markRequeued,
   recordAttempt,
   resetDelivery,
-} from '#shared/store/deliveries';
-import { ownedOrderId } from '#shared/services/callback-log';
+} from '#shared/callbacks/delivery-store';
+import { ownedOrderId } from '#shared/callbacks/callback-log';
 
 const jobOf = (delivery: Delivery): DeliveryJob => ({
   order_id: delivery.order_id,
@@ -80,9 +81,13 @@ async function attempt(delivery: Delivery, secret: string, now: Date): Promise<O
   }
 }
 
-/** One message of the callback queue: its job, processed (see processDeliveryJob). */
-export function processDeliveryMessage(message: { body: string; receiptHandle: string }, now: Date): Promise<'done' | 'keep'> {
-  return processDeliveryJob(JSON.parse(message.body) as DeliveryJob, message.receiptHandle, now);
+/** One message of the callback queue: its job, processed (see processDeliveryJob); its metrics written. */
+export async function processDeliveryMessage(message: { body: string; receiptHandle: string }, now: Date): Promise<'done' | 'keep'> {
+  try {
+    return await processDeliveryJob(JSON.parse(message.body) as DeliveryJob, message.receiptHandle, now);
+  } finally {
+    publishMetrics();
+  }
 }
 
 /**
@@ -108,10 +113,12 @@ export async function processDeliveryJob(job: DeliveryJob, receiptHandle: string
   const finishedAt = new Date();
   if (outcome.kind === 'delivered') {
     await recordAttempt(delivery, lease, outcome.attempt, { state: 'DELIVERED', nextAttemptAt: delivery.next_attempt_at, deliveredAt: finishedAt.toISOString() });
+    countMetric('CallbackDelivered');
     return 'done';
   }
   if (outcome.kind === 'stop') {
     await recordAttempt(delivery, lease, outcome.attempt, { state: 'STOPPED', nextAttemptAt: delivery.next_attempt_at });
+    countMetric('CallbackStopped');
     return 'done';
   }
   if (attemptNumber >= callbackConfig().maxAttempts) {
@@ -123,6 +130,7 @@ export async function processDeliveryJob(job: DeliveryJob, receiptHandle: string
   const nextAttemptAt = new Date(finishedAt.getTime() + delay * 1000).toISOString();
   const written = await recordAttempt(delivery, lease, outcome.attempt, { state: 'PENDING', nextAttemptAt });
   if (written) await enqueueDelivery(jobOf(written), delay);
+  countMetric('CallbackAttemptFailed');
   return 'done';
 }
 
@@ -136,6 +144,7 @@ function failureReason(delivery: Delivery): string {
 async function sendToDeadLetterQueue(delivery: Delivery, now: Date): Promise<void> {
   await deadLetter(jobOf(delivery), failureReason(delivery));
   await markDeadLettered(delivery, now);
+  countMetric('CallbackDeadLettered');
 }
 
 /**
