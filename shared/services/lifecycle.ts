@@ -13,9 +13,9 @@ import {
 import { isId } from '#shared/domain/ids';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { add, type Decimal, decimalPlaces, formatDecimal, parseDecimal, ZERO } from '#shared/domain/money';
-import type { Payment } from '#shared/domain/order';
+import { type Found, moveTo, type Payment, touch } from '#shared/domain/order';
 import { evaluatePayment } from '#shared/domain/payment-evaluation';
-import { changeOrder, type Found, moveTo, touch } from '#shared/services/order-changes';
+import { changeOrder } from '#shared/services/order-changes';
 import { findDueOrders } from '#shared/store/orders';
 
 const unknown = () => new UnknownOrderError();

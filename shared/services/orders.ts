@@ -9,11 +9,11 @@ import {
 import { isId, newId, newTimeOrderedId, orderIdFor } from '#shared/domain/ids';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { formatDecimal, type Decimal } from '#shared/domain/money';
-import { checkedOutWith, type Invoice, type Order } from '#shared/domain/order';
+import { checkedOutWith, type Invoice, newOrder, type Order, orderPrice, touch } from '#shared/domain/order';
 import { parsePrice } from '#shared/domain/price';
 import { paymentMethods, rateProvider, sandboxRateProvider } from '#shared/payments/providers';
 import { payAmountFor, RateUnavailableError, receiveAmountFor } from '#shared/payments/rates';
-import { changeOrder, touch } from '#shared/services/order-changes';
+import { changeOrder } from '#shared/services/order-changes';
 import { insertOrder } from '#shared/store/orders';
 import type { CreateOrderInput } from '#shared/schemas/orders';
 
@@ -44,7 +44,7 @@ function invoiceTtlSeconds(payCurrency: string): number {
  */
 async function buildInvoice(merchant: MerchantProfile, order: Order, payCurrency: string, now: Date): Promise<Invoice> {
   assertPayable(merchant, payCurrency);
-  const price = parsePrice(Number(order.price_amount), order.price_currency);
+  const price = orderPrice(order);
   const rates = merchant.sandbox ? sandboxRateProvider : rateProvider();
   let payRate, receiveRate;
   try {
@@ -100,36 +100,17 @@ export async function createOrder(merchant: MerchantProfile, input: CreateOrderI
   const price = parsePrice(input.price_amount, priceCurrency);
   // Refuse callback URLs that point into private networks before anything is stored.
   if (input.callback_url) checkCallbackUrl(input.callback_url, { allowLoopback: callbackUrlConfig().allowLoopback });
-  const createdAt = now.toISOString();
   const reference = input.merchant_order_id === undefined ? '' : String(input.merchant_order_id);
   // A reference gives a derived id: the order's own conditional write keeps it unique.
   const derived = reference !== '' && merchant.order_id_key !== undefined;
-  let order: Order = {
-    order_id: derived ? orderIdFor(merchant.order_id_key!, merchant.user_id, reference) : newId(),
-    user_id: merchant.user_id,
-    merchant_order_id: reference,
-    title: input.title ?? '',
-    description: input.description ?? '',
-    callback_url: input.callback_url ?? '',
-    cancel_url: input.cancel_url ?? '',
-    success_url: input.success_url ?? '',
-    token: input.token ?? '',
-    price_amount: formatDecimal(price),
-    price_currency: priceCurrency,
-    pay_amount: formatDecimal(price),
-    pay_currency: priceCurrency,
-    receive_currency: '',
-    status: 'NEW',
-    created_at: createdAt,
-    updated_at: createdAt,
-    deleted: 0,
-    version: 1,
-    mobile: input.mobile ?? false,
-    fast: (input.fast ?? false) && (input.pay_currency === 'ALIPAY' || input.pay_currency === 'ALIGLOBAL'),
+  const identity = {
+    orderId: derived ? orderIdFor(merchant.order_id_key!, merchant.user_id, reference) : newId(),
+    userId: merchant.user_id,
+    reference,
     sandbox: merchant.sandbox,
-    tolerance_percent: merchant.payment_tolerance_percent ?? '0',
-    due_at: new Date(now.getTime() + apiConfig().orderTtlSeconds * 1000).toISOString(),
+    tolerancePercent: merchant.payment_tolerance_percent ?? '0',
   };
+  let order = newOrder(identity, { amount: price, currency: priceCurrency }, input, apiConfig().orderTtlSeconds, now);
   let invoice: Invoice | undefined;
   if (input.pay_currency) {
     invoice = await buildInvoice(merchant, order, input.pay_currency, now);

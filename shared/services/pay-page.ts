@@ -2,8 +2,7 @@ import { ExpiringCache } from '#shared/core/cache';
 import { UnknownOrderError } from '#shared/domain/errors';
 import { isId } from '#shared/domain/ids';
 import type { MerchantProfile } from '#shared/domain/merchant';
-import type { Invoice, Order } from '#shared/domain/order';
-import type { Found } from '#shared/services/order-changes';
+import type { Found, Invoice, Order } from '#shared/domain/order';
 import { findMerchant } from '#shared/store/merchants';
 import { findOrderWithInvoice } from '#shared/store/orders';
 

@@ -266,17 +266,6 @@ export async function replaceInvoice(order: Order, next: { order: Order; invoice
   return (await putIf(orderToItem(next.order), expectedVersion(order))).written;
 }
 
-/** The invoice an address (with its memo, for EOS) was issued for, current or replaced, or undefined. */
-export async function findInvoiceByAddress(
-  currency: string,
-  address: string,
-  memo?: string,
-): Promise<{ orderId: string; invoiceId: string } | undefined> {
-  const result = await db().send(new GetCommand({ TableName: tableName(), Key: addressKey(currency, address, memo) }));
-  if (!result.Item) return undefined;
-  return { orderId: String(result.Item.order_id), invoiceId: String(result.Item.invoice_id) };
-}
-
 /** NEW orders whose due time has passed, oldest first, from the sparse expiry index (keys only). */
 export async function findDueOrders(now: Date, limit: number): Promise<{ orderId: string }[]> {
   const due: { orderId: string }[] = [];
