@@ -6,6 +6,7 @@ import type { PaymentMethods } from '#shared/payments/methods';
 import { NoRateProvider, type RateProvider, StaticRateProvider } from '#shared/payments/rates';
 import { HdPaymentMethods } from '#shared/payments/payment-methods';
 import { SandboxGateway } from '#shared/payments/gateway';
+import { ethereumConfig } from '#shared/payments/watchers/ethereum/config';
 
 /**
  * The payment providers of the process, each built the first time it is needed (so a module
@@ -44,5 +45,6 @@ export function paymentMethods(): PaymentMethods {
     // PAYMENT_NOT_AVAILABLE for gateways, sandbox merchants the sandbox gateway.
     gateway: undefined,
     sandboxGateway: new SandboxGateway(apiConfig().paymentPageUrl),
+    ethereum: ethereumConfig(process.env),
   }));
 }
