@@ -1,5 +1,5 @@
 import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, TABLE_NAME } from '#shared/store/client';
+import { db, tableName } from '#shared/store/client';
 import { nextCounterValue } from '#shared/store/counters';
 import { isConditionFailure } from '#shared/store/errors';
 import { counterKey, ENTITY, returnedAddressKey, returnedAddressPartition } from '#shared/store/keys';
@@ -16,9 +16,9 @@ const TAKE_ATTEMPTS = 3;
 /** Moves the counter, unless indexes were given back (then undefined: take one of those). */
 async function moveCounterIfNoneReturned(counter: string): Promise<number | undefined> {
   try {
-    const result = await db.send(
+    const result = await db().send(
       new UpdateCommand({
-        TableName: TABLE_NAME,
+        TableName: tableName(),
         Key: counterKey(counter),
         UpdateExpression: 'ADD #value :one SET #type = :type',
         ConditionExpression: 'attribute_not_exists(returned) OR returned <= :zero',
@@ -35,9 +35,9 @@ async function moveCounterIfNoneReturned(counter: string): Promise<number | unde
 }
 
 async function countReturned(counter: string, delta: 1 | -1): Promise<void> {
-  await db.send(
+  await db().send(
     new UpdateCommand({
-      TableName: TABLE_NAME,
+      TableName: tableName(),
       Key: counterKey(counter),
       UpdateExpression: 'ADD returned :delta',
       ExpressionAttributeValues: { ':delta': delta },
@@ -55,9 +55,9 @@ export async function takeAddressIndex(counter: string): Promise<number> {
   const next = await moveCounterIfNoneReturned(counter);
   if (next !== undefined) return next;
   for (let attempt = 1; attempt <= TAKE_ATTEMPTS; attempt += 1) {
-    const result = await db.send(
+    const result = await db().send(
       new QueryCommand({
-        TableName: TABLE_NAME,
+        TableName: tableName(),
         KeyConditionExpression: 'PK = :pk',
         ExpressionAttributeValues: { ':pk': returnedAddressPartition(counter) },
         Limit: 1,
@@ -68,9 +68,9 @@ export async function takeAddressIndex(counter: string): Promise<number> {
     const item = result.Items?.[0];
     if (!item) break;
     try {
-      await db.send(
+      await db().send(
         new DeleteCommand({
-          TableName: TABLE_NAME,
+          TableName: tableName(),
           Key: { PK: item.PK, SK: item.SK },
           ConditionExpression: 'attribute_exists(PK)',
         }),
@@ -92,9 +92,9 @@ export async function takeAddressIndex(counter: string): Promise<number> {
  * shown it failed for certain), so the key's sequence keeps no gap for it.
  */
 export async function returnAddressIndex(counter: string, index: number): Promise<void> {
-  await db.send(
+  await db().send(
     new PutCommand({
-      TableName: TABLE_NAME,
+      TableName: tableName(),
       Item: { ...returnedAddressKey(counter, index), type: ENTITY.returnedAddress, address_index: index },
     }),
   );

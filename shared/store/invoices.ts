@@ -1,6 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Invoice, Order } from '#shared/domain/order';
-import { db, TABLE_NAME } from '#shared/store/client';
+import { db, tableName } from '#shared/store/client';
 import { putIf, updateIf } from '#shared/store/conditional';
 import { isConditionFailure } from '#shared/store/errors';
 import { addressKey, checkoutSlotsKey, ENTITY, invoiceKey } from '#shared/store/keys';
@@ -38,15 +38,15 @@ export async function releaseInvoiceSlot(orderId: string): Promise<void> {
 
 /** One invoice of an order (strongly consistent), or undefined. */
 export async function findInvoice(orderId: string, invoiceId: string): Promise<Invoice | undefined> {
-  const result = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: invoiceKey(orderId, invoiceId), ConsistentRead: true }));
+  const result = await db().send(new GetCommand({ TableName: tableName(), Key: invoiceKey(orderId, invoiceId), ConsistentRead: true }));
   return result.Item ? invoiceFromItem(result.Item) : undefined;
 }
 
 /** Writes a new invoice and its address index (new keys: nothing is overwritten). */
 export async function storeInvoice(invoice: Invoice): Promise<void> {
   await Promise.all([
-    db.send(new PutCommand({ TableName: TABLE_NAME, Item: invoiceToItem(invoice) })),
-    db.send(new PutCommand({ TableName: TABLE_NAME, Item: addressIndexItem(invoice) })),
+    db().send(new PutCommand({ TableName: tableName(), Item: invoiceToItem(invoice) })),
+    db().send(new PutCommand({ TableName: tableName(), Item: addressIndexItem(invoice) })),
   ]);
 }
 
@@ -65,9 +65,9 @@ export async function commitCheckout(expected: Order, next: Order): Promise<bool
  */
 export async function discardInvoice(invoice: Invoice): Promise<void> {
   try {
-    await db.send(
+    await db().send(
       new DeleteCommand({
-        TableName: TABLE_NAME,
+        TableName: tableName(),
         Key: addressKey(invoice.pay_currency, invoice.payment_address, invoice.memo),
         ConditionExpression: 'invoice_id = :id',
         ExpressionAttributeValues: { ':id': invoice.invoice_id },
@@ -77,5 +77,5 @@ export async function discardInvoice(invoice: Invoice): Promise<void> {
     // Absent (its write never landed) is as good as deleted.
     if (!isConditionFailure(error)) throw error;
   }
-  await db.send(new DeleteCommand({ TableName: TABLE_NAME, Key: invoiceKey(invoice.order_id, invoice.invoice_id) }));
+  await db().send(new DeleteCommand({ TableName: tableName(), Key: invoiceKey(invoice.order_id, invoice.invoice_id) }));
 }

@@ -4,12 +4,12 @@ import { HDKey } from '@scure/bip32';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TooManyInvoicesError } from '#shared/domain/errors';
 import type { Invoice } from '#shared/domain/order';
-import { MAX_INVOICES_PER_ORDER } from '#shared/limits';
+import { MAX_INVOICES_PER_ORDER } from '#shared/domain/limits';
 import { deriveAddress } from '#shared/payments/addresses/index';
 import { counterName } from '#shared/payments/payment-methods';
 import { createMerchant, type MerchantCredentials } from '#shared/services/merchants';
 import { checkoutOrder } from '#shared/services/orders';
-import { db, TABLE_NAME } from '#shared/store/client';
+import { db, tableName } from '#shared/store/client';
 import { findMerchant } from '#shared/store/merchants';
 import { addressKey, counterKey, orderPartition, returnedAddressPartition } from '#shared/store/keys';
 import { client, startApi } from '../support/api';
@@ -55,15 +55,15 @@ async function newOrder(merchant: MerchantCredentials, extra: Record<string, unk
 
 /** How far the key's counter has moved for one currency (0 before its first address). */
 async function counterOf(code: string, xpub: string): Promise<number> {
-  const result = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: counterKey(counterName(code as never, xpub)) }));
+  const result = await db().send(new GetCommand({ TableName: tableName(), Key: counterKey(counterName(code as never, xpub)) }));
   return Number(result.Item?.value ?? 0);
 }
 
 /** Indexes given back to the key's sequence, lowest first. */
 async function returnedIndexes(code: string, xpub: string): Promise<number[]> {
-  const result = await db.send(
+  const result = await db().send(
     new QueryCommand({
-      TableName: TABLE_NAME,
+      TableName: tableName(),
       KeyConditionExpression: 'PK = :pk',
       ExpressionAttributeValues: { ':pk': returnedAddressPartition(counterName(code as never, xpub)) },
       ConsistentRead: true,
@@ -74,9 +74,9 @@ async function returnedIndexes(code: string, xpub: string): Promise<number[]> {
 
 /** The invoice items stored in the order's partition. */
 async function invoicesOf(orderId: string): Promise<Invoice[]> {
-  const result = await db.send(
+  const result = await db().send(
     new QueryCommand({
-      TableName: TABLE_NAME,
+      TableName: tableName(),
       KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
       ExpressionAttributeValues: { ':pk': orderPartition(orderId), ':prefix': 'INVOICE#' },
       ConsistentRead: true,
@@ -89,8 +89,8 @@ async function invoicesOf(orderId: string): Promise<Invoice[]> {
 async function addressItemsOf(invoices: Invoice[]): Promise<number> {
   let count = 0;
   for (const invoice of invoices) {
-    const item = await db.send(
-      new GetCommand({ TableName: TABLE_NAME, Key: addressKey(invoice.pay_currency, invoice.payment_address, invoice.memo) }),
+    const item = await db().send(
+      new GetCommand({ TableName: tableName(), Key: addressKey(invoice.pay_currency, invoice.payment_address, invoice.memo) }),
     );
     if (item.Item?.invoice_id === invoice.invoice_id) count += 1;
   }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GATEWAY_HEADER_LIMIT } from '#infra/local/http-adapter';
-import { MAX_SANDBOX_PAYMENT_FACTOR } from '#shared/limits';
+import { MAX_SANDBOX_PAYMENT_FACTOR } from '#shared/domain/limits';
 import { client, newMerchant, startApi } from '../support/api';
 
 /**

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createHash, randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { db, TABLE_NAME } from '#shared/store/client';
+import { db, tableName } from '#shared/store/client';
 import { idempotencyKey } from '#shared/store/keys';
 import { client, newMerchant, startApi } from '../support/api';
 
@@ -99,17 +99,17 @@ describe('Idempotency-Key', () => {
   it('does not keep a 409 ORDER_CONFLICT: the retry with the same key runs again and creates the order', async () => {
     const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
     const { db } = await import('#shared/store/client');
-    const send = db.send.bind(db);
+    const send = db().send.bind(db());
     // A transaction of another request in flight on the order item, three times: a real
     // DynamoDB answers that only under a race this test cannot time.
     let conflicts = 3;
-    const spy = vi.spyOn(db, 'send').mockImplementation(((command: unknown) => {
+    const spy = vi.spyOn(db(), 'send').mockImplementation(((command: unknown) => {
       if (command instanceof PutCommand && conflicts > 0 && String((command.input.Item as { SK?: string })?.SK) === 'ORDER') {
         conflicts -= 1;
         return Promise.reject(Object.assign(new Error('Transaction is ongoing for the item'), { name: 'TransactionConflictException' }));
       }
       return send(command as never);
-    }) as typeof db.send);
+    }) as ReturnType<typeof db>['send']);
     try {
       const merchant = await newMerchant();
       const key = randomUUID();
@@ -128,7 +128,7 @@ describe('Idempotency-Key', () => {
 
   describe('records only for orders that exist (and are the caller\'s)', () => {
     const stored = async (scope: string, key: string) =>
-      (await db.send(new GetCommand({ TableName: TABLE_NAME, Key: idempotencyKey(scope, key), ConsistentRead: true }))).Item;
+      (await db().send(new GetCommand({ TableName: tableName(), Key: idempotencyKey(scope, key), ConsistentRead: true }))).Item;
     const pageScope = (path: string) => `P${createHash('sha256').update(path).digest('hex').slice(0, 32)}`;
 
     it('200 anonymous cancels of random order ids with a key store nothing', async () => {
