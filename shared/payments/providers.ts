@@ -35,8 +35,11 @@ export const paymentMethods: PaymentMethods = new HdPaymentMethods({
     BCH: optionalString(process.env, 'PLATFORM_XPUB_BCH'),
     ETH: optionalString(process.env, 'PLATFORM_XPUB_ETH'),
   },
-  eosAccount: optionalString(process.env, 'EOS_ACCOUNT'),
-  lightning: new SandboxLightningNode(),
+  // Nothing watches EOS transfers or settles Lightning invoices yet: live merchants get
+  // PAYMENT_NOT_AVAILABLE for EOS and LBTC, sandbox merchants the sandbox account and node.
+  eosAccount: undefined,
+  lightning: undefined,
+  sandboxLightning: new SandboxLightningNode(),
   // Live gateway adapters (credentials from SSM) are not built yet: live merchants get
   // PAYMENT_NOT_AVAILABLE for gateways, sandbox merchants the sandbox gateway.
   gateway: undefined,
