@@ -5,6 +5,7 @@ import type { PaymentGateway } from '#shared/payments/gateway';
 import { deriveAddress, paymentUri, type AddressCurrency } from '#shared/payments/addresses/index';
 import { lightningUri, type LightningNode } from '#shared/payments/lightning/index';
 import type { PaymentDetails, PaymentMethods, PaymentRequest } from '#shared/payments/methods';
+import { SourceError } from '#shared/payments/watchers/source';
 import { nextCounterValue } from '#shared/store/counters';
 
 /**
@@ -94,12 +95,19 @@ export class HdPaymentMethods implements PaymentMethods {
     const amountMsat = toMinorUnits(request.amount, 11);
     const node = request.merchant.sandbox ? this.config.sandboxLightning : this.config.lightning;
     if (!node) throw new PaymentNotAvailableError('LBTC has no Lightning node configured');
-    const invoice = await node.createInvoice({
-      amountMsat,
-      description: request.description.slice(0, 200),
-      expirySeconds: Math.max(1, Math.round((request.expiresAt.getTime() - request.now.getTime()) / 1000)),
-      now: request.now,
-    });
+    let invoice;
+    try {
+      invoice = await node.createInvoice({
+        amountMsat,
+        description: request.description.slice(0, 200),
+        expirySeconds: Math.max(1, Math.round((request.expiresAt.getTime() - request.now.getTime()) / 1000)),
+        now: request.now,
+      });
+    } catch (error) {
+      // The node is down or answered garbage: nothing to show the buyer, try again later.
+      if (error instanceof SourceError) throw new PaymentNotAvailableError(undefined, error);
+      throw error;
+    }
     return { payment_address: invoice.bolt11, payment_uri: lightningUri(invoice.bolt11) };
   }
 
