@@ -7,7 +7,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['tests/unit/**/*.test.ts'],
-    testTimeout: 60_000,
+    testTimeout: 300_000,
     pool: 'forks',
     // Modules read these at load; unit tests never reach the table or the queue.
     env: {
