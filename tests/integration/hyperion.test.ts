@@ -11,7 +11,8 @@ import { ethereumConfig } from '#shared/payments/watchers/ethereum/config';
 import { HyperionTransfers } from '#shared/payments/watchers/hyperion';
 import { SourceError } from '#shared/payments/watchers/source';
 import { recordPayment } from '#shared/services/lifecycle';
-import { findInvoiceByAddress, insertOrder } from '#shared/store/orders';
+import { insertOrder } from '#shared/store/orders';
+import { invoiceAtAddress } from '../support/address-index';
 import { HyperionTestServer } from '../support/hyperion-server';
 import { testOrder } from '../support/orders';
 
@@ -144,7 +145,7 @@ describe('a live merchant paid in EOS', () => {
     const { transfers, next } = await source().after(cursor, 100);
     const results = [];
     for (const transfer of transfers) {
-      const target = await findInvoiceByAddress(transfer.currency, transfer.address, transfer.memo);
+      const target = await invoiceAtAddress(transfer.currency, transfer.address, transfer.memo);
       results.push(target ? await recordPayment({ orderId: target.orderId, txid: transfer.key, amount: transfer.amount, confirmations: 1, now: new Date() }) : undefined);
     }
     return { results, next };

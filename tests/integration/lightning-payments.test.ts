@@ -20,8 +20,9 @@ import { ethereumConfig } from '#shared/payments/watchers/ethereum/config';
 import { LndSettlements } from '#shared/payments/watchers/lnd-settlements';
 import type { IndexedSource } from '#shared/payments/watchers/source';
 import { expireDueOrders, recordPayment } from '#shared/services/lifecycle';
-import { findDelivery } from '#shared/store/deliveries';
-import { findInvoiceByAddress, findOrderWithInvoice, insertOrder } from '#shared/store/orders';
+import { findDelivery } from '#shared/callbacks/delivery-store';
+import { findOrderWithInvoice, insertOrder } from '#shared/store/orders';
+import { invoiceAtAddress } from '../support/address-index';
 import { decodeIndependently } from '../support/bolt11-independent';
 import { LND_TLS_CERT, LndTestServer } from '../support/lnd-server';
 import { testOrder } from '../support/orders';
@@ -101,7 +102,7 @@ async function bookFrom(source: IndexedSource, cursor: string | undefined) {
   const { transfers, next } = await source.after(cursor, 100);
   const booked = [];
   for (const transfer of transfers) {
-    const target = await findInvoiceByAddress(transfer.currency, transfer.address, transfer.memo);
+    const target = await invoiceAtAddress(transfer.currency, transfer.address, transfer.memo);
     if (!target) continue; // another application's invoice on the same node
     booked.push(await recordPayment({ orderId: target.orderId, txid: transfer.key, amount: transfer.amount, confirmations: 1, now: new Date(clock * 1000) }));
   }
@@ -160,7 +161,7 @@ describe('a live merchant paid over Lightning (LND)', () => {
     const hash = decodeIndependently(invoice.payment_address).paymentHash;
     expect(await new LndRestNode(client).lookupInvoice(hash)).toMatchObject({ state: 'CANCELED' });
     expect(() => lnd.settle(hash)).toThrow(/CANCELED/);
-    await expireDueOrders(new Date(clock * 1000 + 1000), 1000);
+    await expireDueOrders(new Date(clock * 1000 + 1000));
     expect((await findOrderWithInvoice(order.order_id))!.order.status).toBe('EXPIRED');
     expect((await bookFrom(source, start.next)).booked).toEqual([]);
   });

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError } from '#shared/env';
+import { ConfigError } from '#shared/core/env';
 import { lndClientFromEnv } from '#shared/payments/lightning/lnd-config';
 import { LndRestClient, LndRestNode } from '#shared/payments/lightning/lnd-rest';
 import { LndSettlements } from '#shared/payments/watchers/lnd-settlements';

@@ -15,7 +15,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
-import { ConfigError, optionalString } from '#shared/env';
+import { ConfigError, optionalString } from '#shared/core/env';
 import { type LndCredentials, LndRestClient } from '#shared/payments/lightning/lnd-rest';
 
 type Env = Readonly<Record<string, string | undefined>>;
