@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { client, newMerchant, startApi, type ApiResponse } from '../support/api';
 import { validateAddress } from '#shared/payments/addresses/index';
-import { decodeBolt11 } from '#shared/payments/lightning/index';
+import { readInvoice } from '../support/bolt11';
 
 let api: Awaited<ReturnType<typeof startApi>>;
 let call: ReturnType<typeof client>;
@@ -328,7 +328,7 @@ describe('Checkout Order', () => {
     const lightning = await call('POST', `/v1/orders/${created.order_id}/checkout`, { token, body: { pay_currency: 'LBTC' } });
     expect(lightning.status, lightning.text).toBe(200);
     expect(lightning.body.invoice.pay_amount).toBe(0.0002);
-    const decoded = decodeBolt11(lightning.body.invoice.payment_address);
+    const decoded = readInvoice(lightning.body.invoice.payment_address);
     expect(decoded.amountMsat).toBe(20_000_000n);
     expect(decoded.signatureValid).toBe(true);
     expect(lightning.body.invoice.payment_uri).toBe(`lightning:${lightning.body.invoice.payment_address}`);
