@@ -17,8 +17,11 @@ const known = (code: string): Currency | undefined => {
 
 export const isGateway = (code: string): boolean => chargedThroughGateway(code);
 
+/** Codes whose amounts are in another unit: Lightning is bitcoin, an ERC-20 stable coin is the coin. */
+const QUOTED_AS: Record<string, string> = { LBTC: 'BTC', USDT_ERC20: 'USDT', USDC_ERC20: 'USDC' };
+
 /** What a pay amount is quoted in: gateways charge their settlement fiat (CNY), Lightning is bitcoin, the rest their own coin. */
-export const quoteCurrency = (code: string): string => (code === 'LBTC' ? 'BTC' : known(code) ? settlementOf(code) : code);
+export const quoteCurrency = (code: string): string => QUOTED_AS[code] ?? (known(code) ? settlementOf(code) : code);
 
 /**
  * A pay amount exactly as it must be sent: fixed decimals, no grouping, never an exponent
