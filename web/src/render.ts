@@ -165,13 +165,17 @@ function picker(currencies: string[], current: string | undefined): HTMLElement 
             'aria-disabled': String(state.busy !== undefined),
             onclick: () => choose(code, current),
           },
-          h('strong', null, code),
+          h('strong', null, breakAfterUnderscores(code)),
           h('span', null, strings.currencies[code] ?? code),
         ),
       ),
     ),
   );
 }
+
+/** USDT_ERC20 may wrap after its underscore on a narrow phone, and nowhere else. */
+const breakAfterUnderscores = (code: string): Child[] =>
+  code.split('_').flatMap((part, index, parts) => (index < parts.length - 1 ? [`${part}_`, h('wbr')] : [part]));
 
 function copyButton(text: string, what: string, key: string): HTMLElement {
   const button = h('button', { type: 'button', class: 'copy', 'data-k': key, 'aria-label': t().copyWhat(what) }, t().copy);
