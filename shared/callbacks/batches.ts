@@ -1,6 +1,6 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { logger } from '#shared/http/logger';
+import { logger } from '#shared/core/logger';
 
 /**
  * Partial batch responses (ReportBatchItemFailures) through Powertools' batch processor: it
