@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { client, newMerchant, startApi, type ApiResponse } from '../support/api';
 import { validateAddress } from '#shared/payments/addresses/index';
-import { bytesToHex } from '@noble/hashes/utils.js';
-import { decodeBolt11, SandboxLightningNode } from '#shared/payments/lightning/index';
+import { SandboxLightningNode } from '#shared/payments/lightning/index';
 import { SANDBOX_EOS_ACCOUNT } from '#shared/payments/payment-methods';
+import { readInvoice } from '../support/bolt11';
 
 let api: Awaited<ReturnType<typeof startApi>>;
 let call: ReturnType<typeof client>;
@@ -330,7 +330,7 @@ describe('Checkout Order', () => {
     const lightning = await call('POST', `/v1/orders/${created.order_id}/checkout`, { token, body: { pay_currency: 'LBTC' } });
     expect(lightning.status, lightning.text).toBe(200);
     expect(lightning.body.invoice.pay_amount).toBe(0.0002);
-    const decoded = decodeBolt11(lightning.body.invoice.payment_address);
+    const decoded = readInvoice(lightning.body.invoice.payment_address);
     expect(decoded.amountMsat).toBe(20_000_000n);
     expect(decoded.signatureValid).toBe(true);
     expect(lightning.body.invoice.payment_uri).toBe(`lightning:${lightning.body.invoice.payment_address}`);
@@ -467,7 +467,7 @@ describe('Checkout Order', () => {
     const sandboxOrder = (await create({ price_amount: 5 })).body.order;
     const lightning = await call('POST', `/v1/orders/${sandboxOrder.order_id}/checkout`, { token, body: { pay_currency: 'LBTC' } });
     expect(lightning.status, lightning.text).toBe(200);
-    expect(bytesToHex(decodeBolt11(lightning.body.invoice.payment_address).payeeNodeKey!)).toBe(new SandboxLightningNode().nodeId);
+    expect(readInvoice(lightning.body.invoice.payment_address).payeeNodeKey).toBe(new SandboxLightningNode().nodeId);
     const eos = await call('POST', `/v1/orders/${sandboxOrder.order_id}/checkout`, { token, body: { pay_currency: 'EOS' } });
     expect(eos.body.invoice.payment_address).toBe(SANDBOX_EOS_ACCOUNT);
   });
