@@ -131,7 +131,7 @@ export class CryptoPayStack extends Stack {
       allowedOrigin: pageOrigin,
       throttle: config.apiThrottle,
     });
-    // The page is static and the API's URL is known only at deploy time: it reads it from config.json.
+    // The page is static and the API's URL is known only at deploy time: it is written into index.html.
     this.paymentPage.publishConfig({ apiBaseUrl: this.api.url });
 
     this.alarms = new ServiceAlarms(this, 'Alarms', { email: config.alarmEmail });

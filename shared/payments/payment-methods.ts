@@ -8,6 +8,7 @@ import { lightningUri, type LightningNode } from '#shared/payments/lightning/ind
 import type { PaymentDetails, PaymentMethods, PaymentRequest } from '#shared/payments/methods';
 import type { EthereumConfig } from '#shared/payments/watchers/ethereum/config';
 import type { MerchantProfile } from '#shared/domain/merchant';
+import { SourceError } from '#shared/payments/watchers/source';
 import { returnAddressIndex, takeAddressIndex } from '#shared/store/address-indexes';
 
 /**
@@ -16,6 +17,9 @@ import { returnAddressIndex, takeAddressIndex } from '#shared/store/address-inde
  */
 export const SANDBOX_XPUB =
   'xpub6C1HVMz946r433QEjZGpYYWYcspxXXBPys5PBGkmQboRXE6RLfFiStEkKbWKCZaPgDrzZh9nUEunxuiuy6MNdw23du2Ek7GoKYMJVH8eK5E';
+
+/** The EOS account sandbox invoices name; nothing watches it, sandbox payments are simulated. */
+export const SANDBOX_EOS_ACCOUNT = 'sandboxpayio';
 
 const DERIVED: readonly string[] = ['BTC', 'LTC', 'BCH', 'ETH'];
 /** ERC-20 pay currencies: paid to an ETH address (from the ETH key), with the token's own URI. */
@@ -30,9 +34,15 @@ const chainOf = (code: string): AddressCurrency => (currencyInfo(code).chain ?? 
 export interface PaymentMethodsConfig {
   /** Platform extended public keys per currency (the fallback when a merchant has none). */
   platformXpubs: Readonly<Partial<Record<AddressCurrency, string>>>;
-  /** The EOS account that receives payments; each invoice gets its own memo. */
+  /**
+   * Live merchants' EOS account (each invoice gets its own memo); set only where a watcher
+   * reads its transfers. Undefined: EOS fails closed for live merchants.
+   */
   eosAccount: string | undefined;
-  lightning: LightningNode;
+  /** Live merchants' Lightning node (LND); undefined: LBTC fails closed for live merchants. */
+  lightning: LightningNode | undefined;
+  /** The simulated node sandbox merchants' invoices come from (its key is public). */
+  sandboxLightning: LightningNode;
   /** Gateways for live merchants that have them enabled (none configured: only sandbox). */
   gateway: PaymentGateway | undefined;
   /** The gateway sandbox merchants use. */
@@ -48,7 +58,11 @@ export interface PaymentMethodsConfig {
 /**
  * Payment details for every listed currency: a fresh HD address per invoice for BTC, LTC,
  * BCH and ETH (index from an atomic counter per key), an account plus memo for EOS, a BOLT11
- * invoice for LBTC, and sandbox gateway links for ALIPAY, ALIGLOBAL and WECHAT.
+ * invoice for LBTC, and gateway links for ALIPAY, ALIGLOBAL and WECHAT.
+ *
+ * EOS, LBTC and the gateways have a sandbox provider and a real one. A sandbox merchant always
+ * gets the sandbox provider (nothing of it settles); a live merchant only ever gets the real
+ * one, and without it PaymentNotAvailableError: never a sandbox account, invoice or link.
  */
 export class HdPaymentMethods implements PaymentMethods {
   constructor(private readonly config: PaymentMethodsConfig) {}
@@ -105,7 +119,7 @@ export class HdPaymentMethods implements PaymentMethods {
   }
 
   private async eos(request: PaymentRequest): Promise<PaymentDetails> {
-    const account = this.config.eosAccount ?? (request.merchant.sandbox ? 'sandboxpayio' : undefined);
+    const account = request.merchant.sandbox ? SANDBOX_EOS_ACCOUNT : this.config.eosAccount;
     if (!account) throw new PaymentNotAvailableError('EOS has no receiving account configured');
     const memo = request.invoiceId;
     const quantity = `${formatFixed(request.amount, 4)} EOS`;
@@ -119,12 +133,21 @@ export class HdPaymentMethods implements PaymentMethods {
   private async lightning(request: PaymentRequest): Promise<PaymentDetails> {
     // BTC amount (8 decimals) to millisatoshi: exact, 1 BTC = 10^11 msat.
     const amountMsat = toMinorUnits(request.amount, 11);
-    const invoice = await this.config.lightning.createInvoice({
-      amountMsat,
-      description: request.description.slice(0, 200),
-      expirySeconds: Math.max(1, Math.round((request.expiresAt.getTime() - request.now.getTime()) / 1000)),
-      now: request.now,
-    });
+    const node = request.merchant.sandbox ? this.config.sandboxLightning : this.config.lightning;
+    if (!node) throw new PaymentNotAvailableError('LBTC has no Lightning node configured');
+    let invoice;
+    try {
+      invoice = await node.createInvoice({
+        amountMsat,
+        description: request.description.slice(0, 200),
+        expirySeconds: Math.max(1, Math.round((request.expiresAt.getTime() - request.now.getTime()) / 1000)),
+        now: request.now,
+      });
+    } catch (error) {
+      // The node is down or answered garbage: nothing to show the buyer, try again later.
+      if (error instanceof SourceError) throw new PaymentNotAvailableError(undefined, error);
+      throw error;
+    }
     return { payment_address: invoice.bolt11, payment_uri: lightningUri(invoice.bolt11) };
   }
 

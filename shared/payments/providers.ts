@@ -40,7 +40,11 @@ export const rateProvider = (): RateProvider => (rates ??= liveRateProvider(rate
 export function paymentMethods(): PaymentMethods {
   return (methods ??= new HdPaymentMethods({
     ...receivingConfig(),
-    lightning: new SandboxLightningNode(),
+    // Nothing watches EOS transfers or settles Lightning invoices yet: live merchants get
+    // PAYMENT_NOT_AVAILABLE for EOS and LBTC, sandbox merchants the sandbox account and node.
+    eosAccount: undefined,
+    lightning: undefined,
+    sandboxLightning: new SandboxLightningNode(),
     // Live gateway adapters (credentials from SSM) are not built yet: live merchants get
     // PAYMENT_NOT_AVAILABLE for gateways, sandbox merchants the sandbox gateway.
     gateway: undefined,

@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { client, newMerchant, startApi, type ApiResponse } from '../support/api';
 import { validateAddress } from '#shared/payments/addresses/index';
-import { decodeBolt11 } from '#shared/payments/lightning/index';
+import { SandboxLightningNode } from '#shared/payments/lightning/index';
+import { SANDBOX_EOS_ACCOUNT } from '#shared/payments/payment-methods';
+import { readInvoice } from '../support/bolt11';
 
 let api: Awaited<ReturnType<typeof startApi>>;
 let call: ReturnType<typeof client>;
@@ -328,7 +330,7 @@ describe('Checkout Order', () => {
     const lightning = await call('POST', `/v1/orders/${created.order_id}/checkout`, { token, body: { pay_currency: 'LBTC' } });
     expect(lightning.status, lightning.text).toBe(200);
     expect(lightning.body.invoice.pay_amount).toBe(0.0002);
-    const decoded = decodeBolt11(lightning.body.invoice.payment_address);
+    const decoded = readInvoice(lightning.body.invoice.payment_address);
     expect(decoded.amountMsat).toBe(20_000_000n);
     expect(decoded.signatureValid).toBe(true);
     expect(lightning.body.invoice.payment_uri).toBe(`lightning:${lightning.body.invoice.payment_address}`);
@@ -450,6 +452,29 @@ describe('Checkout Order', () => {
     const order = (await create({ price_amount: 5 }, live.api_token)).body.order;
     const response = await call('POST', `/v1/orders/${order.order_id}/checkout`, { token: live.api_token, body: { pay_currency: 'WECHAT' } });
     expectError(response, 400, 'PAYMENT_NOT_AVAILABLE', 'WECHAT');
+  });
+
+  it('fails closed for a live merchant in LBTC and EOS while no real provider is configured, storing nothing', async () => {
+    // The test environment configures no Lightning node and no watched EOS account: a live
+    // buyer must never be handed the sandbox node's invoice or the sandbox account.
+    const live = await newMerchant(false, 'Live Shop');
+    const order = (await create({ price_amount: 5 }, live.api_token)).body.order;
+    for (const pay_currency of ['LBTC', 'EOS']) {
+      const response = await call('POST', `/v1/orders/${order.order_id}/checkout`, { token: live.api_token, body: { pay_currency } });
+      expectError(response, 400, 'PAYMENT_NOT_AVAILABLE', pay_currency);
+      const created = await create({ price_amount: 5, pay_currency }, live.api_token);
+      expectError(created, 400, 'PAYMENT_NOT_AVAILABLE', pay_currency);
+    }
+    const got = await call('GET', `/v1/orders/${order.order_id}`, { token: live.api_token });
+    expect(got.body.order).toMatchObject({ status: 'NEW', pay_currency: 'USD', updated_at: order.updated_at });
+    expect(got.body.invoice).toEqual({});
+    // The same checkouts for a sandbox merchant get the sandbox node and account.
+    const sandboxOrder = (await create({ price_amount: 5 })).body.order;
+    const lightning = await call('POST', `/v1/orders/${sandboxOrder.order_id}/checkout`, { token, body: { pay_currency: 'LBTC' } });
+    expect(lightning.status, lightning.text).toBe(200);
+    expect(readInvoice(lightning.body.invoice.payment_address).payeeNodeKey).toBe(new SandboxLightningNode().nodeId);
+    const eos = await call('POST', `/v1/orders/${sandboxOrder.order_id}/checkout`, { token, body: { pay_currency: 'EOS' } });
+    expect(eos.body.invoice.payment_address).toBe(SANDBOX_EOS_ACCOUNT);
   });
 });
 
