@@ -172,6 +172,9 @@ describe('published vectors', () => {
 describe('what cannot be derived correctly is refused', () => {
   it.each(TV5)('BIP32 vector 5: %s', (_case, key, reason) => {
     for (const currency of CURRENCIES) expect(refusal(() => deriveAddress(currency, key, 0)).reason).toBe(reason);
+    if (reason === 'malformed' && key.startsWith('xpub661MyMwAqRbcEYS8w7XLSVeEsBXy79zSzH1J8vCdxAZningWLdN3zgtU6')) {
+      expect(refusal(() => deriveAddress('BTC', key, 0)).message).toBe('extended key does not hold a valid public key');
+    }
   });
 
   it('every version a currency and network does not accept: another network, another coin, wrapped segwit', () => {
@@ -208,7 +211,8 @@ describe('what cannot be derived correctly is refused', () => {
 
   it('hardened indexes and any chain but receiving (0) and change (1)', () => {
     for (const index of [2 ** 31, 2 ** 31 + 7, 2 ** 32, -1, 0.5, Number.NaN]) {
-      expect(refusal(() => deriveAddress('BTC', REFERENCE_XPUB, index)).reason).toBe('index-out-of-range');
+      const error = refusal(() => deriveAddress('BTC', REFERENCE_XPUB, index));
+      expect([error.reason, error.message]).toEqual(['index-out-of-range', 'index must be an integer in 0..2147483647']);
     }
     for (const chain of [2, -1, 0.5, 2 ** 31]) {
       const error = refusal(() => deriveChainAddress('BTC', REFERENCE_XPUB, chain as 0 | 1, 0));
