@@ -26,6 +26,11 @@ export interface PaymentMethodsConfig {
   gateway: PaymentGateway | undefined;
   /** The gateway sandbox merchants use. */
   sandboxGateway: PaymentGateway;
+  /**
+   * Currencies a chain watcher can see paid (their chain has a source). A live merchant's
+   * invoice in any other derived currency fails closed: nobody would ever see it paid.
+   */
+  watchedCurrencies: ReadonlySet<string>;
 }
 
 /**
@@ -56,6 +61,9 @@ export class HdPaymentMethods implements PaymentMethods {
   }
 
   private async derived(code: AddressCurrency, request: PaymentRequest): Promise<PaymentDetails> {
+    if (!request.merchant.sandbox && !this.config.watchedCurrencies.has(code)) {
+      throw new PaymentNotAvailableError(`${code} payments cannot be seen: no ${code} chain source is configured`);
+    }
     const xpub = this.xpubFor(code, request);
     // One counter per (key, currency): every invoice gets the next unused child index.
     const index = (await nextCounterValue(`address#${code}#${xpub}`)) - 1;
