@@ -112,6 +112,8 @@ async function startExpirySweeper(seconds: number): Promise<() => Promise<void>>
  */
 async function startChainWatchers(): Promise<{ chains: string[]; stop: () => Promise<void> }> {
   const { chainSources } = await import('#shared/payments/watchers/config');
+  // Nothing configured (the default): load none of the watcher code.
+  if (chainSources(process.env).length === 0) return { chains: [], stop: async () => undefined };
   const { createBlockSource, SOURCE_FACTORIES } = await import('#shared/payments/watchers/sources');
   const { ChainWatcher } = await import('#shared/services/chain-watcher');
   const { pollChain } = await import('#shared/services/watch-loop');

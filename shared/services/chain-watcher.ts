@@ -21,10 +21,11 @@
 import { formatDecimal, parseDecimal } from '#shared/domain/money';
 import { confirmationsRequired } from '#shared/payments/confirmations';
 import { type BlockRef, type BlockSource, SourceError, type Transfer } from '#shared/payments/watchers/source';
-import { recordPayment, retractPayment } from '#shared/services/lifecycle';
+import { type PaymentReport, recordPayments, retractPayment } from '#shared/services/lifecycle';
 import {
   type ChainCursor,
   deleteMaturingPayment,
+  type MaturingPayment,
   listMaturingPayments,
   readCursor,
   saveMaturingPayment,
@@ -79,6 +80,12 @@ export interface StepReport {
   behind: number;
   /** Another run moved the cursor first: this step stopped there. */
   yielded: boolean;
+}
+
+/** A transfer to an invoice and its confirmations now. */
+interface Paid {
+  transfer: Transfer;
+  confirmations: number;
 }
 
 /** The chain reorganised below every hash the cursor remembers: nothing is booked until an operator looks. */
@@ -212,14 +219,16 @@ export class ChainWatcher {
 
   /**
    * Looks the transfers' addresses up (one BatchGetItem per 100) and books those that pay an
-   * invoice. A payment short of its confirmations is saved as maturing first, so a crash
-   * between the two leaves nothing unwatched (the next run books it again, idempotently).
+   * invoice, all of one invoice's together. A payment short of its confirmations is saved as
+   * maturing first, so a crash between the two leaves nothing unwatched (the next run books
+   * it again, idempotently).
    */
   private async book(transfers: readonly Transfer[], tip: BlockRef, report: StepReport): Promise<void> {
     if (transfers.length === 0) return;
     const invoices = await findInvoicesByAddresses(transfers);
     report.lookups += new Set(transfers.map(paidAddressId)).size;
     const now = this.clock();
+    const byInvoice = new Map<string, { target: { orderId: string; invoiceId: string }; payments: Paid[] }>();
     for (const transfer of transfers) {
       const target = invoices.get(paidAddressId(transfer));
       if (!target) continue;
@@ -237,28 +246,30 @@ export class ChainWatcher {
           invoice_id: target.invoiceId,
         });
       }
-      if (await this.report(transfer, target, confirmations, now)) report.booked += 1;
+      const id = `${target.orderId}/${target.invoiceId}`;
+      const group = byInvoice.get(id) ?? { target, payments: [] };
+      group.payments.push({ transfer, confirmations });
+      byInvoice.set(id, group);
+    }
+    for (const { target, payments } of byInvoice.values()) {
+      if (await this.report(target, payments, now)) report.booked += payments.length;
     }
   }
 
-  /** Books one payment; false when the index points at nothing bookable (logged by the caller's counts). */
-  private async report(
-    transfer: Transfer,
-    target: { orderId: string; invoiceId: string },
-    confirmations: number,
-    now: Date,
-  ): Promise<boolean> {
+  /** Books one invoice's payments together; false when the index points at nothing bookable. */
+  private async report(target: { orderId: string; invoiceId: string }, payments: readonly Paid[], now: Date): Promise<boolean> {
+    const reports: PaymentReport[] = payments.map(({ transfer, confirmations }) => ({
+      orderId: target.orderId,
+      invoiceId: target.invoiceId,
+      amount: transfer.amount,
+      confirmations,
+      txid: transfer.txid,
+      key: transfer.key,
+      block: transfer.block,
+      now,
+    }));
     try {
-      await recordPayment({
-        orderId: target.orderId,
-        invoiceId: target.invoiceId,
-        amount: transfer.amount,
-        confirmations,
-        txid: transfer.txid,
-        key: transfer.key,
-        block: transfer.block,
-        now,
-      });
+      await recordPayments(reports);
       return true;
     } catch (error) {
       // An index entry whose order or invoice is gone, or an amount finer than the invoice's
@@ -270,10 +281,11 @@ export class ChainWatcher {
     }
   }
 
-  /** Re-reports maturing payments that reached their confirmations; drops those whose block is gone. */
+  /** Re-reports maturing payments that reached their confirmations (an invoice's together); drops those whose block is gone. */
   private async mature(cursor: ChainCursor, tip: BlockRef, report: StepReport): Promise<void> {
     const onChain = new Map(cursor.recent.map((ref) => [ref.height, ref.hash]));
     const now = this.clock();
+    const ripe = new Map<string, { target: { orderId: string; invoiceId: string }; payments: Paid[]; items: MaturingPayment[] }>();
     for (const payment of await listMaturingPayments(this.name)) {
       if (payment.height > cursor.height) continue; // booked by a run whose cursor write lost: scanned again
       const hash = onChain.get(payment.height);
@@ -291,9 +303,16 @@ export class ChainWatcher {
         amount: parseDecimal(payment.amount),
         block: { height: payment.height, hash: payment.block_hash },
       };
-      await this.report(transfer, { orderId: payment.order_id, invoiceId: payment.invoice_id }, confirmations, now);
-      await deleteMaturingPayment(payment);
-      report.matured += 1;
+      const id = `${payment.order_id}/${payment.invoice_id}`;
+      const group = ripe.get(id) ?? { target: { orderId: payment.order_id, invoiceId: payment.invoice_id }, payments: [], items: [] };
+      group.payments.push({ transfer, confirmations });
+      group.items.push(payment);
+      ripe.set(id, group);
+    }
+    for (const { target, payments, items } of ripe.values()) {
+      await this.report(target, payments, now);
+      for (const item of items) await deleteMaturingPayment(item);
+      report.matured += items.length;
     }
   }
 
@@ -328,7 +347,7 @@ export class ChainWatcher {
   }
 
   private async takeBack(
-    payment: Awaited<ReturnType<typeof listMaturingPayments>>[number],
+    payment: MaturingPayment,
     now: Date,
     report: StepReport,
   ): Promise<void> {

@@ -113,42 +113,64 @@ function evaluate(found: Found, payments: readonly Payment[], invoice: Invoice) 
  * more confirmations (or in another block after a reorganisation) updates it.
  */
 export function recordPayment(report: PaymentReport): Promise<Found> {
-  return changeOrder(checkedId(report.orderId), report.owner, unknown, async (found) => {
-    const { invoice, replaced } = await targetInvoice(found, report.invoiceId);
+  return recordPayments([report]);
+}
+
+/**
+ * Several payments to one invoice seen at once (outputs of one block, payments maturing
+ * together), recorded and judged together: the order is decided on all of them, never on the
+ * first one alone. All reports name the same order and invoice.
+ */
+export function recordPayments(reports: readonly PaymentReport[]): Promise<Found> {
+  const [first] = reports;
+  if (!first) throw new RangeError('recordPayments needs a report');
+  if (reports.some((r) => r.orderId !== first.orderId || r.invoiceId !== first.invoiceId)) {
+    throw new RangeError('recordPayments takes the payments of one invoice');
+  }
+  return changeOrder(checkedId(first.orderId), first.owner, unknown, async (found) => {
+    const { invoice, replaced } = await targetInvoice(found, first.invoiceId);
     if (!invoice) throw new InvoiceNotExistError();
-    const amount = report.amount ?? parseDecimal(invoice.pay_amount);
-    if (decimalPlaces(amount) > currency(invoice.pay_currency).precision) {
-      throw new InvalidParameterError(`amount has more decimals than ${invoice.pay_currency} has`);
-    }
     const required = confirmationsRequired(invoice.pay_currency);
-    const confirmations = report.confirmations ?? required;
-    const key = report.key ?? report.txid;
-    const payments = invoice.payments ?? [];
-    const previous = payments.find((payment) => paymentKey(payment) === key);
-    const sameBlock = report.block === undefined || report.block.hash === previous?.block_hash;
-    if (previous && previous.left_chain_at === undefined && previous.confirmations >= confirmations && sameBlock) {
-      return undefined;
-    }
-    const payment: Payment = {
-      txid: report.txid,
-      ...(report.key !== undefined ? { key } : {}),
-      amount: formatDecimal(amount),
-      confirmations,
-      seen_at: previous?.seen_at ?? report.now.toISOString(),
-      ...(report.block ? { block_height: report.block.height, block_hash: report.block.hash } : {}),
-    };
-    const recorded = { ...invoice, payments: [...payments.filter((p) => paymentKey(p) !== key), payment] };
-    if (replaced) {
-      const inWindow =
-        Date.parse(payment.seen_at) <= Date.parse(invoice.expired_at) + apiConfig.latePaymentWindowSeconds * 1000;
-      if (OPEN_TO_PAYMENT.includes(found.order.status) && confirmations >= required && inWindow) {
-        return { ...moveTo(found, 'UNRESOLVED', report.now, { reason: 'PAID_TO_REPLACED_INVOICE' }), otherInvoice: recorded };
+    let payments = invoice.payments ?? [];
+    let changed = false;
+    let confirmedNow = false;
+    let earliest: string | undefined;
+    for (const report of reports) {
+      const amount = report.amount ?? parseDecimal(invoice.pay_amount);
+      if (decimalPlaces(amount) > currency(invoice.pay_currency).precision) {
+        throw new InvalidParameterError(`amount has more decimals than ${invoice.pay_currency} has`);
       }
-      return { order: touch(found.order, report.now), otherInvoice: recorded };
+      const confirmations = report.confirmations ?? required;
+      const key = report.key ?? report.txid;
+      const previous = payments.find((payment) => paymentKey(payment) === key);
+      const sameBlock = report.block === undefined || report.block.hash === previous?.block_hash;
+      if (previous && previous.left_chain_at === undefined && previous.confirmations >= confirmations && sameBlock) continue;
+      const payment: Payment = {
+        txid: report.txid,
+        ...(report.key !== undefined ? { key } : {}),
+        amount: formatDecimal(amount),
+        confirmations,
+        seen_at: previous?.seen_at ?? report.now.toISOString(),
+        ...(report.block ? { block_height: report.block.height, block_hash: report.block.hash } : {}),
+      };
+      payments = [...payments.filter((p) => paymentKey(p) !== key), payment];
+      changed = true;
+      if (confirmations >= required) confirmedNow = true;
+      if (earliest === undefined || payment.seen_at < earliest) earliest = payment.seen_at;
+    }
+    if (!changed) return undefined;
+    const now = first.now;
+    const recorded = { ...invoice, payments };
+    if (replaced) {
+      const inWindow = Date.parse(earliest!) <= Date.parse(invoice.expired_at) + apiConfig.latePaymentWindowSeconds * 1000;
+      if (OPEN_TO_PAYMENT.includes(found.order.status) && confirmedNow && inWindow) {
+        return { ...moveTo(found, 'UNRESOLVED', now, { reason: 'PAID_TO_REPLACED_INVOICE' }), otherInvoice: recorded };
+      }
+      return { order: touch(found.order, now), otherInvoice: recorded };
     }
     const outcome = evaluate(found, recorded.payments, invoice);
-    if (!outcome) return { order: touch(found.order, report.now), invoice: recorded };
-    return moveTo(found, outcome.to, report.now, { reason: outcome.reason, invoice: recorded });
+    if (!outcome) return { order: touch(found.order, now), invoice: recorded };
+    return moveTo(found, outcome.to, now, { reason: outcome.reason, invoice: recorded });
   });
 }
 

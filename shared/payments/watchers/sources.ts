@@ -1,3 +1,4 @@
+import { CoreRpcSource } from '#shared/payments/watchers/core-rpc';
 import { EsploraSource } from '#shared/payments/watchers/esplora';
 import type { ChainSourceConfig, SourceKind } from '#shared/payments/watchers/config';
 import type { BlockSource } from '#shared/payments/watchers/source';
@@ -11,6 +12,7 @@ export type SourceFactory = (config: ChainSourceConfig, url: string) => BlockSou
  */
 export const SOURCE_FACTORIES: Readonly<Partial<Record<SourceKind, SourceFactory>>> = {
   esplora: (config, url) => new EsploraSource({ chain: config.chain, baseUrl: url }),
+  'core-rpc': (config, url) => new CoreRpcSource({ chain: config.chain, url }),
 };
 
 export function createBlockSource(config: ChainSourceConfig, url: string): BlockSource {
