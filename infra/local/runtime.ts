@@ -114,16 +114,12 @@ async function startChainWatchers(): Promise<{ chains: string[]; stop: () => Pro
   const { chainSources } = await import('#shared/payments/watchers/config');
   // Nothing configured (the default): load none of the watcher code.
   if (chainSources(process.env).length === 0) return { chains: [], stop: async () => undefined };
-  const { createBlockSource, SOURCE_FACTORIES } = await import('#shared/payments/watchers/sources');
-  const { ChainWatcher } = await import('#shared/services/chain-watcher');
-  const { pollChain } = await import('#shared/services/watch-loop');
-  const { watchConfig } = await import('#shared/config');
+  const { watchableChains, watcherFor, watchUntil } = await import('#shared/services/chain-watchers');
   const controller = new AbortController();
-  const configs = chainSources(process.env).filter((config) => SOURCE_FACTORIES[config.kind] && config.url);
-  const loops = configs.map((config) =>
-    pollChain(new ChainWatcher(createBlockSource(config, config.url!)), {
-      intervalMs: watchConfig.watchIntervalSeconds * 1000,
-      signal: controller.signal,
+  // Locally a node URL is given directly (SSM parameter names are for AWS).
+  const configs = watchableChains(process.env).filter((config) => config.url !== undefined);
+  const loops = configs.map(async (config) =>
+    watchUntil(await watcherFor(config), controller.signal, {
       onError: (error, inARow) => {
         // The first failure of a streak, then every tenth: an unreachable node is one line a while.
         if (inARow === 1 || inARow % 10 === 0) console.error(`${config.chain} watcher (${inARow} failures in a row):`, (error as Error).message);
