@@ -9,6 +9,7 @@ import { HdPaymentMethods } from '#shared/payments/payment-methods';
 import { SandboxGateway } from '#shared/payments/gateway';
 import { watchedCurrencies } from '#shared/payments/watchers/config';
 import { SOURCE_FACTORIES } from '#shared/payments/watchers/sources';
+import { ethereumConfig } from '#shared/payments/watchers/ethereum/config';
 
 /** Sandbox merchants are always priced from the fixed demo table (nothing settles). */
 export const sandboxRateProvider: RateProvider = new StaticRateProvider();
@@ -43,5 +44,6 @@ export const paymentMethods: PaymentMethods = new HdPaymentMethods({
   // PAYMENT_NOT_AVAILABLE for gateways, sandbox merchants the sandbox gateway.
   gateway: undefined,
   sandboxGateway: new SandboxGateway(apiConfig.paymentPageUrl),
+  ethereum: ethereumConfig(process.env),
   watchedCurrencies: watchedCurrencies(process.env, (kind) => SOURCE_FACTORIES[kind] !== undefined),
 });
