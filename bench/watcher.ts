@@ -19,6 +19,7 @@ import { performance } from 'node:perf_hooks';
 import { startCoreRpcServer } from '../tests/support/core-rpc-server';
 import { startEsploraServer } from '../tests/support/esplora-server';
 import { UtxoChain } from '../tests/support/utxo-chain';
+import { meterCapacity } from './capacity';
 import { percentile, round2 } from './stats';
 
 export interface BlockWork {
@@ -63,7 +64,8 @@ export async function measureWatcher(options: { orders: number }): Promise<Watch
   const { pollChain } = await import('#shared/services/watch-loop');
   const { EsploraSource } = await import('#shared/payments/watchers/esplora');
   const { CoreRpcSource } = await import('#shared/payments/watchers/core-rpc');
-  const { capacityMeter, resetCapacityMeter } = await import('#shared/store/client');
+  const { db } = await import('#shared/store/client');
+  const { reset: resetCapacityMeter } = meterCapacity(db());
   const { parseDecimal, toMinorUnits } = await import('#shared/domain/money');
 
   const credentials = await createMerchant({ name: 'Bench watched', sandbox: true });
@@ -97,7 +99,7 @@ export async function measureWatcher(options: { orders: number }): Promise<Watch
       const order = await newInvoice();
       // A random phase against the polling clock, as a real buyer's is.
       await sleep(Math.random() * intervalMs);
-      const before = { ...capacityMeter };
+      if (i === 0) resetCapacityMeter();
       const sent = performance.now();
       chain.pay([{ address: order.address, sats: order.sats }]);
       await waitFor(order.id, 'PENDING');
@@ -110,11 +112,8 @@ export async function measureWatcher(options: { orders: number }): Promise<Watch
       paid.push(performance.now() - confirmed);
       if (i === 0) {
         // Everything the process did meanwhile (the watcher's rounds and our status reads): an upper bound.
-        booking = {
-          write_units: round2(capacityMeter.writeUnits - before.writeUnits),
-          read_units: round2(capacityMeter.readUnits - before.readUnits),
-          dynamodb_requests: capacityMeter.requests - before.requests,
-        };
+        const used = resetCapacityMeter();
+        booking = { write_units: round2(used.writeUnits), read_units: round2(used.readUnits), dynamodb_requests: used.requests };
       }
     }
   } finally {

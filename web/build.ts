@@ -1,6 +1,6 @@
 /**
  * Builds the hosted payment page into web/dist: index.html, app.js (one minified bundle, no
- * framework) and app.css. `npm run build:web` runs it (and `npm start`, the tests and the
+ * framework), app.css and favicon.ico. `npm run build:web` runs it (and `npm start`, the tests and the
  * deploy run it first); it prints the page's size, gzipped as browsers download it.
  *
  * The local runtime answers every unknown path under /pay/ with index.html, so the sandbox
@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
+import { faviconIco } from './favicon';
 
 const WEB = fileURLToPath(new URL('.', import.meta.url));
 const SOURCE = join(WEB, 'src');
@@ -44,7 +45,8 @@ export async function buildPage(outdir = PAGE_DIST): Promise<PageSize> {
     legalComments: 'none',
     write: false,
     outdir: '/',
-    // The page imports only types from the service (#shared/...); esbuild drops them.
+    // From the service (#shared/...) the page imports types, which esbuild drops, and the
+    // currency table (shared/domain/currencies.ts), which it bundles.
     logLevel: 'silent',
   });
   const output = (name: string) => {
@@ -62,6 +64,9 @@ export async function buildPage(outdir = PAGE_DIST): Promise<PageSize> {
   for (const name of FILES) writeFileSync(join(outdir, name), contents[name]);
   writeFileSync(join(outdir, 'sandbox-gateway', 'app.js'), GATEWAY_SCRIPT_STUB);
   writeFileSync(join(outdir, 'sandbox-gateway', 'app.css'), GATEWAY_STYLE_STUB);
+  // Browsers ask for /favicon.ico at the origin's root: the page's root in AWS, served there
+  // by the local runtime too (infra/local/static-files.ts).
+  writeFileSync(join(outdir, 'favicon.ico'), faviconIco());
 
   const bytes: Record<string, number> = {};
   const gzip: Record<string, number> = {};

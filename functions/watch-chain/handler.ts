@@ -1,8 +1,8 @@
 import type { Context } from 'aws-lambda';
 import { readSecureParameter } from '#shared/aws/parameters';
-import { requiredString } from '#shared/env';
-import { logger } from '#shared/http/logger';
-import { emitMetrics } from '#shared/metrics';
+import { requiredString } from '#shared/core/env';
+import { logger } from '#shared/core/logger';
+import { emitMetrics } from '#shared/core/emf';
 import type { ChainWatcher } from '#shared/services/chain-watcher';
 import { watchableChains, watcherFor, watchUntil } from '#shared/services/chain-watchers';
 

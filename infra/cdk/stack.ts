@@ -6,7 +6,7 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Construct } from 'constructs';
 import type { DeployConfig } from '#infra/cdk/config';
 import type { ChainSourceConfig } from '#shared/payments/watchers/config';
-import { METRICS_NAMESPACE } from '#shared/metrics';
+import { METRICS_NAMESPACE } from '#shared/core/emf';
 import { CallbackPipeline } from '#infra/cdk/constructs/callback-pipeline';
 import { OrderApi } from '#infra/cdk/constructs/order-api';
 import { OrderTable } from '#infra/cdk/constructs/order-table';
@@ -147,7 +147,7 @@ export class CryptoPayStack extends Stack {
       allowedOrigin: pageOrigin,
       throttle: config.apiThrottle,
     });
-    // The page is static and the API's URL is known only at deploy time: it reads it from config.json.
+    // The page is static and the API's URL is known only at deploy time: it is written into index.html.
     this.paymentPage.publishConfig({ apiBaseUrl: this.api.url });
 
     this.alarms = new ServiceAlarms(this, 'Alarms', { email: config.alarmEmail });

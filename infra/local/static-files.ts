@@ -10,11 +10,14 @@ const TYPES: Record<string, string> = {
   '.png': 'image/png',
   '.json': 'application/json; charset=utf-8',
   '.map': 'application/json; charset=utf-8',
+  '.ico': 'image/x-icon',
 };
 
 /**
  * Serves a folder of static files under a URL prefix, like the S3/CloudFront page in AWS:
  * unknown paths under the prefix get index.html (the page reads the order id from the URL).
+ * The folder's favicon.ico is also served at /favicon.ico, where browsers ask for it (in AWS
+ * the page is the root of its origin).
  */
 export function staticFiles(prefix: string, folder: string): FallbackHandler {
   const root = resolve(folder);
@@ -26,8 +29,10 @@ export function staticFiles(prefix: string, folder: string): FallbackHandler {
       response.end();
       return true;
     }
-    if (!path.startsWith(prefix)) return false;
-    let file = normalize(join(root, decodeURIComponent(path.slice(prefix.length))));
+    const favicon = path === '/favicon.ico';
+    if (!path.startsWith(prefix) && !favicon) return false;
+    let file = favicon ? join(root, 'favicon.ico') : normalize(join(root, decodeURIComponent(path.slice(prefix.length))));
+    if (favicon && !existsSync(file)) return false;
     if (!file.startsWith(root)) return false;
     if (!existsSync(file) || statSync(file).isDirectory()) file = join(root, 'index.html');
     if (!existsSync(file)) {

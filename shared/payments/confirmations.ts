@@ -1,4 +1,4 @@
-import { apiConfig } from '#shared/config';
+import { confirmationsConfig } from '#shared/core/config';
 import { requiredConfirmations } from '#shared/domain/currencies';
 
 /**
@@ -6,5 +6,5 @@ import { requiredConfirmations } from '#shared/domain/currencies';
  * when set, else the currency table's default (BTC 2, LTC 6, BCH 6, ETH 12; README explains why).
  */
 export function confirmationsRequired(code: string): number {
-  return apiConfig.confirmations[code] ?? requiredConfirmations(code);
+  return confirmationsConfig()[code] ?? requiredConfirmations(code);
 }

@@ -7,6 +7,7 @@ import { deriveAddress, paymentUri, type AddressCurrency } from '#shared/payment
 import { lightningUri, type LightningNode } from '#shared/payments/lightning/index';
 import type { PaymentDetails, PaymentMethods, PaymentRequest } from '#shared/payments/methods';
 import type { EthereumConfig } from '#shared/payments/watchers/ethereum/config';
+import { SourceError } from '#shared/payments/watchers/source';
 import { nextCounterValue } from '#shared/store/counters';
 
 /**
@@ -16,6 +17,9 @@ import { nextCounterValue } from '#shared/store/counters';
 export const SANDBOX_XPUB =
   'xpub6C1HVMz946r433QEjZGpYYWYcspxXXBPys5PBGkmQboRXE6RLfFiStEkKbWKCZaPgDrzZh9nUEunxuiuy6MNdw23du2Ek7GoKYMJVH8eK5E';
 
+/** The EOS account sandbox invoices name; nothing watches it, sandbox payments are simulated. */
+export const SANDBOX_EOS_ACCOUNT = 'sandboxpayio';
+
 const DERIVED: readonly string[] = ['BTC', 'LTC', 'BCH', 'ETH'];
 /** ERC-20 pay currencies: paid to an ETH address (from the ETH key), with the token's own URI. */
 const ERC20: readonly string[] = ['USDT_ERC20', 'USDC_ERC20'];
@@ -23,9 +27,15 @@ const ERC20: readonly string[] = ['USDT_ERC20', 'USDC_ERC20'];
 export interface PaymentMethodsConfig {
   /** Platform extended public keys per currency (the fallback when a merchant has none). */
   platformXpubs: Readonly<Partial<Record<AddressCurrency, string>>>;
-  /** The EOS account that receives payments; each invoice gets its own memo. */
+  /**
+   * Live merchants' EOS account (each invoice gets its own memo); set only where a watcher
+   * reads its transfers. Undefined: EOS fails closed for live merchants.
+   */
   eosAccount: string | undefined;
-  lightning: LightningNode;
+  /** Live merchants' Lightning node (LND); undefined: LBTC fails closed for live merchants. */
+  lightning: LightningNode | undefined;
+  /** The simulated node sandbox merchants' invoices come from (its key is public). */
+  sandboxLightning: LightningNode;
   /** Gateways for live merchants that have them enabled (none configured: only sandbox). */
   gateway: PaymentGateway | undefined;
   /** The gateway sandbox merchants use. */
@@ -40,13 +50,17 @@ export interface PaymentMethodsConfig {
    * BTC, LTC, BCH: the chains a watcher can see paid (they have a source). A live merchant's
    * invoice on any other fails closed: nobody would ever see it paid.
    */
-  watchedCurrencies: ReadonlySet<string>;
+  watchedCurrencies?: ReadonlySet<string>;
 }
 
 /**
  * Payment details for every listed currency: a fresh HD address per invoice for BTC, LTC,
  * BCH and ETH (index from an atomic counter per key), an account plus memo for EOS, a BOLT11
- * invoice for LBTC, and sandbox gateway links for ALIPAY, ALIGLOBAL and WECHAT.
+ * invoice for LBTC, and gateway links for ALIPAY, ALIGLOBAL and WECHAT.
+ *
+ * EOS, LBTC and the gateways have a sandbox provider and a real one. A sandbox merchant always
+ * gets the sandbox provider (nothing of it settles); a live merchant only ever gets the real
+ * one, and without it PaymentNotAvailableError: never a sandbox account, invoice or link.
  */
 export class HdPaymentMethods implements PaymentMethods {
   constructor(private readonly config: PaymentMethodsConfig) {}
@@ -77,7 +91,7 @@ export class HdPaymentMethods implements PaymentMethods {
     if (chain === 'ETH' && !request.merchant.sandbox && !this.config.ethereum.source) {
       throw new PaymentNotAvailableError(`${code} payments are not watched here (no ETH_RPC_URL)`);
     }
-    if (chain !== 'ETH' && !request.merchant.sandbox && !this.config.watchedCurrencies.has(chain)) {
+    if (chain !== 'ETH' && !request.merchant.sandbox && !this.config.watchedCurrencies?.has(chain)) {
       throw new PaymentNotAvailableError(`${code} payments cannot be seen: no ${code} chain source is configured`);
     }
     // One counter per (key, chain): every invoice gets the next unused child index, so an ETH
@@ -96,7 +110,7 @@ export class HdPaymentMethods implements PaymentMethods {
   }
 
   private async eos(request: PaymentRequest): Promise<PaymentDetails> {
-    const account = this.config.eosAccount ?? (request.merchant.sandbox ? 'sandboxpayio' : undefined);
+    const account = request.merchant.sandbox ? SANDBOX_EOS_ACCOUNT : this.config.eosAccount;
     if (!account) throw new PaymentNotAvailableError('EOS has no receiving account configured');
     const memo = request.invoiceId;
     const quantity = `${formatFixed(request.amount, 4)} EOS`;
@@ -110,12 +124,21 @@ export class HdPaymentMethods implements PaymentMethods {
   private async lightning(request: PaymentRequest): Promise<PaymentDetails> {
     // BTC amount (8 decimals) to millisatoshi: exact, 1 BTC = 10^11 msat.
     const amountMsat = toMinorUnits(request.amount, 11);
-    const invoice = await this.config.lightning.createInvoice({
-      amountMsat,
-      description: request.description.slice(0, 200),
-      expirySeconds: Math.max(1, Math.round((request.expiresAt.getTime() - request.now.getTime()) / 1000)),
-      now: request.now,
-    });
+    const node = request.merchant.sandbox ? this.config.sandboxLightning : this.config.lightning;
+    if (!node) throw new PaymentNotAvailableError('LBTC has no Lightning node configured');
+    let invoice;
+    try {
+      invoice = await node.createInvoice({
+        amountMsat,
+        description: request.description.slice(0, 200),
+        expirySeconds: Math.max(1, Math.round((request.expiresAt.getTime() - request.now.getTime()) / 1000)),
+        now: request.now,
+      });
+    } catch (error) {
+      // The node is down or answered garbage: nothing to show the buyer, try again later.
+      if (error instanceof SourceError) throw new PaymentNotAvailableError(undefined, error);
+      throw error;
+    }
     return { payment_address: invoice.bolt11, payment_uri: lightningUri(invoice.bolt11) };
   }
 

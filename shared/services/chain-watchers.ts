@@ -1,4 +1,4 @@
-import { watchConfig } from '#shared/config';
+import { watchConfig } from '#shared/core/config';
 import { type ChainSourceConfig, chainSources } from '#shared/payments/watchers/config';
 import { createBlockSource, SOURCE_FACTORIES } from '#shared/payments/watchers/sources';
 import { ChainWatcher } from '#shared/services/chain-watcher';
@@ -25,5 +25,5 @@ export async function watcherFor(config: ChainSourceConfig, readSecret?: SecretR
 
 /** Polls a watcher every WATCH_INTERVAL_SECONDS until `signal` (the shared loop, configured). */
 export function watchUntil(watcher: ChainWatcher, signal: AbortSignal, hooks: Pick<Parameters<typeof pollChain>[1], 'onStep' | 'onError'> = {}): Promise<PollSummary> {
-  return pollChain(watcher, { intervalMs: watchConfig.watchIntervalSeconds * 1000, signal, ...hooks });
+  return pollChain(watcher, { intervalMs: watchConfig().watchIntervalSeconds * 1000, signal, ...hooks });
 }

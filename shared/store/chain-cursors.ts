@@ -5,7 +5,7 @@
  * partition (keys.ts: CHAIN#<chain>).
  */
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { db, TABLE_NAME } from '#shared/store/client';
+import { db, tableName } from '#shared/store/client';
 import { putIf } from '#shared/store/conditional';
 import { chainCursorKey, chainPartition, ENTITY, heightSortKey, MATURING_PREFIX, maturingPaymentKey } from '#shared/store/keys';
 
@@ -28,7 +28,7 @@ export interface ChainCursor {
 const CURSOR_FIELDS = ['chain', 'height', 'hash', 'recent', 'tip_height', 'updated_at', 'version'] as const;
 
 export async function readCursor(chain: string): Promise<ChainCursor | undefined> {
-  const result = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: chainCursorKey(chain), ConsistentRead: true }));
+  const result = await db().send(new GetCommand({ TableName: tableName(), Key: chainCursorKey(chain), ConsistentRead: true }));
   if (!result.Item) return undefined;
   return Object.fromEntries(CURSOR_FIELDS.map((field) => [field, result.Item![field]])) as unknown as ChainCursor;
 }
@@ -68,9 +68,9 @@ const MATURING_FIELDS = ['chain', 'height', 'block_hash', 'key', 'txid', 'curren
 
 /** Records (or re-records: same key, same item) a maturing payment. */
 export async function saveMaturingPayment(payment: MaturingPayment): Promise<void> {
-  await db.send(
+  await db().send(
     new PutCommand({
-      TableName: TABLE_NAME,
+      TableName: tableName(),
       Item: { ...maturingPaymentKey(payment.chain, payment.height, payment.key), type: ENTITY.maturingPayment, ...payment },
     }),
   );
@@ -81,9 +81,9 @@ export async function listMaturingPayments(chain: string, above?: number): Promi
   const payments: MaturingPayment[] = [];
   let startKey: Item | undefined;
   do {
-    const result = await db.send(
+    const result = await db().send(
       new QueryCommand({
-        TableName: TABLE_NAME,
+        TableName: tableName(),
         KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
         ExpressionAttributeValues: {
           ':pk': chainPartition(chain),
@@ -105,5 +105,5 @@ export async function listMaturingPayments(chain: string, above?: number): Promi
 
 /** Done with a maturing payment (it reached its confirmations, or its block left the chain). */
 export async function deleteMaturingPayment(payment: Pick<MaturingPayment, 'chain' | 'height' | 'key'>): Promise<void> {
-  await db.send(new DeleteCommand({ TableName: TABLE_NAME, Key: maturingPaymentKey(payment.chain, payment.height, payment.key) }));
+  await db().send(new DeleteCommand({ TableName: tableName(), Key: maturingPaymentKey(payment.chain, payment.height, payment.key) }));
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, newMerchant } from '../support/api';
@@ -12,6 +13,9 @@ import type { MerchantCredentials } from '#shared/services/merchants';
  */
 
 type Json = Record<string, any>;
+
+/** axe-core's browser build, injected into the page for an accessibility audit. */
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
 let server: Awaited<ReturnType<typeof startPageServer>>;
 let shop: Awaited<ReturnType<typeof startShopSite>>;
@@ -205,7 +209,8 @@ describe('the payment page', () => {
     const page = await open(paymentUrl);
     await eventually(() => status(page).textContent()).toBe('Waiting for your payment.');
     // What the expiry job does when the invoice runs out, for this order only.
-    const { changeOrder, moveTo } = await import('#shared/services/order-changes');
+    const { changeOrder } = await import('#shared/services/order-changes');
+    const { moveTo } = await import('#shared/domain/order');
     await changeOrder(order.order_id, undefined, () => new Error('missing'), (found) => moveTo(found, 'EXPIRED', new Date()));
     await eventually(() => status(page).textContent()).toBe('This payment window has expired.');
     expect(await page.getByRole('link', { name: 'Back to Page Shop' }).getAttribute('href')).toBe(order.cancel_url);
@@ -307,6 +312,124 @@ describe('the payment page', () => {
     expect(await page.locator('.price strong').textContent()).toBe(`${new URL(invoice.payment_uri).searchParams.get('amount')} CNY`);
     expect(await page.locator('.hint').textContent()).toContain('Simulate payment (sandbox)');
     await page.screenshot({ path: artifact('sandbox-gateway'), fullPage: true });
+    await page.close();
+  });
+
+  it('at 375 px every currency code fits inside its button, ALIGLOBAL and USDT_ERC20 included', async () => {
+    const phone = await browser.newContext({ locale: 'en-US', viewport: { width: 375, height: 667 }, isMobile: true, hasTouch: true });
+    const { paymentUrl } = await createOrder();
+    const page = await open(paymentUrl, phone);
+    await eventually(() => status(page).textContent()).toBe('Choose how you want to pay.');
+    // Each code's right edge against its button's content edge (inside border and padding).
+    const overflow = await page.evaluate(() =>
+      Array.from(document.querySelectorAll<HTMLElement>('.picker button')).map((button) => {
+        const code = button.querySelector('strong')!;
+        const style = getComputedStyle(button);
+        const contentRight = button.getBoundingClientRect().right - parseFloat(style.borderRightWidth) - parseFloat(style.paddingRight);
+        return { code: code.textContent, past: Math.max(0, Math.ceil(code.getBoundingClientRect().right - contentRight)) };
+      }),
+    );
+    expect(overflow.map(({ code }) => code)).toEqual(expect.arrayContaining(['ALIGLOBAL', 'USDT_ERC20', 'USDC_ERC20']));
+    expect(overflow.filter(({ past }) => past > 0)).toEqual([]);
+    await page.screenshot({ path: artifact('375-picker'), fullPage: true });
+    await phone.close();
+  });
+
+  it('labels each value by its field group (no aria-labelledby on code), and axe finds no violation', async () => {
+    const { order, paymentUrl } = await createOrder({ pay_currency: 'EOS' });
+    const page = await open(paymentUrl);
+    await eventually(() => page.locator('[data-field="memo"]').count()).toBe(1);
+    const { invoice } = await merchantView(order.order_id);
+    expect(await page.locator('code[aria-labelledby]').count()).toBe(0);
+    expect(await page.getByRole('group', { name: 'Account' }).locator('code').textContent()).toBe(invoice.payment_address);
+    expect(await page.getByRole('group', { name: 'Memo (required)' }).locator('code').textContent()).toBe(invoice.memo);
+    expect(await page.getByRole('group', { name: 'Amount (EOS)' }).locator('code').textContent()).toBe(invoice.pay_amount.toFixed(4));
+    await page.addScriptTag({ path: AXE });
+    const violations = await page.evaluate(async () => {
+      const result = await (window as unknown as { axe: { run: () => Promise<{ violations: { id: string }[] }> } }).axe.run();
+      return result.violations.map((violation) => violation.id);
+    });
+    expect(violations).toEqual([]);
+    await page.close();
+  });
+
+  it('the copy button is named "Address copied" while it shows Copied, then "Copy address" again', async () => {
+    const { order, paymentUrl } = await createOrder({ pay_currency: 'BTC' });
+    const page = await open(paymentUrl);
+    const copyAddress = page.getByRole('button', { name: 'Copy address' });
+    await copyAddress.click();
+    const copied = page.getByRole('button', { name: 'Address copied' });
+    await eventually(() => copied.count()).toBe(1);
+    expect(await copied.textContent()).toBe('Copied');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe((await merchantView(order.order_id)).invoice.payment_address);
+    await eventually(() => copyAddress.textContent()).toBe('Copy');
+    expect(await copied.count()).toBe(0);
+    await page.close();
+  });
+
+  it('Escape closes the cancel confirmation and the order stays payable', async () => {
+    const { order, paymentUrl } = await createOrder();
+    const page = await open(paymentUrl);
+    await page.getByRole('button', { name: 'Cancel order' }).click();
+    await eventually(() => page.getByRole('button', { name: 'Yes, cancel' }).count()).toBe(1);
+    await page.keyboard.press('Escape');
+    await eventually(() => page.getByRole('button', { name: 'Yes, cancel' }).count()).toBe(0);
+    // The keyboard is back on the control that opened it.
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel order');
+    expect((await merchantView(order.order_id)).order.status).toBe('NEW');
+    await page.close();
+  });
+
+  it('asks for the order at once (no config.json first), with no failed request and a favicon', async () => {
+    const { order, paymentUrl } = await createOrder();
+    const page = await english.newPage();
+    const requested: string[] = [];
+    const failed: string[] = [];
+    const errors: string[] = [];
+    page.on('request', (request) => requested.push(new URL(request.url()).pathname));
+    page.on('response', (response) => {
+      if (response.status() >= 400) failed.push(`${response.status()} ${response.url()}`);
+    });
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(message.text());
+    });
+    await page.goto(paymentUrl);
+    await eventually(() => status(page).textContent()).toBe('Choose how you want to pay.');
+    expect(requested).not.toContain('/pay/config.json');
+    const first = requested.findIndex((path) => path.startsWith('/v1/'));
+    expect(requested[first]).toBe(`/v1/pay/${order.order_id}`);
+
+    // The browser's own /favicon.ico, at the origin's root as it asks for it: an icon, not a 404.
+    const icon = await page.request.get(`${server.url}/favicon.ico`);
+    expect(icon.status()).toBe(200);
+    expect(icon.headers()['content-type']).toBe('image/x-icon');
+    const size = await page.evaluate(async () => {
+      const image = new Image();
+      image.src = '/favicon.ico';
+      await image.decode();
+      return [image.naturalWidth, image.naturalHeight];
+    });
+    expect(size).toEqual([32, 32]);
+    expect(failed).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('calls the API named in the page (the meta tag the stack fills in AWS)', async () => {
+    const { order, paymentUrl } = await createOrder();
+    const page = await english.newPage();
+    // The same API under another name, as the deployed page names API Gateway's URL.
+    const elsewhere = server.url.replace('127.0.0.1', 'localhost');
+    await page.route(paymentUrl, async (route) => {
+      const response = await route.fetch();
+      const html = (await response.text()).replace('<meta name="api-base-url" content="">', `<meta name="api-base-url" content="${elsewhere}/">`);
+      await route.fulfill({ response, body: html });
+    });
+    const asked = page.waitForRequest((request) => request.url().includes('/v1/pay/'));
+    await page.goto(paymentUrl);
+    // The first request for the order goes there (this local API answers no CORS preflight for
+    // another origin, so the answer itself does not matter here).
+    expect((await asked).url()).toBe(`${elsewhere}/v1/pay/${order.order_id}`);
     await page.close();
   });
 });

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { CfnParameter, Duration, Stack, Validations } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { AttributeType, StreamViewType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
@@ -9,7 +9,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CallbackPipeline } from '#infra/cdk/constructs/callback-pipeline';
 import { awsRoutePath, conflictingPathVariables, OrderApi } from '#infra/cdk/constructs/order-api';
-import { PAGE_ROUTING_FUNCTION, PaymentPage } from '#infra/cdk/constructs/payment-page';
+import { PAGE_ROUTING_FUNCTION, PaymentPage, withApiBaseUrl } from '#infra/cdk/constructs/payment-page';
 import { ServiceAlarms } from '#infra/cdk/constructs/service-alarms';
 import { CryptoPayStack } from '#infra/cdk/stack';
 import { deployConfig, logicalId, resourcesOf, TEST_ENV, testApp, type TestApp } from './support.ts';
@@ -140,8 +140,27 @@ describe('payment page with a built page and a custom domain', () => {
     expect(routed('/')).toBe('/index.html');
     expect(routed('/app.js')).toBe('/app.js');
     expect(routed('/sandbox-gateway/app.css')).toBe('/sandbox-gateway/app.css');
-    expect(routed('/config.json')).toBe('/config.json');
+    expect(routed('/favicon.ico')).toBe('/favicon.ico');
     expect(routed('/v1.2/checkout')).toBe('/index.html');
+  });
+
+  it("writes the API's URL, a deploy-time value, into the deployed index.html (no config.json to fetch first)", () => {
+    const other = scratch();
+    const dir = mkdtempSync(join(pageDir, 'meta-'));
+    writeFileSync(join(dir, 'index.html'), '<!doctype html><meta name="api-base-url" content=""><title>Pay</title>');
+    const configured = new PaymentPage(other.stack, 'Page', { contentDir: dir, apiOrigins: [] });
+    configured.publishConfig({ apiBaseUrl: new CfnParameter(other.stack, 'ApiUrl').valueAsString });
+    const deployments = Object.values(Template.fromStack(other.stack).findResources('Custom::CDKBucketDeployment'));
+    expect(deployments).toHaveLength(1);
+    const properties = deployments[0]!.Properties as { SourceObjectKeys: unknown[]; SourceMarkers: Record<string, unknown>[] };
+    // The built folder, then the filled-in index.html, whose marker the deployment replaces with the URL.
+    expect(properties.SourceObjectKeys).toHaveLength(2);
+    expect(properties.SourceMarkers[1]).toEqual({ [Object.keys(properties.SourceMarkers[1]!)[0]!]: { Ref: 'ApiUrl' } });
+
+    expect(withApiBaseUrl('<head><meta name="api-base-url" content=""></head>', 'https://api.example.com/')).toBe(
+      '<head><meta name="api-base-url" content="https://api.example.com/"></head>',
+    );
+    expect(() => withApiBaseUrl('<head></head>', 'https://api.example.com/')).toThrow(/api-base-url/);
   });
 
   it('warns about a page folder without index.html', () => {

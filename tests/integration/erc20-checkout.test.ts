@@ -117,7 +117,8 @@ describe('live merchants', () => {
     const methods = new HdPaymentMethods({
       platformXpubs: {},
       eosAccount: undefined,
-      lightning: new SandboxLightningNode(),
+      lightning: undefined,
+      sandboxLightning: new SandboxLightningNode(),
       gateway: undefined,
       sandboxGateway: new SandboxGateway('http://pay.test/pay/'),
       watchedCurrencies: new Set(),

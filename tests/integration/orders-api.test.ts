@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { client, newMerchant, startApi, type ApiResponse } from '../support/api';
 import { validateAddress } from '#shared/payments/addresses/index';
-import { decodeBolt11 } from '#shared/payments/lightning/index';
+import { SandboxLightningNode } from '#shared/payments/lightning/index';
+import { SANDBOX_EOS_ACCOUNT } from '#shared/payments/payment-methods';
+import { readInvoice } from '../support/bolt11';
 
 let api: Awaited<ReturnType<typeof startApi>>;
 let call: ReturnType<typeof client>;
@@ -129,18 +131,18 @@ describe('Create Order', () => {
   it('keeps references unique with a guard item for a merchant made before order-id keys existed', async () => {
     const legacy = await newMerchant(true, 'Legacy Shop');
     const { UpdateCommand, GetCommand } = await import('@aws-sdk/lib-dynamodb');
-    const { db, TABLE_NAME } = await import('#shared/store/client');
+    const { db, tableName } = await import('#shared/store/client');
     const { apiTokenKey, merchantKey, merchantOrderIdKey } = await import('#shared/store/keys');
-    const { hashToken } = await import('#shared/http/auth');
-    await db.send(new UpdateCommand({ TableName: TABLE_NAME, Key: merchantKey(legacy.user_id), UpdateExpression: 'REMOVE order_id_key' }));
-    await db.send(
-      new UpdateCommand({ TableName: TABLE_NAME, Key: apiTokenKey(hashToken(legacy.api_token)), UpdateExpression: 'REMOVE merchant.order_id_key' }),
+    const { hashToken } = await import('#shared/domain/merchant');
+    await db().send(new UpdateCommand({ TableName: tableName(), Key: merchantKey(legacy.user_id), UpdateExpression: 'REMOVE order_id_key' }));
+    await db().send(
+      new UpdateCommand({ TableName: tableName(), Key: apiTokenKey(hashToken(legacy.api_token)), UpdateExpression: 'REMOVE merchant.order_id_key' }),
     );
     const reference = `legacy-${randomUUID()}`;
     const first = await create({ price_amount: 5, merchant_order_id: reference }, legacy.api_token);
     expect(first.status, first.text).toBe(200);
     expectError(await create({ price_amount: 6, merchant_order_id: reference }, legacy.api_token), 400, 'ORDER_MERCHANTID_EXIST');
-    const guard = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: merchantOrderIdKey(legacy.user_id, reference) }));
+    const guard = await db().send(new GetCommand({ TableName: tableName(), Key: merchantOrderIdKey(legacy.user_id, reference) }));
     expect(guard.Item?.order_id).toBe(first.body.order.order_id);
   });
 
@@ -328,7 +330,7 @@ describe('Checkout Order', () => {
     const lightning = await call('POST', `/v1/orders/${created.order_id}/checkout`, { token, body: { pay_currency: 'LBTC' } });
     expect(lightning.status, lightning.text).toBe(200);
     expect(lightning.body.invoice.pay_amount).toBe(0.0002);
-    const decoded = decodeBolt11(lightning.body.invoice.payment_address);
+    const decoded = readInvoice(lightning.body.invoice.payment_address);
     expect(decoded.amountMsat).toBe(20_000_000n);
     expect(decoded.signatureValid).toBe(true);
     expect(lightning.body.invoice.payment_uri).toBe(`lightning:${lightning.body.invoice.payment_address}`);
@@ -368,12 +370,12 @@ describe('Checkout Order', () => {
     const first = await call('POST', `/v1/orders/${created.order_id}/checkout`, { token, body: { pay_currency: 'BTC' } });
     expect(first.status, first.text).toBe(200);
     const { PutCommand, QueryCommand } = await import('@aws-sdk/lib-dynamodb');
-    const { db, TABLE_NAME } = await import('#shared/store/client');
+    const { db, tableName } = await import('#shared/store/client');
     const { invoiceKey, orderKey } = await import('#shared/store/keys');
     const { newTimeOrderedId } = await import('#shared/domain/ids');
-    const stored = await db.send(
+    const stored = await db().send(
       new QueryCommand({
-        TableName: TABLE_NAME,
+        TableName: tableName(),
         KeyConditionExpression: 'PK = :pk AND begins_with(SK, :invoice)',
         ExpressionAttributeValues: { ':pk': orderKey(created.order_id).PK, ':invoice': 'INVOICE#' },
       }),
@@ -382,7 +384,7 @@ describe('Checkout Order', () => {
     // What a losing checkout leaves: a newer invoice item the order does not point at.
     const orphanId = newTimeOrderedId(Date.now() + 60_000);
     const orphan = { ...stored.Items![0]!, ...invoiceKey(created.order_id, orphanId), invoice_id: orphanId, pay_currency: 'LTC', payment_address: 'ltc1orphan' };
-    await db.send(new PutCommand({ TableName: TABLE_NAME, Item: orphan }));
+    await db().send(new PutCommand({ TableName: tableName(), Item: orphan }));
     const got = await call('GET', `/v1/orders/${created.order_id}`, { token });
     expect(got.body.invoice.invoice_id).toBe(first.body.invoice.invoice_id);
     expect(got.body.invoice.pay_currency).toBe('BTC');
@@ -445,6 +447,29 @@ describe('Checkout Order', () => {
     const order = (await create({ price_amount: 5 }, live.api_token)).body.order;
     const response = await call('POST', `/v1/orders/${order.order_id}/checkout`, { token: live.api_token, body: { pay_currency: 'WECHAT' } });
     expectError(response, 400, 'PAYMENT_NOT_AVAILABLE', 'WECHAT');
+  });
+
+  it('fails closed for a live merchant in LBTC and EOS while no real provider is configured, storing nothing', async () => {
+    // The test environment configures no Lightning node and no watched EOS account: a live
+    // buyer must never be handed the sandbox node's invoice or the sandbox account.
+    const live = await newMerchant(false, 'Live Shop');
+    const order = (await create({ price_amount: 5 }, live.api_token)).body.order;
+    for (const pay_currency of ['LBTC', 'EOS']) {
+      const response = await call('POST', `/v1/orders/${order.order_id}/checkout`, { token: live.api_token, body: { pay_currency } });
+      expectError(response, 400, 'PAYMENT_NOT_AVAILABLE', pay_currency);
+      const created = await create({ price_amount: 5, pay_currency }, live.api_token);
+      expectError(created, 400, 'PAYMENT_NOT_AVAILABLE', pay_currency);
+    }
+    const got = await call('GET', `/v1/orders/${order.order_id}`, { token: live.api_token });
+    expect(got.body.order).toMatchObject({ status: 'NEW', pay_currency: 'USD', updated_at: order.updated_at });
+    expect(got.body.invoice).toEqual({});
+    // The same checkouts for a sandbox merchant get the sandbox node and account.
+    const sandboxOrder = (await create({ price_amount: 5 })).body.order;
+    const lightning = await call('POST', `/v1/orders/${sandboxOrder.order_id}/checkout`, { token, body: { pay_currency: 'LBTC' } });
+    expect(lightning.status, lightning.text).toBe(200);
+    expect(readInvoice(lightning.body.invoice.payment_address).payeeNodeKey).toBe(new SandboxLightningNode().nodeId);
+    const eos = await call('POST', `/v1/orders/${sandboxOrder.order_id}/checkout`, { token, body: { pay_currency: 'EOS' } });
+    expect(eos.body.invoice.payment_address).toBe(SANDBOX_EOS_ACCOUNT);
   });
 });
 

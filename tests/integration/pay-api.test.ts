@@ -201,6 +201,11 @@ describe('POST /v1/pay/{order_id}/checkout', () => {
     expect([malformed.status, malformed.body.error_code]).toEqual([400, 'INVALID_JSON']);
     const wechat = await call('POST', `/v1/pay/${order.order_id}/checkout`, { body: { pay_currency: 'WECHAT' } });
     expect([wechat.status, wechat.body.error_code]).toEqual([400, 'PAYMENT_NOT_AVAILABLE']);
+    // No real Lightning node or watched EOS account in the tests: the live buyer gets neither sandbox.
+    for (const pay_currency of ['LBTC', 'EOS']) {
+      const unavailable = await call('POST', `/v1/pay/${order.order_id}/checkout`, { body: { pay_currency } });
+      expect([unavailable.status, unavailable.body.error_code]).toEqual([400, 'PAYMENT_NOT_AVAILABLE']);
+    }
     expect((await merchantView(order.order_id, live)).invoice).toEqual({});
 
     await call('POST', `/v1/pay/${order.order_id}/cancel`);

@@ -16,6 +16,7 @@ import {
   SANDBOX_NODE_PRIVATE_KEY,
   SandboxLightningNode,
 } from '#shared/payments/lightning/index';
+import { readInvoice } from '../support/bolt11';
 
 // Every BOLT #11 example is signed with this key (published in the spec).
 const SPEC_PRIVATE_KEY = hexToBytes('e126f68f7eafcc8b74f54d269fe206be715000f94dac067d1c04a8ca3b2db734');
@@ -205,9 +206,9 @@ describe('encodeBolt11', () => {
     expect(encodeBolt11(sampleInput({ network: 'bcrt' }), sign)).toMatch(/^lnbcrt25u1/);
   });
 
-  it('round-trips every field and signs as the given key', () => {
+  it('round-trips every field and signs as the given key (read by an independent decoder)', () => {
     const input = sampleInput({ description: 'Café ☕ order #42', minFinalCltvExpiry: 144 });
-    const invoice = decodeBolt11(encodeBolt11(input, sign));
+    const invoice = readInvoice(encodeBolt11(input, sign));
     expect(invoice).toMatchObject({
       network: 'bc',
       amountMsat: 2_500_000n,
@@ -218,9 +219,9 @@ describe('encodeBolt11', () => {
       features: (1n << 8n) | (1n << 14n),
       signatureValid: true,
     });
-    expect(invoice.paymentHash).toEqual(input.paymentHash);
-    expect(invoice.paymentSecret).toEqual(input.paymentSecret);
-    expect(hex(invoice.payeeNodeKey)).toBe(SPEC_NODE_ID);
+    expect(invoice.paymentHash).toBe(hex(input.paymentHash));
+    expect(invoice.paymentSecret).toBe(hex(input.paymentSecret));
+    expect(invoice.payeeNodeKey).toBe(SPEC_NODE_ID);
   });
 
   it('writes the spec-shaped fields: minimal x and c, features as "9qrsgq", default c = 18', () => {
@@ -233,7 +234,7 @@ describe('encodeBolt11', () => {
   it('is not limited to 90 characters and accepts the longest description a d field can hold', () => {
     const invoice = encodeBolt11(sampleInput({ description: 'x'.repeat(639) }), sign);
     expect(invoice.length).toBeGreaterThan(1000);
-    expect(decodeBolt11(invoice).description).toBe('x'.repeat(639));
+    expect(readInvoice(invoice).description).toBe('x'.repeat(639));
   });
 
   it('rejects inputs it cannot encode faithfully', () => {
@@ -307,31 +308,31 @@ describe('SandboxLightningNode', () => {
     expect(created.bolt11.startsWith(prefix)).toBe(true);
     expect(created.paymentHash).toMatch(/^[0-9a-f]{64}$/);
 
-    const invoice = decodeBolt11(created.bolt11);
+    const invoice = readInvoice(created.bolt11);
     expect(invoice.network).toBe('bc');
     expect(invoice.amountMsat).toBe(amountMsat);
     expect(invoice.description).toBe('LBTC order 7f3a');
     expect(invoice.expirySeconds).toBe(1800);
     expect(invoice.timestamp).toBe(Math.floor(now.getTime() / 1000));
     expect(invoice.minFinalCltvExpiry).toBe(18);
-    expect(hex(invoice.paymentHash)).toBe(created.paymentHash);
-    expect(invoice.paymentSecret).toHaveLength(32);
+    expect(invoice.paymentHash).toBe(created.paymentHash);
+    expect(invoice.paymentSecret).toMatch(/^[0-9a-f]{64}$/);
     expect(invoice.signatureValid).toBe(true);
-    expect(hex(invoice.payeeNodeKey)).toBe(node.nodeId);
+    expect(invoice.payeeNodeKey).toBe(node.nodeId);
   });
 
   it('uses a fresh payment hash and secret per invoice', async () => {
     const input = { amountMsat: 10_000n, description: 'same', expirySeconds: 600, now };
     const [a, b] = await Promise.all([node.createInvoice(input), node.createInvoice(input)]);
     expect(a!.paymentHash).not.toBe(b!.paymentHash);
-    expect(decodeBolt11(a!.bolt11).paymentSecret).not.toEqual(decodeBolt11(b!.bolt11).paymentSecret);
+    expect(readInvoice(a!.bolt11).paymentSecret).not.toBe(readInvoice(b!.bolt11).paymentSecret);
   });
 
   it('issues invoices on the configured network', async () => {
     const testnet = new SandboxLightningNode({ network: 'tb' });
     const { bolt11 } = await testnet.createInvoice({ amountMsat: 10_000n, description: 't', expirySeconds: 60, now });
     expect(bolt11).toMatch(/^lntb100n1/);
-    expect(decodeBolt11(bolt11).network).toBe('tb');
+    expect(readInvoice(bolt11).network).toBe('tb');
   });
 
   it('fails the checksum when any single character of an invoice changes', async () => {
@@ -364,7 +365,7 @@ describe('SandboxLightningNode', () => {
   });
 });
 
-describe('round-trip properties', () => {
+describe('round-trip properties (read by an independent decoder)', () => {
   const sign = privateKeySigner(SANDBOX_NODE_PRIVATE_KEY);
   const nodeId = new SandboxLightningNode().nodeId;
 
@@ -375,10 +376,10 @@ describe('round-trip properties', () => {
         const amount = /^lnbc(\d+)([munp]?)1/.exec(bolt11)!;
         expect(amount[1]).not.toMatch(/^0/);
         if (amount[2] === 'p') expect(amount[1]).toMatch(/0$/);
-        const invoice = decodeBolt11(bolt11);
+        const invoice = readInvoice(bolt11);
         expect(invoice.amountMsat).toBe(amountMsat);
         expect(invoice.signatureValid).toBe(true);
-        expect(hex(invoice.payeeNodeKey)).toBe(nodeId);
+        expect(invoice.payeeNodeKey).toBe(nodeId);
       }),
     );
   });
@@ -391,11 +392,11 @@ describe('round-trip properties', () => {
         fc.integer({ min: 1, max: 2 ** 32 }),
         fc.uint8Array({ minLength: 32, maxLength: 32 }),
         (description, timestamp, expirySeconds, paymentHash) => {
-          const invoice = decodeBolt11(
+          const invoice = readInvoice(
             encodeBolt11(sampleInput({ description, timestamp, expirySeconds, paymentHash }), sign),
           );
           expect(invoice).toMatchObject({ description, timestamp, expirySeconds, signatureValid: true });
-          expect(invoice.paymentHash).toEqual(paymentHash);
+          expect(invoice.paymentHash).toBe(hex(paymentHash));
         },
       ),
     );

@@ -7,31 +7,20 @@ export type PayInvoice = ReturnType<typeof payInvoiceView>;
 
 export type ApiResult = { ok: true; view: PayView } | { ok: false; status: number; code: string };
 
-let base: Promise<string> | undefined;
-
 /**
- * Where the API is. In AWS the stack deploys `config.json` next to the page with the API's
- * base URL; locally there is none (the API serves the page on its own origin).
+ * Where the API is: the page's `<meta name="api-base-url">`. In AWS the stack deploys
+ * index.html with the API's base URL written into it, so the first request for the order
+ * waits for nothing; locally it is empty (the API serves the page on its own origin).
  */
-function apiBase(): Promise<string> {
-  return (base ??= (async () => {
-    try {
-      const response = await fetch('config.json', { cache: 'no-store' });
-      if (response.ok && (response.headers.get('content-type') ?? '').includes('json')) {
-        const config = (await response.json()) as { apiBaseUrl?: unknown };
-        if (typeof config.apiBaseUrl === 'string' && /^https?:\/\//.test(config.apiBaseUrl)) return config.apiBaseUrl.replace(/\/+$/, '');
-      }
-    } catch {
-      // No config: the same origin.
-    }
-    return '';
-  })());
+export function apiBase(): string {
+  const configured = document.querySelector<HTMLMetaElement>('meta[name="api-base-url"]')?.content ?? '';
+  return /^https?:\/\//.test(configured) ? configured.replace(/\/+$/, '') : '';
 }
 
 /** Calls `/v1/pay/<orderId><action>`; network failures come back as status 0. */
 export async function callPage(orderId: string, action = '', body?: unknown): Promise<ApiResult> {
   try {
-    const response = await fetch(`${await apiBase()}/v1/pay/${encodeURIComponent(orderId)}${action}`, {
+    const response = await fetch(`${apiBase()}/v1/pay/${encodeURIComponent(orderId)}${action}`, {
       method: action ? 'POST' : 'GET',
       headers: body === undefined ? undefined : { 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),

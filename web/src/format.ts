@@ -1,46 +1,46 @@
+import { currency, isGateway as chargedThroughGateway, quoteCurrency as settlementOf, type Currency } from '#shared/domain/currencies';
 import type { Lang } from './i18n';
 
-/** Decimals a buyer is asked to pay in each pay currency (gateways charge CNY). */
-const PAY_DECIMALS: Record<string, number> = {
-  BTC: 8,
-  LTC: 8,
-  BCH: 8,
-  ETH: 8,
-  USDT_ERC20: 6,
-  USDC_ERC20: 6,
-  LBTC: 8,
-  EOS: 4,
-  ALIPAY: 2,
-  ALIGLOBAL: 2,
-  WECHAT: 2,
-};
-const GATEWAYS = ['ALIPAY', 'ALIGLOBAL', 'WECHAT'];
+/**
+ * Formatting for the page. Decimals, kinds and settlement currencies come from the service's
+ * own currency table (shared/domain/currencies.ts, bundled into the page at build time), so
+ * the page and the API cannot disagree about them.
+ */
 
-export const isGateway = (code: string): boolean => GATEWAYS.includes(code);
+const known = (code: string): Currency | undefined => {
+  try {
+    return currency(code);
+  } catch {
+    return undefined;
+  }
+};
+
+export const isGateway = (code: string): boolean => chargedThroughGateway(code);
 
 /** Codes whose amounts are in another unit: Lightning is bitcoin, an ERC-20 stable coin is the coin. */
 const QUOTED_AS: Record<string, string> = { LBTC: 'BTC', USDT_ERC20: 'USDT', USDC_ERC20: 'USDC' };
 
-/** What a pay amount is quoted in: gateways charge CNY, Lightning is bitcoin, the rest their own coin. */
-export const quoteCurrency = (code: string): string => (isGateway(code) ? 'CNY' : (QUOTED_AS[code] ?? code));
+/** What a pay amount is quoted in: gateways charge their settlement fiat (CNY), Lightning is bitcoin, the rest their own coin. */
+export const quoteCurrency = (code: string): string => QUOTED_AS[code] ?? (known(code) ? settlementOf(code) : code);
 
 /**
  * A pay amount exactly as it must be sent: fixed decimals, no grouping, never an exponent
  * (String(0.0000001) would be "1e-7"), matching the amount in the payment URI.
  */
 export function payAmount(amount: number, currency: string): string {
-  return amount.toFixed(PAY_DECIMALS[currency] ?? 8);
+  return amount.toFixed(known(currency)?.payPrecision ?? 8);
 }
 
 /** A price for reading: grouped for the language, fiat with 2 decimals (JPY none), coins up to 8. */
-export function price(amount: number, currency: string, lang: Lang): string {
-  const fiatDecimals = currency === 'JPY' ? 0 : 2;
-  const coin = ['BTC', 'LTC', 'BCH', 'ETH', 'EOS', 'USDT', 'USDC'].includes(currency);
+export function price(amount: number, code: string, lang: Lang): string {
+  const found = known(code);
+  const coin = found !== undefined && found.kind !== 'fiat';
+  const fiatDecimals = found?.kind === 'fiat' ? found.precision : 2;
   const formatted = new Intl.NumberFormat(lang === 'zh' ? 'zh-CN' : 'en-US', {
     minimumFractionDigits: coin ? 0 : fiatDecimals,
     maximumFractionDigits: coin ? 8 : fiatDecimals,
   }).format(amount);
-  return `${formatted} ${currency}`;
+  return `${formatted} ${code}`;
 }
 
 /** Time left as m:ss, or h:mm:ss from an hour up (gateway invoices run three hours). */

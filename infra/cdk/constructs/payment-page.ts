@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Annotations, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
@@ -22,7 +22,7 @@ import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
 import { acknowledgeAllFindings } from '#infra/cdk/nag';
 
-/** What the built page reads from `config.json` next to its index.html (in AWS only). */
+/** What the deployed page is told, in its index.html (`<meta name="api-base-url">`; in AWS only). */
 export interface PaymentPageConfig {
   /** Base URL of the API the page calls (`<apiBaseUrl>v1/pay/...`); locally the page calls its own origin. */
   readonly apiBaseUrl: string;
@@ -41,7 +41,7 @@ export interface PaymentPageProps {
  * CloudFront viewer-request function: a path without a file extension (the sandbox gateway's
  * `/sandbox-gateway/<name>`, or any page path) is answered with the page's index.html, as the
  * local runtime does. S3 behind origin access control would answer 403 for such a key; the
- * files themselves (app.js, sandbox-gateway/app.js, config.json) pass through unchanged.
+ * files themselves (app.js, sandbox-gateway/app.js, favicon.ico) pass through unchanged.
  */
 export const PAGE_ROUTING_FUNCTION = `function handler(event) {
   var request = event.request;
@@ -49,6 +49,18 @@ export const PAGE_ROUTING_FUNCTION = `function handler(event) {
   if (uri.indexOf('.', uri.lastIndexOf('/') + 1) === -1) request.uri = '/index.html';
   return request;
 }`;
+
+const API_BASE_META = '<meta name="api-base-url" content="">';
+
+/**
+ * The built index.html with the API's base URL in its `api-base-url` meta tag (which web/src/api.ts
+ * reads). `apiBaseUrl` may be a deploy-time token. Throws when the page has no such tag: a page
+ * that would call its own origin in AWS is a build mismatch, better found at synth.
+ */
+export function withApiBaseUrl(html: string, apiBaseUrl: string): string {
+  if (!html.includes(API_BASE_META)) throw new Error(`the built index.html has no ${API_BASE_META}: rebuild the page (npm run build:web)`);
+  return html.replace(API_BASE_META, `<meta name="api-base-url" content="${apiBaseUrl}">`);
+}
 
 /**
  * The hosted payment page: a private, versioned S3 bucket read only by CloudFront (origin
@@ -65,9 +77,11 @@ export class PaymentPage extends Construct {
   /** Whether the built page was found and is deployed with the stack. */
   readonly contentDeployed: boolean;
   private content?: BucketDeployment;
+  private readonly contentDir: string;
 
   constructor(scope: Construct, id: string, props: PaymentPageProps) {
     super(scope, id);
+    this.contentDir = props.contentDir;
 
     this.logsBucket = new Bucket(this, 'LogsBucket', {
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
@@ -144,12 +158,16 @@ export class PaymentPage extends Construct {
   }
 
   /**
-   * Deploys `config.json` next to index.html, with the page's content (one deployment, so
-   * neither prunes the other). The values may be deploy-time references (the API's URL).
-   * Without a built page there is nothing to configure.
+   * Writes the page's settings into the index.html it deploys (`<meta name="api-base-url">`),
+   * so the page asks for the order at once instead of fetching a settings file first. The
+   * values may be deploy-time references (the API's URL): the deployment fills them in. The
+   * filled-in index.html is a second source of the same deployment, unpacked after the built
+   * folder, so it replaces the built copy. Without a built page there is nothing to configure.
    */
   publishConfig(config: PaymentPageConfig): void {
-    this.content?.addSource(Source.jsonData('config.json', config));
+    const index = join(this.contentDir, 'index.html');
+    if (!this.content || !existsSync(index)) return;
+    this.content.addSource(Source.data('index.html', withApiBaseUrl(readFileSync(index, 'utf8'), config.apiBaseUrl)));
   }
 
   private securityHeaders(apiOrigins: readonly string[]): ResponseHeadersPolicy {

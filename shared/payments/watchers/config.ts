@@ -12,7 +12,7 @@
  * A chain with both prefers its own node (RPC) over Esplora. A currency whose chain has no
  * source cannot be seen paid: live merchants' checkouts in it fail closed.
  */
-import { ConfigError, optionalString } from '#shared/env';
+import { ConfigError, optionalString } from '#shared/core/env';
 
 export type SourceKind = 'esplora' | 'core-rpc' | 'ethereum-rpc';
 

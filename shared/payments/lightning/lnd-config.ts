@@ -1,0 +1,87 @@
+/**
+ * Where the LND node and its secrets are configured. `LND_REST_URL` names the node; the
+ * macaroon and the TLS certificate each come from exactly one of:
+ *
+ * - `LND_MACAROON_PARAMETER` / `LND_TLS_CERT_PARAMETER`: an SSM parameter name (AWS: the
+ *   stack sets it from CDK context and grants the functions read access to that parameter);
+ * - `LND_MACAROON_FILE` / `LND_TLS_CERT_FILE`: a file (the macaroon as LND writes it, binary;
+ *   the certificate as PEM, e.g. `~/.lnd/tls.cert`);
+ * - `LND_MACAROON` / `LND_TLS_CERT`: the value itself (hex macaroon; PEM certificate).
+ *
+ * The SSM parameter holds the macaroon as hex (`xxd -p -c 1000 invoice.macaroon`), the
+ * certificate as PEM. Without `LND_REST_URL` nothing is configured and live merchants' LBTC
+ * checkouts fail closed; a half configuration (a URL without a macaroon, a secret without a
+ * URL, two sources for one secret) refuses to start.
+ */
+import { readFile } from 'node:fs/promises';
+import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { ConfigError, optionalString } from '#shared/core/env';
+import { type LndCredentials, LndRestClient } from '#shared/payments/lightning/lnd-rest';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+type SecretSource = { kind: 'parameter' | 'file' | 'value'; ref: string; variable: string };
+
+/** The one source of a secret named `name` (`<name>_PARAMETER`, `<name>_FILE` or `<name>`), if any. */
+function secretSource(env: Env, name: string): SecretSource | undefined {
+  const found: SecretSource[] = [];
+  for (const [suffix, kind] of [['_PARAMETER', 'parameter'], ['_FILE', 'file'], ['', 'value']] as const) {
+    const ref = optionalString(env, `${name}${suffix}`);
+    if (ref !== undefined) found.push({ kind, ref, variable: `${name}${suffix}` });
+  }
+  if (found.length > 1) throw new ConfigError(`set only one of ${found.map((source) => source.variable).join(', ')}`);
+  return found[0];
+}
+
+let ssm: SSMClient | undefined;
+
+async function readSecret(source: SecretSource): Promise<Buffer> {
+  if (source.kind === 'value') return Buffer.from(source.ref, 'utf8');
+  if (source.kind === 'file') return readFile(source.ref);
+  ssm ??= new SSMClient({});
+  const answer = await ssm.send(new GetParameterCommand({ Name: source.ref, WithDecryption: true }));
+  return Buffer.from(answer.Parameter?.Value ?? '', 'utf8');
+}
+
+/** A macaroon file is binary; the environment and SSM hold it as hex. Messages never echo it. */
+function macaroonHex(source: SecretSource, bytes: Buffer): string {
+  if (source.kind === 'file') {
+    if (bytes.length === 0) throw new ConfigError(`${source.variable}: the macaroon file is empty`);
+    return bytes.toString('hex');
+  }
+  const text = bytes.toString('utf8').trim();
+  if (!/^(?:[0-9a-fA-F]{2})+$/.test(text)) throw new ConfigError(`${source.variable}: the macaroon must be hex`);
+  return text.toLowerCase();
+}
+
+function certificate(source: SecretSource, bytes: Buffer): string {
+  const text = bytes.toString('utf8').trim();
+  if (!/^-----BEGIN CERTIFICATE-----[\s\S]+-----END CERTIFICATE-----$/.test(text)) {
+    throw new ConfigError(`${source.variable}: not a PEM certificate`);
+  }
+  return `${text}\n`;
+}
+
+/** The configured LND REST client, or undefined when `LND_REST_URL` is not set. */
+export function lndClientFromEnv(env: Env): LndRestClient | undefined {
+  const url = optionalString(env, 'LND_REST_URL');
+  const macaroon = secretSource(env, 'LND_MACAROON');
+  const cert = secretSource(env, 'LND_TLS_CERT');
+  if (url === undefined) {
+    if (macaroon || cert) throw new ConfigError(`${(macaroon ?? cert)!.variable} is set without LND_REST_URL`);
+    return undefined;
+  }
+  if (!macaroon) throw new ConfigError('LND_REST_URL needs LND_MACAROON_PARAMETER, LND_MACAROON_FILE or LND_MACAROON');
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError(`LND_REST_URL must be an absolute URL, got "${url}"`);
+  }
+  if (parsed.protocol !== 'https:') throw new ConfigError('LND_REST_URL must use https (LND serves REST over TLS only)');
+  const credentials = async (): Promise<LndCredentials> => ({
+    macaroonHex: macaroonHex(macaroon, await readSecret(macaroon)),
+    ...(cert ? { tlsCertificate: certificate(cert, await readSecret(cert)) } : {}),
+  });
+  return new LndRestClient({ url: parsed.toString(), credentials });
+}

@@ -1,0 +1,102 @@
+import { callPage, type ApiResult } from './api';
+import { h } from './dom';
+import { safeUrl } from './format';
+import { rememberLang, type Lang } from './i18n';
+import { apply, nextSequence, poll } from './polling';
+import { focusAfterRender, orderId, rerender, state, t } from './state';
+
+/**
+ * What the buyer can do on the page: pick a currency (a checkout), simulate a sandbox payment,
+ * cancel (asked once), copy a value, switch the language. Each changes {@link state} and asks
+ * for a new drawing; the API's answers go through polling.ts's `apply`.
+ */
+
+/** Errors the page explains in its own words; anything else is "That did not work". */
+const EXPLAINED = ['ORDER_NOT_NEW', 'PAYMENT_NOT_AVAILABLE', 'ORDER_CANCELED_FAIILED'] as const;
+
+async function act(action: string, key: string, payload?: unknown): Promise<ApiResult | undefined> {
+  if (state.busy) return undefined;
+  state.busy = key;
+  state.problem = undefined;
+  rerender();
+  const sequence = nextSequence();
+  const result = await callPage(orderId, action, payload);
+  state.busy = undefined;
+  // Keep the keyboard where it was: on the control that was used (if it is still there).
+  focusAfterRender(key);
+  if (result.ok) {
+    apply(result.view, sequence);
+    rerender();
+  } else {
+    const strings = t();
+    const known = (EXPLAINED as readonly string[]).includes(result.code);
+    state.problem = known ? strings[result.code as (typeof EXPLAINED)[number]] : strings.failed;
+    rerender();
+    void poll();
+  }
+  return result;
+}
+
+export function choose(code: string, current: string | undefined): void {
+  if (code !== current) void act('/checkout', `cur-${code}`, { pay_currency: code });
+}
+
+export function simulate(): void {
+  void act('/sandbox-pay', 'simulate');
+}
+
+/** Opens or closes the cancel confirmation; the keyboard goes to its safe answer, or back. */
+export function askCancel(asking: boolean): void {
+  if (state.asking === asking) return;
+  state.asking = asking;
+  focusAfterRender(asking ? 'cancel-no' : 'cancel');
+  rerender();
+}
+
+export async function cancel(): Promise<void> {
+  const result = await act('/cancel', 'cancel-yes');
+  if (!result?.ok) return;
+  const back = safeUrl(result.view.order.cancel_url);
+  if (back) {
+    state.leaving = true;
+    location.assign(back);
+  }
+}
+
+export function switchLang(lang: Lang): void {
+  state.lang = lang;
+  rememberLang(lang);
+  rerender();
+}
+
+/** How long a copy button says "Copied". */
+const COPIED_MS = 2_000;
+
+/**
+ * Copies `text`; the button shows "Copied", and its accessible name says what was copied,
+ * for as long; a live region announces it without moving focus.
+ */
+export async function copy(text: string, what: string, button: HTMLElement, note: HTMLElement): Promise<void> {
+  let copied = false;
+  try {
+    await navigator.clipboard.writeText(text);
+    copied = true;
+  } catch {
+    // Older browsers, or no permission: copy from a selected, off-screen text area.
+    const area = h('textarea', { class: 'offscreen', readonly: true });
+    area.value = text;
+    document.body.appendChild(area);
+    area.select();
+    copied = document.execCommand('copy');
+    area.remove();
+  }
+  const strings = t();
+  note.textContent = copied ? strings.copiedWhat(what) : strings.copyFailed;
+  if (!copied) return;
+  button.textContent = strings.copied;
+  button.setAttribute('aria-label', strings.copiedWhat(what));
+  setTimeout(() => {
+    button.textContent = t().copy;
+    button.setAttribute('aria-label', t().copyWhat(what));
+  }, COPIED_MS);
+}

@@ -1,0 +1,279 @@
+import type { PayInvoice, PayOrder } from './api';
+import { askCancel, cancel, choose, copy, simulate, switchLang } from './actions';
+import { fill, h, type Child } from './dom';
+import { countdown, isGateway, payAmount, price, quoteCurrency, safeUrl } from './format';
+import { htmlLang, type Lang } from './i18n';
+import { poll } from './polling';
+import { qrSvg } from './qr';
+import { gatewayPath, invoiceOf, ranOut, state, t, takeFocusRequest, validOrderId } from './state';
+
+/**
+ * Drawing the page from {@link state}: one view per order status, and the sandbox gateway's
+ * test page. Controls call actions.ts; nothing here talks to the API.
+ */
+
+const bar = h('div', { class: 'bar' });
+const head = h('header', { class: 'head' });
+const status = h('p', { id: 'status', class: 'status', role: 'status', 'aria-live': 'polite' });
+const body = h('div', { class: 'body' });
+/** Announces copy results without moving focus. */
+const note = h('p', { class: 'sr-only', 'aria-live': 'polite' });
+
+let root: HTMLElement = document.body;
+
+/** Puts the page's parts into `element` (the page's `#app`). */
+export function mount(element: HTMLElement): void {
+  root = element;
+  root.replaceChildren(bar, head, status, body, note);
+}
+
+export function render(): void {
+  const focused = takeFocusRequest() ?? document.activeElement?.getAttribute('data-k') ?? undefined;
+  document.documentElement.lang = htmlLang(state.lang);
+  fill(bar, languageSwitch());
+  const gateway = gatewayPath();
+  if (gateway) renderGateway(gateway);
+  else renderOrder();
+  if (focused) root.querySelector<HTMLElement>(`[data-k="${focused}"]`)?.focus();
+}
+
+function languageSwitch(): HTMLElement {
+  const other: Lang = state.lang === 'en' ? 'zh' : 'en';
+  return h(
+    'button',
+    { type: 'button', class: 'lang', lang: htmlLang(other), 'data-k': 'lang', 'aria-label': t().switchLabel, onclick: () => switchLang(other) },
+    t().switchTo,
+  );
+}
+
+function setStatus(text: string, tone: 'info' | 'ok' | 'warn' | 'error'): void {
+  // Only a real change is written, so screen readers announce each status once.
+  if (status.textContent !== text) status.textContent = text;
+  status.className = `status ${tone}`;
+  status.hidden = text === '';
+}
+
+// ---------------------------------------------------------------------------------------------
+// The order page.
+
+function renderOrder(): void {
+  const strings = t();
+  const view = state.view;
+  if (state.failure === 'notFound' || (!view && !validOrderId())) {
+    document.title = strings.notFound;
+    fill(head, h('h1', null, strings.notFound));
+    setStatus(strings.notFoundMore, 'error');
+    fill(body);
+    return;
+  }
+  if (!view) {
+    document.title = strings.loading;
+    fill(head);
+    setStatus(state.failure === 'load' ? strings.loadFailed : strings.loading, state.failure ? 'error' : 'info');
+    const retry = h('button', { type: 'button', class: 'button', 'data-k': 'retry', onclick: () => void poll() }, strings.retry);
+    fill(body, state.failure ? retry : null);
+    return;
+  }
+  const { order } = view;
+  const invoice = invoiceOf(view);
+  document.title = `${order.title || strings.order} · ${order.merchant_name}`;
+  fill(
+    head,
+    h('p', { class: 'merchant' }, strings.payTo(order.merchant_name)),
+    order.sandbox ? h('p', { class: 'badge' }, strings.sandboxBadge) : null,
+    h('h1', null, order.title || strings.order),
+    order.description ? h('p', { class: 'description' }, order.description) : null,
+    h('p', { class: 'price' }, h('span', null, strings.total), ' ', h('strong', null, price(order.price_amount, order.price_currency, state.lang))),
+  );
+  fill(body, ...orderBody(order, invoice, view.currencies));
+  body.setAttribute('aria-busy', String(state.busy !== undefined));
+}
+
+function orderBody(order: PayOrder, invoice: PayInvoice | undefined, currencies: string[]): Child[] {
+  const strings = t();
+  const merchant = order.merchant_name;
+  const back = safeUrl(order.cancel_url);
+  const backLink = back ? h('a', { class: 'button secondary', href: back, 'data-k': 'back' }, strings.back(merchant)) : null;
+  const problem = state.problem ? h('p', { class: 'problem', role: 'alert' }, state.problem) : null;
+
+  if (order.status === 'NEW' && !ranOut(order, invoice)) {
+    setStatus(invoice ? strings.waiting : strings.choose, 'info');
+    return [
+      picker(currencies, invoice?.pay_currency),
+      problem,
+      invoice ? paymentDetails(invoice) : null,
+      invoice && order.sandbox ? sandboxControl() : null,
+      cancelControl(),
+    ];
+  }
+  switch (order.status) {
+    case 'NEW':
+    case 'EXPIRED':
+      setStatus(strings.expired, 'warn');
+      return [h('p', null, strings.expiredMore(merchant)), backLink ?? h('p', null, strings.contact(merchant))];
+    case 'PENDING':
+      setStatus(strings.pending, 'info');
+      return [h('p', null, strings.pendingMore), invoice ? paymentDetails(invoice, false) : null];
+    case 'PAID': {
+      setStatus(strings.paid, 'ok');
+      const next = safeUrl(order.success_url);
+      return [
+        next
+          ? h('p', null, h('a', { href: next, 'data-k': 'success' }, strings.redirecting(merchant)))
+          : h('p', null, strings.closePage),
+      ];
+    }
+    case 'UNRESOLVED': {
+      setStatus(strings.unresolved, 'warn');
+      const reason = order.unresolved_reason;
+      return [h('p', null, reason ? strings[reason](merchant) : strings.contact(merchant)), backLink];
+    }
+    case 'RESOLVED':
+      setStatus(strings.resolved(merchant), 'ok');
+      return [backLink];
+    case 'CANCELED':
+      setStatus(strings.canceled, 'info');
+      return [backLink ?? h('p', null, strings.closePage)];
+    case 'REFUND_PENDING':
+      setStatus(strings.refundPending, 'info');
+      return [backLink];
+    case 'REFUNDED':
+      setStatus(strings.refunded, 'info');
+      return [backLink];
+    default:
+      setStatus('', 'info');
+      return [];
+  }
+}
+
+function picker(currencies: string[], current: string | undefined): HTMLElement {
+  const strings = t();
+  return h(
+    'fieldset',
+    { class: 'picker' },
+    h('legend', null, strings.payWith),
+    h(
+      'div',
+      { class: 'grid' },
+      currencies.map((code) =>
+        h(
+          'button',
+          {
+            type: 'button',
+            'data-k': `cur-${code}`,
+            'aria-pressed': String(code === current),
+            'aria-disabled': String(state.busy !== undefined),
+            onclick: () => choose(code, current),
+          },
+          h('strong', null, breakAfterUnderscores(code)),
+          h('span', null, strings.currencies[code] ?? code),
+        ),
+      ),
+    ),
+  );
+}
+
+/** USDT_ERC20 may wrap after its underscore on a narrow phone, and nowhere else. */
+const breakAfterUnderscores = (code: string): Child[] =>
+  code.split('_').flatMap((part, index, parts) => (index < parts.length - 1 ? [`${part}_`, h('wbr')] : [part]));
+
+function copyButton(text: string, what: string, key: string): HTMLElement {
+  const button = h('button', { type: 'button', class: 'copy', 'data-k': key, 'aria-label': t().copyWhat(what) }, t().copy);
+  button.addEventListener('click', () => void copy(text, what, button, note));
+  return button;
+}
+
+/**
+ * A value to copy under its label. The label names the field's group: a `code` element may not
+ * carry aria-labelledby itself. `copyAs` names the value in the copy button (the label by default).
+ */
+function field(label: string, value: string, key: string, { valueClass = 'value', copyAs = label } = {}): HTMLElement {
+  return h(
+    'div',
+    { class: 'field', role: 'group', 'aria-labelledby': `${key}-label` },
+    h('span', { class: 'label', id: `${key}-label` }, label),
+    h('div', { class: 'row' }, h('code', { class: valueClass, 'data-field': key }, value), copyButton(value, copyAs, `copy-${key}`)),
+  );
+}
+
+function paymentDetails(invoice: PayInvoice, payable = true): HTMLElement {
+  const strings = t();
+  const code = invoice.pay_currency;
+  const name = strings.currencies[code] ?? code;
+  const amount = payAmount(invoice.pay_amount, code);
+  const gateway = isGateway(code);
+  const where =
+    code === 'EOS' ? strings.account : code === 'LBTC' ? strings.lightning : gateway ? strings.link : strings.address;
+  const walletUrl = gateway ? safeUrl(invoice.payment_uri) : invoice.payment_uri;
+  return h(
+    'section',
+    { class: 'payment', 'aria-label': name },
+    field(`${strings.amount} (${quoteCurrency(code)})`, amount, 'amount', { valueClass: 'value amount', copyAs: strings.amount }),
+    gateway ? null : field(where, invoice.payment_address, 'address'),
+    invoice.memo ? [field(strings.memo, invoice.memo, 'memo'), h('p', { class: 'hint warn' }, strings.memoHint)] : null,
+    payable
+      ? [
+          h('figure', { class: 'qr-box' }, qrSvg(invoice.payment_uri, strings.qr(name)), h('figcaption', null, strings.scan)),
+          walletUrl
+            ? h(
+                'a',
+                gateway
+                  ? { class: 'button', href: walletUrl, target: '_blank', rel: 'noopener noreferrer', 'data-k': 'wallet' }
+                  : { class: 'button', href: walletUrl, 'data-k': 'wallet' },
+                gateway ? strings.openGateway(name) : strings.wallet,
+              )
+            : null,
+          h('p', { class: 'hint' }, strings.exact),
+          h('p', { class: 'timer' }, `${strings.timeLeft}: `, h('time', { id: 'countdown' }, countdown(invoice.expired_at_t - Date.now()))),
+        ]
+      : null,
+  );
+}
+
+function sandboxControl(): HTMLElement {
+  const strings = t();
+  return h(
+    'section',
+    { class: 'sandbox', 'aria-label': 'Sandbox' },
+    h('button', { type: 'button', class: 'button sandbox-pay', 'data-k': 'simulate', 'aria-disabled': String(state.busy !== undefined), onclick: simulate }, strings.simulate),
+    h('p', { class: 'hint' }, strings.simulateHint),
+  );
+}
+
+function cancelControl(): HTMLElement {
+  const strings = t();
+  if (!state.asking) {
+    return h('div', { class: 'cancel' }, h('button', { type: 'button', class: 'link', 'data-k': 'cancel', onclick: () => askCancel(true) }, strings.cancel));
+  }
+  return h(
+    'div',
+    { class: 'cancel asking', role: 'group', 'aria-labelledby': 'cancel-ask' },
+    h('p', { id: 'cancel-ask' }, strings.cancelAsk),
+    h(
+      'div',
+      { class: 'actions' },
+      h('button', { type: 'button', class: 'button danger', 'data-k': 'cancel-yes', 'aria-disabled': String(state.busy !== undefined), onclick: () => void cancel() }, strings.cancelYes),
+      h('button', { type: 'button', class: 'button secondary', 'data-k': 'cancel-no', onclick: () => askCancel(false) }, strings.cancelNo),
+    ),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// The sandbox gateway's page: `.../sandbox-gateway/<alipay|aliglobal|wechat>?invoice=&amount=&mode=`.
+
+function renderGateway(gateway: string): void {
+  const strings = t();
+  const query = new URLSearchParams(location.search);
+  const amount = query.get('amount') ?? '';
+  document.title = strings.gatewayTitle(gateway);
+  fill(head, h('p', { class: 'badge' }, strings.sandboxBadge), h('h1', null, strings.gatewayTitle(gateway)));
+  setStatus('', 'info');
+  fill(
+    body,
+    /^\d+(\.\d+)?$/.test(amount)
+      ? h('p', { class: 'price' }, h('span', null, strings.amount), ' ', h('strong', null, `${amount} CNY`))
+      : null,
+    h('p', null, `${strings.currencies[gateway] ?? gateway} · ${strings.mode(query.get('mode') ?? 'qr')}`),
+    h('p', { class: 'hint' }, strings.gatewayMore),
+  );
+}
