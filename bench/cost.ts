@@ -8,6 +8,7 @@ import type { EndpointFigures } from './api-latency';
 import type { BundleReport } from './bundles';
 import type { CallbackReport } from './callbacks';
 import type { FunctionUse } from './instrument';
+import type { WatcherReport } from './watcher';
 
 /** us-east-1 list prices (on-demand, 2026), USD. */
 export const PRICES = {
@@ -34,6 +35,66 @@ export interface CostAssumptions {
   http_requests_per_order: number;
   /** Minimum read units AWS bills per read request that finds nothing (eventually consistent). */
   min_read_units_per_request: number;
+}
+
+/**
+ * The chain watchers: one watch-chain function per chain, started every minute and polling for
+ * 55 s (billed about 56 s a run at 256 MB), plus the DynamoDB work of scanning every block and
+ * of every idle round. Blocks a day and outputs a block are public chain averages (2025-2026,
+ * rounded): BTC about 144 blocks of ~3,500 transactions (~8,000 outputs), LTC 576 of ~100
+ * (~250 outputs), BCH 144 of ~500 (~1,200 outputs). ETH is not in this model yet (its watcher
+ * is not wired to the watcher runtime).
+ */
+export interface WatcherAssumptions {
+  chains: { chain: string; blocks_per_day: number; outputs_per_block: number }[];
+  memory_mb: number;
+  billed_ms_per_run: number;
+  runs_per_month: number;
+  /** Idle rounds a month (WATCH_INTERVAL_SECONDS=10: 259,200). */
+  idle_rounds_per_month: number;
+}
+
+export const DEFAULT_WATCHER_ASSUMPTIONS: WatcherAssumptions = {
+  chains: [
+    { chain: 'BTC', blocks_per_day: 144, outputs_per_block: 8000 },
+    { chain: 'LTC', blocks_per_day: 576, outputs_per_block: 250 },
+    { chain: 'BCH', blocks_per_day: 144, outputs_per_block: 1200 },
+  ],
+  memory_mb: 256,
+  billed_ms_per_run: 56_000,
+  runs_per_month: 30 * 24 * 60,
+  idle_rounds_per_month: (30 * 86_400) / 10,
+};
+
+/** The watchers' monthly cost per chain and the figures it was computed from. */
+export interface WatcherCost {
+  per_chain_per_month_usd: Record<string, { lambda: number; dynamodb: number; total: number }>;
+  read_units_per_output: number;
+  write_units_per_block: number;
+  assumptions: WatcherAssumptions;
+}
+
+/** The watchers' fixed cost a month, per chain, from the measured work per block and per idle round. */
+export function watcherMonthlyCost(watcher: WatcherReport, assumptions: WatcherAssumptions = DEFAULT_WATCHER_ASSUMPTIONS): WatcherCost {
+  // The largest measured Esplora block: read units per output scanned, write units per block (the cursor).
+  const block = [...watcher.per_block].filter((b) => b.source === 'esplora').sort((a, b) => b.outputs - a.outputs)[0];
+  if (!block) throw new Error('cost: no measured Esplora block');
+  // DynamoDB Local reports units only for the items it found; AWS bills 0.5 RCU for every key
+  // of an eventually consistent BatchGetItem, found or not: the larger of the two counts.
+  const readPerOutput = Math.max(block.read_units, block.billed_lookup_read_units) / block.outputs;
+  const writePerBlock = block.write_units;
+  const lambda =
+    assumptions.runs_per_month * PRICES.lambda_request +
+    assumptions.runs_per_month * (assumptions.billed_ms_per_run / 1000) * (assumptions.memory_mb / 1024) * PRICES.lambda_gb_second_arm64;
+  const idle = assumptions.idle_rounds_per_month * (watcher.idle_round.read_units * PRICES.dynamodb_read_request_unit + watcher.idle_round.write_units * PRICES.dynamodb_write_request_unit);
+  const perChain: WatcherCost['per_chain_per_month_usd'] = {};
+  for (const chain of assumptions.chains) {
+    const blocks = chain.blocks_per_day * 30;
+    const dynamodb =
+      idle + blocks * (chain.outputs_per_block * readPerOutput * PRICES.dynamodb_read_request_unit + writePerBlock * PRICES.dynamodb_write_request_unit);
+    perChain[chain.chain] = { lambda: round(lambda, 2), dynamodb: round(dynamodb, 2), total: round(lambda + dynamodb, 2) };
+  }
+  return { per_chain_per_month_usd: perChain, read_units_per_output: round(readPerOutput, 4), write_units_per_block: writePerBlock, assumptions };
 }
 
 export const DEFAULT_ASSUMPTIONS: CostAssumptions = {
@@ -78,6 +139,8 @@ export function computeCost(
   callbacks: CallbackReport,
   bundles: BundleReport | undefined,
   assumptions: CostAssumptions = DEFAULT_ASSUMPTIONS,
+  /** The chain watchers' figures: the payment is then their booking, and their fixed cost is in. */
+  watcher?: WatcherReport,
 ): CostReport {
   const gb = assumptions.memory_mb / 1024;
   const lines: CostLine[] = [];
@@ -135,7 +198,29 @@ export function computeCost(
       http_requests: http,
     });
   };
-  probed('sandbox-pay (payment notification)', 'sandbox-pay', assumptions.http_requests_per_order - 4);
+  if (watcher) {
+    // The payment as a chain watcher books it (seen in the mempool, then confirmed): no HTTP request.
+    line('chain watcher booking (mempool sighting, then confirmation)', {
+      write_units: watcher.per_order_booking.write_units,
+      read_units: watcher.per_order_booking.read_units,
+    });
+    const fixed = watcherMonthlyCost(watcher);
+    const share = 1 / assumptions.orders_per_month;
+    const { memory_mb, billed_ms_per_run, runs_per_month, idle_rounds_per_month } = fixed.assumptions;
+    for (const chainAssumption of fixed.assumptions.chains) {
+      const chain = chainAssumption.chain;
+      const blocks = chainAssumption.blocks_per_day * 30;
+      line(`watch-chain ${chain} (scheduled, polling; amortized)`, {
+        invocations: runs_per_month * share,
+        // Billed at the watcher's memory: expressed at this model's memory so the sum stays right.
+        billed_ms: runs_per_month * billed_ms_per_run * (memory_mb / assumptions.memory_mb) * share,
+        read_units: (idle_rounds_per_month * watcher.idle_round.read_units + blocks * chainAssumption.outputs_per_block * fixed.read_units_per_output) * share,
+        write_units: (idle_rounds_per_month * watcher.idle_round.write_units + blocks * fixed.write_units_per_block) * share,
+      });
+    }
+  } else {
+    probed('sandbox-pay (payment notification)', 'sandbox-pay', assumptions.http_requests_per_order - 4);
+  }
   probed('order-events (stream)', 'order-events', 0);
   probed('deliver-callback (POST to merchant)', 'deliver-callback', 0);
   line('SQS (send, receive, delete per callback)', { sqs_requests: Object.values(callbacks.per_order.sqs).reduce((a, b) => a + b, 0) });
@@ -161,7 +246,7 @@ export function computeCost(
       'create-order': 1,
       'checkout-order': 1,
       'get-order': 2,
-      'sandbox-pay': callbacks.per_order.functions['sandbox-pay']?.invocations ?? 0,
+      'sandbox-pay': watcher ? 0 : (callbacks.per_order.functions['sandbox-pay']?.invocations ?? 0),
       'order-events': callbacks.per_order.functions['order-events']?.invocations ?? 0,
       'deliver-callback': callbacks.per_order.functions['deliver-callback']?.invocations ?? 0,
     };

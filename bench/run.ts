@@ -16,6 +16,8 @@ import { measureCallbacks, type CallbackReport, type CallbackRun } from './callb
 import { computeCost, DEFAULT_ASSUMPTIONS, type CostReport } from './cost';
 import type { LoadReport } from './load';
 import { measurePage, type PageReport } from './page';
+import type { WatcherReport } from './watcher';
+import { watcherMonthlyCost } from './cost';
 
 Object.assign(process.env, LOCAL_AWS_ENV, { POWERTOOLS_LOG_LEVEL: 'ERROR' });
 const env = process.env;
@@ -29,15 +31,16 @@ const config = {
   callback_interval_ms: positiveInteger(env, 'BENCH_CALLBACK_INTERVAL_MS', 200),
   callback_probes: positiveInteger(env, 'BENCH_CALLBACK_PROBES', 5),
   callback_concurrency: positiveInteger(env, 'BENCH_CALLBACK_CONCURRENCY', 10),
+  watcher_orders: positiveInteger(env, 'BENCH_WATCHER_ORDERS', 20),
   orders_per_month: positiveInteger(env, 'BENCH_ORDERS_PER_MONTH', DEFAULT_ASSUMPTIONS.orders_per_month),
 };
-const GROUPS = ['bundles', 'page', 'api', 'load', 'callbacks', 'cost'] as const;
+const GROUPS = ['bundles', 'page', 'api', 'load', 'callbacks', 'watcher', 'cost'] as const;
 type Group = (typeof GROUPS)[number];
 const only = env.BENCH_ONLY?.split(',').map((g) => g.trim()).filter(Boolean);
 const unknown = only?.filter((g) => !(GROUPS as readonly string[]).includes(g));
 if (unknown?.length) throw new Error(`BENCH_ONLY: unknown group ${unknown.join(', ')} (groups: ${GROUPS.join(', ')})`);
 // The cost is computed from the api, callbacks and bundles figures: asking for it runs them.
-if (only?.includes('cost')) only.push('api', 'callbacks', 'bundles');
+if (only?.includes('cost')) only.push('api', 'callbacks', 'bundles', 'watcher');
 const wanted = (group: Group) => !only || only.includes(group);
 
 const errors: Partial<Record<Group, string>> = {};
@@ -66,8 +69,9 @@ const page = await group('page', () => measurePage());
 let endpoints: EndpointFigures[] | undefined;
 let load: LoadReport | undefined;
 let callbacks: CallbackReport | undefined;
+let watcher: WatcherReport | undefined;
 let dynamodb: LocalDynamoDb | undefined;
-if (wanted('api') || wanted('load') || wanted('callbacks') || wanted('cost')) {
+if (wanted('api') || wanted('load') || wanted('callbacks') || wanted('watcher') || wanted('cost')) {
   dynamodb = await startDynamoDbLocal();
 }
 try {
@@ -89,6 +93,7 @@ try {
         concurrency: config.callback_concurrency,
       }),
     );
+    watcher = await group('watcher', async () => (await import('./watcher')).measureWatcher({ orders: config.watcher_orders }));
     load = await group('load', async () => (await import('./load')).measureLoad({ connections: config.load_connections, seconds: config.load_seconds }));
   }
 } finally {
@@ -96,7 +101,7 @@ try {
 }
 const cost = await group('cost', () => {
   if (!endpoints || !callbacks) throw new Error('cost needs the api and callbacks figures (one of them failed or was not run)');
-  return computeCost(endpoints, callbacks, bundles, { ...DEFAULT_ASSUMPTIONS, orders_per_month: config.orders_per_month });
+  return computeCost(endpoints, callbacks, bundles, { ...DEFAULT_ASSUMPTIONS, orders_per_month: config.orders_per_month }, watcher);
 });
 
 // ---- Human tables ---------------------------------------------------------------------------
@@ -212,6 +217,27 @@ if (callbacks) {
     `pipeline errors: ${callbacks.pipeline_errors}; records per call: order-events mean ${b['order-events'].mean} (max ${b['order-events'].max}), deliver-callback mean ${b['deliver-callback'].mean} (max ${b['deliver-callback'].max})`,
   );
 }
+if (watcher) {
+  const d = watcher.detection_ms;
+  table(
+    `Chain watcher detection (local Esplora, real transactions, polling every ${watcher.interval_ms} ms; ${d.orders} orders) — goal p50 < ${watcher.goals.detection_p50_ms_max / 1000} s`,
+    ['from -> to', 'p50', 'p99', 'max', 'goal'],
+    [
+      ['broadcast -> PENDING (callback queued)', ms(d.pending.p50), ms(d.pending.p99), ms(d.pending.max), verdict(d.pending.p50 < watcher.goals.detection_p50_ms_max)],
+      ['confirming block -> PAID (callback queued)', ms(d.paid.p50), ms(d.paid.p99), ms(d.paid.max), verdict(d.paid.p50 < watcher.goals.detection_p50_ms_max)],
+    ],
+  );
+  table(
+    'Chain watcher work per block (one step; 5 outputs pay invoices)',
+    ['source', 'transactions', 'outputs', 'addresses looked up', 'source requests', 'ddb requests', 'RCU (local)', 'RCU (AWS bills)', 'WCU', 'time'],
+    watcher.per_block.map((b) => [b.source, b.transactions, b.outputs, b.lookups, b.source_requests, b.dynamodb_requests, b.read_units, b.billed_lookup_read_units, b.write_units, ms(b.ms)]),
+  );
+  const fixed = watcherMonthlyCost(watcher);
+  console.log(
+    `idle round: ${watcher.idle_round.dynamodb_requests} DynamoDB requests (${watcher.idle_round.read_units} RCU), ${watcher.idle_round.source_requests} source requests; booking one order: ${watcher.per_order_booking.write_units} WCU, ${watcher.per_order_booking.read_units} RCU; ` +
+      `fixed per chain and month: ${Object.entries(fixed.per_chain_per_month_usd).map(([c, u]) => `${c} $${u.total} (Lambda $${u.lambda}, DynamoDB $${u.dynamodb})`).join(', ')}`,
+  );
+}
 if (cost) {
   table(
     `AWS cost per million orders (us-east-1 list prices; ${DEFAULT_ASSUMPTIONS.memory_mb} MB arm64; ${cost.assumptions.orders_per_month.toLocaleString('en-US')} orders/month) — goal < $${cost.goals.usd_per_million_orders_max}`,
@@ -248,6 +274,7 @@ const result = {
   page: page ?? null,
   load: load ?? null,
   callbacks: callbacks ?? null,
+  watcher: watcher ? { ...watcher, monthly_cost: watcherMonthlyCost(watcher) } : null,
   cost: cost ?? null,
   goals: {
     overhead_p50_max: 1.5,
@@ -257,6 +284,7 @@ const result = {
     load_create_vs_dynamodb_min: 0.6,
     callback_p50_ms_max: 1000,
     callback_p99_ms_max: 3000,
+    watcher_detection_p50_ms_max: 5000,
     page_gzip_bytes_max: 50 * 1024,
     cost_usd_per_million_orders_max: 15,
   },

@@ -102,3 +102,24 @@ export const readReceivingConfig = (env: Env) => ({
   eosAccount: optionalString(env, 'EOS_ACCOUNT'),
 });
 export const receivingConfig = section(readReceivingConfig);
+
+/**
+ * Confirmations a payment needs, per currency, where `<CURRENCY>_CONFIRMATIONS` is set
+ * (BTC_CONFIRMATIONS=3); the others keep the currency table's documented default.
+ */
+export const readConfirmationsConfig = (env: Env): Readonly<Record<string, number>> => {
+  const settings: Record<string, number> = {};
+  for (const name of Object.keys(env)) {
+    const match = /^([A-Z][A-Z0-9_]*)_CONFIRMATIONS$/.exec(name);
+    if (match) settings[match[1]!] = positiveInteger(env, name, 1);
+  }
+  return settings;
+};
+export const confirmationsConfig = section(readConfirmationsConfig);
+
+/** The chain watchers (the AWS watch-chain functions and the local runtime's loops). */
+export const readWatchConfig = (env: Env) => ({
+  /** Between two looks at a chain once caught up (the mempool and the tip). */
+  watchIntervalSeconds: positiveInteger(env, 'WATCH_INTERVAL_SECONDS', 10),
+});
+export const watchConfig = section(readWatchConfig);

@@ -3,7 +3,7 @@ import type { MerchantProfile } from '#shared/domain/merchant';
 import type { Change, Found } from '#shared/domain/order';
 import { deliveryFor } from '#shared/callbacks/outbox';
 import { deliveryToItem } from '#shared/callbacks/delivery-store';
-import { addressIndexItem, commitOrderChange, findOrderWithInvoice } from '#shared/store/orders';
+import { addressIndexItem, commitOrderChange, findOrderWithInvoice, invoiceToItem } from '#shared/store/orders';
 
 /** How often a change is retried when another write moved the order first. */
 const ATTEMPTS = 5;
@@ -35,6 +35,7 @@ export async function changeOrder(
       invoice: change.invoice,
       extraItems: [
         ...(isNewInvoice ? [addressIndexItem(change.invoice!)] : []),
+        ...(change.otherInvoice ? [invoiceToItem(change.otherInvoice)] : []),
         ...(delivery ? [deliveryToItem(delivery)] : []),
       ],
     });

@@ -121,6 +121,7 @@ describe('live merchants', () => {
       sandboxLightning: new SandboxLightningNode(),
       gateway: undefined,
       sandboxGateway: new SandboxGateway('http://pay.test/pay/'),
+      watchedCurrencies: new Set(),
       ethereum,
     });
     const details = await methods.paymentDetails({
