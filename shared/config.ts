@@ -15,4 +15,24 @@ export const apiConfig = {
   latePaymentWindowSeconds: positiveInteger(process.env, 'LATE_PAYMENT_WINDOW_SECONDS', 7 * 86_400),
   /** Accept loopback callback URLs: only the local runtime sets this (never the AWS stack). */
   allowLoopbackCallbacks: flag(process.env, 'CALLBACK_ALLOW_LOOPBACK'),
+  /**
+   * `<CURRENCY>_CONFIRMATIONS` where set (BTC_CONFIRMATIONS=3): confirmations a payment in that
+   * currency needs before it counts; the others keep the currency table's documented default.
+   */
+  confirmations: confirmationSettings(process.env),
 } as const;
+
+/** Configuration of the chain watchers (the AWS watcher function and the local runtime's loops). */
+export const watchConfig = {
+  /** Between two looks at a chain once caught up (the mempool and the tip). */
+  watchIntervalSeconds: positiveInteger(process.env, 'WATCH_INTERVAL_SECONDS', 10),
+} as const;
+
+function confirmationSettings(env: NodeJS.ProcessEnv): Readonly<Record<string, number>> {
+  const settings: Record<string, number> = {};
+  for (const name of Object.keys(env)) {
+    const match = /^([A-Z][A-Z0-9_]*)_CONFIRMATIONS$/.exec(name);
+    if (match) settings[match[1]!] = positiveInteger(env, name, 1);
+  }
+  return settings;
+}

@@ -1,5 +1,6 @@
 import { ConfigError, nonNegativeInteger, positiveInteger } from '#shared/env';
 import { deriveAddress, type AddressCurrency } from '#shared/payments/addresses/index';
+import { type ChainSourceConfig, chainSources } from '#shared/payments/watchers/config';
 
 /**
  * Every deploy-time setting. Each is read from CDK context (`-c key=value` or cdk.json) first,
@@ -39,6 +40,16 @@ export const SETTINGS = {
   apiWriteRateLimit: { env: 'API_WRITE_RATE_LIMIT', about: 'requests/s of each write route (default 20)' },
   apiWriteBurstLimit: { env: 'API_WRITE_BURST_LIMIT', about: 'burst of each write route (default 40)' },
   alarmEmail: { env: 'ALARM_EMAIL', about: 'e-mail address subscribed to the alarm topic' },
+  btcEsploraUrl: { env: 'BTC_ESPLORA_URL', about: 'https Esplora REST API watched for BTC payments' },
+  ltcEsploraUrl: { env: 'LTC_ESPLORA_URL', about: 'https Esplora REST API watched for LTC payments' },
+  btcRpcUrl: { env: 'BTC_RPC_URL', about: 'SSM SecureString parameter name holding the bitcoind JSON-RPC URL (with credentials)' },
+  ltcRpcUrl: { env: 'LTC_RPC_URL', about: 'SSM SecureString parameter name holding the litecoind JSON-RPC URL (with credentials)' },
+  bchRpcUrl: { env: 'BCH_RPC_URL', about: 'SSM SecureString parameter name holding the Bitcoin Cash Node JSON-RPC URL (with credentials)' },
+  btcConfirmations: { env: 'BTC_CONFIRMATIONS', about: 'confirmations a BTC payment needs (handler default 2)' },
+  ltcConfirmations: { env: 'LTC_CONFIRMATIONS', about: 'confirmations an LTC payment needs (handler default 6)' },
+  bchConfirmations: { env: 'BCH_CONFIRMATIONS', about: 'confirmations a BCH payment needs (handler default 6)' },
+  ethConfirmations: { env: 'ETH_CONFIRMATIONS', about: 'confirmations an ETH payment needs (handler default 12)' },
+  watchIntervalSeconds: { env: 'WATCH_INTERVAL_SECONDS', about: 'chain watchers look at the chain this often within a run (handler default 10)' },
 } as const;
 
 export type SettingKey = keyof typeof SETTINGS;
@@ -64,6 +75,11 @@ export interface DeployConfig {
   /** Handler variable -> SSM parameter name; the value stays in SSM, functions may read only these. */
   gatewayCredentialParameters: Readonly<Record<string, string>>;
   apiThrottle: { read: Throttle; write: Throttle };
+  /**
+   * Each chain with a source: one watcher function each. Esplora URLs are public (in every
+   * function's environment); node URLs carry credentials and stay in SSM (`urlParameter`).
+   */
+  chainSources: readonly ChainSourceConfig[];
   /** CALLBACK_TIMEOUT_MS when set: the delivery function's timeout is sized from it. */
   callbackTimeoutMs?: number;
   alarmEmail?: string;
@@ -157,6 +173,21 @@ export function readDeployConfig(context: ContextLookup, env: NodeJS.ProcessEnv)
   const rateSourceUrl = raw('rateSourceUrl');
   if (rateSourceUrl !== undefined) handlerEnvironment[SETTINGS.rateSourceUrl.env] = httpsUrl('rateSourceUrl', rateSourceUrl, fail);
 
+  for (const key of ['btcConfirmations', 'ltcConfirmations', 'bchConfirmations', 'ethConfirmations', 'watchIntervalSeconds'] as const) {
+    if (raw(key) !== undefined) handlerEnvironment[SETTINGS[key].env] = String(integer(key, 1));
+  }
+  // Chain sources, checked as the handlers check them: Esplora by https URL, nodes by SSM name.
+  const sourceEnv: Record<string, string> = {};
+  for (const key of ['btcEsploraUrl', 'ltcEsploraUrl'] as const) {
+    const url = raw(key);
+    if (url !== undefined) sourceEnv[SETTINGS[key].env] = httpsUrl(key, url, fail);
+  }
+  for (const key of ['btcRpcUrl', 'ltcRpcUrl', 'bchRpcUrl'] as const) {
+    const name = matching(key, /^\/[A-Za-z0-9_.\-/]{1,1010}$/, 'an SSM parameter name starting with "/" (the URL with its credentials stays in SSM)');
+    if (name) sourceEnv[`${SETTINGS[key].env}_PARAMETER`] = name;
+  }
+  Object.assign(handlerEnvironment, sourceEnv);
+
   const gatewayCredentialParameters: Record<string, string> = {};
   for (const key of GATEWAY_SETTINGS) {
     const name = matching(key, /^\/[A-Za-z0-9_.\-/]{1,1010}$/, 'an SSM parameter name starting with "/" (the name, never the secret)');
@@ -173,6 +204,7 @@ export function readDeployConfig(context: ContextLookup, env: NodeJS.ProcessEnv)
       read: { rateLimit: integer('apiRateLimit', 100), burstLimit: integer('apiBurstLimit', 200) },
       write: { rateLimit: integer('apiWriteRateLimit', 20), burstLimit: integer('apiWriteBurstLimit', 40) },
     },
+    chainSources: chainSources(sourceEnv),
     callbackTimeoutMs: raw('callbackTimeoutMs') === undefined ? undefined : integer('callbackTimeoutMs', 1),
     alarmEmail: matching('alarmEmail', /^[^@\s]+@[^@\s]+\.[^@\s]+$/, 'an e-mail address'),
   };

@@ -1,9 +1,12 @@
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Construct } from 'constructs';
 import type { DeployConfig } from '#infra/cdk/config';
+import type { ChainSourceConfig } from '#shared/payments/watchers/config';
+import { METRICS_NAMESPACE } from '#shared/metrics';
 import { CallbackPipeline } from '#infra/cdk/constructs/callback-pipeline';
 import { OrderApi } from '#infra/cdk/constructs/order-api';
 import { OrderTable } from '#infra/cdk/constructs/order-table';
@@ -44,6 +47,18 @@ export const EVENT_FUNCTIONS = {
   /** The API's $default route: the JSON 404 for unknown paths (no table access). */
   notFound: 'not-found',
 } as const;
+
+/** The chain watcher's folder: one function per chain with a source (BTC, LTC, BCH), scheduled every minute. */
+export const WATCHER_FOLDER = 'watch-chain';
+
+/** The key of a chain's watcher in {@link CryptoPayStack.functions}. */
+export const watcherKey = (chain: string): string => `${WATCHER_FOLDER}-${chain.toLowerCase()}`;
+
+/**
+ * Blocks a watcher may be behind its chain's tip before the lag alarm: about 30 minutes of
+ * blocks (ETH, 12 s blocks: 150), never under 3 (one slow block is not an incident).
+ */
+export const LAG_ALARM_BLOCKS: Readonly<Record<string, number>> = { BTC: 3, LTC: 12, BCH: 3, ETH: 150 };
 
 /** Each function folder of the route table with the table access its routes need (write wins). */
 export function functionAccess(routes: readonly Route[]): Map<string, TableAccess> {
@@ -122,6 +137,7 @@ export class CryptoPayStack extends Stack {
     const deliverCallback = addFunction(EVENT_FUNCTIONS.deliverCallback, 'write', deliveryTimeout);
     this.callbacks.addDeliveryFunction(deliverCallback);
     const notFound = addFunction(EVENT_FUNCTIONS.notFound, 'none');
+    const watchers = config.chainSources.map((source) => this.addWatcher(source, config, pageUrl, functions));
     this.functions = functions;
 
     this.api = new OrderApi(this, 'OrderApi', {
@@ -148,6 +164,7 @@ export class CryptoPayStack extends Stack {
       );
     }
     this.alarms.alarmOnStreamLag('OrderEventsLag', orderEvents);
+    for (const chain of watchers) this.alarms.alarmOnChainLag(`${constructId(watcherKey(chain))}Lag`, chain, LAG_ALARM_BLOCKS[chain] ?? 3, METRICS_NAMESPACE);
     for (const [folder, fn] of functions) {
       this.alarms.alarmOnErrors(`${constructId(folder)}Errors`, fn.function, `${folder} invocations are failing`);
     }
@@ -163,6 +180,33 @@ export class CryptoPayStack extends Stack {
         ? 'deployed from web/dist'
         : 'NOT deployed: web/dist was missing at synth time; build the page and deploy again',
     });
+  }
+
+  /**
+   * A chain's watcher: polls for about a minute per run (WATCH_INTERVAL_SECONDS apart), started
+   * every minute; one at a time (reserved concurrency 1; a run that overlaps is dropped, the
+   * cursor's conditional writes make an overlap harmless anyway). A node's URL (with its
+   * credentials) is read from its SSM parameter, which only this function may read.
+   */
+  private addWatcher(source: ChainSourceConfig, config: DeployConfig, pageUrl: string, functions: Map<string, ServiceFunction>): string {
+    const key = watcherKey(source.chain);
+    const fn = new ServiceFunction(this, constructId(key), {
+      folder: WATCHER_FOLDER,
+      serviceName: SERVICE_NAME,
+      logLevel: config.logLevel,
+      table: this.table.table,
+      tableAccess: 'write',
+      // A run polls for 55 s and stops starting steps 60 s before this: a bounded step finishes.
+      timeout: Duration.minutes(2),
+      memorySize: 256,
+      environment: { ...config.handlerEnvironment, PAYMENT_PAGE_URL: pageUrl, CALLBACK_QUEUE_URL: this.callbacks.queue.queueUrl, WATCH_CHAIN: source.chain },
+      parameters: source.urlParameter ? { [`${source.chain}_RPC_URL_PARAMETER`]: source.urlParameter } : {},
+    });
+    (fn.function.node.defaultChild as CfnFunction).reservedConcurrentExecutions = 1;
+    fn.function.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(1) });
+    functions.set(key, fn);
+    this.runEvery(key, fn.function, Duration.minutes(1));
+    return source.chain;
   }
 
   /** Starts `fn` on a schedule; no retries, the next run does the same work anyway. */

@@ -34,6 +34,8 @@ export interface Runtime {
   paymentPageUrl: string;
   demo: DemoMerchant;
   dynamodbEndpoint: string;
+  /** The chains whose payments are watched (those with a source configured). */
+  watching: string[];
   stop(): Promise<void>;
 }
 
@@ -100,6 +102,41 @@ async function startExpirySweeper(seconds: number): Promise<() => Promise<void>>
   return async () => {
     clearInterval(timer);
     await running;
+  };
+}
+
+/**
+ * Runs the chain watcher of every chain with a source configured (BTC_ESPLORA_URL,
+ * BTC_RPC_URL, ...), in process, as the AWS watcher functions do: each polls every
+ * WATCH_INTERVAL_SECONDS and backs off on errors. Returns the chains and the stop.
+ */
+async function startChainWatchers(): Promise<{ chains: string[]; stop: () => Promise<void> }> {
+  const { chainSources } = await import('#shared/payments/watchers/config');
+  // Nothing configured (the default): load none of the watcher code.
+  if (chainSources(process.env).length === 0) return { chains: [], stop: async () => undefined };
+  const { watchableChains, watcherFor, watchUntil } = await import('#shared/services/chain-watchers');
+  const controller = new AbortController();
+  // Locally a node URL is given directly (SSM parameter names are for AWS).
+  const configs = watchableChains(process.env).filter((config) => config.url !== undefined);
+  const loops = configs.map(async (config) =>
+    watchUntil(await watcherFor(config), controller.signal, {
+      onError: (error, inARow) => {
+        // The first failure of a streak, then every tenth: an unreachable node is one line a while.
+        if (inARow === 1 || inARow % 10 === 0) console.error(`${config.chain} watcher (${inARow} failures in a row):`, (error as Error).message);
+      },
+      onStep: (report) => {
+        for (const kept of report.kept) {
+          console.error(`${config.chain} watcher: order ${kept.orderId} was already decided when its payment ${kept.key} left the chain (block ${kept.height})`);
+        }
+      },
+    }),
+  );
+  return {
+    chains: configs.map((config) => `${config.chain} (${config.kind})`),
+    stop: async () => {
+      controller.abort();
+      await Promise.all(loops);
+    },
   };
 }
 
@@ -172,6 +209,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 
     const demo = await seedDemoMerchant(dataDir, options.demoApiToken);
     stops.push(await startExpirySweeper(options.expirySweepSeconds));
+    const watchers = await startChainWatchers();
+    stops.push(watchers.stop);
     stops.push(
       await startCallbackPipeline({
         dynamodbEndpoint,
@@ -186,7 +225,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       writeFileSync(stateFile(dataDir), JSON.stringify(state));
       stops.push(async () => rmSync(stateFile(dataDir), { force: true }));
     }
-    return { url, paymentPageUrl, demo, dynamodbEndpoint, stop };
+    return { url, paymentPageUrl, demo, dynamodbEndpoint, watching: watchers.chains, stop };
   } catch (error) {
     await stop();
     throw error;

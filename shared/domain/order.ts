@@ -59,11 +59,32 @@ export function checkedOutWith(order: Order, invoice: Invoice): Order {
 /** One on-chain (or gateway) payment seen for an invoice. */
 export interface Payment {
   txid: string;
+  /**
+   * The chain's own key of this payment (`txid:vout`, `txhash:logIndex`): one transaction may
+   * pay several outputs. Absent: the txid is the key (sandbox payments, gateways).
+   */
+  key?: string;
   /** Exact decimal in the invoice's pay currency. */
   amount: string;
   confirmations: number;
   seen_at: string;
+  /** The block it was seen in; absent while unconfirmed. */
+  block_height?: number;
+  block_hash?: string;
+  /**
+   * Set when its block left the chain (a reorganisation) before the order was decided: the
+   * payment no longer counts. Seen again (in a block of the new branch or the mempool), it
+   * counts again with its first `seen_at`.
+   */
+  left_chain_at?: string;
 }
+
+/** The key a payment is idempotent by. */
+export const paymentKey = (payment: Payment): string => payment.key ?? payment.txid;
+
+/** Payments that count toward the invoice (not taken back by a reorganisation). */
+export const countingPayments = (payments: readonly Payment[] | undefined): Payment[] =>
+  (payments ?? []).filter((payment) => payment.left_chain_at === undefined);
 
 /** The payment attempt in one currency. */
 export interface Invoice {

@@ -7,7 +7,9 @@ import { ORDER_STATUSES, type OrderStatus } from '#shared/domain/statuses';
  */
 export const TRANSITIONS: Readonly<Record<OrderStatus, readonly OrderStatus[]>> = {
   NEW: ['NEW', 'PENDING', 'PAID', 'UNRESOLVED', 'EXPIRED', 'CANCELED'],
-  PENDING: ['PAID', 'UNRESOLVED'],
+  // PENDING -> NEW: the only payment's transaction left the chain (a reorganisation) before
+  // it confirmed; the order waits for payment again (and expires if its time has passed).
+  PENDING: ['NEW', 'PAID', 'UNRESOLVED'],
   PAID: ['REFUND_PENDING'],
   UNRESOLVED: ['RESOLVED'],
   RESOLVED: [],
@@ -18,7 +20,7 @@ export const TRANSITIONS: Readonly<Record<OrderStatus, readonly OrderStatus[]>> 
 };
 
 /** Why an order needs the merchant's attention. */
-export type UnresolvedReason = 'UNDERPAID' | 'OVERPAID' | 'PAID_LATE';
+export type UnresolvedReason = 'UNDERPAID' | 'OVERPAID' | 'PAID_LATE' | 'PAID_TO_REPLACED_INVOICE';
 
 export function canTransition(from: OrderStatus, to: OrderStatus): boolean {
   return TRANSITIONS[from].includes(to);

@@ -36,6 +36,11 @@ export interface PaymentMethodsConfig {
    * nothing would see the payment).
    */
   ethereum: EthereumConfig;
+  /**
+   * BTC, LTC, BCH: the chains a watcher can see paid (they have a source). A live merchant's
+   * invoice on any other fails closed: nobody would ever see it paid.
+   */
+  watchedCurrencies: ReadonlySet<string>;
 }
 
 /**
@@ -71,6 +76,9 @@ export class HdPaymentMethods implements PaymentMethods {
     const xpub = this.xpubFor(chain, request);
     if (chain === 'ETH' && !request.merchant.sandbox && !this.config.ethereum.source) {
       throw new PaymentNotAvailableError(`${code} payments are not watched here (no ETH_RPC_URL)`);
+    }
+    if (chain !== 'ETH' && !request.merchant.sandbox && !this.config.watchedCurrencies.has(chain)) {
+      throw new PaymentNotAvailableError(`${code} payments cannot be seen: no ${code} chain source is configured`);
     }
     // One counter per (key, chain): every invoice gets the next unused child index, so an ETH
     // and a token invoice never share an address.

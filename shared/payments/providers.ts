@@ -7,6 +7,8 @@ import type { PaymentMethods } from '#shared/payments/methods';
 import { NoRateProvider, type RateProvider, StaticRateProvider } from '#shared/payments/rates';
 import { HdPaymentMethods } from '#shared/payments/payment-methods';
 import { SandboxGateway } from '#shared/payments/gateway';
+import { watchedCurrencies } from '#shared/payments/watchers/config';
+import { SOURCE_FACTORIES } from '#shared/payments/watchers/sources';
 import { ethereumConfig } from '#shared/payments/watchers/ethereum/config';
 
 /** Sandbox merchants are always priced from the fixed demo table (nothing settles). */
@@ -43,4 +45,5 @@ export const paymentMethods: PaymentMethods = new HdPaymentMethods({
   gateway: undefined,
   sandboxGateway: new SandboxGateway(apiConfig.paymentPageUrl),
   ethereum: ethereumConfig(process.env),
+  watchedCurrencies: watchedCurrencies(process.env, (kind) => SOURCE_FACTORIES[kind] !== undefined),
 });

@@ -89,7 +89,7 @@ function strictObject<P extends Record<string, object>>(id: string, description:
 }
 
 /** Every {@link UnresolvedReason}: `satisfies` refuses a missing or unknown key at compile time. */
-const UNRESOLVED_REASONS = Object.keys({ UNDERPAID: 0, OVERPAID: 0, PAID_LATE: 0 } satisfies Record<UnresolvedReason, 0>);
+const UNRESOLVED_REASONS = Object.keys({ UNDERPAID: 0, OVERPAID: 0, PAID_LATE: 0, PAID_TO_REPLACED_INVOICE: 0 } satisfies Record<UnresolvedReason, 0>);
 
 /** The order of Get Order, Checkout and Get Orders (`orderView`); `unresolved_reason` only once UNRESOLVED. */
 export const orderSchema = {

@@ -5,7 +5,7 @@ import type { OrderStatus } from '#shared/domain/statuses';
 import { assertTransition, type UnresolvedReason } from '#shared/domain/status-machine';
 import { deliveryFor } from '#shared/callbacks/outbox';
 import { deliveryToItem } from '#shared/store/deliveries';
-import { addressIndexItem, commitOrderChange, findOrderWithInvoice, replaceInvoice } from '#shared/store/orders';
+import { addressIndexItem, commitOrderChange, findOrderWithInvoice, invoiceToItem, replaceInvoice } from '#shared/store/orders';
 
 export interface Found {
   order: Order;
@@ -15,6 +15,8 @@ export interface Found {
 export interface Change {
   order: Order;
   invoice?: Invoice;
+  /** Another (replaced) invoice of the order, written in the same transaction: a payment to it. */
+  otherInvoice?: Invoice;
 }
 
 /** How often a change is retried when another write moved the order first. */
@@ -51,6 +53,7 @@ export async function changeOrder(
             invoice: change.invoice,
             extraItems: [
               ...(isNewInvoice ? [addressIndexItem(change.invoice!)] : []),
+              ...(change.otherInvoice ? [invoiceToItem(change.otherInvoice)] : []),
               ...(delivery ? [deliveryToItem(delivery)] : []),
             ],
           });

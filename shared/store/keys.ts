@@ -14,6 +14,8 @@
  * | address index       | ADDRESS#<currency>#<address>[#<memo>] | ADDRESS |                                   |                                             |
  * | callback delivery   | ORDER#<order_id>                | DELIVERY#<version, 10 digits> |                  |                                             |
  * | idempotency record  | IDEMPOTENCY#<scope>#<key>       | IDEMPOTENCY  |                                   |                                             |
+ * | chain cursor        | CHAIN#<chain>                   | CURSOR       |                                   |                                             |
+ * | maturing payment    | CHAIN#<chain>                   | PAYMENT#<height, 12 digits>#<payment key> |      |                                             |
  *
  * GSI3 is sparse and holds only what a sweeper must find: NEW orders (GSI3PK =
  * EXPIRY#<shard>, GSI3SK = <due_at>#<order_id>) and callback deliveries still to make
@@ -31,6 +33,8 @@ export const ENTITY = {
   address: 'ADDRESS',
   delivery: 'DELIVERY',
   idempotency: 'IDEMPOTENCY',
+  chainCursor: 'CHAIN_CURSOR',
+  maturingPayment: 'MATURING_PAYMENT',
 } as const;
 
 export interface TableKey {
@@ -136,3 +140,23 @@ export const idempotencyKey = (scope: string, key: string): TableKey => ({
   PK: `IDEMPOTENCY#${scope}#${key}`,
   SK: 'IDEMPOTENCY',
 });
+
+/** How far a chain watcher has scanned (height, hash and the hashes just below, for reorganisations). */
+export const chainCursorKey = (chain: string): TableKey => ({ PK: chainPartition(chain), SK: 'CURSOR' });
+
+export const chainPartition = (chain: string): string => `CHAIN#${chain}`;
+
+/**
+ * A payment booked from a block that has not reached its confirmations yet: the watcher
+ * re-reports it as blocks arrive, and takes it back if its block leaves the chain. Sorted by
+ * height, so a reorganisation finds those above the fork point with one Query.
+ */
+export const maturingPaymentKey = (chain: string, height: number, paymentKey: string): TableKey => ({
+  PK: chainPartition(chain),
+  SK: `${MATURING_PREFIX}${heightSortKey(height)}#${paymentKey}`,
+});
+
+export const MATURING_PREFIX = 'PAYMENT#';
+
+/** Heights as fixed-width strings, so they sort as numbers. */
+export const heightSortKey = (height: number): string => String(height).padStart(12, '0');

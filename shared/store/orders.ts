@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Invoice, Order } from '#shared/domain/order';
 import type { OrderStatus } from '#shared/domain/statuses';
 import { MerchantOrderIdExistsError } from '#shared/domain/errors';
@@ -275,6 +275,59 @@ export async function findInvoiceByAddress(
   const result = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: addressKey(currency, address, memo) }));
   if (!result.Item) return undefined;
   return { orderId: String(result.Item.order_id), invoiceId: String(result.Item.invoice_id) };
+}
+
+/** BatchGetItem takes at most 100 keys per request. */
+const BATCH_GET_LIMIT = 100;
+/** Rounds of retrying the keys DynamoDB left unprocessed (throttling) before giving up. */
+const UNPROCESSED_ROUNDS = 5;
+
+/** An address a payment was sent to, in the currency it was paid in (and the EOS memo). */
+export interface PaidAddress {
+  currency: string;
+  address: string;
+  memo?: string;
+}
+
+/** The map key of {@link findInvoicesByAddresses}'s answer. */
+export const paidAddressId = (paid: PaidAddress): string => addressKey(paid.currency, paid.address, paid.memo).PK;
+
+/**
+ * The invoices of many addresses at once (a block's outputs): BatchGetItem of the address
+ * index, 100 keys a request, keys left unprocessed retried with backoff. Eventually consistent
+ * reads suffice: an address is indexed before anyone is shown it. Answers only the addresses
+ * that belong to an invoice, keyed by {@link paidAddressId}.
+ */
+export async function findInvoicesByAddresses(
+  addresses: readonly PaidAddress[],
+): Promise<Map<string, { orderId: string; invoiceId: string }>> {
+  const found = new Map<string, { orderId: string; invoiceId: string }>();
+  const unique: Record<string, unknown>[] = [
+    ...new Map(addresses.map((paid) => [paidAddressId(paid), { ...addressKey(paid.currency, paid.address, paid.memo) }])).values(),
+  ];
+  for (let start = 0; start < unique.length; start += BATCH_GET_LIMIT) {
+    let keys: Record<string, unknown>[] = unique.slice(start, start + BATCH_GET_LIMIT);
+    for (let round = 0; keys.length > 0; round += 1) {
+      if (round >= UNPROCESSED_ROUNDS) throw new Error(`address index: ${keys.length} keys still unprocessed after ${round} rounds`);
+      if (round > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** round * (0.5 + Math.random())));
+      const result = await db.send(
+        new BatchGetCommand({ RequestItems: { [TABLE_NAME]: { Keys: keys, ProjectionExpression: 'PK, order_id, invoice_id' } } }),
+      );
+      for (const item of result.Responses?.[TABLE_NAME] ?? []) {
+        found.set(String(item.PK), { orderId: String(item.order_id), invoiceId: String(item.invoice_id) });
+      }
+      keys = (result.UnprocessedKeys?.[TABLE_NAME]?.Keys as Record<string, unknown>[] | undefined) ?? [];
+    }
+  }
+  return found;
+}
+
+/** One invoice of an order (current or replaced), or undefined. */
+export async function findInvoice(orderId: string, invoiceId: string): Promise<Invoice | undefined> {
+  const result = await db.send(
+    new GetCommand({ TableName: TABLE_NAME, Key: invoiceKey(orderId, invoiceId), ConsistentRead: true }),
+  );
+  return result.Item ? invoiceFromItem(result.Item) : undefined;
 }
 
 /** NEW orders whose due time has passed, oldest first, from the sparse expiry index (keys only). */

@@ -120,6 +120,7 @@ describe('live merchants', () => {
       lightning: new SandboxLightningNode(),
       gateway: undefined,
       sandboxGateway: new SandboxGateway('http://pay.test/pay/'),
+      watchedCurrencies: new Set(),
       ethereum,
     });
     const details = await methods.paymentDetails({

@@ -47,6 +47,8 @@ const en = {
   UNDERPAID: (merchant: string) => `We received less than the amount due. ${merchant} has been notified and will contact you about the rest.`,
   OVERPAID: (merchant: string) => `We received more than the amount due. ${merchant} has been notified and will contact you about the difference.`,
   PAID_LATE: (merchant: string) => `Your payment arrived after the payment window closed. ${merchant} has been notified and will review it.`,
+  PAID_TO_REPLACED_INVOICE: (merchant: string) =>
+    `Your payment was sent to an earlier payment address of this order, replaced when the currency was switched. ${merchant} has been notified and will review it.`,
   resolved: (merchant: string) => `${merchant} has resolved this order.`,
   canceled: 'This order was canceled.',
   refundPending: 'A refund of this order is on its way.',
@@ -129,6 +131,7 @@ const zh: Strings = {
   UNDERPAID: (merchant) => `收到的金额少于应付金额。已通知 ${merchant}，商家会就差额与您联系。`,
   OVERPAID: (merchant) => `收到的金额多于应付金额。已通知 ${merchant}，商家会就多付部分与您联系。`,
   PAID_LATE: (merchant) => `您的付款在支付时限之后到账。已通知 ${merchant}，商家会进行核实。`,
+  PAID_TO_REPLACED_INVOICE: (merchant) => `您的付款发送到了本订单此前的付款地址（切换币种时已被替换）。已通知 ${merchant}，商家会进行核实。`,
   resolved: (merchant) => `${merchant} 已处理此订单。`,
   canceled: '此订单已取消。',
   refundPending: '此订单的退款正在处理中。',

@@ -1,5 +1,5 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
@@ -79,6 +79,24 @@ export class ServiceAlarms extends Construct {
         threshold: maxAge.toMilliseconds(),
         evaluationPeriods: 5,
         treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    );
+  }
+
+  /**
+   * A chain watcher whose cursor stays more than `blocks` behind the chain's tip for 15
+   * minutes, or that reports nothing at all (missing data is breaching: a silent watcher sees
+   * no payments either). The watcher publishes ChainBlocksBehind after every step (EMF).
+   */
+  alarmOnChainLag(id: string, chain: string, blocks: number, namespace: string): Alarm {
+    return this.add(
+      new Alarm(this, id, {
+        alarmDescription: `The ${chain} watcher is more than ${blocks} blocks behind the chain's tip (or silent) for 15 minutes: payments are not being seen. Check its logs and its node or Esplora source.`,
+        metric: new Metric({ namespace, metricName: 'ChainBlocksBehind', dimensionsMap: { Chain: chain }, statistic: 'Minimum', period: Duration.minutes(5) }),
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        threshold: blocks,
+        evaluationPeriods: 3,
+        treatMissingData: TreatMissingData.BREACHING,
       }),
     );
   }

@@ -1,0 +1,74 @@
+/**
+ * Which chain sources are configured, from the environment (the same names locally and in
+ * CDK context; README "Configuration"):
+ *
+ * - `BTC_ESPLORA_URL`, `LTC_ESPLORA_URL`: an Esplora REST API base.
+ * - `BTC_RPC_URL`, `LTC_RPC_URL`, `BCH_RPC_URL`: a Bitcoin Core-style JSON-RPC endpoint
+ *   (bitcoind, litecoind, Bitcoin Cash Node), credentials in the URL
+ *   (`http://user:password@host:8332/`). In AWS the URL is a secret: the function gets
+ *   `<CHAIN>_RPC_URL_PARAMETER`, the name of an SSM SecureString holding it.
+ * - `ETH_RPC_URL` (or `ETH_RPC_URL_PARAMETER`): an Ethereum JSON-RPC endpoint.
+ *
+ * A chain with both prefers its own node (RPC) over Esplora. A currency whose chain has no
+ * source cannot be seen paid: live merchants' checkouts in it fail closed.
+ */
+import { ConfigError, optionalString } from '#shared/env';
+
+export type SourceKind = 'esplora' | 'core-rpc' | 'ethereum-rpc';
+
+export interface ChainSourceConfig {
+  chain: string;
+  kind: SourceKind;
+  /** The endpoint itself (locally; Esplora everywhere: it is public). */
+  url?: string;
+  /** The SSM parameter holding the endpoint (AWS, for URLs with credentials). */
+  urlParameter?: string;
+}
+
+/** Each chain the watchers know, the source kinds it can be read with (in order of preference), and its currencies. */
+export const CHAINS: Readonly<Record<string, { kinds: readonly SourceKind[]; currencies: readonly string[] }>> = {
+  BTC: { kinds: ['core-rpc', 'esplora'], currencies: ['BTC'] },
+  LTC: { kinds: ['core-rpc', 'esplora'], currencies: ['LTC'] },
+  BCH: { kinds: ['core-rpc'], currencies: ['BCH'] },
+  ETH: { kinds: ['ethereum-rpc'], currencies: ['ETH'] },
+};
+
+const VARIABLE: Record<SourceKind, string> = { esplora: 'ESPLORA_URL', 'core-rpc': 'RPC_URL', 'ethereum-rpc': 'RPC_URL' };
+
+function httpUrl(name: string, value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(`environment variable ${name} must be an absolute URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`environment variable ${name} must be an http(s) URL`);
+  return value;
+}
+
+/** The configured source of each chain that has one. */
+export function chainSources(env: NodeJS.ProcessEnv): ChainSourceConfig[] {
+  const sources: ChainSourceConfig[] = [];
+  for (const [chain, { kinds }] of Object.entries(CHAINS)) {
+    for (const kind of kinds) {
+      const name = `${chain}_${VARIABLE[kind]}`;
+      const url = optionalString(env, name);
+      const urlParameter = kind === 'esplora' ? undefined : optionalString(env, `${name}_PARAMETER`);
+      if (url === undefined && urlParameter === undefined) continue;
+      if (urlParameter !== undefined && !/^\/[A-Za-z0-9_.\-/]{1,1010}$/.test(urlParameter)) {
+        throw new ConfigError(`environment variable ${name}_PARAMETER must be an SSM parameter name starting with "/"`);
+      }
+      sources.push({ chain, kind, ...(url !== undefined ? { url: httpUrl(name, url) } : {}), ...(urlParameter ? { urlParameter } : {}) });
+      break;
+    }
+  }
+  return sources;
+}
+
+/**
+ * The pay currencies whose chain has a source with an adapter (live merchants may be checked
+ * out in these). `adapted` names the source kinds that have an adapter (sources.ts).
+ */
+export function watchedCurrencies(env: NodeJS.ProcessEnv, adapted: (kind: SourceKind) => boolean): ReadonlySet<string> {
+  return new Set(chainSources(env).filter((source) => adapted(source.kind)).flatMap((source) => CHAINS[source.chain]!.currencies));
+}

@@ -1,0 +1,22 @@
+import { CoreRpcSource } from '#shared/payments/watchers/core-rpc';
+import { EsploraSource } from '#shared/payments/watchers/esplora';
+import type { ChainSourceConfig, SourceKind } from '#shared/payments/watchers/config';
+import type { BlockSource } from '#shared/payments/watchers/source';
+
+/** Builds a chain's source from its configuration and its endpoint (the SSM parameter already read, in AWS). */
+export type SourceFactory = (config: ChainSourceConfig, url: string) => BlockSource;
+
+/**
+ * The adapter of each source kind. A kind without one (none yet for `ethereum-rpc`) is not
+ * watched: its currencies stay fail-closed for live merchants even when configured.
+ */
+export const SOURCE_FACTORIES: Readonly<Partial<Record<SourceKind, SourceFactory>>> = {
+  esplora: (config, url) => new EsploraSource({ chain: config.chain, baseUrl: url }),
+  'core-rpc': (config, url) => new CoreRpcSource({ chain: config.chain, url }),
+};
+
+export function createBlockSource(config: ChainSourceConfig, url: string): BlockSource {
+  const factory = SOURCE_FACTORIES[config.kind];
+  if (!factory) throw new Error(`${config.chain}: no adapter for ${config.kind} sources`);
+  return factory(config, url);
+}

@@ -1,0 +1,379 @@
+/**
+ * The watcher core: drives any {@link BlockSource} (Esplora, Bitcoin Core RPC, Ethereum
+ * JSON-RPC) and books what it finds through the lifecycle's one entry point.
+ *
+ * Each {@link ChainWatcher.step} reads the chain's cursor (height + hash, in the table), scans
+ * forward block by block (at most `maxBlocksPerStep`), looks every transfer's address up in
+ * the address index in batches, books the matches (idempotent by the chain's own key,
+ * txid:vout), and moves the cursor with a conditional write after each block. So a
+ * transaction seen twice (two runs, a restart in the middle of a block) is booked once, and
+ * two overlapping runs never both advance: the one whose write is refused stops.
+ *
+ * Confirmations are `tip - height + 1`. A payment booked short of its currency's
+ * confirmations is kept as a maturing payment and reported again once it has them. A block
+ * whose `previousHash` is not the cursor's hash (or a tip that replaced the cursor's block)
+ * is a reorganisation: the watcher walks back through the hashes it remembers to the newest
+ * block still on the chain, takes back the maturing payments above it (lifecycle
+ * retractPayment: a PENDING order with nothing else goes back to NEW) and scans the new
+ * branch from there; a transaction mined again in it is booked again under the same key.
+ * Unconfirmed transactions (the mempool) make orders PENDING early.
+ */
+import { formatDecimal, parseDecimal } from '#shared/domain/money';
+import { confirmationsRequired } from '#shared/payments/confirmations';
+import { type BlockRef, type BlockSource, SourceError, type Transfer } from '#shared/payments/watchers/source';
+import { type PaymentReport, recordPayments, retractPayment } from '#shared/services/lifecycle';
+import {
+  type ChainCursor,
+  deleteMaturingPayment,
+  type MaturingPayment,
+  listMaturingPayments,
+  readCursor,
+  saveMaturingPayment,
+  writeCursor,
+} from '#shared/store/chain-cursors';
+import { findInvoicesByAddresses, paidAddressId } from '#shared/store/orders';
+import { InvalidParameterError, InvoiceNotExistError, UnknownOrderError } from '#shared/domain/errors';
+
+export interface ChainWatcherOptions {
+  /** Blocks one step scans at most: the bound on one run's work (the next step goes on). */
+  maxBlocksPerStep: number;
+  /** Block hashes the cursor remembers below itself: the deepest reorganisation it can undo. */
+  reorgDepth: number;
+  /** Also look at unconfirmed transactions (orders go PENDING before the first block). */
+  mempool: boolean;
+  /** Mempool txids remembered as examined (the oldest are forgotten first). */
+  mempoolMemory?: number;
+  /** The cursor's name in the table (default: the chain; tests use their own). */
+  cursorName?: string;
+  clock?: () => Date;
+}
+
+export const DEFAULT_WATCHER_OPTIONS: ChainWatcherOptions = { maxBlocksPerStep: 10, reorgDepth: 32, mempool: true };
+
+/** A payment the watcher could not take back because its order was already decided: an operator's case. */
+export interface KeptPayment {
+  key: string;
+  orderId: string;
+  height: number;
+}
+
+/** What one step did (logged by the runtime, measured by the bench). */
+export interface StepReport {
+  chain: string;
+  tip: BlockRef;
+  cursor: BlockRef;
+  /** Blocks scanned and booked. */
+  blocks: number;
+  /** Transfers examined (every output of those blocks, and new mempool ones). */
+  transfers: number;
+  /** Address-index lookups (unique addresses) and the payments to our invoices booked. */
+  lookups: number;
+  booked: number;
+  /** Maturing payments that reached their confirmations. */
+  matured: number;
+  /** Payments taken back because their block left the chain. */
+  retracted: number;
+  /** Payments left on decided orders although their block left the chain. */
+  kept: KeptPayment[];
+  reorganisations: number;
+  /** `tip - cursor` after the step: blocks still to scan. */
+  behind: number;
+  /** Another run moved the cursor first: this step stopped there. */
+  yielded: boolean;
+}
+
+/** A transfer to an invoice and its confirmations now. */
+interface Paid {
+  transfer: Transfer;
+  confirmations: number;
+}
+
+/** The chain reorganised below every hash the cursor remembers: nothing is booked until an operator looks. */
+export class ReorganisationTooDeepError extends Error {
+  constructor(chain: string, depth: number) {
+    super(`${chain}: the chain reorganised deeper than the ${depth} blocks the cursor remembers`);
+    this.name = 'ReorganisationTooDeepError';
+  }
+}
+
+/** A source that answers a block at another height than asked is not trusted with a booking. */
+function checkBlockHeight(source: BlockSource, block: BlockRef, height: number): void {
+  if (block.height !== height) throw new SourceError(source.chain, `asked for block ${height}, got ${block.height}`);
+}
+
+export class ChainWatcher {
+  private readonly options: ChainWatcherOptions;
+  private readonly clock: () => Date;
+  /** Mempool txids already examined (kept in the process: a warm Lambda or the local runtime). */
+  private readonly known = new Set<string>();
+
+  constructor(
+    readonly source: BlockSource,
+    options: Partial<ChainWatcherOptions> = {},
+  ) {
+    this.options = { ...DEFAULT_WATCHER_OPTIONS, ...options };
+    this.clock = options.clock ?? (() => new Date());
+    this.name = options.cursorName ?? source.chain;
+  }
+
+  /** The cursor's (and the maturing payments') name in the table. */
+  private readonly name: string;
+
+  get chain(): string {
+    return this.source.chain;
+  }
+
+  /** One bounded round: the mempool, then catch up (at most maxBlocksPerStep blocks), then maturing payments. */
+  async step(): Promise<StepReport> {
+    const report: StepReport = {
+      chain: this.chain,
+      tip: { height: 0, hash: '' },
+      cursor: { height: 0, hash: '' },
+      blocks: 0,
+      transfers: 0,
+      lookups: 0,
+      booked: 0,
+      matured: 0,
+      retracted: 0,
+      kept: [],
+      reorganisations: 0,
+      behind: 0,
+      yielded: false,
+    };
+    const tip = await this.source.tip();
+    report.tip = tip;
+    let cursor = await this.cursorAt(tip);
+    if (!cursor) return this.finish(report, tip, tip, true);
+
+    // The cursor's block replaced (same height, other hash) or the chain got shorter.
+    if (tip.height < cursor.height || (tip.height === cursor.height && tip.hash !== cursor.hash)) {
+      const undone = await this.undoReorganisation(cursor, tip, report);
+      if (!undone) return this.finish(report, tip, cursor, true);
+      cursor = undone;
+    }
+    // Unconfirmed payments first: an order paid in parts is judged with everything seen.
+    if (this.options.mempool) {
+      const transfers = await this.source.mempool(this.known);
+      this.remember(transfers);
+      report.transfers += transfers.length;
+      await this.book(transfers.map(({ block: _unconfirmed, ...transfer }) => transfer), tip, report);
+    }
+    while (cursor.height < tip.height && report.blocks < this.options.maxBlocksPerStep) {
+      const height = cursor.height + 1;
+      const block = await this.source.block(height);
+      checkBlockHeight(this.source, block, height);
+      if (block.previousHash !== cursor.hash) {
+        // Bounded: each undo moves the cursor down; the loop's block budget bounds the rest.
+        report.blocks += 1;
+        const undone = await this.undoReorganisation(cursor, tip, report);
+        if (!undone) return this.finish(report, tip, cursor, true);
+        cursor = undone;
+        continue;
+      }
+      report.transfers += block.transfers.length;
+      await this.book(block.transfers, tip, report);
+      const next = this.advance(cursor, block, tip);
+      if (!(await writeCursor(next))) return this.finish(report, tip, cursor, true);
+      cursor = next;
+      report.blocks += 1;
+    }
+    await this.mature(cursor, tip, report);
+    return this.finish(report, tip, cursor, false);
+  }
+
+  private finish(report: StepReport, tip: BlockRef, cursor: BlockRef, yielded: boolean): StepReport {
+    report.cursor = { height: cursor.height, hash: cursor.hash };
+    report.behind = Math.max(0, tip.height - cursor.height);
+    report.yielded = yielded;
+    return report;
+  }
+
+  /** The stored cursor; the first run of a chain starts at the tip (no invoice is older than the watcher). */
+  private async cursorAt(tip: BlockRef): Promise<ChainCursor | undefined> {
+    const stored = await readCursor(this.name);
+    if (stored) return stored;
+    const first: ChainCursor = {
+      chain: this.name,
+      height: tip.height,
+      hash: tip.hash,
+      recent: [{ height: tip.height, hash: tip.hash }],
+      tip_height: tip.height,
+      updated_at: this.clock().toISOString(),
+      version: 1,
+    };
+    return (await writeCursor(first)) ? first : undefined;
+  }
+
+  private advance(cursor: ChainCursor, block: BlockRef, tip: BlockRef): ChainCursor {
+    const recent = [...cursor.recent, { height: block.height, hash: block.hash }].slice(-(this.options.reorgDepth + 1));
+    return {
+      ...cursor,
+      height: block.height,
+      hash: block.hash,
+      recent,
+      tip_height: tip.height,
+      updated_at: this.clock().toISOString(),
+      version: cursor.version + 1,
+    };
+  }
+
+  /**
+   * Looks the transfers' addresses up (one BatchGetItem per 100) and books those that pay an
+   * invoice, all of one invoice's together. A payment short of its confirmations is saved as
+   * maturing first, so a crash between the two leaves nothing unwatched (the next run books
+   * it again, idempotently).
+   */
+  private async book(transfers: readonly Transfer[], tip: BlockRef, report: StepReport): Promise<void> {
+    if (transfers.length === 0) return;
+    const invoices = await findInvoicesByAddresses(transfers);
+    report.lookups += new Set(transfers.map(paidAddressId)).size;
+    const now = this.clock();
+    const byInvoice = new Map<string, { target: { orderId: string; invoiceId: string }; payments: Paid[] }>();
+    for (const transfer of transfers) {
+      const target = invoices.get(paidAddressId(transfer));
+      if (!target) continue;
+      const confirmations = transfer.block ? Math.max(0, tip.height - transfer.block.height + 1) : 0;
+      if (transfer.block && confirmations < confirmationsRequired(transfer.currency)) {
+        await saveMaturingPayment({
+          chain: this.name,
+          height: transfer.block.height,
+          block_hash: transfer.block.hash,
+          key: transfer.key,
+          txid: transfer.txid,
+          currency: transfer.currency,
+          amount: formatDecimal(transfer.amount),
+          order_id: target.orderId,
+          invoice_id: target.invoiceId,
+        });
+      }
+      const id = `${target.orderId}/${target.invoiceId}`;
+      const group = byInvoice.get(id) ?? { target, payments: [] };
+      group.payments.push({ transfer, confirmations });
+      byInvoice.set(id, group);
+    }
+    for (const { target, payments } of byInvoice.values()) {
+      if (await this.report(target, payments, now)) report.booked += payments.length;
+    }
+  }
+
+  /** Books one invoice's payments together; false when the index points at nothing bookable. */
+  private async report(target: { orderId: string; invoiceId: string }, payments: readonly Paid[], now: Date): Promise<boolean> {
+    const reports: PaymentReport[] = payments.map(({ transfer, confirmations }) => ({
+      orderId: target.orderId,
+      invoiceId: target.invoiceId,
+      amount: transfer.amount,
+      confirmations,
+      txid: transfer.txid,
+      key: transfer.key,
+      block: transfer.block,
+      now,
+    }));
+    try {
+      await recordPayments(reports);
+      return true;
+    } catch (error) {
+      // An index entry whose order or invoice is gone, or an amount finer than the invoice's
+      // currency (another currency's transfer to the same address): nothing to book, ever.
+      if (error instanceof UnknownOrderError || error instanceof InvoiceNotExistError || error instanceof InvalidParameterError) {
+        return false;
+      }
+      throw error;
+    }
+  }
+
+  /** Re-reports maturing payments that reached their confirmations (an invoice's together); drops those whose block is gone. */
+  private async mature(cursor: ChainCursor, tip: BlockRef, report: StepReport): Promise<void> {
+    const onChain = new Map(cursor.recent.map((ref) => [ref.height, ref.hash]));
+    const now = this.clock();
+    const ripe = new Map<string, { target: { orderId: string; invoiceId: string }; payments: Paid[]; items: MaturingPayment[] }>();
+    for (const payment of await listMaturingPayments(this.name)) {
+      if (payment.height > cursor.height) continue; // booked by a run whose cursor write lost: scanned again
+      const hash = onChain.get(payment.height);
+      if (hash !== undefined && hash !== payment.block_hash) {
+        await this.takeBack(payment, now, report);
+        continue;
+      }
+      const confirmations = tip.height - payment.height + 1;
+      if (confirmations < confirmationsRequired(payment.currency)) continue;
+      const transfer: Transfer = {
+        key: payment.key,
+        txid: payment.txid,
+        currency: payment.currency,
+        address: '',
+        amount: parseDecimal(payment.amount),
+        block: { height: payment.height, hash: payment.block_hash },
+      };
+      const id = `${payment.order_id}/${payment.invoice_id}`;
+      const group = ripe.get(id) ?? { target: { orderId: payment.order_id, invoiceId: payment.invoice_id }, payments: [], items: [] };
+      group.payments.push({ transfer, confirmations });
+      group.items.push(payment);
+      ripe.set(id, group);
+    }
+    for (const { target, payments, items } of ripe.values()) {
+      await this.report(target, payments, now);
+      for (const item of items) await deleteMaturingPayment(item);
+      report.matured += items.length;
+    }
+  }
+
+  /**
+   * Walks back from the cursor through the hashes it remembers to the newest block still on
+   * the chain, takes back the maturing payments above it and moves the cursor there. Undefined
+   * when another run moved the cursor meanwhile.
+   */
+  private async undoReorganisation(cursor: ChainCursor, tip: BlockRef, report: StepReport): Promise<ChainCursor | undefined> {
+    report.reorganisations += 1;
+    let fork: { height: number; hash: string } | undefined;
+    for (const ref of [...cursor.recent].reverse()) {
+      if (ref.height > tip.height) continue;
+      if ((await this.source.blockHash(ref.height)) === ref.hash) {
+        fork = ref;
+        break;
+      }
+    }
+    if (!fork) throw new ReorganisationTooDeepError(this.chain, cursor.recent.length);
+    const now = this.clock();
+    for (const payment of await listMaturingPayments(this.name, fork.height)) await this.takeBack(payment, now, report);
+    const next: ChainCursor = {
+      ...cursor,
+      height: fork.height,
+      hash: fork.hash,
+      recent: cursor.recent.filter((ref) => ref.height <= fork.height),
+      tip_height: tip.height,
+      updated_at: now.toISOString(),
+      version: cursor.version + 1,
+    };
+    return (await writeCursor(next)) ? next : undefined;
+  }
+
+  private async takeBack(
+    payment: MaturingPayment,
+    now: Date,
+    report: StepReport,
+  ): Promise<void> {
+    const outcome = await retractPayment({ orderId: payment.order_id, invoiceId: payment.invoice_id, key: payment.key, now }).catch(
+      (error: unknown) => {
+        if (error instanceof UnknownOrderError) return 'absent' as const;
+        throw error;
+      },
+    );
+    if (outcome === 'taken-back') report.retracted += 1;
+    if (outcome === 'kept') report.kept.push({ key: payment.key, orderId: payment.order_id, height: payment.height });
+    await deleteMaturingPayment(payment);
+    // If it is back in the mempool, the next look there books it again.
+    this.known.delete(payment.txid);
+  }
+
+  private remember(transfers: readonly Transfer[]): void {
+    const limit = this.options.mempoolMemory ?? 200_000;
+    for (const transfer of transfers) {
+      this.known.delete(transfer.txid);
+      this.known.add(transfer.txid);
+    }
+    // A Set iterates in insertion order: the oldest go first.
+    for (const txid of this.known) {
+      if (this.known.size <= limit) break;
+      this.known.delete(txid);
+    }
+  }
+}

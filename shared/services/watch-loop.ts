@@ -1,0 +1,61 @@
+import type { ChainWatcher, StepReport } from '#shared/services/chain-watcher';
+
+export interface PollOptions {
+  /** Between steps once caught up (WATCH_INTERVAL_SECONDS). */
+  intervalMs: number;
+  /** Stop: the loop ends after the step in flight (abortable waits). */
+  signal: AbortSignal;
+  /** The longest wait after failures (backoff doubles from the interval up to this). */
+  maxBackoffMs?: number;
+  onStep?: (report: StepReport) => void;
+  onError?: (error: unknown, failuresInARow: number) => void;
+}
+
+export interface PollSummary {
+  steps: number;
+  failures: number;
+  last?: StepReport;
+}
+
+const pause = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+
+/**
+ * Steps a watcher until `signal` stops it: again at once while blocks are still to scan (each
+ * step's work is bounded), every `intervalMs` once caught up, and after a failure (the source
+ * timing out or answering garbage, the store throttling) with exponential backoff and jitter.
+ * A failed step booked nothing wrong: what it did is idempotent and the cursor did not move
+ * past anything unbooked. The AWS watcher function and the local runtime both run this.
+ */
+export async function pollChain(watcher: ChainWatcher, options: PollOptions): Promise<PollSummary> {
+  const summary: PollSummary = { steps: 0, failures: 0 };
+  const maxBackoff = options.maxBackoffMs ?? 60_000;
+  let inARow = 0;
+  while (!options.signal.aborted) {
+    try {
+      const report = await watcher.step();
+      summary.steps += 1;
+      summary.last = report;
+      inARow = 0;
+      options.onStep?.(report);
+      if (report.behind > 0 && !report.yielded) continue;
+      await pause(options.intervalMs, options.signal);
+    } catch (error) {
+      summary.failures += 1;
+      inARow += 1;
+      options.onError?.(error, inARow);
+      const backoff = Math.min(maxBackoff, options.intervalMs * 2 ** Math.min(inARow, 10));
+      await pause(backoff * (0.5 + Math.random() / 2), options.signal);
+    }
+  }
+  return summary;
+}

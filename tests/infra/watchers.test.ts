@@ -1,0 +1,81 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CryptoPayStack, watcherKey } from '#infra/cdk/stack';
+import { actionsOf, deployConfig, logicalId, resourcesOf, statementsOfRole, TEST_ENV, testApp } from './support.ts';
+
+const BTC_PARAMETER = '/crypto-pay/test/btc-rpc';
+
+const { app, cleanup } = testApp({ bundle: false });
+const stack = new CryptoPayStack(app, 'Watched', {
+  env: TEST_ENV,
+  config: deployConfig({ BTC_RPC_URL: BTC_PARAMETER, LTC_ESPLORA_URL: 'https://esplora.example/ltc/api', WATCH_INTERVAL_SECONDS: '5', BTC_CONFIRMATIONS: '3' }),
+  paymentPageDir: join(tmpdir(), 'crypto-pay-test-no-page'),
+});
+const template = Template.fromStack(stack);
+afterAll(cleanup);
+
+const fnOf = (key: string) => stack.functions.get(key)!;
+const props = (key: string) => resourcesOf(template, 'AWS::Lambda::Function')[logicalId(stack, fnOf(key).function)]!.Properties!;
+const variables = (key: string) => (props(key).Environment as { Variables: Record<string, unknown> }).Variables;
+
+describe('chain watchers in AWS', () => {
+  it('one watch-chain function per chain with a source, reserved to one run at a time, 2-minute timeout', () => {
+    expect([...stack.functions.keys()].filter((key) => key.startsWith('watch-chain'))).toEqual([watcherKey('BTC'), watcherKey('LTC')]);
+    for (const chain of ['BTC', 'LTC']) {
+      expect(props(watcherKey(chain))).toMatchObject({ Timeout: 120, MemorySize: 256, ReservedConcurrentExecutions: 1 });
+      expect(variables(watcherKey(chain))).toMatchObject({ WATCH_CHAIN: chain, WATCH_INTERVAL_SECONDS: '5', BTC_CONFIRMATIONS: '3' });
+    }
+    const invokeConfigs = Object.values(resourcesOf(template, 'AWS::Lambda::EventInvokeConfig')).map((r) => r.Properties);
+    expect(invokeConfigs).toHaveLength(2);
+    for (const config of invokeConfigs) expect(config).toMatchObject({ MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 60 });
+  });
+
+  it('starts each watcher every minute', () => {
+    for (const chain of ['BTC', 'LTC']) {
+      const rule = Object.values(resourcesOf(template, 'AWS::Events::Rule')).find((r) =>
+        JSON.stringify(r.Properties?.Targets).includes(logicalId(stack, fnOf(watcherKey(chain)).function)),
+      );
+      expect(rule?.Properties?.ScheduleExpression).toBe('rate(1 minute)');
+    }
+  });
+
+  it("tells every function which chains are watched (names only); only BTC's watcher may read its node's URL", () => {
+    for (const key of ['checkout-order', 'create-order', watcherKey('LTC')]) {
+      expect(variables(key)).toMatchObject({ BTC_RPC_URL_PARAMETER: BTC_PARAMETER, LTC_ESPLORA_URL: 'https://esplora.example/ltc/api' });
+    }
+    const readers = [...stack.functions.keys()].filter((key) =>
+      statementsOfRole(template, logicalId(stack, fnOf(key).role)).some((statement) => actionsOf(statement).includes('ssm:GetParameter')),
+    );
+    expect(readers).toEqual([watcherKey('BTC')]);
+    const statement = statementsOfRole(template, logicalId(stack, fnOf(watcherKey('BTC')).role)).find((s) => actionsOf(s).includes('ssm:GetParameter'))!;
+    expect(JSON.stringify(statement.Resource)).toContain(`parameter${BTC_PARAMETER}`);
+  });
+
+  it('alarms when a watcher falls behind the tip or goes silent, and on its errors', () => {
+    const alarms = Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm')).map((a) => a.Properties!);
+    const lag = alarms.filter((a) => a.MetricName === 'ChainBlocksBehind');
+    expect(lag.map((a) => [(a.Dimensions as { Value: string }[])[0]!.Value, a.Threshold])).toEqual([
+      ['BTC', 3],
+      ['LTC', 12],
+    ]);
+    for (const alarm of lag) {
+      expect(alarm).toMatchObject({ Namespace: 'CryptoPayOrders', Statistic: 'Minimum', EvaluationPeriods: 3, TreatMissingData: 'breaching', ComparisonOperator: 'GreaterThanThreshold' });
+    }
+    const errors = alarms.filter((a) => a.MetricName === 'Errors' && JSON.stringify(a.Dimensions).includes(logicalId(stack, fnOf(watcherKey('BTC')).function)));
+    expect(errors).toHaveLength(1);
+  });
+
+  it('refuses a node URL given in place of its SSM parameter name, and a plain-http Esplora', () => {
+    expect(() => deployConfig({ BTC_RPC_URL: 'http://user:secret@node:8332/' })).toThrow(/btcRpcUrl \(BTC_RPC_URL\) must be an SSM parameter name/);
+    expect(() => deployConfig({ BTC_ESPLORA_URL: 'http://esplora.example/api' })).toThrow(/btcEsploraUrl \(BTC_ESPLORA_URL\) must use https/);
+  });
+
+  it('passes cdk-nag AwsSolutions with the watchers in', () => {
+    const report = new AwsSolutionsChecks(undefined, { verbose: false }).validateScope(app);
+    const findings = report.violations.map((v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`);
+    expect(findings, findings.join('\n')).toEqual([]);
+  });
+});

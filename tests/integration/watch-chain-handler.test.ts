@@ -1,0 +1,43 @@
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import type { Context } from 'aws-lambda';
+import type { FaultyServer } from '../support/chain-http';
+import { startEsploraServer } from '../support/esplora-server';
+import { UtxoChain } from '../support/utxo-chain';
+
+let esplora: FaultyServer | undefined;
+afterAll(async () => esplora?.close());
+
+const contextWith = (remainingMs: number) => ({ getRemainingTimeInMillis: () => remainingMs }) as unknown as Context;
+
+describe('the watch-chain function (AWS, one per chain, every minute)', () => {
+  it('polls its chain within the run, publishes how far behind it is (EMF), and fails a run where nothing worked', async () => {
+    const chain = new UtxoChain('LTC');
+    esplora = await startEsploraServer(chain);
+    // LTC: this file's own chain, so its cursor is shared with no other test.
+    Object.assign(process.env, { WATCH_CHAIN: 'LTC', LTC_ESPLORA_URL: esplora.url, WATCH_INTERVAL_SECONDS: '1' });
+    const { handler } = await import('#functions/watch-chain/handler');
+    const lines: string[] = [];
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    try {
+      // 65 s left: the run polls for 5 s (it stops 60 s before the timeout).
+      const result = await handler({}, contextWith(65_000));
+      expect(result.steps).toBeGreaterThanOrEqual(2);
+      expect(result.behind).toBe(0);
+      const metrics = lines.map((line) => JSON.parse(line)).filter((line) => line._aws);
+      expect(metrics.length).toBe(result.steps);
+      expect(metrics[0]).toMatchObject({
+        Chain: 'LTC',
+        ChainBlocksBehind: 0,
+        _aws: { CloudWatchMetrics: [{ Namespace: 'CryptoPayOrders', Dimensions: [['Chain']], Metrics: [{ Name: 'ChainBlocksBehind', Unit: 'Count' }] }] },
+      });
+
+      esplora.fault({ kind: 'error', times: 1000 });
+      await expect(handler({}, contextWith(61_500))).rejects.toThrow(/LTC: no look at the chain succeeded in this run/);
+    } finally {
+      write.mockRestore();
+    }
+  });
+});
