@@ -47,15 +47,12 @@ export interface PaymentMethodsConfig {
   gateway: PaymentGateway | undefined;
   /** The gateway sandbox merchants use. */
   sandboxGateway: PaymentGateway;
-  /**
-   * Ethereum: the chain id and token contracts payment URIs name, and whether a watcher
-   * source is configured (without one, live merchants cannot be paid in ETH or its tokens:
-   * nothing would see the payment).
-   */
+  /** Ethereum: the chain id and token contracts payment URIs name. */
   ethereum: EthereumConfig;
   /**
-   * BTC, LTC, BCH: the chains a watcher can see paid (they have a source). A live merchant's
-   * invoice on any other fails closed: nobody would ever see it paid.
+   * The pay currencies a watcher can see paid (their chain has a source: ETH_RPC_URL gives ETH,
+   * USDT_ERC20 and USDC_ERC20). A live merchant's invoice in any other fails closed: nobody
+   * would ever see it paid.
    */
   watchedCurrencies?: ReadonlySet<string>;
 }
@@ -101,11 +98,8 @@ export class HdPaymentMethods implements PaymentMethods {
     // Tokens live on their chain's addresses: USDT_ERC20 is paid to an address of the ETH key.
     const chain = chainOf(code);
     const xpub = this.xpubFor(chain, request.merchant);
-    if (chain === 'ETH' && !request.merchant.sandbox && !this.config.ethereum.source) {
-      throw new PaymentNotAvailableError(`${code} payments are not watched here (no ETH_RPC_URL)`);
-    }
-    if (chain !== 'ETH' && !request.merchant.sandbox && !this.config.watchedCurrencies?.has(chain)) {
-      throw new PaymentNotAvailableError(`${code} payments cannot be seen: no ${code} chain source is configured`);
+    if (!request.merchant.sandbox && !this.config.watchedCurrencies?.has(code)) {
+      throw new PaymentNotAvailableError(`${code} payments cannot be seen: no ${chain} chain source is configured`);
     }
     // One sequence per (key, chain): every invoice gets the lowest unused child index, so an
     // ETH and a token invoice never share an address.

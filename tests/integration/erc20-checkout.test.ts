@@ -10,6 +10,8 @@ import { HdPaymentMethods, SANDBOX_XPUB } from '#shared/payments/payment-methods
 import { SandboxLightningNode } from '#shared/payments/lightning/index';
 import { SandboxGateway } from '#shared/payments/gateway';
 import { ethereumConfig, MAINNET_TOKEN_CONTRACTS } from '#shared/payments/watchers/ethereum/config';
+import { watchedCurrencies } from '#shared/payments/watchers/config';
+import { SOURCE_FACTORIES } from '#shared/payments/watchers/sources';
 
 /**
  * USDT_ERC20 and USDC_ERC20: checkout over the API (sandbox key, demo rates at 1 USD), the
@@ -109,11 +111,13 @@ describe('live merchants', () => {
   it('with a source configured, get the configured contract and chain in the URI, on their own key', async () => {
     const live = await createMerchant({ name: 'Live ETH watched', sandbox: false, xpubs: { ETH: liveXpub } });
     const merchant = (await findMerchant(live.user_id))!;
-    const ethereum = ethereumConfig({
+    const env = {
       ETH_RPC_URL: 'http://127.0.0.1:8545',
       ETH_CHAIN_ID: '31337',
       USDC_ERC20_CONTRACT: '0xe7f1725e7734ce288f8367e1bb143e90bb3f0512',
-    });
+    };
+    const watched = watchedCurrencies(env, (kind) => SOURCE_FACTORIES[kind] !== undefined);
+    expect([...watched]).toEqual(['ETH', 'USDT_ERC20', 'USDC_ERC20']);
     const methods = new HdPaymentMethods({
       platformXpubs: {},
       eosAccount: undefined,
@@ -121,8 +125,8 @@ describe('live merchants', () => {
       sandboxLightning: new SandboxLightningNode(),
       gateway: undefined,
       sandboxGateway: new SandboxGateway('http://pay.test/pay/'),
-      watchedCurrencies: new Set(),
-      ethereum,
+      watchedCurrencies: watched,
+      ethereum: ethereumConfig(env),
     });
     const details = await methods.paymentDetails({
       merchant,

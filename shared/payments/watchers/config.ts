@@ -30,7 +30,7 @@ export const CHAINS: Readonly<Record<string, { kinds: readonly SourceKind[]; cur
   BTC: { kinds: ['core-rpc', 'esplora'], currencies: ['BTC'] },
   LTC: { kinds: ['core-rpc', 'esplora'], currencies: ['LTC'] },
   BCH: { kinds: ['core-rpc'], currencies: ['BCH'] },
-  ETH: { kinds: ['ethereum-rpc'], currencies: ['ETH'] },
+  ETH: { kinds: ['ethereum-rpc'], currencies: ['ETH', 'USDT_ERC20', 'USDC_ERC20'] },
 };
 
 const VARIABLE: Record<SourceKind, string> = { esplora: 'ESPLORA_URL', 'core-rpc': 'RPC_URL', 'ethereum-rpc': 'RPC_URL' };

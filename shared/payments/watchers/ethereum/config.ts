@@ -13,19 +13,20 @@ export const ERC20_CURRENCIES = Object.keys(MAINNET_TOKEN_CONTRACTS) as Erc20Cur
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** The Ethereum settings every part reads the same way (checkout, payment URIs, the watcher). */
+/**
+ * The Ethereum settings checkout (payment URIs) and the watcher read the same way. The node's
+ * URL is the watchers' chain source setting (`ETH_RPC_URL`, payments/watchers/config.ts).
+ */
 export interface EthereumConfig {
   /** EIP-155 chain id payment URIs name and the node must be on. `ETH_CHAIN_ID`, default 1. */
   chainId: number;
   /** The token contracts: `USDT_ERC20_CONTRACT`, `USDC_ERC20_CONTRACT`, mainnet by default. */
   contracts: Readonly<Record<Erc20Currency, string>>;
-  /** The watcher's source (`ETH_RPC_URL`): absent, live merchants cannot be paid on Ethereum. */
-  source: EthereumSourceOptions | undefined;
 }
 
 /**
- * Reads and checks the Ethereum variables once: a malformed URL or contract address is a
- * ConfigError at start, never a payment watched on the wrong contract.
+ * Reads and checks the Ethereum variables once: a malformed contract address is a ConfigError
+ * at start, never a payment watched on the wrong contract.
  */
 export function ethereumConfig(env: Env): EthereumConfig {
   const chainId = positiveInteger(env, 'ETH_CHAIN_ID', 1);
@@ -37,24 +38,14 @@ export function ethereumConfig(env: Env): EthereumConfig {
       return [code, value];
     }),
   ) as Record<Erc20Currency, string>;
-  const url = optionalString(env, 'ETH_RPC_URL');
-  if (url !== undefined) {
-    let parsed: URL | undefined;
-    try {
-      parsed = new URL(url);
-    } catch {
-      // reported below
-    }
-    if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
-      throw new ConfigError('environment variable ETH_RPC_URL must be an http(s) URL');
-    }
-  }
+  return { chainId, contracts };
+}
+
+/** The watcher's source of the node at `url`: the configured chain and both tokens. */
+export function ethereumSourceOptions(config: EthereumConfig, url: string): EthereumSourceOptions {
   return {
-    chainId,
-    contracts,
-    source:
-      url === undefined
-        ? undefined
-        : { url, chainId, tokens: ERC20_CURRENCIES.map((currency) => ({ currency, contract: contracts[currency] })) },
+    url,
+    chainId: config.chainId,
+    tokens: ERC20_CURRENCIES.map((currency) => ({ currency, contract: config.contracts[currency] })),
   };
 }
