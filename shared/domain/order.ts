@@ -18,6 +18,8 @@ export interface Order {
   success_url: string;
   /** The merchant's callback validation token (never the API token). */
   token: string;
+  /** The buyer's e-mail address, when the merchant gave one. */
+  email?: string;
   price_amount: string;
   price_currency: string;
   pay_amount: string;
@@ -106,6 +108,7 @@ export function orderView(order: Order) {
     cancel_url: order.cancel_url,
     success_url: order.success_url,
     token: order.token,
+    email: order.email ?? '',
     price_amount: amount(order.price_amount),
     price_currency: order.price_currency,
     pay_amount: amount(order.pay_amount),
@@ -141,7 +144,11 @@ export function invoiceView(invoice: Invoice) {
     expired_at_t: epochMillis(invoice.expired_at),
     payment_address: invoice.payment_address,
     payment_uri: invoice.payment_uri,
-    ...(invoice.memo !== undefined ? { memo: invoice.memo } : {}),
+    // MugglePay's names (its GetOrder; the Go SDK reads Invoice.Address): where to pay, the
+    // memo the transfer must carry ('' when none) and what to encode in a QR code.
+    address: invoice.payment_address,
+    memo: invoice.memo ?? '',
+    qrcode: invoice.payment_uri,
   };
 }
 

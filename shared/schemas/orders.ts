@@ -1,4 +1,5 @@
-import { PAY_CURRENCIES, PRICE_CURRENCIES } from '#shared/domain/currencies';
+import { PRICE_CURRENCIES } from '#shared/domain/currencies';
+import { PAY_CODES } from '#shared/domain/pay-codes';
 import { ORDER_STATUSES } from '#shared/domain/statuses';
 import { MAX_OFFSET } from '#shared/limits';
 
@@ -6,7 +7,26 @@ import { MAX_OFFSET } from '#shared/limits';
  * Request schemas: the single source for validation (precompiled by `npm run validators` into
  * shared/http/validators.generated.ts) and for the OpenAPI document (shared/schemas/openapi.ts). Limits are the contract's: title 200 and
  * description 800 characters (ajv counts code points, not bytes), URLs 2048.
+ *
+ * What real MugglePay clients send is accepted (DESIGN.md section 2): unknown fields are
+ * ignored (`additionalProperties: true`), and before validation a `""` or `null` field reads
+ * as absent and `[]` as `{}` (shared/http/json-body.ts).
  */
+
+/** An exact decimal: a JSON number (read from the request text) or a string of one, e.g. "19.90". */
+const decimal = {
+  type: ['number', 'string'],
+  pattern: '^-?[0-9]+(\\.[0-9]+)?$',
+  maxLength: 40,
+} as const;
+
+const payCurrency = {
+  type: 'string',
+  enum: PAY_CODES,
+  description:
+    "This service's codes, or MugglePay's (ETH_ERC20 is ETH; USDT and USDC mean USDT_ERC20 and USDC_ERC20). " +
+    'A code this service cannot take yet is answered 400 PAYMENT_NOT_AVAILABLE, naming those it can.',
+} as const;
 const url = {
   type: 'string',
   maxLength: 2048,
@@ -17,20 +37,22 @@ const url = {
 export const createOrderBodySchema = {
   $id: 'CreateOrderBody',
   type: 'object',
-  additionalProperties: false,
+  additionalProperties: true,
   required: ['price_amount'],
   properties: {
     merchant_order_id: {
       type: ['string', 'integer'],
       maxLength: 255,
-      description: "The merchant's own unique reference (numbers are accepted and stored as strings).",
+      description: "The merchant's own unique reference (a number is accepted and stored as the digits sent).",
     },
-    price_amount: { type: 'number', description: 'Price in price_currency, above 0, at most the currency\'s decimals.' },
+    price_amount: {
+      ...decimal,
+      description: 'Price in price_currency, above 0, at most the currency\'s decimals: a JSON number or a decimal string ("19.90"), read exactly.',
+    },
     price_currency: { type: 'string', enum: PRICE_CURRENCIES, default: 'USD', description: 'Currency of the price. Default USD.' },
     pay_currency: {
-      type: 'string',
-      enum: PAY_CURRENCIES,
-      description: 'Check the order out at once in this currency (gateways must be enabled for the merchant).',
+      ...payCurrency,
+      description: `Check the order out at once in this currency (gateways must be enabled for the merchant). ${payCurrency.description}`,
     },
     title: { type: 'string', maxLength: 200 },
     description: { type: 'string', maxLength: 800 },
@@ -40,17 +62,24 @@ export const createOrderBodySchema = {
     mobile: { type: 'boolean', description: 'Gateways: the app link instead of the PC QR page.' },
     fast: { type: 'boolean', description: "ALIPAY/ALIGLOBAL only: payment_url is the gateway's own link." },
     token: { type: 'string', maxLength: 255, description: 'Merchant-chosen token echoed in every callback.' },
+    merchant_token: { type: 'string', maxLength: 255, description: 'The same as token (its name in MugglePay\'s 2025 docs); if both are sent they must be equal.' },
+    email: {
+      type: 'string',
+      maxLength: 254,
+      pattern: '^[^\\s@]+@[^\\s@]+$',
+      description: "The buyer's e-mail address (MugglePay's 2026 docs); kept on the order and shown in Get Order.",
+    },
   },
 } as const;
 
 export const checkoutBodySchema = {
   $id: 'CheckoutOrderBody',
   type: 'object',
-  additionalProperties: false,
+  additionalProperties: true,
   required: ['pay_currency'],
   properties: {
     order_id: { type: 'string', maxLength: 64, description: 'Optional; must equal the path id when given.' },
-    pay_currency: { type: 'string', enum: PAY_CURRENCIES },
+    pay_currency: payCurrency,
   },
 } as const;
 
@@ -69,7 +98,7 @@ export const listOrdersQuerySchema = {
 export const orderActionBodySchema = {
   $id: 'OrderActionBody',
   type: 'object',
-  additionalProperties: false,
+  additionalProperties: true,
   properties: {
     order_id: { type: 'string', maxLength: 64, description: 'Optional; must equal the path id when given.' },
   },
@@ -78,12 +107,11 @@ export const orderActionBodySchema = {
 export const sandboxPayBodySchema = {
   $id: 'SandboxPayBody',
   type: 'object',
-  additionalProperties: false,
+  additionalProperties: true,
   properties: {
     amount: {
-      type: 'number',
-      exclusiveMinimum: 0,
-      description: "Amount paid, in the invoice's pay_currency. Default: the full amount.",
+      ...decimal,
+      description: "Amount paid, in the invoice's pay_currency, above 0 (a number or a decimal string, read exactly). Default: the full amount.",
     },
     confirmations: {
       type: 'integer',
@@ -104,7 +132,7 @@ export const sandboxPayBodySchema = {
 export const sandboxRefundBodySchema = {
   $id: 'SandboxCompleteRefundBody',
   type: 'object',
-  additionalProperties: false,
+  additionalProperties: true,
   properties: {
     txid: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_.:-]+$' },
   },

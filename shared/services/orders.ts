@@ -2,6 +2,7 @@ import { checkCallbackUrl } from '#shared/callbacks/ssrf';
 import { apiConfig } from '#shared/config';
 import { isGateway } from '#shared/domain/currencies';
 import {
+  InvalidParameterError,
   OrderDoesNotExistError,
   OrderNotNewError,
   PaymentNotAvailableError,
@@ -10,16 +11,21 @@ import { isId, newId, newTimeOrderedId, orderIdFor } from '#shared/domain/ids';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { formatDecimal, type Decimal } from '#shared/domain/money';
 import { checkedOutWith, type Invoice, type Order } from '#shared/domain/order';
+import { payCurrencyFor } from '#shared/domain/pay-codes';
 import { parsePrice } from '#shared/domain/price';
 import { paymentMethods, rateProvider, sandboxRateProvider } from '#shared/payments/providers';
 import { payAmountFor, RateUnavailableError, receiveAmountFor } from '#shared/payments/rates';
 import { changeOrder, touch } from '#shared/services/order-changes';
 import { insertOrder } from '#shared/store/orders';
 
-/** Create Order's body after schema validation (see shared/schemas/orders.ts). */
+/**
+ * Create Order's body after schema validation (see shared/schemas/orders.ts). The body reader
+ * hands numbers of the exact fields over as their text: `price_amount` is a decimal string,
+ * a numeric `merchant_order_id` its digits.
+ */
 export interface CreateOrderInput {
   merchant_order_id?: string | number;
-  price_amount: number;
+  price_amount: string | number;
   price_currency?: string;
   pay_currency?: string;
   title?: string;
@@ -30,6 +36,17 @@ export interface CreateOrderInput {
   mobile?: boolean;
   fast?: boolean;
   token?: string;
+  /** MugglePay's 2025 name for `token`. */
+  merchant_token?: string;
+  email?: string;
+}
+
+/** The callback token under either of its names; both given must agree. */
+function callbackToken(input: Pick<CreateOrderInput, 'token' | 'merchant_token'>): string {
+  if (input.token !== undefined && input.merchant_token !== undefined && input.token !== input.merchant_token) {
+    throw new InvalidParameterError('token and merchant_token differ: send one of them');
+  }
+  return input.token ?? input.merchant_token ?? '';
 }
 
 /** The hosted page's address for an order: `PAYMENT_PAGE_URL?id=<order_id>`. */
@@ -59,7 +76,7 @@ function invoiceTtlSeconds(payCurrency: string): number {
  */
 async function buildInvoice(merchant: MerchantProfile, order: Order, payCurrency: string, now: Date): Promise<Invoice> {
   assertPayable(merchant, payCurrency);
-  const price = parsePrice(Number(order.price_amount), order.price_currency);
+  const price = parsePrice(order.price_amount, order.price_currency);
   const rates = merchant.sandbox ? sandboxRateProvider : rateProvider;
   let payRate, receiveRate;
   try {
@@ -113,6 +130,8 @@ async function buildInvoice(merchant: MerchantProfile, order: Order, payCurrency
 export async function createOrder(merchant: MerchantProfile, input: CreateOrderInput, now: Date) {
   const priceCurrency = input.price_currency ?? 'USD';
   const price = parsePrice(input.price_amount, priceCurrency);
+  const token = callbackToken(input);
+  const payCurrency = input.pay_currency === undefined ? undefined : payCurrencyFor(input.pay_currency);
   // Refuse callback URLs that point into private networks before anything is stored.
   if (input.callback_url) checkCallbackUrl(input.callback_url, { allowLoopback: apiConfig.allowLoopbackCallbacks });
   const createdAt = now.toISOString();
@@ -128,7 +147,8 @@ export async function createOrder(merchant: MerchantProfile, input: CreateOrderI
     callback_url: input.callback_url ?? '',
     cancel_url: input.cancel_url ?? '',
     success_url: input.success_url ?? '',
-    token: input.token ?? '',
+    token,
+    ...(input.email !== undefined ? { email: input.email } : {}),
     price_amount: formatDecimal(price),
     price_currency: priceCurrency,
     pay_amount: formatDecimal(price),
@@ -140,14 +160,14 @@ export async function createOrder(merchant: MerchantProfile, input: CreateOrderI
     deleted: 0,
     version: 1,
     mobile: input.mobile ?? false,
-    fast: (input.fast ?? false) && (input.pay_currency === 'ALIPAY' || input.pay_currency === 'ALIGLOBAL'),
+    fast: (input.fast ?? false) && (payCurrency === 'ALIPAY' || payCurrency === 'ALIGLOBAL'),
     sandbox: merchant.sandbox,
     tolerance_percent: merchant.payment_tolerance_percent ?? '0',
     due_at: new Date(now.getTime() + apiConfig.orderTtlSeconds * 1000).toISOString(),
   };
   let invoice: Invoice | undefined;
-  if (input.pay_currency) {
-    invoice = await buildInvoice(merchant, order, input.pay_currency, now);
+  if (payCurrency) {
+    invoice = await buildInvoice(merchant, order, payCurrency, now);
     order = checkedOutWith(order, invoice);
   }
   await insertOrder(order, invoice, { guardReference: reference !== '' && !derived });
@@ -159,8 +179,9 @@ export async function createOrder(merchant: MerchantProfile, input: CreateOrderI
  * written first, then the order's conditional write makes it current, so concurrent
  * checkouts leave exactly one current invoice.
  */
-export async function checkoutOrder(merchant: MerchantProfile, orderId: unknown, payCurrency: string, now: Date) {
+export async function checkoutOrder(merchant: MerchantProfile, orderId: unknown, code: string, now: Date) {
   if (!isId(orderId)) throw new OrderDoesNotExistError();
+  const payCurrency = payCurrencyFor(code);
   const { order, invoice } = await changeOrder(orderId, merchant, () => new OrderDoesNotExistError(), async (found) => {
     if (found.order.status !== 'NEW') throw new OrderNotNewError();
     const next = await buildInvoice(merchant, found.order, payCurrency, now);

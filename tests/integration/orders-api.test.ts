@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { client, newMerchant, startApi, type ApiResponse } from '../support/api';
+import { client, expectError, newMerchant, startApi } from '../support/api';
 import { validateAddress } from '#shared/payments/addresses/index';
 import { decodeBolt11 } from '#shared/payments/lightning/index';
 
@@ -31,12 +31,6 @@ async function createOk(body: Record<string, unknown> = {}): Promise<any> {
   return response.body.order;
 }
 
-function expectError(response: ApiResponse, status: number, code: string, messagePart?: string) {
-  expect(response.status, response.text).toBe(status);
-  expect(response.body).toEqual({ status, error: expect.any(String), error_code: code });
-  if (messagePart) expect(response.body.error).toContain(messagePart);
-}
-
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 describe('Create Order', () => {
@@ -59,7 +53,7 @@ describe('Create Order', () => {
     const order = response.body.order;
     expect(Object.keys(order)).toEqual([
       'order_id', 'user_id', 'merchant_order_id', 'title', 'description', 'callback_url', 'cancel_url',
-      'success_url', 'price_amount', 'price_currency', 'pay_amount', 'pay_currency', 'status', 'created_at', 'updated_at',
+      'success_url', 'email', 'price_amount', 'price_currency', 'pay_amount', 'pay_currency', 'status', 'created_at', 'updated_at',
     ]);
     expect(order).toMatchObject({
       user_id: userId,
@@ -147,7 +141,10 @@ describe('Create Order', () => {
   it.each([
     ['zero', 0],
     ['negative', -5],
-    ['a string', '10'],
+    ['a string that is not a decimal', 'ten'],
+    ['a string with an exponent', '1e2'],
+    ['a string with a sign', '-10'],
+    ['an empty string', ''],
     ['null', null],
     ['a boolean', true],
     ['an object', { amount: 1 }],
@@ -179,7 +176,6 @@ describe('Create Order', () => {
   });
 
   it.each([
-    ['an unknown field', { price_amount: 1, colour: 'red' }, 'colour'],
     ['a wrong type', { price_amount: 1, title: 42 }, 'title'],
     ['an unknown currency', { price_amount: 1, price_currency: 'XYZ' }, 'price_currency'],
     ['an unknown pay currency', { price_amount: 1, pay_currency: 'DOGE' }, 'pay_currency'],
@@ -262,7 +258,7 @@ describe('Get Order', () => {
     expect(response.body.status).toBe(200);
     expect(Object.keys(response.body.order)).toEqual([
       'order_id', 'user_id', 'merchant_order_id', 'title', 'description', 'callback_url', 'cancel_url', 'success_url',
-      'token', 'price_amount', 'price_currency', 'pay_amount', 'pay_currency', 'receive_currency', 'status',
+      'token', 'email', 'price_amount', 'price_currency', 'pay_amount', 'pay_currency', 'receive_currency', 'status',
       'created_at', 'updated_at', 'deleted',
     ]);
     expect(response.body.order).toMatchObject({ token: 'cb-token', receive_currency: '', deleted: 0, status: 'NEW' });
@@ -303,6 +299,7 @@ describe('Checkout Order', () => {
     expect(Object.keys(invoice)).toEqual([
       'invoice_id', 'order_id', 'merchant_order_id', 'pay_amount', 'pay_currency', 'receive_amount', 'receive_currency',
       'status', 'created_at', 'created_at_t', 'expired_at', 'expired_at_t', 'payment_address', 'payment_uri',
+      'address', 'memo', 'qrcode',
     ]);
     expect(invoice).toMatchObject({
       order_id: created.order_id,
@@ -318,6 +315,8 @@ describe('Checkout Order', () => {
     expect(invoice.expired_at_t - invoice.created_at_t).toBe(3600 * 1000);
     expect(validateAddress('ETH', invoice.payment_address)).toBe(true);
     expect(invoice.payment_uri).toBe(`ethereum:${invoice.payment_address}@1?value=10000000000000000`);
+    // MugglePay's names for the same things (its GetOrder; the Go SDK reads Invoice.Address).
+    expect(invoice).toMatchObject({ address: invoice.payment_address, memo: '', qrcode: invoice.payment_uri });
   });
 
   it('gives gateway invoices three hours and Lightning a signed BOLT11 for the exact amount', async () => {
@@ -425,7 +424,6 @@ describe('Checkout Order', () => {
     ['no pay_currency', {}, 'PARAMETERS_MISSING'],
     ['an unknown pay_currency', { pay_currency: 'XRP' }, 'PARAMETERS_INVALID'],
     ['a lowercase pay_currency', { pay_currency: 'btc' }, 'PARAMETERS_INVALID'],
-    ['an unknown field', { pay_currency: 'BTC', amount: 1 }, 'PARAMETERS_INVALID'],
   ])('refuses %s', async (_, body, code) => {
     const order = await createOk();
     expectError(await call('POST', `/v1/orders/${order.order_id}/checkout`, { token, body }), 400, code);

@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import { expect } from 'vitest';
 import { ROUTES } from '#shared/http/routes';
 import { createApiServer } from '#infra/local/http-adapter';
 import { apiFunctions } from '#infra/local/handlers';
@@ -59,4 +60,11 @@ export function client(baseUrl: string) {
 
 export async function newMerchant(sandbox = true, name = 'Test Shop'): Promise<MerchantCredentials> {
   return createMerchant({ name, sandbox });
+}
+
+/** Asserts the API's error body `{status, error, error_code}` (and, optionally, part of its message). */
+export function expectError(response: ApiResponse, status: number, code: string, messagePart?: string): void {
+  expect(response.status, response.text).toBe(status);
+  expect(response.body).toEqual({ status, error: expect.any(String), error_code: code });
+  if (messagePart) expect(response.body.error).toContain(messagePart);
 }
