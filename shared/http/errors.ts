@@ -2,6 +2,7 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import {
   AppError,
   InvalidPriceError,
+  MerchantOrderIdExistsError,
   OrderDoesNotExistError,
   OrderNotFoundError,
 } from '#shared/domain/errors';
@@ -22,6 +23,10 @@ export function errorResponse(raw: unknown): APIGatewayProxyStructuredResultV2 {
   }
   if (error instanceof OrderDoesNotExistError) return json(422, { error: error.message, status: 422 });
   if (error instanceof InvalidPriceError) return json(400, { status: 400, error: error.message });
+  if (error instanceof MerchantOrderIdExistsError && error.existing) {
+    const { order, payment_url } = error.existing;
+    return json(400, { status: 400, error: error.message, error_code: error.code, order, payment_url });
+  }
   if (error instanceof AppError) {
     if (error.statusCode >= 500) logger.warn('request failed', { error: error.code, cause: String(error.cause) });
     return json(error.statusCode, { status: error.statusCode, error: error.message, error_code: error.code });

@@ -48,6 +48,7 @@ import {
   orderNotFoundErrorSchema,
   payOrderResponseSchema,
   priceNotValidErrorSchema,
+  merchantOrderIdExistsErrorSchema,
   redeliverCallbackResponseSchema,
   RESPONSE_SCHEMAS,
 } from '#shared/schemas/responses';
@@ -336,8 +337,8 @@ const SERVICE_UNAVAILABLE = errorCase(
 );
 const UNKNOWN_FIELD = errorCase(
   'PARAMETERS_INVALID',
-  'A field has the wrong type, an unknown value, exceeds its limit, or is not part of the body; the message names it.',
-  new InvalidParameterError('Unknown parameter: colour'),
+  'A field has the wrong type, an unknown value or exceeds its limit; the message names it. Unknown fields are ignored.',
+  new InvalidParameterError('title must be string'),
 );
 const UNKNOWN_ORDER = errorCase(
   'ORDER_NOT_FOUND',
@@ -370,15 +371,16 @@ const CREATE_ORDER_ERRORS: readonly ErrorCase[] = [
   INVALID_JSON,
   errorCase(
     'ORDER_MERCHANTID_EXIST',
-    'This merchant already has an order with this merchant_order_id.',
-    new MerchantOrderIdExistsError(),
+    'This merchant already has an order with this merchant_order_id: the answer carries that order and its payment_url.',
+    new MerchantOrderIdExistsError({ order: createdOrderView(NEW_ORDER), payment_url: paymentUrl(NEW_ORDER) }),
+    merchantOrderIdExistsErrorSchema,
   ),
   errorCase(
     'ORDER_CONFLICT',
     'Another request with the same merchant_order_id was being written at that moment; nothing was stored by this call, retry.',
     new ConcurrentUpdateError(),
   ),
-  paymentNotAvailable('pay_currency is a gateway not enabled for the merchant, or no rate is available.'),
+  paymentNotAvailable('pay_currency is a gateway not enabled for the merchant, a MugglePay code this service cannot take yet, or no rate is available.'),
   AUTHENTICATION_FAILED,
   PAYLOAD_TOO_LARGE,
   SERVICE_UNAVAILABLE,
@@ -399,12 +401,12 @@ const CHECKOUT_ORDER_ERRORS: readonly ErrorCase[] = [
   errorCase('PARAMETERS_MISSING', 'pay_currency is missing.', new ParametersMissingError('pay_currency')),
   errorCase(
     'PARAMETERS_INVALID',
-    'pay_currency is not one of the listed values, a field is unknown, or order_id differs from the path.',
+    'pay_currency is not one of the listed values, or order_id differs from the path.',
     new InvalidParameterError('order_id does not match the order in the path'),
   ),
   INVALID_JSON,
   errorCase('ORDER_NOT_NEW', 'The order is no longer NEW, so its payment currency cannot change.', new OrderNotNewError()),
-  paymentNotAvailable('The currency is a gateway not enabled for the merchant, or no rate or address is available.'),
+  paymentNotAvailable('The currency is a gateway not enabled for the merchant, a MugglePay code this service cannot take yet, or no rate or address is available.'),
   AUTHENTICATION_FAILED,
   errorCase(
     'ORDER_DOES_NOT_EXIST',
@@ -826,7 +828,7 @@ export const OPERATIONS: Readonly<Record<string, OperationMeta>> = {
       errorCase('PARAMETERS_INVALID', 'pay_currency is not one of the listed values, or a field is unknown.', new InvalidParameterError('Unknown parameter: order_id')),
       INVALID_JSON,
       errorCase('ORDER_NOT_NEW', 'The order is no longer NEW, so its payment currency cannot change.', new OrderNotNewError()),
-      paymentNotAvailable('The currency is a gateway not enabled for the merchant, or no rate or address is available.'),
+      paymentNotAvailable('The currency is a gateway not enabled for the merchant, a MugglePay code this service cannot take yet, or no rate or address is available.'),
       UNKNOWN_ORDER,
       ORDER_CONFLICT,
       PAYLOAD_TOO_LARGE,

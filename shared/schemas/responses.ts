@@ -223,6 +223,19 @@ export const errorSchema = strictObject('Error', 'Error body; status repeats the
   error_code: { type: 'string', enum: ERROR_CODES, description: 'Machine-readable code, in MugglePay style.' },
 });
 
+/** Create Order with a merchant_order_id the merchant used before: the error and the order holding it. */
+export const merchantOrderIdExistsErrorSchema = strictObject(
+  'MerchantOrderIdExistsError',
+  'Create Order: the merchant_order_id is taken. Besides the error, the order holding it and its payment page (MugglePay answers so; WooCommerce and WHMCS read them).',
+  {
+    status: { type: 'integer', const: 400 },
+    error: errorSchema.properties.error,
+    error_code: { type: 'string', const: 'ORDER_MERCHANTID_EXIST' },
+    order: { $ref: 'CreatedOrder' },
+    payment_url: { type: 'string', format: 'uri', description: 'The payment page of the existing order.' },
+  },
+);
+
 const attemptSchema = {
   type: 'object',
   additionalProperties: false,
@@ -331,5 +344,6 @@ export const RESPONSE_SCHEMAS = [
   orderNotFoundErrorSchema,
   orderDoesNotExistErrorSchema,
   priceNotValidErrorSchema,
+  merchantOrderIdExistsErrorSchema,
   errorSchema,
 ] as const;

@@ -3,6 +3,7 @@ import { apiConfig } from '#shared/config';
 import { isGateway } from '#shared/domain/currencies';
 import {
   InvalidParameterError,
+  MerchantOrderIdExistsError,
   OrderDoesNotExistError,
   OrderNotNewError,
   PaymentNotAvailableError,
@@ -10,13 +11,13 @@ import {
 import { isId, newId, newTimeOrderedId, orderIdFor } from '#shared/domain/ids';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { formatDecimal, type Decimal } from '#shared/domain/money';
-import { checkedOutWith, type Invoice, type Order } from '#shared/domain/order';
+import { checkedOutWith, createdOrderView, type Invoice, type Order } from '#shared/domain/order';
 import { payCurrencyFor } from '#shared/domain/pay-codes';
 import { parsePrice } from '#shared/domain/price';
 import { paymentMethods, rateProvider, sandboxRateProvider } from '#shared/payments/providers';
 import { payAmountFor, RateUnavailableError, receiveAmountFor } from '#shared/payments/rates';
 import { changeOrder, touch } from '#shared/services/order-changes';
-import { insertOrder } from '#shared/store/orders';
+import { findOrderIdByGuard, findOrderWithInvoice, insertOrder } from '#shared/store/orders';
 
 /**
  * Create Order's body after schema validation (see shared/schemas/orders.ts). The body reader
@@ -170,8 +171,29 @@ export async function createOrder(merchant: MerchantProfile, input: CreateOrderI
     invoice = await buildInvoice(merchant, order, payCurrency, now);
     order = checkedOutWith(order, invoice);
   }
-  await insertOrder(order, invoice, { guardReference: reference !== '' && !derived });
+  try {
+    await insertOrder(order, invoice, { guardReference: reference !== '' && !derived });
+  } catch (error) {
+    if (error instanceof MerchantOrderIdExistsError) throw await referenceTaken(merchant, reference, derived ? order.order_id : undefined, error);
+    throw error;
+  }
   return { order, invoice, paymentUrl: paymentUrlFor(order, invoice) };
+}
+
+/**
+ * A repeated merchant_order_id: the error carries the order that holds it, as Create Order
+ * answers it, and its payment_url (MugglePay's plugins read both from this answer).
+ */
+async function referenceTaken(
+  merchant: MerchantProfile,
+  reference: string,
+  derivedId: string | undefined,
+  error: MerchantOrderIdExistsError,
+): Promise<MerchantOrderIdExistsError> {
+  const orderId = derivedId ?? (await findOrderIdByGuard(merchant.user_id, reference));
+  const found = orderId === undefined ? undefined : await findOrderWithInvoice(orderId);
+  if (!found || found.order.user_id !== merchant.user_id) return error;
+  return new MerchantOrderIdExistsError({ order: createdOrderView(found.order), payment_url: paymentUrlFor(found.order, found.invoice) });
 }
 
 /**

@@ -16,6 +16,7 @@ import {
   createdOrderSchema,
   createOrderResponseSchema,
   errorSchema,
+  merchantOrderIdExistsErrorSchema,
   getOrderResponseSchema,
   getOrdersResponseSchema,
   invoiceSchema,
@@ -435,8 +436,9 @@ describe('real answers', () => {
       const reference = `dup-${randomUUID()}`;
       await createOrder({ merchant_order_id: reference });
       const response = await call('POST', '/v1/orders', { token, body: { price_amount: 1, merchant_order_id: reference } });
-      expectAnswer(CREATE, response, 400, errorSchema);
+      expectAnswer(CREATE, response, 400, merchantOrderIdExistsErrorSchema);
       expect(response.body.error_code).toBe('ORDER_MERCHANTID_EXIST');
+      expect(response.body.order.merchant_order_id).toBe(reference);
     });
 
     it('a gateway the merchant has not enabled: 400 PAYMENT_NOT_AVAILABLE', async () => {

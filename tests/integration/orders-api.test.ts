@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { client, expectError, newMerchant, startApi } from '../support/api';
+import { client, expectError, expectReferenceTaken, newMerchant, startApi } from '../support/api';
 import { validateAddress } from '#shared/payments/addresses/index';
 import { decodeBolt11 } from '#shared/payments/lightning/index';
 
@@ -86,24 +86,25 @@ describe('Create Order', () => {
 
   it('refuses a second order with the same merchant_order_id for one merchant, not for another', async () => {
     const reference = `dup-${randomUUID()}`;
-    await createOk({ merchant_order_id: reference });
-    expectError(await create({ price_amount: 1, merchant_order_id: reference }), 400, 'ORDER_MERCHANTID_EXIST');
+    const first = await createOk({ merchant_order_id: reference });
+    expectReferenceTaken(await create({ price_amount: 1, merchant_order_id: reference }), { ...first, status: 'NEW' });
     const other = await create({ price_amount: 1, merchant_order_id: reference }, otherToken);
     expect(other.status).toBe(200);
   });
 
   it('keeps a merchant_order_id unique when the first order was checked out at creation, and under a race', async () => {
     const reference = `dup-pay-${randomUUID()}`;
-    await createOk({ merchant_order_id: reference, pay_currency: 'BTC' });
-    expectError(await create({ price_amount: 1, merchant_order_id: reference, pay_currency: 'LTC' }), 400, 'ORDER_MERCHANTID_EXIST');
-    expectError(await create({ price_amount: 1, merchant_order_id: reference }), 400, 'ORDER_MERCHANTID_EXIST');
+    const first = await createOk({ merchant_order_id: reference, pay_currency: 'BTC' });
+    expectReferenceTaken(await create({ price_amount: 1, merchant_order_id: reference, pay_currency: 'LTC' }), first);
+    expectReferenceTaken(await create({ price_amount: 1, merchant_order_id: reference }), first);
     const raced = `race-${randomUUID()}`;
     const answers = await Promise.all(
       Array.from({ length: 6 }, (_, i) => create({ price_amount: 1 + i, merchant_order_id: raced, ...(i % 2 ? { pay_currency: 'BTC' } : {}) })),
     );
-    expect(answers.filter((answer) => answer.status === 200)).toHaveLength(1);
+    const winners = answers.filter((answer) => answer.status === 200);
+    expect(winners).toHaveLength(1);
     for (const answer of answers.filter((answer) => answer.status !== 200)) {
-      expectError(answer, 400, 'ORDER_MERCHANTID_EXIST');
+      expectReferenceTaken(answer, winners[0]!.body.order);
     }
     const listed = await call('GET', '/v1/orders/?limit=50', { token });
     expect(listed.body.orders.filter((order: any) => order.merchant_order_id === raced)).toHaveLength(1);
@@ -133,7 +134,7 @@ describe('Create Order', () => {
     const reference = `legacy-${randomUUID()}`;
     const first = await create({ price_amount: 5, merchant_order_id: reference }, legacy.api_token);
     expect(first.status, first.text).toBe(200);
-    expectError(await create({ price_amount: 6, merchant_order_id: reference }, legacy.api_token), 400, 'ORDER_MERCHANTID_EXIST');
+    expectReferenceTaken(await create({ price_amount: 6, merchant_order_id: reference }, legacy.api_token), first.body.order);
     const guard = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: merchantOrderIdKey(legacy.user_id, reference) }));
     expect(guard.Item?.order_id).toBe(first.body.order.order_id);
   });

@@ -68,3 +68,15 @@ export function expectError(response: ApiResponse, status: number, code: string,
   expect(response.body).toEqual({ status, error: expect.any(String), error_code: code });
   if (messagePart) expect(response.body.error).toContain(messagePart);
 }
+
+/**
+ * Asserts the answer to a repeated merchant_order_id: 400 ORDER_MERCHANTID_EXIST carrying the
+ * order that holds the reference and its payment_url (what WooCommerce and WHMCS read).
+ */
+export function expectReferenceTaken(response: ApiResponse, holder: { order_id: string; status?: string }): void {
+  expect(response.status, response.text).toBe(400);
+  expect(Object.keys(response.body)).toEqual(['status', 'error', 'error_code', 'order', 'payment_url']);
+  expect(response.body).toMatchObject({ status: 400, error_code: 'ORDER_MERCHANTID_EXIST', order: { order_id: holder.order_id } });
+  if (holder.status) expect(response.body.order.status).toBe(holder.status);
+  expect(response.body.payment_url).toContain(holder.order_id);
+}
