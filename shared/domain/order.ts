@@ -1,4 +1,5 @@
 import { decimalToNumber, parseDecimal } from '#shared/domain/money';
+import type { CallbackStatuses } from '#shared/domain/merchant';
 import type { OrderStatus } from '#shared/domain/statuses';
 import type { UnresolvedReason } from '#shared/domain/status-machine';
 
@@ -42,6 +43,8 @@ export interface Order {
   due_at?: string;
   /** The merchant's payment tolerance (percent) when the order was made. */
   tolerance_percent?: string;
+  /** The merchant's callback setting when the order was made (absent: 'paid'). */
+  callback_statuses?: CallbackStatuses;
   /** Set when the order is (or was) UNRESOLVED. */
   unresolved_reason?: UnresolvedReason;
 }
@@ -56,6 +59,14 @@ export function checkedOutWith(order: Order, invoice: Invoice): Order {
     invoice_id: invoice.invoice_id,
     due_at: invoice.expired_at,
   };
+}
+
+/**
+ * Whether the order's change to its current status is called back: PAID always, any other
+ * status only for merchants that opted in to every change.
+ */
+export function callsBackNow(order: Pick<Order, 'status' | 'callback_statuses'>): boolean {
+  return order.status === 'PAID' || order.callback_statuses === 'all';
 }
 
 /** One on-chain (or gateway) payment seen for an invoice. */

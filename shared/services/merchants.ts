@@ -3,7 +3,7 @@ import { isGateway, RECEIVE_CURRENCIES } from '#shared/domain/currencies';
 import { deriveAddress, type AddressCurrency } from '#shared/payments/addresses/index';
 
 const ADDRESS_CURRENCIES: readonly AddressCurrency[] = ['BTC', 'LTC', 'BCH', 'ETH'];
-import type { Merchant } from '#shared/domain/merchant';
+import { CALLBACK_STATUSES, type CallbackStatuses, type Merchant } from '#shared/domain/merchant';
 import { hashToken, TOKEN_PATTERN } from '#shared/http/auth';
 import { insertMerchant } from '#shared/store/merchants';
 
@@ -18,6 +18,8 @@ export interface NewMerchant {
   tolerancePercent?: string;
   /** The merchant's own account-level extended public keys, by currency (BTC, LTC, BCH, ETH). */
   xpubs?: Record<string, string>;
+  /** Which status changes are called back: 'paid' (default) or 'all'. */
+  callbackStatuses?: string;
 }
 
 /** Credentials shown once, at creation. Only the token's hash is stored. */
@@ -54,6 +56,8 @@ export async function createMerchant(input: NewMerchant, now = new Date()): Prom
   for (const gateway of input.gateways ?? []) {
     if (!isGateway(gateway)) throw new RangeError(`${gateway} is not a gateway currency`);
   }
+  const callbackStatuses = (input.callbackStatuses ?? 'paid') as CallbackStatuses;
+  if (!CALLBACK_STATUSES.includes(callbackStatuses)) throw new RangeError(`callback statuses must be one of ${CALLBACK_STATUSES.join(', ')}`);
   const apiToken = input.apiToken ?? generateApiToken();
   const callbackSecret = generateCallbackSecret();
   const merchant: Omit<Merchant, 'user_id'> = {
@@ -62,6 +66,7 @@ export async function createMerchant(input: NewMerchant, now = new Date()): Prom
     receive_currency: receiveCurrency,
     gateways: input.gateways ?? [],
     payment_tolerance_percent: tolerance,
+    callback_statuses: callbackStatuses,
     xpubs: input.xpubs ?? {},
     created_at: now.toISOString(),
     order_id_key: generateOrderIdKey(),

@@ -164,6 +164,7 @@ export async function createOrder(merchant: MerchantProfile, input: CreateOrderI
     fast: (input.fast ?? false) && (payCurrency === 'ALIPAY' || payCurrency === 'ALIGLOBAL'),
     sandbox: merchant.sandbox,
     tolerance_percent: merchant.payment_tolerance_percent ?? '0',
+    ...(merchant.callback_statuses === 'all' ? { callback_statuses: 'all' as const } : {}),
     due_at: new Date(now.getTime() + apiConfig.orderTtlSeconds * 1000).toISOString(),
   };
   let invoice: Invoice | undefined;

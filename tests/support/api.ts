@@ -4,7 +4,7 @@ import { expect } from 'vitest';
 import { ROUTES } from '#shared/http/routes';
 import { createApiServer } from '#infra/local/http-adapter';
 import { apiFunctions } from '#infra/local/handlers';
-import { createMerchant, type MerchantCredentials } from '#shared/services/merchants';
+import { createMerchant, type MerchantCredentials, type NewMerchant } from '#shared/services/merchants';
 
 export interface ApiResponse {
   status: number;
@@ -58,8 +58,8 @@ export function client(baseUrl: string) {
   };
 }
 
-export async function newMerchant(sandbox = true, name = 'Test Shop'): Promise<MerchantCredentials> {
-  return createMerchant({ name, sandbox });
+export async function newMerchant(sandbox = true, name = 'Test Shop', options: Partial<NewMerchant> = {}): Promise<MerchantCredentials> {
+  return createMerchant({ name, sandbox, ...options });
 }
 
 /** Asserts the API's error body `{status, error, error_code}` (and, optionally, part of its message). */
