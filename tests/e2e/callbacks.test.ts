@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { MerchantEndpoint, sleep } from '../support/merchant-endpoint';
-import { ensureTable } from '#infra/local/dynamodb';
-import { startLocalSqs, type LocalSqs } from '#infra/local/sqs';
+import type { LocalSqs } from '#infra/local/sqs';
+import { startPipeline } from '../support/pipeline';
 import { freePort } from '#infra/local/ports';
 import { verify } from '#shared/callbacks/signing';
 
@@ -26,35 +26,17 @@ async function endpoint(responder?: ConstructorParameters<typeof MerchantEndpoin
 }
 
 beforeAll(async () => {
-  const dynamodbEndpoint = inject('dynamodbEndpoint');
-  await ensureTable(dynamodbEndpoint, TABLE);
-  sqs = await startLocalSqs({ prefix: TABLE });
-  // The environment each Lambda of the pipeline gets; set before their modules load.
-  Object.assign(process.env, {
-    TABLE_NAME: TABLE,
-    CALLBACK_QUEUE_URL: sqs.callbackQueueUrl,
-    CALLBACK_DLQ_URL: sqs.callbackDeadLetterQueueUrl,
-    SQS_ENDPOINT: sqs.endpoint,
-    CALLBACK_ALLOW_LOOPBACK: 'true',
-    CALLBACK_RETRY_BASE_SECONDS: '1',
-    CALLBACK_MAX_ATTEMPTS: '4',
-    CALLBACK_TIMEOUT_MS: '2000',
-    CALLBACK_SWEEP_GRACE_SECONDS: '5',
-    // Orders never checked out expire after 2 s here, so expiry happens for real.
-    ORDER_TTL_SECONDS: '2',
-  });
-  const support = await import('../support/api');
-  api = await support.startApi();
-  call = support.client(api.url);
-  merchant = await support.newMerchant();
-  const { startCallbackPipeline } = await import('#infra/local/pipeline');
-  stopPipeline = await startCallbackPipeline({ dynamodbEndpoint, tableName: TABLE, sqs, sweepSeconds: 1 });
+  // Orders never checked out expire after 2 s here, so expiry happens for real.
+  const started = await startPipeline(TABLE, { CALLBACK_TIMEOUT_MS: '2000', ORDER_TTL_SECONDS: '2' });
+  sqs = started.sqs;
+  api = started.api;
+  stopPipeline = started.stop;
+  call = started.support.client(api.url);
+  merchant = await started.support.newMerchant();
 });
 
 afterAll(async () => {
   await stopPipeline?.();
-  await api?.close();
-  await sqs?.stop();
   for (const started of endpoints) await started.stop();
 });
 
