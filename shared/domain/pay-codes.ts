@@ -9,13 +9,13 @@ import { PAY_CURRENCIES, type PayCurrency } from '#shared/domain/currencies';
  * {@link PAY_CURRENCIES} is unknown (400 PARAMETERS_INVALID).
  *
  * THE place to make a code available: when a watcher for it lands, write its pay currency
- * here (e.g. `USDT_ERC20: 'USDT_ERC20'` once ERC-20 USDT is a pay currency of currencies.ts).
+ * here (as USDT_ERC20 and USDC_ERC20 are, since the Ethereum watcher sees ERC-20 transfers).
  */
 export const MUGGLEPAY_CODES: Readonly<Record<string, PayCurrency | null>> = {
   // Ethereum mainnet
   ETH_ERC20: 'ETH',
-  USDT_ERC20: null,
-  USDC_ERC20: null,
+  USDT_ERC20: 'USDT_ERC20',
+  USDC_ERC20: 'USDC_ERC20',
   // Other networks
   USDT_TRC20: null,
   USDT_ARB: null,
@@ -38,8 +38,8 @@ export const MUGGLEPAY_CODES: Readonly<Record<string, PayCurrency | null>> = {
 
 /**
  * Plain `USDT` / `USDC` (what the WHMCS plugin sends; older MugglePay docs list them without a
- * network): the ERC-20 token on Ethereum, the one network this service watches for them, so
- * they become available together with USDT_ERC20 / USDC_ERC20 above.
+ * network): the ERC-20 token on Ethereum, the one network this service watches for them; they
+ * follow USDT_ERC20 / USDC_ERC20 above.
  */
 export const MUGGLEPAY_ALIASES: Readonly<Record<string, string>> = {
   USDT: 'USDT_ERC20',

@@ -7,6 +7,7 @@ import type { PaymentMethods } from '#shared/payments/methods';
 import { NoRateProvider, type RateProvider, StaticRateProvider } from '#shared/payments/rates';
 import { HdPaymentMethods } from '#shared/payments/payment-methods';
 import { SandboxGateway } from '#shared/payments/gateway';
+import { ethereumConfig } from '#shared/payments/watchers/ethereum/config';
 
 /** Sandbox merchants are always priced from the fixed demo table (nothing settles). */
 export const sandboxRateProvider: RateProvider = new StaticRateProvider();
@@ -41,4 +42,5 @@ export const paymentMethods: PaymentMethods = new HdPaymentMethods({
   // PAYMENT_NOT_AVAILABLE for gateways, sandbox merchants the sandbox gateway.
   gateway: undefined,
   sandboxGateway: new SandboxGateway(apiConfig.paymentPageUrl),
+  ethereum: ethereumConfig(process.env),
 });

@@ -457,14 +457,16 @@ describe('MugglePay/MugglePayForWHMCS (curl, json_encode, md5 token with type=FI
     expect(paidView.json.order.status).toBe('PAID');
   });
 
-  it('bitpayxForCrypto sends pay_currency USDT (USDT_ERC20 here): PAYMENT_NOT_AVAILABLE naming what can be taken, nothing stored, on every view', async () => {
+  it('bitpayxForCrypto sends pay_currency USDT: checked out in USDT_ERC20 (plain USDT is Tether on Ethereum here), an Ethereum address to pay', async () => {
     const invoiceId = 50_000 + (counter += 1) + (process.pid % 1000) * 100;
-    for (let view = 0; view < 2; view += 1) {
-      const response = await send({ method: 'POST', path: '/v1/orders', headers: headers(), body: payData(invoiceId, 'https://whmcs.example/', 'USDT', 'bitpayxForCrypto') });
-      expect(response.json).toMatchObject({ status: 400, error_code: 'PAYMENT_NOT_AVAILABLE' });
-      expect(response.json.error).toContain('USDT');
-      expect(response.json.error).toContain('BTC');
-    }
+    const created = await send({ method: 'POST', path: '/v1/orders', headers: headers(), body: payData(invoiceId, 'https://whmcs.example/', 'USDT', 'bitpayxForCrypto') });
+    expect(created.status, created.text).toBe(200);
+    expect(created.json).toMatchObject({ status: 201, order: { pay_currency: 'USDT_ERC20', price_currency: 'CNY', price_amount: 19.9 } });
+    const got = await send({ method: 'GET', path: `/v1/orders/${created.json.order.order_id}`, headers: headers() });
+    expect(got.json.invoice.pay_currency).toBe('USDT_ERC20');
+    expect(got.json.invoice.address).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    const view = await send({ method: 'POST', path: '/v1/orders', headers: headers(), body: payData(invoiceId, 'https://whmcs.example/', 'USDT', 'bitpayxForCrypto') });
+    expect(view.json).toMatchObject({ status: 400, error_code: 'ORDER_MERCHANTID_EXIST', order: { order_id: created.json.order.order_id, status: 'NEW' } });
   });
 });
 
