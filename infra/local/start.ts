@@ -15,7 +15,7 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   process.exit(2);
 }
 
-const runtime = await startRuntime({
+export const runtime = await startRuntime({
   port,
   host: process.env.HOST,
   dataDir: process.env.DATA_DIR ?? '.data',
