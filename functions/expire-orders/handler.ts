@@ -1,4 +1,4 @@
-import { logger } from '#shared/http/logger';
+import { logger } from '#shared/core/logger';
 import { expireDueOrders } from '#shared/services/lifecycle';
 
 /** Scheduled (EventBridge, every minute in AWS; EXPIRY_SWEEP_SECONDS locally): expires due NEW orders. */

@@ -1,4 +1,4 @@
-import { ConfigError, nonNegativeInteger, positiveInteger } from '#shared/env';
+import { ConfigError, nonNegativeInteger, positiveInteger } from '#shared/core/env';
 import { deriveAddress, type AddressCurrency } from '#shared/payments/addresses/index';
 
 /**

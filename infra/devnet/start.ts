@@ -14,7 +14,7 @@ import { rmSync } from 'node:fs';
 import { buyer, deployer, deployTokens, devnetClients, GENESIS_WEI } from '#infra/devnet/chain';
 import { startDevnetNode } from '#infra/devnet/node';
 import { DEVNET_DATA_DIR, writeDevnetState } from '#infra/devnet/state';
-import { nonNegativeInteger, positiveInteger } from '#shared/env';
+import { nonNegativeInteger, positiveInteger } from '#shared/core/env';
 
 const dataDir = process.env.DATA_DIR ?? DEVNET_DATA_DIR;
 rmSync(dataDir, { recursive: true, force: true });

@@ -5,7 +5,7 @@
  */
 import { LOCAL_AWS_ENV } from '#infra/local/dynamodb';
 import { startRuntime } from '#infra/local/runtime';
-import { positiveInteger } from '#shared/env';
+import { positiveInteger } from '#shared/core/env';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= LOCAL_AWS_ENV.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED;
 

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * Which status changes a merchant's callback_url hears about. 'paid' (the default): only the
  * change to PAID, what MugglePay's plugins are built for (WooCommerce marks a shop order paid
@@ -42,3 +44,11 @@ export interface Merchant extends MerchantProfile {
   /** Standard Webhooks secret, `whsec_<base64>`. */
   callback_secret: string;
 }
+
+/** Tokens are stored only as this hash (hex SHA-256): a leaked table leaks no usable token. */
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+/** What an API token may look like (checked before any read). */
+export const TOKEN_PATTERN = /^[\x21-\x7e]{16,256}$/;

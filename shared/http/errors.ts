@@ -8,7 +8,7 @@ import {
 } from '#shared/domain/errors';
 import { asStoreError } from '#shared/store/errors';
 import { json } from '#shared/http/responses';
-import { logger } from '#shared/http/logger';
+import { logger } from '#shared/core/logger';
 
 /**
  * Maps any error to the contract's bodies. The spec's three errors keep their exact shapes

@@ -1,11 +1,11 @@
 import { PRICE_CURRENCIES } from '#shared/domain/currencies';
 import { PAY_CODES } from '#shared/domain/pay-codes';
-import { ORDER_STATUSES } from '#shared/domain/statuses';
-import { MAX_OFFSET } from '#shared/limits';
+import { ORDER_STATUSES, type OrderStatus } from '#shared/domain/statuses';
+import { MAX_OFFSET } from '#shared/domain/limits';
 
 /**
  * Request schemas: the single source for validation (precompiled by `npm run validators` into
- * shared/http/validators.generated.ts) and for the OpenAPI document (shared/schemas/openapi.ts). Limits are the contract's: title 200 and
+ * shared/http/validators.generated.ts) and for the OpenAPI document (tools/openapi/document.ts). Limits are the contract's: title 200 and
  * description 800 characters (ajv counts code points, not bytes), URLs 2048.
  *
  * What real MugglePay clients send is accepted (DESIGN.md section 2): unknown fields are
@@ -137,3 +137,31 @@ export const sandboxRefundBodySchema = {
     txid: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_.:-]+$' },
   },
 } as const;
+
+/** Create Order's body after schema validation (createOrderBodySchema). */
+export interface CreateOrderInput {
+  /** The body reader hands a numeric merchant_order_id over as its digits (shared/http/json-body.ts). */
+  merchant_order_id?: string | number;
+  /** A decimal string: the JSON number's own text, or the string sent (shared/http/json-body.ts). */
+  price_amount: string | number;
+  price_currency?: string;
+  pay_currency?: string;
+  title?: string;
+  description?: string;
+  callback_url?: string;
+  cancel_url?: string;
+  success_url?: string;
+  mobile?: boolean;
+  fast?: boolean;
+  token?: string;
+  /** MugglePay's 2025 name for `token`. */
+  merchant_token?: string;
+  email?: string;
+}
+
+/** Get Orders' query after schema validation (listOrdersQuerySchema). */
+export interface ListOrdersQuery {
+  status?: OrderStatus;
+  limit?: number;
+  offset?: number;
+}

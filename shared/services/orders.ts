@@ -1,5 +1,5 @@
 import { checkCallbackUrl } from '#shared/callbacks/ssrf';
-import { apiConfig } from '#shared/config';
+import { apiConfig, callbackUrlConfig } from '#shared/core/config';
 import { isGateway } from '#shared/domain/currencies';
 import {
   InvalidParameterError,
@@ -11,36 +11,14 @@ import {
 import { isId, newId, newTimeOrderedId, orderIdFor } from '#shared/domain/ids';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { formatDecimal, type Decimal } from '#shared/domain/money';
-import { checkedOutWith, createdOrderView, type Invoice, type Order } from '#shared/domain/order';
+import { checkedOutWith, createdOrderView, type Invoice, newOrder, type Order, orderPrice, touch } from '#shared/domain/order';
 import { payCurrencyFor } from '#shared/domain/pay-codes';
 import { parsePrice } from '#shared/domain/price';
 import { paymentMethods, rateProvider, sandboxRateProvider } from '#shared/payments/providers';
 import { payAmountFor, RateUnavailableError, receiveAmountFor } from '#shared/payments/rates';
-import { changeOrder, touch } from '#shared/services/order-changes';
+import { changeOrder } from '#shared/services/order-changes';
 import { findOrderIdByGuard, findOrderWithInvoice, insertOrder } from '#shared/store/orders';
-
-/**
- * Create Order's body after schema validation (see shared/schemas/orders.ts). The body reader
- * hands numbers of the exact fields over as their text: `price_amount` is a decimal string,
- * a numeric `merchant_order_id` its digits.
- */
-export interface CreateOrderInput {
-  merchant_order_id?: string | number;
-  price_amount: string | number;
-  price_currency?: string;
-  pay_currency?: string;
-  title?: string;
-  description?: string;
-  callback_url?: string;
-  cancel_url?: string;
-  success_url?: string;
-  mobile?: boolean;
-  fast?: boolean;
-  token?: string;
-  /** MugglePay's 2025 name for `token`. */
-  merchant_token?: string;
-  email?: string;
-}
+import type { CreateOrderInput } from '#shared/schemas/orders';
 
 /** The callback token under either of its names; both given must agree. */
 function callbackToken(input: Pick<CreateOrderInput, 'token' | 'merchant_token'>): string {
@@ -56,7 +34,7 @@ export function paymentUrlFor(order: Order, invoice?: Invoice): string {
   if (order.fast && invoice?.gateway_url && (order.pay_currency === 'ALIPAY' || order.pay_currency === 'ALIGLOBAL')) {
     return invoice.gateway_url;
   }
-  const url = new URL(apiConfig.paymentPageUrl);
+  const url = new URL(apiConfig().paymentPageUrl);
   url.searchParams.set('id', order.order_id);
   return url.toString();
 }
@@ -68,7 +46,7 @@ function assertPayable(merchant: MerchantProfile, payCurrency: string): void {
 }
 
 function invoiceTtlSeconds(payCurrency: string): number {
-  return isGateway(payCurrency) ? apiConfig.invoiceTtlGatewaySeconds : apiConfig.invoiceTtlCryptoSeconds;
+  return isGateway(payCurrency) ? apiConfig().invoiceTtlGatewaySeconds : apiConfig().invoiceTtlCryptoSeconds;
 }
 
 /**
@@ -77,8 +55,8 @@ function invoiceTtlSeconds(payCurrency: string): number {
  */
 async function buildInvoice(merchant: MerchantProfile, order: Order, payCurrency: string, now: Date): Promise<Invoice> {
   assertPayable(merchant, payCurrency);
-  const price = parsePrice(order.price_amount, order.price_currency);
-  const rates = merchant.sandbox ? sandboxRateProvider : rateProvider;
+  const price = orderPrice(order);
+  const rates = merchant.sandbox ? sandboxRateProvider : rateProvider();
   let payRate, receiveRate;
   try {
     payRate = await rates.getRate(order.price_currency, payCurrency, now);
@@ -92,7 +70,7 @@ async function buildInvoice(merchant: MerchantProfile, order: Order, payCurrency
   // invoice that becomes current after a lost race is the newest, and reads find it first.
   const invoiceId = newTimeOrderedId();
   const expiresAt = new Date(now.getTime() + invoiceTtlSeconds(payCurrency) * 1000);
-  const details = await paymentMethods.paymentDetails({
+  const details = await paymentMethods().paymentDetails({
     merchant,
     orderId: order.order_id,
     invoiceId,
@@ -134,39 +112,20 @@ export async function createOrder(merchant: MerchantProfile, input: CreateOrderI
   const token = callbackToken(input);
   const payCurrency = input.pay_currency === undefined ? undefined : payCurrencyFor(input.pay_currency);
   // Refuse callback URLs that point into private networks before anything is stored.
-  if (input.callback_url) checkCallbackUrl(input.callback_url, { allowLoopback: apiConfig.allowLoopbackCallbacks });
-  const createdAt = now.toISOString();
+  if (input.callback_url) checkCallbackUrl(input.callback_url, { allowLoopback: callbackUrlConfig().allowLoopback });
   const reference = input.merchant_order_id === undefined ? '' : String(input.merchant_order_id);
   // A reference gives a derived id: the order's own conditional write keeps it unique.
   const derived = reference !== '' && merchant.order_id_key !== undefined;
-  let order: Order = {
-    order_id: derived ? orderIdFor(merchant.order_id_key!, merchant.user_id, reference) : newId(),
-    user_id: merchant.user_id,
-    merchant_order_id: reference,
-    title: input.title ?? '',
-    description: input.description ?? '',
-    callback_url: input.callback_url ?? '',
-    cancel_url: input.cancel_url ?? '',
-    success_url: input.success_url ?? '',
-    token,
-    ...(input.email !== undefined ? { email: input.email } : {}),
-    price_amount: formatDecimal(price),
-    price_currency: priceCurrency,
-    pay_amount: formatDecimal(price),
-    pay_currency: priceCurrency,
-    receive_currency: '',
-    status: 'NEW',
-    created_at: createdAt,
-    updated_at: createdAt,
-    deleted: 0,
-    version: 1,
-    mobile: input.mobile ?? false,
-    fast: (input.fast ?? false) && (payCurrency === 'ALIPAY' || payCurrency === 'ALIGLOBAL'),
+  const identity = {
+    orderId: derived ? orderIdFor(merchant.order_id_key!, merchant.user_id, reference) : newId(),
+    userId: merchant.user_id,
+    reference,
     sandbox: merchant.sandbox,
-    tolerance_percent: merchant.payment_tolerance_percent ?? '0',
-    ...(merchant.callback_statuses === 'all' ? { callback_statuses: 'all' as const } : {}),
-    due_at: new Date(now.getTime() + apiConfig.orderTtlSeconds * 1000).toISOString(),
+    tolerancePercent: merchant.payment_tolerance_percent ?? '0',
+    callbackStatuses: merchant.callback_statuses,
   };
+  const choices = { ...input, token, pay_currency: payCurrency };
+  let order = newOrder(identity, { amount: price, currency: priceCurrency }, choices, apiConfig().orderTtlSeconds, now);
   let invoice: Invoice | undefined;
   if (payCurrency) {
     invoice = await buildInvoice(merchant, order, payCurrency, now);

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { InvalidParameterError, SandboxOnlyError, UnknownOrderError } from '#shared/domain/errors';
 import { isId } from '#shared/domain/ids';
 import type { MerchantProfile } from '#shared/domain/merchant';
+import type { Found } from '#shared/domain/order';
 import { type Decimal, isPositive, parseDecimal } from '#shared/domain/money';
 import { completeRefund, recordPayment } from '#shared/services/lifecycle';
-import type { Found } from '#shared/services/order-changes';
 
 /** The simulated amount, exact as sent (a decimal string, see shared/http/json-body.ts). */
 function paidAmount(text: string | undefined): Decimal | undefined {
