@@ -38,7 +38,7 @@ export const VALIDATORS: Record<string, ValidatorSpec> = {
   createOrderBody: { schema: createOrderBodySchema, type: 'CreateOrderInput' },
   checkoutBody: { schema: checkoutBodySchema, type: '{ order_id?: string; pay_currency: string }' },
   orderActionBody: { schema: orderActionBodySchema, type: '{ order_id?: string }' },
-  sandboxPayBody: { schema: sandboxPayBodySchema, type: '{ amount?: number; confirmations?: number; txid?: string }' },
+  sandboxPayBody: { schema: sandboxPayBodySchema, type: '{ amount?: string; confirmations?: number; txid?: string }' },
   sandboxRefundBody: { schema: sandboxRefundBodySchema, type: '{ txid?: string }' },
   payCheckoutBody: { schema: payCheckoutBodySchema, type: 'PayCheckoutBody' },
   listOrdersQuery: { schema: listOrdersQuerySchema, type: 'ListOrdersQuery', coerce: true },

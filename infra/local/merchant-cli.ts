@@ -1,5 +1,5 @@
 /**
- * `npm run merchant -- create --name NAME [--sandbox] [--token TOKEN]`
+ * `npm run merchant -- create --name NAME [--sandbox] [--token TOKEN] [--callback-statuses paid|all] ...`
  *
  * Creates a merchant and prints one JSON line {"user_id","api_token","callback_secret"}.
  * The table is the running local runtime's (found through DATA_DIR/runtime.json), or, when
@@ -12,7 +12,8 @@ import { stateFile, type RuntimeState } from '#infra/local/runtime';
 
 const USAGE =
   'usage: npm run merchant -- create --name NAME [--sandbox] [--token TOKEN] [--receive-currency USD|USDT|USDC]\n' +
-  '         [--gateway ALIPAY|ALIGLOBAL|WECHAT]... [--tolerance PERCENT] [--xpub CURRENCY=XPUB]...';
+  '         [--gateway ALIPAY|ALIGLOBAL|WECHAT]... [--tolerance PERCENT] [--xpub CURRENCY=XPUB]...\n' +
+  '         [--callback-statuses paid|all]   (callbacks for PAID only, the default, or every status change)';
 
 function fail(message: string): never {
   console.error(message);
@@ -31,6 +32,7 @@ const { positionals, values } = (() => {
         gateway: { type: 'string', multiple: true },
         tolerance: { type: 'string' },
         xpub: { type: 'string', multiple: true },
+        'callback-statuses': { type: 'string' },
       },
     });
   } catch (error) {
@@ -66,6 +68,7 @@ try {
     receiveCurrency: values['receive-currency'],
     gateways: values.gateway,
     tolerancePercent: values.tolerance,
+    callbackStatuses: values['callback-statuses'],
     xpubs: Object.fromEntries((values.xpub ?? []).map((entry) => entry.split('=', 2) as [string, string])),
   });
   console.log(JSON.stringify(credentials));

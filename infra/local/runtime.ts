@@ -86,7 +86,8 @@ async function seedDemoMerchant(dataDir: string | undefined, demoApiToken: strin
     const merchant = found && (await findMerchant(found.merchant.user_id));
     if (merchant) return { user_id: merchant.user_id, api_token: token, callback_secret: merchant.callback_secret };
   }
-  const created = await createMerchant({ name: 'Demo Shop', sandbox: true, apiToken: token });
+  // The demo hears every status change, to show them all.
+  const created = await createMerchant({ name: 'Demo Shop', sandbox: true, apiToken: token, callbackStatuses: 'all' });
   // Local convenience only: the demo's token is kept in plain text in the data folder.
   if (demoFile) writeFileSync(demoFile, JSON.stringify(created), { mode: 0o600 });
   return created;

@@ -1,15 +1,16 @@
 import { callbackBody } from '#shared/callbacks/payload';
 import { type Delivery, eventIdFor } from '#shared/callbacks/delivery';
-import type { Order } from '#shared/domain/order';
+import { callsBackNow, type Order } from '#shared/domain/order';
 
 /**
  * The delivery a status change owes the merchant, or undefined when it owes none: a new
- * order, a write that kept the status (a checkout, a payment's confirmations), or an order
- * without callback_url. Written in the same transaction as the change (a transactional
+ * order, a write that kept the status (a checkout, a payment's confirmations), an order
+ * without callback_url, or a status the merchant is not called for (by default only PAID is;
+ * see CallbackStatuses). Written in the same transaction as the change (a transactional
  * outbox); the table stream's INSERT of it is what sends its first queue job (order-events).
  */
 export function deliveryFor(before: Order | undefined, after: Order, now: Date): Delivery | undefined {
-  if (!before || before.status === after.status || !after.callback_url) return undefined;
+  if (!before || before.status === after.status || !after.callback_url || !callsBackNow(after)) return undefined;
   const eventId = eventIdFor(after.order_id, after.version);
   return {
     event_id: eventId,

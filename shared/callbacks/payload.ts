@@ -5,7 +5,7 @@ const amount = (value: string | undefined): number | null =>
   value === undefined || value === '' ? null : decimalToNumber(parseDecimal(value));
 
 /**
- * The callback body: MugglePay's callback fields (order_id ... token, meta), then what a
+ * The callback body: MugglePay's callback fields (order_id ... token, merchant_token, meta), then what a
  * merchant needs to order and de-duplicate events (event_id, updated_at, version) and the
  * settlement (receive_amount, receive_currency).
  */
@@ -21,6 +21,8 @@ export function callbackBody(order: Order, eventId: string) {
     created_at: order.created_at,
     created_at_t: Date.parse(order.created_at),
     token: order.token,
+    // The same token under its 2025 name, for integrations written against MugglePay's newer docs.
+    merchant_token: order.token,
     meta: {
       invoice_id: order.invoice_id ?? null,
       ...(order.unresolved_reason ? { unresolved_reason: order.unresolved_reason } : {}),

@@ -80,8 +80,20 @@ export class HeadersTooLargeError extends AppError {
   }
 }
 
+/** What a repeated merchant_order_id is answered with besides the error: the order holding it. */
+export interface ExistingOrder {
+  /** The order as Create Order answers it. */
+  order: unknown;
+  payment_url: string;
+}
+
 export class MerchantOrderIdExistsError extends AppError {
-  constructor() {
+  /**
+   * `existing`: the order already holding the reference. Its answer carries it, as
+   * MugglePay's does: WooCommerce sends the buyer to its `payment_url`, WHMCS reads
+   * `order.order_id` and `order.status` from it on every invoice view.
+   */
+  constructor(readonly existing?: ExistingOrder) {
     super(400, 'ORDER_MERCHANTID_EXIST', 'Order with same merchant_order_id exists.');
   }
 }

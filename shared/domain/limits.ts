@@ -14,3 +14,9 @@ export const MAX_OFFSET = 1000;
  * a gap of unused addresses (see README, "Keys, accounts and gateways").
  */
 export const MAX_INVOICES_PER_ORDER = 10;
+
+/**
+ * Fields one request body may have. Unknown fields are ignored (real MugglePay clients send
+ * some), but not without bound: the largest body the contract defines has 15 fields.
+ */
+export const MAX_BODY_FIELDS = 50;

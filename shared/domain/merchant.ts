@@ -1,6 +1,15 @@
 import { createHash } from 'node:crypto';
 
 /**
+ * Which status changes a merchant's callback_url hears about. 'paid' (the default): only the
+ * change to PAID, what MugglePay's plugins are built for (WooCommerce marks a shop order paid
+ * on any callback whose token verifies, whatever its status). 'all': every status change.
+ */
+export type CallbackStatuses = 'paid' | 'all';
+
+export const CALLBACK_STATUSES: readonly CallbackStatuses[] = ['paid', 'all'];
+
+/**
  * A merchant account. The API token and callback secret are shown once, at creation; the
  * store keeps only the token's SHA-256 hash. The callback secret must stay readable because
  * every callback is signed with it.
@@ -16,6 +25,8 @@ export interface MerchantProfile {
   gateways: string[];
   /** Accepted deviation of a payment from the invoice amount, in percent ("0" by default). */
   payment_tolerance_percent?: string;
+  /** Which status changes are called back (absent: 'paid', see {@link CallbackStatuses}). */
+  callback_statuses?: CallbackStatuses;
   /** The merchant's own account-level extended public keys (BTC, LTC, BCH, ETH). */
   xpubs?: Partial<Record<string, string>>;
   created_at: string;

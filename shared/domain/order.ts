@@ -1,3 +1,4 @@
+import type { CallbackStatuses } from '#shared/domain/merchant';
 import { type Decimal, decimalToNumber, formatDecimal, parseDecimal } from '#shared/domain/money';
 import type { OrderStatus } from '#shared/domain/statuses';
 import { assertTransition, type UnresolvedReason } from '#shared/domain/status-machine';
@@ -18,6 +19,8 @@ export interface Order {
   success_url: string;
   /** The merchant's callback validation token (never the API token). */
   token: string;
+  /** The buyer's e-mail address, when the merchant gave one. */
+  email?: string;
   price_amount: string;
   price_currency: string;
   pay_amount: string;
@@ -45,6 +48,8 @@ export interface Order {
   due_at?: string;
   /** The merchant's payment tolerance (percent) when the order was made. */
   tolerance_percent?: string;
+  /** The merchant's callback setting when the order was made (absent: 'paid'). */
+  callback_statuses?: CallbackStatuses;
   /** Set when the order is (or was) UNRESOLVED. */
   unresolved_reason?: UnresolvedReason;
 }
@@ -57,6 +62,7 @@ export interface OrderChoices {
   cancel_url?: string;
   success_url?: string;
   token?: string;
+  email?: string;
   mobile?: boolean;
   fast?: boolean;
   pay_currency?: string;
@@ -68,7 +74,14 @@ export interface OrderChoices {
  * after `now` unless it is checked out first.
  */
 export function newOrder(
-  identity: { orderId: string; userId: number; reference: string; sandbox: boolean; tolerancePercent: string },
+  identity: {
+    orderId: string;
+    userId: number;
+    reference: string;
+    sandbox: boolean;
+    tolerancePercent: string;
+    callbackStatuses?: CallbackStatuses;
+  },
   price: { amount: Decimal; currency: string },
   choices: OrderChoices,
   ttlSeconds: number,
@@ -85,6 +98,7 @@ export function newOrder(
     cancel_url: choices.cancel_url ?? '',
     success_url: choices.success_url ?? '',
     token: choices.token ?? '',
+    ...(choices.email !== undefined ? { email: choices.email } : {}),
     price_amount: formatDecimal(price.amount),
     price_currency: price.currency,
     pay_amount: formatDecimal(price.amount),
@@ -100,6 +114,7 @@ export function newOrder(
     fast: (choices.fast ?? false) && (choices.pay_currency === 'ALIPAY' || choices.pay_currency === 'ALIGLOBAL'),
     sandbox: identity.sandbox,
     tolerance_percent: identity.tolerancePercent,
+    ...(identity.callbackStatuses === 'all' ? { callback_statuses: 'all' as const } : {}),
     due_at: new Date(now.getTime() + ttlSeconds * 1000).toISOString(),
   };
 }
@@ -118,6 +133,14 @@ export function checkedOutWith(order: Order, invoice: Invoice): Order {
     shown_invoices: { ...order.shown_invoices, [invoice.pay_currency]: invoice.invoice_id },
     due_at: invoice.expired_at,
   };
+}
+
+/**
+ * Whether the order's change to its current status is called back: PAID always, any other
+ * status only for merchants that opted in to every change.
+ */
+export function callsBackNow(order: Pick<Order, 'status' | 'callback_statuses'>): boolean {
+  return order.status === 'PAID' || order.callback_statuses === 'all';
 }
 
 /** One on-chain (or gateway) payment seen for an invoice. */
@@ -193,6 +216,7 @@ export function orderView(order: Order) {
     cancel_url: order.cancel_url,
     success_url: order.success_url,
     token: order.token,
+    email: order.email ?? '',
     price_amount: amount(order.price_amount),
     price_currency: order.price_currency,
     pay_amount: amount(order.pay_amount),
@@ -228,7 +252,11 @@ export function invoiceView(invoice: Invoice) {
     expired_at_t: epochMillis(invoice.expired_at),
     payment_address: invoice.payment_address,
     payment_uri: invoice.payment_uri,
-    ...(invoice.memo !== undefined ? { memo: invoice.memo } : {}),
+    // MugglePay's names (its GetOrder; the Go SDK reads Invoice.Address): where to pay, the
+    // memo the transfer must carry ('' when none) and what to encode in a QR code.
+    address: invoice.payment_address,
+    memo: invoice.memo ?? '',
+    qrcode: invoice.payment_uri,
   };
 }
 

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import middy from '@middy/core';
 import httpEventNormalizer from '@middy/http-event-normalizer';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
-import httpJsonBodyParser from '@middy/http-json-body-parser';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { ValidateFunction } from 'ajv';
@@ -13,13 +12,11 @@ import { MAX_BODY_BYTES } from '#shared/domain/limits';
 import { authenticate } from '#shared/http/auth';
 import { errorResponse } from '#shared/http/errors';
 import { idempotency } from '#shared/http/idempotency';
+import { type ExactField, lenientBody, parseJsonBody } from '#shared/http/json-body';
 import { logger } from '#shared/core/logger';
 import { validationError } from '#shared/http/validation';
 
 type Event = APIGatewayProxyEventV2;
-
-// 6.4's typings lack this option although its code reads it.
-const LENIENT_JSON = { disableContentTypeCheck: true } as unknown as Parameters<typeof httpJsonBodyParser>[0];
 type Result = APIGatewayProxyStructuredResultV2;
 type Request = middy.Request<Event, Result, Error, Context>;
 
@@ -45,6 +42,11 @@ export interface ApiOptions<TBody, TQuery> {
    * (the payment page's endpoints, where the unguessable order id is the only capability).
    */
   auth?: 'merchant' | 'public';
+  /**
+   * Body fields whose JSON numbers reach the endpoint as their exact text (see
+   * shared/http/json-body.ts): amounts, and a numeric merchant_order_id's digits.
+   */
+  exact?: Readonly<Record<string, ExactField>>;
 }
 
 /** State the middlewares hand to the endpoint, kept off the event's public shape. */
@@ -56,17 +58,22 @@ const stateOf = (event: Event) => {
   return state;
 };
 
-/** Refuses oversized bodies before parsing; an absent body reads as `{}`. */
-const bodyGuard = (): middy.MiddlewareObj<Event, Result> => ({
+/**
+ * Reads the body: refuses an oversized one before parsing, parses the rest losslessly whatever
+ * the content-type says (clients that forget the header still work), and applies the leniency
+ * real MugglePay clients need (shared/http/json-body.ts). An absent or blank body reads as `{}`.
+ */
+const bodyReader = (exact: Readonly<Record<string, ExactField>>): middy.MiddlewareObj<Event, Result> => ({
   before: (request: Request) => {
     const { event } = request;
     const raw = event.body ?? '';
     const size = event.isBase64Encoded ? Math.floor((raw.length * 3) / 4) : Buffer.byteLength(raw, 'utf8');
     if (size > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
-    if (raw.trim() === '') {
-      event.body = '{}';
-      event.isBase64Encoded = false;
-    }
+    const text = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
+    const body = text.trim() === '' ? {} : lenientBody(parseJsonBody(text), exact);
+    // The parsed body replaces the text: the Idempotency-Key fingerprint reads it.
+    (event as { body?: unknown }).body = body;
+    event.isBase64Encoded = false;
   },
 });
 
@@ -101,9 +108,10 @@ const errorMapper = (): middy.MiddlewareObj<Event, Result> => ({
 });
 
 /**
- * The shared middy stack of every merchant endpoint: header normalizer, body guard, JSON body
- * parser, ajv validation, token auth, Idempotency-Key, then the error mapper. The endpoint function gets typed
- * input and returns the response.
+ * The shared middy stack of every endpoint: header normalizer, token auth (first, so an
+ * anonymous caller learns nothing of the schema), body reader, ajv validation,
+ * Idempotency-Key, then the error mapper. The endpoint function gets typed input and returns
+ * the response.
  */
 export function apiHandler<TBody = undefined, TQuery = undefined>(
   options: ApiOptions<TBody, TQuery>,
@@ -113,10 +121,9 @@ export function apiHandler<TBody = undefined, TQuery = undefined>(
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(httpEventNormalizer())
     .use(httpHeaderNormalizer());
-  // Parse JSON whatever the content-type says: clients that forget the header still work.
-  if (options.body) stack.use(bodyGuard()).use(httpJsonBodyParser(LENIENT_JSON));
-  stack.use(validate(options));
   if (options.auth !== 'public') stack.use(merchantAuth());
+  if (options.body) stack.use(bodyReader(options.exact ?? {}));
+  stack.use(validate(options));
   // Keys are per merchant; the page's public calls have one scope per path, hashed so that
   // any path (however long) makes a key DynamoDB accepts.
   stack.use(

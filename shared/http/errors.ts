@@ -2,7 +2,7 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import {
   AppError,
   InvalidPriceError,
-  MalformedJsonError,
+  MerchantOrderIdExistsError,
   OrderDoesNotExistError,
   OrderNotFoundError,
 } from '#shared/domain/errors';
@@ -10,25 +10,23 @@ import { asStoreError } from '#shared/store/errors';
 import { json } from '#shared/http/responses';
 import { logger } from '#shared/core/logger';
 
-/** The middy JSON body parser reports unparsable bodies as its own HTTP error. */
-function fromBodyParser(error: unknown): AppError | undefined {
-  const cause = (error as { cause?: { package?: string } }).cause;
-  return cause?.package === '@middy/http-json-body-parser' ? new MalformedJsonError() : undefined;
-}
-
 /**
  * Maps any error to the contract's bodies. The spec's three errors keep their exact shapes
  * (key order included); every other known error is `{status, error, error_code}`; anything
  * unexpected is a bare 500 whose details go to the log only.
  */
 export function errorResponse(raw: unknown): APIGatewayProxyStructuredResultV2 {
-  const error = fromBodyParser(raw) ?? asStoreError(raw);
+  const error = asStoreError(raw);
   if (error instanceof OrderNotFoundError) {
     // Spec quirk: misspelt key and a string status.
     return json(404, { eror: error.message, status: '404' });
   }
   if (error instanceof OrderDoesNotExistError) return json(422, { error: error.message, status: 422 });
   if (error instanceof InvalidPriceError) return json(400, { status: 400, error: error.message });
+  if (error instanceof MerchantOrderIdExistsError && error.existing) {
+    const { order, payment_url } = error.existing;
+    return json(400, { status: 400, error: error.message, error_code: error.code, order, payment_url });
+  }
   if (error instanceof AppError) {
     if (error.statusCode >= 500) logger.warn('request failed', { error: error.code, cause: String(error.cause) });
     return json(error.statusCode, { status: error.statusCode, error: error.message, error_code: error.code });

@@ -14,9 +14,10 @@ const FORMATS = { 'http-url': isHttpUrl };
 
 /** The CreateOrderBody schema. */
 export const createOrderBody = /* @__PURE__ */ (() => {
-const schema11 = {"$id":"CreateOrderBody","type":"object","additionalProperties":false,"required":["price_amount"],"properties":{"merchant_order_id":{"type":["string","integer"],"maxLength":255,"description":"The merchant's own unique reference (numbers are accepted and stored as strings)."},"price_amount":{"type":"number","description":"Price in price_currency, above 0, at most the currency's decimals."},"price_currency":{"type":"string","enum":["USD","CNY","EUR","GBP","HKD","SGD","CAD","AUD","JPY","BTC","LTC","BCH","ETH","EOS","LBTC","USDT","USDC"],"default":"USD","description":"Currency of the price. Default USD."},"pay_currency":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20"],"description":"Check the order out at once in this currency (gateways must be enabled for the merchant)."},"title":{"type":"string","maxLength":200},"description":{"type":"string","maxLength":800},"callback_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Receives a signed POST on every status change."},"cancel_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Where the buyer goes after cancelling."},"success_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Where the buyer goes after paying."},"mobile":{"type":"boolean","description":"Gateways: the app link instead of the PC QR page."},"fast":{"type":"boolean","description":"ALIPAY/ALIGLOBAL only: payment_url is the gateway's own link."},"token":{"type":"string","maxLength":255,"description":"Merchant-chosen token echoed in every callback."}}};
-const func2 = Object.prototype.hasOwnProperty;
-const func3 = runtime_ucs2length;
+const schema11 = {"$id":"CreateOrderBody","type":"object","additionalProperties":true,"maxProperties":50,"required":["price_amount"],"properties":{"merchant_order_id":{"type":["string","integer"],"maxLength":255,"description":"The merchant's own unique reference (a number is accepted and stored as the digits sent)."},"price_amount":{"type":["number","string"],"pattern":"^-?[0-9]+(\\.[0-9]+)?$","maxLength":40,"description":"Price in price_currency, above 0, at most the currency's decimals: a JSON number or a decimal string (\"19.90\"), read exactly."},"price_currency":{"type":"string","enum":["USD","CNY","EUR","GBP","HKD","SGD","CAD","AUD","JPY","BTC","LTC","BCH","ETH","EOS","LBTC","USDT","USDC"],"default":"USD","description":"Currency of the price. Default USD."},"pay_currency":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20","ETH_ERC20","USDT_TRC20","USDT_ARB","USDT_BNB","USDT_CELO","USDT_TON","USDC_ARB","USDC_SOL","USDC_BASE","USDC_POL","USDC_XLM","ETH_ARB","ETH_BASE","TON","CUSD","PYUSD","P2P_BTC","USDT","USDC"],"description":"Check the order out at once in this currency (gateways must be enabled for the merchant). This service's codes, or MugglePay's (ETH_ERC20 is ETH; USDT and USDC mean USDT_ERC20 and USDC_ERC20). A code this service cannot take yet is answered 400 PAYMENT_NOT_AVAILABLE, naming those it can."},"title":{"type":"string","maxLength":200},"description":{"type":"string","maxLength":800},"callback_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Receives a signed POST on every status change."},"cancel_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Where the buyer goes after cancelling."},"success_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Where the buyer goes after paying."},"mobile":{"type":"boolean","description":"Gateways: the app link instead of the PC QR page."},"fast":{"type":"boolean","description":"ALIPAY/ALIGLOBAL only: payment_url is the gateway's own link."},"token":{"type":"string","maxLength":255,"description":"Merchant-chosen token echoed in every callback."},"merchant_token":{"type":"string","maxLength":255,"description":"The same as token (its name in MugglePay's 2025 docs); if both are sent they must be equal."},"email":{"type":"string","maxLength":254,"pattern":"^[^\\s@]+@[^\\s@]+$","description":"The buyer's e-mail address (MugglePay's 2026 docs); kept on the order and shown in Get Order."}}};
+const func2 = runtime_ucs2length;
+const pattern0 = new RegExp("^-?[0-9]+(\\.[0-9]+)?$", "u");
+const pattern1 = new RegExp("^[^\\s@]+@[^\\s@]+$", "u");
 const formats0 = FORMATS["http-url"];
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -25,21 +26,17 @@ let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length > 50){
+validate10.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties"}];
+return false;
+}
+else {
 let missing0;
 if((data.price_amount === undefined) && (missing0 = "price_amount")){
 validate10.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(func2.call(schema11.properties, key0))){
-validate10.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
 if(data.merchant_order_id !== undefined){
 let data0 = data.merchant_order_id;
 const _errs2 = errors;
@@ -49,7 +46,7 @@ return false;
 }
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func3(data0) > 255){
+if(func2(data0) > 255){
 validate10.errors = [{instancePath:instancePath+"/merchant_order_id",schemaPath:"#/properties/merchant_order_id/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
@@ -64,9 +61,23 @@ if(valid0){
 if(data.price_amount !== undefined){
 let data1 = data.price_amount;
 const _errs4 = errors;
-if(!((typeof data1 == "number") && (isFinite(data1)))){
-validate10.errors = [{instancePath:instancePath+"/price_amount",schemaPath:"#/properties/price_amount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+if((!((typeof data1 == "number") && (isFinite(data1)))) && (typeof data1 !== "string")){
+validate10.errors = [{instancePath:instancePath+"/price_amount",schemaPath:"#/properties/price_amount/type",keyword:"type",params:{type: schema11.properties.price_amount.type},message:"must be number,string"}];
 return false;
+}
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func2(data1) > 40){
+validate10.errors = [{instancePath:instancePath+"/price_amount",schemaPath:"#/properties/price_amount/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
+return false;
+}
+else {
+if(!pattern0.test(data1)){
+validate10.errors = [{instancePath:instancePath+"/price_amount",schemaPath:"#/properties/price_amount/pattern",keyword:"pattern",params:{pattern: "^-?[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^-?[0-9]+(\\.[0-9]+)?$"+"\""}];
+return false;
+}
+}
+}
 }
 var valid0 = _errs4 === errors;
 }
@@ -98,7 +109,7 @@ if(typeof data3 !== "string"){
 validate10.errors = [{instancePath:instancePath+"/pay_currency",schemaPath:"#/properties/pay_currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if(!(((((((((((data3 === "ALIPAY") || (data3 === "ALIGLOBAL")) || (data3 === "WECHAT")) || (data3 === "BTC")) || (data3 === "LTC")) || (data3 === "ETH")) || (data3 === "EOS")) || (data3 === "BCH")) || (data3 === "LBTC")) || (data3 === "USDT_ERC20")) || (data3 === "USDC_ERC20"))){
+if(!((((((((((((((((((((((((((((((data3 === "ALIPAY") || (data3 === "ALIGLOBAL")) || (data3 === "WECHAT")) || (data3 === "BTC")) || (data3 === "LTC")) || (data3 === "ETH")) || (data3 === "EOS")) || (data3 === "BCH")) || (data3 === "LBTC")) || (data3 === "USDT_ERC20")) || (data3 === "USDC_ERC20")) || (data3 === "ETH_ERC20")) || (data3 === "USDT_TRC20")) || (data3 === "USDT_ARB")) || (data3 === "USDT_BNB")) || (data3 === "USDT_CELO")) || (data3 === "USDT_TON")) || (data3 === "USDC_ARB")) || (data3 === "USDC_SOL")) || (data3 === "USDC_BASE")) || (data3 === "USDC_POL")) || (data3 === "USDC_XLM")) || (data3 === "ETH_ARB")) || (data3 === "ETH_BASE")) || (data3 === "TON")) || (data3 === "CUSD")) || (data3 === "PYUSD")) || (data3 === "P2P_BTC")) || (data3 === "USDT")) || (data3 === "USDC"))){
 validate10.errors = [{instancePath:instancePath+"/pay_currency",schemaPath:"#/properties/pay_currency/enum",keyword:"enum",params:{allowedValues: schema11.properties.pay_currency.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
@@ -113,7 +124,7 @@ let data4 = data.title;
 const _errs10 = errors;
 if(errors === _errs10){
 if(typeof data4 === "string"){
-if(func3(data4) > 200){
+if(func2(data4) > 200){
 validate10.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
 return false;
 }
@@ -134,7 +145,7 @@ let data5 = data.description;
 const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data5 === "string"){
-if(func3(data5) > 800){
+if(func2(data5) > 800){
 validate10.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 800},message:"must NOT have more than 800 characters"}];
 return false;
 }
@@ -156,7 +167,7 @@ const _errs14 = errors;
 if(errors === _errs14){
 if(errors === _errs14){
 if(typeof data6 === "string"){
-if(func3(data6) > 2048){
+if(func2(data6) > 2048){
 validate10.errors = [{instancePath:instancePath+"/callback_url",schemaPath:"#/properties/callback_url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
 return false;
 }
@@ -185,7 +196,7 @@ const _errs16 = errors;
 if(errors === _errs16){
 if(errors === _errs16){
 if(typeof data7 === "string"){
-if(func3(data7) > 2048){
+if(func2(data7) > 2048){
 validate10.errors = [{instancePath:instancePath+"/cancel_url",schemaPath:"#/properties/cancel_url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
 return false;
 }
@@ -214,7 +225,7 @@ const _errs18 = errors;
 if(errors === _errs18){
 if(errors === _errs18){
 if(typeof data8 === "string"){
-if(func3(data8) > 2048){
+if(func2(data8) > 2048){
 validate10.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
 return false;
 }
@@ -266,7 +277,7 @@ let data11 = data.token;
 const _errs24 = errors;
 if(errors === _errs24){
 if(typeof data11 === "string"){
-if(func3(data11) > 255){
+if(func2(data11) > 255){
 validate10.errors = [{instancePath:instancePath+"/token",schemaPath:"#/properties/token/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
@@ -280,6 +291,56 @@ var valid0 = _errs24 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.merchant_token !== undefined){
+let data12 = data.merchant_token;
+const _errs26 = errors;
+if(errors === _errs26){
+if(typeof data12 === "string"){
+if(func2(data12) > 255){
+validate10.errors = [{instancePath:instancePath+"/merchant_token",schemaPath:"#/properties/merchant_token/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+return false;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/merchant_token",schemaPath:"#/properties/merchant_token/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs26 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.email !== undefined){
+let data13 = data.email;
+const _errs28 = errors;
+if(errors === _errs28){
+if(typeof data13 === "string"){
+if(func2(data13) > 254){
+validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/maxLength",keyword:"maxLength",params:{limit: 254},message:"must NOT have more than 254 characters"}];
+return false;
+}
+else {
+if(!pattern1.test(data13)){
+validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/pattern",keyword:"pattern",params:{pattern: "^[^\\s@]+@[^\\s@]+$"},message:"must match pattern \""+"^[^\\s@]+@[^\\s@]+$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs28 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }
@@ -308,8 +369,8 @@ return validate10;
 
 /** The CheckoutOrderBody schema. */
 export const checkoutBody = /* @__PURE__ */ (() => {
-const schema12 = {"$id":"CheckoutOrderBody","type":"object","additionalProperties":false,"required":["pay_currency"],"properties":{"order_id":{"type":"string","maxLength":64,"description":"Optional; must equal the path id when given."},"pay_currency":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20"]}}};
-const func3 = runtime_ucs2length;
+const schema12 = {"$id":"CheckoutOrderBody","type":"object","additionalProperties":true,"maxProperties":50,"required":["pay_currency"],"properties":{"order_id":{"type":"string","maxLength":64,"description":"Optional; must equal the path id when given."},"pay_currency":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20","ETH_ERC20","USDT_TRC20","USDT_ARB","USDT_BNB","USDT_CELO","USDT_TON","USDC_ARB","USDC_SOL","USDC_BASE","USDC_POL","USDC_XLM","ETH_ARB","ETH_BASE","TON","CUSD","PYUSD","P2P_BTC","USDT","USDC"],"description":"This service's codes, or MugglePay's (ETH_ERC20 is ETH; USDT and USDC mean USDT_ERC20 and USDC_ERC20). A code this service cannot take yet is answered 400 PAYMENT_NOT_AVAILABLE, naming those it can."}}};
+const func2 = runtime_ucs2length;
 
 function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="CheckoutOrderBody" */;
@@ -317,27 +378,23 @@ let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length > 50){
+validate11.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties"}];
+return false;
+}
+else {
 let missing0;
 if((data.pay_currency === undefined) && (missing0 = "pay_currency")){
 validate11.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!((key0 === "order_id") || (key0 === "pay_currency"))){
-validate11.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
 if(data.order_id !== undefined){
 let data0 = data.order_id;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func3(data0) > 64){
+if(func2(data0) > 64){
 validate11.errors = [{instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
@@ -360,7 +417,7 @@ if(typeof data1 !== "string"){
 validate11.errors = [{instancePath:instancePath+"/pay_currency",schemaPath:"#/properties/pay_currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if(!(((((((((((data1 === "ALIPAY") || (data1 === "ALIGLOBAL")) || (data1 === "WECHAT")) || (data1 === "BTC")) || (data1 === "LTC")) || (data1 === "ETH")) || (data1 === "EOS")) || (data1 === "BCH")) || (data1 === "LBTC")) || (data1 === "USDT_ERC20")) || (data1 === "USDC_ERC20"))){
+if(!((((((((((((((((((((((((((((((data1 === "ALIPAY") || (data1 === "ALIGLOBAL")) || (data1 === "WECHAT")) || (data1 === "BTC")) || (data1 === "LTC")) || (data1 === "ETH")) || (data1 === "EOS")) || (data1 === "BCH")) || (data1 === "LBTC")) || (data1 === "USDT_ERC20")) || (data1 === "USDC_ERC20")) || (data1 === "ETH_ERC20")) || (data1 === "USDT_TRC20")) || (data1 === "USDT_ARB")) || (data1 === "USDT_BNB")) || (data1 === "USDT_CELO")) || (data1 === "USDT_TON")) || (data1 === "USDC_ARB")) || (data1 === "USDC_SOL")) || (data1 === "USDC_BASE")) || (data1 === "USDC_POL")) || (data1 === "USDC_XLM")) || (data1 === "ETH_ARB")) || (data1 === "ETH_BASE")) || (data1 === "TON")) || (data1 === "CUSD")) || (data1 === "PYUSD")) || (data1 === "P2P_BTC")) || (data1 === "USDT")) || (data1 === "USDC"))){
 validate11.errors = [{instancePath:instancePath+"/pay_currency",schemaPath:"#/properties/pay_currency/enum",keyword:"enum",params:{allowedValues: schema12.properties.pay_currency.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
@@ -386,8 +443,8 @@ return validate11;
 
 /** The OrderActionBody schema. */
 export const orderActionBody = /* @__PURE__ */ (() => {
-const schema13 = {"$id":"OrderActionBody","type":"object","additionalProperties":false,"properties":{"order_id":{"type":"string","maxLength":64,"description":"Optional; must equal the path id when given."}}};
-const func3 = runtime_ucs2length;
+const schema13 = {"$id":"OrderActionBody","type":"object","additionalProperties":true,"maxProperties":50,"properties":{"order_id":{"type":"string","maxLength":64,"description":"Optional; must equal the path id when given."}}};
+const func2 = runtime_ucs2length;
 
 function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="OrderActionBody" */;
@@ -395,21 +452,17 @@ let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-const _errs1 = errors;
-for(const key0 in data){
-if(!(key0 === "order_id")){
-validate12.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(Object.keys(data).length > 50){
+validate12.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties"}];
 return false;
-break;
 }
-}
-if(_errs1 === errors){
+else {
 if(data.order_id !== undefined){
 let data0 = data.order_id;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func3(data0) > 64){
+if(func2(data0) > 64){
 validate12.errors = [{instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
@@ -435,9 +488,10 @@ return validate12;
 
 /** The SandboxPayBody schema. */
 export const sandboxPayBody = /* @__PURE__ */ (() => {
-const schema14 = {"$id":"SandboxPayBody","type":"object","additionalProperties":false,"properties":{"amount":{"type":"number","exclusiveMinimum":0,"description":"Amount paid, in the invoice's pay_currency, at most 1000 times the invoice's pay_amount. Default: the full amount."},"confirmations":{"type":"integer","minimum":0,"maximum":1000,"description":"Confirmations of the payment. Default: enough for the currency (BTC 2, LTC/BCH 6, ETH 12, others 1)."},"txid":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[A-Za-z0-9_.:-]+$","description":"Transaction id; reporting the same one again is idempotent. Default: a new random id."}}};
-const func3 = runtime_ucs2length;
-const pattern0 = new RegExp("^[A-Za-z0-9_.:-]+$", "u");
+const schema14 = {"$id":"SandboxPayBody","type":"object","additionalProperties":true,"maxProperties":50,"properties":{"amount":{"type":["number","string"],"pattern":"^-?[0-9]+(\\.[0-9]+)?$","maxLength":40,"description":"Amount paid, in the invoice's pay_currency, above 0 and at most 1000 times the invoice's pay_amount (a number or a decimal string, read exactly). Default: the full amount."},"confirmations":{"type":"integer","minimum":0,"maximum":1000,"description":"Confirmations of the payment. Default: enough for the currency (BTC 2, LTC/BCH 6, ETH 12, others 1)."},"txid":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[A-Za-z0-9_.:-]+$","description":"Transaction id; reporting the same one again is idempotent. Default: a new random id."}}};
+const func2 = runtime_ucs2length;
+const pattern0 = new RegExp("^-?[0-9]+(\\.[0-9]+)?$", "u");
+const pattern3 = new RegExp("^[A-Za-z0-9_.:-]+$", "u");
 
 function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="SandboxPayBody" */;
@@ -445,28 +499,30 @@ let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((key0 === "amount") || (key0 === "confirmations")) || (key0 === "txid"))){
-validate13.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(Object.keys(data).length > 50){
+validate13.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties"}];
 return false;
-break;
 }
-}
-if(_errs1 === errors){
+else {
 if(data.amount !== undefined){
 let data0 = data.amount;
 const _errs2 = errors;
-if(errors === _errs2){
-if((typeof data0 == "number") && (isFinite(data0))){
-if(data0 <= 0 || isNaN(data0)){
-validate13.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+if((!((typeof data0 == "number") && (isFinite(data0)))) && (typeof data0 !== "string")){
+validate13.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: schema14.properties.amount.type},message:"must be number,string"}];
 return false;
 }
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 40){
+validate13.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
+return false;
 }
 else {
-validate13.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+if(!pattern0.test(data0)){
+validate13.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/pattern",keyword:"pattern",params:{pattern: "^-?[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^-?[0-9]+(\\.[0-9]+)?$"+"\""}];
 return false;
+}
+}
 }
 }
 var valid0 = _errs2 === errors;
@@ -507,17 +563,17 @@ let data2 = data.txid;
 const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
-if(func3(data2) > 128){
+if(func2(data2) > 128){
 validate13.errors = [{instancePath:instancePath+"/txid",schemaPath:"#/properties/txid/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
-if(func3(data2) < 1){
+if(func2(data2) < 1){
 validate13.errors = [{instancePath:instancePath+"/txid",schemaPath:"#/properties/txid/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern0.test(data2)){
+if(!pattern3.test(data2)){
 validate13.errors = [{instancePath:instancePath+"/txid",schemaPath:"#/properties/txid/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.:-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.:-]+$"+"\""}];
 return false;
 }
@@ -547,13 +603,13 @@ validate13.errors = vErrors;
 return errors === 0;
 }
 return validate13;
-})() as ValidateFunction<{ amount?: number; confirmations?: number; txid?: string }>;
+})() as ValidateFunction<{ amount?: string; confirmations?: number; txid?: string }>;
 
 /** The SandboxCompleteRefundBody schema. */
 export const sandboxRefundBody = /* @__PURE__ */ (() => {
-const schema15 = {"$id":"SandboxCompleteRefundBody","type":"object","additionalProperties":false,"properties":{"txid":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[A-Za-z0-9_.:-]+$"}}};
-const func3 = runtime_ucs2length;
-const pattern0 = new RegExp("^[A-Za-z0-9_.:-]+$", "u");
+const schema15 = {"$id":"SandboxCompleteRefundBody","type":"object","additionalProperties":true,"maxProperties":50,"properties":{"txid":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[A-Za-z0-9_.:-]+$"}}};
+const func2 = runtime_ucs2length;
+const pattern3 = new RegExp("^[A-Za-z0-9_.:-]+$", "u");
 
 function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="SandboxCompleteRefundBody" */;
@@ -561,31 +617,27 @@ let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-const _errs1 = errors;
-for(const key0 in data){
-if(!(key0 === "txid")){
-validate14.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(Object.keys(data).length > 50){
+validate14.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties"}];
 return false;
-break;
 }
-}
-if(_errs1 === errors){
+else {
 if(data.txid !== undefined){
 let data0 = data.txid;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func3(data0) > 128){
+if(func2(data0) > 128){
 validate14.errors = [{instancePath:instancePath+"/txid",schemaPath:"#/properties/txid/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
-if(func3(data0) < 1){
+if(func2(data0) < 1){
 validate14.errors = [{instancePath:instancePath+"/txid",schemaPath:"#/properties/txid/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
-if(!pattern0.test(data0)){
+if(!pattern3.test(data0)){
 validate14.errors = [{instancePath:instancePath+"/txid",schemaPath:"#/properties/txid/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.:-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.:-]+$"+"\""}];
 return false;
 }

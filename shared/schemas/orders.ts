@@ -1,14 +1,34 @@
-import { PAY_CURRENCIES, PRICE_CURRENCIES } from '#shared/domain/currencies';
+import { PRICE_CURRENCIES } from '#shared/domain/currencies';
+import { PAY_CODES } from '#shared/domain/pay-codes';
 import { ORDER_STATUSES, type OrderStatus } from '#shared/domain/statuses';
-import { MAX_OFFSET, MAX_SANDBOX_PAYMENT_FACTOR } from '#shared/domain/limits';
+import { MAX_BODY_FIELDS, MAX_OFFSET, MAX_SANDBOX_PAYMENT_FACTOR } from '#shared/domain/limits';
 
 /**
  * Request schemas: the single source for validation (precompiled by `npm run validators` into
  * shared/http/validators.generated.ts) and for the OpenAPI document (tools/openapi/document.ts). Limits are the contract's: title 200 and
  * description 800 characters (ajv counts code points, not bytes), URLs 2048; every string has a
- * maxLength or an enum, and every object a bounded set of fields (bodies: no unknown field;
- * the query: maxProperties), so the OpenAPI document states every bound.
+ * maxLength, a pattern or an enum, and every object a bounded number of fields (maxProperties),
+ * so the OpenAPI document states every bound.
+ *
+ * What real MugglePay clients send is accepted (DESIGN.md section 2): unknown fields are
+ * ignored (`additionalProperties: true`, up to MAX_BODY_FIELDS of them), and before validation
+ * a `""` or `null` field reads as absent and `[]` as `{}` (shared/http/json-body.ts).
  */
+
+/** An exact decimal: a JSON number (read from the request text) or a string of one, e.g. "19.90". */
+const decimal = {
+  type: ['number', 'string'],
+  pattern: '^-?[0-9]+(\\.[0-9]+)?$',
+  maxLength: 40,
+} as const;
+
+const payCurrency = {
+  type: 'string',
+  enum: PAY_CODES,
+  description:
+    "This service's codes, or MugglePay's (ETH_ERC20 is ETH; USDT and USDC mean USDT_ERC20 and USDC_ERC20). " +
+    'A code this service cannot take yet is answered 400 PAYMENT_NOT_AVAILABLE, naming those it can.',
+} as const;
 const url = {
   type: 'string',
   maxLength: 2048,
@@ -19,20 +39,23 @@ const url = {
 export const createOrderBodySchema = {
   $id: 'CreateOrderBody',
   type: 'object',
-  additionalProperties: false,
+  additionalProperties: true,
+  maxProperties: MAX_BODY_FIELDS,
   required: ['price_amount'],
   properties: {
     merchant_order_id: {
       type: ['string', 'integer'],
       maxLength: 255,
-      description: "The merchant's own unique reference (numbers are accepted and stored as strings).",
+      description: "The merchant's own unique reference (a number is accepted and stored as the digits sent).",
     },
-    price_amount: { type: 'number', description: 'Price in price_currency, above 0, at most the currency\'s decimals.' },
+    price_amount: {
+      ...decimal,
+      description: 'Price in price_currency, above 0, at most the currency\'s decimals: a JSON number or a decimal string ("19.90"), read exactly.',
+    },
     price_currency: { type: 'string', enum: PRICE_CURRENCIES, default: 'USD', description: 'Currency of the price. Default USD.' },
     pay_currency: {
-      type: 'string',
-      enum: PAY_CURRENCIES,
-      description: 'Check the order out at once in this currency (gateways must be enabled for the merchant).',
+      ...payCurrency,
+      description: `Check the order out at once in this currency (gateways must be enabled for the merchant). ${payCurrency.description}`,
     },
     title: { type: 'string', maxLength: 200 },
     description: { type: 'string', maxLength: 800 },
@@ -42,17 +65,25 @@ export const createOrderBodySchema = {
     mobile: { type: 'boolean', description: 'Gateways: the app link instead of the PC QR page.' },
     fast: { type: 'boolean', description: "ALIPAY/ALIGLOBAL only: payment_url is the gateway's own link." },
     token: { type: 'string', maxLength: 255, description: 'Merchant-chosen token echoed in every callback.' },
+    merchant_token: { type: 'string', maxLength: 255, description: 'The same as token (its name in MugglePay\'s 2025 docs); if both are sent they must be equal.' },
+    email: {
+      type: 'string',
+      maxLength: 254,
+      pattern: '^[^\\s@]+@[^\\s@]+$',
+      description: "The buyer's e-mail address (MugglePay's 2026 docs); kept on the order and shown in Get Order.",
+    },
   },
 } as const;
 
 export const checkoutBodySchema = {
   $id: 'CheckoutOrderBody',
   type: 'object',
-  additionalProperties: false,
+  additionalProperties: true,
+  maxProperties: MAX_BODY_FIELDS,
   required: ['pay_currency'],
   properties: {
     order_id: { type: 'string', maxLength: 64, description: 'Optional; must equal the path id when given.' },
-    pay_currency: { type: 'string', enum: PAY_CURRENCIES },
+    pay_currency: payCurrency,
   },
 } as const;
 
@@ -73,7 +104,8 @@ export const listOrdersQuerySchema = {
 export const orderActionBodySchema = {
   $id: 'OrderActionBody',
   type: 'object',
-  additionalProperties: false,
+  additionalProperties: true,
+  maxProperties: MAX_BODY_FIELDS,
   properties: {
     order_id: { type: 'string', maxLength: 64, description: 'Optional; must equal the path id when given.' },
   },
@@ -82,12 +114,12 @@ export const orderActionBodySchema = {
 export const sandboxPayBodySchema = {
   $id: 'SandboxPayBody',
   type: 'object',
-  additionalProperties: false,
+  additionalProperties: true,
+  maxProperties: MAX_BODY_FIELDS,
   properties: {
     amount: {
-      type: 'number',
-      exclusiveMinimum: 0,
-      description: `Amount paid, in the invoice's pay_currency, at most ${MAX_SANDBOX_PAYMENT_FACTOR} times the invoice's pay_amount. Default: the full amount.`,
+      ...decimal,
+      description: `Amount paid, in the invoice's pay_currency, above 0 and at most ${MAX_SANDBOX_PAYMENT_FACTOR} times the invoice's pay_amount (a number or a decimal string, read exactly). Default: the full amount.`,
     },
     confirmations: {
       type: 'integer',
@@ -108,7 +140,8 @@ export const sandboxPayBodySchema = {
 export const sandboxRefundBodySchema = {
   $id: 'SandboxCompleteRefundBody',
   type: 'object',
-  additionalProperties: false,
+  additionalProperties: true,
+  maxProperties: MAX_BODY_FIELDS,
   properties: {
     txid: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_.:-]+$' },
   },
@@ -116,8 +149,10 @@ export const sandboxRefundBodySchema = {
 
 /** Create Order's body after schema validation (createOrderBodySchema). */
 export interface CreateOrderInput {
+  /** The body reader hands a numeric merchant_order_id over as its digits (shared/http/json-body.ts). */
   merchant_order_id?: string | number;
-  price_amount: number;
+  /** A decimal string: the JSON number's own text, or the string sent (shared/http/json-body.ts). */
+  price_amount: string | number;
   price_currency?: string;
   pay_currency?: string;
   title?: string;
@@ -128,6 +163,9 @@ export interface CreateOrderInput {
   mobile?: boolean;
   fast?: boolean;
   token?: string;
+  /** MugglePay's 2025 name for `token`. */
+  merchant_token?: string;
+  email?: string;
 }
 
 /** Get Orders' query after schema validation (listOrdersQuerySchema). */

@@ -1,6 +1,6 @@
 import { PAY_CURRENCIES, PRICE_CURRENCIES, RECEIVE_CURRENCIES } from '#shared/domain/currencies';
 import * as domainErrors from '#shared/domain/errors';
-import { checkoutBodySchema, createOrderBodySchema, listOrdersQuerySchema } from '#shared/schemas/orders';
+import { createOrderBodySchema, listOrdersQuerySchema } from '#shared/schemas/orders';
 import type { UnresolvedReason } from '#shared/domain/status-machine';
 
 /**
@@ -50,6 +50,7 @@ const orderProperties = {
   cancel_url: { ...body.cancel_url, description: `${body.cancel_url.description} ('' for none)` },
   success_url: { ...body.success_url, description: `${body.success_url.description} ('' for none)` },
   token: { ...body.token, description: "The merchant's callback validation token from Create Order ('' for none); never the API token." },
+  email: { type: 'string', maxLength: body.email.maxLength, description: "The buyer's e-mail address from Create Order ('' for none)." },
   price_amount: { ...positiveAmount, description: 'Price set by the merchant, in price_currency.' },
   price_currency: { type: 'string', enum: body.price_currency.enum, description: 'Currency of the price.' },
   pay_amount: {
@@ -116,7 +117,7 @@ const invoiceProperties = {
   order_id: { ...uuid, description: 'The owning order.' },
   merchant_order_id: orderProperties.merchant_order_id,
   pay_amount: { ...positiveAmount, description: 'Amount to pay in pay_currency (rate locked at checkout).' },
-  pay_currency: { ...checkoutBodySchema.properties.pay_currency, description: 'Currency chosen for payment.' },
+  pay_currency: { type: 'string', enum: PAY_CURRENCIES, description: "Currency chosen for payment (this service's code: ETH_ERC20 is answered as ETH)." },
   receive_amount: { type: 'number', minimum: 0, description: 'What the merchant is credited, in receive_currency.' },
   receive_currency: { type: 'string', enum: RECEIVE_CURRENCIES, description: "The merchant's settlement currency." },
   status: { ...status, description: 'Invoice status.' },
@@ -134,16 +135,13 @@ const invoiceProperties = {
     minLength: 1,
     description: 'Wallet URI for a QR code (BIP21 bitcoin:/litecoin:/bitcoincash:, EIP-681 ethereum:, eos:, lightning:, or the gateway link).',
   },
+  address: { type: 'string', minLength: 1, description: "MugglePay's name for payment_address (the same value)." },
+  memo: { type: 'string', description: "The memo the transfer must carry: the EOS invoice's memo; '' for every other currency." },
+  qrcode: { type: 'string', minLength: 1, description: "MugglePay's name for what to encode in a QR code: the same value as payment_uri." },
 } as const;
 
-/** The invoice of Get Order and Checkout (`invoiceView`); `memo` only for EOS. */
-export const invoiceSchema = {
-  ...strictObject('Invoice', 'The payment attempt in the chosen currency.', invoiceProperties),
-  properties: {
-    ...invoiceProperties,
-    memo: { type: 'string', minLength: 1, description: 'EOS only: the memo the transfer must carry.' },
-  },
-} as const;
+/** The invoice of Get Order and Checkout (`invoiceView`). */
+export const invoiceSchema = strictObject('Invoice', 'The payment attempt in the chosen currency.', invoiceProperties);
 
 /** Get Order's invoice before the first checkout. */
 export const emptyInvoiceSchema = {
@@ -224,6 +222,19 @@ export const errorSchema = strictObject('Error', 'Error body; status repeats the
   error: { type: 'string', minLength: 1, description: 'Human-readable message; names the offending field where there is one.' },
   error_code: { type: 'string', enum: ERROR_CODES, description: 'Machine-readable code, in MugglePay style.' },
 });
+
+/** Create Order with a merchant_order_id the merchant used before: the error and the order holding it. */
+export const merchantOrderIdExistsErrorSchema = strictObject(
+  'MerchantOrderIdExistsError',
+  'Create Order: the merchant_order_id is taken. Besides the error, the order holding it and its payment page (MugglePay answers so; WooCommerce and WHMCS read them).',
+  {
+    status: { type: 'integer', const: 400 },
+    error: errorSchema.properties.error,
+    error_code: { type: 'string', const: 'ORDER_MERCHANTID_EXIST' },
+    order: { $ref: 'CreatedOrder' },
+    payment_url: { type: 'string', format: 'uri', description: 'The payment page of the existing order.' },
+  },
+);
 
 const attemptSchema = {
   type: 'object',
@@ -333,5 +344,6 @@ export const RESPONSE_SCHEMAS = [
   orderNotFoundErrorSchema,
   orderDoesNotExistErrorSchema,
   priceNotValidErrorSchema,
+  merchantOrderIdExistsErrorSchema,
   errorSchema,
 ] as const;

@@ -3,7 +3,7 @@ import { isGateway, RECEIVE_CURRENCIES } from '#shared/domain/currencies';
 import { deriveAddress, type AddressCurrency } from '#shared/payments/addresses/index';
 
 const ADDRESS_CURRENCIES: readonly AddressCurrency[] = ['BTC', 'LTC', 'BCH', 'ETH'];
-import { hashToken, type Merchant, TOKEN_PATTERN } from '#shared/domain/merchant';
+import { CALLBACK_STATUSES, type CallbackStatuses, hashToken, type Merchant, TOKEN_PATTERN } from '#shared/domain/merchant';
 import { insertMerchant } from '#shared/store/merchants';
 
 export interface NewMerchant {
@@ -17,6 +17,8 @@ export interface NewMerchant {
   tolerancePercent?: string;
   /** The merchant's own account-level extended public keys, by currency (BTC, LTC, BCH, ETH). */
   xpubs?: Record<string, string>;
+  /** Which status changes are called back: 'paid' (default) or 'all'. */
+  callbackStatuses?: string;
 }
 
 /** Credentials shown once, at creation. Only the token's hash is stored. */
@@ -53,6 +55,8 @@ export async function createMerchant(input: NewMerchant, now = new Date()): Prom
   for (const gateway of input.gateways ?? []) {
     if (!isGateway(gateway)) throw new RangeError(`${gateway} is not a gateway currency`);
   }
+  const callbackStatuses = (input.callbackStatuses ?? 'paid') as CallbackStatuses;
+  if (!CALLBACK_STATUSES.includes(callbackStatuses)) throw new RangeError(`callback statuses must be one of ${CALLBACK_STATUSES.join(', ')}`);
   const apiToken = input.apiToken ?? generateApiToken();
   const callbackSecret = generateCallbackSecret();
   const merchant: Omit<Merchant, 'user_id'> = {
@@ -61,6 +65,7 @@ export async function createMerchant(input: NewMerchant, now = new Date()): Prom
     receive_currency: receiveCurrency,
     gateways: input.gateways ?? [],
     payment_tolerance_percent: tolerance,
+    callback_statuses: callbackStatuses,
     xpubs: input.xpubs ?? {},
     created_at: now.toISOString(),
     order_id_key: generateOrderIdKey(),

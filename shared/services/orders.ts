@@ -3,6 +3,7 @@ import { apiConfig, callbackUrlConfig } from '#shared/core/config';
 import { isGateway } from '#shared/domain/currencies';
 import {
   ConcurrentUpdateError,
+  InvalidParameterError,
   MerchantOrderIdExistsError,
   OrderDoesNotExistError,
   OrderNotNewError,
@@ -12,15 +13,24 @@ import {
 import { isId, newId, newTimeOrderedId, orderIdFor } from '#shared/domain/ids';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { formatDecimal, parseDecimal } from '#shared/domain/money';
+import { payCurrencyFor } from '#shared/domain/pay-codes';
 import { parsePrice } from '#shared/domain/price';
-import { checkedOutWith, type Found, type Invoice, newOrder, type Order, orderPrice, touch } from '#shared/domain/order';
+import { checkedOutWith, createdOrderView, type Found, type Invoice, newOrder, type Order, orderPrice, touch } from '#shared/domain/order';
 import { MAX_INVOICES_PER_ORDER } from '#shared/domain/limits';
 import { paymentMethods, rateProvider, sandboxRateProvider } from '#shared/payments/providers';
 import { payAmountFor, RateUnavailableError, receiveAmountFor } from '#shared/payments/rates';
 import { logger } from '#shared/core/logger';
 import { claimInvoiceSlot, commitCheckout, discardInvoice, findInvoice, releaseInvoiceSlot, storeInvoice } from '#shared/store/invoices';
-import { findOrderWithInvoice, insertOrder } from '#shared/store/orders';
+import { findOrderIdByGuard, findOrderWithInvoice, insertOrder } from '#shared/store/orders';
 import type { CreateOrderInput } from '#shared/schemas/orders';
+
+/** The callback token under either of its names; both given must agree. */
+function callbackToken(input: Pick<CreateOrderInput, 'token' | 'merchant_token'>): string {
+  if (input.token !== undefined && input.merchant_token !== undefined && input.token !== input.merchant_token) {
+    throw new InvalidParameterError('token and merchant_token differ: send one of them');
+  }
+  return input.token ?? input.merchant_token ?? '';
+}
 
 /** The hosted page's address for an order: `PAYMENT_PAGE_URL?id=<order_id>`. */
 export function paymentUrlFor(order: Order, invoice?: Invoice): string {
@@ -117,6 +127,8 @@ async function releaseInvoice(merchant: MerchantProfile, invoice: Invoice): Prom
 export async function createOrder(merchant: MerchantProfile, input: CreateOrderInput, now: Date) {
   const priceCurrency = input.price_currency ?? 'USD';
   const price = parsePrice(input.price_amount, priceCurrency);
+  const token = callbackToken(input);
+  const payCurrency = input.pay_currency === undefined ? undefined : payCurrencyFor(input.pay_currency);
   // Refuse callback URLs that point into private networks before anything is stored.
   if (input.callback_url) checkCallbackUrl(input.callback_url, { allowLoopback: callbackUrlConfig().allowLoopback });
   const reference = input.merchant_order_id === undefined ? '' : String(input.merchant_order_id);
@@ -128,11 +140,13 @@ export async function createOrder(merchant: MerchantProfile, input: CreateOrderI
     reference,
     sandbox: merchant.sandbox,
     tolerancePercent: merchant.payment_tolerance_percent ?? '0',
+    callbackStatuses: merchant.callback_statuses,
   };
-  let order = newOrder(identity, { amount: price, currency: priceCurrency }, input, apiConfig().orderTtlSeconds, now);
+  const choices = { ...input, token, pay_currency: payCurrency };
+  let order = newOrder(identity, { amount: price, currency: priceCurrency }, choices, apiConfig().orderTtlSeconds, now);
   let invoice: Invoice | undefined;
-  if (input.pay_currency) {
-    invoice = await withPaymentDetails(merchant, order, await priceInvoice(merchant, order, input.pay_currency, now), now);
+  if (payCurrency) {
+    invoice = await withPaymentDetails(merchant, order, await priceInvoice(merchant, order, payCurrency, now), now);
     order = checkedOutWith(order, invoice);
   }
   try {
@@ -140,6 +154,7 @@ export async function createOrder(merchant: MerchantProfile, input: CreateOrderI
   } catch (error) {
     // The reference is taken: the transaction wrote nothing, so the address was never shown.
     if (invoice && error instanceof MerchantOrderIdExistsError) await releaseInvoice(merchant, invoice);
+    if (error instanceof MerchantOrderIdExistsError) throw await referenceTaken(merchant, reference, derived ? order.order_id : undefined, error);
     throw error;
   }
   return { order, invoice, paymentUrl: paymentUrlFor(order, invoice) };
@@ -147,6 +162,22 @@ export async function createOrder(merchant: MerchantProfile, input: CreateOrderI
 
 /** How often a checkout is tried again when another write moved the order first. */
 const CHECKOUT_ATTEMPTS = 5;
+
+/**
+ * A repeated merchant_order_id: the error carries the order that holds it, as Create Order
+ * answers it, and its payment_url (MugglePay's plugins read both from this answer).
+ */
+async function referenceTaken(
+  merchant: MerchantProfile,
+  reference: string,
+  derivedId: string | undefined,
+  error: MerchantOrderIdExistsError,
+): Promise<MerchantOrderIdExistsError> {
+  const orderId = derivedId ?? (await findOrderIdByGuard(merchant.user_id, reference));
+  const found = orderId === undefined ? undefined : await findOrderWithInvoice(orderId);
+  if (!found || found.order.user_id !== merchant.user_id) return error;
+  return new MerchantOrderIdExistsError({ order: createdOrderView(found.order), payment_url: paymentUrlFor(found.order, found.invoice) });
+}
 
 /**
  * An invoice a checkout in its currency shows again instead of making a new one: same
@@ -198,8 +229,9 @@ async function newInvoice(merchant: MerchantProfile, found: Found, payCurrency: 
  * MAX_INVOICES_PER_ORDER invoices; an invoice that never became current (a lost race, a
  * failed write) is deleted and its address index given back.
  */
-export async function checkoutOrder(merchant: MerchantProfile, orderId: unknown, payCurrency: string, now: Date) {
+export async function checkoutOrder(merchant: MerchantProfile, orderId: unknown, code: string, now: Date) {
   if (!isId(orderId)) throw new OrderDoesNotExistError();
+  const payCurrency = payCurrencyFor(code);
   /** The invoice this request made, once made (retries show it rather than make another). */
   let made: Invoice | undefined;
   let stored = false;

@@ -1,10 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { SandboxOnlyError, UnknownOrderError } from '#shared/domain/errors';
+import { InvalidParameterError, SandboxOnlyError, UnknownOrderError } from '#shared/domain/errors';
 import { isId } from '#shared/domain/ids';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import type { Found } from '#shared/domain/order';
-import { decimalFromNumber } from '#shared/domain/money';
+import { type Decimal, isPositive, parseDecimal } from '#shared/domain/money';
 import { completeRefund, recordPayment } from '#shared/services/lifecycle';
+
+/** The simulated amount, exact as sent (a decimal string, see shared/http/json-body.ts). */
+function paidAmount(text: string | undefined): Decimal | undefined {
+  if (text === undefined) return undefined;
+  const amount = parseDecimal(text);
+  if (!isPositive(amount)) throw new InvalidParameterError('amount must be above 0');
+  return amount;
+}
 
 function assertSandbox(merchant: MerchantProfile): void {
   if (!merchant.sandbox) throw new SandboxOnlyError();
@@ -18,7 +26,7 @@ function assertSandbox(merchant: MerchantProfile): void {
 export function simulatePayment(
   merchant: MerchantProfile,
   orderId: unknown,
-  input: { amount?: number; confirmations?: number; txid?: string },
+  input: { amount?: string; confirmations?: number; txid?: string },
   now: Date,
 ): Promise<Found> {
   assertSandbox(merchant);
@@ -26,7 +34,7 @@ export function simulatePayment(
   return recordPayment({
     orderId,
     owner: merchant,
-    amount: input.amount === undefined ? undefined : decimalFromNumber(input.amount),
+    amount: paidAmount(input.amount),
     confirmations: input.confirmations,
     txid: input.txid ?? `sandbox-${randomUUID()}`,
     simulated: true,

@@ -169,6 +169,17 @@ export async function findOrderWithInvoice(
   return { order, invoice: matches ? invoiceFromItem(legacy.Item!) : undefined };
 }
 
+/**
+ * The id of the order holding a merchant's reference, for merchants without an order-id key
+ * (whose references are kept unique by a guard item): one GetItem of the guard.
+ */
+export async function findOrderIdByGuard(userId: number, merchantOrderId: string): Promise<string | undefined> {
+  const result = await db().send(
+    new GetCommand({ TableName: tableName(), Key: merchantOrderIdKey(userId, merchantOrderId), ConsistentRead: true }),
+  );
+  return typeof result.Item?.order_id === 'string' ? result.Item.order_id : undefined;
+}
+
 export interface OrderPage {
   userId: number;
   status?: OrderStatus;

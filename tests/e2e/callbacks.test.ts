@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { MerchantEndpoint, sleep } from '../support/merchant-endpoint';
-import { ensureTable } from '#infra/local/dynamodb';
-import { startLocalSqs, type LocalSqs } from '#infra/local/sqs';
+import type { LocalSqs } from '#infra/local/sqs';
+import { startPipeline } from '../support/pipeline';
 import { freePort } from '#infra/local/ports';
 import { verify } from '#shared/callbacks/signing';
 
@@ -26,35 +26,17 @@ async function endpoint(responder?: ConstructorParameters<typeof MerchantEndpoin
 }
 
 beforeAll(async () => {
-  const dynamodbEndpoint = inject('dynamodbEndpoint');
-  await ensureTable(dynamodbEndpoint, TABLE);
-  sqs = await startLocalSqs({ prefix: TABLE });
-  // The environment each Lambda of the pipeline gets; set before their modules load.
-  Object.assign(process.env, {
-    TABLE_NAME: TABLE,
-    CALLBACK_QUEUE_URL: sqs.callbackQueueUrl,
-    CALLBACK_DLQ_URL: sqs.callbackDeadLetterQueueUrl,
-    SQS_ENDPOINT: sqs.endpoint,
-    CALLBACK_ALLOW_LOOPBACK: 'true',
-    CALLBACK_RETRY_BASE_SECONDS: '1',
-    CALLBACK_MAX_ATTEMPTS: '4',
-    CALLBACK_TIMEOUT_MS: '2000',
-    CALLBACK_SWEEP_GRACE_SECONDS: '5',
-    // Orders never checked out expire after 2 s here, so expiry happens for real.
-    ORDER_TTL_SECONDS: '2',
-  });
-  const support = await import('../support/api');
-  api = await support.startApi();
-  call = support.client(api.url);
-  merchant = await support.newMerchant();
-  const { startCallbackPipeline } = await import('#infra/local/pipeline');
-  stopPipeline = await startCallbackPipeline({ dynamodbEndpoint, tableName: TABLE, sqs, sweepSeconds: 1 });
+  // Orders never checked out expire after 2 s here, so expiry happens for real.
+  const started = await startPipeline(TABLE, { CALLBACK_TIMEOUT_MS: '2000', ORDER_TTL_SECONDS: '2' });
+  sqs = started.sqs;
+  api = started.api;
+  stopPipeline = started.stop;
+  call = started.support.client(api.url);
+  merchant = await started.support.newMerchant();
 });
 
 afterAll(async () => {
   await stopPipeline?.();
-  await api?.close();
-  await sqs?.stop();
   for (const started of endpoints) await started.stop();
 });
 
@@ -83,7 +65,7 @@ describe('callbacks', () => {
     expect(verify(merchant.callback_secret, callback!.headers, callback!.body.replace('PAID', 'PAIX'))).toBe(false);
     expect(Object.keys(callback!.json)).toEqual([
       'order_id', 'merchant_order_id', 'status', 'price_amount', 'price_currency', 'pay_amount', 'pay_currency',
-      'created_at', 'created_at_t', 'token', 'meta', 'event_id', 'updated_at', 'version', 'receive_amount', 'receive_currency',
+      'created_at', 'created_at_t', 'token', 'merchant_token', 'meta', 'event_id', 'updated_at', 'version', 'receive_amount', 'receive_currency',
     ]);
     expect(callback!.json).toMatchObject({
       order_id: id,
@@ -93,6 +75,7 @@ describe('callbacks', () => {
       pay_amount: 0.001,
       pay_currency: 'BTC',
       token: 'merchant-check',
+      merchant_token: 'merchant-check',
       receive_amount: 65,
       receive_currency: 'USD',
     });
@@ -219,40 +202,61 @@ describe('callbacks', () => {
     expect(log.body.callbacks[0]).toMatchObject({ state: 'FAILED', attempt_count: 4 });
   });
 
-  it('every transition sends one callback (delivery order may differ; version orders them)', async () => {
+  it.each([
+    [
+      'all',
+      'every transition sends one callback (delivery order may differ; version orders them)',
+      { refunded: ['PENDING', 'PAID', 'REFUND_PENDING', 'REFUNDED'], canceled: ['CANCELED'], unresolved: ['UNRESOLVED', 'RESOLVED'], expired: ['EXPIRED'] },
+    ],
+    [
+      'paid',
+      'by default only the change to PAID is called back (what MugglePay plugins are built for)',
+      { refunded: ['PAID'], canceled: [], unresolved: [], expired: [] },
+    ],
+  ] as const)('callback statuses %s: %s', async (setting, _, expected) => {
+    const { newMerchant } = await import('../support/api');
+    const shop = await newMerchant(true, `Shop ${setting}`, { callbackStatuses: setting });
     const merchantSite = await endpoint();
     const create = async (body: Record<string, unknown> = {}) =>
-      (await call('POST', '/v1/orders', { token: merchant.api_token, body: { price_amount: 65, pay_currency: 'BTC', callback_url: merchantSite.url, ...body } })).body.order.order_id as string;
-    const pay = (id: string, body: Record<string, unknown>) => call('POST', `/v1/sandbox/orders/${id}/pay`, { token: merchant.api_token, body });
+      (await call('POST', '/v1/orders', { token: shop.api_token, body: { price_amount: 65, pay_currency: 'BTC', callback_url: merchantSite.url, ...body } })).body.order.order_id as string;
+    const pay = (id: string, body: Record<string, unknown>) => call('POST', `/v1/sandbox/orders/${id}/pay`, { token: shop.api_token, body });
 
     const refunded = await create();
     await pay(refunded, { confirmations: 0, txid: 'tx-r' });
     await pay(refunded, { txid: 'tx-r' });
-    await call('POST', `/v1/orders/${refunded}/refund`, { token: merchant.api_token, body: {} });
-    await call('POST', `/v1/sandbox/orders/${refunded}/complete-refund`, { token: merchant.api_token, body: {} });
+    await call('POST', `/v1/orders/${refunded}/refund`, { token: shop.api_token, body: {} });
+    await call('POST', `/v1/sandbox/orders/${refunded}/complete-refund`, { token: shop.api_token, body: {} });
 
     const canceled = await create();
-    await call('POST', `/v1/orders/${canceled}/cancel`, { token: merchant.api_token, body: {} });
+    await call('POST', `/v1/orders/${canceled}/cancel`, { token: shop.api_token, body: {} });
 
     const unresolved = await create();
     await pay(unresolved, { amount: 0.0001 });
-    await call('POST', `/v1/orders/${unresolved}/resolve`, { token: merchant.api_token, body: {} });
+    await call('POST', `/v1/orders/${unresolved}/resolve`, { token: shop.api_token, body: {} });
 
-    const expired = (await call('POST', '/v1/orders', { token: merchant.api_token, body: { price_amount: 5, callback_url: merchantSite.url } })).body.order.order_id as string;
+    const expired = (await call('POST', '/v1/orders', { token: shop.api_token, body: { price_amount: 5, callback_url: merchantSite.url } })).body.order.order_id as string;
     await sleep(2100);
     const { expireDueOrders } = await import('#shared/services/lifecycle');
     expect(await expireDueOrders(new Date())).toBeGreaterThanOrEqual(1);
 
     const statuses = (id: string) => merchantSite.for(id).map((c) => c.json.status);
-    await merchantSite.waitFor(() => statuses(refunded).length >= 4 && statuses(canceled).length >= 1 && statuses(unresolved).length >= 2 && statuses(expired).length >= 1);
+    await merchantSite.waitFor(
+      () =>
+        statuses(refunded).length >= expected.refunded.length &&
+        statuses(canceled).length >= expected.canceled.length &&
+        statuses(unresolved).length >= expected.unresolved.length &&
+        statuses(expired).length >= expected.expired.length,
+    );
     await sleep(1500);
     const byVersion = (id: string) =>
       [...merchantSite.for(id)].sort((a, b) => a.json.version - b.json.version).map((c) => c.json.status);
-    expect(byVersion(refunded)).toEqual(['PENDING', 'PAID', 'REFUND_PENDING', 'REFUNDED']);
-    expect(byVersion(canceled)).toEqual(['CANCELED']);
-    expect(byVersion(unresolved)).toEqual(['UNRESOLVED', 'RESOLVED']);
-    expect(merchantSite.for(unresolved).find((c) => c.json.status === 'UNRESOLVED')!.json.meta.unresolved_reason).toBe('UNDERPAID');
-    expect(byVersion(expired)).toEqual(['EXPIRED']);
+    expect({ refunded: byVersion(refunded), canceled: byVersion(canceled), unresolved: byVersion(unresolved), expired: byVersion(expired) }).toEqual(expected);
+    if (setting === 'all') {
+      expect(merchantSite.for(unresolved).find((c) => c.json.status === 'UNRESOLVED')!.json.meta.unresolved_reason).toBe('UNDERPAID');
+    }
+    // The log lists only what was owed: nothing for a change the merchant is not called for.
+    const log = await call('GET', `/v1/orders/${canceled}/callbacks`, { token: shop.api_token });
+    expect(log.body.callbacks.map((c: { status: string }) => c.status)).toEqual(expected.canceled);
   });
 
   it('a stream record delivered twice sends one callback', async () => {

@@ -199,7 +199,7 @@ const UNKNOWN_KEYS = ['colour', '__proto__', 'constructor', 'user_id', 'status',
 
 /**
  * A request to `info` that the service must refuse whatever its path id, query and headers:
- * a body that cannot validate (not an object, not JSON, too large, an unknown field), or (on
+ * a body that cannot validate (not an object, not JSON, too large, an unknown field where a schema refuses them), or (on
  * merchant routes) a token that authenticates no one with an otherwise valid request.
  * Reads (GET) are sent as fuzzed as they come: they must change nothing either.
  */
@@ -219,7 +219,13 @@ function refusedRequestArb(info: RouteInfo, ctx: FuzzContext): fc.Arbitrary<Fuzz
     if (canPoisonBody) {
       const withToken = <T>(body: fc.Arbitrary<T>) => body.map((b) => ({ token: ctx.token as string | string[] | undefined, body: b as unknown as string | Buffer }));
       poisons.push(
-        withToken(fc.jsonValue().filter((value) => value === null || typeof value !== 'object' || Array.isArray(value)).map((value) => JSON.stringify(value))),
+        // `[]` is no parameters (PHP's json_encode(array())), not a refused body.
+        withToken(
+          fc
+            .jsonValue()
+            .filter((value) => value === null || typeof value !== 'object' || (Array.isArray(value) && value.length > 0))
+            .map((value) => JSON.stringify(value)),
+        ),
         withToken(
           bodyArb(info, orderId, ctx).filter((body) => {
             if (body === undefined) return false;
@@ -227,7 +233,7 @@ function refusedRequestArb(info: RouteInfo, ctx: FuzzContext): fc.Arbitrary<Fuzz
             if (text.trim() === '') return false;
             try {
               const parsed: unknown = JSON.parse(text);
-              return parsed === null || typeof parsed !== 'object' || Array.isArray(parsed);
+              return parsed === null || typeof parsed !== 'object' || (Array.isArray(parsed) && parsed.length > 0);
             } catch {
               return true;
             }
@@ -334,11 +340,15 @@ describe('refused requests change nothing', () => {
         const response = await sendChecked(send, request, codes, (answer) => {
           const problems: string[] = [];
           if (answer.status < 400) problems.push(`HTTP ${answer.status} without a valid token`);
-          // A request that would be valid with a token must fail on the token alone: any plain path
-          // id (ids are not read before auth), any query but Get Orders' validated parameters.
-          const wellFormed = (validBodyOrNot || info.route.method !== 'POST') && (rawId === undefined || /^[A-Za-z0-9_-]{1,64}$/.test(rawId));
-          if (wellFormed && !queryMayFailValidation(query) && (answer.status !== 401 || answer.json?.error_code !== 'AUTHENTICATION_FAILED')) {
-            problems.push(`expected 401 AUTHENTICATION_FAILED for a well-formed request without a valid token, got ${answer.status} ${answer.text.slice(0, 200)}`);
+          // Authentication comes before validation: whatever the body and query (valid or not),
+          // a request to a merchant route fails on the token alone. Only the path must route
+          // (a plain id; ids are not read before auth).
+          const routed = rawId === undefined || /^[A-Za-z0-9_-]{1,64}$/.test(rawId);
+          if (routed && (answer.status !== 401 || answer.json?.error_code !== 'AUTHENTICATION_FAILED')) {
+            problems.push(
+              `expected 401 AUTHENTICATION_FAILED for a request without a valid token (${validBodyOrNot ? 'valid' : 'fuzzed'} body), ` +
+                `got ${answer.status} ${answer.text.slice(0, 200)}`,
+            );
           }
           return problems;
         });
@@ -361,8 +371,3 @@ function markBody(body: Record<string, unknown>, info: RouteInfo, marker: string
   return marked;
 }
 
-/** Whether a query string might be refused by validation (only Get Orders validates its query). */
-function queryMayFailValidation(query: string): boolean {
-  const params = new URLSearchParams(query.replace(/^\?/, ''));
-  return ['status', 'limit', 'offset'].some((key) => params.has(key));
-}

@@ -13,7 +13,8 @@ let otherToken: string;
 beforeAll(async () => {
   api = await startApi();
   call = client(api.url);
-  token = (await newMerchant()).api_token;
+  // Hears every status change: these tests follow the callbacks of CANCELED, EXPIRED and the rest.
+  token = (await newMerchant(true, 'Test Shop', { callbackStatuses: 'all' })).api_token;
   otherToken = (await newMerchant()).api_token;
 });
 

@@ -60,7 +60,9 @@ afterAll(async () => {
   await sqs?.stop();
 });
 
-const order = (overrides: Partial<Order> = {}): Order => testOrder({ callback_url: 'https://shop.example/cb', ...overrides });
+// Orders of a merchant that hears every status change (the tests cancel them to make deliveries).
+const order = (overrides: Partial<Order> = {}): Order =>
+  testOrder({ callback_url: 'https://shop.example/cb', callback_statuses: 'all', ...overrides });
 
 /** The delivery a NEW order's cancellation writes (version 2), with `overrides`. */
 function delivery(from: Order = order(), overrides: Partial<Delivery> = {}): Delivery {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { client, newMerchant, startApi, type ApiResponse } from '../support/api';
+import { client, expectError, expectReferenceTaken, newMerchant, startApi } from '../support/api';
 import { validateAddress } from '#shared/payments/addresses/index';
 import { SandboxLightningNode } from '#shared/payments/lightning/index';
 import { SANDBOX_EOS_ACCOUNT } from '#shared/payments/payment-methods';
@@ -33,12 +33,6 @@ async function createOk(body: Record<string, unknown> = {}): Promise<any> {
   return response.body.order;
 }
 
-function expectError(response: ApiResponse, status: number, code: string, messagePart?: string) {
-  expect(response.status, response.text).toBe(status);
-  expect(response.body).toEqual({ status, error: expect.any(String), error_code: code });
-  if (messagePart) expect(response.body.error).toContain(messagePart);
-}
-
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 describe('Create Order', () => {
@@ -61,7 +55,7 @@ describe('Create Order', () => {
     const order = response.body.order;
     expect(Object.keys(order)).toEqual([
       'order_id', 'user_id', 'merchant_order_id', 'title', 'description', 'callback_url', 'cancel_url',
-      'success_url', 'price_amount', 'price_currency', 'pay_amount', 'pay_currency', 'status', 'created_at', 'updated_at',
+      'success_url', 'email', 'price_amount', 'price_currency', 'pay_amount', 'pay_currency', 'status', 'created_at', 'updated_at',
     ]);
     expect(order).toMatchObject({
       user_id: userId,
@@ -94,24 +88,25 @@ describe('Create Order', () => {
 
   it('refuses a second order with the same merchant_order_id for one merchant, not for another', async () => {
     const reference = `dup-${randomUUID()}`;
-    await createOk({ merchant_order_id: reference });
-    expectError(await create({ price_amount: 1, merchant_order_id: reference }), 400, 'ORDER_MERCHANTID_EXIST');
+    const first = await createOk({ merchant_order_id: reference });
+    expectReferenceTaken(await create({ price_amount: 1, merchant_order_id: reference }), { ...first, status: 'NEW' });
     const other = await create({ price_amount: 1, merchant_order_id: reference }, otherToken);
     expect(other.status).toBe(200);
   });
 
   it('keeps a merchant_order_id unique when the first order was checked out at creation, and under a race', async () => {
     const reference = `dup-pay-${randomUUID()}`;
-    await createOk({ merchant_order_id: reference, pay_currency: 'BTC' });
-    expectError(await create({ price_amount: 1, merchant_order_id: reference, pay_currency: 'LTC' }), 400, 'ORDER_MERCHANTID_EXIST');
-    expectError(await create({ price_amount: 1, merchant_order_id: reference }), 400, 'ORDER_MERCHANTID_EXIST');
+    const first = await createOk({ merchant_order_id: reference, pay_currency: 'BTC' });
+    expectReferenceTaken(await create({ price_amount: 1, merchant_order_id: reference, pay_currency: 'LTC' }), first);
+    expectReferenceTaken(await create({ price_amount: 1, merchant_order_id: reference }), first);
     const raced = `race-${randomUUID()}`;
     const answers = await Promise.all(
       Array.from({ length: 6 }, (_, i) => create({ price_amount: 1 + i, merchant_order_id: raced, ...(i % 2 ? { pay_currency: 'BTC' } : {}) })),
     );
-    expect(answers.filter((answer) => answer.status === 200)).toHaveLength(1);
+    const winners = answers.filter((answer) => answer.status === 200);
+    expect(winners).toHaveLength(1);
     for (const answer of answers.filter((answer) => answer.status !== 200)) {
-      expectError(answer, 400, 'ORDER_MERCHANTID_EXIST');
+      expectReferenceTaken(answer, winners[0]!.body.order);
     }
     const listed = await call('GET', '/v1/orders/?limit=50', { token });
     expect(listed.body.orders.filter((order: any) => order.merchant_order_id === raced)).toHaveLength(1);
@@ -141,7 +136,7 @@ describe('Create Order', () => {
     const reference = `legacy-${randomUUID()}`;
     const first = await create({ price_amount: 5, merchant_order_id: reference }, legacy.api_token);
     expect(first.status, first.text).toBe(200);
-    expectError(await create({ price_amount: 6, merchant_order_id: reference }, legacy.api_token), 400, 'ORDER_MERCHANTID_EXIST');
+    expectReferenceTaken(await create({ price_amount: 6, merchant_order_id: reference }, legacy.api_token), first.body.order);
     const guard = await db().send(new GetCommand({ TableName: tableName(), Key: merchantOrderIdKey(legacy.user_id, reference) }));
     expect(guard.Item?.order_id).toBe(first.body.order.order_id);
   });
@@ -149,7 +144,10 @@ describe('Create Order', () => {
   it.each([
     ['zero', 0],
     ['negative', -5],
-    ['a string', '10'],
+    ['a string that is not a decimal', 'ten'],
+    ['a string with an exponent', '1e2'],
+    ['a string with a sign', '-10'],
+    ['an empty string', ''],
     ['null', null],
     ['a boolean', true],
     ['an object', { amount: 1 }],
@@ -181,7 +179,6 @@ describe('Create Order', () => {
   });
 
   it.each([
-    ['an unknown field', { price_amount: 1, colour: 'red' }, 'colour'],
     ['a wrong type', { price_amount: 1, title: 42 }, 'title'],
     ['an unknown currency', { price_amount: 1, price_currency: 'XYZ' }, 'price_currency'],
     ['an unknown pay currency', { price_amount: 1, pay_currency: 'DOGE' }, 'pay_currency'],
@@ -264,7 +261,7 @@ describe('Get Order', () => {
     expect(response.body.status).toBe(200);
     expect(Object.keys(response.body.order)).toEqual([
       'order_id', 'user_id', 'merchant_order_id', 'title', 'description', 'callback_url', 'cancel_url', 'success_url',
-      'token', 'price_amount', 'price_currency', 'pay_amount', 'pay_currency', 'receive_currency', 'status',
+      'token', 'email', 'price_amount', 'price_currency', 'pay_amount', 'pay_currency', 'receive_currency', 'status',
       'created_at', 'updated_at', 'deleted',
     ]);
     expect(response.body.order).toMatchObject({ token: 'cb-token', receive_currency: '', deleted: 0, status: 'NEW' });
@@ -305,6 +302,7 @@ describe('Checkout Order', () => {
     expect(Object.keys(invoice)).toEqual([
       'invoice_id', 'order_id', 'merchant_order_id', 'pay_amount', 'pay_currency', 'receive_amount', 'receive_currency',
       'status', 'created_at', 'created_at_t', 'expired_at', 'expired_at_t', 'payment_address', 'payment_uri',
+      'address', 'memo', 'qrcode',
     ]);
     expect(invoice).toMatchObject({
       order_id: created.order_id,
@@ -320,6 +318,8 @@ describe('Checkout Order', () => {
     expect(invoice.expired_at_t - invoice.created_at_t).toBe(3600 * 1000);
     expect(validateAddress('ETH', invoice.payment_address)).toBe(true);
     expect(invoice.payment_uri).toBe(`ethereum:${invoice.payment_address}@1?value=10000000000000000`);
+    // MugglePay's names for the same things (its GetOrder; the Go SDK reads Invoice.Address).
+    expect(invoice).toMatchObject({ address: invoice.payment_address, memo: '', qrcode: invoice.payment_uri });
   });
 
   it('gives gateway invoices three hours and Lightning a signed BOLT11 for the exact amount', async () => {
@@ -432,7 +432,6 @@ describe('Checkout Order', () => {
     ['no pay_currency', {}, 'PARAMETERS_MISSING'],
     ['an unknown pay_currency', { pay_currency: 'XRP' }, 'PARAMETERS_INVALID'],
     ['a lowercase pay_currency', { pay_currency: 'btc' }, 'PARAMETERS_INVALID'],
-    ['an unknown field', { pay_currency: 'BTC', amount: 1 }, 'PARAMETERS_INVALID'],
   ])('refuses %s', async (_, body, code) => {
     const order = await createOk();
     expectError(await call('POST', `/v1/orders/${order.order_id}/checkout`, { token, body }), 400, code);

@@ -1,9 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import { expect } from 'vitest';
 import { ROUTES } from '#shared/http/routes';
 import { createApiServer } from '#infra/local/http-adapter';
 import { apiFunctions } from '#infra/local/handlers';
-import { createMerchant, type MerchantCredentials } from '#shared/services/merchants';
+import { createMerchant, type MerchantCredentials, type NewMerchant } from '#shared/services/merchants';
 
 export interface ApiResponse {
   status: number;
@@ -57,6 +58,25 @@ export function client(baseUrl: string) {
   };
 }
 
-export async function newMerchant(sandbox = true, name = 'Test Shop'): Promise<MerchantCredentials> {
-  return createMerchant({ name, sandbox });
+export async function newMerchant(sandbox = true, name = 'Test Shop', options: Partial<NewMerchant> = {}): Promise<MerchantCredentials> {
+  return createMerchant({ name, sandbox, ...options });
+}
+
+/** Asserts the API's error body `{status, error, error_code}` (and, optionally, part of its message). */
+export function expectError(response: ApiResponse, status: number, code: string, messagePart?: string): void {
+  expect(response.status, response.text).toBe(status);
+  expect(response.body).toEqual({ status, error: expect.any(String), error_code: code });
+  if (messagePart) expect(response.body.error).toContain(messagePart);
+}
+
+/**
+ * Asserts the answer to a repeated merchant_order_id: 400 ORDER_MERCHANTID_EXIST carrying the
+ * order that holds the reference and its payment_url (what WooCommerce and WHMCS read).
+ */
+export function expectReferenceTaken(response: ApiResponse, holder: { order_id: string; status?: string }): void {
+  expect(response.status, response.text).toBe(400);
+  expect(Object.keys(response.body)).toEqual(['status', 'error', 'error_code', 'order', 'payment_url']);
+  expect(response.body).toMatchObject({ status: 400, error_code: 'ORDER_MERCHANTID_EXIST', order: { order_id: holder.order_id } });
+  if (holder.status) expect(response.body.order.status).toBe(holder.status);
+  expect(response.body.payment_url).toContain(holder.order_id);
 }

@@ -341,7 +341,7 @@ export function violations(request: FuzzRequest, response: RawResponse, codes: M
   return found;
 }
 
-/** The four documented error bodies (README "Errors"). */
+/** The five documented error bodies (README "Errors"). */
 export function errorShapeViolations(status: number, body: any, codes: Map<string, number | undefined>): string[] {
   if (sameKeys(body, ['status', 'error', 'error_code'])) {
     const problems: string[] = [];
@@ -354,6 +354,11 @@ export function errorShapeViolations(status: number, body: any, codes: Map<strin
       if (documented !== undefined && documented !== status) problems.push(`${body.error_code} answered with HTTP ${status}, README says ${documented}`);
     }
     return problems;
+  }
+  if (sameKeys(body, ['status', 'error', 'error_code', 'order', 'payment_url'])) {
+    // A repeated merchant_order_id: the error and the order holding it (README "Errors").
+    const shaped = status === 400 && body.status === 400 && body.error_code === 'ORDER_MERCHANTID_EXIST' && typeof body.payment_url === 'string';
+    return shaped && typeof body.order?.order_id === 'string' ? [] : [`malformed ORDER_MERCHANTID_EXIST body at HTTP ${status}`];
   }
   if (sameKeys(body, ['eror', 'status'])) {
     return status === 404 && body.status === '404' && typeof body.eror === 'string' ? [] : [`malformed {eror, status} body at HTTP ${status}`];

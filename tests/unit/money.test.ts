@@ -127,6 +127,9 @@ describe('parsePrice', () => {
     [1, 'JPY', '1'],
     [0.00000001, 'BTC', '0.00000001'],
     [999999999999.99, 'USD', '999999999999.99'],
+    // The decimal text a request carried (a JSON number's own digits, or PHP's "19.90").
+    ['19.90', 'USD', '19.9'],
+    ['0.00000001', 'BTC', '0.00000001'],
   ])('accepts %s %s', (value, currency, expected) => {
     expect(s(parsePrice(value, currency))).toBe(expected);
   });
@@ -139,7 +142,11 @@ describe('parsePrice', () => {
     [1e12, 'USD'],
     [Infinity, 'USD'],
     [NaN, 'USD'],
-    ['5', 'USD'],
+    ['five', 'USD'],
+    ['-5', 'USD'],
+    ['1e2', 'USD'],
+    [' 5', 'USD'],
+    ['9.999999999999999999999', 'USD'],
     [0.000000001, 'BTC'],
   ])('refuses %s %s', (value, currency) => {
     expect(() => parsePrice(value, currency)).toThrow(InvalidPriceError);

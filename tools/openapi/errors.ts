@@ -21,13 +21,16 @@ import {
 } from '#shared/domain/errors';
 import { MAX_BODY_BYTES, MAX_INVOICES_PER_ORDER } from '#shared/domain/limits';
 import { errorResponse } from '#shared/http/errors';
+import { createdOrderView } from '#shared/domain/order';
 import {
   errorSchema,
+  merchantOrderIdExistsErrorSchema,
   orderDoesNotExistErrorSchema,
   orderNotFoundErrorSchema,
   priceNotValidErrorSchema,
 } from '#shared/schemas/responses';
 import { type NamedSchema, ref } from '#tools/openapi/components';
+import { NEW_ORDER, paymentUrl } from '#tools/openapi/examples';
 
 /** Errors: each case is a real error instance; its example body comes from the error mapper. */
 
@@ -66,8 +69,8 @@ export const SERVICE_UNAVAILABLE = errorCase(
 );
 export const UNKNOWN_FIELD = errorCase(
   'PARAMETERS_INVALID',
-  'A field has the wrong type, an unknown value, exceeds its limit, or is not part of the body; the message names it.',
-  new InvalidParameterError('Unknown parameter: colour'),
+  'A field has the wrong type, an unknown value or exceeds its limit; the message names it. Unknown fields are ignored.',
+  new InvalidParameterError('title must be string'),
 );
 export const UNKNOWN_ORDER = errorCase(
   'ORDER_NOT_FOUND',
@@ -76,7 +79,7 @@ export const UNKNOWN_ORDER = errorCase(
 );
 export const ORDER_ID_MISMATCH = errorCase(
   'PARAMETERS_INVALID',
-  'order_id differs from the path, or the body has an unknown field.',
+  'order_id differs from the path.',
   new InvalidParameterError('order_id does not match the order in the path'),
 );
 export const ORDER_CONFLICT = errorCase(
@@ -105,15 +108,16 @@ export const CREATE_ORDER_ERRORS: readonly ErrorCase[] = [
   INVALID_JSON,
   errorCase(
     'ORDER_MERCHANTID_EXIST',
-    'This merchant already has an order with this merchant_order_id.',
-    new MerchantOrderIdExistsError(),
+    'This merchant already has an order with this merchant_order_id: the answer carries that order and its payment_url.',
+    new MerchantOrderIdExistsError({ order: createdOrderView(NEW_ORDER), payment_url: paymentUrl(NEW_ORDER) }),
+    merchantOrderIdExistsErrorSchema,
   ),
   errorCase(
     'ORDER_CONFLICT',
     'Another request with the same merchant_order_id was being written at that moment; nothing was stored by this call, retry.',
     new ConcurrentUpdateError(),
   ),
-  paymentNotAvailable('pay_currency is a gateway not enabled for the merchant, or no rate is available.'),
+  paymentNotAvailable('pay_currency is a gateway not enabled for the merchant, a MugglePay code this service cannot take yet, or no rate is available.'),
   AUTHENTICATION_FAILED,
   PAYLOAD_TOO_LARGE,
   SERVICE_UNAVAILABLE,
@@ -134,12 +138,12 @@ export const CHECKOUT_ORDER_ERRORS: readonly ErrorCase[] = [
   errorCase('PARAMETERS_MISSING', 'pay_currency is missing.', new ParametersMissingError('pay_currency')),
   errorCase(
     'PARAMETERS_INVALID',
-    'pay_currency is not one of the listed values, a field is unknown, or order_id differs from the path.',
+    'pay_currency is not one of the listed values, or order_id differs from the path.',
     new InvalidParameterError('order_id does not match the order in the path'),
   ),
   INVALID_JSON,
   errorCase('ORDER_NOT_NEW', 'The order is no longer NEW, so its payment currency cannot change.', new OrderNotNewError()),
-  paymentNotAvailable('The currency is a gateway not enabled for the merchant, or no rate or address is available.'),
+  paymentNotAvailable('The currency is a gateway not enabled for the merchant, a MugglePay code this service cannot take yet, or no rate or address is available.'),
   AUTHENTICATION_FAILED,
   errorCase(
     'ORDER_DOES_NOT_EXIST',

@@ -1,0 +1,41 @@
+import { inject } from 'vitest';
+import { ensureTable } from '#infra/local/dynamodb';
+import { startLocalSqs, type LocalSqs } from '#infra/local/sqs';
+
+/**
+ * The API and the whole callback pipeline (table stream, order-events, the SQS emulator,
+ * deliver-callback) on the real local parts, on a table of its own so its stream carries only
+ * this file's orders. Callbacks may go to loopback and retry after 1 s; `env` adds or
+ * overrides settings. Modules that read the environment load only after it is set.
+ */
+export async function startPipeline(table: string, env: Record<string, string> = {}) {
+  const dynamodbEndpoint = inject('dynamodbEndpoint');
+  await ensureTable(dynamodbEndpoint, table);
+  const sqs: LocalSqs = await startLocalSqs({ prefix: table });
+  // The environment each Lambda of the pipeline gets; set before their modules load.
+  Object.assign(process.env, {
+    TABLE_NAME: table,
+    CALLBACK_QUEUE_URL: sqs.callbackQueueUrl,
+    CALLBACK_DLQ_URL: sqs.callbackDeadLetterQueueUrl,
+    SQS_ENDPOINT: sqs.endpoint,
+    CALLBACK_ALLOW_LOOPBACK: 'true',
+    CALLBACK_RETRY_BASE_SECONDS: '1',
+    CALLBACK_MAX_ATTEMPTS: '4',
+    CALLBACK_SWEEP_GRACE_SECONDS: '5',
+    ...env,
+  });
+  const support = await import('./api');
+  const api = await support.startApi();
+  const { startCallbackPipeline } = await import('#infra/local/pipeline');
+  const stopPipeline = await startCallbackPipeline({ dynamodbEndpoint, tableName: table, sqs, sweepSeconds: 1 });
+  return {
+    sqs,
+    api,
+    support,
+    stop: async () => {
+      await stopPipeline();
+      await api.close();
+      await sqs.stop();
+    },
+  };
+}
