@@ -6,7 +6,8 @@ import { SandboxLightningNode } from '#shared/payments/lightning/index';
 import type { PaymentMethods } from '#shared/payments/methods';
 import { NoRateProvider, type RateProvider, StaticRateProvider } from '#shared/payments/rates';
 import { HdPaymentMethods } from '#shared/payments/payment-methods';
-import { SandboxGateway } from '#shared/payments/gateway';
+import { GatewayRouter, SandboxGateway } from '#shared/payments/gateway';
+import { liveGateways as liveGatewaysFrom } from '#shared/payments/gateways/live';
 
 /** Sandbox merchants are always priced from the fixed demo table (nothing settles). */
 export const sandboxRateProvider: RateProvider = new StaticRateProvider();
@@ -28,6 +29,12 @@ export function liveRateProvider(env: NodeJS.ProcessEnv): RateProvider {
 
 export const rateProvider: RateProvider = liveRateProvider(process.env);
 
+/**
+ * Live merchants' gateways (ALIPAY, ALIGLOBAL, WECHAT), each configured by its credentials
+ * (`<CODE>_CREDENTIALS_PARAMETER` in AWS); one without credentials fails closed.
+ */
+export const liveGateways = new GatewayRouter(liveGatewaysFrom(process.env, apiConfig.paymentPageUrl));
+
 export const paymentMethods: PaymentMethods = new HdPaymentMethods({
   platformXpubs: {
     BTC: optionalString(process.env, 'PLATFORM_XPUB_BTC'),
@@ -37,8 +44,6 @@ export const paymentMethods: PaymentMethods = new HdPaymentMethods({
   },
   eosAccount: optionalString(process.env, 'EOS_ACCOUNT'),
   lightning: new SandboxLightningNode(),
-  // Live gateway adapters (credentials from SSM) are not built yet: live merchants get
-  // PAYMENT_NOT_AVAILABLE for gateways, sandbox merchants the sandbox gateway.
-  gateway: undefined,
+  gateway: liveGateways,
   sandboxGateway: new SandboxGateway(apiConfig.paymentPageUrl),
 });

@@ -13,10 +13,10 @@ import {
 import { isId } from '#shared/domain/ids';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { add, type Decimal, decimalPlaces, formatDecimal, parseDecimal, ZERO } from '#shared/domain/money';
-import type { Payment } from '#shared/domain/order';
+import { checkedOutWith, type Payment } from '#shared/domain/order';
 import { evaluatePayment } from '#shared/domain/payment-evaluation';
 import { changeOrder, type Found, moveTo, touch } from '#shared/services/order-changes';
-import { findDueOrders } from '#shared/store/orders';
+import { findDueOrders, findInvoice } from '#shared/store/orders';
 
 const unknown = () => new UnknownOrderError();
 
@@ -33,9 +33,19 @@ export function cancelOrder(owner: MerchantProfile | undefined, orderId: unknown
   });
 }
 
-/** PAID -> REFUND_PENDING; the refund's completion arrives through {@link completeRefund}. */
-export function refundOrder(owner: MerchantProfile, orderId: unknown, now: Date): Promise<Found> {
+/**
+ * PAID -> REFUND_PENDING; the refund's completion arrives through {@link completeRefund}.
+ * `repeatable` says which REFUND_PENDING orders may be asked again (answered unchanged: a
+ * gateway's refund is retried by asking again).
+ */
+export function refundOrder(
+  owner: MerchantProfile,
+  orderId: unknown,
+  now: Date,
+  options: { repeatable?: (found: Found) => boolean } = {},
+): Promise<Found> {
   return changeOrder(checkedId(orderId), owner, unknown, (found) => {
+    if (found.order.status === 'REFUND_PENDING' && options.repeatable?.(found)) return undefined;
     if (found.order.status !== 'PAID') throw new RefundFailedError();
     return moveTo(found, 'REFUND_PENDING', now);
   });
@@ -59,6 +69,16 @@ export interface PaymentReport {
   txid: string;
   /** Restrict to this merchant's orders (the sandbox endpoint). */
   owner?: MerchantProfile;
+  /**
+   * The invoice paid, when the reporter knows it (a gateway's trade names it). Absent: the
+   * current one. A replaced invoice of a NEW order becomes current again (the buyer paid it);
+   * of an order past NEW nothing is recorded (the result's invoice is not that invoice).
+   */
+  invoiceId?: string;
+  /** The currency the reporter was paid in: an invoice in another one is not paid by it (nothing recorded). */
+  currency?: string;
+  /** When the payment happened, if the reporter knows (a gateway's payment time); default `now`. */
+  seenAt?: Date;
   now: Date;
 }
 
@@ -71,7 +91,9 @@ const sum = (payments: readonly Payment[]): Decimal =>
  * report twice is one change; the same txid with more confirmations can complete it.
  */
 export function recordPayment(report: PaymentReport): Promise<Found> {
-  return changeOrder(checkedId(report.orderId), report.owner, unknown, (found) => {
+  return changeOrder(checkedId(report.orderId), report.owner, unknown, async (read) => {
+    const found = await withPaidInvoice(read, report.invoiceId);
+    if (!found || (report.currency && found.invoice?.pay_currency !== report.currency)) return undefined;
     const invoice = found.invoice;
     if (!invoice) throw new InvoiceNotExistError();
     const amount = report.amount ?? parseDecimal(invoice.pay_amount);
@@ -86,7 +108,7 @@ export function recordPayment(report: PaymentReport): Promise<Found> {
       txid: report.txid,
       amount: formatDecimal(amount),
       confirmations,
-      seen_at: previous?.seen_at ?? report.now.toISOString(),
+      seen_at: previous?.seen_at ?? (report.seenAt ?? report.now).toISOString(),
     };
     const updated = [...payments.filter((p) => p.txid !== report.txid), payment];
     const recorded = { ...invoice, payments: updated };
@@ -103,6 +125,19 @@ export function recordPayment(report: PaymentReport): Promise<Found> {
     if (!outcome) return { order: touch(found.order, report.now), invoice: recorded };
     return moveTo(found, outcome.to, report.now, { reason: outcome.reason, invoice: recorded });
   });
+}
+
+/**
+ * The order as the payment should see it: unchanged when the paid invoice is the current one;
+ * with the named (replaced) invoice current again while the order is NEW; undefined when the
+ * order moved on with another invoice (that payment is left for the merchant).
+ */
+async function withPaidInvoice(found: Found, invoiceId: string | undefined): Promise<Found | undefined> {
+  if (!invoiceId || found.invoice?.invoice_id === invoiceId) return found;
+  const named = await findInvoice(found.order.order_id, invoiceId);
+  if (!named) throw new InvoiceNotExistError();
+  if (found.order.status !== 'NEW') return undefined;
+  return { order: checkedOutWith(found.order, named), invoice: named };
 }
 
 /** REFUND_PENDING -> REFUNDED, reported by whatever sent the refund (the same entry point family). */
@@ -123,14 +158,20 @@ export function completeRefund(report: { orderId: string; txid: string; owner?: 
  * the others are tried, then the first store error is thrown (the next run tries it again).
  * Returns the count.
  */
-export async function expireDueOrders(now: Date, limit = 100): Promise<number> {
+export async function expireDueOrders(
+  now: Date,
+  limit = 100,
+  /** Asked before each expiry (a gateway may know of a payment whose notification is late); `keep` skips it. */
+  beforeExpiry?: (found: Found, now: Date) => Promise<'expire' | 'keep'>,
+): Promise<number> {
   let expired = 0;
   let failure: unknown;
   for (const { orderId } of await findDueOrders(now, limit)) {
     try {
-      const result = await changeOrder(orderId, undefined, unknown, (found) => {
+      const result = await changeOrder(orderId, undefined, unknown, async (found) => {
         const due = found.order.due_at;
         if (found.order.status !== 'NEW' || !due || Date.parse(due) > now.getTime()) return undefined;
+        if (beforeExpiry && (await beforeExpiry(found, now)) === 'keep') return undefined;
         return moveTo(found, 'EXPIRED', now);
       });
       if (result.order.status === 'EXPIRED' && result.order.updated_at === now.toISOString()) expired += 1;

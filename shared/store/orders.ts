@@ -266,6 +266,12 @@ export async function replaceInvoice(order: Order, next: { order: Order; invoice
   return (await putIf(orderToItem(next.order), expectedVersion(order))).written;
 }
 
+/** One invoice of an order (current or replaced), read strongly consistent, or undefined. */
+export async function findInvoice(orderId: string, invoiceId: string): Promise<Invoice | undefined> {
+  const result = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: invoiceKey(orderId, invoiceId), ConsistentRead: true }));
+  return result.Item ? invoiceFromItem(result.Item) : undefined;
+}
+
 /** The invoice an address (with its memo, for EOS) was issued for, current or replaced, or undefined. */
 export async function findInvoiceByAddress(
   currency: string,
