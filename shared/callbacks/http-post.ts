@@ -1,27 +1,19 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import { isIP, Socket, type LookupFunction, type TcpNetConnectOpts } from 'node:net';
-import type { Duplex } from 'node:stream';
+import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import {
-  RequestFilteringHttpAgent,
-  RequestFilteringHttpsAgent,
-  type RequestFilteringAgentOptions,
-} from 'request-filtering-agent';
 import { checkCallbackUrl, forbiddenAddressReason, type SsrfOptions } from '#shared/callbacks/ssrf';
+import { Agent, buildConnector, errors as undiciErrors, request } from '#shared/callbacks/undici';
 import { InvalidParameterError } from '#shared/domain/errors';
 
 /**
- * The one way the service POSTs to a merchant's URL: node http/https (not fetch, which takes no
- * agent) through agents that check every address at connect time, so DNS rebinding and names
- * pointing inside the network are refused after resolution, not only when the URL was stored.
- * Two layers judge each address before a socket opens:
- *  1. ours, {@link forbiddenAddressReason} (IPv4-mapped unwrapped, 2000::/3 only for IPv6), on
- *     a literal host in `createConnection` and on every address our `lookup` wrapper returns;
- *  2. request-filtering-agent's (anything ipaddr.js does not call `unicast`, 0.0.0.0 and ::).
- * Redirects are never followed (node http does not), the whole exchange has one deadline and
- * the response body is read up to a bound.
+ * The one way the service POSTs to a merchant's URL: undici, through an Agent whose connector
+ * judges every address at connect time with the one SSRF policy of ssrf.ts
+ * ({@link forbiddenAddressReason}): a literal host before the socket opens, a name on every
+ * address its DNS lookup returns (all of them: with happy eyeballs node may try any). So DNS
+ * rebinding and names pointing inside the network are refused after resolution, not only when
+ * the URL was stored. Redirects are never followed (undici's `request` does not), the agent
+ * has its own connect, headers and body timeouts, the whole exchange has one deadline, and the
+ * response body is read up to a bound.
  */
 
 export const DEFAULT_CALLBACK_TIMEOUT_MS = 10_000;
@@ -66,7 +58,7 @@ export interface PostJsonResult {
   headers: Record<string, string | string[] | undefined>;
   /** The body as UTF-8, cut at maxResponseBytes. */
   body: string;
-  /** True when the body was longer than maxResponseBytes and reading stopped. */
+  /** True when the body was longer than maxResponseBytes, or still coming at the deadline, and reading stopped. */
   truncated: boolean;
   /** From the start of the request to the end of reading the response. */
   latencyMs: number;
@@ -76,7 +68,7 @@ function forbidden(reason: string): CallbackTransportError {
   return new CallbackTransportError('forbidden-address', `callback_url resolves to a forbidden address: ${reason}`);
 }
 
-/** ::ffff:a.b.c.d as a.b.c.d, so the library's filter judges the IPv4 address it reaches. */
+/** ::ffff:a.b.c.d as a.b.c.d: the socket goes to the IPv4 address the policy judged. */
 function unmapped(address: LookupAddress): LookupAddress {
   if (address.family !== 6 || !ipaddr.IPv6.isValid(address.address)) return address;
   const parsed = ipaddr.IPv6.parse(address.address);
@@ -84,8 +76,8 @@ function unmapped(address: LookupAddress): LookupAddress {
 }
 
 /**
- * Wraps a DNS lookup so that an answer with any forbidden address fails the connection before
- * a socket opens (all of them are judged: with happy eyeballs node may try any of them).
+ * A DNS lookup whose answer fails the connection before a socket opens when any address in it
+ * is forbidden.
  */
 function guardedLookup(resolve: LookupFunction, ssrf: SsrfOptions): LookupFunction {
   return (hostname, options, callback) => {
@@ -110,75 +102,57 @@ function guardedLookup(resolve: LookupFunction, ssrf: SsrfOptions): LookupFuncti
 }
 
 /**
- * Our layer in front of the library's `createConnection`: a literal address (no lookup happens
- * for one) is judged here; a name gets the guarded lookup, which the library wraps in turn.
+ * undici's own connector (TCP or TLS, with its connect timeout) given the guarded lookup, behind
+ * a check of a literal host, for which no lookup happens.
  */
-type ConnectListener = (error: Error | null, socket: Duplex) => void;
+function guardedConnector(ssrf: SsrfOptions, timeoutMs: number, resolve: LookupFunction): buildConnector.connector {
+  const connect = buildConnector({ timeout: timeoutMs, lookup: guardedLookup(resolve, ssrf) } as buildConnector.BuildOptions);
+  return (options, callback) => {
+    if (isIP(options.hostname) !== 0) {
+      const reason = forbiddenAddressReason(options.hostname, ssrf);
+      if (reason !== undefined) {
+        callback(forbidden(reason), null);
+        return;
+      }
+    }
+    connect(options, callback);
+  };
+}
 
-function guardedConnectOptions(options: TcpNetConnectOpts, ssrf: SsrfOptions): TcpNetConnectOpts | CallbackTransportError {
-  const host = options.host ?? 'localhost';
-  if (isIP(host) !== 0) {
-    const reason = forbiddenAddressReason(host, ssrf);
-    if (reason !== undefined) return forbidden(reason);
+/**
+ * The dispatcher of callback POSTs with this SSRF setting. Sockets are not kept alive (each
+ * request closes its connection): callbacks go to many hosts, rarely twice in a row, and a
+ * reused idle socket the merchant already closed would fail an attempt for nothing.
+ */
+export function callbackDispatcher(
+  ssrf: SsrfOptions,
+  timeoutMs = DEFAULT_CALLBACK_TIMEOUT_MS,
+  resolve: LookupFunction = dnsLookup as unknown as LookupFunction,
+): Agent {
+  return new Agent({
+    connect: guardedConnector(ssrf, timeoutMs, resolve),
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+  });
+}
+
+/** Dispatchers are made on first use and reused, one per SSRF setting, timeout and lookup. */
+const dispatchers = new Map<string, Agent>();
+const injectedLookups = new WeakMap<LookupFunction, Map<string, Agent>>();
+
+function dispatcherFor(ssrf: SsrfOptions, timeoutMs: number, lookup: LookupFunction | undefined): Agent {
+  const key = `${ssrf.allowLoopback}:${timeoutMs}`;
+  let cache = dispatchers;
+  if (lookup) {
+    cache = injectedLookups.get(lookup) ?? new Map();
+    injectedLookups.set(lookup, cache);
   }
-  const resolve = (options.lookup as LookupFunction | undefined) ?? (dnsLookup as unknown as LookupFunction);
-  return { ...options, lookup: guardedLookup(resolve, ssrf) };
-}
-
-/** A socket already failed with `error`, the way the library reports a refusal to the agent. */
-function failedSocket(error: Error, listener?: ConnectListener): Socket {
-  const socket = new Socket();
-  if (listener) listener(error, socket);
-  else socket.destroy(error);
-  return socket;
-}
-
-/**
- * The library's filter options. With loopback allowed, its private-range check is off (it has
- * no "loopback only" setting, and a mixed IPv4/IPv6 allow list makes it warn on every
- * connection); our classifier, which allows loopback and nothing else private, still runs on
- * every address. 0.0.0.0 and :: stay refused by both layers.
- */
-function filterOptions(ssrf: SsrfOptions): RequestFilteringAgentOptions {
-  return { allowPrivateIPAddress: ssrf.allowLoopback, allowMetaIPAddress: false };
-}
-
-type FilteringAgentClass = typeof RequestFilteringHttpAgent | typeof RequestFilteringHttpsAgent;
-
-/**
- * The library's agent for one protocol, with our own address check before every connection.
- * keepAlive off: callbacks go to many hosts, rarely twice in a row, and a reused idle socket
- * the merchant already closed would fail an attempt for nothing.
- */
-function guardedAgent<Base extends FilteringAgentClass>(Agent: Base, ssrf: SsrfOptions): InstanceType<Base> {
-  const agent = new Agent({ keepAlive: false, ...filterOptions(ssrf) }) as InstanceType<Base> & {
-    createConnection(options: TcpNetConnectOpts, listener?: ConnectListener): Duplex;
-  };
-  const connect = agent.createConnection.bind(agent);
-  agent.createConnection = (options: TcpNetConnectOpts, listener?: ConnectListener) => {
-    const guarded = guardedConnectOptions(options, ssrf);
-    if (guarded instanceof Error) return failedSocket(guarded, listener);
-    return connect(guarded, listener);
-  };
-  return agent;
-}
-
-/** One agent per protocol and option set, built at module load and reused. */
-const agents = {
-  strict: {
-    http: guardedAgent(RequestFilteringHttpAgent, { allowLoopback: false }),
-    https: guardedAgent(RequestFilteringHttpsAgent, { allowLoopback: false }),
-  },
-  loopback: {
-    http: guardedAgent(RequestFilteringHttpAgent, { allowLoopback: true }),
-    https: guardedAgent(RequestFilteringHttpsAgent, { allowLoopback: true }),
-  },
-} as const;
-
-/** The agent postJson uses for `protocol` ('http:' or 'https:'); exported for tests. */
-export function callbackAgentFor(protocol: 'http:' | 'https:', ssrf: SsrfOptions): RequestFilteringHttpAgent | RequestFilteringHttpsAgent {
-  const set = ssrf.allowLoopback ? agents.loopback : agents.strict;
-  return protocol === 'https:' ? set.https : set.http;
+  let dispatcher = cache.get(key);
+  if (!dispatcher) {
+    dispatcher = callbackDispatcher(ssrf, timeoutMs, lookup);
+    cache.set(key, dispatcher);
+  }
+  return dispatcher;
 }
 
 const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME', 'EAI_NODATA', 'ENODATA', 'ESERVFAIL', 'ENONAME']);
@@ -206,13 +180,10 @@ function codeOf(error: unknown): string | undefined {
 }
 
 /** Any failure before a status line, as a typed error with a message fit for the merchant. */
-function transportError(error: unknown): CallbackTransportError {
+function transportError(error: unknown, timeoutMs: number): CallbackTransportError {
   if (error instanceof CallbackTransportError) return error;
-  const message = error instanceof Error ? error.message : String(error);
-  // request-filtering-agent's refusal ("DNS lookup <ip>(...) is not allowed. Because ..."):
-  // only reached if its table refuses an address ours allows. Its text names the address; ours does not.
-  if (/^DNS lookup .* is not allowed/u.test(message)) {
-    return new CallbackTransportError('forbidden-address', 'callback_url resolves to a forbidden address', undefined, { cause: error });
+  if (error instanceof undiciErrors.ConnectTimeoutError || error instanceof undiciErrors.HeadersTimeoutError) {
+    return new CallbackTransportError('timeout', `no response from the callback host within ${timeoutMs} ms`, error.code, { cause: error });
   }
   const code = codeOf(error);
   const syscall = (error as { syscall?: unknown } | null)?.syscall;
@@ -227,20 +198,32 @@ function transportError(error: unknown): CallbackTransportError {
   }
   const what =
     code === 'ECONNREFUSED' ? 'connection refused' :
-    code === 'ECONNRESET' ? 'connection reset' :
+    code === 'ECONNRESET' || error instanceof undiciErrors.SocketError ? 'connection reset' :
     code === 'EHOSTUNREACH' || code === 'ENETUNREACH' ? 'host unreachable' :
     'connection failed';
   return new CallbackTransportError('connection', `${what} by the callback host${code ? ` (${code})` : ''}`, code, { cause: error });
 }
 
+/** The request headers: content-type defaulted, content-length from the body. */
+function requestHeaders(options: PostJsonOptions): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(options.headers)) {
+    if (name.toLowerCase() !== 'content-length') headers[name] = value;
+  }
+  if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+  headers['content-length'] = String(Buffer.byteLength(options.body));
+  return headers;
+}
+
 /**
  * POSTs `options.body` to `url` through the connect-time SSRF filter and resolves with the
  * status, headers and at most `maxResponseBytes` of the body, whatever the status (a 3xx is
- * returned as is, never followed). Rejects with {@link CallbackTransportError} when no complete
- * response arrived: refused address (also for a URL {@link checkCallbackUrl} refuses), DNS,
- * connection, TLS, or the deadline (`timeoutMs` over the whole exchange, body included).
+ * returned as is, never followed). Rejects with {@link CallbackTransportError} when no status
+ * arrived: refused address (also for a URL {@link checkCallbackUrl} refuses), DNS, connection,
+ * TLS, or the deadline (`timeoutMs` over the whole exchange). A status that arrived in time
+ * stands even if its body is still trickling at the deadline: the body is cut off there.
  */
-export function postJson(url: string, options: PostJsonOptions): Promise<PostJsonResult> {
+export async function postJson(url: string, options: PostJsonOptions): Promise<PostJsonResult> {
   const ssrf: SsrfOptions = { allowLoopback: options.allowLoopback };
   const timeoutMs = options.timeoutMs ?? DEFAULT_CALLBACK_TIMEOUT_MS;
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
@@ -248,93 +231,67 @@ export function postJson(url: string, options: PostJsonOptions): Promise<PostJso
     // The stored URL is judged again: it may predate the check, or the policy may have changed.
     checkCallbackUrl(url, ssrf);
   } catch (error) {
-    return Promise.reject(
-      error instanceof InvalidParameterError
-        ? new CallbackTransportError('forbidden-address', error.message, undefined, { cause: error })
-        : error,
-    );
+    if (error instanceof InvalidParameterError) {
+      throw new CallbackTransportError('forbidden-address', error.message, undefined, { cause: error });
+    }
+    throw error;
   }
-  const target = new URL(url);
-  const protocol = target.protocol === 'https:' ? 'https:' : 'http:';
-  const headers: Record<string, string> = { ...options.headers };
-  if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
-  for (const name of Object.keys(headers)) if (name.toLowerCase() === 'content-length') delete headers[name];
-  headers['content-length'] = String(Buffer.byteLength(options.body));
 
-  return new Promise<PostJsonResult>((resolve, reject) => {
-    const started = performance.now();
-    let settled = false;
-    let response: IncomingMessage | undefined;
-    let answered: (() => void) | undefined;
-
-    const settle = (outcome: () => void) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(deadline);
-      outcome();
-    };
-
-    const send = protocol === 'https:' ? httpsRequest : httpRequest;
-    const req = send(
-      target,
-      {
+  const started = performance.now();
+  const deadline = new AbortController();
+  const timer = setTimeout(
+    () => deadline.abort(new CallbackTransportError('timeout', `no response from the callback host within ${timeoutMs} ms`)),
+    timeoutMs,
+  );
+  try {
+    let response: Awaited<ReturnType<typeof request>>;
+    try {
+      const target = new URL(url);
+      response = await request(dispatcherFor(ssrf, timeoutMs, options.lookup), {
+        origin: target.origin,
+        path: `${target.pathname}${target.search}`,
         method: 'POST',
-        headers,
-        agent: callbackAgentFor(protocol, ssrf),
-        ...(options.lookup ? { lookup: options.lookup } : {}),
-      },
-      (res) => {
-        response = res;
-        const chunks: Buffer[] = [];
-        let size = 0;
-        let truncated = false;
-        // The status arrived in time: at the deadline, a body still trickling in is cut off
-        // and the answer stands (the merchant answered; only its body was slow).
-        answered = () => {
+        headers: requestHeaders(options),
+        body: options.body,
+        signal: deadline.signal,
+        // No keep-alive: the connection closes after this exchange.
+        reset: true,
+      });
+    } catch (error) {
+      throw transportError(error, timeoutMs);
+    }
+
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let truncated = false;
+    try {
+      for await (const chunk of response.body as AsyncIterable<Buffer>) {
+        const room = maxResponseBytes - size;
+        if (chunk.length > room) {
+          // Enough read: keep the status, stop reading, drop the connection.
+          chunks.push(chunk.subarray(0, room));
+          size += room;
           truncated = true;
-          done();
-        };
-        const done = () =>
-          settle(() =>
-            resolve({
-              status: res.statusCode ?? 0,
-              headers: res.headers,
-              body: Buffer.concat(chunks, size).toString('utf8'),
-              truncated,
-              latencyMs: performance.now() - started,
-            }),
-          );
-        res.on('data', (chunk: Buffer) => {
-          if (settled) return;
-          const room = maxResponseBytes - size;
-          if (chunk.length > room) {
-            // Enough read: keep the status, stop reading, drop the connection.
-            chunks.push(chunk.subarray(0, room));
-            size += room;
-            truncated = true;
-            done();
-            res.destroy();
-            req.destroy();
-            return;
-          }
-          chunks.push(chunk);
-          size += chunk.length;
-        });
-        res.on('end', done);
-        // The status arrived: a body cut short by the merchant's side still yields it.
-        res.on('close', done);
-        res.on('error', () => undefined);
-      },
-    );
-
-    const deadline = setTimeout(() => {
-      if (answered) answered();
-      else settle(() => reject(new CallbackTransportError('timeout', `no response from the callback host within ${timeoutMs} ms`)));
-      response?.destroy();
-      req.destroy();
-    }, timeoutMs);
-
-    req.on('error', (error) => settle(() => reject(transportError(error))));
-    req.end(options.body);
-  });
+          break;
+        }
+        chunks.push(chunk);
+        size += chunk.length;
+      }
+    } catch (error) {
+      // The status arrived in time: a body cut short (by the deadline, the body timeout or the
+      // merchant's side) still yields it; cut by us, it counts as truncated.
+      truncated ||= deadline.signal.aborted || error instanceof undiciErrors.BodyTimeoutError;
+    } finally {
+      response.body.destroy();
+    }
+    return {
+      status: response.statusCode,
+      headers: response.headers,
+      body: Buffer.concat(chunks, size).toString('utf8'),
+      truncated,
+      latencyMs: performance.now() - started,
+    };
+  } finally {
+    clearTimeout(timer);
+  }
 }

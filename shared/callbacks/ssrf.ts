@@ -168,8 +168,8 @@ export function checkCallbackUrl(url: string, options: SsrfOptions): void {
     const literal = host.slice(1, -1);
     const reason = forbiddenAddressReason(literal, options);
     if (reason !== undefined) refuse(`host ${host} is ${reason}`);
-    // Refused even when the IPv4 inside is public: request-filtering-agent refuses every
-    // mapped literal at connect time, so such a URL could never be delivered.
+    // Refused even when the IPv4 inside is public: one spelling per address, the one the
+    // connect-time check and the merchant's logs show.
     if (ipaddr.IPv6.isValid(literal) && ipaddr.IPv6.parse(literal).isIPv4MappedAddress()) {
       refuse(`host ${host} is an IPv4-mapped IPv6 address (write the IPv4 address instead)`);
     }

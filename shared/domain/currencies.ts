@@ -2,8 +2,9 @@
  * The currency table: what each code is and how many decimals its amounts carry.
  * `precision` is the currency's smallest unit on its ledger; `payPrecision` is the number of
  * decimals a buyer is asked to pay (ETH has 18 decimals on chain but is quoted to 8).
+ * A `token` lives on another currency's chain (USDT_ERC20 is USDT on Ethereum).
  */
-export type CurrencyKind = 'fiat' | 'crypto' | 'stable' | 'gateway';
+export type CurrencyKind = 'fiat' | 'crypto' | 'stable' | 'token' | 'gateway';
 
 export interface Currency {
   readonly code: string;
@@ -14,6 +15,8 @@ export interface Currency {
   readonly settles?: string;
   /** Confirmations before a payment in this currency counts as PAID. */
   readonly confirmations?: number;
+  /** Tokens: the chain they live on (they share its blocks, addresses and confirmations). */
+  readonly chain?: string;
 }
 
 const table: readonly Currency[] = [
@@ -35,6 +38,10 @@ const table: readonly Currency[] = [
   { code: 'LBTC', kind: 'crypto', precision: 11, payPrecision: 8, confirmations: 1 },
   { code: 'USDT', kind: 'stable', precision: 6, payPrecision: 6 },
   { code: 'USDC', kind: 'stable', precision: 6, payPrecision: 6 },
+  // ERC-20 tokens on Ethereum, paid to the same kind of per-invoice address as ETH. Both
+  // mainnet contracts have 6 decimals (the watcher reads and checks them from the contract).
+  { code: 'USDT_ERC20', kind: 'token', precision: 6, payPrecision: 6, confirmations: 12, chain: 'ETH' },
+  { code: 'USDC_ERC20', kind: 'token', precision: 6, payPrecision: 6, confirmations: 12, chain: 'ETH' },
   { code: 'ALIPAY', kind: 'gateway', precision: 2, payPrecision: 2, settles: 'CNY' },
   { code: 'ALIGLOBAL', kind: 'gateway', precision: 2, payPrecision: 2, settles: 'CNY' },
   { code: 'WECHAT', kind: 'gateway', precision: 2, payPrecision: 2, settles: 'CNY' },
@@ -42,14 +49,16 @@ const table: readonly Currency[] = [
 
 const byCode = new Map(table.map((currency) => [currency.code, currency]));
 
-/** The `pay_currency` values of the contract, in its order. */
-export const PAY_CURRENCIES = ['ALIPAY', 'ALIGLOBAL', 'WECHAT', 'BTC', 'LTC', 'ETH', 'EOS', 'BCH', 'LBTC'] as const;
+/** The `pay_currency` values of the contract, in its order, then MugglePay's ERC-20 stable coins. */
+export const PAY_CURRENCIES = ['ALIPAY', 'ALIGLOBAL', 'WECHAT', 'BTC', 'LTC', 'ETH', 'EOS', 'BCH', 'LBTC', 'USDT_ERC20', 'USDC_ERC20'] as const;
 export type PayCurrency = (typeof PAY_CURRENCIES)[number];
 
 export const GATEWAY_CURRENCIES: readonly PayCurrency[] = ['ALIPAY', 'ALIGLOBAL', 'WECHAT'];
 
-/** Currencies a price may be set in: fiat, crypto and stable coins (not gateways). */
-export const PRICE_CURRENCIES: readonly string[] = table.filter((c) => c.kind !== 'gateway').map((c) => c.code);
+/** Currencies a price may be set in: fiat, crypto and stable coins (not gateways, not a chain's tokens). */
+export const PRICE_CURRENCIES: readonly string[] = table
+  .filter((c) => c.kind !== 'gateway' && c.kind !== 'token')
+  .map((c) => c.code);
 
 /** Settlement currencies a merchant may choose (USD by default, or a stable coin). */
 export const RECEIVE_CURRENCIES: readonly string[] = ['USD', 'USDT', 'USDC'];

@@ -15,7 +15,7 @@ const FORMATS = { 'http-url': isHttpUrl };
 
 /** The CreateOrderBody schema. */
 export const createOrderBody = /* @__PURE__ */ (() => {
-const schema11 = {"$id":"CreateOrderBody","type":"object","additionalProperties":false,"required":["price_amount"],"properties":{"merchant_order_id":{"type":["string","integer"],"maxLength":255,"description":"The merchant's own unique reference (numbers are accepted and stored as strings)."},"price_amount":{"type":"number","description":"Price in price_currency, above 0, at most the currency's decimals."},"price_currency":{"type":"string","enum":["USD","CNY","EUR","GBP","HKD","SGD","CAD","AUD","JPY","BTC","LTC","BCH","ETH","EOS","LBTC","USDT","USDC"],"default":"USD","description":"Currency of the price. Default USD."},"pay_currency":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC"],"description":"Check the order out at once in this currency (gateways must be enabled for the merchant)."},"title":{"type":"string","maxLength":200},"description":{"type":"string","maxLength":800},"callback_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Receives a signed POST on every status change."},"cancel_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Where the buyer goes after cancelling."},"success_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Where the buyer goes after paying."},"mobile":{"type":"boolean","description":"Gateways: the app link instead of the PC QR page."},"fast":{"type":"boolean","description":"ALIPAY/ALIGLOBAL only: payment_url is the gateway's own link."},"token":{"type":"string","maxLength":255,"description":"Merchant-chosen token echoed in every callback."}}};
+const schema11 = {"$id":"CreateOrderBody","type":"object","additionalProperties":false,"required":["price_amount"],"properties":{"merchant_order_id":{"type":["string","integer"],"maxLength":255,"description":"The merchant's own unique reference (numbers are accepted and stored as strings)."},"price_amount":{"type":"number","description":"Price in price_currency, above 0, at most the currency's decimals."},"price_currency":{"type":"string","enum":["USD","CNY","EUR","GBP","HKD","SGD","CAD","AUD","JPY","BTC","LTC","BCH","ETH","EOS","LBTC","USDT","USDC"],"default":"USD","description":"Currency of the price. Default USD."},"pay_currency":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20"],"description":"Check the order out at once in this currency (gateways must be enabled for the merchant)."},"title":{"type":"string","maxLength":200},"description":{"type":"string","maxLength":800},"callback_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Receives a signed POST on every status change."},"cancel_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Where the buyer goes after cancelling."},"success_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Where the buyer goes after paying."},"mobile":{"type":"boolean","description":"Gateways: the app link instead of the PC QR page."},"fast":{"type":"boolean","description":"ALIPAY/ALIGLOBAL only: payment_url is the gateway's own link."},"token":{"type":"string","maxLength":255,"description":"Merchant-chosen token echoed in every callback."}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = runtime_ucs2length;
 const formats0 = FORMATS["http-url"];
@@ -99,7 +99,7 @@ if(typeof data3 !== "string"){
 validate10.errors = [{instancePath:instancePath+"/pay_currency",schemaPath:"#/properties/pay_currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if(!(((((((((data3 === "ALIPAY") || (data3 === "ALIGLOBAL")) || (data3 === "WECHAT")) || (data3 === "BTC")) || (data3 === "LTC")) || (data3 === "ETH")) || (data3 === "EOS")) || (data3 === "BCH")) || (data3 === "LBTC"))){
+if(!(((((((((((data3 === "ALIPAY") || (data3 === "ALIGLOBAL")) || (data3 === "WECHAT")) || (data3 === "BTC")) || (data3 === "LTC")) || (data3 === "ETH")) || (data3 === "EOS")) || (data3 === "BCH")) || (data3 === "LBTC")) || (data3 === "USDT_ERC20")) || (data3 === "USDC_ERC20"))){
 validate10.errors = [{instancePath:instancePath+"/pay_currency",schemaPath:"#/properties/pay_currency/enum",keyword:"enum",params:{allowedValues: schema11.properties.pay_currency.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
@@ -309,7 +309,7 @@ return validate10;
 
 /** The CheckoutOrderBody schema. */
 export const checkoutBody = /* @__PURE__ */ (() => {
-const schema12 = {"$id":"CheckoutOrderBody","type":"object","additionalProperties":false,"required":["pay_currency"],"properties":{"order_id":{"type":"string","maxLength":64,"description":"Optional; must equal the path id when given."},"pay_currency":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC"]}}};
+const schema12 = {"$id":"CheckoutOrderBody","type":"object","additionalProperties":false,"required":["pay_currency"],"properties":{"order_id":{"type":"string","maxLength":64,"description":"Optional; must equal the path id when given."},"pay_currency":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20"]}}};
 const func3 = runtime_ucs2length;
 
 function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -361,7 +361,7 @@ if(typeof data1 !== "string"){
 validate11.errors = [{instancePath:instancePath+"/pay_currency",schemaPath:"#/properties/pay_currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if(!(((((((((data1 === "ALIPAY") || (data1 === "ALIGLOBAL")) || (data1 === "WECHAT")) || (data1 === "BTC")) || (data1 === "LTC")) || (data1 === "ETH")) || (data1 === "EOS")) || (data1 === "BCH")) || (data1 === "LBTC"))){
+if(!(((((((((((data1 === "ALIPAY") || (data1 === "ALIGLOBAL")) || (data1 === "WECHAT")) || (data1 === "BTC")) || (data1 === "LTC")) || (data1 === "ETH")) || (data1 === "EOS")) || (data1 === "BCH")) || (data1 === "LBTC")) || (data1 === "USDT_ERC20")) || (data1 === "USDC_ERC20"))){
 validate11.errors = [{instancePath:instancePath+"/pay_currency",schemaPath:"#/properties/pay_currency/enum",keyword:"enum",params:{allowedValues: schema12.properties.pay_currency.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
@@ -614,7 +614,7 @@ return validate14;
 
 /** The PayCheckoutBody schema. */
 export const payCheckoutBody = /* @__PURE__ */ (() => {
-const schema16 = {"$id":"PayCheckoutBody","type":"object","additionalProperties":false,"required":["pay_currency"],"properties":{"pay_currency":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC"],"description":"The buyer's choice; one of the answer's `currencies` (gateways must be enabled for the merchant)."}}};
+const schema16 = {"$id":"PayCheckoutBody","type":"object","additionalProperties":false,"required":["pay_currency"],"properties":{"pay_currency":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20"],"description":"The buyer's choice; one of the answer's `currencies` (gateways must be enabled for the merchant)."}}};
 
 function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="PayCheckoutBody" */;
@@ -643,7 +643,7 @@ if(typeof data0 !== "string"){
 validate15.errors = [{instancePath:instancePath+"/pay_currency",schemaPath:"#/properties/pay_currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if(!(((((((((data0 === "ALIPAY") || (data0 === "ALIGLOBAL")) || (data0 === "WECHAT")) || (data0 === "BTC")) || (data0 === "LTC")) || (data0 === "ETH")) || (data0 === "EOS")) || (data0 === "BCH")) || (data0 === "LBTC"))){
+if(!(((((((((((data0 === "ALIPAY") || (data0 === "ALIGLOBAL")) || (data0 === "WECHAT")) || (data0 === "BTC")) || (data0 === "LTC")) || (data0 === "ETH")) || (data0 === "EOS")) || (data0 === "BCH")) || (data0 === "LBTC")) || (data0 === "USDT_ERC20")) || (data0 === "USDC_ERC20"))){
 validate15.errors = [{instancePath:instancePath+"/pay_currency",schemaPath:"#/properties/pay_currency/enum",keyword:"enum",params:{allowedValues: schema16.properties.pay_currency.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }

@@ -1,6 +1,7 @@
 import { PRICE_CURRENCIES, quoteCurrency } from '#shared/domain/currencies';
 import { type Decimal, isPositive, parseDecimal } from '#shared/domain/money';
 import { ConfigError } from '#shared/env';
+import { describeFetchError, readTextLimited } from '#shared/fetch-text';
 import { logger } from '#shared/http/logger';
 import { type ExchangeRate, type RateProvider, RateUnavailableError } from '#shared/payments/rates';
 import type { RateCache, RateSnapshot } from '#shared/store/rates';
@@ -23,8 +24,15 @@ const PLAIN_DECIMAL = /^\d{1,30}(?:\.\d{1,40})?$/;
 /** Larger answers are refused (the Coinbase one is tens of kilobytes). */
 const MAX_BODY_BYTES = 1024 * 1024;
 
-/** Codes the source lists under another name: Lightning is bitcoin on another rail. */
-const SOURCE_ALIASES: ReadonlyMap<string, string> = new Map([['LBTC', 'BTC']]);
+/**
+ * Codes the source lists under another name: Lightning is bitcoin on another rail, an ERC-20
+ * stable coin is priced as the coin itself.
+ */
+const SOURCE_ALIASES: ReadonlyMap<string, string> = new Map([
+  ['LBTC', 'BTC'],
+  ['USDT_ERC20', 'USDT'],
+  ['USDC_ERC20', 'USDC'],
+]);
 
 /** The code to look up in the source for one of our currencies (gateways quote in their fiat). */
 export function sourceCode(code: string): string {
@@ -239,11 +247,11 @@ export class HttpRateProvider implements RateProvider {
         await response.body?.cancel().catch(() => undefined);
         throw new RateSourceError(`HTTP ${response.status}`);
       }
-      text = await readLimited(response, MAX_BODY_BYTES);
+      text = await readTextLimited(response, MAX_BODY_BYTES, () => new RateSourceError(`answer larger than ${MAX_BODY_BYTES} bytes`));
     } catch (error) {
       if (error instanceof RateSourceError) throw error;
       const name = (error as { name?: string }).name;
-      const reason = name === 'TimeoutError' ? `no answer within ${this.fetchTimeoutMs}ms` : describe(error);
+      const reason = name === 'TimeoutError' ? `no answer within ${this.fetchTimeoutMs}ms` : describeFetchError(error);
       throw new RateSourceError(reason, { cause: error });
     }
     let body: unknown;
@@ -255,32 +263,4 @@ export class HttpRateProvider implements RateProvider {
     const all = parseExchangeRates(body, this.base);
     return new Map([...all].filter(([code]) => KNOWN_SOURCE_CODES.has(code)));
   }
-}
-
-function describe(error: unknown): string {
-  const cause = (error as { cause?: { code?: string } }).cause;
-  const message = error instanceof Error ? error.message : String(error);
-  return cause?.code ? `${message} (${cause.code})` : message;
-}
-
-async function readLimited(response: Response, limit: number): Promise<string> {
-  if (Number(response.headers.get('content-length') ?? 0) > limit) {
-    await response.body?.cancel().catch(() => undefined);
-    throw new RateSourceError(`answer larger than ${limit} bytes`);
-  }
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      throw new RateSourceError(`answer larger than ${limit} bytes`);
-    }
-    chunks.push(value);
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks));
 }

@@ -1,10 +1,12 @@
 import { currency as currencyInfo, isGateway } from '#shared/domain/currencies';
 import { PaymentNotAvailableError } from '#shared/domain/errors';
 import { formatFixed, toMinorUnits } from '#shared/domain/money';
+import { erc20TransferUri } from '#shared/payments/addresses/erc20-uri';
 import type { PaymentGateway } from '#shared/payments/gateway';
 import { deriveAddress, paymentUri, type AddressCurrency } from '#shared/payments/addresses/index';
 import { lightningUri, type LightningNode } from '#shared/payments/lightning/index';
 import type { PaymentDetails, PaymentMethods, PaymentRequest } from '#shared/payments/methods';
+import type { EthereumConfig } from '#shared/payments/watchers/ethereum/config';
 import { nextCounterValue } from '#shared/store/counters';
 
 /**
@@ -15,6 +17,8 @@ export const SANDBOX_XPUB =
   'xpub6C1HVMz946r433QEjZGpYYWYcspxXXBPys5PBGkmQboRXE6RLfFiStEkKbWKCZaPgDrzZh9nUEunxuiuy6MNdw23du2Ek7GoKYMJVH8eK5E';
 
 const DERIVED: readonly string[] = ['BTC', 'LTC', 'BCH', 'ETH'];
+/** ERC-20 pay currencies: paid to an ETH address (from the ETH key), with the token's own URI. */
+const ERC20: readonly string[] = ['USDT_ERC20', 'USDC_ERC20'];
 
 export interface PaymentMethodsConfig {
   /** Platform extended public keys per currency (the fallback when a merchant has none). */
@@ -26,6 +30,12 @@ export interface PaymentMethodsConfig {
   gateway: PaymentGateway | undefined;
   /** The gateway sandbox merchants use. */
   sandboxGateway: PaymentGateway;
+  /**
+   * Ethereum: the chain id and token contracts payment URIs name, and whether a watcher
+   * source is configured (without one, live merchants cannot be paid in ETH or its tokens:
+   * nothing would see the payment).
+   */
+  ethereum: EthereumConfig;
 }
 
 /**
@@ -38,7 +48,7 @@ export class HdPaymentMethods implements PaymentMethods {
 
   async paymentDetails(request: PaymentRequest): Promise<PaymentDetails> {
     const code = request.currency;
-    if (DERIVED.includes(code)) return this.derived(code as AddressCurrency, request);
+    if (DERIVED.includes(code) || ERC20.includes(code)) return this.derived(code, request);
     if (code === 'EOS') return this.eos(request);
     if (code === 'LBTC') return this.lightning(request);
     if (isGateway(code)) return this.gateway(request);
@@ -55,13 +65,26 @@ export class HdPaymentMethods implements PaymentMethods {
     throw new PaymentNotAvailableError(`${code} has no receiving key configured`);
   }
 
-  private async derived(code: AddressCurrency, request: PaymentRequest): Promise<PaymentDetails> {
-    const xpub = this.xpubFor(code, request);
-    // One counter per (key, currency): every invoice gets the next unused child index.
-    const index = (await nextCounterValue(`address#${code}#${xpub}`)) - 1;
-    const address = deriveAddress(code, xpub, index);
-    const amount = formatFixed(request.amount, currencyInfo(code).payPrecision);
-    return { payment_address: address, payment_uri: paymentUri(code, address, amount) };
+  private async derived(code: string, request: PaymentRequest): Promise<PaymentDetails> {
+    // Tokens live on their chain's addresses: USDT_ERC20 is paid to an address of the ETH key.
+    const chain = (currencyInfo(code).chain ?? code) as AddressCurrency;
+    const xpub = this.xpubFor(chain, request);
+    if (chain === 'ETH' && !request.merchant.sandbox && !this.config.ethereum.source) {
+      throw new PaymentNotAvailableError(`${code} payments are not watched here (no ETH_RPC_URL)`);
+    }
+    // One counter per (key, chain): every invoice gets the next unused child index, so an ETH
+    // and a token invoice never share an address.
+    const index = (await nextCounterValue(`address#${chain}#${xpub}`)) - 1;
+    const address = deriveAddress(chain, xpub, index);
+    const { payPrecision, precision } = currencyInfo(code);
+    if (ERC20.includes(code)) {
+      const { chainId, contracts } = this.config.ethereum;
+      const contract = contracts[code as keyof typeof contracts];
+      return { payment_address: address, payment_uri: erc20TransferUri(contract, chainId, address, request.amount, precision) };
+    }
+    const amount = formatFixed(request.amount, payPrecision);
+    const extras = chain === 'ETH' ? { chainId: this.config.ethereum.chainId } : {};
+    return { payment_address: address, payment_uri: paymentUri(chain, address, amount, extras) };
   }
 
   private async eos(request: PaymentRequest): Promise<PaymentDetails> {

@@ -8,6 +8,7 @@ import { NoRateProvider, type RateProvider, StaticRateProvider } from '#shared/p
 import { HdPaymentMethods } from '#shared/payments/payment-methods';
 import { GatewayRouter, SandboxGateway } from '#shared/payments/gateway';
 import { liveGateways as liveGatewaysFrom } from '#shared/payments/gateways/live';
+import { ethereumConfig } from '#shared/payments/watchers/ethereum/config';
 
 /** Sandbox merchants are always priced from the fixed demo table (nothing settles). */
 export const sandboxRateProvider: RateProvider = new StaticRateProvider();
@@ -46,4 +47,5 @@ export const paymentMethods: PaymentMethods = new HdPaymentMethods({
   lightning: new SandboxLightningNode(),
   gateway: liveGateways,
   sandboxGateway: new SandboxGateway(apiConfig.paymentPageUrl),
+  ethereum: ethereumConfig(process.env),
 });

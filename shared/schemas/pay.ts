@@ -28,7 +28,7 @@ export interface PayCheckoutBody {
 }
 
 /** The chain currencies every merchant offers, in the page's order; gateways follow. */
-const CHAIN_CURRENCIES: readonly PayCurrency[] = ['BTC', 'LTC', 'ETH', 'EOS', 'BCH', 'LBTC'];
+const CHAIN_CURRENCIES: readonly PayCurrency[] = ['BTC', 'LTC', 'ETH', 'USDT_ERC20', 'USDC_ERC20', 'EOS', 'BCH', 'LBTC'];
 
 /** The pay currencies the page offers: the chain currencies and the merchant's gateways (sandbox: all). */
 export function offeredCurrencies(merchant: Pick<MerchantProfile, 'sandbox' | 'gateways'>): PayCurrency[] {

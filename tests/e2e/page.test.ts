@@ -83,9 +83,27 @@ describe('the payment page', () => {
     expect(await page.locator('.price strong').textContent()).toBe('9.99 USD');
     expect(await page.locator('.badge').textContent()).toContain('Sandbox');
     const currencies = await page.locator('.picker button strong').allTextContents();
-    expect(currencies).toEqual(['BTC', 'LTC', 'ETH', 'EOS', 'BCH', 'LBTC', 'ALIPAY', 'ALIGLOBAL', 'WECHAT']);
+    expect(currencies).toEqual(['BTC', 'LTC', 'ETH', 'USDT_ERC20', 'USDC_ERC20', 'EOS', 'BCH', 'LBTC', 'ALIPAY', 'ALIGLOBAL', 'WECHAT']);
     expect(await page.title()).toBe('Monthly Program x 1 · Page Shop');
     await page.screenshot({ path: artifact('order'), fullPage: true });
+    await page.close();
+  });
+
+  it('picking USDT on Ethereum shows the amount in USDT to 6 decimals and a QR code of the token transfer URI', async () => {
+    const { order, paymentUrl } = await createOrder();
+    const page = await open(paymentUrl);
+    await page.getByRole('button', { name: /^USDT_ERC20/ }).click();
+    await eventually(() => status(page).textContent()).toBe('Waiting for your payment.');
+    const { invoice } = await merchantView(order.order_id);
+    expect(invoice).toMatchObject({ pay_currency: 'USDT_ERC20', pay_amount: 9.99 });
+    expect(invoice.payment_uri).toBe(
+      `ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=${invoice.payment_address}&uint256=9990000`,
+    );
+    expect(await page.locator('[data-field="amount"]').textContent()).toBe('9.990000');
+    expect(await page.locator('#amount-label').textContent()).toContain('(USDT)');
+    expect(await page.locator('[data-field="address"]').textContent()).toBe(invoice.payment_address);
+    expect(await decodeQr(page.getByRole('img', { name: /QR code of the USDT \(Ethereum\) payment request/ }))).toBe(invoice.payment_uri);
+    await page.screenshot({ path: artifact('usdt-erc20'), fullPage: true });
     await page.close();
   });
 
@@ -268,7 +286,7 @@ describe('the payment page', () => {
     const page = await open(paymentUrl);
     await eventually(() => status(page).textContent()).toBe('Choose how you want to pay.');
     expect(await page.locator('.badge').count()).toBe(0);
-    expect(await page.locator('.picker button strong').allTextContents()).toEqual(['BTC', 'LTC', 'ETH', 'EOS', 'BCH', 'LBTC']);
+    expect(await page.locator('.picker button strong').allTextContents()).toEqual(['BTC', 'LTC', 'ETH', 'USDT_ERC20', 'USDC_ERC20', 'EOS', 'BCH', 'LBTC']);
     // Live BTC needs a receiving key this environment lacks: the page says so and stays usable.
     await page.getByRole('button', { name: /^BTC/ }).click();
     await eventually(() => page.locator('.problem').textContent()).toBe('This payment method is not available right now. Please choose another.');

@@ -1,11 +1,11 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { isIP, type AddressInfo, type LookupFunction } from 'node:net';
-import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
+import { request } from 'undici';
 import {
   CallbackTransportError,
   type CallbackTransportErrorKind,
-  callbackAgentFor,
+  callbackDispatcher,
   postJson,
   type PostJsonOptions,
 } from '#shared/callbacks/http-post';
@@ -132,17 +132,14 @@ describe('postJson to a loopback address', () => {
     expect(merchant.bodies).toEqual(['{"event":"test"}']);
   });
 
-  it('is refused at connect time by the agent itself, without the URL pre-check', async () => {
+  it('is refused at connect time by the dispatcher itself, without the URL pre-check', async () => {
     const merchant = await startServer(ok);
-    const agent = callbackAgentFor('http:', { allowLoopback: false });
-    expect(agent).toBeInstanceOf(RequestFilteringHttpAgent);
-    expect(callbackAgentFor('https:', { allowLoopback: false })).toBeInstanceOf(RequestFilteringHttpsAgent);
+    const dispatcher = callbackDispatcher({ allowLoopback: false });
 
-    const error = await new Promise<unknown>((resolve) => {
-      const req = request(`${merchant.url}/`, { method: 'POST', agent }, () => resolve(undefined));
-      req.on('error', resolve);
-      req.end('{}');
-    });
+    const error = await request(`${merchant.url}/`, { method: 'POST', dispatcher, body: '{}' }).then(
+      () => undefined,
+      (reason: unknown) => reason,
+    );
 
     expect(error).toBeInstanceOf(CallbackTransportError);
     expect((error as CallbackTransportError).kind).toBe('forbidden-address');

@@ -114,6 +114,16 @@ describe('rateFromSnapshot', () => {
     expect(sourceCode('ETH')).toBe('ETH');
   });
 
+  it('prices the ERC-20 stable coins as the coins the source lists (USDT, USDC)', () => {
+    const stable = snapshot({ USD: '1', USDT: '0.9995', USDC: '1.0002' });
+    const usdt = rateFromSnapshot(stable, 'USD', 'USDT_ERC20', 'x');
+    expect(usdt).toMatchObject({ from: 'USD', to: 'USDT_ERC20' });
+    expect(s(payAmountFor(d('10'), usdt))).toBe('9.995');
+    expect(s(payAmountFor(d('10'), rateFromSnapshot(stable, 'USD', 'USDC_ERC20', 'x')))).toBe('10.002');
+    expect([sourceCode('USDT_ERC20'), sourceCode('USDC_ERC20')]).toEqual(['USDT', 'USDC']);
+    expect(() => rateFromSnapshot(rates, 'USD', 'USDT_ERC20', 'x')).toThrow(/no rate for USDT/);
+  });
+
   it('throws RateUnavailableError naming the missing currencies', () => {
     expect(() => rateFromSnapshot(rates, 'USD', 'ETH', 'http:rates.example')).toThrow(RateUnavailableError);
     expect(() => rateFromSnapshot(rates, 'LTC', 'ETH', 'http:rates.example')).toThrow(/no rate for LTC, ETH/);

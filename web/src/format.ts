@@ -1,13 +1,28 @@
 import type { Lang } from './i18n';
 
 /** Decimals a buyer is asked to pay in each pay currency (gateways charge CNY). */
-const PAY_DECIMALS: Record<string, number> = { BTC: 8, LTC: 8, BCH: 8, ETH: 8, LBTC: 8, EOS: 4, ALIPAY: 2, ALIGLOBAL: 2, WECHAT: 2 };
+const PAY_DECIMALS: Record<string, number> = {
+  BTC: 8,
+  LTC: 8,
+  BCH: 8,
+  ETH: 8,
+  USDT_ERC20: 6,
+  USDC_ERC20: 6,
+  LBTC: 8,
+  EOS: 4,
+  ALIPAY: 2,
+  ALIGLOBAL: 2,
+  WECHAT: 2,
+};
 const GATEWAYS = ['ALIPAY', 'ALIGLOBAL', 'WECHAT'];
 
 export const isGateway = (code: string): boolean => GATEWAYS.includes(code);
 
+/** Codes whose amounts are in another unit: Lightning is bitcoin, an ERC-20 stable coin is the coin. */
+const QUOTED_AS: Record<string, string> = { LBTC: 'BTC', USDT_ERC20: 'USDT', USDC_ERC20: 'USDC' };
+
 /** What a pay amount is quoted in: gateways charge CNY, Lightning is bitcoin, the rest their own coin. */
-export const quoteCurrency = (code: string): string => (isGateway(code) ? 'CNY' : code === 'LBTC' ? 'BTC' : code);
+export const quoteCurrency = (code: string): string => (isGateway(code) ? 'CNY' : (QUOTED_AS[code] ?? code));
 
 /**
  * A pay amount exactly as it must be sent: fixed decimals, no grouping, never an exponent

@@ -1,0 +1,60 @@
+import { ConfigError, optionalString, positiveInteger } from '#shared/env';
+import { fixedData } from '#shared/payments/watchers/ethereum/codec';
+import type { EthereumSourceOptions } from '#shared/payments/watchers/ethereum/source';
+
+/** The mainnet contracts of the ERC-20 pay currencies (Tether's USDT, Circle's USDC). */
+export const MAINNET_TOKEN_CONTRACTS = {
+  USDT_ERC20: '0xdAC17F958D2ee523a2206206994597C13D831ec7',
+  USDC_ERC20: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48',
+} as const;
+
+export type Erc20Currency = keyof typeof MAINNET_TOKEN_CONTRACTS;
+export const ERC20_CURRENCIES = Object.keys(MAINNET_TOKEN_CONTRACTS) as Erc20Currency[];
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** The Ethereum settings every part reads the same way (checkout, payment URIs, the watcher). */
+export interface EthereumConfig {
+  /** EIP-155 chain id payment URIs name and the node must be on. `ETH_CHAIN_ID`, default 1. */
+  chainId: number;
+  /** The token contracts: `USDT_ERC20_CONTRACT`, `USDC_ERC20_CONTRACT`, mainnet by default. */
+  contracts: Readonly<Record<Erc20Currency, string>>;
+  /** The watcher's source (`ETH_RPC_URL`): absent, live merchants cannot be paid on Ethereum. */
+  source: EthereumSourceOptions | undefined;
+}
+
+/**
+ * Reads and checks the Ethereum variables once: a malformed URL or contract address is a
+ * ConfigError at start, never a payment watched on the wrong contract.
+ */
+export function ethereumConfig(env: Env): EthereumConfig {
+  const chainId = positiveInteger(env, 'ETH_CHAIN_ID', 1);
+  const contracts = Object.fromEntries(
+    ERC20_CURRENCIES.map((code) => {
+      const name = `${code}_CONTRACT`;
+      const value = optionalString(env, name) ?? MAINNET_TOKEN_CONTRACTS[code];
+      if (!fixedData(value, 20)) throw new ConfigError(`environment variable ${name} must be a 0x-prefixed 20-byte address, got "${value}"`);
+      return [code, value];
+    }),
+  ) as Record<Erc20Currency, string>;
+  const url = optionalString(env, 'ETH_RPC_URL');
+  if (url !== undefined) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(url);
+    } catch {
+      // reported below
+    }
+    if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+      throw new ConfigError('environment variable ETH_RPC_URL must be an http(s) URL');
+    }
+  }
+  return {
+    chainId,
+    contracts,
+    source:
+      url === undefined
+        ? undefined
+        : { url, chainId, tokens: ERC20_CURRENCIES.map((currency) => ({ currency, contract: contracts[currency] })) },
+  };
+}

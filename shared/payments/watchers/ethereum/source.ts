@@ -1,0 +1,290 @@
+import { currency as currencyInfo } from '#shared/domain/currencies';
+import { fromMinorUnits } from '#shared/domain/money';
+import { type Block, type BlockRef, type BlockSource, SourceError, type Transfer } from '#shared/payments/watchers/source';
+import {
+  address,
+  data,
+  DECIMALS_SELECTOR,
+  fixedData,
+  quantity,
+  smallQuantity,
+  toQuantity,
+  topicAddress,
+  TRANSFER_TOPIC,
+  word,
+} from '#shared/payments/watchers/ethereum/codec';
+import { JsonRpcClient, JsonRpcError, type JsonRpcOptions, type RpcCall } from '#shared/payments/watchers/ethereum/json-rpc';
+
+/** An ERC-20 token the service is paid in: its pay currency and its contract. */
+export interface TokenContract {
+  /** USDT_ERC20, USDC_ERC20. */
+  currency: string;
+  /** The contract address (any case). */
+  contract: string;
+}
+
+export interface EthereumSourceOptions extends JsonRpcOptions {
+  /** The chain the node must be on (eth_chainId): 1 for mainnet. A node on another chain is refused. */
+  chainId: number;
+  tokens: readonly TokenContract[];
+  /** Receipts asked for in one JSON-RPC batch. Default 100. */
+  batchSize?: number;
+}
+
+const WEI_DECIMALS = 18;
+
+interface Token {
+  currency: string;
+  /** Lowercase, as logs carry it. */
+  contract: string;
+  decimals: number;
+}
+
+interface RawTransaction {
+  hash: string;
+  to: string | undefined;
+  value: bigint;
+}
+
+/**
+ * Ethereum (and its ERC-20 tokens) read over the standard JSON-RPC API, block by block:
+ *
+ * - native ETH: the block's transactions (`eth_getBlockByNumber(n, true)`) that send value to
+ *   an address; each one's receipt (`eth_getTransactionReceipt`, in one batch) must say it
+ *   succeeded, since a reverted transaction moves no ether. Key: the transaction hash.
+ * - tokens: the block's ERC-20 `Transfer` logs of the configured contracts
+ *   (`eth_getLogs` by the block's hash, so logs and block are the same block even while the
+ *   chain reorganises). Logs exist only for successful transactions. Key: `txhash:logIndex`.
+ * - mempool: the node's pending block (`eth_getBlockByNumber("pending", true)`), native
+ *   transfers only: a token payment's key needs its log index, which only a block gives it,
+ *   so tokens are first seen in their block. A node without a pending view gives none.
+ *
+ * Ether moved by contracts (internal transfers) and validator withdrawals are not
+ * transactions and are not seen: invoices ask for a plain transfer.
+ *
+ * Amounts are exact: wei and token units over 10^decimals, the decimals read from each
+ * contract (`decimals()`) on first use. A token with more decimals than the service books for
+ * its currency is refused rather than rounded. Every answer is checked field by field; any
+ * deviation is a {@link SourceError}.
+ */
+export class EthereumBlockSource implements BlockSource {
+  readonly chain = 'ETH';
+  private readonly rpc: JsonRpcClient;
+  private readonly batchSize: number;
+  private tokensReady: Promise<Token[]> | undefined;
+  private pendingUnsupported = false;
+
+  constructor(private readonly options: EthereumSourceOptions) {
+    this.rpc = new JsonRpcClient(options);
+    this.batchSize = options.batchSize ?? 100;
+    for (const token of options.tokens) {
+      if (!fixedData(token.contract, 20)) throw new RangeError(`${token.currency} contract is not an address: ${token.contract}`);
+    }
+  }
+
+  async tip(): Promise<BlockRef> {
+    const header = await this.header('latest');
+    if (!header) throw this.error('node has no latest block');
+    return { height: header.height, hash: header.hash };
+  }
+
+  async blockHash(height: number): Promise<string> {
+    const header = await this.header(toQuantity(height));
+    if (!header) throw this.error(`no block at height ${height}`);
+    if (header.height !== height) throw this.error(`asked for block ${height}, got ${header.height}`);
+    return header.hash;
+  }
+
+  async block(height: number): Promise<Block> {
+    const tokens = await this.tokens();
+    const raw = await this.rpc.call('eth_getBlockByNumber', [toQuantity(height), true]);
+    if (raw === null) throw this.error(`no block at height ${height}`);
+    const header = this.readHeader(raw);
+    if (header.height !== height) throw this.error(`asked for block ${height}, got ${header.height}`);
+    const ref: BlockRef = { height, hash: header.hash };
+    const transactions = this.readTransactions(raw, header.hash);
+    const paying = transactions.filter((tx) => tx.to !== undefined && tx.value > 0n);
+
+    // One round trip for the logs and the receipts (more for blocks with many paying transactions).
+    const calls: RpcCall[] = paying.map((tx) => ({ method: 'eth_getTransactionReceipt', params: [tx.hash] }));
+    if (tokens.length > 0) {
+      calls.unshift({
+        method: 'eth_getLogs',
+        params: [{ blockHash: header.hash, address: tokens.map((t) => t.contract), topics: [TRANSFER_TOPIC] }],
+      });
+    }
+    const results: unknown[] = [];
+    for (let start = 0; start < calls.length; start += this.batchSize) {
+      results.push(...(await this.rpc.batch(calls.slice(start, start + this.batchSize))));
+    }
+    const logs = tokens.length > 0 ? results.shift() : [];
+
+    const transfers: Transfer[] = [];
+    paying.forEach((tx, i) => {
+      if (this.succeeded(results[i], tx.hash, header.hash)) {
+        transfers.push(this.native(tx, ref));
+      }
+    });
+    transfers.push(...this.tokenTransfers(logs, tokens, ref));
+    return { ...ref, previousHash: header.parentHash, time: new Date(header.timestamp * 1000), transfers };
+  }
+
+  async mempool(known: ReadonlySet<string>): Promise<Transfer[]> {
+    if (this.pendingUnsupported) return [];
+    let raw: unknown;
+    try {
+      raw = await this.rpc.call('eth_getBlockByNumber', ['pending', true]);
+    } catch (error) {
+      // The node refused the call itself (no pending view): no mempool, blocks still work.
+      if (!(error instanceof JsonRpcError)) throw error;
+      this.pendingUnsupported = true;
+      return [];
+    }
+    if (raw === null) return [];
+    const transactions = this.readTransactions(raw, undefined);
+    return transactions
+      .filter((tx) => tx.to !== undefined && tx.value > 0n && !known.has(tx.hash))
+      .map((tx) => this.native(tx, undefined));
+  }
+
+  /** The configured tokens with their decimals, read once (a failed read is tried again next time). */
+  private tokens(): Promise<Token[]> {
+    this.tokensReady ??= this.readTokens().catch((error: unknown) => {
+      this.tokensReady = undefined;
+      throw error;
+    });
+    return this.tokensReady;
+  }
+
+  private async readTokens(): Promise<Token[]> {
+    const [chainId, ...answers] = await this.rpc.batch([
+      { method: 'eth_chainId', params: [] },
+      ...this.options.tokens.map((token) => ({
+        method: 'eth_call',
+        params: [{ to: token.contract, data: DECIMALS_SELECTOR }, 'latest'],
+      })),
+    ]);
+    if (smallQuantity(chainId) !== this.options.chainId) {
+      throw this.error(`node is on chain ${String(chainId)}, expected ${this.options.chainId}`);
+    }
+    return this.options.tokens.map((token, i) => {
+      const answer = answers[i];
+      const value = typeof answer === 'string' ? word(answer.toLowerCase()) : undefined;
+      if (value === undefined || value > 255n) {
+        throw this.error(`${token.currency} contract ${token.contract} answered decimals() with ${JSON.stringify(answer)}`);
+      }
+      const decimals = Number(value);
+      const books = currencyInfo(token.currency).precision;
+      if (decimals > books) {
+        throw this.error(`${token.currency} contract has ${decimals} decimals; ${token.currency} amounts are booked to ${books}`);
+      }
+      return { currency: token.currency, contract: token.contract.toLowerCase(), decimals };
+    });
+  }
+
+  private async header(tag: string) {
+    const raw = await this.rpc.call('eth_getBlockByNumber', [tag, false]);
+    return raw === null ? undefined : this.readHeader(raw);
+  }
+
+  private readHeader(raw: unknown) {
+    if (!raw || typeof raw !== 'object') throw this.error('block is not an object');
+    const block = raw as Record<string, unknown>;
+    const height = smallQuantity(block.number);
+    const hash = fixedData(block.hash, 32);
+    const parentHash = fixedData(block.parentHash, 32);
+    const timestamp = smallQuantity(block.timestamp);
+    if (height === undefined) throw this.error('block has no valid number');
+    if (hash === undefined || parentHash === undefined) throw this.error(`block ${height} has no valid hash or parentHash`);
+    if (timestamp === undefined) throw this.error(`block ${height} has no valid timestamp`);
+    return { height, hash, parentHash, timestamp };
+  }
+
+  /** The block's transactions; `blockHash` given: each must say it is in that block. */
+  private readTransactions(raw: unknown, blockHash: string | undefined): RawTransaction[] {
+    const list = (raw as { transactions?: unknown }).transactions;
+    if (!Array.isArray(list)) throw this.error('block has no transactions array');
+    return list.map((item: unknown) => {
+      if (!item || typeof item !== 'object') throw this.error('block transactions are not objects');
+      const tx = item as Record<string, unknown>;
+      const hash = fixedData(tx.hash, 32);
+      const value = quantity(tx.value);
+      const to = tx.to === null || tx.to === undefined ? undefined : address(tx.to);
+      if (hash === undefined || value === undefined || (tx.to !== null && tx.to !== undefined && to === undefined)) {
+        throw this.error(`transaction ${String(tx.hash)} has no valid hash, value or to`);
+      }
+      if (blockHash !== undefined && fixedData(tx.blockHash, 32) !== blockHash) {
+        throw this.error(`transaction ${hash} is not in block ${blockHash}`);
+      }
+      return { hash, to, value };
+    });
+  }
+
+  /** A receipt of the block being read that says the transaction succeeded (status 1). */
+  private succeeded(raw: unknown, txHash: string, blockHash: string): boolean {
+    // No receipt, or one in another block: the block left the chain while it was being read.
+    if (raw === null) throw this.error(`no receipt for ${txHash}: the block changed while it was read`);
+    if (!raw || typeof raw !== 'object') throw this.error(`receipt of ${txHash} is not an object`);
+    const receipt = raw as Record<string, unknown>;
+    if (fixedData(receipt.transactionHash, 32) !== txHash) throw this.error(`receipt is not of ${txHash}`);
+    if (fixedData(receipt.blockHash, 32) !== blockHash) {
+      throw this.error(`receipt of ${txHash} is in another block: the block changed while it was read`);
+    }
+    const status = quantity(receipt.status);
+    if (status !== 0n && status !== 1n) throw this.error(`receipt of ${txHash} has no valid status`);
+    return status === 1n;
+  }
+
+  private native(tx: RawTransaction, block: BlockRef | undefined): Transfer {
+    return {
+      key: tx.hash,
+      txid: tx.hash,
+      currency: 'ETH',
+      address: tx.to!,
+      amount: fromMinorUnits(tx.value, WEI_DECIMALS),
+      ...(block ? { block } : {}),
+    };
+  }
+
+  private tokenTransfers(raw: unknown, tokens: readonly Token[], block: BlockRef): Transfer[] {
+    if (!Array.isArray(raw)) throw this.error('eth_getLogs did not answer a list');
+    const byContract = new Map(tokens.map((token) => [token.contract, token]));
+    const transfers: Transfer[] = [];
+    for (const item of raw) {
+      if (!item || typeof item !== 'object') throw this.error('log is not an object');
+      const log = item as Record<string, unknown>;
+      const txHash = fixedData(log.transactionHash, 32);
+      const logIndex = smallQuantity(log.logIndex);
+      const contract = fixedData(log.address, 20);
+      const topics = Array.isArray(log.topics) ? log.topics.map((topic) => fixedData(topic, 32)) : [];
+      const payload = data(log.data);
+      const where = `log ${String(log.transactionHash)}:${String(log.logIndex)}`;
+      if (txHash === undefined || logIndex === undefined || contract === undefined || payload === undefined) {
+        throw this.error(`${where} has no valid transactionHash, logIndex, address or data`);
+      }
+      if (log.removed === true || fixedData(log.blockHash, 32) !== block.hash) {
+        throw this.error(`${where} is not in block ${block.hash}`);
+      }
+      const token = byContract.get(contract);
+      if (!token || topics[0] !== TRANSFER_TOPIC) throw this.error(`${where} does not match the filter asked for`);
+      // ERC-20: Transfer(address indexed from, address indexed to, uint256 value).
+      const to = topics.length === 3 && topics[2] !== undefined ? topicAddress(topics[2]) : undefined;
+      const units = word(payload);
+      if (to === undefined || units === undefined) throw this.error(`${where} is not an ERC-20 Transfer`);
+      if (units === 0n) continue;
+      transfers.push({
+        key: `${txHash}:${logIndex}`,
+        txid: txHash,
+        currency: token.currency,
+        address: to,
+        amount: fromMinorUnits(units, token.decimals),
+        block,
+      });
+    }
+    return transfers;
+  }
+
+  private error(message: string): SourceError {
+    return new SourceError(this.rpc.source, message);
+  }
+}
