@@ -6,8 +6,8 @@ import { SandboxLightningNode } from '#shared/payments/lightning/index';
 import type { PaymentMethods } from '#shared/payments/methods';
 import { NoRateProvider, type RateProvider, StaticRateProvider } from '#shared/payments/rates';
 import { HdPaymentMethods } from '#shared/payments/payment-methods';
-import { GatewayRouter, SandboxGateway } from '#shared/payments/gateway';
-import { liveGateways as liveGatewaysFrom } from '#shared/payments/gateways/live';
+import { SandboxGateway } from '#shared/payments/gateway';
+import { liveGateways } from '#shared/payments/gateways/router';
 import { ethereumConfig } from '#shared/payments/watchers/ethereum/config';
 
 /** Sandbox merchants are always priced from the fixed demo table (nothing settles). */
@@ -29,12 +29,6 @@ export function liveRateProvider(env: NodeJS.ProcessEnv): RateProvider {
 }
 
 export const rateProvider: RateProvider = liveRateProvider(process.env);
-
-/**
- * Live merchants' gateways (ALIPAY, ALIGLOBAL, WECHAT), each configured by its credentials
- * (`<CODE>_CREDENTIALS_PARAMETER` in AWS); one without credentials fails closed.
- */
-export const liveGateways = new GatewayRouter(liveGatewaysFrom(process.env, apiConfig.paymentPageUrl));
 
 export const paymentMethods: PaymentMethods = new HdPaymentMethods({
   platformXpubs: {

@@ -15,7 +15,7 @@ import {
   type LiveGateway,
   NotificationRejectedError,
 } from '#shared/payments/gateway';
-import { liveGateways } from '#shared/payments/providers';
+import { liveGateways } from '#shared/payments/gateways/router';
 import { completeRefund, recordPayment, refundOrder } from '#shared/services/lifecycle';
 import type { Found } from '#shared/services/order-changes';
 

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
+import type { SSMClient } from '@aws-sdk/client-ssm';
 import { ConfigError, optionalString } from '#shared/env';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -34,7 +34,9 @@ export async function loadCredentials(source: CredentialSource): Promise<Record<
   if (source.kind === 'value') text = source.ref;
   else if (source.kind === 'file') text = await readFile(source.ref, 'utf8');
   else {
-    ssm ??= new SSMClient({});
+    // Loaded only where a parameter is configured: the SSM client costs cold-start time.
+    const { GetParameterCommand, SSMClient: Client } = await import('@aws-sdk/client-ssm');
+    ssm ??= new Client({});
     const answer = await ssm.send(new GetParameterCommand({ Name: source.ref, WithDecryption: true }));
     text = answer.Parameter?.Value ?? '';
   }
