@@ -5,6 +5,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { meterCapacity } from './capacity';
 import { summarize, timeSequential, type LatencyFigures } from './stats';
 
 export interface EndpointFigures {
@@ -23,7 +24,8 @@ export async function measureApiLatency(iterations: number): Promise<EndpointFig
   const { createApiServer } = await import('#infra/local/http-adapter');
   const { apiFunctions } = await import('#infra/local/handlers');
   const { createMerchant } = await import('#shared/services/merchants');
-  const { db, TABLE_NAME, resetCapacityMeter } = await import('#shared/store/client');
+  const { db, tableName } = await import('#shared/store/client');
+  const { reset: resetCapacityMeter } = meterCapacity(db());
   const { addressKey, counterKey, invoiceKey, orderKey, merchantOrdersPartition } = await import('#shared/store/keys');
 
   const server = createApiServer(ROUTES.map((route) => ({ ...route, load: apiFunctions[route.fn]! })));
@@ -44,12 +46,12 @@ export async function measureApiLatency(iterations: number): Promise<EndpointFig
   for (let i = 0; i < iterations; i += 1) {
     orderIds.push((await api('POST', '/v1/orders', { price_amount: 10 + i, title: `bench ${i}` })).order.order_id);
   }
-  const sampleOrder = (await db.send(new GetCommand({ TableName: TABLE_NAME, Key: orderKey(orderIds[0]!) }))).Item!;
+  const sampleOrder = (await db().send(new GetCommand({ TableName: tableName(), Key: orderKey(orderIds[0]!) }))).Item!;
   await api('POST', `/v1/orders/${orderIds[0]}/checkout`, { pay_currency: 'BTC' });
   const sampleInvoice = (
-    await db.send(
+    await db().send(
       new QueryCommand({
-        TableName: TABLE_NAME,
+        TableName: tableName(),
         KeyConditionExpression: 'PK = :pk AND begins_with(SK, :invoice)',
         ExpressionAttributeValues: { ':pk': orderKey(orderIds[0]!).PK, ':invoice': 'INVOICE#' },
       }),
@@ -58,9 +60,9 @@ export async function measureApiLatency(iterations: number): Promise<EndpointFig
 
   // What Get Order (and every order action) reads: the order and its latest invoice.
   const readOrder = (id: string) =>
-    db.send(
+    db().send(
       new QueryCommand({
-        TableName: TABLE_NAME,
+        TableName: tableName(),
         KeyConditionExpression: 'PK = :pk AND SK BETWEEN :invoices AND :order',
         ExpressionAttributeValues: { ':pk': orderKey(id).PK, ':invoices': 'INVOICE', ':order': orderKey(id).SK },
         ScanIndexForward: false,
@@ -78,8 +80,8 @@ export async function measureApiLatency(iterations: number): Promise<EndpointFig
       raw: async (i) => {
         const id = `raw-${Date.now()}-${i}`;
         // An order with a merchant_order_id is one conditional PutItem (its id is derived from the reference).
-        await db.send(
-          new PutCommand({ TableName: TABLE_NAME, Item: { ...sampleOrder, ...orderKey(id), order_id: id }, ConditionExpression: 'attribute_not_exists(PK)' }),
+        await db().send(
+          new PutCommand({ TableName: tableName(), Item: { ...sampleOrder, ...orderKey(id), order_id: id }, ConditionExpression: 'attribute_not_exists(PK)' }),
         );
       },
     },
@@ -94,16 +96,16 @@ export async function measureApiLatency(iterations: number): Promise<EndpointFig
       raw: async (i) => {
         const id = orderIds[i % orderIds.length]!;
         await readOrder(id);
-        await db.send(new UpdateCommand({ TableName: TABLE_NAME, Key: counterKey('bench-raw'), UpdateExpression: 'ADD #v :one', ExpressionAttributeNames: { '#v': 'value' }, ExpressionAttributeValues: { ':one': 1 } }));
+        await db().send(new UpdateCommand({ TableName: tableName(), Key: counterKey('bench-raw'), UpdateExpression: 'ADD #v :one', ExpressionAttributeNames: { '#v': 'value' }, ExpressionAttributeValues: { ':one': 1 } }));
         // The new invoice and its address index (together), then the order's conditional write.
         const copy = `raw-co-${i}`;
         await Promise.all([
-          db.send(new PutCommand({ TableName: TABLE_NAME, Item: { ...sampleInvoice, ...invoiceKey(copy, sampleInvoice.invoice_id) } })),
-          db.send(new PutCommand({ TableName: TABLE_NAME, Item: { ...addressKey('BTC', `${copy}-address`), order_id: copy, invoice_id: sampleInvoice.invoice_id } })),
+          db().send(new PutCommand({ TableName: tableName(), Item: { ...sampleInvoice, ...invoiceKey(copy, sampleInvoice.invoice_id) } })),
+          db().send(new PutCommand({ TableName: tableName(), Item: { ...addressKey('BTC', `${copy}-address`), order_id: copy, invoice_id: sampleInvoice.invoice_id } })),
         ]);
-        await db.send(
+        await db().send(
           new PutCommand({
-            TableName: TABLE_NAME,
+            TableName: tableName(),
             Item: { ...sampleOrder, ...orderKey(copy) },
             ConditionExpression: 'attribute_not_exists(PK) OR #status = :status',
             ExpressionAttributeNames: { '#status': 'status' },
@@ -116,9 +118,9 @@ export async function measureApiLatency(iterations: number): Promise<EndpointFig
       endpoint: 'GET /v1/orders/',
       call: () => api('GET', '/v1/orders/?limit=10'),
       raw: async () => {
-        await db.send(
+        await db().send(
           new QueryCommand({
-            TableName: TABLE_NAME,
+            TableName: tableName(),
             IndexName: 'GSI1',
             KeyConditionExpression: 'GSI1PK = :pk',
             ExpressionAttributeValues: { ':pk': merchantOrdersPartition(merchant.user_id) },

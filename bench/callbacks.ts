@@ -145,7 +145,7 @@ async function run(options: CallbackOptions): Promise<CallbackReport> {
   try {
     const instrument = new Instrument();
     const { db } = await import('#shared/store/client');
-    instrument.attach(db);
+    instrument.attach(db());
 
     // The API, as the local runtime serves it, with each function's handler wrapped.
     const { ROUTES } = await import('#shared/http/routes');
@@ -237,7 +237,7 @@ async function run(options: CallbackOptions): Promise<CallbackReport> {
     const { handler: deliverCallback } = await import('#functions/deliver-callback/handler');
     const { handler: sweepCallbacks } = await import('#functions/sweep-callbacks/handler');
     const { handler: expireOrders } = await import('#functions/expire-orders/handler');
-    const { sweepDeliveries } = await import('#shared/services/callbacks');
+    const { sweepDeliveries } = await import('#shared/callbacks/delivery-job');
     let pipelineErrors = 0;
     /** Per order: when its queue message was sent, and when a delivery invocation took it. */
     const stages = new Map<string, { enqueued: number; started: number }>();
@@ -319,7 +319,7 @@ async function run(options: CallbackOptions): Promise<CallbackReport> {
     const perOrderSqs: SqsCounts = diffCounts(counter.counts, sqsBefore);
     const perOrder = (value: number) => Math.round((value / options.probes) * 1000) / 1000;
     const { QueryCommand } = await import('@aws-sdk/lib-dynamodb');
-    const deliveryItems = await db.send(
+    const deliveryItems = await db().send(
       new QueryCommand({
         TableName: TABLE,
         KeyConditionExpression: 'PK = :pk AND begins_with(SK, :delivery)',

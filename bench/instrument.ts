@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { ConsumedCapacity } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { addCapacity, askForCapacity } from './capacity';
 
 /** What one function did over a stretch of time: invocations, their durations, its DynamoDB use. */
 export interface FunctionUse {
@@ -17,8 +17,6 @@ export interface FunctionUse {
   failedConditionalWrites: number;
 }
 
-const READ_COMMANDS = new Set(['GetItemCommand', 'QueryCommand', 'ScanCommand', 'BatchGetItemCommand', 'TransactGetItemsCommand']);
-
 const zero = (): FunctionUse => ({ invocations: 0, durationMs: 0, requests: 0, readUnits: 0, writeUnits: 0, failedConditionalWrites: 0 });
 
 /**
@@ -33,10 +31,11 @@ export class Instrument {
   readonly durations = new Map<string, number[]>();
   private active = 0;
 
-  /** Counts the consumed capacity of every request of this client (one middleware, added once). */
+  /** Counts the consumed capacity of every request of this client (one middleware, added once; it asks for the units). */
   attach(db: DynamoDBDocumentClient): void {
     db.middlewareStack.add(
       (next, context) => async (args) => {
+        askForCapacity(args.input);
         let result: Awaited<ReturnType<typeof next>>;
         try {
           result = await next(args);
@@ -50,14 +49,7 @@ export class Instrument {
           throw error;
         }
         const use = this.als.getStore();
-        if (use) {
-          const consumed = (result.output as { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] }).ConsumedCapacity;
-          use.requests += 1;
-          for (const entry of Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) {
-            if (READ_COMMANDS.has(context.commandName ?? '')) use.readUnits += entry.CapacityUnits ?? 0;
-            else use.writeUnits += entry.CapacityUnits ?? 0;
-          }
-        }
+        if (use) addCapacity(use, context.commandName ?? '', result.output);
         return result;
       },
       { step: 'initialize', name: 'benchFunctionCapacity' },

@@ -31,7 +31,7 @@ export async function measureLoad(options: { connections: number; seconds: numbe
   const { createApiServer } = await import('#infra/local/http-adapter');
   const { apiFunctions } = await import('#infra/local/handlers');
   const { createMerchant } = await import('#shared/services/merchants');
-  const { db, TABLE_NAME } = await import('#shared/store/client');
+  const { db, tableName } = await import('#shared/store/client');
   const { orderKey } = await import('#shared/store/keys');
 
   const server = createApiServer(ROUTES.map((route) => ({ ...route, load: apiFunctions[route.fn]! })));
@@ -50,11 +50,11 @@ export async function measureLoad(options: { connections: number; seconds: numbe
     const created = (await response.json()) as { order?: { order_id: string } };
     if (response.status !== 200 || !created.order) throw new Error(`load: template order not created (${response.status})`);
     const orderId = created.order.order_id;
-    const order = (await db.send(new GetCommand({ TableName: TABLE_NAME, Key: orderKey(orderId) }))).Item;
+    const order = (await db().send(new GetCommand({ TableName: tableName(), Key: orderKey(orderId) }))).Item;
     if (!order) throw new Error('load: the template order is missing');
     // What the API writes for it: one conditional PutItem of the order (its id derives from the reference).
     const template = JSON.stringify({
-      TableName: TABLE_NAME,
+      TableName: tableName(),
       Item: marshall(order, { removeUndefinedValues: true }),
       ConditionExpression: 'attribute_not_exists(PK)',
       ReturnConsumedCapacity: 'TOTAL',

@@ -9,7 +9,7 @@
  */
 import { cpus } from 'node:os';
 import { ensureTable, LOCAL_AWS_ENV, startDynamoDbLocal, type LocalDynamoDb } from '#infra/local/dynamodb';
-import { positiveInteger } from '#shared/env';
+import { positiveInteger } from '#shared/core/env';
 import type { EndpointFigures } from './api-latency';
 import { measureBundles, type BundleReport } from './bundles';
 import { measureCallbacks, type CallbackReport, type CallbackRun } from './callbacks';

@@ -1,6 +1,6 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { handleQueueBatch } from '#shared/callbacks/batches';
-import { processDeliveryMessage } from '#shared/services/callbacks';
+import { processDeliveryMessage } from '#shared/callbacks/delivery-job';
 
 /** The callback queue: each message is one attempt of one delivery. */
 export const handler = (event: SQSEvent): Promise<SQSBatchResponse> =>

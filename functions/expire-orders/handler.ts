@@ -1,7 +1,7 @@
 import { isGateway } from '#shared/domain/currencies';
-import { logger } from '#shared/http/logger';
+import { logger } from '#shared/core/logger';
 import { expireDueOrders } from '#shared/services/lifecycle';
-import type { Found } from '#shared/services/order-changes';
+import type { Found } from '#shared/domain/order';
 
 /** Live gateway orders are looked up at their gateway first; the gateway code loads only then. */
 async function beforeExpiry(found: Found, now: Date): Promise<'expire' | 'keep'> {
@@ -16,7 +16,7 @@ async function beforeExpiry(found: Found, now: Date): Promise<'expire' | 'keep'>
  * orders; a live gateway order is first looked up at its gateway (a late notification).
  */
 export const handler = async (): Promise<{ expired: number }> => {
-  const expired = await expireDueOrders(new Date(), 100, beforeExpiry);
+  const expired = await expireDueOrders(new Date(), {}, beforeExpiry);
   if (expired > 0) logger.info('orders expired', { expired });
   return { expired };
 };

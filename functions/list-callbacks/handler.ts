@@ -1,7 +1,7 @@
 import { deliveryView } from '#shared/callbacks/views';
 import { apiHandler } from '#shared/http/api-handler';
 import { json } from '#shared/http/responses';
-import { listCallbacks } from '#shared/services/callback-log';
+import { listCallbacks } from '#shared/callbacks/callback-log';
 
 /** GET /v1/orders/:order_id/callbacks: every status-change callback of the order and its attempts. */
 export const handler = apiHandler({}, async ({ path, merchant }) =>

@@ -3,7 +3,7 @@ import { apiHandler } from '#shared/http/api-handler';
 import { assertSameOrder } from '#shared/http/order-action';
 import { json } from '#shared/http/responses';
 import { orderActionBody as body } from '#shared/http/validators.generated';
-import { redeliverLatest } from '#shared/services/callbacks';
+import { redeliverLatest } from '#shared/callbacks/delivery-job';
 
 /** POST /v1/orders/:order_id/callbacks/redeliver: queues the latest event again (same event id). */
 export const handler = apiHandler({ body }, async ({ body, path, merchant, now }) => {

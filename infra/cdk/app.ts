@@ -1,6 +1,6 @@
 import { App, Tags, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { ConfigError } from '#shared/env';
+import { ConfigError } from '#shared/core/env';
 import { readDeployConfig, type DeployConfig } from '#infra/cdk/config';
 import { CryptoPayStack, SERVICE_NAME } from '#infra/cdk/stack';
 

@@ -1,4 +1,4 @@
-import { ConfigError, nonNegativeInteger, positiveInteger } from '#shared/env';
+import { ConfigError, nonNegativeInteger, positiveInteger } from '#shared/core/env';
 import { deriveAddress, type AddressCurrency } from '#shared/payments/addresses/index';
 
 /**
@@ -26,6 +26,9 @@ export const SETTINGS = {
   platformXpubBch: { env: 'PLATFORM_XPUB_BCH', about: 'platform extended public key for BCH' },
   platformXpubEth: { env: 'PLATFORM_XPUB_ETH', about: 'platform extended public key for ETH' },
   eosAccount: { env: 'EOS_ACCOUNT', about: 'EOS account receiving payments' },
+  ethChainId: { env: 'ETH_CHAIN_ID', about: 'Ethereum chain id of payment URIs and the watched node (handler default 1)' },
+  usdtErc20Contract: { env: 'USDT_ERC20_CONTRACT', about: 'USDT_ERC20 token contract (handler default: mainnet USDT)' },
+  usdcErc20Contract: { env: 'USDC_ERC20_CONTRACT', about: 'USDC_ERC20 token contract (handler default: mainnet USDC)' },
   rateSourceUrl: { env: 'RATE_SOURCE_URL', about: 'https exchange-rate source (Coinbase format) for live merchants' },
   rateMaxAgeSeconds: { env: 'RATE_MAX_AGE_SECONDS', about: 'cached rates older than this are refetched (handler default 300)' },
   alipayCredentialsParameter: { env: 'ALIPAY_CREDENTIALS_PARAMETER', about: 'SSM parameter name holding ALIPAY credentials' },
@@ -144,6 +147,12 @@ export function readDeployConfig(context: ContextLookup, env: NodeJS.ProcessEnv)
   }
   const eosAccount = matching('eosAccount', /^[a-z1-5.]{1,12}$/, 'an EOS account name (a-z, 1-5, dot; up to 12)');
   if (eosAccount) handlerEnvironment[SETTINGS.eosAccount.env] = eosAccount;
+
+  if (raw('ethChainId') !== undefined) handlerEnvironment[SETTINGS.ethChainId.env] = String(integer('ethChainId', 1));
+  for (const key of ['usdtErc20Contract', 'usdcErc20Contract'] as const) {
+    const contract = matching(key, /^0x[0-9a-fA-F]{40}$/, 'a 0x-prefixed 20-byte contract address');
+    if (contract) handlerEnvironment[SETTINGS[key].env] = contract;
+  }
 
   const rateSourceUrl = raw('rateSourceUrl');
   if (rateSourceUrl !== undefined) handlerEnvironment[SETTINGS.rateSourceUrl.env] = httpsUrl('rateSourceUrl', rateSourceUrl, fail);

@@ -31,8 +31,8 @@ export interface PipelineOptions {
 export async function startCallbackPipeline(options: PipelineOptions): Promise<() => Promise<void>> {
   const { handler: orderEvents } = await import('#functions/order-events/handler');
   const { handler: deliverCallback } = await import('#functions/deliver-callback/handler');
-  const { sweepDeliveries } = await import('#shared/services/callbacks');
-  const { callbackConfig } = await import('#shared/callbacks/config');
+  const { sweepDeliveries } = await import('#shared/callbacks/delivery-job');
+  const { callbackConfig } = await import('#shared/core/config');
   const report = options.onError ?? ((error: unknown) => console.error('callback pipeline:', error));
 
   await sweepDeliveries(new Date(), 0);
@@ -58,7 +58,7 @@ export async function startCallbackPipeline(options: PipelineOptions): Promise<(
   );
   let sweeping: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
-    sweeping = sweeping.then(() => sweepDeliveries(new Date(), callbackConfig.sweepGraceSeconds)).catch(report);
+    sweeping = sweeping.then(() => sweepDeliveries(new Date(), callbackConfig().sweepGraceSeconds)).catch(report);
   }, options.sweepSeconds * 1000);
 
   return async () => {

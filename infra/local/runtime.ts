@@ -1,6 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { ROUTES } from '#shared/http/routes';
 import { createApiServer, type RouteBinding } from '#infra/local/http-adapter';
 import { apiFunctions } from '#infra/local/handlers';
@@ -8,6 +7,7 @@ import { ensureTable, LOCAL_AWS_ENV, startDynamoDbLocal, type LocalDynamoDb } fr
 import { startLocalSqs, type LocalSqs } from '#infra/local/sqs';
 import { staticFiles } from '#infra/local/static-files';
 import { startCallbackPipeline } from '#infra/local/pipeline';
+import { freePort } from '#infra/local/ports';
 
 export interface RuntimeOptions {
   port: number;
@@ -74,7 +74,7 @@ async function stopOrphanedJava(dataDir: string): Promise<void> {
 
 async function seedDemoMerchant(dataDir: string | undefined, demoApiToken: string | undefined): Promise<DemoMerchant> {
   // Loaded only now: the store reads its configuration from the environment set above.
-  const { hashToken } = await import('#shared/http/auth');
+  const { hashToken } = await import('#shared/domain/merchant');
   const { findMerchant, findMerchantByTokenHash } = await import('#shared/store/merchants');
   const { createMerchant } = await import('#shared/services/merchants');
   const demoFile = dataDir ? join(dataDir, 'demo-merchant.json') : undefined;
@@ -137,19 +137,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       if (!load) throw new Error(`no local handler for ${route.fn}`);
       return { ...route, load };
     });
-    const server = createApiServer(bindings, [staticFiles(PAGE_PREFIX, resolve('web/dist'))]);
-    await new Promise<void>((done, fail) => {
-      server.once('error', fail);
-      server.listen(options.port, options.host ?? '127.0.0.1', done);
-    });
-    stops.push(
-      () =>
-        new Promise<void>((done) => {
-          server.close(() => done());
-          server.closeAllConnections();
-        }),
-    );
-    const { port } = server.address() as AddressInfo;
+    // The port is listened on last, when every part is ready (a client that calls as soon as
+    // the port answers must find the demo merchant); the page's address needs it before that.
+    const port = options.port === 0 ? await freePort() : options.port;
     const url = `http://${options.host && options.host !== '0.0.0.0' ? options.host : '127.0.0.1'}:${port}`;
     const paymentPageUrl = process.env.PAYMENT_PAGE_URL ?? `${url}${PAGE_PREFIX}`;
 
@@ -170,6 +160,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       // Live merchants made with the CLI can try checkouts locally; never set in AWS.
       STATIC_RATES_FOR_LIVE_MERCHANTS: process.env.STATIC_RATES_FOR_LIVE_MERCHANTS ?? 'true',
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
+      // No CloudWatch locally: EMF lines would only clutter the terminal.
+      POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
     });
 
     const demo = await seedDemoMerchant(dataDir, options.demoApiToken);
@@ -182,6 +174,18 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         checkpointFile: dataDir && join(dataDir, 'stream-checkpoint.json'),
         sweepSeconds: options.expirySweepSeconds,
       }),
+    );
+    const server = createApiServer(bindings, [staticFiles(PAGE_PREFIX, resolve('web/dist'))]);
+    await new Promise<void>((done, fail) => {
+      server.once('error', fail);
+      server.listen(port, options.host ?? '127.0.0.1', done);
+    });
+    stops.push(
+      () =>
+        new Promise<void>((done) => {
+          server.close(() => done());
+          server.closeAllConnections();
+        }),
     );
     if (dataDir) {
       const state: RuntimeState = { dynamodbEndpoint, tableName, apiUrl: url, pid: process.pid };

@@ -5,7 +5,7 @@
  */
 import { LOCAL_AWS_ENV } from '#infra/local/dynamodb';
 import { startRuntime } from '#infra/local/runtime';
-import { positiveInteger } from '#shared/env';
+import { positiveInteger } from '#shared/core/env';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= LOCAL_AWS_ENV.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED;
 
@@ -15,7 +15,7 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   process.exit(2);
 }
 
-const runtime = await startRuntime({
+export const runtime = await startRuntime({
   port,
   host: process.env.HOST,
   dataDir: process.env.DATA_DIR ?? '.data',

@@ -1,5 +1,5 @@
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { logger } from '#shared/http/logger';
+import { logger } from '#shared/core/logger';
 
 /**
  * A table stream batch (ReportBatchItemFailures): records of different partitions (orders)

@@ -1,11 +1,13 @@
 import { ChangeMessageVisibilityCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { callbackConfig } from '#shared/callbacks/config';
-import { optionalString } from '#shared/env';
+import { callbackConfig } from '#shared/core/config';
 
-const endpoint = optionalString(process.env, 'SQS_ENDPOINT');
+let client: SQSClient | undefined;
 
-/** The one SQS client of the process. */
-const sqs = new SQSClient({ ...(endpoint ? { endpoint } : {}), maxAttempts: 3 });
+/** The one SQS client of the process, built on first use. */
+function sqs(): SQSClient {
+  const endpoint = callbackConfig().sqsEndpoint;
+  return (client ??= new SQSClient({ ...(endpoint ? { endpoint } : {}), maxAttempts: 3 }));
+}
 
 /** A queue message names one attempt of one delivery; a message for an older attempt is stale. */
 export interface DeliveryJob {
@@ -20,9 +22,9 @@ export interface DeliveryJob {
 const MAX_DELAY_SECONDS = 900;
 
 export async function enqueueDelivery(job: DeliveryJob, delaySeconds = 0): Promise<void> {
-  await sqs.send(
+  await sqs().send(
     new SendMessageCommand({
-      QueueUrl: callbackConfig.queueUrl,
+      QueueUrl: callbackConfig().queueUrl,
       MessageBody: JSON.stringify(job),
       DelaySeconds: Math.max(0, Math.min(MAX_DELAY_SECONDS, Math.ceil(delaySeconds))),
     }),
@@ -31,9 +33,9 @@ export async function enqueueDelivery(job: DeliveryJob, delaySeconds = 0): Promi
 
 /** Hides a received message until its delivery is due (at most 12 hours per step). */
 export async function postpone(receiptHandle: string, seconds: number): Promise<void> {
-  await sqs.send(
+  await sqs().send(
     new ChangeMessageVisibilityCommand({
-      QueueUrl: callbackConfig.queueUrl,
+      QueueUrl: callbackConfig().queueUrl,
       ReceiptHandle: receiptHandle,
       VisibilityTimeout: Math.max(1, Math.min(43_200, Math.ceil(seconds))),
     }),
@@ -42,10 +44,11 @@ export async function postpone(receiptHandle: string, seconds: number): Promise<
 
 /** After the last attempt: the job goes to the dead-letter queue (its alarm tells an operator). */
 export async function deadLetter(job: DeliveryJob, reason: string): Promise<void> {
-  if (!callbackConfig.deadLetterQueueUrl) return;
-  await sqs.send(
+  const deadLetterQueueUrl = callbackConfig().deadLetterQueueUrl;
+  if (!deadLetterQueueUrl) return;
+  await sqs().send(
     new SendMessageCommand({
-      QueueUrl: callbackConfig.deadLetterQueueUrl,
+      QueueUrl: deadLetterQueueUrl,
       MessageBody: JSON.stringify({ ...job, reason }),
     }),
   );

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * A merchant account. The API token and callback secret are shown once, at creation; the
  * store keeps only the token's SHA-256 hash. The callback secret must stay readable because
@@ -31,3 +33,11 @@ export interface Merchant extends MerchantProfile {
   /** Standard Webhooks secret, `whsec_<base64>`. */
   callback_secret: string;
 }
+
+/** Tokens are stored only as this hash (hex SHA-256): a leaked table leaks no usable token. */
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+/** What an API token may look like (checked before any read). */
+export const TOKEN_PATTERN = /^[\x21-\x7e]{16,256}$/;

@@ -1,6 +1,6 @@
-import { decimalToNumber, parseDecimal } from '#shared/domain/money';
+import { type Decimal, decimalToNumber, formatDecimal, parseDecimal } from '#shared/domain/money';
 import type { OrderStatus } from '#shared/domain/statuses';
-import type { UnresolvedReason } from '#shared/domain/status-machine';
+import { assertTransition, type UnresolvedReason } from '#shared/domain/status-machine';
 
 /**
  * An order as stored. Field names follow the contract; amounts are exact decimal strings
@@ -43,6 +43,64 @@ export interface Order {
   /** Set when the order is (or was) UNRESOLVED. */
   unresolved_reason?: UnresolvedReason;
 }
+
+/** What a merchant may choose for a new order (Create Order's body, validated). */
+export interface OrderChoices {
+  title?: string;
+  description?: string;
+  callback_url?: string;
+  cancel_url?: string;
+  success_url?: string;
+  token?: string;
+  mobile?: boolean;
+  fast?: boolean;
+  pay_currency?: string;
+}
+
+/**
+ * A NEW order: the merchant's choices with the contract's defaults ('' for a string not
+ * given), priced in `price` of `priceCurrency` until it is checked out, due `ttlSeconds`
+ * after `now` unless it is checked out first.
+ */
+export function newOrder(
+  identity: { orderId: string; userId: number; reference: string; sandbox: boolean; tolerancePercent: string },
+  price: { amount: Decimal; currency: string },
+  choices: OrderChoices,
+  ttlSeconds: number,
+  now: Date,
+): Order {
+  const createdAt = now.toISOString();
+  return {
+    order_id: identity.orderId,
+    user_id: identity.userId,
+    merchant_order_id: identity.reference,
+    title: choices.title ?? '',
+    description: choices.description ?? '',
+    callback_url: choices.callback_url ?? '',
+    cancel_url: choices.cancel_url ?? '',
+    success_url: choices.success_url ?? '',
+    token: choices.token ?? '',
+    price_amount: formatDecimal(price.amount),
+    price_currency: price.currency,
+    pay_amount: formatDecimal(price.amount),
+    pay_currency: price.currency,
+    receive_currency: '',
+    status: 'NEW',
+    created_at: createdAt,
+    updated_at: createdAt,
+    deleted: 0,
+    version: 1,
+    mobile: choices.mobile ?? false,
+    // `fast` means the gateway's own link: only ALIPAY and ALIGLOBAL have one.
+    fast: (choices.fast ?? false) && (choices.pay_currency === 'ALIPAY' || choices.pay_currency === 'ALIGLOBAL'),
+    sandbox: identity.sandbox,
+    tolerance_percent: identity.tolerancePercent,
+    due_at: new Date(now.getTime() + ttlSeconds * 1000).toISOString(),
+  };
+}
+
+/** The order's price as the exact decimal it was stored as. */
+export const orderPrice = (order: Order): Decimal => parseDecimal(order.price_amount);
 
 /** The order checked out with `invoice`: priced in its currency, due when it expires. */
 export function checkedOutWith(order: Order, invoice: Invoice): Order {
@@ -147,3 +205,41 @@ export function invoiceView(invoice: Invoice) {
 
 export type OrderView = ReturnType<typeof orderView>;
 export type InvoiceView = ReturnType<typeof invoiceView>;
+
+/** An order as read, with its current invoice (none until it is checked out). */
+export interface Found {
+  order: Order;
+  invoice: Invoice | undefined;
+}
+
+/** The next state of an order (and of its invoice, when it changes) that a use case decided. */
+export interface Change {
+  order: Order;
+  invoice?: Invoice;
+}
+
+/** The next version of an order, with no status change (e.g. a payment's confirmations). */
+export function touch(order: Order, now: Date): Order {
+  return { ...order, version: order.version + 1, updated_at: now.toISOString() };
+}
+
+/**
+ * Moves an order (and its invoice, in step) along one edge of the status machine. PAID fixes
+ * the settlement currency on the order; UNRESOLVED records why.
+ */
+export function moveTo(
+  found: Found,
+  to: OrderStatus,
+  now: Date,
+  details: { reason?: UnresolvedReason; invoice?: Invoice } = {},
+): Change {
+  assertTransition(found.order.status, to);
+  const invoice = details.invoice ?? found.invoice;
+  const order: Order = {
+    ...touch(found.order, now),
+    status: to,
+    ...(to === 'PAID' && invoice ? { receive_currency: invoice.receive_currency } : {}),
+    ...(details.reason ? { unresolved_reason: details.reason } : {}),
+  };
+  return { order, invoice: invoice && { ...invoice, status: to } };
+}

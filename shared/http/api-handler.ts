@@ -9,11 +9,11 @@ import type { ValidateFunction } from 'ajv';
 import { PayloadTooLargeError } from '#shared/domain/errors';
 import { isId } from '#shared/domain/ids';
 import type { MerchantProfile } from '#shared/domain/merchant';
-import { MAX_BODY_BYTES } from '#shared/limits';
+import { MAX_BODY_BYTES } from '#shared/domain/limits';
 import { authenticate } from '#shared/http/auth';
 import { errorResponse } from '#shared/http/errors';
 import { idempotency } from '#shared/http/idempotency';
-import { logger } from '#shared/http/logger';
+import { logger } from '#shared/core/logger';
 import { validationError } from '#shared/http/validation';
 
 type Event = APIGatewayProxyEventV2;

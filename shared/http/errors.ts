@@ -8,7 +8,7 @@ import {
 } from '#shared/domain/errors';
 import { asStoreError } from '#shared/store/errors';
 import { json } from '#shared/http/responses';
-import { logger } from '#shared/http/logger';
+import { logger } from '#shared/core/logger';
 
 /** The middy JSON body parser reports unparsable bodies as its own HTTP error. */
 function fromBodyParser(error: unknown): AppError | undefined {

@@ -1,8 +1,8 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { ServiceUnavailableError } from '#shared/domain/errors';
-import { MAX_BODY_BYTES } from '#shared/limits';
+import { MAX_BODY_BYTES } from '#shared/domain/limits';
 import type { LambdaHandler } from '#shared/http/api-handler';
-import { logger } from '#shared/http/logger';
+import { logger } from '#shared/core/logger';
 import { takeGatewayNotification } from '#shared/services/gateway-payments';
 
 type Result = APIGatewayProxyStructuredResultV2;

@@ -1,10 +1,9 @@
 import { InvalidParameterError } from '#shared/domain/errors';
 import type { MerchantProfile } from '#shared/domain/merchant';
-import { invoiceView, orderView } from '#shared/domain/order';
+import { type Found, invoiceView, orderView } from '#shared/domain/order';
 import { apiHandler, type LambdaHandler } from '#shared/http/api-handler';
 import { json } from '#shared/http/responses';
 import { orderActionBody as body } from '#shared/http/validators.generated';
-import type { Found } from '#shared/services/order-changes';
 
 /** A body `order_id`, when given, must name the order of the path. */
 export function assertSameOrder(bodyId: string | undefined, pathId: string | undefined): void {

@@ -1,8 +1,8 @@
 import { PRICE_CURRENCIES, quoteCurrency } from '#shared/domain/currencies';
 import { type Decimal, isPositive, parseDecimal } from '#shared/domain/money';
-import { ConfigError } from '#shared/env';
-import { describeFetchError, readTextLimited } from '#shared/fetch-text';
-import { logger } from '#shared/http/logger';
+import { ConfigError } from '#shared/core/env';
+import { describeFetchError, readTextLimited } from '#shared/core/fetch-text';
+import { logger } from '#shared/core/logger';
 import { type ExchangeRate, type RateProvider, RateUnavailableError } from '#shared/payments/rates';
 import type { RateCache, RateSnapshot } from '#shared/store/rates';
 

@@ -1,5 +1,4 @@
-import { apiConfig } from '#shared/config';
-import { flag, optionalString, positiveInteger } from '#shared/env';
+import { apiConfig, ratesConfig, type readRatesConfig, receivingConfig } from '#shared/core/config';
 import { HttpRateProvider } from '#shared/payments/http-rates';
 import { tableRateCache } from '#shared/store/rates';
 import { SandboxLightningNode } from '#shared/payments/lightning/index';
@@ -10,36 +9,41 @@ import { SandboxGateway } from '#shared/payments/gateway';
 import { liveGateways } from '#shared/payments/gateways/router';
 import { ethereumConfig } from '#shared/payments/watchers/ethereum/config';
 
+/**
+ * The payment providers of the process, each built the first time it is needed (so a module
+ * importing this one costs nothing at cold start) from the configuration (shared/core/config.ts).
+ */
+
 /** Sandbox merchants are always priced from the fixed demo table (nothing settles). */
 export const sandboxRateProvider: RateProvider = new StaticRateProvider();
 
 /**
- * Rates for live merchants, chosen once at cold start: an HTTP source in the Coinbase
+ * Rates for live merchants, chosen once per process: an HTTP source in the Coinbase
  * exchange-rates format when RATE_SOURCE_URL names one, cached in the table for
  * RATE_MAX_AGE_SECONDS (300) and failing closed (PAYMENT_NOT_AVAILABLE) when stale. Without
  * one, live checkouts fail closed too, unless STATIC_RATES_FOR_LIVE_MERCHANTS is set (the
  * local runtime and the tests do): the demo table must never price real payments.
  */
-export function liveRateProvider(env: NodeJS.ProcessEnv): RateProvider {
-  const url = optionalString(env, 'RATE_SOURCE_URL');
-  if (url) {
-    return new HttpRateProvider({ url, maxAgeSeconds: positiveInteger(env, 'RATE_MAX_AGE_SECONDS', 300), cache: tableRateCache });
+export function liveRateProvider(config: ReturnType<typeof readRatesConfig>): RateProvider {
+  if (config.sourceUrl) {
+    return new HttpRateProvider({ url: config.sourceUrl, maxAgeSeconds: config.maxAgeSeconds, cache: tableRateCache });
   }
-  return flag(env, 'STATIC_RATES_FOR_LIVE_MERCHANTS') ? sandboxRateProvider : new NoRateProvider();
+  return config.staticForLiveMerchants ? sandboxRateProvider : new NoRateProvider();
 }
 
-export const rateProvider: RateProvider = liveRateProvider(process.env);
+let rates: RateProvider | undefined;
+let methods: PaymentMethods | undefined;
 
-export const paymentMethods: PaymentMethods = new HdPaymentMethods({
-  platformXpubs: {
-    BTC: optionalString(process.env, 'PLATFORM_XPUB_BTC'),
-    LTC: optionalString(process.env, 'PLATFORM_XPUB_LTC'),
-    BCH: optionalString(process.env, 'PLATFORM_XPUB_BCH'),
-    ETH: optionalString(process.env, 'PLATFORM_XPUB_ETH'),
-  },
-  eosAccount: optionalString(process.env, 'EOS_ACCOUNT'),
-  lightning: new SandboxLightningNode(),
-  gateway: liveGateways,
-  sandboxGateway: new SandboxGateway(apiConfig.paymentPageUrl),
-  ethereum: ethereumConfig(process.env),
-});
+/** The live merchants' rate provider of the process. */
+export const rateProvider = (): RateProvider => (rates ??= liveRateProvider(ratesConfig()));
+
+/** The payment methods of the process (address derivation, Lightning, gateways). */
+export function paymentMethods(): PaymentMethods {
+  return (methods ??= new HdPaymentMethods({
+    ...receivingConfig(),
+    lightning: new SandboxLightningNode(),
+    gateway: liveGateways,
+    sandboxGateway: new SandboxGateway(apiConfig().paymentPageUrl),
+    ethereum: ethereumConfig(process.env),
+  }));
+}

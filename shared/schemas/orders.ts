@@ -1,10 +1,10 @@
 import { PAY_CURRENCIES, PRICE_CURRENCIES } from '#shared/domain/currencies';
-import { ORDER_STATUSES } from '#shared/domain/statuses';
-import { MAX_OFFSET } from '#shared/limits';
+import { ORDER_STATUSES, type OrderStatus } from '#shared/domain/statuses';
+import { MAX_OFFSET } from '#shared/domain/limits';
 
 /**
  * Request schemas: the single source for validation (precompiled by `npm run validators` into
- * shared/http/validators.generated.ts) and for the OpenAPI document (shared/schemas/openapi.ts). Limits are the contract's: title 200 and
+ * shared/http/validators.generated.ts) and for the OpenAPI document (tools/openapi/document.ts). Limits are the contract's: title 200 and
  * description 800 characters (ajv counts code points, not bytes), URLs 2048.
  */
 const url = {
@@ -109,3 +109,26 @@ export const sandboxRefundBodySchema = {
     txid: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_.:-]+$' },
   },
 } as const;
+
+/** Create Order's body after schema validation (createOrderBodySchema). */
+export interface CreateOrderInput {
+  merchant_order_id?: string | number;
+  price_amount: number;
+  price_currency?: string;
+  pay_currency?: string;
+  title?: string;
+  description?: string;
+  callback_url?: string;
+  cancel_url?: string;
+  success_url?: string;
+  mobile?: boolean;
+  fast?: boolean;
+  token?: string;
+}
+
+/** Get Orders' query after schema validation (listOrdersQuerySchema). */
+export interface ListOrdersQuery {
+  status?: OrderStatus;
+  limit?: number;
+  offset?: number;
+}

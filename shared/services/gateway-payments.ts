@@ -7,7 +7,7 @@ import {
 } from '#shared/domain/errors';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { add, parseDecimal, ZERO } from '#shared/domain/money';
-import { logger } from '#shared/http/logger';
+import { logger } from '#shared/core/logger';
 import {
   GatewayCallError,
   type GatewayNotification,
@@ -17,7 +17,7 @@ import {
 } from '#shared/payments/gateway';
 import { liveGateways } from '#shared/payments/gateways/router';
 import { completeRefund, recordPayment, refundOrder } from '#shared/services/lifecycle';
-import type { Found } from '#shared/services/order-changes';
+import type { Found } from '#shared/domain/order';
 
 /** How a notification was taken: `accepted` (acted on or safely ignored) or `rejected` (nothing changed). */
 export type NotificationVerdict = 'accepted' | 'rejected';

@@ -1,4 +1,4 @@
-import { apiConfig } from '#shared/config';
+import { apiConfig } from '#shared/core/config';
 import { currency, requiredConfirmations } from '#shared/domain/currencies';
 import {
   CancelFailedError,
@@ -13,10 +13,10 @@ import {
 import { isId } from '#shared/domain/ids';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { add, type Decimal, decimalPlaces, formatDecimal, parseDecimal, ZERO } from '#shared/domain/money';
-import { checkedOutWith, type Payment } from '#shared/domain/order';
+import { checkedOutWith, type Found, moveTo, type Payment, touch } from '#shared/domain/order';
 import { evaluatePayment } from '#shared/domain/payment-evaluation';
-import { changeOrder, type Found, moveTo, touch } from '#shared/services/order-changes';
-import { findDueOrders, findInvoice } from '#shared/store/orders';
+import { changeOrder } from '#shared/services/order-changes';
+import { type DueCursor, findDueOrders, findInvoice } from '#shared/store/orders';
 
 const unknown = () => new UnknownOrderError();
 
@@ -120,7 +120,7 @@ export function recordPayment(report: PaymentReport): Promise<Found> {
       confirmedPaid: sum(updated.filter((p) => p.confirmations >= requiredConfirmations(invoice.pay_currency))),
       tolerancePercent: parseDecimal(found.order.tolerance_percent ?? '0'),
       seenAt: new Date(updated.map((p) => p.seen_at).sort()[0]!),
-      lateWindowMs: apiConfig.latePaymentWindowSeconds * 1000,
+      lateWindowMs: apiConfig().latePaymentWindowSeconds * 1000,
     });
     if (!outcome) return { order: touch(found.order, report.now), invoice: recorded };
     return moveTo(found, outcome.to, report.now, { reason: outcome.reason, invoice: recorded });
@@ -150,36 +150,68 @@ export function completeRefund(report: { orderId: string; txid: string; owner?: 
   });
 }
 
+/** How the expiry sweep walks the due orders. */
+export interface ExpirySweep {
+  /** Due orders read per page (over all shards of the index). */
+  pageSize: number;
+  /** Orders expired at once. */
+  concurrency: number;
+  /** At most this many orders per run; the next run continues (it runs every minute). */
+  maxOrders: number;
+}
+
+const EXPIRY_SWEEP: ExpirySweep = { pageSize: 100, concurrency: 8, maxOrders: 2_000 };
+
+/** Asked before an order is expired; `keep` leaves it NEW for the next run. */
+export type BeforeExpiry = (found: Found, now: Date) => Promise<'expire' | 'keep'>;
+
+/** Expires one due order; true if this call expired it. */
+async function expireOrder(orderId: string, now: Date, beforeExpiry?: BeforeExpiry): Promise<boolean> {
+  const result = await changeOrder(orderId, undefined, unknown, async (found) => {
+    const due = found.order.due_at;
+    if (found.order.status !== 'NEW' || !due || Date.parse(due) > now.getTime()) return undefined;
+    if (beforeExpiry && (await beforeExpiry(found, now)) === 'keep') return undefined;
+    return moveTo(found, 'EXPIRED', now);
+  });
+  return result.order.status === 'EXPIRED' && result.order.updated_at === now.toISOString();
+}
+
 /**
  * Expires NEW orders whose due time has passed (their invoice's expired_at, or the window
- * for orders never checked out), from the sparse expiry index. Each expiry is conditional,
- * so a payment or checkout that lands at the same moment wins cleanly. One order that cannot
- * be expired now (another write keeps winning, the store fails) does not hold back the rest:
- * the others are tried, then the first store error is thrown (the next run tries it again).
- * Returns the count.
+ * for orders never checked out), from the sparse expiry index, page after page, several at a
+ * time. Each expiry is conditional, so a payment or checkout that lands at the same moment
+ * wins cleanly. One order that cannot be expired now (another write keeps winning, the store
+ * fails) does not hold back the rest: the others are tried, then the first store error is
+ * thrown (the next run tries it again). Returns the count.
  */
 export async function expireDueOrders(
   now: Date,
-  limit = 100,
+  sweep: Partial<ExpirySweep> = {},
   /** Asked before each expiry (a gateway may know of a payment whose notification is late); `keep` skips it. */
-  beforeExpiry?: (found: Found, now: Date) => Promise<'expire' | 'keep'>,
+  beforeExpiry?: BeforeExpiry,
 ): Promise<number> {
+  const { pageSize, concurrency, maxOrders } = { ...EXPIRY_SWEEP, ...sweep };
   let expired = 0;
+  let seen = 0;
   let failure: unknown;
-  for (const { orderId } of await findDueOrders(now, limit)) {
-    try {
-      const result = await changeOrder(orderId, undefined, unknown, async (found) => {
-        const due = found.order.due_at;
-        if (found.order.status !== 'NEW' || !due || Date.parse(due) > now.getTime()) return undefined;
-        if (beforeExpiry && (await beforeExpiry(found, now)) === 'keep') return undefined;
-        return moveTo(found, 'EXPIRED', now);
-      });
-      if (result.order.status === 'EXPIRED' && result.order.updated_at === now.toISOString()) expired += 1;
-    } catch (error) {
-      // Gone, or busy with other writes (it stays due): the next run sees it again.
-      if (error instanceof UnknownOrderError || error instanceof ConcurrentUpdateError) continue;
-      failure ??= error;
-    }
+  let cursor: DueCursor | undefined = [];
+  while (cursor && seen < maxOrders) {
+    const page = await findDueOrders(now, Math.min(pageSize, maxOrders - seen), cursor);
+    seen += page.due.length;
+    cursor = page.next;
+    const queue = page.due.map(({ orderId }) => orderId);
+    const worker = async () => {
+      for (let orderId = queue.shift(); orderId !== undefined; orderId = queue.shift()) {
+        try {
+          if (await expireOrder(orderId, now, beforeExpiry)) expired += 1;
+        } catch (error) {
+          // Gone, or busy with other writes (it stays due): the next run sees it again.
+          if (error instanceof UnknownOrderError || error instanceof ConcurrentUpdateError) continue;
+          failure ??= error;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: concurrency }, worker));
   }
   if (failure !== undefined) throw failure;
   return expired;

@@ -3,8 +3,7 @@ import { isGateway, RECEIVE_CURRENCIES } from '#shared/domain/currencies';
 import { deriveAddress, type AddressCurrency } from '#shared/payments/addresses/index';
 
 const ADDRESS_CURRENCIES: readonly AddressCurrency[] = ['BTC', 'LTC', 'BCH', 'ETH'];
-import type { Merchant } from '#shared/domain/merchant';
-import { hashToken, TOKEN_PATTERN } from '#shared/http/auth';
+import { hashToken, type Merchant, TOKEN_PATTERN } from '#shared/domain/merchant';
 import { insertMerchant } from '#shared/store/merchants';
 
 export interface NewMerchant {

@@ -1,21 +1,9 @@
 import { ConcurrentUpdateError } from '#shared/domain/errors';
 import type { MerchantProfile } from '#shared/domain/merchant';
-import type { Invoice, Order } from '#shared/domain/order';
-import type { OrderStatus } from '#shared/domain/statuses';
-import { assertTransition, type UnresolvedReason } from '#shared/domain/status-machine';
+import type { Change, Found } from '#shared/domain/order';
 import { deliveryFor } from '#shared/callbacks/outbox';
-import { deliveryToItem } from '#shared/store/deliveries';
+import { deliveryToItem } from '#shared/callbacks/delivery-store';
 import { addressIndexItem, commitOrderChange, findOrderWithInvoice, replaceInvoice } from '#shared/store/orders';
-
-export interface Found {
-  order: Order;
-  invoice: Invoice | undefined;
-}
-
-export interface Change {
-  order: Order;
-  invoice?: Invoice;
-}
 
 /** How often a change is retried when another write moved the order first. */
 const ATTEMPTS = 5;
@@ -57,30 +45,4 @@ export async function changeOrder(
     if (committed) return { order: change.order, invoice: change.invoice ?? found.invoice };
   }
   throw new ConcurrentUpdateError();
-}
-
-/** The next version of an order, with no status change (e.g. a payment's confirmations). */
-export function touch(order: Order, now: Date): Order {
-  return { ...order, version: order.version + 1, updated_at: now.toISOString() };
-}
-
-/**
- * Moves an order (and its invoice, in step) along one edge of the status machine. PAID fixes
- * the settlement currency on the order; UNRESOLVED records why.
- */
-export function moveTo(
-  found: Found,
-  to: OrderStatus,
-  now: Date,
-  details: { reason?: UnresolvedReason; invoice?: Invoice } = {},
-): Change {
-  assertTransition(found.order.status, to);
-  const invoice = details.invoice ?? found.invoice;
-  const order: Order = {
-    ...touch(found.order, now),
-    status: to,
-    ...(to === 'PAID' && invoice ? { receive_currency: invoice.receive_currency } : {}),
-    ...(details.reason ? { unresolved_reason: details.reason } : {}),
-  };
-  return { order, invoice: invoice && { ...invoice, status: to } };
 }

@@ -1,7 +1,7 @@
 import { OrderNotFoundError } from '#shared/domain/errors';
 import { isId } from '#shared/domain/ids';
 import type { MerchantProfile } from '#shared/domain/merchant';
-import type { OrderStatus } from '#shared/domain/statuses';
+import type { ListOrdersQuery } from '#shared/schemas/orders';
 import { findOrderWithInvoice, listOrders as queryOrders } from '#shared/store/orders';
 
 /**
@@ -16,12 +16,6 @@ export async function getOrder(merchant: MerchantProfile, orderId: unknown) {
   // Another merchant's order is answered exactly like a missing one.
   if (!found || found.order.user_id !== merchant.user_id) throw new OrderNotFoundError();
   return found;
-}
-
-export interface ListOrdersQuery {
-  status?: OrderStatus;
-  limit?: number;
-  offset?: number;
 }
 
 /** Get Orders: newest first, optionally one status; `limit` 1..50 (10), `offset` (0). */

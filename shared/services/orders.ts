@@ -1,5 +1,5 @@
 import { checkCallbackUrl } from '#shared/callbacks/ssrf';
-import { apiConfig } from '#shared/config';
+import { apiConfig, callbackUrlConfig } from '#shared/core/config';
 import { isGateway } from '#shared/domain/currencies';
 import {
   OrderDoesNotExistError,
@@ -9,28 +9,13 @@ import {
 import { isId, newId, newTimeOrderedId, orderIdFor } from '#shared/domain/ids';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { formatDecimal, type Decimal } from '#shared/domain/money';
-import { checkedOutWith, type Invoice, type Order } from '#shared/domain/order';
+import { checkedOutWith, type Invoice, newOrder, type Order, orderPrice, touch } from '#shared/domain/order';
 import { parsePrice } from '#shared/domain/price';
 import { paymentMethods, rateProvider, sandboxRateProvider } from '#shared/payments/providers';
 import { payAmountFor, RateUnavailableError, receiveAmountFor } from '#shared/payments/rates';
-import { changeOrder, touch } from '#shared/services/order-changes';
+import { changeOrder } from '#shared/services/order-changes';
 import { insertOrder } from '#shared/store/orders';
-
-/** Create Order's body after schema validation (see shared/schemas/orders.ts). */
-export interface CreateOrderInput {
-  merchant_order_id?: string | number;
-  price_amount: number;
-  price_currency?: string;
-  pay_currency?: string;
-  title?: string;
-  description?: string;
-  callback_url?: string;
-  cancel_url?: string;
-  success_url?: string;
-  mobile?: boolean;
-  fast?: boolean;
-  token?: string;
-}
+import type { CreateOrderInput } from '#shared/schemas/orders';
 
 /** The hosted page's address for an order: `PAYMENT_PAGE_URL?id=<order_id>`. */
 export function paymentUrlFor(order: Order, invoice?: Invoice): string {
@@ -38,7 +23,7 @@ export function paymentUrlFor(order: Order, invoice?: Invoice): string {
   if (order.fast && invoice?.gateway_url && (order.pay_currency === 'ALIPAY' || order.pay_currency === 'ALIGLOBAL')) {
     return invoice.gateway_url;
   }
-  const url = new URL(apiConfig.paymentPageUrl);
+  const url = new URL(apiConfig().paymentPageUrl);
   url.searchParams.set('id', order.order_id);
   return url.toString();
 }
@@ -50,7 +35,7 @@ function assertPayable(merchant: MerchantProfile, payCurrency: string): void {
 }
 
 function invoiceTtlSeconds(payCurrency: string): number {
-  return isGateway(payCurrency) ? apiConfig.invoiceTtlGatewaySeconds : apiConfig.invoiceTtlCryptoSeconds;
+  return isGateway(payCurrency) ? apiConfig().invoiceTtlGatewaySeconds : apiConfig().invoiceTtlCryptoSeconds;
 }
 
 /**
@@ -59,8 +44,8 @@ function invoiceTtlSeconds(payCurrency: string): number {
  */
 async function buildInvoice(merchant: MerchantProfile, order: Order, payCurrency: string, now: Date): Promise<Invoice> {
   assertPayable(merchant, payCurrency);
-  const price = parsePrice(Number(order.price_amount), order.price_currency);
-  const rates = merchant.sandbox ? sandboxRateProvider : rateProvider;
+  const price = orderPrice(order);
+  const rates = merchant.sandbox ? sandboxRateProvider : rateProvider();
   let payRate, receiveRate;
   try {
     payRate = await rates.getRate(order.price_currency, payCurrency, now);
@@ -74,7 +59,7 @@ async function buildInvoice(merchant: MerchantProfile, order: Order, payCurrency
   // invoice that becomes current after a lost race is the newest, and reads find it first.
   const invoiceId = newTimeOrderedId();
   const expiresAt = new Date(now.getTime() + invoiceTtlSeconds(payCurrency) * 1000);
-  const details = await paymentMethods.paymentDetails({
+  const details = await paymentMethods().paymentDetails({
     merchant,
     orderId: order.order_id,
     invoiceId,
@@ -114,37 +99,18 @@ export async function createOrder(merchant: MerchantProfile, input: CreateOrderI
   const priceCurrency = input.price_currency ?? 'USD';
   const price = parsePrice(input.price_amount, priceCurrency);
   // Refuse callback URLs that point into private networks before anything is stored.
-  if (input.callback_url) checkCallbackUrl(input.callback_url, { allowLoopback: apiConfig.allowLoopbackCallbacks });
-  const createdAt = now.toISOString();
+  if (input.callback_url) checkCallbackUrl(input.callback_url, { allowLoopback: callbackUrlConfig().allowLoopback });
   const reference = input.merchant_order_id === undefined ? '' : String(input.merchant_order_id);
   // A reference gives a derived id: the order's own conditional write keeps it unique.
   const derived = reference !== '' && merchant.order_id_key !== undefined;
-  let order: Order = {
-    order_id: derived ? orderIdFor(merchant.order_id_key!, merchant.user_id, reference) : newId(),
-    user_id: merchant.user_id,
-    merchant_order_id: reference,
-    title: input.title ?? '',
-    description: input.description ?? '',
-    callback_url: input.callback_url ?? '',
-    cancel_url: input.cancel_url ?? '',
-    success_url: input.success_url ?? '',
-    token: input.token ?? '',
-    price_amount: formatDecimal(price),
-    price_currency: priceCurrency,
-    pay_amount: formatDecimal(price),
-    pay_currency: priceCurrency,
-    receive_currency: '',
-    status: 'NEW',
-    created_at: createdAt,
-    updated_at: createdAt,
-    deleted: 0,
-    version: 1,
-    mobile: input.mobile ?? false,
-    fast: (input.fast ?? false) && (input.pay_currency === 'ALIPAY' || input.pay_currency === 'ALIGLOBAL'),
+  const identity = {
+    orderId: derived ? orderIdFor(merchant.order_id_key!, merchant.user_id, reference) : newId(),
+    userId: merchant.user_id,
+    reference,
     sandbox: merchant.sandbox,
-    tolerance_percent: merchant.payment_tolerance_percent ?? '0',
-    due_at: new Date(now.getTime() + apiConfig.orderTtlSeconds * 1000).toISOString(),
+    tolerancePercent: merchant.payment_tolerance_percent ?? '0',
   };
+  let order = newOrder(identity, { amount: price, currency: priceCurrency }, input, apiConfig().orderTtlSeconds, now);
   let invoice: Invoice | undefined;
   if (input.pay_currency) {
     invoice = await buildInvoice(merchant, order, input.pay_currency, now);

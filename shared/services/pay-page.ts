@@ -1,8 +1,8 @@
+import { ExpiringCache } from '#shared/core/cache';
 import { UnknownOrderError } from '#shared/domain/errors';
 import { isId } from '#shared/domain/ids';
 import type { MerchantProfile } from '#shared/domain/merchant';
-import type { Invoice, Order } from '#shared/domain/order';
-import type { Found } from '#shared/services/order-changes';
+import type { Found, Invoice, Order } from '#shared/domain/order';
 import { findMerchant } from '#shared/store/merchants';
 import { findOrderWithInvoice } from '#shared/store/orders';
 
@@ -21,19 +21,17 @@ export interface PayPage {
 }
 
 /** Merchant profiles change rarely; a polling page should not read one every 3 seconds. */
-const PROFILE_CACHE_MS = 60_000;
-const PROFILE_CACHE_MAX = 1_000;
-const profiles = new Map<number, { profile: MerchantProfile; at: number }>();
+const profiles = new ExpiringCache<number, MerchantProfile>({ maxEntries: 1_000, maxAgeMs: 60_000 });
 
 async function merchantOf(userId: number): Promise<MerchantProfile> {
-  const cached = profiles.get(userId);
-  if (cached && Date.now() - cached.at < PROFILE_CACHE_MS) return cached.profile;
-  const merchant = await findMerchant(userId);
-  if (!merchant) throw new UnknownOrderError();
-  // The stored merchant carries its callback secret and token hash: keep only the profile.
-  const { token_hash: _hash, callback_secret: _secret, ...profile } = merchant;
-  if (profiles.size >= PROFILE_CACHE_MAX) profiles.clear();
-  profiles.set(userId, { profile, at: Date.now() });
+  const profile = await profiles.getOrLoad(userId, async () => {
+    const merchant = await findMerchant(userId);
+    if (!merchant) return undefined;
+    // The stored merchant carries its callback secret and token hash: keep only the profile.
+    const { token_hash: _hash, callback_secret: _secret, ...rest } = merchant;
+    return rest;
+  });
+  if (!profile) throw new UnknownOrderError();
   return profile;
 }
 

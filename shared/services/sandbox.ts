@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { SandboxOnlyError, UnknownOrderError } from '#shared/domain/errors';
 import { isId } from '#shared/domain/ids';
 import type { MerchantProfile } from '#shared/domain/merchant';
+import type { Found } from '#shared/domain/order';
 import { decimalFromNumber } from '#shared/domain/money';
 import { completeRefund, recordPayment } from '#shared/services/lifecycle';
-import type { Found } from '#shared/services/order-changes';
 
 function assertSandbox(merchant: MerchantProfile): void {
   if (!merchant.sandbox) throw new SandboxOnlyError();

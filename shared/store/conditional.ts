@@ -3,7 +3,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { ConcurrentUpdateError } from '#shared/domain/errors';
-import { db, TABLE_NAME } from '#shared/store/client';
+import { db, tableName } from '#shared/store/client';
 
 type Item = Record<string, unknown>;
 
@@ -53,7 +53,7 @@ export function putIf(item: Item, condition: Condition): Promise<PutOutcome> {
   // JSON drops the undefined values the client does not write either.
   const asStored = JSON.parse(JSON.stringify(item)) as Item;
   return conditionally<PutOutcome>(
-    () => db.send(new PutCommand({ TableName: TABLE_NAME, Item: item, ...condition, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' })),
+    () => db().send(new PutCommand({ TableName: tableName(), Item: item, ...condition, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' })),
     (existing) => (isDeepStrictEqual(existing, asStored) ? { written: true } : { written: false, existing }),
     { written: true },
   );
@@ -61,5 +61,5 @@ export function putIf(item: Item, condition: Condition): Promise<PutOutcome> {
 
 /** UpdateItem of `key` if `condition` holds: true when updated, false when refused. */
 export function updateIf(key: { PK: string; SK: string }, update: Condition & { UpdateExpression: string }): Promise<boolean> {
-  return conditionally(() => db.send(new UpdateCommand({ TableName: TABLE_NAME, Key: key, ...update })), () => false, true);
+  return conditionally(() => db().send(new UpdateCommand({ TableName: tableName(), Key: key, ...update })), () => false, true);
 }

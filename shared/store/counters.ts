@@ -1,5 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, TABLE_NAME } from '#shared/store/client';
+import { db, tableName } from '#shared/store/client';
 import { counterKey, ENTITY } from '#shared/store/keys';
 
 /**
@@ -7,9 +7,9 @@ import { counterKey, ENTITY } from '#shared/store/keys';
  * One UpdateItem: concurrent callers always get distinct values.
  */
 export async function nextCounterValue(name: string): Promise<number> {
-  const result = await db.send(
+  const result = await db().send(
     new UpdateCommand({
-      TableName: TABLE_NAME,
+      TableName: tableName(),
       Key: counterKey(name),
       UpdateExpression: 'ADD #value :one SET #type = :type',
       ExpressionAttributeNames: { '#value': 'value', '#type': 'type' },

@@ -1,5 +1,5 @@
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, TABLE_NAME } from '#shared/store/client';
+import { db, tableName } from '#shared/store/client';
 import { putIf } from '#shared/store/conditional';
 import { ENTITY, idempotencyKey } from '#shared/store/keys';
 import { TABLE_KEYS } from '#shared/store/table';
@@ -56,9 +56,9 @@ export async function reserve(scope: string, key: string, requestHash: string, n
 
 /** Keeps the first answer for replays. */
 export async function complete(scope: string, key: string, response: StoredResponse): Promise<void> {
-  await db.send(
+  await db().send(
     new UpdateCommand({
-      TableName: TABLE_NAME,
+      TableName: tableName(),
       Key: idempotencyKey(scope, key),
       UpdateExpression: 'SET #state = :done, status_code = :status, response_body = :body REMOVE lease_until',
       ExpressionAttributeNames: { '#state': 'state' },
@@ -69,5 +69,5 @@ export async function complete(scope: string, key: string, response: StoredRespo
 
 /** Frees a key whose request failed on our side (5xx): a retry may run it again. */
 export async function release(scope: string, key: string): Promise<void> {
-  await db.send(new DeleteCommand({ TableName: TABLE_NAME, Key: idempotencyKey(scope, key) }));
+  await db().send(new DeleteCommand({ TableName: tableName(), Key: idempotencyKey(scope, key) }));
 }

@@ -1,6 +1,6 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Merchant, MerchantProfile } from '#shared/domain/merchant';
-import { db, TABLE_NAME } from '#shared/store/client';
+import { db, tableName } from '#shared/store/client';
 import { nextCounterValue } from '#shared/store/counters';
 import { apiTokenKey, ENTITY, merchantKey } from '#shared/store/keys';
 
@@ -15,19 +15,19 @@ function profileOf(merchant: Merchant): MerchantProfile {
  */
 export async function insertMerchant(input: Omit<Merchant, 'user_id'>): Promise<Merchant> {
   const merchant: Merchant = { ...input, user_id: await nextCounterValue('merchant') };
-  await db.send(
+  await db().send(
     new TransactWriteCommand({
       TransactItems: [
         {
           Put: {
-            TableName: TABLE_NAME,
+            TableName: tableName(),
             Item: { ...merchantKey(merchant.user_id), type: ENTITY.merchant, ...merchant },
             ConditionExpression: 'attribute_not_exists(PK)',
           },
         },
         {
           Put: {
-            TableName: TABLE_NAME,
+            TableName: tableName(),
             Item: {
               ...apiTokenKey(merchant.token_hash),
               type: ENTITY.apiToken,
@@ -47,13 +47,13 @@ export async function insertMerchant(input: Omit<Merchant, 'user_id'>): Promise<
 export async function findMerchantByTokenHash(
   tokenHash: string,
 ): Promise<{ tokenHash: string; merchant: MerchantProfile } | undefined> {
-  const result = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: apiTokenKey(tokenHash) }));
+  const result = await db().send(new GetCommand({ TableName: tableName(), Key: apiTokenKey(tokenHash) }));
   if (!result.Item) return undefined;
   return { tokenHash: String(result.Item.token_hash), merchant: result.Item.merchant as MerchantProfile };
 }
 
 export async function findMerchant(userId: number): Promise<Merchant | undefined> {
-  const result = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: merchantKey(userId) }));
+  const result = await db().send(new GetCommand({ TableName: tableName(), Key: merchantKey(userId) }));
   if (!result.Item) return undefined;
   const { PK: _pk, SK: _sk, type: _type, ...merchant } = result.Item;
   return merchant as Merchant;

@@ -2,7 +2,7 @@ import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws
 import type { Invoice, Order } from '#shared/domain/order';
 import type { OrderStatus } from '#shared/domain/statuses';
 import { MerchantOrderIdExistsError } from '#shared/domain/errors';
-import { db, TABLE_NAME } from '#shared/store/client';
+import { db, tableName } from '#shared/store/client';
 import { putIf } from '#shared/store/conditional';
 import { cancellationReasons, isConditionFailure, isTransactionConflict } from '#shared/store/errors';
 import {
@@ -81,7 +81,7 @@ type TransactItems = NonNullable<ConstructorParameters<typeof TransactWriteComma
  */
 export async function insertOrder(order: Order, invoice?: Invoice, options: { guardReference?: boolean } = {}): Promise<void> {
   const orderPut = {
-    TableName: TABLE_NAME,
+    TableName: tableName(),
     Item: orderToItem(order),
     ConditionExpression: 'attribute_not_exists(PK)',
   };
@@ -97,14 +97,14 @@ export async function insertOrder(order: Order, invoice?: Invoice, options: { gu
   }
   const actions: TransactItems = [{ Put: orderPut }];
   if (invoice) {
-    actions.push({ Put: { TableName: TABLE_NAME, Item: invoiceToItem(invoice) } });
-    actions.push({ Put: { TableName: TABLE_NAME, Item: addressIndexItem(invoice) } });
+    actions.push({ Put: { TableName: tableName(), Item: invoiceToItem(invoice) } });
+    actions.push({ Put: { TableName: tableName(), Item: addressIndexItem(invoice) } });
   }
   const guardIndex = actions.length;
   if (guard) {
     actions.push({
       Put: {
-        TableName: TABLE_NAME,
+        TableName: tableName(),
         Item: {
           ...merchantOrderIdKey(order.user_id, order.merchant_order_id),
           type: ENTITY.merchantOrderId,
@@ -116,7 +116,7 @@ export async function insertOrder(order: Order, invoice?: Invoice, options: { gu
   }
   for (let attempt = 1; ; attempt += 1) {
     try {
-      await db.send(new TransactWriteCommand({ TransactItems: actions }));
+      await db().send(new TransactWriteCommand({ TransactItems: actions }));
       return;
     } catch (error) {
       const reasons = isConditionFailure(error) ? cancellationReasons(error) : [];
@@ -138,9 +138,9 @@ export async function insertOrder(order: Order, invoice?: Invoice, options: { gu
 export async function findOrderWithInvoice(
   orderId: string,
 ): Promise<{ order: Order; invoice: Invoice | undefined } | undefined> {
-  const result = await db.send(
+  const result = await db().send(
     new QueryCommand({
-      TableName: TABLE_NAME,
+      TableName: tableName(),
       KeyConditionExpression: 'PK = :pk AND SK BETWEEN :invoices AND :order',
       ExpressionAttributeValues: {
         ':pk': orderPartition(orderId),
@@ -157,13 +157,13 @@ export async function findOrderWithInvoice(
   const order = orderFromItem(orderItem);
   if (!order.invoice_id) return { order, invoice: undefined };
   if (latest && latest.invoice_id === order.invoice_id) return { order, invoice: invoiceFromItem(latest) };
-  const current = await db.send(
-    new GetCommand({ TableName: TABLE_NAME, Key: invoiceKey(orderId, order.invoice_id), ConsistentRead: true }),
+  const current = await db().send(
+    new GetCommand({ TableName: tableName(), Key: invoiceKey(orderId, order.invoice_id), ConsistentRead: true }),
   );
   if (current.Item) return { order, invoice: invoiceFromItem(current.Item) };
   // An order stored before invoices had their own keys keeps its current one at SK = INVOICE.
-  const legacy = await db.send(
-    new GetCommand({ TableName: TABLE_NAME, Key: { PK: orderPartition(orderId), SK: LEGACY_INVOICE_SK }, ConsistentRead: true }),
+  const legacy = await db().send(
+    new GetCommand({ TableName: tableName(), Key: { PK: orderPartition(orderId), SK: LEGACY_INVOICE_SK }, ConsistentRead: true }),
   );
   const matches = legacy.Item && legacy.Item.invoice_id === order.invoice_id;
   return { order, invoice: matches ? invoiceFromItem(legacy.Item!) : undefined };
@@ -187,9 +187,9 @@ export async function listOrders(page: OrderPage): Promise<Order[]> {
   const items: Item[] = [];
   let startKey: Item | undefined;
   do {
-    const result = await db.send(
+    const result = await db().send(
       new QueryCommand({
-        TableName: TABLE_NAME,
+        TableName: tableName(),
         IndexName: byStatus ? 'GSI2' : 'GSI1',
         KeyConditionExpression: byStatus ? 'GSI2PK = :pk' : 'GSI1PK = :pk',
         ExpressionAttributeValues: {
@@ -233,16 +233,16 @@ export async function commitOrderChange(change: {
   const actions: TransactItems = [
     {
       Put: {
-        TableName: TABLE_NAME,
+        TableName: tableName(),
         Item: orderToItem(change.order),
         ...expectedVersion(change.expected),
       },
     },
   ];
-  if (change.invoice) actions.push({ Put: { TableName: TABLE_NAME, Item: invoiceToItem(change.invoice) } });
-  for (const item of change.extraItems ?? []) actions.push({ Put: { TableName: TABLE_NAME, Item: item } });
+  if (change.invoice) actions.push({ Put: { TableName: tableName(), Item: invoiceToItem(change.invoice) } });
+  for (const item of change.extraItems ?? []) actions.push({ Put: { TableName: tableName(), Item: item } });
   try {
-    await db.send(new TransactWriteCommand({ TransactItems: actions }));
+    await db().send(new TransactWriteCommand({ TransactItems: actions }));
     return true;
   } catch (error) {
     if (isConditionFailure(error) && cancellationReasons(error)[0] === 'ConditionalCheckFailed') return false;
@@ -260,43 +260,70 @@ export async function commitOrderChange(change: {
  */
 export async function replaceInvoice(order: Order, next: { order: Order; invoice: Invoice }): Promise<boolean> {
   await Promise.all([
-    db.send(new PutCommand({ TableName: TABLE_NAME, Item: invoiceToItem(next.invoice) })),
-    db.send(new PutCommand({ TableName: TABLE_NAME, Item: addressIndexItem(next.invoice) })),
+    db().send(new PutCommand({ TableName: tableName(), Item: invoiceToItem(next.invoice) })),
+    db().send(new PutCommand({ TableName: tableName(), Item: addressIndexItem(next.invoice) })),
   ]);
   return (await putIf(orderToItem(next.order), expectedVersion(order))).written;
 }
 
 /** One invoice of an order (current or replaced), read strongly consistent, or undefined. */
 export async function findInvoice(orderId: string, invoiceId: string): Promise<Invoice | undefined> {
-  const result = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: invoiceKey(orderId, invoiceId), ConsistentRead: true }));
+  const result = await db().send(new GetCommand({ TableName: tableName(), Key: invoiceKey(orderId, invoiceId), ConsistentRead: true }));
   return result.Item ? invoiceFromItem(result.Item) : undefined;
 }
 
-/** The invoice an address (with its memo, for EOS) was issued for, current or replaced, or undefined. */
-export async function findInvoiceByAddress(
-  currency: string,
-  address: string,
-  memo?: string,
-): Promise<{ orderId: string; invoiceId: string } | undefined> {
-  const result = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: addressKey(currency, address, memo) }));
-  if (!result.Item) return undefined;
-  return { orderId: String(result.Item.order_id), invoiceId: String(result.Item.invoice_id) };
-}
+/**
+ * Where a walk through the due orders stands: per shard of the expiry index, the key to
+ * continue after, or null when the shard has nothing more.
+ */
+export type DueCursor = (Item | null | undefined)[];
 
-/** NEW orders whose due time has passed, oldest first, from the sparse expiry index (keys only). */
-export async function findDueOrders(now: Date, limit: number): Promise<{ orderId: string }[]> {
-  const due: { orderId: string }[] = [];
-  for (let shard = 0; shard < EXPIRY_SHARDS; shard += 1) {
-    const result = await db.send(
-      new QueryCommand({
-        TableName: TABLE_NAME,
-        IndexName: 'GSI3',
-        KeyConditionExpression: 'GSI3PK = :pk AND GSI3SK < :now',
-        ExpressionAttributeValues: { ':pk': expiryPartition(shard), ':now': `${now.toISOString()}#~` },
-        Limit: limit,
-      }),
-    );
-    for (const item of result.Items ?? []) due.push({ orderId: orderIdOfPartition(String(item.PK)) });
-  }
-  return due;
+/**
+ * NEW orders whose due time has passed, from the sparse expiry index (keys only): at most
+ * `limit` of them over all shards, the oldest first, and the cursor of the next page (undefined
+ * when there is none). Each shard is read page by page until it has given `limit` or has no
+ * more, so a filtered or short page never hides due orders behind it.
+ */
+export async function findDueOrders(
+  now: Date,
+  limit: number,
+  after: DueCursor = [],
+): Promise<{ due: { orderId: string }[]; next: DueCursor | undefined }> {
+  const shards = await Promise.all(
+    Array.from({ length: EXPIRY_SHARDS }, async (_, shard) => {
+      const items: Item[] = [];
+      let start = after[shard];
+      while (start !== null && items.length < limit) {
+        const result = await db().send(
+          new QueryCommand({
+            TableName: tableName(),
+            IndexName: 'GSI3',
+            KeyConditionExpression: 'GSI3PK = :pk AND GSI3SK < :now',
+            ExpressionAttributeValues: { ':pk': expiryPartition(shard), ':now': `${now.toISOString()}#~` },
+            Limit: limit - items.length,
+            ...(start ? { ExclusiveStartKey: start } : {}),
+          }),
+        );
+        items.push(...(result.Items ?? []));
+        start = result.LastEvaluatedKey ?? null;
+      }
+      return { items, exhausted: start === null };
+    }),
+  );
+  // The oldest `limit` over all shards (the index's sort key starts with the due time).
+  const taken = shards
+    .flatMap(({ items }, shard) => items.map((item) => ({ item, shard })))
+    .sort((a, b) => (String(a.item.GSI3SK) < String(b.item.GSI3SK) ? -1 : 1))
+    .slice(0, limit);
+  const next: DueCursor = shards.map(({ items, exhausted }, shard) => {
+    const last = taken.filter((entry) => entry.shard === shard).at(-1)?.item;
+    if (exhausted && (items.length === 0 || last === items.at(-1))) return null;
+    // Continue after the last one taken (the shard's first page again when none was).
+    const from = last ?? after[shard];
+    return from ? { PK: from.PK, SK: from.SK, GSI3PK: from.GSI3PK, GSI3SK: from.GSI3SK } : undefined;
+  });
+  return {
+    due: taken.map(({ item }) => ({ orderId: orderIdOfPartition(String(item.PK)) })),
+    next: next.every((start) => start === null) ? undefined : next,
+  };
 }

@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { type Decimal, formatDecimal, isPositive, parseDecimal } from '#shared/domain/money';
-import { db, TABLE_NAME } from '#shared/store/client';
+import { db, tableName } from '#shared/store/client';
 import { putIf } from '#shared/store/conditional';
 import { ENTITY, ratesKey } from '#shared/store/keys';
 
@@ -64,7 +64,7 @@ function fromItem(item: Record<string, unknown>): RateSnapshot | undefined {
 export const tableRateCache: RateCache = {
   async get(source) {
     // Eventually consistent is enough: a read that lags only costs one extra fetch.
-    const result = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: ratesKey(source) }));
+    const result = await db().send(new GetCommand({ TableName: tableName(), Key: ratesKey(source) }));
     return result.Item ? fromItem(result.Item) : undefined;
   },
 

@@ -261,7 +261,7 @@ describe('callbacks', () => {
     await merchantSite.waitFor(() => merchantSite.for(id).length >= 1);
     // Replay the delivery's INSERT record into the handler (the only records it gets), twice, as
     // a retried batch would: jobs for a delivery already made are dropped by the worker.
-    const { listDeliveries, deliveryToItem } = await import('#shared/store/deliveries');
+    const { listDeliveries, deliveryToItem } = await import('#shared/callbacks/delivery-store');
     const { marshall } = await import('@aws-sdk/util-dynamodb');
     const { handler } = await import('#functions/order-events/handler');
     const [delivered] = await listDeliveries(id);

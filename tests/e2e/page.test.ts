@@ -205,7 +205,8 @@ describe('the payment page', () => {
     const page = await open(paymentUrl);
     await eventually(() => status(page).textContent()).toBe('Waiting for your payment.');
     // What the expiry job does when the invoice runs out, for this order only.
-    const { changeOrder, moveTo } = await import('#shared/services/order-changes');
+    const { changeOrder } = await import('#shared/services/order-changes');
+    const { moveTo } = await import('#shared/domain/order');
     await changeOrder(order.order_id, undefined, () => new Error('missing'), (found) => moveTo(found, 'EXPIRED', new Date()));
     await eventually(() => status(page).textContent()).toBe('This payment window has expired.');
     expect(await page.getByRole('link', { name: 'Back to Page Shop' }).getAttribute('href')).toBe(order.cancel_url);

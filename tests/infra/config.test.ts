@@ -37,6 +37,8 @@ describe('deploy configuration', () => {
       AUTH_CACHE_SECONDS: '0',
       PLATFORM_XPUB_BTC: TEST_XPUB,
       EOS_ACCOUNT: 'shoppay.a1',
+      ETH_CHAIN_ID: '11155111',
+      USDC_ERC20_CONTRACT: '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238',
       RATE_SOURCE_URL: 'https://rates.example.com/v2/exchange-rates?currency=USD',
       WECHAT_CREDENTIALS_PARAMETER: '/pay/prod/wechat',
     });
@@ -46,6 +48,8 @@ describe('deploy configuration', () => {
       AUTH_CACHE_SECONDS: '0',
       PLATFORM_XPUB_BTC: TEST_XPUB,
       EOS_ACCOUNT: 'shoppay.a1',
+      ETH_CHAIN_ID: '11155111',
+      USDC_ERC20_CONTRACT: '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238',
       RATE_SOURCE_URL: 'https://rates.example.com/v2/exchange-rates?currency=USD',
     });
     expect(config.gatewayCredentialParameters).toEqual({ WECHAT_CREDENTIALS_PARAMETER: '/pay/prod/wechat' });
@@ -59,6 +63,8 @@ describe('deploy configuration', () => {
     [{ API_BURST_LIMIT: '10.5' }, /apiBurstLimit/],
     [{ POWERTOOLS_LOG_LEVEL: 'LOUD' }, /logLevel/],
     [{ EOS_ACCOUNT: 'Not-An-Account' }, /eosAccount/],
+    [{ USDT_ERC20_CONTRACT: '0x1234' }, /usdtErc20Contract .* contract address/],
+    [{ ETH_CHAIN_ID: '0' }, /ethChainId .* positive integer/],
     [{ ALIPAY_CREDENTIALS_PARAMETER: 'sk_live_51Hxyz' }, /alipayCredentialsParameter .* SSM parameter name/],
     [{ PAYMENT_PAGE_URL: 'http://pay.example.com/' }, /paymentPageUrl .* https/],
     [{ PAYMENT_PAGE_URL: 'pay.example.com' }, /paymentPageUrl .* absolute URL/],

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { startLocalSqs, type LocalSqs } from '#infra/local/sqs';
-import type { Delivery } from '#shared/domain/delivery';
+import type { Delivery } from '#shared/callbacks/delivery';
 import type { MerchantProfile } from '#shared/domain/merchant';
 
 /**
@@ -19,12 +19,13 @@ let merchantUrl: string;
 let answer = 500;
 let merchant: MerchantProfile;
 let m: {
-  callbacks: typeof import('#shared/services/callbacks');
-  deliveries: typeof import('#shared/store/deliveries');
+  callbacks: typeof import('#shared/callbacks/delivery-job');
+  deliveries: typeof import('#shared/callbacks/delivery-store');
   orders: typeof import('#shared/services/orders');
   client: typeof import('#shared/store/client');
   errors: typeof import('#shared/domain/errors');
   config: typeof import('#shared/callbacks/config');
+  settings: typeof import('#shared/core/config');
 };
 
 beforeAll(async () => {
@@ -45,12 +46,13 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => merchantSite.listen(0, '127.0.0.1', resolve));
   merchantUrl = `http://127.0.0.1:${(merchantSite.address() as AddressInfo).port}/callback`;
   m = {
-    callbacks: await import('#shared/services/callbacks'),
-    deliveries: await import('#shared/store/deliveries'),
+    callbacks: await import('#shared/callbacks/delivery-job'),
+    deliveries: await import('#shared/callbacks/delivery-store'),
     orders: await import('#shared/services/orders'),
     client: await import('#shared/store/client'),
     errors: await import('#shared/domain/errors'),
     config: await import('#shared/callbacks/config'),
+    settings: await import('#shared/core/config'),
   };
   const { createMerchant } = await import('#shared/services/merchants');
   const { findMerchant } = await import('#shared/store/merchants');
@@ -88,7 +90,7 @@ async function storedDelivery(callbackUrl: string, attempts = 0): Promise<Delive
     next_attempt_at: new Date(Date.now() - 1000).toISOString(),
     created_at: new Date().toISOString(),
   };
-  await m.client.db.send(new PutCommand({ TableName: m.client.TABLE_NAME, Item: m.deliveries.deliveryToItem(delivery) }));
+  await m.client.db().send(new PutCommand({ TableName: m.client.tableName(), Item: m.deliveries.deliveryToItem(delivery) }));
   return delivery;
 }
 
@@ -128,7 +130,7 @@ describe('a delivery job', () => {
   });
 
   it('dead-letters the last failed attempt even when the first send to the dead-letter queue fails', async () => {
-    const delivery = await storedDelivery(merchantUrl, m.config.callbackConfig.maxAttempts - 1);
+    const delivery = await storedDelivery(merchantUrl, m.settings.callbackConfig().maxAttempts - 1);
     const send = SQSClient.prototype.send;
     let refusals = 1;
     vi.spyOn(SQSClient.prototype, 'send').mockImplementation(function (this: SQSClient, command: unknown, ...rest: unknown[]) {
@@ -175,6 +177,6 @@ describe('a delivery job', () => {
   });
 
   it('holds a delivery for longer than its POST may take', () => {
-    expect(m.config.LEASE_SECONDS).toBeGreaterThanOrEqual(m.config.callbackConfig.timeoutMs / 1000 + 30);
+    expect(m.config.leaseSeconds()).toBeGreaterThanOrEqual(m.settings.callbackConfig().timeoutMs / 1000 + 30);
   });
 });

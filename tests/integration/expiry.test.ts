@@ -1,4 +1,5 @@
 import { afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { randomUUID } from 'node:crypto';
 import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { ensureTable } from '#infra/local/dynamodb';
 import type { Order } from '#shared/domain/order';
@@ -31,19 +32,19 @@ afterEach(() => {
 
 const DUE = '2026-01-01T00:00:00.000Z';
 
-async function dueOrder(): Promise<Order> {
-  const order = testOrder({ user_id: 77, price_amount: '1', pay_amount: '1', created_at: DUE, updated_at: DUE, due_at: DUE });
-  await m.client.db.send(new PutCommand({ TableName: TABLE, Item: m.orders.orderToItem(order) }));
+async function dueOrder(due = DUE, overrides: Partial<Order> = {}): Promise<Order> {
+  const order = testOrder({ user_id: 77, price_amount: '1', pay_amount: '1', created_at: due, updated_at: due, due_at: due, ...overrides });
+  await m.client.db().send(new PutCommand({ TableName: TABLE, Item: m.orders.orderToItem(order) }));
   return order;
 }
 
 /** Makes every status-change transaction on `orderId` fail with `error` (a real store will not on demand). */
 function failWritesOf(orderId: string, error: () => Error) {
-  const send = m.client.db.send.bind(m.client.db);
-  vi.spyOn(m.client.db, 'send').mockImplementation(((command: unknown) => {
+  const send = m.client.db().send.bind(m.client.db());
+  vi.spyOn(m.client.db(), 'send').mockImplementation(((command: unknown) => {
     if (command instanceof TransactWriteCommand && JSON.stringify(command.input).includes(orderId)) return Promise.reject(error());
     return send(command as never);
-  }) as typeof m.client.db.send);
+  }) as ReturnType<typeof m.client.db>['send']);
 }
 
 const statusOf = async (id: string) => (await m.orders.findOrderWithInvoice(id))!.order.status;
@@ -70,5 +71,40 @@ describe('expireDueOrders', () => {
     // The next run takes the one that failed.
     expect(await m.lifecycle.expireDueOrders(new Date('2026-01-01T00:02:00.000Z'))).toBe(1);
     expect(await statusOf(broken.order_id)).toBe('EXPIRED');
+  });
+});
+
+/** `count` orders due one second apart from `from`, spread over the index's shards in turn (by the id's first hex digit). */
+async function dueSeries(from: string, count: number): Promise<Order[]> {
+  const orders: Order[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const due = new Date(Date.parse(from) + i * 1000).toISOString();
+    orders.push(await dueOrder(due, { order_id: `${(i % 4).toString(16)}${randomUUID().slice(1)}` }));
+  }
+  return orders;
+}
+
+describe('the walk through due orders', () => {
+  it('reads at most `limit` over all shards, the oldest first, and goes on from its cursor to the end', async () => {
+    const orders = await dueSeries('2025-06-01T00:00:00.000Z', 9);
+    const now = new Date('2025-06-01T01:00:00.000Z');
+    const ids = (page: { due: { orderId: string }[] }) => page.due.map(({ orderId }) => orderId);
+    const first = await m.orders.findDueOrders(now, 4);
+    expect(ids(first)).toEqual(orders.slice(0, 4).map((order) => order.order_id));
+    const second = await m.orders.findDueOrders(now, 4, first.next);
+    expect(ids(second)).toEqual(orders.slice(4, 8).map((order) => order.order_id));
+    const third = await m.orders.findDueOrders(now, 4, second.next);
+    expect(ids(third)).toEqual([orders[8]!.order_id]);
+    expect(third.next).toBeUndefined();
+  });
+
+  it('expires every due order in one run, page after page, at most `maxOrders` per run', async () => {
+    const now = new Date('2025-06-01T02:00:00.000Z');
+    const orders = await dueSeries('2025-06-01T01:30:00.000Z', 12);
+    // The 9 orders of the test above are due by now too.
+    expect(await m.lifecycle.expireDueOrders(now, { pageSize: 2, concurrency: 3, maxOrders: 5 })).toBe(5);
+    expect(await m.lifecycle.expireDueOrders(now, { pageSize: 2, concurrency: 3 })).toBe(16);
+    for (const order of orders) expect(await statusOf(order.order_id)).toBe('EXPIRED');
+    expect((await m.orders.findDueOrders(now, 100)).due).toEqual([]);
   });
 });

@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { ROUTES } from '#shared/http/routes';
-import { db, TABLE_NAME } from '#shared/store/client';
+import { db, tableName } from '#shared/store/client';
 import { newMerchant, startApi } from '../support/api';
 import {
   assertProperty,
@@ -270,7 +270,7 @@ async function itemsContaining(text: string): Promise<string[]> {
   const found: string[] = [];
   let start: Record<string, unknown> | undefined;
   do {
-    const page = await db.send(new ScanCommand({ TableName: TABLE_NAME, ExclusiveStartKey: start }));
+    const page = await db().send(new ScanCommand({ TableName: tableName(), ExclusiveStartKey: start }));
     for (const item of page.Items ?? []) if (JSON.stringify(item).includes(text)) found.push(`${String(item.PK)} / ${String(item.SK)}`);
     start = page.LastEvaluatedKey;
   } while (start);

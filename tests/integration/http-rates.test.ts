@@ -6,7 +6,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { formatDecimal, parseDecimal } from '#shared/domain/money';
 import { HttpRateProvider, type HttpRateProviderOptions } from '#shared/payments/http-rates';
 import { convert, payAmountFor, RateUnavailableError, receiveAmountFor } from '#shared/payments/rates';
-import { db, TABLE_NAME } from '#shared/store/client';
+import { db, tableName } from '#shared/store/client';
 import { ratesKey } from '#shared/store/keys';
 import { type RateCache, type RateSnapshot, tableRateCache } from '#shared/store/rates';
 
@@ -160,7 +160,7 @@ describe('HttpRateProvider: a fresh fetch', () => {
 
     expect(rates.source).toBe(host);
     expect(rate.source).toBe(`http:${host}`);
-    const { Item } = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: ratesKey(host) }));
+    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: ratesKey(host) }));
     expect(Item).toMatchObject({ PK: `RATES#${host}`, SK: 'RATES', type: 'RATES', base: 'USD', fetched_at: rate.asOf.toISOString() });
     expect(Item!.rates).toEqual({ USD: '1', BTC: '0.0000153846153846', ETH: '0.000333', CNY: '7.2', EUR: '0.9216', USDT: '1.0005' });
     expect(Object.values(Item!.rates).every((value) => typeof value === 'string')).toBe(true);

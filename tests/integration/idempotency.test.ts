@@ -96,17 +96,17 @@ describe('Idempotency-Key', () => {
   it('does not keep a 409 ORDER_CONFLICT: the retry with the same key runs again and creates the order', async () => {
     const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
     const { db } = await import('#shared/store/client');
-    const send = db.send.bind(db);
+    const send = db().send.bind(db());
     // A transaction of another request in flight on the order item, three times: a real
     // DynamoDB answers that only under a race this test cannot time.
     let conflicts = 3;
-    const spy = vi.spyOn(db, 'send').mockImplementation(((command: unknown) => {
+    const spy = vi.spyOn(db(), 'send').mockImplementation(((command: unknown) => {
       if (command instanceof PutCommand && conflicts > 0 && String((command.input.Item as { SK?: string })?.SK) === 'ORDER') {
         conflicts -= 1;
         return Promise.reject(Object.assign(new Error('Transaction is ongoing for the item'), { name: 'TransactionConflictException' }));
       }
       return send(command as never);
-    }) as typeof db.send);
+    }) as ReturnType<typeof db>['send']);
     try {
       const merchant = await newMerchant();
       const key = randomUUID();

@@ -10,7 +10,7 @@ import {
   OPENAPI_DOCUMENT_FILE,
   renderOpenApiDocument,
   type OpenApiDocument,
-} from '#shared/schemas/openapi';
+} from '#tools/openapi/document';
 import {
   checkoutOrderResponseSchema,
   createdOrderSchema,

@@ -5,7 +5,7 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { ensureTable } from '#infra/local/dynamodb';
 import { startLocalSqs, type LocalSqs } from '#infra/local/sqs';
-import type { Delivery } from '#shared/domain/delivery';
+import type { Delivery } from '#shared/callbacks/delivery';
 import type { Order } from '#shared/domain/order';
 import { testOrder } from '../support/orders';
 
@@ -21,7 +21,7 @@ let sqsClient: SQSClient;
 let handler: (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse>;
 let modules: {
   outbox: typeof import('#shared/callbacks/outbox');
-  deliveries: typeof import('#shared/store/deliveries');
+  deliveries: typeof import('#shared/callbacks/delivery-store');
   orders: typeof import('#shared/store/orders');
   lifecycle: typeof import('#shared/services/lifecycle');
   client: typeof import('#shared/store/client');
@@ -39,13 +39,20 @@ beforeAll(async () => {
   ({ handler } = await import('#functions/order-events/handler'));
   modules = {
     outbox: await import('#shared/callbacks/outbox'),
-    deliveries: await import('#shared/store/deliveries'),
+    deliveries: await import('#shared/callbacks/delivery-store'),
     orders: await import('#shared/store/orders'),
     lifecycle: await import('#shared/services/lifecycle'),
     client: await import('#shared/store/client'),
     filter: await import('#shared/callbacks/stream-filter'),
     poller: await import('#infra/local/stream-poller'),
   };
+  modules.client.db().middlewareStack.add(
+    (next) => (args) => {
+      storeRequests += 1;
+      return next(args);
+    },
+    { step: 'initialize', name: 'testRequestCounter' },
+  );
 });
 
 afterAll(async () => {
@@ -96,11 +103,12 @@ async function takeJobs(): Promise<unknown[]> {
   }
 }
 
-/** DynamoDB requests made by this process while `run` ran (the store client counts them all). */
+/** DynamoDB requests made by this process's store client while `run` ran. */
+let storeRequests = 0;
 async function dynamodbRequestsDuring<T>(run: () => Promise<T>): Promise<{ result: T; requests: number }> {
-  const before = modules.client.capacityMeter.requests;
+  const before = storeRequests;
   const result = await run();
-  return { result, requests: modules.client.capacityMeter.requests - before };
+  return { result, requests: storeRequests - before };
 }
 
 describe('order-events handler (a delivery inserted -> its first queue job)', () => {

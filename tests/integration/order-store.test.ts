@@ -4,7 +4,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ConcurrentUpdateError, MerchantOrderIdExistsError } from '#shared/domain/errors';
 import { newTimeOrderedId } from '#shared/domain/ids';
 import type { Invoice, Order } from '#shared/domain/order';
-import { db, TABLE_NAME } from '#shared/store/client';
+import { db, tableName } from '#shared/store/client';
 import { invoiceKey, LEGACY_INVOICE_SK, orderPartition } from '#shared/store/keys';
 import { findOrderWithInvoice, insertOrder, invoiceToItem, orderToItem } from '#shared/store/orders';
 import { testOrder } from '../support/orders';
@@ -52,23 +52,23 @@ describe('insertOrder', () => {
   it("takes its own earlier write (an SDK retry after a lost answer) as success, another order's as a taken reference", async () => {
     const first = order();
     // What a first attempt left behind when its answer was lost on the way back.
-    await db.send(new PutCommand({ TableName: TABLE_NAME, Item: orderToItem(first) }));
+    await db().send(new PutCommand({ TableName: tableName(), Item: orderToItem(first) }));
     await expect(insertOrder(first)).resolves.toBeUndefined();
     const other = { ...first, created_at: '2026-11-22T06:00:01.000Z', updated_at: '2026-11-22T06:00:01.000Z' };
     await expect(insertOrder(other)).rejects.toBeInstanceOf(MerchantOrderIdExistsError);
   });
 
   it("tries again when it meets another request's transaction in flight on the item, and gives up with a 409 after three", async () => {
-    const send = db.send.bind(db);
+    const send = db().send.bind(db());
     const conflict = () => Object.assign(new Error('Transaction is ongoing for the item'), { name: 'TransactionConflictException' });
     let conflicts = 1;
-    const spy = vi.spyOn(db, 'send').mockImplementation(((command: unknown) => {
+    const spy = vi.spyOn(db(), 'send').mockImplementation(((command: unknown) => {
       if (command instanceof PutCommand && conflicts > 0) {
         conflicts -= 1;
         return Promise.reject(conflict());
       }
       return send(command as never);
-    }) as typeof db.send);
+    }) as ReturnType<typeof db>['send']);
     const once = order();
     await expect(insertOrder(once)).resolves.toBeUndefined();
     expect(spy.mock.calls.filter(([command]) => command instanceof PutCommand)).toHaveLength(2);
@@ -85,18 +85,18 @@ describe('findOrderWithInvoice', () => {
   it('reads the invoice the order names, under its own key or the old SK = INVOICE, past a newer unused one', async () => {
     const current = newTimeOrderedId(Date.now() - 60_000);
     const stored = order({ invoice_id: current, pay_currency: 'BTC' });
-    await db.send(new PutCommand({ TableName: TABLE_NAME, Item: orderToItem(stored) }));
+    await db().send(new PutCommand({ TableName: tableName(), Item: orderToItem(stored) }));
     // An order from before invoices had their own keys: its current invoice at SK = INVOICE.
-    await db.send(
+    await db().send(
       new PutCommand({
-        TableName: TABLE_NAME,
+        TableName: tableName(),
         Item: { ...invoiceToItem(invoice(stored, current)), PK: orderPartition(stored.order_id), SK: LEGACY_INVOICE_SK },
       }),
     );
     expect((await findOrderWithInvoice(stored.order_id))?.invoice?.invoice_id).toBe(current);
     // A checkout that then lost its race left a newer invoice the order does not name.
     const unused = newTimeOrderedId();
-    await db.send(new PutCommand({ TableName: TABLE_NAME, Item: invoiceToItem(invoice(stored, unused, 'LTC')) }));
+    await db().send(new PutCommand({ TableName: tableName(), Item: invoiceToItem(invoice(stored, unused, 'LTC')) }));
     const found = await findOrderWithInvoice(stored.order_id);
     expect(found?.invoice?.invoice_id).toBe(current);
     expect(found?.invoice?.pay_currency).toBe('BTC');

@@ -129,18 +129,18 @@ describe('Create Order', () => {
   it('keeps references unique with a guard item for a merchant made before order-id keys existed', async () => {
     const legacy = await newMerchant(true, 'Legacy Shop');
     const { UpdateCommand, GetCommand } = await import('@aws-sdk/lib-dynamodb');
-    const { db, TABLE_NAME } = await import('#shared/store/client');
+    const { db, tableName } = await import('#shared/store/client');
     const { apiTokenKey, merchantKey, merchantOrderIdKey } = await import('#shared/store/keys');
-    const { hashToken } = await import('#shared/http/auth');
-    await db.send(new UpdateCommand({ TableName: TABLE_NAME, Key: merchantKey(legacy.user_id), UpdateExpression: 'REMOVE order_id_key' }));
-    await db.send(
-      new UpdateCommand({ TableName: TABLE_NAME, Key: apiTokenKey(hashToken(legacy.api_token)), UpdateExpression: 'REMOVE merchant.order_id_key' }),
+    const { hashToken } = await import('#shared/domain/merchant');
+    await db().send(new UpdateCommand({ TableName: tableName(), Key: merchantKey(legacy.user_id), UpdateExpression: 'REMOVE order_id_key' }));
+    await db().send(
+      new UpdateCommand({ TableName: tableName(), Key: apiTokenKey(hashToken(legacy.api_token)), UpdateExpression: 'REMOVE merchant.order_id_key' }),
     );
     const reference = `legacy-${randomUUID()}`;
     const first = await create({ price_amount: 5, merchant_order_id: reference }, legacy.api_token);
     expect(first.status, first.text).toBe(200);
     expectError(await create({ price_amount: 6, merchant_order_id: reference }, legacy.api_token), 400, 'ORDER_MERCHANTID_EXIST');
-    const guard = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: merchantOrderIdKey(legacy.user_id, reference) }));
+    const guard = await db().send(new GetCommand({ TableName: tableName(), Key: merchantOrderIdKey(legacy.user_id, reference) }));
     expect(guard.Item?.order_id).toBe(first.body.order.order_id);
   });
 
@@ -368,12 +368,12 @@ describe('Checkout Order', () => {
     const first = await call('POST', `/v1/orders/${created.order_id}/checkout`, { token, body: { pay_currency: 'BTC' } });
     expect(first.status, first.text).toBe(200);
     const { PutCommand, QueryCommand } = await import('@aws-sdk/lib-dynamodb');
-    const { db, TABLE_NAME } = await import('#shared/store/client');
+    const { db, tableName } = await import('#shared/store/client');
     const { invoiceKey, orderKey } = await import('#shared/store/keys');
     const { newTimeOrderedId } = await import('#shared/domain/ids');
-    const stored = await db.send(
+    const stored = await db().send(
       new QueryCommand({
-        TableName: TABLE_NAME,
+        TableName: tableName(),
         KeyConditionExpression: 'PK = :pk AND begins_with(SK, :invoice)',
         ExpressionAttributeValues: { ':pk': orderKey(created.order_id).PK, ':invoice': 'INVOICE#' },
       }),
@@ -382,7 +382,7 @@ describe('Checkout Order', () => {
     // What a losing checkout leaves: a newer invoice item the order does not point at.
     const orphanId = newTimeOrderedId(Date.now() + 60_000);
     const orphan = { ...stored.Items![0]!, ...invoiceKey(created.order_id, orphanId), invoice_id: orphanId, pay_currency: 'LTC', payment_address: 'ltc1orphan' };
-    await db.send(new PutCommand({ TableName: TABLE_NAME, Item: orphan }));
+    await db().send(new PutCommand({ TableName: tableName(), Item: orphan }));
     const got = await call('GET', `/v1/orders/${created.order_id}`, { token });
     expect(got.body.invoice.invoice_id).toBe(first.body.invoice.invoice_id);
     expect(got.body.invoice.pay_currency).toBe('BTC');

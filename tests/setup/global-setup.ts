@@ -27,6 +27,8 @@ export default async function setup(project: TestProject) {
     // As the local runtime: live test merchants are priced from the demo table.
     STATIC_RATES_FOR_LIVE_MERCHANTS: 'true',
     POWERTOOLS_LOG_LEVEL: 'ERROR',
+    // No CloudWatch here: the metrics' own test turns them on.
+    POWERTOOLS_METRICS_DISABLED: 'true',
   });
   project.provide('dynamodbEndpoint', dynamodb.endpoint);
   return async () => {

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import type { Route } from '#shared/http/routes';
-import { OPERATIONS } from '#shared/schemas/openapi';
+import { OPERATIONS } from '#tools/openapi/operations';
 
 // ---------------------------------------------------------------------------------------------
 // Raw HTTP

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '#shared/env';
+import { ConfigError } from '#shared/core/env';
 import { ethereumConfig, MAINNET_TOKEN_CONTRACTS } from '#shared/payments/watchers/ethereum/config';
 
 describe('Ethereum configuration', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { formatDecimal, multiply, parseDecimal } from '#shared/domain/money';
-import { ConfigError } from '#shared/env';
+import { ConfigError } from '#shared/core/env';
 import {
   HttpRateProvider,
   parseExchangeRates,

@@ -7,11 +7,11 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import { queryValidator } from '#shared/http/validation';
 import * as generated from '#shared/http/validators.generated';
 import { listOrdersQuerySchema } from '#shared/schemas/orders';
-import { generateValidatorsModule, VALIDATORS, VALIDATORS_FILE, validatorsAjv } from '#shared/schemas/validators-build';
+import { generateValidatorsModule, VALIDATORS, VALIDATORS_FILE, validatorsAjv } from '#tools/build-validators';
 
 /**
  * The request validators are ajv standalone code generated at build time
- * (shared/schemas/validators-build.ts): the committed module is current, it validates exactly
+ * (tools/build-validators.ts): the committed module is current, it validates exactly
  * as ajv compiling the schemas at run time did (same answers, same error objects), and no
  * function bundle carries ajv's compiler.
  */

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { SSMClient } from '@aws-sdk/client-ssm';
-import { ConfigError, optionalString } from '#shared/env';
+import { ConfigError, optionalString } from '#shared/core/env';
 
 type Env = Readonly<Record<string, string | undefined>>;
 

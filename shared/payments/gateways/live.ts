@@ -1,4 +1,4 @@
-import { ConfigError, optionalString } from '#shared/env';
+import { ConfigError, optionalString } from '#shared/core/env';
 import { GatewayCallError, type LiveGateway } from '#shared/payments/gateway';
 import { AlipayGateway } from '#shared/payments/gateways/alipay';
 import { privateKeyFrom, publicKeyFrom } from '#shared/payments/gateways/alipay-signing';
@@ -58,7 +58,7 @@ function pageUrlFor(paymentPageUrl: string, orderId: string): string {
  * undefined: live merchants get PAYMENT_NOT_AVAILABLE, its notifications are refused.
  * `PUBLIC_API_URL` (the API's public base URL, set by the stack) makes the notification URLs.
  */
-export function liveGateways(env: Env, paymentPageUrl: string): (code: string) => Promise<LiveGateway | undefined> {
+export function liveGateways(env: Env, paymentPageUrl: () => string): (code: string) => Promise<LiveGateway | undefined> {
   const built = new Map<string, Promise<LiveGateway>>();
   return async (code) => {
     const factory = FACTORIES[code];
@@ -78,7 +78,7 @@ export function liveGateways(env: Env, paymentPageUrl: string): (code: string) =
         if (!apiUrl) throw new ConfigError(`PUBLIC_API_URL is required with ${code} credentials (gateways post notifications there)`);
         const credentials = await loadCredentials(from);
         const notifyUrl = new URL(NOTIFY_PATHS[code]!.slice(1), apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/`).toString();
-        return factory({ code, credentials, notifyUrl, paymentPageUrl });
+        return factory({ code, credentials, notifyUrl, paymentPageUrl: paymentPageUrl() });
       })();
       built.set(code, gateway);
       gateway.catch(() => built.delete(code));

@@ -1,4 +1,4 @@
-import { ConfigError, optionalString, positiveInteger } from '#shared/env';
+import { ConfigError, optionalString, positiveInteger } from '#shared/core/env';
 import { fixedData } from '#shared/payments/watchers/ethereum/codec';
 import type { EthereumSourceOptions } from '#shared/payments/watchers/ethereum/source';
 

@@ -1,4 +1,4 @@
-import { describeFetchError, readTextLimited } from '#shared/fetch-text';
+import { describeFetchError, readTextLimited } from '#shared/core/fetch-text';
 import { SourceError } from '#shared/payments/watchers/source';
 
 /**

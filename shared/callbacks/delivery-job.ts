@@ -1,12 +1,15 @@
-import { callbackConfig, LEASE_SECONDS, MAX_RESPONSE_BYTES } from '#shared/callbacks/config';
+import { leaseSeconds, MAX_RESPONSE_BYTES } from '#shared/callbacks/config';
+import { ExpiringCache } from '#shared/core/cache';
+import { callbackConfig, callbackUrlConfig } from '#shared/core/config';
+import { countMetric, publishMetrics } from '#shared/core/metrics';
 import { postJson, CallbackTransportError } from '#shared/callbacks/http-post';
 import { deadLetter, enqueueDelivery, postpone, type DeliveryJob } from '#shared/callbacks/queue';
 import { retryDelaySeconds, withRetryAfter } from '#shared/callbacks/schedule';
 import { webhookHeaders } from '#shared/callbacks/signing';
-import type { Delivery, DeliveryAttempt } from '#shared/domain/delivery';
+import type { Delivery, DeliveryAttempt } from '#shared/callbacks/delivery';
 import { CallbackInProgressError, NoCallbackError } from '#shared/domain/errors';
 import type { MerchantProfile } from '#shared/domain/merchant';
-import { logger } from '#shared/http/logger';
+import { logger } from '#shared/core/logger';
 import { findMerchant } from '#shared/store/merchants';
 import {
   claimDelivery,
@@ -17,8 +20,8 @@ import {
   markRequeued,
   recordAttempt,
   resetDelivery,
-} from '#shared/store/deliveries';
-import { ownedOrderId } from '#shared/services/callback-log';
+} from '#shared/callbacks/delivery-store';
+import { ownedOrderId } from '#shared/callbacks/callback-log';
 
 const jobOf = (delivery: Delivery): DeliveryJob => ({
   order_id: delivery.order_id,
@@ -27,17 +30,15 @@ const jobOf = (delivery: Delivery): DeliveryJob => ({
   attempt: delivery.attempt_count,
 });
 
-/** Merchants' signing secrets, read once per process (they do not change). */
-const secrets = new Map<number, string>();
+/**
+ * Merchants' signing secrets: a worker delivering many callbacks of one merchant reads its
+ * secret once in a while, not once per attempt.
+ */
+const secrets = new ExpiringCache<number, string>({ maxEntries: 1_000, maxAgeMs: 15 * 60_000 });
 
 async function secretOf(userId: number): Promise<string> {
-  let secret = secrets.get(userId);
-  if (!secret) {
-    const merchant = await findMerchant(userId);
-    if (!merchant) throw new Error(`merchant ${userId} of a delivery does not exist`);
-    secret = merchant.callback_secret;
-    secrets.set(userId, secret);
-  }
+  const secret = await secrets.getOrLoad(userId, async () => (await findMerchant(userId))?.callback_secret);
+  if (!secret) throw new Error(`merchant ${userId} of a delivery does not exist`);
   return secret;
 }
 
@@ -58,9 +59,9 @@ async function attempt(delivery: Delivery, secret: string, now: Date): Promise<O
         'user-agent': 'crypto-pay-orders-callbacks/1.0',
         ...webhookHeaders(secret, delivery.event_id, timestamp, delivery.payload),
       },
-      timeoutMs: callbackConfig.timeoutMs,
+      timeoutMs: callbackConfig().timeoutMs,
       maxResponseBytes: MAX_RESPONSE_BYTES,
-      allowLoopback: callbackConfig.allowLoopback,
+      allowLoopback: callbackUrlConfig().allowLoopback,
     });
     const logged: DeliveryAttempt = { at, http_status: response.status, latency_ms: Math.round(response.latencyMs) };
     if (response.status >= 200 && response.status < 300) return { kind: 'delivered', attempt: logged };
@@ -80,9 +81,13 @@ async function attempt(delivery: Delivery, secret: string, now: Date): Promise<O
   }
 }
 
-/** One message of the callback queue: its job, processed (see processDeliveryJob). */
-export function processDeliveryMessage(message: { body: string; receiptHandle: string }, now: Date): Promise<'done' | 'keep'> {
-  return processDeliveryJob(JSON.parse(message.body) as DeliveryJob, message.receiptHandle, now);
+/** One message of the callback queue: its job, processed (see processDeliveryJob); its metrics written. */
+export async function processDeliveryMessage(message: { body: string; receiptHandle: string }, now: Date): Promise<'done' | 'keep'> {
+  try {
+    return await processDeliveryJob(JSON.parse(message.body) as DeliveryJob, message.receiptHandle, now);
+  } finally {
+    publishMetrics();
+  }
 }
 
 /**
@@ -101,28 +106,31 @@ export async function processDeliveryJob(job: DeliveryJob, receiptHandle: string
   }
   // Duplicate jobs for one attempt (a replayed stream record, a sweep) collapse here or at the
   // attempt count check above: only one claims the delivery.
-  const lease = await claimDelivery(delivery, now, LEASE_SECONDS);
+  const lease = await claimDelivery(delivery, now, leaseSeconds());
   if (!lease) return 'done';
   const outcome = await attempt(delivery, await secretOf(delivery.user_id), now);
   const attemptNumber = delivery.attempt_count + 1;
   const finishedAt = new Date();
   if (outcome.kind === 'delivered') {
     await recordAttempt(delivery, lease, outcome.attempt, { state: 'DELIVERED', nextAttemptAt: delivery.next_attempt_at, deliveredAt: finishedAt.toISOString() });
+    countMetric('CallbackDelivered');
     return 'done';
   }
   if (outcome.kind === 'stop') {
     await recordAttempt(delivery, lease, outcome.attempt, { state: 'STOPPED', nextAttemptAt: delivery.next_attempt_at });
+    countMetric('CallbackStopped');
     return 'done';
   }
-  if (attemptNumber >= callbackConfig.maxAttempts) {
+  if (attemptNumber >= callbackConfig().maxAttempts) {
     const written = await recordAttempt(delivery, lease, outcome.attempt, { state: 'FAILED', nextAttemptAt: delivery.next_attempt_at });
     if (written) await sendToDeadLetterQueue(written, now);
     return 'done';
   }
-  const delay = withRetryAfter(retryDelaySeconds(attemptNumber, callbackConfig.retryBaseSeconds), outcome.retryAfter, finishedAt);
+  const delay = withRetryAfter(retryDelaySeconds(attemptNumber, callbackConfig().retryBaseSeconds), outcome.retryAfter, finishedAt);
   const nextAttemptAt = new Date(finishedAt.getTime() + delay * 1000).toISOString();
   const written = await recordAttempt(delivery, lease, outcome.attempt, { state: 'PENDING', nextAttemptAt });
   if (written) await enqueueDelivery(jobOf(written), delay);
+  countMetric('CallbackAttemptFailed');
   return 'done';
 }
 
@@ -136,6 +144,7 @@ function failureReason(delivery: Delivery): string {
 async function sendToDeadLetterQueue(delivery: Delivery, now: Date): Promise<void> {
   await deadLetter(jobOf(delivery), failureReason(delivery));
   await markDeadLettered(delivery, now);
+  countMetric('CallbackDeadLettered');
 }
 
 /**

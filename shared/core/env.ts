@@ -9,7 +9,7 @@ export class ConfigError extends Error {
   }
 }
 
-type Env = Readonly<Record<string, string | undefined>>;
+export type Env = Readonly<Record<string, string | undefined>>;
 
 export function requiredString(env: Env, name: string): string {
   const value = env[name];

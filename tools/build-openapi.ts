@@ -1,5 +1,5 @@
 /**
- * `npm run openapi`: writes docs/openapi.json from shared/schemas/openapi.ts.
+ * `npm run openapi`: writes docs/openapi.json from tools/openapi/document.ts.
  * `npm run openapi -- --check`: writes nothing; exits 1 when the committed file is stale
  * (missing or different from what would be generated), for CI and pre-commit hooks.
  */
@@ -9,7 +9,7 @@ import { dirname, relative } from 'node:path';
 // The 503 example goes through the real error mapper, which logs a warning for every 5xx:
 // keep the build's output to its own messages. (Set before the logger module loads.)
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
-const { OPENAPI_DOCUMENT_FILE, renderOpenApiDocument } = await import('#shared/schemas/openapi');
+const { OPENAPI_DOCUMENT_FILE, renderOpenApiDocument } = await import('#tools/openapi/document');
 
 const file = relative(process.cwd(), OPENAPI_DOCUMENT_FILE);
 const generated = renderOpenApiDocument();

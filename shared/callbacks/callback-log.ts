@@ -1,13 +1,13 @@
-import type { Delivery } from '#shared/domain/delivery';
+import type { Delivery } from '#shared/callbacks/delivery';
 import { UnknownOrderError } from '#shared/domain/errors';
 import { isId } from '#shared/domain/ids';
 import type { MerchantProfile } from '#shared/domain/merchant';
-import { listDeliveries } from '#shared/store/deliveries';
+import { listDeliveries } from '#shared/callbacks/delivery-store';
 import { findOrderWithInvoice } from '#shared/store/orders';
 
 /**
- * Reading an order's callback log needs no queue: this module stays free of the callback
- * pipeline's configuration, so the read-only function loads with the table alone.
+ * The merchant's view of an order's callbacks. Reading the log needs no queue: apart from the
+ * delivery job (delivery-job.ts) so the read-only function's bundle holds no SQS client.
  */
 export async function ownedOrderId(merchant: MerchantProfile, orderId: unknown): Promise<string> {
   if (!isId(orderId)) throw new UnknownOrderError();

@@ -1,7 +1,7 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { Delivery, DeliveryAttempt, DeliveryState } from '#shared/domain/delivery';
-import { MAX_LOGGED_ATTEMPTS } from '#shared/domain/delivery';
-import { db, TABLE_NAME } from '#shared/store/client';
+import type { Delivery, DeliveryAttempt, DeliveryState } from '#shared/callbacks/delivery';
+import { MAX_LOGGED_ATTEMPTS } from '#shared/callbacks/delivery';
+import { db, tableName } from '#shared/store/client';
 import { type Condition, putIf, updateIf } from '#shared/store/conditional';
 import { DELIVERY_PREFIX, deliveryKey, ENTITY, OUTBOX_SHARDS, outboxIndexKey, outboxPartition, orderPartition } from '#shared/store/keys';
 
@@ -23,7 +23,7 @@ function fromItem(item: Item): Delivery {
 }
 
 export async function findDelivery(orderId: string, version: number): Promise<Delivery | undefined> {
-  const result = await db.send(new GetCommand({ TableName: TABLE_NAME, Key: deliveryKey(orderId, version), ConsistentRead: true }));
+  const result = await db().send(new GetCommand({ TableName: tableName(), Key: deliveryKey(orderId, version), ConsistentRead: true }));
   return result.Item ? fromItem(result.Item) : undefined;
 }
 
@@ -75,9 +75,9 @@ async function putDeliveryIf(delivery: Delivery, condition: Condition): Promise<
 
 /** The order's callback log, oldest first. */
 export async function listDeliveries(orderId: string): Promise<Delivery[]> {
-  const result = await db.send(
+  const result = await db().send(
     new QueryCommand({
-      TableName: TABLE_NAME,
+      TableName: tableName(),
       KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
       ExpressionAttributeValues: { ':pk': orderPartition(orderId), ':prefix': DELIVERY_PREFIX },
       ConsistentRead: true,
@@ -121,9 +121,9 @@ export async function markDeadLettered(delivery: Delivery, now: Date): Promise<v
 export async function findOverdueDeliveries(before: Date, limit: number): Promise<Delivery[]> {
   const found: Delivery[] = [];
   for (let shard = 0; shard < OUTBOX_SHARDS; shard += 1) {
-    const result = await db.send(
+    const result = await db().send(
       new QueryCommand({
-        TableName: TABLE_NAME,
+        TableName: tableName(),
         IndexName: 'GSI3',
         KeyConditionExpression: 'GSI3PK = :pk AND GSI3SK < :before',
         ExpressionAttributeValues: { ':pk': outboxPartition(shard), ':before': `${before.toISOString()}#~` },
@@ -132,7 +132,7 @@ export async function findOverdueDeliveries(before: Date, limit: number): Promis
     );
     const items = await Promise.all(
       (result.Items ?? []).map((key) =>
-        db.send(new GetCommand({ TableName: TABLE_NAME, Key: { PK: key.PK, SK: key.SK }, ConsistentRead: true })),
+        db().send(new GetCommand({ TableName: tableName(), Key: { PK: key.PK, SK: key.SK }, ConsistentRead: true })),
       ),
     );
     // Delivered (or reset) between the index read and the item read: no longer overdue.

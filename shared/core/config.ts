@@ -1,0 +1,104 @@
+import { type Env, flag, nonNegativeInteger, optionalString, positiveInteger, requiredString } from '#shared/core/env';
+
+/**
+ * The service's configuration: every environment variable a handler reads is read and checked
+ * here, once, and nowhere else (README "Configuration" lists them all). Variables come in
+ * sections, one per part of the system; a section is read and checked as a whole the first
+ * time something asks for it, then kept for the life of the process. So importing a module
+ * costs nothing, a function is never asked for variables of parts it does not use (the
+ * delivery worker has no PAYMENT_PAGE_URL), and a missing or malformed variable still fails
+ * the first request of a cold start with a ConfigError, never later with a silent default.
+ *
+ * Each `read...` function is pure over the environment it is given (tests pass their own).
+ */
+
+/** A section read from `process.env` on first use and kept. */
+function section<T extends object>(read: (env: Env) => T): () => Readonly<T> {
+  let value: Readonly<T> | undefined;
+  return () => (value ??= Object.freeze(read(process.env)));
+}
+
+/** Logs and metrics. */
+export const readObservabilityConfig = (env: Env) => ({
+  /** The `service` of every log line and metric (the stack sets it per function). */
+  serviceName: optionalString(env, 'POWERTOOLS_SERVICE_NAME') ?? 'crypto-pay-orders',
+  /** The CloudWatch namespace of the service's metrics. */
+  metricsNamespace: optionalString(env, 'POWERTOOLS_METRICS_NAMESPACE') ?? 'CryptoPayOrders',
+});
+export const observabilityConfig = section(readObservabilityConfig);
+
+/** The table. */
+export const readStoreConfig = (env: Env) => ({
+  tableName: requiredString(env, 'TABLE_NAME'),
+  /** DynamoDB Local (the local runtime, tests); unset on AWS. */
+  dynamodbEndpoint: optionalString(env, 'DYNAMODB_ENDPOINT'),
+});
+export const storeConfig = section(readStoreConfig);
+
+/** The API handlers' order rules. */
+export const readApiConfig = (env: Env) => ({
+  /** Base address of the hosted payment page; `payment_url` adds `?id=<order_id>`. */
+  paymentPageUrl: new URL(requiredString(env, 'PAYMENT_PAGE_URL')).toString(),
+  invoiceTtlCryptoSeconds: positiveInteger(env, 'INVOICE_TTL_CRYPTO_SECONDS', 3600),
+  invoiceTtlGatewaySeconds: positiveInteger(env, 'INVOICE_TTL_GATEWAY_SECONDS', 10_800),
+  /** An order never checked out expires this long after creation. */
+  orderTtlSeconds: positiveInteger(env, 'ORDER_TTL_SECONDS', 86_400),
+  /** A payment this long after an invoice expired is still matched (UNRESOLVED, PAID_LATE). */
+  latePaymentWindowSeconds: positiveInteger(env, 'LATE_PAYMENT_WINDOW_SECONDS', 7 * 86_400),
+});
+export const apiConfig = section(readApiConfig);
+
+/** API tokens. */
+export const readAuthConfig = (env: Env) => ({
+  /** How long a known token is remembered per process (0: not at all). */
+  cacheSeconds: nonNegativeInteger(env, 'AUTH_CACHE_SECONDS', 30),
+});
+export const authConfig = section(readAuthConfig);
+
+/**
+ * Which callback URLs may be used: read by order creation (a URL is checked when it is given)
+ * and by the delivery worker (checked again when it is posted to).
+ */
+export const readCallbackUrlConfig = (env: Env) => ({
+  /** Accept loopback callback URLs: only the local runtime sets this (never the AWS stack). */
+  allowLoopback: flag(env, 'CALLBACK_ALLOW_LOOPBACK'),
+});
+export const callbackUrlConfig = section(readCallbackUrlConfig);
+
+/** The callback pipeline: its queues and retry schedule. */
+export const readCallbackConfig = (env: Env) => ({
+  queueUrl: requiredString(env, 'CALLBACK_QUEUE_URL'),
+  /** Where a callback goes after its last failed attempt (and an alarm fires). */
+  deadLetterQueueUrl: optionalString(env, 'CALLBACK_DLQ_URL'),
+  /** The SQS emulator (the local runtime, tests); unset on AWS. */
+  sqsEndpoint: optionalString(env, 'SQS_ENDPOINT'),
+  retryBaseSeconds: positiveInteger(env, 'CALLBACK_RETRY_BASE_SECONDS', 60),
+  maxAttempts: positiveInteger(env, 'CALLBACK_MAX_ATTEMPTS', 16),
+  timeoutMs: positiveInteger(env, 'CALLBACK_TIMEOUT_MS', 10_000),
+  /** A PENDING delivery this far past due has lost its queue message: the sweeper re-queues it. */
+  sweepGraceSeconds: positiveInteger(env, 'CALLBACK_SWEEP_GRACE_SECONDS', 300),
+});
+export const callbackConfig = section(readCallbackConfig);
+
+/** Exchange rates for live merchants (sandbox merchants always use the demo table). */
+export const readRatesConfig = (env: Env) => ({
+  /** An HTTP source in the Coinbase exchange-rates format; unset: live checkouts fail closed. */
+  sourceUrl: optionalString(env, 'RATE_SOURCE_URL'),
+  maxAgeSeconds: positiveInteger(env, 'RATE_MAX_AGE_SECONDS', 300),
+  /** Price live merchants from the demo table (the local runtime and tests only). */
+  staticForLiveMerchants: flag(env, 'STATIC_RATES_FOR_LIVE_MERCHANTS'),
+});
+export const ratesConfig = section(readRatesConfig);
+
+/** Where the platform's own payments are received. */
+export const readReceivingConfig = (env: Env) => ({
+  /** Account-level extended public keys the platform derives invoice addresses from. */
+  platformXpubs: {
+    BTC: optionalString(env, 'PLATFORM_XPUB_BTC'),
+    LTC: optionalString(env, 'PLATFORM_XPUB_LTC'),
+    BCH: optionalString(env, 'PLATFORM_XPUB_BCH'),
+    ETH: optionalString(env, 'PLATFORM_XPUB_ETH'),
+  },
+  eosAccount: optionalString(env, 'EOS_ACCOUNT'),
+});
+export const receivingConfig = section(readReceivingConfig);

@@ -1,0 +1,23 @@
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { observabilityConfig } from '#shared/core/config';
+
+let metrics: Metrics | undefined;
+
+/**
+ * The process's CloudWatch metrics (Powertools, embedded metric format in the log), built on
+ * first use. POWERTOOLS_METRICS_DISABLED=true (the local runtime, tests) keeps them quiet.
+ */
+export function serviceMetrics(): Metrics {
+  const { metricsNamespace, serviceName } = observabilityConfig();
+  return (metrics ??= new Metrics({ namespace: metricsNamespace, serviceName }));
+}
+
+/** Counts one occurrence of `name` (published by publishMetrics). */
+export function countMetric(name: string, value = 1): void {
+  serviceMetrics().addMetric(name, MetricUnit.Count, value);
+}
+
+/** Writes the metrics counted so far (one log line), if any. */
+export function publishMetrics(): void {
+  if (metrics?.hasStoredMetrics()) metrics.publishStoredMetrics();
+}

@@ -1,0 +1,66 @@
+import { listOrdersQuerySchema, orderActionBodySchema } from '#shared/schemas/orders';
+import { getOrderResponseSchema } from '#shared/schemas/responses';
+import type { NamedSchema } from '#tools/openapi/components';
+import { type ErrorCase, orderActionErrors } from '#tools/openapi/errors';
+import { type Examples, ORDER_ACTION_REQUEST_EXAMPLES } from '#tools/openapi/examples';
+
+/** What the document says about the operation behind one route function, and the parts several share. */
+
+/** What the document says about the operation behind one route function. */
+export interface OperationMeta {
+  operationId: string;
+  /** Defaults to Orders. */
+  tag?: 'Orders' | 'Callbacks' | 'Sandbox' | 'Payment page';
+  summary: string;
+  description: string;
+  /** Description of each `{param}` of the route's path; must name exactly those params. */
+  pathParameters?: Record<string, string>;
+  /** A query schema whose properties become `in: query` parameters. */
+  query?: { readonly properties: Record<string, { readonly description?: string }> };
+  requestBody?: { schema: NamedSchema; examples: Examples };
+  success: { description: string; schema: NamedSchema; examples: Examples };
+  errors: readonly ErrorCase[];
+}
+
+/**
+ * A merchant's action on one order (cancel, refund, resolve): POST with the optional
+ * `order_id` body, answered with the order and its invoice, refused with `refused` when the
+ * order is not in the status the action needs.
+ */
+export function orderAction(action: {
+  operationId: string;
+  summary: string;
+  description: readonly string[];
+  success: string;
+  examples: Examples;
+  refused: ErrorCase;
+}): OperationMeta {
+  return {
+    operationId: action.operationId,
+    summary: action.summary,
+    description: action.description.join('\n'),
+    pathParameters: { order_id: ORDER_ID_PARAMETER },
+    requestBody: { schema: orderActionBodySchema, examples: ORDER_ACTION_REQUEST_EXAMPLES },
+    success: { description: action.success, schema: getOrderResponseSchema, examples: action.examples },
+    errors: orderActionErrors(action.refused),
+  };
+}
+
+const { limit, offset } = listOrdersQuerySchema.properties;
+
+/** Query parameters documented with the rules their schema enforces. */
+export const GET_ORDERS_QUERY = {
+  properties: {
+    status: { ...listOrdersQuerySchema.properties.status, description: 'Only orders in this status. Default: every status.' },
+    limit: {
+      ...limit,
+      description: `Orders per page, ${limit.minimum}..${limit.maximum}. Default ${limit.default}.`,
+    },
+    offset: {
+      ...offset,
+      description: `Orders to skip, ${offset.minimum}..${offset.maximum}. Default ${offset.default}. Deeper pages are refused so a request's cost stays bounded.`,
+    },
+  },
+} as const;
+
+export const ORDER_ID_PARAMETER = 'The order_id returned by Create Order. Any other value is answered as a missing order.';
