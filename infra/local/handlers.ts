@@ -22,6 +22,7 @@ const loaders: Record<string, () => Promise<{ handler: LambdaHandler }>> = {
   'pay-sandbox-pay': () => import('#functions/pay-sandbox-pay/handler'),
   'alipay-notify': () => import('#functions/alipay-notify/handler'),
   'aliglobal-notify': () => import('#functions/aliglobal-notify/handler'),
+  'wechat-notify': () => import('#functions/wechat-notify/handler'),
 };
 
 /** Loads once, then hands out the same module, as a warm Lambda would (import() per call is slow under tsx). */

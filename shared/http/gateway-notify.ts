@@ -27,6 +27,19 @@ export const ALIPAY_ANSWERS: NotifyAnswers = {
   unavailable: text(503, 'fail'),
 };
 
+const fail = (statusCode: number, message: string): Result => ({
+  statusCode,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ code: 'FAIL', message }),
+});
+
+/** WeChat Pay: 200/204 without a body is taken; 4xx/5xx with `{"code": "FAIL", "message"}` is retried by WeChat. */
+export const WECHAT_ANSWERS: NotifyAnswers = {
+  accepted: { statusCode: 204 },
+  rejected: fail(400, 'notification refused'),
+  unavailable: fail(503, 'try again later'),
+};
+
 /**
  * A gateway's notification endpoint. No token, no JSON parsing: the raw body and headers go
  * to the gateway adapter, which verifies the signature before anything is read; the answer is

@@ -44,4 +44,5 @@ export const ROUTES: readonly Route[] = [
   // Payment gateways' asynchronous notifications (signed by the gateway; no token).
   { method: 'POST', path: '/v1/gateways/alipay/notify', fn: 'alipay-notify', access: 'write', gateway: true },
   { method: 'POST', path: '/v1/gateways/aliglobal/notify', fn: 'aliglobal-notify', access: 'write', gateway: true },
+  { method: 'POST', path: '/v1/gateways/wechat/notify', fn: 'wechat-notify', access: 'write', gateway: true },
 ];

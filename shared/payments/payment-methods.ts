@@ -123,6 +123,7 @@ export class HdPaymentMethods implements PaymentMethods {
       mobile: request.mobile,
       expiresAt: request.expiresAt,
       now: request.now,
+      clientIp: request.clientIp,
     });
     return { payment_address: url, payment_uri: url, gateway_url: url };
   }

@@ -42,7 +42,7 @@ function invoiceTtlSeconds(payCurrency: string): number {
  * Prices an invoice in `payCurrency` at the current rate (locked into the invoice) and asks
  * the payment method for an address. Rates that are missing or stale fail closed.
  */
-async function buildInvoice(merchant: MerchantProfile, order: Order, payCurrency: string, now: Date): Promise<Invoice> {
+async function buildInvoice(merchant: MerchantProfile, order: Order, payCurrency: string, now: Date, clientIp?: string): Promise<Invoice> {
   assertPayable(merchant, payCurrency);
   const price = orderPrice(order);
   const rates = merchant.sandbox ? sandboxRateProvider : rateProvider();
@@ -70,6 +70,7 @@ async function buildInvoice(merchant: MerchantProfile, order: Order, payCurrency
     mobile: order.mobile,
     fast: order.fast,
     now,
+    clientIp,
   });
   return {
     invoice_id: invoiceId,
@@ -95,7 +96,7 @@ async function buildInvoice(merchant: MerchantProfile, order: Order, payCurrency
 
 
 /** Create Order: stores a NEW order; with `pay_currency` it is checked out at once. */
-export async function createOrder(merchant: MerchantProfile, input: CreateOrderInput, now: Date) {
+export async function createOrder(merchant: MerchantProfile, input: CreateOrderInput, now: Date, clientIp?: string) {
   const priceCurrency = input.price_currency ?? 'USD';
   const price = parsePrice(input.price_amount, priceCurrency);
   // Refuse callback URLs that point into private networks before anything is stored.
@@ -113,7 +114,7 @@ export async function createOrder(merchant: MerchantProfile, input: CreateOrderI
   let order = newOrder(identity, { amount: price, currency: priceCurrency }, input, apiConfig().orderTtlSeconds, now);
   let invoice: Invoice | undefined;
   if (input.pay_currency) {
-    invoice = await buildInvoice(merchant, order, input.pay_currency, now);
+    invoice = await buildInvoice(merchant, order, input.pay_currency, now, clientIp);
     order = checkedOutWith(order, invoice);
   }
   await insertOrder(order, invoice, { guardReference: reference !== '' && !derived });
@@ -125,11 +126,11 @@ export async function createOrder(merchant: MerchantProfile, input: CreateOrderI
  * written first, then the order's conditional write makes it current, so concurrent
  * checkouts leave exactly one current invoice.
  */
-export async function checkoutOrder(merchant: MerchantProfile, orderId: unknown, payCurrency: string, now: Date) {
+export async function checkoutOrder(merchant: MerchantProfile, orderId: unknown, payCurrency: string, now: Date, clientIp?: string) {
   if (!isId(orderId)) throw new OrderDoesNotExistError();
   const { order, invoice } = await changeOrder(orderId, merchant, () => new OrderDoesNotExistError(), async (found) => {
     if (found.order.status !== 'NEW') throw new OrderNotNewError();
-    const next = await buildInvoice(merchant, found.order, payCurrency, now);
+    const next = await buildInvoice(merchant, found.order, payCurrency, now, clientIp);
     return { order: checkedOutWith(touch(found.order, now), next), invoice: next };
   });
   return { order, invoice: invoice!, paymentUrl: paymentUrlFor(order, invoice) };

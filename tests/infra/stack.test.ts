@@ -288,7 +288,7 @@ describe('least privilege', () => {
     for (const folder of GATEWAY_FUNCTIONS) {
       expect(ACCESS.has(folder) || Object.values(EVENT_FUNCTIONS).includes(folder as never), `${folder} is not a function folder`).toBe(true);
     }
-    expect([...GATEWAY_FUNCTIONS]).toEqual(expect.arrayContaining(['refund-order', 'expire-orders', 'alipay-notify', 'aliglobal-notify']));
+    expect([...GATEWAY_FUNCTIONS]).toEqual(expect.arrayContaining(['refund-order', 'expire-orders', 'alipay-notify', 'aliglobal-notify', 'wechat-notify']));
     for (const folder of [...FOLDERS, ...Object.values(EVENT_FUNCTIONS)]) {
       const ssm = statementsOfRole(template, roleId(folder)).filter((s) => actionsOf(s).some((a) => a.startsWith('ssm:')));
       if (GATEWAY_FUNCTIONS.has(folder)) {

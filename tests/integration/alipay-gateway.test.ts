@@ -1,6 +1,5 @@
-import { generateKeyPairSync } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ensureTable } from '#infra/local/dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LiveGatewayHarness, rsaKeys, startLiveGatewayHarness } from '../support/live-gateway';
 import { startFakeAlipay, type FakeAlipay } from '../support/alipay-server';
 
 /**
@@ -15,52 +14,22 @@ const SANDBOX_XPUB =
   'xpub6C1HVMz946r433QEjZGpYYWYcspxXXBPys5PBGkmQboRXE6RLfFiStEkKbWKCZaPgDrzZh9nUEunxuiuy6MNdw23du2Ek7GoKYMJVH8eK5E';
 
 type Json = Record<string, any>;
-let m: {
-  api: typeof import('../support/api');
-  merchants: typeof import('#shared/services/merchants');
-  orders: typeof import('#shared/store/orders');
-  lifecycle: typeof import('#shared/services/lifecycle');
-  gateways: typeof import('#shared/services/gateway-payments');
-};
-let api: { url: string; close: () => Promise<void> };
-let call: ReturnType<typeof import('../support/api').client>;
+let h: LiveGatewayHarness;
+let m: LiveGatewayHarness['m'];
+let api: LiveGatewayHarness['api'];
+let call: LiveGatewayHarness['call'];
 let alipay: FakeAlipay;
 let global: FakeAlipay;
 let token: string;
-const saved: Record<string, string | undefined> = {};
-
-const appKeys = () =>
-  generateKeyPairSync('rsa', {
-    modulusLength: 2048,
-    publicKeyEncoding: { type: 'spki', format: 'pem' },
-    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
-  });
-
-function setEnv(values: Record<string, string>) {
-  for (const [name, value] of Object.entries(values)) {
-    if (!(name in saved)) saved[name] = process.env[name];
-    process.env[name] = value;
-  }
-}
 
 beforeAll(async () => {
-  await ensureTable(inject('dynamodbEndpoint'), TABLE);
-  const app = appKeys();
-  const globalApp = appKeys();
+  const app = rsaKeys();
+  const globalApp = rsaKeys();
   alipay = await startFakeAlipay({ appId: '2021000000000001', appPublicKey: app.publicKey });
   global = await startFakeAlipay({ appId: '2021000000000002', appPublicKey: globalApp.publicKey });
-  setEnv({ TABLE_NAME: TABLE });
-  m = {
-    api: await import('../support/api'),
-    merchants: await import('#shared/services/merchants'),
-    orders: await import('#shared/store/orders'),
-    lifecycle: await import('#shared/services/lifecycle'),
-    gateways: await import('#shared/services/gateway-payments'),
-  };
-  api = await m.api.startApi();
-  call = m.api.client(api.url);
-  setEnv({
-    PUBLIC_API_URL: `${api.url}/`,
+  h = await startLiveGatewayHarness(TABLE);
+  ({ m, api, call } = h);
+  h.setEnv({
     // Keys made for this run only; the bare base64 private key is the form Alipay's key tool prints.
     ALIPAY_CREDENTIALS: JSON.stringify({
       app_id: alipay.appId,
@@ -86,13 +55,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await api?.close();
+  await h?.close();
   await alipay?.close();
   await global?.close();
-  for (const [name, value] of Object.entries(saved)) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
 });
 
 let counter = 0;

@@ -1,8 +1,10 @@
+import { type KeyObject, X509Certificate } from 'node:crypto';
 import { ConfigError, optionalString } from '#shared/core/env';
 import { GatewayCallError, type LiveGateway } from '#shared/payments/gateway';
 import { AlipayGateway } from '#shared/payments/gateways/alipay';
 import { privateKeyFrom, publicKeyFrom } from '#shared/payments/gateways/alipay-signing';
 import { credentialSource, field, loadCredentials, optionalField } from '#shared/payments/gateways/credentials';
+import { WechatGateway } from '#shared/payments/gateways/wechat';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -44,7 +46,46 @@ function alipay(context: Context): LiveGateway {
   });
 }
 
-const FACTORIES: Readonly<Record<string, Factory>> = { ALIPAY: alipay, ALIGLOBAL: alipay };
+const DEFAULT_WECHAT_BASE_URL = 'https://api.mch.weixin.qq.com';
+
+/**
+ * WeChat Pay's keys for answers and notifications, by the serial they are sent under: its
+ * platform certificates (`platform_certificates`, PEM), and/or its public key
+ * (`wechatpay_public_key` with `wechatpay_public_key_id`, the newer mode).
+ */
+function wechatPlatformKeys(credentials: Record<string, unknown>): Map<string, KeyObject> {
+  const keys = new Map<string, KeyObject>();
+  const certificates = credentials.platform_certificates ?? [];
+  if (!Array.isArray(certificates) || certificates.some((pem) => typeof pem !== 'string')) {
+    throw new ConfigError('WECHAT credentials: "platform_certificates" must be a list of PEM certificates');
+  }
+  for (const pem of certificates as string[]) {
+    const certificate = new X509Certificate(pem);
+    keys.set(certificate.serialNumber.toUpperCase(), certificate.publicKey);
+  }
+  const publicKey = optionalField(credentials, 'wechatpay_public_key', 'WECHAT');
+  if (publicKey) keys.set(field(credentials, 'wechatpay_public_key_id', 'WECHAT'), publicKeyFrom(publicKey));
+  if (keys.size === 0) throw new ConfigError('WECHAT credentials need "platform_certificates" or "wechatpay_public_key"');
+  return keys;
+}
+
+function wechat(context: Context): LiveGateway {
+  const { credentials } = context;
+  const apiV3Key = field(credentials, 'api_v3_key', 'WECHAT');
+  if (Buffer.byteLength(apiV3Key, 'utf8') !== 32) throw new ConfigError('WECHAT credentials: "api_v3_key" must be 32 bytes');
+  return new WechatGateway({
+    mchid: field(credentials, 'mchid', 'WECHAT'),
+    appid: field(credentials, 'appid', 'WECHAT'),
+    serialNo: field(credentials, 'merchant_serial_no', 'WECHAT'),
+    privateKey: privateKeyFrom(field(credentials, 'private_key', 'WECHAT')),
+    apiV3Key,
+    platformKeys: wechatPlatformKeys(credentials),
+    baseUrl: new URL(optionalField(credentials, 'base_url', 'WECHAT') ?? DEFAULT_WECHAT_BASE_URL).toString(),
+    notifyUrl: context.notifyUrl,
+  });
+}
+
+const FACTORIES: Readonly<Record<string, Factory>> = { ALIPAY: alipay, ALIGLOBAL: alipay, WECHAT: wechat };
 
 function pageUrlFor(paymentPageUrl: string, orderId: string): string {
   const url = new URL(paymentPageUrl);

@@ -57,9 +57,9 @@ function parseTime(value: unknown): Date | undefined {
 
 /**
  * WeChat Pay API v3 with requests signed and answers, notifications and resources checked
- * with node:crypto (the maintained Node libraries bring their own HTTP clients; the tests check
- * these against a server built on wechatpay-axios-plugin's signing helpers... see
- * tests/support/wechat-server.ts). Our `out_trade_no` is the invoice id (32 hex digits, WeChat's
+ * with node:crypto (the maintained Node libraries, wechatpay-node-v3 and wechatpay-axios-plugin,
+ * bring superagent or axios for a few lines of RSA and AES-GCM; the tests run against a server
+ * built on wechatpay-axios-plugin's own crypto helpers, tests/support/wechat-server.ts). Our `out_trade_no` is the invoice id (32 hex digits, WeChat's
  * limit is 32); `attach` carries the order id; a refund's `out_refund_no` is both ids (64).
  */
 export class WechatGateway implements LiveGateway {
@@ -72,6 +72,8 @@ export class WechatGateway implements LiveGateway {
     if (!request.orderId) throw new GatewayCallError('a WeChat Pay trade needs the order id');
     const now = request.now ?? new Date();
     if (request.expiresAt.getTime() - now.getTime() < 60_000) throw new GatewayCallError('the invoice expires in less than a minute');
+    // H5 pay checks the buyer's IP address: without it the payment cannot be made.
+    if (request.mobile && !request.clientIp) throw new GatewayCallError("WeChat Pay H5 needs the buyer's IP address");
     const body = {
       appid: this.settings.appid,
       mchid: this.settings.mchid,
@@ -82,7 +84,7 @@ export class WechatGateway implements LiveGateway {
       attach: request.orderId,
       notify_url: this.settings.notifyUrl,
       amount: { total: Number(toMinorUnits(request.amount, 2)), currency: 'CNY' },
-      ...(request.mobile ? { scene_info: { payer_client_ip: request.clientIp ?? '127.0.0.1', h5_info: { type: 'Wap' } } } : {}),
+      ...(request.mobile ? { scene_info: { payer_client_ip: request.clientIp, h5_info: { type: 'Wap' } } } : {}),
     };
     const answer = await this.call('POST', `/v3/pay/transactions/${request.mobile ? 'h5' : 'native'}`, body);
     const url = request.mobile ? answer.body.h5_url : answer.body.code_url;

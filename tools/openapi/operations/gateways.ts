@@ -28,7 +28,66 @@ const GATEWAY_OPERATIONS: Readonly<Record<string, { operationId: string; summary
 };
 
 /** The OpenAPI operation of a gateway's notification route (form or JSON in, the gateway's answers out). */
+export const wechatFail = (description: string) => ({
+  description,
+  content: {
+    'application/json': {
+      schema: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'string', const: 'FAIL' }, message: { type: 'string' } } },
+    },
+  },
+});
+
+/** WeChat Pay's notification: a signed JSON envelope whose `resource` is AEAD_AES_256_GCM ciphertext. */
+function wechatOperation() {
+  return {
+    tags: ['Gateways'],
+    operationId: 'wechatNotify',
+    summary: 'WeChat Pay notification',
+    description: [
+      'WeChat Pay posts payment (`TRANSACTION.SUCCESS`) and refund (`REFUND.SUCCESS`) notifications here.',
+      'The `Wechatpay-Signature` over `Wechatpay-Timestamp`, `Wechatpay-Nonce` and the body is verified with the',
+      'platform key `Wechatpay-Serial` names, the timestamp must be within five minutes, and `resource` must decrypt',
+      '(AEAD_AES_256_GCM, the API v3 key) and name this merchant, before anything is read. A paid trade is recorded',
+      "under its `transaction_id` (replays change nothing); a refund's success completes the order's refund.",
+    ].join(' '),
+    requestBody: {
+      required: true,
+      content: {
+        'application/json': {
+          schema: {
+            type: 'object',
+            required: ['id', 'event_type', 'resource'],
+            properties: {
+              id: { type: 'string' },
+              event_type: { type: 'string' },
+              resource_type: { type: 'string' },
+              resource: {
+                type: 'object',
+                required: ['algorithm', 'ciphertext', 'nonce'],
+                properties: {
+                  algorithm: { type: 'string', const: 'AEAD_AES_256_GCM' },
+                  ciphertext: { type: 'string' },
+                  nonce: { type: 'string' },
+                  associated_data: { type: 'string' },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    responses: {
+      204: { description: 'Taken: acted on, or nothing to do. WeChat Pay stops sending it.' },
+      400: wechatFail('Refused with nothing changed: signature, timestamp, key or merchant wrong.'),
+      503: wechatFail('Not decided now: WeChat Pay sends it again later.'),
+    },
+    security: [],
+  };
+}
+
+/** The OpenAPI operation of a gateway notification route (form or JSON in, the gateway's answers out). */
 export function gatewayOperation(route: Route) {
+  if (route.fn === 'wechat-notify') return wechatOperation();
   const meta = GATEWAY_OPERATIONS[route.fn];
   if (!meta) throw new Error(`OpenAPI: no operation metadata for ${route.method} ${route.path} (fn "${route.fn}")`);
   return {
