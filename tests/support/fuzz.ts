@@ -316,7 +316,7 @@ const sameKeys = (value: object, keys: string[]) => {
  * name, an error body of no documented shape. Empty when the answer is fine.
  */
 export function violations(request: FuzzRequest, response: RawResponse, codes: Map<string, number | undefined>): string[] {
-  if (request.method === 'POST' && GATEWAY_NOTIFY.test(request.path)) return gatewayViolations(request, response);
+  if (request.method === 'POST' && GATEWAY_NOTIFY.test(servedPath(request.path))) return gatewayViolations(request, response);
   const found: string[] = [];
   if (response.status >= 500) found.push(`answered ${response.status} (a server error)`);
   if (response.status < 200) found.push(`answered ${response.status}`);
@@ -347,8 +347,11 @@ export function violations(request: FuzzRequest, response: RawResponse, codes: M
   return found;
 }
 
-/** A gateway's notification endpoint (exact path, any query). */
-const GATEWAY_NOTIFY = /^\/v1\/gateways\/(alipay|aliglobal|wechat)\/notify(\?|$)/;
+/** A gateway's notification endpoint (the path as served). */
+const GATEWAY_NOTIFY = /^\/v1\/gateways\/(alipay|aliglobal|wechat)\/notify$/;
+
+/** The path a server sees: the client resolves dot segments (`/v1/./x/../gateways/...`) before sending. */
+const servedPath = (path: string): string => new URL(path, 'http://fuzz.invalid').pathname;
 
 /**
  * The answers each gateway expects (README "Gateways"): Alipay's text `success` (HTTP 200)
@@ -357,7 +360,7 @@ const GATEWAY_NOTIFY = /^\/v1\/gateways\/(alipay|aliglobal|wechat)\/notify(\?|$)
 function gatewayViolations(request: FuzzRequest, response: RawResponse): string[] {
   const found: string[] = [];
   if (response.status >= 500) found.push(`answered ${response.status} (a server error)`);
-  const gateway = GATEWAY_NOTIFY.exec(request.path)![1]!;
+  const gateway = GATEWAY_NOTIFY.exec(servedPath(request.path))![1]!;
   const contentType = String(response.headers['content-type'] ?? '');
   if (gateway === 'alipay' || gateway === 'aliglobal') {
     if (!/^text\/plain\b/i.test(contentType)) found.push(`content-type is ${JSON.stringify(contentType)}, not text/plain`);
