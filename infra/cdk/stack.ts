@@ -26,10 +26,19 @@ export interface CryptoPayStackProps extends StackProps {
 export const SERVICE_NAME = 'crypto-pay-orders';
 
 /**
- * Route functions that create invoices and so may call a payment gateway: create-order (with
- * `pay_currency`), checkout-order and the payment page's pay-checkout-order. Only these may read the gateway credential parameters.
+ * Functions that call a payment gateway, the only ones that may read the gateway credential
+ * parameters: the invoice makers (create-order with `pay_currency`, checkout-order, the page's
+ * pay-checkout-order), refund-order (gateway refunds), expire-orders (asks the gateway before
+ * expiring) and the gateways' notification endpoints (verify with the gateway's key).
  */
-export const INVOICE_FUNCTIONS: ReadonlySet<string> = new Set(['create-order', 'checkout-order', 'pay-checkout-order']);
+export const GATEWAY_FUNCTIONS: ReadonlySet<string> = new Set([
+  'create-order',
+  'checkout-order',
+  'pay-checkout-order',
+  'refund-order',
+  'expire-orders',
+  ...ROUTES.filter((route) => route.gateway).map((route) => route.fn),
+]);
 
 /** Route functions that put deliveries on the callback queue (a merchant's redelivery request). */
 export const CALLBACK_SENDERS: ReadonlySet<string> = new Set(['redeliver-callback']);
@@ -116,7 +125,7 @@ export class CryptoPayStack extends Stack {
         // As the local runtime does, every handler knows the queue URL: modules that read it at
         // load time are shared by functions that never send. Sending needs a grant below.
         environment: { ...config.handlerEnvironment, PAYMENT_PAGE_URL: pageUrl, CALLBACK_QUEUE_URL: this.callbacks.queue.queueUrl },
-        parameters: INVOICE_FUNCTIONS.has(folder) ? config.gatewayCredentialParameters : {},
+        parameters: GATEWAY_FUNCTIONS.has(folder) ? config.gatewayCredentialParameters : {},
       });
       functions.set(folder, fn);
       return fn.function;
@@ -149,6 +158,8 @@ export class CryptoPayStack extends Stack {
     });
     // The page is static and the API's URL is known only at deploy time: it is written into index.html.
     this.paymentPage.publishConfig({ apiBaseUrl: this.api.url });
+    // Gateways post their notifications to the API: the functions that open trades name it.
+    for (const folder of GATEWAY_FUNCTIONS) functions.get(folder)?.function.addEnvironment('PUBLIC_API_URL', this.api.url);
 
     this.alarms = new ServiceAlarms(this, 'Alarms', { email: config.alarmEmail });
     this.alarms.alarmWhenQueueHasMessages(

@@ -7,7 +7,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { awsRouteKey } from '#infra/cdk/constructs/order-api';
-import { CALLBACK_SENDERS, CryptoPayStack, EVENT_FUNCTIONS, functionAccess, INVOICE_FUNCTIONS } from '#infra/cdk/stack';
+import { CALLBACK_SENDERS, CryptoPayStack, EVENT_FUNCTIONS, functionAccess, GATEWAY_FUNCTIONS } from '#infra/cdk/stack';
 import { ROUTES } from '#shared/http/routes';
 import { TABLE_KEYS } from '#shared/store/table';
 import {
@@ -284,15 +284,19 @@ describe('least privilege', () => {
     expect(resourcesOf(template, 'AWS::IAM::Role')[roleId(folder)]?.Properties?.ManagedPolicyArns).toBeUndefined();
   });
 
-  it('lets only invoice-making functions read the gateway credential parameters, by name', () => {
-    for (const folder of INVOICE_FUNCTIONS) expect(ACCESS.has(folder), `${folder} is not a function folder`).toBe(true);
-    for (const folder of FOLDERS) {
+  it('lets only the functions that call a gateway read its credential parameters, by name, and tells them the API URL', () => {
+    for (const folder of GATEWAY_FUNCTIONS) {
+      expect(ACCESS.has(folder) || Object.values(EVENT_FUNCTIONS).includes(folder as never), `${folder} is not a function folder`).toBe(true);
+    }
+    expect([...GATEWAY_FUNCTIONS]).toEqual(expect.arrayContaining(['refund-order', 'expire-orders', 'alipay-notify', 'aliglobal-notify', 'wechat-notify']));
+    for (const folder of [...FOLDERS, ...Object.values(EVENT_FUNCTIONS)]) {
       const ssm = statementsOfRole(template, roleId(folder)).filter((s) => actionsOf(s).some((a) => a.startsWith('ssm:')));
-      if (INVOICE_FUNCTIONS.has(folder)) {
+      if (GATEWAY_FUNCTIONS.has(folder)) {
         expect(ssm).toHaveLength(1);
         expect(actionsOf(ssm[0]!)).toContain('ssm:GetParameter');
         expect(JSON.stringify(ssm[0]!.Resource)).toContain(`:parameter${ALIPAY_PARAMETER}"`);
         expect(environmentOf(folder).ALIPAY_CREDENTIALS_PARAMETER).toBe(ALIPAY_PARAMETER);
+        expect(JSON.stringify(environmentOf(folder).PUBLIC_API_URL)).toContain('execute-api');
       } else {
         expect(ssm, folder).toEqual([]);
         expect(environmentOf(folder)).not.toHaveProperty('ALIPAY_CREDENTIALS_PARAMETER');
