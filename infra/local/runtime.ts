@@ -113,13 +113,15 @@ async function startExpirySweeper(seconds: number): Promise<() => Promise<void>>
  */
 async function startChainWatchers(): Promise<{ chains: string[]; stop: () => Promise<void> }> {
   const { chainSources } = await import('#shared/payments/watchers/config');
+  const { readEosConfig, readLightningConfig } = await import('#shared/core/config');
   // Nothing configured (the default): load none of the watcher code.
-  if (chainSources(process.env).length === 0) return { chains: [], stop: async () => undefined };
-  const { watchableChains, watcherFor, watchUntil } = await import('#shared/services/chain-watchers');
+  const nothing = chainSources(process.env).length === 0 && readLightningConfig(process.env).restUrl === undefined && !readEosConfig(process.env).watched;
+  if (nothing) return { chains: [], stop: async () => undefined };
+  const { indexedChains, indexedWatcherFor, watchableChains, watcherFor, watchUntil } = await import('#shared/services/chain-watchers');
   const controller = new AbortController();
   // Locally a node URL is given directly (SSM parameter names are for AWS).
   const configs = watchableChains(process.env).filter((config) => config.url !== undefined);
-  const loops = configs.map(async (config) =>
+  const loops: Promise<unknown>[] = configs.map(async (config) =>
     watchUntil(await watcherFor(config), controller.signal, {
       onError: (error, inARow) => {
         // The first failure of a streak, then every tenth: an unreachable node is one line a while.
@@ -132,8 +134,25 @@ async function startChainWatchers(): Promise<{ chains: string[]; stop: () => Pro
       },
     }),
   );
+  // Lightning settlements and EOS transfers: the same loop over their own index.
+  const indexed = indexedChains(process.env);
+  const indexedLoops = indexed.map((chain) =>
+    watchUntil(indexedWatcherFor(chain), controller.signal, {
+      onError: (error, inARow) => {
+        if (inARow === 1 || inARow % 10 === 0) console.error(`${chain} watcher (${inARow} failures in a row):`, (error as Error).message);
+      },
+      onStep: (report) => {
+        for (const { transfer, reason, first } of report.unmatched) {
+          if (first && chain === 'EOS') {
+            console.error(`EOS watcher: transfer ${transfer.txid} (${transfer.key}) with memo "${transfer.memo}" matches no invoice (${reason}): return it to its sender`);
+          }
+        }
+      },
+    }),
+  );
+  loops.push(...indexedLoops);
   return {
-    chains: configs.map((config) => `${config.chain} (${config.kind})`),
+    chains: [...configs.map((config) => `${config.chain} (${config.kind})`), ...indexed.map((chain) => `${chain} (${chain === 'LBTC' ? 'lnd' : 'hyperion'})`)],
     stop: async () => {
       controller.abort();
       await Promise.all(loops);

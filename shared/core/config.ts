@@ -1,4 +1,4 @@
-import { type Env, flag, nonNegativeInteger, optionalString, positiveInteger, requiredString } from '#shared/core/env';
+import { ConfigError, type Env, flag, nonNegativeInteger, optionalString, positiveInteger, requiredString } from '#shared/core/env';
 
 /**
  * The service's configuration: every environment variable a handler reads is read and checked
@@ -123,3 +123,37 @@ export const readWatchConfig = (env: Env) => ({
   watchIntervalSeconds: positiveInteger(env, 'WATCH_INTERVAL_SECONDS', 10),
 });
 export const watchConfig = section(readWatchConfig);
+
+/**
+ * EOS for live merchants: `EOS_ACCOUNT` receives the payments (each invoice names its own
+ * memo) and `EOS_HISTORY_URL` is the Hyperion history API the EOS watcher reads its transfers
+ * from. Only both together make EOS payable by live merchants (an account nobody watches would
+ * take payments nobody sees); a history URL without an account is a mistake and refuses to start.
+ */
+export const readEosConfig = (env: Env) => {
+  const account = optionalString(env, 'EOS_ACCOUNT');
+  const historyUrl = optionalString(env, 'EOS_HISTORY_URL');
+  if (account !== undefined && !/^[a-z1-5.]{1,12}$/.test(account)) {
+    throw new ConfigError('environment variable EOS_ACCOUNT must be an EOS account name (a-z, 1-5, dot; up to 12)');
+  }
+  if (historyUrl !== undefined) {
+    if (account === undefined) throw new ConfigError('EOS_HISTORY_URL is set without EOS_ACCOUNT');
+    let url: URL;
+    try {
+      url = new URL(historyUrl);
+    } catch {
+      throw new ConfigError('environment variable EOS_HISTORY_URL must be an absolute URL');
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError('environment variable EOS_HISTORY_URL must be an http(s) URL');
+  }
+  return { account, historyUrl, watched: account !== undefined && historyUrl !== undefined };
+};
+export const eosConfig = section(readEosConfig);
+
+/**
+ * Lightning for live merchants: `LND_REST_URL` names the LND node (its macaroon and TLS
+ * certificate are read by shared/payments/lightning/lnd-config.ts, from SSM, a file or the
+ * environment). Set, live merchants can be paid in LBTC and the LBTC watcher runs.
+ */
+export const readLightningConfig = (env: Env) => ({ restUrl: optionalString(env, 'LND_REST_URL') });
+export const lightningConfig = section(readLightningConfig);

@@ -1,7 +1,9 @@
-import { apiConfig, ratesConfig, type readRatesConfig, receivingConfig } from '#shared/core/config';
+import { apiConfig, eosConfig, lightningConfig, ratesConfig, type readRatesConfig, receivingConfig } from '#shared/core/config';
 import { HttpRateProvider } from '#shared/payments/http-rates';
 import { tableRateCache } from '#shared/store/rates';
 import { SandboxLightningNode } from '#shared/payments/lightning/index';
+import { lndClientFromEnv } from '#shared/payments/lightning/lnd-config';
+import { LndRestNode } from '#shared/payments/lightning/lnd-rest';
 import type { PaymentMethods } from '#shared/payments/methods';
 import { NoRateProvider, type RateProvider, StaticRateProvider } from '#shared/payments/rates';
 import { HdPaymentMethods } from '#shared/payments/payment-methods';
@@ -39,14 +41,23 @@ let methods: PaymentMethods | undefined;
 /** The live merchants' rate provider of the process. */
 export const rateProvider = (): RateProvider => (rates ??= liveRateProvider(ratesConfig()));
 
+/** The LND node live merchants' LBTC invoices come from, when LND_REST_URL names one. */
+function liveLightningNode(): LndRestNode | undefined {
+  if (lightningConfig().restUrl === undefined) return undefined;
+  const client = lndClientFromEnv(process.env);
+  return client && new LndRestNode(client);
+}
+
 /** The payment methods of the process (address derivation, Lightning, gateways). */
 export function paymentMethods(): PaymentMethods {
   return (methods ??= new HdPaymentMethods({
     ...receivingConfig(),
-    // Nothing watches EOS transfers or settles Lightning invoices yet: live merchants get
-    // PAYMENT_NOT_AVAILABLE for EOS and LBTC, sandbox merchants the sandbox account and node.
-    eosAccount: undefined,
-    lightning: undefined,
+    // Live merchants are paid in EOS and LBTC only where a watcher sees those payments: EOS
+    // with EOS_ACCOUNT and EOS_HISTORY_URL (Hyperion), LBTC with LND_REST_URL (its macaroon
+    // and certificate read on first use). Otherwise PAYMENT_NOT_AVAILABLE; sandbox merchants
+    // always get the sandbox account and node.
+    eosAccount: eosConfig().watched ? eosConfig().account : undefined,
+    lightning: liveLightningNode(),
     sandboxLightning: new SandboxLightningNode(),
     // Live gateways (credentials from SSM or the environment); one without credentials
     // fails closed (PAYMENT_NOT_AVAILABLE), sandbox merchants get the sandbox gateway.

@@ -1,8 +1,13 @@
-import { watchConfig } from '#shared/core/config';
+import { eosConfig, lightningConfig, readEosConfig, readLightningConfig, watchConfig } from '#shared/core/config';
+import type { Env } from '#shared/core/env';
+import { lndClientFromEnv } from '#shared/payments/lightning/lnd-config';
 import { type ChainSourceConfig, chainSources } from '#shared/payments/watchers/config';
+import { HyperionTransfers } from '#shared/payments/watchers/hyperion';
+import { LndSettlements } from '#shared/payments/watchers/lnd-settlements';
 import { createBlockSource, SOURCE_FACTORIES } from '#shared/payments/watchers/sources';
 import { ChainWatcher } from '#shared/services/chain-watcher';
-import { type PollSummary, pollChain } from '#shared/services/watch-loop';
+import { IndexedWatcher } from '#shared/services/indexed-watcher';
+import { type PollOptions, type PollSummary, type Progress, type Stepper, pollChain } from '#shared/services/watch-loop';
 
 /** Reads a secret (the SSM parameter holding a node's URL with its credentials, in AWS). */
 export type SecretReader = (name: string) => Promise<string>;
@@ -23,7 +28,39 @@ export async function watcherFor(config: ChainSourceConfig, readSecret?: SecretR
   return new ChainWatcher(createBlockSource(config, url));
 }
 
+/** Sources read by their own index rather than by block: Lightning settlements and EOS transfers. */
+export type IndexedChain = 'LBTC' | 'EOS';
+
+/** The configured indexed sources: LBTC with `LND_REST_URL`, EOS with `EOS_ACCOUNT` and `EOS_HISTORY_URL`. */
+export function indexedChains(env: Env): IndexedChain[] {
+  const chains: IndexedChain[] = [];
+  if (readLightningConfig(env).restUrl !== undefined) chains.push('LBTC');
+  if (readEosConfig(env).watched) chains.push('EOS');
+  return chains;
+}
+
+/**
+ * The watcher of an indexed source, from the process's configuration: LND's settlements (its
+ * macaroon and certificate read from SSM, a file or the environment on first use) or the EOS
+ * account's transfers from Hyperion. Only EOS keeps unmatched payments in the table: a
+ * Lightning node may also serve other applications, whose settled invoices are not ours.
+ */
+export function indexedWatcherFor(chain: IndexedChain): IndexedWatcher {
+  if (chain === 'LBTC') {
+    const client = lightningConfig().restUrl === undefined ? undefined : lndClientFromEnv(process.env);
+    if (!client) throw new Error('LBTC: LND_REST_URL is not configured');
+    return new IndexedWatcher(new LndSettlements(client), { keepUnmatched: false });
+  }
+  const { account, historyUrl, watched } = eosConfig();
+  if (!watched) throw new Error('EOS: EOS_ACCOUNT and EOS_HISTORY_URL are not both configured');
+  return new IndexedWatcher(new HyperionTransfers({ url: historyUrl!, account: account! }), { keepUnmatched: true });
+}
+
 /** Polls a watcher every WATCH_INTERVAL_SECONDS until `signal` (the shared loop, configured). */
-export function watchUntil(watcher: ChainWatcher, signal: AbortSignal, hooks: Pick<Parameters<typeof pollChain>[1], 'onStep' | 'onError'> = {}): Promise<PollSummary> {
+export function watchUntil<R extends Progress>(
+  watcher: Stepper<R>,
+  signal: AbortSignal,
+  hooks: Pick<PollOptions<R>, 'onStep' | 'onError'> = {},
+): Promise<PollSummary<R>> {
   return pollChain(watcher, { intervalMs: watchConfig().watchIntervalSeconds * 1000, signal, ...hooks });
 }

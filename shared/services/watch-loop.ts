@@ -1,20 +1,31 @@
-import type { ChainWatcher, StepReport } from '#shared/services/chain-watcher';
+/** What the loop needs of a step's report: whether there is more to do at once. */
+export interface Progress {
+  /** More than 0: the watcher is behind its source (step again at once). */
+  behind: number;
+  /** Another run moved the cursor first. */
+  yielded: boolean;
+}
 
-export interface PollOptions {
+/** A block watcher (chain-watcher.ts) or an indexed one (indexed-watcher.ts). */
+export interface Stepper<R extends Progress> {
+  step(): Promise<R>;
+}
+
+export interface PollOptions<R extends Progress> {
   /** Between steps once caught up (WATCH_INTERVAL_SECONDS). */
   intervalMs: number;
   /** Stop: the loop ends after the step in flight (abortable waits). */
   signal: AbortSignal;
   /** The longest wait after failures (backoff doubles from the interval up to this). */
   maxBackoffMs?: number;
-  onStep?: (report: StepReport) => void;
+  onStep?: (report: R) => void;
   onError?: (error: unknown, failuresInARow: number) => void;
 }
 
-export interface PollSummary {
+export interface PollSummary<R extends Progress> {
   steps: number;
   failures: number;
-  last?: StepReport;
+  last?: R;
 }
 
 const pause = (ms: number, signal: AbortSignal) =>
@@ -36,8 +47,8 @@ const pause = (ms: number, signal: AbortSignal) =>
  * A failed step booked nothing wrong: what it did is idempotent and the cursor did not move
  * past anything unbooked. The AWS watcher function and the local runtime both run this.
  */
-export async function pollChain(watcher: ChainWatcher, options: PollOptions): Promise<PollSummary> {
-  const summary: PollSummary = { steps: 0, failures: 0 };
+export async function pollChain<R extends Progress>(watcher: Stepper<R>, options: PollOptions<R>): Promise<PollSummary<R>> {
+  const summary: PollSummary<R> = { steps: 0, failures: 0 };
   const maxBackoff = options.maxBackoffMs ?? 60_000;
   let inARow = 0;
   while (!options.signal.aborted) {

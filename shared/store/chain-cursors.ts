@@ -38,14 +38,18 @@ export async function readCursor(chain: string): Promise<ChainCursor | undefined
  * only if none exists). False when another run got there first: that run owns the chain now.
  */
 export async function writeCursor(next: ChainCursor): Promise<boolean> {
-  const item: Item = { ...chainCursorKey(next.chain), type: ENTITY.chainCursor, ...next };
+  return putCursor({ ...chainCursorKey(next.chain), type: ENTITY.chainCursor, ...next }, next.version);
+}
+
+/** Puts a cursor item of `version` if the stored one is `version - 1` (version 1: if there is none). */
+export async function putCursor(item: Item, version: number): Promise<boolean> {
   const condition =
-    next.version === 1
+    version === 1
       ? { ConditionExpression: 'attribute_not_exists(PK)' }
       : {
           ConditionExpression: '#version = :expected',
           ExpressionAttributeNames: { '#version': 'version' },
-          ExpressionAttributeValues: { ':expected': next.version - 1 },
+          ExpressionAttributeValues: { ':expected': version - 1 },
         };
   return (await putIf(item, condition)).written;
 }

@@ -18,6 +18,7 @@
  * | returned address    | ADDRPOOL#<counter name>         | <index, 12 digits> |                             |                                             |
  * | chain cursor        | CHAIN#<chain>                   | CURSOR       |                                   |                                             |
  * | maturing payment    | CHAIN#<chain>                   | PAYMENT#<height, 12 digits>#<payment key> |      |                                             |
+ * | unmatched payment   | CHAIN#<LBTC or EOS>             | UNMATCHED#<payment key> |                        |                                             |
  *
  * GSI3 is sparse and holds only what a sweeper must find: NEW orders (GSI3PK =
  * EXPIRY#<shard>, GSI3SK = <due_at>#<order_id>) and callback deliveries still to make
@@ -39,6 +40,7 @@ export const ENTITY = {
   returnedAddress: 'ADDRPOOL',
   chainCursor: 'CHAIN_CURSOR',
   maturingPayment: 'MATURING_PAYMENT',
+  unmatchedPayment: 'UNMATCHED_PAYMENT',
 } as const;
 
 export interface TableKey {

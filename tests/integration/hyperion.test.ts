@@ -55,6 +55,7 @@ describe('EOS transfers from Hyperion (the EOS watcher source)', () => {
         memo: '01JDKQ4ZQ6V1T2X3Y4Z5A6B7C8',
         amount: expect.anything(),
         block: { height: paid.block_num, hash: paid.block_id },
+        at: new Date(`${paid['@timestamp']}Z`),
       },
     ]);
     expect(formatDecimal(final.transfers[0]!.amount)).toBe('17.3625');

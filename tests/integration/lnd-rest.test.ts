@@ -151,8 +151,8 @@ describe('settlements by settle_index (the LBTC watcher source)', () => {
     lnd.settle(a!.paymentHash, 1500n); // Lightning lets a payer pay more than asked
     const settled = await source.after(first.next, 100);
     expect(settled.transfers).toEqual([
-      { key: b!.paymentHash, txid: b!.paymentHash, currency: 'LBTC', address: b!.bolt11, amount: expect.anything() },
-      { key: a!.paymentHash, txid: a!.paymentHash, currency: 'LBTC', address: a!.bolt11, amount: expect.anything() },
+      { key: b!.paymentHash, txid: b!.paymentHash, currency: 'LBTC', address: b!.bolt11, amount: expect.anything(), at: new Date(lnd.find(b!.paymentHash).settleDate * 1000) },
+      { key: a!.paymentHash, txid: a!.paymentHash, currency: 'LBTC', address: a!.bolt11, amount: expect.anything(), at: new Date(lnd.find(a!.paymentHash).settleDate * 1000) },
     ]);
     expect(settled.transfers.map((t) => formatDecimal(t.amount))).toEqual(['0.00000002', '0.000000015']);
     // S = 2; A = 2: invoice 3 is still open.

@@ -24,7 +24,7 @@ export interface HyperionAction {
   creator_action_ordinal: number;
 }
 
-export type HyperionFault = 'unavailable' | 'not-json' | 'unordered';
+export type HyperionFault = 'unavailable' | 'not-json' | 'unordered' | 'hang' | 'wrong-shape';
 
 const hex = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -35,8 +35,13 @@ export class HyperionTestServer {
   lib = 0;
   private block = 300_000_000;
   private sequence = 400_000_000_000;
-  private time = Date.parse('2026-11-23T10:00:00.000Z');
+  private time: number;
   private server: Server | undefined;
+
+  /** `start`: the time of the chain's first block (default 2026-11-23T10:00Z; a watcher on the real clock wants now). */
+  constructor(options: { start?: number } = {}) {
+    this.time = options.start ?? Date.parse('2026-11-23T10:00:00.000Z');
+  }
 
   get url(): string {
     return `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}`;
@@ -46,6 +51,11 @@ export class HyperionTestServer {
     this.server = createServer((req, res) => {
       const url = new URL(req.url ?? '/', 'http://hyperion');
       const fault = this.faults.shift();
+      if (fault === 'hang') return; // the client's timeout ends it
+      if (fault === 'wrong-shape') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ lib: 'soon', actions: {} }));
+        return;
+      }
       if (fault === 'unavailable') {
         res.writeHead(503).end('{"statusCode":503,"error":"Service Unavailable"}');
         return;

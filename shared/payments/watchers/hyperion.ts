@@ -136,6 +136,7 @@ export class HyperionTransfers implements IndexedSource {
         memo: data.memo.trim(),
         amount: parseDecimal(quantity[1]!),
         block: { height: blockNum as number, hash: blockId },
+        at: new Date(time.endsWith('Z') ? time : `${time}Z`),
       },
     };
   }

@@ -145,5 +145,6 @@ function toTransfer(found: LndInvoice): Transfer {
     // The address index holds the invoice's BOLT #11 string, as LND wrote it (lowercase).
     address: found.paymentRequest.toLowerCase(),
     amount: fromMinorUnits(found.amountPaidMsat, MSAT_DECIMALS),
+    ...(found.settleDate > 0 ? { at: new Date(found.settleDate * 1000) } : {}),
   };
 }

@@ -49,6 +49,11 @@ export interface Transfer {
   amount: Decimal;
   /** The block it is in; absent while unconfirmed (mempool, pending). */
   block?: BlockRef;
+  /**
+   * When it was paid, where the source says (LND's settle date, the EOS block's time): the
+   * late-payment rule judges this, not when a watcher happened to read it.
+   */
+  at?: Date;
 }
 
 /** A block with every transfer it contains (the watcher keeps only those to our addresses). */

@@ -1,0 +1,176 @@
+/**
+ * The watcher of a source with its own growing index ({@link IndexedSource}): LND's
+ * settlements (settle_index) and EOS transfers from Hyperion (global_sequence). The sibling of
+ * the block watcher (chain-watcher.ts), run by the same schedule and loop.
+ *
+ * Each {@link IndexedWatcher.step} reads the source's cursor from the table, asks the source
+ * for what came after it (at most `limit`), books every payment through the lifecycle's one
+ * entry point and then moves the cursor with a conditional write. These sources report a
+ * payment only once it is final (a SETTLED invoice; an EOS transfer in an irreversible block),
+ * so a booked payment counts as confirmed at once, and nothing is ever taken back. Booking is
+ * idempotent by the payment's own key (the payment hash; the action's global_sequence), so a
+ * payment seen twice (two runs, a restart between booking and the cursor write, an LND
+ * settle_index gap reported again) is booked once.
+ *
+ * The invoice is found in the address index: a Lightning payment by its BOLT #11 string, an EOS
+ * transfer by the account and its memo (the invoice id). A memo naming an invoice the order
+ * no longer uses, or a payment after the invoice expired, follows the lifecycle's replaced and
+ * late rules; the wrong amount makes the order UNRESOLVED with its reason. A payment that
+ * finds no invoice is reported as `unmatched` and kept in the table for an operator.
+ */
+import { formatDecimal } from '#shared/domain/money';
+import { InvalidParameterError, InvoiceNotExistError, UnknownOrderError } from '#shared/domain/errors';
+import { confirmationsRequired } from '#shared/payments/confirmations';
+import type { IndexedSource, Transfer } from '#shared/payments/watchers/source';
+import { type PaymentReport, recordPayments } from '#shared/services/lifecycle';
+import { readIndexCursor, saveUnmatchedPayment, writeIndexCursor } from '#shared/store/index-cursors';
+import { findInvoicesByAddresses, paidAddressId } from '#shared/store/orders';
+
+export interface IndexedWatcherOptions {
+  /** Payments one step asks the source for at most: the bound on one run's work. */
+  limit: number;
+  /** The cursor's name in the table (default: the source's chain; tests use their own). */
+  cursorName?: string;
+  /**
+   * Keep unmatched payments in the table (EOS: a buyer's transfer with a wrong memo is money
+   * an operator must return). LND's node may serve other applications too: their settled
+   * invoices are not ours and are only counted.
+   */
+  keepUnmatched?: boolean;
+  clock?: () => Date;
+}
+
+/** A payment that found no invoice to book it on. */
+export interface UnmatchedTransfer {
+  transfer: Transfer;
+  reason: 'NO_INVOICE' | 'ORDER_GONE' | 'NOT_BOOKABLE';
+  /** False when an earlier run already kept it (it is kept once; always true where nothing is kept). */
+  first: boolean;
+}
+
+/** What one step did (logged by the runtime). */
+export interface IndexedStepReport {
+  chain: string;
+  /** The cursor after the step. */
+  cursor: string | undefined;
+  /** Payments the source reported and those booked on an invoice. */
+  transfers: number;
+  booked: number;
+  unmatched: UnmatchedTransfer[];
+  /** 1 when the cursor moved (the source may have more: step again at once), 0 once caught up. */
+  behind: number;
+  /** Another run moved the cursor first: this step stopped there. */
+  yielded: boolean;
+}
+
+/** Memos are typed by people: an invoice id (a UUID) in capitals is still that invoice. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const canonicalMemo = (memo: string | undefined): string | undefined => (memo !== undefined && UUID.test(memo) ? memo.toLowerCase() : memo);
+
+export class IndexedWatcher {
+  private readonly limit: number;
+  private readonly clock: () => Date;
+  private readonly name: string;
+  private readonly keepUnmatched: boolean;
+
+  constructor(
+    readonly source: IndexedSource,
+    options: Partial<IndexedWatcherOptions> = {},
+  ) {
+    this.limit = options.limit ?? 100;
+    this.clock = options.clock ?? (() => new Date());
+    this.name = options.cursorName ?? source.chain;
+    this.keepUnmatched = options.keepUnmatched ?? true;
+  }
+
+  get chain(): string {
+    return this.source.chain;
+  }
+
+  async step(): Promise<IndexedStepReport> {
+    const stored = await readIndexCursor(this.name);
+    const { transfers: reported, next } = await this.source.after(stored?.position, this.limit);
+    const transfers = reported.map((transfer) => (transfer.memo === undefined ? transfer : { ...transfer, memo: canonicalMemo(transfer.memo) }));
+    const report: IndexedStepReport = {
+      chain: this.chain,
+      cursor: stored?.position,
+      transfers: transfers.length,
+      booked: 0,
+      unmatched: [],
+      behind: 0,
+      yielded: false,
+    };
+    await this.book(transfers, report);
+    if (next === undefined || next === stored?.position) return report;
+    const written = await writeIndexCursor({
+      chain: this.name,
+      position: next,
+      updated_at: this.clock().toISOString(),
+      version: (stored?.version ?? 0) + 1,
+    });
+    if (!written) return { ...report, yielded: true };
+    return { ...report, cursor: next, behind: 1 };
+  }
+
+  /** Books each invoice's payments together (one BatchGetItem per 100 for the index). */
+  private async book(transfers: readonly Transfer[], report: IndexedStepReport): Promise<void> {
+    if (transfers.length === 0) return;
+    const invoices = await findInvoicesByAddresses(transfers);
+    const byInvoice = new Map<string, { target: { orderId: string; invoiceId: string }; transfers: Transfer[] }>();
+    for (const transfer of transfers) {
+      const target = invoices.get(paidAddressId(transfer));
+      if (!target) {
+        await this.unmatched(transfer, 'NO_INVOICE', report);
+        continue;
+      }
+      const id = `${target.orderId}/${target.invoiceId}`;
+      const group = byInvoice.get(id) ?? { target, transfers: [] };
+      group.transfers.push(transfer);
+      byInvoice.set(id, group);
+    }
+    const now = this.clock();
+    for (const { target, transfers: paid } of byInvoice.values()) {
+      const reports: PaymentReport[] = paid.map((transfer) => ({
+        orderId: target.orderId,
+        invoiceId: target.invoiceId,
+        amount: transfer.amount,
+        // Final when reported: settled, or in an irreversible block.
+        confirmations: confirmationsRequired(transfer.currency),
+        txid: transfer.txid,
+        key: transfer.key,
+        currency: transfer.currency,
+        ...(transfer.block ? { block: transfer.block } : {}),
+        ...(transfer.at ? { seenAt: transfer.at } : {}),
+        now,
+      }));
+      try {
+        await recordPayments(reports);
+        report.booked += paid.length;
+      } catch (error) {
+        // An index entry whose order is gone, or an amount finer than the currency: never bookable.
+        const reason = error instanceof UnknownOrderError || error instanceof InvoiceNotExistError ? 'ORDER_GONE' : error instanceof InvalidParameterError ? 'NOT_BOOKABLE' : undefined;
+        if (!reason) throw error;
+        for (const transfer of paid) await this.unmatched(transfer, reason, report);
+      }
+    }
+  }
+
+  private async unmatched(transfer: Transfer, reason: UnmatchedTransfer['reason'], report: IndexedStepReport): Promise<void> {
+    if (!this.keepUnmatched) {
+      report.unmatched.push({ transfer, reason, first: true });
+      return;
+    }
+    const first = await saveUnmatchedPayment({
+      chain: this.name,
+      key: transfer.key,
+      txid: transfer.txid,
+      currency: transfer.currency,
+      amount: formatDecimal(transfer.amount),
+      address: transfer.address,
+      ...(transfer.memo !== undefined ? { memo: transfer.memo } : {}),
+      reason,
+      seen_at: (transfer.at ?? this.clock()).toISOString(),
+    });
+    report.unmatched.push({ transfer, reason, first });
+  }
+}

@@ -1,0 +1,57 @@
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import type { Context } from 'aws-lambda';
+import { listUnmatchedPayments } from '#shared/store/index-cursors';
+import { HyperionTestServer } from '../support/hyperion-server';
+
+let hyperion: HyperionTestServer | undefined;
+afterAll(async () => hyperion?.stop());
+
+const contextWith = (remainingMs: number) => ({ getRemainingTimeInMillis: () => remainingMs }) as unknown as Context;
+const ACCOUNT = 'watchfnshop1';
+
+describe('the watch-chain function for EOS (an indexed source, same schedule and alarms)', () => {
+  it('polls Hyperion within the run, publishes ChainBlocksBehind and UnmatchedPayments, logs a transfer no invoice takes once', async () => {
+    hyperion = await new HyperionTestServer({ start: Date.now() }).start();
+    // EOS: this file's own source, so its cursor (EOS) is shared with no other test.
+    Object.assign(process.env, { WATCH_CHAIN: 'EOS', EOS_ACCOUNT: ACCOUNT, EOS_HISTORY_URL: hyperion.url, WATCH_INTERVAL_SECONDS: '1' });
+    const sent = hyperion.transfer({ from: 'buyeraccount', to: ACCOUNT, quantity: '4.2000 EOS', memo: 'for my order, thanks' });
+    hyperion.finalize();
+    const { handler } = await import('#functions/watch-chain/handler');
+    const lines: string[] = [];
+    const capture = (chunk: string | Uint8Array) => {
+      lines.push(...String(chunk).split('\n').filter((line) => line.startsWith('{')));
+      return true;
+    };
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation(capture);
+    const writeError = vi.spyOn(process.stderr, 'write').mockImplementation(capture);
+    try {
+      // 63 s left: the run polls for 3 s (it stops 60 s before the timeout).
+      const result = await handler({}, contextWith(63_000));
+      expect(result.steps).toBeGreaterThanOrEqual(2);
+      expect(result.behind).toBe(0);
+      const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+      const metrics = parsed.filter((line) => line._aws);
+      expect(metrics.length).toBe(result.steps);
+      // The first step moved the cursor over the transfer (behind 1: look again at once); it matched no invoice.
+      expect(metrics[0]).toMatchObject({ Chain: 'EOS', ChainBlocksBehind: 1, UnmatchedPayments: 1 });
+      expect(metrics.slice(1).every((line) => line.UnmatchedPayments === 0)).toBe(true);
+      expect(metrics.at(-1)).toMatchObject({ ChainBlocksBehind: 0 });
+      const unmatched = parsed.filter((line) => line.message === 'a payment matches no invoice: return it to its sender');
+      expect(unmatched).toEqual([
+        expect.objectContaining({ level: 'ERROR', chain: 'EOS', reason: 'NO_INVOICE', txid: sent.trx_id, memo: 'for my order, thanks', amount: '4.2' }),
+      ]);
+      expect((await listUnmatchedPayments('EOS')).map((found) => found.txid)).toEqual([sent.trx_id]);
+
+      // A second run (the next minute) finds it kept already: not logged again.
+      lines.length = 0;
+      await handler({}, contextWith(61_500));
+      expect(lines.some((line) => line.includes('matches no invoice'))).toBe(false);
+
+      hyperion.faults.push(...Array<'not-json'>(1000).fill('not-json'));
+      await expect(handler({}, contextWith(61_500))).rejects.toThrow(/EOS: no look at the chain succeeded in this run/);
+    } finally {
+      write.mockRestore();
+      writeError.mockRestore();
+    }
+  });
+});
