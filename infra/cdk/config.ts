@@ -26,7 +26,11 @@ export const SETTINGS = {
   platformXpubLtc: { env: 'PLATFORM_XPUB_LTC', about: 'platform extended public key for LTC' },
   platformXpubBch: { env: 'PLATFORM_XPUB_BCH', about: 'platform extended public key for BCH' },
   platformXpubEth: { env: 'PLATFORM_XPUB_ETH', about: 'platform extended public key for ETH' },
-  eosAccount: { env: 'EOS_ACCOUNT', about: 'EOS account receiving payments' },
+  eosAccount: { env: 'EOS_ACCOUNT', about: 'EOS account receiving payments (live merchants only with eosHistoryUrl)' },
+  eosHistoryUrl: { env: 'EOS_HISTORY_URL', about: 'https Hyperion history API watched for transfers to eosAccount' },
+  lndRestUrl: { env: 'LND_REST_URL', about: "https URL of the LND node's REST interface (live merchants' Lightning invoices)" },
+  lndMacaroonParameter: { env: 'LND_MACAROON_PARAMETER', about: 'SSM SecureString parameter name holding the LND macaroon (hex)' },
+  lndTlsCertParameter: { env: 'LND_TLS_CERT_PARAMETER', about: "SSM parameter name holding the LND node's TLS certificate (PEM)" },
   ethChainId: { env: 'ETH_CHAIN_ID', about: 'Ethereum chain id of payment URIs and the watched node (handler default 1)' },
   usdtErc20Contract: { env: 'USDT_ERC20_CONTRACT', about: 'USDT_ERC20 token contract (handler default: mainnet USDT)' },
   usdcErc20Contract: { env: 'USDC_ERC20_CONTRACT', about: 'USDC_ERC20 token contract (handler default: mainnet USDC)' },
@@ -74,6 +78,13 @@ export interface DeployConfig {
   handlerEnvironment: Readonly<Record<string, string>>;
   /** Handler variable -> SSM parameter name; the value stays in SSM, functions may read only these. */
   gatewayCredentialParameters: Readonly<Record<string, string>>;
+  /**
+   * The LND macaroon and certificate parameters (variable -> SSM name): every function knows
+   * the names (handlerEnvironment), only the invoice makers and the LBTC watcher may read them.
+   */
+  lightningParameters: Readonly<Record<string, string>>;
+  /** Sources watched by their own index, one watcher function each: LBTC (LND) and EOS (Hyperion). */
+  indexedSources: readonly ('LBTC' | 'EOS')[];
   apiThrottle: { read: Throttle; write: Throttle };
   /**
    * Each chain with a source: one watcher function each. Esplora URLs are public (in every
@@ -163,6 +174,20 @@ export function readDeployConfig(context: ContextLookup, env: NodeJS.ProcessEnv)
   }
   const eosAccount = matching('eosAccount', /^[a-z1-5.]{1,12}$/, 'an EOS account name (a-z, 1-5, dot; up to 12)');
   if (eosAccount) handlerEnvironment[SETTINGS.eosAccount.env] = eosAccount;
+  const indexedSources: ('LBTC' | 'EOS')[] = [];
+  // EOS is paid to live merchants only where its transfers are watched.
+  const eosHistoryUrl = raw('eosHistoryUrl');
+  if (eosHistoryUrl !== undefined) {
+    if (!eosAccount) fail('eosHistoryUrl', 'needs eosAccount (the account whose transfers it is read for)');
+    handlerEnvironment[SETTINGS.eosHistoryUrl.env] = httpsUrl('eosHistoryUrl', eosHistoryUrl, fail);
+    indexedSources.push('EOS');
+  }
+  const lightningParameters = readLightning(raw, fail, matching);
+  if (Object.keys(lightningParameters).length > 0) {
+    handlerEnvironment[SETTINGS.lndRestUrl.env] = httpsUrl('lndRestUrl', raw('lndRestUrl')!, fail);
+    Object.assign(handlerEnvironment, lightningParameters);
+    indexedSources.unshift('LBTC');
+  }
 
   if (raw('ethChainId') !== undefined) handlerEnvironment[SETTINGS.ethChainId.env] = String(integer('ethChainId', 1));
   for (const key of ['usdtErc20Contract', 'usdcErc20Contract'] as const) {
@@ -200,6 +225,8 @@ export function readDeployConfig(context: ContextLookup, env: NodeJS.ProcessEnv)
     paymentPage: readPaymentPage(raw, fail),
     handlerEnvironment,
     gatewayCredentialParameters,
+    lightningParameters,
+    indexedSources,
     apiThrottle: {
       read: { rateLimit: integer('apiRateLimit', 100), burstLimit: integer('apiBurstLimit', 200) },
       write: { rateLimit: integer('apiWriteRateLimit', 20), burstLimit: integer('apiWriteBurstLimit', 40) },
@@ -208,6 +235,30 @@ export function readDeployConfig(context: ContextLookup, env: NodeJS.ProcessEnv)
     callbackTimeoutMs: raw('callbackTimeoutMs') === undefined ? undefined : integer('callbackTimeoutMs', 1),
     alarmEmail: matching('alarmEmail', /^[^@\s]+@[^@\s]+\.[^@\s]+$/, 'an e-mail address'),
   };
+}
+
+/**
+ * The LND node: its REST URL (public) and the SSM parameter names of its macaroon (required)
+ * and TLS certificate (optional: without it the system's CAs are trusted), as the handlers'
+ * lnd-config.ts reads them. Answers the parameters ({} without a node); a half configuration
+ * fails synth.
+ */
+function readLightning(
+  raw: (key: SettingKey) => string | undefined,
+  fail: (key: SettingKey, problem: string) => never,
+  matching: (key: SettingKey, pattern: RegExp, what: string) => string | undefined,
+): Record<string, string> {
+  const parameters: Record<string, string> = {};
+  for (const key of ['lndMacaroonParameter', 'lndTlsCertParameter'] as const) {
+    const name = matching(key, /^\/[A-Za-z0-9_.\-/]{1,1010}$/, 'an SSM parameter name starting with "/" (the name, never the secret)');
+    if (name) parameters[SETTINGS[key].env] = name;
+  }
+  if (raw('lndRestUrl') === undefined) {
+    if (Object.keys(parameters).length > 0) fail('lndRestUrl', 'is required with lndMacaroonParameter and lndTlsCertParameter');
+    return {};
+  }
+  if (parameters[SETTINGS.lndMacaroonParameter.env] === undefined) fail('lndMacaroonParameter', 'is required with lndRestUrl');
+  return parameters;
 }
 
 function readPaymentPage(

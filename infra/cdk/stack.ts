@@ -5,7 +5,6 @@ import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Construct } from 'constructs';
 import type { DeployConfig } from '#infra/cdk/config';
-import type { ChainSourceConfig } from '#shared/payments/watchers/config';
 import { METRICS_NAMESPACE } from '#shared/core/emf';
 import { CallbackPipeline } from '#infra/cdk/constructs/callback-pipeline';
 import { OrderApi } from '#infra/cdk/constructs/order-api';
@@ -40,6 +39,13 @@ export const GATEWAY_FUNCTIONS: ReadonlySet<string> = new Set([
   ...ROUTES.filter((route) => route.gateway).map((route) => route.fn),
 ]);
 
+/**
+ * Functions that make Lightning invoices at the LND node (create-order with `pay_currency`,
+ * checkout-order, the page's pay-checkout-order): with the LBTC watcher, the only ones that may
+ * read the LND macaroon and certificate parameters.
+ */
+export const LIGHTNING_FUNCTIONS: ReadonlySet<string> = new Set(['create-order', 'checkout-order', 'pay-checkout-order']);
+
 /** Route functions that put deliveries on the callback queue (a merchant's redelivery request). */
 export const CALLBACK_SENDERS: ReadonlySet<string> = new Set(['redeliver-callback']);
 
@@ -65,9 +71,11 @@ export const watcherKey = (chain: string): string => `${WATCHER_FOLDER}-${chain.
 
 /**
  * Blocks a watcher may be behind its chain's tip before the lag alarm: about 30 minutes of
- * blocks (ETH, 12 s blocks: 150), never under 3 (one slow block is not an incident).
+ * blocks (ETH, 12 s blocks: 150), never under 3 (one slow block is not an incident). LBTC and
+ * EOS (indexed sources) report 1 while their cursor still moves and 0 once caught up: their
+ * alarm fires when a watcher has not caught up once in 15 minutes, or is silent.
  */
-export const LAG_ALARM_BLOCKS: Readonly<Record<string, number>> = { BTC: 3, LTC: 12, BCH: 3, ETH: 150 };
+export const LAG_ALARM_BLOCKS: Readonly<Record<string, number>> = { BTC: 3, LTC: 12, BCH: 3, ETH: 150, LBTC: 0, EOS: 0 };
 
 /** Each function folder of the route table with the table access its routes need (write wins). */
 export function functionAccess(routes: readonly Route[]): Map<string, TableAccess> {
@@ -125,7 +133,10 @@ export class CryptoPayStack extends Stack {
         // As the local runtime does, every handler knows the queue URL: modules that read it at
         // load time are shared by functions that never send. Sending needs a grant below.
         environment: { ...config.handlerEnvironment, PAYMENT_PAGE_URL: pageUrl, CALLBACK_QUEUE_URL: this.callbacks.queue.queueUrl },
-        parameters: GATEWAY_FUNCTIONS.has(folder) ? config.gatewayCredentialParameters : {},
+        parameters: {
+          ...(GATEWAY_FUNCTIONS.has(folder) ? config.gatewayCredentialParameters : {}),
+          ...(LIGHTNING_FUNCTIONS.has(folder) ? config.lightningParameters : {}),
+        },
       });
       functions.set(folder, fn);
       return fn.function;
@@ -146,7 +157,13 @@ export class CryptoPayStack extends Stack {
     const deliverCallback = addFunction(EVENT_FUNCTIONS.deliverCallback, 'write', deliveryTimeout);
     this.callbacks.addDeliveryFunction(deliverCallback);
     const notFound = addFunction(EVENT_FUNCTIONS.notFound, 'none');
-    const watchers = config.chainSources.map((source) => this.addWatcher(source, config, pageUrl, functions));
+    const watchers = [
+      ...config.chainSources.map((source) =>
+        this.addWatcher(source.chain, source.urlParameter ? { [`${source.chain}_RPC_URL_PARAMETER`]: source.urlParameter } : {}, config, pageUrl, functions),
+      ),
+      // Lightning settlements and EOS transfers: the same function, schedule and alarms.
+      ...config.indexedSources.map((chain) => this.addWatcher(chain, chain === 'LBTC' ? config.lightningParameters : {}, config, pageUrl, functions)),
+    ];
     this.functions = functions;
 
     this.api = new OrderApi(this, 'OrderApi', {
@@ -176,6 +193,7 @@ export class CryptoPayStack extends Stack {
     }
     this.alarms.alarmOnStreamLag('OrderEventsLag', orderEvents);
     for (const chain of watchers) this.alarms.alarmOnChainLag(`${constructId(watcherKey(chain))}Lag`, chain, LAG_ALARM_BLOCKS[chain] ?? 3, METRICS_NAMESPACE);
+    if (config.indexedSources.includes('EOS')) this.alarms.alarmOnUnmatchedPayments('EosUnmatchedPayments', 'EOS', METRICS_NAMESPACE);
     for (const [folder, fn] of functions) {
       this.alarms.alarmOnErrors(`${constructId(folder)}Errors`, fn.function, `${folder} invocations are failing`);
     }
@@ -194,13 +212,19 @@ export class CryptoPayStack extends Stack {
   }
 
   /**
-   * A chain's watcher: polls for about a minute per run (WATCH_INTERVAL_SECONDS apart), started
+   * A chain's (or an indexed source's) watcher: polls for about a minute per run (WATCH_INTERVAL_SECONDS apart), started
    * every minute; one at a time (reserved concurrency 1; a run that overlaps is dropped, the
    * cursor's conditional writes make an overlap harmless anyway). A node's URL (with its
    * credentials) is read from its SSM parameter, which only this function may read.
    */
-  private addWatcher(source: ChainSourceConfig, config: DeployConfig, pageUrl: string, functions: Map<string, ServiceFunction>): string {
-    const key = watcherKey(source.chain);
+  private addWatcher(
+    chain: string,
+    parameters: Readonly<Record<string, string>>,
+    config: DeployConfig,
+    pageUrl: string,
+    functions: Map<string, ServiceFunction>,
+  ): string {
+    const key = watcherKey(chain);
     const fn = new ServiceFunction(this, constructId(key), {
       folder: WATCHER_FOLDER,
       serviceName: SERVICE_NAME,
@@ -210,14 +234,14 @@ export class CryptoPayStack extends Stack {
       // A run polls for 55 s and stops starting steps 60 s before this: a bounded step finishes.
       timeout: Duration.minutes(2),
       memorySize: 256,
-      environment: { ...config.handlerEnvironment, PAYMENT_PAGE_URL: pageUrl, CALLBACK_QUEUE_URL: this.callbacks.queue.queueUrl, WATCH_CHAIN: source.chain },
-      parameters: source.urlParameter ? { [`${source.chain}_RPC_URL_PARAMETER`]: source.urlParameter } : {},
+      environment: { ...config.handlerEnvironment, PAYMENT_PAGE_URL: pageUrl, CALLBACK_QUEUE_URL: this.callbacks.queue.queueUrl, WATCH_CHAIN: chain },
+      parameters,
     });
     (fn.function.node.defaultChild as CfnFunction).reservedConcurrentExecutions = 1;
     fn.function.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(1) });
     functions.set(key, fn);
     this.runEvery(key, fn.function, Duration.minutes(1));
-    return source.chain;
+    return chain;
   }
 
   /** Starts `fn` on a schedule; no retries, the next run does the same work anyway. */

@@ -19,6 +19,8 @@ describe('deploy configuration', () => {
       paymentPage: {},
       handlerEnvironment: {},
       gatewayCredentialParameters: {},
+      lightningParameters: {},
+      indexedSources: [],
       chainSources: [],
       apiThrottle: { read: { rateLimit: 100, burstLimit: 200 }, write: { rateLimit: 20, burstLimit: 40 } },
       alarmEmail: undefined,

@@ -91,12 +91,34 @@ export class ServiceAlarms extends Construct {
   alarmOnChainLag(id: string, chain: string, blocks: number, namespace: string): Alarm {
     return this.add(
       new Alarm(this, id, {
-        alarmDescription: `The ${chain} watcher is more than ${blocks} blocks behind the chain's tip (or silent) for 15 minutes: payments are not being seen. Check its logs and its node or Esplora source.`,
+        alarmDescription:
+          blocks === 0
+            ? `The ${chain} watcher has not caught up with its source once (or is silent) for 15 minutes: payments are not being seen. Check its logs and its ${chain === 'LBTC' ? 'LND node' : 'Hyperion history API'}.`
+            : `The ${chain} watcher is more than ${blocks} blocks behind the chain's tip (or silent) for 15 minutes: payments are not being seen. Check its logs and its node or Esplora source.`,
         metric: new Metric({ namespace, metricName: 'ChainBlocksBehind', dimensionsMap: { Chain: chain }, statistic: 'Minimum', period: Duration.minutes(5) }),
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
         threshold: blocks,
         evaluationPeriods: 3,
         treatMissingData: TreatMissingData.BREACHING,
+      }),
+    );
+  }
+
+  /**
+   * A payment the watcher could not book on any order (an EOS transfer whose memo names no
+   * invoice): the buyer's money is in the account and an operator must return it. The watcher
+   * logs each one (with its transaction and memo) and publishes UnmatchedPayments (EMF); the
+   * table keeps it (CHAIN#EOS, UNMATCHED#<global_sequence>).
+   */
+  alarmOnUnmatchedPayments(id: string, chain: string, namespace: string): Alarm {
+    return this.add(
+      new Alarm(this, id, {
+        alarmDescription: `A ${chain} payment matched no invoice (a wrong or missing memo): it cannot be booked on an order. Find it in the watcher's logs ("matches no invoice") and return it to its sender.`,
+        metric: new Metric({ namespace, metricName: 'UnmatchedPayments', dimensionsMap: { Chain: chain }, statistic: 'Sum', period: Duration.minutes(5) }),
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        threshold: 0,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
       }),
     );
   }

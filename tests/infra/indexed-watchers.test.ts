@@ -1,0 +1,88 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CryptoPayStack, watcherKey } from '#infra/cdk/stack';
+import { actionsOf, deployConfig, logicalId, resourcesOf, statementsOfRole, TEST_ENV, testApp } from './support.ts';
+
+const MACAROON = '/crypto-pay/test/lnd-macaroon';
+const CERT = '/crypto-pay/test/lnd-tls-cert';
+const SETTINGS = {
+  LND_REST_URL: 'https://lnd.internal.example:8080/',
+  LND_MACAROON_PARAMETER: MACAROON,
+  LND_TLS_CERT_PARAMETER: CERT,
+  EOS_ACCOUNT: 'shoppay.a1',
+  EOS_HISTORY_URL: 'https://eos.hyperion.example/',
+};
+
+const { app, cleanup } = testApp({ bundle: false });
+const stack = new CryptoPayStack(app, 'LightningAndEos', { env: TEST_ENV, config: deployConfig(SETTINGS), paymentPageDir: join(tmpdir(), 'crypto-pay-test-no-page') });
+const template = Template.fromStack(stack);
+afterAll(cleanup);
+
+const fnOf = (key: string) => stack.functions.get(key)!;
+const props = (key: string) => resourcesOf(template, 'AWS::Lambda::Function')[logicalId(stack, fnOf(key).function)]!.Properties!;
+const variables = (key: string) => (props(key).Environment as { Variables: Record<string, unknown> }).Variables;
+const ssmReaders = () =>
+  [...stack.functions.keys()].filter((key) =>
+    statementsOfRole(template, logicalId(stack, fnOf(key).role)).some((statement) => actionsOf(statement).includes('ssm:GetParameter')),
+  );
+
+describe('Lightning (LND) and EOS (Hyperion) in AWS', () => {
+  it('one watch-chain function each for LBTC and EOS, every minute, one run at a time', () => {
+    expect([...stack.functions.keys()].filter((key) => key.startsWith('watch-chain'))).toEqual([watcherKey('LBTC'), watcherKey('EOS')]);
+    for (const chain of ['LBTC', 'EOS']) {
+      expect(props(watcherKey(chain))).toMatchObject({ Timeout: 120, ReservedConcurrentExecutions: 1 });
+      expect(variables(watcherKey(chain))).toMatchObject({ WATCH_CHAIN: chain });
+      const rule = Object.values(resourcesOf(template, 'AWS::Events::Rule')).find((r) =>
+        JSON.stringify(r.Properties?.Targets).includes(logicalId(stack, fnOf(watcherKey(chain)).function)),
+      );
+      expect(rule?.Properties?.ScheduleExpression).toBe('rate(1 minute)');
+    }
+  });
+
+  it('tells every function the node, account and history API (names of secrets only), so the page offers LBTC and EOS', () => {
+    for (const key of ['pay-get-order', 'checkout-order', watcherKey('EOS')]) expect(variables(key)).toMatchObject(SETTINGS);
+    expect(JSON.stringify(template.toJSON())).not.toMatch(/macaroon[^"]*"\s*:\s*"[0-9a-f]{40,}/i);
+  });
+
+  it('only the invoice makers and the LBTC watcher may read the macaroon and certificate', () => {
+    expect(ssmReaders().sort()).toEqual(['checkout-order', 'create-order', 'pay-checkout-order', watcherKey('LBTC')].sort());
+    for (const key of ssmReaders()) {
+      const statement = statementsOfRole(template, logicalId(stack, fnOf(key).role)).find((s) => actionsOf(s).includes('ssm:GetParameter'))!;
+      expect(JSON.stringify(statement.Resource)).toContain(`parameter${MACAROON}`);
+      expect(JSON.stringify(statement.Resource)).toContain(`parameter${CERT}`);
+    }
+  });
+
+  it('alarms when a watcher never catches up or goes silent, and on every EOS transfer no invoice takes', () => {
+    const alarms = Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm')).map((a) => a.Properties!);
+    const lag = alarms.filter((a) => a.MetricName === 'ChainBlocksBehind');
+    expect(lag.map((a) => [(a.Dimensions as { Value: string }[])[0]!.Value, a.Threshold, a.TreatMissingData])).toEqual([
+      ['LBTC', 0, 'breaching'],
+      ['EOS', 0, 'breaching'],
+    ]);
+    const unmatched = alarms.filter((a) => a.MetricName === 'UnmatchedPayments');
+    expect(unmatched).toEqual([
+      expect.objectContaining({ Dimensions: [{ Name: 'Chain', Value: 'EOS' }], Statistic: 'Sum', Threshold: 0, ComparisonOperator: 'GreaterThanThreshold', TreatMissingData: 'notBreaching' }),
+    ]);
+  });
+
+  it('refuses half configurations and secrets in place of parameter names at synth', () => {
+    expect(() => deployConfig({ LND_REST_URL: SETTINGS.LND_REST_URL })).toThrow(/lndMacaroonParameter \(LND_MACAROON_PARAMETER\) is required with lndRestUrl/);
+    expect(() => deployConfig({ LND_MACAROON_PARAMETER: MACAROON })).toThrow(/lndRestUrl \(LND_REST_URL\) is required/);
+    expect(() => deployConfig({ LND_REST_URL: SETTINGS.LND_REST_URL, LND_MACAROON_PARAMETER: '0201036c6e64' })).toThrow(/lndMacaroonParameter .* SSM parameter name/);
+    expect(() => deployConfig({ LND_REST_URL: 'http://lnd:8080', LND_MACAROON_PARAMETER: MACAROON })).toThrow(/lndRestUrl .* https/);
+    expect(() => deployConfig({ EOS_HISTORY_URL: SETTINGS.EOS_HISTORY_URL })).toThrow(/eosHistoryUrl .* needs eosAccount/);
+    expect(() => deployConfig({ EOS_ACCOUNT: 'shoppay.a1', EOS_HISTORY_URL: 'http://eos.example' })).toThrow(/eosHistoryUrl .* https/);
+    // EOS_ACCOUNT alone is accepted (as before) and watches nothing: live merchants' EOS stays closed.
+    expect(deployConfig({ EOS_ACCOUNT: 'shoppay.a1' }).indexedSources).toEqual([]);
+  });
+
+  it('passes cdk-nag AwsSolutions', () => {
+    const report = new AwsSolutionsChecks(undefined, { verbose: false }).validateScope(app);
+    const findings = report.violations.map((v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`);
+    expect(findings, findings.join('\n')).toEqual([]);
+  });
+});
