@@ -9,8 +9,7 @@ import { NoRateProvider, type RateProvider, StaticRateProvider } from '#shared/p
 import { HdPaymentMethods } from '#shared/payments/payment-methods';
 import { SandboxGateway } from '#shared/payments/gateway';
 import { liveGateways } from '#shared/payments/gateways/router';
-import { watchedCurrencies } from '#shared/payments/watchers/config';
-import { SOURCE_FACTORIES } from '#shared/payments/watchers/sources';
+import { liveWatchedCurrencies } from '#shared/payments/availability';
 import { ethereumConfig } from '#shared/payments/watchers/ethereum/config';
 
 /**
@@ -64,6 +63,6 @@ export function paymentMethods(): PaymentMethods {
     gateway: liveGateways,
     sandboxGateway: new SandboxGateway(apiConfig().paymentPageUrl),
     ethereum: ethereumConfig(process.env),
-    watchedCurrencies: watchedCurrencies(process.env, (kind) => SOURCE_FACTORIES[kind] !== undefined),
+    watchedCurrencies: liveWatchedCurrencies(),
   }));
 }

@@ -30,10 +30,14 @@ export interface PayCheckoutBody {
 /** The chain currencies every merchant offers, in the page's order; gateways follow. */
 const CHAIN_CURRENCIES: readonly PayCurrency[] = ['BTC', 'LTC', 'ETH', 'USDT_ERC20', 'USDC_ERC20', 'EOS', 'BCH', 'LBTC'];
 
-/** The pay currencies the page offers: the chain currencies and the merchant's gateways (sandbox: all). */
-export function offeredCurrencies(merchant: Pick<MerchantProfile, 'sandbox' | 'gateways'>): PayCurrency[] {
+/**
+ * The pay currencies the page offers, in its order: the chain currencies `payable` says the
+ * merchant can be paid in (a live merchant: those with a receiving key or account and a watcher
+ * configured), then the merchant's gateways (sandbox: everything).
+ */
+export function offeredCurrencies(merchant: Pick<MerchantProfile, 'sandbox' | 'gateways'>, payable: (code: PayCurrency) => boolean): PayCurrency[] {
   const gateways = GATEWAY_CURRENCIES.filter((code) => merchant.sandbox || merchant.gateways.includes(code));
-  return [...CHAIN_CURRENCIES, ...gateways];
+  return [...CHAIN_CURRENCIES, ...gateways].filter(payable);
 }
 
 const amount = (value: string): number => decimalToNumber(parseDecimal(value));
@@ -74,12 +78,12 @@ export function payInvoiceView(invoice: Invoice) {
 }
 
 /** The answer of every `/v1/pay/...` endpoint: `{status: 200, order, invoice, currencies}`. */
-export function payPageView(page: { order: Order; invoice: Invoice | undefined; merchant: MerchantProfile }) {
+export function payPageView(page: { order: Order; invoice: Invoice | undefined; merchant: MerchantProfile; currencies: readonly PayCurrency[] }) {
   return {
     status: 200,
     order: payOrderView(page.order, page.merchant),
     invoice: page.invoice ? payInvoiceView(page.invoice) : {},
-    currencies: offeredCurrencies(page.merchant),
+    currencies: [...page.currencies],
   };
 }
 

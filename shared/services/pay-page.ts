@@ -1,8 +1,11 @@
 import { ExpiringCache } from '#shared/core/cache';
+import type { PayCurrency } from '#shared/domain/currencies';
 import { UnknownOrderError } from '#shared/domain/errors';
 import { isId } from '#shared/domain/ids';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import type { Found, Invoice, Order } from '#shared/domain/order';
+import { canBePaidIn } from '#shared/payments/availability';
+import { offeredCurrencies } from '#shared/schemas/pay';
 import { findMerchant } from '#shared/store/merchants';
 import { findOrderWithInvoice } from '#shared/store/orders';
 
@@ -13,11 +16,13 @@ import { findOrderWithInvoice } from '#shared/store/orders';
  * `UnknownOrderError` (404 ORDER_NOT_FOUND), never the contract's quirk bodies.
  */
 
-/** An order as the page needs it: the order, its current invoice and its merchant's profile. */
+/** An order as the page needs it: the order, its current invoice, its merchant's profile and what it can be paid in. */
 export interface PayPage {
   order: Order;
   invoice: Invoice | undefined;
   merchant: MerchantProfile;
+  /** The currencies the page offers: only those the merchant can be paid in (availability.ts). */
+  currencies: PayCurrency[];
 }
 
 /** Merchant profiles change rarely; a polling page should not read one every 3 seconds. */
@@ -37,7 +42,8 @@ async function merchantOf(userId: number): Promise<MerchantProfile> {
 
 /** The page of an order just read or changed. */
 export async function withMerchant(found: Found): Promise<PayPage> {
-  return { ...found, merchant: await merchantOf(found.order.user_id) };
+  const merchant = await merchantOf(found.order.user_id);
+  return { ...found, merchant, currencies: offeredCurrencies(merchant, (code) => canBePaidIn(merchant, code)) };
 }
 
 /** The order behind a page, or UnknownOrderError (a malformed id is never looked up). */

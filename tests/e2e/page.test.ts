@@ -286,17 +286,27 @@ describe('the payment page', () => {
     await chinese.close();
   });
 
-  it('a live merchant gets no sandbox control', async () => {
+  it('a live merchant gets no sandbox control, and is offered only what it can be paid in', async () => {
+    // This environment has no receiving keys, chain sources, LND node or EOS watcher: nothing on chain is offered.
     const { paymentUrl } = await createOrder({}, live);
     const page = await open(paymentUrl);
-    await eventually(() => status(page).textContent()).toBe('Choose how you want to pay.');
+    await eventually(() => status(page).textContent()).toBe('Live Shop cannot take payments here right now. Please contact Live Shop.');
     expect(await page.locator('.badge').count()).toBe(0);
-    expect(await page.locator('.picker button strong').allTextContents()).toEqual(['BTC', 'LTC', 'ETH', 'USDT_ERC20', 'USDC_ERC20', 'EOS', 'BCH', 'LBTC']);
-    // Live BTC needs a receiving key this environment lacks: the page says so and stays usable.
-    await page.getByRole('button', { name: /^BTC/ }).click();
-    await eventually(() => page.locator('.problem').textContent()).toBe('This payment method is not available right now. Please choose another.');
-    expect(await page.getByRole('button', { name: 'Simulate payment (sandbox)' }).count()).toBe(0);
+    expect(await page.locator('.picker').count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Cancel order' }).count()).toBe(1);
+    await page.screenshot({ path: artifact('live-nothing-to-pay-with'), fullPage: true });
+
+    // A gateway the merchant enabled is offered; without the platform's credentials its
+    // checkout answers PAYMENT_NOT_AVAILABLE: the page says so and stays usable.
+    const withAlipay = await newMerchant(false, 'Live Alipay Shop', { gateways: ['ALIPAY'] });
+    const second = await open((await createOrder({}, withAlipay)).paymentUrl);
+    await eventually(() => status(second).textContent()).toBe('Choose how you want to pay.');
+    expect(await second.locator('.picker button strong').allTextContents()).toEqual(['ALIPAY']);
+    await second.getByRole('button', { name: /^ALIPAY/ }).click();
+    await eventually(() => second.locator('.problem').textContent()).toBe('This payment method is not available right now. Please choose another.');
+    expect(await second.getByRole('button', { name: 'Simulate payment (sandbox)' }).count()).toBe(0);
     await page.close();
+    await second.close();
   });
 
   it('the sandbox gateway link opens a small test page with the amount', async () => {

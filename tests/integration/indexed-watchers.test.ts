@@ -12,6 +12,7 @@ import { listUnmatchedPayments, readIndexCursor, writeIndexCursor } from '#share
 import { client, newMerchant, startApi } from '../support/api';
 import { decodeIndependently } from '../support/bolt11-independent';
 import { HyperionTestServer } from '../support/hyperion-server';
+import { lightningAndEosEnv } from '../support/indexed-env';
 import { LND_TLS_CERT, LndTestServer } from '../support/lnd-server';
 import { stored } from '../support/watchers';
 
@@ -36,13 +37,7 @@ beforeAll(async () => {
   // Blocks from now on: the watchers' first run looks a day back on the real clock.
   hyperion = await new HyperionTestServer({ start: Date.now() }).start();
   // The providers read these on first use: live merchants get the LND node and the EOS account.
-  Object.assign(process.env, {
-    LND_REST_URL: lnd.url,
-    LND_MACAROON: lnd.macaroon.toString('hex'),
-    LND_TLS_CERT,
-    EOS_ACCOUNT: ACCOUNT,
-    EOS_HISTORY_URL: hyperion.url,
-  });
+  Object.assign(process.env, lightningAndEosEnv(lnd, hyperion, ACCOUNT));
   api = await startApi();
   call = client(api.url);
   token = (await newMerchant(false, 'Live Lightning and EOS Shop')).api_token;

@@ -1,5 +1,5 @@
 import type { Invoice, Order } from '#shared/domain/order';
-import { payPageView } from '#shared/schemas/pay';
+import { offeredCurrencies, payPageView } from '#shared/schemas/pay';
 import { BTC_INVOICE, BTC_ORDER, EOS_INVOICE, EOS_ORDER, type Examples, NEW_ORDER } from '#tools/openapi/examples';
 
 /** The payment page's public endpoints: the example order's merchant, as the page sees it. */
@@ -13,7 +13,9 @@ export const PAGE_MERCHANT = {
   created_at: '2019-04-01T08:00:00.000Z',
 };
 
-export const payPage = (order: Order, invoice?: Invoice) => payPageView({ order, invoice, merchant: PAGE_MERCHANT });
+/** A sandbox merchant can be paid in everything the page shows. */
+export const payPage = (order: Order, invoice?: Invoice) =>
+  payPageView({ order, invoice, merchant: PAGE_MERCHANT, currencies: offeredCurrencies(PAGE_MERCHANT, () => true) });
 
 export const PAY_ORDER_RESPONSE_EXAMPLES: Examples = {
   notCheckedOut: { summary: 'Before the buyer picks a currency: invoice is {}', value: payPage(NEW_ORDER) },

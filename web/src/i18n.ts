@@ -42,6 +42,7 @@ const en = {
   expiredMore: (merchant: string) =>
     `Prices are only held for a limited time, so this order can no longer be paid. If you already sent a payment, contact ${merchant}: it will be matched to this order. Otherwise go back and place the order again.`,
   contact: (merchant: string) => `Please contact ${merchant} for a new payment link.`,
+  noMethods: (merchant: string) => `${merchant} cannot take payments here right now. Please contact ${merchant}.`,
   back: (merchant: string) => `Back to ${merchant}`,
   unresolved: 'There is a problem with your payment.',
   UNDERPAID: (merchant: string) => `We received less than the amount due. ${merchant} has been notified and will contact you about the rest.`,
@@ -126,6 +127,7 @@ const zh: Strings = {
   expiredMore: (merchant) =>
     `价格仅在限定时间内有效，此订单已无法支付。如果您已付款，请联系 ${merchant}，款项会与此订单匹配；否则请返回商家重新下单。`,
   contact: (merchant) => `请联系 ${merchant} 获取新的支付链接。`,
+  noMethods: (merchant) => `${merchant} 目前无法在此收款，请联系 ${merchant}。`,
   back: (merchant) => `返回 ${merchant}`,
   unresolved: '您的付款存在问题。',
   UNDERPAID: (merchant) => `收到的金额少于应付金额。已通知 ${merchant}，商家会就差额与您联系。`,

@@ -96,6 +96,11 @@ function orderBody(order: PayOrder, invoice: PayInvoice | undefined, currencies:
   const backLink = back ? h('a', { class: 'button secondary', href: back, 'data-k': 'back' }, strings.back(merchant)) : null;
   const problem = state.problem ? h('p', { class: 'problem', role: 'alert' }, state.problem) : null;
 
+  if (order.status === 'NEW' && !ranOut(order, invoice) && !invoice && currencies.length === 0) {
+    // A live merchant with no payment method configured here: nothing to pick, say so.
+    setStatus(strings.noMethods(merchant), 'warn');
+    return [backLink, cancelControl()];
+  }
   if (order.status === 'NEW' && !ranOut(order, invoice)) {
     setStatus(invoice ? strings.waiting : strings.choose, 'info');
     return [

@@ -1,0 +1,33 @@
+import { eosConfig, lightningConfig, receivingConfig } from '#shared/core/config';
+import { currency as currencyInfo, isGateway } from '#shared/domain/currencies';
+import type { MerchantProfile } from '#shared/domain/merchant';
+import type { AddressCurrency } from '#shared/payments/addresses/types';
+import { watchedCurrencies } from '#shared/payments/watchers/config';
+import { SOURCE_FACTORIES } from '#shared/payments/watchers/sources';
+
+/**
+ * Which pay currencies a merchant can be paid in, from the configuration alone (no keys
+ * derived, no node asked): what the payment page offers. It follows the rules checkout applies
+ * (payment-methods.ts), so a live buyer is not offered a currency that then answers
+ * PAYMENT_NOT_AVAILABLE. Sandbox merchants can be "paid" in everything.
+ */
+
+let watched: ReadonlySet<string> | undefined;
+
+/** The pay currencies whose chain has a source with an adapter (their payments can be seen). */
+export const liveWatchedCurrencies = (): ReadonlySet<string> =>
+  (watched ??= watchedCurrencies(process.env, (kind) => SOURCE_FACTORIES[kind] !== undefined));
+
+/** The platform keys of the process (the fallback of a merchant without its own). */
+const platformXpub = (chain: AddressCurrency): string | undefined => receivingConfig().platformXpubs[chain];
+
+/** True when checkout would give `merchant` payment details in `code` (gateways: enabled for it). */
+export function canBePaidIn(merchant: Pick<MerchantProfile, 'sandbox' | 'gateways' | 'xpubs'>, code: string): boolean {
+  if (isGateway(code)) return merchant.sandbox || merchant.gateways.includes(code);
+  if (merchant.sandbox) return true;
+  if (code === 'EOS') return eosConfig().watched;
+  if (code === 'LBTC') return lightningConfig().restUrl !== undefined;
+  const chain = (currencyInfo(code).chain ?? code) as AddressCurrency;
+  const key = merchant.xpubs?.[chain] ?? platformXpub(chain);
+  return key !== undefined && liveWatchedCurrencies().has(code);
+}
