@@ -12,8 +12,12 @@ import { type Env, flag, nonNegativeInteger, optionalString, positiveInteger, re
  * Each `read...` function is pure over the environment it is given (tests pass their own).
  */
 
-/** A section read from `process.env` on first use and kept. */
-function section<T extends object>(read: (env: Env) => T): () => Readonly<T> {
+/**
+ * A section read from `process.env` on first use and kept. Parts whose settings have their
+ * own module (a chain's sources, the gateways' credentials) define their pure `read` there and
+ * make it a section with this, so the environment is still read here only, once.
+ */
+export function section<T extends object>(read: (env: Env) => T): () => Readonly<T> {
   let value: Readonly<T> | undefined;
   return () => (value ??= Object.freeze(read(process.env)));
 }
@@ -126,3 +130,7 @@ export const readWatchConfig = (env: Env) => ({
   watchIntervalSeconds: positiveInteger(env, 'WATCH_INTERVAL_SECONDS', 10),
 });
 export const watchConfig = section(readWatchConfig);
+
+/** The watch-chain function (AWS): the one chain it watches. */
+export const readWatchFunctionConfig = (env: Env) => ({ chain: requiredString(env, 'WATCH_CHAIN') });
+export const watchFunctionConfig = section(readWatchFunctionConfig);
