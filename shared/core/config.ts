@@ -52,6 +52,12 @@ export const readApiConfig = (env: Env) => ({
   orderTtlSeconds: positiveInteger(env, 'ORDER_TTL_SECONDS', 86_400),
   /** A payment this long after an invoice expired is still matched (UNRESOLVED, PAID_LATE). */
   latePaymentWindowSeconds: positiveInteger(env, 'LATE_PAYMENT_WINDOW_SECONDS', 7 * 86_400),
+  /**
+   * A PENDING order whose payments are still in no block this long after its invoice expired
+   * is EXPIRED (the transaction was dropped or double-spent). BTCPay's default monitoring
+   * window is the same 24 hours.
+   */
+  unconfirmedTimeoutSeconds: positiveInteger(env, 'UNCONFIRMED_TIMEOUT_SECONDS', 86_400),
 });
 export const apiConfig = section(readApiConfig);
 
