@@ -1,16 +1,15 @@
 import type { Context } from 'aws-lambda';
 import { readSecureParameter } from '#shared/aws/parameters';
-import { requiredString } from '#shared/core/env';
+import { watchFunctionConfig } from '#shared/core/config';
 import { logger } from '#shared/core/logger';
-import { emitMetrics } from '#shared/core/emf';
+import { publishGauge } from '#shared/core/metrics';
 import { formatDecimal } from '#shared/domain/money';
 import type { ChainWatcher, StepReport } from '#shared/services/chain-watcher';
 import { type IndexedChain, indexedChains, indexedWatcherFor, watchableChains, watcherFor, watchUntil } from '#shared/services/chain-watchers';
 import type { IndexedStepReport, IndexedWatcher } from '#shared/services/indexed-watcher';
 import type { PollSummary } from '#shared/services/watch-loop';
+import { chainSourcesConfig } from '#shared/payments/watchers/config';
 
-/** The chain this function watches (one function per configured chain, LBTC and EOS included). */
-const chain = requiredString(process.env, 'WATCH_CHAIN');
 /** Stop starting steps this long before the function's timeout: a step (bounded) must finish. */
 const STOP_MARGIN_MS = 60_000;
 /** Polling window of one run: the next scheduled run (every minute) takes over. */
@@ -19,11 +18,11 @@ const WINDOW_MS = 55_000;
 let blockWatcher: Promise<ChainWatcher> | undefined;
 let indexedWatcher: IndexedWatcher | undefined;
 
-const onError = (error: unknown, inARow: number) => logger.warn('chain watcher step failed', { chain, inARow, error: error as Error });
+const onError = (chain: string) => (error: unknown, inARow: number) => logger.warn('chain watcher step failed', { chain, inARow, error: error as Error });
 
 /** A block chain (BTC, LTC, BCH, ETH): blocks behind the tip, payments kept on decided orders. */
-async function watchBlocks(signal: AbortSignal): Promise<PollSummary<StepReport>> {
-  const config = watchableChains(process.env).find((candidate) => candidate.chain === chain);
+async function watchBlocks(chain: string, signal: AbortSignal): Promise<PollSummary<StepReport>> {
+  const config = watchableChains(chainSourcesConfig().sources).find((candidate) => candidate.chain === chain);
   if (!config) throw new Error(`${chain}: no source configured for this watcher`);
   // One watcher per container: it keeps the mempool transactions it examined across runs.
   blockWatcher ??= watcherFor(config, readSecureParameter).catch((error: unknown) => {
@@ -32,11 +31,11 @@ async function watchBlocks(signal: AbortSignal): Promise<PollSummary<StepReport>
   });
   return watchUntil(await blockWatcher, signal, {
     onStep: (report) => {
-      emitMetrics({ Chain: chain }, { ChainBlocksBehind: { value: report.behind, unit: 'Count' } });
+      publishGauge('ChainBlocksBehind', report.behind, { name: 'Chain', value: chain });
       if (report.blocks > 0 || report.booked > 0 || report.retracted > 0) logger.info('chain watched', { ...report, kept: undefined });
       for (const kept of report.kept) logger.error('a decided order kept a payment whose block left the chain', { chain, ...kept });
     },
-    onError,
+    onError: onError(chain),
   });
 }
 
@@ -46,16 +45,14 @@ async function watchBlocks(signal: AbortSignal): Promise<PollSummary<StepReport>
  * catches up or falls silent. A payment that finds no invoice is logged and counted
  * (UnmatchedPayments); EOS ones are also kept in the table for an operator.
  */
-async function watchIndexed(signal: AbortSignal): Promise<PollSummary<IndexedStepReport>> {
-  if (!indexedChains(process.env).includes(chain as IndexedChain)) throw new Error(`${chain}: no source configured for this watcher`);
-  indexedWatcher ??= indexedWatcherFor(chain as IndexedChain);
+async function watchIndexed(chain: IndexedChain, signal: AbortSignal): Promise<PollSummary<IndexedStepReport>> {
+  if (!indexedChains().includes(chain)) throw new Error(`${chain}: no source configured for this watcher`);
+  indexedWatcher ??= indexedWatcherFor(chain);
   return watchUntil(indexedWatcher, signal, {
     onStep: (report) => {
       const fresh = report.unmatched.filter((found) => found.first);
-      emitMetrics(
-        { Chain: chain },
-        { ChainBlocksBehind: { value: report.behind, unit: 'Count' }, UnmatchedPayments: { value: fresh.length, unit: 'Count' } },
-      );
+      publishGauge('ChainBlocksBehind', report.behind, { name: 'Chain', value: chain });
+      publishGauge('UnmatchedPayments', fresh.length, { name: 'Chain', value: chain });
       if (report.booked > 0) logger.info('payments watched', { ...report, unmatched: report.unmatched.length });
       for (const { transfer, reason } of fresh) {
         const details = { chain, reason, key: transfer.key, txid: transfer.txid, address: transfer.address, memo: transfer.memo, amount: formatDecimal(transfer.amount) };
@@ -64,7 +61,7 @@ async function watchIndexed(signal: AbortSignal): Promise<PollSummary<IndexedSte
         else logger.info('a settled invoice is not one of ours', details);
       }
     },
-    onError,
+    onError: onError(chain),
   });
 }
 
@@ -74,10 +71,12 @@ async function watchIndexed(signal: AbortSignal): Promise<PollSummary<IndexedSte
  * metric). Fails (the errors alarm) when no look at the source succeeded at all.
  */
 export const handler = async (_event: unknown, context: Context): Promise<{ steps: number; failures: number; behind?: number }> => {
+  // The chain this function watches (one function per configured chain, LBTC and EOS included).
+  const { chain } = watchFunctionConfig();
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), Math.min(WINDOW_MS, context.getRemainingTimeInMillis() - STOP_MARGIN_MS));
-  const indexed = chain === 'LBTC' || chain === 'EOS';
-  const summary = await (indexed ? watchIndexed(controller.signal) : watchBlocks(controller.signal)).finally(() => clearTimeout(timer));
+  const watching = chain === 'LBTC' || chain === 'EOS' ? watchIndexed(chain, controller.signal) : watchBlocks(chain, controller.signal);
+  const summary = await watching.finally(() => clearTimeout(timer));
   if (summary.steps === 0) throw new Error(`${chain}: no look at the chain succeeded in this run (${summary.failures} failures)`);
   return { steps: summary.steps, failures: summary.failures, behind: summary.last?.behind };
 };

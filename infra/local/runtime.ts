@@ -120,7 +120,7 @@ async function startChainWatchers(): Promise<{ chains: string[]; stop: () => Pro
   const { indexedChains, indexedWatcherFor, watchableChains, watcherFor, watchUntil } = await import('#shared/services/chain-watchers');
   const controller = new AbortController();
   // Locally a node URL is given directly (SSM parameter names are for AWS).
-  const configs = watchableChains(process.env).filter((config) => config.url !== undefined);
+  const configs = watchableChains(chainSources(process.env)).filter((config) => config.url !== undefined);
   const loops: Promise<unknown>[] = configs.map(async (config) =>
     watchUntil(await watcherFor(config), controller.signal, {
       onError: (error, inARow) => {
@@ -135,7 +135,7 @@ async function startChainWatchers(): Promise<{ chains: string[]; stop: () => Pro
     }),
   );
   // Lightning settlements and EOS transfers: the same loop over their own index.
-  const indexed = indexedChains(process.env);
+  const indexed = indexedChains();
   const indexedLoops = indexed.map((chain) =>
     watchUntil(indexedWatcherFor(chain), controller.signal, {
       onError: (error, inARow) => {

@@ -12,18 +12,25 @@ import { ConfigError, type Env, flag, nonNegativeInteger, optionalString, positi
  * Each `read...` function is pure over the environment it is given (tests pass their own).
  */
 
-/** A section read from `process.env` on first use and kept. */
-function section<T extends object>(read: (env: Env) => T): () => Readonly<T> {
+/**
+ * A section read from `process.env` on first use and kept. Parts whose settings have their
+ * own module (a chain's sources, the gateways' credentials) define their pure `read` there and
+ * make it a section with this, so the environment is still read here only, once.
+ */
+export function section<T extends object>(read: (env: Env) => T): () => Readonly<T> {
   let value: Readonly<T> | undefined;
   return () => (value ??= Object.freeze(read(process.env)));
 }
+
+/** The CloudWatch namespace of the service's metrics (the stack's alarms read it too). */
+export const METRICS_NAMESPACE = 'CryptoPayOrders';
 
 /** Logs and metrics. */
 export const readObservabilityConfig = (env: Env) => ({
   /** The `service` of every log line and metric (the stack sets it per function). */
   serviceName: optionalString(env, 'POWERTOOLS_SERVICE_NAME') ?? 'crypto-pay-orders',
   /** The CloudWatch namespace of the service's metrics. */
-  metricsNamespace: optionalString(env, 'POWERTOOLS_METRICS_NAMESPACE') ?? 'CryptoPayOrders',
+  metricsNamespace: optionalString(env, 'POWERTOOLS_METRICS_NAMESPACE') ?? METRICS_NAMESPACE,
 });
 export const observabilityConfig = section(readObservabilityConfig);
 
@@ -45,6 +52,12 @@ export const readApiConfig = (env: Env) => ({
   orderTtlSeconds: positiveInteger(env, 'ORDER_TTL_SECONDS', 86_400),
   /** A payment this long after an invoice expired is still matched (UNRESOLVED, PAID_LATE). */
   latePaymentWindowSeconds: positiveInteger(env, 'LATE_PAYMENT_WINDOW_SECONDS', 7 * 86_400),
+  /**
+   * A PENDING order whose payments are still in no block this long after its invoice expired
+   * is EXPIRED (the transaction was dropped or double-spent). BTCPay's default monitoring
+   * window is the same 24 hours.
+   */
+  unconfirmedTimeoutSeconds: positiveInteger(env, 'UNCONFIRMED_TIMEOUT_SECONDS', 86_400),
 });
 export const apiConfig = section(readApiConfig);
 
@@ -157,3 +170,7 @@ export const eosConfig = section(readEosConfig);
  */
 export const readLightningConfig = (env: Env) => ({ restUrl: optionalString(env, 'LND_REST_URL') });
 export const lightningConfig = section(readLightningConfig);
+
+/** The watch-chain function (AWS): the one chain it watches. */
+export const readWatchFunctionConfig = (env: Env) => ({ chain: requiredString(env, 'WATCH_CHAIN') });
+export const watchFunctionConfig = section(readWatchFunctionConfig);

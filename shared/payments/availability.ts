@@ -2,7 +2,7 @@ import { eosConfig, lightningConfig, receivingConfig } from '#shared/core/config
 import { currency as currencyInfo, isGateway } from '#shared/domain/currencies';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import type { AddressCurrency } from '#shared/payments/addresses/types';
-import { watchedCurrencies } from '#shared/payments/watchers/config';
+import { chainSourcesConfig, watchedCurrencies } from '#shared/payments/watchers/config';
 import { SOURCE_FACTORIES } from '#shared/payments/watchers/sources';
 
 /**
@@ -16,7 +16,7 @@ let watched: ReadonlySet<string> | undefined;
 
 /** The pay currencies whose chain has a source with an adapter (their payments can be seen). */
 export const liveWatchedCurrencies = (): ReadonlySet<string> =>
-  (watched ??= watchedCurrencies(process.env, (kind) => SOURCE_FACTORIES[kind] !== undefined));
+  (watched ??= watchedCurrencies(chainSourcesConfig().sources, (kind) => SOURCE_FACTORIES[kind] !== undefined));
 
 /** The platform keys of the process (the fallback of a merchant without its own). */
 const platformXpub = (chain: AddressCurrency): string | undefined => receivingConfig().platformXpubs[chain];

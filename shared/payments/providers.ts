@@ -1,8 +1,8 @@
-import { apiConfig, eosConfig, lightningConfig, ratesConfig, type readRatesConfig, receivingConfig } from '#shared/core/config';
+import { apiConfig, eosConfig, ratesConfig, type readRatesConfig, receivingConfig } from '#shared/core/config';
 import { HttpRateProvider } from '#shared/payments/http-rates';
 import { tableRateCache } from '#shared/store/rates';
 import { SandboxLightningNode } from '#shared/payments/lightning/index';
-import { lndClientFromEnv } from '#shared/payments/lightning/lnd-config';
+import { lndConfig } from '#shared/payments/lightning/lnd-config';
 import { LndRestNode } from '#shared/payments/lightning/lnd-rest';
 import type { PaymentMethods } from '#shared/payments/methods';
 import { NoRateProvider, type RateProvider, StaticRateProvider } from '#shared/payments/rates';
@@ -10,7 +10,7 @@ import { HdPaymentMethods } from '#shared/payments/payment-methods';
 import { SandboxGateway } from '#shared/payments/gateway';
 import { liveGateways } from '#shared/payments/gateways/router';
 import { liveWatchedCurrencies } from '#shared/payments/availability';
-import { ethereumConfig } from '#shared/payments/watchers/ethereum/config';
+import { ethereumSettings } from '#shared/payments/watchers/ethereum/config';
 
 /**
  * The payment providers of the process, each built the first time it is needed (so a module
@@ -42,8 +42,7 @@ export const rateProvider = (): RateProvider => (rates ??= liveRateProvider(rate
 
 /** The LND node live merchants' LBTC invoices come from, when LND_REST_URL names one. */
 function liveLightningNode(): LndRestNode | undefined {
-  if (lightningConfig().restUrl === undefined) return undefined;
-  const client = lndClientFromEnv(process.env);
+  const { client } = lndConfig();
   return client && new LndRestNode(client);
 }
 
@@ -62,7 +61,7 @@ export function paymentMethods(): PaymentMethods {
     // fails closed (PAYMENT_NOT_AVAILABLE), sandbox merchants get the sandbox gateway.
     gateway: liveGateways,
     sandboxGateway: new SandboxGateway(apiConfig().paymentPageUrl),
-    ethereum: ethereumConfig(process.env),
+    ethereum: ethereumSettings(),
     watchedCurrencies: liveWatchedCurrencies(),
   }));
 }

@@ -1,7 +1,6 @@
-import { eosConfig, lightningConfig, readEosConfig, readLightningConfig, watchConfig } from '#shared/core/config';
-import type { Env } from '#shared/core/env';
-import { lndClientFromEnv } from '#shared/payments/lightning/lnd-config';
-import { type ChainSourceConfig, chainSources } from '#shared/payments/watchers/config';
+import { eosConfig, lightningConfig, type readEosConfig, type readLightningConfig, watchConfig } from '#shared/core/config';
+import { lndConfig } from '#shared/payments/lightning/lnd-config';
+import type { ChainSourceConfig } from '#shared/payments/watchers/config';
 import { HyperionTransfers } from '#shared/payments/watchers/hyperion';
 import { LndSettlements } from '#shared/payments/watchers/lnd-settlements';
 import { createBlockSource, SOURCE_FACTORIES } from '#shared/payments/watchers/sources';
@@ -13,8 +12,8 @@ import { type PollOptions, type PollSummary, type Progress, type Stepper, pollCh
 export type SecretReader = (name: string) => Promise<string>;
 
 /** The configured chains that have an adapter: the ones a watcher runs for. */
-export function watchableChains(env: NodeJS.ProcessEnv): ChainSourceConfig[] {
-  return chainSources(env).filter((config) => SOURCE_FACTORIES[config.kind] !== undefined);
+export function watchableChains(sources: readonly ChainSourceConfig[]): ChainSourceConfig[] {
+  return sources.filter((config) => SOURCE_FACTORIES[config.kind] !== undefined);
 }
 
 /** The watcher of one configured chain; the endpoint read from its SSM parameter when it has one. */
@@ -32,10 +31,13 @@ export async function watcherFor(config: ChainSourceConfig, readSecret?: SecretR
 export type IndexedChain = 'LBTC' | 'EOS';
 
 /** The configured indexed sources: LBTC with `LND_REST_URL`, EOS with `EOS_ACCOUNT` and `EOS_HISTORY_URL`. */
-export function indexedChains(env: Env): IndexedChain[] {
+export function indexedChains(
+  lightning: ReturnType<typeof readLightningConfig> = lightningConfig(),
+  eos: ReturnType<typeof readEosConfig> = eosConfig(),
+): IndexedChain[] {
   const chains: IndexedChain[] = [];
-  if (readLightningConfig(env).restUrl !== undefined) chains.push('LBTC');
-  if (readEosConfig(env).watched) chains.push('EOS');
+  if (lightning.restUrl !== undefined) chains.push('LBTC');
+  if (eos.watched) chains.push('EOS');
   return chains;
 }
 
@@ -47,7 +49,7 @@ export function indexedChains(env: Env): IndexedChain[] {
  */
 export function indexedWatcherFor(chain: IndexedChain): IndexedWatcher {
   if (chain === 'LBTC') {
-    const client = lightningConfig().restUrl === undefined ? undefined : lndClientFromEnv(process.env);
+    const { client } = lndConfig();
     if (!client) throw new Error('LBTC: LND_REST_URL is not configured');
     return new IndexedWatcher(new LndSettlements(client), { keepUnmatched: false });
   }

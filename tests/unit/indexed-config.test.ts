@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readEosConfig } from '#shared/core/config';
+import { readEosConfig, readLightningConfig } from '#shared/core/config';
 import { ConfigError } from '#shared/core/env';
 import { indexedChains } from '#shared/services/chain-watchers';
 
@@ -7,9 +7,10 @@ describe('Lightning and EOS configuration (what is watched, what live merchants 
   it('EOS is watched only with both EOS_ACCOUNT and EOS_HISTORY_URL; LBTC with LND_REST_URL', () => {
     expect(readEosConfig({ EOS_ACCOUNT: 'shop.pay' })).toEqual({ account: 'shop.pay', historyUrl: undefined, watched: false });
     expect(readEosConfig({ EOS_ACCOUNT: 'shop.pay', EOS_HISTORY_URL: 'https://eos.hyperion.example' }).watched).toBe(true);
-    expect(indexedChains({})).toEqual([]);
-    expect(indexedChains({ EOS_ACCOUNT: 'shop.pay' })).toEqual([]);
-    expect(indexedChains({ LND_REST_URL: 'https://lnd:8080', EOS_ACCOUNT: 'shop.pay', EOS_HISTORY_URL: 'https://eos.example' })).toEqual(['LBTC', 'EOS']);
+    const chains = (env: Record<string, string>) => indexedChains(readLightningConfig(env), readEosConfig(env));
+    expect(chains({})).toEqual([]);
+    expect(chains({ EOS_ACCOUNT: 'shop.pay' })).toEqual([]);
+    expect(chains({ LND_REST_URL: 'https://lnd:8080', EOS_ACCOUNT: 'shop.pay', EOS_HISTORY_URL: 'https://eos.example' })).toEqual(['LBTC', 'EOS']);
   });
 
   it('refuses a history API without an account, a malformed account and a URL that is not http(s)', () => {

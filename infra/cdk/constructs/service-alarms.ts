@@ -88,14 +88,14 @@ export class ServiceAlarms extends Construct {
    * minutes, or that reports nothing at all (missing data is breaching: a silent watcher sees
    * no payments either). The watcher publishes ChainBlocksBehind after every step (EMF).
    */
-  alarmOnChainLag(id: string, chain: string, blocks: number, namespace: string): Alarm {
+  alarmOnChainLag(id: string, chain: string, blocks: number, metrics: { namespace: string; service: string }): Alarm {
     return this.add(
       new Alarm(this, id, {
         alarmDescription:
           blocks === 0
             ? `The ${chain} watcher has not caught up with its source once (or is silent) for 15 minutes: payments are not being seen. Check its logs and its ${chain === 'LBTC' ? 'LND node' : 'Hyperion history API'}.`
             : `The ${chain} watcher is more than ${blocks} blocks behind the chain's tip (or silent) for 15 minutes: payments are not being seen. Check its logs and its node or Esplora source.`,
-        metric: new Metric({ namespace, metricName: 'ChainBlocksBehind', dimensionsMap: { Chain: chain }, statistic: 'Minimum', period: Duration.minutes(5) }),
+        metric: new Metric({ namespace: metrics.namespace, metricName: 'ChainBlocksBehind', dimensionsMap: { service: metrics.service, Chain: chain }, statistic: 'Minimum', period: Duration.minutes(5) }),
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
         threshold: blocks,
         evaluationPeriods: 3,
@@ -110,11 +110,11 @@ export class ServiceAlarms extends Construct {
    * logs each one (with its transaction and memo) and publishes UnmatchedPayments (EMF); the
    * table keeps it (CHAIN#EOS, UNMATCHED#<global_sequence>).
    */
-  alarmOnUnmatchedPayments(id: string, chain: string, namespace: string): Alarm {
+  alarmOnUnmatchedPayments(id: string, chain: string, metrics: { namespace: string; service: string }): Alarm {
     return this.add(
       new Alarm(this, id, {
         alarmDescription: `A ${chain} payment matched no invoice (a wrong or missing memo): it cannot be booked on an order. Find it in the watcher's logs ("matches no invoice") and return it to its sender.`,
-        metric: new Metric({ namespace, metricName: 'UnmatchedPayments', dimensionsMap: { Chain: chain }, statistic: 'Sum', period: Duration.minutes(5) }),
+        metric: new Metric({ namespace: metrics.namespace, metricName: 'UnmatchedPayments', dimensionsMap: { service: metrics.service, Chain: chain }, statistic: 'Sum', period: Duration.minutes(5) }),
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
         threshold: 0,
         evaluationPeriods: 1,

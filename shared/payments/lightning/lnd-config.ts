@@ -15,6 +15,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { section } from '#shared/core/config';
 import { ConfigError, optionalString } from '#shared/core/env';
 import { type LndCredentials, LndRestClient } from '#shared/payments/lightning/lnd-rest';
 
@@ -85,3 +86,6 @@ export function lndClientFromEnv(env: Env): LndRestClient | undefined {
   });
   return new LndRestClient({ url: parsed.toString(), credentials });
 }
+
+/** The process's LND client (undefined without LND_REST_URL), read from the environment once, on first use. */
+export const lndConfig = section((env) => ({ client: lndClientFromEnv(env) }));
