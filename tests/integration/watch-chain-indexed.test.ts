@@ -14,6 +14,8 @@ describe('the watch-chain function for EOS (an indexed source, same schedule and
     hyperion = await new HyperionTestServer({ start: Date.now() }).start();
     // EOS: this file's own source, so its cursor (EOS) is shared with no other test.
     Object.assign(process.env, { WATCH_CHAIN: 'EOS', EOS_ACCOUNT: ACCOUNT, EOS_HISTORY_URL: hyperion.url, WATCH_INTERVAL_SECONDS: '1' });
+    // The test setup keeps metrics quiet (as the local runtime does); this file reads them.
+    delete process.env.POWERTOOLS_METRICS_DISABLED;
     const sent = hyperion.transfer({ from: 'buyeraccount', to: ACCOUNT, quantity: '4.2000 EOS', memo: 'for my order, thanks' });
     hyperion.finalize();
     const { handler } = await import('#functions/watch-chain/handler');
