@@ -108,7 +108,8 @@ async function startExpirySweeper(seconds: number): Promise<() => Promise<void>>
 
 /**
  * Runs the chain watcher of every chain with a source configured (BTC_ESPLORA_URL,
- * BTC_RPC_URL, ...), in process, as the AWS watcher functions do: each polls every
+ * BTC_RPC_URL, ...) and the Lightning and EOS watchers (LND_REST_URL; EOS_ACCOUNT with
+ * EOS_HISTORY_URL), in process, as the AWS watcher functions do: each polls every
  * WATCH_INTERVAL_SECONDS and backs off on errors. Returns the chains and the stop.
  */
 async function startChainWatchers(): Promise<{ chains: string[]; stop: () => Promise<void> }> {

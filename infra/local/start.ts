@@ -31,7 +31,7 @@ console.log(`Payment page:   ${runtime.paymentPageUrl}`);
 console.log(`Demo merchant:  user_id ${runtime.demo.user_id} (sandbox)`);
 console.log(`Demo API token: ${runtime.demo.api_token}`);
 console.log(`Callback secret: ${runtime.demo.callback_secret}`);
-console.log(`Chain watchers: ${runtime.watching.length ? runtime.watching.join(', ') : 'none (set BTC_ESPLORA_URL, BTC_RPC_URL, ... to watch a chain)'}`);
+console.log(`Chain watchers: ${runtime.watching.length ? runtime.watching.join(', ') : 'none (set BTC_ESPLORA_URL, BTC_RPC_URL, ..., LND_REST_URL or EOS_HISTORY_URL to watch one)'}`);
 console.log('');
 console.log('Try:');
 console.log(

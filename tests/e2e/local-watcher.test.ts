@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { killGroup, runScript, startScript, stopLeftoverJava, type Started } from '../support/processes';
+import { eventually, killGroup, runScript, startScript, stopLeftoverJava, type Started } from '../support/processes';
 import type { FaultyServer } from '../support/chain-http';
 import { startEsploraServer } from '../support/esplora-server';
 import { UtxoChain } from '../support/utxo-chain';
@@ -22,15 +22,6 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
   await esplora?.close();
 });
-
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 describe('the local runtime watches the configured chains', () => {
   it('a live BTC order goes NEW -> PENDING -> PAID from real transactions on a local Esplora server', { timeout: 90_000 }, async () => {

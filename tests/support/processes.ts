@@ -118,3 +118,13 @@ export function stopLeftoverJava(dataDir: string): void {
     // No pid file: nothing was started.
   }
 }
+
+/** Reads until `done` says yes or `timeoutMs` passed (a started runtime's state), answering the last value read. */
+export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
