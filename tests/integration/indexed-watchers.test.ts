@@ -5,7 +5,7 @@ import { formatDecimal, parseDecimal } from '#shared/domain/money';
 import { LndRestClient } from '#shared/payments/lightning/lnd-rest';
 import { HyperionTransfers } from '#shared/payments/watchers/hyperion';
 import { LndSettlements } from '#shared/payments/watchers/lnd-settlements';
-import { SourceError } from '#shared/payments/watchers/source';
+import { type IndexedSource, SourceError } from '#shared/payments/watchers/source';
 import { IndexedWatcher } from '#shared/services/indexed-watcher';
 import { expireDueOrders } from '#shared/services/lifecycle';
 import { listUnmatchedPayments, readIndexCursor, writeIndexCursor } from '#shared/store/index-cursors';
@@ -232,6 +232,32 @@ describe('EOS (Hyperion) for a live merchant', () => {
     hyperion.finalize();
     expect(await watcher().step()).toMatchObject({ booked: 1 });
     expect((await stored(id)).order).toMatchObject({ status: 'UNRESOLVED', unresolved_reason: 'PAID_TO_REPLACED_INVOICE' });
+  });
+
+  it('two runs at once: the one whose cursor write comes second yields, and the payment is booked once', async () => {
+    const { watcher, cursorName } = eosWatchers();
+    await watcher().step();
+    const { id, invoice } = await checkedOut('EOS');
+    pay(invoice.memo!, quantity(invoice.pay_amount));
+    hyperion.finalize();
+    // A source whose answer arrives only after another run has booked and moved the cursor.
+    const inner = new HyperionTransfers({ url: hyperion.url, account: ACCOUNT, backoffMs: 5 });
+    let other: Awaited<ReturnType<IndexedWatcher['step']>> | undefined;
+    const slow: IndexedSource = {
+      chain: 'EOS',
+      after: async (cursor, limit) => {
+        const answer = await inner.after(cursor, limit);
+        other = await watcher().step();
+        return answer;
+      },
+    };
+    const late = await new IndexedWatcher(slow, { cursorName }).step();
+    expect(other).toMatchObject({ booked: 1, yielded: false });
+    expect(late).toMatchObject({ booked: 1, yielded: true });
+    const paid = await stored(id);
+    expect(paid.order.status).toBe('PAID');
+    expect(paid.invoice!.payments).toHaveLength(1);
+    expect((await readIndexCursor(cursorName))!.position).toBe(other!.cursor);
   });
 
   it('a Hyperion answer that is garbage or times out books nothing and keeps the cursor', async () => {
