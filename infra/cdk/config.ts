@@ -2,6 +2,9 @@ import { ConfigError, nonNegativeInteger, positiveInteger } from '#shared/core/e
 import { deriveAddress, type AddressCurrency } from '#shared/payments/addresses/index';
 import { type ChainSourceConfig, chainSources } from '#shared/payments/watchers/config';
 
+/** Where the API token key is read from unless tokenHmacKeyParameter names another parameter. */
+export const DEFAULT_TOKEN_KEY_PARAMETER = '/crypto-pay-orders/token-hmac-key';
+
 /**
  * Every deploy-time setting. Each is read from CDK context (`-c key=value` or cdk.json) first,
  * then from the environment variable of the deploying shell; docs/deploy.md lists them all.
@@ -40,6 +43,10 @@ export const SETTINGS = {
   apiWriteRateLimit: { env: 'API_WRITE_RATE_LIMIT', about: 'requests/s of each write route (default 20)' },
   apiWriteBurstLimit: { env: 'API_WRITE_BURST_LIMIT', about: 'burst of each write route (default 40)' },
   alarmEmail: { env: 'ALARM_EMAIL', about: 'e-mail address subscribed to the alarm topic' },
+  tokenHmacKeyParameter: {
+    env: 'TOKEN_HMAC_KEY_PARAMETER',
+    about: `SSM SecureString parameter name holding the key API tokens are stored under (HMAC; default ${DEFAULT_TOKEN_KEY_PARAMETER})`,
+  },
   btcEsploraUrl: { env: 'BTC_ESPLORA_URL', about: 'https Esplora REST API watched for BTC payments' },
   ltcEsploraUrl: { env: 'LTC_ESPLORA_URL', about: 'https Esplora REST API watched for LTC payments' },
   btcRpcUrl: { env: 'BTC_RPC_URL', about: 'SSM SecureString parameter name holding the bitcoind JSON-RPC URL (with credentials)' },
@@ -74,6 +81,8 @@ export interface DeployConfig {
   handlerEnvironment: Readonly<Record<string, string>>;
   /** Handler variable -> SSM parameter name; the value stays in SSM, functions may read only these. */
   gatewayCredentialParameters: Readonly<Record<string, string>>;
+  /** The SSM SecureString holding the API token key: read by the functions that authenticate merchants. */
+  tokenKeyParameter: string;
   apiThrottle: { read: Throttle; write: Throttle };
   /**
    * Each chain with a source: one watcher function each. Esplora URLs are public (in every
@@ -200,6 +209,9 @@ export function readDeployConfig(context: ContextLookup, env: NodeJS.ProcessEnv)
     paymentPage: readPaymentPage(raw, fail),
     handlerEnvironment,
     gatewayCredentialParameters,
+    tokenKeyParameter:
+      matching('tokenHmacKeyParameter', /^\/[A-Za-z0-9_.\-/]{1,1010}$/, 'an SSM parameter name starting with "/" (the name, never the key)') ??
+      DEFAULT_TOKEN_KEY_PARAMETER,
     apiThrottle: {
       read: { rateLimit: integer('apiRateLimit', 100), burstLimit: integer('apiBurstLimit', 200) },
       write: { rateLimit: integer('apiWriteRateLimit', 20), burstLimit: integer('apiWriteBurstLimit', 40) },

@@ -31,6 +31,10 @@ export const SERVICE_NAME = 'crypto-pay-orders';
  */
 export const INVOICE_FUNCTIONS: ReadonlySet<string> = new Set(['create-order', 'checkout-order', 'pay-checkout-order']);
 
+/** Route functions that authenticate merchants: only these may read the API token key. */
+export const authenticatingFunctions = (routes: readonly Route[]): ReadonlySet<string> =>
+  new Set(routes.filter((route) => !route.public).map((route) => route.fn));
+
 /** Route functions that put deliveries on the callback queue (a merchant's redelivery request). */
 export const CALLBACK_SENDERS: ReadonlySet<string> = new Set(['redeliver-callback']);
 
@@ -105,6 +109,7 @@ export class CryptoPayStack extends Stack {
     const pageOrigin = config.paymentPage.url ? new URL(config.paymentPage.url).origin : this.paymentPage.origin;
 
     const functions = new Map<string, ServiceFunction>();
+    const authenticating = authenticatingFunctions(ROUTES);
     const addFunction = (folder: string, tableAccess: TableAccess, timeout?: Duration) => {
       const fn = new ServiceFunction(this, constructId(folder), {
         folder,
@@ -116,7 +121,10 @@ export class CryptoPayStack extends Stack {
         // As the local runtime does, every handler knows the queue URL: modules that read it at
         // load time are shared by functions that never send. Sending needs a grant below.
         environment: { ...config.handlerEnvironment, PAYMENT_PAGE_URL: pageUrl, CALLBACK_QUEUE_URL: this.callbacks.queue.queueUrl },
-        parameters: INVOICE_FUNCTIONS.has(folder) ? config.gatewayCredentialParameters : {},
+        parameters: {
+          ...(INVOICE_FUNCTIONS.has(folder) ? config.gatewayCredentialParameters : {}),
+          ...(authenticating.has(folder) ? { TOKEN_HMAC_KEY_PARAMETER: config.tokenKeyParameter } : {}),
+        },
       });
       functions.set(folder, fn);
       return fn.function;

@@ -1,4 +1,4 @@
-import { type Env, flag, nonNegativeInteger, optionalString, positiveInteger, requiredString } from '#shared/core/env';
+import { ConfigError, type Env, flag, nonNegativeInteger, optionalString, positiveInteger, requiredString, secretSource } from '#shared/core/env';
 
 /**
  * The service's configuration: every environment variable a handler reads is read and checked
@@ -54,6 +54,19 @@ export const readAuthConfig = (env: Env) => ({
   cacheSeconds: nonNegativeInteger(env, 'AUTH_CACHE_SECONDS', 30),
 });
 export const authConfig = section(readAuthConfig);
+
+/**
+ * The server-side key API tokens are stored under (HMAC-SHA256): `TOKEN_HMAC_KEY_PARAMETER`
+ * (the name of an SSM SecureString; the AWS stack sets it), `TOKEN_HMAC_KEY_FILE` (a file,
+ * created with 32 random bytes and mode 0600 if missing; the local runtime's DATA_DIR) or
+ * `TOKEN_HMAC_KEY` (the key itself, at least 32 characters). Exactly one is required.
+ */
+export const readTokenKeyConfig = (env: Env) => {
+  const source = secretSource(env, 'TOKEN_HMAC_KEY');
+  if (!source) throw new ConfigError('one of TOKEN_HMAC_KEY_PARAMETER, TOKEN_HMAC_KEY_FILE or TOKEN_HMAC_KEY is required');
+  return { source };
+};
+export const tokenKeyConfig = section(readTokenKeyConfig);
 
 /**
  * Which callback URLs may be used: read by order creation (a URL is checked when it is given)

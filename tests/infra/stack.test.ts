@@ -7,7 +7,8 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { awsRouteKey } from '#infra/cdk/constructs/order-api';
-import { CALLBACK_SENDERS, CryptoPayStack, EVENT_FUNCTIONS, functionAccess, INVOICE_FUNCTIONS } from '#infra/cdk/stack';
+import { DEFAULT_TOKEN_KEY_PARAMETER } from '#infra/cdk/config';
+import { authenticatingFunctions, CALLBACK_SENDERS, CryptoPayStack, EVENT_FUNCTIONS, functionAccess, INVOICE_FUNCTIONS } from '#infra/cdk/stack';
 import { ROUTES } from '#shared/http/routes';
 import { TABLE_KEYS } from '#shared/store/table';
 import {
@@ -284,18 +285,48 @@ describe('least privilege', () => {
     expect(resourcesOf(template, 'AWS::IAM::Role')[roleId(folder)]?.Properties?.ManagedPolicyArns).toBeUndefined();
   });
 
+  /** The SSM statements of a function's role naming this parameter. */
+  const ssmReading = (folder: string, parameter: string) =>
+    statementsOfRole(template, roleId(folder)).filter(
+      (s) => actionsOf(s).some((a) => a.startsWith('ssm:')) && JSON.stringify(s.Resource).includes(`:parameter${parameter}"`),
+    );
+
   it('lets only invoice-making functions read the gateway credential parameters, by name', () => {
     for (const folder of INVOICE_FUNCTIONS) expect(ACCESS.has(folder), `${folder} is not a function folder`).toBe(true);
     for (const folder of FOLDERS) {
-      const ssm = statementsOfRole(template, roleId(folder)).filter((s) => actionsOf(s).some((a) => a.startsWith('ssm:')));
+      const ssm = ssmReading(folder, ALIPAY_PARAMETER);
       if (INVOICE_FUNCTIONS.has(folder)) {
         expect(ssm).toHaveLength(1);
         expect(actionsOf(ssm[0]!)).toContain('ssm:GetParameter');
-        expect(JSON.stringify(ssm[0]!.Resource)).toContain(`:parameter${ALIPAY_PARAMETER}"`);
         expect(environmentOf(folder).ALIPAY_CREDENTIALS_PARAMETER).toBe(ALIPAY_PARAMETER);
       } else {
         expect(ssm, folder).toEqual([]);
         expect(environmentOf(folder)).not.toHaveProperty('ALIPAY_CREDENTIALS_PARAMETER');
+      }
+    }
+  });
+
+  it('lets only the functions that authenticate merchants read the API token key, and nothing else from SSM', () => {
+    const authenticating = authenticatingFunctions(ROUTES);
+    expect([...authenticating]).toEqual(expect.arrayContaining(['create-order', 'get-order', 'list-orders', 'redeliver-callback']));
+    expect(authenticating.has('pay-get-order')).toBe(false);
+    for (const folder of FOLDERS) {
+      const ssm = ssmReading(folder, DEFAULT_TOKEN_KEY_PARAMETER);
+      const parameters = statementsOfRole(template, roleId(folder))
+        .filter((s) => actionsOf(s).some((a) => a.startsWith('ssm:')))
+        .flatMap((s) => JSON.stringify(s.Resource).match(/:parameter\/[^"]+/g) ?? []);
+      const expected = [
+        ...(authenticating.has(folder) ? [`:parameter${DEFAULT_TOKEN_KEY_PARAMETER}`] : []),
+        ...(INVOICE_FUNCTIONS.has(folder) ? [`:parameter${ALIPAY_PARAMETER}`] : []),
+      ];
+      expect(parameters.sort(), folder).toEqual(expected.sort());
+      if (authenticating.has(folder)) {
+        expect(ssm, folder).toHaveLength(1);
+        expect(actionsOf(ssm[0]!)).toContain('ssm:GetParameter');
+        expect(environmentOf(folder).TOKEN_HMAC_KEY_PARAMETER).toBe(DEFAULT_TOKEN_KEY_PARAMETER);
+      } else {
+        expect(ssm, folder).toEqual([]);
+        expect(environmentOf(folder)).not.toHaveProperty('TOKEN_HMAC_KEY_PARAMETER');
       }
     }
   });

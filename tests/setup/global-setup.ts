@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { TestProject } from 'vitest/node';
 import { ensureTable, LOCAL_AWS_ENV, startDynamoDbLocal } from '#infra/local/dynamodb';
 import { startLocalSqs } from '#infra/local/sqs';
@@ -29,6 +30,8 @@ export default async function setup(project: TestProject) {
     POWERTOOLS_LOG_LEVEL: 'ERROR',
     // No CloudWatch here: the metrics' own test turns them on.
     POWERTOOLS_METRICS_DISABLED: 'true',
+    // The server-side key API tokens are stored under (HMAC), as the stack's SSM parameter.
+    TOKEN_HMAC_KEY: randomBytes(32).toString('hex'),
   });
   project.provide('dynamodbEndpoint', dynamodb.endpoint);
   return async () => {
