@@ -42,6 +42,10 @@ export const SETTINGS = {
   apiBurstLimit: { env: 'API_BURST_LIMIT', about: 'burst, stage default and read routes (default 200)' },
   apiWriteRateLimit: { env: 'API_WRITE_RATE_LIMIT', about: 'requests/s of each write route (default 20)' },
   apiWriteBurstLimit: { env: 'API_WRITE_BURST_LIMIT', about: 'burst of each write route (default 40)' },
+  quotaMerchantRate: { env: 'QUOTA_MERCHANT_RATE', about: 'requests/s of each merchant, 0 turns it off (handler default 10)' },
+  quotaMerchantBurst: { env: 'QUOTA_MERCHANT_BURST', about: 'burst of each merchant (handler default 20)' },
+  quotaPublicRate: { env: 'QUOTA_PUBLIC_RATE', about: 'requests/s of each client address on the payment page routes, 0 turns it off (handler default 5)' },
+  quotaPublicBurst: { env: 'QUOTA_PUBLIC_BURST', about: 'burst of each client address on the payment page routes (handler default 10)' },
   alarmEmail: { env: 'ALARM_EMAIL', about: 'e-mail address subscribed to the alarm topic' },
   tokenHmacKeyParameter: {
     env: 'TOKEN_HMAC_KEY_PARAMETER',
@@ -152,9 +156,14 @@ export function readDeployConfig(context: ContextLookup, env: NodeJS.ProcessEnv)
     'callbackTimeoutMs',
     'callbackSweepGraceSeconds',
     'rateMaxAgeSeconds',
+    'quotaMerchantBurst',
+    'quotaPublicBurst',
   ] as const;
   for (const key of handlerNumbers) {
     if (raw(key) !== undefined) handlerEnvironment[SETTINGS[key].env] = String(integer(key, 1));
+  }
+  for (const key of ['quotaMerchantRate', 'quotaPublicRate'] as const) {
+    if (raw(key) !== undefined) handlerEnvironment[SETTINGS[key].env] = String(integer(key, 0, nonNegativeInteger));
   }
   if (raw('authCacheSeconds') !== undefined) {
     handlerEnvironment[SETTINGS.authCacheSeconds.env] = String(integer('authCacheSeconds', 0, nonNegativeInteger));

@@ -15,6 +15,7 @@ import { ServiceAlarms } from '#infra/cdk/constructs/service-alarms';
 import { ServiceFunction, type TableAccess } from '#infra/cdk/constructs/service-function';
 import { PAYMENT_PAGE_DIR } from '#infra/cdk/paths';
 import { ROUTES, type Route } from '#shared/http/routes';
+import { QUOTA_PREFIX } from '#shared/store/keys';
 
 export interface CryptoPayStackProps extends StackProps {
   readonly config: DeployConfig;
@@ -110,7 +111,7 @@ export class CryptoPayStack extends Stack {
 
     const functions = new Map<string, ServiceFunction>();
     const authenticating = authenticatingFunctions(ROUTES);
-    const addFunction = (folder: string, tableAccess: TableAccess, timeout?: Duration) => {
+    const addFunction = (folder: string, tableAccess: TableAccess, timeout?: Duration, routeFunction = false) => {
       const fn = new ServiceFunction(this, constructId(folder), {
         folder,
         serviceName: SERVICE_NAME,
@@ -120,7 +121,14 @@ export class CryptoPayStack extends Stack {
         timeout,
         // As the local runtime does, every handler knows the queue URL: modules that read it at
         // load time are shared by functions that never send. Sending needs a grant below.
-        environment: { ...config.handlerEnvironment, PAYMENT_PAGE_URL: pageUrl, CALLBACK_QUEUE_URL: this.callbacks.queue.queueUrl },
+        environment: {
+          ...config.handlerEnvironment,
+          PAYMENT_PAGE_URL: pageUrl,
+          CALLBACK_QUEUE_URL: this.callbacks.queue.queueUrl,
+          // Route functions count each client's requests in the table (README "Rate limits").
+          ...(routeFunction ? { QUOTA_STORE: 'table' } : {}),
+        },
+        writablePrefix: routeFunction ? QUOTA_PREFIX : undefined,
         parameters: {
           ...(INVOICE_FUNCTIONS.has(folder) ? config.gatewayCredentialParameters : {}),
           ...(authenticating.has(folder) ? { TOKEN_HMAC_KEY_PARAMETER: config.tokenKeyParameter } : {}),
@@ -131,7 +139,7 @@ export class CryptoPayStack extends Stack {
     };
 
     for (const [folder, tableAccess] of functionAccess(ROUTES)) {
-      const fn = addFunction(folder, tableAccess);
+      const fn = addFunction(folder, tableAccess, undefined, true);
       if (CALLBACK_SENDERS.has(folder)) this.callbacks.grantEnqueue(fn);
     }
     const expireOrders = addFunction(EVENT_FUNCTIONS.expireOrders, 'write', Duration.seconds(50));

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ROUTES } from '#shared/http/routes';
+import { readQuotaConfig } from '#shared/core/config';
 import { createApiServer, type RouteBinding } from '#infra/local/http-adapter';
 import { apiFunctions } from '#infra/local/handlers';
 import { ensureTable, LOCAL_AWS_ENV, startDynamoDbLocal, type LocalDynamoDb } from '#infra/local/dynamodb';
@@ -22,6 +23,12 @@ export interface RuntimeOptions {
   dynamodbEndpoint?: string;
   /** How often the expiry handler runs (EventBridge does it every minute in AWS). */
   expirySweepSeconds: number;
+  /**
+   * The adapter's request quotas beyond the limits (QUOTA_MERCHANT_RATE, ...; read from the
+   * environment as the handlers read them): how many buckets to keep and the trusted client
+   * address header, if any (QUOTA_MAX_KEYS, QUOTA_CLIENT_IP_HEADER).
+   */
+  quotas?: { maxKeys: number; clientIpHeader?: string };
 }
 
 export interface DemoMerchant {
@@ -51,6 +58,9 @@ export interface RuntimeState {
 }
 
 const PAGE_PREFIX = '/pay/';
+
+/** Buckets the local adapter keeps by default (QUOTA_MAX_KEYS): about a megabyte at most. */
+export const DEFAULT_QUOTA_KEYS = 10_000;
 
 /**
  * A previous run killed with SIGKILL leaves its DynamoDB Local running on our data. Stop it
@@ -228,7 +238,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         sweepSeconds: options.expirySweepSeconds,
       }),
     );
-    const server = createApiServer(bindings, [staticFiles(PAGE_PREFIX, resolve('web/dist'))]);
+    const limits = readQuotaConfig(process.env);
+    const server = createApiServer(bindings, [staticFiles(PAGE_PREFIX, resolve('web/dist'))], {
+      quotas: { merchant: limits.merchant, public: limits.public, maxKeys: options.quotas?.maxKeys ?? DEFAULT_QUOTA_KEYS, clientIpHeader: options.quotas?.clientIpHeader },
+    });
     await new Promise<void>((done, fail) => {
       server.once('error', fail);
       server.listen(port, options.host ?? '127.0.0.1', done);
