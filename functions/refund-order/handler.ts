@@ -1,5 +1,8 @@
 import { orderActionHandler } from '#shared/http/order-action';
-import { refundOrder } from '#shared/services/lifecycle';
+import { requestRefund } from '#shared/services/gateway-payments';
 
-/** POST /v1/orders/:order_id/refund: PAID -> REFUND_PENDING (REFUNDED once the refund is sent). */
-export const handler = orderActionHandler(refundOrder);
+/**
+ * POST /v1/orders/:order_id/refund: PAID -> REFUND_PENDING; a live gateway order is refunded
+ * at its gateway too (REFUNDED once it confirms). Other currencies wait for the merchant.
+ */
+export const handler = orderActionHandler(requestRefund);

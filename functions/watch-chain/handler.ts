@@ -2,7 +2,7 @@ import type { Context } from 'aws-lambda';
 import { readSecureParameter } from '#shared/aws/parameters';
 import { requiredString } from '#shared/core/env';
 import { logger } from '#shared/core/logger';
-import { emitMetrics } from '#shared/core/emf';
+import { publishGauge } from '#shared/core/metrics';
 import type { ChainWatcher } from '#shared/services/chain-watcher';
 import { watchableChains, watcherFor, watchUntil } from '#shared/services/chain-watchers';
 
@@ -32,7 +32,7 @@ export const handler = async (_event: unknown, context: Context): Promise<{ step
   const timer = setTimeout(() => controller.abort(), Math.min(WINDOW_MS, context.getRemainingTimeInMillis() - STOP_MARGIN_MS));
   const summary = await watchUntil(await watcher, controller.signal, {
     onStep: (report) => {
-      emitMetrics({ Chain: chain }, { ChainBlocksBehind: { value: report.behind, unit: 'Count' } });
+      publishGauge('ChainBlocksBehind', report.behind, { name: 'Chain', value: chain });
       if (report.blocks > 0 || report.booked > 0 || report.retracted > 0) logger.info('chain watched', { ...report, kept: undefined });
       for (const kept of report.kept) logger.error('a decided order kept a payment whose block left the chain', { chain, ...kept });
     },

@@ -6,7 +6,7 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Construct } from 'constructs';
 import type { DeployConfig } from '#infra/cdk/config';
 import type { ChainSourceConfig } from '#shared/payments/watchers/config';
-import { METRICS_NAMESPACE } from '#shared/core/emf';
+import { METRICS_NAMESPACE } from '#shared/core/config';
 import { CallbackPipeline } from '#infra/cdk/constructs/callback-pipeline';
 import { OrderApi } from '#infra/cdk/constructs/order-api';
 import { OrderTable } from '#infra/cdk/constructs/order-table';
@@ -27,14 +27,23 @@ export interface CryptoPayStackProps extends StackProps {
 export const SERVICE_NAME = 'crypto-pay-orders';
 
 /**
- * Route functions that create invoices and so may call a payment gateway: create-order (with
- * `pay_currency`), checkout-order and the payment page's pay-checkout-order. Only these may read the gateway credential parameters.
+ * Functions that call a payment gateway, the only ones that may read the gateway credential
+ * parameters: the invoice makers (create-order with `pay_currency`, checkout-order, the page's
+ * pay-checkout-order), refund-order (gateway refunds), expire-orders (asks the gateway before
+ * expiring) and the gateways' notification endpoints (verify with the gateway's key).
  */
-export const INVOICE_FUNCTIONS: ReadonlySet<string> = new Set(['create-order', 'checkout-order', 'pay-checkout-order']);
+export const GATEWAY_FUNCTIONS: ReadonlySet<string> = new Set([
+  'create-order',
+  'checkout-order',
+  'pay-checkout-order',
+  'refund-order',
+  'expire-orders',
+  ...ROUTES.filter((route) => route.gateway).map((route) => route.fn),
+]);
 
 /** Route functions that authenticate merchants: only these may read the API token key. */
 export const authenticatingFunctions = (routes: readonly Route[]): ReadonlySet<string> =>
-  new Set(routes.filter((route) => !route.public).map((route) => route.fn));
+  new Set(routes.filter((route) => !route.public && !route.gateway).map((route) => route.fn));
 
 /** Route functions that put deliveries on the callback queue (a merchant's redelivery request). */
 export const CALLBACK_SENDERS: ReadonlySet<string> = new Set(['redeliver-callback']);
@@ -130,7 +139,7 @@ export class CryptoPayStack extends Stack {
         },
         writablePrefix: routeFunction ? QUOTA_PREFIX : undefined,
         parameters: {
-          ...(INVOICE_FUNCTIONS.has(folder) ? config.gatewayCredentialParameters : {}),
+          ...(GATEWAY_FUNCTIONS.has(folder) ? config.gatewayCredentialParameters : {}),
           ...(authenticating.has(folder) ? { TOKEN_HMAC_KEY_PARAMETER: config.tokenKeyParameter } : {}),
         },
       });
@@ -165,6 +174,8 @@ export class CryptoPayStack extends Stack {
     });
     // The page is static and the API's URL is known only at deploy time: it is written into index.html.
     this.paymentPage.publishConfig({ apiBaseUrl: this.api.url });
+    // Gateways post their notifications to the API: the functions that open trades name it.
+    for (const folder of GATEWAY_FUNCTIONS) functions.get(folder)?.function.addEnvironment('PUBLIC_API_URL', this.api.url);
 
     this.alarms = new ServiceAlarms(this, 'Alarms', { email: config.alarmEmail });
     this.alarms.alarmWhenQueueHasMessages(
@@ -180,7 +191,7 @@ export class CryptoPayStack extends Stack {
       );
     }
     this.alarms.alarmOnStreamLag('OrderEventsLag', orderEvents);
-    for (const chain of watchers) this.alarms.alarmOnChainLag(`${constructId(watcherKey(chain))}Lag`, chain, LAG_ALARM_BLOCKS[chain] ?? 3, METRICS_NAMESPACE);
+    for (const chain of watchers) this.alarms.alarmOnChainLag(`${constructId(watcherKey(chain))}Lag`, chain, LAG_ALARM_BLOCKS[chain] ?? 3, { namespace: METRICS_NAMESPACE, service: SERVICE_NAME });
     for (const [folder, fn] of functions) {
       this.alarms.alarmOnErrors(`${constructId(folder)}Errors`, fn.function, `${folder} invocations are failing`);
     }

@@ -20,6 +20,9 @@ const loaders: Record<string, () => Promise<{ handler: LambdaHandler }>> = {
   'pay-checkout-order': () => import('#functions/pay-checkout-order/handler'),
   'pay-cancel-order': () => import('#functions/pay-cancel-order/handler'),
   'pay-sandbox-pay': () => import('#functions/pay-sandbox-pay/handler'),
+  'alipay-notify': () => import('#functions/alipay-notify/handler'),
+  'aliglobal-notify': () => import('#functions/aliglobal-notify/handler'),
+  'wechat-notify': () => import('#functions/wechat-notify/handler'),
 };
 
 /** Loads once, then hands out the same module, as a warm Lambda would (import() per call is slow under tsx). */

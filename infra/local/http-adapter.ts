@@ -197,9 +197,11 @@ export function clientAddress(request: IncomingMessage, trustedHeader: string | 
 /**
  * Takes one request from its client's bucket; the RateLimitedError to answer, if it is empty.
  * A merchant route's client is the merchant its token names (a token that names none is left
- * to the handler's 401); a public route's, the client's address.
+ * to the handler's 401); a public route's, the client's address; gateway notifications have none.
  */
 async function overQuota(request: IncomingMessage, route: Route, quotas: LocalQuotas, buckets: TokenBuckets): Promise<RateLimitedError | undefined> {
+  // A gateway's signed notification is not a client's request: it is never refused for quota.
+  if (route.gateway) return undefined;
   let key: string;
   let limit: BucketLimit;
   if (route.public) {

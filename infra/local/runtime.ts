@@ -211,6 +211,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       TABLE_NAME: tableName,
       DYNAMODB_ENDPOINT: dynamodbEndpoint,
       PAYMENT_PAGE_URL: paymentPageUrl,
+      // Where gateways post notifications (a tunnel's URL when a real gateway should reach this machine).
+      PUBLIC_API_URL: process.env.PUBLIC_API_URL ?? `${url}/`,
       CALLBACK_QUEUE_URL: sqs.callbackQueueUrl,
       CALLBACK_DLQ_URL: sqs.callbackDeadLetterQueueUrl,
       SQS_ENDPOINT: sqs.endpoint,

@@ -18,12 +18,15 @@ function section<T extends object>(read: (env: Env) => T): () => Readonly<T> {
   return () => (value ??= Object.freeze(read(process.env)));
 }
 
+/** The CloudWatch namespace of the service's metrics (the stack's alarms read it too). */
+export const METRICS_NAMESPACE = 'CryptoPayOrders';
+
 /** Logs and metrics. */
 export const readObservabilityConfig = (env: Env) => ({
   /** The `service` of every log line and metric (the stack sets it per function). */
   serviceName: optionalString(env, 'POWERTOOLS_SERVICE_NAME') ?? 'crypto-pay-orders',
   /** The CloudWatch namespace of the service's metrics. */
-  metricsNamespace: optionalString(env, 'POWERTOOLS_METRICS_NAMESPACE') ?? 'CryptoPayOrders',
+  metricsNamespace: optionalString(env, 'POWERTOOLS_METRICS_NAMESPACE') ?? METRICS_NAMESPACE,
 });
 export const observabilityConfig = section(readObservabilityConfig);
 

@@ -21,3 +21,13 @@ export function countMetric(name: string, value = 1): void {
 export function publishMetrics(): void {
   if (metrics?.hasStoredMetrics()) metrics.publishStoredMetrics();
 }
+
+/**
+ * Publishes one value at once under an extra dimension (besides `service`), e.g. how far a
+ * chain's watcher is behind its tip per chain: a Powertools single metric, one log line.
+ */
+export function publishGauge(name: string, value: number, dimension: Readonly<{ name: string; value: string }>): void {
+  const single = serviceMetrics().singleMetric();
+  single.addDimension(dimension.name, dimension.value);
+  single.addMetric(name, MetricUnit.Count, value);
+}

@@ -1,3 +1,5 @@
+import { PAY_CURRENCIES } from '#shared/domain/currencies';
+
 /** Largest request body the API reads (API Gateway allows 10 MB; no valid request nears 64 KB). */
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -8,12 +10,13 @@ export const MAX_SANDBOX_PAYMENT_FACTOR = 1000;
 export const MAX_OFFSET = 1000;
 
 /**
- * Invoices one order may have. Each crypto invoice takes a fresh address from the key's
- * sequence; a buyer who switches back to a currency gets its still-valid invoice again, so
- * only switching after invoices expire uses more. Bounded because wallets stop scanning after
- * a gap of unused addresses (see README, "Keys, accounts and gateways").
+ * Invoices one order may have: one in every pay currency, and 5 more made after earlier ones
+ * expired. Each crypto invoice takes a fresh address from the key's sequence; a buyer who
+ * switches back to a currency gets its still-valid invoice again, so only switching after
+ * invoices expire uses more. Bounded because wallets stop scanning after a gap of unused
+ * addresses (see README, "Keys, accounts and gateways").
  */
-export const MAX_INVOICES_PER_ORDER = 10;
+export const MAX_INVOICES_PER_ORDER = PAY_CURRENCIES.length + 5;
 
 /**
  * Fields one request body may have. Unknown fields are ignored (real MugglePay clients send

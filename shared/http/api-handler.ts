@@ -32,6 +32,8 @@ export interface ApiInput<TBody, TQuery> {
   /** The authenticated merchant (public endpoints: never read it). */
   merchant: MerchantProfile;
   now: Date;
+  /** The caller's IP address as API Gateway saw it (the buyer's, on the payment page's endpoints). */
+  clientIp: string | undefined;
 }
 
 export interface ApiOptions<TBody, TQuery> {
@@ -148,6 +150,7 @@ export function apiHandler<TBody = undefined, TQuery = undefined>(
         path: event.pathParameters ?? {},
         merchant: state.merchant as MerchantProfile,
         now: new Date(),
+        clientIp: event.requestContext?.http?.sourceIp,
       });
     });
   // Lambda calls handlers with (event, context); middy's third argument is optional at run time.

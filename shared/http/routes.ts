@@ -15,6 +15,11 @@ export interface Route {
    * only capability. They get their own, tighter, throttling in AWS.
    */
   public?: true;
+  /**
+   * A payment gateway's notification endpoint: no merchant token, answered only when the
+   * gateway's signature verifies, in the gateway's own format (not the API's JSON errors).
+   */
+  gateway?: true;
 }
 
 export const ROUTES: readonly Route[] = [
@@ -36,4 +41,8 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/v1/pay/{order_id}/checkout', fn: 'pay-checkout-order', access: 'write', public: true },
   { method: 'POST', path: '/v1/pay/{order_id}/cancel', fn: 'pay-cancel-order', access: 'write', public: true },
   { method: 'POST', path: '/v1/pay/{order_id}/sandbox-pay', fn: 'pay-sandbox-pay', access: 'write', public: true },
+  // Payment gateways' asynchronous notifications (signed by the gateway; no token).
+  { method: 'POST', path: '/v1/gateways/alipay/notify', fn: 'alipay-notify', access: 'write', gateway: true },
+  { method: 'POST', path: '/v1/gateways/aliglobal/notify', fn: 'aliglobal-notify', access: 'write', gateway: true },
+  { method: 'POST', path: '/v1/gateways/wechat/notify', fn: 'wechat-notify', access: 'write', gateway: true },
 ];

@@ -25,6 +25,8 @@ export interface PaymentRequest {
   mobile: boolean;
   fast: boolean;
   now: Date;
+  /** The caller's IP address (WeChat Pay's H5 payments need the buyer's). */
+  clientIp?: string;
 }
 
 /** Produces payment details for an invoice: addresses, memos, Lightning or gateway links. */

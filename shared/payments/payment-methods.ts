@@ -158,11 +158,14 @@ export class HdPaymentMethods implements PaymentMethods {
     if (!gateway) throw new PaymentNotAvailableError(`${request.currency} gateway is not configured`);
     const { url } = await gateway.createPayment({
       gateway: request.currency,
+      orderId: request.orderId,
       invoiceId: request.invoiceId,
       amount: request.amount,
       description: request.description,
       mobile: request.mobile,
       expiresAt: request.expiresAt,
+      now: request.now,
+      clientIp: request.clientIp,
     });
     return { payment_address: url, payment_uri: url, gateway_url: url };
   }

@@ -6,6 +6,7 @@ import type { PaymentMethods } from '#shared/payments/methods';
 import { NoRateProvider, type RateProvider, StaticRateProvider } from '#shared/payments/rates';
 import { HdPaymentMethods } from '#shared/payments/payment-methods';
 import { SandboxGateway } from '#shared/payments/gateway';
+import { liveGateways } from '#shared/payments/gateways/router';
 import { watchedCurrencies } from '#shared/payments/watchers/config';
 import { SOURCE_FACTORIES } from '#shared/payments/watchers/sources';
 import { ethereumConfig } from '#shared/payments/watchers/ethereum/config';
@@ -47,9 +48,9 @@ export function paymentMethods(): PaymentMethods {
     eosAccount: undefined,
     lightning: undefined,
     sandboxLightning: new SandboxLightningNode(),
-    // Live gateway adapters (credentials from SSM) are not built yet: live merchants get
-    // PAYMENT_NOT_AVAILABLE for gateways, sandbox merchants the sandbox gateway.
-    gateway: undefined,
+    // Live gateways (credentials from SSM or the environment); one without credentials
+    // fails closed (PAYMENT_NOT_AVAILABLE), sandbox merchants get the sandbox gateway.
+    gateway: liveGateways,
     sandboxGateway: new SandboxGateway(apiConfig().paymentPageUrl),
     ethereum: ethereumConfig(process.env),
     watchedCurrencies: watchedCurrencies(process.env, (kind) => SOURCE_FACTORIES[kind] !== undefined),

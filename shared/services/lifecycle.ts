@@ -19,7 +19,8 @@ import type { OrderStatus } from '#shared/domain/statuses';
 import { confirmationsRequired } from '#shared/payments/confirmations';
 import { evaluatePayment } from '#shared/domain/payment-evaluation';
 import { changeOrder } from '#shared/services/order-changes';
-import { type DueCursor, findDueOrders, findInvoice } from '#shared/store/orders';
+import { type DueCursor, findDueOrders } from '#shared/store/orders';
+import { findInvoice } from '#shared/store/invoices';
 
 const unknown = () => new UnknownOrderError();
 
@@ -36,9 +37,19 @@ export function cancelOrder(owner: MerchantProfile | undefined, orderId: unknown
   });
 }
 
-/** PAID -> REFUND_PENDING; the refund's completion arrives through {@link completeRefund}. */
-export function refundOrder(owner: MerchantProfile, orderId: unknown, now: Date): Promise<Found> {
+/**
+ * PAID -> REFUND_PENDING; the refund's completion arrives through {@link completeRefund}.
+ * `repeatable` says which REFUND_PENDING orders may be asked again (answered unchanged: a
+ * gateway's refund is retried by asking again).
+ */
+export function refundOrder(
+  owner: MerchantProfile,
+  orderId: unknown,
+  now: Date,
+  options: { repeatable?: (found: Found) => boolean } = {},
+): Promise<Found> {
   return changeOrder(checkedId(orderId), owner, unknown, (found) => {
+    if (found.order.status === 'REFUND_PENDING' && options.repeatable?.(found)) return undefined;
     if (found.order.status !== 'PAID') throw new RefundFailedError();
     return moveTo(found, 'REFUND_PENDING', now);
   });
@@ -74,6 +85,10 @@ export interface PaymentReport {
   block?: { height: number; hash: string };
   /** Restrict to this merchant's orders (the sandbox endpoint). */
   owner?: MerchantProfile;
+  /** The currency the reporter was paid in: an invoice in another one is not paid by it (nothing recorded). */
+  currency?: string;
+  /** When the payment happened, if the reporter knows (a gateway's payment time); default `now`. */
+  seenAt?: Date;
   now: Date;
 }
 
@@ -133,6 +148,8 @@ export function recordPayments(reports: readonly PaymentReport[]): Promise<Found
   return changeOrder(checkedId(first.orderId), first.owner, unknown, async (found) => {
     const { invoice, replaced } = await targetInvoice(found, first.invoiceId);
     if (!invoice) throw new InvoiceNotExistError();
+    // Paid in another currency than the invoice's (a gateway's trade for another invoice): not this payment.
+    if (first.currency !== undefined && invoice.pay_currency !== first.currency) return undefined;
     const required = confirmationsRequired(invoice.pay_currency);
     let payments = invoice.payments ?? [];
     let changed = false;
@@ -156,7 +173,7 @@ export function recordPayments(reports: readonly PaymentReport[]): Promise<Found
         ...(report.key !== undefined ? { key } : {}),
         amount: formatDecimal(amount),
         confirmations,
-        seen_at: previous?.seen_at ?? report.now.toISOString(),
+        seen_at: previous?.seen_at ?? (report.seenAt ?? report.now).toISOString(),
         ...(report.block ? { block_height: report.block.height, block_hash: report.block.hash } : {}),
       };
       payments = [...payments.filter((p) => paymentKey(p) !== key), payment];
@@ -246,11 +263,15 @@ export interface ExpirySweep {
 
 const EXPIRY_SWEEP: ExpirySweep = { pageSize: 100, concurrency: 8, maxOrders: 2_000 };
 
+/** Asked before an order is expired; `keep` leaves it NEW for the next run. */
+export type BeforeExpiry = (found: Found, now: Date) => Promise<'expire' | 'keep'>;
+
 /** Expires one due order; true if this call expired it. */
-async function expireOrder(orderId: string, now: Date): Promise<boolean> {
-  const result = await changeOrder(orderId, undefined, unknown, (found) => {
+async function expireOrder(orderId: string, now: Date, beforeExpiry?: BeforeExpiry): Promise<boolean> {
+  const result = await changeOrder(orderId, undefined, unknown, async (found) => {
     const due = found.order.due_at;
     if (found.order.status !== 'NEW' || !due || Date.parse(due) > now.getTime()) return undefined;
+    if (beforeExpiry && (await beforeExpiry(found, now)) === 'keep') return undefined;
     return moveTo(found, 'EXPIRED', now);
   });
   return result.order.status === 'EXPIRED' && result.order.updated_at === now.toISOString();
@@ -264,7 +285,12 @@ async function expireOrder(orderId: string, now: Date): Promise<boolean> {
  * fails) does not hold back the rest: the others are tried, then the first store error is
  * thrown (the next run tries it again). Returns the count.
  */
-export async function expireDueOrders(now: Date, sweep: Partial<ExpirySweep> = {}): Promise<number> {
+export async function expireDueOrders(
+  now: Date,
+  sweep: Partial<ExpirySweep> = {},
+  /** Asked before each expiry (a gateway may know of a payment whose notification is late); `keep` skips it. */
+  beforeExpiry?: BeforeExpiry,
+): Promise<number> {
   const { pageSize, concurrency, maxOrders } = { ...EXPIRY_SWEEP, ...sweep };
   let expired = 0;
   let seen = 0;
@@ -278,7 +304,7 @@ export async function expireDueOrders(now: Date, sweep: Partial<ExpirySweep> = {
     const worker = async () => {
       for (let orderId = queue.shift(); orderId !== undefined; orderId = queue.shift()) {
         try {
-          if (await expireOrder(orderId, now)) expired += 1;
+          if (await expireOrder(orderId, now, beforeExpiry)) expired += 1;
         } catch (error) {
           // Gone, or busy with other writes (it stays due): the next run sees it again.
           if (error instanceof UnknownOrderError || error instanceof ConcurrentUpdateError) continue;

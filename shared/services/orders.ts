@@ -96,7 +96,7 @@ async function priceInvoice(merchant: MerchantProfile, order: Order, payCurrency
 }
 
 /** Asks the payment method for the invoice's address (an HD index is taken here). */
-async function withPaymentDetails(merchant: MerchantProfile, order: Order, priced: PricedInvoice, now: Date): Promise<Invoice> {
+async function withPaymentDetails(merchant: MerchantProfile, order: Order, priced: PricedInvoice, now: Date, clientIp?: string): Promise<Invoice> {
   const details = await paymentMethods().paymentDetails({
     merchant,
     orderId: order.order_id,
@@ -108,6 +108,7 @@ async function withPaymentDetails(merchant: MerchantProfile, order: Order, price
     mobile: order.mobile,
     fast: order.fast,
     now,
+    clientIp,
   });
   const { rate, ...fields } = priced;
   return { ...fields, ...details, rate };
@@ -124,7 +125,7 @@ async function releaseInvoice(merchant: MerchantProfile, invoice: Invoice): Prom
 }
 
 /** Create Order: stores a NEW order; with `pay_currency` it is checked out at once. */
-export async function createOrder(merchant: MerchantProfile, input: CreateOrderInput, now: Date) {
+export async function createOrder(merchant: MerchantProfile, input: CreateOrderInput, now: Date, clientIp?: string) {
   const priceCurrency = input.price_currency ?? 'USD';
   const price = parsePrice(input.price_amount, priceCurrency);
   const token = callbackToken(input);
@@ -146,7 +147,7 @@ export async function createOrder(merchant: MerchantProfile, input: CreateOrderI
   let order = newOrder(identity, { amount: price, currency: priceCurrency }, choices, apiConfig().orderTtlSeconds, now);
   let invoice: Invoice | undefined;
   if (payCurrency) {
-    invoice = await withPaymentDetails(merchant, order, await priceInvoice(merchant, order, payCurrency, now), now);
+    invoice = await withPaymentDetails(merchant, order, await priceInvoice(merchant, order, payCurrency, now), now, clientIp);
     order = checkedOutWith(order, invoice);
   }
   try {
@@ -206,14 +207,14 @@ async function reusableInvoice(found: Found, payCurrency: string, now: Date): Pr
  * A new invoice for the order: priced first (a refusal takes nothing), then one of the
  * order's bounded slots, then its address. 429 TOO_MANY_INVOICES when the slots are gone.
  */
-async function newInvoice(merchant: MerchantProfile, found: Found, payCurrency: string, now: Date): Promise<Invoice> {
+async function newInvoice(merchant: MerchantProfile, found: Found, payCurrency: string, now: Date, clientIp?: string): Promise<Invoice> {
   const priced = await priceInvoice(merchant, found.order, payCurrency, now);
   const existing = found.order.invoice_id ? 1 : 0;
   if (!(await claimInvoiceSlot(found.order.order_id, MAX_INVOICES_PER_ORDER, existing))) {
     throw new TooManyInvoicesError(MAX_INVOICES_PER_ORDER);
   }
   try {
-    return await withPaymentDetails(merchant, found.order, priced, now);
+    return await withPaymentDetails(merchant, found.order, priced, now, clientIp);
   } catch (error) {
     await releaseInvoiceSlot(found.order.order_id);
     throw error;
@@ -229,7 +230,7 @@ async function newInvoice(merchant: MerchantProfile, found: Found, payCurrency: 
  * MAX_INVOICES_PER_ORDER invoices; an invoice that never became current (a lost race, a
  * failed write) is deleted and its address index given back.
  */
-export async function checkoutOrder(merchant: MerchantProfile, orderId: unknown, code: string, now: Date) {
+export async function checkoutOrder(merchant: MerchantProfile, orderId: unknown, code: string, now: Date, clientIp?: string) {
   if (!isId(orderId)) throw new OrderDoesNotExistError();
   const payCurrency = payCurrencyFor(code);
   /** The invoice this request made, once made (retries show it rather than make another). */
@@ -249,7 +250,7 @@ export async function checkoutOrder(merchant: MerchantProfile, orderId: unknown,
         return { order: found.order, invoice: found.invoice, paymentUrl: paymentUrlFor(found.order, found.invoice) };
       }
       const previous = await reusableInvoice(found, payCurrency, now);
-      const invoice = previous ?? made ?? (made = await newInvoice(merchant, found, payCurrency, now));
+      const invoice = previous ?? made ?? (made = await newInvoice(merchant, found, payCurrency, now, clientIp));
       if (invoice === made && !stored) {
         await storeInvoice(made);
         stored = true;

@@ -8,10 +8,10 @@ import { getPayPage, type PayPage } from '#shared/services/pay-page';
  */
 
 /** The buyer picks (or switches) the currency of a NEW order: Checkout Order as its merchant. */
-export async function checkoutPayPage(orderId: unknown, payCurrency: string, now: Date): Promise<PayPage> {
+export async function checkoutPayPage(orderId: unknown, payCurrency: string, now: Date, clientIp?: string): Promise<PayPage> {
   const { merchant } = await getPayPage(orderId);
   try {
-    const { order, invoice } = await checkoutOrder(merchant, orderId, payCurrency, now);
+    const { order, invoice } = await checkoutOrder(merchant, orderId, payCurrency, now, clientIp);
     return { order, invoice, merchant };
   } catch (error) {
     // Checkout's own not-found is the contract's 422 quirk; the page's endpoints say 404.

@@ -313,14 +313,6 @@ export async function findInvoicesByAddresses(
   return found;
 }
 
-/** One invoice of an order (current or replaced), or undefined. */
-export async function findInvoice(orderId: string, invoiceId: string): Promise<Invoice | undefined> {
-  const result = await db().send(
-    new GetCommand({ TableName: tableName(), Key: invoiceKey(orderId, invoiceId), ConsistentRead: true }),
-  );
-  return result.Item ? invoiceFromItem(result.Item) : undefined;
-}
-
 /**
  * NEW orders whose due time has passed, from the sparse expiry index (keys only): at most
  * `limit` of them over all shards, the oldest first, and the cursor of the next page (undefined

@@ -8,7 +8,7 @@ import type { IConstruct } from 'constructs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { awsRouteKey } from '#infra/cdk/constructs/order-api';
 import { DEFAULT_TOKEN_KEY_PARAMETER } from '#infra/cdk/config';
-import { authenticatingFunctions, CALLBACK_SENDERS, CryptoPayStack, EVENT_FUNCTIONS, functionAccess, INVOICE_FUNCTIONS } from '#infra/cdk/stack';
+import { authenticatingFunctions, CALLBACK_SENDERS, CryptoPayStack, EVENT_FUNCTIONS, functionAccess, GATEWAY_FUNCTIONS } from '#infra/cdk/stack';
 import { ROUTES } from '#shared/http/routes';
 import { TABLE_KEYS } from '#shared/store/table';
 import { QUOTA_PREFIX } from '#shared/store/keys';
@@ -305,14 +305,18 @@ describe('least privilege', () => {
       (s) => actionsOf(s).some((a) => a.startsWith('ssm:')) && JSON.stringify(s.Resource).includes(`:parameter${parameter}"`),
     );
 
-  it('lets only invoice-making functions read the gateway credential parameters, by name', () => {
-    for (const folder of INVOICE_FUNCTIONS) expect(ACCESS.has(folder), `${folder} is not a function folder`).toBe(true);
-    for (const folder of FOLDERS) {
+  it('lets only the functions that call a gateway read its credential parameters, by name, and tells them the API URL', () => {
+    for (const folder of GATEWAY_FUNCTIONS) {
+      expect(ACCESS.has(folder) || Object.values(EVENT_FUNCTIONS).includes(folder as never), `${folder} is not a function folder`).toBe(true);
+    }
+    expect([...GATEWAY_FUNCTIONS]).toEqual(expect.arrayContaining(['refund-order', 'expire-orders', 'alipay-notify', 'aliglobal-notify', 'wechat-notify']));
+    for (const folder of [...FOLDERS, ...Object.values(EVENT_FUNCTIONS)]) {
       const ssm = ssmReading(folder, ALIPAY_PARAMETER);
-      if (INVOICE_FUNCTIONS.has(folder)) {
+      if (GATEWAY_FUNCTIONS.has(folder)) {
         expect(ssm).toHaveLength(1);
         expect(actionsOf(ssm[0]!)).toContain('ssm:GetParameter');
         expect(environmentOf(folder).ALIPAY_CREDENTIALS_PARAMETER).toBe(ALIPAY_PARAMETER);
+        expect(JSON.stringify(environmentOf(folder).PUBLIC_API_URL)).toContain('execute-api');
       } else {
         expect(ssm, folder).toEqual([]);
         expect(environmentOf(folder)).not.toHaveProperty('ALIPAY_CREDENTIALS_PARAMETER');
@@ -324,14 +328,15 @@ describe('least privilege', () => {
     const authenticating = authenticatingFunctions(ROUTES);
     expect([...authenticating]).toEqual(expect.arrayContaining(['create-order', 'get-order', 'list-orders', 'redeliver-callback']));
     expect(authenticating.has('pay-get-order')).toBe(false);
-    for (const folder of FOLDERS) {
+    expect(authenticating.has('alipay-notify')).toBe(false);
+    for (const folder of [...FOLDERS, ...Object.values(EVENT_FUNCTIONS)]) {
       const ssm = ssmReading(folder, DEFAULT_TOKEN_KEY_PARAMETER);
       const parameters = statementsOfRole(template, roleId(folder))
         .filter((s) => actionsOf(s).some((a) => a.startsWith('ssm:')))
         .flatMap((s) => JSON.stringify(s.Resource).match(/:parameter\/[^"]+/g) ?? []);
       const expected = [
         ...(authenticating.has(folder) ? [`:parameter${DEFAULT_TOKEN_KEY_PARAMETER}`] : []),
-        ...(INVOICE_FUNCTIONS.has(folder) ? [`:parameter${ALIPAY_PARAMETER}`] : []),
+        ...(GATEWAY_FUNCTIONS.has(folder) ? [`:parameter${ALIPAY_PARAMETER}`] : []),
       ];
       expect(parameters.sort(), folder).toEqual(expected.sort());
       if (authenticating.has(folder)) {

@@ -57,9 +57,9 @@ describe('chain watchers in AWS', () => {
   it('alarms when a watcher falls behind the tip or goes silent, and on its errors', () => {
     const alarms = Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm')).map((a) => a.Properties!);
     const lag = alarms.filter((a) => a.MetricName === 'ChainBlocksBehind');
-    expect(lag.map((a) => [(a.Dimensions as { Value: string }[])[0]!.Value, a.Threshold])).toEqual([
-      ['BTC', 3],
-      ['LTC', 12],
+    expect(lag.map((a) => [(a.Dimensions as { Name: string; Value: string }[]).map((d) => `${d.Name}=${d.Value}`).sort().join(','), a.Threshold])).toEqual([
+      ['Chain=BTC,service=crypto-pay-orders', 3],
+      ['Chain=LTC,service=crypto-pay-orders', 12],
     ]);
     for (const alarm of lag) {
       expect(alarm).toMatchObject({ Namespace: 'CryptoPayOrders', Statistic: 'Minimum', EvaluationPeriods: 3, TreatMissingData: 'breaching', ComparisonOperator: 'GreaterThanThreshold' });

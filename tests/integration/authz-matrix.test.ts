@@ -79,6 +79,7 @@ afterAll(async () => {
 const infos = (): RouteInfo[] => ROUTES.map(describeRoute);
 const merchantRoutes = () => infos().filter((info) => info.audience === 'merchant');
 const publicRoutes = () => infos().filter((info) => info.audience === 'public');
+const gatewayRoutes = () => infos().filter((info) => info.audience === 'gateway');
 
 /** The request a caller makes on a route: A's style of valid request, for `orderId` when the route takes one. */
 function requestFor(info: RouteInfo, token: string | undefined, orderId?: string, body?: Record<string, unknown>): FuzzRequest {
@@ -294,6 +295,26 @@ describe('public payment-page routes (/v1/pay/)', () => {
       covered.add(`anonymous ${info.key}`);
     }
   }, 60_000);
+});
+
+describe("gateways' notification routes (/v1/gateways/)", () => {
+  it('refuse anything not signed by the gateway, with or without any token, and change nothing', async () => {
+    expect(gatewayRoutes().length).toBeGreaterThanOrEqual(2);
+    for (const info of gatewayRoutes()) {
+      const order = a.orders[0]!.order_id;
+      const bodies = ['', `out_trade_no=${order.replace(/-/g, '')}&trade_status=TRADE_SUCCESS&total_amount=1.00`, JSON.stringify({ order_id: order })];
+      for (const token of [undefined, a.token, b.token]) {
+        for (const body of bodies) {
+          const request: FuzzRequest = { method: 'POST', path: info.route.path, headers: { ...(token ? { token } : {}), 'content-type': 'application/x-www-form-urlencoded' }, body };
+          const response = await call(request);
+          expect(response.status, `${info.key}: ${describeResponse(response)}`).toBeGreaterThanOrEqual(400);
+          expect(response.status).toBeLessThan(500);
+        }
+      }
+      covered.add(`anonymous ${info.key}`);
+      covered.add(`B ${info.key}`);
+    }
+  });
 });
 
 describe('afterwards', () => {

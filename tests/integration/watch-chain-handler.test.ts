@@ -10,11 +10,13 @@ afterAll(async () => esplora?.close());
 const contextWith = (remainingMs: number) => ({ getRemainingTimeInMillis: () => remainingMs }) as unknown as Context;
 
 describe('the watch-chain function (AWS, one per chain, every minute)', () => {
-  it('polls its chain within the run, publishes how far behind it is (EMF), and fails a run where nothing worked', async () => {
+  it('polls its chain within the run, publishes how far behind it is (a Powertools metric), and fails a run where nothing worked', async () => {
     const chain = new UtxoChain('LTC');
     esplora = await startEsploraServer(chain);
     // LTC: this file's own chain, so its cursor is shared with no other test.
     Object.assign(process.env, { WATCH_CHAIN: 'LTC', LTC_ESPLORA_URL: esplora.url, WATCH_INTERVAL_SECONDS: '1' });
+    // The test setup keeps metrics quiet (as the local runtime does); this file reads them.
+    delete process.env.POWERTOOLS_METRICS_DISABLED;
     const { handler } = await import('#functions/watch-chain/handler');
     const lines: string[] = [];
     const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
@@ -31,7 +33,7 @@ describe('the watch-chain function (AWS, one per chain, every minute)', () => {
       expect(metrics[0]).toMatchObject({
         Chain: 'LTC',
         ChainBlocksBehind: 0,
-        _aws: { CloudWatchMetrics: [{ Namespace: 'CryptoPayOrders', Dimensions: [['Chain']], Metrics: [{ Name: 'ChainBlocksBehind', Unit: 'Count' }] }] },
+        _aws: { CloudWatchMetrics: [{ Namespace: 'CryptoPayOrders', Dimensions: [['service', 'Chain']], Metrics: [{ Name: 'ChainBlocksBehind', Unit: 'Count' }] }] },
       });
 
       esplora.fault({ kind: 'error', times: 1000 });

@@ -16,7 +16,7 @@ import { ChainWatcher, type ChainWatcherOptions } from '#shared/services/chain-w
 import { EsploraSource } from '#shared/payments/watchers/esplora';
 import { SourceError, type Block, type BlockSource } from '#shared/payments/watchers/source';
 import { expireDueOrders } from '#shared/services/lifecycle';
-import { findInvoice } from '#shared/store/orders';
+import { findInvoice } from '#shared/store/invoices';
 import { readCursor } from '#shared/store/chain-cursors';
 import { deriveAddress } from '#shared/payments/addresses/index';
 

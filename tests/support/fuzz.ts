@@ -104,6 +104,8 @@ const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0,
 
 /** Routes under this prefix are the payment page's: no token, the order id is the capability. */
 export const PUBLIC_PREFIX = '/v1/pay/';
+/** Routes under this prefix are payment gateways' notification endpoints: no token, the gateway's signature, the gateway's answers. */
+export const GATEWAY_PREFIX = '/v1/gateways/';
 /** Path parameter names that hold an order id. Any other parameter fails classification. */
 const ORDER_PARAMS = new Set(['order_id', 'id', 'orderId']);
 
@@ -131,7 +133,7 @@ export interface RouteInfo {
   route: Route;
   /** "POST /v1/orders/{order_id}/cancel" */
   key: string;
-  audience: 'public' | 'merchant';
+  audience: 'public' | 'merchant' | 'gateway';
   /** The path parameter holding an order id (undefined: a collection route). */
   orderParam?: string;
   /** From the OpenAPI operation of the route's function, when it documents one. */
@@ -164,7 +166,10 @@ export function describeRoute(route: Route): RouteInfo {
   const examples = Object.values((operation?.requestBody?.examples ?? {}) as Record<string, { value: unknown }>)
     .map((example) => example.value)
     .filter((value): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value));
-  const audience = route.path.startsWith(PUBLIC_PREFIX) ? 'public' : 'merchant';
+  const audience = route.path.startsWith(PUBLIC_PREFIX) ? 'public' : route.path.startsWith(GATEWAY_PREFIX) ? 'gateway' : 'merchant';
+  if ((route.gateway === true) !== (audience === 'gateway')) {
+    throw new Error(`route ${key}: gateway=${String(route.gateway)} disagrees with its path (gateway routes live under ${GATEWAY_PREFIX})`);
+  }
   // Routes may also flag themselves public: the flag and the prefix must agree.
   const flagged = (route as { public?: unknown }).public;
   if (flagged !== undefined && (flagged === true) !== (audience === 'public')) {
@@ -311,6 +316,7 @@ const sameKeys = (value: object, keys: string[]) => {
  * name, an error body of no documented shape. Empty when the answer is fine.
  */
 export function violations(request: FuzzRequest, response: RawResponse, codes: Map<string, number | undefined>): string[] {
+  if (request.method === 'POST' && GATEWAY_NOTIFY.test(servedPath(request.path))) return gatewayViolations(request, response);
   const found: string[] = [];
   if (response.status >= 500) found.push(`answered ${response.status} (a server error)`);
   if (response.status < 200) found.push(`answered ${response.status}`);
@@ -337,6 +343,37 @@ export function violations(request: FuzzRequest, response: RawResponse, codes: M
     found.push(...errorShapeViolations(response.status, body, codes));
   } else if (!isInt(body.status)) {
     found.push('a success body without a numeric status');
+  }
+  return found;
+}
+
+/** A gateway's notification endpoint (the path as served). */
+const GATEWAY_NOTIFY = /^\/v1\/gateways\/(alipay|aliglobal|wechat)\/notify$/;
+
+/** The path a server sees: the client resolves dot segments (`/v1/./x/../gateways/...`) before sending. */
+const servedPath = (path: string): string => new URL(path, 'http://fuzz.invalid').pathname;
+
+/**
+ * The answers each gateway expects (README "Gateways"): Alipay's text `success` (HTTP 200)
+ * or `fail` (4xx; 503 only when we cannot decide now, never for what a sender controls).
+ */
+function gatewayViolations(request: FuzzRequest, response: RawResponse): string[] {
+  const found: string[] = [];
+  if (response.status >= 500) found.push(`answered ${response.status} (a server error)`);
+  const gateway = GATEWAY_NOTIFY.exec(servedPath(request.path))![1]!;
+  const contentType = String(response.headers['content-type'] ?? '');
+  if (gateway === 'alipay' || gateway === 'aliglobal') {
+    if (!/^text\/plain\b/i.test(contentType)) found.push(`content-type is ${JSON.stringify(contentType)}, not text/plain`);
+    const expected = response.status === 200 ? 'success' : 'fail';
+    if (response.text !== expected) found.push(`answered ${JSON.stringify(cut(response.text, 80))} with HTTP ${response.status}, not ${expected}`);
+    if (response.status !== 200 && (response.status < 400 || response.status >= 500)) found.push(`refused with HTTP ${response.status}`);
+  } else {
+    if (response.status !== 204 && response.status !== 200) {
+      const body = response.json;
+      if (!/^application\/json\b/i.test(contentType) || !body || body.code !== 'FAIL' || typeof body.message !== 'string') {
+        found.push(`a WeChat Pay refusal must be JSON {code: "FAIL", message}, got ${JSON.stringify(cut(response.text, 120))}`);
+      }
+    }
   }
   return found;
 }

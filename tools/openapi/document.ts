@@ -5,6 +5,7 @@ import { errorResponses, rateLimited } from '#tools/openapi/errors';
 import type { Examples } from '#tools/openapi/examples';
 import type { OperationMeta } from '#tools/openapi/operation';
 import { OPERATIONS } from '#tools/openapi/operations';
+import { gatewayOperation } from '#tools/openapi/operations/gateways';
 
 /**
  * The OpenAPI 3.1 document of the merchant API, generated from the request schemas
@@ -99,7 +100,7 @@ function buildPaths(routes: readonly Route[]): Record<string, Record<string, unk
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const item = (paths[route.path] ??= {});
-    item[route.method.toLowerCase()] = operation(route, metadataFor(route), routes);
+    item[route.method.toLowerCase()] = route.gateway ? gatewayOperation(route) : operation(route, metadataFor(route), routes);
   }
   return paths;
 }
@@ -168,6 +169,7 @@ export function buildOpenApiDocument(routes: readonly Route[] = ROUTES): OpenApi
       { name: 'Callbacks', description: 'The delivery log of status-change callbacks, and redelivery.' },
       { name: 'Sandbox', description: 'Sandbox merchants only: simulate what a chain or a refund would report.' },
       { name: 'Payment page', description: 'Public endpoints of the hosted payment page (no token; the order id is the capability).' },
+      { name: 'Gateways', description: "Payment gateways' signed notifications (called by Alipay and WeChat Pay, not by merchants)." },
     ],
     security: SECURITY,
     paths: buildPaths(routes),

@@ -88,11 +88,11 @@ export class ServiceAlarms extends Construct {
    * minutes, or that reports nothing at all (missing data is breaching: a silent watcher sees
    * no payments either). The watcher publishes ChainBlocksBehind after every step (EMF).
    */
-  alarmOnChainLag(id: string, chain: string, blocks: number, namespace: string): Alarm {
+  alarmOnChainLag(id: string, chain: string, blocks: number, metrics: { namespace: string; service: string }): Alarm {
     return this.add(
       new Alarm(this, id, {
         alarmDescription: `The ${chain} watcher is more than ${blocks} blocks behind the chain's tip (or silent) for 15 minutes: payments are not being seen. Check its logs and its node or Esplora source.`,
-        metric: new Metric({ namespace, metricName: 'ChainBlocksBehind', dimensionsMap: { Chain: chain }, statistic: 'Minimum', period: Duration.minutes(5) }),
+        metric: new Metric({ namespace: metrics.namespace, metricName: 'ChainBlocksBehind', dimensionsMap: { service: metrics.service, Chain: chain }, statistic: 'Minimum', period: Duration.minutes(5) }),
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
         threshold: blocks,
         evaluationPeriods: 3,

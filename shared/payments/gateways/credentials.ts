@@ -1,0 +1,68 @@
+import { readFile } from 'node:fs/promises';
+import type { SSMClient } from '@aws-sdk/client-ssm';
+import { ConfigError, optionalString } from '#shared/core/env';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Where a gateway's credentials come from, by its code (ALIPAY, ALIGLOBAL, WECHAT):
+ * `<CODE>_CREDENTIALS_PARAMETER` names an SSM SecureString (AWS: the stack sets the name from
+ * CDK context), `<CODE>_CREDENTIALS_FILE` a local JSON file, `<CODE>_CREDENTIALS` the JSON
+ * itself (local use). At most one; none means the gateway is not configured.
+ */
+export type CredentialSource = { kind: 'parameter' | 'file' | 'value'; ref: string };
+
+export function credentialSource(env: Env, code: string): CredentialSource | undefined {
+  const found: CredentialSource[] = [];
+  const parameter = optionalString(env, `${code}_CREDENTIALS_PARAMETER`);
+  const file = optionalString(env, `${code}_CREDENTIALS_FILE`);
+  const value = optionalString(env, `${code}_CREDENTIALS`);
+  if (parameter) found.push({ kind: 'parameter', ref: parameter });
+  if (file) found.push({ kind: 'file', ref: file });
+  if (value) found.push({ kind: 'value', ref: value });
+  if (found.length > 1) {
+    throw new ConfigError(`set only one of ${code}_CREDENTIALS_PARAMETER, ${code}_CREDENTIALS_FILE and ${code}_CREDENTIALS`);
+  }
+  return found[0];
+}
+
+let ssm: SSMClient | undefined;
+
+/** The credentials JSON object (its fields are the gateway's; see README "Gateways"). */
+export async function loadCredentials(source: CredentialSource): Promise<Record<string, unknown>> {
+  let text: string;
+  if (source.kind === 'value') text = source.ref;
+  else if (source.kind === 'file') text = await readFile(source.ref, 'utf8');
+  else {
+    // Loaded only where a parameter is configured: the SSM client costs cold-start time.
+    const { GetParameterCommand, SSMClient: Client } = await import('@aws-sdk/client-ssm');
+    ssm ??= new Client({});
+    const answer = await ssm.send(new GetParameterCommand({ Name: source.ref, WithDecryption: true }));
+    text = answer.Parameter?.Value ?? '';
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // Never echo the text: it holds private keys.
+    throw new ConfigError(`the ${source.kind} credentials are not a JSON object`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new ConfigError(`the ${source.kind} credentials are not a JSON object`);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+/** A required string field of a credentials object. */
+export function field(credentials: Record<string, unknown>, name: string, code: string): string {
+  const value = credentials[name];
+  if (typeof value !== 'string' || value.trim() === '') throw new ConfigError(`${code} credentials need "${name}"`);
+  return value.trim();
+}
+
+export function optionalField(credentials: Record<string, unknown>, name: string, code: string): string | undefined {
+  const value = credentials[name];
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string') throw new ConfigError(`${code} credentials: "${name}" must be a string`);
+  return value.trim();
+}
