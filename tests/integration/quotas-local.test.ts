@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, newMerchant, startApi } from '../support/api';
 import { expectRateLimited, requestFrom } from '../support/quotas';
+import { recordAttack } from '../support/security-report';
 
 const limits = { merchant: { rate: 0.001, burst: 3 }, public: { rate: 0.001, burst: 3 }, maxKeys: 100 };
 
@@ -69,5 +70,40 @@ describe('anonymous quotas on the payment page routes', () => {
     expectRateLimited(await requestFrom('127.0.0.5', url, { headers: { 'x-client-address': '192.0.2.1, 203.0.113.7' } }));
     // Another client behind the same proxy (same socket address) has its own bucket.
     expect((await requestFrom('127.0.0.5', url, { headers: { 'x-client-address': '203.0.113.8' } })).status).toBe(200);
+  });
+});
+
+describe('quota exhaustion, as docs/security.md reports it', () => {
+  it('a merchant and an address flooding get 429 past their burst; a merchant and an address beside them get every answer', async () => {
+    const call = client(api.url);
+    const flooder = await newMerchant(true, 'Quota Flooder');
+    const bystander = await newMerchant(true, 'Quota Bystander');
+    const page = `${api.url}/v1/pay/${orderId}`;
+    const tally = new Map<string, number>();
+    const count = (who: string, status: number) => tally.set(`${who} ${status}`, (tally.get(`${who} ${status}`) ?? 0) + 1);
+    for (let i = 0; i < 50; i += 1) {
+      count('flooding merchant', (await call('GET', '/v1/orders', { token: flooder.api_token })).status);
+      count('flooding address', (await requestFrom('127.0.0.9', page)).status);
+      // Within their own bursts: every one of these must be answered.
+      if (i % 20 === 0) {
+        count('other merchant', (await call('GET', '/v1/orders', { token: bystander.api_token })).status);
+        count('other address', (await requestFrom('127.0.0.10', page)).status);
+      }
+    }
+    const burst = limits.merchant.burst;
+    expect(Object.fromEntries(tally)).toEqual({
+      'flooding merchant 200': burst,
+      'flooding merchant 429': 50 - burst,
+      'flooding address 200': limits.public.burst,
+      'flooding address 429': 50 - limits.public.burst,
+      'other merchant 200': 3,
+      'other address 200': 3,
+    });
+    recordAttack('quota-exhaustion', {
+      attack: 'One merchant and one client address each sending far past their quota (burst 3 here) while another merchant and another address go on',
+      count: [...tally.values()].reduce((sum, n) => sum + n, 0),
+      outcome: `${[...tally].map(([what, n]) => `${what} x${n}`).join(', ')}; every 429 is API_LIMIT_EXCEEDED with Retry-After; a forged X-Forwarded-For buys no new bucket`,
+      test: 'tests/integration/quotas-local.test.ts',
+    });
   });
 });
