@@ -36,10 +36,10 @@ export interface ValidatorSpec {
 /** Every request schema a handler validates, by the name the generated module exports. */
 export const VALIDATORS: Record<string, ValidatorSpec> = {
   createOrderBody: { schema: createOrderBodySchema, type: 'CreateOrderInput' },
-  checkoutBody: { schema: checkoutBodySchema, type: '{ order_id?: string; pay_currency: string }' },
-  orderActionBody: { schema: orderActionBodySchema, type: '{ order_id?: string }' },
-  sandboxPayBody: { schema: sandboxPayBodySchema, type: '{ amount?: string; confirmations?: number; txid?: string }' },
-  sandboxRefundBody: { schema: sandboxRefundBodySchema, type: '{ txid?: string }' },
+  checkoutBody: { schema: checkoutBodySchema, type: 'CheckoutOrderBody' },
+  orderActionBody: { schema: orderActionBodySchema, type: 'OrderActionBody' },
+  sandboxPayBody: { schema: sandboxPayBodySchema, type: 'SandboxPayBody' },
+  sandboxRefundBody: { schema: sandboxRefundBodySchema, type: 'SandboxRefundBody' },
   payCheckoutBody: { schema: payCheckoutBodySchema, type: 'PayCheckoutBody' },
   listOrdersQuery: { schema: listOrdersQuerySchema, type: 'ListOrdersQuery', coerce: true },
 };
@@ -47,7 +47,7 @@ export const VALIDATORS: Record<string, ValidatorSpec> = {
 const TYPE_IMPORTS = [
   "import type { ValidateFunction } from 'ajv';",
   "import type { PayCheckoutBody } from '#shared/schemas/pay';",
-  "import type { CreateOrderInput, ListOrdersQuery } from '#shared/schemas/orders';",
+  "import type { CheckoutOrderBody, CreateOrderInput, ListOrdersQuery, OrderActionBody, SandboxPayBody, SandboxRefundBody } from '#shared/schemas/orders';",
 ];
 
 /**

@@ -1,13 +1,12 @@
 import type { Context } from 'aws-lambda';
 import { readSecureParameter } from '#shared/aws/parameters';
-import { requiredString } from '#shared/core/env';
+import { watchFunctionConfig } from '#shared/core/config';
 import { logger } from '#shared/core/logger';
 import { publishGauge } from '#shared/core/metrics';
 import type { ChainWatcher } from '#shared/services/chain-watcher';
 import { watchableChains, watcherFor, watchUntil } from '#shared/services/chain-watchers';
+import { chainSourcesConfig } from '#shared/payments/watchers/config';
 
-/** The chain this function watches (one function per configured chain). */
-const chain = requiredString(process.env, 'WATCH_CHAIN');
 /** Stop starting steps this long before the function's timeout: a step (bounded) must finish. */
 const STOP_MARGIN_MS = 60_000;
 /** Polling window of one run: the next scheduled run (every minute) takes over. */
@@ -21,7 +20,9 @@ let watcher: Promise<ChainWatcher> | undefined;
  * lag alarm's metric). Fails (the errors alarm) when no look at the chain succeeded at all.
  */
 export const handler = async (_event: unknown, context: Context): Promise<{ steps: number; failures: number; behind?: number }> => {
-  const config = watchableChains(process.env).find((candidate) => candidate.chain === chain);
+  // The chain this function watches (one function per configured chain).
+  const { chain } = watchFunctionConfig();
+  const config = watchableChains(chainSourcesConfig().sources).find((candidate) => candidate.chain === chain);
   if (!config) throw new Error(`${chain}: no source configured for this watcher`);
   // One watcher per container: it keeps the mempool transactions it examined across runs.
   watcher ??= watcherFor(config, readSecureParameter).catch((error: unknown) => {

@@ -142,7 +142,7 @@ async function startChainWatchers(): Promise<{ chains: string[]; stop: () => Pro
   const { watchableChains, watcherFor, watchUntil } = await import('#shared/services/chain-watchers');
   const controller = new AbortController();
   // Locally a node URL is given directly (SSM parameter names are for AWS).
-  const configs = watchableChains(process.env).filter((config) => config.url !== undefined);
+  const configs = watchableChains(chainSources(process.env)).filter((config) => config.url !== undefined);
   const loops = configs.map(async (config) =>
     watchUntil(await watcherFor(config), controller.signal, {
       onError: (error, inARow) => {

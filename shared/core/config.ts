@@ -12,8 +12,12 @@ import { ConfigError, type Env, flag, nonNegativeInteger, optionalString, positi
  * Each `read...` function is pure over the environment it is given (tests pass their own).
  */
 
-/** A section read from `process.env` on first use and kept. */
-function section<T extends object>(read: (env: Env) => T): () => Readonly<T> {
+/**
+ * A section read from `process.env` on first use and kept. Parts whose settings have their
+ * own module (a chain's sources, the gateways' credentials) define their pure `read` there and
+ * make it a section with this, so the environment is still read here only, once.
+ */
+export function section<T extends object>(read: (env: Env) => T): () => Readonly<T> {
   let value: Readonly<T> | undefined;
   return () => (value ??= Object.freeze(read(process.env)));
 }
@@ -48,6 +52,12 @@ export const readApiConfig = (env: Env) => ({
   orderTtlSeconds: positiveInteger(env, 'ORDER_TTL_SECONDS', 86_400),
   /** A payment this long after an invoice expired is still matched (UNRESOLVED, PAID_LATE). */
   latePaymentWindowSeconds: positiveInteger(env, 'LATE_PAYMENT_WINDOW_SECONDS', 7 * 86_400),
+  /**
+   * A PENDING order whose payments are still in no block this long after its invoice expired
+   * is EXPIRED (the transaction was dropped or double-spent). BTCPay's default monitoring
+   * window is the same 24 hours.
+   */
+  unconfirmedTimeoutSeconds: positiveInteger(env, 'UNCONFIRMED_TIMEOUT_SECONDS', 86_400),
 });
 export const apiConfig = section(readApiConfig);
 
@@ -159,3 +169,7 @@ export const readWatchConfig = (env: Env) => ({
   watchIntervalSeconds: positiveInteger(env, 'WATCH_INTERVAL_SECONDS', 10),
 });
 export const watchConfig = section(readWatchConfig);
+
+/** The watch-chain function (AWS): the one chain it watches. */
+export const readWatchFunctionConfig = (env: Env) => ({ chain: requiredString(env, 'WATCH_CHAIN') });
+export const watchFunctionConfig = section(readWatchFunctionConfig);

@@ -44,7 +44,11 @@ export interface Order {
    * checkout back to that currency shows it again while it is valid.
    */
   shown_invoices?: Record<string, string>;
-  /** While NEW: when the order expires (its invoice's expired_at, or the unpaid-order window). */
+  /**
+   * While NEW: when the order expires (its invoice's expired_at, or the unpaid-order window).
+   * While PENDING: when the sweep looks at it again (UNCONFIRMED_TIMEOUT_SECONDS after the
+   * invoice's expiry): a payment still in no block then expires it.
+   */
   due_at?: string;
   /** The merchant's payment tolerance (percent) when the order was made. */
   tolerance_percent?: string;
@@ -290,13 +294,16 @@ export function moveTo(
   found: Found,
   to: OrderStatus,
   now: Date,
-  details: { reason?: UnresolvedReason; invoice?: Invoice } = {},
+  details: { reason?: UnresolvedReason; invoice?: Invoice; dueAt?: string } = {},
 ): Change {
   assertTransition(found.order.status, to);
   const invoice = details.invoice ?? found.invoice;
   const order: Order = {
     ...touch(found.order, now),
     status: to,
+    // Back to NEW (its payment left the chain): due when its invoice expires, as before.
+    ...(to === 'NEW' && invoice ? { due_at: invoice.expired_at } : {}),
+    ...(details.dueAt ? { due_at: details.dueAt } : {}),
     ...(to === 'PAID' && invoice ? { receive_currency: invoice.receive_currency } : {}),
     ...(details.reason ? { unresolved_reason: details.reason } : {}),
   };

@@ -9,7 +9,10 @@ export const TRANSITIONS: Readonly<Record<OrderStatus, readonly OrderStatus[]>> 
   NEW: ['NEW', 'PENDING', 'PAID', 'UNRESOLVED', 'EXPIRED', 'CANCELED'],
   // PENDING -> NEW: the only payment's transaction left the chain (a reorganisation) before
   // it confirmed; the order waits for payment again (and expires if its time has passed).
-  PENDING: ['NEW', 'PAID', 'UNRESOLVED'],
+  // PENDING -> EXPIRED: what was seen never reached a block within UNCONFIRMED_TIMEOUT_SECONDS
+  // of the invoice's expiry (dropped from the mempool, or double-spent); if it confirms after
+  // all, EXPIRED -> UNRESOLVED (PAID_LATE) as for any late payment.
+  PENDING: ['NEW', 'PAID', 'UNRESOLVED', 'EXPIRED'],
   PAID: ['REFUND_PENDING'],
   UNRESOLVED: ['RESOLVED'],
   RESOLVED: [],

@@ -5,7 +5,7 @@
 // @ts-nocheck -- ajv writes plain JavaScript; the exports carry the types.
 import type { ValidateFunction } from 'ajv';
 import type { PayCheckoutBody } from '#shared/schemas/pay';
-import type { CreateOrderInput, ListOrdersQuery } from '#shared/schemas/orders';
+import type { CheckoutOrderBody, CreateOrderInput, ListOrdersQuery, OrderActionBody, SandboxPayBody, SandboxRefundBody } from '#shared/schemas/orders';
 import runtime_ucs2length_module from 'ajv/dist/runtime/ucs2length.js';
 import { isHttpUrl } from '#shared/http/validation';
 
@@ -439,7 +439,7 @@ validate11.errors = vErrors;
 return errors === 0;
 }
 return validate11;
-})() as ValidateFunction<{ order_id?: string; pay_currency: string }>;
+})() as ValidateFunction<CheckoutOrderBody>;
 
 /** The OrderActionBody schema. */
 export const orderActionBody = /* @__PURE__ */ (() => {
@@ -484,7 +484,7 @@ validate12.errors = vErrors;
 return errors === 0;
 }
 return validate12;
-})() as ValidateFunction<{ order_id?: string }>;
+})() as ValidateFunction<OrderActionBody>;
 
 /** The SandboxPayBody schema. */
 export const sandboxPayBody = /* @__PURE__ */ (() => {
@@ -603,7 +603,7 @@ validate13.errors = vErrors;
 return errors === 0;
 }
 return validate13;
-})() as ValidateFunction<{ amount?: string; confirmations?: number; txid?: string }>;
+})() as ValidateFunction<SandboxPayBody>;
 
 /** The SandboxCompleteRefundBody schema. */
 export const sandboxRefundBody = /* @__PURE__ */ (() => {
@@ -661,7 +661,7 @@ validate14.errors = vErrors;
 return errors === 0;
 }
 return validate14;
-})() as ValidateFunction<{ txid?: string }>;
+})() as ValidateFunction<SandboxRefundBody>;
 
 /** The PayCheckoutBody schema. */
 export const payCheckoutBody = /* @__PURE__ */ (() => {

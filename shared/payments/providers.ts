@@ -7,9 +7,9 @@ import { NoRateProvider, type RateProvider, StaticRateProvider } from '#shared/p
 import { HdPaymentMethods } from '#shared/payments/payment-methods';
 import { SandboxGateway } from '#shared/payments/gateway';
 import { liveGateways } from '#shared/payments/gateways/router';
-import { watchedCurrencies } from '#shared/payments/watchers/config';
+import { chainSourcesConfig, watchedCurrencies } from '#shared/payments/watchers/config';
 import { SOURCE_FACTORIES } from '#shared/payments/watchers/sources';
-import { ethereumConfig } from '#shared/payments/watchers/ethereum/config';
+import { ethereumSettings } from '#shared/payments/watchers/ethereum/config';
 
 /**
  * The payment providers of the process, each built the first time it is needed (so a module
@@ -52,7 +52,7 @@ export function paymentMethods(): PaymentMethods {
     // fails closed (PAYMENT_NOT_AVAILABLE), sandbox merchants get the sandbox gateway.
     gateway: liveGateways,
     sandboxGateway: new SandboxGateway(apiConfig().paymentPageUrl),
-    ethereum: ethereumConfig(process.env),
-    watchedCurrencies: watchedCurrencies(process.env, (kind) => SOURCE_FACTORIES[kind] !== undefined),
+    ethereum: ethereumSettings(),
+    watchedCurrencies: watchedCurrencies(chainSourcesConfig().sources, (kind) => SOURCE_FACTORIES[kind] !== undefined),
   }));
 }

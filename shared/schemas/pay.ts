@@ -1,3 +1,4 @@
+import type { FromSchema } from 'json-schema-to-ts';
 import { GATEWAY_CURRENCIES, PAY_CURRENCIES, type PayCurrency } from '#shared/domain/currencies';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { decimalToNumber, parseDecimal } from '#shared/domain/money';
@@ -22,10 +23,8 @@ export const payCheckoutBodySchema = {
   },
 } as const;
 
-/** The checkout body after validation. */
-export interface PayCheckoutBody {
-  pay_currency: string;
-}
+/** The checkout body after validation (derived from the schema). */
+export type PayCheckoutBody = FromSchema<typeof payCheckoutBodySchema>;
 
 /** The chain currencies every merchant offers, in the page's order; gateways follow. */
 const CHAIN_CURRENCIES: readonly PayCurrency[] = ['BTC', 'LTC', 'ETH', 'USDT_ERC20', 'USDC_ERC20', 'EOS', 'BCH', 'LBTC'];

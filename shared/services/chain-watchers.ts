@@ -1,5 +1,5 @@
 import { watchConfig } from '#shared/core/config';
-import { type ChainSourceConfig, chainSources } from '#shared/payments/watchers/config';
+import type { ChainSourceConfig } from '#shared/payments/watchers/config';
 import { createBlockSource, SOURCE_FACTORIES } from '#shared/payments/watchers/sources';
 import { ChainWatcher } from '#shared/services/chain-watcher';
 import { type PollSummary, pollChain } from '#shared/services/watch-loop';
@@ -8,8 +8,8 @@ import { type PollSummary, pollChain } from '#shared/services/watch-loop';
 export type SecretReader = (name: string) => Promise<string>;
 
 /** The configured chains that have an adapter: the ones a watcher runs for. */
-export function watchableChains(env: NodeJS.ProcessEnv): ChainSourceConfig[] {
-  return chainSources(env).filter((config) => SOURCE_FACTORIES[config.kind] !== undefined);
+export function watchableChains(sources: readonly ChainSourceConfig[]): ChainSourceConfig[] {
+  return sources.filter((config) => SOURCE_FACTORIES[config.kind] !== undefined);
 }
 
 /** The watcher of one configured chain; the endpoint read from its SSM parameter when it has one. */

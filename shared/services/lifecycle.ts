@@ -193,8 +193,14 @@ export function recordPayments(reports: readonly PaymentReport[]): Promise<Found
     }
     const outcome = evaluate(found, recorded.payments, invoice);
     if (!outcome) return { order: touch(found.order, now), invoice: recorded };
-    return moveTo(found, outcome.to, now, { reason: outcome.reason, invoice: recorded });
+    return moveTo(found, outcome.to, now, { reason: outcome.reason, invoice: recorded, dueAt: dueFor(outcome.to, invoice) });
   });
+}
+
+/** A PENDING order is due (looked at by the expiry sweep) UNCONFIRMED_TIMEOUT_SECONDS after its invoice expires. */
+function dueFor(status: OrderStatus, invoice: Invoice): string | undefined {
+  if (status !== 'PENDING') return undefined;
+  return new Date(Date.parse(invoice.expired_at) + apiConfig().unconfirmedTimeoutSeconds * 1000).toISOString();
 }
 
 /** What {@link retractPayment} did. */
@@ -234,7 +240,7 @@ export async function retractPayment(report: { orderId: string; invoiceId?: stri
     if (found.order.status === 'PENDING') {
       if (countingPayments(recorded.payments).length === 0) return moveTo(found, 'NEW', report.now, { invoice: recorded });
       const outcome = evaluate(found, recorded.payments, invoice);
-      if (outcome) return moveTo(found, outcome.to, report.now, { reason: outcome.reason, invoice: recorded });
+      if (outcome) return moveTo(found, outcome.to, report.now, { reason: outcome.reason, invoice: recorded, dueAt: dueFor(outcome.to, invoice) });
     }
     return { order: touch(found.order, report.now), invoice: recorded };
   });
@@ -270,11 +276,26 @@ export type BeforeExpiry = (found: Found, now: Date) => Promise<'expire' | 'keep
 async function expireOrder(orderId: string, now: Date, beforeExpiry?: BeforeExpiry): Promise<boolean> {
   const result = await changeOrder(orderId, undefined, unknown, async (found) => {
     const due = found.order.due_at;
-    if (found.order.status !== 'NEW' || !due || Date.parse(due) > now.getTime()) return undefined;
+    if (!due || Date.parse(due) > now.getTime()) return undefined;
+    if (found.order.status === 'PENDING') return expirePending(found, now);
+    if (found.order.status !== 'NEW') return undefined;
     if (beforeExpiry && (await beforeExpiry(found, now)) === 'keep') return undefined;
     return moveTo(found, 'EXPIRED', now);
   });
   return result.order.status === 'EXPIRED' && result.order.updated_at === now.toISOString();
+}
+
+/**
+ * A PENDING order past its unconfirmed timeout: EXPIRED when none of its payments ever reached
+ * a block (dropped from the mempool, or double-spent); with one in a block it is only short of
+ * confirmations (the watcher completes it, or takes it back in a reorganisation): looked at
+ * again after another timeout.
+ */
+function expirePending(found: Found, now: Date) {
+  const inBlock = countingPayments(found.invoice?.payments ?? []).some((payment) => payment.block_height !== undefined || payment.confirmations > 0);
+  if (!inBlock) return moveTo(found, 'EXPIRED', now);
+  const order = { ...touch(found.order, now), due_at: new Date(now.getTime() + apiConfig().unconfirmedTimeoutSeconds * 1000).toISOString() };
+  return { order };
 }
 
 /**

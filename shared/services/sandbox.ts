@@ -5,11 +5,13 @@ import type { MerchantProfile } from '#shared/domain/merchant';
 import type { Found } from '#shared/domain/order';
 import { type Decimal, isPositive, parseDecimal } from '#shared/domain/money';
 import { completeRefund, recordPayment } from '#shared/services/lifecycle';
+import type { SandboxPayBody } from '#shared/schemas/orders';
 
 /** The simulated amount, exact as sent (a decimal string, see shared/http/json-body.ts). */
-function paidAmount(text: string | undefined): Decimal | undefined {
-  if (text === undefined) return undefined;
-  const amount = parseDecimal(text);
+/** The amount sent: a decimal string (the body reader gives a JSON number as its own text). */
+function paidAmount(sent: string | number | undefined): Decimal | undefined {
+  if (sent === undefined) return undefined;
+  const amount = parseDecimal(String(sent));
   if (!isPositive(amount)) throw new InvalidParameterError('amount must be above 0');
   return amount;
 }
@@ -26,7 +28,7 @@ function assertSandbox(merchant: MerchantProfile): void {
 export function simulatePayment(
   merchant: MerchantProfile,
   orderId: unknown,
-  input: { amount?: string; confirmations?: number; txid?: string },
+  input: Pick<SandboxPayBody, 'amount' | 'confirmations' | 'txid'>,
   now: Date,
 ): Promise<Found> {
   assertSandbox(merchant);

@@ -33,8 +33,8 @@ export function orderToItem(order: Order): Item {
     ...orderKey(order.order_id),
     ...merchantOrdersIndexKey(order.user_id, order.created_at, order.order_id),
     ...merchantStatusIndexKey(order.user_id, order.status, order.created_at, order.order_id),
-    // Only NEW orders are in the expiry index; any other status drops out of it.
-    ...(order.status === 'NEW' && order.due_at ? expiryIndexKey(order.order_id, order.due_at) : {}),
+    // Only NEW and PENDING orders are in the expiry index; any other status drops out of it.
+    ...((order.status === 'NEW' || order.status === 'PENDING') && order.due_at ? expiryIndexKey(order.order_id, order.due_at) : {}),
     type: ENTITY.order,
     ...order,
   };
@@ -314,7 +314,7 @@ export async function findInvoicesByAddresses(
 }
 
 /**
- * NEW orders whose due time has passed, from the sparse expiry index (keys only): at most
+ * NEW and PENDING orders whose due time has passed, from the sparse expiry index (keys only): at most
  * `limit` of them over all shards, the oldest first, and the cursor of the next page (undefined
  * when there is none). Each shard is read page by page until it has given `limit` or has no
  * more, so a filtered or short page never hides due orders behind it.

@@ -10,7 +10,7 @@ import { HdPaymentMethods, SANDBOX_XPUB } from '#shared/payments/payment-methods
 import { SandboxLightningNode } from '#shared/payments/lightning/index';
 import { SandboxGateway } from '#shared/payments/gateway';
 import { ethereumConfig, MAINNET_TOKEN_CONTRACTS } from '#shared/payments/watchers/ethereum/config';
-import { watchedCurrencies } from '#shared/payments/watchers/config';
+import { chainSources, watchedCurrencies } from '#shared/payments/watchers/config';
 import { SOURCE_FACTORIES } from '#shared/payments/watchers/sources';
 
 /**
@@ -116,7 +116,7 @@ describe('live merchants', () => {
       ETH_CHAIN_ID: '31337',
       USDC_ERC20_CONTRACT: '0xe7f1725e7734ce288f8367e1bb143e90bb3f0512',
     };
-    const watched = watchedCurrencies(env, (kind) => SOURCE_FACTORIES[kind] !== undefined);
+    const watched = watchedCurrencies(chainSources(env), (kind) => SOURCE_FACTORIES[kind] !== undefined);
     expect([...watched]).toEqual(['ETH', 'USDT_ERC20', 'USDC_ERC20']);
     const methods = new HdPaymentMethods({
       platformXpubs: {},

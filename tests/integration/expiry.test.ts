@@ -108,3 +108,86 @@ describe('the walk through due orders', () => {
     expect((await m.orders.findDueOrders(now, 100)).due).toEqual([]);
   });
 });
+
+describe('a PENDING order whose payment never reaches a block', () => {
+  const HOUR = 3_600_000;
+  const DAY = 24 * HOUR;
+
+  /** A sandbox BTC order checked out at `at`, with a payment of its full amount seen in the mempool (no block). */
+  async function pendingOrder(at: Date) {
+    const merchants = await import('#shared/services/merchants');
+    const { findMerchant } = await import('#shared/store/merchants');
+    const { createOrder } = await import('#shared/services/orders');
+    const { parseDecimal } = await import('#shared/domain/money');
+    const credentials = await merchants.createMerchant({ name: 'Unconfirmed', sandbox: true });
+    const merchant = (await findMerchant(credentials.user_id))!;
+    const { order, invoice } = await createOrder(merchant, { price_amount: '10', pay_currency: 'BTC' }, at);
+    const txid = randomUUID().replace(/-/g, '');
+    const seen = await m.lifecycle.recordPayment({
+      orderId: order.order_id,
+      invoiceId: invoice!.invoice_id,
+      amount: parseDecimal(invoice!.pay_amount),
+      confirmations: 0,
+      txid,
+      key: `${txid}:0`,
+      now: new Date(at.getTime() + 60_000),
+    });
+    expect(seen.order.status).toBe('PENDING');
+    return { orderId: order.order_id, invoice: invoice!, txid };
+  }
+
+  it('is EXPIRED 24 h after its invoice expired; if it confirms after all, UNRESOLVED (PAID_LATE)', async () => {
+    const at = new Date('2030-03-01T00:00:00.000Z');
+    const { orderId, invoice, txid } = await pendingOrder(at);
+    const expiredAt = Date.parse(invoice.expired_at);
+    // Due a day after the invoice, not at it: a payment waiting for a block is not expired.
+    expect((await m.orders.findOrderWithInvoice(orderId))!.order.due_at).toBe(new Date(expiredAt + DAY).toISOString());
+    await m.lifecycle.expireDueOrders(new Date(expiredAt + HOUR));
+    expect(await statusOf(orderId)).toBe('PENDING');
+    expect(await m.lifecycle.expireDueOrders(new Date(expiredAt + DAY + 1000))).toBeGreaterThanOrEqual(1);
+    expect(await statusOf(orderId)).toBe('EXPIRED');
+    expect((await m.orders.findDueOrders(new Date(expiredAt + 2 * DAY), 100)).due.map((d) => d.orderId)).not.toContain(orderId);
+    // The transaction confirms after all (it was only slow): the merchant is told, the payment kept.
+    const late = await m.lifecycle.recordPayment({
+      orderId,
+      invoiceId: invoice.invoice_id,
+      amount: (await import('#shared/domain/money')).parseDecimal(invoice.pay_amount),
+      confirmations: 2,
+      txid,
+      key: `${txid}:0`,
+      block: { height: 900_000, hash: 'ab'.repeat(32) },
+      now: new Date(expiredAt + DAY + HOUR),
+    });
+    expect([late.order.status, late.order.unresolved_reason]).toEqual(['UNRESOLVED', 'PAID_LATE']);
+  });
+
+  it('stays PENDING while its payment is in a block short of confirmations, and is looked at again a day later', async () => {
+    const at = new Date('2030-04-01T00:00:00.000Z');
+    const { orderId, invoice, txid } = await pendingOrder(at);
+    const { parseDecimal } = await import('#shared/domain/money');
+    const mined = await m.lifecycle.recordPayment({
+      orderId,
+      invoiceId: invoice.invoice_id,
+      amount: parseDecimal(invoice.pay_amount),
+      confirmations: 1,
+      txid,
+      key: `${txid}:0`,
+      block: { height: 900_001, hash: 'cd'.repeat(32) },
+      now: new Date(at.getTime() + 10 * 60_000),
+    });
+    expect(mined.order.status).toBe('PENDING');
+    const sweep = new Date(Date.parse(invoice.expired_at) + DAY + 1000);
+    await m.lifecycle.expireDueOrders(sweep);
+    const after = (await m.orders.findOrderWithInvoice(orderId))!.order;
+    expect(after.status).toBe('PENDING');
+    expect(after.due_at).toBe(new Date(sweep.getTime() + DAY).toISOString());
+  });
+
+  it('a reorganisation taking its only payment back makes it NEW, due when its invoice expires', async () => {
+    const at = new Date('2030-05-01T00:00:00.000Z');
+    const { orderId, invoice, txid } = await pendingOrder(at);
+    expect(await m.lifecycle.retractPayment({ orderId, invoiceId: invoice.invoice_id, key: `${txid}:0`, now: new Date(at.getTime() + 120_000) })).toBe('taken-back');
+    const back = (await m.orders.findOrderWithInvoice(orderId))!.order;
+    expect([back.status, back.due_at]).toEqual(['NEW', invoice.expired_at]);
+  });
+});

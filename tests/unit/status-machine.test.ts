@@ -9,6 +9,8 @@ const ALLOWED = new Set([
   'NEW>PAID',
   'PENDING>PAID',
   'PENDING>NEW',
+  // A payment that never reached a block within the unconfirmed timeout (README, order lifecycle).
+  'PENDING>EXPIRED',
   'NEW>UNRESOLVED',
   'PENDING>UNRESOLVED',
   'NEW>EXPIRED',

@@ -1,4 +1,5 @@
-import { apiConfig } from '#shared/core/config';
+import { apiConfig, section } from '#shared/core/config';
+import { GATEWAY_CURRENCIES } from '#shared/domain/currencies';
 import { GatewayRouter } from '#shared/payments/gateway';
 import { liveGateways as liveGatewaysFrom } from '#shared/payments/gateways/live';
 
@@ -8,4 +9,13 @@ import { liveGateways as liveGatewaysFrom } from '#shared/payments/gateways/live
  * fails closed. Its own module so that the functions that only talk to gateways
  * (notifications, refunds, the expiry sweep) do not load address derivation and rate sources.
  */
-export const liveGateways = new GatewayRouter(liveGatewaysFrom(process.env, () => apiConfig().paymentPageUrl));
+export const liveGateways = new GatewayRouter((code) => resolver()(code));
+
+/** The gateways' variables (credentials per code, PUBLIC_API_URL), read once by shared/core/config.ts. */
+const gatewayEnvironment = section((env) => {
+  const names = ['PUBLIC_API_URL', ...GATEWAY_CURRENCIES.flatMap((code) => [`${code}_CREDENTIALS_PARAMETER`, `${code}_CREDENTIALS_FILE`, `${code}_CREDENTIALS`])];
+  return Object.fromEntries(names.map((name) => [name, env[name]]));
+});
+
+let resolve: ReturnType<typeof liveGatewaysFrom> | undefined;
+const resolver = () => (resolve ??= liveGatewaysFrom(gatewayEnvironment(), () => apiConfig().paymentPageUrl));

@@ -1,3 +1,4 @@
+import { section } from '#shared/core/config';
 /**
  * Which chain sources are configured, from the environment (the same names locally and in
  * CDK context; README "Configuration"):
@@ -69,6 +70,9 @@ export function chainSources(env: NodeJS.ProcessEnv): ChainSourceConfig[] {
  * The pay currencies whose chain has a source with an adapter (live merchants may be checked
  * out in these). `adapted` names the source kinds that have an adapter (sources.ts).
  */
-export function watchedCurrencies(env: NodeJS.ProcessEnv, adapted: (kind: SourceKind) => boolean): ReadonlySet<string> {
-  return new Set(chainSources(env).filter((source) => adapted(source.kind)).flatMap((source) => CHAINS[source.chain]!.currencies));
+export function watchedCurrencies(sources: readonly ChainSourceConfig[], adapted: (kind: SourceKind) => boolean): ReadonlySet<string> {
+  return new Set(sources.filter((source) => adapted(source.kind)).flatMap((source) => CHAINS[source.chain]!.currencies));
 }
+
+/** The process's chain sources (the environment read once, by shared/core/config.ts). */
+export const chainSourcesConfig = section((env) => ({ sources: chainSources(env) }));

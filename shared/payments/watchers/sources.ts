@@ -1,6 +1,6 @@
 import { CoreRpcSource } from '#shared/payments/watchers/core-rpc';
 import { EsploraSource } from '#shared/payments/watchers/esplora';
-import { ethereumConfig, ethereumSourceOptions } from '#shared/payments/watchers/ethereum/config';
+import { ethereumSettings, ethereumSourceOptions } from '#shared/payments/watchers/ethereum/config';
 import { EthereumBlockSource } from '#shared/payments/watchers/ethereum/source';
 import type { ChainSourceConfig, SourceKind } from '#shared/payments/watchers/config';
 import type { BlockSource } from '#shared/payments/watchers/source';
@@ -16,7 +16,7 @@ export const SOURCE_FACTORIES: Readonly<Partial<Record<SourceKind, SourceFactory
   esplora: (config, url) => new EsploraSource({ chain: config.chain, baseUrl: url }),
   'core-rpc': (config, url) => new CoreRpcSource({ chain: config.chain, url }),
   // The chain id and token contracts come from ETH_CHAIN_ID and USDT/USDC_ERC20_CONTRACT.
-  'ethereum-rpc': (_config, url) => new EthereumBlockSource(ethereumSourceOptions(ethereumConfig(process.env), url)),
+  'ethereum-rpc': (_config, url) => new EthereumBlockSource(ethereumSourceOptions(ethereumSettings(), url)),
 };
 
 export function createBlockSource(config: ChainSourceConfig, url: string): BlockSource {

@@ -1,3 +1,4 @@
+import { section } from '#shared/core/config';
 import { ConfigError, optionalString, positiveInteger } from '#shared/core/env';
 import { fixedData } from '#shared/payments/watchers/ethereum/codec';
 import type { EthereumSourceOptions } from '#shared/payments/watchers/ethereum/source';
@@ -49,3 +50,6 @@ export function ethereumSourceOptions(config: EthereumConfig, url: string): Ethe
     tokens: ERC20_CURRENCIES.map((currency) => ({ currency, contract: config.contracts[currency] })),
   };
 }
+
+/** The process's Ethereum settings (the environment read once, by shared/core/config.ts). */
+export const ethereumSettings = section(ethereumConfig);
