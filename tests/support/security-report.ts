@@ -22,6 +22,7 @@ const END = '<!-- attacks:end -->';
 export const ATTACKS = [
   'authz-matrix',
   'ssrf-at-creation',
+  'ssrf-at-delivery',
   'bad-input-fuzz',
   'address-exhaustion',
   'quota-exhaustion',
