@@ -31,22 +31,34 @@ export function addCapacity(totals: CapacityTotals, commandName: string, output:
   }
 }
 
-/** Meters every request of `client` from now on; `reset` answers the totals since the last reset. */
+/** One meter per client (the api and watcher groups meter the same process's client). */
+const meters = new WeakMap<DynamoDBDocumentClient, { totals: CapacityTotals }>();
+
+/**
+ * Meters every request of `client` from now on; `reset` answers the totals since the last
+ * reset. Asked again for the same client, it gives the meter already installed.
+ */
 export function meterCapacity(client: DynamoDBDocumentClient): { reset: () => CapacityTotals } {
-  let totals: CapacityTotals = { requests: 0, readUnits: 0, writeUnits: 0 };
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      askForCapacity(args.input);
-      const result = await next(args);
-      addCapacity(totals, context.commandName ?? '', result.output);
-      return result;
-    },
-    { step: 'initialize', name: 'benchCapacityMeter' },
-  );
+  let meter = meters.get(client);
+  if (!meter) {
+    const installed = { totals: { requests: 0, readUnits: 0, writeUnits: 0 } };
+    meter = installed;
+    meters.set(client, installed);
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        askForCapacity(args.input);
+        const result = await next(args);
+        addCapacity(installed.totals, context.commandName ?? '', result.output);
+        return result;
+      },
+      { step: 'initialize', name: 'benchCapacityMeter' },
+    );
+  }
+  const current = meter;
   return {
     reset: () => {
-      const snapshot = totals;
-      totals = { requests: 0, readUnits: 0, writeUnits: 0 };
+      const snapshot = current.totals;
+      current.totals = { requests: 0, readUnits: 0, writeUnits: 0 };
       return snapshot;
     },
   };
