@@ -2,6 +2,9 @@ import { ConfigError, nonNegativeInteger, positiveInteger } from '#shared/core/e
 import { deriveAddress, type AddressCurrency } from '#shared/payments/addresses/index';
 import { type ChainSourceConfig, chainSources } from '#shared/payments/watchers/config';
 
+/** Where the API token key is read from unless tokenHmacKeyParameter names another parameter. */
+export const DEFAULT_TOKEN_KEY_PARAMETER = '/crypto-pay-orders/token-hmac-key';
+
 /**
  * Every deploy-time setting. Each is read from CDK context (`-c key=value` or cdk.json) first,
  * then from the environment variable of the deploying shell; docs/deploy.md lists them all.
@@ -44,7 +47,15 @@ export const SETTINGS = {
   apiBurstLimit: { env: 'API_BURST_LIMIT', about: 'burst, stage default and read routes (default 200)' },
   apiWriteRateLimit: { env: 'API_WRITE_RATE_LIMIT', about: 'requests/s of each write route (default 20)' },
   apiWriteBurstLimit: { env: 'API_WRITE_BURST_LIMIT', about: 'burst of each write route (default 40)' },
+  quotaMerchantRate: { env: 'QUOTA_MERCHANT_RATE', about: 'requests/s of each merchant, 0 turns it off (handler default 10)' },
+  quotaMerchantBurst: { env: 'QUOTA_MERCHANT_BURST', about: 'burst of each merchant (handler default 20)' },
+  quotaPublicRate: { env: 'QUOTA_PUBLIC_RATE', about: 'requests/s of each client address on the payment page routes, 0 turns it off (handler default 5)' },
+  quotaPublicBurst: { env: 'QUOTA_PUBLIC_BURST', about: 'burst of each client address on the payment page routes (handler default 10)' },
   alarmEmail: { env: 'ALARM_EMAIL', about: 'e-mail address subscribed to the alarm topic' },
+  tokenHmacKeyParameter: {
+    env: 'TOKEN_HMAC_KEY_PARAMETER',
+    about: `SSM SecureString parameter name holding the key API tokens are stored under (HMAC; default ${DEFAULT_TOKEN_KEY_PARAMETER})`,
+  },
   btcEsploraUrl: { env: 'BTC_ESPLORA_URL', about: 'https Esplora REST API watched for BTC payments' },
   ltcEsploraUrl: { env: 'LTC_ESPLORA_URL', about: 'https Esplora REST API watched for LTC payments' },
   btcRpcUrl: { env: 'BTC_RPC_URL', about: 'SSM SecureString parameter name holding the bitcoind JSON-RPC URL (with credentials)' },
@@ -86,6 +97,8 @@ export interface DeployConfig {
   lightningParameters: Readonly<Record<string, string>>;
   /** Sources watched by their own index, one watcher function each: LBTC (LND) and EOS (Hyperion). */
   indexedSources: readonly ('LBTC' | 'EOS')[];
+  /** The SSM SecureString holding the API token key: read by the functions that authenticate merchants. */
+  tokenKeyParameter: string;
   apiThrottle: { read: Throttle; write: Throttle };
   /**
    * Each chain with a source: one watcher function each. Esplora URLs are public (in every
@@ -156,9 +169,14 @@ export function readDeployConfig(context: ContextLookup, env: NodeJS.ProcessEnv)
     'callbackTimeoutMs',
     'callbackSweepGraceSeconds',
     'rateMaxAgeSeconds',
+    'quotaMerchantBurst',
+    'quotaPublicBurst',
   ] as const;
   for (const key of handlerNumbers) {
     if (raw(key) !== undefined) handlerEnvironment[SETTINGS[key].env] = String(integer(key, 1));
+  }
+  for (const key of ['quotaMerchantRate', 'quotaPublicRate'] as const) {
+    if (raw(key) !== undefined) handlerEnvironment[SETTINGS[key].env] = String(integer(key, 0, nonNegativeInteger));
   }
   if (raw('authCacheSeconds') !== undefined) {
     handlerEnvironment[SETTINGS.authCacheSeconds.env] = String(integer('authCacheSeconds', 0, nonNegativeInteger));
@@ -229,6 +247,9 @@ export function readDeployConfig(context: ContextLookup, env: NodeJS.ProcessEnv)
     gatewayCredentialParameters,
     lightningParameters,
     indexedSources,
+    tokenKeyParameter:
+      matching('tokenHmacKeyParameter', /^\/[A-Za-z0-9_.\-/]{1,1010}$/, 'an SSM parameter name starting with "/" (the name, never the key)') ??
+      DEFAULT_TOKEN_KEY_PARAMETER,
     apiThrottle: {
       read: { rateLimit: integer('apiRateLimit', 100), burstLimit: integer('apiBurstLimit', 200) },
       write: { rateLimit: integer('apiWriteRateLimit', 20), burstLimit: integer('apiWriteBurstLimit', 40) },

@@ -14,6 +14,7 @@ import { ServiceAlarms } from '#infra/cdk/constructs/service-alarms';
 import { ServiceFunction, type TableAccess } from '#infra/cdk/constructs/service-function';
 import { PAYMENT_PAGE_DIR } from '#infra/cdk/paths';
 import { ROUTES, type Route } from '#shared/http/routes';
+import { QUOTA_PREFIX } from '#shared/store/keys';
 
 export interface CryptoPayStackProps extends StackProps {
   readonly config: DeployConfig;
@@ -45,6 +46,10 @@ export const GATEWAY_FUNCTIONS: ReadonlySet<string> = new Set([
  * read the LND macaroon and certificate parameters.
  */
 export const LIGHTNING_FUNCTIONS: ReadonlySet<string> = new Set(['create-order', 'checkout-order', 'pay-checkout-order']);
+
+/** Route functions that authenticate merchants: only these may read the API token key. */
+export const authenticatingFunctions = (routes: readonly Route[]): ReadonlySet<string> =>
+  new Set(routes.filter((route) => !route.public && !route.gateway).map((route) => route.fn));
 
 /** Route functions that put deliveries on the callback queue (a merchant's redelivery request). */
 export const CALLBACK_SENDERS: ReadonlySet<string> = new Set(['redeliver-callback']);
@@ -122,7 +127,8 @@ export class CryptoPayStack extends Stack {
     const pageOrigin = config.paymentPage.url ? new URL(config.paymentPage.url).origin : this.paymentPage.origin;
 
     const functions = new Map<string, ServiceFunction>();
-    const addFunction = (folder: string, tableAccess: TableAccess, timeout?: Duration) => {
+    const authenticating = authenticatingFunctions(ROUTES);
+    const addFunction = (folder: string, tableAccess: TableAccess, timeout?: Duration, routeFunction = false) => {
       const fn = new ServiceFunction(this, constructId(folder), {
         folder,
         serviceName: SERVICE_NAME,
@@ -132,10 +138,18 @@ export class CryptoPayStack extends Stack {
         timeout,
         // As the local runtime does, every handler knows the queue URL: modules that read it at
         // load time are shared by functions that never send. Sending needs a grant below.
-        environment: { ...config.handlerEnvironment, PAYMENT_PAGE_URL: pageUrl, CALLBACK_QUEUE_URL: this.callbacks.queue.queueUrl },
+        environment: {
+          ...config.handlerEnvironment,
+          PAYMENT_PAGE_URL: pageUrl,
+          CALLBACK_QUEUE_URL: this.callbacks.queue.queueUrl,
+          // Route functions count each client's requests in the table (README "Rate limits").
+          ...(routeFunction ? { QUOTA_STORE: 'table' } : {}),
+        },
+        writablePrefix: routeFunction ? QUOTA_PREFIX : undefined,
         parameters: {
           ...(GATEWAY_FUNCTIONS.has(folder) ? config.gatewayCredentialParameters : {}),
           ...(LIGHTNING_FUNCTIONS.has(folder) ? config.lightningParameters : {}),
+          ...(authenticating.has(folder) ? { TOKEN_HMAC_KEY_PARAMETER: config.tokenKeyParameter } : {}),
         },
       });
       functions.set(folder, fn);
@@ -143,7 +157,7 @@ export class CryptoPayStack extends Stack {
     };
 
     for (const [folder, tableAccess] of functionAccess(ROUTES)) {
-      const fn = addFunction(folder, tableAccess);
+      const fn = addFunction(folder, tableAccess, undefined, true);
       if (CALLBACK_SENDERS.has(folder)) this.callbacks.grantEnqueue(fn);
     }
     const expireOrders = addFunction(EVENT_FUNCTIONS.expireOrders, 'write', Duration.seconds(50));

@@ -4,7 +4,8 @@ import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { LambdaHandler } from '#shared/http/api-handler';
 import { json } from '#shared/http/responses';
-import { HeadersTooLargeError, RouteNotFoundError, UriTooLongError } from '#shared/domain/errors';
+import { HeadersTooLargeError, RateLimitedError, RouteNotFoundError, UriTooLongError } from '#shared/domain/errors';
+import { type BucketLimit, clientAddressKey, TokenBuckets } from '#shared/core/token-bucket';
 import { errorResponse } from '#shared/http/errors';
 import type { Route } from '#shared/http/routes';
 
@@ -15,6 +16,21 @@ export const GATEWAY_HEADER_LIMIT = 10240;
 
 export interface RouteBinding extends Route {
   load: () => Promise<{ handler: LambdaHandler }>;
+}
+
+/**
+ * The local runtime's request quotas, the same limits the AWS handlers count in the table
+ * (shared/http/quota.ts), kept here in memory: a token bucket per merchant and, on the payment
+ * page's routes, per client address. `clientIpHeader` names a header to take the client's
+ * address from (its last entry, the one a proxy in front appended); only set it behind such a
+ * proxy: otherwise any client can write any address there and pick a fresh bucket each time.
+ */
+export interface LocalQuotas {
+  merchant: BucketLimit;
+  public: BucketLimit;
+  /** At most this many buckets are kept (least recently used ones go first). */
+  maxKeys: number;
+  clientIpHeader?: string;
 }
 
 /** Extra handlers for non-API paths (the payment page's static files). */
@@ -171,6 +187,39 @@ function onClientError(error: Error & { code?: string }, socket: Duplex): void {
   socket.end(Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`), body]));
 }
 
+/** The client's address: the socket's, or the last entry of the trusted header when one is configured. */
+export function clientAddress(request: IncomingMessage, trustedHeader: string | undefined): string {
+  const forwarded = trustedHeader ? request.headers[trustedHeader.toLowerCase()] : undefined;
+  const last = (Array.isArray(forwarded) ? forwarded.join(',') : (forwarded ?? '')).split(',').at(-1)?.trim();
+  return last || (request.socket.remoteAddress ?? 'unknown');
+}
+
+/**
+ * Takes one request from its client's bucket; the RateLimitedError to answer, if it is empty.
+ * A merchant route's client is the merchant its token names (a token that names none is left
+ * to the handler's 401); a public route's, the client's address; gateway notifications have none.
+ */
+async function overQuota(request: IncomingMessage, route: Route, quotas: LocalQuotas, buckets: TokenBuckets): Promise<RateLimitedError | undefined> {
+  // A gateway's signed notification is not a client's request: it is never refused for quota.
+  if (route.gateway) return undefined;
+  let key: string;
+  let limit: BucketLimit;
+  if (route.public) {
+    key = `P${clientAddressKey(clientAddress(request, quotas.clientIpHeader))}`;
+    limit = quotas.public;
+  } else {
+    const token = request.headers.token;
+    // Loaded on first use, as the handlers are: the store reads the environment the runtime sets.
+    const { authenticate } = await import('#shared/http/auth');
+    const merchant = await authenticate(Array.isArray(token) ? token[0] : token).catch(() => undefined);
+    if (!merchant) return undefined;
+    key = `M${merchant.user_id}`;
+    limit = quotas.merchant;
+  }
+  const taken = buckets.take(key, limit);
+  return taken.allowed ? undefined : new RateLimitedError(taken.retryAfterSeconds);
+}
+
 function send(response: ServerResponse, result: APIGatewayProxyStructuredResultV2): void {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
@@ -183,7 +232,13 @@ function send(response: ServerResponse, result: APIGatewayProxyStructuredResultV
  * An HTTP server that routes like API Gateway and calls the same Lambda handlers with the
  * events API Gateway would send. Anything else goes to the fallbacks (the payment page).
  */
-export function createApiServer(bindings: readonly RouteBinding[], fallbacks: readonly FallbackHandler[] = []): Server {
+export function createApiServer(
+  bindings: readonly RouteBinding[],
+  fallbacks: readonly FallbackHandler[] = [],
+  options: { quotas?: LocalQuotas } = {},
+): Server {
+  const { quotas } = options;
+  const buckets = quotas && new TokenBuckets({ maxKeys: quotas.maxKeys });
   const server = createServer((request, response) => {
     void (async () => {
       const tooLarge = oversize(request);
@@ -197,6 +252,11 @@ export function createApiServer(bindings: readonly RouteBinding[], fallbacks: re
         if (fallbacks.some((fallback) => fallback(request, response))) return;
         request.resume();
         return send(response, errorResponse(new RouteNotFoundError()));
+      }
+      const limited = quotas && buckets && (await overQuota(request, matched.binding, quotas, buckets));
+      if (limited) {
+        request.resume();
+        return send(response, errorResponse(limited));
       }
       const body = await readBody(request);
       if (body === 'too-large') {

@@ -3,12 +3,13 @@
  *
  * Creates a merchant and prints one JSON line {"user_id","api_token","callback_secret"}.
  * The table is the running local runtime's (found through DATA_DIR/runtime.json), or, when
- * TABLE_NAME is set, that table in AWS (credentials and region from the usual AWS variables).
+ * TABLE_NAME is set, that table in AWS (credentials and region from the usual AWS variables;
+ * TOKEN_HMAC_KEY_PARAMETER names the stack's token key parameter, see docs/deploy.md).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { LOCAL_AWS_ENV } from '#infra/local/dynamodb';
-import { stateFile, type RuntimeState } from '#infra/local/runtime';
+import { localTokenKey, stateFile, type RuntimeState } from '#infra/local/runtime';
 
 const USAGE =
   'usage: npm run merchant -- create --name NAME [--sandbox] [--token TOKEN] [--receive-currency USD|USDT|USDC]\n' +
@@ -56,6 +57,7 @@ if (!process.env.TABLE_NAME) {
     fail(`The local runtime that wrote ${file} is no longer running. Start it with "npm start".`);
   }
   Object.assign(process.env, LOCAL_AWS_ENV, { TABLE_NAME: state.tableName, DYNAMODB_ENDPOINT: state.dynamodbEndpoint });
+  Object.assign(process.env, localTokenKey(process.env.DATA_DIR ?? '.data'));
 }
 
 // Loaded after the environment names the table.

@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ROUTES } from '#shared/http/routes';
+import { readQuotaConfig } from '#shared/core/config';
 import { createApiServer, type RouteBinding } from '#infra/local/http-adapter';
 import { apiFunctions } from '#infra/local/handlers';
 import { ensureTable, LOCAL_AWS_ENV, startDynamoDbLocal, type LocalDynamoDb } from '#infra/local/dynamodb';
@@ -21,6 +23,12 @@ export interface RuntimeOptions {
   dynamodbEndpoint?: string;
   /** How often the expiry handler runs (EventBridge does it every minute in AWS). */
   expirySweepSeconds: number;
+  /**
+   * The adapter's request quotas beyond the limits (QUOTA_MERCHANT_RATE, ...; read from the
+   * environment as the handlers read them): how many buckets to keep and the trusted client
+   * address header, if any (QUOTA_MAX_KEYS, QUOTA_CLIENT_IP_HEADER).
+   */
+  quotas?: { maxKeys: number; clientIpHeader?: string };
 }
 
 export interface DemoMerchant {
@@ -51,6 +59,9 @@ export interface RuntimeState {
 
 const PAGE_PREFIX = '/pay/';
 
+/** Buckets the local adapter keeps by default (QUOTA_MAX_KEYS): about a megabyte at most. */
+export const DEFAULT_QUOTA_KEYS = 10_000;
+
 /**
  * A previous run killed with SIGKILL leaves its DynamoDB Local running on our data. Stop it
  * with SIGTERM and wait, so it flushes what it acknowledged before we open the data again.
@@ -74,15 +85,28 @@ async function stopOrphanedJava(dataDir: string): Promise<void> {
   if (isOurJava()) process.kill(pid, 'SIGKILL');
 }
 
+/** The key file API tokens are stored under (HMAC), beside the data: created on first use. */
+export const tokenKeyFile = (dataDir: string): string => join(dataDir, 'token-hmac.key');
+
+/**
+ * The token key's source when none is configured: the key file in the data folder, or, for a
+ * runtime without one (in memory, its merchants die with it), a key of its own.
+ */
+export function localTokenKey(dataDir: string | undefined): Record<string, string> {
+  if (['TOKEN_HMAC_KEY_PARAMETER', 'TOKEN_HMAC_KEY_FILE', 'TOKEN_HMAC_KEY'].some((name) => process.env[name])) return {};
+  return dataDir ? { TOKEN_HMAC_KEY_FILE: tokenKeyFile(dataDir) } : { TOKEN_HMAC_KEY: randomBytes(32).toString('hex') };
+}
+
 async function seedDemoMerchant(dataDir: string | undefined, demoApiToken: string | undefined): Promise<DemoMerchant> {
   // Loaded only now: the store reads its configuration from the environment set above.
-  const { hashToken } = await import('#shared/domain/merchant');
-  const { findMerchant, findMerchantByTokenHash } = await import('#shared/store/merchants');
+  const { findMerchant } = await import('#shared/store/merchants');
+  const { apiTokenHash, findMerchantByApiToken } = await import('#shared/services/api-tokens');
   const { createMerchant } = await import('#shared/services/merchants');
   const demoFile = dataDir ? join(dataDir, 'demo-merchant.json') : undefined;
   const token = demoApiToken ?? (demoFile && existsSync(demoFile) ? (JSON.parse(readFileSync(demoFile, 'utf8')) as DemoMerchant).api_token : undefined);
   if (token) {
-    const found = await findMerchantByTokenHash(hashToken(token));
+    // A demo stored before tokens were keyed is found by its old hash and upgraded.
+    const found = await findMerchantByApiToken(token, await apiTokenHash(token));
     const merchant = found && (await findMerchant(found.merchant.user_id));
     if (merchant) return { user_id: merchant.user_id, api_token: token, callback_secret: merchant.callback_secret };
   }
@@ -220,6 +244,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
       // No CloudWatch locally: EMF lines would only clutter the terminal.
       POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
+      ...localTokenKey(dataDir),
     });
 
     const demo = await seedDemoMerchant(dataDir, options.demoApiToken);
@@ -235,7 +260,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         sweepSeconds: options.expirySweepSeconds,
       }),
     );
-    const server = createApiServer(bindings, [staticFiles(PAGE_PREFIX, resolve('web/dist'))]);
+    const limits = readQuotaConfig(process.env);
+    const server = createApiServer(bindings, [staticFiles(PAGE_PREFIX, resolve('web/dist'))], {
+      quotas: { merchant: limits.merchant, public: limits.public, maxKeys: options.quotas?.maxKeys ?? DEFAULT_QUOTA_KEYS, clientIpHeader: options.quotas?.clientIpHeader },
+    });
     await new Promise<void>((done, fail) => {
       server.once('error', fail);
       server.listen(port, options.host ?? '127.0.0.1', done);

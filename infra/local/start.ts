@@ -1,10 +1,11 @@
 /**
  * `npm start`: the whole service locally, nothing else to set up (Java 17 runs DynamoDB Local).
  * Configuration: PORT (3000), HOST (127.0.0.1), DATA_DIR (.data), DEMO_API_TOKEN (generated),
- * EXPIRY_SWEEP_SECONDS (30).
+ * EXPIRY_SWEEP_SECONDS (30), QUOTA_MAX_KEYS (10000), QUOTA_CLIENT_IP_HEADER (none: the socket's
+ * address); the quotas' limits as in AWS (QUOTA_MERCHANT_RATE, ..., README "Rate limits").
  */
 import { LOCAL_AWS_ENV } from '#infra/local/dynamodb';
-import { startRuntime } from '#infra/local/runtime';
+import { DEFAULT_QUOTA_KEYS, startRuntime } from '#infra/local/runtime';
 import { positiveInteger } from '#shared/core/env';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= LOCAL_AWS_ENV.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED;
@@ -21,6 +22,10 @@ export const runtime = await startRuntime({
   dataDir: process.env.DATA_DIR ?? '.data',
   demoApiToken: process.env.DEMO_API_TOKEN || undefined,
   expirySweepSeconds: positiveInteger(process.env, 'EXPIRY_SWEEP_SECONDS', 30),
+  quotas: {
+    maxKeys: positiveInteger(process.env, 'QUOTA_MAX_KEYS', DEFAULT_QUOTA_KEYS),
+    clientIpHeader: process.env.QUOTA_CLIENT_IP_HEADER || undefined,
+  },
 }).catch((error: unknown) => {
   console.error(`Could not start: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);

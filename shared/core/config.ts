@@ -1,4 +1,4 @@
-import { ConfigError, type Env, flag, nonNegativeInteger, optionalString, positiveInteger, requiredString } from '#shared/core/env';
+import { ConfigError, type Env, flag, nonNegativeInteger, optionalString, positiveInteger, requiredString, secretSource } from '#shared/core/env';
 
 /**
  * The service's configuration: every environment variable a handler reads is read and checked
@@ -67,6 +67,39 @@ export const readAuthConfig = (env: Env) => ({
   cacheSeconds: nonNegativeInteger(env, 'AUTH_CACHE_SECONDS', 30),
 });
 export const authConfig = section(readAuthConfig);
+
+/**
+ * Request quotas per client (README "Rate limits"): each merchant (by its token's user_id) and
+ * each anonymous client of the payment page's routes (by source address; IPv6 by /64) has its
+ * own, on top of API Gateway's per-route limits. A rate of 0 turns that quota off. `store`:
+ * 'table' (the AWS stack sets it) counts in the DynamoDB table, in the handlers; unset, the
+ * handlers count nothing and the local HTTP adapter applies the same limits in memory.
+ */
+export const readQuotaConfig = (env: Env) => {
+  const store = optionalString(env, 'QUOTA_STORE');
+  if (store !== undefined && store !== 'table') throw new ConfigError(`environment variable QUOTA_STORE must be "table" or unset, got "${store}"`);
+  return {
+    store,
+    /** Requests per second of one merchant, and how many it may send at once. */
+    merchant: { rate: nonNegativeInteger(env, 'QUOTA_MERCHANT_RATE', 10), burst: positiveInteger(env, 'QUOTA_MERCHANT_BURST', 20) },
+    /** Requests per second of one anonymous client to the payment page's routes, and its burst. */
+    public: { rate: nonNegativeInteger(env, 'QUOTA_PUBLIC_RATE', 5), burst: positiveInteger(env, 'QUOTA_PUBLIC_BURST', 10) },
+  };
+};
+export const quotaConfig = section(readQuotaConfig);
+
+/**
+ * The server-side key API tokens are stored under (HMAC-SHA256): `TOKEN_HMAC_KEY_PARAMETER`
+ * (the name of an SSM SecureString; the AWS stack sets it), `TOKEN_HMAC_KEY_FILE` (a file,
+ * created with 32 random bytes and mode 0600 if missing; the local runtime's DATA_DIR) or
+ * `TOKEN_HMAC_KEY` (the key itself, at least 32 characters). Exactly one is required.
+ */
+export const readTokenKeyConfig = (env: Env) => {
+  const source = secretSource(env, 'TOKEN_HMAC_KEY');
+  if (!source) throw new ConfigError('one of TOKEN_HMAC_KEY_PARAMETER, TOKEN_HMAC_KEY_FILE or TOKEN_HMAC_KEY is required');
+  return { source };
+};
+export const tokenKeyConfig = section(readTokenKeyConfig);
 
 /**
  * Which callback URLs may be used: read by order creation (a URL is checked when it is given)

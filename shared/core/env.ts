@@ -49,3 +49,20 @@ export function nonNegativeInteger(env: Env, name: string, fallback: number): nu
   }
   return Number(raw);
 }
+
+/**
+ * Where a secret named `name` comes from: exactly one of `<name>_PARAMETER` (an SSM
+ * SecureString's name, AWS), `<name>_FILE` (a file, local) or `<name>` (the value itself).
+ */
+export type SecretSource = { kind: 'parameter' | 'file' | 'value'; ref: string; variable: string };
+
+/** The one source of the secret `name`, if any; two sources for one secret is a ConfigError. */
+export function secretSource(env: Env, name: string): SecretSource | undefined {
+  const found: SecretSource[] = [];
+  for (const [suffix, kind] of [['_PARAMETER', 'parameter'], ['_FILE', 'file'], ['', 'value']] as const) {
+    const ref = optionalString(env, `${name}${suffix}`);
+    if (ref !== undefined) found.push({ kind, ref, variable: `${name}${suffix}` });
+  }
+  if (found.length > 1) throw new ConfigError(`set only one of ${found.map((source) => source.variable).join(', ')}`);
+  return found[0];
+}

@@ -122,6 +122,16 @@ export class TooManyInvoicesError extends AppError {
   }
 }
 
+/**
+ * A client's request quota is used up (a merchant's, or an anonymous client's on the payment
+ * page's routes): answered 429 with `Retry-After`, the whole seconds until a request fits again.
+ */
+export class RateLimitedError extends AppError {
+  constructor(readonly retryAfterSeconds: number) {
+    super(429, 'API_LIMIT_EXCEEDED', `Too many requests from this client, retry after ${retryAfterSeconds} s.`);
+  }
+}
+
 export class PaymentNotAvailableError extends AppError {
   constructor(message = 'The payment method is not available, please retry later.', cause?: unknown) {
     super(400, 'PAYMENT_NOT_AVAILABLE', message, { cause });

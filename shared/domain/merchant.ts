@@ -11,8 +11,8 @@ export const CALLBACK_STATUSES: readonly CallbackStatuses[] = ['paid', 'all'];
 
 /**
  * A merchant account. The API token and callback secret are shown once, at creation; the
- * store keeps only the token's SHA-256 hash. The callback secret must stay readable because
- * every callback is signed with it.
+ * store keeps only the token's keyed hash (HMAC-SHA256, shared/services/api-tokens.ts). The
+ * callback secret must stay readable because every callback is signed with it.
  */
 export interface MerchantProfile {
   user_id: number;
@@ -45,8 +45,12 @@ export interface Merchant extends MerchantProfile {
   callback_secret: string;
 }
 
-/** Tokens are stored only as this hash (hex SHA-256): a leaked table leaks no usable token. */
-export function hashToken(token: string): string {
+/**
+ * How API tokens were stored before they were keyed (hex SHA-256): still looked up for
+ * merchants created then, and replaced by the keyed hash on first use
+ * (shared/services/api-tokens.ts). Nothing new is stored this way.
+ */
+export function legacyTokenHash(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 

@@ -12,6 +12,7 @@ import { MAX_BODY_BYTES } from '#shared/domain/limits';
 import { authenticate } from '#shared/http/auth';
 import { errorResponse } from '#shared/http/errors';
 import { idempotency } from '#shared/http/idempotency';
+import { quota } from '#shared/http/quota';
 import { type ExactField, lenientBody, parseJsonBody } from '#shared/http/json-body';
 import { logger } from '#shared/core/logger';
 import { validationError } from '#shared/http/validation';
@@ -111,7 +112,7 @@ const errorMapper = (): middy.MiddlewareObj<Event, Result> => ({
 
 /**
  * The shared middy stack of every endpoint: header normalizer, token auth (first, so an
- * anonymous caller learns nothing of the schema), body reader, ajv validation,
+ * anonymous caller learns nothing of the schema), the client's request quota, body reader, ajv validation,
  * Idempotency-Key, then the error mapper. The endpoint function gets typed input and returns
  * the response.
  */
@@ -124,6 +125,8 @@ export function apiHandler<TBody = undefined, TQuery = undefined>(
     .use(httpEventNormalizer())
     .use(httpHeaderNormalizer());
   if (options.auth !== 'public') stack.use(merchantAuth());
+  // Per-client quota (AWS): after auth, so only a merchant's own requests count against it.
+  stack.use(quota(options.auth === 'public' ? 'public' : 'merchant', (event) => stateOf(event).merchant));
   if (options.body) stack.use(bodyReader(options.exact ?? {}));
   stack.use(validate(options));
   // Keys are per merchant; the page's public calls have one scope per path, hashed so that

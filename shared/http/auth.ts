@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { AuthenticationError } from '#shared/domain/errors';
-import { hashToken, type MerchantProfile, TOKEN_PATTERN } from '#shared/domain/merchant';
-import { findMerchantByTokenHash } from '#shared/store/merchants';
+import { type MerchantProfile, TOKEN_PATTERN } from '#shared/domain/merchant';
+import { apiTokenHash, findMerchantByApiToken } from '#shared/services/api-tokens';
 import { ExpiringCache } from '#shared/core/cache';
 import { authConfig } from '#shared/core/config';
 
@@ -12,20 +12,20 @@ import { authConfig } from '#shared/core/config';
  */
 let cache: ExpiringCache<string, { tokenHash: string; merchant: MerchantProfile }> | undefined;
 
-function lookup(hash: string): Promise<{ tokenHash: string; merchant: MerchantProfile } | undefined> {
+function lookup(token: string, hash: string): Promise<{ tokenHash: string; merchant: MerchantProfile } | undefined> {
   cache ??= new ExpiringCache({ maxEntries: 1000, maxAgeMs: authConfig().cacheSeconds * 1000 });
-  return cache.getOrLoad(hash, () => findMerchantByTokenHash(hash));
+  return cache.getOrLoad(hash, () => findMerchantByApiToken(token, hash));
 }
 
 /**
  * The merchant owning the API token of the `token` header, or AuthenticationError (401).
- * The lookup is by hash, so response timing says nothing about how close a guess was; the
+ * The lookup is by keyed hash (shared/services/api-tokens.ts), so response timing says nothing about how close a guess was; the
  * stored hash is compared again in constant time as a second check.
  */
 export async function authenticate(token: string | undefined): Promise<MerchantProfile> {
   if (!token || !TOKEN_PATTERN.test(token)) throw new AuthenticationError();
-  const hash = hashToken(token);
-  const found = await lookup(hash);
+  const hash = await apiTokenHash(token);
+  const found = await lookup(token, hash);
   if (!found || !timingSafeEqual(Buffer.from(found.tokenHash, 'hex'), Buffer.from(hash, 'hex'))) {
     throw new AuthenticationError();
   }

@@ -5,6 +5,7 @@ import {
   MerchantOrderIdExistsError,
   OrderDoesNotExistError,
   OrderNotFoundError,
+  RateLimitedError,
 } from '#shared/domain/errors';
 import { asStoreError } from '#shared/store/errors';
 import { json } from '#shared/http/responses';
@@ -26,6 +27,10 @@ export function errorResponse(raw: unknown): APIGatewayProxyStructuredResultV2 {
   if (error instanceof MerchantOrderIdExistsError && error.existing) {
     const { order, payment_url } = error.existing;
     return json(400, { status: 400, error: error.message, error_code: error.code, order, payment_url });
+  }
+  if (error instanceof RateLimitedError) {
+    const response = json(429, { status: 429, error: error.message, error_code: error.code });
+    return { ...response, headers: { ...response.headers, 'retry-after': String(error.retryAfterSeconds) } };
   }
   if (error instanceof AppError) {
     if (error.statusCode >= 500) logger.warn('request failed', { error: error.code, cause: String(error.cause) });

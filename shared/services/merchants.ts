@@ -3,7 +3,8 @@ import { isGateway, RECEIVE_CURRENCIES } from '#shared/domain/currencies';
 import { deriveAddress, type AddressCurrency } from '#shared/payments/addresses/index';
 
 const ADDRESS_CURRENCIES: readonly AddressCurrency[] = ['BTC', 'LTC', 'BCH', 'ETH'];
-import { CALLBACK_STATUSES, type CallbackStatuses, hashToken, type Merchant, TOKEN_PATTERN } from '#shared/domain/merchant';
+import { CALLBACK_STATUSES, type CallbackStatuses, type Merchant, TOKEN_PATTERN } from '#shared/domain/merchant';
+import { apiTokenHash } from '#shared/services/api-tokens';
 import { insertMerchant } from '#shared/store/merchants';
 
 export interface NewMerchant {
@@ -21,7 +22,7 @@ export interface NewMerchant {
   callbackStatuses?: string;
 }
 
-/** Credentials shown once, at creation. Only the token's hash is stored. */
+/** Credentials shown once, at creation. Only the token's keyed hash is stored. */
 export interface MerchantCredentials {
   user_id: number;
   api_token: string;
@@ -69,7 +70,7 @@ export async function createMerchant(input: NewMerchant, now = new Date()): Prom
     xpubs: input.xpubs ?? {},
     created_at: now.toISOString(),
     order_id_key: generateOrderIdKey(),
-    token_hash: hashToken(apiToken),
+    token_hash: await apiTokenHash(apiToken),
     callback_secret: callbackSecret,
   };
   const stored = await insertMerchant(merchant);

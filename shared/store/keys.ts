@@ -7,7 +7,7 @@
  * | order               | ORDER#<order_id>                | ORDER        | MERCHANT#<uid> / <created>#<id>   | MERCHANT#<uid>#STATUS#<status> / <created>#<id> |
  * | invoice             | ORDER#<order_id>                | INVOICE#<invoice_id> |                           |                                             |
  * | merchant            | MERCHANT#<uid>                  | MERCHANT     |                                   |                                             |
- * | API token           | APITOKEN#<sha256 hex>           | APITOKEN     |                                   |                                             |
+ * | API token           | APITOKEN#<HMAC-SHA256 hex>      | APITOKEN     |                                   |                                             |
  * | merchant order id   | MOID#<uid>#<merchant_order_id>  | MOID         |                                   |                                             |
  * | counter             | COUNTER#<name>                  | COUNTER      |                                   |                                             |
  * | rate snapshot       | RATES#<source>                  | RATES        |                                   |                                             |
@@ -17,6 +17,7 @@
  * | checkout slots      | ORDER#<order_id>                | CHECKOUTS    |                                   |                                             |
  * | returned address    | ADDRPOOL#<counter name>         | <index, 12 digits> |                             |                                             |
  * | chain cursor        | CHAIN#<chain>                   | CURSOR       |                                   |                                             |
+ * | request quota       | QUOTA#<M<uid> or P<address>>     | W#<window number> |                              |                                             |
  * | maturing payment    | CHAIN#<chain>                   | PAYMENT#<height, 12 digits>#<payment key> |      |                                             |
  * | unmatched payment   | CHAIN#<LBTC or EOS>             | UNMATCHED#<payment key> |                        |                                             |
  *
@@ -41,6 +42,7 @@ export const ENTITY = {
   chainCursor: 'CHAIN_CURSOR',
   maturingPayment: 'MATURING_PAYMENT',
   unmatchedPayment: 'UNMATCHED_PAYMENT',
+  quota: 'QUOTA',
 } as const;
 
 export interface TableKey {
@@ -146,6 +148,12 @@ export const idempotencyKey = (scope: string, key: string): TableKey => ({
   PK: `IDEMPOTENCY#${scope}#${key}`,
   SK: 'IDEMPOTENCY',
 });
+
+/** Every quota item's partition starts with this (the read-only functions may write only these). */
+export const QUOTA_PREFIX = 'QUOTA#';
+
+/** A client's request count in one fixed window of its quota (expired by TTL). */
+export const quotaKey = (client: string, window: number): TableKey => ({ PK: `${QUOTA_PREFIX}${client}`, SK: `W#${window}` });
 
 /**
  * How many invoices an order has had (bounded: each one takes an address). Its sort key is

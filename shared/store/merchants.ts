@@ -52,6 +52,45 @@ export async function findMerchantByTokenHash(
   return { tokenHash: String(result.Item.token_hash), merchant: result.Item.merchant as MerchantProfile };
 }
 
+/**
+ * Moves a merchant's API token item from `oldHash` to `newHash` (the token is the same, its
+ * stored hash changes): the new item, the old one's removal and the merchant's `token_hash`
+ * in one transaction, each conditional on the old hash still being current, so two upgrades
+ * racing leave exactly one item. Throws when it was not written (a race lost, no permission).
+ */
+export async function rehashApiToken(merchant: MerchantProfile, oldHash: string, newHash: string): Promise<void> {
+  await db().send(
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Put: {
+            TableName: tableName(),
+            Item: { ...apiTokenKey(newHash), type: ENTITY.apiToken, token_hash: newHash, merchant },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          },
+        },
+        {
+          Delete: {
+            TableName: tableName(),
+            Key: apiTokenKey(oldHash),
+            ConditionExpression: 'token_hash = :old',
+            ExpressionAttributeValues: { ':old': oldHash },
+          },
+        },
+        {
+          Update: {
+            TableName: tableName(),
+            Key: merchantKey(merchant.user_id),
+            UpdateExpression: 'SET token_hash = :new',
+            ConditionExpression: 'token_hash = :old',
+            ExpressionAttributeValues: { ':old': oldHash, ':new': newHash },
+          },
+        },
+      ],
+    }),
+  );
+}
+
 export async function findMerchant(userId: number): Promise<Merchant | undefined> {
   const result = await db().send(new GetCommand({ TableName: tableName(), Key: merchantKey(userId) }));
   if (!result.Item) return undefined;

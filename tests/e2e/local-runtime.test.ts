@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isAlive, killGroup, runScript, startScript, stopLeftoverJava, type Started } from '../support/processes';
@@ -16,7 +16,8 @@ afterAll(() => {
 });
 
 async function start(env: Record<string, string> = {}) {
-  const started = startScript('infra/local/start.ts', [], { PORT: '0', DATA_DIR: dataDir, ...env });
+  // No TOKEN_HMAC_KEY from the test setup: the runtime keys tokens with its DATA_DIR key file, as for a user.
+  const started = startScript('infra/local/start.ts', [], { PORT: '0', DATA_DIR: dataDir, TOKEN_HMAC_KEY: '', ...env });
   running.push(started);
   const [, url] = await started.waitFor(/API:\s+(http:\/\/\S+)/);
   await started.waitFor(/Ctrl-C stops everything/);
@@ -42,7 +43,11 @@ describe('npm start (the local runtime as a user runs it)', () => {
     orderId = body.order.order_id;
     expect(body.payment_url).toBe(`${url}/pay/?id=${orderId}`);
 
-    const cli = await runScript('infra/local/merchant-cli.ts', ['create', '--name', 'CLI Shop', '--sandbox'], { DATA_DIR: dataDir });
+    // The token key was made on first use in DATA_DIR, readable by its owner only.
+    expect(statSync(join(dataDir, 'token-hmac.key')).mode & 0o777).toBe(0o600);
+    expect(readFileSync(join(dataDir, 'token-hmac.key'), 'utf8').trim()).toMatch(/^[0-9a-f]{64}$/);
+
+    const cli = await runScript('infra/local/merchant-cli.ts', ['create', '--name', 'CLI Shop', '--sandbox'], { DATA_DIR: dataDir, TOKEN_HMAC_KEY: '' });
     expect(cli.code, cli.output).toBe(0);
     const line = cli.output.trim().split('\n').at(-1)!;
     const credentials = JSON.parse(line);

@@ -21,6 +21,7 @@ describe('deploy configuration', () => {
       gatewayCredentialParameters: {},
       lightningParameters: {},
       indexedSources: [],
+      tokenKeyParameter: '/crypto-pay-orders/token-hmac-key',
       chainSources: [],
       apiThrottle: { read: { rateLimit: 100, burstLimit: 200 }, write: { rateLimit: 20, burstLimit: 40 } },
       alarmEmail: undefined,
@@ -56,6 +57,8 @@ describe('deploy configuration', () => {
       RATE_SOURCE_URL: 'https://rates.example.com/v2/exchange-rates?currency=USD',
     });
     expect(config.gatewayCredentialParameters).toEqual({ WECHAT_CREDENTIALS_PARAMETER: '/pay/prod/wechat' });
+    expect(config.tokenKeyParameter).toBe('/crypto-pay-orders/token-hmac-key');
+    expect(deployConfig({ TOKEN_HMAC_KEY_PARAMETER: '/pay/prod/token-key' }).tokenKeyParameter).toBe('/pay/prod/token-key');
   });
 
   it.each([
@@ -69,6 +72,7 @@ describe('deploy configuration', () => {
     [{ USDT_ERC20_CONTRACT: '0x1234' }, /usdtErc20Contract .* contract address/],
     [{ ETH_CHAIN_ID: '0' }, /ethChainId .* positive integer/],
     [{ ALIPAY_CREDENTIALS_PARAMETER: 'sk_live_51Hxyz' }, /alipayCredentialsParameter .* SSM parameter name/],
+    [{ TOKEN_HMAC_KEY_PARAMETER: '0123456789abcdef0123456789abcdef' }, /tokenHmacKeyParameter .* SSM parameter name/],
     [{ PAYMENT_PAGE_URL: 'http://pay.example.com/' }, /paymentPageUrl .* https/],
     [{ PAYMENT_PAGE_URL: 'pay.example.com' }, /paymentPageUrl .* absolute URL/],
     [{ RATE_SOURCE_URL: 'http://rates.example.com/' }, /rateSourceUrl .* https/],

@@ -7,9 +7,11 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { awsRouteKey } from '#infra/cdk/constructs/order-api';
-import { CALLBACK_SENDERS, CryptoPayStack, EVENT_FUNCTIONS, functionAccess, GATEWAY_FUNCTIONS } from '#infra/cdk/stack';
+import { DEFAULT_TOKEN_KEY_PARAMETER } from '#infra/cdk/config';
+import { authenticatingFunctions, CALLBACK_SENDERS, CryptoPayStack, EVENT_FUNCTIONS, functionAccess, GATEWAY_FUNCTIONS } from '#infra/cdk/stack';
 import { ROUTES } from '#shared/http/routes';
 import { TABLE_KEYS } from '#shared/store/table';
+import { QUOTA_PREFIX } from '#shared/store/keys';
 import {
   actionsOf,
   deployConfig,
@@ -223,7 +225,9 @@ describe('least privilege', () => {
     const streamArn = { 'Fn::GetAtt': [tableId, 'StreamArn'] };
     for (const statement of allStatements.filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')))) {
       if (JSON.stringify(statement.Resource) === JSON.stringify(streamArn)) continue;
-      expect(statement.Resource).toEqual([tableArn, { 'Fn::Join': ['', [tableArn, '/index/*']] }]);
+      // The quota counters' UpdateItem (read-only roles) is on the table alone, conditioned to their keys.
+      if (statement.Condition) expect(statement.Resource).toEqual(tableArn);
+      else expect(statement.Resource).toEqual([tableArn, { 'Fn::Join': ['', [tableArn, '/index/*']] }]);
     }
     for (const folder of FOLDERS) {
       const onStream = statementsOfRole(template, roleId(folder)).filter((s) => JSON.stringify(s.Resource) === JSON.stringify(streamArn));
@@ -256,11 +260,22 @@ describe('least privilege', () => {
     }
   });
 
-  it.each(FOLDERS.filter((folder) => ACCESS.get(folder) === 'read'))('%s (read-only) cannot write the table', (folder) => {
-    const actions = statementsOfRole(template, roleId(folder)).flatMap(actionsOf);
-    expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
-    expect(actions.filter((action) => WRITE_ACTIONS.includes(action))).toEqual([]);
-  });
+  it.each(FOLDERS.filter((folder) => ACCESS.get(folder) === 'read'))(
+    '%s (read-only) cannot write the table, but for its request quota counters',
+    (folder) => {
+      const statements = statementsOfRole(template, roleId(folder));
+      expect(statements.flatMap(actionsOf)).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
+      const writes = statements.filter((s) => actionsOf(s).some((action) => WRITE_ACTIONS.includes(action)));
+      // The one write: UpdateItem on the table, only on items whose partition key is a quota's.
+      expect(writes).toEqual([
+        expect.objectContaining({
+          Action: 'dynamodb:UpdateItem',
+          Resource: { 'Fn::GetAtt': [tableId, 'Arn'] },
+          Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${QUOTA_PREFIX}*`] } },
+        }),
+      ]);
+    },
+  );
 
   it.each(FOLDERS.filter((folder) => ACCESS.get(folder) === 'none'))('%s has no access to the table items', (folder) => {
     const tableArn = JSON.stringify({ 'Fn::GetAtt': [tableId, 'Arn'] });
@@ -284,22 +299,53 @@ describe('least privilege', () => {
     expect(resourcesOf(template, 'AWS::IAM::Role')[roleId(folder)]?.Properties?.ManagedPolicyArns).toBeUndefined();
   });
 
+  /** The SSM statements of a function's role naming this parameter. */
+  const ssmReading = (folder: string, parameter: string) =>
+    statementsOfRole(template, roleId(folder)).filter(
+      (s) => actionsOf(s).some((a) => a.startsWith('ssm:')) && JSON.stringify(s.Resource).includes(`:parameter${parameter}"`),
+    );
+
   it('lets only the functions that call a gateway read its credential parameters, by name, and tells them the API URL', () => {
     for (const folder of GATEWAY_FUNCTIONS) {
       expect(ACCESS.has(folder) || Object.values(EVENT_FUNCTIONS).includes(folder as never), `${folder} is not a function folder`).toBe(true);
     }
     expect([...GATEWAY_FUNCTIONS]).toEqual(expect.arrayContaining(['refund-order', 'expire-orders', 'alipay-notify', 'aliglobal-notify', 'wechat-notify']));
     for (const folder of [...FOLDERS, ...Object.values(EVENT_FUNCTIONS)]) {
-      const ssm = statementsOfRole(template, roleId(folder)).filter((s) => actionsOf(s).some((a) => a.startsWith('ssm:')));
+      const ssm = ssmReading(folder, ALIPAY_PARAMETER);
       if (GATEWAY_FUNCTIONS.has(folder)) {
         expect(ssm).toHaveLength(1);
         expect(actionsOf(ssm[0]!)).toContain('ssm:GetParameter');
-        expect(JSON.stringify(ssm[0]!.Resource)).toContain(`:parameter${ALIPAY_PARAMETER}"`);
         expect(environmentOf(folder).ALIPAY_CREDENTIALS_PARAMETER).toBe(ALIPAY_PARAMETER);
         expect(JSON.stringify(environmentOf(folder).PUBLIC_API_URL)).toContain('execute-api');
       } else {
         expect(ssm, folder).toEqual([]);
         expect(environmentOf(folder)).not.toHaveProperty('ALIPAY_CREDENTIALS_PARAMETER');
+      }
+    }
+  });
+
+  it('lets only the functions that authenticate merchants read the API token key, and nothing else from SSM', () => {
+    const authenticating = authenticatingFunctions(ROUTES);
+    expect([...authenticating]).toEqual(expect.arrayContaining(['create-order', 'get-order', 'list-orders', 'redeliver-callback']));
+    expect(authenticating.has('pay-get-order')).toBe(false);
+    expect(authenticating.has('alipay-notify')).toBe(false);
+    for (const folder of [...FOLDERS, ...Object.values(EVENT_FUNCTIONS)]) {
+      const ssm = ssmReading(folder, DEFAULT_TOKEN_KEY_PARAMETER);
+      const parameters = statementsOfRole(template, roleId(folder))
+        .filter((s) => actionsOf(s).some((a) => a.startsWith('ssm:')))
+        .flatMap((s) => JSON.stringify(s.Resource).match(/:parameter\/[^"]+/g) ?? []);
+      const expected = [
+        ...(authenticating.has(folder) ? [`:parameter${DEFAULT_TOKEN_KEY_PARAMETER}`] : []),
+        ...(GATEWAY_FUNCTIONS.has(folder) ? [`:parameter${ALIPAY_PARAMETER}`] : []),
+      ];
+      expect(parameters.sort(), folder).toEqual(expected.sort());
+      if (authenticating.has(folder)) {
+        expect(ssm, folder).toHaveLength(1);
+        expect(actionsOf(ssm[0]!)).toContain('ssm:GetParameter');
+        expect(environmentOf(folder).TOKEN_HMAC_KEY_PARAMETER).toBe(DEFAULT_TOKEN_KEY_PARAMETER);
+      } else {
+        expect(ssm, folder).toEqual([]);
+        expect(environmentOf(folder)).not.toHaveProperty('TOKEN_HMAC_KEY_PARAMETER');
       }
     }
   });

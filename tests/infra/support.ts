@@ -57,6 +57,7 @@ export interface PolicyStatement {
   Effect: string;
   Action: string | string[];
   Resource: unknown;
+  Condition?: unknown;
 }
 
 export const actionsOf = (statement: PolicyStatement): string[] =>

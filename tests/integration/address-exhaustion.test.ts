@@ -14,6 +14,7 @@ import { db, tableName } from '#shared/store/client';
 import { findMerchant } from '#shared/store/merchants';
 import { addressKey, counterKey, orderPartition, returnedAddressPartition } from '#shared/store/keys';
 import { client, startApi } from '../support/api';
+import { recordAttack } from '../support/security-report';
 
 /**
  * Address exhaustion through the public page (issue 14, item 1): anyone holding a payment
@@ -126,6 +127,16 @@ describe('address exhaustion through POST /v1/pay/{order_id}/checkout', () => {
     }
     // The address shown is the key's first child: no gap before it.
     expect([...shown.get('BTC')!]).toEqual([deriveAddress('BTC', merchant.xpub, 0)]);
+    const counters = await Promise.all(HD.map(async (code) => `${code} ${await counterOf(code, merchant.xpub)}`));
+    recordAttack('address-exhaustion', {
+      attack: `Anonymous POST /v1/pay/{id}/checkout in a loop on one order, over every currency (${ALL.length})`,
+      count: 100,
+      outcome:
+        `${[...statuses].map(([status, n]) => `${status} x${n}`).join(', ')}; switching back answers the same invoice: ` +
+        `${invoices.length} invoices and ${await addressItemsOf(invoices)} address items in all; the merchant key's counters moved ${counters.join(', ')}; ` +
+        `at most ${MAX_INVOICES_PER_ORDER} invoices an order, then 429 TOO_MANY_INVOICES`,
+      test: 'tests/integration/address-exhaustion.test.ts',
+    });
   }, 180_000);
 
   it('100 anonymous checkouts, 20 at a time, take at most MAX_INVOICES_PER_ORDER invoices and indexes of a key, and every unused address goes back', async () => {

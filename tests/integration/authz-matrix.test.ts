@@ -16,6 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { ROUTES } from '#shared/http/routes';
 import { ORDER_STATUSES } from '#shared/domain/statuses';
 import { newMerchant, startApi } from '../support/api';
+import { recordAttack } from '../support/security-report';
 import {
   describeRequest,
   describeResponse,
@@ -47,6 +48,8 @@ let before: Awaited<ReturnType<typeof snapshotA>>;
 /** "caller route-key" pairs the matrix exercised, checked at the end against ROUTES. */
 const covered = new Set<string>();
 let counter = 0;
+/** Requests the matrix sent (seeding A's and B's orders included), for docs/security.md. */
+const sent = { requests: 0 };
 const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${(counter += 1)}`;
 
 /** A's orders of the matrix as the API shows them (orders made later for public writes left out). */
@@ -62,7 +65,10 @@ async function snapshotA() {
 beforeAll(async () => {
   api = await startApi();
   client = rawClient(api.url);
-  send = client.send;
+  send = (request) => {
+    sent.requests += 1;
+    return client.send(request);
+  };
   const [merchantA, merchantB] = await Promise.all([newMerchant(true, 'Authz Shop A'), newMerchant(true, 'Authz Shop B')]);
   a = { token: merchantA.api_token, userId: merchantA.user_id, orders: await seedOrders(send, merchantA.api_token, 'authzA', ROUTES) };
   b = { token: merchantB.api_token, orders: (await seedOrders(send, merchantB.api_token, 'authzB', ROUTES)).slice(0, 3) };
@@ -333,5 +339,16 @@ describe('afterwards', () => {
       for (const caller of callers) if (!covered.has(`${caller} ${info.key}`)) missing.push(`${caller} ${info.key}`);
     }
     expect(missing, `routes the matrix did not exercise: ${missing.join(', ')}`).toEqual([]);
+    recordAttack('authz-matrix', {
+      attack: `Routes x callers: merchant B and an anonymous caller on each of merchant A's orders (every status) on all ${ROUTES.length} routes`,
+      count: sent.requests,
+      outcome:
+        `anonymous: 401 AUTHENTICATION_FAILED on all ${merchantRoutes().length} merchant routes; ` +
+        `B: the same answer as for an order that exists nowhere on all ${merchantRoutes().length}; ` +
+        `${publicRoutes().length} payment page routes: no merchant secret shown; ` +
+        `${gatewayRoutes().length} gateway notification routes: unsigned notifications refused; ` +
+        `A's ${a.orders.length} orders unchanged; ${covered.size} (caller, route) pairs covered`,
+      test: 'tests/integration/authz-matrix.test.ts',
+    });
   });
 });

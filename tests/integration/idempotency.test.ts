@@ -4,6 +4,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '#shared/store/client';
 import { idempotencyKey } from '#shared/store/keys';
 import { client, newMerchant, startApi } from '../support/api';
+import { recordAttack } from '../support/security-report';
 
 let api: Awaited<ReturnType<typeof startApi>>;
 let call: ReturnType<typeof client>;
@@ -133,16 +134,25 @@ describe('Idempotency-Key', () => {
 
     it('200 anonymous cancels of random order ids with a key store nothing', async () => {
       const keys: { path: string; key: string }[] = [];
+      const answers = new Map<string, number>();
       for (let i = 0; i < 200; i += 1) {
         const path = `/v1/pay/${randomUUID()}/cancel`;
         const key = randomUUID();
         const response = await call('POST', path, { headers: { 'Idempotency-Key': key } });
         expect([response.status, response.body.error_code]).toEqual([404, 'ORDER_NOT_FOUND']);
+        const answer = `${response.status} ${response.body.error_code}`;
+        answers.set(answer, (answers.get(answer) ?? 0) + 1);
         keys.push({ path, key });
       }
       let records = 0;
       for (const { path, key } of keys) if (await stored(pageScope(path), key)) records += 1;
       expect(records).toBe(0);
+      recordAttack('idempotency-flood', {
+        attack: 'Anonymous POST /v1/pay/{random uuid}/cancel, each with a new Idempotency-Key',
+        count: keys.length,
+        outcome: `${[...answers].map(([answer, n]) => `${answer} x${n}`).join(', ')}; idempotency records stored: ${records} (kept only for real orders of the caller)`,
+        test: 'tests/integration/idempotency.test.ts',
+      });
     }, 120_000);
 
     it("a merchant's key is kept for its own order, not for another merchant's or a missing one", async () => {

@@ -128,10 +128,10 @@ describe('Create Order', () => {
     const { UpdateCommand, GetCommand } = await import('@aws-sdk/lib-dynamodb');
     const { db, tableName } = await import('#shared/store/client');
     const { apiTokenKey, merchantKey, merchantOrderIdKey } = await import('#shared/store/keys');
-    const { hashToken } = await import('#shared/domain/merchant');
+    const { apiTokenHash } = await import('#shared/services/api-tokens');
     await db().send(new UpdateCommand({ TableName: tableName(), Key: merchantKey(legacy.user_id), UpdateExpression: 'REMOVE order_id_key' }));
     await db().send(
-      new UpdateCommand({ TableName: tableName(), Key: apiTokenKey(hashToken(legacy.api_token)), UpdateExpression: 'REMOVE merchant.order_id_key' }),
+      new UpdateCommand({ TableName: tableName(), Key: apiTokenKey(await apiTokenHash(legacy.api_token)), UpdateExpression: 'REMOVE merchant.order_id_key' }),
     );
     const reference = `legacy-${randomUUID()}`;
     const first = await create({ price_amount: 5, merchant_order_id: reference }, legacy.api_token);

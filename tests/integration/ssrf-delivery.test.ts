@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { isIP, type AddressInfo, type LookupFunction } from 'node:net';
 import { request } from 'undici';
+import { recordAttack } from '../support/security-report';
 import {
   CallbackTransportError,
   type CallbackTransportErrorKind,
@@ -147,16 +148,34 @@ describe('postJson to a loopback address', () => {
   });
 });
 
+/** What docs/security.md reports of the connect-time checks. */
+const delivery = { rebindsRefused: 0, redirectsKept: 0 };
+const REBIND_CASES: [name: string, address: string | string[], reason: RegExp][] = [
+  ['evil.example', '10.0.0.1', /private/],
+  ['rebind.example', '127.0.0.1', /loopback/],
+  ['mapped.example', '::ffff:127.0.0.1', /loopback.*IPv4-mapped/],
+  ['metadata.example', '169.254.169.254', /metadata/],
+  ['v6metadata.example', 'fd00:ec2::254', /metadata/],
+  ['compat.example', '::7f00:1', /IPv4-compatible/],
+  ['mixed.example', ['93.184.215.14', '127.0.0.1'], /loopback/],
+];
+const REDIRECT_CASES: [label: string, location: (target: TestServer) => string][] = [
+  ['the metadata address', () => 'http://169.254.169.254/latest/meta-data/iam/security-credentials/'],
+  ['a second loopback server', (target: TestServer) => `${target.url}/internal`],
+];
+const REBINDS = REBIND_CASES.length;
+const REDIRECTS = REDIRECT_CASES.length;
+afterAll(() => {
+  recordAttack('ssrf-at-delivery', {
+    attack: 'Callbacks to names that resolve to internal addresses at delivery time (DNS rebinding, IPv4-mapped and -compatible IPv6, metadata), and redirects to internal targets',
+    count: REBINDS + REDIRECTS,
+    outcome: `${delivery.rebindsRefused} of ${REBINDS} refused before connecting (the target saw no connection, the message names no address); ${delivery.redirectsKept} of ${REDIRECTS} redirects returned as a failure, never followed`,
+    test: 'tests/integration/ssrf-delivery.test.ts',
+  });
+});
+
 describe('postJson to a name that resolves to an internal address', () => {
-  it.each([
-    ['evil.example', '10.0.0.1', /private/],
-    ['rebind.example', '127.0.0.1', /loopback/],
-    ['mapped.example', '::ffff:127.0.0.1', /loopback.*IPv4-mapped/],
-    ['metadata.example', '169.254.169.254', /metadata/],
-    ['v6metadata.example', 'fd00:ec2::254', /metadata/],
-    ['compat.example', '::7f00:1', /IPv4-compatible/],
-    ['mixed.example', ['93.184.215.14', '127.0.0.1'], /loopback/],
-  ])('%s -> %s is refused before connecting', async (name, address, reason) => {
+  it.each(REBIND_CASES)('%s -> %s is refused before connecting', async (name, address, reason) => {
     const merchant = await startServer(ok);
     const lookup = fakeDns({ [name]: address });
 
@@ -167,6 +186,7 @@ describe('postJson to a name that resolves to an internal address', () => {
     expect(error.message).not.toContain(Array.isArray(address) ? address[1] : address);
     expect(merchant.connections).toBe(0);
     expect(merchant.requests).toBe(0);
+    delivery.rebindsRefused += 1;
   });
 
   it('still refuses private addresses when loopback is allowed', async () => {
@@ -195,10 +215,7 @@ describe('postJson to a name that resolves to an internal address', () => {
 });
 
 describe('postJson never follows redirects', () => {
-  it.each([
-    ['the metadata address', () => 'http://169.254.169.254/latest/meta-data/iam/security-credentials/'],
-    ['a second loopback server', (target: TestServer) => `${target.url}/internal`],
-  ])('returns a 302 to %s as is', async (_label, location) => {
+  it.each(REDIRECT_CASES)('returns a 302 to %s as is', async (_label, location) => {
     const target = await startServer(ok);
     const redirecting = await startServer((req, res) => {
       req.resume();
@@ -212,6 +229,7 @@ describe('postJson never follows redirects', () => {
     expect(redirecting.requests).toBe(1);
     expect(target.requests).toBe(0);
     expect(target.connections).toBe(0);
+    delivery.redirectsKept += 1;
   });
 });
 

@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import type { TestProject } from 'vitest/node';
 import { ensureTable, LOCAL_AWS_ENV, startDynamoDbLocal } from '#infra/local/dynamodb';
 import { startLocalSqs } from '#infra/local/sqs';
 import { buildPage } from '../../web/build';
+import { checkSecurityTable } from '../support/security-report';
 
 /**
  * One real DynamoDB Local (in memory) and SQS emulator for the whole run, with the service's
@@ -29,11 +31,30 @@ export default async function setup(project: TestProject) {
     POWERTOOLS_LOG_LEVEL: 'ERROR',
     // No CloudWatch here: the metrics' own test turns them on.
     POWERTOOLS_METRICS_DISABLED: 'true',
+    // The server-side key API tokens are stored under (HMAC), as the stack's SSM parameter.
+    TOKEN_HMAC_KEY: randomBytes(32).toString('hex'),
   });
   project.provide('dynamodbEndpoint', dynamodb.endpoint);
+  // Security tests record their attacks under this run's tag; docs/security.md's table is checked at the end.
+  const securityRun = randomBytes(8).toString('hex');
+  process.env.SECURITY_RUN_ID = securityRun;
   return async () => {
     await sqs.stop();
     await dynamodb.stop();
+    let table: ReturnType<typeof checkSecurityTable>;
+    try {
+      // Rewritten by default; CHECK_DOCS=1 fails a run whose table differs instead (a strict check).
+      table = checkSecurityTable(securityRun, process.env.CHECK_DOCS !== '1');
+    } catch (error) {
+      // An error here is only logged by vitest ("error during close"): fail the run explicitly.
+      console.error(`\n${(error as Error).message}\n`);
+      process.exitCode = 1;
+      return;
+    }
+    if (table === 'rewritten') console.log('docs/security.md: the attack table changed in this run and was rewritten: commit it');
+    else if (typeof table === 'object' && process.env.CHECK_DOCS === '1') {
+      console.log(`docs/security.md: not rewritten, this run did not record ${table.missing.join(', ')}`);
+    }
   };
 }
 

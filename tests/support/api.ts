@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { expect } from 'vitest';
 import { ROUTES } from '#shared/http/routes';
-import { createApiServer } from '#infra/local/http-adapter';
+import { createApiServer, type LocalQuotas } from '#infra/local/http-adapter';
 import { apiFunctions } from '#infra/local/handlers';
 import { createMerchant, type MerchantCredentials, type NewMerchant } from '#shared/services/merchants';
 
@@ -14,9 +14,13 @@ export interface ApiResponse {
   body: any;
 }
 
-/** The API behind the local API Gateway adapter, on a free loopback port, with the real handlers. */
-export async function startApi(): Promise<{ url: string; close: () => Promise<void> }> {
-  const server: Server = createApiServer(ROUTES.map((route) => ({ ...route, load: apiFunctions[route.fn]! })));
+/** The API behind the local API Gateway adapter, on a free loopback port, with the real handlers (no quotas unless given). */
+export async function startApi(options: { quotas?: LocalQuotas } = {}): Promise<{ url: string; close: () => Promise<void> }> {
+  const server: Server = createApiServer(
+    ROUTES.map((route) => ({ ...route, load: apiFunctions[route.fn]! })),
+    [],
+    options,
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

@@ -247,7 +247,7 @@ export const LEAK_PATTERNS: readonly (readonly [string, RegExp])[] = [
   ['DynamoDB', /dynamodb/i],
   ['a DynamoDB exception', /ConditionalCheckFailed|TransactionCanceled|ValidationException|ResourceNotFound|ProvisionedThroughput/i],
   ['a table attribute name', /\b(?:PK|SK|GSI\d(?:PK|SK))\b/],
-  ['a table key prefix', /\b(?:ORDER|INVOICE|MERCHANT|APITOKEN|MOID|COUNTER|RATES|ADDRESS|DELIVERY|IDEMPOTENCY|OUTBOX|EXPIRY)#/],
+  ['a table key prefix', /\b(?:ORDER|INVOICE|MERCHANT|APITOKEN|MOID|COUNTER|RATES|ADDRESS|DELIVERY|IDEMPOTENCY|OUTBOX|EXPIRY|QUOTA)#/],
   ['an AWS ARN', /\barn:aws:/],
   ['an internal error', /\bundefined is not|Cannot read propert|is not a function|Maximum call stack/],
 ];

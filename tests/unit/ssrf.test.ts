@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { recordAttack } from '../support/security-report';
 import { checkCallbackUrl, forbiddenAddressReason, isForbiddenAddress } from '#shared/callbacks/ssrf';
 import { InvalidParameterError } from '#shared/domain/errors';
 
@@ -147,11 +148,23 @@ describe('checkCallbackUrl refuses', () => {
     expect(refused.length).toBeGreaterThanOrEqual(40);
   });
 
+  const seen = { refused: 0, reasons: new Set<string>() };
+  afterAll(() => {
+    recordAttack('ssrf-at-creation', {
+      attack: 'Callback URLs aimed inside: private, loopback (every IPv4 spelling), link-local/metadata, reserved, IPv4-mapped IPv6, other schemes, credentials, control characters',
+      count: refused.length,
+      outcome: `${seen.refused} of ${refused.length} refused at creation, 400 PARAMETERS_INVALID naming callback_url and the reason (${seen.reasons.size} distinct reasons); checked again at connect time against DNS rebinding (tests/integration/ssrf-delivery.test.ts)`,
+      test: 'tests/unit/ssrf.test.ts',
+    });
+  });
+
   it.each(refused)('%s', (url, reason) => {
     const message = refusal(url);
     expect(message).toBeDefined();
     expect(message).toMatch(/^callback_url /);
     expect(message).toMatch(reason);
+    seen.refused += 1;
+    seen.reasons.add(reason.source);
   });
 });
 

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { ROUTES, type Route } from '#shared/http/routes';
 import { type NamedSchema, buildComponentSchemas, ref } from '#tools/openapi/components';
-import { errorResponses } from '#tools/openapi/errors';
+import { errorResponses, rateLimited } from '#tools/openapi/errors';
 import type { Examples } from '#tools/openapi/examples';
 import type { OperationMeta } from '#tools/openapi/operation';
 import { OPERATIONS } from '#tools/openapi/operations';
@@ -87,7 +87,7 @@ function operation(route: Route, meta: OperationMeta, routes: readonly Route[]) 
     ...(meta.requestBody ? { requestBody: { required: true, content: jsonContent(meta.requestBody.schema, meta.requestBody.examples) } } : {}),
     responses: {
       200: { description: meta.success.description, content: jsonContent(meta.success.schema, meta.success.examples) },
-      ...errorResponses(meta.errors),
+      ...errorResponses([...meta.errors, rateLimited(route.public ? 'public' : 'merchant')]),
     },
     // The payment page's endpoints take no token.
     security: route.public ? [] : SECURITY,

@@ -12,6 +12,7 @@ import {
   ParametersMissingError,
   PayloadTooLargeError,
   PaymentNotAvailableError,
+  RateLimitedError,
   RefundNotPendingError,
   SandboxOnlyError,
   ServiceUnavailableError,
@@ -92,6 +93,15 @@ export const TOO_MANY_INVOICES = errorCase(
   `The order has had ${MAX_INVOICES_PER_ORDER} invoices (each takes an address) and the currency has no valid one to show again. Waiting does not help: no Retry-After.`,
   new TooManyInvoicesError(MAX_INVOICES_PER_ORDER),
 );
+/** Every operation's own 429: the caller's quota (README "Rate limits"), with Retry-After. */
+export const rateLimited = (caller: 'merchant' | 'public') =>
+  errorCase(
+    'API_LIMIT_EXCEEDED',
+    caller === 'merchant'
+      ? "The merchant's request quota (all merchant routes together) is used up: retry after `Retry-After` seconds."
+      : "This client address's request quota on the payment page's routes is used up: retry after `Retry-After` seconds.",
+    new RateLimitedError(2),
+  );
 export const SANDBOX_ONLY = errorCase('SANDBOX_ONLY', 'The merchant is not a sandbox merchant.', new SandboxOnlyError());
 export const paymentNotAvailable = (when: string) =>
   errorCase('PAYMENT_NOT_AVAILABLE', when, new PaymentNotAvailableError('WECHAT is not enabled for this merchant'));
@@ -223,8 +233,12 @@ export function errorResponses(cases: readonly ErrorCase[]): Record<string, unkn
   const responses: Record<string, unknown> = {};
   for (const [status, items] of [...byStatus].sort(([a], [b]) => a - b)) {
     const schemas = [...new Set(items.map((item) => item.schema))].map(ref);
+    const retryAfter = items.some((item) => item.error instanceof RateLimitedError);
     responses[String(status)] = {
       description: items.map((item) => `- \`${item.name}\`: ${item.when}`).join('\n'),
+      ...(retryAfter
+        ? { headers: { 'Retry-After': { description: 'With API_LIMIT_EXCEEDED: whole seconds until a request fits the quota again.', schema: { type: 'integer', minimum: 1 } } } }
+        : {}),
       content: {
         'application/json': {
           schema: schemas.length === 1 ? schemas[0] : { oneOf: schemas },

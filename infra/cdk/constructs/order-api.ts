@@ -194,7 +194,7 @@ export class OrderApi extends Construct {
           id: 'AwsSolutions-APIG4',
           reason: entry.public
             ? 'A payment page route: buyers have no credentials; the unguessable order id is the capability, the answer is buyer-safe and the route has a tighter throttle.'
-            : 'Merchants authenticate with the MugglePay `token` header, checked by the handler middleware against a SHA-256 hash in the table; the contract fixes its 401 body, which an API Gateway authorizer cannot produce.',
+            : 'Merchants authenticate with the MugglePay `token` header, checked by the handler middleware against its keyed hash (HMAC-SHA256) in the table; the contract fixes its 401 body, which an API Gateway authorizer cannot produce.',
         },
         {
           id: 'AwsSolutions-COG4',

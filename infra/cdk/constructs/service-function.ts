@@ -1,6 +1,6 @@
 import { type CfnElement, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -24,6 +24,11 @@ export interface ServiceFunctionProps {
   readonly environment?: Readonly<Record<string, string>>;
   /** Handler variable -> SSM parameter name; the function gets the name and may read only it. */
   readonly parameters?: Readonly<Record<string, string>>;
+  /**
+   * Items whose partition key starts with this prefix may be updated even with read-only table
+   * access (a route function's request quota counters, shared/store/quotas.ts).
+   */
+  readonly writablePrefix?: string;
   /** Default 512 MB: the bundled SDK starts faster with the CPU share it brings. */
   readonly memorySize?: number;
   /** Default 10 s: well under HTTP API's 30 s integration limit. */
@@ -103,6 +108,15 @@ export class ServiceFunction extends Construct {
     if (props.tableAccess !== 'none') {
       if (props.tableAccess === 'read') props.table.grantReadData(this.function);
       else props.table.grantReadWriteData(this.function);
+      if (props.tableAccess === 'read' && props.writablePrefix) {
+        this.role.addToPrincipalPolicy(
+          new PolicyStatement({
+            actions: ['dynamodb:UpdateItem'],
+            resources: [props.table.tableArn],
+            conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${props.writablePrefix}*`] } },
+          }),
+        );
+      }
       this.function.addEnvironment('TABLE_NAME', props.table.tableName);
       const tableId = Stack.of(props.table).getLogicalId(props.table.node.defaultChild as CfnElement);
       Validations.of(this.role).acknowledge({

@@ -16,23 +16,8 @@
 import { readFile } from 'node:fs/promises';
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { section } from '#shared/core/config';
-import { ConfigError, optionalString } from '#shared/core/env';
+import { ConfigError, type Env, optionalString, type SecretSource, secretSource } from '#shared/core/env';
 import { type LndCredentials, LndRestClient } from '#shared/payments/lightning/lnd-rest';
-
-type Env = Readonly<Record<string, string | undefined>>;
-
-type SecretSource = { kind: 'parameter' | 'file' | 'value'; ref: string; variable: string };
-
-/** The one source of a secret named `name` (`<name>_PARAMETER`, `<name>_FILE` or `<name>`), if any. */
-function secretSource(env: Env, name: string): SecretSource | undefined {
-  const found: SecretSource[] = [];
-  for (const [suffix, kind] of [['_PARAMETER', 'parameter'], ['_FILE', 'file'], ['', 'value']] as const) {
-    const ref = optionalString(env, `${name}${suffix}`);
-    if (ref !== undefined) found.push({ kind, ref, variable: `${name}${suffix}` });
-  }
-  if (found.length > 1) throw new ConfigError(`set only one of ${found.map((source) => source.variable).join(', ')}`);
-  return found[0];
-}
 
 let ssm: SSMClient | undefined;
 

@@ -1,0 +1,85 @@
+/**
+ * Per-client quotas as AWS runs them (issue 14, item 3): the handlers count each request in
+ * the DynamoDB table (QUOTA_STORE=table, as the stack sets it), here against DynamoDB Local
+ * behind an adapter without quotas of its own. The source address is the connection's, as API
+ * Gateway reports it; headers never choose the bucket.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '#shared/store/client';
+import { quotaKey } from '#shared/store/keys';
+import { takeFromWindow, windowLimit } from '#shared/store/quotas';
+import { client, newMerchant, startApi } from '../support/api';
+import { expectRateLimited, requestFrom } from '../support/quotas';
+
+// Read by the handlers' configuration on first use, which is after this.
+const saved = { ...process.env };
+Object.assign(process.env, { QUOTA_STORE: 'table', QUOTA_MERCHANT_RATE: '1', QUOTA_MERCHANT_BURST: '5', QUOTA_PUBLIC_RATE: '1', QUOTA_PUBLIC_BURST: '5' });
+const WINDOW_MS = 5000;
+
+let api: Awaited<ReturnType<typeof startApi>>;
+
+beforeAll(async () => {
+  api = await startApi();
+});
+afterAll(async () => {
+  await api.close();
+  process.env = saved;
+});
+
+/** Waits for the start of a fresh 5 s window, so a test's requests all fall in one. */
+async function freshWindow(): Promise<void> {
+  const left = WINDOW_MS - (Date.now() % WINDOW_MS);
+  if (left < 3500) await new Promise((resolve) => setTimeout(resolve, left + 20));
+}
+
+describe('the table quota (fixed windows)', () => {
+  it('turns a rate and burst into a window: the burst refills at the rate, the average is the rate', () => {
+    expect(windowLimit(10, 20)).toEqual({ limit: 20, windowSeconds: 2 });
+    expect(windowLimit(5, 10)).toEqual({ limit: 10, windowSeconds: 2 });
+    expect(windowLimit(10, 5)).toEqual({ limit: 10, windowSeconds: 1 });
+    expect(windowLimit(1, 5)).toEqual({ limit: 5, windowSeconds: 5 });
+  });
+
+  it('admits `limit` requests a window, refuses the next until the window ends, and expires its items', async () => {
+    const key = `test-${randomUUID()}`;
+    const limit = { limit: 2, windowSeconds: 10 };
+    const start = 1_800_000_000_000; // a window boundary (divisible by 10 s)
+    expect(await takeFromWindow(key, limit, start)).toEqual({ allowed: true });
+    expect(await takeFromWindow(key, limit, start + 1000)).toEqual({ allowed: true });
+    expect(await takeFromWindow(key, limit, start + 2500)).toEqual({ allowed: false, retryAfterSeconds: 8 });
+    expect(await takeFromWindow(key, limit, start + 9999)).toEqual({ allowed: false, retryAfterSeconds: 1 });
+    expect(await takeFromWindow(key, limit, start + 10_000)).toEqual({ allowed: true });
+    const item = await db().send(new GetCommand({ TableName: tableName(), Key: quotaKey(key, start / 10_000) }));
+    // Refused requests change nothing: the count stays at the limit.
+    expect(item.Item).toMatchObject({ used: 2, type: 'QUOTA', expires_at_epoch: start / 1000 + 10 + 60 });
+    expect(await takeFromWindow(`${key}-other`, limit, start + 2500)).toEqual({ allowed: true });
+  });
+});
+
+describe('handlers with QUOTA_STORE=table', () => {
+  it('limit each merchant on its own; other merchants and anonymous buyers are untouched', async () => {
+    const call = client(api.url);
+    const a = await newMerchant(true, 'Table Quota A');
+    const b = await newMerchant(true, 'Table Quota B');
+    const order = (await call('POST', '/v1/orders', { token: b.api_token, body: { price_amount: 5 } })).body.order.order_id as string;
+    await freshWindow();
+    for (let i = 0; i < 5; i += 1) expect((await call('GET', '/v1/orders', { token: a.api_token })).status).toBe(200);
+    expectRateLimited(await call('GET', '/v1/orders', { token: a.api_token }));
+    // Refused after authentication, before the body is even parsed.
+    expectRateLimited(await call('POST', '/v1/orders', { token: a.api_token, rawBody: '{not json' }));
+    expect((await call('GET', '/v1/orders', { token: b.api_token })).status).toBe(200);
+    expect((await requestFrom('127.0.0.6', `${api.url}/v1/pay/${order}`)).status).toBe(200);
+  });
+
+  it('limit each source address on the payment page routes; forged X-Forwarded-For changes nothing', async () => {
+    const b = await newMerchant(true, 'Table Quota Seller');
+    const order = (await client(api.url)('POST', '/v1/orders', { token: b.api_token, body: { price_amount: 5 } })).body.order.order_id as string;
+    const url = `${api.url}/v1/pay/${order}`;
+    await freshWindow();
+    for (let i = 0; i < 5; i += 1) expect((await requestFrom('127.0.0.7', url, { headers: { 'x-forwarded-for': `198.51.100.${i}` } })).status).toBe(200);
+    expectRateLimited(await requestFrom('127.0.0.7', url, { headers: { 'x-forwarded-for': '198.51.100.200' } }));
+    expect((await requestFrom('127.0.0.8', url)).status).toBe(200);
+  });
+});
