@@ -6,7 +6,8 @@
  * unpaid expires the order.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { ensureTable } from '#infra/local/dynamodb';
 import { PaymentNotAvailableError } from '#shared/domain/errors';
 import { newTimeOrderedId } from '#shared/domain/ids';
 import type { MerchantProfile } from '#shared/domain/merchant';
@@ -22,6 +23,7 @@ import type { IndexedSource } from '#shared/payments/watchers/source';
 import { expireDueOrders, recordPayment } from '#shared/services/lifecycle';
 import { findDelivery } from '#shared/callbacks/delivery-store';
 import { findOrderWithInvoice, insertOrder } from '#shared/store/orders';
+import { tableName } from '#shared/store/client';
 import { invoiceAtAddress } from '../support/address-index';
 import { decodeIndependently } from '../support/bolt11-independent';
 import { LND_TLS_CERT, LndTestServer } from '../support/lnd-server';
@@ -42,6 +44,13 @@ const live: MerchantProfile = {
 };
 
 beforeAll(async () => {
+  // This file's own table: its expiry sweep runs with the clock an hour ahead, which would expire
+  // the orders other test files are working on in the shared table. Set before the store's
+  // configuration is first read.
+  const table = `lightning-${process.pid}`;
+  await ensureTable(inject('dynamodbEndpoint'), table);
+  process.env.TABLE_NAME = table;
+  expect(tableName()).toBe(table);
   lnd = await new LndTestServer({ now: () => clock }).start();
   client = new LndRestClient({ url: lnd.url, credentials: async () => ({ macaroonHex: lnd.macaroon.toString('hex'), tlsCertificate: LND_TLS_CERT }), backoffMs: 10 });
   methods = new HdPaymentMethods({
