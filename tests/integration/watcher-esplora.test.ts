@@ -1,4 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { ensureTable } from '#infra/local/dynamodb';
+import { tableName } from '#shared/store/client';
 import { randomUUID } from 'node:crypto';
 
 // BTC has a source in this file's environment, so live merchants may check out in BTC (LTC has none).
@@ -26,6 +28,12 @@ let token: string;
 const servers: FaultyServer[] = [];
 
 beforeAll(async () => {
+  // This file's own table: its late-payment test sweeps with the clock two hours ahead, which
+  // would expire the orders other test files are working on in the shared table.
+  const table = `watcher-esplora-${process.pid}`;
+  await ensureTable(inject('dynamodbEndpoint'), table);
+  process.env.TABLE_NAME = table;
+  expect(tableName()).toBe(table);
   api = await startApi();
   call = client(api.url);
   token = (await newMerchant(true, 'Watched Shop')).api_token;
