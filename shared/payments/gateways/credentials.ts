@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { SSMClient } from '@aws-sdk/client-ssm';
+import { readSecureParameter } from '#shared/aws/parameters';
 import { ConfigError, optionalString } from '#shared/core/env';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -26,20 +26,12 @@ export function credentialSource(env: Env, code: string): CredentialSource | und
   return found[0];
 }
 
-let ssm: SSMClient | undefined;
-
 /** The credentials JSON object (its fields are the gateway's; see README "Gateways"). */
 export async function loadCredentials(source: CredentialSource): Promise<Record<string, unknown>> {
   let text: string;
   if (source.kind === 'value') text = source.ref;
   else if (source.kind === 'file') text = await readFile(source.ref, 'utf8');
-  else {
-    // Loaded only where a parameter is configured: the SSM client costs cold-start time.
-    const { GetParameterCommand, SSMClient: Client } = await import('@aws-sdk/client-ssm');
-    ssm ??= new Client({});
-    const answer = await ssm.send(new GetParameterCommand({ Name: source.ref, WithDecryption: true }));
-    text = answer.Parameter?.Value ?? '';
-  }
+  else text = await readSecureParameter(source.ref);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

@@ -14,19 +14,15 @@
  * URL, two sources for one secret) refuses to start.
  */
 import { readFile } from 'node:fs/promises';
-import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { readSecureParameter } from '#shared/aws/parameters';
 import { section } from '#shared/core/config';
 import { ConfigError, type Env, optionalString, type SecretSource, secretSource } from '#shared/core/env';
 import { type LndCredentials, LndRestClient } from '#shared/payments/lightning/lnd-rest';
 
-let ssm: SSMClient | undefined;
-
 async function readSecret(source: SecretSource): Promise<Buffer> {
   if (source.kind === 'value') return Buffer.from(source.ref, 'utf8');
   if (source.kind === 'file') return readFile(source.ref);
-  ssm ??= new SSMClient({});
-  const answer = await ssm.send(new GetParameterCommand({ Name: source.ref, WithDecryption: true }));
-  return Buffer.from(answer.Parameter?.Value ?? '', 'utf8');
+  return Buffer.from(await readSecureParameter(source.ref), 'utf8');
 }
 
 /** A macaroon file is binary; the environment and SSM hold it as hex. Messages never echo it. */
