@@ -238,6 +238,10 @@ export function readDeployConfig(context: ContextLookup, env: NodeJS.ProcessEnv)
     const name = matching(key, /^\/[A-Za-z0-9_.\-/]{1,1010}$/, 'an SSM parameter name starting with "/" (the name, never the secret)');
     if (name) gatewayCredentialParameters[SETTINGS[key].env] = name;
   }
+  // Every function learns which gateways have credentials (codes only; the payment page offers
+  // only those), while only the gateway functions get the parameters' names.
+  const liveGateways = Object.keys(gatewayCredentialParameters).map((variable) => variable.replace(/_CREDENTIALS_PARAMETER$/, ''));
+  if (liveGateways.length > 0) handlerEnvironment.LIVE_GATEWAYS = liveGateways.join(',');
 
   return {
     stackName,

@@ -1,5 +1,6 @@
-import { eosConfig, lightningConfig, receivingConfig } from '#shared/core/config';
-import { currency as currencyInfo, isGateway } from '#shared/domain/currencies';
+import { eosConfig, lightningConfig, receivingConfig, section } from '#shared/core/config';
+import { optionalString } from '#shared/core/env';
+import { currency as currencyInfo, GATEWAY_CURRENCIES, isGateway } from '#shared/domain/currencies';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import type { AddressCurrency } from '#shared/payments/addresses/types';
 import { chainSourcesConfig, watchedCurrencies } from '#shared/payments/watchers/config';
@@ -21,9 +22,24 @@ export const liveWatchedCurrencies = (): ReadonlySet<string> =>
 /** The platform keys of the process (the fallback of a merchant without its own). */
 const platformXpub = (chain: AddressCurrency): string | undefined => receivingConfig().platformXpubs[chain];
 
-/** True when checkout would give `merchant` payment details in `code` (gateways: enabled for it). */
+/**
+ * The gateways the platform has credentials for. In AWS only the gateway functions may know the
+ * credentials' parameter names, so the stack tells every function which gateways have them
+ * (`LIVE_GATEWAYS`, codes only); locally (no LIVE_GATEWAYS) they are the codes whose
+ * `<CODE>_CREDENTIALS`, `_FILE` or `_PARAMETER` variable is set.
+ */
+export const configuredGateways = section((env) => {
+  const listed = optionalString(env, 'LIVE_GATEWAYS');
+  const codes =
+    listed !== undefined
+      ? listed.split(',').map((code) => code.trim())
+      : GATEWAY_CURRENCIES.filter((code) => ['_CREDENTIALS', '_CREDENTIALS_FILE', '_CREDENTIALS_PARAMETER'].some((suffix) => optionalString(env, `${code}${suffix}`) !== undefined));
+  return { codes: new Set(codes.filter((code) => (GATEWAY_CURRENCIES as readonly string[]).includes(code))) };
+});
+
+/** True when checkout would give `merchant` payment details in `code` (gateways: enabled for it and configured). */
 export function canBePaidIn(merchant: Pick<MerchantProfile, 'sandbox' | 'gateways' | 'xpubs'>, code: string): boolean {
-  if (isGateway(code)) return merchant.sandbox || merchant.gateways.includes(code);
+  if (isGateway(code)) return merchant.sandbox || (merchant.gateways.includes(code) && configuredGateways().codes.has(code));
   if (merchant.sandbox) return true;
   if (code === 'EOS') return eosConfig().watched;
   if (code === 'LBTC') return lightningConfig().restUrl !== undefined;

@@ -55,6 +55,8 @@ describe('deploy configuration', () => {
       ETH_CHAIN_ID: '11155111',
       USDC_ERC20_CONTRACT: '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238',
       RATE_SOURCE_URL: 'https://rates.example.com/v2/exchange-rates?currency=USD',
+      // Which gateways have credentials (codes only, for every function; the parameter's name goes to the gateway functions).
+      LIVE_GATEWAYS: 'WECHAT',
     });
     expect(config.gatewayCredentialParameters).toEqual({ WECHAT_CREDENTIALS_PARAMETER: '/pay/prod/wechat' });
     expect(config.tokenKeyParameter).toBe('/crypto-pay-orders/token-hmac-key');

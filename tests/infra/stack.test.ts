@@ -316,10 +316,13 @@ describe('least privilege', () => {
         expect(ssm).toHaveLength(1);
         expect(actionsOf(ssm[0]!)).toContain('ssm:GetParameter');
         expect(environmentOf(folder).ALIPAY_CREDENTIALS_PARAMETER).toBe(ALIPAY_PARAMETER);
+        expect(environmentOf(folder).LIVE_GATEWAYS).toBe('ALIPAY');
         expect(JSON.stringify(environmentOf(folder).PUBLIC_API_URL)).toContain('execute-api');
       } else {
         expect(ssm, folder).toEqual([]);
         expect(environmentOf(folder)).not.toHaveProperty('ALIPAY_CREDENTIALS_PARAMETER');
+        // The page's functions learn which gateways have credentials, not where they are.
+        expect(environmentOf(folder).LIVE_GATEWAYS, folder).toBe('ALIPAY');
       }
     }
   });

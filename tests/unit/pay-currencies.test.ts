@@ -12,6 +12,8 @@ vi.hoisted(() => {
     LND_REST_URL: 'https://lnd.example:8080',
     LND_MACAROON: 'ab',
     EOS_ACCOUNT: 'shopreceive1',
+    // The stack's list of gateways with credentials: WECHAT only.
+    LIVE_GATEWAYS: 'WECHAT',
   });
 });
 
@@ -33,6 +35,12 @@ const offered = (profile: MerchantProfile) => offeredCurrencies(profile, (code) 
 describe('the currencies the payment page offers', () => {
   it('a live merchant: a currency with a receiving key and a watcher, LBTC with a node, EOS only with its history API, its own gateways', () => {
     expect(offered(merchant({ gateways: ['WECHAT'] }))).toEqual(['BTC', 'LBTC', 'WECHAT']);
+  });
+
+  it('a gateway the merchant has enabled but the platform has no credentials for is not offered (checkout would fail closed)', () => {
+    expect(offered(merchant({ gateways: ['ALIPAY', 'WECHAT'] }))).toEqual(['BTC', 'LBTC', 'WECHAT']);
+    expect(canBePaidIn(merchant({ gateways: ['ALIPAY'] }), 'ALIPAY')).toBe(false);
+    expect(canBePaidIn(merchant({ sandbox: true }), 'ALIPAY')).toBe(true);
   });
 
   it("a merchant's own key opens its chain's currencies where a source watches them (ETH and its tokens), not where none does (BCH)", () => {
