@@ -1,27 +1,17 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GATEWAY_HEADER_LIMIT } from '#infra/local/http-adapter';
 import { MAX_SANDBOX_PAYMENT_FACTOR } from '#shared/domain/limits';
-import { client, newMerchant, startApi } from '../support/api';
+import { type TestApi, useTestApi } from '../support/api';
 
 /**
  * Bounds (issue 14, item 5): a sandbox payment's amount, the size of every request field and
  * of the request line and headers. Each refusal is a JSON error, never an empty body.
  */
 
-let api: Awaited<ReturnType<typeof startApi>>;
-let call: ReturnType<typeof client>;
+let call: TestApi['call'];
 let token: string;
-
-beforeAll(async () => {
-  api = await startApi();
-  call = client(api.url);
-  token = (await newMerchant()).api_token;
-});
-
-afterAll(async () => {
-  await api.close();
-});
+useTestApi((api) => ({ call, token } = api));
 
 async function checkedOut(): Promise<{ id: string; payAmount: number }> {
   const created = await call('POST', '/v1/orders', { token, body: { price_amount: 10, pay_currency: 'BTC' } });

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { parse } from 'eth-url-parser';
-import { client, newMerchant, startApi } from '../support/api';
+import { type TestApi, useTestApi } from '../support/api';
 import { createMerchant } from '#shared/services/merchants';
 import { findMerchant } from '#shared/store/merchants';
 import { parseDecimal } from '#shared/domain/money';
@@ -19,19 +19,9 @@ import { SOURCE_FACTORIES } from '#shared/payments/watchers/sources';
  * closed for live merchants while no Ethereum source watches the chain.
  */
 
-let api: Awaited<ReturnType<typeof startApi>>;
-let call: ReturnType<typeof client>;
+let call: TestApi['call'];
 let token: string;
-
-beforeAll(async () => {
-  api = await startApi();
-  call = client(api.url);
-  token = (await newMerchant()).api_token;
-});
-
-afterAll(async () => {
-  await api.close();
-});
+useTestApi((api) => ({ call, token } = api));
 
 async function checkout(payCurrency: string, as = token, price = 19.99) {
   const created = await call('POST', '/v1/orders', { token: as, body: { price_amount: price, price_currency: 'USD' } });

@@ -1,24 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createHash, randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '#shared/store/client';
 import { idempotencyKey } from '#shared/store/keys';
-import { client, newMerchant, startApi } from '../support/api';
+import { client, newMerchant, type TestApi, useTestApi } from '../support/api';
 import { recordAttack } from '../support/security-report';
 
-let api: Awaited<ReturnType<typeof startApi>>;
-let call: ReturnType<typeof client>;
+let call: TestApi['call'];
 let token: string;
-
-beforeAll(async () => {
-  api = await startApi();
-  call = client(api.url);
-  token = (await newMerchant()).api_token;
-});
-
-afterAll(async () => {
-  await api.close();
-});
+useTestApi((api) => ({ call, token } = api));
 
 const create = (key: string, body: unknown, as = token) =>
   call('POST', '/v1/orders', { token: as, body, headers: { 'Idempotency-Key': key } });

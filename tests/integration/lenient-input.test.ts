@@ -5,24 +5,15 @@
  * validation. Over loopback against the real handlers and DynamoDB Local; the replays of each
  * real client are in tests/compat/.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { ROUTES } from '#shared/http/routes';
-import { client, expectError, expectReferenceTaken, newMerchant, startApi } from '../support/api';
+import { client, expectError, expectReferenceTaken, newMerchant, type TestApi, useTestApi } from '../support/api';
 
-let api: Awaited<ReturnType<typeof startApi>>;
-let call: ReturnType<typeof client>;
+let call: TestApi['call'];
 let token: string;
-
-beforeAll(async () => {
-  api = await startApi();
-  call = client(api.url);
-  token = (await newMerchant()).api_token;
-});
-
-afterAll(async () => {
-  await api.close();
-});
+let apiUrl: string;
+useTestApi((api) => ({ call, token, url: apiUrl } = api));
 
 const createRaw = (rawBody: string, as = token) => call('POST', '/v1/orders', { token: as, rawBody });
 const create = (body: unknown, as = token) => call('POST', '/v1/orders', { token: as, body });
@@ -121,7 +112,7 @@ describe('what real clients send beyond the contract', () => {
     expect(refunded.body.order.status).toBe('REFUND_PENDING');
     const third = await createOk({});
     // MugglePay's CancelOrder example: curl -X POST with no body and no content-type.
-    const bare = await fetch(`${api.url}/v1/orders/${third.order_id}/cancel`, { method: 'POST', headers: { token } });
+    const bare = await fetch(`${apiUrl}/v1/orders/${third.order_id}/cancel`, { method: 'POST', headers: { token } });
     expect(bare.status).toBe(200);
     expect(((await bare.json()) as { order: { status: string } }).order.status).toBe('CANCELED');
   });

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { ROUTES } from '#shared/http/routes';
 import { createApiServer, type LocalQuotas } from '#infra/local/http-adapter';
 import { apiFunctions } from '#infra/local/handlers';
@@ -64,6 +64,28 @@ export function client(baseUrl: string) {
 
 export async function newMerchant(sandbox = true, name = 'Test Shop', options: Partial<NewMerchant> = {}): Promise<MerchantCredentials> {
   return createMerchant({ name, sandbox, ...options });
+}
+
+/** What {@link useTestApi} hands a test file: its API's address, a client of it, a sandbox merchant's token. */
+export interface TestApi {
+  url: string;
+  call: ReturnType<typeof client>;
+  token: string;
+}
+
+/**
+ * The API on a free port and a sandbox merchant for this test file: started before its tests
+ * (then `ready` gets them) and stopped after.
+ */
+export function useTestApi(ready: (api: TestApi) => void): void {
+  let api: Awaited<ReturnType<typeof startApi>> | undefined;
+  beforeAll(async () => {
+    api = await startApi();
+    ready({ url: api.url, call: client(api.url), token: (await newMerchant()).api_token });
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
 }
 
 /** Asserts the API's error body `{status, error, error_code}` (and, optionally, part of its message). */
