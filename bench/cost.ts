@@ -42,8 +42,12 @@ export interface CostAssumptions {
  * 55 s (billed about 56 s a run at 256 MB), plus the DynamoDB work of scanning every block and
  * of every idle round. Blocks a day and outputs a block are public chain averages (2025-2026,
  * rounded): BTC about 144 blocks of ~3,500 transactions (~8,000 outputs), LTC 576 of ~100
- * (~250 outputs), BCH 144 of ~500 (~1,200 outputs). ETH is not in this model yet (its watcher
- * is not wired to the watcher runtime).
+ * (~250 outputs), BCH 144 of ~500 (~1,200 outputs). LBTC (LND) and EOS (Hyperion) read only
+ * what reached our node or account (their sources are indexed by it), so their DynamoDB work
+ * grows with payments (the booking line), not with the chain: as chains they are the Lambda and
+ * the idle rounds (no blocks). ETH is not in this model yet: its block rate (about 7,200 a day)
+ * makes the per-block writes the bench measures on a UTXO block (bookings included) a poor
+ * guide; its watcher's work per block was not measured here.
  */
 export interface WatcherAssumptions {
   chains: { chain: string; blocks_per_day: number; outputs_per_block: number }[];
@@ -59,6 +63,8 @@ export const DEFAULT_WATCHER_ASSUMPTIONS: WatcherAssumptions = {
     { chain: 'BTC', blocks_per_day: 144, outputs_per_block: 8000 },
     { chain: 'LTC', blocks_per_day: 576, outputs_per_block: 250 },
     { chain: 'BCH', blocks_per_day: 144, outputs_per_block: 1200 },
+    { chain: 'LBTC', blocks_per_day: 0, outputs_per_block: 0 },
+    { chain: 'EOS', blocks_per_day: 0, outputs_per_block: 0 },
   ],
   memory_mb: 256,
   billed_ms_per_run: 56_000,

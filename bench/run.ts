@@ -7,6 +7,7 @@
  * (bench/api-latency.ts), load (bench/load.ts), callbacks (bench/callbacks.ts), cost
  * (bench/cost.ts, from the others' figures). See docs/performance.md for every setting.
  */
+import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import { ensureTable, LOCAL_AWS_ENV, startDynamoDbLocal, type LocalDynamoDb } from '#infra/local/dynamodb';
 import { positiveInteger } from '#shared/core/env';
@@ -19,7 +20,11 @@ import { measurePage, type PageReport } from './page';
 import type { WatcherReport } from './watcher';
 import { watcherMonthlyCost } from './cost';
 
-Object.assign(process.env, LOCAL_AWS_ENV, { POWERTOOLS_LOG_LEVEL: 'ERROR' });
+Object.assign(process.env, LOCAL_AWS_ENV, {
+  POWERTOOLS_LOG_LEVEL: 'ERROR',
+  // API tokens are stored under a server-side key (as the local runtime makes one): a key for this run.
+  TOKEN_HMAC_KEY: process.env.TOKEN_HMAC_KEY ?? randomBytes(32).toString('hex'),
+});
 const env = process.env;
 const config = {
   iterations: positiveInteger(env, 'BENCH_ITERATIONS', 300),
