@@ -56,10 +56,15 @@ export function nonNegativeInteger(env: Env, name: string, fallback: number): nu
  */
 export type SecretSource = { kind: 'parameter' | 'file' | 'value'; ref: string; variable: string };
 
+const SECRET_KINDS = [['_PARAMETER', 'parameter'], ['_FILE', 'file'], ['', 'value']] as const;
+
+/** The variables that can name secret `name`: its SSM parameter, its file, or the value itself. */
+export const secretVariables = (name: string): string[] => SECRET_KINDS.map(([suffix]) => `${name}${suffix}`);
+
 /** The one source of the secret `name`, if any; two sources for one secret is a ConfigError. */
 export function secretSource(env: Env, name: string): SecretSource | undefined {
   const found: SecretSource[] = [];
-  for (const [suffix, kind] of [['_PARAMETER', 'parameter'], ['_FILE', 'file'], ['', 'value']] as const) {
+  for (const [suffix, kind] of SECRET_KINDS) {
     const ref = optionalString(env, `${name}${suffix}`);
     if (ref !== undefined) found.push({ kind, ref, variable: `${name}${suffix}` });
   }

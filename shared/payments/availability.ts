@@ -1,5 +1,5 @@
 import { eosConfig, lightningConfig, receivingConfig, section } from '#shared/core/config';
-import { optionalString } from '#shared/core/env';
+import { optionalString, secretVariables } from '#shared/core/env';
 import { currency as currencyInfo, GATEWAY_CURRENCIES, isGateway } from '#shared/domain/currencies';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import type { AddressCurrency } from '#shared/payments/addresses/types';
@@ -33,7 +33,7 @@ export const configuredGateways = section((env) => {
   const codes =
     listed !== undefined
       ? listed.split(',').map((code) => code.trim())
-      : GATEWAY_CURRENCIES.filter((code) => ['_CREDENTIALS', '_CREDENTIALS_FILE', '_CREDENTIALS_PARAMETER'].some((suffix) => optionalString(env, `${code}${suffix}`) !== undefined));
+      : GATEWAY_CURRENCIES.filter((code) => secretVariables(`${code}_CREDENTIALS`).some((name) => optionalString(env, name) !== undefined));
   return { codes: new Set(codes.filter((code) => (GATEWAY_CURRENCIES as readonly string[]).includes(code))) };
 });
 

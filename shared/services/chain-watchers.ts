@@ -1,11 +1,15 @@
 import { eosConfig, lightningConfig, type readEosConfig, type readLightningConfig, watchConfig } from '#shared/core/config';
+import { logger } from '#shared/core/logger';
+import { publishGauge } from '#shared/core/metrics';
+import { formatDecimal } from '#shared/domain/money';
+import { chainSourcesConfig } from '#shared/payments/watchers/config';
 import { lndConfig } from '#shared/payments/lightning/lnd-config';
 import type { ChainSourceConfig } from '#shared/payments/watchers/config';
 import { HyperionTransfers } from '#shared/payments/watchers/hyperion';
 import { LndSettlements } from '#shared/payments/watchers/lnd-settlements';
 import { createBlockSource, SOURCE_FACTORIES } from '#shared/payments/watchers/sources';
-import { ChainWatcher } from '#shared/services/chain-watcher';
-import { IndexedWatcher } from '#shared/services/indexed-watcher';
+import { ChainWatcher, type StepReport } from '#shared/services/chain-watcher';
+import { type IndexedStepReport, IndexedWatcher } from '#shared/services/indexed-watcher';
 import { type PollOptions, type PollSummary, type Progress, type Stepper, pollChain } from '#shared/services/watch-loop';
 
 /** Reads a secret (the SSM parameter holding a node's URL with its credentials, in AWS). */
@@ -65,4 +69,63 @@ export function watchUntil<R extends Progress>(
   hooks: Pick<PollOptions<R>, 'onStep' | 'onError'> = {},
 ): Promise<PollSummary<R>> {
   return pollChain(watcher, { intervalMs: watchConfig().watchIntervalSeconds * 1000, signal, ...hooks });
+}
+
+let blockWatcher: Promise<ChainWatcher> | undefined;
+let indexedWatcher: IndexedWatcher | undefined;
+
+const onError = (chain: string) => (error: unknown, inARow: number) => logger.warn('chain watcher step failed', { chain, inARow, error: error as Error });
+
+/** A block chain (BTC, LTC, BCH, ETH): blocks behind the tip, payments kept on decided orders. */
+async function watchBlocks(chain: string, signal: AbortSignal, readSecret: SecretReader): Promise<PollSummary<StepReport>> {
+  const config = watchableChains(chainSourcesConfig().sources).find((candidate) => candidate.chain === chain);
+  if (!config) throw new Error(`${chain}: no source configured for this watcher`);
+  // One watcher per container: it keeps the mempool transactions it examined across runs.
+  blockWatcher ??= watcherFor(config, readSecret).catch((error: unknown) => {
+    blockWatcher = undefined;
+    throw error;
+  });
+  return watchUntil(await blockWatcher, signal, {
+    onStep: (report) => {
+      publishGauge('ChainBlocksBehind', report.behind, { name: 'Chain', value: chain });
+      if (report.blocks > 0 || report.booked > 0 || report.retracted > 0) logger.info('chain watched', { ...report, kept: undefined });
+      for (const kept of report.kept) logger.error('a decided order kept a payment whose block left the chain', { chain, ...kept });
+    },
+    onError: onError(chain),
+  });
+}
+
+/**
+ * LBTC (LND settlements) or EOS (Hyperion transfers): ChainBlocksBehind is 1 while the cursor
+ * still moves (more to read), 0 once caught up, so the lag alarm fires when a watcher never
+ * catches up or falls silent. A payment that finds no invoice is logged and counted
+ * (UnmatchedPayments); EOS ones are also kept in the table for an operator.
+ */
+async function watchIndexed(chain: IndexedChain, signal: AbortSignal): Promise<PollSummary<IndexedStepReport>> {
+  if (!indexedChains().includes(chain)) throw new Error(`${chain}: no source configured for this watcher`);
+  indexedWatcher ??= indexedWatcherFor(chain);
+  return watchUntil(indexedWatcher, signal, {
+    onStep: (report) => {
+      const fresh = report.unmatched.filter((found) => found.first);
+      publishGauge('ChainBlocksBehind', report.behind, { name: 'Chain', value: chain });
+      publishGauge('UnmatchedPayments', fresh.length, { name: 'Chain', value: chain });
+      if (report.booked > 0) logger.info('payments watched', { ...report, unmatched: report.unmatched.length });
+      for (const { transfer, reason } of fresh) {
+        const details = { chain, reason, key: transfer.key, txid: transfer.txid, address: transfer.address, memo: transfer.memo, amount: formatDecimal(transfer.amount) };
+        // Another application's settled invoice on a shared LND node is normal; an EOS transfer without an invoice is a buyer's money.
+        if (chain === 'EOS') logger.error('a payment matches no invoice: return it to its sender', details);
+        else logger.info('a settled invoice is not one of ours', details);
+      }
+    },
+    onError: onError(chain),
+  });
+}
+
+/**
+ * One scheduled run of `chain`'s watcher (the AWS watch-chain function): polls until `signal`,
+ * publishing how far its cursor is behind (ChainBlocksBehind, the lag alarm's metric) and
+ * logging what it booked, kept or could not match. The watcher lives as long as the container.
+ */
+export function watchChainRun(chain: string, signal: AbortSignal, readSecret: SecretReader): Promise<PollSummary<StepReport | IndexedStepReport>> {
+  return chain === 'LBTC' || chain === 'EOS' ? watchIndexed(chain, signal) : watchBlocks(chain, signal, readSecret);
 }

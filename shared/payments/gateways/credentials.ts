@@ -1,8 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { readSecureParameter } from '#shared/aws/parameters';
-import { ConfigError, optionalString } from '#shared/core/env';
-
-type Env = Readonly<Record<string, string | undefined>>;
+import { ConfigError, type Env, type SecretSource, secretSource } from '#shared/core/env';
 
 /**
  * Where a gateway's credentials come from, by its code (ALIPAY, ALIGLOBAL, WECHAT):
@@ -10,21 +8,9 @@ type Env = Readonly<Record<string, string | undefined>>;
  * CDK context), `<CODE>_CREDENTIALS_FILE` a local JSON file, `<CODE>_CREDENTIALS` the JSON
  * itself (local use). At most one; none means the gateway is not configured.
  */
-export type CredentialSource = { kind: 'parameter' | 'file' | 'value'; ref: string };
+export type CredentialSource = SecretSource;
 
-export function credentialSource(env: Env, code: string): CredentialSource | undefined {
-  const found: CredentialSource[] = [];
-  const parameter = optionalString(env, `${code}_CREDENTIALS_PARAMETER`);
-  const file = optionalString(env, `${code}_CREDENTIALS_FILE`);
-  const value = optionalString(env, `${code}_CREDENTIALS`);
-  if (parameter) found.push({ kind: 'parameter', ref: parameter });
-  if (file) found.push({ kind: 'file', ref: file });
-  if (value) found.push({ kind: 'value', ref: value });
-  if (found.length > 1) {
-    throw new ConfigError(`set only one of ${code}_CREDENTIALS_PARAMETER, ${code}_CREDENTIALS_FILE and ${code}_CREDENTIALS`);
-  }
-  return found[0];
-}
+export const credentialSource = (env: Env, code: string): CredentialSource | undefined => secretSource(env, `${code}_CREDENTIALS`);
 
 /** The credentials JSON object (its fields are the gateway's; see README "Gateways"). */
 export async function loadCredentials(source: CredentialSource): Promise<Record<string, unknown>> {

@@ -1,4 +1,5 @@
 import { apiConfig, section } from '#shared/core/config';
+import { secretVariables } from '#shared/core/env';
 import { GATEWAY_CURRENCIES } from '#shared/domain/currencies';
 import { GatewayRouter } from '#shared/payments/gateway';
 import { liveGateways as liveGatewaysFrom } from '#shared/payments/gateways/live';
@@ -13,7 +14,7 @@ export const liveGateways = new GatewayRouter((code) => resolver()(code));
 
 /** The gateways' variables (credentials per code, PUBLIC_API_URL), read once by shared/core/config.ts. */
 const gatewayEnvironment = section((env) => {
-  const names = ['PUBLIC_API_URL', ...GATEWAY_CURRENCIES.flatMap((code) => [`${code}_CREDENTIALS_PARAMETER`, `${code}_CREDENTIALS_FILE`, `${code}_CREDENTIALS`])];
+  const names = ['PUBLIC_API_URL', ...GATEWAY_CURRENCIES.flatMap((code) => secretVariables(`${code}_CREDENTIALS`))];
   return Object.fromEntries(names.map((name) => [name, env[name]]));
 });
 
