@@ -80,8 +80,12 @@ export const readQuotaConfig = (env: Env) => {
   if (store !== undefined && store !== 'table') throw new ConfigError(`environment variable QUOTA_STORE must be "table" or unset, got "${store}"`);
   return {
     store,
-    /** Requests per second of one merchant, and how many it may send at once. */
-    merchant: { rate: nonNegativeInteger(env, 'QUOTA_MERCHANT_RATE', 10), burst: positiveInteger(env, 'QUOTA_MERCHANT_BURST', 20) },
+    /**
+     * Requests per second of one merchant, and how many it may send at once: a shop's back end
+     * creating 50 orders at once, or syncing at tens a second, is normal use (Stripe allows 100
+     * a second in live mode, 25 in test mode), so neither trips it.
+     */
+    merchant: { rate: nonNegativeInteger(env, 'QUOTA_MERCHANT_RATE', 25), burst: positiveInteger(env, 'QUOTA_MERCHANT_BURST', 50) },
     /** Requests per second of one anonymous client to the payment page's routes, and its burst. */
     public: { rate: nonNegativeInteger(env, 'QUOTA_PUBLIC_RATE', 5), burst: positiveInteger(env, 'QUOTA_PUBLIC_BURST', 10) },
   };

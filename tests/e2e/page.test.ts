@@ -76,7 +76,7 @@ async function open(url: string, context = english): Promise<Page> {
 const status = (page: Page) => page.locator('#status');
 
 /** Retries until it matches: page loads and polls take their time, more so under a busy test run. */
-const eventually = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 10_000, interval: 100 });
+const eventually = <T>(read: () => Promise<T> | T, timeout = 10_000) => expect.poll(read, { timeout, interval: 100 });
 
 describe('the payment page', () => {
   it('works from payment_url: merchant, title, description, price and the currencies to pick', async () => {
@@ -443,6 +443,32 @@ describe('the payment page', () => {
     // The first request for the order goes there (this local API answers no CORS preflight for
     // another origin, so the answer itself does not matter here).
     expect((await asked).url()).toBe(`${elsewhere}/v1/pay/${order.order_id}`);
+    await page.close();
+  });
+  it('honours Retry-After: after a 429 it says how long to wait and sends nothing before then', async () => {
+    const { order, paymentUrl } = await createOrder();
+    const page = await open(paymentUrl);
+    await eventually(() => status(page).textContent()).toBe('Choose how you want to pay.');
+    // The API's quota answer to the checkout, as the handlers and the adapter send it.
+    await page.route(`**/v1/pay/${order.order_id}/checkout`, (route) =>
+      route.fulfill({
+        status: 429,
+        headers: { 'content-type': 'application/json', 'retry-after': '6' },
+        body: JSON.stringify({ status: 429, error: 'Too many requests from this client, retry after 6 s.', error_code: 'API_LIMIT_EXCEEDED' }),
+      }),
+    );
+    const after: number[] = [];
+    let refusedAt = 0;
+    page.on('response', (response) => {
+      if (response.status() === 429) refusedAt = Date.now();
+      else if (refusedAt && response.url().includes('/v1/pay/')) after.push(Date.now());
+    });
+    await page.getByRole('button', { name: /^BTC/ }).click();
+    await eventually(() => page.getByRole('alert').textContent()).toBe('Too many requests from this device. Please try again in 6 s.');
+    // Picking again inside the wait asks nothing of the API.
+    await page.getByRole('button', { name: /^LTC/ }).click();
+    await eventually(() => after.length, 15_000).toBeGreaterThan(0);
+    expect(after[0]! - refusedAt).toBeGreaterThanOrEqual(5_500);
     await page.close();
   });
 });

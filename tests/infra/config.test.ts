@@ -23,7 +23,7 @@ describe('deploy configuration', () => {
       indexedSources: [],
       tokenKeyParameter: '/crypto-pay-orders/token-hmac-key',
       chainSources: [],
-      apiThrottle: { read: { rateLimit: 100, burstLimit: 200 }, write: { rateLimit: 20, burstLimit: 40 } },
+      apiThrottle: { read: { rateLimit: 500, burstLimit: 1000 }, write: { rateLimit: 200, burstLimit: 400 } },
       alarmEmail: undefined,
     });
   });

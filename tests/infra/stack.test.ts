@@ -102,10 +102,10 @@ describe('HTTP API', () => {
     expect(stage).toHaveLength(1);
     const properties = stage[0]?.Properties ?? {};
     expect(properties.StageName).toBe('$default');
-    expect(properties.DefaultRouteSettings).toEqual({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 });
+    expect(properties.DefaultRouteSettings).toEqual({ ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1000 });
     const settings = properties.RouteSettings as Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }>;
     for (const entry of ROUTES) {
-      const expected = (entry.access === 'write' ? [20, 40] : [100, 200]).map((limit) => (entry.public ? limit / 2 : limit));
+      const expected = (entry.access === 'write' ? [200, 400] : [500, 1000]).map((limit) => (entry.public ? limit / 2 : limit));
       const setting = settings[awsRouteKey(entry)];
       expect([setting?.ThrottlingRateLimit, setting?.ThrottlingBurstLimit], awsRouteKey(entry)).toEqual(expected);
     }

@@ -2,7 +2,7 @@ import { callPage, type ApiResult } from './api';
 import { h } from './dom';
 import { safeUrl } from './format';
 import { rememberLang, type Lang } from './i18n';
-import { apply, nextSequence, poll } from './polling';
+import { apply, holdOff, nextSequence, poll, waitLeftMs } from './polling';
 import { focusAfterRender, orderId, rerender, state, t } from './state';
 
 /**
@@ -16,6 +16,12 @@ const EXPLAINED = ['ORDER_NOT_NEW', 'PAYMENT_NOT_AVAILABLE', 'ORDER_CANCELED_FAI
 
 async function act(action: string, key: string, payload?: unknown): Promise<ApiResult | undefined> {
   if (state.busy) return undefined;
+  // Still inside a wait the API asked for (429 Retry-After): say so instead of asking again.
+  if (waitLeftMs() > 0) {
+    state.problem = t().API_LIMIT_EXCEEDED(Math.ceil(waitLeftMs() / 1000));
+    rerender();
+    return undefined;
+  }
   state.busy = key;
   state.problem = undefined;
   rerender();
@@ -29,8 +35,10 @@ async function act(action: string, key: string, payload?: unknown): Promise<ApiR
     rerender();
   } else {
     const strings = t();
+    holdOff(result.retryAfterMs);
     const known = (EXPLAINED as readonly string[]).includes(result.code);
-    state.problem = known ? strings[result.code as (typeof EXPLAINED)[number]] : strings.failed;
+    if (result.status === 429 && result.retryAfterMs > 0) state.problem = strings.API_LIMIT_EXCEEDED(Math.ceil(result.retryAfterMs / 1000));
+    else state.problem = known ? strings[result.code as (typeof EXPLAINED)[number]] : strings.failed;
     rerender();
     void poll();
   }

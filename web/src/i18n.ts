@@ -67,6 +67,7 @@ const en = {
   failed: 'That did not work. Please try again.',
   ORDER_NOT_NEW: 'This order can no longer be changed.',
   PAYMENT_NOT_AVAILABLE: 'This payment method is not available right now. Please choose another.',
+  API_LIMIT_EXCEEDED: (seconds: number) => `Too many requests from this device. Please try again in ${seconds} s.`,
   ORDER_CANCELED_FAIILED: 'This order can no longer be canceled.',
   gatewayTitle: (gateway: string) => `Sandbox ${gateway}`,
   gatewayMore:
@@ -151,6 +152,7 @@ const zh: Strings = {
   failed: '操作未成功，请重试。',
   ORDER_NOT_NEW: '此订单已无法更改。',
   PAYMENT_NOT_AVAILABLE: '此支付方式暂不可用，请选择其他方式。',
+  API_LIMIT_EXCEEDED: (seconds: number) => `此设备的请求过多，请在 ${seconds} 秒后重试。`,
   ORDER_CANCELED_FAIILED: '此订单已无法取消。',
   gatewayTitle: (gateway) => `沙盒 ${gateway}`,
   gatewayMore: '这是测试网关，不会产生真实付款。请返回支付页面，点击“模拟付款（沙盒）”完成订单。',

@@ -44,6 +44,16 @@ export function apply(view: PayView, sequence: number): void {
 let timer: ReturnType<typeof setTimeout> | undefined;
 let failures = 0;
 let polling = false;
+/** No request before this time (ms): the API answered 429 and said how long to wait. */
+let quietUntil = 0;
+
+/** The API asked us to wait `ms` (a 429's Retry-After): no poll goes out before then. */
+export function holdOff(ms: number): void {
+  if (ms > 0) quietUntil = Math.max(quietUntil, Date.now() + ms);
+}
+
+/** How long until the page may call the API again (0: now). */
+export const waitLeftMs = (): number => Math.max(0, quietUntil - Date.now());
 
 export function schedule(): void {
   clearTimeout(timer);
@@ -51,6 +61,7 @@ export function schedule(): void {
   if (state.failure === 'notFound' || state.leaving || (current && SETTLED.includes(current))) return;
   let delay = document.hidden ? HIDDEN_POLL_MS : current === 'EXPIRED' || current === 'UNRESOLVED' ? SLOW_POLL_MS : POLL_MS;
   if (failures) delay = Math.max(delay, Math.min(MAX_BACKOFF_MS, POLL_MS * 2 ** failures));
+  delay = Math.max(delay, waitLeftMs());
   timer = setTimeout(() => void poll(), delay);
 }
 
@@ -58,6 +69,8 @@ export async function poll(): Promise<void> {
   if (polling) return;
   // An action's answer is newer than anything a poll sent now could read first.
   if (state.busy) return schedule();
+  // Asked to wait (429 Retry-After): the next poll goes out when the wait is over, not before.
+  if (waitLeftMs() > 0) return schedule();
   polling = true;
   clearTimeout(timer);
   const sequence = nextSequence();
@@ -71,6 +84,7 @@ export async function poll(): Promise<void> {
     rerender();
   } else {
     failures += 1;
+    holdOff(result.retryAfterMs);
     if (!state.view && state.failure !== 'load') {
       state.failure = 'load';
       rerender();

@@ -117,6 +117,8 @@ export class OrderApi extends Construct {
         allowOrigins: [props.allowedOrigin],
         allowMethods: [CorsHttpMethod.GET, CorsHttpMethod.POST, CorsHttpMethod.OPTIONS],
         allowHeaders: ['content-type'],
+        // The page waits as long as a 429 says; a cross-origin script reads only exposed headers.
+        exposeHeaders: ['retry-after'],
         maxAge: Duration.hours(1),
       },
     });
