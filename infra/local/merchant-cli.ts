@@ -58,6 +58,9 @@ if (!process.env.TABLE_NAME) {
   }
   Object.assign(process.env, LOCAL_AWS_ENV, { TABLE_NAME: state.tableName, DYNAMODB_ENDPOINT: state.dynamodbEndpoint });
   Object.assign(process.env, localTokenKey(process.env.DATA_DIR ?? '.data'));
+} else {
+  // Against AWS: the token key is an SSM parameter, read here with the SDK (not the Lambda extension).
+  (await import('#infra/local/ssm-parameters')).readParametersWithSdk();
 }
 
 // Loaded after the environment names the table.

@@ -1,19 +1,57 @@
-import type { SSMClient } from '@aws-sdk/client-ssm';
+import { parameterExtensionConfig } from '#shared/core/config';
+import { ConfigError } from '#shared/core/env';
+import { describeFetchError } from '#shared/core/fetch-text';
 
-let client: SSMClient | undefined;
+/** Tries of one read: the extension answers 400 while it is still starting, and may drop a connection. */
+const ATTEMPTS = 3;
+const TIMEOUT_MS = 5_000;
+
+let outsideLambda: ((name: string) => Promise<string>) | undefined;
+
+/**
+ * How a process outside Lambda (the operator's CLI against the AWS table) reads parameters:
+ * it brings its own SSM client (infra/local/ssm-parameters.ts), which no Lambda bundle imports.
+ */
+export function readParametersOutsideLambdaWith(reader: (name: string) => Promise<string>): void {
+  outsideLambda = reader;
+}
 
 /**
  * The decrypted value of an SSM SecureString (a chain node's URL, the LND macaroon and
- * certificate, a gateway's credentials, the API token key). The SSM client is loaded on the
- * first read, not at cold start: most functions that may read a parameter never do on a given
- * run, and the client is the largest module they bundle. The function's role may read only the
- * parameters the stack names for it.
+ * certificate, a gateway's credentials, the API token key), read through the AWS Parameters and
+ * Secrets Lambda extension: a local HTTP endpoint in the function's sandbox that calls SSM with
+ * the function's role and caches the value (5 minutes). No SDK client is bundled for it: the SSM
+ * client was 228 KB of every merchant route's bundle and most of its cold start
+ * (docs/performance.md). The stack adds the extension's layer to every function it gives a
+ * parameter, and grants that function ssm:GetParameter on exactly those parameters.
  */
 export async function readSecureParameter(name: string): Promise<string> {
-  const { GetParameterCommand, SSMClient: Client } = await import('@aws-sdk/client-ssm');
-  client ??= new Client({ maxAttempts: 3 });
-  const result = await client.send(new GetParameterCommand({ Name: name, WithDecryption: true }));
-  const value = result.Parameter?.Value;
-  if (!value) throw new Error(`SSM parameter ${name} has no value`);
-  return value;
+  const { port, sessionToken } = parameterExtensionConfig();
+  if (port === undefined || sessionToken === undefined) {
+    if (outsideLambda) return outsideLambda(name);
+    throw new ConfigError(`SSM parameter ${name} can only be read through the Parameters and Secrets Lambda extension (the stack adds it)`);
+  }
+  const url = `http://localhost:${port}/systemsmanager/parameters/get?name=${encodeURIComponent(name)}&withDecryption=true`;
+  let problem = '';
+  for (let attempt = 1; attempt <= ATTEMPTS; attempt += 1) {
+    try {
+      const response = await fetch(url, { headers: { 'X-Aws-Parameters-Secrets-Token': sessionToken }, signal: AbortSignal.timeout(TIMEOUT_MS) });
+      const text = await response.text();
+      if (response.ok) {
+        const value = (JSON.parse(text) as { Parameter?: { Value?: unknown } }).Parameter?.Value;
+        if (typeof value !== 'string' || value === '') throw new Error(`SSM parameter ${name} has no value`);
+        return value;
+      }
+      // Never the body into the message: it may quote what was asked for, never a value, but keep it short.
+      problem = `HTTP ${response.status}`;
+      // Refused (no grant) or missing: asking again will not change that.
+      if (response.status === 403 || response.status === 404) break;
+    } catch (error) {
+      if (error instanceof SyntaxError) throw new Error(`SSM parameter ${name}: the extension's answer is not JSON`);
+      if ((error as Error).message.endsWith('has no value')) throw error;
+      problem = describeFetchError(error);
+    }
+    if (attempt < ATTEMPTS) await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+  }
+  throw new Error(`SSM parameter ${name} could not be read through the Parameters and Secrets extension: ${problem}`);
 }

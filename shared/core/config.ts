@@ -106,6 +106,18 @@ export const readTokenKeyConfig = (env: Env) => {
 export const tokenKeyConfig = section(readTokenKeyConfig);
 
 /**
+ * The AWS Parameters and Secrets Lambda extension (shared/aws/parameters.ts): the stack adds it
+ * to every function that reads an SSM parameter, which sets its port; Lambda sets the session
+ * token the extension asks every caller for. Unset (locally, in tests), a `..._PARAMETER`
+ * source cannot be read and says so.
+ */
+export const readParameterExtensionConfig = (env: Env) => ({
+  port: optionalString(env, 'PARAMETERS_SECRETS_EXTENSION_HTTP_PORT') === undefined ? undefined : positiveInteger(env, 'PARAMETERS_SECRETS_EXTENSION_HTTP_PORT', 2773),
+  sessionToken: optionalString(env, 'AWS_SESSION_TOKEN'),
+});
+export const parameterExtensionConfig = section(readParameterExtensionConfig);
+
+/**
  * Which callback URLs may be used: read by order creation (a URL is checked when it is given)
  * and by the delivery worker (checked again when it is posted to).
  */

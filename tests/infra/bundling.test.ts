@@ -48,6 +48,8 @@ describe('function bundles', () => {
     // Minified: long lines, not one statement per line.
     expect(code.length / code.split('\n').length).toBeGreaterThan(2_000);
     expect(statSync(file).size).toBeLessThan(1_500_000);
+    // SSM parameters are read through the Lambda extension's local endpoint, not an SDK client.
+    expect(code).not.toContain('GetParametersByPathRequest');
   });
 
   it("every bundle starts in a fresh Node process with its function's environment and exports a handler", async () => {

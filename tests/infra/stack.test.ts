@@ -327,6 +327,20 @@ describe('least privilege', () => {
     }
   });
 
+  it('gives every function that reads an SSM parameter the Parameters and Secrets extension (arm64), and no other function', () => {
+    for (const folder of [...FOLDERS, ...Object.values(EVENT_FUNCTIONS)]) {
+      const reads = statementsOfRole(template, roleId(folder)).some((s) => actionsOf(s).includes('ssm:GetParameter'));
+      const layers = JSON.stringify(functionProps(folder).Layers ?? []);
+      if (reads) {
+        expect(layers, folder).toMatch(/:layer:AWS-Parameters-and-Secrets-Lambda-Extension-Arm64:\d+/);
+        expect(environmentOf(folder).PARAMETERS_SECRETS_EXTENSION_HTTP_PORT, folder).toBe('2773');
+      } else {
+        expect(layers, folder).not.toContain('Parameters-and-Secrets');
+        expect(environmentOf(folder), folder).not.toHaveProperty('PARAMETERS_SECRETS_EXTENSION_HTTP_PORT');
+      }
+    }
+  });
+
   it('lets only the functions that authenticate merchants read the API token key, and nothing else from SSM', () => {
     const authenticating = authenticatingFunctions(ROUTES);
     expect([...authenticating]).toEqual(expect.arrayContaining(['create-order', 'get-order', 'list-orders', 'redeliver-callback']));

@@ -1,7 +1,16 @@
 import { type CfnElement, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
+import {
+  ApplicationLogLevel,
+  Architecture,
+  LoggingFormat,
+  ParamsAndSecretsLayerVersion,
+  ParamsAndSecretsLogLevel,
+  ParamsAndSecretsVersions,
+  Runtime,
+  SystemLogLevel,
+} from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
@@ -64,7 +73,14 @@ export class ServiceFunction extends Construct {
     });
     this.logGroup.grantWrite(this.role);
 
+    // The SSM parameters are read through the Parameters and Secrets extension (its own layer,
+    // arm64), not an SDK client in the bundle (shared/aws/parameters.ts): functions given none
+    // get no layer. It calls SSM with this role; the grants are below.
+    const hasParameters = Object.keys(props.parameters ?? {}).length > 0;
     this.function = new NodejsFunction(this, 'Function', {
+      paramsAndSecrets: hasParameters
+        ? ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, { cacheSize: 20, logLevel: ParamsAndSecretsLogLevel.WARN })
+        : undefined,
       entry: functionEntry(props.folder),
       handler: 'handler',
       projectRoot: REPO_ROOT,
