@@ -3,11 +3,19 @@ import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { LambdaHandler } from '#shared/http/api-handler';
-import { json } from '#shared/http/responses';
-import { HeadersTooLargeError, RateLimitedError, RouteNotFoundError, UriTooLongError } from '#shared/domain/errors';
+import {
+  ExpectationFailedError,
+  HeadersTooLargeError,
+  MalformedRequestError,
+  PayloadTooLargeError,
+  RateLimitedError,
+  RouteNotFoundError,
+  UriTooLongError,
+} from '#shared/domain/errors';
 import { type BucketLimit, clientAddressKey, TokenBuckets } from '#shared/core/token-bucket';
 import { errorResponse } from '#shared/http/errors';
 import type { Route } from '#shared/http/routes';
+import type { MerchantProfile } from '#shared/domain/merchant';
 
 /** API Gateway's own limit on a request body (10 MB); larger ones never reach a function. */
 const GATEWAY_BODY_LIMIT = 10 * 1024 * 1024;
@@ -28,6 +36,12 @@ export interface RouteBinding extends Route {
 export interface LocalQuotas {
   merchant: BucketLimit;
   public: BucketLimit;
+  /**
+   * Failed authentications per client address (QUOTA_AUTH_FAILURES in a window): past them the
+   * address's failures get 429, and its token checks run one at a time, so a flood of bad
+   * tokens cannot take the process from other merchants. A good token always goes through.
+   */
+  authFailures?: { limit: number; windowSeconds: number };
   /** At most this many buckets are kept (least recently used ones go first). */
   maxKeys: number;
   clientIpHeader?: string;
@@ -47,6 +61,17 @@ function decode(segment: string): string {
   } catch {
     return segment;
   }
+}
+
+/**
+ * The request's URL. Node hands over the request target as sent: `//x` or `*` or an absolute
+ * form would make `new URL(target, base)` throw or name another host, so only an origin-form
+ * target (a path) is read, against a fixed origin.
+ */
+export function requestUrl(request: IncomingMessage): URL {
+  const target = request.url ?? '/';
+  if (!target.startsWith('/')) throw new MalformedRequestError('the request target is not a path');
+  return new URL(`http://localhost${target}`);
 }
 
 /** API Gateway's matching: literal segments beat `{param}` segments; a param is one segment. */
@@ -101,7 +126,7 @@ function queryParameters(rawQuery: string): Record<string, string> | undefined {
 
 /** The API Gateway v2 (HTTP API, payload 2.0) event for a request, as AWS would build it. */
 export function toEvent(request: IncomingMessage, body: Buffer, matched: Matched): APIGatewayProxyEventV2 {
-  const url = new URL(request.url ?? '/', 'http://localhost');
+  const url = requestUrl(request);
   const rawQueryString = url.search.replace(/^\?/, '');
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(request.headers)) {
@@ -176,15 +201,21 @@ function oversize(request: IncomingMessage): Error | undefined {
  */
 function onClientError(error: Error & { code?: string }, socket: Duplex): void {
   if (!socket.writable) return void socket.destroy();
-  const result =
-    error.code === 'HPE_HEADER_OVERFLOW'
-      ? errorResponse(new HeadersTooLargeError(GATEWAY_HEADER_LIMIT))
-      : json(400, { status: 400, error: 'Malformed HTTP request', error_code: 'BAD_REQUEST' });
+  const result = errorResponse(
+    error.code === 'HPE_HEADER_OVERFLOW' ? new HeadersTooLargeError(GATEWAY_HEADER_LIMIT) : new MalformedRequestError('not parseable HTTP'),
+  );
   const body = Buffer.from(result.body ?? '', 'utf8');
   const reason = result.statusCode === 431 ? 'Request Header Fields Too Large' : 'Bad Request';
   const head = [`HTTP/1.1 ${result.statusCode} ${reason}`, 'connection: close', `content-length: ${body.length}`];
   for (const [name, value] of Object.entries(result.headers ?? {})) head.push(`${name}: ${String(value)}`);
   socket.end(Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`), body]));
+}
+
+/** What no gateway passes on: an HTTP/1.1 request without Host (RFC 9112 section 3.2), a target that is not a path. */
+function malformed(request: IncomingMessage): Error | undefined {
+  if (request.httpVersion === '1.1' && !request.headers.host) return new MalformedRequestError('no Host header');
+  if (!(request.url ?? '/').startsWith('/')) return new MalformedRequestError('the request target is not a path');
+  return undefined;
 }
 
 /** The client's address: the socket's, or the last entry of the trusted header when one is configured. */
@@ -199,7 +230,38 @@ export function clientAddress(request: IncomingMessage, trustedHeader: string | 
  * A merchant route's client is the merchant its token names (a token that names none is left
  * to the handler's 401); a public route's, the client's address; gateway notifications have none.
  */
-async function overQuota(request: IncomingMessage, route: Route, quotas: LocalQuotas, buckets: TokenBuckets): Promise<RateLimitedError | undefined> {
+/** The state of the failed-authentication count: buckets, and the addresses now past their budget. */
+interface AuthFailures {
+  buckets: TokenBuckets;
+  /** Address -> until when it is past its budget (ms), and the tail of its serialized token checks. */
+  limited: Map<string, { until: number; queue: Promise<unknown> }>;
+}
+
+/**
+ * Checks a token; for an address past its failure budget, its checks run one after another
+ * (never refused: a good token from that address still authenticates, only later).
+ */
+async function checkToken(token: string | undefined, address: string, failures: AuthFailures | undefined): Promise<MerchantProfile | undefined> {
+  // Loaded on first use, as the handlers are: the store reads the environment the runtime sets.
+  const { authenticate } = await import('#shared/http/auth');
+  const check = () => authenticate(token).catch(() => undefined);
+  const limited = failures?.limited.get(address);
+  if (!limited || limited.until <= Date.now()) {
+    if (limited) failures?.limited.delete(address);
+    return check();
+  }
+  const turn = limited.queue.then(check);
+  limited.queue = turn;
+  return turn;
+}
+
+async function overQuota(
+  request: IncomingMessage,
+  route: Route,
+  quotas: LocalQuotas,
+  buckets: TokenBuckets,
+  failures: AuthFailures | undefined,
+): Promise<RateLimitedError | undefined> {
   // A gateway's signed notification is not a client's request: it is never refused for quota.
   if (route.gateway) return undefined;
   let key: string;
@@ -209,10 +271,24 @@ async function overQuota(request: IncomingMessage, route: Route, quotas: LocalQu
     limit = quotas.public;
   } else {
     const token = request.headers.token;
-    // Loaded on first use, as the handlers are: the store reads the environment the runtime sets.
-    const { authenticate } = await import('#shared/http/auth');
-    const merchant = await authenticate(Array.isArray(token) ? token[0] : token).catch(() => undefined);
-    if (!merchant) return undefined;
+    const address = clientAddressKey(clientAddress(request, quotas.clientIpHeader));
+    const merchant = await checkToken(Array.isArray(token) ? token[0] : token, address, failures);
+    if (!merchant) {
+      // A failure: counted against the address; within its budget the handler answers the 401.
+      if (!failures || !quotas.authFailures) return undefined;
+      const { limit, windowSeconds } = quotas.authFailures;
+      const taken = failures.buckets.take(`A${address}`, { rate: limit / windowSeconds, burst: limit });
+      if (taken.allowed) return undefined;
+      const limited = failures.limited.get(address);
+      const until = Date.now() + taken.retryAfterSeconds * 1000;
+      if (limited) limited.until = Math.max(limited.until, until);
+      else {
+        // Bounded like the buckets: the oldest entry goes first (it is the nearest to its end anyway).
+        if (failures.limited.size >= quotas.maxKeys) failures.limited.delete(failures.limited.keys().next().value as string);
+        failures.limited.set(address, { until, queue: Promise.resolve() });
+      }
+      return new RateLimitedError(taken.retryAfterSeconds);
+    }
     key = `M${merchant.user_id}`;
     limit = quotas.merchant;
   }
@@ -220,7 +296,8 @@ async function overQuota(request: IncomingMessage, route: Route, quotas: LocalQu
   return taken.allowed ? undefined : new RateLimitedError(taken.retryAfterSeconds);
 }
 
-function send(response: ServerResponse, result: APIGatewayProxyStructuredResultV2): void {
+/** Writes a Lambda result as the HTTP answer (the page's file server answers its errors with it too). */
+export function send(response: ServerResponse, result: APIGatewayProxyStructuredResultV2): void {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
   const body = result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : Buffer.from(result.body ?? '', 'utf8');
@@ -239,29 +316,31 @@ export function createApiServer(
 ): Server {
   const { quotas } = options;
   const buckets = quotas && new TokenBuckets({ maxKeys: quotas.maxKeys });
-  const server = createServer((request, response) => {
+  const failures: AuthFailures | undefined =
+    quotas?.authFailures && quotas.authFailures.limit > 0 ? { buckets: new TokenBuckets({ maxKeys: quotas.maxKeys }), limited: new Map() } : undefined;
+  // Without requireHostHeader Node would answer a missing Host with an empty 400; `malformed` answers it.
+  const server = createServer({ requireHostHeader: false }, (request, response) => {
     void (async () => {
-      const tooLarge = oversize(request);
-      if (tooLarge) {
+      const refused = oversize(request) ?? malformed(request);
+      if (refused) {
         request.resume();
-        return send(response, errorResponse(tooLarge));
+        return send(response, errorResponse(refused));
       }
-      const url = new URL(request.url ?? '/', 'http://localhost');
+      const url = requestUrl(request);
       const matched = matchRoute(bindings, request.method ?? 'GET', url.pathname);
       if (!matched) {
         if (fallbacks.some((fallback) => fallback(request, response))) return;
         request.resume();
         return send(response, errorResponse(new RouteNotFoundError()));
       }
-      const limited = quotas && buckets && (await overQuota(request, matched.binding, quotas, buckets));
+      const limited = quotas && buckets && (await overQuota(request, matched.binding, quotas, buckets, failures));
       if (limited) {
         request.resume();
         return send(response, errorResponse(limited));
       }
       const body = await readBody(request);
-      if (body === 'too-large') {
-        return send(response, json(413, { message: 'Request Entity Too Large' }));
-      }
+      // API Gateway's own 413 is {"message": ...}; the local runtime answers in the documented shape.
+      if (body === 'too-large') return send(response, errorResponse(new PayloadTooLargeError(GATEWAY_BODY_LIMIT)));
       const { handler } = await matched.binding.load();
       send(response, await handler(toEvent(request, body, matched), lambdaContext(matched.binding.fn)));
     })().catch((error: unknown) => {
@@ -270,5 +349,7 @@ export function createApiServer(
     });
   });
   server.on('clientError', onClientError);
+  // Node would answer an unknown Expect with an empty 417: answer it in the service's shape.
+  server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) => send(response, errorResponse(new ExpectationFailedError())));
   return server;
 }

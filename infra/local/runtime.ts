@@ -262,7 +262,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     );
     const limits = readQuotaConfig(process.env);
     const server = createApiServer(bindings, [staticFiles(PAGE_PREFIX, resolve('web/dist'))], {
-      quotas: { merchant: limits.merchant, public: limits.public, maxKeys: options.quotas?.maxKeys ?? DEFAULT_QUOTA_KEYS, clientIpHeader: options.quotas?.clientIpHeader },
+      quotas: { merchant: limits.merchant, public: limits.public, authFailures: limits.authFailures, maxKeys: options.quotas?.maxKeys ?? DEFAULT_QUOTA_KEYS, clientIpHeader: options.quotas?.clientIpHeader },
     });
     await new Promise<void>((done, fail) => {
       server.once('error', fail);

@@ -1,6 +1,8 @@
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { extname, join, normalize, resolve } from 'node:path';
-import type { FallbackHandler } from '#infra/local/http-adapter';
+import { type FallbackHandler, requestUrl, send } from '#infra/local/http-adapter';
+import { MalformedRequestError } from '#shared/domain/errors';
+import { errorResponse } from '#shared/http/errors';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -23,7 +25,7 @@ export function staticFiles(prefix: string, folder: string): FallbackHandler {
   const root = resolve(folder);
   return (request, response) => {
     if (request.method !== 'GET' && request.method !== 'HEAD') return false;
-    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    const path = requestUrl(request).pathname;
     if (path === prefix.replace(/\/$/, '')) {
       response.writeHead(301, { location: prefix });
       response.end();
@@ -31,7 +33,15 @@ export function staticFiles(prefix: string, folder: string): FallbackHandler {
     }
     const favicon = path === '/favicon.ico';
     if (!path.startsWith(prefix) && !favicon) return false;
-    let file = favicon ? join(root, 'favicon.ico') : normalize(join(root, decodeURIComponent(path.slice(prefix.length))));
+    let name: string;
+    try {
+      name = decodeURIComponent(path.slice(prefix.length));
+    } catch {
+      // `/pay/%ff`: not percent-encoded UTF-8, so it names no file; a JSON 400 like the API's.
+      send(response, errorResponse(new MalformedRequestError('the path is not percent-encoded UTF-8')));
+      return true;
+    }
+    let file = favicon ? join(root, 'favicon.ico') : normalize(join(root, name));
     if (favicon && !existsSync(file)) return false;
     if (!file.startsWith(root)) return false;
     if (!existsSync(file) || statSync(file).isDirectory()) file = join(root, 'index.html');

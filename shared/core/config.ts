@@ -88,6 +88,15 @@ export const readQuotaConfig = (env: Env) => {
     merchant: { rate: nonNegativeInteger(env, 'QUOTA_MERCHANT_RATE', 25), burst: positiveInteger(env, 'QUOTA_MERCHANT_BURST', 50) },
     /** Requests per second of one anonymous client to the payment page's routes, and its burst. */
     public: { rate: nonNegativeInteger(env, 'QUOTA_PUBLIC_RATE', 5), burst: positiveInteger(env, 'QUOTA_PUBLIC_BURST', 10) },
+    /**
+     * Failed authentications of one client address (IPv6 by /64) per window: past `limit`, its
+     * failures are answered 429 with Retry-After instead of 401 (a good token is never refused
+     * for them). A limit of 0 turns the count off.
+     */
+    authFailures: {
+      limit: nonNegativeInteger(env, 'QUOTA_AUTH_FAILURES', 20),
+      windowSeconds: positiveInteger(env, 'QUOTA_AUTH_FAILURE_WINDOW_SECONDS', 60),
+    },
   };
 };
 export const quotaConfig = section(readQuotaConfig);

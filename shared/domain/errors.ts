@@ -66,6 +66,23 @@ export class PayloadTooLargeError extends AppError {
   }
 }
 
+/**
+ * A request no gateway would pass on: no Host, a path that is not percent-encoded text, a
+ * request target that is not a path. Answered by the HTTP adapter and the page's file server.
+ */
+export class MalformedRequestError extends AppError {
+  constructor(detail: string) {
+    super(400, 'BAD_REQUEST', `Malformed HTTP request: ${detail}`);
+  }
+}
+
+/** An `Expect` header asking for something the service does not do (anything but 100-continue). */
+export class ExpectationFailedError extends AppError {
+  constructor() {
+    super(417, 'EXPECTATION_FAILED', 'Only "Expect: 100-continue" is supported');
+  }
+}
+
 /** The request line is longer than the gateway reads (answered by the HTTP adapter). */
 export class UriTooLongError extends AppError {
   constructor(limit: number) {

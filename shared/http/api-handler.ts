@@ -12,7 +12,7 @@ import { MAX_BODY_BYTES } from '#shared/domain/limits';
 import { authenticate } from '#shared/http/auth';
 import { errorResponse } from '#shared/http/errors';
 import { idempotency } from '#shared/http/idempotency';
-import { quota } from '#shared/http/quota';
+import { failedAuthentication, quota } from '#shared/http/quota';
 import { type ExactField, lenientBody, parseJsonBody } from '#shared/http/json-body';
 import { logger } from '#shared/core/logger';
 import { validationError } from '#shared/http/validation';
@@ -99,7 +99,12 @@ const validate = <TBody, TQuery>(options: ApiOptions<TBody, TQuery>): middy.Midd
 
 const merchantAuth = (): middy.MiddlewareObj<Event, Result> => ({
   before: async (request: Request) => {
-    stateOf(request.event).merchant = await authenticate(request.event.headers?.token);
+    try {
+      stateOf(request.event).merchant = await authenticate(request.event.headers?.token);
+    } catch (error) {
+      // Failures are counted per client address (AWS: in the table); past the budget, a 429.
+      throw await failedAuthentication(request.event, error);
+    }
   },
 });
 

@@ -3,7 +3,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { quotaConfig } from '#shared/core/config';
 import { logger } from '#shared/core/logger';
 import { clientAddressKey } from '#shared/core/token-bucket';
-import { RateLimitedError } from '#shared/domain/errors';
+import { AuthenticationError, RateLimitedError } from '#shared/domain/errors';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { takeFromWindow, windowLimit } from '#shared/store/quotas';
 
@@ -43,3 +43,25 @@ export const quota = (
     if (!taken.allowed) throw new RateLimitedError(taken.retryAfterSeconds);
   },
 });
+
+/** The quota key of a client address's failed authentications. */
+export const authFailureClient = (address: string): string => `A${clientAddressKey(address)}`;
+
+/**
+ * Counts a failed authentication against its client address (QUOTA_STORE=table: in the table,
+ * one conditional write per failure, none for a success) and answers the error to throw: the
+ * 401 while the address is within its budget, a 429 with Retry-After past it. Only failures are
+ * counted and only failures are refused, so a good token from the same address (a shop behind
+ * the same NAT as an attacker) always goes through. If the table cannot count, the 401 stands.
+ */
+export async function failedAuthentication(event: Event, error: unknown): Promise<unknown> {
+  const config = quotaConfig();
+  if (!(error instanceof AuthenticationError) || config.store !== 'table' || config.authFailures.limit === 0) return error;
+  try {
+    const taken = await takeFromWindow(authFailureClient(event.requestContext?.http?.sourceIp ?? 'unknown'), config.authFailures);
+    return taken.allowed ? error : new RateLimitedError(taken.retryAfterSeconds);
+  } catch (storeError) {
+    logger.warn('failed authentication not counted', { error: String(storeError) });
+    return error;
+  }
+}

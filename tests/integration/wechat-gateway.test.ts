@@ -119,6 +119,8 @@ describe('notifications', () => {
     refusedJson(await wechat.notifyPaid(trade.out_trade_no, { serial: 'ABCDEF0123456789' }));
     refusedJson(await wechat.notifyPaid(trade.out_trade_no, { wrongKey: true }));
     refusedJson(await wechat.notifyPaid(trade.out_trade_no, { resource: { mchid: '1900000999' } }));
+    // Signed and encrypted correctly, but the resource is `null`, a number or a list: refused, never a 5xx.
+    for (const plaintext of ['null', '42', '[]']) refusedJson(await wechat.notifyPaid(trade.out_trade_no, { plaintext }));
     const unsigned = await fetch(`${api.url}/v1/gateways/wechat/notify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"event_type":"TRANSACTION.SUCCESS"}' });
     refusedJson({ status: unsigned.status, body: await unsigned.text() });
     expect((await stored(order.order_id)).order).toEqual(before.order);

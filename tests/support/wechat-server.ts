@@ -49,6 +49,8 @@ export interface NotifyOptions {
   tamper?: (body: string) => string;
   /** Change the decrypted resource before it is encrypted (e.g. another mchid). */
   resource?: Record<string, unknown>;
+  /** Encrypt exactly this text as the resource (e.g. `null`): correctly signed and encrypted, not an object. */
+  plaintext?: string;
   to?: string;
   serial?: string;
 }
@@ -229,7 +231,7 @@ export async function startFakeWechat(options: { mchid: string; appid: string; m
       resource: {
         original_type: associatedData,
         algorithm: 'AEAD_AES_256_GCM',
-        ciphertext: Aes.AesGcm.encrypt(JSON.stringify({ ...resource, ...notify.resource }), key, nonce, associatedData),
+        ciphertext: Aes.AesGcm.encrypt(notify.plaintext ?? JSON.stringify({ ...resource, ...notify.resource }), key, nonce, associatedData),
         associated_data: associatedData,
         nonce,
       },

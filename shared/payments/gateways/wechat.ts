@@ -151,12 +151,15 @@ export class WechatGateway implements LiveGateway {
     }
     const plain = decryptResource(resource, this.settings.apiV3Key);
     if (plain === undefined) throw new NotificationRejectedError('resource does not decrypt under the API v3 key');
-    let data: Record<string, unknown>;
+    let parsed: unknown;
     try {
-      data = JSON.parse(plain) as Record<string, unknown>;
+      parsed = JSON.parse(plain);
     } catch {
       throw new NotificationRejectedError('resource is not JSON');
     }
+    // Signed and decrypted, yet `null`, a number or a list: nothing of ours, refused like any bad resource.
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new NotificationRejectedError('resource is not a JSON object');
+    const data = parsed as Record<string, unknown>;
     if (data.mchid !== this.settings.mchid) throw new NotificationRejectedError('for another merchant');
     const eventType = String(envelope.event_type);
     if (eventType.startsWith('REFUND.')) {
