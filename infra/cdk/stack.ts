@@ -206,7 +206,10 @@ export class CryptoPayStack extends Stack {
       );
     }
     this.alarms.alarmOnStreamLag('OrderEventsLag', orderEvents);
-    for (const chain of watchers) this.alarms.alarmOnChainLag(`${constructId(watcherKey(chain))}Lag`, chain, LAG_ALARM_BLOCKS[chain] ?? 3, { namespace: METRICS_NAMESPACE, service: SERVICE_NAME });
+    for (const chain of watchers) {
+      this.alarms.alarmOnChainLag(`${constructId(watcherKey(chain))}Lag`, chain, LAG_ALARM_BLOCKS[chain] ?? 3, { namespace: METRICS_NAMESPACE, service: SERVICE_NAME });
+      this.alarms.alarmOnSourceHealth(`${constructId(watcherKey(chain))}Health`, chain, { namespace: METRICS_NAMESPACE, service: SERVICE_NAME });
+    }
     if (config.indexedSources.includes('EOS')) this.alarms.alarmOnUnmatchedPayments('EosUnmatchedPayments', 'EOS', { namespace: METRICS_NAMESPACE, service: SERVICE_NAME });
     for (const [folder, fn] of functions) {
       this.alarms.alarmOnErrors(`${constructId(folder)}Errors`, fn.function, `${folder} invocations are failing`);

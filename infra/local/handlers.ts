@@ -17,6 +17,7 @@ const loaders: Record<string, () => Promise<{ handler: LambdaHandler }>> = {
   'list-callbacks': () => import('#functions/list-callbacks/handler'),
   'redeliver-callback': () => import('#functions/redeliver-callback/handler'),
   'pay-get-order': () => import('#functions/pay-get-order/handler'),
+  'get-health': () => import('#functions/get-health/handler'),
   'pay-checkout-order': () => import('#functions/pay-checkout-order/handler'),
   'pay-cancel-order': () => import('#functions/pay-cancel-order/handler'),
   'pay-sandbox-pay': () => import('#functions/pay-sandbox-pay/handler'),

@@ -6,10 +6,8 @@
  * TABLE_NAME is set, that table in AWS (credentials and region from the usual AWS variables;
  * TOKEN_HMAC_KEY_PARAMETER names the stack's token key parameter, see docs/deploy.md).
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { LOCAL_AWS_ENV } from '#infra/local/dynamodb';
-import { localTokenKey, stateFile, type RuntimeState } from '#infra/local/runtime';
+import { useCliTable } from '#infra/local/cli-table';
 
 const USAGE =
   'usage: npm run merchant -- create --name NAME [--sandbox] [--token TOKEN] [--receive-currency USD|USDT|USDC]\n' +
@@ -42,26 +40,7 @@ const { positionals, values } = (() => {
 })();
 
 if (positionals[0] !== 'create' || !values.name) fail(USAGE);
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-
-if (!process.env.TABLE_NAME) {
-  const file = stateFile(process.env.DATA_DIR ?? '.data');
-  if (!existsSync(file)) {
-    fail(`No local runtime is running (no ${file}). Start it with "npm start", or set TABLE_NAME for a table in AWS.`);
-  }
-  const state = JSON.parse(readFileSync(file, 'utf8')) as RuntimeState;
-  // A runtime that was killed leaves its state file behind: check it is still there.
-  try {
-    process.kill(state.pid, 0);
-  } catch {
-    fail(`The local runtime that wrote ${file} is no longer running. Start it with "npm start".`);
-  }
-  Object.assign(process.env, LOCAL_AWS_ENV, { TABLE_NAME: state.tableName, DYNAMODB_ENDPOINT: state.dynamodbEndpoint });
-  Object.assign(process.env, localTokenKey(process.env.DATA_DIR ?? '.data'));
-} else {
-  // Against AWS: the token key is an SSM parameter, read here with the SDK (not the Lambda extension).
-  (await import('#infra/local/ssm-parameters')).readParametersWithSdk();
-}
+await useCliTable(fail);
 
 // Loaded after the environment names the table.
 const { createMerchant } = await import('#shared/services/merchants');

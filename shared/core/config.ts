@@ -229,6 +229,18 @@ export const eosConfig = section(readEosConfig);
 export const readLightningConfig = (env: Env) => ({ restUrl: optionalString(env, 'LND_REST_URL') });
 export const lightningConfig = section(readLightningConfig);
 
+/**
+ * When a payment source counts as healthy (README "Source health"): its watcher succeeded
+ * within `maxSilenceSeconds` and has been caught up with the source's tip within
+ * `maxLagSeconds`. A currency whose source is not healthy is not offered to live merchants'
+ * buyers (checkout answers PAYMENT_NOT_AVAILABLE); invoices already open stay watched.
+ */
+export const readSourceHealthConfig = (env: Env) => ({
+  maxSilenceSeconds: positiveInteger(env, 'SOURCE_MAX_SILENCE_SECONDS', 300),
+  maxLagSeconds: positiveInteger(env, 'SOURCE_MAX_LAG_SECONDS', 900),
+});
+export const sourceHealthConfig = section(readSourceHealthConfig);
+
 /** The watch-chain function (AWS): the one chain it watches. */
 export const readWatchFunctionConfig = (env: Env) => ({ chain: requiredString(env, 'WATCH_CHAIN') });
 export const watchFunctionConfig = section(readWatchFunctionConfig);

@@ -41,6 +41,8 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/v1/pay/{order_id}/checkout', fn: 'pay-checkout-order', access: 'write', public: true },
   { method: 'POST', path: '/v1/pay/{order_id}/cancel', fn: 'pay-cancel-order', access: 'write', public: true },
   { method: 'POST', path: '/v1/pay/{order_id}/sandbox-pay', fn: 'pay-sandbox-pay', access: 'write', public: true },
+  // Operators' monitors: the payment sources' health (no token, nothing secret).
+  { method: 'GET', path: '/v1/health', fn: 'get-health', access: 'read', public: true },
   // Payment gateways' asynchronous notifications (signed by the gateway; no token).
   { method: 'POST', path: '/v1/gateways/alipay/notify', fn: 'alipay-notify', access: 'write', gateway: true },
   { method: 'POST', path: '/v1/gateways/aliglobal/notify', fn: 'aliglobal-notify', access: 'write', gateway: true },

@@ -19,6 +19,7 @@ import { checkedOutWith, createdOrderView, type Found, type Invoice, newOrder, t
 import { MAX_INVOICES_PER_ORDER } from '#shared/domain/limits';
 import { paymentMethods, rateProvider, sandboxRateProvider } from '#shared/payments/providers';
 import { payAmountFor, RateUnavailableError, receiveAmountFor } from '#shared/payments/rates';
+import { assertWatchedNow } from '#shared/payments/source-health';
 import { logger } from '#shared/core/logger';
 import { claimInvoiceSlot, commitCheckout, discardInvoice, findInvoice, releaseInvoiceSlot, storeInvoice } from '#shared/store/invoices';
 import { findOrderIdByGuard, findOrderWithInvoice, insertOrder } from '#shared/store/orders';
@@ -62,6 +63,8 @@ type PricedInvoice = Omit<Invoice, 'payment_address' | 'payment_uri'>;
  */
 async function priceInvoice(merchant: MerchantProfile, order: Order, payCurrency: string, now: Date): Promise<PricedInvoice> {
   assertPayable(merchant, payCurrency);
+  // A source that cannot see (failing, wrong chain, behind) would take payments nobody books.
+  await assertWatchedNow(merchant, payCurrency, now);
   const price = orderPrice(order);
   const rates = merchant.sandbox ? sandboxRateProvider : rateProvider();
   let payRate, receiveRate;

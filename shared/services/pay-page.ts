@@ -5,6 +5,7 @@ import { isId } from '#shared/domain/ids';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import type { Found, Invoice, Order } from '#shared/domain/order';
 import { canBePaidIn } from '#shared/payments/availability';
+import { watchedNow } from '#shared/payments/source-health';
 import { offeredCurrencies } from '#shared/schemas/pay';
 import { findMerchant } from '#shared/store/merchants';
 import { findOrderWithInvoice } from '#shared/store/orders';
@@ -43,7 +44,9 @@ async function merchantOf(userId: number): Promise<MerchantProfile> {
 /** The page of an order just read or changed. */
 export async function withMerchant(found: Found): Promise<PayPage> {
   const merchant = await merchantOf(found.order.user_id);
-  return { ...found, merchant, currencies: offeredCurrencies(merchant, (code) => canBePaidIn(merchant, code)) };
+  // Only what can be paid and seen now: a currency whose source is unhealthy is not shown.
+  const watched = await watchedNow(merchant, new Date());
+  return { ...found, merchant, currencies: offeredCurrencies(merchant, (code) => canBePaidIn(merchant, code) && watched(code)) };
 }
 
 /** The order behind a page, or UnknownOrderError (a malformed id is never looked up). */

@@ -20,6 +20,7 @@
  * | request quota       | QUOTA#<M<uid> or P<address>>     | W#<window number> |                              |                                             |
  * | maturing payment    | CHAIN#<chain>                   | PAYMENT#<height, 12 digits>#<payment key> |      |                                             |
  * | unmatched payment   | CHAIN#<LBTC or EOS>             | UNMATCHED#<payment key> |                        |                                             |
+ * | source health       | HEALTH                          | <source: BTC, ETH, LBTC, ...> |                  |                                             |
  *
  * GSI3 is sparse and holds only what a sweeper must find: NEW orders (GSI3PK =
  * EXPIRY#<shard>, GSI3SK = <due_at>#<order_id>) and callback deliveries still to make
@@ -43,6 +44,7 @@ export const ENTITY = {
   maturingPayment: 'MATURING_PAYMENT',
   unmatchedPayment: 'UNMATCHED_PAYMENT',
   quota: 'QUOTA',
+  sourceHealth: 'SOURCE_HEALTH',
 } as const;
 
 export interface TableKey {
@@ -175,6 +177,10 @@ export const returnedAddressPartition = (counter: string): string => `ADDRPOOL#$
 export const chainCursorKey = (chain: string): TableKey => ({ PK: chainPartition(chain), SK: 'CURSOR' });
 
 export const chainPartition = (chain: string): string => `CHAIN#${chain}`;
+
+/** Every source's health in one partition: the health view and the checkout gate read it with one Query. */
+export const SOURCE_HEALTH_PARTITION = 'HEALTH';
+export const sourceHealthKey = (source: string): TableKey => ({ PK: SOURCE_HEALTH_PARTITION, SK: source });
 
 /**
  * A payment booked from a block that has not reached its confirmations yet: the watcher

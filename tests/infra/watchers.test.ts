@@ -73,6 +73,19 @@ describe('chain watchers in AWS', () => {
     expect(errors).toHaveLength(1);
   });
 
+  it("alarms when a source has a currency that is not ok (UnhealthyCurrencies per Source) for 10 minutes", () => {
+    const alarms = Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm')).map((a) => a.Properties!);
+    const health = alarms.filter((a) => a.MetricName === 'UnhealthyCurrencies');
+    expect(health.map((a) => (a.Dimensions as { Name: string; Value: string }[]).map((d) => `${d.Name}=${d.Value}`).sort().join(','))).toEqual([
+      'Source=BTC,service=crypto-pay-orders',
+      'Source=LTC,service=crypto-pay-orders',
+    ]);
+    for (const alarm of health) {
+      expect(alarm).toMatchObject({ Namespace: 'CryptoPayOrders', Statistic: 'Minimum', Period: 300, EvaluationPeriods: 2, Threshold: 0, ComparisonOperator: 'GreaterThanThreshold' });
+      expect(alarm.AlarmActions).toHaveLength(1);
+    }
+  });
+
   it('refuses a node URL given in place of its SSM parameter name, and a plain-http Esplora', () => {
     expect(() => deployConfig({ BTC_RPC_URL: 'http://user:secret@node:8332/' })).toThrow(/btcRpcUrl \(BTC_RPC_URL\) must be an SSM parameter name/);
     expect(() => deployConfig({ BTC_ESPLORA_URL: 'http://esplora.example/api' })).toThrow(/btcEsploraUrl \(BTC_ESPLORA_URL\) must use https/);

@@ -14,6 +14,7 @@ import { HyperionTestServer } from '../support/hyperion-server';
 import { lightningAndEosEnv } from '../support/indexed-env';
 import { LND_TLS_CERT, LndTestServer } from '../support/lnd-server';
 import { stored } from '../support/watchers';
+import { reportAllHealthy } from '../support/source-health';
 
 /**
  * Lightning and EOS for a live merchant, end to end through the real API and table: checkout
@@ -40,6 +41,8 @@ beforeAll(async () => {
   api = await startApi();
   call = client(api.url);
   token = (await newMerchant(false, 'Live Lightning and EOS Shop')).api_token;
+  // Live checkouts are offered only while their source reports healthy: as its watcher would have.
+  await reportAllHealthy();
 });
 
 afterAll(async () => {

@@ -21,6 +21,7 @@ import { expireDueOrders } from '#shared/services/lifecycle';
 import { findInvoice } from '#shared/store/invoices';
 import { readCursor } from '#shared/store/chain-cursors';
 import { deriveAddress } from '#shared/payments/addresses/index';
+import { reportAllHealthy } from '../support/source-health';
 
 let api: Awaited<ReturnType<typeof startApi>>;
 let call: ReturnType<typeof client>;
@@ -37,6 +38,8 @@ beforeAll(async () => {
   api = await startApi();
   call = client(api.url);
   token = (await newMerchant(true, 'Watched Shop')).api_token;
+  // Live checkouts are offered only while their source reports healthy: as its watcher would have.
+  await reportAllHealthy();
 });
 
 afterAll(async () => {

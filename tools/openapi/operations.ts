@@ -1,5 +1,6 @@
 import type { OperationMeta } from '#tools/openapi/operation';
 import { CALLBACK_OPERATIONS } from '#tools/openapi/operations/callbacks';
+import { HEALTH_OPERATIONS } from '#tools/openapi/operations/health';
 import { ORDER_ACTION_OPERATIONS } from '#tools/openapi/operations/order-actions';
 import { ORDER_OPERATIONS } from '#tools/openapi/operations/orders';
 import { PAY_PAGE_OPERATIONS } from '#tools/openapi/operations/pay-page';
@@ -15,4 +16,5 @@ export const OPERATIONS: Readonly<Record<string, OperationMeta>> = {
   ...SANDBOX_OPERATIONS,
   ...CALLBACK_OPERATIONS,
   ...PAY_PAGE_OPERATIONS,
+  ...HEALTH_OPERATIONS,
 };

@@ -123,6 +123,26 @@ export class ServiceAlarms extends Construct {
     );
   }
 
+  /**
+   * A payment source with a currency that is not ok (failing, on the wrong chain, lagging, a
+   * token that does not answer) for 10 minutes: its currencies are not offered to buyers until
+   * it is. The watcher publishes UnhealthyCurrencies after each report (EMF); `npm run health`
+   * and `GET /v1/health` say which and why.
+   */
+  alarmOnSourceHealth(id: string, source: string, metrics: { namespace: string; service: string }): Alarm {
+    return this.add(
+      new Alarm(this, id, {
+        alarmDescription: `The ${source} payment source has a currency that is not ok (failing, wrong chain, lagging or a token that does not answer) for 10 minutes: those currencies are not offered at checkout. Run "npm run health" or GET /v1/health for which and why.`,
+        metric: new Metric({ namespace: metrics.namespace, metricName: 'UnhealthyCurrencies', dimensionsMap: { service: metrics.service, Source: source }, statistic: 'Minimum', period: Duration.minutes(5) }),
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        threshold: 0,
+        evaluationPeriods: 2,
+        // A silent watcher is the lag alarm's case (missing data breaches there).
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    );
+  }
+
   private add(alarm: Alarm): Alarm {
     alarm.addAlarmAction(this.action);
     this.alarms.push(alarm);

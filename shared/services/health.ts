@@ -1,0 +1,89 @@
+import {
+  type ConfiguredSource,
+  currencyState,
+  configuredSources,
+  forgetSourceHealth,
+  sourceHealthSnapshot,
+  sourceState,
+  type SourceState,
+} from '#shared/payments/source-health';
+import { CHAINS } from '#shared/payments/watchers/config';
+import { publishGauge } from '#shared/core/metrics';
+import { type HealthReport, listSourceHealth, recordSourceHealth, type SourceHealth } from '#shared/store/source-health';
+
+/** One configured source as operators see it. `last_error` only in the operator's view (the CLI). */
+export interface SourceHealthView {
+  source: string;
+  kind: string;
+  state: SourceState;
+  currencies: Record<string, SourceState>;
+  last_success_at: string | null;
+  last_error_at: string | null;
+  lag_seconds: number | null;
+  tip_height: number | null;
+  cursor_height: number | null;
+  chain_ok: boolean | null;
+}
+
+export interface HealthView {
+  healthy: boolean;
+  checked_at: string;
+  sources: (SourceHealthView & { last_error?: string | null; currency_errors?: Record<string, string> })[];
+}
+
+/**
+ * Every configured source's health at `now`. The public view (`GET /v1/health`) carries states,
+ * times and heights only: no node URL (never stored), no error text (it may name a host), no
+ * merchant data. The operator's view (`withErrors`, the CLI) adds the last error and the
+ * failing currencies' reasons, read fresh from the table.
+ */
+export async function healthView(now: Date, options: { withErrors?: boolean } = {}): Promise<HealthView> {
+  const records: ReadonlyMap<string, SourceHealth> = options.withErrors
+    ? new Map((await listSourceHealth()).map((record) => [record.source, record]))
+    : await sourceHealthSnapshot(now.getTime());
+  const configured: ConfiguredSource[] = configuredSources();
+  // The operator's CLI runs without the deployment's source settings: it also shows every source that reported.
+  if (options.withErrors) {
+    for (const record of records.values()) {
+      if (!configured.some((entry) => entry.source === record.source)) {
+        configured.push({ source: record.source, kind: record.kind, currencies: CHAINS[record.source]?.currencies ?? [record.source] });
+      }
+    }
+  }
+  const sources = configured.map(({ source, kind, currencies }) => {
+    const record = records.get(source);
+    const view: HealthView['sources'][number] = {
+      source,
+      kind,
+      state: sourceState(record, now),
+      currencies: Object.fromEntries(currencies.map((code) => [code, currencyState(code, records, now)])),
+      last_success_at: record?.last_success_at ?? null,
+      last_error_at: record?.last_error_at ?? null,
+      lag_seconds: record?.caught_up_at === undefined ? null : Math.max(0, Math.round((now.getTime() - Date.parse(record.caught_up_at)) / 1000)),
+      tip_height: record?.tip_height ?? null,
+      cursor_height: record?.cursor_height ?? null,
+      chain_ok: record?.chain_ok ?? null,
+    };
+    if (options.withErrors) Object.assign(view, { last_error: record?.last_error ?? null, currency_errors: record?.currency_errors ?? {} });
+    return view;
+  });
+  const healthy = sources.every((view) => view.state === 'ok' && Object.values(view.currencies).every((state) => state === 'ok'));
+  return { healthy, checked_at: now.toISOString(), sources };
+}
+
+/**
+ * What a watcher does after each look at its source: records it (shared/store/source-health.ts)
+ * and publishes how many of the source's currencies are not ok now (UnhealthyCurrencies, per
+ * Source: the health alarm's metric). A report that could not be stored is logged by the caller;
+ * the watcher goes on watching either way.
+ */
+export async function reportSourceHealth(report: HealthReport, now = new Date(report.checked_at)): Promise<number> {
+  await recordSourceHealth(report);
+  forgetSourceHealth();
+  const stored = (await listSourceHealth()).find((record) => record.source === report.source);
+  const currencies = CHAINS[report.source]?.currencies ?? [report.source];
+  const records = new Map(stored ? [[report.source, stored]] : []);
+  const unhealthy = currencies.filter((code) => currencyState(code, records, now) !== 'ok').length;
+  publishGauge('UnhealthyCurrencies', unhealthy, { name: 'Source', value: report.source });
+  return unhealthy;
+}
