@@ -137,12 +137,12 @@ async function startExpirySweeper(seconds: number): Promise<() => Promise<void>>
  * WATCH_INTERVAL_SECONDS and backs off on errors. Returns the chains and the stop.
  */
 async function startChainWatchers(): Promise<{ chains: string[]; stop: () => Promise<void> }> {
-  const { chainSources } = await import('#shared/payments/watchers/config');
+  const { chainSources } = await import('#shared/payments/chain-sources');
   const { readEosConfig, readLightningConfig } = await import('#shared/core/config');
   // Nothing configured (the default): load none of the watcher code.
   const nothing = chainSources(process.env).length === 0 && readLightningConfig(process.env).restUrl === undefined && !readEosConfig(process.env).watched;
   if (nothing) return { chains: [], stop: async () => undefined };
-  const { indexedChains, indexedWatcherFor, watchableChains, watcherFor, watchUntil } = await import('#shared/services/chain-watchers');
+  const { indexedChains, indexedWatcherFor, watchableChains, watcherFor, watchUntil } = await import('#shared/watchers/run');
   const controller = new AbortController();
   // Locally a node URL is given directly (SSM parameter names are for AWS).
   const configs = watchableChains(chainSources(process.env)).filter((config) => config.url !== undefined);

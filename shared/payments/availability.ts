@@ -3,8 +3,8 @@ import { optionalString, secretVariables } from '#shared/core/env';
 import { currency as currencyInfo, GATEWAY_CURRENCIES, isGateway } from '#shared/domain/currencies';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import type { AddressCurrency } from '#shared/payments/addresses/types';
-import { chainSourcesConfig, watchedCurrencies } from '#shared/payments/watchers/config';
-import { SOURCE_FACTORIES } from '#shared/payments/watchers/sources';
+import { chainSourcesConfig, watchedCurrencies } from '#shared/payments/chain-sources';
+import { SOURCE_FACTORIES } from '#shared/watchers/sources/factories';
 
 /**
  * Which pay currencies a merchant can be paid in, from the configuration alone (no keys

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '#shared/core/env';
-import { ethereumConfig, ethereumSourceOptions, MAINNET_TOKEN_CONTRACTS } from '#shared/payments/watchers/ethereum/config';
+import { ethereumConfig, ethereumSourceOptions, MAINNET_TOKEN_CONTRACTS } from '#shared/payments/ethereum-config';
 
 describe('Ethereum configuration', () => {
   it('defaults to mainnet: chain 1, the mainnet USDT and USDC contracts', () => {

@@ -2,15 +2,15 @@ import { eosConfig, lightningConfig, type readEosConfig, type readLightningConfi
 import { logger } from '#shared/core/logger';
 import { publishGauge } from '#shared/core/metrics';
 import { formatDecimal } from '#shared/domain/money';
-import { chainSourcesConfig } from '#shared/payments/watchers/config';
+import { chainSourcesConfig } from '#shared/payments/chain-sources';
 import { lndConfig } from '#shared/payments/lightning/lnd-config';
-import type { ChainSourceConfig } from '#shared/payments/watchers/config';
-import { HyperionTransfers } from '#shared/payments/watchers/hyperion';
-import { LndSettlements } from '#shared/payments/watchers/lnd-settlements';
-import { createBlockSource, SOURCE_FACTORIES } from '#shared/payments/watchers/sources';
-import { ChainWatcher, type StepReport } from '#shared/services/chain-watcher';
-import { type IndexedStepReport, IndexedWatcher } from '#shared/services/indexed-watcher';
-import { type PollOptions, type PollSummary, type Progress, type Stepper, pollChain } from '#shared/services/watch-loop';
+import type { ChainSourceConfig } from '#shared/payments/chain-sources';
+import { HyperionTransfers } from '#shared/watchers/sources/hyperion';
+import { LndSettlements } from '#shared/watchers/sources/lnd-settlements';
+import { createBlockSource, SOURCE_FACTORIES } from '#shared/watchers/sources/factories';
+import { ChainWatcher, type StepReport } from '#shared/watchers/block-watcher';
+import { type IndexedStepReport, IndexedWatcher } from '#shared/watchers/indexed-watcher';
+import { type PollOptions, type PollSummary, type Progress, type Stepper, pollChain } from '#shared/watchers/watch-loop';
 
 /** Reads a secret (the SSM parameter holding a node's URL with its credentials, in AWS). */
 export type SecretReader = (name: string) => Promise<string>;

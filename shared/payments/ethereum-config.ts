@@ -1,7 +1,7 @@
 import { section } from '#shared/core/config';
 import { ConfigError, optionalString, positiveInteger } from '#shared/core/env';
-import { fixedData } from '#shared/payments/watchers/ethereum/codec';
-import type { EthereumSourceOptions } from '#shared/payments/watchers/ethereum/source';
+import { fixedData } from '#shared/watchers/sources/ethereum/codec';
+import type { EthereumSourceOptions } from '#shared/watchers/sources/ethereum/source';
 
 /** The mainnet contracts of the ERC-20 pay currencies (Tether's USDT, Circle's USDC). */
 export const MAINNET_TOKEN_CONTRACTS = {
@@ -16,7 +16,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 /**
  * The Ethereum settings checkout (payment URIs) and the watcher read the same way. The node's
- * URL is the watchers' chain source setting (`ETH_RPC_URL`, payments/watchers/config.ts).
+ * URL is the watchers' chain source setting (`ETH_RPC_URL`, payments/chain-sources.ts).
  */
 export interface EthereumConfig {
   /** EIP-155 chain id payment URIs name and the node must be on. `ETH_CHAIN_ID`, default 1. */

@@ -20,7 +20,7 @@
  */
 import { formatDecimal, parseDecimal } from '#shared/domain/money';
 import { confirmationsRequired } from '#shared/payments/confirmations';
-import { type BlockRef, type BlockSource, SourceError, type Transfer } from '#shared/payments/watchers/source';
+import { type BlockRef, type BlockSource, SourceError, type Transfer } from '#shared/watchers/sources/port';
 import { type PaymentReport, recordPayments, retractPayment } from '#shared/services/lifecycle';
 import {
   type ChainCursor,

@@ -1,9 +1,9 @@
-import { CoreRpcSource } from '#shared/payments/watchers/core-rpc';
-import { EsploraSource } from '#shared/payments/watchers/esplora';
-import { ethereumSettings, ethereumSourceOptions } from '#shared/payments/watchers/ethereum/config';
-import { EthereumBlockSource } from '#shared/payments/watchers/ethereum/source';
-import type { ChainSourceConfig, SourceKind } from '#shared/payments/watchers/config';
-import type { BlockSource } from '#shared/payments/watchers/source';
+import { CoreRpcSource } from '#shared/watchers/sources/core-rpc';
+import { EsploraSource } from '#shared/watchers/sources/esplora';
+import { ethereumSettings, ethereumSourceOptions } from '#shared/payments/ethereum-config';
+import { EthereumBlockSource } from '#shared/watchers/sources/ethereum/source';
+import type { ChainSourceConfig, SourceKind } from '#shared/payments/chain-sources';
+import type { BlockSource } from '#shared/watchers/sources/port';
 
 /** Builds a chain's source from its configuration and its endpoint (the SSM parameter already read, in AWS). */
 export type SourceFactory = (config: ChainSourceConfig, url: string) => BlockSource;

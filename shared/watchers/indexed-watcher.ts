@@ -21,7 +21,7 @@
 import { formatDecimal } from '#shared/domain/money';
 import { InvalidParameterError, InvoiceNotExistError, UnknownOrderError } from '#shared/domain/errors';
 import { confirmationsRequired } from '#shared/payments/confirmations';
-import type { IndexedSource, Transfer } from '#shared/payments/watchers/source';
+import type { IndexedSource, Transfer } from '#shared/watchers/sources/port';
 import { type PaymentReport, recordPayments } from '#shared/services/lifecycle';
 import { readIndexCursor, saveUnmatchedPayment, writeIndexCursor } from '#shared/store/index-cursors';
 import { findInvoicesByAddresses, paidAddressId } from '#shared/store/orders';
