@@ -8,7 +8,7 @@ import { lightningUri, type LightningNode } from '#shared/payments/lightning/ind
 import type { PaymentDetails, PaymentMethods, PaymentRequest } from '#shared/payments/methods';
 import type { EthereumConfig } from '#shared/payments/ethereum-config';
 import type { MerchantProfile } from '#shared/domain/merchant';
-import { SourceError } from '#shared/watchers/sources/port';
+import { SourceError } from '#shared/core/source-error';
 import { returnAddressIndex, takeAddressIndex } from '#shared/store/address-indexes';
 
 /**

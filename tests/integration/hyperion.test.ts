@@ -9,7 +9,7 @@ import { SandboxLightningNode } from '#shared/payments/lightning/index';
 import { HdPaymentMethods } from '#shared/payments/payment-methods';
 import { ethereumConfig } from '#shared/payments/ethereum-config';
 import { HyperionTransfers } from '#shared/watchers/sources/hyperion';
-import { SourceError } from '#shared/watchers/sources/port';
+import { SourceError } from '#shared/core/source-error';
 import { recordPayment } from '#shared/services/lifecycle';
 import { insertOrder } from '#shared/store/orders';
 import { invoiceAtAddress } from '../support/address-index';

@@ -7,7 +7,7 @@ import { UtxoChain, type UtxoChainName } from '../support/utxo-chain';
 import { payTo, satsOf, stored } from '../support/watchers';
 import { ChainWatcher } from '#shared/watchers/block-watcher';
 import { CoreRpcSource } from '#shared/watchers/sources/core-rpc';
-import { SourceError } from '#shared/watchers/sources/port';
+import { SourceError } from '#shared/core/source-error';
 import { readCursor } from '#shared/store/chain-cursors';
 import { validateAddress } from '#shared/payments/addresses/index';
 

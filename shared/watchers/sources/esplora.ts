@@ -13,7 +13,8 @@
  */
 import { fromMinorUnits } from '#shared/domain/money';
 import { DEFAULT_HTTP_POLICY, type HttpPolicy, requestText } from '#shared/watchers/sources/http';
-import { type Block, type BlockRef, type BlockSource, SourceError, type Transfer } from '#shared/watchers/sources/port';
+import { SourceError } from '#shared/core/source-error';
+import { type Block, type BlockRef, type BlockSource, type Transfer } from '#shared/watchers/sources/port';
 
 export interface EsploraOptions {
   /** BTC or LTC. */

@@ -1,6 +1,7 @@
 import { currency as currencyInfo } from '#shared/domain/currencies';
 import { fromMinorUnits } from '#shared/domain/money';
-import { type Block, type BlockRef, type BlockSource, SourceError, type Transfer } from '#shared/watchers/sources/port';
+import { SourceError } from '#shared/core/source-error';
+import { type Block, type BlockRef, type BlockSource, type Transfer } from '#shared/watchers/sources/port';
 import {
   address,
   data,
