@@ -2,7 +2,7 @@ import { eosConfig, lightningConfig, sourceHealthConfig } from '#shared/core/con
 import { currency as currencyInfo, isGateway } from '#shared/domain/currencies';
 import { PaymentNotAvailableError } from '#shared/domain/errors';
 import type { MerchantProfile } from '#shared/domain/merchant';
-import { CHAINS, chainSourcesConfig } from '#shared/payments/watchers/config';
+import { CHAINS, chainSourcesConfig } from '#shared/payments/chain-sources';
 import { listSourceHealth, type SourceHealth } from '#shared/store/source-health';
 
 /**

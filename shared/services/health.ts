@@ -7,7 +7,7 @@ import {
   sourceState,
   type SourceState,
 } from '#shared/payments/source-health';
-import { CHAINS } from '#shared/payments/watchers/config';
+import { CHAINS } from '#shared/payments/chain-sources';
 import { publishGauge } from '#shared/core/metrics';
 import { type HealthReport, listSourceHealth, recordSourceHealth, type SourceHealth } from '#shared/store/source-health';
 

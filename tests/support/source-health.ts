@@ -1,5 +1,5 @@
 import { forgetSourceHealth } from '#shared/payments/source-health';
-import { CHAINS } from '#shared/payments/watchers/config';
+import { CHAINS } from '#shared/payments/chain-sources';
 import { type HealthReport, recordSourceHealth } from '#shared/store/source-health';
 
 /**
