@@ -15,3 +15,11 @@ export class SourceError extends Error {
     this.name = 'SourceError';
   }
 }
+
+/** The source answered for another chain than the one configured (Ethereum's eth_chainId): nothing it says can be booked. */
+export class WrongChainError extends SourceError {
+  constructor(source: string, message: string) {
+    super(source, message);
+    this.name = 'WrongChainError';
+  }
+}

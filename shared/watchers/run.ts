@@ -16,6 +16,7 @@ import { createBlockSource } from '#shared/watchers/sources/factories';
 import { ChainWatcher, type StepReport } from '#shared/watchers/block-watcher';
 import { type IndexedStepReport, IndexedWatcher } from '#shared/watchers/indexed-watcher';
 import { type PollOptions, type PollSummary, pollChain, type Progress, type Stepper } from '#shared/watchers/watch-loop';
+import { HealthReporter } from '#shared/watchers/health-reports';
 
 /** Reads a secret (the SSM parameter holding a node's URL with its credentials, in AWS). */
 export type SecretReader = (name: string) => Promise<string>;
@@ -93,6 +94,14 @@ function watchUntil<R extends Progress>(
 /** One watcher per chain and container (a warm Lambda, the local runtime): it keeps the mempool transactions it examined across runs. */
 const blockWatchers = new Map<string, Promise<ChainWatcher>>();
 const indexedWatchers = new Map<IndexedChain, IndexedWatcher>();
+const reporters = new Map<string, HealthReporter>();
+
+/** The health reporter of `chain`'s source (one per process, so its writes are spaced across runs). */
+function reporterOf(chain: string, kind: string): HealthReporter {
+  let reporter = reporters.get(chain);
+  if (!reporter) reporters.set(chain, (reporter = new HealthReporter(chain, kind)));
+  return reporter;
+}
 
 /** The first failure of a streak, then every tenth: an unreachable node is one line a while. */
 const onError = (chain: string) => (error: unknown, inARow: number) => {
@@ -103,21 +112,33 @@ const onError = (chain: string) => (error: unknown, inARow: number) => {
 async function watchBlocks(chain: string, signal: AbortSignal, readSecret: SecretReader | undefined): Promise<PollSummary<StepReport>> {
   const config = chainSourcesConfig().sources.find((candidate) => candidate.chain === chain);
   if (!config) throw new Error(`${chain}: no source configured for this watcher`);
-  let watcher = blockWatchers.get(chain);
-  if (!watcher) {
-    watcher = watcherFor(config, readSecret).catch((error: unknown) => {
+  const reporter = reporterOf(chain, config.kind);
+  let pending = blockWatchers.get(chain);
+  if (!pending) {
+    pending = watcherFor(config, readSecret).catch((error: unknown) => {
       blockWatchers.delete(chain);
       throw error;
     });
-    blockWatchers.set(chain, watcher);
+    blockWatchers.set(chain, pending);
   }
-  return watchUntil(await watcher, signal, {
-    onStep: (report) => {
+  let watcher: ChainWatcher;
+  try {
+    watcher = await pending;
+  } catch (error) {
+    await reporter.failed(error);
+    throw error;
+  }
+  return watchUntil(watcher, signal, {
+    onStep: async (report) => {
       publishGauge('ChainBlocksBehind', report.behind, { name: 'Chain', value: chain });
       if (report.blocks > 0 || report.booked > 0 || report.retracted > 0) logger.info('chain watched', { ...report, kept: undefined });
       for (const kept of report.kept) logger.error('a decided order kept a payment whose block left the chain', { chain, ...kept });
+      await reporter.succeeded({ tipHeight: report.tip.height, cursorHeight: report.cursor.height, caughtUp: report.behind === 0, note: watcher.source.health?.() });
     },
-    onError: onError(chain),
+    onError: async (error, inARow) => {
+      onError(chain)(error, inARow);
+      await reporter.failed(error);
+    },
   });
 }
 
@@ -131,8 +152,10 @@ async function watchIndexed(chain: IndexedChain, signal: AbortSignal): Promise<P
   if (!indexedChains().includes(chain)) throw new Error(`${chain}: no source configured for this watcher`);
   let watcher = indexedWatchers.get(chain);
   if (!watcher) indexedWatchers.set(chain, (watcher = indexedWatcherFor(chain)));
+  const reporter = reporterOf(chain, chain === 'LBTC' ? 'lnd' : 'hyperion');
   return watchUntil(watcher, signal, {
-    onStep: (report) => {
+    onStep: async (report) => {
+      await reporter.succeeded({ caughtUp: report.behind === 0 });
       const fresh = report.unmatched.filter((found) => found.first);
       publishGauge('ChainBlocksBehind', report.behind, { name: 'Chain', value: chain });
       publishGauge('UnmatchedPayments', fresh.length, { name: 'Chain', value: chain });
@@ -144,7 +167,10 @@ async function watchIndexed(chain: IndexedChain, signal: AbortSignal): Promise<P
         else logger.info('a settled invoice is not one of ours', details);
       }
     },
-    onError: onError(chain),
+    onError: async (error, inARow) => {
+      onError(chain)(error, inARow);
+      await reporter.failed(error);
+    },
   });
 }
 

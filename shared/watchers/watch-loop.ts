@@ -18,8 +18,9 @@ export interface PollOptions<R extends Progress> {
   signal: AbortSignal;
   /** The longest wait after failures (backoff doubles from the interval up to this). */
   maxBackoffMs?: number;
-  onStep?: (report: R) => void;
-  onError?: (error: unknown, failuresInARow: number) => void;
+  /** Awaited: a step's report (its health written) is done before the next step or the run's end. */
+  onStep?: (report: R) => void | Promise<void>;
+  onError?: (error: unknown, failuresInARow: number) => void | Promise<void>;
 }
 
 export interface PollSummary<R extends Progress> {
@@ -57,13 +58,13 @@ export async function pollChain<R extends Progress>(watcher: Stepper<R>, options
       summary.steps += 1;
       summary.last = report;
       inARow = 0;
-      options.onStep?.(report);
+      await options.onStep?.(report);
       if (report.behind > 0 && !report.yielded) continue;
       await pause(options.intervalMs, options.signal);
     } catch (error) {
       summary.failures += 1;
       inARow += 1;
-      options.onError?.(error, inARow);
+      await options.onError?.(error, inARow);
       const backoff = Math.min(maxBackoff, options.intervalMs * 2 ** Math.min(inARow, 10));
       await pause(backoff * (0.5 + Math.random() / 2), options.signal);
     }

@@ -11,6 +11,7 @@ import { HyperionTestServer } from '../support/hyperion-server';
 import { lightningAndEosEnv } from '../support/indexed-env';
 import { LndTestServer } from '../support/lnd-server';
 import { testXpub } from '../support/watchers';
+import { reportAllHealthy } from '../support/source-health';
 
 /**
  * The payment page of a live merchant where Lightning (a local LND REST server issuing real
@@ -45,6 +46,8 @@ beforeAll(async () => {
   browser = await launchChromium();
   call = client(server.url);
   live = await newMerchant(false, 'Live Lightning Shop');
+  // Live currencies are offered only while their source reports healthy, as the watchers would.
+  await reportAllHealthy();
   context = await browser.newContext({ locale: 'en-US', viewport: { width: 414, height: 896 } });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
 });

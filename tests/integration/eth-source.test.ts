@@ -4,7 +4,7 @@ import { formatDecimal } from '#shared/domain/money';
 import { deriveAddress } from '#shared/payments/addresses/index';
 import { SANDBOX_XPUB } from '#shared/payments/payment-methods';
 import { EthereumBlockSource } from '#shared/watchers/sources/ethereum/source';
-import { SourceError } from '#shared/core/source-error';
+import { SourceError, WrongChainError } from '#shared/core/source-error';
 import { type Transfer } from '#shared/watchers/sources/port';
 import {
   buyer,
@@ -239,26 +239,33 @@ describe('reorganisations', () => {
 });
 
 describe('configuration checked against the node', () => {
-  it('refuses a node on another chain than the configured one', async () => {
+  it('refuses a node on another chain than the configured one, and says so in its health', async () => {
     const mainnet = new EthereumBlockSource({ url: node.url, chainId: 1, tokens: [] });
+    await expect(mainnet.block(1)).rejects.toThrow(WrongChainError);
     await expect(mainnet.block(1)).rejects.toThrow(/node is on chain 0x7a69, expected 1/);
+    expect(mainnet.health().chainOk).toBe(false);
   });
 
-  it('refuses a token contract with more decimals than its currency is booked in', async () => {
+  it('leaves out a token contract with more decimals than its currency is booked in; the chain goes on', async () => {
     const { abi, bytecode } = committedTestToken();
     const hash = await clients.wallet(deployer).deployContract({ abi, bytecode, args: ['Eighteen', 'E18', 18, 10n ** 24n] });
     const contract = (await waitFor(clients, hash)).contractAddress!;
     const wrong = new EthereumBlockSource({ url: node.url, chainId: node.chainId, tokens: [{ currency: 'USDT_ERC20', contract }] });
-    await expect(wrong.block(1)).rejects.toThrow(/USDT_ERC20 contract has 18 decimals/);
+    // The token is left out (never rounded); the chain's blocks and ETH go on.
+    expect((await wrong.block(1)).height).toBe(1);
+    expect(wrong.health()).toEqual({ chainOk: true, currencyErrors: { USDT_ERC20: expect.stringMatching(/USDT_ERC20 contract has 18 decimals/) } });
   });
 
-  it('refuses a token address that is no contract', async () => {
+  it('leaves out a token address that is no contract; the chain goes on', async () => {
     const empty = new EthereumBlockSource({
       url: node.url,
       chainId: node.chainId,
       tokens: [{ currency: 'USDC_ERC20', contract: invoiceAddress() }],
     });
-    await expect(empty.block(1)).rejects.toThrow(/answered decimals\(\) with "0x"/);
+    // A node of a network without the token (a test chain without mainnet USDC): the token fails
+    // alone, ETH goes on being watched.
+    expect((await empty.block(1)).height).toBe(1);
+    expect(empty.health().currencyErrors).toEqual({ USDC_ERC20: expect.stringMatching(/answered decimals\(\) with "0x"/) });
   });
 });
 

@@ -28,8 +28,13 @@ describe('the watch-chain function (AWS, one per chain, every minute)', () => {
       const result = await handler({}, contextWith(65_000));
       expect(result.steps).toBeGreaterThanOrEqual(2);
       expect(result.behind).toBe(0);
-      const metrics = lines.map((line) => JSON.parse(line)).filter((line) => line._aws);
+      const all = lines.map((line) => JSON.parse(line)).filter((line) => line._aws);
+      const metrics = all.filter((line) => 'ChainBlocksBehind' in line);
       expect(metrics.length).toBe(result.steps);
+      // The source's health, reported when it changes (here once: the run's first look): all ok.
+      expect(all.filter((line) => 'UnhealthyCurrencies' in line)).toEqual([
+        expect.objectContaining({ Source: 'LTC', UnhealthyCurrencies: 0, _aws: expect.objectContaining({ CloudWatchMetrics: [expect.objectContaining({ Dimensions: [['service', 'Source']] })] }) }),
+      ]);
       expect(metrics[0]).toMatchObject({
         Chain: 'LTC',
         ChainBlocksBehind: 0,

@@ -63,6 +63,14 @@ export interface Block extends BlockRef {
   transfers: Transfer[];
 }
 
+/** What a source knows of its own health beyond a step's success: its chain check and currencies failing alone. */
+export interface SourceHealthNote {
+  /** Whether the source is on the configured chain; undefined when this kind does not check. */
+  chainOk?: boolean;
+  /** Currencies the source cannot read now while the others go on (a token contract that does not answer), with why. */
+  currencyErrors: Record<string, string>;
+}
+
 /** A chain read block by block. */
 export interface BlockSource {
   /** BTC, LTC, BCH or ETH: the chain (its cursor's name). */
@@ -76,6 +84,8 @@ export interface BlockSource {
    * fetching them again (the work grows with new mempool transactions, not with invoices).
    */
   mempool(known: ReadonlySet<string>): Promise<Transfer[]>;
+  /** Its chain check and the currencies failing on their own (sources without either leave it out). */
+  health?(): SourceHealthNote;
 }
 
 /** A source with its own growing index (LND settle_index, Hyperion global_sequence). */

@@ -1,7 +1,7 @@
 import { currency as currencyInfo } from '#shared/domain/currencies';
 import { fromMinorUnits } from '#shared/domain/money';
-import { SourceError } from '#shared/core/source-error';
-import { type Block, type BlockRef, type BlockSource, type Transfer } from '#shared/watchers/sources/port';
+import { SourceError, WrongChainError } from '#shared/core/source-error';
+import { type Block, type BlockRef, type BlockSource, type SourceHealthNote, type Transfer } from '#shared/watchers/sources/port';
 import {
   address,
   data,
@@ -33,6 +33,8 @@ export interface EthereumSourceOptions extends JsonRpcOptions {
 }
 
 const WEI_DECIMALS = 18;
+/** How long a token whose contract did not answer is left out before it is asked again. */
+const TOKEN_RETRY_MS = 60_000;
 
 interface Token {
   currency: string;
@@ -73,6 +75,10 @@ export class EthereumBlockSource implements BlockSource {
   private readonly rpc: JsonRpcClient;
   private readonly batchSize: number;
   private tokensReady: Promise<Token[]> | undefined;
+  /** Tokens whose contract could not be read, with why; asked again after TOKEN_RETRY_MS. */
+  private readonly failingTokens = new Map<string, string>();
+  private tokensReadAt = 0;
+  private chainOk: boolean | undefined;
   private pendingUnsupported = false;
 
   constructor(private readonly options: EthereumSourceOptions) {
@@ -84,6 +90,9 @@ export class EthereumBlockSource implements BlockSource {
   }
 
   async tip(): Promise<BlockRef> {
+    // The chain check and the tokens' decimals come first (read once): a node on another chain
+    // is known at the first look, not at the first block with a payment.
+    await this.tokens();
     const header = await this.header('latest');
     if (!header) throw this.error('node has no latest block');
     return { height: header.height, hash: header.hash };
@@ -148,8 +157,17 @@ export class EthereumBlockSource implements BlockSource {
       .map((tx) => this.native(tx, undefined));
   }
 
-  /** The configured tokens with their decimals, read once (a failed read is tried again next time). */
+  health(): SourceHealthNote {
+    return { chainOk: this.chainOk, currencyErrors: Object.fromEntries(this.failingTokens) };
+  }
+
+  /**
+   * The configured tokens that answer, with their decimals, read once; a token whose contract
+   * does not answer (a node of another network without it) is left out, and asked again a
+   * minute later, while ETH and the other tokens go on. A node on another chain stops it all.
+   */
   private tokens(): Promise<Token[]> {
+    if (this.tokensReady && this.failingTokens.size > 0 && Date.now() - this.tokensReadAt > TOKEN_RETRY_MS) this.tokensReady = undefined;
     this.tokensReady ??= this.readTokens().catch((error: unknown) => {
       this.tokensReady = undefined;
       throw error;
@@ -158,6 +176,7 @@ export class EthereumBlockSource implements BlockSource {
   }
 
   private async readTokens(): Promise<Token[]> {
+    this.tokensReadAt = Date.now();
     const [chainId, ...answers] = await this.rpc.batch([
       { method: 'eth_chainId', params: [] },
       ...this.options.tokens.map((token) => ({
@@ -166,21 +185,26 @@ export class EthereumBlockSource implements BlockSource {
       })),
     ]);
     if (smallQuantity(chainId) !== this.options.chainId) {
-      throw this.error(`node is on chain ${String(chainId)}, expected ${this.options.chainId}`);
+      this.chainOk = false;
+      throw new WrongChainError(this.rpc.source, `node is on chain ${String(chainId)}, expected ${this.options.chainId}`);
     }
-    return this.options.tokens.map((token, i) => {
+    this.chainOk = true;
+    const tokens: Token[] = [];
+    this.options.tokens.forEach((token, i) => {
       const answer = answers[i];
       const value = typeof answer === 'string' ? word(answer.toLowerCase()) : undefined;
-      if (value === undefined || value > 255n) {
-        throw this.error(`${token.currency} contract ${token.contract} answered decimals() with ${JSON.stringify(answer)}`);
-      }
       const decimals = Number(value);
       const books = currencyInfo(token.currency).precision;
-      if (decimals > books) {
-        throw this.error(`${token.currency} contract has ${decimals} decimals; ${token.currency} amounts are booked to ${books}`);
+      if (value === undefined || value > 255n) {
+        this.failingTokens.set(token.currency, `${token.currency} contract ${token.contract} answered decimals() with ${JSON.stringify(answer).slice(0, 80)}`);
+      } else if (decimals > books) {
+        this.failingTokens.set(token.currency, `${token.currency} contract has ${decimals} decimals; ${token.currency} amounts are booked to ${books}`);
+      } else {
+        this.failingTokens.delete(token.currency);
+        tokens.push({ currency: token.currency, contract: token.contract.toLowerCase(), decimals });
       }
-      return { currency: token.currency, contract: token.contract.toLowerCase(), decimals };
     });
+    return tokens;
   }
 
   private async header(tag: string) {
