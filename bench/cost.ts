@@ -45,9 +45,14 @@ export interface CostAssumptions {
  * (~250 outputs), BCH 144 of ~500 (~1,200 outputs). LBTC (LND) and EOS (Hyperion) read only
  * what reached our node or account (their sources are indexed by it), so their DynamoDB work
  * grows with payments (the booking line), not with the chain: as chains they are the Lambda and
- * the idle rounds (no blocks). ETH is not in this model yet: its block rate (about 7,200 a day)
- * makes the per-block writes the bench measures on a UTXO block (bookings included) a poor
- * guide; its watcher's work per block was not measured here.
+ * the idle rounds (no blocks). ETH (with its tokens) is modelled with the read units per output
+ * and the write units per block measured on UTXO blocks: an Ethereum block's value transfers and
+ * token logs are looked up the same way (one address-index key each), and the cursor write is
+ * the same; its Ethereum-specific reads (receipts, logs) cost the node, not DynamoDB.
+ *
+ * This is the cost while every chain is in demand (at a million orders a month an invoice is
+ * always open somewhere). With no orders, pay-per-use runs (shared/watchers/run.ts) only look
+ * at each source once a minute: {@link idleMonthlyCost}.
  */
 export interface WatcherAssumptions {
   chains: { chain: string; blocks_per_day: number; outputs_per_block: number }[];
@@ -63,6 +68,8 @@ export const DEFAULT_WATCHER_ASSUMPTIONS: WatcherAssumptions = {
     { chain: 'BTC', blocks_per_day: 144, outputs_per_block: 8000 },
     { chain: 'LTC', blocks_per_day: 576, outputs_per_block: 250 },
     { chain: 'BCH', blocks_per_day: 144, outputs_per_block: 1200 },
+    // ETH with USDT and USDC: ~7,200 blocks a day of ~150 value transfers and ~300 token Transfer logs of the two contracts.
+    { chain: 'ETH', blocks_per_day: 7200, outputs_per_block: 450 },
     { chain: 'LBTC', blocks_per_day: 0, outputs_per_block: 0 },
     { chain: 'EOS', blocks_per_day: 0, outputs_per_block: 0 },
   ],
@@ -103,6 +110,40 @@ export function watcherMonthlyCost(watcher: WatcherReport, assumptions: WatcherA
   return { per_chain_per_month_usd: perChain, read_units_per_output: round(readPerOutput, 4), write_units_per_block: writePerBlock, assumptions };
 }
 
+/** A month with every source configured and no order: one pay-per-use idle run per source a minute. */
+export interface IdleCost {
+  usd_per_month: number;
+  per_source_usd: Record<string, number>;
+  /** Billed per idle run: Lambda ms (at the watcher's memory), DynamoDB read and write units. */
+  per_run: { billed_ms: number; read_units: number; write_units: number };
+  runs_per_month: number;
+}
+
+/**
+ * The watchers' monthly cost when nothing is open (node providers excluded): per source and
+ * minute, one invocation billed the measured idle run (a warm container: no init), its reads
+ * (AWS bills at least 0.5 read unit per read request) and writes (the health report; the cursor
+ * write when the chain moved).
+ */
+export function idleMonthlyCost(watcher: WatcherReport, assumptions: WatcherAssumptions = DEFAULT_WATCHER_ASSUMPTIONS): IdleCost {
+  const run = watcher.idle_run;
+  const writes = Math.ceil(run.write_units);
+  const readUnits = Math.max(run.read_units, 0.5 * Math.max(0, run.dynamodb_requests - writes));
+  const billedMs = Math.max(1, Math.ceil(run.ms));
+  const perRun =
+    PRICES.lambda_request +
+    (billedMs / 1000) * (assumptions.memory_mb / 1024) * PRICES.lambda_gb_second_arm64 +
+    readUnits * PRICES.dynamodb_read_request_unit +
+    run.write_units * PRICES.dynamodb_write_request_unit;
+  const perSource = Object.fromEntries(assumptions.chains.map((chain) => [chain.chain, round(perRun * assumptions.runs_per_month, 4)]));
+  return {
+    usd_per_month: round(perRun * assumptions.runs_per_month * assumptions.chains.length, 2),
+    per_source_usd: perSource,
+    per_run: { billed_ms: billedMs, read_units: readUnits, write_units: run.write_units },
+    runs_per_month: assumptions.runs_per_month,
+  };
+}
+
 export const DEFAULT_ASSUMPTIONS: CostAssumptions = {
   memory_mb: 512,
   orders_per_month: 1_000_000,
@@ -128,6 +169,9 @@ export interface CostLine {
 }
 
 export interface CostReport {
+  /** The watchers with every source configured and no order (pay-per-use idle runs); null without the watcher figures. */
+  idle_usd_per_month: number | null;
+  idle: IdleCost | null;
   lines: CostLine[];
   per_order: { lambda_invocations: number; lambda_gb_seconds: number; http_api_requests: number; dynamodb_write_units: number; dynamodb_read_units: number; sqs_requests: number };
   usd_per_million_orders: { lambda_requests: number; lambda_duration: number; http_api: number; dynamodb_writes: number; dynamodb_reads: number; sqs: number; total: number };
@@ -274,7 +318,10 @@ export function computeCost(
     sqs: sum((l) => l.sqs_requests) * PRICES.sqs_request * 1e6,
   };
   const total = Object.values(usd).reduce((a, b) => a + b, 0);
+  const idle = watcher ? idleMonthlyCost(watcher) : null;
   return {
+    idle_usd_per_month: idle?.usd_per_month ?? null,
+    idle,
     lines,
     per_order: {
       lambda_invocations: round(sum((l) => l.invocations)),

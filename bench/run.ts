@@ -264,6 +264,13 @@ if (cost) {
       ['total if Lambda ran 3x slower than here', cost.total_if_lambda_3x_slower.toFixed(2)],
     ],
   );
+  if (cost.idle) {
+    const run = cost.idle.per_run;
+    console.log(
+      `idle month, every source configured and no order (pay-per-use; node providers excluded; goal < $1): $${cost.idle.usd_per_month} ` +
+        `(${Object.keys(cost.idle.per_source_usd).length} sources x ${cost.idle.runs_per_month} idle runs of ${run.billed_ms} ms, ${run.read_units} RRU, ${run.write_units} WRU)`,
+    );
+  }
 }
 for (const [name, message] of Object.entries(errors)) console.log(`\n${name} FAILED: ${message.split('\n')[0]}`);
 console.log('');

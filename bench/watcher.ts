@@ -45,6 +45,11 @@ export interface WatcherReport {
   per_order_booking: { write_units: number; read_units: number; dynamodb_requests: number };
   /** One idle round (caught up, nothing new): what every WATCH_INTERVAL costs. */
   idle_round: { dynamodb_requests: number; read_units: number; write_units: number; source_requests: number };
+  /**
+   * One pay-per-use run of a chain nobody needs (no invoice open, nothing maturing): the demand
+   * check, one look at the tip (the cursor moved there) and the source's health report. Median of 5.
+   */
+  idle_run: { dynamodb_requests: number; read_units: number; write_units: number; source_requests: number; ms: number };
   goals: { detection_p50_ms_max: number };
 }
 
@@ -129,6 +134,34 @@ export async function measureWatcher(options: { orders: number }): Promise<Watch
   const idleUnits = resetCapacityMeter();
   const idle = { dynamodb_requests: idleUnits.requests, read_units: round2(idleUnits.readUnits), write_units: round2(idleUnits.writeUnits), source_requests: sourceCount(esplora) - requestsBefore };
 
+  // Pay-per-use idle runs (shared/watchers/run.ts watchChainOnDemand, its parts on a chain of its own).
+  const { watchingNeeded } = await import('#shared/store/watch-demand');
+  const { HealthReporter } = await import('#shared/watchers/health-reports');
+  const idleRuns: { units: ReturnType<typeof resetCapacityMeter>; source: number; ms: number }[] = [];
+  for (let i = 0; i < 5; i += 1) {
+    const name = `BTC-bench-idle-${randomUUID()}`;
+    const idleWatcher = new ChainWatcher(new EsploraSource({ chain: 'BTC', baseUrl: esplora.url }), { cursorName: name });
+    await idleWatcher.idleLook();
+    chain.mineEmpty(1);
+    requestsBefore = sourceCount(esplora);
+    resetCapacityMeter();
+    const start = performance.now();
+    if (await watchingNeeded(name, new Date())) throw new Error('bench: an idle chain was found needed');
+    const look = await idleWatcher.idleLook();
+    // A new reporter per run: each run's report is written, as a run every minute's is.
+    await new HealthReporter(name, 'esplora').succeeded({ tipHeight: look.tip.height, cursorHeight: look.cursor.height, caughtUp: true });
+    idleRuns.push({ ms: performance.now() - start, units: resetCapacityMeter(), source: sourceCount(esplora) - requestsBefore });
+  }
+  idleRuns.sort((a, b) => a.ms - b.ms);
+  const median = idleRuns[2]!;
+  const idleRun = {
+    dynamodb_requests: median.units.requests,
+    read_units: round2(median.units.readUnits),
+    write_units: round2(median.units.writeUnits),
+    source_requests: median.source,
+    ms: round2(median.ms),
+  };
+
   // Work per block: blocks of N transactions, 5 of them paying invoices.
   const perBlock: BlockWork[] = [];
   const node = await startCoreRpcServer(chain, { user: 'bench', password: 'bench', addressStyle: 'address' });
@@ -180,6 +213,7 @@ export async function measureWatcher(options: { orders: number }): Promise<Watch
     per_block: perBlock,
     per_order_booking: booking,
     idle_round: idle,
+    idle_run: idleRun,
     goals: { detection_p50_ms_max: 5000 },
   };
 }

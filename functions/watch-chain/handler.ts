@@ -1,7 +1,7 @@
 import type { Context } from 'aws-lambda';
 import { readSecureParameter } from '#shared/aws/parameters';
 import { watchFunctionConfig } from '#shared/core/config';
-import { watchChainRun } from '#shared/watchers/run';
+import { watchChainOnDemand } from '#shared/watchers/run';
 
 /** Stop starting steps this long before the function's timeout: a step (bounded) must finish. */
 const STOP_MARGIN_MS = 60_000;
@@ -9,16 +9,18 @@ const STOP_MARGIN_MS = 60_000;
 const WINDOW_MS = 55_000;
 
 /**
- * Scheduled every minute (EventBridge): polls this chain every WATCH_INTERVAL_SECONDS for
- * about a minute (shared/watchers/run.ts). Fails (the errors alarm) when no look at
- * the source succeeded at all.
+ * Scheduled every minute (EventBridge), pay-per-use: while an open invoice or a maturing payment
+ * needs this chain, polls it every WATCH_INTERVAL_SECONDS for about a minute, one run at a time
+ * (a lease); otherwise one look at the source and done (shared/watchers/run.ts). Fails (the
+ * errors alarm) when no look at the source succeeded at all.
  */
-export const handler = async (_event: unknown, context: Context): Promise<{ steps: number; failures: number; behind?: number }> => {
+export const handler = async (_event: unknown, context: Context): Promise<{ steps: number; failures: number; behind?: number; idle?: true; leased?: true }> => {
   // The chain this function watches (one function per configured chain, LBTC and EOS included).
   const { chain } = watchFunctionConfig();
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), Math.min(WINDOW_MS, context.getRemainingTimeInMillis() - STOP_MARGIN_MS));
-  const summary = await watchChainRun(chain, controller.signal, readSecureParameter).finally(() => clearTimeout(timer));
+  const summary = await watchChainOnDemand(chain, controller.signal, readSecureParameter).finally(() => clearTimeout(timer));
+  if (summary.leased) return { steps: 0, failures: 0, leased: true };
   if (summary.steps === 0) throw new Error(`${chain}: no look at the chain succeeded in this run (${summary.failures} failures)`);
-  return { steps: summary.steps, failures: summary.failures, behind: summary.last?.behind };
+  return { steps: summary.steps, failures: summary.failures, behind: summary.last?.behind, ...(summary.idle ? { idle: true as const } : {}) };
 };

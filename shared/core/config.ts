@@ -192,6 +192,11 @@ export const confirmationsConfig = section(readConfirmationsConfig);
 export const readWatchConfig = (env: Env) => ({
   /** Between two looks at a chain once caught up (the mempool and the tip). */
   watchIntervalSeconds: positiveInteger(env, 'WATCH_INTERVAL_SECONDS', 10),
+  /**
+   * A chain is polled until this long after its last open invoice expires (late payments seen at
+   * once); after that, and with no payment maturing, a run only looks at the source once.
+   */
+  graceSeconds: positiveInteger(env, 'WATCH_GRACE_SECONDS', 3600),
 });
 export const watchConfig = section(readWatchConfig);
 

@@ -89,11 +89,17 @@ export async function watchedNow(merchant: Pick<MerchantProfile, 'sandbox'>, now
   return (code) => currencyState(code, records, now) === 'ok';
 }
 
+/** The configured source watching a live merchant's invoices in `code`; undefined for sandbox merchants, gateways and unwatched currencies. */
+export function watchedSourceOf(merchant: Pick<MerchantProfile, 'sandbox'>, code: string): string | undefined {
+  const source = sourceOf(code);
+  if (merchant.sandbox || source === undefined || !configuredSources().some((entry) => entry.source === source)) return undefined;
+  return source;
+}
+
 /** Checkout's gate: PAYMENT_NOT_AVAILABLE for a currency whose source is not healthy (live merchants). */
 export async function assertWatchedNow(merchant: Pick<MerchantProfile, 'sandbox'>, code: string, now: Date): Promise<void> {
-  const source = sourceOf(code);
   // Gateways are not watched; a currency without a configured source is refused by its payment method (which says so).
-  if (merchant.sandbox || source === undefined || !configuredSources().some((entry) => entry.source === source)) return;
+  if (watchedSourceOf(merchant, code) === undefined) return;
   const state = currencyState(code, await sourceHealthSnapshot(now.getTime()), now);
   if (state !== 'ok') {
     throw new PaymentNotAvailableError(`${code} is not available right now: its payment source is ${state.replace('_', ' ')}. Please choose another.`);

@@ -1,5 +1,5 @@
 import { checkCallbackUrl } from '#shared/callbacks/ssrf';
-import { apiConfig, callbackUrlConfig } from '#shared/core/config';
+import { apiConfig, callbackUrlConfig, watchConfig } from '#shared/core/config';
 import { isGateway } from '#shared/domain/currencies';
 import {
   ConcurrentUpdateError,
@@ -19,7 +19,8 @@ import { checkedOutWith, createdOrderView, type Found, type Invoice, newOrder, t
 import { MAX_INVOICES_PER_ORDER } from '#shared/domain/limits';
 import { paymentMethods, rateProvider, sandboxRateProvider } from '#shared/payments/providers';
 import { payAmountFor, RateUnavailableError, receiveAmountFor } from '#shared/payments/rates';
-import { assertWatchedNow } from '#shared/payments/source-health';
+import { assertWatchedNow, watchedSourceOf } from '#shared/payments/source-health';
+import { demandWatching } from '#shared/store/watch-demand';
 import { logger } from '#shared/core/logger';
 import { claimInvoiceSlot, commitCheckout, discardInvoice, findInvoice, releaseInvoiceSlot, storeInvoice } from '#shared/store/invoices';
 import { findOrderIdByGuard, findOrderWithInvoice, insertOrder } from '#shared/store/orders';
@@ -75,6 +76,10 @@ async function priceInvoice(merchant: MerchantProfile, order: Order, payCurrency
     if (error instanceof RateUnavailableError) throw new PaymentNotAvailableError(undefined, error);
     throw error;
   }
+  const expiresAt = new Date(now.getTime() + invoiceTtlSeconds(payCurrency) * 1000);
+  // Pay-per-use watching: the invoice keeps its chain polled until a while after it expires.
+  const source = watchedSourceOf(merchant, payCurrency);
+  if (source !== undefined) await demandWatching(source, new Date(expiresAt.getTime() + watchConfig().graceSeconds * 1000));
   return {
     // Time-ordered by when it is made, not by the request's `now` (a retry reuses that): the
     // invoice that becomes current after a lost race is the newest, and reads find it first.
@@ -88,7 +93,7 @@ async function priceInvoice(merchant: MerchantProfile, order: Order, payCurrency
     receive_currency: merchant.receive_currency,
     status: 'NEW',
     created_at: now.toISOString(),
-    expired_at: new Date(now.getTime() + invoiceTtlSeconds(payCurrency) * 1000).toISOString(),
+    expired_at: expiresAt.toISOString(),
     rate: {
       numerator: formatDecimal(payRate.numerator),
       denominator: formatDecimal(payRate.denominator),

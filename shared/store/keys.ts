@@ -21,6 +21,8 @@
  * | maturing payment    | CHAIN#<chain>                   | PAYMENT#<height, 12 digits>#<payment key> |      |                                             |
  * | unmatched payment   | CHAIN#<LBTC or EOS>             | UNMATCHED#<payment key> |                        |                                             |
  * | source health       | HEALTH                          | <source: BTC, ETH, LBTC, ...> |                  |                                             |
+ * | watch demand        | CHAIN#<chain>                   | DEMAND       |                                   |                                             |
+ * | watch lease         | CHAIN#<chain>                   | LEASE        |                                   |                                             |
  *
  * GSI3 is sparse and holds only what a sweeper must find: NEW orders (GSI3PK =
  * EXPIRY#<shard>, GSI3SK = <due_at>#<order_id>) and callback deliveries still to make
@@ -45,6 +47,8 @@ export const ENTITY = {
   unmatchedPayment: 'UNMATCHED_PAYMENT',
   quota: 'QUOTA',
   sourceHealth: 'SOURCE_HEALTH',
+  watchDemand: 'WATCH_DEMAND',
+  watchLease: 'WATCH_LEASE',
 } as const;
 
 export interface TableKey {
@@ -177,6 +181,10 @@ export const returnedAddressPartition = (counter: string): string => `ADDRPOOL#$
 export const chainCursorKey = (chain: string): TableKey => ({ PK: chainPartition(chain), SK: 'CURSOR' });
 
 export const chainPartition = (chain: string): string => `CHAIN#${chain}`;
+
+/** Until when a chain must be watched (its open invoices), and which run polls it now. */
+export const watchDemandKey = (chain: string): TableKey => ({ PK: chainPartition(chain), SK: 'DEMAND' });
+export const watchLeaseKey = (chain: string): TableKey => ({ PK: chainPartition(chain), SK: 'LEASE' });
 
 /** Every source's health in one partition: the health view and the checkout gate read it with one Query. */
 export const SOURCE_HEALTH_PARTITION = 'HEALTH';

@@ -188,6 +188,29 @@ export class ChainWatcher {
     return report;
   }
 
+  /**
+   * An idle look (pay-per-use: no invoice open, nothing maturing): the source's tip, and the
+   * cursor moved there without scanning the blocks in between, since no invoice is owed them
+   * (an invoice keeps its chain watched until WATCH_GRACE_SECONDS after it expires). One tip
+   * request and, when the chain moved, one cursor write: no block, no address lookup.
+   */
+  async idleLook(): Promise<{ tip: BlockRef; cursor: BlockRef }> {
+    const tip = await this.source.tip();
+    const cursor = await this.cursorAt(tip);
+    if (!cursor || cursor.height >= tip.height) return { tip, cursor: cursor ?? tip };
+    const next: ChainCursor = {
+      ...cursor,
+      height: tip.height,
+      hash: tip.hash,
+      recent: [{ height: tip.height, hash: tip.hash }],
+      tip_height: tip.height,
+      updated_at: this.clock().toISOString(),
+      version: cursor.version + 1,
+    };
+    // Refused: another run moved it first (it owns the chain now); either way nothing is owed.
+    return { tip, cursor: (await writeCursor(next)) ? tip : cursor };
+  }
+
   /** The stored cursor; the first run of a chain starts at the tip (no invoice is older than the watcher). */
   private async cursorAt(tip: BlockRef): Promise<ChainCursor | undefined> {
     const stored = await readCursor(this.name);

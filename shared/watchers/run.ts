@@ -17,6 +17,8 @@ import { ChainWatcher, type StepReport } from '#shared/watchers/block-watcher';
 import { type IndexedStepReport, IndexedWatcher } from '#shared/watchers/indexed-watcher';
 import { type PollOptions, type PollSummary, pollChain, type Progress, type Stepper } from '#shared/watchers/watch-loop';
 import { HealthReporter } from '#shared/watchers/health-reports';
+import { releaseWatchLease, takeWatchLease, watchingNeeded } from '#shared/store/watch-demand';
+import { randomUUID } from 'node:crypto';
 
 /** Reads a secret (the SSM parameter holding a node's URL with its credentials, in AWS). */
 export type SecretReader = (name: string) => Promise<string>;
@@ -183,4 +185,58 @@ async function watchIndexed(chain: IndexedChain, signal: AbortSignal): Promise<P
  */
 export function watchChainRun(chain: string, signal: AbortSignal, readSecret?: SecretReader): Promise<PollSummary<StepReport | IndexedStepReport>> {
   return chain === 'LBTC' || chain === 'EOS' ? watchIndexed(chain, signal) : watchBlocks(chain, signal, readSecret);
+}
+
+/** Why a pay-per-use run did not poll: nothing needs the chain (it looked once), or another run holds it. */
+export type PayPerUseSummary = PollSummary<StepReport | IndexedStepReport> & { idle?: true; leased?: true };
+
+/** How long a run holds the chain: its polling window and a margin (renewed by nothing: runs are shorter). */
+const LEASE_MS = 90_000;
+
+/**
+ * The AWS scheduled run, pay-per-use: when no open invoice needs `chain` and no payment is
+ * maturing on it, one idle look (the tip; block chains move their cursor there) and its health
+ * report, then stop; otherwise, holding the chain's lease so only one run polls it, the usual
+ * run ({@link watchChainRun}). An idle run is one Lambda invocation of a few hundred ms.
+ */
+export async function watchChainOnDemand(chain: string, signal: AbortSignal, readSecret?: SecretReader, now = new Date()): Promise<PayPerUseSummary> {
+  if (!(await watchingNeeded(chain, now))) return { ...(await idleLook(chain, readSecret)), idle: true };
+  const owner = randomUUID();
+  if (!(await takeWatchLease(chain, owner, new Date(now.getTime() + LEASE_MS), now))) return { steps: 0, failures: 0, leased: true };
+  try {
+    return await watchChainRun(chain, signal, readSecret);
+  } finally {
+    await releaseWatchLease(chain, owner).catch((error: unknown) => logger.warn('watch lease not released', { chain, error: String(error) }));
+  }
+}
+
+/** One look at an idle chain's source, reported as its health (caught up: nothing is owed). */
+async function idleLook(chain: string, readSecret: SecretReader | undefined): Promise<PollSummary<StepReport | IndexedStepReport>> {
+  const indexed = chain === 'LBTC' || chain === 'EOS';
+  const config = indexed ? undefined : chainSourcesConfig().sources.find((candidate) => candidate.chain === chain);
+  const reporter = reporterOf(chain, indexed ? (chain === 'LBTC' ? 'lnd' : 'hyperion') : (config?.kind ?? 'unknown'));
+  try {
+    if (indexed) {
+      // Indexed sources read only what reached our node or account: a step is already cheap.
+      let watcher = indexedWatchers.get(chain);
+      if (!watcher) indexedWatchers.set(chain, (watcher = indexedWatcherFor(chain)));
+      const report = await watcher.step();
+      await reporter.succeeded({ caughtUp: true });
+      return { steps: 1, failures: 0, last: report };
+    }
+    if (!config) throw new Error(`${chain}: no source configured for this watcher`);
+    let pending = blockWatchers.get(chain);
+    if (!pending) blockWatchers.set(chain, (pending = watcherFor(config, readSecret)));
+    const watcher = await pending.catch((error: unknown) => {
+      blockWatchers.delete(chain);
+      throw error;
+    });
+    const look = await watcher.idleLook();
+    publishGauge('ChainBlocksBehind', 0, { name: 'Chain', value: chain });
+    await reporter.succeeded({ tipHeight: look.tip.height, cursorHeight: look.cursor.height, caughtUp: true, note: watcher.source.health?.() });
+    return { steps: 1, failures: 0 };
+  } catch (error) {
+    await reporter.failed(error);
+    return { steps: 0, failures: 1 };
+  }
 }

@@ -3,6 +3,7 @@ import type { Context } from 'aws-lambda';
 import type { FaultyServer } from '../support/chain-http';
 import { startEsploraServer } from '../support/esplora-server';
 import { UtxoChain } from '../support/utxo-chain';
+import { demandWatching, releaseWatchLease, takeWatchLease } from '#shared/store/watch-demand';
 
 let esplora: FaultyServer | undefined;
 afterAll(async () => esplora?.close());
@@ -24,6 +25,16 @@ describe('the watch-chain function (AWS, one per chain, every minute)', () => {
       return true;
     });
     try {
+      // No open invoice on LTC and nothing maturing: one look, then done (pay-per-use).
+      const idle = await handler({}, contextWith(65_000));
+      expect(idle).toMatchObject({ steps: 1, failures: 0, idle: true });
+      // An invoice keeps the chain watched until a while after it expires (checkout writes this).
+      await demandWatching('LTC', new Date(Date.now() + 3_600_000));
+      const idleLines = lines.splice(0);
+      // The idle look reported the source's health: all ok (reported when it changes, so not again below).
+      expect(idleLines.map((line) => JSON.parse(line)).filter((line) => 'UnhealthyCurrencies' in line)).toEqual([
+        expect.objectContaining({ Source: 'LTC', UnhealthyCurrencies: 0, _aws: expect.objectContaining({ CloudWatchMetrics: [expect.objectContaining({ Dimensions: [['service', 'Source']] })] }) }),
+      ]);
       // 65 s left: the run polls for 5 s (it stops 60 s before the timeout).
       const result = await handler({}, contextWith(65_000));
       expect(result.steps).toBeGreaterThanOrEqual(2);
@@ -31,15 +42,16 @@ describe('the watch-chain function (AWS, one per chain, every minute)', () => {
       const all = lines.map((line) => JSON.parse(line)).filter((line) => line._aws);
       const metrics = all.filter((line) => 'ChainBlocksBehind' in line);
       expect(metrics.length).toBe(result.steps);
-      // The source's health, reported when it changes (here once: the run's first look): all ok.
-      expect(all.filter((line) => 'UnhealthyCurrencies' in line)).toEqual([
-        expect.objectContaining({ Source: 'LTC', UnhealthyCurrencies: 0, _aws: expect.objectContaining({ CloudWatchMetrics: [expect.objectContaining({ Dimensions: [['service', 'Source']] })] }) }),
-      ]);
       expect(metrics[0]).toMatchObject({
         Chain: 'LTC',
         ChainBlocksBehind: 0,
         _aws: { CloudWatchMetrics: [{ Namespace: 'CryptoPayOrders', Dimensions: [['service', 'Chain']], Metrics: [{ Name: 'ChainBlocksBehind', Unit: 'Count' }] }] },
       });
+
+      // Another run holds the chain (a woken one): this one does not poll it too.
+      expect(await takeWatchLease('LTC', 'other-run', new Date(Date.now() + 60_000), new Date())).toBe(true);
+      expect(await handler({}, contextWith(65_000))).toEqual({ steps: 0, failures: 0, leased: true });
+      await releaseWatchLease('LTC', 'other-run');
 
       esplora.fault({ kind: 'error', times: 1000 });
       await expect(handler({}, contextWith(61_500))).rejects.toThrow(/LTC: no look at the chain succeeded in this run/);
