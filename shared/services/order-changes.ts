@@ -4,6 +4,7 @@ import type { Change, Found } from '#shared/domain/order';
 import { deliveryFor } from '#shared/callbacks/outbox';
 import { deliveryToItem } from '#shared/callbacks/delivery-store';
 import { addressIndexItem, commitOrderChange, findOrderWithInvoice, invoiceToItem } from '#shared/store/orders';
+import { txidIndexItems } from '#shared/store/order-search';
 
 /** How often a change is retried when another write moved the order first. */
 const ATTEMPTS = 5;
@@ -37,6 +38,8 @@ export async function changeOrder(
         ...(isNewInvoice ? [addressIndexItem(change.invoice!)] : []),
         ...(change.otherInvoice ? [invoiceToItem(change.otherInvoice)] : []),
         ...(delivery ? [deliveryToItem(delivery)] : []),
+        // The portal finds an order by a transaction id through these.
+        ...txidIndexItems(orderId, found.invoice ? [found.invoice] : [], [change.invoice, change.otherInvoice]),
       ],
     });
     if (committed) return { order: change.order, invoice: change.invoice ?? found.invoice };
