@@ -3,8 +3,7 @@ import { optionalString, secretVariables } from '#shared/core/env';
 import { currency as currencyInfo, GATEWAY_CURRENCIES, isGateway } from '#shared/domain/currencies';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import type { AddressCurrency } from '#shared/payments/addresses/types';
-import { chainSourcesConfig, watchedCurrencies } from '#shared/payments/watchers/config';
-import { SOURCE_FACTORIES } from '#shared/payments/watchers/sources';
+import { chainSourcesConfig, SOURCE_KINDS, watchedCurrencies } from '#shared/payments/chain-sources';
 
 /**
  * Which pay currencies a merchant can be paid in, from the configuration alone (no keys
@@ -17,7 +16,7 @@ let watched: ReadonlySet<string> | undefined;
 
 /** The pay currencies whose chain has a source with an adapter (their payments can be seen). */
 export const liveWatchedCurrencies = (): ReadonlySet<string> =>
-  (watched ??= watchedCurrencies(chainSourcesConfig().sources, (kind) => SOURCE_FACTORIES[kind] !== undefined));
+  (watched ??= watchedCurrencies(chainSourcesConfig().sources, (kind) => SOURCE_KINDS.includes(kind)));
 
 /** The platform keys of the process (the fallback of a merchant without its own). */
 const platformXpub = (chain: AddressCurrency): string | undefined => receivingConfig().platformXpubs[chain];

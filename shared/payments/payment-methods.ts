@@ -6,9 +6,9 @@ import type { PaymentGateway } from '#shared/payments/gateway';
 import { deriveAddress, paymentUri, type AddressCurrency } from '#shared/payments/addresses/index';
 import { lightningUri, type LightningNode } from '#shared/payments/lightning/index';
 import type { PaymentDetails, PaymentMethods, PaymentRequest } from '#shared/payments/methods';
-import type { EthereumConfig } from '#shared/payments/watchers/ethereum/config';
+import type { EthereumConfig } from '#shared/payments/ethereum-config';
 import type { MerchantProfile } from '#shared/domain/merchant';
-import { SourceError } from '#shared/payments/watchers/source';
+import { SourceError } from '#shared/core/source-error';
 import { returnAddressIndex, takeAddressIndex } from '#shared/store/address-indexes';
 
 /**

@@ -10,7 +10,7 @@ import { HdPaymentMethods } from '#shared/payments/payment-methods';
 import { SandboxGateway } from '#shared/payments/gateway';
 import { liveGateways } from '#shared/payments/gateways/router';
 import { liveWatchedCurrencies } from '#shared/payments/availability';
-import { ethereumSettings } from '#shared/payments/watchers/ethereum/config';
+import { ethereumSettings } from '#shared/payments/ethereum-config';
 
 /**
  * The payment providers of the process, each built the first time it is needed (so a module

@@ -17,9 +17,9 @@ import { SandboxGateway } from '#shared/payments/gateway';
 import { SandboxLightningNode } from '#shared/payments/lightning/index';
 import { LndRestClient, LndRestNode } from '#shared/payments/lightning/lnd-rest';
 import { HdPaymentMethods } from '#shared/payments/payment-methods';
-import { ethereumConfig } from '#shared/payments/watchers/ethereum/config';
-import { LndSettlements } from '#shared/payments/watchers/lnd-settlements';
-import type { IndexedSource } from '#shared/payments/watchers/source';
+import { ethereumConfig } from '#shared/payments/ethereum-config';
+import { LndSettlements } from '#shared/watchers/sources/lnd-settlements';
+import type { IndexedSource } from '#shared/watchers/sources/port';
 import { expireDueOrders, recordPayment } from '#shared/services/lifecycle';
 import { findDelivery } from '#shared/callbacks/delivery-store';
 import { findOrderWithInvoice, insertOrder } from '#shared/store/orders';
@@ -106,7 +106,7 @@ async function lightningOrder(merchant = live, payAmount = '0.0002') {
   return { order: checkedOut, invoice };
 }
 
-/** What the watcher core does with an indexed source's transfers (see shared/payments/watchers/source.ts). */
+/** What the watcher core does with an indexed source's transfers (see shared/watchers/sources/port.ts). */
 async function bookFrom(source: IndexedSource, cursor: string | undefined) {
   const { transfers, next } = await source.after(cursor, 100);
   const booked = [];

@@ -13,7 +13,7 @@ import {
 } from '#shared/payments/lightning/index';
 import { HdPaymentMethods, SANDBOX_EOS_ACCOUNT, type PaymentMethodsConfig } from '#shared/payments/payment-methods';
 import type { PaymentRequest } from '#shared/payments/methods';
-import { ethereumConfig } from '#shared/payments/watchers/ethereum/config';
+import { ethereumConfig } from '#shared/payments/ethereum-config';
 
 /** A provider that only records that it was asked. */
 class RecordingNode implements LightningNode {

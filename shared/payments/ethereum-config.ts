@@ -1,7 +1,5 @@
 import { section } from '#shared/core/config';
 import { ConfigError, optionalString, positiveInteger } from '#shared/core/env';
-import { fixedData } from '#shared/payments/watchers/ethereum/codec';
-import type { EthereumSourceOptions } from '#shared/payments/watchers/ethereum/source';
 
 /** The mainnet contracts of the ERC-20 pay currencies (Tether's USDT, Circle's USDC). */
 export const MAINNET_TOKEN_CONTRACTS = {
@@ -14,9 +12,12 @@ export const ERC20_CURRENCIES = Object.keys(MAINNET_TOKEN_CONTRACTS) as Erc20Cur
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+/** A contract address: 0x and 20 bytes in hex, either case (the checksum is not required). */
+const ADDRESS = /^0x[0-9a-f]{40}$/i;
+
 /**
  * The Ethereum settings checkout (payment URIs) and the watcher read the same way. The node's
- * URL is the watchers' chain source setting (`ETH_RPC_URL`, payments/watchers/config.ts).
+ * URL is the watchers' chain source setting (`ETH_RPC_URL`, payments/chain-sources.ts).
  */
 export interface EthereumConfig {
   /** EIP-155 chain id payment URIs name and the node must be on. `ETH_CHAIN_ID`, default 1. */
@@ -35,20 +36,11 @@ export function ethereumConfig(env: Env): EthereumConfig {
     ERC20_CURRENCIES.map((code) => {
       const name = `${code}_CONTRACT`;
       const value = optionalString(env, name) ?? MAINNET_TOKEN_CONTRACTS[code];
-      if (!fixedData(value, 20)) throw new ConfigError(`environment variable ${name} must be a 0x-prefixed 20-byte address, got "${value}"`);
+      if (!ADDRESS.test(value)) throw new ConfigError(`environment variable ${name} must be a 0x-prefixed 20-byte address, got "${value}"`);
       return [code, value];
     }),
   ) as Record<Erc20Currency, string>;
   return { chainId, contracts };
-}
-
-/** The watcher's source of the node at `url`: the configured chain and both tokens. */
-export function ethereumSourceOptions(config: EthereumConfig, url: string): EthereumSourceOptions {
-  return {
-    url,
-    chainId: config.chainId,
-    tokens: ERC20_CURRENCIES.map((currency) => ({ currency, contract: config.contracts[currency] })),
-  };
 }
 
 /** The process's Ethereum settings (the environment read once, by shared/core/config.ts). */
