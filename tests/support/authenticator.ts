@@ -7,7 +7,9 @@ import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } fr
  * The browser journey uses Chromium's own virtual authenticator instead.
  */
 
-type Cbor = number | string | Uint8Array | Cbor[] | Map<Cbor, Cbor> | Record<string, Cbor>;
+type Cbor = number | string | Uint8Array | CborArray | CborMap | { [key: string]: Cbor };
+interface CborArray extends Array<Cbor> {}
+interface CborMap extends Map<Cbor, Cbor> {}
 
 function head(major: number, length: number): Buffer {
   if (length < 24) return Buffer.from([(major << 5) | length]);
