@@ -6,12 +6,11 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import type { ValidateFunction } from 'ajv';
 import { portalConfig } from '#shared/core/config';
 import { logger } from '#shared/core/logger';
-import { OrderNotFoundError, PayloadTooLargeError, UnknownOrderError } from '#shared/domain/errors';
+import { MalformedJsonError, OrderNotFoundError, PayloadTooLargeError, UnknownOrderError } from '#shared/domain/errors';
 import { MAX_BODY_BYTES } from '#shared/domain/limits';
 import { CsrfRefusedError, PortalNotFoundError } from '#shared/domain/portal-errors';
 import type { LambdaHandler } from '#shared/http/api-handler';
 import { errorResponse } from '#shared/http/errors';
-import { parseJsonBody } from '#shared/http/json-body';
 import { quota } from '#shared/http/quota';
 import { json } from '#shared/http/responses';
 import { validationError } from '#shared/http/validation';
@@ -125,7 +124,8 @@ const inputs = <TBody, TQuery>(options: PortalOptions<TBody, TQuery>): middy.Mid
     if (options.body) {
       const raw = event.isBase64Encoded ? Buffer.from(event.body ?? '', 'base64').toString('utf8') : (event.body ?? '');
       if (Buffer.byteLength(raw, 'utf8') > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
-      const body = raw.trim() === '' ? {} : parseJsonBody(raw);
+      // Plain JSON: the portal sends no amounts (the API's lossless reader would hand numbers over as objects).
+      const body = raw.trim() === '' ? {} : parsePlainJson(raw);
       if (!options.body(body)) throw validationError(options.body.errors?.[0], 'body');
       state.body = body;
     }
@@ -136,6 +136,14 @@ const inputs = <TBody, TQuery>(options: PortalOptions<TBody, TQuery>): middy.Mid
     }
   },
 });
+
+function parsePlainJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new MalformedJsonError();
+  }
+}
 
 /** Portal errors: the uniform `{status, error, error_code}`; the API's order not-found becomes the portal's 404. */
 const errorMapper = (): middy.MiddlewareObj<Event, Result> => ({
