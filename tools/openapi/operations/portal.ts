@@ -51,6 +51,11 @@ const error = (description: string) => ({
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
 });
 
+const withoutId = (schema: object): object => {
+  const { $id: _id, ...rest } = schema as { $id?: string };
+  return rest;
+};
+
 /** The OpenAPI operation of a portal route. */
 export function portalOperation(route: Route) {
   const meta = PORTAL_OPERATIONS[route.fn];
@@ -76,7 +81,8 @@ export function portalOperation(route: Route) {
     summary: meta.summary,
     description: `${meta.description}${route.method === 'POST' ? ' Only from the portal\'s own origin (Origin header), else 403 CSRF_REFUSED.' : ''}`,
     ...(parameters.length ? { parameters } : {}),
-    ...(meta.body ? { requestBody: { required: meta.body.required ?? true, content: { 'application/json': { schema: meta.body.schema } } } } : {}),
+    // Inline, without the $id: one schema is used by several operations.
+    ...(meta.body ? { requestBody: { required: meta.body.required ?? true, content: { 'application/json': { schema: withoutId(meta.body.schema) } } } } : {}),
     responses: {
       200: { description: 'Done.', content: { [meta.produces ?? 'application/json']: { schema: meta.produces ? { type: 'string' } : { type: 'object' } } } },
       400: error('Bad input, or an unusable invite.'),
