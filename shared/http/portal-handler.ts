@@ -14,7 +14,7 @@ import { errorResponse } from '#shared/http/errors';
 import { quota } from '#shared/http/quota';
 import { json } from '#shared/http/responses';
 import { validationError } from '#shared/http/validation';
-import { authenticateSession, csrfTokenMatches, type IssuedSession, type PortalContext } from '#shared/services/portal-auth';
+import { authenticateSession, csrfTokenMatches, type IssuedSession, type PortalContext } from '#shared/services/portal-sessions';
 
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import {
   type AuthenticationResponseJSON,
   generateAuthenticationOptions,
@@ -17,9 +17,9 @@ import {
   type PortalUser,
   RECOVERY_CODE_COUNT,
   type Role,
-  type Session,
 } from '#shared/domain/portal';
-import { InviteUnusableError, SessionRequiredError, SignInFailedError } from '#shared/domain/portal-errors';
+import { InviteUnusableError, SignInFailedError } from '#shared/domain/portal-errors';
+import { type IssuedSession, type PortalContext, randomToken, sha256 } from '#shared/services/portal-sessions';
 import { consumeChallenge, insertChallenge } from '#shared/store/challenges';
 import { findInvite, insertInvite } from '#shared/store/invites';
 import {
@@ -30,10 +30,9 @@ import {
   insertPasskey,
   insertRegisteredUser,
   listPasskeys,
-  voidSessionsBefore,
 } from '#shared/store/portal-users';
 import { takeFromWindow } from '#shared/store/quotas';
-import { deleteSession, findSession, insertSession } from '#shared/store/sessions';
+import { deleteSession, insertSession } from '#shared/store/sessions';
 
 /**
  * Signing in to the merchant portal: invites, passkeys (WebAuthn through @simplewebauthn/server),
@@ -41,23 +40,6 @@ import { deleteSession, findSession, insertSession } from '#shared/store/session
  * recovery code) is 128 bits or more of randomness and stored only as its SHA-256: a table
  * leak gives no usable credential. (A keyed hash adds nothing for values this random.)
  */
-
-export const sha256 = (secret: string): string => createHash('sha256').update(secret, 'utf8').digest('hex');
-const randomToken = (bytes = 32): string => randomBytes(bytes).toString('base64url');
-
-/** A signed-in browser: what the HTTP layer sets as cookie, and what the portal shows. */
-export interface IssuedSession {
-  /** The cookie's value (never stored). */
-  id: string;
-  session: Session;
-}
-
-/** The session, user and their merchant behind a request: every portal route authorizes on this. */
-export interface PortalContext {
-  sessionHash: string;
-  session: Session;
-  user: PortalUser;
-}
 
 function newSession(user: Pick<PortalUser, 'user_id' | 'merchant_id'>, now: Date): IssuedSession {
   const expires = new Date(now.getTime() + portalConfig().sessionHours * 3_600_000);
@@ -292,37 +274,6 @@ async function startSession(user: PortalUser, previousSessionId: string | undefi
   const issued = newSession(user, now);
   await insertSession(sha256(issued.id), issued.session);
   return issued;
-}
-
-// --- Sessions --------------------------------------------------------------------------------
-
-/**
- * The session a cookie names, with its user: SessionRequiredError when it is unknown, expired,
- * signed out, voided by "sign out everywhere", or its user is disabled.
- */
-export async function authenticateSession(sessionId: string | undefined, now = new Date()): Promise<PortalContext> {
-  if (!sessionId || sessionId.length > 100) throw new SessionRequiredError();
-  const sessionHash = sha256(sessionId);
-  const session = await findSession(sessionHash);
-  if (!session || session.expires_at <= now.toISOString()) throw new SessionRequiredError();
-  const user = await findPortalUser(session.user_id);
-  if (!user || user.disabled || user.merchant_id !== session.merchant_id) throw new SessionRequiredError();
-  if (user.sessions_valid_after && session.created_at <= user.sessions_valid_after) throw new SessionRequiredError();
-  return { sessionHash, session, user };
-}
-
-/** Whether `token` is the session's CSRF token (constant time). */
-export function csrfTokenMatches(session: Session, token: string | undefined): boolean {
-  if (!token) return false;
-  const expected = Buffer.from(session.csrf_token);
-  const given = Buffer.from(token);
-  return expected.length === given.length && timingSafeEqual(expected, given);
-}
-
-/** Signs out: this session ends; with `everywhere`, every other session of the user too. */
-export async function signOut(context: PortalContext, everywhere: boolean, now = new Date()): Promise<void> {
-  await deleteSession(context.sessionHash);
-  if (everywhere) await voidSessionsBefore(context.user.user_id, now);
 }
 
 // --- More passkeys -------------------------------------------------------------------------------

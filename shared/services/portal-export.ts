@@ -1,5 +1,5 @@
 import type { PortalOrdersQuery } from '#shared/schemas/portal';
-import type { PortalContext } from '#shared/services/portal-auth';
+import type { PortalContext } from '#shared/services/portal-sessions';
 import { listPortalOrders, orderRow } from '#shared/services/portal-orders';
 
 /**

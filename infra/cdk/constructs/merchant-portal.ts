@@ -75,7 +75,7 @@ export class MerchantPortal extends Construct {
       lifecycleRules: [{ expiration: Duration.days(365) }],
       removalPolicy: RemovalPolicy.RETAIN,
     });
-    Validations.of(logsBucket).acknowledge({ id: 'AwsSolutions-S1', reason: "This is the portal's access-log bucket; logging it into itself would loop." });
+    Validations.of(logsBucket).acknowledge({ id: 'AwsSolutions-S1', reason: "This is the merchant portal's access-log bucket; logging it into itself would loop forever." });
     this.bucket = new Bucket(this, 'Bucket', {
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       encryption: BucketEncryption.S3_MANAGED,
@@ -144,8 +144,8 @@ export class MerchantPortal extends Construct {
         : {}),
     });
     Validations.of(this.distribution).acknowledge(
-      { id: 'AwsSolutions-CFR1', reason: 'Merchants sign in from any country.' },
-      { id: 'AwsSolutions-CFR2', reason: 'The portal API limits sign-in attempts per client itself; its other routes need a session.' },
+      { id: 'AwsSolutions-CFR1', reason: 'Merchants sign in from any country; where a merchant may work from is not the platform\'s decision.' },
+      { id: 'AwsSolutions-CFR2', reason: 'The portal API limits sign-in attempts per client address itself, and every other portal route needs a session.' },
       ...(props.customDomain ? [] : [{ id: 'AwsSolutions-CFR4', reason: 'Without portalDomain the default *.cloudfront.net certificate is used, whose TLS policy cannot be chosen.' }]),
     );
     this.origin = `https://${props.customDomain?.domainName ?? this.distribution.distributionDomainName}`;
