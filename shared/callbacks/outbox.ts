@@ -1,5 +1,5 @@
 import { callbackBody } from '#shared/callbacks/payload';
-import { type Delivery, eventIdFor } from '#shared/callbacks/delivery';
+import { type Delivery, eventIdFor } from '#shared/domain/delivery';
 import { callsBackNow, type Order } from '#shared/domain/order';
 
 /**

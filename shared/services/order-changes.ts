@@ -2,7 +2,7 @@ import { ConcurrentUpdateError } from '#shared/domain/errors';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import type { Change, Found } from '#shared/domain/order';
 import { deliveryFor } from '#shared/callbacks/outbox';
-import { deliveryToItem } from '#shared/callbacks/delivery-store';
+import { deliveryToItem } from '#shared/store/deliveries';
 import { addressIndexItem, commitOrderChange, findOrderWithInvoice, invoiceToItem } from '#shared/store/orders';
 
 /** How often a change is retried when another write moved the order first. */

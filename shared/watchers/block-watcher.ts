@@ -21,7 +21,7 @@ import { formatDecimal, parseDecimal } from '#shared/domain/money';
 import { confirmationsRequired } from '#shared/payments/confirmations';
 import { SourceError } from '#shared/core/source-error';
 import type { BlockRef, BlockSource, Transfer } from '#shared/watchers/sources/port';
-import { retractPayment } from '#shared/services/lifecycle';
+import { retractPayment } from '#shared/services/payment-reports';
 import {
   type ChainCursor,
   deleteMaturingPayment,

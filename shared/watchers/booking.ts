@@ -6,7 +6,7 @@
  * (block-watcher.ts) and the indexed one (indexed-watcher.ts) both book through here.
  */
 import { InvalidParameterError, InvoiceNotExistError, UnknownOrderError } from '#shared/domain/errors';
-import { type PaymentReport, recordPayments } from '#shared/services/lifecycle';
+import { type PaymentReport, recordPayments } from '#shared/services/payment-reports';
 import { findInvoicesByAddresses, paidAddressId } from '#shared/store/orders';
 import type { Transfer } from '#shared/watchers/sources/port';
 

@@ -11,7 +11,7 @@ import { testOrder } from '../support/orders';
  */
 const TABLE = `expiry-${process.pid}`;
 let m: {
-  lifecycle: typeof import('#shared/services/lifecycle');
+  lifecycle: typeof import('#shared/services/payment-reports');
   client: typeof import('#shared/store/client');
   orders: typeof import('#shared/store/orders');
 };
@@ -20,7 +20,7 @@ beforeAll(async () => {
   await ensureTable(inject('dynamodbEndpoint'), TABLE);
   process.env.TABLE_NAME = TABLE;
   m = {
-    lifecycle: await import('#shared/services/lifecycle'),
+    lifecycle: await import('#shared/services/payment-reports'),
     client: await import('#shared/store/client'),
     orders: await import('#shared/store/orders'),
   };

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findDelivery } from '#shared/callbacks/delivery-store';
+import { findDelivery } from '#shared/store/deliveries';
 import { formatDecimal, parseDecimal } from '#shared/domain/money';
 import { LndRestClient } from '#shared/payments/lightning/lnd-rest';
 import { HyperionTransfers } from '#shared/watchers/sources/hyperion';

@@ -26,7 +26,7 @@ import {
   payOrderResponseSchema,
   priceNotValidErrorSchema,
   RESPONSE_SCHEMAS,
-} from '#shared/schemas/responses';
+} from '#shared/schemas/order-responses';
 import { client, newMerchant, startApi, type ApiResponse } from '../support/api';
 
 /**

@@ -5,7 +5,7 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { ensureTable } from '#infra/local/dynamodb';
 import { startLocalSqs, type LocalSqs } from '#infra/local/sqs';
-import type { Delivery } from '#shared/callbacks/delivery';
+import type { Delivery } from '#shared/domain/delivery';
 import type { Order } from '#shared/domain/order';
 import { testOrder } from '../support/orders';
 
@@ -21,11 +21,11 @@ let sqsClient: SQSClient;
 let handler: (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse>;
 let modules: {
   outbox: typeof import('#shared/callbacks/outbox');
-  deliveries: typeof import('#shared/callbacks/delivery-store');
+  deliveries: typeof import('#shared/store/deliveries');
   orders: typeof import('#shared/store/orders');
-  lifecycle: typeof import('#shared/services/lifecycle');
+  lifecycle: typeof import('#shared/services/payment-reports');
   client: typeof import('#shared/store/client');
-  filter: typeof import('#shared/callbacks/stream-filter');
+  filter: typeof import('#shared/aws/lambda-event-filter');
   poller: typeof import('#infra/local/stream-poller');
 };
 
@@ -39,11 +39,11 @@ beforeAll(async () => {
   ({ handler } = await import('#functions/order-events/handler'));
   modules = {
     outbox: await import('#shared/callbacks/outbox'),
-    deliveries: await import('#shared/callbacks/delivery-store'),
+    deliveries: await import('#shared/store/deliveries'),
     orders: await import('#shared/store/orders'),
-    lifecycle: await import('#shared/services/lifecycle'),
+    lifecycle: await import('#shared/services/payment-reports'),
     client: await import('#shared/store/client'),
-    filter: await import('#shared/callbacks/stream-filter'),
+    filter: await import('#shared/aws/lambda-event-filter'),
     poller: await import('#infra/local/stream-poller'),
   };
   modules.client.db().middlewareStack.add(

@@ -29,7 +29,7 @@ import {
   orderDoesNotExistErrorSchema,
   orderNotFoundErrorSchema,
   priceNotValidErrorSchema,
-} from '#shared/schemas/responses';
+} from '#shared/schemas/order-responses';
 import { type NamedSchema, ref } from '#tools/openapi/components';
 import { NEW_ORDER, paymentUrl } from '#tools/openapi/examples';
 

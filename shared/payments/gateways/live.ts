@@ -1,6 +1,6 @@
 import { type KeyObject, X509Certificate } from 'node:crypto';
 import { ConfigError, optionalString } from '#shared/core/env';
-import { GatewayCallError, type LiveGateway } from '#shared/payments/gateway';
+import { GatewayCallError, type LiveGateway } from '#shared/payments/gateways/port';
 import { AlipayGateway } from '#shared/payments/gateways/alipay';
 import { privateKeyFrom, publicKeyFrom } from '#shared/payments/gateways/alipay-signing';
 import { credentialSource, field, loadCredentials, optionalField } from '#shared/payments/gateways/credentials';

@@ -1,7 +1,7 @@
 import { apiConfig, section } from '#shared/core/config';
 import { secretVariables } from '#shared/core/env';
 import { GATEWAY_CURRENCIES } from '#shared/domain/currencies';
-import { GatewayRouter } from '#shared/payments/gateway';
+import { GatewayRouter } from '#shared/payments/gateways/port';
 import { liveGateways as liveGatewaysFrom } from '#shared/payments/gateways/live';
 
 /**

@@ -5,7 +5,7 @@ import {
   createOrderResponseSchema,
   getOrderResponseSchema,
   getOrdersResponseSchema,
-} from '#shared/schemas/responses';
+} from '#shared/schemas/order-responses';
 import { CHECKOUT_ORDER_ERRORS, CREATE_ORDER_ERRORS, GET_ORDERS_ERRORS, GET_ORDER_ERRORS } from '#tools/openapi/errors';
 import {
   CHECKOUT_REQUEST_EXAMPLES,
