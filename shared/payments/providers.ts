@@ -7,7 +7,7 @@ import { LndRestNode } from '#shared/payments/lightning/lnd-rest';
 import type { PaymentMethods } from '#shared/payments/payment-details';
 import { NoRateProvider, type RateProvider, StaticRateProvider } from '#shared/payments/rates';
 import { HdPaymentMethods } from '#shared/payments/payment-methods';
-import { SandboxGateway } from '#shared/payments/gateways/port';
+import { SandboxGateway } from '#shared/payments/gateways/sandbox';
 import { liveGateways } from '#shared/payments/gateways/router';
 import { liveWatchedCurrencies } from '#shared/payments/availability';
 import { ethereumSettings } from '#shared/payments/ethereum-config';

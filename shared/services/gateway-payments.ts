@@ -16,7 +16,8 @@ import {
   NotificationRejectedError,
 } from '#shared/payments/gateways/port';
 import { liveGateways } from '#shared/payments/gateways/router';
-import { completeRefund, recordPayment, refundOrder } from '#shared/services/payment-reports';
+import { refundOrder } from '#shared/services/order-actions';
+import { completeRefund, recordPayment } from '#shared/services/payment-reports';
 import type { Found } from '#shared/domain/order';
 
 /** How a notification was taken: `accepted` (acted on or safely ignored) or `rejected` (nothing changed). */

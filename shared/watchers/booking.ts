@@ -7,7 +7,7 @@
  */
 import { InvalidParameterError, InvoiceNotExistError, UnknownOrderError } from '#shared/domain/errors';
 import { type PaymentReport, recordPayments } from '#shared/services/payment-reports';
-import { findInvoicesByAddresses, paidAddressId } from '#shared/store/orders';
+import { findInvoicesByAddresses, paidAddressId } from '#shared/store/address-index';
 import type { Transfer } from '#shared/watchers/sources/port';
 
 /** The invoice an address-index entry points at. */

@@ -236,7 +236,7 @@ describe('callbacks', () => {
 
     const expired = (await call('POST', '/v1/orders', { token: shop.api_token, body: { price_amount: 5, callback_url: merchantSite.url } })).body.order.order_id as string;
     await sleep(2100);
-    const { expireDueOrders } = await import('#shared/services/payment-reports');
+    const { expireDueOrders } = await import('#shared/services/expiry');
     expect(await expireDueOrders(new Date())).toBeGreaterThanOrEqual(1);
 
     const statuses = (id: string) => merchantSite.for(id).map((c) => c.json.status);

@@ -4,7 +4,7 @@ import { newTimeOrderedId } from '#shared/domain/ids';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { formatDecimal, parseDecimal } from '#shared/domain/money';
 import { checkedOutWith, type Invoice } from '#shared/domain/order';
-import { SandboxGateway } from '#shared/payments/gateways/port';
+import { SandboxGateway } from '#shared/payments/gateways/sandbox';
 import { SandboxLightningNode } from '#shared/payments/lightning/index';
 import { HdPaymentMethods } from '#shared/payments/payment-methods';
 import { ethereumConfig } from '#shared/payments/ethereum-config';

@@ -23,9 +23,9 @@ let modules: {
   outbox: typeof import('#shared/callbacks/outbox');
   deliveries: typeof import('#shared/store/deliveries');
   orders: typeof import('#shared/store/orders');
-  lifecycle: typeof import('#shared/services/payment-reports');
+  orderActions: typeof import('#shared/services/order-actions');
   client: typeof import('#shared/store/client');
-  filter: typeof import('#shared/aws/lambda-event-filter');
+  filter: typeof import('#shared/callbacks/outbox');
   poller: typeof import('#infra/local/stream-poller');
 };
 
@@ -41,9 +41,9 @@ beforeAll(async () => {
     outbox: await import('#shared/callbacks/outbox'),
     deliveries: await import('#shared/store/deliveries'),
     orders: await import('#shared/store/orders'),
-    lifecycle: await import('#shared/services/payment-reports'),
+    orderActions: await import('#shared/services/order-actions'),
     client: await import('#shared/store/client'),
-    filter: await import('#shared/aws/lambda-event-filter'),
+    filter: await import('#shared/callbacks/outbox'),
     poller: await import('#infra/local/stream-poller'),
   };
   modules.client.db().middlewareStack.add(
@@ -195,7 +195,7 @@ describe('order-events through the stream poller with the shared filter', () => 
       let cancelled!: () => void;
       written = new Promise((resolve) => (cancelled = resolve));
       try {
-        await modules.lifecycle.cancelOrder(undefined, created.order_id, new Date()); // ORDER MODIFY + DELIVERY INSERT
+        await modules.orderActions.cancelOrder(undefined, created.order_id, new Date()); // ORDER MODIFY + DELIVERY INSERT
       } finally {
         cancelled();
       }

@@ -4,7 +4,7 @@ import { FilterCriteria, type Function as LambdaFunction, StartingPosition } fro
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption, type QueueProps } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { OUTBOX_INSERT_PATTERN } from '#shared/aws/lambda-event-filter';
+import { OUTBOX_INSERT_PATTERN } from '#shared/callbacks/outbox';
 
 export interface CallbackPipelineProps {
   /**

@@ -99,7 +99,7 @@ function pageUrlFor(paymentPageUrl: string, orderId: string): string {
  * undefined: live merchants get PAYMENT_NOT_AVAILABLE, its notifications are refused.
  * `PUBLIC_API_URL` (the API's public base URL, set by the stack) makes the notification URLs.
  */
-export function liveGateways(env: Env, paymentPageUrl: () => string): (code: string) => Promise<LiveGateway | undefined> {
+export function liveGatewayResolver(env: Env, paymentPageUrl: () => string): (code: string) => Promise<LiveGateway | undefined> {
   const built = new Map<string, Promise<LiveGateway>>();
   return async (code) => {
     const factory = FACTORIES[code];
