@@ -1,9 +1,10 @@
-import type { Delivery } from '#shared/callbacks/delivery';
+import type { Delivery } from '#shared/domain/delivery';
 import { deliveryView } from '#shared/callbacks/views';
 import { PAY_CURRENCIES } from '#shared/domain/currencies';
 import { explorerUrl } from '#shared/domain/explorers';
 import { isId, orderIdFor } from '#shared/domain/ids';
-import { type Invoice, type Order, invoiceView, orderView } from '#shared/domain/order';
+import type { Invoice, Order } from '#shared/domain/order';
+import { invoiceView, orderView } from '#shared/schemas/order-views';
 import { ORDER_ACTORS } from '#shared/domain/portal';
 import { PortalNotFoundError } from '#shared/domain/portal-errors';
 import type { OrderStatus } from '#shared/domain/statuses';

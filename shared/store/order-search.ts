@@ -15,7 +15,8 @@ import {
   txidKey,
   txidPartition,
 } from '#shared/store/keys';
-import { invoiceFromItem, orderFromItem } from '#shared/store/orders';
+import { invoiceFromItem } from '#shared/store/invoices';
+import { orderFromItem } from '#shared/store/orders';
 
 /**
  * The portal's reads of orders: filtered pages by cursor, an order's whole partition, and the
