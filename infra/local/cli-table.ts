@@ -27,4 +27,5 @@ export async function useCliTable(fail: (message: string) => never): Promise<voi
   }
   Object.assign(process.env, LOCAL_AWS_ENV, { TABLE_NAME: state.tableName, DYNAMODB_ENDPOINT: state.dynamodbEndpoint });
   Object.assign(process.env, localTokenKey(process.env.DATA_DIR ?? '.data'));
+  process.env.PORTAL_ORIGIN ??= state.portalOrigin ?? new URL(state.apiUrl).origin.replace('127.0.0.1', 'localhost');
 }

@@ -144,6 +144,8 @@ export function toEvent(request: IncomingMessage, body: Buffer, matched: Matched
     pathParameters: Object.keys(matched.params).length ? matched.params : undefined,
     body: body.length ? body.toString('utf8') : undefined,
     isBase64Encoded: false,
+    // API Gateway v2 hands the Cookie header over as a list (and drops the header).
+    ...(headers.cookie ? { cookies: headers.cookie.split(';').map((cookie) => cookie.trim()).filter(Boolean) } : {}),
     requestContext: {
       accountId: 'local',
       apiId: 'local',
@@ -266,7 +268,7 @@ async function overQuota(
   if (route.gateway) return undefined;
   let key: string;
   let limit: BucketLimit;
-  if (route.public) {
+  if (route.public || route.portal) {
     key = `P${clientAddressKey(clientAddress(request, quotas.clientIpHeader))}`;
     limit = quotas.public;
   } else {
@@ -298,8 +300,10 @@ async function overQuota(
 
 /** Writes a Lambda result as the HTTP answer (the page's file server answers its errors with it too). */
 export function send(response: ServerResponse, result: APIGatewayProxyStructuredResultV2): void {
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
+  // API Gateway v2 writes a result's `cookies` as Set-Cookie headers.
+  if (result.cookies?.length) headers['set-cookie'] = result.cookies;
   const body = result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : Buffer.from(result.body ?? '', 'utf8');
   response.writeHead(result.statusCode ?? 200, { ...headers, 'content-length': String(body.length) });
   response.end(body);

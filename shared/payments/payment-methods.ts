@@ -2,14 +2,14 @@ import { currency as currencyInfo, isGateway } from '#shared/domain/currencies';
 import { PaymentNotAvailableError } from '#shared/domain/errors';
 import { formatFixed, toMinorUnits } from '#shared/domain/money';
 import { erc20TransferUri } from '#shared/payments/addresses/erc20-uri';
-import type { PaymentGateway } from '#shared/payments/gateway';
+import type { PaymentGateway } from '#shared/payments/gateways/port';
 import { deriveAddress, paymentUri, type AddressCurrency } from '#shared/payments/addresses/index';
 import { lightningUri, type LightningNode } from '#shared/payments/lightning/index';
-import type { PaymentDetails, PaymentMethods, PaymentRequest } from '#shared/payments/methods';
+import type { PaymentDetails, PaymentMethods, PaymentRequest } from '#shared/payments/payment-details';
 import type { EthereumConfig } from '#shared/payments/ethereum-config';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { SourceError } from '#shared/core/source-error';
-import { returnAddressIndex, takeAddressIndex } from '#shared/store/address-indexes';
+import { returnAddressIndex, takeAddressIndex } from '#shared/store/derivation-indexes';
 
 /**
  * The public BIP32 test-vector-1 account key m/84'/0'/0' (seed 000102...0f). Its private key

@@ -21,16 +21,9 @@ import { formatDecimal, parseDecimal } from '#shared/domain/money';
 import { confirmationsRequired } from '#shared/payments/confirmations';
 import { SourceError } from '#shared/core/source-error';
 import type { BlockRef, BlockSource, Transfer } from '#shared/watchers/sources/port';
-import { retractPayment } from '#shared/services/lifecycle';
-import {
-  type ChainCursor,
-  deleteMaturingPayment,
-  type MaturingPayment,
-  listMaturingPayments,
-  readCursor,
-  saveMaturingPayment,
-  writeCursor,
-} from '#shared/store/chain-cursors';
+import { retractPayment } from '#shared/services/payment-reports';
+import { type ChainCursor, readCursor, writeCursor } from '#shared/store/chain-cursors';
+import { deleteMaturingPayment, listMaturingPayments, type MaturingPayment, saveMaturingPayment } from '#shared/store/maturing-payments';
 import { UnknownOrderError } from '#shared/domain/errors';
 import { bookInvoice, groupInto, type InvoiceRef, type InvoiceTransfers, matchInvoices, paymentReport, type Unbookable } from '#shared/watchers/booking';
 

@@ -6,8 +6,8 @@
  * (block-watcher.ts) and the indexed one (indexed-watcher.ts) both book through here.
  */
 import { InvalidParameterError, InvoiceNotExistError, UnknownOrderError } from '#shared/domain/errors';
-import { type PaymentReport, recordPayments } from '#shared/services/lifecycle';
-import { findInvoicesByAddresses, paidAddressId } from '#shared/store/orders';
+import { type PaymentReport, recordPayments } from '#shared/services/payment-reports';
+import { findInvoicesByAddresses, paidAddressId } from '#shared/store/address-index';
 import type { Transfer } from '#shared/watchers/sources/port';
 
 /** The invoice an address-index entry points at. */

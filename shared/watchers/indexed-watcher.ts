@@ -21,7 +21,8 @@
 import { formatDecimal } from '#shared/domain/money';
 import { confirmationsRequired } from '#shared/payments/confirmations';
 import type { IndexedSource, Transfer } from '#shared/watchers/sources/port';
-import { readIndexCursor, saveUnmatchedPayment, writeIndexCursor } from '#shared/store/index-cursors';
+import { readIndexCursor, writeIndexCursor } from '#shared/store/index-cursors';
+import { saveUnmatchedPayment } from '#shared/store/unmatched-payments';
 import { bookInvoice, matchInvoices, paymentReport, type Unbookable } from '#shared/watchers/booking';
 
 export interface IndexedWatcherOptions {

@@ -53,6 +53,26 @@ async function paidOrder(callbackUrl: string, extra: Record<string, unknown> = {
 }
 
 describe('callbacks', () => {
+  it('after the callback secret is rolled, carry both signatures: a server checking either secret accepts them', async () => {
+    const { newMerchant } = await import('../support/api');
+    const { rollCallbackSecret } = await import('#shared/services/merchants');
+    const shop = await newMerchant(true, 'Rolled Secret Shop');
+    const rolled = await rollCallbackSecret(shop.user_id, 24, { who: 'operator:test', from: 'test' });
+    const merchantSite = await endpoint();
+    const created = await call('POST', '/v1/orders', {
+      token: shop.api_token,
+      body: { price_amount: 10, price_currency: 'USD', pay_currency: 'BTC', callback_url: merchantSite.url },
+    });
+    const id = created.body.order.order_id as string;
+    expect((await call('POST', `/v1/sandbox/orders/${id}/pay`, { token: shop.api_token, body: {} })).body.order.status).toBe('PAID');
+    await merchantSite.waitFor(() => merchantSite.for(id).length >= 1);
+    const [callback] = merchantSite.for(id);
+    expect(callback!.headers['webhook-signature']!.split(' ')).toHaveLength(2);
+    expect(verify(rolled.callback_secret, callback!.headers, callback!.body)).toBe(true);
+    expect(verify(shop.callback_secret, callback!.headers, callback!.body)).toBe(true);
+    expect(verify(merchant.callback_secret, callback!.headers, callback!.body)).toBe(false);
+  });
+
   it('a PAID callback arrives once, signed, with the documented body', async () => {
     const merchantSite = await endpoint();
     const id = await paidOrder(merchantSite.url);
@@ -236,7 +256,7 @@ describe('callbacks', () => {
 
     const expired = (await call('POST', '/v1/orders', { token: shop.api_token, body: { price_amount: 5, callback_url: merchantSite.url } })).body.order.order_id as string;
     await sleep(2100);
-    const { expireDueOrders } = await import('#shared/services/lifecycle');
+    const { expireDueOrders } = await import('#shared/services/expiry');
     expect(await expireDueOrders(new Date())).toBeGreaterThanOrEqual(1);
 
     const statuses = (id: string) => merchantSite.for(id).map((c) => c.json.status);
@@ -265,7 +285,7 @@ describe('callbacks', () => {
     await merchantSite.waitFor(() => merchantSite.for(id).length >= 1);
     // Replay the delivery's INSERT record into the handler (the only records it gets), twice, as
     // a retried batch would: jobs for a delivery already made are dropped by the worker.
-    const { listDeliveries, deliveryToItem } = await import('#shared/callbacks/delivery-store');
+    const { listDeliveries, deliveryToItem } = await import('#shared/store/deliveries');
     const { marshall } = await import('@aws-sdk/util-dynamodb');
     const { handler } = await import('#functions/order-events/handler');
     const [delivered] = await listDeliveries(id);

@@ -8,7 +8,7 @@ import { parseDecimal } from '#shared/domain/money';
 import { deriveAddress, validateAddress } from '#shared/payments/addresses/index';
 import { HdPaymentMethods, SANDBOX_XPUB } from '#shared/payments/payment-methods';
 import { SandboxLightningNode } from '#shared/payments/lightning/index';
-import { SandboxGateway } from '#shared/payments/gateway';
+import { SandboxGateway } from '#shared/payments/gateways/sandbox';
 import { ethereumConfig, MAINNET_TOKEN_CONTRACTS } from '#shared/payments/ethereum-config';
 import { chainSources, watchedCurrencies } from '#shared/payments/chain-sources';
 import { SOURCE_FACTORIES } from '#shared/watchers/sources/factories';

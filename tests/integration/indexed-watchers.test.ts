@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findDelivery } from '#shared/callbacks/delivery-store';
+import { findDelivery } from '#shared/store/deliveries';
 import { formatDecimal, parseDecimal } from '#shared/domain/money';
 import { LndRestClient } from '#shared/payments/lightning/lnd-rest';
 import { HyperionTransfers } from '#shared/watchers/sources/hyperion';
@@ -8,7 +8,8 @@ import { LndSettlements } from '#shared/watchers/sources/lnd-settlements';
 import { SourceError } from '#shared/core/source-error';
 import { type IndexedSource } from '#shared/watchers/sources/port';
 import { IndexedWatcher } from '#shared/watchers/indexed-watcher';
-import { listUnmatchedPayments, readIndexCursor, writeIndexCursor } from '#shared/store/index-cursors';
+import { readIndexCursor, writeIndexCursor } from '#shared/store/index-cursors';
+import { listUnmatchedPayments } from '#shared/store/unmatched-payments';
 import { client, newMerchant, startApi } from '../support/api';
 import { decodeIndependently } from '../support/bolt11-independent';
 import { HyperionTestServer } from '../support/hyperion-server';

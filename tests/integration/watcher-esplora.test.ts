@@ -18,7 +18,7 @@ import { ChainWatcher, type ChainWatcherOptions } from '#shared/watchers/block-w
 import { EsploraSource } from '#shared/watchers/sources/esplora';
 import { SourceError } from '#shared/core/source-error';
 import { type Block, type BlockSource } from '#shared/watchers/sources/port';
-import { expireDueOrders } from '#shared/services/lifecycle';
+import { expireDueOrders } from '#shared/services/expiry';
 import { findInvoice } from '#shared/store/invoices';
 import { readCursor } from '#shared/store/chain-cursors';
 import { deriveAddress } from '#shared/payments/addresses/index';

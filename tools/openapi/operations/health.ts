@@ -1,4 +1,4 @@
-import { healthResponseSchema } from '#shared/schemas/responses';
+import { healthResponseSchema } from '#shared/schemas/health-responses';
 import { SERVICE_UNAVAILABLE } from '#tools/openapi/errors';
 import type { OperationMeta } from '#tools/openapi/operation';
 
