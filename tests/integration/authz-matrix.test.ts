@@ -327,6 +327,21 @@ describe("gateways' notification routes (/v1/gateways/)", () => {
 });
 
 describe('afterwards', () => {
+  it('the monitors (GET /v1/health) answer anyone the same, with or without any token, showing no merchant secret', async () => {
+    for (const info of infos().filter((route) => route.audience === 'monitor')) {
+      const anonymous = await call(requestFor(info, undefined), (answer) => secretsShown(answer, a.orders));
+      expect(anonymous.status, describeResponse(anonymous)).toBe(200);
+      for (const token of [a.token, b.token, 'garbage-token-garbage']) {
+        const withToken = await call(requestFor(info, token), (answer) => secretsShown(answer, a.orders));
+        expect(withToken.status).toBe(200);
+        // `checked_at` is the only thing that may differ between two answers.
+        expect(withToken.text.replace(/"checked_at":"[^"]+"/, '')).toBe(anonymous.text.replace(/"checked_at":"[^"]+"/, ''));
+      }
+      for (const text of [a.token, b.token, ...a.orders.map((order) => order.order_id)]) expect(anonymous.text).not.toContain(text);
+      covered.add(`anonymous ${info.key}`);
+    }
+  });
+
   it("A's orders are exactly as before: nothing B or the anonymous caller did changed them", async () => {
     const after = await snapshotA();
     expect(after).toEqual(before);
@@ -338,7 +353,7 @@ describe('afterwards', () => {
   it('every route of ROUTES was exercised by every caller that matters to it', () => {
     const missing: string[] = [];
     for (const info of infos()) {
-      const callers = info.audience === 'public' ? ['anonymous'] : ['anonymous', 'B'];
+      const callers = info.audience === 'public' || info.audience === 'monitor' ? ['anonymous'] : ['anonymous', 'B'];
       for (const caller of callers) if (!covered.has(`${caller} ${info.key}`)) missing.push(`${caller} ${info.key}`);
     }
     expect(missing, `routes the matrix did not exercise: ${missing.join(', ')}`).toEqual([]);

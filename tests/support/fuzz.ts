@@ -106,6 +106,8 @@ const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0,
 export const PUBLIC_PREFIX = '/v1/pay/';
 /** Routes under this prefix are payment gateways' notification endpoints: no token, the gateway's signature, the gateway's answers. */
 export const GATEWAY_PREFIX = '/v1/gateways/';
+/** Operators' monitors: no token, no order, nothing secret (GET /v1/health). */
+export const MONITOR_PATHS: ReadonlySet<string> = new Set(['/v1/health']);
 /** Path parameter names that hold an order id. Any other parameter fails classification. */
 const ORDER_PARAMS = new Set(['order_id', 'id', 'orderId']);
 
@@ -133,7 +135,7 @@ export interface RouteInfo {
   route: Route;
   /** "POST /v1/orders/{order_id}/cancel" */
   key: string;
-  audience: 'public' | 'merchant' | 'gateway';
+  audience: 'public' | 'merchant' | 'gateway' | 'monitor';
   /** The path parameter holding an order id (undefined: a collection route). */
   orderParam?: string;
   /** From the OpenAPI operation of the route's function, when it documents one. */
@@ -166,13 +168,22 @@ export function describeRoute(route: Route): RouteInfo {
   const examples = Object.values((operation?.requestBody?.examples ?? {}) as Record<string, { value: unknown }>)
     .map((example) => example.value)
     .filter((value): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value));
-  const audience = route.path.startsWith(PUBLIC_PREFIX) ? 'public' : route.path.startsWith(GATEWAY_PREFIX) ? 'gateway' : 'merchant';
+  const audience = MONITOR_PATHS.has(route.path)
+    ? 'monitor'
+    : route.path.startsWith(PUBLIC_PREFIX)
+      ? 'public'
+      : route.path.startsWith(GATEWAY_PREFIX)
+        ? 'gateway'
+        : 'merchant';
+  if (audience === 'monitor' && (route.method !== 'GET' || params.length > 0 || route.public !== true)) {
+    throw new Error(`route ${key}: a monitor route is a public GET without path parameters`);
+  }
   if ((route.gateway === true) !== (audience === 'gateway')) {
     throw new Error(`route ${key}: gateway=${String(route.gateway)} disagrees with its path (gateway routes live under ${GATEWAY_PREFIX})`);
   }
   // Routes may also flag themselves public: the flag and the prefix must agree.
   const flagged = (route as { public?: unknown }).public;
-  if (flagged !== undefined && (flagged === true) !== (audience === 'public')) {
+  if (flagged !== undefined && (flagged === true) !== (audience === 'public' || audience === 'monitor')) {
     throw new Error(`route ${key}: public=${String(flagged)} disagrees with its path (public routes live under ${PUBLIC_PREFIX})`);
   }
   return {
@@ -792,7 +803,7 @@ export function requestArb(info: RouteInfo, ctx: FuzzContext): fc.Arbitrary<Fuzz
     return fc
       .record({
         query: queryArb(info),
-        token: info.audience === 'public' ? fc.oneof(fc.constant(undefined), tokenArb(ctx)) : tokenArb(ctx),
+        token: info.audience === 'public' || info.audience === 'monitor' ? fc.oneof(fc.constant(undefined), tokenArb(ctx)) : tokenArb(ctx),
         contentType: fc.oneof({ weight: 6, arbitrary: fc.constant('application/json') }, { weight: 2, arbitrary: fc.constant(undefined) }, { weight: 3, arbitrary: fc.constantFrom(...CONTENT_TYPES) }),
         extra: fc.oneof({ weight: 3, arbitrary: fc.constant([] as [string, string][]) }, { weight: 1, arbitrary: extraHeadersArb }),
         body: bodyArb(info, orderId, ctx),
