@@ -44,7 +44,7 @@ describe('request quotas in the stack', () => {
       expect(environment, folder).toMatchObject({ QUOTA_STORE: 'table', QUOTA_MERCHANT_RATE: '50', QUOTA_MERCHANT_BURST: '100', QUOTA_PUBLIC_RATE: '0' });
       // What a cold start will read from that environment.
       const quota = readQuotaConfig(environment);
-      expect(quota).toEqual({ store: 'table', merchant: { rate: 50, burst: 100 }, public: { rate: 0, burst: 10 } });
+      expect(quota).toEqual({ store: 'table', merchant: { rate: 50, burst: 100 }, public: { rate: 0, burst: 10 }, authFailures: { limit: 20, windowSeconds: 60 } });
     }
     for (const folder of Object.values(EVENT_FUNCTIONS)) expect(environmentOf(folder), folder).not.toHaveProperty('QUOTA_STORE');
   });

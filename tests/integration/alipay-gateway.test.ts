@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LiveGatewayHarness, rsaKeys, startLiveGatewayHarness } from '../support/live-gateway';
 import { startFakeAlipay, type FakeAlipay } from '../support/alipay-server';
+import { reportHealthy } from '../support/source-health';
 
 /**
  * ALIPAY and ALIGLOBAL for live merchants, end to end through the API and the notification
@@ -54,6 +55,8 @@ beforeAll(async () => {
     xpubs: { BTC: SANDBOX_XPUB },
   });
   token = merchant.api_token;
+  // A live BTC checkout needs its source reported healthy, as its watcher would.
+  await reportHealthy('BTC', 'esplora');
 });
 
 afterAll(async () => {
