@@ -1,9 +1,9 @@
 /**
  * Booking what a watcher found on invoices, the half of a watcher that is not about its chain:
  * look every transfer's address up in the address index (one BatchGetItem per 100), group the
- * payments by the invoice they pay, and record each invoice's together through services/payment-reports.ts's
- * one entry point (recordPayments, idempotent by each payment's own key). The block watcher
- * (block-watcher.ts) and the indexed one (indexed-watcher.ts) both book through here.
+ * payments by the invoice they pay, and record each invoice's together through the one entry
+ * point of services/payment-reports.ts (recordPayments, idempotent by each payment's own key).
+ * The block watcher (block-watcher.ts) and the indexed one (indexed-watcher.ts) book here.
  */
 import { InvalidParameterError, InvoiceNotExistError, UnknownOrderError } from '#shared/domain/errors';
 import { type PaymentReport, recordPayments } from '#shared/services/payment-reports';
