@@ -21,7 +21,7 @@ export const SETTINGS = {
   orderTtlSeconds: { env: 'ORDER_TTL_SECONDS', about: 'lifetime of an order never checked out (handler default 86400)' },
   latePaymentWindowSeconds: { env: 'LATE_PAYMENT_WINDOW_SECONDS', about: 'late payments still matched after expiry (handler default 604800)' },
   unconfirmedTimeoutSeconds: { env: 'UNCONFIRMED_TIMEOUT_SECONDS', about: 'a PENDING payment still in no block this long after expiry expires the order (handler default 86400)' },
-  authCacheSeconds: { env: 'AUTH_CACHE_SECONDS', about: 'per-process API token cache, 0 disables (handler default 30)' },
+  authCacheSeconds: { env: 'AUTH_CACHE_SECONDS', about: 'per-process API token cache, 0 disables (handler default 5: a revoked token is refused within it)' },
   callbackRetryBaseSeconds: { env: 'CALLBACK_RETRY_BASE_SECONDS', about: 'first callback retry delay, doubling (handler default 60)' },
   callbackMaxAttempts: { env: 'CALLBACK_MAX_ATTEMPTS', about: 'callback attempts before dead-lettering (handler default 16)' },
   callbackTimeoutMs: { env: 'CALLBACK_TIMEOUT_MS', about: 'merchant answer timeout; sizes the delivery function (handler default 10000)' },

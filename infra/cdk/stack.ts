@@ -14,7 +14,7 @@ import { ServiceAlarms } from '#infra/cdk/constructs/service-alarms';
 import { ServiceFunction, type TableAccess } from '#infra/cdk/constructs/service-function';
 import { PAYMENT_PAGE_DIR } from '#infra/cdk/paths';
 import { ROUTES, type Route } from '#shared/http/routes';
-import { QUOTA_PREFIX } from '#shared/store/keys';
+import { API_TOKEN_PREFIX, QUOTA_PREFIX } from '#shared/store/keys';
 
 export interface CryptoPayStackProps extends StackProps {
   readonly config: DeployConfig;
@@ -146,6 +146,7 @@ export class CryptoPayStack extends Stack {
           ...(routeFunction ? { QUOTA_STORE: 'table' } : {}),
         },
         writablePrefix: routeFunction ? QUOTA_PREFIX : undefined,
+        tokenUsePrefix: authenticating.has(folder) ? API_TOKEN_PREFIX : undefined,
         parameters: {
           ...(GATEWAY_FUNCTIONS.has(folder) ? config.gatewayCredentialParameters : {}),
           ...(LIGHTNING_FUNCTIONS.has(folder) ? config.lightningParameters : {}),

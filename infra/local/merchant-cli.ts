@@ -1,20 +1,43 @@
 /**
- * `npm run merchant -- create --name NAME [--sandbox] [--token TOKEN] [--callback-statuses paid|all] ...`
+ * The operator's merchant CLI (README "Operating merchants"): `npm run merchant -- <command>`.
  *
- * Creates a merchant and prints one JSON line {"user_id","api_token","callback_secret"}.
+ *   create --name NAME [--sandbox] [--token TOKEN] [settings...]   a merchant; prints its first token and secret once
+ *   list | show <user_id> | audit <user_id> [--limit N]             read
+ *   disable <user_id> | enable <user_id>                            refuse or accept its tokens again
+ *   set <user_id> [settings...]                                     change settings (new invoices only)
+ *   token create <user_id> [--name NAME] | token list <user_id> | token revoke <user_id> <token_id>
+ *   secret show <user_id> | secret roll <user_id> [--overlap-hours H]
+ *
+ * Settings: --name, --receive-currency USD|USDT|USDC, --gateway CODE (repeatable), --tolerance
+ * PERCENT, --callback-statuses paid|all, --xpub CURRENCY=KEY (repeatable; CURRENCY= removes).
+ * Output is JSON for create, token create and secret roll (what a script keeps), and for every
+ * command with --json; otherwise text. Errors go to stderr with exit code 2.
+ *
  * The table is the running local runtime's (found through DATA_DIR/runtime.json), or, when
  * TABLE_NAME is set, that table in AWS (credentials and region from the usual AWS variables;
  * TOKEN_HMAC_KEY_PARAMETER names the stack's token key parameter, see docs/deploy.md).
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { hostname, userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { LOCAL_AWS_ENV } from '#infra/local/dynamodb';
 import { localTokenKey, stateFile, type RuntimeState } from '#infra/local/runtime';
 
-const USAGE =
-  'usage: npm run merchant -- create --name NAME [--sandbox] [--token TOKEN] [--receive-currency USD|USDT|USDC]\n' +
-  '         [--gateway ALIPAY|ALIGLOBAL|WECHAT]... [--tolerance PERCENT] [--xpub CURRENCY=XPUB]...\n' +
-  '         [--callback-statuses paid|all]   (callbacks for PAID only, the default, or every status change)';
+const USAGE = `usage: npm run merchant -- <command> [--json]
+  create --name NAME [--sandbox] [--token TOKEN] [settings]
+  list
+  show <user_id>
+  audit <user_id> [--limit N]
+  disable <user_id>
+  enable <user_id>
+  set <user_id> [settings]
+  token create <user_id> [--name NAME]
+  token list <user_id>
+  token revoke <user_id> <token_id>
+  secret show <user_id>
+  secret roll <user_id> [--overlap-hours H]   (default 24: both secrets sign callbacks meanwhile)
+settings: --name NAME --receive-currency USD|USDT|USDC --gateway ALIPAY|ALIGLOBAL|WECHAT (repeatable)
+          --tolerance PERCENT --callback-statuses paid|all --xpub CURRENCY=KEY (repeatable; CURRENCY= removes)`;
 
 function fail(message: string): never {
   console.error(message);
@@ -34,6 +57,9 @@ const { positionals, values } = (() => {
         tolerance: { type: 'string' },
         xpub: { type: 'string', multiple: true },
         'callback-statuses': { type: 'string' },
+        'overlap-hours': { type: 'string' },
+        limit: { type: 'string' },
+        json: { type: 'boolean', default: false },
       },
     });
   } catch (error) {
@@ -41,10 +67,10 @@ const { positionals, values } = (() => {
   }
 })();
 
-if (positionals[0] !== 'create' || !values.name) fail(USAGE);
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-
-if (!process.env.TABLE_NAME) {
+/** Points the process at the running local runtime's table unless TABLE_NAME names one in AWS. */
+function useTable(): void {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  if (process.env.TABLE_NAME) return;
   const file = stateFile(process.env.DATA_DIR ?? '.data');
   if (!existsSync(file)) {
     fail(`No local runtime is running (no ${file}). Start it with "npm start", or set TABLE_NAME for a table in AWS.`);
@@ -60,20 +86,129 @@ if (!process.env.TABLE_NAME) {
   Object.assign(process.env, localTokenKey(process.env.DATA_DIR ?? '.data'));
 }
 
+function userIdArgument(value: string | undefined): number {
+  if (!value || !/^[1-9]\d{0,9}$/.test(value)) fail(`a user_id is a positive integer\n${USAGE}`);
+  return Number(value);
+}
+
+/** `--xpub CUR=KEY` options as a record (an empty KEY removes that currency's key). */
+function xpubOptions(): Record<string, string> | undefined {
+  if (!values.xpub) return undefined;
+  return Object.fromEntries(
+    values.xpub.map((entry) => {
+      const at = entry.indexOf('=');
+      if (at < 1) fail(`--xpub takes CURRENCY=KEY, got "${entry}"`);
+      return [entry.slice(0, at).toUpperCase(), entry.slice(at + 1)];
+    }),
+  );
+}
+
+/** Prints `json` as JSON (always for `alwaysJson`, else with --json), otherwise `text`. */
+function print(json: unknown, text: () => string, alwaysJson = false): void {
+  console.log(alwaysJson || values.json ? JSON.stringify(json) : text());
+}
+
+const COMMANDS = ['create', 'list', 'show', 'audit', 'disable', 'enable', 'set', 'token', 'secret'] as const;
+const [command, ...rest] = positionals;
+if (!COMMANDS.includes(command as (typeof COMMANDS)[number])) fail(USAGE);
+useTable();
 // Loaded after the environment names the table.
-const { createMerchant } = await import('#shared/services/merchants');
+const merchants = await import('#shared/services/merchants');
+const tokens = await import('#shared/services/api-tokens');
+const actor = { who: `operator:${userInfo().username}`, from: `cli@${hostname()}` };
+
+const settings = () => ({
+  name: command === 'set' ? values.name : undefined,
+  receiveCurrency: values['receive-currency'],
+  gateways: values.gateway,
+  tolerancePercent: values.tolerance,
+  callbackStatuses: values['callback-statuses'],
+  xpubs: xpubOptions(),
+});
+
+const profileText = (merchant: { user_id: number; name: string; sandbox: boolean; disabled?: boolean; receive_currency: string }) =>
+  `${merchant.user_id}\t${merchant.sandbox ? 'sandbox' : 'live'}\t${merchant.disabled ? 'disabled' : 'enabled'}\t${merchant.receive_currency}\t${merchant.name}`;
+
+const commands: Record<(typeof COMMANDS)[number], () => Promise<void>> = {
+  async create() {
+    if (!values.name) fail(USAGE);
+    const { xpubs, ...rest } = settings();
+    const credentials = await merchants.createMerchant(
+      { ...rest, name: values.name, sandbox: values.sandbox, apiToken: values.token, xpubs: xpubs ?? {} },
+      new Date(),
+      actor,
+    );
+    print(credentials, () => '', true);
+  },
+  async list() {
+    const list = await merchants.merchantProfiles();
+    print(list, () => ['user_id\tmode\tstate\treceive\tname', ...list.map(profileText)].join('\n'));
+  },
+  async show() {
+    const userId = userIdArgument(rest[0]);
+    const merchant = await merchants.merchantProfile(userId);
+    const tokenList = await tokens.listApiTokens(userId);
+    print({ merchant, tokens: tokenList }, () =>
+      [
+        profileText(merchant),
+        `callbacks for: ${merchant.callback_statuses ?? 'paid'}; tolerance ${merchant.payment_tolerance_percent ?? '0'}%; gateways: ${merchant.gateways.join(', ') || 'none'}`,
+        `keys: ${Object.keys(merchant.xpubs ?? {}).join(', ') || 'platform keys'}`,
+        `tokens: ${tokenList.map((token) => `${token.token_id} (${token.name})`).join(', ') || 'none'}`,
+      ].join('\n'),
+    );
+  },
+  async audit() {
+    const entries = await merchants.auditLog(userIdArgument(rest[0]), values.limit ? Number(values.limit) : 50);
+    print(entries, () => entries.map((entry) => `${entry.at}\t${entry.action}\t${entry.who}\t${entry.from}\t${JSON.stringify(entry.details)}`).join('\n'));
+  },
+  async disable() {
+    const merchant = await merchants.setDisabled(userIdArgument(rest[0]), true, actor);
+    print(merchant, () => profileText(merchant));
+  },
+  async enable() {
+    const merchant = await merchants.setDisabled(userIdArgument(rest[0]), false, actor);
+    print(merchant, () => profileText(merchant));
+  },
+  async set() {
+    const result = await merchants.changeSettings(userIdArgument(rest[0]), settings(), actor);
+    print(result, () =>
+      [
+        profileText(result.merchant),
+        ...Object.entries(result.addresses).map(([code, addresses]) => `${code} first addresses (compare with your wallet): ${addresses.join(' ')}`),
+      ].join('\n'),
+    );
+  },
+  async token() {
+    const [verb, id, tokenId] = rest;
+    const userId = userIdArgument(id);
+    if (verb === 'create') {
+      print(await tokens.createApiToken(userId, values.name ?? 'token', actor), () => '', true);
+    } else if (verb === 'list') {
+      const list = await tokens.listApiTokens(userId);
+      print(list, () =>
+        ['token_id\tname\tstarts with\tcreated\tlast used', ...list.map((token) => `${token.token_id}\t${token.name}\t${token.prefix ?? ''}\t${token.created_at}\t${token.last_used_at ?? 'never'}`)].join('\n'),
+      );
+    } else if (verb === 'revoke') {
+      if (!tokenId) fail(USAGE);
+      await tokens.revokeApiToken(userId, tokenId, actor);
+      print({ revoked: tokenId }, () => `revoked ${tokenId}`);
+    } else fail(USAGE);
+  },
+  async secret() {
+    const [verb, id] = rest;
+    const userId = userIdArgument(id);
+    if (verb === 'show') {
+      const secrets = await merchants.showSecret(userId);
+      print(secrets, () => secrets.callback_secret + (secrets.previous_callback_secret ? `\n(previous, until ${secrets.previous_valid_until}: ${secrets.previous_callback_secret})` : ''));
+    } else if (verb === 'roll') {
+      const hours = values['overlap-hours'] === undefined ? undefined : Number(values['overlap-hours']);
+      print(await merchants.rollCallbackSecret(userId, hours, actor), () => '', true);
+    } else fail(USAGE);
+  },
+};
+
 try {
-  const credentials = await createMerchant({
-    name: values.name,
-    sandbox: values.sandbox,
-    apiToken: values.token,
-    receiveCurrency: values['receive-currency'],
-    gateways: values.gateway,
-    tolerancePercent: values.tolerance,
-    callbackStatuses: values['callback-statuses'],
-    xpubs: Object.fromEntries((values.xpub ?? []).map((entry) => entry.split('=', 2) as [string, string])),
-  });
-  console.log(JSON.stringify(credentials));
+  await commands[command as (typeof COMMANDS)[number]]();
 } catch (error) {
-  fail(`Could not create the merchant: ${(error as Error).message}`);
+  fail(`merchant ${command}: ${(error as Error).message}`);
 }

@@ -64,7 +64,7 @@ export const apiConfig = section(readApiConfig);
 /** API tokens. */
 export const readAuthConfig = (env: Env) => ({
   /** How long a known token is remembered per process (0: not at all). */
-  cacheSeconds: nonNegativeInteger(env, 'AUTH_CACHE_SECONDS', 30),
+  cacheSeconds: nonNegativeInteger(env, 'AUTH_CACHE_SECONDS', 5),
 });
 export const authConfig = section(readAuthConfig);
 

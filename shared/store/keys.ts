@@ -8,6 +8,8 @@
  * | invoice             | ORDER#<order_id>                | INVOICE#<invoice_id> |                           |                                             |
  * | merchant            | MERCHANT#<uid>                  | MERCHANT     |                                   |                                             |
  * | API token           | APITOKEN#<HMAC-SHA256 hex>      | APITOKEN     |                                   |                                             |
+ * | API token listing   | MERCHANT#<uid>                  | TOKEN#<token_id> |                               |                                             |
+ * | audit entry         | MERCHANT#<uid>                  | AUDIT#<at>#<id> |                                |                                             |
  * | merchant order id   | MOID#<uid>#<merchant_order_id>  | MOID         |                                   |                                             |
  * | counter             | COUNTER#<name>                  | COUNTER      |                                   |                                             |
  * | rate snapshot       | RATES#<source>                  | RATES        |                                   |                                             |
@@ -43,6 +45,8 @@ export const ENTITY = {
   maturingPayment: 'MATURING_PAYMENT',
   unmatchedPayment: 'UNMATCHED_PAYMENT',
   quota: 'QUOTA',
+  apiTokenListing: 'APITOKEN_LISTING',
+  audit: 'AUDIT',
 } as const;
 
 export interface TableKey {
@@ -73,7 +77,30 @@ export const orderIdOfPartition = (pk: string): string => pk.slice('ORDER#'.leng
 
 export const merchantKey = (userId: number): TableKey => ({ PK: `MERCHANT#${userId}`, SK: 'MERCHANT' });
 
-export const apiTokenKey = (tokenHash: string): TableKey => ({ PK: `APITOKEN#${tokenHash}`, SK: 'APITOKEN' });
+/** Every API token lookup item's partition starts with this (read-only functions may set its last use). */
+export const API_TOKEN_PREFIX = 'APITOKEN#';
+
+export const apiTokenKey = (tokenHash: string): TableKey => ({ PK: `${API_TOKEN_PREFIX}${tokenHash}`, SK: 'APITOKEN' });
+
+/**
+ * A merchant's API token as its list shows it (name, first characters, created), in the
+ * merchant's partition so one Query lists them all; the lookup item above is what
+ * authentication reads.
+ */
+export const apiTokenListingKey = (userId: number, tokenId: string): TableKey => ({
+  PK: `MERCHANT#${userId}`,
+  SK: `${API_TOKEN_LISTING_PREFIX}${tokenId}`,
+});
+
+export const API_TOKEN_LISTING_PREFIX = 'TOKEN#';
+
+/** One security-relevant change of a merchant's account, sorted by time (kept: no TTL). */
+export const auditKey = (userId: number, at: string, id: string): TableKey => ({
+  PK: `MERCHANT#${userId}`,
+  SK: `${AUDIT_PREFIX}${at}#${id}`,
+});
+
+export const AUDIT_PREFIX = 'AUDIT#';
 
 export const merchantOrderIdKey = (userId: number, merchantOrderId: string): TableKey => ({
   PK: `MOID#${userId}#${merchantOrderId}`,

@@ -11,7 +11,7 @@ import { DEFAULT_TOKEN_KEY_PARAMETER } from '#infra/cdk/config';
 import { authenticatingFunctions, CALLBACK_SENDERS, CryptoPayStack, EVENT_FUNCTIONS, functionAccess, GATEWAY_FUNCTIONS } from '#infra/cdk/stack';
 import { ROUTES } from '#shared/http/routes';
 import { TABLE_KEYS } from '#shared/store/table';
-import { QUOTA_PREFIX } from '#shared/store/keys';
+import { API_TOKEN_PREFIX, QUOTA_PREFIX } from '#shared/store/keys';
 import {
   actionsOf,
   deployConfig,
@@ -261,18 +261,31 @@ describe('least privilege', () => {
   });
 
   it.each(FOLDERS.filter((folder) => ACCESS.get(folder) === 'read'))(
-    '%s (read-only) cannot write the table, but for its request quota counters',
+    '%s (read-only) cannot write the table, but for its request quota counters and its tokens\' last use',
     (folder) => {
       const statements = statementsOfRole(template, roleId(folder));
       expect(statements.flatMap(actionsOf)).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
       const writes = statements.filter((s) => actionsOf(s).some((action) => WRITE_ACTIONS.includes(action)));
-      // The one write: UpdateItem on the table, only on items whose partition key is a quota's.
+      // The two writes: UpdateItem on the table, only on items whose partition key is a quota's,
+      // and on API token items, only their last_used_at (a token cannot be made or moved).
       expect(writes).toEqual([
         expect.objectContaining({
           Action: 'dynamodb:UpdateItem',
           Resource: { 'Fn::GetAtt': [tableId, 'Arn'] },
           Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${QUOTA_PREFIX}*`] } },
         }),
+        ...(authenticatingFunctions(ROUTES).has(folder)
+          ? [
+              expect.objectContaining({
+                Action: 'dynamodb:UpdateItem',
+                Resource: { 'Fn::GetAtt': [tableId, 'Arn'] },
+                Condition: {
+                  'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${API_TOKEN_PREFIX}*`] },
+                  'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['PK', 'SK', 'last_used_at'] },
+                },
+              }),
+            ]
+          : []),
       ]);
     },
   );
