@@ -36,6 +36,7 @@ const USAGE = `usage: npm run merchant -- <command> [--json]
   token revoke <user_id> <token_id>
   secret show <user_id>
   secret roll <user_id> [--overlap-hours H]   (default 24: both secrets sign callbacks meanwhile)
+  invite <user_id> [--name NAME] [--role owner|developer|viewer] [--hours H]   (a portal invite link, once, 72 h by default)
 settings: --name NAME --receive-currency USD|USDT|USDC --gateway ALIPAY|ALIGLOBAL|WECHAT (repeatable)
           --tolerance PERCENT --callback-statuses paid|all --xpub CURRENCY=KEY (repeatable; CURRENCY= removes)`;
 
@@ -60,6 +61,8 @@ const { positionals, values } = (() => {
         'overlap-hours': { type: 'string' },
         limit: { type: 'string' },
         json: { type: 'boolean', default: false },
+        role: { type: 'string' },
+        hours: { type: 'string' },
       },
     });
   } catch (error) {
@@ -84,6 +87,7 @@ function useTable(): void {
   }
   Object.assign(process.env, LOCAL_AWS_ENV, { TABLE_NAME: state.tableName, DYNAMODB_ENDPOINT: state.dynamodbEndpoint });
   Object.assign(process.env, localTokenKey(process.env.DATA_DIR ?? '.data'));
+  process.env.PORTAL_ORIGIN ??= state.portalOrigin ?? new URL(state.apiUrl).origin.replace('127.0.0.1', 'localhost');
 }
 
 function userIdArgument(value: string | undefined): number {
@@ -108,13 +112,15 @@ function print(json: unknown, text: () => string, alwaysJson = false): void {
   console.log(alwaysJson || values.json ? JSON.stringify(json) : text());
 }
 
-const COMMANDS = ['create', 'list', 'show', 'audit', 'disable', 'enable', 'set', 'token', 'secret'] as const;
+const COMMANDS = ['create', 'list', 'show', 'audit', 'disable', 'enable', 'set', 'token', 'secret', 'invite'] as const;
 const [command, ...rest] = positionals;
 if (!COMMANDS.includes(command as (typeof COMMANDS)[number])) fail(USAGE);
 useTable();
 // Loaded after the environment names the table.
 const merchants = await import('#shared/services/merchants');
 const tokens = await import('#shared/services/api-tokens');
+const portal = await import('#shared/services/portal-auth');
+const { ROLES } = await import('#shared/domain/portal');
 const actor = { who: `operator:${userInfo().username}`, from: `cli@${hostname()}` };
 
 const settings = () => ({
@@ -125,6 +131,15 @@ const settings = () => ({
   callbackStatuses: values['callback-statuses'],
   xpubs: xpubOptions(),
 });
+
+/** A portal invite for the merchant: its role, name and lifetime from the options. */
+async function invite(merchantId: number, name: string | undefined) {
+  const role = values.role ?? 'owner';
+  if (!(ROLES as readonly string[]).includes(role)) fail(`--role must be one of ${ROLES.join(', ')}`);
+  const hours = values.hours === undefined ? undefined : Number(values.hours);
+  if (hours !== undefined && !(Number.isInteger(hours) && hours > 0 && hours <= 24 * 30)) fail('--hours must be a whole number of hours, at most 720');
+  return portal.createInvite({ merchantId, role: role as (typeof ROLES)[number], name, ttlHours: hours });
+}
 
 const profileText = (merchant: { user_id: number; name: string; sandbox: boolean; disabled?: boolean; receive_currency: string }) =>
   `${merchant.user_id}\t${merchant.sandbox ? 'sandbox' : 'live'}\t${merchant.disabled ? 'disabled' : 'enabled'}\t${merchant.receive_currency}\t${merchant.name}`;
@@ -138,7 +153,16 @@ const commands: Record<(typeof COMMANDS)[number], () => Promise<void>> = {
       new Date(),
       actor,
     );
-    print(credentials, () => '', true);
+    const link = await invite(credentials.user_id, undefined);
+    print({ ...credentials, portal_invite: link.url }, () => '', true);
+  },
+  async invite() {
+    const userId = userIdArgument(rest[0]);
+    // An unknown or disabled merchant gets no invite.
+    const merchant = await merchants.merchantProfile(userId);
+    if (merchant.disabled) fail(`merchant ${userId} is disabled`);
+    const link = await invite(userId, values.name);
+    print({ user_id: userId, portal_invite: link.url, expires_at: link.expires_at }, () => `${link.url}\n(works once, until ${link.expires_at})`);
   },
   async list() {
     const list = await merchants.merchantProfiles();

@@ -22,6 +22,13 @@
  * | request quota       | QUOTA#<M<uid> or P<address>>     | W#<window number> |                              |                                             |
  * | maturing payment    | CHAIN#<chain>                   | PAYMENT#<height, 12 digits>#<payment key> |      |                                             |
  * | unmatched payment   | CHAIN#<LBTC or EOS>             | UNMATCHED#<payment key> |                        |                                             |
+ * | transaction index   | TXID#<txid>                     | ORDER#<order_id> |                                   |                                             |
+ * | portal user         | USER#<user uuid>                | USER         | MERCHANT#<uid>#USERS / <created>#<id> |                                         |
+ * | passkey             | PASSKEY#<credential id>         | PASSKEY      | USER#<user uuid>#PASSKEYS / <created> |                                         |
+ * | invite              | INVITE#<SHA-256 of the token>   | INVITE       |                                   |                                             |
+ * | portal session      | SESSION#<SHA-256 of the id>     | SESSION      |                                   |                                             |
+ * | WebAuthn challenge  | CHALLENGE#<challenge>           | CHALLENGE    |                                   |                                             |
+ * | recovery code       | RECOVERY#<SHA-256 of the code>  | RECOVERY     |                                   |                                             |
  *
  * GSI3 is sparse and holds only what a sweeper must find: NEW orders (GSI3PK =
  * EXPIRY#<shard>, GSI3SK = <due_at>#<order_id>) and callback deliveries still to make
@@ -47,6 +54,13 @@ export const ENTITY = {
   quota: 'QUOTA',
   apiTokenListing: 'APITOKEN_LISTING',
   audit: 'AUDIT',
+  portalUser: 'PORTAL_USER',
+  passkey: 'PASSKEY',
+  invite: 'INVITE',
+  session: 'SESSION',
+  challenge: 'CHALLENGE',
+  recoveryCode: 'RECOVERY_CODE',
+  txid: 'TXID',
 } as const;
 
 export interface TableKey {
@@ -217,3 +231,26 @@ export const MATURING_PREFIX = 'PAYMENT#';
 
 /** Heights as fixed-width strings, so they sort as numbers. */
 export const heightSortKey = (height: number): string => String(height).padStart(12, '0');
+
+/** Which orders a transaction paid (the portal's search by txid; one transaction may pay several). */
+export const txidKey = (txid: string, orderId: string): TableKey => ({ PK: txidPartition(txid), SK: `ORDER#${orderId}` });
+export const txidPartition = (txid: string): string => `TXID#${txid}`;
+
+/** A portal user; listed per merchant (GSI1) for the team page. */
+export const portalUserKey = (userId: string): TableKey => ({ PK: `USER#${userId}`, SK: 'USER' });
+export const merchantUsersIndexKey = (merchantId: number, createdAt: string, userId: string) => ({
+  GSI1PK: `MERCHANT#${merchantId}#USERS`,
+  GSI1SK: `${createdAt}#${userId}`,
+});
+
+/** A user's passkey, found by its credential id at sign-in; listed per user (GSI1). */
+export const passkeyKey = (credentialId: string): TableKey => ({ PK: `PASSKEY#${credentialId}`, SK: 'PASSKEY' });
+export const userPasskeysIndexKey = (userId: string, createdAt: string) => ({ GSI1PK: `USER#${userId}#PASSKEYS`, GSI1SK: createdAt });
+export const userPasskeysPartition = (userId: string): string => `USER#${userId}#PASSKEYS`;
+
+/** Secrets of the portal are keyed by their SHA-256 (hex): the table never holds one. */
+export const inviteKey = (tokenHash: string): TableKey => ({ PK: `INVITE#${tokenHash}`, SK: 'INVITE' });
+export const sessionKey = (idHash: string): TableKey => ({ PK: `SESSION#${idHash}`, SK: 'SESSION' });
+export const recoveryCodeKey = (codeHash: string): TableKey => ({ PK: `RECOVERY#${codeHash}`, SK: 'RECOVERY' });
+/** A WebAuthn challenge waiting for its answer (single use; the answer names it in clientDataJSON). */
+export const challengeKey = (challenge: string): TableKey => ({ PK: `CHALLENGE#${challenge}`, SK: 'CHALLENGE' });
