@@ -1,6 +1,6 @@
 import { eosConfig, lightningConfig, receivingConfig, section } from '#shared/core/config';
 import { optionalString, secretVariables } from '#shared/core/env';
-import { currency as currencyInfo, GATEWAY_CURRENCIES, isGateway } from '#shared/domain/currencies';
+import { GATEWAY_CURRENCIES, isGateway, keyOf } from '#shared/domain/currencies';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import type { AddressCurrency } from '#shared/payments/addresses/types';
 import { chainSourcesConfig, watchedCurrencies } from '#shared/payments/watchers/config';
@@ -43,7 +43,7 @@ export function canBePaidIn(merchant: Pick<MerchantProfile, 'sandbox' | 'gateway
   if (merchant.sandbox) return true;
   if (code === 'EOS') return eosConfig().watched;
   if (code === 'LBTC') return lightningConfig().restUrl !== undefined;
-  const chain = (currencyInfo(code).chain ?? code) as AddressCurrency;
+  const chain = keyOf(code) as AddressCurrency;
   const key = merchant.xpubs?.[chain] ?? platformXpub(chain);
   return key !== undefined && liveWatchedCurrencies().has(code);
 }

@@ -1,4 +1,4 @@
-import { currency as currencyInfo, isGateway } from '#shared/domain/currencies';
+import { chainOf, currency as currencyInfo, isGateway, keyOf } from '#shared/domain/currencies';
 import { PaymentNotAvailableError } from '#shared/domain/errors';
 import { formatFixed, toMinorUnits } from '#shared/domain/money';
 import { erc20TransferUri } from '#shared/payments/addresses/erc20-uri';
@@ -6,7 +6,7 @@ import type { PaymentGateway } from '#shared/payments/gateway';
 import { deriveAddress, paymentUri, type AddressCurrency } from '#shared/payments/addresses/index';
 import { lightningUri, type LightningNode } from '#shared/payments/lightning/index';
 import type { PaymentDetails, PaymentMethods, PaymentRequest } from '#shared/payments/methods';
-import type { EthereumConfig } from '#shared/payments/watchers/ethereum/config';
+import type { EvmSettings } from '#shared/payments/watchers/ethereum/config';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { SourceError } from '#shared/payments/watchers/source';
 import { returnAddressIndex, takeAddressIndex } from '#shared/store/address-indexes';
@@ -21,15 +21,15 @@ export const SANDBOX_XPUB =
 /** The EOS account sandbox invoices name; nothing watches it, sandbox payments are simulated. */
 export const SANDBOX_EOS_ACCOUNT = 'sandboxpayio';
 
+/** The keys invoice addresses are derived from: a currency whose key is one of these is paid to a fresh address. */
 const DERIVED: readonly string[] = ['BTC', 'LTC', 'BCH', 'ETH'];
-/** ERC-20 pay currencies: paid to an ETH address (from the ETH key), with the token's own URI. */
-const ERC20: readonly string[] = ['USDT_ERC20', 'USDC_ERC20'];
+const isDerived = (code: string): boolean => DERIVED.includes(keyOf(code));
 
 /** The counter of a key's child indexes (one per key and chain). */
 export const counterName = (chain: AddressCurrency, xpub: string): string => `address#${chain}#${xpub}`;
 
-/** The chain whose addresses a currency is paid to (a token: its chain's). */
-const chainOf = (code: string): AddressCurrency => (currencyInfo(code).chain ?? code) as AddressCurrency;
+/** The key whose addresses a currency is paid to (every EVM network's: ETH's). */
+const addressKeyOf = (code: string): AddressCurrency => keyOf(code) as AddressCurrency;
 
 export interface PaymentMethodsConfig {
   /** Platform extended public keys per currency (the fallback when a merchant has none). */
@@ -47,12 +47,12 @@ export interface PaymentMethodsConfig {
   gateway: PaymentGateway | undefined;
   /** The gateway sandbox merchants use. */
   sandboxGateway: PaymentGateway;
-  /** Ethereum: the chain id and token contracts payment URIs name. */
-  ethereum: EthereumConfig;
+  /** Every EVM network: the chain id, coin and token contracts payment URIs name. */
+  evm: EvmSettings;
   /**
    * The pay currencies a watcher can see paid (their chain has a source: ETH_RPC_URL gives ETH,
-   * USDT_ERC20 and USDC_ERC20). A live merchant's invoice in any other fails closed: nobody
-   * would ever see it paid.
+   * USDT_ERC20 and USDC_ERC20, ARBITRUM_RPC_URL gives ETH_ARB, USDT_ARB and USDC_ARB, ...). A
+   * live merchant's invoice in any other fails closed: nobody would ever see it paid.
    */
   watchedCurrencies?: ReadonlySet<string>;
 }
@@ -71,7 +71,7 @@ export class HdPaymentMethods implements PaymentMethods {
 
   async paymentDetails(request: PaymentRequest): Promise<PaymentDetails> {
     const code = request.currency;
-    if (DERIVED.includes(code) || ERC20.includes(code)) return this.derived(code, request);
+    if (isDerived(code)) return this.derived(code, request);
     if (code === 'EOS') return this.eos(request);
     if (code === 'LBTC') return this.lightning(request);
     if (isGateway(code)) return this.gateway(request);
@@ -79,9 +79,9 @@ export class HdPaymentMethods implements PaymentMethods {
   }
 
   async releaseDetails(merchant: MerchantProfile, currency: string, details: PaymentDetails): Promise<void> {
-    if (!(DERIVED.includes(currency) || ERC20.includes(currency)) || details.address_index === undefined) return;
-    const chain = chainOf(currency);
-    await returnAddressIndex(counterName(chain, this.xpubFor(chain, merchant)), details.address_index);
+    if (!isDerived(currency) || details.address_index === undefined) return;
+    const key = addressKeyOf(currency);
+    await returnAddressIndex(counterName(key, this.xpubFor(key, merchant)), details.address_index);
   }
 
   /** The merchant's own key first, then the platform's; sandbox merchants fall back to the test key. */
@@ -95,29 +95,31 @@ export class HdPaymentMethods implements PaymentMethods {
   }
 
   private async derived(code: string, request: PaymentRequest): Promise<PaymentDetails> {
-    // Tokens live on their chain's addresses: USDT_ERC20 is paid to an address of the ETH key.
-    const chain = chainOf(code);
-    const xpub = this.xpubFor(chain, request.merchant);
+    // Tokens and other EVM networks live on their key's addresses: USDT_ERC20 and USDC_BASE
+    // are paid to addresses of the ETH key.
+    const key = addressKeyOf(code);
+    const xpub = this.xpubFor(key, request.merchant);
     if (!request.merchant.sandbox && !this.config.watchedCurrencies?.has(code)) {
-      throw new PaymentNotAvailableError(`${code} payments cannot be seen: no ${chain} chain source is configured`);
+      throw new PaymentNotAvailableError(`${code} payments cannot be seen: no ${chainOf(code)} chain source is configured`);
     }
-    // One sequence per (key, chain): every invoice gets the lowest unused child index, so an
-    // ETH and a token invoice never share an address.
-    const index = await takeAddressIndex(counterName(chain, xpub));
-    const address = deriveAddress(chain, xpub, index);
+    // One sequence per (key, chain): every invoice gets the lowest unused child index, so no
+    // two invoices share an address, on one network or across EVM networks.
+    const index = await takeAddressIndex(counterName(key, xpub));
+    const address = deriveAddress(key, xpub, index);
     const { payPrecision, precision } = currencyInfo(code);
-    if (ERC20.includes(code)) {
-      const { chainId, contracts } = this.config.ethereum;
-      const contract = contracts[code as keyof typeof contracts];
+    const network = this.config.evm[chainOf(code)];
+    if (network && code !== network.native) {
+      const contract = network.contracts[code];
+      if (!contract) throw new PaymentNotAvailableError(`${code} has no contract on ${network.name}`);
       return {
         payment_address: address,
-        payment_uri: erc20TransferUri(contract, chainId, address, request.amount, precision),
+        payment_uri: erc20TransferUri(contract, network.chainId, address, request.amount, precision),
         address_index: index,
       };
     }
     const amount = formatFixed(request.amount, payPrecision);
-    const extras = chain === 'ETH' ? { chainId: this.config.ethereum.chainId } : {};
-    return { payment_address: address, payment_uri: paymentUri(chain, address, amount, extras), address_index: index };
+    const extras = network ? { chainId: network.chainId } : {};
+    return { payment_address: address, payment_uri: paymentUri(key, address, amount, extras), address_index: index };
   }
 
   private async eos(request: PaymentRequest): Promise<PaymentDetails> {

@@ -10,7 +10,7 @@ import { HdPaymentMethods } from '#shared/payments/payment-methods';
 import { SandboxGateway } from '#shared/payments/gateway';
 import { liveGateways } from '#shared/payments/gateways/router';
 import { liveWatchedCurrencies } from '#shared/payments/availability';
-import { ethereumSettings } from '#shared/payments/watchers/ethereum/config';
+import { evmSettings } from '#shared/payments/watchers/ethereum/config';
 
 /**
  * The payment providers of the process, each built the first time it is needed (so a module
@@ -61,7 +61,7 @@ export function paymentMethods(): PaymentMethods {
     // fails closed (PAYMENT_NOT_AVAILABLE), sandbox merchants get the sandbox gateway.
     gateway: liveGateways,
     sandboxGateway: new SandboxGateway(apiConfig().paymentPageUrl),
-    ethereum: ethereumSettings(),
+    evm: evmSettings(),
     watchedCurrencies: liveWatchedCurrencies(),
   }));
 }

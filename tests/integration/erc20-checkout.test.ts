@@ -9,7 +9,7 @@ import { deriveAddress, validateAddress } from '#shared/payments/addresses/index
 import { HdPaymentMethods, SANDBOX_XPUB } from '#shared/payments/payment-methods';
 import { SandboxLightningNode } from '#shared/payments/lightning/index';
 import { SandboxGateway } from '#shared/payments/gateway';
-import { ethereumConfig, MAINNET_TOKEN_CONTRACTS } from '#shared/payments/watchers/ethereum/config';
+import { evmConfig, MAINNET_TOKEN_CONTRACTS } from '#shared/payments/watchers/ethereum/config';
 import { chainSources, watchedCurrencies } from '#shared/payments/watchers/config';
 import { SOURCE_FACTORIES } from '#shared/payments/watchers/sources';
 
@@ -116,7 +116,7 @@ describe('live merchants', () => {
       gateway: undefined,
       sandboxGateway: new SandboxGateway('http://pay.test/pay/'),
       watchedCurrencies: watched,
-      ethereum: ethereumConfig(env),
+      evm: evmConfig(env),
     });
     const details = await methods.paymentDetails({
       merchant,

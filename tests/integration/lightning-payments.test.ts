@@ -17,7 +17,7 @@ import { SandboxGateway } from '#shared/payments/gateway';
 import { SandboxLightningNode } from '#shared/payments/lightning/index';
 import { LndRestClient, LndRestNode } from '#shared/payments/lightning/lnd-rest';
 import { HdPaymentMethods } from '#shared/payments/payment-methods';
-import { ethereumConfig } from '#shared/payments/watchers/ethereum/config';
+import { evmConfig } from '#shared/payments/watchers/ethereum/config';
 import { LndSettlements } from '#shared/payments/watchers/lnd-settlements';
 import type { IndexedSource } from '#shared/payments/watchers/source';
 import { expireDueOrders, recordPayment } from '#shared/services/lifecycle';
@@ -60,7 +60,7 @@ beforeAll(async () => {
     sandboxLightning: new SandboxLightningNode(),
     gateway: undefined,
     sandboxGateway: new SandboxGateway('http://pay.test/pay/'),
-    ethereum: ethereumConfig({}),
+    evm: evmConfig({}),
   });
 });
 

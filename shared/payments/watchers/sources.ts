@@ -1,6 +1,6 @@
 import { CoreRpcSource } from '#shared/payments/watchers/core-rpc';
 import { EsploraSource } from '#shared/payments/watchers/esplora';
-import { ethereumSettings, ethereumSourceOptions } from '#shared/payments/watchers/ethereum/config';
+import { ethereumSourceOptions, evmSettings } from '#shared/payments/watchers/ethereum/config';
 import { EthereumBlockSource } from '#shared/payments/watchers/ethereum/source';
 import type { ChainSourceConfig, SourceKind } from '#shared/payments/watchers/config';
 import type { BlockSource } from '#shared/payments/watchers/source';
@@ -15,8 +15,8 @@ export type SourceFactory = (config: ChainSourceConfig, url: string) => BlockSou
 export const SOURCE_FACTORIES: Readonly<Partial<Record<SourceKind, SourceFactory>>> = {
   esplora: (config, url) => new EsploraSource({ chain: config.chain, baseUrl: url }),
   'core-rpc': (config, url) => new CoreRpcSource({ chain: config.chain, url }),
-  // The chain id and token contracts come from ETH_CHAIN_ID and USDT/USDC_ERC20_CONTRACT.
-  'ethereum-rpc': (_config, url) => new EthereumBlockSource(ethereumSourceOptions(ethereumSettings(), url)),
+  // One source per EVM network: its chain id and token contracts from <NETWORK>_CHAIN_ID and <CODE>_CONTRACT.
+  'ethereum-rpc': (config, url) => new EthereumBlockSource(ethereumSourceOptions(evmSettings()[config.chain]!, url)),
 };
 
 export function createBlockSource(config: ChainSourceConfig, url: string): BlockSource {
