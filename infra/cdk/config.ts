@@ -30,6 +30,7 @@ export const SETTINGS = {
   platformXpubLtc: { env: 'PLATFORM_XPUB_LTC', about: 'platform extended public key for LTC' },
   platformXpubBch: { env: 'PLATFORM_XPUB_BCH', about: 'platform extended public key for BCH' },
   platformXpubEth: { env: 'PLATFORM_XPUB_ETH', about: 'platform extended public key for ETH' },
+  platformXpubTrx: { env: 'PLATFORM_XPUB_TRX', about: "platform extended public key for TRON (m/44'/195'/0'; USDT_TRC20)" },
   eosAccount: { env: 'EOS_ACCOUNT', about: 'EOS account receiving payments (live merchants only with eosHistoryUrl)' },
   eosHistoryUrl: { env: 'EOS_HISTORY_URL', about: 'https Hyperion history API watched for transfers to eosAccount' },
   lndRestUrl: { env: 'LND_REST_URL', about: "https URL of the LND node's REST interface (live merchants' Lightning invoices)" },
@@ -118,6 +119,7 @@ const XPUB_SETTINGS: Record<AddressCurrency, SettingKey> = {
   LTC: 'platformXpubLtc',
   BCH: 'platformXpubBch',
   ETH: 'platformXpubEth',
+  TRX: 'platformXpubTrx',
 };
 
 const GATEWAY_SETTINGS: readonly SettingKey[] = [
