@@ -13,7 +13,8 @@ import { localTokenKey, stateFile, type RuntimeState } from '#infra/local/runtim
 
 const USAGE =
   'usage: npm run merchant -- create --name NAME [--sandbox] [--token TOKEN] [--receive-currency USD|USDT|USDC]\n' +
-  '         [--gateway ALIPAY|ALIGLOBAL|WECHAT]... [--tolerance PERCENT] [--xpub CURRENCY=XPUB]...\n' +
+  '         [--gateway ALIPAY|ALIGLOBAL|WECHAT]... [--tolerance PERCENT] [--xpub KEY=XPUB]...\n' +
+  '         (KEY: BTC, LTC, BCH, ETH (every EVM network), TRX (TRON), or a pay currency naming its key: USDT_TRC20=, USDT_ARB=)\n' +
   '         [--callback-statuses paid|all]   (callbacks for PAID only, the default, or every status change)';
 
 function fail(message: string): never {
@@ -62,6 +63,27 @@ if (!process.env.TABLE_NAME) {
 
 // Loaded after the environment names the table.
 const { createMerchant } = await import('#shared/services/merchants');
+const { keyOf } = await import('#shared/domain/currencies');
+
+/** `--xpub USDT_TRC20=...` is the TRON key, `--xpub USDC_BASE=...` the ETH key: one key per chain family. */
+function xpubsOf(entries: readonly string[]): Record<string, string> {
+  const keys: Record<string, string> = {};
+  for (const entry of entries) {
+    const at = entry.indexOf('=');
+    if (at < 1) fail(`--xpub takes KEY=XPUB, got "${entry}"`);
+    const named = entry.slice(0, at).toUpperCase();
+    let key = named;
+    try {
+      key = keyOf(named);
+    } catch {
+      // Not a pay currency: a key name (BTC, TRX, ...), checked by createMerchant.
+    }
+    const value = entry.slice(at + 1);
+    if (keys[key] !== undefined && keys[key] !== value) fail(`--xpub ${named}= names the ${key} key, already given another value`);
+    keys[key] = value;
+  }
+  return keys;
+}
 try {
   const credentials = await createMerchant({
     name: values.name,
@@ -71,7 +93,7 @@ try {
     gateways: values.gateway,
     tolerancePercent: values.tolerance,
     callbackStatuses: values['callback-statuses'],
-    xpubs: Object.fromEntries((values.xpub ?? []).map((entry) => entry.split('=', 2) as [string, string])),
+    xpubs: xpubsOf(values.xpub ?? []),
   });
   console.log(JSON.stringify(credentials));
 } catch (error) {

@@ -130,6 +130,8 @@ async function startExpirySweeper(seconds: number): Promise<() => Promise<void>>
   };
 }
 
+const INDEXED_KIND = { LBTC: 'lnd', EOS: 'hyperion', TRON: 'trongrid' } as const;
+
 /**
  * Runs the chain watcher of every chain with a source configured (BTC_ESPLORA_URL,
  * BTC_RPC_URL, ...) and the Lightning and EOS watchers (LND_REST_URL; EOS_ACCOUNT with
@@ -139,8 +141,10 @@ async function startExpirySweeper(seconds: number): Promise<() => Promise<void>>
 async function startChainWatchers(): Promise<{ chains: string[]; stop: () => Promise<void> }> {
   const { chainSources } = await import('#shared/payments/watchers/config');
   const { readEosConfig, readLightningConfig } = await import('#shared/core/config');
+  const { readTronConfig } = await import('#shared/payments/watchers/tron/config');
   // Nothing configured (the default): load none of the watcher code.
-  const nothing = chainSources(process.env).length === 0 && readLightningConfig(process.env).restUrl === undefined && !readEosConfig(process.env).watched;
+  const nothing =
+    chainSources(process.env).length === 0 && readLightningConfig(process.env).restUrl === undefined && !readEosConfig(process.env).watched && !readTronConfig(process.env).watched;
   if (nothing) return { chains: [], stop: async () => undefined };
   const { indexedChains, indexedWatcherFor, watchableChains, watcherFor, watchUntil } = await import('#shared/services/chain-watchers');
   const controller = new AbortController();
@@ -177,7 +181,7 @@ async function startChainWatchers(): Promise<{ chains: string[]; stop: () => Pro
   );
   loops.push(...indexedLoops);
   return {
-    chains: [...configs.map((config) => `${config.chain} (${config.kind})`), ...indexed.map((chain) => `${chain} (${chain === 'LBTC' ? 'lnd' : 'hyperion'})`)],
+    chains: [...configs.map((config) => `${config.chain} (${config.kind})`), ...indexed.map((chain) => `${chain} (${INDEXED_KIND[chain]})`)],
     stop: async () => {
       controller.abort();
       await Promise.all(loops);

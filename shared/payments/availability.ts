@@ -5,6 +5,7 @@ import type { MerchantProfile } from '#shared/domain/merchant';
 import type { AddressCurrency } from '#shared/payments/addresses/types';
 import { chainSourcesConfig, watchedCurrencies } from '#shared/payments/watchers/config';
 import { SOURCE_FACTORIES } from '#shared/payments/watchers/sources';
+import { tronSettings } from '#shared/payments/watchers/tron/config';
 
 /**
  * Which pay currencies a merchant can be paid in, from the configuration alone (no keys
@@ -17,7 +18,11 @@ let watched: ReadonlySet<string> | undefined;
 
 /** The pay currencies whose chain has a source with an adapter (their payments can be seen). */
 export const liveWatchedCurrencies = (): ReadonlySet<string> =>
-  (watched ??= watchedCurrencies(chainSourcesConfig().sources, (kind) => SOURCE_FACTORIES[kind] !== undefined));
+  (watched ??= new Set([
+    ...watchedCurrencies(chainSourcesConfig().sources, (kind) => SOURCE_FACTORIES[kind] !== undefined),
+    // Sources asked per address (watch-list.ts): TRON with TRON_API_URL.
+    ...(tronSettings().watched ? ['USDT_TRC20'] : []),
+  ]));
 
 /** The platform keys of the process (the fallback of a merchant without its own). */
 const platformXpub = (chain: AddressCurrency): string | undefined => receivingConfig().platformXpubs[chain];

@@ -10,6 +10,8 @@ import type { EvmSettings } from '#shared/payments/watchers/ethereum/config';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { SourceError } from '#shared/payments/watchers/source';
 import { returnAddressIndex, takeAddressIndex } from '#shared/store/address-indexes';
+import { watchAddress } from '#shared/store/watch-list';
+import { MAINNET_USDT_TRC20 } from '#shared/payments/watchers/tron/config';
 
 /**
  * The public BIP32 test-vector-1 account key m/84'/0'/0' (seed 000102...0f). Its private key
@@ -22,7 +24,7 @@ export const SANDBOX_XPUB =
 export const SANDBOX_EOS_ACCOUNT = 'sandboxpayio';
 
 /** The keys invoice addresses are derived from: a currency whose key is one of these is paid to a fresh address. */
-const DERIVED: readonly string[] = ['BTC', 'LTC', 'BCH', 'ETH'];
+const DERIVED: readonly string[] = ['BTC', 'LTC', 'BCH', 'ETH', 'TRX'];
 const isDerived = (code: string): boolean => DERIVED.includes(keyOf(code));
 
 /** The counter of a key's child indexes (one per key and chain). */
@@ -49,6 +51,13 @@ export interface PaymentMethodsConfig {
   sandboxGateway: PaymentGateway;
   /** Every EVM network: the chain id, coin and token contracts payment URIs name. */
   evm: EvmSettings;
+  /** TRON: the USDT contract payment URIs name (default mainnet USDT). */
+  tronContract?: string;
+  /**
+   * How long after expiry a per-address source still asks about an invoice's address
+   * (LATE_PAYMENT_WINDOW_SECONDS): TRON's watcher polls addresses, not blocks (watch-list.ts).
+   */
+  latePaymentWindowSeconds?: number;
   /**
    * The pay currencies a watcher can see paid (their chain has a source: ETH_RPC_URL gives ETH,
    * USDT_ERC20 and USDC_ERC20, ARBITRUM_RPC_URL gives ETH_ARB, USDT_ARB and USDC_ARB, ...). A
@@ -117,9 +126,32 @@ export class HdPaymentMethods implements PaymentMethods {
         address_index: index,
       };
     }
+    if (key === 'TRX') return this.tron(code, address, index, request);
     const amount = formatFixed(request.amount, payPrecision);
     const extras = network ? { chainId: network.chainId } : {};
     return { payment_address: address, payment_uri: paymentUri(key, address, amount, extras), address_index: index };
+  }
+
+  /**
+   * USDT on TRON: the address goes on the TRON watcher's list (its source is asked per
+   * address) while the invoice and its late window last. TRON has no URI standard: the URI names
+   * the address, the token contract and the amount (`tron:T...?token=TR7N...&amount=9.99`).
+   */
+  private async tron(code: string, address: string, index: number, request: PaymentRequest): Promise<PaymentDetails> {
+    const contract = this.config.tronContract ?? MAINNET_USDT_TRC20;
+    if (this.config.watchedCurrencies?.has(code)) {
+      const late = (this.config.latePaymentWindowSeconds ?? 7 * 86_400) * 1000;
+      await watchAddress({
+        chain: 'TRON',
+        address,
+        currency: code,
+        since: request.now.toISOString(),
+        open_until: request.expiresAt.toISOString(),
+        until: new Date(request.expiresAt.getTime() + late).toISOString(),
+      });
+    }
+    const amount = formatFixed(request.amount, currencyInfo(code).payPrecision);
+    return { payment_address: address, payment_uri: `tron:${address}?token=${contract}&amount=${amount}`, address_index: index };
   }
 
   private async eos(request: PaymentRequest): Promise<PaymentDetails> {

@@ -11,6 +11,7 @@ import { SandboxGateway } from '#shared/payments/gateway';
 import { liveGateways } from '#shared/payments/gateways/router';
 import { liveWatchedCurrencies } from '#shared/payments/availability';
 import { evmSettings } from '#shared/payments/watchers/ethereum/config';
+import { tronSettings } from '#shared/payments/watchers/tron/config';
 
 /**
  * The payment providers of the process, each built the first time it is needed (so a module
@@ -62,6 +63,8 @@ export function paymentMethods(): PaymentMethods {
     gateway: liveGateways,
     sandboxGateway: new SandboxGateway(apiConfig().paymentPageUrl),
     evm: evmSettings(),
+    tronContract: tronSettings().contract,
+    latePaymentWindowSeconds: apiConfig().latePaymentWindowSeconds,
     watchedCurrencies: liveWatchedCurrencies(),
   }));
 }

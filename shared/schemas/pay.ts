@@ -33,6 +33,7 @@ const CHAIN_CURRENCIES: readonly PayCurrency[] = [
   'ETH',
   'USDT_ERC20',
   'USDC_ERC20',
+  'USDT_TRC20',
   'USDT_ARB',
   'USDC_ARB',
   'ETH_ARB',

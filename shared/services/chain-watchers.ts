@@ -6,6 +6,10 @@ import { chainSourcesConfig } from '#shared/payments/watchers/config';
 import { lndConfig } from '#shared/payments/lightning/lnd-config';
 import type { ChainSourceConfig } from '#shared/payments/watchers/config';
 import { HyperionTransfers } from '#shared/payments/watchers/hyperion';
+import { type readTronConfig, tronSettings } from '#shared/payments/watchers/tron/config';
+import { TronTransfers } from '#shared/payments/watchers/tron/trongrid';
+import { currency } from '#shared/domain/currencies';
+import { listWatchedAddresses } from '#shared/store/watch-list';
 import { LndSettlements } from '#shared/payments/watchers/lnd-settlements';
 import { createBlockSource, SOURCE_FACTORIES } from '#shared/payments/watchers/sources';
 import { ChainWatcher, type StepReport } from '#shared/services/chain-watcher';
@@ -31,17 +35,19 @@ export async function watcherFor(config: ChainSourceConfig, readSecret?: SecretR
   return new ChainWatcher(createBlockSource(config, url));
 }
 
-/** Sources read by their own index rather than by block: Lightning settlements and EOS transfers. */
-export type IndexedChain = 'LBTC' | 'EOS';
+/** Sources read by their own index rather than by block: Lightning settlements, EOS transfers, TRON's transfers per watched address. */
+export type IndexedChain = 'LBTC' | 'EOS' | 'TRON';
 
-/** The configured indexed sources: LBTC with `LND_REST_URL`, EOS with `EOS_ACCOUNT` and `EOS_HISTORY_URL`. */
+/** The configured indexed sources: LBTC with `LND_REST_URL`, EOS with `EOS_ACCOUNT` and `EOS_HISTORY_URL`, TRON with `TRON_API_URL`. */
 export function indexedChains(
   lightning: ReturnType<typeof readLightningConfig> = lightningConfig(),
   eos: ReturnType<typeof readEosConfig> = eosConfig(),
+  tron: ReturnType<typeof readTronConfig> = tronSettings(),
 ): IndexedChain[] {
   const chains: IndexedChain[] = [];
   if (lightning.restUrl !== undefined) chains.push('LBTC');
   if (eos.watched) chains.push('EOS');
+  if (tron.watched) chains.push('TRON');
   return chains;
 }
 
@@ -56,6 +62,20 @@ export function indexedWatcherFor(chain: IndexedChain): IndexedWatcher {
     const { client } = lndConfig();
     if (!client) throw new Error('LBTC: LND_REST_URL is not configured');
     return new IndexedWatcher(new LndSettlements(client), { keepUnmatched: false });
+  }
+  if (chain === 'TRON') {
+    // Solidified transfers are final: booked confirmed at once, like EOS's irreversible ones.
+    const { apiUrl, apiKey, contract, watched } = tronSettings();
+    if (!watched) throw new Error('TRON: TRON_API_URL is not configured');
+    const source = new TronTransfers({
+      url: apiUrl!,
+      ...(apiKey ? { apiKey } : {}),
+      contract,
+      currency: 'USDT_TRC20',
+      decimals: currency('USDT_TRC20').precision,
+      watched: (now) => listWatchedAddresses('TRON', now),
+    });
+    return new IndexedWatcher(source, { keepUnmatched: true });
   }
   const { account, historyUrl, watched } = eosConfig();
   if (!watched) throw new Error('EOS: EOS_ACCOUNT and EOS_HISTORY_URL are not both configured');
@@ -127,5 +147,5 @@ async function watchIndexed(chain: IndexedChain, signal: AbortSignal): Promise<P
  * logging what it booked, kept or could not match. The watcher lives as long as the container.
  */
 export function watchChainRun(chain: string, signal: AbortSignal, readSecret: SecretReader): Promise<PollSummary<StepReport | IndexedStepReport>> {
-  return chain === 'LBTC' || chain === 'EOS' ? watchIndexed(chain, signal) : watchBlocks(chain, signal, readSecret);
+  return chain === 'LBTC' || chain === 'EOS' || chain === 'TRON' ? watchIndexed(chain, signal) : watchBlocks(chain, signal, readSecret);
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { isGateway, RECEIVE_CURRENCIES } from '#shared/domain/currencies';
 import { deriveAddress, type AddressCurrency } from '#shared/payments/addresses/index';
 
-const ADDRESS_CURRENCIES: readonly AddressCurrency[] = ['BTC', 'LTC', 'BCH', 'ETH'];
+const ADDRESS_CURRENCIES: readonly AddressCurrency[] = ['BTC', 'LTC', 'BCH', 'ETH', 'TRX'];
 import { CALLBACK_STATUSES, type CallbackStatuses, type Merchant, TOKEN_PATTERN } from '#shared/domain/merchant';
 import { apiTokenHash } from '#shared/services/api-tokens';
 import { insertMerchant } from '#shared/store/merchants';

@@ -20,6 +20,7 @@
  * | request quota       | QUOTA#<M<uid> or P<address>>     | W#<window number> |                              |                                             |
  * | maturing payment    | CHAIN#<chain>                   | PAYMENT#<height, 12 digits>#<payment key> |      |                                             |
  * | unmatched payment   | CHAIN#<LBTC or EOS>             | UNMATCHED#<payment key> |                        |                                             |
+ * | watched address     | CHAIN#<TRON or SOLANA>          | WATCH#<watch until>#<address> |                  |                                             |
  *
  * GSI3 is sparse and holds only what a sweeper must find: NEW orders (GSI3PK =
  * EXPIRY#<shard>, GSI3SK = <due_at>#<order_id>) and callback deliveries still to make
@@ -42,6 +43,7 @@ export const ENTITY = {
   chainCursor: 'CHAIN_CURSOR',
   maturingPayment: 'MATURING_PAYMENT',
   unmatchedPayment: 'UNMATCHED_PAYMENT',
+  watchedAddress: 'WATCHED_ADDRESS',
   quota: 'QUOTA',
 } as const;
 
@@ -190,3 +192,14 @@ export const MATURING_PREFIX = 'PAYMENT#';
 
 /** Heights as fixed-width strings, so they sort as numbers. */
 export const heightSortKey = (height: number): string => String(height).padStart(12, '0');
+
+/**
+ * An address (or Solana Pay reference) a per-address source polls until `until`: sorted by that
+ * time, so one Query from now on reads only those still watched.
+ */
+export const watchedAddressKey = (chain: string, until: string, address: string): TableKey => ({
+  PK: chainPartition(chain),
+  SK: `${WATCH_PREFIX}${until}#${address}`,
+});
+
+export const WATCH_PREFIX = 'WATCH#';

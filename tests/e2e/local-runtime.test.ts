@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isAlive, killGroup, runScript, startScript, stopLeftoverJava, type Started } from '../support/processes';
 import { MerchantEndpoint } from '../support/merchant-endpoint';
+import { testXpub } from '../support/watchers';
+import { deriveAddress } from '#shared/payments/addresses/index';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'runtime-e2e-'));
 const demoToken = `demo-token-${'x'.repeat(20)}`;
@@ -55,6 +57,24 @@ describe('npm start (the local runtime as a user runs it)', () => {
     expect(credentials.callback_secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
     const theirs = await post(`${url}/v1/orders`, credentials.api_token, { price_amount: 1 });
     expect(theirs.status).toBe(200);
+
+    // A pay currency names its key: USDT_TRC20= is the TRON key, USDC_BASE= the ETH key.
+    const tronKey = testXpub("m/44'/195'/0'");
+    const ethKey = testXpub("m/44'/60'/0'");
+    const keyed = await runScript('infra/local/merchant-cli.ts', ['create', '--name', 'Keys Shop', '--sandbox', '--xpub', `USDT_TRC20=${tronKey}`, '--xpub', `USDC_BASE=${ethKey}`], {
+      DATA_DIR: dataDir,
+      TOKEN_HMAC_KEY: '',
+    });
+    expect(keyed.code, keyed.output).toBe(0);
+    const keyShop = JSON.parse(keyed.output.trim().split('\n').at(-1)!);
+    for (const [currency, address] of [
+      ['USDT_TRC20', deriveAddress('TRX', tronKey, 0)],
+      ['USDC_BASE', deriveAddress('ETH', ethKey, 0)],
+    ]) {
+      const made = (await (await post(`${url}/v1/orders`, keyShop.api_token, { price_amount: 1, pay_currency: currency })).json()) as any;
+      const got = (await (await fetch(`${url}/v1/orders/${made.order.order_id}`, { headers: { token: keyShop.api_token } })).json()) as any;
+      expect(got.invoice.payment_address).toBe(address);
+    }
 
     // Ctrl-C stops everything it started, the Java child included.
     expect(await started.stop('SIGINT')).toBe(0);

@@ -90,7 +90,7 @@ describe('the payment page', () => {
     expect(await page.locator('.price strong').textContent()).toBe('9.99 USD');
     expect(await page.locator('.badge').textContent()).toContain('Sandbox');
     const currencies = await page.locator('.picker button strong').allTextContents();
-    expect(currencies).toEqual(['BTC', 'LTC', 'ETH', 'USDT_ERC20', 'USDC_ERC20', 'USDT_ARB', 'USDC_ARB', 'ETH_ARB', 'USDC_BASE', 'ETH_BASE', 'USDC_POL', 'USDT_BNB', 'USDT_CELO', 'CUSD', 'EOS', 'BCH', 'LBTC', 'ALIPAY', 'ALIGLOBAL', 'WECHAT']);
+    expect(currencies).toEqual(['BTC', 'LTC', 'ETH', 'USDT_ERC20', 'USDC_ERC20', 'USDT_TRC20', 'USDT_ARB', 'USDC_ARB', 'ETH_ARB', 'USDC_BASE', 'ETH_BASE', 'USDC_POL', 'USDT_BNB', 'USDT_CELO', 'CUSD', 'EOS', 'BCH', 'LBTC', 'ALIPAY', 'ALIGLOBAL', 'WECHAT']);
     expect(await page.title()).toBe('Monthly Program x 1 · Page Shop');
     await page.screenshot({ path: artifact('order'), fullPage: true });
     await page.close();
@@ -129,6 +129,19 @@ describe('the payment page', () => {
     expect(await page.locator('#amount-label').textContent()).toContain('(USDT)');
     expect(await decodeQr(page.getByRole('img', { name: /QR code of the USDT \(Arbitrum One\) payment request/ }))).toBe(invoice.payment_uri);
     await page.screenshot({ path: artifact('usdt-arb'), fullPage: true });
+    await page.close();
+  });
+
+  it('USDT on TRON names TRON as its network and its QR code is the TRON URI with the token contract', async () => {
+    const { order, paymentUrl } = await createOrder();
+    const page = await open(paymentUrl);
+    await page.getByRole('button', { name: /^USDT_TRC20/ }).click();
+    await eventually(() => status(page).textContent()).toBe('Waiting for your payment.');
+    const { invoice } = await merchantView(order.order_id);
+    expect(invoice.payment_address).toMatch(/^T[1-9A-HJ-NP-Za-km-z]{33}$/);
+    expect(invoice.payment_uri).toBe(`tron:${invoice.payment_address}?token=TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t&amount=9.990000`);
+    expect(await page.locator('[data-field="network"]').textContent()).toBe('TRON');
+    expect(await decodeQr(page.getByRole('img', { name: /QR code of the USDT \(TRON\) payment request/ }))).toBe(invoice.payment_uri);
     await page.close();
   });
 

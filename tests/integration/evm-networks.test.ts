@@ -24,6 +24,8 @@ import { parse } from 'eth-url-parser';
 import { client, newMerchant, startApi } from '../support/api';
 import { stored, testXpub } from '../support/watchers';
 import { decimalFromNumber, formatDecimal } from '#shared/domain/money';
+import { toChecksumAddress } from '#shared/payments/addresses/eip55';
+import { tronAccountBytes } from '#shared/payments/addresses/tron';
 import { ChainWatcher } from '#shared/services/chain-watcher';
 import { EthereumBlockSource, type EthereumSourceOptions } from '#shared/payments/watchers/ethereum/source';
 import {
@@ -183,6 +185,17 @@ describe('wrong-token attacks on EVM networks (each leaves the order NEW)', () =
     const seen = await onEth();
     expect([seen.transfers, seen.lookups, seen.booked]).toEqual([1, 1, 0]); // seen, looked up, not ours
     expect((await onBsc()).booked).toBe(0);
+    expect((await stored(order.id)).order.status).toBe('NEW');
+  });
+
+  it("USDT on Ethereum to the Ethereum form of a USDT_TRC20 invoice's address (the same 20 bytes) is not counted", async () => {
+    const onEth = await ethWatcher();
+    const order = await checkedOut('USDT_TRC20');
+    const evmForm = toChecksumAddress(tronAccountBytes(order.address)!) as Address;
+    await sendToken(eth.clients, buyer, eth.tokens.USDT_ERC20!, evmForm, parseUnits('30', 6));
+    await mine(eth, 3);
+    const seen = await onEth();
+    expect([seen.transfers, seen.booked]).toEqual([1, 0]);
     expect((await stored(order.id)).order.status).toBe('NEW');
   });
 

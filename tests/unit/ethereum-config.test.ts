@@ -5,6 +5,7 @@ import { EVM_NETWORKS, evmCurrencies, networkName } from '#shared/domain/network
 import { payCurrencyFor } from '#shared/domain/pay-codes';
 import { chainSources, watchedCurrencies } from '#shared/payments/watchers/config';
 import { ethereumConfig, ethereumSourceOptions, evmConfig, MAINNET_TOKEN_CONTRACTS } from '#shared/payments/watchers/ethereum/config';
+import { readTronConfig } from '#shared/payments/watchers/tron/config';
 
 describe('Ethereum configuration', () => {
   it('defaults to mainnet: chain 1, the mainnet USDT and USDC contracts', () => {
@@ -114,5 +115,14 @@ describe('the other EVM networks', () => {
   it('USDT_ARBI (MugglePay\'s own example) is USDT on Arbitrum', () => {
     expect(payCurrencyFor('USDT_ARBI')).toBe('USDT_ARB');
     expect(payCurrencyFor('USDT_ARB')).toBe('USDT_ARB');
+  });
+});
+
+describe('TRON configuration', () => {
+  it('watches USDT_TRC20 only with TRON_API_URL; the contract defaults to mainnet USDT; a bad value refuses to start', () => {
+    expect(readTronConfig({})).toEqual({ apiUrl: undefined, apiKey: undefined, contract: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', watched: false });
+    expect(readTronConfig({ TRON_API_URL: 'https://api.trongrid.io', TRON_API_KEY: 'k' })).toMatchObject({ watched: true, apiKey: 'k' });
+    expect(() => readTronConfig({ TRON_API_URL: 'ftp://x' })).toThrow(/TRON_API_URL/);
+    expect(() => readTronConfig({ USDT_TRC20_CONTRACT: '0xdAC17F958D2ee523a2206206994597C13D831ec7' })).toThrow(/USDT_TRC20_CONTRACT/);
   });
 });

@@ -40,7 +40,8 @@ export const CHAINS: Readonly<Record<string, { kinds: readonly SourceKind[]; cur
 
 const VARIABLE: Record<SourceKind, string> = { esplora: 'ESPLORA_URL', 'core-rpc': 'RPC_URL', 'ethereum-rpc': 'RPC_URL' };
 
-function httpUrl(name: string, value: string): string {
+/** `value` of the variable `name` if it is an absolute http(s) URL, else a ConfigError naming it. */
+export function httpUrl(name: string, value: string): string {
   let url: URL;
   try {
     url = new URL(value);
