@@ -230,7 +230,7 @@ async function run(options: CallbackOptions): Promise<CallbackReport> {
 
     // The pipeline of infra/local/pipeline.ts, from the same parts with the same options.
     const { startStreamPoller } = await import('#infra/local/stream-poller');
-    const { isOutboxInsert } = await import('#shared/callbacks/stream-filter');
+    const { isOutboxInsert } = await import('#shared/callbacks/outbox');
     const { startQueuePoller } = await import('#infra/local/queue-poller');
     const { DELIVERY_CONCURRENCY } = await import('#infra/local/pipeline');
     const { handler: orderEvents } = await import('#functions/order-events/handler');

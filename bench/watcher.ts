@@ -60,10 +60,10 @@ export async function measureWatcher(options: { orders: number }): Promise<Watch
   const { createOrder } = await import('#shared/services/orders');
   const { findMerchant } = await import('#shared/store/merchants');
   const { findOrderWithInvoice } = await import('#shared/store/orders');
-  const { ChainWatcher } = await import('#shared/services/chain-watcher');
-  const { pollChain } = await import('#shared/services/watch-loop');
-  const { EsploraSource } = await import('#shared/payments/watchers/esplora');
-  const { CoreRpcSource } = await import('#shared/payments/watchers/core-rpc');
+  const { ChainWatcher } = await import('#shared/watchers/block-watcher');
+  const { pollChain } = await import('#shared/watchers/watch-loop');
+  const { EsploraSource } = await import('#shared/watchers/sources/esplora');
+  const { CoreRpcSource } = await import('#shared/watchers/sources/core-rpc');
   const { db } = await import('#shared/store/client');
   const { reset: resetCapacityMeter } = meterCapacity(db());
   const { parseDecimal, toMinorUnits } = await import('#shared/domain/money');

@@ -1,4 +1,4 @@
-import { createdOrderView } from '#shared/domain/order';
+import { createdOrderView } from '#shared/schemas/order-views';
 import { apiHandler } from '#shared/http/api-handler';
 import { json } from '#shared/http/responses';
 import { createOrderBody as body } from '#shared/http/validators.generated';

@@ -1,5 +1,5 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { handleQueueBatch } from '#shared/callbacks/batches';
+import { handleQueueBatch } from '#shared/aws/lambda-batches';
 import { processDeliveryMessage } from '#shared/callbacks/delivery-job';
 
 /** The callback queue: each message is one attempt of one delivery. */

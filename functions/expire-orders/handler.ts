@@ -1,6 +1,6 @@
 import { isGateway } from '#shared/domain/currencies';
 import { logger } from '#shared/core/logger';
-import { expireDueOrders } from '#shared/services/lifecycle';
+import { expireDueOrders } from '#shared/services/expiry';
 import type { Found } from '#shared/domain/order';
 
 /** Live gateway orders are looked up at their gateway first; the gateway code loads only then. */

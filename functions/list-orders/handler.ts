@@ -1,4 +1,4 @@
-import { orderView } from '#shared/domain/order';
+import { orderView } from '#shared/schemas/order-views';
 import { apiHandler } from '#shared/http/api-handler';
 import { json } from '#shared/http/responses';
 import { queryValidator } from '#shared/http/validation';

@@ -1,5 +1,5 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
-import { handleStreamBatch } from '#shared/callbacks/batches';
+import { handleStreamBatch } from '#shared/aws/lambda-batches';
 import { queueFirstAttempt } from '#shared/callbacks/first-attempt';
 
 /**

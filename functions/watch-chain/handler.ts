@@ -1,7 +1,7 @@
 import type { Context } from 'aws-lambda';
 import { readSecureParameter } from '#shared/aws/parameters';
 import { watchFunctionConfig } from '#shared/core/config';
-import { watchChainRun } from '#shared/services/chain-watchers';
+import { watchChainRun } from '#shared/watchers/run';
 
 /** Stop starting steps this long before the function's timeout: a step (bounded) must finish. */
 const STOP_MARGIN_MS = 60_000;
@@ -10,7 +10,7 @@ const WINDOW_MS = 55_000;
 
 /**
  * Scheduled every minute (EventBridge): polls this chain every WATCH_INTERVAL_SECONDS for
- * about a minute (shared/services/chain-watchers.ts). Fails (the errors alarm) when no look at
+ * about a minute (shared/watchers/run.ts). Fails (the errors alarm) when no look at
  * the source succeeded at all.
  */
 export const handler = async (_event: unknown, context: Context): Promise<{ steps: number; failures: number; behind?: number }> => {

@@ -1,6 +1,6 @@
 import { ConfigError, nonNegativeInteger, positiveInteger } from '#shared/core/env';
 import { deriveAddress, type AddressCurrency } from '#shared/payments/addresses/index';
-import { type ChainSourceConfig, chainSources } from '#shared/payments/watchers/config';
+import { type ChainSourceConfig, chainSources } from '#shared/payments/chain-sources';
 
 /** Where the API token key is read from unless tokenHmacKeyParameter names another parameter. */
 export const DEFAULT_TOKEN_KEY_PARAMETER = '/crypto-pay-orders/token-hmac-key';

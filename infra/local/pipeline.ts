@@ -1,7 +1,7 @@
 import type { LocalSqs } from '#infra/local/sqs';
 import { startQueuePoller } from '#infra/local/queue-poller';
 import { startStreamPoller } from '#infra/local/stream-poller';
-import { isOutboxInsert } from '#shared/callbacks/stream-filter';
+import { isOutboxInsert } from '#shared/callbacks/outbox';
 
 /**
  * Concurrent delivery pollers (each takes batches of up to 10 messages): Lambda starts an SQS

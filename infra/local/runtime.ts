@@ -130,8 +130,6 @@ async function startExpirySweeper(seconds: number): Promise<() => Promise<void>>
   };
 }
 
-const INDEXED_KIND = { LBTC: 'lnd', EOS: 'hyperion', TRON: 'trongrid' } as const;
-
 /**
  * Runs the chain watcher of every chain with a source configured (BTC_ESPLORA_URL,
  * BTC_RPC_URL, ...) and the Lightning and EOS watchers (LND_REST_URL; EOS_ACCOUNT with
@@ -139,49 +137,20 @@ const INDEXED_KIND = { LBTC: 'lnd', EOS: 'hyperion', TRON: 'trongrid' } as const
  * WATCH_INTERVAL_SECONDS and backs off on errors. Returns the chains and the stop.
  */
 async function startChainWatchers(): Promise<{ chains: string[]; stop: () => Promise<void> }> {
-  const { chainSources } = await import('#shared/payments/watchers/config');
+  const { chainSources } = await import('#shared/payments/chain-sources');
   const { readEosConfig, readLightningConfig } = await import('#shared/core/config');
-  const { readTronConfig } = await import('#shared/payments/watchers/tron/config');
+  const { readTronConfig } = await import('#shared/payments/tron-config');
   // Nothing configured (the default): load none of the watcher code.
   const nothing =
     chainSources(process.env).length === 0 && readLightningConfig(process.env).restUrl === undefined && !readEosConfig(process.env).watched && !readTronConfig(process.env).watched;
   if (nothing) return { chains: [], stop: async () => undefined };
-  const { indexedChains, indexedWatcherFor, watchableChains, watcherFor, watchUntil } = await import('#shared/services/chain-watchers');
+  const { runnableWatchers, watchChainRun } = await import('#shared/watchers/run');
   const controller = new AbortController();
-  // Locally a node URL is given directly (SSM parameter names are for AWS).
-  const configs = watchableChains(chainSources(process.env)).filter((config) => config.url !== undefined);
-  const loops: Promise<unknown>[] = configs.map(async (config) =>
-    watchUntil(await watcherFor(config), controller.signal, {
-      onError: (error, inARow) => {
-        // The first failure of a streak, then every tenth: an unreachable node is one line a while.
-        if (inARow === 1 || inARow % 10 === 0) console.error(`${config.chain} watcher (${inARow} failures in a row):`, (error as Error).message);
-      },
-      onStep: (report) => {
-        for (const kept of report.kept) {
-          console.error(`${config.chain} watcher: order ${kept.orderId} was already decided when its payment ${kept.key} left the chain (block ${kept.height})`);
-        }
-      },
-    }),
-  );
-  // Lightning settlements and EOS transfers: the same loop over their own index.
-  const indexed = indexedChains();
-  const indexedLoops = indexed.map((chain) =>
-    watchUntil(indexedWatcherFor(chain), controller.signal, {
-      onError: (error, inARow) => {
-        if (inARow === 1 || inARow % 10 === 0) console.error(`${chain} watcher (${inARow} failures in a row):`, (error as Error).message);
-      },
-      onStep: (report) => {
-        for (const { transfer, reason, first } of report.unmatched) {
-          if (first && chain === 'EOS') {
-            console.error(`EOS watcher: transfer ${transfer.txid} (${transfer.key}) with memo "${transfer.memo}" matches no invoice (${reason}): return it to its sender`);
-          }
-        }
-      },
-    }),
-  );
-  loops.push(...indexedLoops);
+  // The same run function as the AWS watch-chain function, one per chain until stopped.
+  const watchers = runnableWatchers();
+  const loops = watchers.map(({ chain }) => watchChainRun(chain, controller.signal));
   return {
-    chains: [...configs.map((config) => `${config.chain} (${config.kind})`), ...indexed.map((chain) => `${chain} (${INDEXED_KIND[chain]})`)],
+    chains: watchers.map(({ chain, source }) => `${chain} (${source})`),
     stop: async () => {
       controller.abort();
       await Promise.all(loops);

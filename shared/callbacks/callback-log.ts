@@ -1,8 +1,8 @@
-import type { Delivery } from '#shared/callbacks/delivery';
+import type { Delivery } from '#shared/domain/delivery';
 import { UnknownOrderError } from '#shared/domain/errors';
 import { isId } from '#shared/domain/ids';
 import type { MerchantProfile } from '#shared/domain/merchant';
-import { listDeliveries } from '#shared/callbacks/delivery-store';
+import { listDeliveries } from '#shared/store/deliveries';
 import { findOrderWithInvoice } from '#shared/store/orders';
 
 /**

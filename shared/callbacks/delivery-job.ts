@@ -6,7 +6,7 @@ import { postJson, CallbackTransportError } from '#shared/callbacks/http-post';
 import { deadLetter, enqueueDelivery, postpone, type DeliveryJob } from '#shared/callbacks/queue';
 import { retryDelaySeconds, withRetryAfter } from '#shared/callbacks/schedule';
 import { webhookHeaders } from '#shared/callbacks/signing';
-import type { Delivery, DeliveryAttempt } from '#shared/callbacks/delivery';
+import type { Delivery, DeliveryAttempt } from '#shared/domain/delivery';
 import { CallbackInProgressError, NoCallbackError } from '#shared/domain/errors';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { logger } from '#shared/core/logger';
@@ -20,7 +20,7 @@ import {
   markRequeued,
   recordAttempt,
   resetDelivery,
-} from '#shared/callbacks/delivery-store';
+} from '#shared/store/deliveries';
 import { ownedOrderId } from '#shared/callbacks/callback-log';
 
 const jobOf = (delivery: Delivery): DeliveryJob => ({

@@ -2,7 +2,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { enqueueDelivery, type DeliveryJob } from '#shared/callbacks/queue';
-import { isOutboxInsert } from '#shared/callbacks/stream-filter';
+import { isOutboxInsert } from '#shared/callbacks/outbox';
 
 /**
  * The first queue job of a delivery, straight from the stream's image of the inserted item (no

@@ -1,6 +1,9 @@
+import type { DynamoDBRecord } from 'aws-lambda';
+import { filterPredicate, type FilterPattern } from '#shared/aws/lambda-event-filter';
 import { callbackBody } from '#shared/callbacks/payload';
-import { type Delivery, eventIdFor } from '#shared/callbacks/delivery';
+import { type Delivery, eventIdFor } from '#shared/domain/delivery';
 import { callsBackNow, type Order } from '#shared/domain/order';
+import { ENTITY } from '#shared/store/keys';
 
 /**
  * The delivery a status change owes the merchant, or undefined when it owes none: a new
@@ -27,3 +30,17 @@ export function deliveryFor(before: Order | undefined, after: Order, now: Date):
     created_at: now.toISOString(),
   };
 }
+
+/**
+ * The records order-events acts on: a callback delivery (the outbox item a status change writes
+ * in its own transaction) being inserted. Order writes, invoices, an attempt being recorded on a
+ * delivery (MODIFY) and everything else on the table never reach the function. The CDK event
+ * source mapping (FilterCriteria) and the local stream poller both use this one pattern.
+ */
+export const OUTBOX_INSERT_PATTERN = {
+  eventName: ['INSERT'],
+  dynamodb: { NewImage: { type: { S: [ENTITY.delivery] } } },
+} as const satisfies FilterPattern;
+
+/** Whether a stream record is one order-events acts on (see {@link OUTBOX_INSERT_PATTERN}). */
+export const isOutboxInsert: (record: DynamoDBRecord) => boolean = filterPredicate(OUTBOX_INSERT_PATTERN);

@@ -1,4 +1,4 @@
-import type { Delivery } from '#shared/callbacks/delivery';
+import type { Delivery } from '#shared/domain/delivery';
 
 /** A delivery as the merchant's callback log shows it (no payload secrets, no lease internals). */
 export function deliveryView(delivery: Delivery) {

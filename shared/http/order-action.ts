@@ -1,6 +1,7 @@
 import { InvalidParameterError } from '#shared/domain/errors';
 import type { MerchantProfile } from '#shared/domain/merchant';
-import { type Found, invoiceView, orderView } from '#shared/domain/order';
+import type { Found } from '#shared/domain/order';
+import { invoiceView, orderView } from '#shared/schemas/order-views';
 import { apiHandler, type LambdaHandler } from '#shared/http/api-handler';
 import { json } from '#shared/http/responses';
 import { orderActionBody as body } from '#shared/http/validators.generated';

@@ -3,9 +3,8 @@ import { optionalString, secretVariables } from '#shared/core/env';
 import { GATEWAY_CURRENCIES, isGateway, keyOf } from '#shared/domain/currencies';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import type { AddressCurrency } from '#shared/payments/addresses/types';
-import { chainSourcesConfig, watchedCurrencies } from '#shared/payments/watchers/config';
-import { SOURCE_FACTORIES } from '#shared/payments/watchers/sources';
-import { tronSettings } from '#shared/payments/watchers/tron/config';
+import { chainSourcesConfig, SOURCE_KINDS, watchedCurrencies } from '#shared/payments/chain-sources';
+import { tronSettings } from '#shared/payments/tron-config';
 
 /**
  * Which pay currencies a merchant can be paid in, from the configuration alone (no keys
@@ -19,8 +18,8 @@ let watched: ReadonlySet<string> | undefined;
 /** The pay currencies whose chain has a source with an adapter (their payments can be seen). */
 export const liveWatchedCurrencies = (): ReadonlySet<string> =>
   (watched ??= new Set([
-    ...watchedCurrencies(chainSourcesConfig().sources, (kind) => SOURCE_FACTORIES[kind] !== undefined),
-    // Sources asked per address (watch-list.ts): TRON with TRON_API_URL.
+    ...watchedCurrencies(chainSourcesConfig().sources, (kind) => SOURCE_KINDS.includes(kind)),
+    // Sources asked per address (store/watch-list.ts): TRON with TRON_API_URL.
     ...(tronSettings().watched ? ['USDT_TRC20'] : []),
   ]));
 

@@ -2,16 +2,16 @@ import { chainOf, currency as currencyInfo, isGateway, keyOf } from '#shared/dom
 import { PaymentNotAvailableError } from '#shared/domain/errors';
 import { formatFixed, toMinorUnits } from '#shared/domain/money';
 import { erc20TransferUri } from '#shared/payments/addresses/erc20-uri';
-import type { PaymentGateway } from '#shared/payments/gateway';
+import type { PaymentGateway } from '#shared/payments/gateways/port';
 import { deriveAddress, paymentUri, type AddressCurrency } from '#shared/payments/addresses/index';
 import { lightningUri, type LightningNode } from '#shared/payments/lightning/index';
-import type { PaymentDetails, PaymentMethods, PaymentRequest } from '#shared/payments/methods';
-import type { EvmSettings } from '#shared/payments/watchers/ethereum/config';
+import type { PaymentDetails, PaymentMethods, PaymentRequest } from '#shared/payments/payment-details';
+import type { EvmSettings } from '#shared/payments/ethereum-config';
 import type { MerchantProfile } from '#shared/domain/merchant';
-import { SourceError } from '#shared/payments/watchers/source';
-import { returnAddressIndex, takeAddressIndex } from '#shared/store/address-indexes';
+import { SourceError } from '#shared/core/source-error';
+import { returnAddressIndex, takeAddressIndex } from '#shared/store/derivation-indexes';
 import { watchAddress } from '#shared/store/watch-list';
-import { MAINNET_USDT_TRC20 } from '#shared/payments/watchers/tron/config';
+import { MAINNET_USDT_TRC20 } from '#shared/payments/tron-config';
 
 /**
  * The public BIP32 test-vector-1 account key m/84'/0'/0' (seed 000102...0f). Its private key

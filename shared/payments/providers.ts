@@ -4,14 +4,14 @@ import { tableRateCache } from '#shared/store/rates';
 import { SandboxLightningNode } from '#shared/payments/lightning/index';
 import { lndConfig } from '#shared/payments/lightning/lnd-config';
 import { LndRestNode } from '#shared/payments/lightning/lnd-rest';
-import type { PaymentMethods } from '#shared/payments/methods';
+import type { PaymentMethods } from '#shared/payments/payment-details';
 import { NoRateProvider, type RateProvider, StaticRateProvider } from '#shared/payments/rates';
 import { HdPaymentMethods } from '#shared/payments/payment-methods';
-import { SandboxGateway } from '#shared/payments/gateway';
+import { SandboxGateway } from '#shared/payments/gateways/sandbox';
 import { liveGateways } from '#shared/payments/gateways/router';
 import { liveWatchedCurrencies } from '#shared/payments/availability';
-import { evmSettings } from '#shared/payments/watchers/ethereum/config';
-import { tronSettings } from '#shared/payments/watchers/tron/config';
+import { evmSettings } from '#shared/payments/ethereum-config';
+import { tronSettings } from '#shared/payments/tron-config';
 
 /**
  * The payment providers of the process, each built the first time it is needed (so a module

@@ -6,7 +6,7 @@ import type { Invoice, Order } from '#shared/domain/order';
 
 /**
  * The payment page's public endpoints (`/v1/pay/...`): their request schema and the views
- * that make their answers (described by `PayOrderResponse` in shared/schemas/responses.ts).
+ * that make their answers (described by `PayOrderResponse` in shared/schemas/order-responses.ts).
  * Cancel and the sandbox payment read no body; checkout takes the buyer's currency only.
  */
 export const payCheckoutBodySchema = {

@@ -14,9 +14,10 @@ import {
   type GatewayTrade,
   type LiveGateway,
   NotificationRejectedError,
-} from '#shared/payments/gateway';
+} from '#shared/payments/gateways/port';
 import { liveGateways } from '#shared/payments/gateways/router';
-import { completeRefund, recordPayment, refundOrder } from '#shared/services/lifecycle';
+import { refundOrder } from '#shared/services/order-actions';
+import { completeRefund, recordPayment } from '#shared/services/payment-reports';
 import type { Found } from '#shared/domain/order';
 
 /** How a notification was taken: `accepted` (acted on or safely ignored) or `rejected` (nothing changed). */

@@ -1,12 +1,24 @@
-import { ConcurrentUpdateError } from '#shared/domain/errors';
+import { ConcurrentUpdateError, UnknownOrderError } from '#shared/domain/errors';
+import { isId } from '#shared/domain/ids';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import type { Change, Found } from '#shared/domain/order';
 import { deliveryFor } from '#shared/callbacks/outbox';
-import { deliveryToItem } from '#shared/callbacks/delivery-store';
-import { addressIndexItem, commitOrderChange, findOrderWithInvoice, invoiceToItem } from '#shared/store/orders';
+import { deliveryToItem } from '#shared/store/deliveries';
+import { addressIndexItem } from '#shared/store/address-index';
+import { invoiceToItem } from '#shared/store/invoices';
+import { commitOrderChange, findOrderWithInvoice } from '#shared/store/orders';
 
 /** How often a change is retried when another write moved the order first. */
 const ATTEMPTS = 5;
+
+/** The error an order that is not there (or not the caller's) answers. */
+export const unknownOrder = (): UnknownOrderError => new UnknownOrderError();
+
+/** An order id from outside, checked for shape: anything else is an unknown order. */
+export function checkedId(orderId: unknown): string {
+  if (!isId(orderId)) throw new UnknownOrderError();
+  return orderId;
+}
 
 /**
  * Reads an order, lets `decide` compute its next state from what it read, and commits that

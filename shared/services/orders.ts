@@ -15,13 +15,14 @@ import type { MerchantProfile } from '#shared/domain/merchant';
 import { formatDecimal, parseDecimal } from '#shared/domain/money';
 import { payCurrencyFor } from '#shared/domain/pay-codes';
 import { parsePrice } from '#shared/domain/price';
-import { checkedOutWith, createdOrderView, type Found, type Invoice, newOrder, type Order, orderPrice, touch } from '#shared/domain/order';
+import { createdOrderView } from '#shared/schemas/order-views';
+import { checkedOutWith, type Found, type Invoice, newOrder, type Order, orderPrice, touch } from '#shared/domain/order';
 import { MAX_INVOICES_PER_ORDER } from '#shared/domain/limits';
 import { paymentMethods, rateProvider, sandboxRateProvider } from '#shared/payments/providers';
 import { payAmountFor, RateUnavailableError, receiveAmountFor } from '#shared/payments/rates';
 import { logger } from '#shared/core/logger';
-import { claimInvoiceSlot, commitCheckout, discardInvoice, findInvoice, releaseInvoiceSlot, storeInvoice } from '#shared/store/invoices';
-import { findOrderIdByGuard, findOrderWithInvoice, insertOrder } from '#shared/store/orders';
+import { claimInvoiceSlot, discardInvoice, findInvoice, releaseInvoiceSlot, storeInvoice } from '#shared/store/invoices';
+import { commitCheckout, findOrderIdByGuard, findOrderWithInvoice, insertOrder } from '#shared/store/orders';
 import type { CreateOrderInput } from '#shared/schemas/orders';
 
 /** The callback token under either of its names; both given must agree. */

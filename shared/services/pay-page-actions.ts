@@ -1,5 +1,5 @@
 import { OrderNotNewError, SandboxOnlyError } from '#shared/domain/errors';
-import { cancelOrder } from '#shared/services/lifecycle';
+import { cancelOrder } from '#shared/services/order-actions';
 import { getPayPage, withMerchant, type PayPage } from '#shared/services/pay-page';
 import { simulatePayment } from '#shared/services/sandbox';
 

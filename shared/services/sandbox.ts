@@ -4,7 +4,7 @@ import { isId } from '#shared/domain/ids';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import type { Found } from '#shared/domain/order';
 import { type Decimal, isPositive, parseDecimal } from '#shared/domain/money';
-import { completeRefund, recordPayment } from '#shared/services/lifecycle';
+import { completeRefund, recordPayment } from '#shared/services/payment-reports';
 import type { SandboxPayBody } from '#shared/schemas/orders';
 
 /** The simulated amount, exact as sent (a decimal string, see shared/http/json-body.ts). */

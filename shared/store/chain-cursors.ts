@@ -1,15 +1,12 @@
 /**
- * What the chain watchers keep in the table: one cursor per chain (how far it has scanned) and
- * the payments booked from blocks that have not reached their confirmations yet (re-reported
- * as blocks arrive, taken back if their block leaves the chain). Both live in the chain's own
- * partition (keys.ts: CHAIN#<chain>).
+ * A block chain watcher's cursor: one per chain (how far it has scanned), in the chain's own
+ * partition (keys.ts: CHAIN#<chain>) beside its maturing payments (maturing-payments.ts).
  */
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '#shared/store/client';
 import { putIf } from '#shared/store/conditional';
-import { chainCursorKey, chainPartition, ENTITY, heightSortKey, MATURING_PREFIX, maturingPaymentKey } from '#shared/store/keys';
-
-type Item = Record<string, unknown>;
+import type { Item } from '#shared/store/items';
+import { chainCursorKey, ENTITY } from '#shared/store/keys';
 
 export interface ChainCursor {
   chain: string;
@@ -52,62 +49,4 @@ export async function putCursor(item: Item, version: number): Promise<boolean> {
           ExpressionAttributeValues: { ':expected': version - 1 },
         };
   return (await putIf(item, condition)).written;
-}
-
-/** A payment booked from a block short of its confirmations (see the module's comment). */
-export interface MaturingPayment {
-  chain: string;
-  height: number;
-  block_hash: string;
-  /** The payment's chain key (txid:vout). */
-  key: string;
-  txid: string;
-  currency: string;
-  amount: string;
-  order_id: string;
-  invoice_id: string;
-}
-
-const MATURING_FIELDS = ['chain', 'height', 'block_hash', 'key', 'txid', 'currency', 'amount', 'order_id', 'invoice_id'] as const;
-
-/** Records (or re-records: same key, same item) a maturing payment. */
-export async function saveMaturingPayment(payment: MaturingPayment): Promise<void> {
-  await db().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: { ...maturingPaymentKey(payment.chain, payment.height, payment.key), type: ENTITY.maturingPayment, ...payment },
-    }),
-  );
-}
-
-/** The chain's maturing payments, lowest block first; with `above`, only those in blocks higher than it. */
-export async function listMaturingPayments(chain: string, above?: number): Promise<MaturingPayment[]> {
-  const payments: MaturingPayment[] = [];
-  let startKey: Item | undefined;
-  do {
-    const result = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
-        ExpressionAttributeValues: {
-          ':pk': chainPartition(chain),
-          // '#' sorts below every digit: PAYMENT#<above+1>... is the first key above `above`.
-          ':from': `${MATURING_PREFIX}${above === undefined ? '' : heightSortKey(above + 1)}`,
-          ':to': `${MATURING_PREFIX}~`,
-        },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of result.Items ?? []) {
-      payments.push(Object.fromEntries(MATURING_FIELDS.map((field) => [field, item[field]])) as unknown as MaturingPayment);
-    }
-    startKey = result.LastEvaluatedKey;
-  } while (startKey);
-  return payments;
-}
-
-/** Done with a maturing payment (it reached its confirmations, or its block left the chain). */
-export async function deleteMaturingPayment(payment: Pick<MaturingPayment, 'chain' | 'height' | 'key'>): Promise<void> {
-  await db().send(new DeleteCommand({ TableName: tableName(), Key: maturingPaymentKey(payment.chain, payment.height, payment.key) }));
 }

@@ -1,15 +1,25 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { Invoice, Order } from '#shared/domain/order';
+import type { Invoice } from '#shared/domain/order';
 import { db, tableName } from '#shared/store/client';
-import { putIf, updateIf } from '#shared/store/conditional';
+import { addressIndexItem } from '#shared/store/address-index';
+import { updateIf } from '#shared/store/conditional';
 import { isConditionFailure } from '#shared/store/errors';
 import { addressKey, checkoutSlotsKey, ENTITY, invoiceKey } from '#shared/store/keys';
-import { addressIndexItem, expectedVersion, invoiceFromItem, invoiceToItem, orderToItem } from '#shared/store/orders';
+import { type Item, stripKeys } from '#shared/store/items';
+
+/** The invoice as a table item. */
+export function invoiceToItem(invoice: Invoice): Item {
+  return { ...invoiceKey(invoice.order_id, invoice.invoice_id), type: ENTITY.invoice, ...invoice };
+}
+
+export function invoiceFromItem(item: Item): Invoice {
+  return stripKeys<Invoice>(item);
+}
 
 /**
  * A checkout's writes. An order's invoices are bounded: each new one first takes a slot of
  * the order's checkout-slots item (a conditional counter), then is written with its address
- * index, then the order's conditional write makes it current. No transaction: if the order's
+ * index, then the order's conditional write makes it current (orders.ts commitCheckout). No transaction: if the order's
  * write loses, the invoice was never shown and is discarded, its slot and address given back.
  */
 
@@ -48,15 +58,6 @@ export async function storeInvoice(invoice: Invoice): Promise<void> {
     db().send(new PutCommand({ TableName: tableName(), Item: invoiceToItem(invoice) })),
     db().send(new PutCommand({ TableName: tableName(), Item: addressIndexItem(invoice) })),
   ]);
-}
-
-/**
- * The order's conditional write that makes `next.invoice_id` current: false when another
- * write moved the order first (nothing written). A failure of any other kind is thrown and
- * leaves it unknown whether the write landed.
- */
-export async function commitCheckout(expected: Order, next: Order): Promise<boolean> {
-  return (await putIf(orderToItem(next), expectedVersion(expected))).written;
 }
 
 /**

@@ -1,15 +1,15 @@
-import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Invoice, Order } from '#shared/domain/order';
 import type { OrderStatus } from '#shared/domain/statuses';
 import { MerchantOrderIdExistsError } from '#shared/domain/errors';
 import { db, tableName } from '#shared/store/client';
 import { putIf } from '#shared/store/conditional';
+import { addressIndexItem } from '#shared/store/address-index';
+import { invoiceFromItem, invoiceToItem } from '#shared/store/invoices';
+import { type Item, stripKeys } from '#shared/store/items';
 import { cancellationReasons, isConditionFailure, isTransactionConflict } from '#shared/store/errors';
 import {
-  addressKey,
-  EXPIRY_SHARDS,
   expiryIndexKey,
-  expiryPartition,
   ENTITY,
   invoiceKey,
   LEGACY_INVOICE_SK,
@@ -19,11 +19,8 @@ import {
   merchantStatusIndexKey,
   merchantStatusPartition,
   orderKey,
-  orderIdOfPartition,
   orderPartition,
 } from '#shared/store/keys';
-
-type Item = Record<string, unknown>;
 
 const TRANSACTION_ATTEMPTS = 3;
 
@@ -40,34 +37,8 @@ export function orderToItem(order: Order): Item {
   };
 }
 
-const STORAGE_ATTRIBUTES = ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'GSI2PK', 'GSI2SK', 'GSI3PK', 'GSI3SK', 'type'];
-
-function stripKeys<T>(item: Item): T {
-  const copy: Item = { ...item };
-  for (const attribute of STORAGE_ATTRIBUTES) delete copy[attribute];
-  return copy as T;
-}
-
 export function orderFromItem(item: Item): Order {
   return stripKeys<Order>(item);
-}
-
-export function invoiceToItem(invoice: Invoice): Item {
-  return { ...invoiceKey(invoice.order_id, invoice.invoice_id), type: ENTITY.invoice, ...invoice };
-}
-
-export function invoiceFromItem(item: Item): Invoice {
-  return stripKeys<Invoice>(item);
-}
-
-/** The index item that lets a payment to `invoice`'s address find it. */
-export function addressIndexItem(invoice: Invoice): Item {
-  return {
-    ...addressKey(invoice.pay_currency, invoice.payment_address, invoice.memo),
-    type: ENTITY.address,
-    order_id: invoice.order_id,
-    invoice_id: invoice.invoice_id,
-  };
 }
 
 type TransactItems = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>;
@@ -263,102 +234,10 @@ export async function commitOrderChange(change: {
 }
 
 /**
- * Where a walk through the due orders stands: per shard of the expiry index, the key to
- * continue after, or null when the shard has nothing more.
+ * The order's conditional write that makes `next.invoice_id` current: false when another
+ * write moved the order first (nothing written). A failure of any other kind is thrown and
+ * leaves it unknown whether the write landed.
  */
-export type DueCursor = (Item | null | undefined)[];
-
-/** BatchGetItem takes at most 100 keys per request. */
-const BATCH_GET_LIMIT = 100;
-/** Rounds of retrying the keys DynamoDB left unprocessed (throttling) before giving up. */
-const UNPROCESSED_ROUNDS = 5;
-
-/** An address a payment was sent to, in the currency it was paid in (and the EOS memo). */
-export interface PaidAddress {
-  currency: string;
-  address: string;
-  memo?: string;
-}
-
-/** The map key of {@link findInvoicesByAddresses}'s answer. */
-export const paidAddressId = (paid: PaidAddress): string => addressKey(paid.currency, paid.address, paid.memo).PK;
-
-/**
- * The invoices of many addresses at once (a block's outputs): BatchGetItem of the address
- * index, 100 keys a request, keys left unprocessed retried with backoff. Eventually consistent
- * reads suffice: an address is indexed before anyone is shown it. Answers only the addresses
- * that belong to an invoice, keyed by {@link paidAddressId}.
- */
-export async function findInvoicesByAddresses(
-  addresses: readonly PaidAddress[],
-): Promise<Map<string, { orderId: string; invoiceId: string }>> {
-  const found = new Map<string, { orderId: string; invoiceId: string }>();
-  const unique: Record<string, unknown>[] = [
-    ...new Map(addresses.map((paid) => [paidAddressId(paid), { ...addressKey(paid.currency, paid.address, paid.memo) }])).values(),
-  ];
-  for (let start = 0; start < unique.length; start += BATCH_GET_LIMIT) {
-    let keys: Record<string, unknown>[] = unique.slice(start, start + BATCH_GET_LIMIT);
-    for (let round = 0; keys.length > 0; round += 1) {
-      if (round >= UNPROCESSED_ROUNDS) throw new Error(`address index: ${keys.length} keys still unprocessed after ${round} rounds`);
-      if (round > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** round * (0.5 + Math.random())));
-      const result = await db().send(
-        new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: keys, ProjectionExpression: 'PK, order_id, invoice_id' } } }),
-      );
-      for (const item of result.Responses?.[tableName()] ?? []) {
-        found.set(String(item.PK), { orderId: String(item.order_id), invoiceId: String(item.invoice_id) });
-      }
-      keys = (result.UnprocessedKeys?.[tableName()]?.Keys as Record<string, unknown>[] | undefined) ?? [];
-    }
-  }
-  return found;
-}
-
-/**
- * NEW and PENDING orders whose due time has passed, from the sparse expiry index (keys only): at most
- * `limit` of them over all shards, the oldest first, and the cursor of the next page (undefined
- * when there is none). Each shard is read page by page until it has given `limit` or has no
- * more, so a filtered or short page never hides due orders behind it.
- */
-export async function findDueOrders(
-  now: Date,
-  limit: number,
-  after: DueCursor = [],
-): Promise<{ due: { orderId: string }[]; next: DueCursor | undefined }> {
-  const shards = await Promise.all(
-    Array.from({ length: EXPIRY_SHARDS }, async (_, shard) => {
-      const items: Item[] = [];
-      let start = after[shard];
-      while (start !== null && items.length < limit) {
-        const result = await db().send(
-          new QueryCommand({
-            TableName: tableName(),
-            IndexName: 'GSI3',
-            KeyConditionExpression: 'GSI3PK = :pk AND GSI3SK < :now',
-            ExpressionAttributeValues: { ':pk': expiryPartition(shard), ':now': `${now.toISOString()}#~` },
-            Limit: limit - items.length,
-            ...(start ? { ExclusiveStartKey: start } : {}),
-          }),
-        );
-        items.push(...(result.Items ?? []));
-        start = result.LastEvaluatedKey ?? null;
-      }
-      return { items, exhausted: start === null };
-    }),
-  );
-  // The oldest `limit` over all shards (the index's sort key starts with the due time).
-  const taken = shards
-    .flatMap(({ items }, shard) => items.map((item) => ({ item, shard })))
-    .sort((a, b) => (String(a.item.GSI3SK) < String(b.item.GSI3SK) ? -1 : 1))
-    .slice(0, limit);
-  const next: DueCursor = shards.map(({ items, exhausted }, shard) => {
-    const last = taken.filter((entry) => entry.shard === shard).at(-1)?.item;
-    if (exhausted && (items.length === 0 || last === items.at(-1))) return null;
-    // Continue after the last one taken (the shard's first page again when none was).
-    const from = last ?? after[shard];
-    return from ? { PK: from.PK, SK: from.SK, GSI3PK: from.GSI3PK, GSI3SK: from.GSI3SK } : undefined;
-  });
-  return {
-    due: taken.map(({ item }) => ({ orderId: orderIdOfPartition(String(item.PK)) })),
-    next: next.every((start) => start === null) ? undefined : next,
-  };
+export async function commitCheckout(expected: Order, next: Order): Promise<boolean> {
+  return (await putIf(orderToItem(next), expectedVersion(expected))).written;
 }

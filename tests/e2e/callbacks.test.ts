@@ -236,7 +236,7 @@ describe('callbacks', () => {
 
     const expired = (await call('POST', '/v1/orders', { token: shop.api_token, body: { price_amount: 5, callback_url: merchantSite.url } })).body.order.order_id as string;
     await sleep(2100);
-    const { expireDueOrders } = await import('#shared/services/lifecycle');
+    const { expireDueOrders } = await import('#shared/services/expiry');
     expect(await expireDueOrders(new Date())).toBeGreaterThanOrEqual(1);
 
     const statuses = (id: string) => merchantSite.for(id).map((c) => c.json.status);
@@ -265,7 +265,7 @@ describe('callbacks', () => {
     await merchantSite.waitFor(() => merchantSite.for(id).length >= 1);
     // Replay the delivery's INSERT record into the handler (the only records it gets), twice, as
     // a retried batch would: jobs for a delivery already made are dropped by the worker.
-    const { listDeliveries, deliveryToItem } = await import('#shared/callbacks/delivery-store');
+    const { listDeliveries, deliveryToItem } = await import('#shared/store/deliveries');
     const { marshall } = await import('@aws-sdk/util-dynamodb');
     const { handler } = await import('#functions/order-events/handler');
     const [delivered] = await listDeliveries(id);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { formatDecimal } from '#shared/domain/money';
 import { readDevnetState } from '#infra/devnet/state';
-import { EthereumBlockSource } from '#shared/payments/watchers/ethereum/source';
+import { EthereumBlockSource } from '#shared/watchers/sources/ethereum/source';
 import { killGroup, runScript, startScript, stopLeftoverJava, type Started } from '../support/processes';
 
 /**

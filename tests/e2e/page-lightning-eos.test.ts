@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HyperionTransfers } from '#shared/payments/watchers/hyperion';
-import { IndexedWatcher } from '#shared/services/indexed-watcher';
+import { HyperionTransfers } from '#shared/watchers/sources/hyperion';
+import { IndexedWatcher } from '#shared/watchers/indexed-watcher';
 import type { MerchantCredentials } from '#shared/services/merchants';
 import { client, newMerchant } from '../support/api';
 import { decodeIndependently } from '../support/bolt11-independent';

@@ -208,7 +208,7 @@ describe('notifications', () => {
   it('a payment Alipay took after the invoice expired is UNRESOLVED (PAID_LATE)', async () => {
     const { order, invoice } = await newOrder();
     const due = new Date(invoice.expired_at);
-    expect(await m.lifecycle.expireDueOrders(new Date(due.getTime() + 60_000), {}, m.gateways.settleBeforeExpiry)).toBeGreaterThanOrEqual(1);
+    expect(await m.expiry.expireDueOrders(new Date(due.getTime() + 60_000), {}, m.gateways.settleBeforeExpiry)).toBeGreaterThanOrEqual(1);
     expect((await stored(order.order_id)).order.status).toBe('EXPIRED');
     alipay.pay(outTradeNo(order, invoice), new Date(due.getTime() + 120_000));
     expect(await alipay.notify(outTradeNo(order, invoice))).toEqual({ status: 200, body: 'success' });
@@ -224,7 +224,7 @@ describe('the expiry sweep asks Alipay first', () => {
     const unpaid = await newOrder();
     alipay.pay(outTradeNo(paid.order, paid.invoice), new Date(Date.now() - 1000));
     const due = new Date(paid.invoice.expired_at);
-    await m.lifecycle.expireDueOrders(new Date(due.getTime() + 60_000), {}, m.gateways.settleBeforeExpiry);
+    await m.expiry.expireDueOrders(new Date(due.getTime() + 60_000), {}, m.gateways.settleBeforeExpiry);
     expect((await stored(paid.order.order_id)).order.status).toBe('PAID');
     expect((await stored(unpaid.order.order_id)).order.status).toBe('EXPIRED');
     const queries = alipay.calls.filter((entry) => entry.method === 'alipay.trade.query' && entry.signatureValid);
@@ -242,9 +242,9 @@ describe('the expiry sweep asks Alipay first', () => {
     const due = new Date(invoice.expired_at).getTime();
     alipay.failNext('alipay.trade.query', { badSignature: true, times: 100 });
     try {
-      await m.lifecycle.expireDueOrders(new Date(due + 60_000), {}, m.gateways.settleBeforeExpiry);
+      await m.expiry.expireDueOrders(new Date(due + 60_000), {}, m.gateways.settleBeforeExpiry);
       expect((await stored(order.order_id)).order.status).toBe('NEW');
-      await m.lifecycle.expireDueOrders(new Date(due + 3_700_000), {}, m.gateways.settleBeforeExpiry);
+      await m.expiry.expireDueOrders(new Date(due + 3_700_000), {}, m.gateways.settleBeforeExpiry);
       expect((await stored(order.order_id)).order.status).toBe('EXPIRED');
     } finally {
       alipay.failNext('alipay.trade.query', { badSignature: true, times: 0 });

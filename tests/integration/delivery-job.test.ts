@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { startLocalSqs, type LocalSqs } from '#infra/local/sqs';
-import type { Delivery } from '#shared/callbacks/delivery';
+import type { Delivery } from '#shared/domain/delivery';
 import type { MerchantProfile } from '#shared/domain/merchant';
 
 /**
@@ -20,7 +20,7 @@ let answer = 500;
 let merchant: MerchantProfile;
 let m: {
   callbacks: typeof import('#shared/callbacks/delivery-job');
-  deliveries: typeof import('#shared/callbacks/delivery-store');
+  deliveries: typeof import('#shared/store/deliveries');
   orders: typeof import('#shared/services/orders');
   client: typeof import('#shared/store/client');
   errors: typeof import('#shared/domain/errors');
@@ -47,7 +47,7 @@ beforeAll(async () => {
   merchantUrl = `http://127.0.0.1:${(merchantSite.address() as AddressInfo).port}/callback`;
   m = {
     callbacks: await import('#shared/callbacks/delivery-job'),
-    deliveries: await import('#shared/callbacks/delivery-store'),
+    deliveries: await import('#shared/store/deliveries'),
     orders: await import('#shared/services/orders'),
     client: await import('#shared/store/client'),
     errors: await import('#shared/domain/errors'),

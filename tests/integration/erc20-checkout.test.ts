@@ -8,10 +8,10 @@ import { parseDecimal } from '#shared/domain/money';
 import { deriveAddress, validateAddress } from '#shared/payments/addresses/index';
 import { HdPaymentMethods, SANDBOX_XPUB } from '#shared/payments/payment-methods';
 import { SandboxLightningNode } from '#shared/payments/lightning/index';
-import { SandboxGateway } from '#shared/payments/gateway';
-import { evmConfig, MAINNET_TOKEN_CONTRACTS } from '#shared/payments/watchers/ethereum/config';
-import { chainSources, watchedCurrencies } from '#shared/payments/watchers/config';
-import { SOURCE_FACTORIES } from '#shared/payments/watchers/sources';
+import { SandboxGateway } from '#shared/payments/gateways/sandbox';
+import { evmConfig, MAINNET_TOKEN_CONTRACTS } from '#shared/payments/ethereum-config';
+import { chainSources, watchedCurrencies } from '#shared/payments/chain-sources';
+import { SOURCE_FACTORIES } from '#shared/watchers/sources/factories';
 
 /**
  * USDT_ERC20 and USDC_ERC20: checkout over the API (sandbox key, demo rates at 1 USD), the

@@ -3,8 +3,9 @@ import { type Address, formatEther, formatUnits, parseEther, parseEventLogs, par
 import { formatDecimal } from '#shared/domain/money';
 import { deriveAddress } from '#shared/payments/addresses/index';
 import { SANDBOX_XPUB } from '#shared/payments/payment-methods';
-import { EthereumBlockSource } from '#shared/payments/watchers/ethereum/source';
-import { SourceError, type Transfer } from '#shared/payments/watchers/source';
+import { EthereumBlockSource } from '#shared/watchers/sources/ethereum/source';
+import { SourceError } from '#shared/core/source-error';
+import { type Transfer } from '#shared/watchers/sources/port';
 import {
   buyer,
   deployer,

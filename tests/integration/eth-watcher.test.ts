@@ -15,8 +15,8 @@ import { client, newMerchant, startApi } from '../support/api';
 import { stored } from '../support/watchers';
 import { type RpcProxy, startRpcProxy } from '../support/rpc-proxy';
 import { decimalFromNumber, formatDecimal } from '#shared/domain/money';
-import { ChainWatcher } from '#shared/services/chain-watcher';
-import { EthereumBlockSource } from '#shared/payments/watchers/ethereum/source';
+import { ChainWatcher } from '#shared/watchers/block-watcher';
+import { EthereumBlockSource } from '#shared/watchers/sources/ethereum/source';
 import { buyer, deployer, deployTokens, devnetClients, type DevnetClients, GENESIS_WEI, sendEth, sendToken, sendTokens } from '#infra/devnet/chain';
 import { type DevnetNode, startDevnetNode } from '#infra/devnet/node';
 

@@ -26,8 +26,8 @@ import { stored, testXpub } from '../support/watchers';
 import { decimalFromNumber, formatDecimal } from '#shared/domain/money';
 import { toChecksumAddress } from '#shared/payments/addresses/eip55';
 import { tronAccountBytes } from '#shared/payments/addresses/tron';
-import { ChainWatcher } from '#shared/services/chain-watcher';
-import { EthereumBlockSource, type EthereumSourceOptions } from '#shared/payments/watchers/ethereum/source';
+import { ChainWatcher } from '#shared/watchers/block-watcher';
+import { EthereumBlockSource, type EthereumSourceOptions } from '#shared/watchers/sources/ethereum/source';
 import {
   buyer,
   deployer,

@@ -11,18 +11,22 @@ import { testOrder } from '../support/orders';
  */
 const TABLE = `expiry-${process.pid}`;
 let m: {
-  lifecycle: typeof import('#shared/services/lifecycle');
+  lifecycle: typeof import('#shared/services/payment-reports');
+  expiry: typeof import('#shared/services/expiry');
   client: typeof import('#shared/store/client');
   orders: typeof import('#shared/store/orders');
+  dueOrders: typeof import('#shared/store/due-orders');
 };
 
 beforeAll(async () => {
   await ensureTable(inject('dynamodbEndpoint'), TABLE);
   process.env.TABLE_NAME = TABLE;
   m = {
-    lifecycle: await import('#shared/services/lifecycle'),
+    lifecycle: await import('#shared/services/payment-reports'),
+    expiry: await import('#shared/services/expiry'),
     client: await import('#shared/store/client'),
     orders: await import('#shared/store/orders'),
+    dueOrders: await import('#shared/store/due-orders'),
   };
 });
 
@@ -56,7 +60,7 @@ describe('expireDueOrders', () => {
     failWritesOf(busy.order_id, () =>
       Object.assign(new Error('Transaction cancelled'), { name: 'TransactionCanceledException', CancellationReasons: [{ Code: 'TransactionConflict' }] }),
     );
-    expect(await m.lifecycle.expireDueOrders(new Date('2026-01-01T00:01:00.000Z'))).toBe(2);
+    expect(await m.expiry.expireDueOrders(new Date('2026-01-01T00:01:00.000Z'))).toBe(2);
     expect(await statusOf(busy.order_id)).toBe('NEW');
     for (const order of others) expect(await statusOf(order.order_id)).toBe('EXPIRED');
   });
@@ -65,11 +69,11 @@ describe('expireDueOrders', () => {
     const broken = await dueOrder();
     const other = await dueOrder();
     failWritesOf(broken.order_id, () => Object.assign(new Error('internal'), { name: 'InternalServerError', $fault: 'server' }));
-    await expect(m.lifecycle.expireDueOrders(new Date('2026-01-01T00:01:00.000Z'))).rejects.toThrow('internal');
+    await expect(m.expiry.expireDueOrders(new Date('2026-01-01T00:01:00.000Z'))).rejects.toThrow('internal');
     expect(await statusOf(other.order_id)).toBe('EXPIRED');
     vi.restoreAllMocks();
     // The next run takes the one that failed.
-    expect(await m.lifecycle.expireDueOrders(new Date('2026-01-01T00:02:00.000Z'))).toBe(1);
+    expect(await m.expiry.expireDueOrders(new Date('2026-01-01T00:02:00.000Z'))).toBe(1);
     expect(await statusOf(broken.order_id)).toBe('EXPIRED');
   });
 });
@@ -89,11 +93,11 @@ describe('the walk through due orders', () => {
     const orders = await dueSeries('2025-06-01T00:00:00.000Z', 9);
     const now = new Date('2025-06-01T01:00:00.000Z');
     const ids = (page: { due: { orderId: string }[] }) => page.due.map(({ orderId }) => orderId);
-    const first = await m.orders.findDueOrders(now, 4);
+    const first = await m.dueOrders.findDueOrders(now, 4);
     expect(ids(first)).toEqual(orders.slice(0, 4).map((order) => order.order_id));
-    const second = await m.orders.findDueOrders(now, 4, first.next);
+    const second = await m.dueOrders.findDueOrders(now, 4, first.next);
     expect(ids(second)).toEqual(orders.slice(4, 8).map((order) => order.order_id));
-    const third = await m.orders.findDueOrders(now, 4, second.next);
+    const third = await m.dueOrders.findDueOrders(now, 4, second.next);
     expect(ids(third)).toEqual([orders[8]!.order_id]);
     expect(third.next).toBeUndefined();
   });
@@ -102,10 +106,10 @@ describe('the walk through due orders', () => {
     const now = new Date('2025-06-01T02:00:00.000Z');
     const orders = await dueSeries('2025-06-01T01:30:00.000Z', 12);
     // The 9 orders of the test above are due by now too.
-    expect(await m.lifecycle.expireDueOrders(now, { pageSize: 2, concurrency: 3, maxOrders: 5 })).toBe(5);
-    expect(await m.lifecycle.expireDueOrders(now, { pageSize: 2, concurrency: 3 })).toBe(16);
+    expect(await m.expiry.expireDueOrders(now, { pageSize: 2, concurrency: 3, maxOrders: 5 })).toBe(5);
+    expect(await m.expiry.expireDueOrders(now, { pageSize: 2, concurrency: 3 })).toBe(16);
     for (const order of orders) expect(await statusOf(order.order_id)).toBe('EXPIRED');
-    expect((await m.orders.findDueOrders(now, 100)).due).toEqual([]);
+    expect((await m.dueOrders.findDueOrders(now, 100)).due).toEqual([]);
   });
 });
 
@@ -142,11 +146,11 @@ describe('a PENDING order whose payment never reaches a block', () => {
     const expiredAt = Date.parse(invoice.expired_at);
     // Due a day after the invoice, not at it: a payment waiting for a block is not expired.
     expect((await m.orders.findOrderWithInvoice(orderId))!.order.due_at).toBe(new Date(expiredAt + DAY).toISOString());
-    await m.lifecycle.expireDueOrders(new Date(expiredAt + HOUR));
+    await m.expiry.expireDueOrders(new Date(expiredAt + HOUR));
     expect(await statusOf(orderId)).toBe('PENDING');
-    expect(await m.lifecycle.expireDueOrders(new Date(expiredAt + DAY + 1000))).toBeGreaterThanOrEqual(1);
+    expect(await m.expiry.expireDueOrders(new Date(expiredAt + DAY + 1000))).toBeGreaterThanOrEqual(1);
     expect(await statusOf(orderId)).toBe('EXPIRED');
-    expect((await m.orders.findDueOrders(new Date(expiredAt + 2 * DAY), 100)).due.map((d) => d.orderId)).not.toContain(orderId);
+    expect((await m.dueOrders.findDueOrders(new Date(expiredAt + 2 * DAY), 100)).due.map((d) => d.orderId)).not.toContain(orderId);
     // The transaction confirms after all (it was only slow): the merchant is told, the payment kept.
     const late = await m.lifecycle.recordPayment({
       orderId,
@@ -177,7 +181,7 @@ describe('a PENDING order whose payment never reaches a block', () => {
     });
     expect(mined.order.status).toBe('PENDING');
     const sweep = new Date(Date.parse(invoice.expired_at) + DAY + 1000);
-    await m.lifecycle.expireDueOrders(sweep);
+    await m.expiry.expireDueOrders(sweep);
     const after = (await m.orders.findOrderWithInvoice(orderId))!.order;
     expect(after.status).toBe('PENDING');
     expect(after.due_at).toBe(new Date(sweep.getTime() + DAY).toISOString());

@@ -305,7 +305,7 @@ describe('changeOrder with a new invoice', () => {
     const { changeOrder } = await import('#shared/services/order-changes');
     const { moveTo } = await import('#shared/domain/order');
     const { newTimeOrderedId } = await import('#shared/domain/ids');
-    const { findDelivery } = await import('#shared/callbacks/delivery-store');
+    const { findDelivery } = await import('#shared/store/deliveries');
     const now = new Date();
     const result = await changeOrder(orderId, undefined, () => new Error('missing'), (found) => {
       const invoice = {

@@ -13,15 +13,16 @@ import { newTimeOrderedId } from '#shared/domain/ids';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { formatDecimal, parseDecimal } from '#shared/domain/money';
 import { checkedOutWith, type Invoice } from '#shared/domain/order';
-import { SandboxGateway } from '#shared/payments/gateway';
+import { SandboxGateway } from '#shared/payments/gateways/sandbox';
 import { SandboxLightningNode } from '#shared/payments/lightning/index';
 import { LndRestClient, LndRestNode } from '#shared/payments/lightning/lnd-rest';
 import { HdPaymentMethods } from '#shared/payments/payment-methods';
-import { evmConfig } from '#shared/payments/watchers/ethereum/config';
-import { LndSettlements } from '#shared/payments/watchers/lnd-settlements';
-import type { IndexedSource } from '#shared/payments/watchers/source';
-import { expireDueOrders, recordPayment } from '#shared/services/lifecycle';
-import { findDelivery } from '#shared/callbacks/delivery-store';
+import { evmConfig } from '#shared/payments/ethereum-config';
+import { LndSettlements } from '#shared/watchers/sources/lnd-settlements';
+import type { IndexedSource } from '#shared/watchers/sources/port';
+import { expireDueOrders } from '#shared/services/expiry';
+import { recordPayment } from '#shared/services/payment-reports';
+import { findDelivery } from '#shared/store/deliveries';
 import { findOrderWithInvoice, insertOrder } from '#shared/store/orders';
 import { tableName } from '#shared/store/client';
 import { invoiceAtAddress } from '../support/address-index';
@@ -106,7 +107,7 @@ async function lightningOrder(merchant = live, payAmount = '0.0002') {
   return { order: checkedOut, invoice };
 }
 
-/** What the watcher core does with an indexed source's transfers (see shared/payments/watchers/source.ts). */
+/** What the watcher core does with an indexed source's transfers (see shared/watchers/sources/port.ts). */
 async function bookFrom(source: IndexedSource, cursor: string | undefined) {
   const { transfers, next } = await source.after(cursor, 100);
   const booked = [];

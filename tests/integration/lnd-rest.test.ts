@@ -5,8 +5,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { ConfigError } from '#shared/core/env';
 import { lndClientFromEnv } from '#shared/payments/lightning/lnd-config';
 import { LndRestClient, LndRestNode } from '#shared/payments/lightning/lnd-rest';
-import { LndSettlements } from '#shared/payments/watchers/lnd-settlements';
-import { SourceError } from '#shared/payments/watchers/source';
+import { LndSettlements } from '#shared/watchers/sources/lnd-settlements';
+import { SourceError } from '#shared/core/source-error';
 import { formatDecimal } from '#shared/domain/money';
 import { decodeIndependently } from '../support/bolt11-independent';
 import { LND_TLS_CERT, LndTestServer, OTHER_TLS_CERT } from '../support/lnd-server';

@@ -11,22 +11,10 @@ import {
   renderOpenApiDocument,
   type OpenApiDocument,
 } from '#tools/openapi/document';
-import {
-  checkoutOrderResponseSchema,
-  createdOrderSchema,
-  createOrderResponseSchema,
-  errorSchema,
-  merchantOrderIdExistsErrorSchema,
-  getOrderResponseSchema,
-  getOrdersResponseSchema,
-  invoiceSchema,
-  orderDoesNotExistErrorSchema,
-  orderNotFoundErrorSchema,
-  orderSchema,
-  payOrderResponseSchema,
-  priceNotValidErrorSchema,
-  RESPONSE_SCHEMAS,
-} from '#shared/schemas/responses';
+import { errorSchema, merchantOrderIdExistsErrorSchema, orderDoesNotExistErrorSchema, orderNotFoundErrorSchema, priceNotValidErrorSchema } from '#shared/schemas/error-responses';
+import { checkoutOrderResponseSchema, createdOrderSchema, createOrderResponseSchema, getOrderResponseSchema, getOrdersResponseSchema, invoiceSchema, orderSchema } from '#shared/schemas/order-responses';
+import { payOrderResponseSchema } from '#shared/schemas/pay-responses';
+import { RESPONSE_SCHEMAS } from '#shared/schemas/response-catalog';
 import { client, newMerchant, startApi, type ApiResponse } from '../support/api';
 
 /**

@@ -5,7 +5,7 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { ensureTable } from '#infra/local/dynamodb';
 import { startLocalSqs, type LocalSqs } from '#infra/local/sqs';
-import type { Delivery } from '#shared/callbacks/delivery';
+import type { Delivery } from '#shared/domain/delivery';
 import type { Order } from '#shared/domain/order';
 import { testOrder } from '../support/orders';
 
@@ -21,11 +21,11 @@ let sqsClient: SQSClient;
 let handler: (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse>;
 let modules: {
   outbox: typeof import('#shared/callbacks/outbox');
-  deliveries: typeof import('#shared/callbacks/delivery-store');
+  deliveries: typeof import('#shared/store/deliveries');
   orders: typeof import('#shared/store/orders');
-  lifecycle: typeof import('#shared/services/lifecycle');
+  orderActions: typeof import('#shared/services/order-actions');
   client: typeof import('#shared/store/client');
-  filter: typeof import('#shared/callbacks/stream-filter');
+  filter: typeof import('#shared/callbacks/outbox');
   poller: typeof import('#infra/local/stream-poller');
 };
 
@@ -39,11 +39,11 @@ beforeAll(async () => {
   ({ handler } = await import('#functions/order-events/handler'));
   modules = {
     outbox: await import('#shared/callbacks/outbox'),
-    deliveries: await import('#shared/callbacks/delivery-store'),
+    deliveries: await import('#shared/store/deliveries'),
     orders: await import('#shared/store/orders'),
-    lifecycle: await import('#shared/services/lifecycle'),
+    orderActions: await import('#shared/services/order-actions'),
     client: await import('#shared/store/client'),
-    filter: await import('#shared/callbacks/stream-filter'),
+    filter: await import('#shared/callbacks/outbox'),
     poller: await import('#infra/local/stream-poller'),
   };
   modules.client.db().middlewareStack.add(
@@ -195,7 +195,7 @@ describe('order-events through the stream poller with the shared filter', () => 
       let cancelled!: () => void;
       written = new Promise((resolve) => (cancelled = resolve));
       try {
-        await modules.lifecycle.cancelOrder(undefined, created.order_id, new Date()); // ORDER MODIFY + DELIVERY INSERT
+        await modules.orderActions.cancelOrder(undefined, created.order_id, new Date()); // ORDER MODIFY + DELIVERY INSERT
       } finally {
         cancelled();
       }

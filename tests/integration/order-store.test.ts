@@ -6,7 +6,8 @@ import { newTimeOrderedId } from '#shared/domain/ids';
 import type { Invoice, Order } from '#shared/domain/order';
 import { db, tableName } from '#shared/store/client';
 import { invoiceKey, LEGACY_INVOICE_SK, orderPartition } from '#shared/store/keys';
-import { findOrderWithInvoice, insertOrder, invoiceToItem, orderToItem } from '#shared/store/orders';
+import { invoiceToItem } from '#shared/store/invoices';
+import { findOrderWithInvoice, insertOrder, orderToItem } from '#shared/store/orders';
 import { testOrder } from '../support/orders';
 
 /** The store's order writes against DynamoDB Local, at the edges the API cannot reach on demand. */

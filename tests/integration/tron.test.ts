@@ -13,9 +13,9 @@ import { signedTrc20Transfer, TronGridTestServer, tronAddressOfKey } from '../su
 import { decimalFromNumber, formatDecimal } from '#shared/domain/money';
 import { deriveAddress } from '#shared/payments/addresses/index';
 import { tronHex } from '#shared/payments/addresses/tron';
-import { SourceError } from '#shared/payments/watchers/source';
-import { TronGridClient, TronTransfers } from '#shared/payments/watchers/tron/trongrid';
-import { IndexedWatcher } from '#shared/services/indexed-watcher';
+import { SourceError } from '#shared/core/source-error';
+import { TronGridClient, TronTransfers } from '#shared/watchers/sources/tron';
+import { IndexedWatcher } from '#shared/watchers/indexed-watcher';
 import { listWatchedAddresses } from '#shared/store/watch-list';
 import { BUYER_KEY } from '#infra/devnet/chain';
 

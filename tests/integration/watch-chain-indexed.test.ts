@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { Context } from 'aws-lambda';
-import { listUnmatchedPayments } from '#shared/store/index-cursors';
+import { listUnmatchedPayments } from '#shared/store/unmatched-payments';
 import { HyperionTestServer } from '../support/hyperion-server';
 
 let hyperion: HyperionTestServer | undefined;

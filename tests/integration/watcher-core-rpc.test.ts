@@ -5,9 +5,9 @@ import type { FaultyServer } from '../support/chain-http';
 import { startCoreRpcServer, type CoreRpcServerOptions } from '../support/core-rpc-server';
 import { UtxoChain, type UtxoChainName } from '../support/utxo-chain';
 import { payTo, satsOf, stored } from '../support/watchers';
-import { ChainWatcher } from '#shared/services/chain-watcher';
-import { CoreRpcSource } from '#shared/payments/watchers/core-rpc';
-import { SourceError } from '#shared/payments/watchers/source';
+import { ChainWatcher } from '#shared/watchers/block-watcher';
+import { CoreRpcSource } from '#shared/watchers/sources/core-rpc';
+import { SourceError } from '#shared/core/source-error';
 import { readCursor } from '#shared/store/chain-cursors';
 import { validateAddress } from '#shared/payments/addresses/index';
 

@@ -133,7 +133,7 @@ describe('the expiry sweep asks WeChat Pay first', () => {
     const unpaid = await newOrder();
     wechat.pay(hex(paid.invoice.invoice_id), new Date(Date.now() - 1000));
     const due = new Date(paid.invoice.expired_at).getTime();
-    await m.lifecycle.expireDueOrders(new Date(due + 60_000), {}, m.gateways.settleBeforeExpiry);
+    await m.expiry.expireDueOrders(new Date(due + 60_000), {}, m.gateways.settleBeforeExpiry);
     expect((await stored(paid.order.order_id)).order.status).toBe('PAID');
     expect((await stored(unpaid.order.order_id)).order.status).toBe('EXPIRED');
     const queries = wechat.calls.filter((entry) => entry.method === 'GET' && entry.signatureValid).map((entry) => entry.path);

@@ -12,7 +12,7 @@ export interface LiveGatewayHarness {
     api: typeof import('./api');
     merchants: typeof import('#shared/services/merchants');
     orders: typeof import('#shared/store/orders');
-    lifecycle: typeof import('#shared/services/lifecycle');
+  expiry: typeof import('#shared/services/expiry');
     gateways: typeof import('#shared/services/gateway-payments');
   };
   api: { url: string; close: () => Promise<void> };
@@ -43,7 +43,7 @@ export async function startLiveGatewayHarness(table: string): Promise<LiveGatewa
     api: await import('./api'),
     merchants: await import('#shared/services/merchants'),
     orders: await import('#shared/store/orders'),
-    lifecycle: await import('#shared/services/lifecycle'),
+    expiry: await import('#shared/services/expiry'),
     gateways: await import('#shared/services/gateway-payments'),
   };
   const api = await m.api.startApi();

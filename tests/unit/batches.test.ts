@@ -1,6 +1,6 @@
 import type { DynamoDBRecord, DynamoDBStreamEvent, SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { handleQueueBatch, handleStreamBatch } from '#shared/callbacks/batches';
+import { handleQueueBatch, handleStreamBatch } from '#shared/aws/lambda-batches';
 
 /** Minimal records in the shapes Lambda delivers (only the fields the batch handling reads). */
 const message = (id: string): SQSRecord =>

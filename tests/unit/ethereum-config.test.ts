@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '#shared/core/env';
+import { ethereumConfig, MAINNET_TOKEN_CONTRACTS } from '#shared/payments/ethereum-config';
+import { ethereumSourceOptions } from '#shared/watchers/sources/factories';
 import { chainOf, currency, keyOf, quoteCurrency } from '#shared/domain/currencies';
 import { EVM_NETWORKS, evmCurrencies, networkName } from '#shared/domain/networks';
 import { payCurrencyFor } from '#shared/domain/pay-codes';
-import { chainSources, watchedCurrencies } from '#shared/payments/watchers/config';
-import { ethereumConfig, ethereumSourceOptions, evmConfig, MAINNET_TOKEN_CONTRACTS } from '#shared/payments/watchers/ethereum/config';
-import { readTronConfig } from '#shared/payments/watchers/tron/config';
+import { chainSources, watchedCurrencies } from '#shared/payments/chain-sources';
+import { evmConfig } from '#shared/payments/ethereum-config';
+import { readTronConfig } from '#shared/payments/tron-config';
 
 describe('Ethereum configuration', () => {
   it('defaults to mainnet: chain 1, the mainnet USDT and USDC contracts', () => {

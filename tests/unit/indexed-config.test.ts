@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readEosConfig, readLightningConfig } from '#shared/core/config';
 import { ConfigError } from '#shared/core/env';
-import { indexedChains } from '#shared/services/chain-watchers';
+import { indexedChains } from '#shared/watchers/run';
 
 describe('Lightning and EOS configuration (what is watched, what live merchants may be paid in)', () => {
   it('EOS is watched only with both EOS_ACCOUNT and EOS_HISTORY_URL; LBTC with LND_REST_URL', () => {

@@ -16,9 +16,10 @@ const BELOW: Record<string, readonly string[]> = {
   payments: ['core', 'domain', 'store'],
   callbacks: ['core', 'domain', 'store'],
   services: ['core', 'domain', 'schemas', 'store', 'payments', 'callbacks'],
+  watchers: ['core', 'domain', 'store', 'payments', 'services'],
   http: ['core', 'domain', 'schemas', 'store', 'payments', 'callbacks', 'services'],
-  functions: ['core', 'domain', 'schemas', 'store', 'payments', 'callbacks', 'services', 'http'],
-  tools: ['core', 'domain', 'schemas', 'store', 'payments', 'callbacks', 'services', 'http'],
+  functions: ['core', 'domain', 'schemas', 'store', 'payments', 'callbacks', 'services', 'http', 'watchers'],
+  tools: ['core', 'domain', 'schemas', 'store', 'payments', 'callbacks', 'services', 'http', 'watchers'],
 };
 
 /** The layer of a repository path, or undefined outside the layered code (infra, tests, web, npm). */

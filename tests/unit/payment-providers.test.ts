@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { PaymentNotAvailableError } from '#shared/domain/errors';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { parseDecimal } from '#shared/domain/money';
-import type { GatewayPaymentRequest, PaymentGateway } from '#shared/payments/gateway';
+import type { GatewayPaymentRequest, PaymentGateway } from '#shared/payments/gateways/port';
 import {
   type CreateInvoiceInput,
   type CreatedInvoice,
@@ -12,8 +12,8 @@ import {
   SandboxLightningNode,
 } from '#shared/payments/lightning/index';
 import { HdPaymentMethods, SANDBOX_EOS_ACCOUNT, type PaymentMethodsConfig } from '#shared/payments/payment-methods';
-import type { PaymentRequest } from '#shared/payments/methods';
-import { evmConfig } from '#shared/payments/watchers/ethereum/config';
+import type { PaymentRequest } from '#shared/payments/payment-details';
+import { evmConfig } from '#shared/payments/ethereum-config';
 
 /** A provider that only records that it was asked. */
 class RecordingNode implements LightningNode {

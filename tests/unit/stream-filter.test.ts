@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DynamoDBRecord } from 'aws-lambda';
-import { filterPredicate, isOutboxInsert, type FilterPattern } from '#shared/callbacks/stream-filter';
+import { filterPredicate, type FilterPattern } from '#shared/aws/lambda-event-filter';
+import { isOutboxInsert } from '#shared/callbacks/outbox';
 
 const record = (eventName: 'INSERT' | 'MODIFY' | 'REMOVE', newType: string | undefined, oldType?: string): DynamoDBRecord => ({
   eventID: '1',

@@ -6,7 +6,7 @@ import {
   sandboxRefundBodySchema,
 } from '#shared/schemas/orders';
 import { payCheckoutBodySchema } from '#shared/schemas/pay';
-import { RESPONSE_SCHEMAS } from '#shared/schemas/responses';
+import { RESPONSE_SCHEMAS } from '#shared/schemas/response-catalog';
 
 /** The document's components: every named schema once, its `$id` turned into the component name. */
 

@@ -9,7 +9,7 @@ import { gatewayOperation } from '#tools/openapi/operations/gateways';
 
 /**
  * The OpenAPI 3.1 document of the merchant API, generated from the request schemas
- * (shared/schemas/orders.ts), the response schemas (shared/schemas/responses.ts) and the route
+ * (shared/schemas/orders.ts), the response schemas (shared/schemas/order-responses.ts) and the route
  * table (shared/http/routes.ts). Nothing here restates a field list: the document only adds
  * prose, examples and the mapping from each route's function to its operation.
  * `npm run openapi` writes it to docs/openapi.json; a test keeps that file current.

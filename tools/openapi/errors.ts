@@ -22,14 +22,8 @@ import {
 } from '#shared/domain/errors';
 import { MAX_BODY_BYTES, MAX_INVOICES_PER_ORDER } from '#shared/domain/limits';
 import { errorResponse } from '#shared/http/errors';
-import { createdOrderView } from '#shared/domain/order';
-import {
-  errorSchema,
-  merchantOrderIdExistsErrorSchema,
-  orderDoesNotExistErrorSchema,
-  orderNotFoundErrorSchema,
-  priceNotValidErrorSchema,
-} from '#shared/schemas/responses';
+import { createdOrderView } from '#shared/schemas/order-views';
+import { errorSchema, merchantOrderIdExistsErrorSchema, orderDoesNotExistErrorSchema, orderNotFoundErrorSchema, priceNotValidErrorSchema } from '#shared/schemas/error-responses';
 import { type NamedSchema, ref } from '#tools/openapi/components';
 import { NEW_ORDER, paymentUrl } from '#tools/openapi/examples';
 

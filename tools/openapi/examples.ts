@@ -1,11 +1,5 @@
-import {
-  checkedOutWith,
-  createdOrderView,
-  invoiceView,
-  orderView,
-  type Invoice,
-  type Order,
-} from '#shared/domain/order';
+import { checkedOutWith, type Invoice, type Order } from '#shared/domain/order';
+import { createdOrderView, invoiceView, orderView } from '#shared/schemas/order-views';
 
 /**
  * Examples. The answers are built by the service's own views and error mapper, so their

@@ -1,5 +1,5 @@
 import { listOrdersQuerySchema, orderActionBodySchema } from '#shared/schemas/orders';
-import { getOrderResponseSchema } from '#shared/schemas/responses';
+import { getOrderResponseSchema } from '#shared/schemas/order-responses';
 import type { NamedSchema } from '#tools/openapi/components';
 import { type ErrorCase, orderActionErrors } from '#tools/openapi/errors';
 import { type Examples, ORDER_ACTION_REQUEST_EXAMPLES } from '#tools/openapi/examples';

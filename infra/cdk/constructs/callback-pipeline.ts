@@ -4,7 +4,7 @@ import { FilterCriteria, type Function as LambdaFunction, StartingPosition } fro
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption, type QueueProps } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { OUTBOX_INSERT_PATTERN } from '#shared/callbacks/stream-filter';
+import { OUTBOX_INSERT_PATTERN } from '#shared/callbacks/outbox';
 
 export interface CallbackPipelineProps {
   /**
@@ -74,7 +74,7 @@ export class CallbackPipeline extends Construct {
         // holding back its shard until the stream's 24 h retention drops it silently.
         maxRecordAge: Duration.hours(6),
         reportBatchItemFailures: true,
-        // The same pattern the local stream poller applies (shared/callbacks/stream-filter.ts).
+        // The same pattern the local stream poller applies (shared/aws/lambda-event-filter.ts).
         filters: [FilterCriteria.filter(OUTBOX_INSERT_PATTERN)],
         onFailure: new SqsDlq(this.streamFailureQueue),
       }),

@@ -13,7 +13,7 @@ import {
   NotificationRejectedError,
   type TradeReference,
   tradeNumberOf,
-} from '#shared/payments/gateway';
+} from '#shared/payments/gateways/port';
 import { chinaTime, parseChinaTime, rsa2Verify, signRequest, topLevelJsonValue, verifyNotification } from '#shared/payments/gateways/alipay-signing';
 import { readFormBody } from '#shared/payments/gateways/form';
 

@@ -1,6 +1,6 @@
 import { type KeyObject, X509Certificate } from 'node:crypto';
 import { ConfigError, optionalString } from '#shared/core/env';
-import { GatewayCallError, type LiveGateway } from '#shared/payments/gateway';
+import { GatewayCallError, type LiveGateway } from '#shared/payments/gateways/port';
 import { AlipayGateway } from '#shared/payments/gateways/alipay';
 import { privateKeyFrom, publicKeyFrom } from '#shared/payments/gateways/alipay-signing';
 import { credentialSource, field, loadCredentials, optionalField } from '#shared/payments/gateways/credentials';
@@ -99,7 +99,7 @@ function pageUrlFor(paymentPageUrl: string, orderId: string): string {
  * undefined: live merchants get PAYMENT_NOT_AVAILABLE, its notifications are refused.
  * `PUBLIC_API_URL` (the API's public base URL, set by the stack) makes the notification URLs.
  */
-export function liveGateways(env: Env, paymentPageUrl: () => string): (code: string) => Promise<LiveGateway | undefined> {
+export function liveGatewayResolver(env: Env, paymentPageUrl: () => string): (code: string) => Promise<LiveGateway | undefined> {
   const built = new Map<string, Promise<LiveGateway>>();
   return async (code) => {
     const factory = FACTORIES[code];

@@ -14,7 +14,7 @@ import {
   NotificationRejectedError,
   type TradeReference,
   tradeNumberOf,
-} from '#shared/payments/gateway';
+} from '#shared/payments/gateways/port';
 import { authorization, decryptResource, responseMessage, rfc3339China, verifySignature } from '#shared/payments/gateways/wechat-signing';
 
 /** One WeChat Pay merchant (API v3). */

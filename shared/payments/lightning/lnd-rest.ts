@@ -17,7 +17,7 @@ import { request as httpsRequest } from 'node:https';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { type Bolt11Error, decodeBolt11 } from '#shared/payments/lightning/bolt11';
 import type { CreateInvoiceInput, CreatedInvoice, LightningNode } from '#shared/payments/lightning/node';
-import { SourceError } from '#shared/payments/watchers/source';
+import { SourceError } from '#shared/core/source-error';
 
 /** What the service needs to talk to one LND node. */
 export interface LndCredentials {

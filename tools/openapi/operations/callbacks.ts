@@ -1,6 +1,6 @@
 import { CallbackInProgressError, NoCallbackError } from '#shared/domain/errors';
 import { orderActionBodySchema } from '#shared/schemas/orders';
-import { listCallbacksResponseSchema, redeliverCallbackResponseSchema } from '#shared/schemas/responses';
+import { listCallbacksResponseSchema, redeliverCallbackResponseSchema } from '#shared/schemas/callback-responses';
 import {
   AUTHENTICATION_FAILED,
   INVALID_JSON,

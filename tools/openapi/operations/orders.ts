@@ -1,11 +1,6 @@
 import { MAX_INVOICES_PER_ORDER, MAX_OFFSET } from '#shared/domain/limits';
 import { checkoutBodySchema, createOrderBodySchema, listOrdersQuerySchema } from '#shared/schemas/orders';
-import {
-  checkoutOrderResponseSchema,
-  createOrderResponseSchema,
-  getOrderResponseSchema,
-  getOrdersResponseSchema,
-} from '#shared/schemas/responses';
+import { checkoutOrderResponseSchema, createOrderResponseSchema, getOrderResponseSchema, getOrdersResponseSchema } from '#shared/schemas/order-responses';
 import { CHECKOUT_ORDER_ERRORS, CREATE_ORDER_ERRORS, GET_ORDERS_ERRORS, GET_ORDER_ERRORS } from '#tools/openapi/errors';
 import {
   CHECKOUT_REQUEST_EXAMPLES,

@@ -8,7 +8,7 @@ import {
 } from '#shared/domain/errors';
 import { MAX_INVOICES_PER_ORDER } from '#shared/domain/limits';
 import { payCheckoutBodySchema } from '#shared/schemas/pay';
-import { payOrderResponseSchema } from '#shared/schemas/responses';
+import { payOrderResponseSchema } from '#shared/schemas/pay-responses';
 import {
   INVALID_JSON,
   ORDER_CONFLICT,

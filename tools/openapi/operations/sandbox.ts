@@ -1,5 +1,5 @@
 import { sandboxPayBodySchema, sandboxRefundBodySchema } from '#shared/schemas/orders';
-import { getOrderResponseSchema } from '#shared/schemas/responses';
+import { getOrderResponseSchema } from '#shared/schemas/order-responses';
 import { SANDBOX_COMPLETE_REFUND_ERRORS, SANDBOX_PAY_ERRORS } from '#tools/openapi/errors';
 import { BTC_INVOICE, PAID_ORDER, moved } from '#tools/openapi/examples';
 import { ORDER_ID_PARAMETER, type OperationMeta } from '#tools/openapi/operation';

@@ -22,7 +22,8 @@
  */
 import { fromMinorUnits } from '#shared/domain/money';
 import type { LndInvoice, LndRestClient } from '#shared/payments/lightning/lnd-rest';
-import { type IndexedSource, SourceError, type Transfer } from '#shared/payments/watchers/source';
+import { SourceError } from '#shared/core/source-error';
+import { type IndexedSource, type Transfer } from '#shared/watchers/sources/port';
 
 export interface LndSettlementsOptions {
   /** Invoices per ListInvoices page (default 1000). */

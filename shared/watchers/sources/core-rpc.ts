@@ -12,8 +12,9 @@
  */
 import { isLosslessNumber, parse } from 'lossless-json';
 import { decimalPlaces, type Decimal, isPositive, parseDecimal, ZERO, compare } from '#shared/domain/money';
-import { DEFAULT_HTTP_POLICY, type HttpPolicy, requestText } from '#shared/payments/watchers/http';
-import { type Block, type BlockRef, type BlockSource, SourceError, type Transfer } from '#shared/payments/watchers/source';
+import { DEFAULT_HTTP_POLICY, type HttpPolicy, requestText } from '#shared/watchers/sources/http';
+import { SourceError } from '#shared/core/source-error';
+import { type Block, type BlockRef, type BlockSource, type Transfer } from '#shared/watchers/sources/port';
 
 export interface CoreRpcOptions {
   /** BTC, LTC or BCH. */

@@ -1,16 +1,11 @@
+/**
+ * Payments reported to orders: by a chain watcher, a Lightning node, a gateway or the sandbox
+ * (recordPayment(s), one entry point), a payment whose block left the chain (retractPayment),
+ * and a refund's completion (completeRefund).
+ */
 import { apiConfig } from '#shared/core/config';
 import { currency } from '#shared/domain/currencies';
-import {
-  CancelFailedError,
-  ConcurrentUpdateError,
-  InvalidParameterError,
-  InvoiceNotExistError,
-  RefundFailedError,
-  RefundNotPendingError,
-  ResolveFailedError,
-  UnknownOrderError,
-} from '#shared/domain/errors';
-import { isId } from '#shared/domain/ids';
+import { InvalidParameterError, InvoiceNotExistError, RefundNotPendingError } from '#shared/domain/errors';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { add, compare, type Decimal, decimalPlaces, formatDecimal, multiply, parseDecimal, ZERO } from '#shared/domain/money';
 import { MAX_SANDBOX_PAYMENT_FACTOR } from '#shared/domain/limits';
@@ -18,50 +13,8 @@ import { countingPayments, type Found, type Invoice, moveTo, type Payment, payme
 import type { OrderStatus } from '#shared/domain/statuses';
 import { confirmationsRequired } from '#shared/payments/confirmations';
 import { evaluatePayment } from '#shared/domain/payment-evaluation';
-import { changeOrder } from '#shared/services/order-changes';
-import { type DueCursor, findDueOrders } from '#shared/store/orders';
+import { changeOrder, checkedId, unknownOrder } from '#shared/services/order-changes';
 import { findInvoice } from '#shared/store/invoices';
-
-const unknown = () => new UnknownOrderError();
-
-function checkedId(orderId: unknown): string {
-  if (!isId(orderId)) throw new UnknownOrderError();
-  return orderId;
-}
-
-/** NEW -> CANCELED, by the merchant (owner given) or the buyer on the payment page. */
-export function cancelOrder(owner: MerchantProfile | undefined, orderId: unknown, now: Date): Promise<Found> {
-  return changeOrder(checkedId(orderId), owner, unknown, (found) => {
-    if (found.order.status !== 'NEW') throw new CancelFailedError();
-    return moveTo(found, 'CANCELED', now);
-  });
-}
-
-/**
- * PAID -> REFUND_PENDING; the refund's completion arrives through {@link completeRefund}.
- * `repeatable` says which REFUND_PENDING orders may be asked again (answered unchanged: a
- * gateway's refund is retried by asking again).
- */
-export function refundOrder(
-  owner: MerchantProfile,
-  orderId: unknown,
-  now: Date,
-  options: { repeatable?: (found: Found) => boolean } = {},
-): Promise<Found> {
-  return changeOrder(checkedId(orderId), owner, unknown, (found) => {
-    if (found.order.status === 'REFUND_PENDING' && options.repeatable?.(found)) return undefined;
-    if (found.order.status !== 'PAID') throw new RefundFailedError();
-    return moveTo(found, 'REFUND_PENDING', now);
-  });
-}
-
-/** UNRESOLVED -> RESOLVED: the merchant has dealt with an off payment. */
-export function resolveOrder(owner: MerchantProfile, orderId: unknown, now: Date): Promise<Found> {
-  return changeOrder(checkedId(orderId), owner, unknown, (found) => {
-    if (found.order.status !== 'UNRESOLVED') throw new ResolveFailedError();
-    return moveTo(found, 'RESOLVED', now);
-  });
-}
 
 /** A payment as a chain watcher, Lightning node or gateway reports it. */
 export interface PaymentReport {
@@ -145,7 +98,7 @@ export function recordPayments(reports: readonly PaymentReport[]): Promise<Found
   if (reports.some((r) => r.orderId !== first.orderId || r.invoiceId !== first.invoiceId)) {
     throw new RangeError('recordPayments takes the payments of one invoice');
   }
-  return changeOrder(checkedId(first.orderId), first.owner, unknown, async (found) => {
+  return changeOrder(checkedId(first.orderId), first.owner, unknownOrder, async (found) => {
     const { invoice, replaced } = await targetInvoice(found, first.invoiceId);
     if (!invoice) throw new InvoiceNotExistError();
     // Paid in another currency than the invoice's (a gateway's trade for another invoice): not this payment.
@@ -221,7 +174,7 @@ export type Retraction =
  */
 export async function retractPayment(report: { orderId: string; invoiceId?: string; key: string; now: Date }): Promise<Retraction> {
   let result: Retraction = 'absent';
-  await changeOrder(checkedId(report.orderId), undefined, unknown, async (found) => {
+  await changeOrder(checkedId(report.orderId), undefined, unknownOrder, async (found) => {
     const { invoice, replaced } = await targetInvoice(found, report.invoiceId);
     const previous = invoice?.payments?.find((payment) => paymentKey(payment) === report.key);
     if (!invoice || !previous || previous.left_chain_at !== undefined) {
@@ -249,92 +202,10 @@ export async function retractPayment(report: { orderId: string; invoiceId?: stri
 
 /** REFUND_PENDING -> REFUNDED, reported by whatever sent the refund (the same entry point family). */
 export function completeRefund(report: { orderId: string; txid: string; owner?: MerchantProfile; now: Date }): Promise<Found> {
-  return changeOrder(checkedId(report.orderId), report.owner, unknown, (found) => {
+  return changeOrder(checkedId(report.orderId), report.owner, unknownOrder, (found) => {
     if (found.order.status === 'REFUNDED' && found.invoice?.refund_txid === report.txid) return undefined;
     if (found.order.status !== 'REFUND_PENDING') throw new RefundNotPendingError();
     const invoice = found.invoice && { ...found.invoice, refund_txid: report.txid };
     return moveTo(found, 'REFUNDED', report.now, { invoice });
   });
-}
-
-/** How the expiry sweep walks the due orders. */
-export interface ExpirySweep {
-  /** Due orders read per page (over all shards of the index). */
-  pageSize: number;
-  /** Orders expired at once. */
-  concurrency: number;
-  /** At most this many orders per run; the next run continues (it runs every minute). */
-  maxOrders: number;
-}
-
-const EXPIRY_SWEEP: ExpirySweep = { pageSize: 100, concurrency: 8, maxOrders: 2_000 };
-
-/** Asked before an order is expired; `keep` leaves it NEW for the next run. */
-export type BeforeExpiry = (found: Found, now: Date) => Promise<'expire' | 'keep'>;
-
-/** Expires one due order; true if this call expired it. */
-async function expireOrder(orderId: string, now: Date, beforeExpiry?: BeforeExpiry): Promise<boolean> {
-  const result = await changeOrder(orderId, undefined, unknown, async (found) => {
-    const due = found.order.due_at;
-    if (!due || Date.parse(due) > now.getTime()) return undefined;
-    if (found.order.status === 'PENDING') return expirePending(found, now);
-    if (found.order.status !== 'NEW') return undefined;
-    if (beforeExpiry && (await beforeExpiry(found, now)) === 'keep') return undefined;
-    return moveTo(found, 'EXPIRED', now);
-  });
-  return result.order.status === 'EXPIRED' && result.order.updated_at === now.toISOString();
-}
-
-/**
- * A PENDING order past its unconfirmed timeout: EXPIRED when none of its payments ever reached
- * a block (dropped from the mempool, or double-spent); with one in a block it is only short of
- * confirmations (the watcher completes it, or takes it back in a reorganisation): looked at
- * again after another timeout.
- */
-function expirePending(found: Found, now: Date) {
-  const inBlock = countingPayments(found.invoice?.payments ?? []).some((payment) => payment.block_height !== undefined || payment.confirmations > 0);
-  if (!inBlock) return moveTo(found, 'EXPIRED', now);
-  const order = { ...touch(found.order, now), due_at: new Date(now.getTime() + apiConfig().unconfirmedTimeoutSeconds * 1000).toISOString() };
-  return { order };
-}
-
-/**
- * Expires NEW orders whose due time has passed (their invoice's expired_at, or the window
- * for orders never checked out), from the sparse expiry index, page after page, several at a
- * time. Each expiry is conditional, so a payment or checkout that lands at the same moment
- * wins cleanly. One order that cannot be expired now (another write keeps winning, the store
- * fails) does not hold back the rest: the others are tried, then the first store error is
- * thrown (the next run tries it again). Returns the count.
- */
-export async function expireDueOrders(
-  now: Date,
-  sweep: Partial<ExpirySweep> = {},
-  /** Asked before each expiry (a gateway may know of a payment whose notification is late); `keep` skips it. */
-  beforeExpiry?: BeforeExpiry,
-): Promise<number> {
-  const { pageSize, concurrency, maxOrders } = { ...EXPIRY_SWEEP, ...sweep };
-  let expired = 0;
-  let seen = 0;
-  let failure: unknown;
-  let cursor: DueCursor | undefined = [];
-  while (cursor && seen < maxOrders) {
-    const page = await findDueOrders(now, Math.min(pageSize, maxOrders - seen), cursor);
-    seen += page.due.length;
-    cursor = page.next;
-    const queue = page.due.map(({ orderId }) => orderId);
-    const worker = async () => {
-      for (let orderId = queue.shift(); orderId !== undefined; orderId = queue.shift()) {
-        try {
-          if (await expireOrder(orderId, now, beforeExpiry)) expired += 1;
-        } catch (error) {
-          // Gone, or busy with other writes (it stays due): the next run sees it again.
-          if (error instanceof UnknownOrderError || error instanceof ConcurrentUpdateError) continue;
-          failure ??= error;
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: concurrency }, worker));
-  }
-  if (failure !== undefined) throw failure;
-  return expired;
 }

@@ -1,7 +1,7 @@
 import { section } from '#shared/core/config';
 import { ConfigError, type Env, optionalString } from '#shared/core/env';
 import { isTronAddress } from '#shared/payments/addresses/tron';
-import { httpUrl } from '#shared/payments/watchers/config';
+import { httpUrl } from '#shared/payments/chain-sources';
 
 /** Tether's USDT on TRON (6 decimals). */
 export const MAINNET_USDT_TRC20 = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';

@@ -1,4 +1,4 @@
-import { SourceError } from '#shared/payments/watchers/source';
+import { SourceError } from '#shared/core/source-error';
 
 /** How a source is asked over HTTP: a time limit per request and retries with backoff. */
 export interface HttpPolicy {

@@ -1,17 +1,18 @@
 import { section } from '#shared/core/config';
 import { ConfigError, optionalString, positiveInteger } from '#shared/core/env';
 import { EVM_NETWORKS, type EvmNetwork, evmNetwork } from '#shared/domain/networks';
-import { fixedData } from '#shared/payments/watchers/ethereum/codec';
-import type { EthereumSourceOptions } from '#shared/payments/watchers/ethereum/source';
 
 /** The mainnet contracts of the ERC-20 pay currencies on Ethereum (Tether's USDT, Circle's USDC). */
 export const MAINNET_TOKEN_CONTRACTS = evmNetwork('ETH')!.tokens as Readonly<Record<'USDT_ERC20' | 'USDC_ERC20', string>>;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+/** A contract address: 0x and 20 bytes in hex, either case (the checksum is not required). */
+const ADDRESS = /^0x[0-9a-f]{40}$/i;
+
 /**
  * One EVM network's settings, as checkout (payment URIs) and its watcher read them. The node's
- * URL is the watchers' chain source setting (`<NETWORK>_RPC_URL`, payments/watchers/config.ts).
+ * URL is the watchers' chain source setting (`<NETWORK>_RPC_URL`, payments/chain-sources.ts).
  */
 export interface EvmNetworkConfig {
   /** ETH, ARBITRUM, BASE, POLYGON, BSC, CELO. */
@@ -39,7 +40,7 @@ export function evmNetworkConfig(env: Env, network: EvmNetwork): EvmNetworkConfi
     Object.entries(network.tokens).map(([code, official]) => {
       const name = `${code}_CONTRACT`;
       const value = optionalString(env, name) ?? official;
-      if (!fixedData(value, 20)) throw new ConfigError(`environment variable ${name} must be a 0x-prefixed 20-byte address, got "${value}"`);
+      if (!ADDRESS.test(value)) throw new ConfigError(`environment variable ${name} must be a 0x-prefixed 20-byte address, got "${value}"`);
       return [code, value];
     }),
   );
@@ -53,17 +54,6 @@ export function evmConfig(env: Env): EvmSettings {
 
 /** Ethereum's own settings (ETH_CHAIN_ID, USDT_ERC20_CONTRACT, USDC_ERC20_CONTRACT). */
 export const ethereumConfig = (env: Env): EvmNetworkConfig => evmNetworkConfig(env, evmNetwork('ETH')!);
-
-/** The watcher's source of one network's node at `url`: its chain id, its coin and its tokens. */
-export function ethereumSourceOptions(config: EvmNetworkConfig, url: string): EthereumSourceOptions {
-  return {
-    url,
-    chain: config.chain,
-    chainId: config.chainId,
-    ...(config.native ? { native: config.native } : {}),
-    tokens: Object.entries(config.contracts).map(([currency, contract]) => ({ currency, contract })),
-  };
-}
 
 /** The process's EVM settings (the environment read once, by shared/core/config.ts). */
 export const evmSettings = section(evmConfig);

@@ -12,8 +12,9 @@
  *   most `mempoolLimit` per call (the rest next time).
  */
 import { fromMinorUnits } from '#shared/domain/money';
-import { DEFAULT_HTTP_POLICY, type HttpPolicy, requestText } from '#shared/payments/watchers/http';
-import { type Block, type BlockRef, type BlockSource, SourceError, type Transfer } from '#shared/payments/watchers/source';
+import { DEFAULT_HTTP_POLICY, type HttpPolicy, requestText } from '#shared/watchers/sources/http';
+import { SourceError } from '#shared/core/source-error';
+import { type Block, type BlockRef, type BlockSource, type Transfer } from '#shared/watchers/sources/port';
 
 export interface EsploraOptions {
   /** BTC or LTC. */

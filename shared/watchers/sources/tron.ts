@@ -1,8 +1,9 @@
 import { fromMinorUnits } from '#shared/domain/money';
 import { hexToBytes } from '@noble/hashes/utils.js';
 import { isTronAddress, tronAddressOfBytes } from '#shared/payments/addresses/tron';
-import { DEFAULT_HTTP_POLICY, type HttpPolicy, requestText } from '#shared/payments/watchers/http';
-import { type IndexedSource, SourceError, type Transfer } from '#shared/payments/watchers/source';
+import { DEFAULT_HTTP_POLICY, type HttpPolicy, requestText } from '#shared/watchers/sources/http';
+import { SourceError } from '#shared/core/source-error';
+import type { IndexedSource, Transfer } from '#shared/watchers/sources/port';
 import type { WatchedAddress } from '#shared/store/watch-list';
 
 /**

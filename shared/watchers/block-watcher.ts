@@ -1,11 +1,10 @@
 /**
- * The watcher core: drives any {@link BlockSource} (Esplora, Bitcoin Core RPC, Ethereum
- * JSON-RPC) and books what it finds through the lifecycle's one entry point.
+ * The block watcher: follows any {@link BlockSource} (Esplora, Bitcoin Core RPC, Ethereum
+ * JSON-RPC) block by block, and books what it finds on invoices through booking.ts.
  *
  * Each {@link ChainWatcher.step} reads the chain's cursor (height + hash, in the table), scans
- * forward block by block (at most `maxBlocksPerStep`), looks every transfer's address up in
- * the address index in batches, books the matches (idempotent by the chain's own key,
- * txid:vout), and moves the cursor with a conditional write after each block. So a
+ * forward block by block (at most `maxBlocksPerStep`), books the transfers that pay an invoice
+ * (idempotent by the chain's own key, txid:vout), and moves the cursor with a conditional write after each block. So a
  * transaction seen twice (two runs, a restart in the middle of a block) is booked once, and
  * two overlapping runs never both advance: the one whose write is refused stops.
  *
@@ -20,19 +19,13 @@
  */
 import { formatDecimal, parseDecimal } from '#shared/domain/money';
 import { confirmationsRequired } from '#shared/payments/confirmations';
-import { type BlockRef, type BlockSource, SourceError, type Transfer } from '#shared/payments/watchers/source';
-import { type PaymentReport, recordPayments, retractPayment } from '#shared/services/lifecycle';
-import {
-  type ChainCursor,
-  deleteMaturingPayment,
-  type MaturingPayment,
-  listMaturingPayments,
-  readCursor,
-  saveMaturingPayment,
-  writeCursor,
-} from '#shared/store/chain-cursors';
-import { findInvoicesByAddresses, paidAddressId } from '#shared/store/orders';
-import { InvalidParameterError, InvoiceNotExistError, UnknownOrderError } from '#shared/domain/errors';
+import { SourceError } from '#shared/core/source-error';
+import type { BlockRef, BlockSource, Transfer } from '#shared/watchers/sources/port';
+import { retractPayment } from '#shared/services/payment-reports';
+import { type ChainCursor, readCursor, writeCursor } from '#shared/store/chain-cursors';
+import { deleteMaturingPayment, listMaturingPayments, type MaturingPayment, saveMaturingPayment } from '#shared/store/maturing-payments';
+import { UnknownOrderError } from '#shared/domain/errors';
+import { bookInvoice, groupInto, type InvoiceRef, type InvoiceTransfers, matchInvoices, paymentReport, type Unbookable } from '#shared/watchers/booking';
 
 export interface ChainWatcherOptions {
   /** Blocks one step scans at most: the bound on one run's work (the next step goes on). */
@@ -218,74 +211,48 @@ export class ChainWatcher {
   }
 
   /**
-   * Looks the transfers' addresses up (one BatchGetItem per 100) and books those that pay an
-   * invoice, all of one invoice's together. A payment short of its confirmations is saved as
-   * maturing first, so a crash between the two leaves nothing unwatched (the next run books
-   * it again, idempotently).
+   * Books the transfers that pay an invoice (booking.ts), all of one invoice's together. A
+   * payment short of its confirmations is saved as maturing first, so a crash between the two
+   * leaves nothing unwatched (the next run books it again, idempotently).
    */
   private async book(transfers: readonly Transfer[], tip: BlockRef, report: StepReport): Promise<void> {
     if (transfers.length === 0) return;
-    const invoices = await findInvoicesByAddresses(transfers);
-    report.lookups += new Set(transfers.map(paidAddressId)).size;
+    const { invoices, lookups } = await matchInvoices(transfers);
+    report.lookups += lookups;
     const now = this.clock();
-    const byInvoice = new Map<string, { target: { orderId: string; invoiceId: string }; payments: Paid[] }>();
-    for (const transfer of transfers) {
-      const target = invoices.get(paidAddressId(transfer));
-      if (!target) continue;
-      const confirmations = transfer.block ? Math.max(0, tip.height - transfer.block.height + 1) : 0;
-      if (transfer.block && confirmations < confirmationsRequired(transfer.currency)) {
-        await saveMaturingPayment({
-          chain: this.name,
-          height: transfer.block.height,
-          block_hash: transfer.block.hash,
-          key: transfer.key,
-          txid: transfer.txid,
-          currency: transfer.currency,
-          amount: formatDecimal(transfer.amount),
-          order_id: target.orderId,
-          invoice_id: target.invoiceId,
-        });
+    for (const { target, payments } of invoices) {
+      const paid: Paid[] = [];
+      for (const transfer of payments) {
+        const confirmations = transfer.block ? Math.max(0, tip.height - transfer.block.height + 1) : 0;
+        if (transfer.block && confirmations < confirmationsRequired(transfer.currency)) {
+          await saveMaturingPayment({
+            chain: this.name,
+            height: transfer.block.height,
+            block_hash: transfer.block.hash,
+            key: transfer.key,
+            txid: transfer.txid,
+            currency: transfer.currency,
+            amount: formatDecimal(transfer.amount),
+            order_id: target.orderId,
+            invoice_id: target.invoiceId,
+          });
+        }
+        paid.push({ transfer, confirmations });
       }
-      const id = `${target.orderId}/${target.invoiceId}`;
-      const group = byInvoice.get(id) ?? { target, payments: [] };
-      group.payments.push({ transfer, confirmations });
-      byInvoice.set(id, group);
-    }
-    for (const { target, payments } of byInvoice.values()) {
-      if (await this.report(target, payments, now)) report.booked += payments.length;
+      if ((await this.report(target, paid, now)) === undefined) report.booked += paid.length;
     }
   }
 
-  /** Books one invoice's payments together; false when the index points at nothing bookable. */
-  private async report(target: { orderId: string; invoiceId: string }, payments: readonly Paid[], now: Date): Promise<boolean> {
-    const reports: PaymentReport[] = payments.map(({ transfer, confirmations }) => ({
-      orderId: target.orderId,
-      invoiceId: target.invoiceId,
-      amount: transfer.amount,
-      confirmations,
-      txid: transfer.txid,
-      key: transfer.key,
-      block: transfer.block,
-      now,
-    }));
-    try {
-      await recordPayments(reports);
-      return true;
-    } catch (error) {
-      // An index entry whose order or invoice is gone, or an amount finer than the invoice's
-      // currency (another currency's transfer to the same address): nothing to book, ever.
-      if (error instanceof UnknownOrderError || error instanceof InvoiceNotExistError || error instanceof InvalidParameterError) {
-        return false;
-      }
-      throw error;
-    }
+  /** Books one invoice's payments together: undefined when booked, else why the index points at nothing bookable. */
+  private report(target: InvoiceRef, payments: readonly Paid[], now: Date): Promise<Unbookable | undefined> {
+    return bookInvoice(payments.map(({ transfer, confirmations }) => paymentReport(target, transfer, { confirmations, now })));
   }
 
   /** Re-reports maturing payments that reached their confirmations (an invoice's together); drops those whose block is gone. */
   private async mature(cursor: ChainCursor, tip: BlockRef, report: StepReport): Promise<void> {
     const onChain = new Map(cursor.recent.map((ref) => [ref.height, ref.hash]));
     const now = this.clock();
-    const ripe = new Map<string, { target: { orderId: string; invoiceId: string }; payments: Paid[]; items: MaturingPayment[] }>();
+    const ripe = new Map<string, InvoiceTransfers<{ paid: Paid; item: MaturingPayment }>>();
     for (const payment of await listMaturingPayments(this.name)) {
       if (payment.height > cursor.height) continue; // booked by a run whose cursor write lost: scanned again
       const hash = onChain.get(payment.height);
@@ -303,16 +270,16 @@ export class ChainWatcher {
         amount: parseDecimal(payment.amount),
         block: { height: payment.height, hash: payment.block_hash },
       };
-      const id = `${payment.order_id}/${payment.invoice_id}`;
-      const group = ripe.get(id) ?? { target: { orderId: payment.order_id, invoiceId: payment.invoice_id }, payments: [], items: [] };
-      group.payments.push({ transfer, confirmations });
-      group.items.push(payment);
-      ripe.set(id, group);
+      groupInto(ripe, { orderId: payment.order_id, invoiceId: payment.invoice_id }, { paid: { transfer, confirmations }, item: payment });
     }
-    for (const { target, payments, items } of ripe.values()) {
-      await this.report(target, payments, now);
-      for (const item of items) await deleteMaturingPayment(item);
-      report.matured += items.length;
+    for (const { target, payments } of ripe.values()) {
+      await this.report(
+        target,
+        payments.map(({ paid }) => paid),
+        now,
+      );
+      for (const { item } of payments) await deleteMaturingPayment(item);
+      report.matured += payments.length;
     }
   }
 

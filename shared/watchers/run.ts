@@ -1,27 +1,49 @@
+/**
+ * Running the watchers: which ones this process runs (the configured chain sources, LBTC and
+ * EOS), each one's watcher built from its configuration, and the one run function
+ * ({@link watchChainRun}) the AWS watch-chain function and the local runtime both call.
+ */
 import { eosConfig, lightningConfig, type readEosConfig, type readLightningConfig, watchConfig } from '#shared/core/config';
 import { logger } from '#shared/core/logger';
 import { publishGauge } from '#shared/core/metrics';
 import { formatDecimal } from '#shared/domain/money';
-import { chainSourcesConfig } from '#shared/payments/watchers/config';
+import { chainSourcesConfig } from '#shared/payments/chain-sources';
 import { lndConfig } from '#shared/payments/lightning/lnd-config';
-import type { ChainSourceConfig } from '#shared/payments/watchers/config';
-import { HyperionTransfers } from '#shared/payments/watchers/hyperion';
-import { type readTronConfig, tronSettings } from '#shared/payments/watchers/tron/config';
-import { TronTransfers } from '#shared/payments/watchers/tron/trongrid';
+import type { ChainSourceConfig } from '#shared/payments/chain-sources';
+import { HyperionTransfers } from '#shared/watchers/sources/hyperion';
+import { LndSettlements } from '#shared/watchers/sources/lnd-settlements';
+import { type readTronConfig, tronSettings } from '#shared/payments/tron-config';
+import { TronTransfers } from '#shared/watchers/sources/tron';
 import { currency } from '#shared/domain/currencies';
 import { listWatchedAddresses } from '#shared/store/watch-list';
-import { LndSettlements } from '#shared/payments/watchers/lnd-settlements';
-import { createBlockSource, SOURCE_FACTORIES } from '#shared/payments/watchers/sources';
-import { ChainWatcher, type StepReport } from '#shared/services/chain-watcher';
-import { type IndexedStepReport, IndexedWatcher } from '#shared/services/indexed-watcher';
-import { type PollOptions, type PollSummary, type Progress, type Stepper, pollChain } from '#shared/services/watch-loop';
+import { createBlockSource } from '#shared/watchers/sources/factories';
+import { ChainWatcher, type StepReport } from '#shared/watchers/block-watcher';
+import { type IndexedStepReport, IndexedWatcher } from '#shared/watchers/indexed-watcher';
+import { type PollOptions, type PollSummary, pollChain, type Progress, type Stepper } from '#shared/watchers/watch-loop';
 
 /** Reads a secret (the SSM parameter holding a node's URL with its credentials, in AWS). */
 export type SecretReader = (name: string) => Promise<string>;
 
-/** The configured chains that have an adapter: the ones a watcher runs for. */
-export function watchableChains(sources: readonly ChainSourceConfig[]): ChainSourceConfig[] {
-  return sources.filter((config) => SOURCE_FACTORIES[config.kind] !== undefined);
+/** The kind of source each indexed chain reads. */
+const INDEXED_SOURCE = { LBTC: 'lnd', EOS: 'hyperion', TRON: 'trongrid' } as const;
+
+/** A watcher this process can run: its chain and the kind of source it reads. */
+export interface RunnableWatcher {
+  chain: string;
+  source: string;
+}
+
+/**
+ * The watchers this process can run: every chain with a configured source (one whose endpoint
+ * is an SSM parameter only when a secret reader is given: locally a node's URL is given
+ * directly), then LBTC and EOS when configured.
+ */
+export function runnableWatchers(readSecret?: SecretReader): RunnableWatcher[] {
+  const blocks = chainSourcesConfig().sources.filter((config) => readSecret !== undefined || config.url !== undefined);
+  return [
+    ...blocks.map((config) => ({ chain: config.chain, source: config.kind })),
+    ...indexedChains().map((chain) => ({ chain, source: INDEXED_SOURCE[chain] })),
+  ];
 }
 
 /** The watcher of one configured chain; the endpoint read from its SSM parameter when it has one. */
@@ -83,7 +105,7 @@ export function indexedWatcherFor(chain: IndexedChain): IndexedWatcher {
 }
 
 /** Polls a watcher every WATCH_INTERVAL_SECONDS until `signal` (the shared loop, configured). */
-export function watchUntil<R extends Progress>(
+function watchUntil<R extends Progress>(
   watcher: Stepper<R>,
   signal: AbortSignal,
   hooks: Pick<PollOptions<R>, 'onStep' | 'onError'> = {},
@@ -91,21 +113,28 @@ export function watchUntil<R extends Progress>(
   return pollChain(watcher, { intervalMs: watchConfig().watchIntervalSeconds * 1000, signal, ...hooks });
 }
 
-let blockWatcher: Promise<ChainWatcher> | undefined;
-let indexedWatcher: IndexedWatcher | undefined;
+/** One watcher per chain and container (a warm Lambda, the local runtime): it keeps the mempool transactions it examined across runs. */
+const blockWatchers = new Map<string, Promise<ChainWatcher>>();
+const indexedWatchers = new Map<IndexedChain, IndexedWatcher>();
 
-const onError = (chain: string) => (error: unknown, inARow: number) => logger.warn('chain watcher step failed', { chain, inARow, error: error as Error });
+/** The first failure of a streak, then every tenth: an unreachable node is one line a while. */
+const onError = (chain: string) => (error: unknown, inARow: number) => {
+  if (inARow === 1 || inARow % 10 === 0) logger.warn('chain watcher step failed', { chain, inARow, error: error as Error });
+};
 
 /** A block chain (BTC, LTC, BCH, ETH): blocks behind the tip, payments kept on decided orders. */
-async function watchBlocks(chain: string, signal: AbortSignal, readSecret: SecretReader): Promise<PollSummary<StepReport>> {
-  const config = watchableChains(chainSourcesConfig().sources).find((candidate) => candidate.chain === chain);
+async function watchBlocks(chain: string, signal: AbortSignal, readSecret: SecretReader | undefined): Promise<PollSummary<StepReport>> {
+  const config = chainSourcesConfig().sources.find((candidate) => candidate.chain === chain);
   if (!config) throw new Error(`${chain}: no source configured for this watcher`);
-  // One watcher per container: it keeps the mempool transactions it examined across runs.
-  blockWatcher ??= watcherFor(config, readSecret).catch((error: unknown) => {
-    blockWatcher = undefined;
-    throw error;
-  });
-  return watchUntil(await blockWatcher, signal, {
+  let watcher = blockWatchers.get(chain);
+  if (!watcher) {
+    watcher = watcherFor(config, readSecret).catch((error: unknown) => {
+      blockWatchers.delete(chain);
+      throw error;
+    });
+    blockWatchers.set(chain, watcher);
+  }
+  return watchUntil(await watcher, signal, {
     onStep: (report) => {
       publishGauge('ChainBlocksBehind', report.behind, { name: 'Chain', value: chain });
       if (report.blocks > 0 || report.booked > 0 || report.retracted > 0) logger.info('chain watched', { ...report, kept: undefined });
@@ -123,8 +152,9 @@ async function watchBlocks(chain: string, signal: AbortSignal, readSecret: Secre
  */
 async function watchIndexed(chain: IndexedChain, signal: AbortSignal): Promise<PollSummary<IndexedStepReport>> {
   if (!indexedChains().includes(chain)) throw new Error(`${chain}: no source configured for this watcher`);
-  indexedWatcher ??= indexedWatcherFor(chain);
-  return watchUntil(indexedWatcher, signal, {
+  let watcher = indexedWatchers.get(chain);
+  if (!watcher) indexedWatchers.set(chain, (watcher = indexedWatcherFor(chain)));
+  return watchUntil(watcher, signal, {
     onStep: (report) => {
       const fresh = report.unmatched.filter((found) => found.first);
       publishGauge('ChainBlocksBehind', report.behind, { name: 'Chain', value: chain });
@@ -142,10 +172,12 @@ async function watchIndexed(chain: IndexedChain, signal: AbortSignal): Promise<P
 }
 
 /**
- * One scheduled run of `chain`'s watcher (the AWS watch-chain function): polls until `signal`,
- * publishing how far its cursor is behind (ChainBlocksBehind, the lag alarm's metric) and
- * logging what it booked, kept or could not match. The watcher lives as long as the container.
+ * One run of `chain`'s watcher: polls until `signal`, publishing how far its cursor is behind
+ * (ChainBlocksBehind, the lag alarm's metric) and logging what it booked, kept or could not
+ * match. The one run function: the AWS watch-chain function calls it for its chain once a
+ * minute (endpoints from SSM through `readSecret`), the local runtime once per chain of
+ * {@link runnableWatchers} until it stops. The watcher lives as long as the container.
  */
-export function watchChainRun(chain: string, signal: AbortSignal, readSecret: SecretReader): Promise<PollSummary<StepReport | IndexedStepReport>> {
+export function watchChainRun(chain: string, signal: AbortSignal, readSecret?: SecretReader): Promise<PollSummary<StepReport | IndexedStepReport>> {
   return chain === 'LBTC' || chain === 'EOS' || chain === 'TRON' ? watchIndexed(chain, signal) : watchBlocks(chain, signal, readSecret);
 }

@@ -18,7 +18,13 @@ import { section } from '#shared/core/config';
 import { ConfigError, optionalString } from '#shared/core/env';
 import { EVM_NETWORKS, evmCurrencies } from '#shared/domain/networks';
 
-export type SourceKind = 'esplora' | 'core-rpc' | 'ethereum-rpc';
+/**
+ * The kinds of chain source. Each has an adapter: the watchers' SOURCE_FACTORIES
+ * (watchers/sources/factories.ts) is typed to hold one per kind, so a kind added here without
+ * its adapter does not compile, and availability may count every kind as watched.
+ */
+export const SOURCE_KINDS = ['esplora', 'core-rpc', 'ethereum-rpc'] as const;
+export type SourceKind = (typeof SOURCE_KINDS)[number];
 
 export interface ChainSourceConfig {
   chain: string;
@@ -73,7 +79,7 @@ export function chainSources(env: NodeJS.ProcessEnv): ChainSourceConfig[] {
 
 /**
  * The pay currencies whose chain has a source with an adapter (live merchants may be checked
- * out in these). `adapted` names the source kinds that have an adapter (sources.ts).
+ * out in these). `adapted` names the source kinds that have an adapter (watchers/sources/factories.ts).
  */
 export function watchedCurrencies(sources: readonly ChainSourceConfig[], adapted: (kind: SourceKind) => boolean): ReadonlySet<string> {
   return new Set(sources.filter((source) => adapted(source.kind)).flatMap((source) => CHAINS[source.chain]!.currencies));

@@ -1,6 +1,7 @@
 import { currency as currencyInfo } from '#shared/domain/currencies';
 import { fromMinorUnits } from '#shared/domain/money';
-import { type Block, type BlockRef, type BlockSource, SourceError, type Transfer } from '#shared/payments/watchers/source';
+import { SourceError } from '#shared/core/source-error';
+import { type Block, type BlockRef, type BlockSource, type Transfer } from '#shared/watchers/sources/port';
 import {
   address,
   data,
@@ -12,8 +13,8 @@ import {
   topicAddress,
   TRANSFER_TOPIC,
   word,
-} from '#shared/payments/watchers/ethereum/codec';
-import { JsonRpcClient, JsonRpcError, type JsonRpcOptions, type RpcCall } from '#shared/payments/watchers/ethereum/json-rpc';
+} from '#shared/watchers/sources/ethereum/codec';
+import { JsonRpcClient, JsonRpcError, type JsonRpcOptions, type RpcCall } from '#shared/watchers/sources/ethereum/json-rpc';
 
 /** An ERC-20 token the service is paid in: its pay currency and its contract. */
 export interface TokenContract {

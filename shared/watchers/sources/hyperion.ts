@@ -15,7 +15,8 @@
  * decides what is new (several actions share a block's time).
  */
 import { parseDecimal } from '#shared/domain/money';
-import { type IndexedSource, SourceError, type Transfer } from '#shared/payments/watchers/source';
+import { SourceError } from '#shared/core/source-error';
+import { type IndexedSource, type Transfer } from '#shared/watchers/sources/port';
 
 export interface HyperionOptions {
   /** `https://eos.hyperion.example`, EOS_HISTORY_URL. */

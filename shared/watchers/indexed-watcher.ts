@@ -1,7 +1,7 @@
 /**
  * The watcher of a source with its own growing index ({@link IndexedSource}): LND's
  * settlements (settle_index) and EOS transfers from Hyperion (global_sequence). The sibling of
- * the block watcher (chain-watcher.ts), run by the same schedule and loop.
+ * the block watcher (block-watcher.ts), run by the same schedule and loop.
  *
  * Each {@link IndexedWatcher.step} reads the source's cursor from the table, asks the source
  * for what came after it (at most `limit`), books every payment through the lifecycle's one
@@ -19,12 +19,11 @@
  * finds no invoice is reported as `unmatched` and kept in the table for an operator.
  */
 import { formatDecimal } from '#shared/domain/money';
-import { InvalidParameterError, InvoiceNotExistError, UnknownOrderError } from '#shared/domain/errors';
 import { confirmationsRequired } from '#shared/payments/confirmations';
-import type { IndexedSource, Transfer } from '#shared/payments/watchers/source';
-import { type PaymentReport, recordPayments } from '#shared/services/lifecycle';
-import { readIndexCursor, saveUnmatchedPayment, writeIndexCursor } from '#shared/store/index-cursors';
-import { findInvoicesByAddresses, paidAddressId } from '#shared/store/orders';
+import type { IndexedSource, Transfer } from '#shared/watchers/sources/port';
+import { readIndexCursor, writeIndexCursor } from '#shared/store/index-cursors';
+import { saveUnmatchedPayment } from '#shared/store/unmatched-payments';
+import { bookInvoice, matchInvoices, paymentReport, type Unbookable } from '#shared/watchers/booking';
 
 export interface IndexedWatcherOptions {
   /** Payments one step asks the source for at most: the bound on one run's work. */
@@ -43,7 +42,7 @@ export interface IndexedWatcherOptions {
 /** A payment that found no invoice to book it on. */
 export interface UnmatchedTransfer {
   transfer: Transfer;
-  reason: 'NO_INVOICE' | 'ORDER_GONE' | 'NOT_BOOKABLE';
+  reason: 'NO_INVOICE' | Unbookable;
   /** False when an earlier run already kept it (it is kept once; always true where nothing is kept). */
   first: boolean;
 }
@@ -112,46 +111,18 @@ export class IndexedWatcher {
     return { ...report, cursor: next, behind: 1 };
   }
 
-  /** Books each invoice's payments together (one BatchGetItem per 100 for the index). */
+  /** Books each invoice's payments together (booking.ts); those that find no invoice are unmatched. */
   private async book(transfers: readonly Transfer[], report: IndexedStepReport): Promise<void> {
     if (transfers.length === 0) return;
-    const invoices = await findInvoicesByAddresses(transfers);
-    const byInvoice = new Map<string, { target: { orderId: string; invoiceId: string }; transfers: Transfer[] }>();
-    for (const transfer of transfers) {
-      const target = invoices.get(paidAddressId(transfer));
-      if (!target) {
-        await this.unmatched(transfer, 'NO_INVOICE', report);
-        continue;
-      }
-      const id = `${target.orderId}/${target.invoiceId}`;
-      const group = byInvoice.get(id) ?? { target, transfers: [] };
-      group.transfers.push(transfer);
-      byInvoice.set(id, group);
-    }
+    const { invoices, unmatched } = await matchInvoices(transfers);
+    for (const transfer of unmatched) await this.unmatched(transfer, 'NO_INVOICE', report);
     const now = this.clock();
-    for (const { target, transfers: paid } of byInvoice.values()) {
-      const reports: PaymentReport[] = paid.map((transfer) => ({
-        orderId: target.orderId,
-        invoiceId: target.invoiceId,
-        amount: transfer.amount,
-        // Final when reported: settled, or in an irreversible block.
-        confirmations: confirmationsRequired(transfer.currency),
-        txid: transfer.txid,
-        key: transfer.key,
-        currency: transfer.currency,
-        ...(transfer.block ? { block: transfer.block } : {}),
-        ...(transfer.at ? { seenAt: transfer.at } : {}),
-        now,
-      }));
-      try {
-        await recordPayments(reports);
-        report.booked += paid.length;
-      } catch (error) {
-        // An index entry whose order is gone, or an amount finer than the currency: never bookable.
-        const reason = error instanceof UnknownOrderError || error instanceof InvoiceNotExistError ? 'ORDER_GONE' : error instanceof InvalidParameterError ? 'NOT_BOOKABLE' : undefined;
-        if (!reason) throw error;
-        for (const transfer of paid) await this.unmatched(transfer, reason, report);
-      }
+    for (const { target, payments: paid } of invoices) {
+      // Final when reported: settled, or in an irreversible block.
+      const reports = paid.map((transfer) => paymentReport(target, transfer, { confirmations: confirmationsRequired(transfer.currency), now, final: true }));
+      const reason = await bookInvoice(reports);
+      if (reason === undefined) report.booked += paid.length;
+      else for (const transfer of paid) await this.unmatched(transfer, reason, report);
     }
   }
 

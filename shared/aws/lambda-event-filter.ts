@@ -1,5 +1,8 @@
-import type { DynamoDBRecord } from 'aws-lambda';
-import { ENTITY } from '#shared/store/keys';
+/**
+ * Lambda event filter patterns (FilterCriteria of an event source mapping): the CDK stack sets
+ * them on AWS, and the local runtime's pollers apply the same pattern with
+ * {@link filterPredicate}, so both deliver the same records to a function.
+ */
 
 /** An exact value a field may have (a leaf of an event filter pattern). */
 export type FilterValue = string | number | boolean | null;
@@ -13,17 +16,6 @@ export type FilterValue = string | number | boolean | null;
 export interface FilterPattern {
   readonly [field: string]: FilterPattern | readonly FilterValue[];
 }
-
-/**
- * The records order-events acts on: a callback delivery (the outbox item a status change writes
- * in its own transaction) being inserted. Order writes, invoices, an attempt being recorded on a
- * delivery (MODIFY) and everything else on the table never reach the function. The CDK event
- * source mapping (FilterCriteria) and the local stream poller both use this one pattern.
- */
-export const OUTBOX_INSERT_PATTERN = {
-  eventName: ['INSERT'],
-  dynamodb: { NewImage: { type: { S: [ENTITY.delivery] } } },
-} as const satisfies FilterPattern;
 
 /**
  * The predicate a pattern stands for, as Lambda evaluates it on a record. Refuses (throws on)
@@ -65,6 +57,3 @@ function matches(pattern: FilterPattern, event: unknown): boolean {
     return Array.isArray(actual) ? actual.some((element) => values.includes(element)) : values.includes(actual as FilterValue);
   });
 }
-
-/** Whether a stream record is one order-events acts on (see {@link OUTBOX_INSERT_PATTERN}). */
-export const isOutboxInsert: (record: DynamoDBRecord) => boolean = filterPredicate(OUTBOX_INSERT_PATTERN);

@@ -1,6 +1,4 @@
-import { PaymentNotAvailableError } from '#shared/domain/errors';
 import type { Decimal } from '#shared/domain/money';
-import { formatDecimal } from '#shared/domain/money';
 
 /** A payment at a gateway (Alipay, Alipay Global, WeChat Pay) for one invoice. */
 export interface GatewayPaymentRequest {
@@ -96,27 +94,6 @@ export interface LiveGateway extends PaymentGateway {
   readNotification(notification: GatewayNotification, now: Date): GatewayEvent;
 }
 
-/** The live gateways configured, by pay currency; a code without one fails closed. */
-export class GatewayRouter implements PaymentGateway {
-  constructor(private readonly resolve: (code: string) => Promise<LiveGateway | undefined>) {}
-
-  /** The configured gateway for `code`, or undefined (throws PaymentNotAvailableError when configured but unusable). */
-  get(code: string): Promise<LiveGateway | undefined> {
-    return this.resolve(code);
-  }
-
-  async createPayment(request: GatewayPaymentRequest): Promise<GatewayPayment> {
-    try {
-      const gateway = await this.resolve(request.gateway);
-      if (!gateway) throw new PaymentNotAvailableError(`${request.gateway} gateway is not configured`);
-      return await gateway.createPayment(request);
-    } catch (error) {
-      if (error instanceof GatewayCallError) throw new PaymentNotAvailableError(undefined, error);
-      throw error;
-    }
-  }
-}
-
 /** Our trade number for an invoice: its id without dashes (32 hex digits, fits every gateway). */
 export const tradeNumberOf = (invoiceId: string): string => invoiceId.replace(/-/g, '');
 
@@ -125,20 +102,4 @@ export function invoiceIdOfTradeNumber(tradeNumber: string): string | undefined 
   if (!/^[0-9a-f]{32}$/.test(tradeNumber)) return undefined;
   const hex = tradeNumber;
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
-
-/**
- * The sandbox gateway: links to a page of the payment page's own host that says what a real
- * gateway would show. Nothing is charged; sandbox payments are simulated over the API.
- */
-export class SandboxGateway implements PaymentGateway {
-  constructor(private readonly pageBaseUrl: string) {}
-
-  async createPayment(request: GatewayPaymentRequest): Promise<GatewayPayment> {
-    const page = new URL(`sandbox-gateway/${request.gateway.toLowerCase()}`, this.pageBaseUrl);
-    page.searchParams.set('invoice', request.invoiceId);
-    page.searchParams.set('amount', formatDecimal(request.amount));
-    page.searchParams.set('mode', request.mobile ? 'app' : 'qr');
-    return { url: page.toString() };
-  }
 }

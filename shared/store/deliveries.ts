@@ -1,6 +1,6 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { Delivery, DeliveryAttempt, DeliveryState } from '#shared/callbacks/delivery';
-import { MAX_LOGGED_ATTEMPTS } from '#shared/callbacks/delivery';
+import type { Delivery, DeliveryAttempt, DeliveryState } from '#shared/domain/delivery';
+import { MAX_LOGGED_ATTEMPTS } from '#shared/domain/delivery';
 import { db, tableName } from '#shared/store/client';
 import { type Condition, putIf, updateIf } from '#shared/store/conditional';
 import { DELIVERY_PREFIX, deliveryKey, ENTITY, OUTBOX_SHARDS, outboxIndexKey, outboxPartition, orderPartition } from '#shared/store/keys';

@@ -1,5 +1,5 @@
 import { describeFetchError, readTextLimited } from '#shared/core/fetch-text';
-import { SourceError } from '#shared/payments/watchers/source';
+import { SourceError } from '#shared/core/source-error';
 
 /**
  * A minimal Ethereum JSON-RPC 2.0 client over HTTP POST (the execution-apis transport), for

@@ -16,7 +16,7 @@
  * table or the lifecycle. Amounts are exact decimals in the currency's units (never floats):
  * adapters convert from satoshis, wei, token units or "1.0000 EOS" with the domain's money
  * functions. Garbage from a source (a missing field, a wrong type, a hash of the wrong length)
- * throws {@link SourceError}, never a wrong value.
+ * throws SourceError (shared/core/source-error.ts), never a wrong value.
  */
 import type { Decimal } from '#shared/domain/money';
 
@@ -83,16 +83,4 @@ export interface IndexedSource {
   readonly chain: string;
   /** Transfers after `cursor` (exclusive), oldest first, at most `limit`; `next` is the new cursor. */
   after(cursor: string | undefined, limit: number): Promise<{ transfers: Transfer[]; next: string | undefined }>;
-}
-
-/** A source answered something that is not its documented format, or did not answer. */
-export class SourceError extends Error {
-  constructor(
-    readonly source: string,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(`${source}: ${message}`, options);
-    this.name = 'SourceError';
-  }
 }

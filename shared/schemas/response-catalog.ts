@@ -1,0 +1,33 @@
+import { callbackDeliverySchema, listCallbacksResponseSchema, redeliverCallbackResponseSchema } from '#shared/schemas/callback-responses';
+import {
+  errorSchema,
+  merchantOrderIdExistsErrorSchema,
+  orderDoesNotExistErrorSchema,
+  orderNotFoundErrorSchema,
+  priceNotValidErrorSchema,
+} from '#shared/schemas/error-responses';
+import { checkoutOrderResponseSchema, createdOrderSchema, createOrderResponseSchema, emptyInvoiceSchema, getOrderResponseSchema, getOrdersResponseSchema, invoiceSchema, orderSchema } from '#shared/schemas/order-responses';
+import { payInvoiceSchema, payOrderResponseSchema, payOrderSchema } from '#shared/schemas/pay-responses';
+
+/** All named response schemas, for one ajv instance (their `$ref`s point at each other). */
+export const RESPONSE_SCHEMAS = [
+  orderSchema,
+  createdOrderSchema,
+  invoiceSchema,
+  emptyInvoiceSchema,
+  createOrderResponseSchema,
+  getOrderResponseSchema,
+  checkoutOrderResponseSchema,
+  getOrdersResponseSchema,
+  callbackDeliverySchema,
+  listCallbacksResponseSchema,
+  redeliverCallbackResponseSchema,
+  payOrderSchema,
+  payInvoiceSchema,
+  payOrderResponseSchema,
+  orderNotFoundErrorSchema,
+  orderDoesNotExistErrorSchema,
+  priceNotValidErrorSchema,
+  merchantOrderIdExistsErrorSchema,
+  errorSchema,
+] as const;
