@@ -15,6 +15,7 @@ const USAGE =
   'usage: npm run merchant -- create --name NAME [--sandbox] [--token TOKEN] [--receive-currency USD|USDT|USDC]\n' +
   '         [--gateway ALIPAY|ALIGLOBAL|WECHAT]... [--tolerance PERCENT] [--xpub KEY=XPUB]...\n' +
   '         (KEY: BTC, LTC, BCH, ETH (every EVM network), TRX (TRON), or a pay currency naming its key: USDT_TRC20=, USDT_ARB=)\n' +
+  '         [--wallet SOL=ADDRESS]   (the Solana wallet USDC_SOL is paid to; USDC_SOL=ADDRESS too)\n' +
   '         [--callback-statuses paid|all]   (callbacks for PAID only, the default, or every status change)';
 
 function fail(message: string): never {
@@ -34,6 +35,7 @@ const { positionals, values } = (() => {
         gateway: { type: 'string', multiple: true },
         tolerance: { type: 'string' },
         xpub: { type: 'string', multiple: true },
+        wallet: { type: 'string', multiple: true },
         'callback-statuses': { type: 'string' },
       },
     });
@@ -94,6 +96,14 @@ try {
     tolerancePercent: values.tolerance,
     callbackStatuses: values['callback-statuses'],
     xpubs: xpubsOf(values.xpub ?? []),
+    wallets: Object.fromEntries(
+      (values.wallet ?? []).map((entry) => {
+        const at = entry.indexOf('=');
+        if (at < 1) fail(`--wallet takes NETWORK=ADDRESS, got "${entry}"`);
+        const named = entry.slice(0, at).toUpperCase();
+        return [named === 'USDC_SOL' ? 'SOL' : named, entry.slice(at + 1)];
+      }),
+    ),
   });
   console.log(JSON.stringify(credentials));
 } catch (error) {

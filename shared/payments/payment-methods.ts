@@ -12,6 +12,8 @@ import { SourceError } from '#shared/core/source-error';
 import { returnAddressIndex, takeAddressIndex } from '#shared/store/derivation-indexes';
 import { watchAddress } from '#shared/store/watch-list';
 import { MAINNET_USDT_TRC20 } from '#shared/payments/tron-config';
+import { MAINNET_USDC_SOL_MINT } from '#shared/payments/solana-config';
+import { newSolanaReference } from '#shared/payments/addresses/solana';
 
 /**
  * The public BIP32 test-vector-1 account key m/84'/0'/0' (seed 000102...0f). Its private key
@@ -19,6 +21,12 @@ import { MAINNET_USDT_TRC20 } from '#shared/payments/tron-config';
  */
 export const SANDBOX_XPUB =
   'xpub6C1HVMz946r433QEjZGpYYWYcspxXXBPys5PBGkmQboRXE6RLfFiStEkKbWKCZaPgDrzZh9nUEunxuiuy6MNdw23du2Ek7GoKYMJVH8eK5E';
+
+/**
+ * The Solana wallet sandbox USDC_SOL invoices name: the public key of the all-zero ed25519 seed
+ * (its private key is that seed: anyone has it). Sandbox payments are simulated.
+ */
+export const SANDBOX_SOL_WALLET = '4zvwRjXUKGfvwnParsHAS3HuSVzV5cA4McphgmoCtajS';
 
 /** The EOS account sandbox invoices name; nothing watches it, sandbox payments are simulated. */
 export const SANDBOX_EOS_ACCOUNT = 'sandboxpayio';
@@ -53,6 +61,8 @@ export interface PaymentMethodsConfig {
   evm: EvmSettings;
   /** TRON: the USDT contract payment URIs name (default mainnet USDT). */
   tronContract?: string;
+  /** Solana: the USDC mint payment URIs name, and the platform's wallet (live merchants without their own). */
+  solana?: { mint: string; platformWallet?: string };
   /**
    * How long after expiry a per-address source still asks about an invoice's address
    * (LATE_PAYMENT_WINDOW_SECONDS): TRON's watcher polls addresses, not blocks (watch-list.ts).
@@ -81,6 +91,7 @@ export class HdPaymentMethods implements PaymentMethods {
   async paymentDetails(request: PaymentRequest): Promise<PaymentDetails> {
     const code = request.currency;
     if (isDerived(code)) return this.derived(code, request);
+    if (code === 'USDC_SOL') return this.solana(code, request);
     if (code === 'EOS') return this.eos(request);
     if (code === 'LBTC') return this.lightning(request);
     if (isGateway(code)) return this.gateway(request);
@@ -139,19 +150,43 @@ export class HdPaymentMethods implements PaymentMethods {
    */
   private async tron(code: string, address: string, index: number, request: PaymentRequest): Promise<PaymentDetails> {
     const contract = this.config.tronContract ?? MAINNET_USDT_TRC20;
-    if (this.config.watchedCurrencies?.has(code)) {
-      const late = (this.config.latePaymentWindowSeconds ?? 7 * 86_400) * 1000;
-      await watchAddress({
-        chain: 'TRON',
-        address,
-        currency: code,
-        since: request.now.toISOString(),
-        open_until: request.expiresAt.toISOString(),
-        until: new Date(request.expiresAt.getTime() + late).toISOString(),
-      });
-    }
+    await this.watch('TRON', address, code, request);
     const amount = formatFixed(request.amount, currencyInfo(code).payPrecision);
     return { payment_address: address, payment_uri: `tron:${address}?token=${contract}&amount=${amount}`, address_index: index };
+  }
+
+  /**
+   * USDC on Solana (Solana Pay): every invoice is paid to the merchant's one wallet, told apart
+   * by a fresh reference key the wallet adds to the transfer (the invoice's memo: the address
+   * index finds the invoice by wallet and reference). The reference goes on the Solana
+   * watcher's list. `solana:<wallet>?amount=..&spl-token=<mint>&reference=<reference>`.
+   */
+  private async solana(code: string, request: PaymentRequest): Promise<PaymentDetails> {
+    const wallet = request.merchant.wallets?.SOL ?? this.config.solana?.platformWallet ?? (request.merchant.sandbox ? SANDBOX_SOL_WALLET : undefined);
+    if (!wallet) throw new PaymentNotAvailableError(`${code} has no receiving wallet configured`);
+    if (!request.merchant.sandbox && !this.config.watchedCurrencies?.has(code)) {
+      throw new PaymentNotAvailableError(`${code} payments cannot be seen: no SOLANA source is configured`);
+    }
+    const reference = newSolanaReference();
+    await this.watch('SOLANA', reference, code, request, wallet);
+    const mint = this.config.solana?.mint ?? MAINNET_USDC_SOL_MINT;
+    const amount = formatFixed(request.amount, currencyInfo(code).payPrecision);
+    return { payment_address: wallet, memo: reference, payment_uri: `solana:${wallet}?amount=${amount}&spl-token=${mint}&reference=${reference}` };
+  }
+
+  /** Puts an address (or reference) on a per-address watcher's list while the invoice and its late window last. */
+  private async watch(chain: string, address: string, code: string, request: PaymentRequest, recipient?: string): Promise<void> {
+    if (!this.config.watchedCurrencies?.has(code)) return;
+    const late = (this.config.latePaymentWindowSeconds ?? 7 * 86_400) * 1000;
+    await watchAddress({
+      chain,
+      address,
+      currency: code,
+      since: request.now.toISOString(),
+      open_until: request.expiresAt.toISOString(),
+      until: new Date(request.expiresAt.getTime() + late).toISOString(),
+      ...(recipient ? { recipient } : {}),
+    });
   }
 
   private async eos(request: PaymentRequest): Promise<PaymentDetails> {

@@ -12,6 +12,7 @@ import { liveGateways } from '#shared/payments/gateways/router';
 import { liveWatchedCurrencies } from '#shared/payments/availability';
 import { evmSettings } from '#shared/payments/ethereum-config';
 import { tronSettings } from '#shared/payments/tron-config';
+import { solanaSettings } from '#shared/payments/solana-config';
 
 /**
  * The payment providers of the process, each built the first time it is needed (so a module
@@ -64,6 +65,7 @@ export function paymentMethods(): PaymentMethods {
     sandboxGateway: new SandboxGateway(apiConfig().paymentPageUrl),
     evm: evmSettings(),
     tronContract: tronSettings().contract,
+    solana: { mint: solanaSettings().mint, platformWallet: solanaSettings().platformWallet },
     latePaymentWindowSeconds: apiConfig().latePaymentWindowSeconds,
     watchedCurrencies: liveWatchedCurrencies(),
   }));

@@ -43,6 +43,7 @@ const CHAIN_CURRENCIES: readonly PayCurrency[] = [
   'USDT_BNB',
   'USDT_CELO',
   'CUSD',
+  'USDC_SOL',
   'EOS',
   'BCH',
   'LBTC',

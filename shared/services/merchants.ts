@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { isGateway, RECEIVE_CURRENCIES } from '#shared/domain/currencies';
 import { deriveAddress, type AddressCurrency } from '#shared/payments/addresses/index';
+import { isSolanaAddress } from '#shared/payments/addresses/solana';
 
 const ADDRESS_CURRENCIES: readonly AddressCurrency[] = ['BTC', 'LTC', 'BCH', 'ETH', 'TRX'];
 import { CALLBACK_STATUSES, type CallbackStatuses, type Merchant, TOKEN_PATTERN } from '#shared/domain/merchant';
@@ -18,6 +19,8 @@ export interface NewMerchant {
   tolerancePercent?: string;
   /** The merchant's own account-level extended public keys, by currency (BTC, LTC, BCH, ETH). */
   xpubs?: Record<string, string>;
+  /** The merchant's own receiving wallets, by network (SOL: a Solana wallet address for USDC_SOL). */
+  wallets?: Record<string, string>;
   /** Which status changes are called back: 'paid' (default) or 'all'. */
   callbackStatuses?: string;
 }
@@ -53,6 +56,10 @@ export async function createMerchant(input: NewMerchant, now = new Date()): Prom
     // Refuses private keys and malformed keys before anything is stored.
     deriveAddress(code as AddressCurrency, key, 0);
   }
+  for (const [network, wallet] of Object.entries(input.wallets ?? {})) {
+    if (network !== 'SOL') throw new RangeError(`no wallet is taken for ${network} (only SOL)`);
+    if (!isSolanaAddress(wallet)) throw new RangeError(`the SOL wallet must be a Solana address (base58, 32 bytes), got "${wallet}"`);
+  }
   for (const gateway of input.gateways ?? []) {
     if (!isGateway(gateway)) throw new RangeError(`${gateway} is not a gateway currency`);
   }
@@ -68,6 +75,7 @@ export async function createMerchant(input: NewMerchant, now = new Date()): Prom
     payment_tolerance_percent: tolerance,
     callback_statuses: callbackStatuses,
     xpubs: input.xpubs ?? {},
+    ...(input.wallets && Object.keys(input.wallets).length > 0 ? { wallets: input.wallets } : {}),
     created_at: now.toISOString(),
     order_id_key: generateOrderIdKey(),
     token_hash: await apiTokenHash(apiToken),

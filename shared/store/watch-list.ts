@@ -28,9 +28,11 @@ export interface WatchedAddress {
   open_until: string;
   /** The end of the late-payment window: after it, the address is no longer polled. */
   until: string;
+  /** Solana: the merchant wallet the reference's transfer must pay. */
+  recipient?: string;
 }
 
-const FIELDS = ['chain', 'address', 'currency', 'since', 'open_until', 'until'] as const;
+const FIELDS = ['chain', 'address', 'currency', 'since', 'open_until', 'until', 'recipient'] as const;
 
 /** Watches an address (idempotent: the same address and horizon is one item). */
 export async function watchAddress(entry: WatchedAddress): Promise<void> {
@@ -62,7 +64,7 @@ export async function listWatchedAddresses(chain: string, now: Date): Promise<Wa
       }),
     );
     for (const item of result.Items ?? []) {
-      found.push(Object.fromEntries(FIELDS.map((field) => [field, String(item[field])])) as unknown as WatchedAddress);
+      found.push(Object.fromEntries(FIELDS.filter((field) => item[field] !== undefined).map((field) => [field, String(item[field])])) as unknown as WatchedAddress);
     }
     startKey = result.LastEvaluatedKey;
   } while (startKey);

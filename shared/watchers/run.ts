@@ -14,6 +14,8 @@ import { HyperionTransfers } from '#shared/watchers/sources/hyperion';
 import { LndSettlements } from '#shared/watchers/sources/lnd-settlements';
 import { type readTronConfig, tronSettings } from '#shared/payments/tron-config';
 import { TronTransfers } from '#shared/watchers/sources/tron';
+import { type readSolanaConfig, solanaSettings } from '#shared/payments/solana-config';
+import { SolanaTransfers } from '#shared/watchers/sources/solana';
 import { currency } from '#shared/domain/currencies';
 import { listWatchedAddresses } from '#shared/store/watch-list';
 import { createBlockSource } from '#shared/watchers/sources/factories';
@@ -25,7 +27,7 @@ import { type PollOptions, type PollSummary, pollChain, type Progress, type Step
 export type SecretReader = (name: string) => Promise<string>;
 
 /** The kind of source each indexed chain reads. */
-const INDEXED_SOURCE = { LBTC: 'lnd', EOS: 'hyperion', TRON: 'trongrid' } as const;
+const INDEXED_SOURCE = { LBTC: 'lnd', EOS: 'hyperion', TRON: 'trongrid', SOLANA: 'solana-rpc' } as const;
 
 /** A watcher this process can run: its chain and the kind of source it reads. */
 export interface RunnableWatcher {
@@ -58,18 +60,20 @@ export async function watcherFor(config: ChainSourceConfig, readSecret?: SecretR
 }
 
 /** Sources read by their own index rather than by block: Lightning settlements, EOS transfers, TRON's transfers per watched address. */
-export type IndexedChain = 'LBTC' | 'EOS' | 'TRON';
+export type IndexedChain = 'LBTC' | 'EOS' | 'TRON' | 'SOLANA';
 
 /** The configured indexed sources: LBTC with `LND_REST_URL`, EOS with `EOS_ACCOUNT` and `EOS_HISTORY_URL`, TRON with `TRON_API_URL`. */
 export function indexedChains(
   lightning: ReturnType<typeof readLightningConfig> = lightningConfig(),
   eos: ReturnType<typeof readEosConfig> = eosConfig(),
   tron: ReturnType<typeof readTronConfig> = tronSettings(),
+  solana: ReturnType<typeof readSolanaConfig> = solanaSettings(),
 ): IndexedChain[] {
   const chains: IndexedChain[] = [];
   if (lightning.restUrl !== undefined) chains.push('LBTC');
   if (eos.watched) chains.push('EOS');
   if (tron.watched) chains.push('TRON');
+  if (solana.watched) chains.push('SOLANA');
   return chains;
 }
 
@@ -96,6 +100,20 @@ export function indexedWatcherFor(chain: IndexedChain): IndexedWatcher {
       currency: 'USDT_TRC20',
       decimals: currency('USDT_TRC20').precision,
       watched: (now) => listWatchedAddresses('TRON', now),
+    });
+    return new IndexedWatcher(source, { keepUnmatched: true });
+  }
+  if (chain === 'SOLANA') {
+    // Finalized transactions are final: booked confirmed at once.
+    const { rpcUrl, mint, genesisHash, watched } = solanaSettings();
+    if (!watched) throw new Error('SOLANA: SOLANA_RPC_URL is not configured');
+    const source = new SolanaTransfers({
+      url: rpcUrl!,
+      mint,
+      genesisHash,
+      currency: 'USDC_SOL',
+      decimals: currency('USDC_SOL').precision,
+      watched: (now) => listWatchedAddresses('SOLANA', now),
     });
     return new IndexedWatcher(source, { keepUnmatched: true });
   }
@@ -179,5 +197,5 @@ async function watchIndexed(chain: IndexedChain, signal: AbortSignal): Promise<P
  * {@link runnableWatchers} until it stops. The watcher lives as long as the container.
  */
 export function watchChainRun(chain: string, signal: AbortSignal, readSecret?: SecretReader): Promise<PollSummary<StepReport | IndexedStepReport>> {
-  return chain === 'LBTC' || chain === 'EOS' || chain === 'TRON' ? watchIndexed(chain, signal) : watchBlocks(chain, signal, readSecret);
+  return chain in INDEXED_SOURCE ? watchIndexed(chain as IndexedChain, signal) : watchBlocks(chain, signal, readSecret);
 }

@@ -6,6 +6,7 @@ import { isAlive, killGroup, runScript, startScript, stopLeftoverJava, type Star
 import { MerchantEndpoint } from '../support/merchant-endpoint';
 import { testXpub } from '../support/watchers';
 import { deriveAddress } from '#shared/payments/addresses/index';
+import { newSolanaReference } from '#shared/payments/addresses/solana';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'runtime-e2e-'));
 const demoToken = `demo-token-${'x'.repeat(20)}`;
@@ -58,10 +59,11 @@ describe('npm start (the local runtime as a user runs it)', () => {
     const theirs = await post(`${url}/v1/orders`, credentials.api_token, { price_amount: 1 });
     expect(theirs.status).toBe(200);
 
-    // A pay currency names its key: USDT_TRC20= is the TRON key, USDC_BASE= the ETH key.
+    // A pay currency names its key: USDT_TRC20= is the TRON key, USDC_BASE= the ETH key; USDC_SOL= the Solana wallet.
     const tronKey = testXpub("m/44'/195'/0'");
     const ethKey = testXpub("m/44'/60'/0'");
-    const keyed = await runScript('infra/local/merchant-cli.ts', ['create', '--name', 'Keys Shop', '--sandbox', '--xpub', `USDT_TRC20=${tronKey}`, '--xpub', `USDC_BASE=${ethKey}`], {
+    const solWallet = newSolanaReference(); // any 32 bytes in base58 is a wallet address
+    const keyed = await runScript('infra/local/merchant-cli.ts', ['create', '--name', 'Keys Shop', '--sandbox', '--xpub', `USDT_TRC20=${tronKey}`, '--xpub', `USDC_BASE=${ethKey}`, '--wallet', `USDC_SOL=${solWallet}`], {
       DATA_DIR: dataDir,
       TOKEN_HMAC_KEY: '',
     });
@@ -70,6 +72,7 @@ describe('npm start (the local runtime as a user runs it)', () => {
     for (const [currency, address] of [
       ['USDT_TRC20', deriveAddress('TRX', tronKey, 0)],
       ['USDC_BASE', deriveAddress('ETH', ethKey, 0)],
+      ['USDC_SOL', solWallet],
     ]) {
       const made = (await (await post(`${url}/v1/orders`, keyShop.api_token, { price_amount: 1, pay_currency: currency })).json()) as any;
       const got = (await (await fetch(`${url}/v1/orders/${made.order.order_id}`, { headers: { token: keyShop.api_token } })).json()) as any;

@@ -90,7 +90,7 @@ describe('the payment page', () => {
     expect(await page.locator('.price strong').textContent()).toBe('9.99 USD');
     expect(await page.locator('.badge').textContent()).toContain('Sandbox');
     const currencies = await page.locator('.picker button strong').allTextContents();
-    expect(currencies).toEqual(['BTC', 'LTC', 'ETH', 'USDT_ERC20', 'USDC_ERC20', 'USDT_TRC20', 'USDT_ARB', 'USDC_ARB', 'ETH_ARB', 'USDC_BASE', 'ETH_BASE', 'USDC_POL', 'USDT_BNB', 'USDT_CELO', 'CUSD', 'EOS', 'BCH', 'LBTC', 'ALIPAY', 'ALIGLOBAL', 'WECHAT']);
+    expect(currencies).toEqual(['BTC', 'LTC', 'ETH', 'USDT_ERC20', 'USDC_ERC20', 'USDT_TRC20', 'USDT_ARB', 'USDC_ARB', 'ETH_ARB', 'USDC_BASE', 'ETH_BASE', 'USDC_POL', 'USDT_BNB', 'USDT_CELO', 'CUSD', 'USDC_SOL', 'EOS', 'BCH', 'LBTC', 'ALIPAY', 'ALIGLOBAL', 'WECHAT']);
     expect(await page.title()).toBe('Monthly Program x 1 · Page Shop');
     await page.screenshot({ path: artifact('order'), fullPage: true });
     await page.close();
@@ -142,6 +142,23 @@ describe('the payment page', () => {
     expect(invoice.payment_uri).toBe(`tron:${invoice.payment_address}?token=TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t&amount=9.990000`);
     expect(await page.locator('[data-field="network"]').textContent()).toBe('TRON');
     expect(await decodeQr(page.getByRole('img', { name: /QR code of the USDT \(TRON\) payment request/ }))).toBe(invoice.payment_uri);
+    await page.close();
+  });
+
+  it('USDC on Solana shows the Solana Pay request: the wallet, the reference it carries, the network, and its QR code', async () => {
+    const { order, paymentUrl } = await createOrder();
+    const page = await open(paymentUrl);
+    await page.getByRole('button', { name: /^USDC_SOL/ }).click();
+    await eventually(() => status(page).textContent()).toBe('Waiting for your payment.');
+    const { invoice } = await merchantView(order.order_id);
+    expect(invoice.payment_uri).toBe(
+      `solana:${invoice.payment_address}?amount=9.990000&spl-token=EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v&reference=${invoice.memo}`,
+    );
+    expect(await page.locator('[data-field="network"]').textContent()).toBe('Solana');
+    expect(await page.locator('#memo-label').textContent()).toBe('Reference');
+    expect(await page.locator('[data-field="memo"]').textContent()).toBe(invoice.memo);
+    expect(await decodeQr(page.getByRole('img', { name: /QR code of the USDC \(Solana\) payment request/ }))).toBe(invoice.payment_uri);
+    await page.screenshot({ path: artifact('usdc-sol'), fullPage: true });
     await page.close();
   });
 

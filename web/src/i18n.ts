@@ -19,6 +19,8 @@ const en = {
   address: 'Address',
   account: 'Account',
   memo: 'Memo (required)',
+  reference: 'Reference',
+  referenceHint: 'Pay with a Solana Pay wallet by scanning the QR code: it adds this reference, which is how the payment finds your order.',
   memoHint: 'Include the memo, or the payment cannot be matched to your order.',
   network: 'Network',
   networkHint: (network: string): string =>
@@ -118,6 +120,8 @@ const zh: Strings = {
   address: '地址',
   account: '账户',
   memo: '备注（必填）',
+  reference: '付款参考',
+  referenceHint: '请用支持 Solana Pay 的钱包扫描二维码付款：钱包会自动带上此参考，付款才能匹配到您的订单。',
   memoHint: '转账时务必填写备注，否则无法匹配到您的订单。',
   network: '网络',
   networkHint: (network) => `只能通过 ${network} 网络转账。通过其他网络（即使是同一地址）付款不会到达此订单。`,

@@ -223,7 +223,12 @@ function paymentDetails(invoice: PayInvoice, payable = true): HTMLElement {
         ]
       : null,
     gateway ? null : field(where, invoice.payment_address, 'address'),
-    invoice.memo ? [field(strings.memo, invoice.memo, 'memo'), h('p', { class: 'hint warn' }, strings.memoHint)] : null,
+    // Solana Pay: the memo is the transfer's reference, which the wallet adds from the QR code.
+    invoice.memo && code === 'USDC_SOL'
+      ? [field(strings.reference, invoice.memo, 'memo'), h('p', { class: 'hint warn' }, strings.referenceHint)]
+      : invoice.memo
+        ? [field(strings.memo, invoice.memo, 'memo'), h('p', { class: 'hint warn' }, strings.memoHint)]
+        : null,
     payable
       ? [
           h('figure', { class: 'qr-box' }, qrSvg(invoice.payment_uri, strings.qr(name)), h('figcaption', null, strings.scan)),

@@ -5,6 +5,7 @@ import { DEFAULT_HTTP_POLICY, type HttpPolicy, requestText } from '#shared/watch
 import { SourceError } from '#shared/core/source-error';
 import type { IndexedSource, Transfer } from '#shared/watchers/sources/port';
 import type { WatchedAddress } from '#shared/store/watch-list';
+import { WatchedSchedule } from '#shared/watchers/sources/watched-schedule';
 
 /**
  * USDT (TRC-20) on TRON, read from a TronGrid-compatible API (REFERENCE "More networks"):
@@ -191,12 +192,13 @@ export class TronTransfers implements IndexedSource {
   private readonly client: TronGridClient;
   private readonly clock: () => Date;
   private readonly verified = new Map<string, TronTransactionInfo>();
-  private lateAskedAt = 0;
+  private readonly schedule: WatchedSchedule;
 
   constructor(private readonly options: TronTransfersOptions) {
     if (!isTronAddress(options.contract)) throw new RangeError(`${options.currency} contract is not a TRON address: ${options.contract}`);
     this.client = new TronGridClient(options);
     this.clock = options.clock ?? (() => new Date());
+    this.schedule = new WatchedSchedule(options.lateEverySeconds);
   }
 
   get source(): string {
@@ -205,10 +207,7 @@ export class TronTransfers implements IndexedSource {
 
   async after(_cursor: string | undefined, limit: number): Promise<{ transfers: Transfer[]; next: string | undefined }> {
     const now = this.clock();
-    const lateDue = now.getTime() - this.lateAskedAt >= (this.options.lateEverySeconds ?? 600) * 1000;
-    const watched = (await this.options.watched(now)).filter((entry) => entry.currency === this.options.currency);
-    const due = watched.filter((entry) => lateDue || Date.parse(entry.open_until) >= now.getTime()).slice(0, Math.max(limit, 1));
-    if (lateDue) this.lateAskedAt = now.getTime();
+    const due = this.schedule.due(await this.options.watched(now), this.options.currency, now, limit);
     const transfers: Transfer[] = [];
     for (const entry of due) {
       // A minute before the invoice: clocks differ, and a payment before its invoice cannot be one.
