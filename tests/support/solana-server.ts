@@ -61,6 +61,11 @@ export class SolanaTestServer {
     return this.server!.url;
   }
 
+  /** Requests answered, by JSON-RPC method. */
+  get requests(): Map<string, number> {
+    return this.server!.requests;
+  }
+
   async start(): Promise<this> {
     this.server = await startFaultyServer(
       (_request, body) => {
