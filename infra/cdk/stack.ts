@@ -80,7 +80,23 @@ export const watcherKey = (chain: string): string => `${WATCHER_FOLDER}-${chain.
  * EOS (indexed sources) report 1 while their cursor still moves and 0 once caught up: their
  * alarm fires when a watcher has not caught up once in 15 minutes, or is silent.
  */
-export const LAG_ALARM_BLOCKS: Readonly<Record<string, number>> = { BTC: 3, LTC: 12, BCH: 3, ETH: 150, LBTC: 0, EOS: 0 };
+export const LAG_ALARM_BLOCKS: Readonly<Record<string, number>> = {
+  BTC: 3,
+  LTC: 12,
+  BCH: 3,
+  ETH: 150,
+  // The other EVM networks: 30 minutes of their blocks (shared/domain/networks.ts).
+  ARBITRUM: 7200,
+  BASE: 900,
+  POLYGON: 900,
+  BSC: 2400,
+  CELO: 1800,
+  LBTC: 0,
+  EOS: 0,
+  // Asked per address, no cursor: 0 while the last step succeeded.
+  TRON: 0,
+  SOLANA: 0,
+};
 
 /** Each function folder of the route table with the table access its routes need (write wins). */
 export function functionAccess(routes: readonly Route[]): Map<string, TableAccess> {
