@@ -22,6 +22,7 @@ import {
   sandboxRefundBodySchema,
 } from '#shared/schemas/orders';
 import { payCheckoutBodySchema } from '#shared/schemas/pay';
+import { passkeyAnswerBodySchema, portalOrdersQuerySchema, recoveryCodeBodySchema, signOutBodySchema } from '#shared/schemas/portal';
 
 export const VALIDATORS_FILE = fileURLToPath(new URL('../shared/http/validators.generated.ts', import.meta.url));
 
@@ -42,11 +43,16 @@ export const VALIDATORS: Record<string, ValidatorSpec> = {
   sandboxRefundBody: { schema: sandboxRefundBodySchema, type: 'SandboxRefundBody' },
   payCheckoutBody: { schema: payCheckoutBodySchema, type: 'PayCheckoutBody' },
   listOrdersQuery: { schema: listOrdersQuerySchema, type: 'ListOrdersQuery', coerce: true },
+  portalPasskeyAnswerBody: { schema: passkeyAnswerBodySchema, type: 'PasskeyAnswerBody' },
+  portalRecoveryCodeBody: { schema: recoveryCodeBodySchema, type: 'RecoveryCodeBody' },
+  portalSignOutBody: { schema: signOutBodySchema, type: 'SignOutBody' },
+  portalOrdersQuery: { schema: portalOrdersQuerySchema, type: 'PortalOrdersQuery', coerce: true },
 };
 
 const TYPE_IMPORTS = [
   "import type { ValidateFunction } from 'ajv';",
   "import type { PayCheckoutBody } from '#shared/schemas/pay';",
+  "import type { PasskeyAnswerBody, PortalOrdersQuery, RecoveryCodeBody, SignOutBody } from '#shared/schemas/portal';",
   "import type { CheckoutOrderBody, CreateOrderInput, ListOrdersQuery, OrderActionBody, SandboxPayBody, SandboxRefundBody } from '#shared/schemas/orders';",
 ];
 

@@ -87,4 +87,7 @@ export function describeSize(size: PageSize): string {
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const size = await buildPage();
   console.log(`Built the payment page into web/dist:\n${describeSize(size)}`);
+  const { buildPortal } = await import('./portal/build');
+  const portal = await buildPortal();
+  console.log(`Built the merchant portal into web/portal/dist: JS + CSS gzipped ${(portal.scriptAndStyleGzip / 1024).toFixed(1)} KB`);
 }

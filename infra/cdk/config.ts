@@ -16,12 +16,14 @@ export const SETTINGS = {
   paymentPageUrl: { env: 'PAYMENT_PAGE_URL', about: 'https URL of a payment page hosted elsewhere; replaces the CloudFront URL' },
   paymentPageDomain: { env: 'PAYMENT_PAGE_DOMAIN', about: 'custom domain name for the CloudFront payment page' },
   paymentPageCertificateArn: { env: 'PAYMENT_PAGE_CERTIFICATE_ARN', about: 'ACM certificate (us-east-1) for paymentPageDomain' },
+  portalDomain: { env: 'PORTAL_DOMAIN', about: "merchant portal's domain (its passkeys' relying party); default: its CloudFront name" },
+  portalCertificateArn: { env: 'PORTAL_CERTIFICATE_ARN', about: 'ACM certificate (us-east-1) for portalDomain' },
   invoiceTtlCryptoSeconds: { env: 'INVOICE_TTL_CRYPTO_SECONDS', about: 'crypto invoice lifetime (handler default 3600)' },
   invoiceTtlGatewaySeconds: { env: 'INVOICE_TTL_GATEWAY_SECONDS', about: 'gateway invoice lifetime (handler default 10800)' },
   orderTtlSeconds: { env: 'ORDER_TTL_SECONDS', about: 'lifetime of an order never checked out (handler default 86400)' },
   latePaymentWindowSeconds: { env: 'LATE_PAYMENT_WINDOW_SECONDS', about: 'late payments still matched after expiry (handler default 604800)' },
   unconfirmedTimeoutSeconds: { env: 'UNCONFIRMED_TIMEOUT_SECONDS', about: 'a PENDING payment still in no block this long after expiry expires the order (handler default 86400)' },
-  authCacheSeconds: { env: 'AUTH_CACHE_SECONDS', about: 'per-process API token cache, 0 disables (handler default 30)' },
+  authCacheSeconds: { env: 'AUTH_CACHE_SECONDS', about: 'per-process API token cache, 0 disables (handler default 5: a revoked token is refused within it)' },
   callbackRetryBaseSeconds: { env: 'CALLBACK_RETRY_BASE_SECONDS', about: 'first callback retry delay, doubling (handler default 60)' },
   callbackMaxAttempts: { env: 'CALLBACK_MAX_ATTEMPTS', about: 'callback attempts before dead-lettering (handler default 16)' },
   callbackTimeoutMs: { env: 'CALLBACK_TIMEOUT_MS', about: 'merchant answer timeout; sizes the delivery function (handler default 10000)' },
@@ -96,6 +98,8 @@ export interface DeployConfig {
     url?: string;
     customDomain?: { domainName: string; certificateArn: string };
   };
+  /** The merchant portal's own domain (passkeys are bound to it: choose it before users register). */
+  portal: { customDomain?: { domainName: string; certificateArn: string } };
   /** Handler variables passed through unchanged (TTLs, platform keys, EOS account); unset ones are left out. */
   handlerEnvironment: Readonly<Record<string, string>>;
   /** Handler variable -> SSM parameter name; the value stays in SSM, functions may read only these. */
@@ -273,6 +277,7 @@ export function readDeployConfig(context: ContextLookup, env: NodeJS.ProcessEnv)
     stackName,
     logLevel,
     paymentPage: readPaymentPage(raw, fail),
+    portal: readPortal(raw, fail),
     handlerEnvironment,
     gatewayCredentialParameters,
     lightningParameters,
@@ -336,6 +341,17 @@ function readPaymentPage(
   if (!/^arn:aws[a-z-]*:acm:us-east-1:\d{12}:certificate\/[0-9a-f-]+$/.test(certificateArn)) {
     fail('paymentPageCertificateArn', 'must be an ACM certificate ARN in us-east-1');
   }
+  return { customDomain: { domainName, certificateArn } };
+}
+
+function readPortal(raw: (key: SettingKey) => string | undefined, fail: (key: SettingKey, problem: string) => never): DeployConfig['portal'] {
+  const domainName = raw('portalDomain');
+  const certificateArn = raw('portalCertificateArn');
+  if (domainName === undefined && certificateArn === undefined) return {};
+  if (domainName === undefined) return fail('portalDomain', 'is required with portalCertificateArn');
+  if (certificateArn === undefined) return fail('portalCertificateArn', 'is required with portalDomain');
+  if (!/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/.test(domainName)) fail('portalDomain', `must be a lower-case DNS name, got "${domainName}"`);
+  if (!/^arn:aws[a-z-]*:acm:us-east-1:\d{12}:certificate\/[0-9a-f-]+$/.test(certificateArn)) fail('portalCertificateArn', 'must be an ACM certificate ARN in us-east-1');
   return { customDomain: { domainName, certificateArn } };
 }
 

@@ -12,3 +12,6 @@ export const PAYMENT_PAGE_DIR = join(REPO_ROOT, 'web', 'dist');
 
 /** The entry file of a function folder under functions/. */
 export const functionEntry = (fn: string): string => join(REPO_ROOT, 'functions', fn, 'handler.ts');
+
+/** The built merchant portal (made by the web build; absent until then). */
+export const PORTAL_DIR = join(REPO_ROOT, 'web', 'portal', 'dist');

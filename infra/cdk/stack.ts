@@ -7,19 +7,22 @@ import type { Construct } from 'constructs';
 import type { DeployConfig } from '#infra/cdk/config';
 import { METRICS_NAMESPACE } from '#shared/core/config';
 import { CallbackPipeline } from '#infra/cdk/constructs/callback-pipeline';
+import { MerchantPortal } from '#infra/cdk/constructs/merchant-portal';
 import { OrderApi } from '#infra/cdk/constructs/order-api';
 import { OrderTable } from '#infra/cdk/constructs/order-table';
 import { PaymentPage } from '#infra/cdk/constructs/payment-page';
 import { ServiceAlarms } from '#infra/cdk/constructs/service-alarms';
 import { ServiceFunction, type TableAccess } from '#infra/cdk/constructs/service-function';
-import { PAYMENT_PAGE_DIR } from '#infra/cdk/paths';
+import { PAYMENT_PAGE_DIR, PORTAL_DIR } from '#infra/cdk/paths';
 import { ROUTES, type Route } from '#shared/http/routes';
-import { QUOTA_PREFIX } from '#shared/store/keys';
+import { API_TOKEN_PREFIX, QUOTA_PREFIX } from '#shared/store/keys';
 
 export interface CryptoPayStackProps extends StackProps {
   readonly config: DeployConfig;
   /** The built payment page (default web/dist); tests point it elsewhere. */
   readonly paymentPageDir?: string;
+  /** The built merchant portal (default web/portal/dist). */
+  readonly portalDir?: string;
 }
 
 /** Powertools service name and the `service` tag of every resource. */
@@ -37,6 +40,7 @@ export const GATEWAY_FUNCTIONS: ReadonlySet<string> = new Set([
   'pay-checkout-order',
   'refund-order',
   'expire-orders',
+  'portal-refund-order',
   ...ROUTES.filter((route) => route.gateway).map((route) => route.fn),
 ]);
 
@@ -49,10 +53,10 @@ export const LIGHTNING_FUNCTIONS: ReadonlySet<string> = new Set(['create-order',
 
 /** Route functions that authenticate merchants: only these may read the API token key. */
 export const authenticatingFunctions = (routes: readonly Route[]): ReadonlySet<string> =>
-  new Set(routes.filter((route) => !route.public && !route.gateway).map((route) => route.fn));
+  new Set(routes.filter((route) => !route.public && !route.gateway && !route.portal).map((route) => route.fn));
 
 /** Route functions that put deliveries on the callback queue (a merchant's redelivery request). */
-export const CALLBACK_SENDERS: ReadonlySet<string> = new Set(['redeliver-callback']);
+export const CALLBACK_SENDERS: ReadonlySet<string> = new Set(['redeliver-callback', 'portal-resend-callback']);
 
 /** Functions not behind a route (all but order-events and not-found write the table). */
 export const EVENT_FUNCTIONS = {
@@ -120,6 +124,7 @@ export class CryptoPayStack extends Stack {
   readonly api: OrderApi;
   readonly callbacks: CallbackPipeline;
   readonly paymentPage: PaymentPage;
+  readonly portal: MerchantPortal;
   readonly alarms: ServiceAlarms;
 
   constructor(scope: Construct, id: string, props: CryptoPayStackProps) {
@@ -162,6 +167,7 @@ export class CryptoPayStack extends Stack {
           ...(routeFunction ? { QUOTA_STORE: 'table' } : {}),
         },
         writablePrefix: routeFunction ? QUOTA_PREFIX : undefined,
+        tokenUsePrefix: authenticating.has(folder) ? API_TOKEN_PREFIX : undefined,
         parameters: {
           ...(GATEWAY_FUNCTIONS.has(folder) ? config.gatewayCredentialParameters : {}),
           ...(LIGHTNING_FUNCTIONS.has(folder) ? config.lightningParameters : {}),
@@ -205,6 +211,13 @@ export class CryptoPayStack extends Stack {
     });
     // The page is static and the API's URL is known only at deploy time: it is written into index.html.
     this.paymentPage.publishConfig({ apiBaseUrl: this.api.url });
+    // The portal and its API share one CloudFront origin; its functions check requests against it.
+    this.portal = new MerchantPortal(this, 'Portal', { contentDir: props.portalDir ?? PORTAL_DIR, api: this.api.api, customDomain: config.portal.customDomain });
+    for (const route of ROUTES.filter((entry) => entry.portal)) {
+      const fn = functions.get(route.fn)?.function;
+      fn?.addEnvironment('PORTAL_ORIGIN', this.portal.origin);
+      fn?.addEnvironment('PORTAL_CLIENT_IP_HEADER', 'cloudfront-viewer-address');
+    }
     // Gateways post their notifications to the API: the functions that open trades name it.
     for (const folder of GATEWAY_FUNCTIONS) functions.get(folder)?.function.addEnvironment('PUBLIC_API_URL', this.api.url);
 
@@ -229,6 +242,7 @@ export class CryptoPayStack extends Stack {
     }
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the merchant API' });
+    new CfnOutput(this, 'PortalUrl', { value: `${this.portal.origin}/portal/`, description: 'The merchant portal (set PORTAL_ORIGIN to its origin for npm run merchant -- invite)' });
     new CfnOutput(this, 'PaymentPageUrl', { value: pageUrl, description: 'Base of payment_url' });
     new CfnOutput(this, 'TableName', { value: this.table.table.tableName, description: 'For npm run merchant' });
     new CfnOutput(this, 'CallbackQueueUrl', { value: this.callbacks.queue.queueUrl });

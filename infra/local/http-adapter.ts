@@ -119,6 +119,8 @@ export function toEvent(request: IncomingMessage, body: Buffer, matched: Matched
     pathParameters: Object.keys(matched.params).length ? matched.params : undefined,
     body: body.length ? body.toString('utf8') : undefined,
     isBase64Encoded: false,
+    // API Gateway v2 hands the Cookie header over as a list (and drops the header).
+    ...(headers.cookie ? { cookies: headers.cookie.split(';').map((cookie) => cookie.trim()).filter(Boolean) } : {}),
     requestContext: {
       accountId: 'local',
       apiId: 'local',
@@ -204,7 +206,7 @@ async function overQuota(request: IncomingMessage, route: Route, quotas: LocalQu
   if (route.gateway) return undefined;
   let key: string;
   let limit: BucketLimit;
-  if (route.public) {
+  if (route.public || route.portal) {
     key = `P${clientAddressKey(clientAddress(request, quotas.clientIpHeader))}`;
     limit = quotas.public;
   } else {
@@ -221,8 +223,10 @@ async function overQuota(request: IncomingMessage, route: Route, quotas: LocalQu
 }
 
 function send(response: ServerResponse, result: APIGatewayProxyStructuredResultV2): void {
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
+  // API Gateway v2 writes a result's `cookies` as Set-Cookie headers.
+  if (result.cookies?.length) headers['set-cookie'] = result.cookies;
   const body = result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : Buffer.from(result.body ?? '', 'utf8');
   response.writeHead(result.statusCode ?? 200, { ...headers, 'content-length': String(body.length) });
   response.end(body);

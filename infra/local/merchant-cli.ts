@@ -1,22 +1,47 @@
 /**
- * `npm run merchant -- create --name NAME [--sandbox] [--token TOKEN] [--callback-statuses paid|all] ...`
+ * The operator's merchant CLI (README "Operating merchants"): `npm run merchant -- <command>`.
  *
- * Creates a merchant and prints one JSON line {"user_id","api_token","callback_secret"}.
+ *   create --name NAME [--sandbox] [--token TOKEN] [settings...]   a merchant; prints its first token and secret once
+ *   list | show <user_id> | audit <user_id> [--limit N]             read
+ *   disable <user_id> | enable <user_id>                            refuse or accept its tokens again
+ *   set <user_id> [settings...]                                     change settings (new invoices only)
+ *   token create <user_id> [--name NAME] | token list <user_id> | token revoke <user_id> <token_id>
+ *   secret show <user_id> | secret roll <user_id> [--overlap-hours H]
+ *
+ * Settings: --name, --receive-currency USD|USDT|USDC, --gateway CODE (repeatable), --tolerance
+ * PERCENT, --callback-statuses paid|all, --xpub CURRENCY=KEY (repeatable; CURRENCY= removes).
+ * Output is JSON for create, token create and secret roll (what a script keeps), and for every
+ * command with --json; otherwise text. Errors go to stderr with exit code 2.
+ *
  * The table is the running local runtime's (found through DATA_DIR/runtime.json), or, when
  * TABLE_NAME is set, that table in AWS (credentials and region from the usual AWS variables;
  * TOKEN_HMAC_KEY_PARAMETER names the stack's token key parameter, see docs/deploy.md).
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { hostname, userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { LOCAL_AWS_ENV } from '#infra/local/dynamodb';
+import { keyOf } from '#shared/domain/currencies';
 import { localTokenKey, stateFile, type RuntimeState } from '#infra/local/runtime';
 
-const USAGE =
-  'usage: npm run merchant -- create --name NAME [--sandbox] [--token TOKEN] [--receive-currency USD|USDT|USDC]\n' +
-  '         [--gateway ALIPAY|ALIGLOBAL|WECHAT]... [--tolerance PERCENT] [--xpub KEY=XPUB]...\n' +
-  '         (KEY: BTC, LTC, BCH, ETH (every EVM network), TRX (TRON), or a pay currency naming its key: USDT_TRC20=, USDT_ARB=)\n' +
-  '         [--wallet SOL=ADDRESS]   (the Solana wallet USDC_SOL is paid to; USDC_SOL=ADDRESS too)\n' +
-  '         [--callback-statuses paid|all]   (callbacks for PAID only, the default, or every status change)';
+const USAGE = `usage: npm run merchant -- <command> [--json]
+  create --name NAME [--sandbox] [--token TOKEN] [settings]
+  list
+  show <user_id>
+  audit <user_id> [--limit N]
+  disable <user_id>
+  enable <user_id>
+  set <user_id> [settings]
+  token create <user_id> [--name NAME]
+  token list <user_id>
+  token revoke <user_id> <token_id>
+  secret show <user_id>
+  secret roll <user_id> [--overlap-hours H]   (default 24: both secrets sign callbacks meanwhile)
+  invite <user_id> [--name NAME] [--role owner|developer|viewer] [--hours H]   (a portal invite link, once, 72 h by default)
+settings: --name NAME --receive-currency USD|USDT|USDC --gateway ALIPAY|ALIGLOBAL|WECHAT (repeatable)
+          --tolerance PERCENT --callback-statuses paid|all --xpub KEY=XPUB (repeatable; KEY= removes)
+          KEY: BTC, LTC, BCH, ETH (every EVM network), TRX (TRON), or a pay currency naming its key (USDT_TRC20=, USDC_BASE=)
+          --wallet SOL=ADDRESS (create: the Solana wallet USDC_SOL is paid to; USDC_SOL= too)`;
 
 function fail(message: string): never {
   console.error(message);
@@ -37,6 +62,11 @@ const { positionals, values } = (() => {
         xpub: { type: 'string', multiple: true },
         wallet: { type: 'string', multiple: true },
         'callback-statuses': { type: 'string' },
+        'overlap-hours': { type: 'string' },
+        limit: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        role: { type: 'string' },
+        hours: { type: 'string' },
       },
     });
   } catch (error) {
@@ -44,10 +74,10 @@ const { positionals, values } = (() => {
   }
 })();
 
-if (positionals[0] !== 'create' || !values.name) fail(USAGE);
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-
-if (!process.env.TABLE_NAME) {
+/** Points the process at the running local runtime's table unless TABLE_NAME names one in AWS. */
+function useTable(): void {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  if (process.env.TABLE_NAME) return;
   const file = stateFile(process.env.DATA_DIR ?? '.data');
   if (!existsSync(file)) {
     fail(`No local runtime is running (no ${file}). Start it with "npm start", or set TABLE_NAME for a table in AWS.`);
@@ -61,16 +91,22 @@ if (!process.env.TABLE_NAME) {
   }
   Object.assign(process.env, LOCAL_AWS_ENV, { TABLE_NAME: state.tableName, DYNAMODB_ENDPOINT: state.dynamodbEndpoint });
   Object.assign(process.env, localTokenKey(process.env.DATA_DIR ?? '.data'));
+  process.env.PORTAL_ORIGIN ??= state.portalOrigin ?? new URL(state.apiUrl).origin.replace('127.0.0.1', 'localhost');
 }
 
-// Loaded after the environment names the table.
-const { createMerchant } = await import('#shared/services/merchants');
-const { keyOf } = await import('#shared/domain/currencies');
+function userIdArgument(value: string | undefined): number {
+  if (!value || !/^[1-9]\d{0,9}$/.test(value)) fail(`a user_id is a positive integer\n${USAGE}`);
+  return Number(value);
+}
 
-/** `--xpub USDT_TRC20=...` is the TRON key, `--xpub USDC_BASE=...` the ETH key: one key per chain family. */
-function xpubsOf(entries: readonly string[]): Record<string, string> {
+/**
+ * `--xpub KEY=XPUB` options as a record (an empty XPUB removes that key). A pay currency names
+ * its key: `USDT_TRC20=` is the TRX key, `USDC_BASE=` the ETH key (one key per chain family).
+ */
+function xpubOptions(): Record<string, string> | undefined {
+  if (!values.xpub) return undefined;
   const keys: Record<string, string> = {};
-  for (const entry of entries) {
+  for (const entry of values.xpub) {
     const at = entry.indexOf('=');
     if (at < 1) fail(`--xpub takes KEY=XPUB, got "${entry}"`);
     const named = entry.slice(0, at).toUpperCase();
@@ -78,7 +114,7 @@ function xpubsOf(entries: readonly string[]): Record<string, string> {
     try {
       key = keyOf(named);
     } catch {
-      // Not a pay currency: a key name (BTC, TRX, ...), checked by createMerchant.
+      // Not a pay currency: a key name (BTC, TRX, ...), checked by the service.
     }
     const value = entry.slice(at + 1);
     if (keys[key] !== undefined && keys[key] !== value) fail(`--xpub ${named}= names the ${key} key, already given another value`);
@@ -86,26 +122,145 @@ function xpubsOf(entries: readonly string[]): Record<string, string> {
   }
   return keys;
 }
+
+/** `--wallet SOL=ADDRESS` (or `USDC_SOL=`) options as a record. */
+function walletOptions(): Record<string, string> {
+  return Object.fromEntries(
+    (values.wallet ?? []).map((entry) => {
+      const at = entry.indexOf('=');
+      if (at < 1) fail(`--wallet takes NETWORK=ADDRESS, got "${entry}"`);
+      const named = entry.slice(0, at).toUpperCase();
+      return [named === 'USDC_SOL' ? 'SOL' : named, entry.slice(at + 1)];
+    }),
+  );
+}
+
+/** Prints `json` as JSON (always for `alwaysJson`, else with --json), otherwise `text`. */
+function print(json: unknown, text: () => string, alwaysJson = false): void {
+  console.log(alwaysJson || values.json ? JSON.stringify(json) : text());
+}
+
+const COMMANDS = ['create', 'list', 'show', 'audit', 'disable', 'enable', 'set', 'token', 'secret', 'invite'] as const;
+const [command, ...rest] = positionals;
+if (!COMMANDS.includes(command as (typeof COMMANDS)[number])) fail(USAGE);
+useTable();
+// Loaded after the environment names the table.
+const merchants = await import('#shared/services/merchants');
+const tokens = await import('#shared/services/api-tokens');
+const portal = await import('#shared/services/portal-auth');
+const { ROLES } = await import('#shared/domain/portal');
+const actor = { who: `operator:${userInfo().username}`, from: `cli@${hostname()}` };
+
+const settings = () => ({
+  name: command === 'set' ? values.name : undefined,
+  receiveCurrency: values['receive-currency'],
+  gateways: values.gateway,
+  tolerancePercent: values.tolerance,
+  callbackStatuses: values['callback-statuses'],
+  xpubs: xpubOptions(),
+});
+
+/** A portal invite for the merchant: its role, name and lifetime from the options. */
+async function invite(merchantId: number, name: string | undefined) {
+  const role = values.role ?? 'owner';
+  if (!(ROLES as readonly string[]).includes(role)) fail(`--role must be one of ${ROLES.join(', ')}`);
+  const hours = values.hours === undefined ? undefined : Number(values.hours);
+  if (hours !== undefined && !(Number.isInteger(hours) && hours > 0 && hours <= 24 * 30)) fail('--hours must be a whole number of hours, at most 720');
+  return portal.createInvite({ merchantId, role: role as (typeof ROLES)[number], name, ttlHours: hours });
+}
+
+const profileText = (merchant: { user_id: number; name: string; sandbox: boolean; disabled?: boolean; receive_currency: string }) =>
+  `${merchant.user_id}\t${merchant.sandbox ? 'sandbox' : 'live'}\t${merchant.disabled ? 'disabled' : 'enabled'}\t${merchant.receive_currency}\t${merchant.name}`;
+
+const commands: Record<(typeof COMMANDS)[number], () => Promise<void>> = {
+  async create() {
+    if (!values.name) fail(USAGE);
+    const { xpubs, ...rest } = settings();
+    const credentials = await merchants.createMerchant(
+      { ...rest, name: values.name, sandbox: values.sandbox, apiToken: values.token, xpubs: xpubs ?? {}, wallets: walletOptions() },
+      new Date(),
+      actor,
+    );
+    const link = await invite(credentials.user_id, undefined);
+    print({ ...credentials, portal_invite: link.url }, () => '', true);
+  },
+  async invite() {
+    const userId = userIdArgument(rest[0]);
+    // An unknown or disabled merchant gets no invite.
+    const merchant = await merchants.merchantProfile(userId);
+    if (merchant.disabled) fail(`merchant ${userId} is disabled`);
+    const link = await invite(userId, values.name);
+    print({ user_id: userId, portal_invite: link.url, expires_at: link.expires_at }, () => `${link.url}\n(works once, until ${link.expires_at})`);
+  },
+  async list() {
+    const list = await merchants.merchantProfiles();
+    print(list, () => ['user_id\tmode\tstate\treceive\tname', ...list.map(profileText)].join('\n'));
+  },
+  async show() {
+    const userId = userIdArgument(rest[0]);
+    const merchant = await merchants.merchantProfile(userId);
+    const tokenList = await tokens.listApiTokens(userId);
+    print({ merchant, tokens: tokenList }, () =>
+      [
+        profileText(merchant),
+        `callbacks for: ${merchant.callback_statuses ?? 'paid'}; tolerance ${merchant.payment_tolerance_percent ?? '0'}%; gateways: ${merchant.gateways.join(', ') || 'none'}`,
+        `keys: ${Object.keys(merchant.xpubs ?? {}).join(', ') || 'platform keys'}`,
+        `tokens: ${tokenList.map((token) => `${token.token_id} (${token.name})`).join(', ') || 'none'}`,
+      ].join('\n'),
+    );
+  },
+  async audit() {
+    const entries = await merchants.auditLog(userIdArgument(rest[0]), values.limit ? Number(values.limit) : 50);
+    print(entries, () => entries.map((entry) => `${entry.at}\t${entry.action}\t${entry.who}\t${entry.from}\t${JSON.stringify(entry.details)}`).join('\n'));
+  },
+  async disable() {
+    const merchant = await merchants.setDisabled(userIdArgument(rest[0]), true, actor);
+    print(merchant, () => profileText(merchant));
+  },
+  async enable() {
+    const merchant = await merchants.setDisabled(userIdArgument(rest[0]), false, actor);
+    print(merchant, () => profileText(merchant));
+  },
+  async set() {
+    const result = await merchants.changeSettings(userIdArgument(rest[0]), settings(), actor);
+    print(result, () =>
+      [
+        profileText(result.merchant),
+        ...Object.entries(result.addresses).map(([code, addresses]) => `${code} first addresses (compare with your wallet): ${addresses.join(' ')}`),
+      ].join('\n'),
+    );
+  },
+  async token() {
+    const [verb, id, tokenId] = rest;
+    const userId = userIdArgument(id);
+    if (verb === 'create') {
+      print(await tokens.createApiToken(userId, values.name ?? 'token', actor), () => '', true);
+    } else if (verb === 'list') {
+      const list = await tokens.listApiTokens(userId);
+      print(list, () =>
+        ['token_id\tname\tstarts with\tcreated\tlast used', ...list.map((token) => `${token.token_id}\t${token.name}\t${token.prefix ?? ''}\t${token.created_at}\t${token.last_used_at ?? 'never'}`)].join('\n'),
+      );
+    } else if (verb === 'revoke') {
+      if (!tokenId) fail(USAGE);
+      await tokens.revokeApiToken(userId, tokenId, actor);
+      print({ revoked: tokenId }, () => `revoked ${tokenId}`);
+    } else fail(USAGE);
+  },
+  async secret() {
+    const [verb, id] = rest;
+    const userId = userIdArgument(id);
+    if (verb === 'show') {
+      const secrets = await merchants.showSecret(userId);
+      print(secrets, () => secrets.callback_secret + (secrets.previous_callback_secret ? `\n(previous, until ${secrets.previous_valid_until}: ${secrets.previous_callback_secret})` : ''));
+    } else if (verb === 'roll') {
+      const hours = values['overlap-hours'] === undefined ? undefined : Number(values['overlap-hours']);
+      print(await merchants.rollCallbackSecret(userId, hours, actor), () => '', true);
+    } else fail(USAGE);
+  },
+};
+
 try {
-  const credentials = await createMerchant({
-    name: values.name,
-    sandbox: values.sandbox,
-    apiToken: values.token,
-    receiveCurrency: values['receive-currency'],
-    gateways: values.gateway,
-    tolerancePercent: values.tolerance,
-    callbackStatuses: values['callback-statuses'],
-    xpubs: xpubsOf(values.xpub ?? []),
-    wallets: Object.fromEntries(
-      (values.wallet ?? []).map((entry) => {
-        const at = entry.indexOf('=');
-        if (at < 1) fail(`--wallet takes NETWORK=ADDRESS, got "${entry}"`);
-        const named = entry.slice(0, at).toUpperCase();
-        return [named === 'USDC_SOL' ? 'SOL' : named, entry.slice(at + 1)];
-      }),
-    ),
-  });
-  console.log(JSON.stringify(credentials));
+  await commands[command as (typeof COMMANDS)[number]]();
 } catch (error) {
-  fail(`Could not create the merchant: ${(error as Error).message}`);
+  fail(`merchant ${command}: ${(error as Error).message}`);
 }

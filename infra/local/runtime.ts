@@ -40,6 +40,10 @@ export interface DemoMerchant {
 export interface Runtime {
   url: string;
   paymentPageUrl: string;
+  /** The merchant portal (http://localhost:<port>/portal/: passkeys need a domain, not an IP). */
+  portalUrl: string;
+  /** A fresh one-time invite link for the demo merchant's portal (72 hours). */
+  demoInviteUrl: string;
   demo: DemoMerchant;
   dynamodbEndpoint: string;
   /** The chains whose payments are watched (those with a source configured). */
@@ -52,12 +56,14 @@ export const stateFile = (dataDir: string): string => join(dataDir, 'runtime.jso
 
 export interface RuntimeState {
   dynamodbEndpoint: string;
+  portalOrigin?: string;
   tableName: string;
   apiUrl: string;
   pid: number;
 }
 
 const PAGE_PREFIX = '/pay/';
+const PORTAL_PREFIX = '/portal/';
 
 /** Buckets the local adapter keeps by default (QUOTA_MAX_KEYS): about a megabyte at most. */
 export const DEFAULT_QUOTA_KEYS = 10_000;
@@ -198,6 +204,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     const port = options.port === 0 ? await freePort() : options.port;
     const url = `http://${options.host && options.host !== '0.0.0.0' ? options.host : '127.0.0.1'}:${port}`;
     const paymentPageUrl = process.env.PAYMENT_PAGE_URL ?? `${url}${PAGE_PREFIX}`;
+    // WebAuthn takes a domain as relying party, never an IP address: the portal is on localhost.
+    const portalOrigin = process.env.PORTAL_ORIGIN ?? `http://localhost:${port}`;
 
     // The handlers' configuration, as the CDK stack sets it for each Lambda.
     Object.assign(process.env, {
@@ -205,6 +213,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       TABLE_NAME: tableName,
       DYNAMODB_ENDPOINT: dynamodbEndpoint,
       PAYMENT_PAGE_URL: paymentPageUrl,
+      PORTAL_ORIGIN: portalOrigin,
       // Where gateways post notifications (a tunnel's URL when a real gateway should reach this machine).
       PUBLIC_API_URL: process.env.PUBLIC_API_URL ?? `${url}/`,
       CALLBACK_QUEUE_URL: sqs.callbackQueueUrl,
@@ -222,6 +231,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     });
 
     const demo = await seedDemoMerchant(dataDir, options.demoApiToken);
+    const { createInvite } = await import('#shared/services/portal-auth');
+    const demoInvite = await createInvite({ merchantId: demo.user_id, name: 'Demo owner' });
     stops.push(await startExpirySweeper(options.expirySweepSeconds));
     const watchers = await startChainWatchers();
     stops.push(watchers.stop);
@@ -235,7 +246,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       }),
     );
     const limits = readQuotaConfig(process.env);
-    const server = createApiServer(bindings, [staticFiles(PAGE_PREFIX, resolve('web/dist'))], {
+    const server = createApiServer(bindings, [staticFiles(PAGE_PREFIX, resolve('web/dist')), staticFiles(PORTAL_PREFIX, resolve('web/portal/dist'))], {
       quotas: { merchant: limits.merchant, public: limits.public, maxKeys: options.quotas?.maxKeys ?? DEFAULT_QUOTA_KEYS, clientIpHeader: options.quotas?.clientIpHeader },
     });
     await new Promise<void>((done, fail) => {
@@ -250,11 +261,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         }),
     );
     if (dataDir) {
-      const state: RuntimeState = { dynamodbEndpoint, tableName, apiUrl: url, pid: process.pid };
+      const state: RuntimeState = { dynamodbEndpoint, tableName, apiUrl: url, portalOrigin, pid: process.pid };
       writeFileSync(stateFile(dataDir), JSON.stringify(state));
       stops.push(async () => rmSync(stateFile(dataDir), { force: true }));
     }
-    return { url, paymentPageUrl, demo, dynamodbEndpoint, watching: watchers.chains, stop };
+    return { url, paymentPageUrl, portalUrl: `${portalOrigin}${PORTAL_PREFIX}`, demoInviteUrl: demoInvite.url, demo, dynamodbEndpoint, watching: watchers.chains, stop };
   } catch (error) {
     await stop();
     throw error;

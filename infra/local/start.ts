@@ -33,10 +33,13 @@ export const runtime = await startRuntime({
 
 console.log(`API:            ${runtime.url}`);
 console.log(`Payment page:   ${runtime.paymentPageUrl}`);
+console.log(`Portal:         ${runtime.portalUrl}`);
 console.log(`Demo merchant:  user_id ${runtime.demo.user_id} (sandbox)`);
 console.log(`Demo API token: ${runtime.demo.api_token}`);
 console.log(`Callback secret: ${runtime.demo.callback_secret}`);
 console.log(`Chain watchers: ${runtime.watching.length ? runtime.watching.join(', ') : 'none (set BTC_ESPLORA_URL, BTC_RPC_URL, ..., LND_REST_URL or EOS_HISTORY_URL to watch one)'}`);
+console.log(`Portal invite:  ${runtime.demoInviteUrl}`);
+console.log('                (open it once to make a passkey for the demo merchant; "npm run merchant -- invite <user_id>" makes another)');
 console.log('');
 console.log('Try:');
 console.log(

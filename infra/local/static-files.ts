@@ -37,7 +37,7 @@ export function staticFiles(prefix: string, folder: string): FallbackHandler {
     if (!existsSync(file) || statSync(file).isDirectory()) file = join(root, 'index.html');
     if (!existsSync(file)) {
       response.writeHead(503, { 'content-type': 'text/plain; charset=utf-8' });
-      response.end('The payment page has not been built (web/dist is missing).');
+      response.end('This page has not been built: run npm run build:web.');
       return true;
     }
     response.writeHead(200, {

@@ -8,7 +8,7 @@ import { retryDelaySeconds, withRetryAfter } from '#shared/callbacks/schedule';
 import { webhookHeaders } from '#shared/callbacks/signing';
 import type { Delivery, DeliveryAttempt } from '#shared/domain/delivery';
 import { CallbackInProgressError, NoCallbackError } from '#shared/domain/errors';
-import type { MerchantProfile } from '#shared/domain/merchant';
+import { type Merchant, type MerchantProfile, signingSecrets } from '#shared/domain/merchant';
 import { logger } from '#shared/core/logger';
 import { findMerchant } from '#shared/store/merchants';
 import {
@@ -31,15 +31,18 @@ const jobOf = (delivery: Delivery): DeliveryJob => ({
 });
 
 /**
- * Merchants' signing secrets: a worker delivering many callbacks of one merchant reads its
- * secret once in a while, not once per attempt.
+ * Merchants' signing secrets: a worker delivering many callbacks of one merchant reads them
+ * once a minute, not once per attempt (a rolled secret is used within a minute; the old one
+ * goes on signing beside it for the roll's overlap, so nothing fails meanwhile).
  */
-const secrets = new ExpiringCache<number, string>({ maxEntries: 1_000, maxAgeMs: 15 * 60_000 });
+const secrets = new ExpiringCache<number, SigningSecrets>({ maxEntries: 1_000, maxAgeMs: 60_000 });
 
-async function secretOf(userId: number): Promise<string> {
-  const secret = await secrets.getOrLoad(userId, async () => (await findMerchant(userId))?.callback_secret);
-  if (!secret) throw new Error(`merchant ${userId} of a delivery does not exist`);
-  return secret;
+type SigningSecrets = Pick<Merchant, 'callback_secret' | 'previous_callback_secret' | 'previous_callback_secret_until'>;
+
+async function secretsOf(userId: number, now: Date): Promise<string[]> {
+  const merchant = await secrets.getOrLoad(userId, () => findMerchant(userId));
+  if (!merchant) throw new Error(`merchant ${userId} of a delivery does not exist`);
+  return signingSecrets(merchant, now);
 }
 
 type Outcome =
@@ -48,7 +51,7 @@ type Outcome =
   | { kind: 'retry'; attempt: DeliveryAttempt; retryAfter?: string };
 
 /** One POST of the delivery's frozen body, signed for this attempt's timestamp. */
-async function attempt(delivery: Delivery, secret: string, now: Date): Promise<Outcome> {
+async function attempt(delivery: Delivery, secrets: readonly string[], now: Date): Promise<Outcome> {
   const timestamp = Math.floor(now.getTime() / 1000);
   const at = now.toISOString();
   try {
@@ -57,7 +60,7 @@ async function attempt(delivery: Delivery, secret: string, now: Date): Promise<O
       headers: {
         'content-type': 'application/json',
         'user-agent': 'crypto-pay-orders-callbacks/1.0',
-        ...webhookHeaders(secret, delivery.event_id, timestamp, delivery.payload),
+        ...webhookHeaders(secrets, delivery.event_id, timestamp, delivery.payload),
       },
       timeoutMs: callbackConfig().timeoutMs,
       maxResponseBytes: MAX_RESPONSE_BYTES,
@@ -108,7 +111,7 @@ export async function processDeliveryJob(job: DeliveryJob, receiptHandle: string
   // attempt count check above: only one claims the delivery.
   const lease = await claimDelivery(delivery, now, leaseSeconds());
   if (!lease) return 'done';
-  const outcome = await attempt(delivery, await secretOf(delivery.user_id), now);
+  const outcome = await attempt(delivery, await secretsOf(delivery.user_id, now), now);
   const attemptNumber = delivery.attempt_count + 1;
   const finishedAt = new Date();
   if (outcome.kind === 'delivered') {

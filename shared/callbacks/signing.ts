@@ -14,12 +14,18 @@ export function sign(secret: string, id: string, timestamp: number, body: string
   return `v1,${digest}`;
 }
 
-/** The three headers of a signed callback (the id is stable across retries). */
-export function webhookHeaders(secret: string, id: string, timestamp: number, body: string): Record<string, string> {
+/**
+ * The three headers of a signed callback (the id is stable across retries). With several
+ * secrets (the current one and, after a roll, the previous one for its overlap),
+ * `webhook-signature` carries one space-separated signature per secret, as Standard Webhooks
+ * allows: a receiver that knows either secret accepts the callback.
+ */
+export function webhookHeaders(secrets: string | readonly string[], id: string, timestamp: number, body: string): Record<string, string> {
+  const list = typeof secrets === 'string' ? [secrets] : secrets;
   return {
     'webhook-id': id,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': sign(secret, id, timestamp, body),
+    'webhook-signature': list.map((secret) => sign(secret, id, timestamp, body)).join(' '),
   };
 }
 

@@ -64,7 +64,7 @@ export const apiConfig = section(readApiConfig);
 /** API tokens. */
 export const readAuthConfig = (env: Env) => ({
   /** How long a known token is remembered per process (0: not at all). */
-  cacheSeconds: nonNegativeInteger(env, 'AUTH_CACHE_SECONDS', 30),
+  cacheSeconds: nonNegativeInteger(env, 'AUTH_CACHE_SECONDS', 5),
 });
 export const authConfig = section(readAuthConfig);
 
@@ -209,3 +209,35 @@ export const lightningConfig = section(readLightningConfig);
 /** The watch-chain function (AWS): the one chain it watches. */
 export const readWatchFunctionConfig = (env: Env) => ({ chain: requiredString(env, 'WATCH_CHAIN') });
 export const watchFunctionConfig = section(readWatchFunctionConfig);
+
+/**
+ * The merchant portal (README "Merchant portal", docs/deploy.md): its origin (scheme, host and
+ * port the browser sees: the portal's domain in AWS, http://localhost:<port> locally), the
+ * WebAuthn relying-party id (the origin's host unless set: a passkey works on that domain and
+ * its subdomains), and the session and sign-in limits.
+ */
+export const readPortalConfig = (env: Env) => {
+  const origin = new URL(requiredString(env, 'PORTAL_ORIGIN')).origin;
+  const { hostname, protocol } = new URL(origin);
+  const loopback = hostname === 'localhost' || hostname === '127.0.0.1' || hostname === '[::1]';
+  if (protocol !== 'https:' && !loopback) throw new ConfigError(`PORTAL_ORIGIN must be https outside loopback, got "${origin}"`);
+  return {
+    origin,
+    /** Where the portal app is served (invite links point there). */
+    appUrl: `${origin}/portal/`,
+    rpId: optionalString(env, 'PORTAL_RP_ID') ?? hostname,
+    rpName: optionalString(env, 'PORTAL_RP_NAME') ?? 'Crypto Pay Orders',
+    /** Cookies are Secure everywhere but a loopback http origin (browsers drop Secure cookies there). */
+    secureCookies: protocol === 'https:',
+    /** A session ends this long after its sign-in. */
+    sessionHours: positiveInteger(env, 'PORTAL_SESSION_HOURS', 12),
+    /** Sign-in attempts (options, passkey answers, recovery codes) per client address and minute. */
+    signInPerMinute: positiveInteger(env, 'PORTAL_SIGN_IN_PER_MINUTE', 20),
+    /**
+     * A header holding the client's `address:port` as a proxy in front saw it (the AWS stack
+     * sets cloudfront-viewer-address: API Gateway's source address is CloudFront's there).
+     */
+    clientIpHeader: optionalString(env, 'PORTAL_CLIENT_IP_HEADER'),
+  };
+};
+export const portalConfig = section(readPortalConfig);

@@ -37,8 +37,8 @@ export class InvalidPriceError extends AppError {
 }
 
 export class AuthenticationError extends AppError {
-  constructor() {
-    super(401, 'AUTHENTICATION_FAILED', 'Authentication Token is not set or expired.');
+  constructor(message = 'Authentication Token is not set or expired.') {
+    super(401, 'AUTHENTICATION_FAILED', message);
   }
 }
 

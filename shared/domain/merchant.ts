@@ -42,13 +42,54 @@ export interface MerchantProfile {
    * later: its references held by guard items would no longer block new orders.
    */
   order_id_key?: string;
+  /**
+   * A disabled merchant's API tokens and portal sessions are refused (within the auth cache's
+   * few seconds); its orders are kept and still watched, and callbacks still go out.
+   */
+  disabled?: boolean;
 }
 
 export interface Merchant extends MerchantProfile {
-  token_hash: string;
+  /**
+   * The keyed hash of the merchant's first API token (absent once that token is revoked);
+   * every token, the first included, also has its own items (shared/store/api-tokens.ts).
+   */
+  token_hash?: string;
   /** Standard Webhooks secret, `whsec_<base64>`. */
   callback_secret: string;
+  /**
+   * The secret before the last roll and until when callbacks are signed with it too (ISO
+   * time): during that overlap `webhook-signature` carries both signatures, so a merchant's
+   * server checking either one keeps accepting callbacks while it is being updated.
+   */
+  previous_callback_secret?: string;
+  previous_callback_secret_until?: string;
 }
+
+/**
+ * The secrets a callback signed at `now` is signed with: the current one, and the previous one
+ * while its overlap lasts (Standard Webhooks allows several space-separated signatures).
+ */
+export function signingSecrets(merchant: Pick<Merchant, 'callback_secret' | 'previous_callback_secret' | 'previous_callback_secret_until'>, now: Date): string[] {
+  const { callback_secret: current, previous_callback_secret: previous, previous_callback_secret_until: until } = merchant;
+  return previous && until && Date.parse(until) > now.getTime() ? [current, previous] : [current];
+}
+
+/** A named API token as the merchant sees it: never the token itself, only its first characters. */
+export interface ApiTokenSummary {
+  token_id: string;
+  name: string;
+  /** The token's first characters (absent for a token made before tokens had names). */
+  prefix?: string;
+  created_at: string;
+  last_used_at?: string;
+}
+
+/** How many API tokens a merchant may hold at once (each is one item read on a cache miss). */
+export const MAX_API_TOKENS = 20;
+
+/** What a token's name may be. */
+export const TOKEN_NAME_PATTERN = /^[\p{L}\p{N} ._\-:/()@#]{1,64}$/u;
 
 /**
  * How API tokens were stored before they were keyed (hex SHA-256): still looked up for

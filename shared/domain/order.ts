@@ -56,7 +56,20 @@ export interface Order {
   callback_statuses?: CallbackStatuses;
   /** Set when the order is (or was) UNRESOLVED. */
   unresolved_reason?: UnresolvedReason;
+  /** Its status changes, oldest first (the portal's history; the last {@link MAX_HISTORY}). */
+  history?: StatusChange[];
 }
+
+/** One status change of an order: when, from what, and why (the UNRESOLVED reason). */
+export interface StatusChange {
+  from: OrderStatus;
+  to: OrderStatus;
+  at: string;
+  reason?: UnresolvedReason;
+}
+
+/** Status changes kept on an order (an order makes few; this bounds its item anyway). */
+export const MAX_HISTORY = 20;
 
 /** What a merchant may choose for a new order (Create Order's body, validated). */
 export interface OrderChoices {
@@ -244,6 +257,10 @@ export function moveTo(
     ...(details.dueAt ? { due_at: details.dueAt } : {}),
     ...(to === 'PAID' && invoice ? { receive_currency: invoice.receive_currency } : {}),
     ...(details.reason ? { unresolved_reason: details.reason } : {}),
+    history: [
+      ...(found.order.history ?? []),
+      { from: found.order.status, to, at: now.toISOString(), ...(details.reason ? { reason: details.reason } : {}) },
+    ].slice(-MAX_HISTORY),
   };
   return { order, invoice: invoice && { ...invoice, status: to } };
 }

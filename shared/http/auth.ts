@@ -1,18 +1,19 @@
 import { timingSafeEqual } from 'node:crypto';
 import { AuthenticationError } from '#shared/domain/errors';
 import { type MerchantProfile, TOKEN_PATTERN } from '#shared/domain/merchant';
-import { apiTokenHash, findMerchantByApiToken } from '#shared/services/api-tokens';
+import { apiTokenHash, type AuthenticatedToken, findMerchantByApiToken } from '#shared/services/api-tokens';
 import { ExpiringCache } from '#shared/core/cache';
 import { authConfig } from '#shared/core/config';
 
 /**
- * Known tokens are remembered per process for AUTH_CACHE_SECONDS (default 30; 0 disables),
- * as API Gateway authorizers cache theirs: a warm function then reads the table once per
- * request instead of twice. A revoked token keeps working for at most that long.
+ * Known tokens are remembered per process for AUTH_CACHE_SECONDS (default 5; 0 disables), as
+ * API Gateway authorizers cache theirs: a warm function serving a busy merchant reads the
+ * table twice every few seconds instead of twice per request. A revoked token, or the token
+ * of a merchant just disabled, keeps working in a warm function for at most that long.
  */
-let cache: ExpiringCache<string, { tokenHash: string; merchant: MerchantProfile }> | undefined;
+let cache: ExpiringCache<string, AuthenticatedToken> | undefined;
 
-function lookup(token: string, hash: string): Promise<{ tokenHash: string; merchant: MerchantProfile } | undefined> {
+function lookup(token: string, hash: string): Promise<AuthenticatedToken | undefined> {
   cache ??= new ExpiringCache({ maxEntries: 1000, maxAgeMs: authConfig().cacheSeconds * 1000 });
   return cache.getOrLoad(hash, () => findMerchantByApiToken(token, hash));
 }
@@ -29,5 +30,6 @@ export async function authenticate(token: string | undefined): Promise<MerchantP
   if (!found || !timingSafeEqual(Buffer.from(found.tokenHash, 'hex'), Buffer.from(hash, 'hex'))) {
     throw new AuthenticationError();
   }
+  if (found.merchant.disabled) throw new AuthenticationError('The merchant account is disabled');
   return found.merchant;
 }

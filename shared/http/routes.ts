@@ -20,7 +20,38 @@ export interface Route {
    * gateway's signature verifies, in the gateway's own format (not the API's JSON errors).
    */
   gateway?: true;
+  /**
+   * The merchant portal's API: browsers with a session cookie (never the `token` header),
+   * served on the portal's own origin in AWS (CloudFront in front of both).
+   */
+  portal?: true;
 }
+
+/** The merchant portal's API (shared/http/portal-handler.ts: sessions and CSRF). */
+const PORTAL_ROUTES: readonly Route[] = (
+  [
+    // Signing in: invites, passkeys, recovery codes, sessions.
+    { method: 'GET', path: '/v1/portal/session', fn: 'portal-session', access: 'read' },
+    { method: 'POST', path: '/v1/portal/invites/{invite}/options', fn: 'portal-invite-options', access: 'write' },
+    { method: 'POST', path: '/v1/portal/invites/{invite}/accept', fn: 'portal-accept-invite', access: 'write' },
+    { method: 'POST', path: '/v1/portal/sign-in/options', fn: 'portal-sign-in-options', access: 'write' },
+    { method: 'POST', path: '/v1/portal/sign-in', fn: 'portal-sign-in', access: 'write' },
+    { method: 'POST', path: '/v1/portal/sign-in/recovery', fn: 'portal-recover', access: 'write' },
+    { method: 'POST', path: '/v1/portal/sign-out', fn: 'portal-sign-out', access: 'write' },
+    { method: 'GET', path: '/v1/portal/passkeys', fn: 'portal-list-passkeys', access: 'read' },
+    { method: 'POST', path: '/v1/portal/passkeys/options', fn: 'portal-passkey-options', access: 'write' },
+    { method: 'POST', path: '/v1/portal/passkeys', fn: 'portal-add-passkey', access: 'write' },
+    // The merchant's orders.
+    { method: 'GET', path: '/v1/portal/orders', fn: 'portal-list-orders', access: 'read' },
+    { method: 'GET', path: '/v1/portal/orders/export', fn: 'portal-export-orders', access: 'read' },
+    { method: 'GET', path: '/v1/portal/orders/{order_id}', fn: 'portal-get-order', access: 'read' },
+    { method: 'POST', path: '/v1/portal/orders/{order_id}/cancel', fn: 'portal-cancel-order', access: 'write' },
+    { method: 'POST', path: '/v1/portal/orders/{order_id}/refund', fn: 'portal-refund-order', access: 'write' },
+    { method: 'POST', path: '/v1/portal/orders/{order_id}/complete-refund', fn: 'portal-complete-refund', access: 'write' },
+    { method: 'POST', path: '/v1/portal/orders/{order_id}/resolve', fn: 'portal-resolve-order', access: 'write' },
+    { method: 'POST', path: '/v1/portal/orders/{order_id}/callbacks/resend', fn: 'portal-resend-callback', access: 'write' },
+  ] as const
+).map((route) => ({ ...route, portal: true as const }));
 
 export const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/v1/orders', fn: 'create-order', access: 'write' },
@@ -45,4 +76,5 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/v1/gateways/alipay/notify', fn: 'alipay-notify', access: 'write', gateway: true },
   { method: 'POST', path: '/v1/gateways/aliglobal/notify', fn: 'aliglobal-notify', access: 'write', gateway: true },
   { method: 'POST', path: '/v1/gateways/wechat/notify', fn: 'wechat-notify', access: 'write', gateway: true },
+  ...PORTAL_ROUTES,
 ];

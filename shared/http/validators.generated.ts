@@ -5,6 +5,7 @@
 // @ts-nocheck -- ajv writes plain JavaScript; the exports carry the types.
 import type { ValidateFunction } from 'ajv';
 import type { PayCheckoutBody } from '#shared/schemas/pay';
+import type { PasskeyAnswerBody, PortalOrdersQuery, RecoveryCodeBody, SignOutBody } from '#shared/schemas/portal';
 import type { CheckoutOrderBody, CreateOrderInput, ListOrdersQuery, OrderActionBody, SandboxPayBody, SandboxRefundBody } from '#shared/schemas/orders';
 import runtime_ucs2length_module from 'ajv/dist/runtime/ucs2length.js';
 import { isHttpUrl } from '#shared/http/validation';
@@ -862,3 +863,841 @@ return errors === 0;
 }
 return validate10;
 })() as ValidateFunction<ListOrdersQuery>;
+
+/** The PortalPasskeyAnswerBody schema. */
+export const portalPasskeyAnswerBody = /* @__PURE__ */ (() => {
+const schema17 = {"$id":"PortalPasskeyAnswerBody","type":"object","required":["credential"],"additionalProperties":false,"properties":{"credential":{"type":"object","required":["id","rawId","type","response"],"additionalProperties":false,"properties":{"id":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":1024},"rawId":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":1024},"type":{"type":"string","const":"public-key"},"authenticatorAttachment":{"type":"string","maxLength":32},"clientExtensionResults":{"type":"object","maxProperties":20},"response":{"type":"object","required":["clientDataJSON"],"additionalProperties":false,"properties":{"clientDataJSON":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":16384},"attestationObject":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":16384},"authenticatorData":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":16384},"signature":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":16384},"userHandle":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":128},"transports":{"type":"array","maxItems":10,"items":{"type":"string","maxLength":32}},"publicKeyAlgorithm":{"type":"integer"},"publicKey":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":16384}}}}}}};
+const func2 = runtime_ucs2length;
+const pattern5 = new RegExp("^[A-Za-z0-9_-]*$", "u");
+
+function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="PortalPasskeyAnswerBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.credential === undefined) && (missing0 = "credential")){
+validate16.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "credential")){
+validate16.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.credential !== undefined){
+let data0 = data.credential;
+const _errs2 = errors;
+if(errors === _errs2){
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+let missing1;
+if(((((data0.id === undefined) && (missing1 = "id")) || ((data0.rawId === undefined) && (missing1 = "rawId"))) || ((data0.type === undefined) && (missing1 = "type"))) || ((data0.response === undefined) && (missing1 = "response"))){
+validate16.errors = [{instancePath:instancePath+"/credential",schemaPath:"#/properties/credential/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs4 = errors;
+for(const key1 in data0){
+if(!((((((key1 === "id") || (key1 === "rawId")) || (key1 === "type")) || (key1 === "authenticatorAttachment")) || (key1 === "clientExtensionResults")) || (key1 === "response"))){
+validate16.errors = [{instancePath:instancePath+"/credential",schemaPath:"#/properties/credential/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs4 === errors){
+if(data0.id !== undefined){
+let data1 = data0.id;
+const _errs5 = errors;
+if(errors === _errs5){
+if(typeof data1 === "string"){
+if(func2(data1) > 1024){
+validate16.errors = [{instancePath:instancePath+"/credential/id",schemaPath:"#/properties/credential/properties/id/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"}];
+return false;
+}
+else {
+if(!pattern5.test(data1)){
+validate16.errors = [{instancePath:instancePath+"/credential/id",schemaPath:"#/properties/credential/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate16.errors = [{instancePath:instancePath+"/credential/id",schemaPath:"#/properties/credential/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data0.rawId !== undefined){
+let data2 = data0.rawId;
+const _errs7 = errors;
+if(errors === _errs7){
+if(typeof data2 === "string"){
+if(func2(data2) > 1024){
+validate16.errors = [{instancePath:instancePath+"/credential/rawId",schemaPath:"#/properties/credential/properties/rawId/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"}];
+return false;
+}
+else {
+if(!pattern5.test(data2)){
+validate16.errors = [{instancePath:instancePath+"/credential/rawId",schemaPath:"#/properties/credential/properties/rawId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate16.errors = [{instancePath:instancePath+"/credential/rawId",schemaPath:"#/properties/credential/properties/rawId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data0.type !== undefined){
+let data3 = data0.type;
+const _errs9 = errors;
+if(typeof data3 !== "string"){
+validate16.errors = [{instancePath:instancePath+"/credential/type",schemaPath:"#/properties/credential/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("public-key" !== data3){
+validate16.errors = [{instancePath:instancePath+"/credential/type",schemaPath:"#/properties/credential/properties/type/const",keyword:"const",params:{allowedValue: "public-key"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs9 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data0.authenticatorAttachment !== undefined){
+let data4 = data0.authenticatorAttachment;
+const _errs11 = errors;
+if(errors === _errs11){
+if(typeof data4 === "string"){
+if(func2(data4) > 32){
+validate16.errors = [{instancePath:instancePath+"/credential/authenticatorAttachment",schemaPath:"#/properties/credential/properties/authenticatorAttachment/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
+return false;
+}
+}
+else {
+validate16.errors = [{instancePath:instancePath+"/credential/authenticatorAttachment",schemaPath:"#/properties/credential/properties/authenticatorAttachment/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid1 = _errs11 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data0.clientExtensionResults !== undefined){
+let data5 = data0.clientExtensionResults;
+const _errs13 = errors;
+if(errors === _errs13){
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(Object.keys(data5).length > 20){
+validate16.errors = [{instancePath:instancePath+"/credential/clientExtensionResults",schemaPath:"#/properties/credential/properties/clientExtensionResults/maxProperties",keyword:"maxProperties",params:{limit: 20},message:"must NOT have more than 20 properties"}];
+return false;
+}
+}
+else {
+validate16.errors = [{instancePath:instancePath+"/credential/clientExtensionResults",schemaPath:"#/properties/credential/properties/clientExtensionResults/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid1 = _errs13 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data0.response !== undefined){
+let data6 = data0.response;
+const _errs15 = errors;
+if(errors === _errs15){
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+let missing2;
+if((data6.clientDataJSON === undefined) && (missing2 = "clientDataJSON")){
+validate16.errors = [{instancePath:instancePath+"/credential/response",schemaPath:"#/properties/credential/properties/response/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+return false;
+}
+else {
+const _errs17 = errors;
+for(const key2 in data6){
+if(!((((((((key2 === "clientDataJSON") || (key2 === "attestationObject")) || (key2 === "authenticatorData")) || (key2 === "signature")) || (key2 === "userHandle")) || (key2 === "transports")) || (key2 === "publicKeyAlgorithm")) || (key2 === "publicKey"))){
+validate16.errors = [{instancePath:instancePath+"/credential/response",schemaPath:"#/properties/credential/properties/response/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs17 === errors){
+if(data6.clientDataJSON !== undefined){
+let data7 = data6.clientDataJSON;
+const _errs18 = errors;
+if(errors === _errs18){
+if(typeof data7 === "string"){
+if(func2(data7) > 16384){
+validate16.errors = [{instancePath:instancePath+"/credential/response/clientDataJSON",schemaPath:"#/properties/credential/properties/response/properties/clientDataJSON/maxLength",keyword:"maxLength",params:{limit: 16384},message:"must NOT have more than 16384 characters"}];
+return false;
+}
+else {
+if(!pattern5.test(data7)){
+validate16.errors = [{instancePath:instancePath+"/credential/response/clientDataJSON",schemaPath:"#/properties/credential/properties/response/properties/clientDataJSON/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate16.errors = [{instancePath:instancePath+"/credential/response/clientDataJSON",schemaPath:"#/properties/credential/properties/response/properties/clientDataJSON/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid2 = _errs18 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data6.attestationObject !== undefined){
+let data8 = data6.attestationObject;
+const _errs20 = errors;
+if(errors === _errs20){
+if(typeof data8 === "string"){
+if(func2(data8) > 16384){
+validate16.errors = [{instancePath:instancePath+"/credential/response/attestationObject",schemaPath:"#/properties/credential/properties/response/properties/attestationObject/maxLength",keyword:"maxLength",params:{limit: 16384},message:"must NOT have more than 16384 characters"}];
+return false;
+}
+else {
+if(!pattern5.test(data8)){
+validate16.errors = [{instancePath:instancePath+"/credential/response/attestationObject",schemaPath:"#/properties/credential/properties/response/properties/attestationObject/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate16.errors = [{instancePath:instancePath+"/credential/response/attestationObject",schemaPath:"#/properties/credential/properties/response/properties/attestationObject/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid2 = _errs20 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data6.authenticatorData !== undefined){
+let data9 = data6.authenticatorData;
+const _errs22 = errors;
+if(errors === _errs22){
+if(typeof data9 === "string"){
+if(func2(data9) > 16384){
+validate16.errors = [{instancePath:instancePath+"/credential/response/authenticatorData",schemaPath:"#/properties/credential/properties/response/properties/authenticatorData/maxLength",keyword:"maxLength",params:{limit: 16384},message:"must NOT have more than 16384 characters"}];
+return false;
+}
+else {
+if(!pattern5.test(data9)){
+validate16.errors = [{instancePath:instancePath+"/credential/response/authenticatorData",schemaPath:"#/properties/credential/properties/response/properties/authenticatorData/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate16.errors = [{instancePath:instancePath+"/credential/response/authenticatorData",schemaPath:"#/properties/credential/properties/response/properties/authenticatorData/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid2 = _errs22 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data6.signature !== undefined){
+let data10 = data6.signature;
+const _errs24 = errors;
+if(errors === _errs24){
+if(typeof data10 === "string"){
+if(func2(data10) > 16384){
+validate16.errors = [{instancePath:instancePath+"/credential/response/signature",schemaPath:"#/properties/credential/properties/response/properties/signature/maxLength",keyword:"maxLength",params:{limit: 16384},message:"must NOT have more than 16384 characters"}];
+return false;
+}
+else {
+if(!pattern5.test(data10)){
+validate16.errors = [{instancePath:instancePath+"/credential/response/signature",schemaPath:"#/properties/credential/properties/response/properties/signature/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate16.errors = [{instancePath:instancePath+"/credential/response/signature",schemaPath:"#/properties/credential/properties/response/properties/signature/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid2 = _errs24 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data6.userHandle !== undefined){
+let data11 = data6.userHandle;
+const _errs26 = errors;
+if(errors === _errs26){
+if(typeof data11 === "string"){
+if(func2(data11) > 128){
+validate16.errors = [{instancePath:instancePath+"/credential/response/userHandle",schemaPath:"#/properties/credential/properties/response/properties/userHandle/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if(!pattern5.test(data11)){
+validate16.errors = [{instancePath:instancePath+"/credential/response/userHandle",schemaPath:"#/properties/credential/properties/response/properties/userHandle/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate16.errors = [{instancePath:instancePath+"/credential/response/userHandle",schemaPath:"#/properties/credential/properties/response/properties/userHandle/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid2 = _errs26 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data6.transports !== undefined){
+let data12 = data6.transports;
+const _errs28 = errors;
+if(errors === _errs28){
+if(Array.isArray(data12)){
+if(data12.length > 10){
+validate16.errors = [{instancePath:instancePath+"/credential/response/transports",schemaPath:"#/properties/credential/properties/response/properties/transports/maxItems",keyword:"maxItems",params:{limit: 10},message:"must NOT have more than 10 items"}];
+return false;
+}
+else {
+var valid3 = true;
+const len0 = data12.length;
+for(let i0=0; i0<len0; i0++){
+let data13 = data12[i0];
+const _errs30 = errors;
+if(errors === _errs30){
+if(typeof data13 === "string"){
+if(func2(data13) > 32){
+validate16.errors = [{instancePath:instancePath+"/credential/response/transports/" + i0,schemaPath:"#/properties/credential/properties/response/properties/transports/items/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
+return false;
+}
+}
+else {
+validate16.errors = [{instancePath:instancePath+"/credential/response/transports/" + i0,schemaPath:"#/properties/credential/properties/response/properties/transports/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid3 = _errs30 === errors;
+if(!valid3){
+break;
+}
+}
+}
+}
+else {
+validate16.errors = [{instancePath:instancePath+"/credential/response/transports",schemaPath:"#/properties/credential/properties/response/properties/transports/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid2 = _errs28 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data6.publicKeyAlgorithm !== undefined){
+let data14 = data6.publicKeyAlgorithm;
+const _errs32 = errors;
+if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
+validate16.errors = [{instancePath:instancePath+"/credential/response/publicKeyAlgorithm",schemaPath:"#/properties/credential/properties/response/properties/publicKeyAlgorithm/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid2 = _errs32 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data6.publicKey !== undefined){
+let data15 = data6.publicKey;
+const _errs34 = errors;
+if(errors === _errs34){
+if(typeof data15 === "string"){
+if(func2(data15) > 16384){
+validate16.errors = [{instancePath:instancePath+"/credential/response/publicKey",schemaPath:"#/properties/credential/properties/response/properties/publicKey/maxLength",keyword:"maxLength",params:{limit: 16384},message:"must NOT have more than 16384 characters"}];
+return false;
+}
+else {
+if(!pattern5.test(data15)){
+validate16.errors = [{instancePath:instancePath+"/credential/response/publicKey",schemaPath:"#/properties/credential/properties/response/properties/publicKey/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate16.errors = [{instancePath:instancePath+"/credential/response/publicKey",schemaPath:"#/properties/credential/properties/response/properties/publicKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid2 = _errs34 === errors;
+}
+else {
+var valid2 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate16.errors = [{instancePath:instancePath+"/credential/response",schemaPath:"#/properties/credential/properties/response/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid1 = _errs15 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate16.errors = [{instancePath:instancePath+"/credential",schemaPath:"#/properties/credential/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate16.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate16.errors = vErrors;
+return errors === 0;
+}
+return validate16;
+})() as ValidateFunction<PasskeyAnswerBody>;
+
+/** The PortalRecoveryCodeBody schema. */
+export const portalRecoveryCodeBody = /* @__PURE__ */ (() => {
+const schema18 = {"$id":"PortalRecoveryCodeBody","type":"object","required":["code"],"additionalProperties":false,"properties":{"code":{"type":"string","minLength":1,"maxLength":64}}};
+const func2 = runtime_ucs2length;
+
+function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="PortalRecoveryCodeBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.code === undefined) && (missing0 = "code")){
+validate17.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "code")){
+validate17.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.code !== undefined){
+let data0 = data.code;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 64){
+validate17.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+else {
+if(func2(data0) < 1){
+validate17.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+else {
+validate17.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate17.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate17.errors = vErrors;
+return errors === 0;
+}
+return validate17;
+})() as ValidateFunction<RecoveryCodeBody>;
+
+/** The PortalSignOutBody schema. */
+export const portalSignOutBody = /* @__PURE__ */ (() => {
+const schema19 = {"$id":"PortalSignOutBody","type":"object","additionalProperties":false,"properties":{"everywhere":{"type":"boolean","description":"End every session of the user, not only this one."}}};
+
+function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="PortalSignOutBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "everywhere")){
+validate18.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.everywhere !== undefined){
+if(typeof data.everywhere !== "boolean"){
+validate18.errors = [{instancePath:instancePath+"/everywhere",schemaPath:"#/properties/everywhere/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+}
+}
+}
+else {
+validate18.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate18.errors = vErrors;
+return errors === 0;
+}
+return validate18;
+})() as ValidateFunction<SignOutBody>;
+
+/** The PortalOrdersQuery schema (coerces query strings). */
+export const portalOrdersQuery = /* @__PURE__ */ (() => {
+const schema12 = {"$id":"PortalOrdersQuery","type":"object","additionalProperties":false,"properties":{"status":{"type":"string","enum":["NEW","PENDING","PAID","UNRESOLVED","RESOLVED","EXPIRED","CANCELED","REFUND_PENDING","REFUNDED"],"description":"Only orders in this status."},"from":{"type":"string","pattern":"^\\d{4}-\\d{2}-\\d{2}$","maxLength":10,"description":"Created on or after this day (UTC, YYYY-MM-DD)."},"to":{"type":"string","pattern":"^\\d{4}-\\d{2}-\\d{2}$","maxLength":10,"description":"Created on or before this day (UTC, YYYY-MM-DD)."},"q":{"type":"string","maxLength":200,"description":"An order_id, merchant_order_id, payment address or transaction id."},"cursor":{"type":"string","maxLength":200,"pattern":"^[A-Za-z0-9_-]*$","description":"next_cursor of the previous page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25}}};
+const func2 = runtime_ucs2length;
+const pattern0 = new RegExp("^\\d{4}-\\d{2}-\\d{2}$", "u");
+const pattern2 = new RegExp("^[A-Za-z0-9_-]*$", "u");
+
+function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="PortalOrdersQuery" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((((key0 === "status") || (key0 === "from")) || (key0 === "to")) || (key0 === "q")) || (key0 === "cursor")) || (key0 === "limit"))){
+validate11.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.status !== undefined){
+let data0 = data.status;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+validate11.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["status"] = coerced0;
+}
+}
+}
+if(!(((((((((data0 === "NEW") || (data0 === "PENDING")) || (data0 === "PAID")) || (data0 === "UNRESOLVED")) || (data0 === "RESOLVED")) || (data0 === "EXPIRED")) || (data0 === "CANCELED")) || (data0 === "REFUND_PENDING")) || (data0 === "REFUNDED"))){
+validate11.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema12.properties.status.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.from !== undefined){
+let data1 = data.from;
+const _errs4 = errors;
+if(typeof data1 !== "string"){
+let dataType1 = typeof data1;
+let coerced1 = undefined;
+if(!(coerced1 !== undefined)){
+if(dataType1 == "number" || dataType1 == "boolean"){
+coerced1 = "" + data1;
+}
+else if(data1 === null){
+coerced1 = "";
+}
+else {
+validate11.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced1 !== undefined){
+data1 = coerced1;
+if(data !== undefined){
+data["from"] = coerced1;
+}
+}
+}
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func2(data1) > 10){
+validate11.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"}];
+return false;
+}
+else {
+if(!pattern0.test(data1)){
+validate11.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.to !== undefined){
+let data2 = data.to;
+const _errs6 = errors;
+if(typeof data2 !== "string"){
+let dataType2 = typeof data2;
+let coerced2 = undefined;
+if(!(coerced2 !== undefined)){
+if(dataType2 == "number" || dataType2 == "boolean"){
+coerced2 = "" + data2;
+}
+else if(data2 === null){
+coerced2 = "";
+}
+else {
+validate11.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced2 !== undefined){
+data2 = coerced2;
+if(data !== undefined){
+data["to"] = coerced2;
+}
+}
+}
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if(func2(data2) > 10){
+validate11.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"}];
+return false;
+}
+else {
+if(!pattern0.test(data2)){
+validate11.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.q !== undefined){
+let data3 = data.q;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+let dataType3 = typeof data3;
+let coerced3 = undefined;
+if(!(coerced3 !== undefined)){
+if(dataType3 == "number" || dataType3 == "boolean"){
+coerced3 = "" + data3;
+}
+else if(data3 === null){
+coerced3 = "";
+}
+else {
+validate11.errors = [{instancePath:instancePath+"/q",schemaPath:"#/properties/q/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced3 !== undefined){
+data3 = coerced3;
+if(data !== undefined){
+data["q"] = coerced3;
+}
+}
+}
+if(errors === _errs8){
+if(typeof data3 === "string"){
+if(func2(data3) > 200){
+validate11.errors = [{instancePath:instancePath+"/q",schemaPath:"#/properties/q/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+return false;
+}
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.cursor !== undefined){
+let data4 = data.cursor;
+const _errs10 = errors;
+if(typeof data4 !== "string"){
+let dataType4 = typeof data4;
+let coerced4 = undefined;
+if(!(coerced4 !== undefined)){
+if(dataType4 == "number" || dataType4 == "boolean"){
+coerced4 = "" + data4;
+}
+else if(data4 === null){
+coerced4 = "";
+}
+else {
+validate11.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced4 !== undefined){
+data4 = coerced4;
+if(data !== undefined){
+data["cursor"] = coerced4;
+}
+}
+}
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(func2(data4) > 200){
+validate11.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+return false;
+}
+else {
+if(!pattern2.test(data4)){
+validate11.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.limit !== undefined){
+let data5 = data.limit;
+const _errs12 = errors;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+let dataType5 = typeof data5;
+let coerced5 = undefined;
+if(!(coerced5 !== undefined)){
+if(dataType5 === "boolean" || data5 === null
+              || (dataType5 === "string" && data5 && data5 == +data5 && !(data5 % 1))){
+coerced5 = +data5;
+}
+else {
+validate11.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced5 !== undefined){
+data5 = coerced5;
+if(data !== undefined){
+data["limit"] = coerced5;
+}
+}
+}
+if(errors === _errs12){
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 > 100 || isNaN(data5)){
+validate11.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+return false;
+}
+else {
+if(data5 < 1 || isNaN(data5)){
+validate11.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate11.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate11.errors = vErrors;
+return errors === 0;
+}
+return validate11;
+})() as ValidateFunction<PortalOrdersQuery>;

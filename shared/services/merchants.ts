@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
+import type { AuditActor, AuditEntry } from '#shared/domain/audit';
 import { isGateway, RECEIVE_CURRENCIES } from '#shared/domain/currencies';
+import { CALLBACK_STATUSES, type CallbackStatuses, type Merchant, type MerchantProfile, TOKEN_PATTERN } from '#shared/domain/merchant';
 import { deriveAddress, type AddressCurrency } from '#shared/payments/addresses/index';
 import { isSolanaAddress } from '#shared/payments/addresses/solana';
+import { apiTokenHash, generateApiToken, MerchantNotFoundError, newStoredToken } from '#shared/services/api-tokens';
+import { listAuditEntries } from '#shared/store/audit';
+import { findMerchant, insertMerchant, listMerchants, type MerchantChanges, profileOf, updateMerchant } from '#shared/store/merchants';
 
 const ADDRESS_CURRENCIES: readonly AddressCurrency[] = ['BTC', 'LTC', 'BCH', 'ETH', 'TRX'];
-import { CALLBACK_STATUSES, type CallbackStatuses, type Merchant, TOKEN_PATTERN } from '#shared/domain/merchant';
-import { apiTokenHash } from '#shared/services/api-tokens';
-import { insertMerchant } from '#shared/store/merchants';
 
 export interface NewMerchant {
   name: string;
@@ -32,41 +34,31 @@ export interface MerchantCredentials {
   callback_secret: string;
 }
 
-/** A random API token: 32 bytes (256 bits), base64url. */
-export const generateApiToken = (): string => randomBytes(32).toString('base64url');
-
 /** A Standard Webhooks secret: `whsec_` and base64 of 32 random bytes. */
 export const generateCallbackSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;
 
 /** The key of the merchant's order ids for its references (see orderIdFor): 32 random bytes, hex. */
 export const generateOrderIdKey = (): string => randomBytes(32).toString('hex');
 
-export async function createMerchant(input: NewMerchant, now = new Date()): Promise<MerchantCredentials> {
+/** Who made a change when nobody said: the operator at this machine's CLI. */
+export const CLI_ACTOR: AuditActor = { who: 'operator', from: 'cli' };
+
+export async function createMerchant(input: NewMerchant, now = new Date(), actor: AuditActor = CLI_ACTOR): Promise<MerchantCredentials> {
   const receiveCurrency = input.receiveCurrency ?? 'USD';
-  if (!RECEIVE_CURRENCIES.includes(receiveCurrency)) {
-    throw new RangeError(`receive currency must be one of ${RECEIVE_CURRENCIES.join(', ')}`);
-  }
+  checkReceiveCurrency(receiveCurrency);
   if (input.apiToken !== undefined && !TOKEN_PATTERN.test(input.apiToken)) {
     throw new RangeError('an API token must be 16 to 256 printable ASCII characters');
   }
   const tolerance = input.tolerancePercent ?? '0';
-  if (!/^\d{1,2}(\.\d{1,2})?$/.test(tolerance)) throw new RangeError('tolerance must be a percent from 0 to 99.99');
-  for (const [code, key] of Object.entries(input.xpubs ?? {})) {
-    if (!ADDRESS_CURRENCIES.includes(code as AddressCurrency)) throw new RangeError(`no addresses are derived for ${code}`);
-    // Refuses private keys and malformed keys before anything is stored.
-    deriveAddress(code as AddressCurrency, key, 0);
-  }
-  for (const [network, wallet] of Object.entries(input.wallets ?? {})) {
-    if (network !== 'SOL') throw new RangeError(`no wallet is taken for ${network} (only SOL)`);
-    if (!isSolanaAddress(wallet)) throw new RangeError(`the SOL wallet must be a Solana address (base58, 32 bytes), got "${wallet}"`);
-  }
-  for (const gateway of input.gateways ?? []) {
-    if (!isGateway(gateway)) throw new RangeError(`${gateway} is not a gateway currency`);
-  }
+  checkTolerance(tolerance);
+  checkXpubs(input.xpubs ?? {});
+  checkWallets(input.wallets ?? {});
+  checkGateways(input.gateways ?? []);
   const callbackStatuses = (input.callbackStatuses ?? 'paid') as CallbackStatuses;
-  if (!CALLBACK_STATUSES.includes(callbackStatuses)) throw new RangeError(`callback statuses must be one of ${CALLBACK_STATUSES.join(', ')}`);
+  checkCallbackStatuses(callbackStatuses);
   const apiToken = input.apiToken ?? generateApiToken();
   const callbackSecret = generateCallbackSecret();
+  const token = await newStoredToken('default', apiToken, now);
   const merchant: Omit<Merchant, 'user_id'> = {
     name: input.name,
     sandbox: input.sandbox,
@@ -78,9 +70,201 @@ export async function createMerchant(input: NewMerchant, now = new Date()): Prom
     ...(input.wallets && Object.keys(input.wallets).length > 0 ? { wallets: input.wallets } : {}),
     created_at: now.toISOString(),
     order_id_key: generateOrderIdKey(),
-    token_hash: await apiTokenHash(apiToken),
+    token_hash: token.token_hash,
     callback_secret: callbackSecret,
   };
-  const stored = await insertMerchant(merchant);
+  const audit: AuditEntry = {
+    at: now.toISOString(),
+    action: 'merchant.created',
+    ...actor,
+    details: { name: input.name, sandbox: input.sandbox, token_id: token.token_id },
+  };
+  const stored = await insertMerchant(merchant, { token, audit });
   return { user_id: stored.user_id, api_token: apiToken, callback_secret: callbackSecret };
+}
+
+function checkReceiveCurrency(code: string): void {
+  if (!RECEIVE_CURRENCIES.includes(code)) throw new RangeError(`receive currency must be one of ${RECEIVE_CURRENCIES.join(', ')}`);
+}
+
+function checkTolerance(percent: string): void {
+  if (!/^\d{1,2}(\.\d{1,2})?$/.test(percent)) throw new RangeError('tolerance must be a percent from 0 to 99.99');
+}
+
+/** The merchant's receiving wallets: only Solana's (USDC_SOL), a base58 32-byte address. */
+function checkWallets(wallets: Readonly<Record<string, string>>): void {
+  for (const [network, wallet] of Object.entries(wallets)) {
+    if (network !== 'SOL') throw new RangeError(`no wallet is taken for ${network} (only SOL)`);
+    if (!isSolanaAddress(wallet)) throw new RangeError(`the SOL wallet must be a Solana address (base58, 32 bytes), got "${wallet}"`);
+  }
+}
+
+function checkGateways(gateways: readonly string[]): void {
+  for (const gateway of gateways) {
+    if (!isGateway(gateway)) throw new RangeError(`${gateway} is not a gateway currency`);
+  }
+}
+
+function checkCallbackStatuses(value: string): void {
+  if (!CALLBACK_STATUSES.includes(value as CallbackStatuses)) {
+    throw new RangeError(`callback statuses must be one of ${CALLBACK_STATUSES.join(', ')}`);
+  }
+}
+
+/** How many derived addresses a key's check shows, to compare with the merchant's own wallet. */
+export const PREVIEW_ADDRESSES = 3;
+
+/**
+ * The first receive addresses each extended public key gives (index 0, 1, 2), as the invoices
+ * will get them: refuses private keys, malformed keys and keys of another network before
+ * anything is stored.
+ */
+export function checkXpubs(xpubs: Readonly<Record<string, string>>): Record<string, string[]> {
+  const previews: Record<string, string[]> = {};
+  for (const [code, key] of Object.entries(xpubs)) {
+    if (!ADDRESS_CURRENCIES.includes(code as AddressCurrency)) throw new RangeError(`no addresses are derived for ${code}`);
+    previews[code] = Array.from({ length: PREVIEW_ADDRESSES }, (_, index) => deriveAddress(code as AddressCurrency, key, index));
+  }
+  return previews;
+}
+
+/** A merchant's settings an operator (or, later, the portal) may change. */
+export interface SettingsChange {
+  name?: string;
+  receiveCurrency?: string;
+  gateways?: string[];
+  tolerancePercent?: string;
+  callbackStatuses?: string;
+  /** Keys to set, by currency; an empty string removes that currency's key. */
+  xpubs?: Record<string, string>;
+}
+
+/**
+ * Changes a merchant's settings after checking each one. A change applies to invoices made
+ * after it: existing invoices keep the address, amount and rate they were made with. Returns
+ * the merchant's profile as it is now and, for each key set, its first addresses.
+ */
+export async function changeSettings(
+  userId: number,
+  change: SettingsChange,
+  actor: AuditActor = CLI_ACTOR,
+  now = new Date(),
+): Promise<{ merchant: MerchantProfile; addresses: Record<string, string[]> }> {
+  const merchant = await existingMerchant(userId);
+  const changes: MerchantChanges = {};
+  if (change.name !== undefined) {
+    if (change.name.trim() === '' || change.name.length > 200) throw new RangeError('a name is 1 to 200 characters');
+    changes.name = change.name;
+  }
+  if (change.receiveCurrency !== undefined) {
+    checkReceiveCurrency(change.receiveCurrency);
+    changes.receive_currency = change.receiveCurrency;
+  }
+  if (change.gateways !== undefined) {
+    checkGateways(change.gateways);
+    changes.gateways = [...new Set(change.gateways)];
+  }
+  if (change.tolerancePercent !== undefined) {
+    checkTolerance(change.tolerancePercent);
+    changes.payment_tolerance_percent = change.tolerancePercent;
+  }
+  if (change.callbackStatuses !== undefined) {
+    checkCallbackStatuses(change.callbackStatuses);
+    changes.callback_statuses = change.callbackStatuses as CallbackStatuses;
+  }
+  let addresses: Record<string, string[]> = {};
+  if (change.xpubs !== undefined) {
+    const set = Object.fromEntries(Object.entries(change.xpubs).filter(([, key]) => key !== ''));
+    const removed = Object.keys(change.xpubs).filter((code) => change.xpubs![code] === '');
+    addresses = checkXpubs(set);
+    const xpubs: Record<string, string> = { ...(merchant.xpubs as Record<string, string> | undefined) };
+    for (const code of removed) delete xpubs[code];
+    changes.xpubs = { ...xpubs, ...set };
+  }
+  if (Object.keys(changes).length === 0) throw new RangeError('nothing to change');
+  // Keys are public but long: the log names which currencies' keys changed, with their first address.
+  const details = Object.fromEntries(
+    Object.entries(changes).map(([field, value]) =>
+      field === 'xpubs' ? [field, Object.keys(change.xpubs!).map((code) => `${code}:${addresses[code]?.[0] ?? 'removed'}`)] : [field, value as string],
+    ),
+  );
+  if (!(await updateMerchant(userId, changes, { at: now.toISOString(), action: 'settings.changed', ...actor, details }))) {
+    throw new MerchantNotFoundError(userId);
+  }
+  return { merchant: profileOf({ ...merchant, ...changes }), addresses };
+}
+
+/**
+ * Disables or enables a merchant. A disabled merchant's API tokens are refused within the
+ * auth cache's lifetime (AUTH_CACHE_SECONDS); its orders are kept, watched and called back.
+ */
+export async function setDisabled(userId: number, disabled: boolean, actor: AuditActor = CLI_ACTOR, now = new Date()): Promise<MerchantProfile> {
+  const merchant = await existingMerchant(userId);
+  const audit: AuditEntry = { at: now.toISOString(), action: disabled ? 'merchant.disabled' : 'merchant.enabled', ...actor, details: {} };
+  if (!(await updateMerchant(userId, { disabled }, audit))) throw new MerchantNotFoundError(userId);
+  return profileOf({ ...merchant, disabled });
+}
+
+/** How long callbacks are signed with both secrets after a roll, unless said otherwise. */
+export const DEFAULT_SECRET_OVERLAP_HOURS = 24;
+
+/**
+ * Rolls the callback secret: the new one signs every callback from now on, and the old one
+ * signs them too (a second `v1,` entry in `webhook-signature`) for `overlapHours`, so a
+ * merchant's server that still checks the old secret keeps accepting callbacks while it is
+ * updated. Returns the new secret (shown once here; `showSecret` shows it again).
+ */
+export async function rollCallbackSecret(
+  userId: number,
+  overlapHours = DEFAULT_SECRET_OVERLAP_HOURS,
+  actor: AuditActor = CLI_ACTOR,
+  now = new Date(),
+): Promise<{ callback_secret: string; previous_valid_until: string }> {
+  if (!Number.isFinite(overlapHours) || overlapHours < 0 || overlapHours > 24 * 30) {
+    throw new RangeError('the overlap is 0 to 720 hours');
+  }
+  const merchant = await existingMerchant(userId);
+  const secret = generateCallbackSecret();
+  const until = new Date(now.getTime() + overlapHours * 3_600_000).toISOString();
+  const written = await updateMerchant(
+    userId,
+    { callback_secret: secret, previous_callback_secret: merchant.callback_secret, previous_callback_secret_until: until },
+    { at: now.toISOString(), action: 'callback_secret.rolled', ...actor, details: { previous_valid_until: until } },
+    { callback_secret: merchant.callback_secret },
+  );
+  // Another roll got there first: refuse rather than drop the secret it made.
+  if (!written) throw new RangeError('the callback secret changed meanwhile: read it again and retry');
+  return { callback_secret: secret, previous_valid_until: until };
+}
+
+/** The merchant's callback secrets (shown on demand, to those allowed to see them). */
+export async function showSecret(userId: number): Promise<{ callback_secret: string; previous_callback_secret?: string; previous_valid_until?: string }> {
+  const merchant = await existingMerchant(userId);
+  const overlap = merchant.previous_callback_secret_until && Date.parse(merchant.previous_callback_secret_until) > Date.now();
+  return {
+    callback_secret: merchant.callback_secret,
+    ...(overlap ? { previous_callback_secret: merchant.previous_callback_secret, previous_valid_until: merchant.previous_callback_secret_until } : {}),
+  };
+}
+
+/** Every merchant's profile (no secrets), by user id. */
+export async function merchantProfiles(): Promise<MerchantProfile[]> {
+  return (await listMerchants()).map(profileOf);
+}
+
+/** One merchant's profile (no secrets). */
+export async function merchantProfile(userId: number): Promise<MerchantProfile> {
+  return profileOf(await existingMerchant(userId));
+}
+
+/** A merchant's audit log, newest first (`limit` entries before `before`). */
+export async function auditLog(userId: number, limit = 50, before?: string) {
+  await existingMerchant(userId);
+  return listAuditEntries(userId, Math.min(Math.max(limit, 1), 500), before);
+}
+
+async function existingMerchant(userId: number): Promise<Merchant> {
+  const merchant = await findMerchant(userId);
+  if (!merchant) throw new MerchantNotFoundError(userId);
+  return merchant;
 }

@@ -7,6 +7,7 @@ import { deliveryToItem } from '#shared/store/deliveries';
 import { addressIndexItem } from '#shared/store/address-index';
 import { invoiceToItem } from '#shared/store/invoices';
 import { commitOrderChange, findOrderWithInvoice } from '#shared/store/orders';
+import { txidIndexItems } from '#shared/store/order-search';
 
 /** How often a change is retried when another write moved the order first. */
 const ATTEMPTS = 5;
@@ -49,6 +50,8 @@ export async function changeOrder(
         ...(isNewInvoice ? [addressIndexItem(change.invoice!)] : []),
         ...(change.otherInvoice ? [invoiceToItem(change.otherInvoice)] : []),
         ...(delivery ? [deliveryToItem(delivery)] : []),
+        // The portal finds an order by a transaction id through these.
+        ...txidIndexItems(orderId, found.invoice ? [found.invoice] : [], [change.invoice, change.otherInvoice]),
       ],
     });
     if (committed) return { order: change.order, invoice: change.invoice ?? found.invoice };

@@ -1,4 +1,4 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '#shared/store/client';
 import { counterKey, ENTITY } from '#shared/store/keys';
 
@@ -18,4 +18,10 @@ export async function nextCounterValue(name: string): Promise<number> {
     }),
   );
   return Number(result.Attributes?.value);
+}
+
+/** The named counter's last value handed out (0 before the first). One GetItem. */
+export async function currentCounterValue(name: string): Promise<number> {
+  const result = await db().send(new GetCommand({ TableName: tableName(), Key: counterKey(name) }));
+  return Number(result.Item?.value ?? 0);
 }

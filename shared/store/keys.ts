@@ -8,6 +8,8 @@
  * | invoice             | ORDER#<order_id>                | INVOICE#<invoice_id> |                           |                                             |
  * | merchant            | MERCHANT#<uid>                  | MERCHANT     |                                   |                                             |
  * | API token           | APITOKEN#<HMAC-SHA256 hex>      | APITOKEN     |                                   |                                             |
+ * | API token listing   | MERCHANT#<uid>                  | TOKEN#<token_id> |                               |                                             |
+ * | audit entry         | MERCHANT#<uid>                  | AUDIT#<at>#<id> |                                |                                             |
  * | merchant order id   | MOID#<uid>#<merchant_order_id>  | MOID         |                                   |                                             |
  * | counter             | COUNTER#<name>                  | COUNTER      |                                   |                                             |
  * | rate snapshot       | RATES#<source>                  | RATES        |                                   |                                             |
@@ -21,6 +23,13 @@
  * | maturing payment    | CHAIN#<chain>                   | PAYMENT#<height, 12 digits>#<payment key> |      |                                             |
  * | unmatched payment   | CHAIN#<LBTC or EOS>             | UNMATCHED#<payment key> |                        |                                             |
  * | watched address     | CHAIN#<TRON or SOLANA>          | WATCH#<watch until>#<address> |                  |                                             |
+ * | transaction index   | TXID#<txid>                     | ORDER#<order_id> |                                   |                                             |
+ * | portal user         | USER#<user uuid>                | USER         | MERCHANT#<uid>#USERS / <created>#<id> |                                         |
+ * | passkey             | PASSKEY#<credential id>         | PASSKEY      | USER#<user uuid>#PASSKEYS / <created> |                                         |
+ * | invite              | INVITE#<SHA-256 of the token>   | INVITE       |                                   |                                             |
+ * | portal session      | SESSION#<SHA-256 of the id>     | SESSION      |                                   |                                             |
+ * | WebAuthn challenge  | CHALLENGE#<challenge>           | CHALLENGE    |                                   |                                             |
+ * | recovery code       | RECOVERY#<SHA-256 of the code>  | RECOVERY     |                                   |                                             |
  *
  * GSI3 is sparse and holds only what a sweeper must find: NEW orders (GSI3PK =
  * EXPIRY#<shard>, GSI3SK = <due_at>#<order_id>) and callback deliveries still to make
@@ -45,6 +54,15 @@ export const ENTITY = {
   unmatchedPayment: 'UNMATCHED_PAYMENT',
   watchedAddress: 'WATCHED_ADDRESS',
   quota: 'QUOTA',
+  apiTokenListing: 'APITOKEN_LISTING',
+  audit: 'AUDIT',
+  portalUser: 'PORTAL_USER',
+  passkey: 'PASSKEY',
+  invite: 'INVITE',
+  session: 'SESSION',
+  challenge: 'CHALLENGE',
+  recoveryCode: 'RECOVERY_CODE',
+  txid: 'TXID',
 } as const;
 
 export interface TableKey {
@@ -75,7 +93,30 @@ export const orderIdOfPartition = (pk: string): string => pk.slice('ORDER#'.leng
 
 export const merchantKey = (userId: number): TableKey => ({ PK: `MERCHANT#${userId}`, SK: 'MERCHANT' });
 
-export const apiTokenKey = (tokenHash: string): TableKey => ({ PK: `APITOKEN#${tokenHash}`, SK: 'APITOKEN' });
+/** Every API token lookup item's partition starts with this (read-only functions may set its last use). */
+export const API_TOKEN_PREFIX = 'APITOKEN#';
+
+export const apiTokenKey = (tokenHash: string): TableKey => ({ PK: `${API_TOKEN_PREFIX}${tokenHash}`, SK: 'APITOKEN' });
+
+/**
+ * A merchant's API token as its list shows it (name, first characters, created), in the
+ * merchant's partition so one Query lists them all; the lookup item above is what
+ * authentication reads.
+ */
+export const apiTokenListingKey = (userId: number, tokenId: string): TableKey => ({
+  PK: `MERCHANT#${userId}`,
+  SK: `${API_TOKEN_LISTING_PREFIX}${tokenId}`,
+});
+
+export const API_TOKEN_LISTING_PREFIX = 'TOKEN#';
+
+/** One security-relevant change of a merchant's account, sorted by time (kept: no TTL). */
+export const auditKey = (userId: number, at: string, id: string): TableKey => ({
+  PK: `MERCHANT#${userId}`,
+  SK: `${AUDIT_PREFIX}${at}#${id}`,
+});
+
+export const AUDIT_PREFIX = 'AUDIT#';
 
 export const merchantOrderIdKey = (userId: number, merchantOrderId: string): TableKey => ({
   PK: `MOID#${userId}#${merchantOrderId}`,
@@ -203,3 +244,25 @@ export const watchedAddressKey = (chain: string, until: string, address: string)
 });
 
 export const WATCH_PREFIX = 'WATCH#';
+/** Which orders a transaction paid (the portal's search by txid; one transaction may pay several). */
+export const txidKey = (txid: string, orderId: string): TableKey => ({ PK: txidPartition(txid), SK: `ORDER#${orderId}` });
+export const txidPartition = (txid: string): string => `TXID#${txid}`;
+
+/** A portal user; listed per merchant (GSI1) for the team page. */
+export const portalUserKey = (userId: string): TableKey => ({ PK: `USER#${userId}`, SK: 'USER' });
+export const merchantUsersIndexKey = (merchantId: number, createdAt: string, userId: string) => ({
+  GSI1PK: `MERCHANT#${merchantId}#USERS`,
+  GSI1SK: `${createdAt}#${userId}`,
+});
+
+/** A user's passkey, found by its credential id at sign-in; listed per user (GSI1). */
+export const passkeyKey = (credentialId: string): TableKey => ({ PK: `PASSKEY#${credentialId}`, SK: 'PASSKEY' });
+export const userPasskeysIndexKey = (userId: string, createdAt: string) => ({ GSI1PK: `USER#${userId}#PASSKEYS`, GSI1SK: createdAt });
+export const userPasskeysPartition = (userId: string): string => `USER#${userId}#PASSKEYS`;
+
+/** Secrets of the portal are keyed by their SHA-256 (hex): the table never holds one. */
+export const inviteKey = (tokenHash: string): TableKey => ({ PK: `INVITE#${tokenHash}`, SK: 'INVITE' });
+export const sessionKey = (idHash: string): TableKey => ({ PK: `SESSION#${idHash}`, SK: 'SESSION' });
+export const recoveryCodeKey = (codeHash: string): TableKey => ({ PK: `RECOVERY#${codeHash}`, SK: 'RECOVERY' });
+/** A WebAuthn challenge waiting for its answer (single use; the answer names it in clientDataJSON). */
+export const challengeKey = (challenge: string): TableKey => ({ PK: `CHALLENGE#${challenge}`, SK: 'CHALLENGE' });

@@ -53,6 +53,26 @@ async function paidOrder(callbackUrl: string, extra: Record<string, unknown> = {
 }
 
 describe('callbacks', () => {
+  it('after the callback secret is rolled, carry both signatures: a server checking either secret accepts them', async () => {
+    const { newMerchant } = await import('../support/api');
+    const { rollCallbackSecret } = await import('#shared/services/merchants');
+    const shop = await newMerchant(true, 'Rolled Secret Shop');
+    const rolled = await rollCallbackSecret(shop.user_id, 24, { who: 'operator:test', from: 'test' });
+    const merchantSite = await endpoint();
+    const created = await call('POST', '/v1/orders', {
+      token: shop.api_token,
+      body: { price_amount: 10, price_currency: 'USD', pay_currency: 'BTC', callback_url: merchantSite.url },
+    });
+    const id = created.body.order.order_id as string;
+    expect((await call('POST', `/v1/sandbox/orders/${id}/pay`, { token: shop.api_token, body: {} })).body.order.status).toBe('PAID');
+    await merchantSite.waitFor(() => merchantSite.for(id).length >= 1);
+    const [callback] = merchantSite.for(id);
+    expect(callback!.headers['webhook-signature']!.split(' ')).toHaveLength(2);
+    expect(verify(rolled.callback_secret, callback!.headers, callback!.body)).toBe(true);
+    expect(verify(shop.callback_secret, callback!.headers, callback!.body)).toBe(true);
+    expect(verify(merchant.callback_secret, callback!.headers, callback!.body)).toBe(false);
+  });
+
   it('a PAID callback arrives once, signed, with the documented body', async () => {
     const merchantSite = await endpoint();
     const id = await paidOrder(merchantSite.url);

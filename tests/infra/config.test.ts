@@ -17,6 +17,7 @@ describe('deploy configuration', () => {
       stackName: 'CryptoPayOrders',
       logLevel: 'INFO',
       paymentPage: {},
+      portal: {},
       handlerEnvironment: {},
       gatewayCredentialParameters: {},
       lightningParameters: {},

@@ -178,6 +178,7 @@ describe('stack with the payment page hosted elsewhere', () => {
     env: TEST_ENV,
     config: deployConfig({ PAYMENT_PAGE_URL: 'https://pay.example.com/checkout' }),
     paymentPageDir: join(tmpdir(), 'crypto-pay-test-no-page'),
+    portalDir: join(tmpdir(), 'crypto-pay-test-no-portal'),
   });
   const template = Template.fromStack(stack);
 

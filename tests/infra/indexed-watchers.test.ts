@@ -18,7 +18,7 @@ const SETTINGS = {
 };
 
 const { app, cleanup } = testApp({ bundle: false });
-const stack = new CryptoPayStack(app, 'LightningAndEos', { env: TEST_ENV, config: deployConfig(SETTINGS), paymentPageDir: join(tmpdir(), 'crypto-pay-test-no-page') });
+const stack = new CryptoPayStack(app, 'LightningAndEos', { env: TEST_ENV, config: deployConfig(SETTINGS), paymentPageDir: join(tmpdir(), 'crypto-pay-test-no-page'), portalDir: join(tmpdir(), 'crypto-pay-test-no-portal') });
 const template = Template.fromStack(stack);
 afterAll(cleanup);
 

@@ -21,6 +21,7 @@ const stack = new CryptoPayStack(app, 'QuotaTest', {
   env: TEST_ENV,
   config: deployConfig({ QUOTA_MERCHANT_RATE: '50', QUOTA_MERCHANT_BURST: '100', QUOTA_PUBLIC_RATE: '0' }),
   paymentPageDir: join(tmpdir(), 'crypto-pay-test-no-page'),
+  portalDir: join(tmpdir(), 'crypto-pay-test-no-portal'),
 });
 const template = Template.fromStack(stack);
 afterAll(cleanup);

@@ -11,7 +11,7 @@ import { DEFAULT_TOKEN_KEY_PARAMETER } from '#infra/cdk/config';
 import { authenticatingFunctions, CALLBACK_SENDERS, CryptoPayStack, EVENT_FUNCTIONS, functionAccess, GATEWAY_FUNCTIONS } from '#infra/cdk/stack';
 import { ROUTES } from '#shared/http/routes';
 import { TABLE_KEYS } from '#shared/store/table';
-import { QUOTA_PREFIX } from '#shared/store/keys';
+import { API_TOKEN_PREFIX, QUOTA_PREFIX } from '#shared/store/keys';
 import {
   actionsOf,
   deployConfig,
@@ -35,6 +35,7 @@ const stack = new CryptoPayStack(app, 'Test', {
     ALARM_EMAIL: 'oncall@example.com',
   }),
   paymentPageDir: join(tmpdir(), 'crypto-pay-test-no-page'),
+  portalDir: join(tmpdir(), 'crypto-pay-test-no-portal'),
 });
 const template = Template.fromStack(stack);
 afterAll(cleanup);
@@ -261,18 +262,31 @@ describe('least privilege', () => {
   });
 
   it.each(FOLDERS.filter((folder) => ACCESS.get(folder) === 'read'))(
-    '%s (read-only) cannot write the table, but for its request quota counters',
+    '%s (read-only) cannot write the table, but for its request quota counters and its tokens\' last use',
     (folder) => {
       const statements = statementsOfRole(template, roleId(folder));
       expect(statements.flatMap(actionsOf)).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
       const writes = statements.filter((s) => actionsOf(s).some((action) => WRITE_ACTIONS.includes(action)));
-      // The one write: UpdateItem on the table, only on items whose partition key is a quota's.
+      // The two writes: UpdateItem on the table, only on items whose partition key is a quota's,
+      // and on API token items, only their last_used_at (a token cannot be made or moved).
       expect(writes).toEqual([
         expect.objectContaining({
           Action: 'dynamodb:UpdateItem',
           Resource: { 'Fn::GetAtt': [tableId, 'Arn'] },
           Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${QUOTA_PREFIX}*`] } },
         }),
+        ...(authenticatingFunctions(ROUTES).has(folder)
+          ? [
+              expect.objectContaining({
+                Action: 'dynamodb:UpdateItem',
+                Resource: { 'Fn::GetAtt': [tableId, 'Arn'] },
+                Condition: {
+                  'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${API_TOKEN_PREFIX}*`] },
+                  'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['PK', 'SK', 'last_used_at'] },
+                },
+              }),
+            ]
+          : []),
       ]);
     },
   );
@@ -446,7 +460,8 @@ describe('payment page', () => {
   });
 
   it('is read by CloudFront through origin access control only, over HTTPS', () => {
-    const oac = Object.keys(resourcesOf(template, 'AWS::CloudFront::OriginAccessControl'));
+    // One per distribution: the payment page's is under PaymentPage (the portal has its own).
+    const oac = Object.keys(resourcesOf(template, 'AWS::CloudFront::OriginAccessControl')).filter((id) => id.startsWith('PaymentPage'));
     expect(oac).toHaveLength(1);
     template.hasResourceProperties('AWS::CloudFront::Distribution', {
       DistributionConfig: Match.objectLike({
@@ -579,5 +594,30 @@ describe('cdk-nag AwsSolutions', () => {
     visit(stack);
     expect(reasons.length).toBeGreaterThan(0);
     for (const [rule, reason] of reasons) expect(reason.length, rule).toBeGreaterThanOrEqual(60);
+  });
+});
+
+describe('merchant portal', () => {
+  it('serves its files and its API on one CloudFront origin: /v1/portal/* to the HTTP API, uncached, cookies forwarded', () => {
+    const distributions = Object.values(resourcesOf(template, 'AWS::CloudFront::Distribution'));
+    const portal = distributions.find((resource) => JSON.stringify(resource.Properties).includes('/v1/portal/*'));
+    expect(portal).toBeDefined();
+    const config = (portal!.Properties as { DistributionConfig: { CacheBehaviors: { PathPattern: string; AllowedMethods: string[]; ViewerProtocolPolicy: string; CachePolicyId: string }[] } }).DistributionConfig;
+    const api = config.CacheBehaviors.find((behavior) => behavior.PathPattern === '/v1/portal/*')!;
+    expect(api.AllowedMethods).toContain('POST');
+    expect(api.ViewerProtocolPolicy).toBe('https-only');
+    // CachePolicy.CACHING_DISABLED
+    expect(api.CachePolicyId).toBe('4135ea2d-6df8-44a3-9df3-4b5a84be39ad');
+    template.hasResourceProperties('AWS::CloudFront::OriginRequestPolicy', {
+      OriginRequestPolicyConfig: Match.objectLike({ CookiesConfig: { CookieBehavior: 'all' } }),
+    });
+  });
+
+  it("gives every portal function the portal's origin (WebAuthn origin, CSRF check) and no API token key", () => {
+    for (const route of ROUTES.filter((entry) => entry.portal)) {
+      const variables = environmentOf(route.fn);
+      expect(variables.PORTAL_ORIGIN, route.fn).toBeDefined();
+      expect(variables.TOKEN_HMAC_KEY_PARAMETER, route.fn).toBeUndefined();
+    }
   });
 });

@@ -14,6 +14,7 @@ const stack = new CryptoPayStack(app, 'Watched', {
   env: TEST_ENV,
   config: deployConfig({ BTC_RPC_URL: BTC_PARAMETER, LTC_ESPLORA_URL: 'https://esplora.example/ltc/api', WATCH_INTERVAL_SECONDS: '5', BTC_CONFIRMATIONS: '3' }),
   paymentPageDir: join(tmpdir(), 'crypto-pay-test-no-page'),
+  portalDir: join(tmpdir(), 'crypto-pay-test-no-portal'),
 });
 const template = Template.fromStack(stack);
 afterAll(cleanup);

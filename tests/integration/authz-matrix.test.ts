@@ -13,7 +13,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { ROUTES } from '#shared/http/routes';
+import { ROUTES as ALL_ROUTES } from '#shared/http/routes';
+
+// The merchant portal's routes (session cookies, not tokens) have their own attacker tests: tests/integration/portal-authz.test.ts.
+const ROUTES = ALL_ROUTES.filter((route) => !route.portal);
 import { ORDER_STATUSES } from '#shared/domain/statuses';
 import { newMerchant, startApi } from '../support/api';
 import { recordAttack } from '../support/security-report';

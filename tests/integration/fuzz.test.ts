@@ -15,7 +15,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { ROUTES } from '#shared/http/routes';
+import { ROUTES as ALL_ROUTES } from '#shared/http/routes';
+
+// The merchant portal's routes (session cookies, not tokens) have their own attacker tests: tests/integration/portal-authz.test.ts.
+const ROUTES = ALL_ROUTES.filter((route) => !route.portal);
 import { db, tableName } from '#shared/store/client';
 import { newMerchant, startApi } from '../support/api';
 import {

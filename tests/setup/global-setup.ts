@@ -3,6 +3,7 @@ import type { TestProject } from 'vitest/node';
 import { ensureTable, LOCAL_AWS_ENV, startDynamoDbLocal } from '#infra/local/dynamodb';
 import { startLocalSqs } from '#infra/local/sqs';
 import { buildPage } from '../../web/build';
+import { buildPortal } from '../../web/portal/build';
 import { checkSecurityTable } from '../support/security-report';
 
 /**
@@ -14,6 +15,7 @@ import { checkSecurityTable } from '../support/security-report';
 export default async function setup(project: TestProject) {
   // The payment page's browser tests serve web/dist: build it from the current sources.
   await buildPage();
+  await buildPortal();
   Object.assign(process.env, LOCAL_AWS_ENV);
   const dynamodb = await startDynamoDbLocal();
   const tableName = 'test-orders';

@@ -6,6 +6,7 @@ import type { Examples } from '#tools/openapi/examples';
 import type { OperationMeta } from '#tools/openapi/operation';
 import { OPERATIONS } from '#tools/openapi/operations';
 import { gatewayOperation } from '#tools/openapi/operations/gateways';
+import { portalOperation } from '#tools/openapi/operations/portal';
 
 /**
  * The OpenAPI 3.1 document of the merchant API, generated from the request schemas
@@ -100,7 +101,7 @@ function buildPaths(routes: readonly Route[]): Record<string, Record<string, unk
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const item = (paths[route.path] ??= {});
-    item[route.method.toLowerCase()] = route.gateway ? gatewayOperation(route) : operation(route, metadataFor(route), routes);
+    item[route.method.toLowerCase()] = route.gateway ? gatewayOperation(route) : route.portal ? portalOperation(route) : operation(route, metadataFor(route), routes);
   }
   return paths;
 }
@@ -170,6 +171,7 @@ export function buildOpenApiDocument(routes: readonly Route[] = ROUTES): OpenApi
       { name: 'Sandbox', description: 'Sandbox merchants only: simulate what a chain or a refund would report.' },
       { name: 'Payment page', description: 'Public endpoints of the hosted payment page (no token; the order id is the capability).' },
       { name: 'Gateways', description: "Payment gateways' signed notifications (called by Alipay and WeChat Pay, not by merchants)." },
+      { name: 'Portal', description: "The merchant portal's own API (its pages call it with a session cookie; not for integrations)." },
     ],
     security: SECURITY,
     paths: buildPaths(routes),
@@ -180,6 +182,12 @@ export function buildOpenApiDocument(routes: readonly Route[] = ROUTES): OpenApi
           in: 'header',
           name: 'token',
           description: "The merchant's API token from the merchant portal (`npm run merchant` locally).",
+        },
+        PortalSession: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: '__Host-portal_session',
+          description: 'The portal session cookie (`portal_session` on a loopback http origin), set by a sign-in.',
         },
       },
       schemas: buildComponentSchemas(),

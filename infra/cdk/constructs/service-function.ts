@@ -29,6 +29,11 @@ export interface ServiceFunctionProps {
    * access (a route function's request quota counters, shared/store/quotas.ts).
    */
   readonly writablePrefix?: string;
+  /**
+   * For a read-only function that authenticates API tokens: it may also set `last_used_at` on
+   * token lookup items (partition `<tokenUsePrefix>...`), and nothing else of them.
+   */
+  readonly tokenUsePrefix?: string;
   /** Default 512 MB: the bundled SDK starts faster with the CPU share it brings. */
   readonly memorySize?: number;
   /** Default 10 s: well under HTTP API's 30 s integration limit. */
@@ -114,6 +119,18 @@ export class ServiceFunction extends Construct {
             actions: ['dynamodb:UpdateItem'],
             resources: [props.table.tableArn],
             conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${props.writablePrefix}*`] } },
+          }),
+        );
+      }
+      if (props.tableAccess === 'read' && props.tokenUsePrefix) {
+        this.role.addToPrincipalPolicy(
+          new PolicyStatement({
+            actions: ['dynamodb:UpdateItem'],
+            resources: [props.table.tableArn],
+            conditions: {
+              'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${props.tokenUsePrefix}*`] },
+              'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['PK', 'SK', 'last_used_at'] },
+            },
           }),
         );
       }

@@ -1,0 +1,9 @@
+import { json, portalHandler } from '#shared/http/portal-handler';
+import { portalPasskeyAnswerBody as body } from '#shared/http/validators.generated';
+import { addPasskey } from '#shared/services/portal-auth';
+
+/** POST /v1/portal/passkeys: registers the passkey a passkeys/options ceremony made. */
+export const handler = portalHandler({ body }, async ({ body, context, now }) => {
+  const { credential_id, created_at } = await addPasskey(context, body.credential as never, now);
+  return json(200, { status: 200, passkey: { credential_id, created_at } });
+});

@@ -1,0 +1,120 @@
+import { BatchGetCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { Invoice, Order } from '#shared/domain/order';
+import type { OrderStatus } from '#shared/domain/statuses';
+import { db, tableName } from '#shared/store/client';
+import {
+  addressKey,
+  DELIVERY_PREFIX,
+  ENTITY,
+  INVOICE_PREFIX,
+  LEGACY_INVOICE_SK,
+  merchantOrdersPartition,
+  merchantStatusPartition,
+  orderKey,
+  orderPartition,
+  txidKey,
+  txidPartition,
+} from '#shared/store/keys';
+import { invoiceFromItem } from '#shared/store/invoices';
+import { orderFromItem } from '#shared/store/orders';
+
+/**
+ * The portal's reads of orders: filtered pages by cursor, an order's whole partition, and the
+ * lookups behind its search box (transaction id, payment address). Each reads O(answer) items.
+ */
+
+type Item = Record<string, unknown>;
+
+export interface OrderFilter {
+  userId: number;
+  status?: OrderStatus;
+  /** Created at or after (ISO time). */
+  from?: string;
+  /** Created before (ISO time). */
+  to?: string;
+  limit: number;
+  /** The sort key (`<created_at>#<order_id>`) of the last order of the previous page. */
+  after?: string;
+}
+
+/**
+ * A page of a merchant's orders, newest first, optionally of one status and a creation-time
+ * range: one Query of GSI1 (or GSI2 by status) whose key condition is the range, starting
+ * after the previous page's last key. The start key is rebuilt here from the sort key alone,
+ * so a cursor cannot point into another merchant's partition. `next` is the last key when
+ * more may follow.
+ */
+export async function queryOrderPage(filter: OrderFilter): Promise<{ orders: Order[]; next: string | undefined }> {
+  const byStatus = filter.status !== undefined;
+  const [pkName, skName] = byStatus ? ['GSI2PK', 'GSI2SK'] : ['GSI1PK', 'GSI1SK'];
+  const pk = byStatus ? merchantStatusPartition(filter.userId, filter.status!) : merchantOrdersPartition(filter.userId);
+  // Sort keys are `<ISO time>#<id>`: '#' sorts below every id character, '~' above.
+  const low = filter.from ?? '0';
+  const high = filter.to ? `${filter.to}#` : '~';
+  const afterId = filter.after?.slice(filter.after.lastIndexOf('#') + 1);
+  const result = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: byStatus ? 'GSI2' : 'GSI1',
+      KeyConditionExpression: `${pkName} = :pk AND ${skName} BETWEEN :low AND :high`,
+      ExpressionAttributeValues: { ':pk': pk, ':low': low, ':high': high },
+      ScanIndexForward: false,
+      Limit: filter.limit,
+      ...(filter.after && afterId ? { ExclusiveStartKey: { ...orderKey(afterId), [pkName]: pk, [skName]: filter.after } } : {}),
+    }),
+  );
+  const orders = (result.Items ?? []).map(orderFromItem);
+  const last = result.Items?.at(-1);
+  return { orders, next: result.LastEvaluatedKey && last ? String(last[skName]) : undefined };
+}
+
+/** Everything in an order's partition: the order, all its invoices, its callback deliveries as stored (one Query, paged). */
+export async function readOrderPartition(orderId: string): Promise<{ order: Order; invoices: Invoice[]; deliveries: Item[] } | undefined> {
+  const items: Item[] = [];
+  let start: Item | undefined;
+  do {
+    const result = await db().send(
+      new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': orderPartition(orderId) }, ConsistentRead: true, ExclusiveStartKey: start }),
+    );
+    items.push(...(result.Items ?? []));
+    start = result.LastEvaluatedKey;
+  } while (start);
+  const orderItem = items.find((item) => item.SK === orderKey(orderId).SK);
+  if (!orderItem) return undefined;
+  const isInvoice = (sk: string) => sk.startsWith(INVOICE_PREFIX) || sk === LEGACY_INVOICE_SK;
+  return {
+    order: orderFromItem(orderItem),
+    invoices: items.filter((item) => isInvoice(String(item.SK))).map(invoiceFromItem),
+    deliveries: items
+      .filter((item) => String(item.SK).startsWith(DELIVERY_PREFIX))
+      .map(({ PK: _pk, SK: _sk, GSI3PK: _g, GSI3SK: _s, type: _t, ...delivery }) => delivery),
+  };
+}
+
+/** The index items of transactions newly seen on an order (written with the change that records them). */
+export function txidIndexItems(orderId: string, before: readonly Invoice[], after: readonly (Invoice | undefined)[]): Item[] {
+  const known = new Set(before.flatMap((invoice) => (invoice.payments ?? []).map((payment) => payment.txid)));
+  const fresh = new Set(after.flatMap((invoice) => (invoice?.payments ?? []).map((payment) => payment.txid)).filter((txid) => !known.has(txid)));
+  return [...fresh].map((txid) => ({ ...txidKey(txid, orderId), type: ENTITY.txid, order_id: orderId }));
+}
+
+/** The orders a transaction paid (any merchant's: the caller keeps its own). */
+export async function findOrderIdsByTxid(txid: string): Promise<string[]> {
+  const result = await db().send(
+    new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': txidPartition(txid) }, Limit: 25 }),
+  );
+  return (result.Items ?? []).map((item) => String(item.order_id));
+}
+
+/** The orders whose invoices were given `address` in any of `currencies` (one BatchGetItem). */
+export async function findOrderIdsByAddress(address: string, currencies: readonly string[]): Promise<string[]> {
+  const keys = currencies.map((code) => addressKey(code, address));
+  const result = await db().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: keys, ProjectionExpression: 'order_id' } } }));
+  return [...new Set((result.Responses?.[tableName()] ?? []).map((item) => String(item.order_id)))];
+}
+
+/** An order alone (the search's candidates). */
+export async function findOrder(orderId: string): Promise<Order | undefined> {
+  const result = await db().send(new GetCommand({ TableName: tableName(), Key: orderKey(orderId), ConsistentRead: true }));
+  return result.Item ? orderFromItem(result.Item) : undefined;
+}

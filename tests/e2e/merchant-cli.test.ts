@@ -1,0 +1,80 @@
+/**
+ * The operator's merchant CLI against a table named by TABLE_NAME (as against the AWS table;
+ * here the test run's DynamoDB Local): every command, its JSON with --json, and its errors.
+ * The same commands against the local runtime's table are covered in local-runtime.test.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import { runScript } from '../support/processes';
+
+const env = {
+  TABLE_NAME: process.env.TABLE_NAME!,
+  DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT!,
+  TOKEN_HMAC_KEY: process.env.TOKEN_HMAC_KEY!,
+};
+const BIP84_ZPUB = 'zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs';
+
+async function cli(...args: string[]) {
+  const result = await runScript('infra/local/merchant-cli.ts', args, env);
+  return { ...result, json: () => JSON.parse(result.output.trim().split('\n').at(-1)!) };
+}
+
+describe('npm run merchant', () => {
+  it('creates, lists, shows, sets, disables and enables a merchant, and keeps its audit log', async () => {
+    const created = (await cli('create', '--name', 'CLI Admin Shop', '--sandbox')).json();
+    expect(created).toMatchObject({ user_id: expect.any(Number), api_token: expect.any(String), callback_secret: expect.stringMatching(/^whsec_/) });
+    const id = String(created.user_id);
+
+    const list = (await cli('list', '--json')).json() as { user_id: number; name: string }[];
+    expect(list.find((merchant) => merchant.user_id === created.user_id)).toMatchObject({ name: 'CLI Admin Shop', sandbox: true });
+    expect(JSON.stringify(list)).not.toMatch(/whsec_|token_hash|callback_secret/);
+
+    const set = (await cli('set', id, '--xpub', `BTC=${BIP84_ZPUB}`, '--callback-statuses', 'all', '--json')).json();
+    expect(set.addresses.BTC[0]).toBe('bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu');
+    expect(set.merchant.callback_statuses).toBe('all');
+    const refused = await cli('set', id, '--xpub', 'BTC=xpub-not-really');
+    expect(refused.code).toBe(2);
+    expect(refused.output).toContain('merchant set:');
+
+    expect((await cli('disable', id, '--json')).json()).toMatchObject({ user_id: created.user_id, disabled: true });
+    expect((await cli('enable', id)).output).toContain('enabled');
+    const shown = (await cli('show', id, '--json')).json();
+    expect(shown.merchant).toMatchObject({ user_id: created.user_id, disabled: false, callback_statuses: 'all' });
+    expect(shown.tokens.map((token: { name: string }) => token.name)).toEqual(['default']);
+
+    const audit = (await cli('audit', id, '--json')).json() as { action: string; who: string; from: string }[];
+    expect(audit.map((entry) => entry.action)).toEqual(['merchant.enabled', 'merchant.disabled', 'settings.changed', 'merchant.created']);
+    expect(audit[0]!.who).toMatch(/^operator:/);
+    expect(audit[0]!.from).toMatch(/^cli@/);
+  });
+
+  it('makes, lists and revokes tokens, and rolls and shows the callback secret', async () => {
+    const created = (await cli('create', '--name', 'CLI Token Shop', '--sandbox')).json();
+    const id = String(created.user_id);
+    const made = (await cli('token', 'create', id, '--name', 'shop backend')).json();
+    expect(made).toMatchObject({ token_id: expect.stringMatching(/^tok_/), name: 'shop backend', api_token: expect.any(String) });
+    const listed = (await cli('token', 'list', id, '--json')).json() as { token_id: string; name: string; prefix: string }[];
+    expect(listed.map((token) => token.name)).toEqual(['default', 'shop backend']);
+    expect(listed[1]!.prefix).toBe(made.api_token.slice(0, 6));
+    expect(JSON.stringify(listed)).not.toContain(made.api_token);
+    expect((await cli('token', 'revoke', id, made.token_id, '--json')).json()).toEqual({ revoked: made.token_id });
+    const again = await cli('token', 'revoke', id, made.token_id);
+    expect(again.code).toBe(2);
+    expect(again.output).toContain('no API token');
+
+    const rolled = (await cli('secret', 'roll', id, '--overlap-hours', '1')).json();
+    expect(rolled.callback_secret).toMatch(/^whsec_/);
+    const secrets = (await cli('secret', 'show', id, '--json')).json();
+    expect(secrets).toMatchObject({ callback_secret: rolled.callback_secret, previous_callback_secret: created.callback_secret });
+  });
+
+  it('answers a wrong command, a bad user id and an unknown merchant with exit code 2', async () => {
+    for (const args of [['frobnicate'], ['show', 'abc'], ['token', 'burn', '1']]) {
+      const result = await cli(...args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.output).toContain('usage:');
+    }
+    const missing = await cli('show', '999999999');
+    expect(missing.code).toBe(2);
+    expect(missing.output).toContain('no merchant has user_id 999999999');
+  });
+});

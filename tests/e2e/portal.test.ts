@@ -1,0 +1,155 @@
+/**
+ * The merchant portal's whole journey in real headless Chromium, against `npm start` itself
+ * (its own DynamoDB Local, SQS emulator and callback pipeline), signing in with Chromium's
+ * virtual authenticator (DevTools WebAuthn domain): the invite link `npm start` prints,
+ * register a passkey, sign out, sign in, find a paid order by its transaction id, open it,
+ * resend its callback and see the new attempt, export CSV. axe-core audits every screen, in
+ * English and Chinese, at 375 px too. Screenshots go to tests/artifacts/page-portal-*.png.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { artifact, fitsViewport, launchChromium } from '../support/browser';
+import { MerchantEndpoint } from '../support/merchant-endpoint';
+import { killGroup, startScript, stopLeftoverJava, type Started } from '../support/processes';
+
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+const dataDir = mkdtempSync(join(tmpdir(), 'portal-e2e-'));
+let runtime: Started;
+let api = '';
+let portalUrl = '';
+let inviteUrl = '';
+let token = '';
+let browser: Browser;
+let page: Page;
+const endpoint = new MerchantEndpoint();
+let orderId = '';
+let txid = '';
+
+async function audit(name: string): Promise<void> {
+  await page.addScriptTag({ path: AXE });
+  const result = await page.evaluate(async () => (window as unknown as { axe: { run: () => Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe.run());
+  await page.screenshot({ path: artifact(`portal-${name}`), fullPage: true });
+  expect(result.violations.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`), name).toEqual([]);
+}
+
+beforeAll(async () => {
+  await endpoint.start();
+  runtime = startScript('infra/local/start.ts', [], { PORT: '0', DATA_DIR: dataDir, TOKEN_HMAC_KEY: '', EXPIRY_SWEEP_SECONDS: '2' });
+  api = (await runtime.waitFor(/API:\s+(http:\/\/\S+)/))[1]!;
+  portalUrl = (await runtime.waitFor(/Portal:\s+(http:\/\/\S+)/))[1]!;
+  inviteUrl = (await runtime.waitFor(/Portal invite:\s+(http:\/\/\S+)/))[1]!;
+  token = (await runtime.waitFor(/Demo API token:\s+(\S+)/))[1]!;
+  await runtime.waitFor(/Ctrl-C stops everything/);
+
+  // A paid order whose callback reached the merchant once.
+  const post = (path: string, body: unknown) =>
+    fetch(api + path, { method: 'POST', headers: { token, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((response) => response.json() as Promise<any>);
+  const created = await post('/v1/orders', { merchant_order_id: 'portal-e2e-1', price_amount: 25, price_currency: 'USD', title: 'Portal journey', pay_currency: 'BTC', callback_url: endpoint.url });
+  orderId = created.order.order_id;
+  txid = 'f'.repeat(16) + Date.now().toString(16).padStart(48, '0');
+  const paid = await post(`/v1/sandbox/orders/${orderId}/pay`, { txid });
+  expect(paid.order?.status ?? paid.status).toBeDefined();
+  for (let waited = 0; endpoint.received.length === 0 && waited < 30_000; waited += 200) await new Promise((resolve) => setTimeout(resolve, 200));
+  expect(endpoint.received.length).toBeGreaterThanOrEqual(1);
+
+  browser = await launchChromium();
+  const context = await browser.newContext({ viewport: { width: 1100, height: 900 }, locale: 'en-US', acceptDownloads: true });
+  page = await context.newPage();
+  // A step that cannot happen fails with Playwright's own message, before the test's timeout.
+  page.setDefaultTimeout(15_000);
+  // Chromium's own authenticator, as a laptop's platform authenticator would be.
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('WebAuthn.enable', { enableUI: false });
+  await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+  });
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  if (runtime) killGroup(runtime.child);
+  await endpoint.stop();
+  stopLeftoverJava(dataDir);
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('the merchant portal in Chromium', () => {
+  it('npm start prints the portal beside the API and an invite link for the demo merchant', () => {
+    expect(portalUrl).toMatch(/^http:\/\/localhost:\d+\/portal\/$/);
+    expect(inviteUrl.startsWith(`${portalUrl}#/invite/`)).toBe(true);
+  });
+
+  it('accepts the invite with a new passkey and shows the recovery codes once', async () => {
+    await page.goto(inviteUrl);
+    await page.getByRole('heading', { level: 1, name: 'Welcome' }).waitFor();
+    await audit('invite');
+    await page.getByRole('button', { name: 'Create a passkey' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Your recovery codes' }).waitFor();
+    expect(await page.locator('.codes li').count()).toBe(10);
+    await audit('recovery-codes');
+    await page.getByRole('button', { name: 'I have saved them' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Orders' }).waitFor();
+    await page.getByRole('link', { name: 'portal-e2e-1' }).waitFor();
+    await audit('orders');
+  });
+
+  it('signs out, and signs in again with the passkey', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+    await audit('sign-in');
+    // Signed out for real: the API refuses the old cookie.
+    expect(await page.evaluate(async () => (await fetch('/v1/portal/session')).status)).toBe(401);
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Orders' }).waitFor();
+  });
+
+  it('finds the paid order by its transaction id, opens it, resends its callback and shows the new attempt', async () => {
+    await page.getByLabel('Search').fill(txid);
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.waitForURL(/q=/);
+    const rows = page.locator('table.orders tbody tr');
+    await rows.first().waitFor();
+    expect(await rows.count()).toBe(1);
+    await page.getByRole('link', { name: 'portal-e2e-1' }).click();
+    await page.getByRole('heading', { level: 1, name: `Order ${orderId}` }).waitFor();
+    await page.getByText(txid).first().waitFor();
+    const attempts = page.locator('table.attempts tbody tr');
+    await attempts.first().waitFor();
+    expect(await attempts.count()).toBe(1);
+    await audit('order');
+    // Keyboard only: tab to the button and press Enter.
+    await page.getByRole('button', { name: 'Resend callback' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('status').filter({ hasText: 'Done.' }).waitFor();
+    // The page polls: the second attempt appears without a reload.
+    await page.waitForFunction(() => document.querySelectorAll('table.attempts tbody tr').length === 2, undefined, { timeout: 30_000 });
+    expect(endpoint.received.length).toBe(2);
+  });
+
+  it('exports the orders as CSV', async () => {
+    await page.getByRole('link', { name: 'Back to orders' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Orders' }).waitFor();
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
+    const csv = readFileSync((await download.path())!, 'utf8');
+    expect(csv.split('\r\n')[0]).toBe('order_id,merchant_order_id,title,status,price_amount,price_currency,pay_amount,pay_currency,created_at,updated_at,sandbox');
+    expect(csv).toContain(`${orderId},portal-e2e-1,Portal journey,PAID,25,USD`);
+  });
+
+  it('works in Chinese and at 375 px without sideways scrolling', async () => {
+    await page.getByRole('button', { name: '切换到中文' }).click();
+    await page.getByRole('heading', { level: 1, name: '订单' }).waitFor();
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe('zh-CN');
+    await page.setViewportSize({ width: 375, height: 800 });
+    expect(await fitsViewport(page)).toBe(true);
+    await audit('orders-zh-375');
+    await page.getByRole('link', { name: 'portal-e2e-1' }).click();
+    await page.getByRole('heading', { level: 1, name: `订单 ${orderId}` }).waitFor();
+    await page.locator('table.attempts tbody tr').first().waitFor();
+    expect(await fitsViewport(page)).toBe(true);
+    await audit('order-zh-375');
+  });
+});

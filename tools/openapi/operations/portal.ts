@@ -1,0 +1,96 @@
+import type { Route } from '#shared/http/routes';
+import { passkeyAnswerBodySchema, portalOrdersQuerySchema, recoveryCodeBodySchema, signOutBodySchema } from '#shared/schemas/portal';
+
+/**
+ * The merchant portal's API (`/v1/portal/`): called by the portal's own pages with a session
+ * cookie, never with the API token. Documented for completeness; its answers are the portal's.
+ */
+
+interface PortalMeta {
+  operationId: string;
+  summary: string;
+  description: string;
+  body?: { schema: object; required?: boolean };
+  query?: { properties: Record<string, object & { description?: string }> };
+  /** Content type of the success answer (JSON unless said). */
+  produces?: string;
+}
+
+const ACTION = (summary: string, description: string, operationId: string): PortalMeta => ({
+  operationId,
+  summary,
+  description: `${description} Developers and owners only (viewers: 403 ROLE_REFUSED). Answers the order's page as it is afterwards; another merchant's order is 404 NOT_FOUND, as a missing one.`,
+});
+
+const PORTAL_OPERATIONS: Readonly<Record<string, PortalMeta>> = {
+  'portal-session': { operationId: 'portalSession', summary: 'Who is signed in', description: 'The signed-in user and the CSRF token every state change must send in `x-csrf-token`; 401 SESSION_REQUIRED when the session is missing, expired or revoked.' },
+  'portal-invite-options': { operationId: 'portalInviteOptions', summary: 'Passkey options for an invite', description: "WebAuthn creation options for the invite's new user; 400 INVITE_UNUSABLE when the invite is unknown, used or expired." },
+  'portal-accept-invite': { operationId: 'portalAcceptInvite', summary: 'Accept an invite', description: 'Registers the new passkey, uses the invite up (it works once), signs in (Set-Cookie) and answers the ten recovery codes, shown only here.', body: { schema: passkeyAnswerBodySchema } },
+  'portal-sign-in-options': { operationId: 'portalSignInOptions', summary: 'Passkey sign-in options', description: 'A WebAuthn challenge for any passkey of this site (valid five minutes, used once). Rate-limited per client address (429).' },
+  'portal-sign-in': { operationId: 'portalSignIn', summary: 'Sign in with a passkey', description: "Verifies the passkey's answer and starts a new session (the browser's previous one ends). 401 SIGN_IN_FAILED for any failure; rate-limited per client address.", body: { schema: passkeyAnswerBodySchema } },
+  'portal-recover': { operationId: 'portalRecover', summary: 'Sign in with a recovery code', description: 'Uses up one recovery code and starts a session; then add a new passkey. Rate-limited per client address.', body: { schema: recoveryCodeBodySchema } },
+  'portal-sign-out': { operationId: 'portalSignOut', summary: 'Sign out', description: 'Ends this session; with `everywhere`, every session of the user.', body: { schema: signOutBodySchema, required: false } },
+  'portal-list-passkeys': { operationId: 'portalListPasskeys', summary: "The user's passkeys", description: 'Credential ids, when each was added and last used.' },
+  'portal-passkey-options': { operationId: 'portalPasskeyOptions', summary: 'Options for another passkey', description: "WebAuthn creation options for another passkey of the signed-in user (its existing ones excluded)." },
+  'portal-add-passkey': { operationId: 'portalAddPasskey', summary: 'Add a passkey', description: 'Registers the passkey a passkeys/options ceremony made.', body: { schema: passkeyAnswerBodySchema } },
+  'portal-list-orders': { operationId: 'portalListOrders', summary: "The merchant's orders", description: 'Newest first, filtered by status and creation day, a page by cursor (`next_cursor`); with `q`, the orders whose order_id, merchant_order_id, payment address or transaction id it is.', query: portalOrdersQuerySchema },
+  'portal-export-orders': { operationId: 'portalExportOrders', summary: 'Orders as CSV', description: "The list's filtered orders as CSV (columns order_id, merchant_order_id, title, status, price_amount, price_currency, pay_amount, pay_currency, created_at, updated_at, sandbox), at most 20,000 rows (`x-export-truncated: true` beyond).", query: portalOrdersQuerySchema, produces: 'text/csv' },
+  'portal-get-order': { operationId: 'portalGetOrder', summary: "An order's page", description: 'The order, its status history, every invoice with its payments (explorer links, confirmations, seen time), every callback delivery with its attempts, and the actions the user may take now.' },
+  'portal-cancel-order': ACTION('Cancel the order', 'NEW -> CANCELED, as Cancel Order.', 'portalCancelOrder'),
+  'portal-refund-order': ACTION('Refund the order', 'PAID -> REFUND_PENDING, as Refund Order.', 'portalRefundOrder'),
+  'portal-complete-refund': ACTION('Complete a sandbox refund', "Sandbox orders: REFUND_PENDING -> REFUNDED, as the sandbox's complete-refund.", 'portalCompleteRefund'),
+  'portal-resolve-order': ACTION('Resolve the order', 'UNRESOLVED -> RESOLVED, as Resolve Order.', 'portalResolveOrder'),
+  'portal-resend-callback': ACTION('Resend the callback', "Queues the order's latest callback again (same event id), as the redeliver endpoint.", 'portalResendCallback'),
+};
+
+/** Function names the portal documents (the document checks every portal route has one). */
+export const PORTAL_OPERATION_FUNCTIONS: readonly string[] = Object.keys(PORTAL_OPERATIONS);
+
+const error = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+});
+
+const withoutId = (schema: object): object => {
+  const { $id: _id, ...rest } = schema as { $id?: string };
+  return rest;
+};
+
+/** The OpenAPI operation of a portal route. */
+export function portalOperation(route: Route) {
+  const meta = PORTAL_OPERATIONS[route.fn];
+  if (!meta) throw new Error(`OpenAPI: no operation metadata for ${route.method} ${route.path} (fn "${route.fn}")`);
+  const inPath = [...route.path.matchAll(/\{([^}]+)\}/g)].map((match) => ({
+    name: match[1],
+    in: 'path',
+    required: true,
+    description: match[1] === 'invite' ? 'The token of the invite link (after `#/invite/`).' : "An order id of the signed-in user's merchant.",
+    schema: { type: 'string', maxLength: 100 },
+  }));
+  const inQuery = Object.entries(meta.query?.properties ?? {}).map(([name, schema]) => {
+    const { description, ...rest } = schema as { description?: string };
+    return { name, in: 'query', required: false, description, schema: rest };
+  });
+  const csrf = route.method === 'POST' && route.fn !== 'portal-invite-options' && route.fn !== 'portal-accept-invite' && !route.fn.startsWith('portal-sign-in') && route.fn !== 'portal-recover'
+    ? [{ name: 'x-csrf-token', in: 'header', required: true, description: 'The csrf_token of GET /v1/portal/session.', schema: { type: 'string', maxLength: 100 } }]
+    : [];
+  const parameters = [...inPath, ...inQuery, ...csrf];
+  return {
+    tags: ['Portal'],
+    operationId: meta.operationId,
+    summary: meta.summary,
+    description: `${meta.description}${route.method === 'POST' ? ' Only from the portal\'s own origin (Origin header), else 403 CSRF_REFUSED.' : ''}`,
+    ...(parameters.length ? { parameters } : {}),
+    // Inline, without the $id: one schema is used by several operations.
+    ...(meta.body ? { requestBody: { required: meta.body.required ?? true, content: { 'application/json': { schema: withoutId(meta.body.schema) } } } } : {}),
+    responses: {
+      200: { description: 'Done.', content: { [meta.produces ?? 'application/json']: { schema: meta.produces ? { type: 'string' } : { type: 'object' } } } },
+      400: error('Bad input, or an unusable invite.'),
+      401: error('No valid session (SESSION_REQUIRED), or a sign-in that failed (SIGN_IN_FAILED).'),
+      403: error('CSRF_REFUSED or ROLE_REFUSED.'),
+      404: error("NOT_FOUND: a missing id, or another merchant's."),
+      429: error('Too many requests (sign-in attempts) from this client; see Retry-After.'),
+    },
+    security: [{ PortalSession: [] }],
+  };
+}

@@ -1,0 +1,31 @@
+import { h } from '../../src/dom';
+import { setLang, currentLang } from './i18n';
+import { listen, parseRoute } from './router';
+import { inviteScreen } from './screens/invite';
+import { renderLayout } from './screens/layout';
+import { orderScreen } from './screens/order';
+import { ordersScreen } from './screens/orders';
+import type { Screen } from './screens/screen';
+import { signInScreen } from './screens/sign-in';
+import { loadSession, signedInUser } from './session';
+
+/** The merchant portal: one page, screens by URL fragment, a session read once at start. */
+const root = document.getElementById('app')!;
+const SCREENS: Record<string, Screen> = { invite: inviteScreen, 'sign-in': signInScreen, orders: ordersScreen, order: orderScreen };
+let stop: (() => void) | void;
+
+function render(): void {
+  if (stop) stop();
+  stop = undefined;
+  const route = parseRoute(location.hash);
+  // Signed-out visitors see only the invite and sign-in screens.
+  const name = route.name === 'invite' ? 'invite' : signedInUser() ? route.name : 'sign-in';
+  if (name === 'sign-in' && route.name !== 'sign-in' && location.hash !== '#/sign-in') history.replaceState(null, '', '#/sign-in');
+  const main = renderLayout(root, render);
+  stop = SCREENS[name]!(main, route.params);
+}
+
+setLang(currentLang());
+root.append(h('p', null, '…'));
+listen(render);
+void loadSession().then(render);

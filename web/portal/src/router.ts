@@ -1,0 +1,31 @@
+/**
+ * Routes by URL fragment (#/orders, #/orders/<id>, #/invite/<token>, #/sign-in): the app is
+ * one index.html however it is served, and the invite token never reaches a server log.
+ */
+export interface Route {
+  name: 'invite' | 'sign-in' | 'orders' | 'order';
+  params: Record<string, string>;
+}
+
+export function parseRoute(hash: string): Route {
+  const [path = '', query = ''] = hash.replace(/^#/, '').split('?');
+  const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
+  const params = Object.fromEntries(new URLSearchParams(query));
+  if (parts[0] === 'invite' && parts[1]) return { name: 'invite', params: { token: parts[1] } };
+  if (parts[0] === 'sign-in') return { name: 'sign-in', params };
+  if (parts[0] === 'orders' && parts[1]) return { name: 'order', params: { id: parts[1] } };
+  return { name: 'orders', params };
+}
+
+let onChange: (() => void) | undefined;
+
+export function listen(render: () => void): void {
+  onChange = render;
+  window.addEventListener('hashchange', render);
+}
+
+/** Goes to a screen (drawn again when the fragment does not change). */
+export function navigate(hash: string): void {
+  if (location.hash === hash) onChange?.();
+  else location.hash = hash;
+}

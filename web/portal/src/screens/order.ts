@@ -1,0 +1,166 @@
+import { fill, h } from '../../../src/dom';
+import { portalApi, type OrderPage } from '../api';
+import { formatAmount, formatTime } from '../format';
+import { t } from '../i18n';
+import { navigate } from '../router';
+import { notice, say, showScreen, type Screen } from './screen';
+
+/** How often an open order page asks for news (a payment arriving shows without a reload). */
+export const ORDER_POLL_MS = 4000;
+
+const definition = (pairs: [string, string | Node][]) => h('dl', { class: 'facts' }, pairs.map(([term, value]) => [h('dt', null, term), h('dd', null, value)]));
+
+function detailsSection(page: OrderPage) {
+  const strings = t();
+  const { order } = page;
+  return h(
+    'section',
+    { 'aria-labelledby': 'details-title' },
+    h('h2', { id: 'details-title' }, strings.details),
+    definition([
+      [strings.status, h('span', { class: `pill s-${order.status.toLowerCase()}` }, strings.statuses[order.status] ?? order.status)],
+      [strings.merchantOrderId, order.merchant_order_id || '—'],
+      [strings.title, order.title || '—'],
+      [strings.price, formatAmount(order.price_amount, order.price_currency)],
+      [strings.pay, formatAmount(order.pay_amount, order.pay_currency)],
+      [strings.created, formatTime(order.created_at)],
+      [strings.updated, formatTime(order.updated_at)],
+      [strings.sandbox, order.sandbox ? strings.yes : strings.no],
+    ]),
+  );
+}
+
+function historySection(page: OrderPage) {
+  const strings = t();
+  return h(
+    'section',
+    { 'aria-labelledby': 'history-title' },
+    h('h2', { id: 'history-title' }, strings.history),
+    h('ol', { class: 'history' }, page.order.history.map((change) =>
+      h('li', null, h('time', { datetime: change.at }, formatTime(change.at)), ' ', strings.statuses[change.to] ?? change.to, change.reason ? h('span', { class: 'sub' }, strings.historyWhy(change.reason)) : null),
+    )),
+  );
+}
+
+function invoicesSection(page: OrderPage) {
+  const strings = t();
+  return h(
+    'section',
+    { 'aria-labelledby': 'invoices-title' },
+    h('h2', { id: 'invoices-title' }, strings.invoices),
+    page.invoices.length === 0 ? h('p', null, '—') : null,
+    page.invoices.map((invoice) =>
+      h(
+        'article',
+        { class: 'card' },
+        h('h3', null, strings.invoice(invoice.pay_currency, invoice.invoice_id)),
+        definition([
+          [strings.status, strings.statuses[invoice.status] ?? invoice.status],
+          [strings.amount, formatAmount(invoice.pay_amount, invoice.pay_currency)],
+          [strings.address, h('code', null, invoice.payment_address)],
+        ]),
+        h('h4', null, strings.payments),
+        invoice.payments.length === 0
+          ? h('p', null, strings.noPayments)
+          : h('ul', { class: 'payments' }, invoice.payments.map((payment) =>
+              h(
+                'li',
+                { class: 'payment' },
+                h('span', { class: 'label' }, `${strings.txid}: `),
+                payment.explorer_url
+                  ? h('a', { href: payment.explorer_url, rel: 'noopener noreferrer', target: '_blank', 'aria-label': strings.onExplorer(payment.txid) }, h('code', null, payment.txid))
+                  : h('code', null, payment.txid),
+                h('span', null, ` · ${strings.amount}: ${formatAmount(payment.amount, invoice.pay_currency)}`),
+                h('span', null, ` · ${strings.confirmations}: ${payment.confirmations}`),
+                h('span', null, ` · ${strings.seenAt}: `, h('time', { datetime: payment.seen_at }, formatTime(payment.seen_at))),
+                payment.left_chain_at ? h('span', { class: 'warn' }, ` · ${strings.leftChain}`) : null,
+              ),
+            )),
+      ),
+    ),
+  );
+}
+
+function callbacksSection(page: OrderPage) {
+  const strings = t();
+  return h(
+    'section',
+    { 'aria-labelledby': 'callbacks-title' },
+    h('h2', { id: 'callbacks-title' }, strings.callbacks),
+    page.callbacks.length === 0 ? h('p', null, strings.noCallbacks) : null,
+    page.callbacks.map((delivery) =>
+      h(
+        'article',
+        { class: 'card delivery' },
+        h('h3', null, strings.delivery(strings.statuses[delivery.status] ?? delivery.status, delivery.state)),
+        delivery.attempts.length === 0
+          ? h('p', null, strings.noAttempts)
+          : h(
+              'table',
+              { class: 'attempts' },
+              h('caption', null, `${strings.attempts} (${delivery.attempt_count})`),
+              h('thead', null, h('tr', null, [strings.attemptAt, strings.httpStatus, strings.latency, strings.answer].map((label) => h('th', { scope: 'col' }, label)))),
+              h('tbody', null, delivery.attempts.map((attempt) =>
+                h('tr', null,
+                  h('td', { 'data-label': strings.attemptAt }, formatTime(attempt.at)),
+                  h('td', { 'data-label': strings.httpStatus }, attempt.http_status === undefined ? '—' : String(attempt.http_status)),
+                  h('td', { 'data-label': strings.latency }, `${attempt.latency_ms} ms`),
+                  h('td', { 'data-label': strings.answer }, h('code', null, (attempt.response ?? attempt.error ?? '').slice(0, 200) || '—')),
+                ),
+              )),
+            ),
+      ),
+    ),
+  );
+}
+
+/** One order: its details, history, invoices and payments, callbacks, and the buttons the API allows; live while open. */
+export const orderScreen: Screen = (main, params) => {
+  const strings = t();
+  const orderId = params.id ?? '';
+  const content = h('div', { class: 'order' });
+  const actions = h('div', { class: 'actions' });
+  const outcome = notice();
+  let shown = '';
+  const draw = (page: OrderPage) => {
+    const { actions: allowed, ...rest } = page;
+    const fingerprint = JSON.stringify(page);
+    if (fingerprint === shown) return;
+    shown = fingerprint;
+    fill(content, detailsSection(page), historySection(page), invoicesSection(page), callbacksSection(page));
+    const stillFocused = actions.contains(document.activeElement) ? (document.activeElement as HTMLElement).dataset.action : undefined;
+    fill(actions, allowed.map((action) => h('button', { type: 'button', 'data-action': action, onclick: () => void act(action) }, strings.action[action] ?? action)));
+    if (stillFocused) actions.querySelector<HTMLElement>(`[data-action="${stillFocused}"]`)?.focus();
+    void rest;
+  };
+  const act = async (action: string) => {
+    const question = strings.confirm[action];
+    if (question && !window.confirm(question)) return;
+    const result = await portalApi.act(orderId, action);
+    if (result.ok) {
+      draw(result.data);
+      say(outcome, strings.done);
+    } else say(outcome, result.status === 401 ? strings.signInFailed : strings.error, 'error');
+  };
+  const refresh = async (): Promise<boolean> => {
+    const result = await portalApi.order(orderId);
+    if (result.ok) {
+      draw(result.data);
+      return true;
+    }
+    if (result.status === 401) navigate('#/sign-in');
+    else if (result.status === 404) say(outcome, strings.notFound, 'error');
+    return false;
+  };
+  showScreen(
+    main,
+    strings.orderTitle(orderId),
+    h('p', null, h('a', { href: '#/orders' }, strings.back)),
+    h('p', { class: 'hint' }, strings.live),
+    h('section', { 'aria-labelledby': 'actions-title' }, h('h2', { id: 'actions-title' }, strings.actions), actions, outcome),
+    content,
+  );
+  void refresh();
+  const timer = setInterval(() => void refresh(), ORDER_POLL_MS);
+  return () => clearInterval(timer);
+};

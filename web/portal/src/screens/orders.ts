@@ -1,0 +1,76 @@
+import { h } from '../../../src/dom';
+import { portalApi, type OrderRow } from '../api';
+import { formatAmount, formatTime } from '../format';
+import { t } from '../i18n';
+import { navigate } from '../router';
+import { notice, say, showScreen, type Screen } from './screen';
+
+const STATUSES = ['NEW', 'PENDING', 'PAID', 'UNRESOLVED', 'RESOLVED', 'EXPIRED', 'CANCELED', 'REFUND_PENDING', 'REFUNDED'];
+const FILTERS = ['status', 'from', 'to', 'q'] as const;
+
+/** The orders list: filters and search in the URL (#/orders?status=PAID&q=...), pages by cursor, CSV export. */
+export const ordersScreen: Screen = (main, params) => {
+  const strings = t();
+  const query = new URLSearchParams();
+  for (const name of FILTERS) if (params[name]) query.set(name, params[name]!);
+  const field = (name: string, label: string, control: HTMLElement) => h('div', { class: 'field' }, h('label', { for: `filter-${name}` }, label), control);
+  const status = h('select', { id: 'filter-status', name: 'status' }, h('option', { value: '' }, strings.anyStatus), STATUSES.map((code) => h('option', { value: code, selected: params.status === code }, strings.statuses[code] ?? code)));
+  const from = h('input', { id: 'filter-from', name: 'from', type: 'date', value: params.from ?? '' });
+  const to = h('input', { id: 'filter-to', name: 'to', type: 'date', value: params.to ?? '' });
+  const search = h('input', { id: 'filter-q', name: 'q', type: 'search', value: params.q ?? '', 'aria-describedby': 'filter-q-hint', spellcheck: 'false', maxlength: '200' });
+  const form = h(
+    'form',
+    {
+      class: 'filters',
+      role: 'search',
+      'aria-label': strings.filters,
+      onsubmit: (event: Event) => {
+        event.preventDefault();
+        const next = new URLSearchParams();
+        for (const [name, value] of [['status', status.value], ['from', from.value], ['to', to.value], ['q', search.value.trim()]] as const) if (value) next.set(name, value);
+        navigate(`#/orders${next.size ? `?${next}` : ''}`);
+      },
+    },
+    field('status', strings.status, status),
+    field('from', strings.from, from),
+    field('to', strings.to, to),
+    h('div', { class: 'field wide' }, h('label', { for: 'filter-q' }, strings.search), search, h('p', { id: 'filter-q-hint', class: 'hint' }, strings.searchHint)),
+    h('div', { class: 'buttons' }, h('button', { type: 'submit', class: 'primary' }, strings.apply), h('a', { class: 'button', href: portalApi.exportUrl(query), download: '' }, strings.exportCsv)),
+  );
+  const body = h('tbody');
+  const table = h(
+    'table',
+    { class: 'orders' },
+    h('caption', null, strings.ordersCaption),
+    h('thead', null, h('tr', null, h('th', { scope: 'col' }, strings.colOrder), h('th', { scope: 'col' }, strings.colStatus), h('th', { scope: 'col' }, strings.colAmount), h('th', { scope: 'col' }, strings.colCreated))),
+    body,
+  );
+  const outcome = notice();
+  const more = h('button', { type: 'button', hidden: true }, strings.more);
+  let cursor: string | null = null;
+  const row = (order: OrderRow) =>
+    h(
+      'tr',
+      null,
+      h('td', { 'data-label': strings.colOrder }, h('a', { href: `#/orders/${order.order_id}` }, order.merchant_order_id || order.order_id), order.title ? h('span', { class: 'sub' }, order.title) : null),
+      h('td', { 'data-label': strings.colStatus }, h('span', { class: `pill s-${order.status.toLowerCase()}` }, strings.statuses[order.status] ?? order.status)),
+      h('td', { 'data-label': strings.colAmount }, formatAmount(order.price_amount, order.price_currency)),
+      h('td', { 'data-label': strings.colCreated }, formatTime(order.created_at)),
+    );
+  const load = async () => {
+    const page = new URLSearchParams(query);
+    if (cursor) page.set('cursor', cursor);
+    const result = await portalApi.orders(page);
+    if (!result.ok) {
+      if (result.status === 401) return navigate('#/sign-in');
+      return say(outcome, strings.error, 'error');
+    }
+    body.append(...result.data.orders.map(row));
+    cursor = result.data.next_cursor;
+    more.hidden = !cursor;
+    if (!body.children.length) say(outcome, strings.noOrders);
+  };
+  more.addEventListener('click', () => void load());
+  showScreen(main, strings.orders, form, h('div', { class: 'table-wrap' }, table), outcome, more);
+  void load();
+};

@@ -1,0 +1,71 @@
+import { startAuthentication, startRegistration } from '@simplewebauthn/browser';
+import { portalApi, type Result, type SessionView, useCsrfToken } from './api';
+
+/**
+ * The one place that knows about sessions: who is signed in, the CSRF token the API client
+ * sends, and the passkey ceremonies (@simplewebauthn/browser drives navigator.credentials).
+ */
+let current: SessionView | undefined;
+
+export const signedInUser = () => current?.user;
+
+function remember(result: Result<SessionView>): Result<SessionView> {
+  if (result.ok) {
+    current = result.data;
+    useCsrfToken(result.data.csrf_token);
+  }
+  return result;
+}
+
+/** Reads the session the cookie names (after a reload). */
+export async function loadSession(): Promise<boolean> {
+  const result = remember(await portalApi.session());
+  return result.ok;
+}
+
+type Failure = { ok: false; status: number; code: string };
+const cancelled: Failure = { ok: false, status: 0, code: 'CANCELLED' };
+
+export async function acceptInvite(invite: string): Promise<Result<SessionView>> {
+  const options = await portalApi.inviteOptions(invite);
+  if (!options.ok) return options;
+  let credential;
+  try {
+    credential = await startRegistration({ optionsJSON: options.data.options });
+  } catch {
+    return cancelled;
+  }
+  return remember(await portalApi.acceptInvite(invite, credential));
+}
+
+export async function signInWithPasskey(): Promise<Result<SessionView>> {
+  const options = await portalApi.signInOptions();
+  if (!options.ok) return options;
+  let credential;
+  try {
+    credential = await startAuthentication({ optionsJSON: options.data.options });
+  } catch {
+    return cancelled;
+  }
+  return remember(await portalApi.signIn(credential));
+}
+
+export async function signInWithRecoveryCode(code: string): Promise<Result<SessionView>> {
+  return remember(await portalApi.recover(code));
+}
+
+export async function addPasskey(): Promise<Result<unknown>> {
+  const options = await portalApi.passkeyOptions();
+  if (!options.ok) return options;
+  try {
+    return await portalApi.addPasskey(await startRegistration({ optionsJSON: options.data.options }));
+  } catch {
+    return cancelled;
+  }
+}
+
+export async function signOut(): Promise<void> {
+  await portalApi.signOut();
+  current = undefined;
+  useCsrfToken(undefined);
+}
