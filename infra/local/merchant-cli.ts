@@ -153,8 +153,10 @@ const commands: Record<(typeof COMMANDS)[number], () => Promise<void>> = {
       new Date(),
       actor,
     );
-    const link = await invite(credentials.user_id, undefined);
-    print({ ...credentials, portal_invite: link.url }, () => '', true);
+    // In AWS the portal's origin must be given (PORTAL_ORIGIN); without it the merchant is still made.
+    if (!process.env.PORTAL_ORIGIN) console.error('No PORTAL_ORIGIN: no portal invite made (npm run merchant -- invite <user_id> later).');
+    const link = process.env.PORTAL_ORIGIN ? await invite(credentials.user_id, undefined) : undefined;
+    print({ ...credentials, ...(link ? { portal_invite: link.url } : {}) }, () => '', true);
   },
   async invite() {
     const userId = userIdArgument(rest[0]);
