@@ -51,7 +51,9 @@ describe('npm start (the local runtime as a user runs it)', () => {
     expect(cli.code, cli.output).toBe(0);
     const line = cli.output.trim().split('\n').at(-1)!;
     const credentials = JSON.parse(line);
-    expect(Object.keys(credentials)).toEqual(['user_id', 'api_token', 'callback_secret']);
+    expect(Object.keys(credentials)).toEqual(['user_id', 'api_token', 'callback_secret', 'portal_invite']);
+    // The first portal user's one-time link, on the runtime's portal (localhost: passkeys need a domain).
+    expect(credentials.portal_invite).toMatch(new RegExp(`^http://localhost:${new URL(url).port}/portal/#/invite/[A-Za-z0-9_-]{43}$`));
     expect(credentials.callback_secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
     const theirs = await post(`${url}/v1/orders`, credentials.api_token, { price_amount: 1 });
     expect(theirs.status).toBe(200);
