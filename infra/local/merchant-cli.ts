@@ -147,16 +147,16 @@ const profileText = (merchant: { user_id: number; name: string; sandbox: boolean
 const commands: Record<(typeof COMMANDS)[number], () => Promise<void>> = {
   async create() {
     if (!values.name) fail(USAGE);
+    // The invite link needs the portal's address: refuse before the merchant exists, not after.
+    (await import('#shared/core/config')).portalConfig();
     const { xpubs, ...rest } = settings();
     const credentials = await merchants.createMerchant(
       { ...rest, name: values.name, sandbox: values.sandbox, apiToken: values.token, xpubs: xpubs ?? {} },
       new Date(),
       actor,
     );
-    // In AWS the portal's origin must be given (PORTAL_ORIGIN); without it the merchant is still made.
-    if (!process.env.PORTAL_ORIGIN) console.error('No PORTAL_ORIGIN: no portal invite made (npm run merchant -- invite <user_id> later).');
-    const link = process.env.PORTAL_ORIGIN ? await invite(credentials.user_id, undefined) : undefined;
-    print({ ...credentials, ...(link ? { portal_invite: link.url } : {}) }, () => '', true);
+    const link = await invite(credentials.user_id, undefined);
+    print({ ...credentials, portal_invite: link.url }, () => '', true);
   },
   async invite() {
     const userId = userIdArgument(rest[0]);
