@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '#shared/core/env';
 import { ethereumConfig, MAINNET_TOKEN_CONTRACTS } from '#shared/payments/ethereum-config';
-import { ethereumSourceOptions } from '#shared/watchers/sources/factories';
+import { ethereumSourceOptions } from '#shared/watchers/sources/ethereum/source';
 import { chainOf, currency, keyOf, quoteCurrency } from '#shared/domain/currencies';
 import { EVM_NETWORKS, evmCurrencies, networkName } from '#shared/domain/networks';
 import { payCurrencyFor } from '#shared/domain/pay-codes';

@@ -1,27 +1,17 @@
 import { CoreRpcSource } from '#shared/watchers/sources/core-rpc';
 import { EsploraSource } from '#shared/watchers/sources/esplora';
-import { type EvmNetworkConfig, evmSettings } from '#shared/payments/ethereum-config';
-import { EthereumBlockSource, type EthereumSourceOptions } from '#shared/watchers/sources/ethereum/source';
+import { evmSettings } from '#shared/payments/ethereum-config';
+import { EthereumBlockSource, ethereumSourceOptions } from '#shared/watchers/sources/ethereum/source';
 import type { ChainSourceConfig, SourceKind } from '#shared/payments/chain-sources';
 import type { BlockSource } from '#shared/watchers/sources/port';
-
-/** The watcher's source of one EVM network's node at `url`: its chain id, its coin and its tokens. */
-export function ethereumSourceOptions(config: EvmNetworkConfig, url: string): EthereumSourceOptions {
-  return {
-    url,
-    chain: config.chain,
-    chainId: config.chainId,
-    ...(config.native ? { native: config.native } : {}),
-    tokens: Object.entries(config.contracts).map(([currency, contract]) => ({ currency, contract })),
-  };
-}
 
 /** Builds a chain's source from its configuration and its endpoint (the SSM parameter already read, in AWS). */
 export type SourceFactory = (config: ChainSourceConfig, url: string) => BlockSource;
 
 /**
- * The adapter of each source kind (payments/chain-sources.ts's SOURCE_KINDS): one per kind,
- * checked by the type, so every configured chain can be watched.
+ * The adapter of each source kind. A kind without one is not watched: its currencies stay
+ * fail-closed for live merchants even when configured. The type asks for one per kind of
+ * payments/chain-sources.ts's SOURCE_KINDS, which availability counts as watched.
  */
 export const SOURCE_FACTORIES: Readonly<Record<SourceKind, SourceFactory>> = {
   esplora: (config, url) => new EsploraSource({ chain: config.chain, baseUrl: url }),
@@ -31,5 +21,7 @@ export const SOURCE_FACTORIES: Readonly<Record<SourceKind, SourceFactory>> = {
 };
 
 export function createBlockSource(config: ChainSourceConfig, url: string): BlockSource {
-  return SOURCE_FACTORIES[config.kind](config, url);
+  const factory = SOURCE_FACTORIES[config.kind];
+  if (!factory) throw new Error(`${config.chain}: no adapter for ${config.kind} sources`);
+  return factory(config, url);
 }

@@ -1,4 +1,5 @@
 import { currency as currencyInfo } from '#shared/domain/currencies';
+import type { EvmNetworkConfig } from '#shared/payments/ethereum-config';
 import { fromMinorUnits } from '#shared/domain/money';
 import { SourceError } from '#shared/core/source-error';
 import { type Block, type BlockRef, type BlockSource, type Transfer } from '#shared/watchers/sources/port';
@@ -302,4 +303,15 @@ export class EthereumBlockSource implements BlockSource {
   private error(message: string): SourceError {
     return new SourceError(this.rpc.source, message);
   }
+}
+
+/** The watcher's source of one EVM network's node at `url`: its chain id, its coin and its tokens. */
+export function ethereumSourceOptions(config: EvmNetworkConfig, url: string): EthereumSourceOptions {
+  return {
+    url,
+    chain: config.chain,
+    chainId: config.chainId,
+    ...(config.native ? { native: config.native } : {}),
+    tokens: Object.entries(config.contracts).map(([currency, contract]) => ({ currency, contract })),
+  };
 }
