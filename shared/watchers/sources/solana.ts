@@ -1,9 +1,8 @@
 import { fromMinorUnits } from '#shared/domain/money';
 import { SourceError } from '#shared/core/source-error';
-import type { WatchedAddress } from '#shared/store/watch-list';
 import { JsonRpcClient, type JsonRpcOptions } from '#shared/watchers/sources/ethereum/json-rpc';
 import type { IndexedSource, Transfer } from '#shared/watchers/sources/port';
-import { WatchedSchedule } from '#shared/watchers/sources/watched-schedule';
+import { type WatchedTarget, WatchedSchedule } from '#shared/watchers/sources/watched-schedule';
 
 /**
  * USDC on Solana, paid as a Solana Pay transfer request (REFERENCE "More networks"): each
@@ -30,8 +29,8 @@ export interface SolanaSourceOptions extends Pick<JsonRpcOptions, 'url' | 'timeo
   decimals: number;
   /** The cluster the node must be on (its genesis hash). */
   genesisHash: string;
-  /** The references to look for and the wallets they pay (shared/store/watch-list.ts). */
-  watched: (now: Date) => Promise<WatchedAddress[]>;
+  /** The references to look for and the wallets they pay (the run reads them from shared/store/watch-list.ts). */
+  watched: (now: Date) => Promise<WatchedTarget[]>;
   /** How often a reference past its invoice's expiry (but within the late window) is looked at again. Default 600 s. */
   lateEverySeconds?: number;
   clock?: () => Date;
@@ -84,7 +83,7 @@ export class SolanaTransfers implements IndexedSource {
     this.clusterChecked = true;
   }
 
-  private async transfers(signature: string, entry: WatchedAddress): Promise<Transfer[]> {
+  private async transfers(signature: string, entry: WatchedTarget): Promise<Transfer[]> {
     const cacheKey = `${signature}:${entry.address}`;
     const known = this.read.get(cacheKey);
     if (known) return known;

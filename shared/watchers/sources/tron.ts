@@ -4,8 +4,7 @@ import { isTronAddress, tronAddressOfBytes } from '#shared/payments/addresses/tr
 import { DEFAULT_HTTP_POLICY, type HttpPolicy, requestText } from '#shared/watchers/sources/http';
 import { SourceError } from '#shared/core/source-error';
 import type { IndexedSource, Transfer } from '#shared/watchers/sources/port';
-import type { WatchedAddress } from '#shared/store/watch-list';
-import { WatchedSchedule } from '#shared/watchers/sources/watched-schedule';
+import { type WatchedTarget, WatchedSchedule } from '#shared/watchers/sources/watched-schedule';
 
 /**
  * USDT (TRC-20) on TRON, read from a TronGrid-compatible API (REFERENCE "More networks"):
@@ -173,8 +172,8 @@ export class TronGridClient {
 const hexAccount = (hex: string): string => tronAddressOfBytes(hexToBytes(hex.toLowerCase()));
 
 export interface TronTransfersOptions extends TronGridOptions {
-  /** The addresses to ask about (shared/store/watch-list.ts). */
-  watched: (now: Date) => Promise<WatchedAddress[]>;
+  /** The addresses to ask about (the run reads them from shared/store/watch-list.ts). */
+  watched: (now: Date) => Promise<WatchedTarget[]>;
   /** How often an address past its invoice's expiry (but within the late window) is asked again. Default 600 s. */
   lateEverySeconds?: number;
   clock?: () => Date;
