@@ -1,4 +1,14 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+
+/**
+ * Test files run in parallel worker processes. Most of a file's time is spent waiting (on
+ * DynamoDB Local, the SQS emulator, local chain servers, the browser, delivery retries), not
+ * computing, so the suite runs one more worker than there are cores (vitest's default is one
+ * fewer: a single worker on a 2-core machine, which ran the files one after another).
+ * TEST_WORKERS overrides the count.
+ */
+const workers = Number(process.env.TEST_WORKERS) || availableParallelism() + 1;
 
 export default defineConfig({
   test: {
@@ -7,5 +17,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    maxWorkers: workers,
   },
 });

@@ -147,6 +147,8 @@ const profileText = (merchant: { user_id: number; name: string; sandbox: boolean
 const commands: Record<(typeof COMMANDS)[number], () => Promise<void>> = {
   async create() {
     if (!values.name) fail(USAGE);
+    // The invite link needs the portal's address: refuse before the merchant exists, not after.
+    (await import('#shared/core/config')).portalConfig();
     const { xpubs, ...rest } = settings();
     const credentials = await merchants.createMerchant(
       { ...rest, name: values.name, sandbox: values.sandbox, apiToken: values.token, xpubs: xpubs ?? {} },

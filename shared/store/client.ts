@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { storeConfig } from '#shared/core/config';
 
 let client: DynamoDBDocumentClient | undefined;
@@ -23,3 +23,20 @@ export function db(): DynamoDBDocumentClient {
 
 /** The service's table (TABLE_NAME). */
 export const tableName = (): string => storeConfig().tableName;
+
+/** One Query of the service's table (one page). */
+export function query(input: Omit<QueryCommandInput, 'TableName'>): Promise<QueryCommandOutput> {
+  return db().send(new QueryCommand({ TableName: tableName(), ...input }));
+}
+
+/** Every item a Query of the service's table finds, page after page. */
+export async function queryAll(input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const result = await query({ ...input, ExclusiveStartKey: startKey });
+    items.push(...(result.Items ?? []));
+    startKey = result.LastEvaluatedKey;
+  } while (startKey);
+  return items;
+}

@@ -1,7 +1,7 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Delivery, DeliveryAttempt, DeliveryState } from '#shared/domain/delivery';
 import { MAX_LOGGED_ATTEMPTS } from '#shared/domain/delivery';
-import { db, tableName } from '#shared/store/client';
+import { db, query, tableName } from '#shared/store/client';
 import { type Condition, putIf, updateIf } from '#shared/store/conditional';
 import { DELIVERY_PREFIX, deliveryKey, ENTITY, OUTBOX_SHARDS, outboxIndexKey, outboxPartition, orderPartition } from '#shared/store/keys';
 
@@ -75,14 +75,11 @@ async function putDeliveryIf(delivery: Delivery, condition: Condition): Promise<
 
 /** The order's callback log, oldest first. */
 export async function listDeliveries(orderId: string): Promise<Delivery[]> {
-  const result = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': orderPartition(orderId), ':prefix': DELIVERY_PREFIX },
-      ConsistentRead: true,
-    }),
-  );
+  const result = await query({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': orderPartition(orderId), ':prefix': DELIVERY_PREFIX },
+    ConsistentRead: true,
+  });
   return (result.Items ?? []).map(fromItem);
 }
 
@@ -121,15 +118,12 @@ export async function markDeadLettered(delivery: Delivery, now: Date): Promise<v
 export async function findOverdueDeliveries(before: Date, limit: number): Promise<Delivery[]> {
   const found: Delivery[] = [];
   for (let shard = 0; shard < OUTBOX_SHARDS; shard += 1) {
-    const result = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'GSI3',
-        KeyConditionExpression: 'GSI3PK = :pk AND GSI3SK < :before',
-        ExpressionAttributeValues: { ':pk': outboxPartition(shard), ':before': `${before.toISOString()}#~` },
-        Limit: limit,
-      }),
-    );
+    const result = await query({
+      IndexName: 'GSI3',
+      KeyConditionExpression: 'GSI3PK = :pk AND GSI3SK < :before',
+      ExpressionAttributeValues: { ':pk': outboxPartition(shard), ':before': `${before.toISOString()}#~` },
+      Limit: limit,
+    });
     const items = await Promise.all(
       (result.Items ?? []).map((key) =>
         db().send(new GetCommand({ TableName: tableName(), Key: { PK: key.PK, SK: key.SK }, ConsistentRead: true })),

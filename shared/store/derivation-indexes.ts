@@ -1,5 +1,5 @@
-import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '#shared/store/client';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, query, tableName } from '#shared/store/client';
 import { nextCounterValue } from '#shared/store/counters';
 import { isConditionFailure } from '#shared/store/errors';
 import { counterKey, ENTITY, returnedAddressKey, returnedAddressPartition } from '#shared/store/keys';
@@ -55,16 +55,13 @@ export async function takeAddressIndex(counter: string): Promise<number> {
   const next = await moveCounterIfNoneReturned(counter);
   if (next !== undefined) return next;
   for (let attempt = 1; attempt <= TAKE_ATTEMPTS; attempt += 1) {
-    const result = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': returnedAddressPartition(counter) },
-        Limit: 1,
-        // An index given back a moment ago must be seen, or the counter moves for nothing.
-        ConsistentRead: true,
-      }),
-    );
+    const result = await query({
+      KeyConditionExpression: 'PK = :pk',
+      ExpressionAttributeValues: { ':pk': returnedAddressPartition(counter) },
+      Limit: 1,
+      // An index given back a moment ago must be seen, or the counter moves for nothing.
+      ConsistentRead: true,
+    });
     const item = result.Items?.[0];
     if (!item) break;
     try {

@@ -1,5 +1,4 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '#shared/store/client';
+import { query } from '#shared/store/client';
 import type { Item } from '#shared/store/items';
 import { EXPIRY_SHARDS, expiryPartition, orderIdOfPartition } from '#shared/store/keys';
 
@@ -30,16 +29,13 @@ export async function findDueOrders(
       const items: Item[] = [];
       let start = after[shard];
       while (start !== null && items.length < limit) {
-        const result = await db().send(
-          new QueryCommand({
-            TableName: tableName(),
-            IndexName: 'GSI3',
-            KeyConditionExpression: 'GSI3PK = :pk AND GSI3SK < :now',
-            ExpressionAttributeValues: { ':pk': expiryPartition(shard), ':now': `${now.toISOString()}#~` },
-            Limit: limit - items.length,
-            ...(start ? { ExclusiveStartKey: start } : {}),
-          }),
-        );
+        const result = await query({
+          IndexName: 'GSI3',
+          KeyConditionExpression: 'GSI3PK = :pk AND GSI3SK < :now',
+          ExpressionAttributeValues: { ':pk': expiryPartition(shard), ':now': `${now.toISOString()}#~` },
+          Limit: limit - items.length,
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        });
         items.push(...(result.Items ?? []));
         start = result.LastEvaluatedKey ?? null;
       }

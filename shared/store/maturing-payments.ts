@@ -3,9 +3,8 @@
  * confirmations yet: re-reported as blocks arrive, taken back if their block leaves the chain.
  * They live in the chain's own partition (keys.ts: CHAIN#<chain>), by block height.
  */
-import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '#shared/store/client';
-import type { Item } from '#shared/store/items';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { db, queryAll, tableName } from '#shared/store/client';
 import { chainPartition, ENTITY, heightSortKey, MATURING_PREFIX, maturingPaymentKey } from '#shared/store/keys';
 
 /** A payment booked from a block short of its confirmations (see the module's comment). */
@@ -36,29 +35,17 @@ export async function saveMaturingPayment(payment: MaturingPayment): Promise<voi
 
 /** The chain's maturing payments, lowest block first; with `above`, only those in blocks higher than it. */
 export async function listMaturingPayments(chain: string, above?: number): Promise<MaturingPayment[]> {
-  const payments: MaturingPayment[] = [];
-  let startKey: Item | undefined;
-  do {
-    const result = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
-        ExpressionAttributeValues: {
-          ':pk': chainPartition(chain),
-          // '#' sorts below every digit: PAYMENT#<above+1>... is the first key above `above`.
-          ':from': `${MATURING_PREFIX}${above === undefined ? '' : heightSortKey(above + 1)}`,
-          ':to': `${MATURING_PREFIX}~`,
-        },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of result.Items ?? []) {
-      payments.push(Object.fromEntries(MATURING_FIELDS.map((field) => [field, item[field]])) as unknown as MaturingPayment);
-    }
-    startKey = result.LastEvaluatedKey;
-  } while (startKey);
-  return payments;
+  const items = await queryAll({
+    KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+    ExpressionAttributeValues: {
+      ':pk': chainPartition(chain),
+      // '#' sorts below every digit: PAYMENT#<above+1>... is the first key above `above`.
+      ':from': `${MATURING_PREFIX}${above === undefined ? '' : heightSortKey(above + 1)}`,
+      ':to': `${MATURING_PREFIX}~`,
+    },
+    ConsistentRead: true,
+  });
+  return items.map((item) => Object.fromEntries(MATURING_FIELDS.map((field) => [field, item[field]])) as unknown as MaturingPayment);
 }
 
 /** Done with a maturing payment (it reached its confirmations, or its block left the chain). */

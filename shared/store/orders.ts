@@ -1,8 +1,8 @@
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Invoice, Order } from '#shared/domain/order';
 import type { OrderStatus } from '#shared/domain/statuses';
 import { MerchantOrderIdExistsError } from '#shared/domain/errors';
-import { db, tableName } from '#shared/store/client';
+import { db, query, tableName } from '#shared/store/client';
 import { putIf } from '#shared/store/conditional';
 import { addressIndexItem } from '#shared/store/address-index';
 import { invoiceFromItem, invoiceToItem } from '#shared/store/invoices';
@@ -109,20 +109,17 @@ export async function insertOrder(order: Order, invoice?: Invoice, options: { gu
 export async function findOrderWithInvoice(
   orderId: string,
 ): Promise<{ order: Order; invoice: Invoice | undefined } | undefined> {
-  const result = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'PK = :pk AND SK BETWEEN :invoices AND :order',
-      ExpressionAttributeValues: {
-        ':pk': orderPartition(orderId),
-        ':invoices': LEGACY_INVOICE_SK,
-        ':order': orderKey(orderId).SK,
-      },
-      ScanIndexForward: false,
-      Limit: 2,
-      ConsistentRead: true,
-    }),
-  );
+  const result = await query({
+    KeyConditionExpression: 'PK = :pk AND SK BETWEEN :invoices AND :order',
+    ExpressionAttributeValues: {
+      ':pk': orderPartition(orderId),
+      ':invoices': LEGACY_INVOICE_SK,
+      ':order': orderKey(orderId).SK,
+    },
+    ScanIndexForward: false,
+    Limit: 2,
+    ConsistentRead: true,
+  });
   const [orderItem, latest] = result.Items ?? [];
   if (!orderItem || orderItem.SK !== orderKey(orderId).SK) return undefined;
   const order = orderFromItem(orderItem);
@@ -169,21 +166,18 @@ export async function listOrders(page: OrderPage): Promise<Order[]> {
   const items: Item[] = [];
   let startKey: Item | undefined;
   do {
-    const result = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: byStatus ? 'GSI2' : 'GSI1',
-        KeyConditionExpression: byStatus ? 'GSI2PK = :pk' : 'GSI1PK = :pk',
-        ExpressionAttributeValues: {
-          ':pk': byStatus
-            ? merchantStatusPartition(page.userId, page.status as string)
-            : merchantOrdersPartition(page.userId),
-        },
-        ScanIndexForward: false,
-        Limit: wanted - items.length,
-        ExclusiveStartKey: startKey,
-      }),
-    );
+    const result = await query({
+      IndexName: byStatus ? 'GSI2' : 'GSI1',
+      KeyConditionExpression: byStatus ? 'GSI2PK = :pk' : 'GSI1PK = :pk',
+      ExpressionAttributeValues: {
+        ':pk': byStatus
+          ? merchantStatusPartition(page.userId, page.status as string)
+          : merchantOrdersPartition(page.userId),
+      },
+      ScanIndexForward: false,
+      Limit: wanted - items.length,
+      ExclusiveStartKey: startKey,
+    });
     items.push(...(result.Items ?? []));
     startKey = result.LastEvaluatedKey;
   } while (startKey && items.length < wanted);

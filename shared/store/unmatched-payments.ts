@@ -4,8 +4,8 @@
  * (or a settled Lightning invoice that is not ours) cannot be booked on any order, so it is
  * kept here for an operator, once per payment key.
  */
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '#shared/store/client';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { db, queryAll, tableName } from '#shared/store/client';
 import { isConditionFailure } from '#shared/store/errors';
 import { chainPartition, ENTITY } from '#shared/store/keys';
 
@@ -47,21 +47,11 @@ export async function saveUnmatchedPayment(payment: UnmatchedPayment): Promise<b
 
 /** The source's unmatched payments (an operator's list), by payment key. */
 export async function listUnmatchedPayments(chain: string): Promise<UnmatchedPayment[]> {
-  const found: UnmatchedPayment[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const result = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': chainPartition(chain), ':prefix': UNMATCHED_PREFIX },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of result.Items ?? []) {
-      found.push(Object.fromEntries(UNMATCHED_FIELDS.filter((field) => item[field] !== undefined).map((field) => [field, item[field]])) as unknown as UnmatchedPayment);
-    }
-    startKey = result.LastEvaluatedKey;
-  } while (startKey);
-  return found;
+  const items = await queryAll({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': chainPartition(chain), ':prefix': UNMATCHED_PREFIX },
+  });
+  return items.map(
+    (item) => Object.fromEntries(UNMATCHED_FIELDS.filter((field) => item[field] !== undefined).map((field) => [field, item[field]])) as unknown as UnmatchedPayment,
+  );
 }

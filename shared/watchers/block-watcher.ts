@@ -12,7 +12,7 @@
  * confirmations is kept as a maturing payment and reported again once it has them. A block
  * whose `previousHash` is not the cursor's hash (or a tip that replaced the cursor's block)
  * is a reorganisation: the watcher walks back through the hashes it remembers to the newest
- * block still on the chain, takes back the maturing payments above it (lifecycle
+ * block still on the chain, takes back the maturing payments above it (payment-reports.ts
  * retractPayment: a PENDING order with nothing else goes back to NEW) and scans the new
  * branch from there; a transaction mined again in it is booked again under the same key.
  * Unconfirmed transactions (the mempool) make orders PENDING early.

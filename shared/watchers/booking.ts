@@ -1,9 +1,9 @@
 /**
  * Booking what a watcher found on invoices, the half of a watcher that is not about its chain:
  * look every transfer's address up in the address index (one BatchGetItem per 100), group the
- * payments by the invoice they pay, and record each invoice's together through the lifecycle's
- * one entry point (recordPayments, idempotent by each payment's own key). The block watcher
- * (block-watcher.ts) and the indexed one (indexed-watcher.ts) both book through here.
+ * payments by the invoice they pay, and record each invoice's together through the one entry
+ * point of services/payment-reports.ts (recordPayments, idempotent by each payment's own key).
+ * The block watcher (block-watcher.ts) and the indexed one (indexed-watcher.ts) book here.
  */
 import { InvalidParameterError, InvoiceNotExistError, UnknownOrderError } from '#shared/domain/errors';
 import { type PaymentReport, recordPayments } from '#shared/services/payment-reports';
@@ -67,7 +67,7 @@ export interface ReportFacts {
   final?: boolean;
 }
 
-/** The lifecycle's report of one transfer to `target`. */
+/** The payment report (services/payment-reports.ts) of one transfer to `target`. */
 export function paymentReport(target: InvoiceRef, transfer: Transfer, { confirmations, now, final = false }: ReportFacts): PaymentReport {
   const base = { orderId: target.orderId, invoiceId: target.invoiceId, amount: transfer.amount, confirmations, txid: transfer.txid, key: transfer.key };
   if (!final) return { ...base, block: transfer.block, now };

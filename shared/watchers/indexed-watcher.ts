@@ -4,7 +4,7 @@
  * the block watcher (block-watcher.ts), run by the same schedule and loop.
  *
  * Each {@link IndexedWatcher.step} reads the source's cursor from the table, asks the source
- * for what came after it (at most `limit`), books every payment through the lifecycle's one
+ * for what came after it (at most `limit`), books every payment through payment-reports.ts's one
  * entry point and then moves the cursor with a conditional write. These sources report a
  * payment only once it is final (a SETTLED invoice; an EOS transfer in an irreversible block),
  * so a booked payment counts as confirmed at once, and nothing is ever taken back. Booking is
@@ -14,7 +14,7 @@
  *
  * The invoice is found in the address index: a Lightning payment by its BOLT #11 string, an EOS
  * transfer by the account and its memo (the invoice id). A memo naming an invoice the order
- * no longer uses, or a payment after the invoice expired, follows the lifecycle's replaced and
+ * no longer uses, or a payment after the invoice expired, follows payment-reports.ts's replaced and
  * late rules; the wrong amount makes the order UNRESOLVED with its reason. A payment that
  * finds no invoice is reported as `unmatched` and kept in the table for an operator.
  */

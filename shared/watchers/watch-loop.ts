@@ -6,7 +6,7 @@ export interface Progress {
   yielded: boolean;
 }
 
-/** A block watcher (chain-watcher.ts) or an indexed one (indexed-watcher.ts). */
+/** A block watcher (block-watcher.ts) or an indexed one (indexed-watcher.ts). */
 export interface Stepper<R extends Progress> {
   step(): Promise<R>;
 }

@@ -10,6 +10,7 @@ const env = {
   TABLE_NAME: process.env.TABLE_NAME!,
   DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT!,
   TOKEN_HMAC_KEY: process.env.TOKEN_HMAC_KEY!,
+  PORTAL_ORIGIN: 'https://portal.shop.test',
 };
 const BIP84_ZPUB = 'zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs';
 
@@ -21,7 +22,12 @@ async function cli(...args: string[]) {
 describe('npm run merchant', () => {
   it('creates, lists, shows, sets, disables and enables a merchant, and keeps its audit log', async () => {
     const created = (await cli('create', '--name', 'CLI Admin Shop', '--sandbox')).json();
-    expect(created).toMatchObject({ user_id: expect.any(Number), api_token: expect.any(String), callback_secret: expect.stringMatching(/^whsec_/) });
+    expect(created).toMatchObject({
+      user_id: expect.any(Number),
+      api_token: expect.any(String),
+      callback_secret: expect.stringMatching(/^whsec_/),
+      portal_invite: expect.stringMatching(/^https:\/\/portal\.shop\.test\/portal\/#\/invite\/[\w-]+$/),
+    });
     const id = String(created.user_id);
 
     const list = (await cli('list', '--json')).json() as { user_id: number; name: string }[];
@@ -65,6 +71,15 @@ describe('npm run merchant', () => {
     expect(rolled.callback_secret).toMatch(/^whsec_/);
     const secrets = (await cli('secret', 'show', id, '--json')).json();
     expect(secrets).toMatchObject({ callback_secret: rolled.callback_secret, previous_callback_secret: created.callback_secret });
+  });
+
+  it('refuses to create a merchant whose invite link it cannot make, before creating it', async () => {
+    const name = `No Portal Shop ${process.pid}-${Date.now()}`;
+    const result = await runScript('infra/local/merchant-cli.ts', ['create', '--name', name], { ...env, PORTAL_ORIGIN: '' });
+    expect(result.code).toBe(2);
+    expect(result.output).toContain('PORTAL_ORIGIN');
+    const list = (await cli('list', '--json')).json() as { name: string }[];
+    expect(list.filter((merchant) => merchant.name === name)).toEqual([]);
   });
 
   it('answers a wrong command, a bad user id and an unknown merchant with exit code 2', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '#shared/core/env';
 import { ethereumConfig, MAINNET_TOKEN_CONTRACTS } from '#shared/payments/ethereum-config';
-import { ethereumSourceOptions } from '#shared/watchers/sources/factories';
+import { ethereumSourceOptions } from '#shared/watchers/sources/ethereum/source';
 
 describe('Ethereum configuration', () => {
   it('defaults to mainnet: chain 1, the mainnet USDT and USDC contracts', () => {

@@ -1,13 +1,17 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '#infra/cdk/paths';
+import { cycles, importGraph, importsOf, processEnvReads, sourcesUnder } from '../support/import-graph';
 
 /**
  * Imports run one way (docs/architecture.md): each layer imports only itself and the layers
- * below it. The graph is read from the sources (static, dynamic and type-only imports alike),
- * so a new file or a new import that runs up fails here, naming the file and the import.
+ * below it. The graph of the whole tree (shared/, functions/, tools/, web/, infra/, bench/) is
+ * read with TypeScript's parser (tests/support/import-graph.ts): every import form, nothing in
+ * comments. So a new file or a new import that runs up fails here, naming the file and the import.
  */
+const SHARED = ['core', 'domain', 'schemas', 'store', 'payments', 'callbacks', 'services', 'watchers', 'http'] as const;
+
 const BELOW: Record<string, readonly string[]> = {
   core: [],
   domain: ['core'],
@@ -19,63 +23,163 @@ const BELOW: Record<string, readonly string[]> = {
   watchers: ['core', 'domain', 'store', 'payments', 'services'],
   http: ['core', 'domain', 'schemas', 'store', 'payments', 'callbacks', 'services'],
   functions: ['core', 'domain', 'schemas', 'store', 'payments', 'callbacks', 'services', 'http', 'watchers'],
-  tools: ['core', 'domain', 'schemas', 'store', 'payments', 'callbacks', 'services', 'http', 'watchers'],
+  tools: [...SHARED, 'functions'],
+  // The payment page runs in the buyer's browser: currencies, statuses and the page's views only.
+  web: ['domain', 'schemas'],
+  // The AWS stack and the local runtime wire everything; nothing imports them but bench and tests.
+  infra: [...SHARED, 'functions', 'tools'],
+  // Measurements drive the whole service, with the tests' local servers.
+  bench: [...SHARED, 'functions', 'tools', 'infra', 'tests'],
 };
 
-/** The layer of a repository path, or undefined outside the layered code (infra, tests, web, npm). */
+/**
+ * Sub-folders with stricter rules than their layer. The providers of payments (address
+ * derivation, Lightning, gateways) are self-contained: no table, and none imports another. The
+ * watchers' source adapters only speak their API: no table, no lifecycle, nothing else of the
+ * watchers (docs/architecture.md).
+ */
+const SUBFOLDERS: Record<string, readonly string[]> = {
+  'shared/payments/addresses': ['core', 'domain'],
+  'shared/payments/lightning': ['core', 'domain'],
+  'shared/payments/gateways': ['core', 'domain'],
+  'shared/watchers/sources': ['core', 'domain', 'payments'],
+};
+
+const FOLDERS = ['shared', 'functions', 'tools', 'web', 'infra', 'bench'];
+
+/** The layer of a repository path, or undefined for a package. */
 function layerOf(path: string): string | undefined {
   const [top, second] = path.split('/');
-  if (top === 'functions' || top === 'tools') return top;
-  if (top !== 'shared' || !second) return undefined;
-  // The Lambda bundles' credential provider stands in for an npm module: below everything.
-  if (second === 'aws') return 'core';
-  return second in BELOW ? second : `unknown shared folder ${second}`;
-}
-
-const SUBPATHS: Record<string, string> = { '#shared/': 'shared/', '#functions/': 'functions/', '#infra/': 'infra/', '#tools/': 'tools/' };
-
-/** The repository path an import names, or undefined for a package. */
-function target(from: string, specifier: string): string | undefined {
-  for (const [prefix, folder] of Object.entries(SUBPATHS)) {
-    if (specifier.startsWith(prefix)) return folder + specifier.slice(prefix.length);
+  if (top === 'shared') {
+    // The Lambda bundles' credential provider and AWS plumbing stand in for npm modules: below everything.
+    if (second === 'aws') return 'core';
+    return second !== undefined && second in BELOW ? second : `unknown shared folder ${second}`;
   }
-  if (specifier.startsWith('.')) return relative(REPO_ROOT, resolve(REPO_ROOT, dirname(from), specifier));
-  return undefined;
+  return top;
 }
 
-function sources(folder: string): string[] {
-  return readdirSync(join(REPO_ROOT, folder), { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
-    .map((entry) => relative(REPO_ROOT, join(entry.parentPath, entry.name)));
-}
+const subfolderOf = (path: string): string | undefined => Object.keys(SUBFOLDERS).find((folder) => path.startsWith(`${folder}/`));
 
-const IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"]([^'"]+)['"]/gm;
-
-const edges = ['shared', 'functions', 'tools'].flatMap(sources).flatMap((file) =>
-  [...readFileSync(join(REPO_ROOT, file), 'utf8').matchAll(IMPORT)].map((match) => ({ file, specifier: match[1]! })),
-);
+const edges = importGraph(FOLDERS);
 
 describe('import direction', () => {
   it('reads the import graph (the check sees the code it is meant to check)', () => {
     expect(edges.length).toBeGreaterThan(300);
-    expect(edges).toContainEqual({ file: 'shared/store/orders.ts', specifier: '#shared/store/client' });
+    expect(edges).toContainEqual(expect.objectContaining({ file: 'shared/store/orders.ts', specifier: '#shared/store/client' }));
+    for (const folder of FOLDERS) expect(edges.some(({ file }) => file.startsWith(`${folder}/`))).toBe(true);
+    // A dynamic import (the local runtime loads the watchers only when a chain is configured).
+    expect(edges).toContainEqual(expect.objectContaining({ file: 'infra/local/runtime.ts', specifier: '#shared/watchers/run' }));
+    // Imports resolve to files (what the cycle check walks).
+    expect(edges.filter(({ resolved }) => resolved !== undefined).length).toBeGreaterThan(300);
   });
 
-  it('every layered file is in a known layer', () => {
+  it('every file is in a known layer', () => {
     const unknown = [...new Set(edges.map(({ file }) => file))].filter((file) => !(layerOf(file)! in BELOW));
     expect(unknown).toEqual([]);
   });
 
   it('no import runs up a layer or sideways between sibling layers', () => {
-    const wrong = edges.flatMap(({ file, specifier }) => {
-      const to = target(file, specifier);
-      if (to === undefined) return [];
+    const wrong = edges.flatMap(({ file, specifier, target }) => {
+      if (target === undefined) return [];
       const from = layerOf(file)!;
-      const toLayer = layerOf(to);
-      if (toLayer === from) return [];
-      if (toLayer !== undefined && BELOW[from]!.includes(toLayer)) return [];
-      return [`${file} (${from}) imports ${specifier} (${toLayer ?? 'outside the layers'})`];
+      const to = layerOf(target);
+      if (to === from) return [];
+      if (to !== undefined && BELOW[from]!.includes(to)) return [];
+      return [`${file} (${from}) imports ${specifier} (${to ?? 'outside the layers'})`];
     });
     expect(wrong).toEqual([]);
+  });
+
+  it('sub-folders with their own rules keep them', () => {
+    const wrong = edges.flatMap(({ file, specifier, target }) => {
+      const folder = subfolderOf(file);
+      if (folder === undefined || target === undefined || target.startsWith(`${folder}/`)) return [];
+      if (SUBFOLDERS[folder]!.includes(layerOf(target)!)) return [];
+      return [`${file} (${folder}) imports ${specifier}`];
+    });
+    expect(wrong).toEqual([]);
+  });
+
+  it('the payment page and the portal never reach the store or any server code, even through what they import', () => {
+    const next = new Map<string, string[]>();
+    for (const { file, resolved } of edges) if (resolved) next.set(file, [...(next.get(file) ?? []), resolved]);
+    const reached = new Set<string>();
+    const visit = (file: string) => {
+      if (reached.has(file)) return;
+      reached.add(file);
+      for (const to of next.get(file) ?? []) visit(to);
+    };
+    for (const file of next.keys()) if (file.startsWith('web/src/') || file.startsWith('web/portal/src/')) visit(file);
+    expect([...reached].some((file) => file.startsWith('shared/schemas/'))).toBe(true);
+    const server = [...reached].filter((file) => !['web', 'core', 'domain', 'schemas'].includes(layerOf(file)!));
+    expect(server).toEqual([]);
+  });
+
+  it('no import cycles between files', () => {
+    expect(cycles(edges)).toEqual([]);
+  });
+});
+
+describe('configuration', () => {
+  const files = ['shared', 'functions'].flatMap(sourcesUnder);
+  const text = (file: string) => readFileSync(join(REPO_ROOT, file), 'utf8');
+  const architecture = readFileSync(join(REPO_ROOT, 'docs/architecture.md'), 'utf8');
+
+  it('only shared/core/config.ts reads process.env', () => {
+    const readers = files.filter((file) => processEnvReads(file, text(file)) > 0);
+    expect(readers).toEqual(['shared/core/config.ts']);
+  });
+
+  it('docs/architecture.md names every file that defines a configuration section', () => {
+    const defining = files.filter((file) => file !== 'shared/core/config.ts' && /\bsection\(/.test(text(file)));
+    expect(defining.length).toBeGreaterThan(0);
+    expect(defining.filter((file) => !architecture.includes(`\`${file}\``))).toEqual([]);
+  });
+});
+
+describe('the import reader', () => {
+  const source = `
+    // import { a } from '#shared/store/commented';
+    /* export * from '#shared/store/block-comment'; */
+    const text = "import x from '#shared/store/in-a-string'";
+    import { b } from '#shared/store/static';
+    import type { C } from '#shared/store/type-only';
+    export { d } from '#shared/store/re-export';
+    import '#shared/store/side-effect';
+    type E = import('#shared/store/import-type').E;
+    const f = await import('#shared/store/dynamic');
+    const g = await import(\`#functions/\${'name'}/handler\`);
+    const h = await import(\`#shared/store/template\`);
+    const i = require('#shared/store/required');
+  `;
+  const found = importsOf('fixture.ts', source);
+
+  it('sees every import form', () => {
+    expect(found.map(({ specifier }) => specifier)).toEqual([
+      '#shared/store/static',
+      '#shared/store/type-only',
+      '#shared/store/re-export',
+      '#shared/store/side-effect',
+      '#shared/store/import-type',
+      '#shared/store/dynamic',
+      '#functions/',
+      '#shared/store/template',
+      '#shared/store/required',
+    ]);
+    expect(found.find(({ specifier }) => specifier === '#functions/')?.partial).toBe(true);
+    expect(found.find(({ specifier }) => specifier === '#shared/store/type-only')?.typeOnly).toBe(true);
+  });
+
+  it('sees nothing in comments or ordinary strings', () => {
+    expect(found.map(({ specifier }) => specifier).filter((specifier) => /commented|block-comment|in-a-string/.test(specifier))).toEqual([]);
+  });
+
+  it('finds a cycle', () => {
+    expect(cycles([
+      { file: 'a.ts', resolved: 'b.ts' },
+      { file: 'b.ts', resolved: 'c.ts' },
+      { file: 'c.ts', resolved: 'a.ts' },
+      { file: 'c.ts', resolved: 'd.ts' },
+    ])).toEqual([['a.ts', 'b.ts', 'c.ts']]);
   });
 });

@@ -1,25 +1,17 @@
 import { CoreRpcSource } from '#shared/watchers/sources/core-rpc';
 import { EsploraSource } from '#shared/watchers/sources/esplora';
-import { ERC20_CURRENCIES, type EthereumConfig, ethereumSettings } from '#shared/payments/ethereum-config';
-import { EthereumBlockSource, type EthereumSourceOptions } from '#shared/watchers/sources/ethereum/source';
+import { ethereumSettings } from '#shared/payments/ethereum-config';
+import { EthereumBlockSource, ethereumSourceOptions } from '#shared/watchers/sources/ethereum/source';
 import type { ChainSourceConfig, SourceKind } from '#shared/payments/chain-sources';
 import type { BlockSource } from '#shared/watchers/sources/port';
-
-/** The watcher's source of the node at `url`: the configured chain and both tokens. */
-export function ethereumSourceOptions(config: EthereumConfig, url: string): EthereumSourceOptions {
-  return {
-    url,
-    chainId: config.chainId,
-    tokens: ERC20_CURRENCIES.map((currency) => ({ currency, contract: config.contracts[currency] })),
-  };
-}
 
 /** Builds a chain's source from its configuration and its endpoint (the SSM parameter already read, in AWS). */
 export type SourceFactory = (config: ChainSourceConfig, url: string) => BlockSource;
 
 /**
- * The adapter of each source kind (payments/chain-sources.ts's SOURCE_KINDS): one per kind,
- * checked by the type, so every configured chain can be watched.
+ * The adapter of each source kind. A kind without one is not watched: its currencies stay
+ * fail-closed for live merchants even when configured. The type asks for one per kind of
+ * payments/chain-sources.ts's SOURCE_KINDS, which availability counts as watched.
  */
 export const SOURCE_FACTORIES: Readonly<Record<SourceKind, SourceFactory>> = {
   esplora: (config, url) => new EsploraSource({ chain: config.chain, baseUrl: url }),
@@ -29,5 +21,7 @@ export const SOURCE_FACTORIES: Readonly<Record<SourceKind, SourceFactory>> = {
 };
 
 export function createBlockSource(config: ChainSourceConfig, url: string): BlockSource {
-  return SOURCE_FACTORIES[config.kind](config, url);
+  const factory = SOURCE_FACTORIES[config.kind];
+  if (!factory) throw new Error(`${config.chain}: no adapter for ${config.kind} sources`);
+  return factory(config, url);
 }

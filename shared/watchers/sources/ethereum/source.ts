@@ -1,4 +1,5 @@
 import { currency as currencyInfo } from '#shared/domain/currencies';
+import { ERC20_CURRENCIES, type EthereumConfig } from '#shared/payments/ethereum-config';
 import { fromMinorUnits } from '#shared/domain/money';
 import { SourceError } from '#shared/core/source-error';
 import { type Block, type BlockRef, type BlockSource, type Transfer } from '#shared/watchers/sources/port';
@@ -288,4 +289,13 @@ export class EthereumBlockSource implements BlockSource {
   private error(message: string): SourceError {
     return new SourceError(this.rpc.source, message);
   }
+}
+
+/** The watcher's source of the node at `url`: the configured chain and both tokens. */
+export function ethereumSourceOptions(config: EthereumConfig, url: string): EthereumSourceOptions {
+  return {
+    url,
+    chainId: config.chainId,
+    tokens: ERC20_CURRENCIES.map((currency) => ({ currency, contract: config.contracts[currency] })),
+  };
 }
