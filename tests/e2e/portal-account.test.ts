@@ -26,6 +26,7 @@ let runtime: Started;
 let api = '';
 let inviteUrl = '';
 let firstToken = '';
+let vicInvite = '';
 let browser: Browser;
 let page: Page;
 const endpoint = new MerchantEndpoint();
@@ -230,9 +231,40 @@ describe("the portal's account screens in Chromium", () => {
     await page.getByLabel('Name', { exact: true }).fill('Viewer Vic');
     await page.getByLabel('Role', { exact: true }).selectOption('viewer');
     await page.getByRole('button', { name: 'Create invite link' }).click();
-    expect(await page.locator('#invite-link').textContent()).toContain('#/invite/');
+    vicInvite = (await page.locator('#invite-link').textContent())!.trim();
+    expect(vicInvite).toContain('#/invite/');
     await audit('team');
   });
+
+  it('a viewer sees orders only; removed by the owner, their page is signed out at once', async () => {
+    const context = await browser.newContext({ viewport: { width: 1100, height: 900 }, locale: 'en-US' });
+    const vic = await context.newPage();
+    vic.setDefaultTimeout(15_000);
+    const cdp = await context.newCDPSession(vic);
+    await cdp.send('WebAuthn.enable', { enableUI: false });
+    await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    });
+    await vic.goto(vicInvite);
+    await vic.getByRole('button', { name: 'Create a passkey' }).click();
+    await vic.getByRole('button', { name: 'I have saved them' }).click();
+    await vic.getByRole('heading', { level: 1, name: 'Orders' }).waitFor();
+    expect(await vic.getByRole('navigation').getByRole('link').allTextContents()).toEqual(['Orders']);
+    // A typed address of an owner's screen shows the orders instead; the API refuses anyway.
+    await vic.goto(vicInvite.split('#')[0] + '#/developers');
+    await vic.getByRole('heading', { level: 1, name: 'Orders' }).waitFor();
+    expect(await vic.evaluate(async () => (await fetch('/v1/portal/tokens')).status)).toBe(403);
+    // The owner removes Vic.
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Team' }).waitFor();
+    await page.getByRole('button', { name: 'Remove Viewer Vic' }).click();
+    await page.getByRole('status').filter({ hasText: 'Member removed.' }).waitFor();
+    await page.locator('table.team tbody tr').filter({ hasText: 'Viewer Vic' }).filter({ hasText: 'Removed' }).waitFor();
+    expect(await vic.evaluate(async () => (await fetch('/v1/portal/orders')).status)).toBe(401);
+    await vic.reload();
+    await vic.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+    await context.close();
+  }, 60_000);
 
   it('works in Chinese and at 375 px without sideways scrolling on every account screen', async () => {
     await page.getByRole('button', { name: '切换到中文' }).click();

@@ -234,6 +234,19 @@ describe('the audit log', () => {
   });
 });
 
+describe('new passkeys in the audit log', () => {
+  it("records a passkey a member adds, and that passkey's first sign-in", async () => {
+    const { browser, id } = await member(a.userId, 'viewer');
+    const options = await browser.call('POST', '/v1/portal/passkeys/options');
+    expect((await browser.call('POST', '/v1/portal/passkeys', { body: { credential: browser.authenticator.create(options.body.options) } })).status).toBe(200);
+    expect((await browser.signIn(1)).status).toBe(200);
+    const entries = (await a.owner.call('GET', '/v1/portal/audit?limit=20')).body.entries.filter((entry: any) => entry.who.startsWith(id));
+    const added = entries.find((entry: any) => entry.action === 'passkey.added');
+    expect(added).toMatchObject({ from: browser.ip, details: { credential_id: expect.any(String) } });
+    expect(entries.find((entry: any) => entry.action === 'sign_in.new_passkey')).toMatchObject({ details: { credential_id: added.details.credential_id } });
+  });
+});
+
 describe('the team', () => {
   it('owners invite by link with a role; the member joins with that role', async () => {
     const invited = await a.owner.call('POST', '/v1/portal/team/invites', { body: { name: 'Dev Dana', role: 'developer' } });
