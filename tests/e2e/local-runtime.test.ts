@@ -23,7 +23,7 @@ async function start(env: Record<string, string> = {}) {
   return { started, url: url! };
 }
 
-describe('npm start (the local runtime as a user runs it)', () => {
+describe('npm start (the local runtime as a user runs it)', { timeout: 120_000 }, () => {
   let orderId = '';
 
   it('serves the API with the demo token, prints a curl example, and the merchant CLI adds merchants', async () => {

@@ -19,7 +19,8 @@ async function cli(...args: string[]) {
   return { ...result, json: () => JSON.parse(result.output.trim().split('\n').at(-1)!) };
 }
 
-describe('npm run merchant', () => {
+// Each command is a new Node process with tsx and the AWS SDK: seconds each on a loaded machine.
+describe('npm run merchant', { timeout: 120_000 }, () => {
   it('creates, lists, shows, sets, disables and enables a merchant, and keeps its audit log', async () => {
     const created = (await cli('create', '--name', 'CLI Admin Shop', '--sandbox')).json();
     expect(created).toMatchObject({
