@@ -8,17 +8,16 @@
  * Screenshots go to tests/artifacts/page-portal-account-*.png.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verify } from '#shared/callbacks/signing';
-import { artifact, fitsViewport, launchChromium } from '../support/browser';
+import { fitsViewport, launchChromium } from '../support/browser';
 import { MerchantEndpoint } from '../support/merchant-endpoint';
+import { expectAccessible, portalPage } from '../support/portal-page';
 import { killGroup, startScript, stopLeftoverJava, type Started } from '../support/processes';
 
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const BIP84_ZPUB = 'zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs';
 const BIP84_FIRST = 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu';
 const dataDir = mkdtempSync(join(tmpdir(), 'portal-account-e2e-'));
@@ -32,12 +31,7 @@ let page: Page;
 const endpoint = new MerchantEndpoint();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function audit(name: string): Promise<void> {
-  await page.addScriptTag({ path: AXE });
-  const result = await page.evaluate(async () => (window as unknown as { axe: { run: () => Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe.run());
-  await page.screenshot({ path: artifact(`portal-account-${name}`), fullPage: true });
-  expect(result.violations.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`), name).toEqual([]);
-}
+const audit = (name: string) => expectAccessible(page, `portal-account-${name}`);
 
 const post = (path: string, token: string, body: unknown) =>
   fetch(api + path, { method: 'POST', headers: { token, 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -73,16 +67,9 @@ beforeAll(async () => {
   firstToken = (await runtime.waitFor(/Demo API token:\s+(\S+)/))[1]!;
   await runtime.waitFor(/Ctrl-C stops everything/);
   browser = await launchChromium();
-  const context = await browser.newContext({ viewport: { width: 1100, height: 900 }, locale: 'en-US' });
-  page = await context.newPage();
-  page.setDefaultTimeout(15_000);
+  page = await portalPage(browser);
   // The screens confirm revoking, rolling and removing: this user says yes.
   page.on('dialog', (dialog) => void dialog.accept());
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('WebAuthn.enable', { enableUI: false });
-  await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
-  });
   await page.goto(inviteUrl);
   await page.getByRole('button', { name: 'Create a passkey' }).click();
   await page.getByRole('button', { name: 'I have saved them' }).click();
@@ -237,14 +224,7 @@ describe("the portal's account screens in Chromium", () => {
   });
 
   it('a viewer sees orders only; removed by the owner, their page is signed out at once', async () => {
-    const context = await browser.newContext({ viewport: { width: 1100, height: 900 }, locale: 'en-US' });
-    const vic = await context.newPage();
-    vic.setDefaultTimeout(15_000);
-    const cdp = await context.newCDPSession(vic);
-    await cdp.send('WebAuthn.enable', { enableUI: false });
-    await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
-    });
+    const vic = await portalPage(browser);
     await vic.goto(vicInvite);
     await vic.getByRole('button', { name: 'Create a passkey' }).click();
     await vic.getByRole('button', { name: 'I have saved them' }).click();
@@ -263,7 +243,7 @@ describe("the portal's account screens in Chromium", () => {
     expect(await vic.evaluate(async () => (await fetch('/v1/portal/orders')).status)).toBe(401);
     await vic.reload();
     await vic.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
-    await context.close();
+    await vic.context().close();
   }, 60_000);
 
   it('works in Chinese and at 375 px without sideways scrolling on every account screen', async () => {
