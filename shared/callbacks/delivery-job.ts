@@ -6,7 +6,7 @@ import { postJson, CallbackTransportError } from '#shared/callbacks/http-post';
 import { deadLetter, enqueueDelivery, postpone, type DeliveryJob } from '#shared/callbacks/queue';
 import { retryDelaySeconds, withRetryAfter } from '#shared/callbacks/schedule';
 import { webhookHeaders } from '#shared/callbacks/signing';
-import type { Delivery, DeliveryAttempt } from '#shared/domain/delivery';
+import { type Delivery, type DeliveryAttempt, LOGGED_RESPONSE_CHARS } from '#shared/domain/delivery';
 import { CallbackInProgressError, NoCallbackError } from '#shared/domain/errors';
 import { type Merchant, type MerchantProfile, signingSecrets } from '#shared/domain/merchant';
 import { logger } from '#shared/core/logger';
@@ -68,7 +68,12 @@ async function attempt(delivery: Delivery, secrets: readonly string[], now: Date
       maxResponseBytes: MAX_RESPONSE_BYTES,
       allowLoopback: callbackUrlConfig().allowLoopback,
     });
-    const logged: DeliveryAttempt = { at, http_status: response.status, latency_ms: Math.round(response.latencyMs) };
+    const logged: DeliveryAttempt = {
+      at,
+      http_status: response.status,
+      latency_ms: Math.round(response.latencyMs),
+      ...(response.body ? { response: response.body.slice(0, LOGGED_RESPONSE_CHARS) } : {}),
+    };
     if (response.status >= 200 && response.status < 300) return { kind: 'delivered', attempt: logged };
     // 410 Gone: the merchant asks us to stop (Standard Webhooks). 3xx is a failure, never followed.
     if (response.status === 410) return { kind: 'stop', attempt: logged };
