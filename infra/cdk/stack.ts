@@ -55,6 +55,12 @@ export const LIGHTNING_FUNCTIONS: ReadonlySet<string> = new Set(['create-order',
 export const authenticatingFunctions = (routes: readonly Route[]): ReadonlySet<string> =>
   new Set(routes.filter((route) => !route.public && !route.gateway && !route.portal).map((route) => route.fn));
 
+/**
+ * Portal functions that make API tokens (a token is stored as its keyed hash): beside the
+ * authenticating ones, the only ones that may read the API token key.
+ */
+export const TOKEN_MAKERS: ReadonlySet<string> = new Set(['portal-create-token']);
+
 /** Route functions that put deliveries on the callback queue (a merchant's redelivery request). */
 export const CALLBACK_SENDERS: ReadonlySet<string> = new Set(['redeliver-callback', 'portal-resend-callback']);
 
@@ -171,7 +177,7 @@ export class CryptoPayStack extends Stack {
         parameters: {
           ...(GATEWAY_FUNCTIONS.has(folder) ? config.gatewayCredentialParameters : {}),
           ...(LIGHTNING_FUNCTIONS.has(folder) ? config.lightningParameters : {}),
-          ...(authenticating.has(folder) ? { TOKEN_HMAC_KEY_PARAMETER: config.tokenKeyParameter } : {}),
+          ...(authenticating.has(folder) || TOKEN_MAKERS.has(folder) ? { TOKEN_HMAC_KEY_PARAMETER: config.tokenKeyParameter } : {}),
         },
       });
       functions.set(folder, fn);

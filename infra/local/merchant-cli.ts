@@ -166,7 +166,7 @@ async function invite(merchantId: number, name: string | undefined) {
   if (!(ROLES as readonly string[]).includes(role)) fail(`--role must be one of ${ROLES.join(', ')}`);
   const hours = values.hours === undefined ? undefined : Number(values.hours);
   if (hours !== undefined && !(Number.isInteger(hours) && hours > 0 && hours <= 24 * 30)) fail('--hours must be a whole number of hours, at most 720');
-  return portal.createInvite({ merchantId, role: role as (typeof ROLES)[number], name, ttlHours: hours });
+  return portal.createInvite({ merchantId, role: role as (typeof ROLES)[number], name, ttlHours: hours }, new Date(), actor);
 }
 
 const profileText = (merchant: { user_id: number; name: string; sandbox: boolean; disabled?: boolean; receive_currency: string }) =>

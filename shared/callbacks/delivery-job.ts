@@ -32,10 +32,12 @@ const jobOf = (delivery: Delivery): DeliveryJob => ({
 
 /**
  * Merchants' signing secrets: a worker delivering many callbacks of one merchant reads them
- * once a minute, not once per attempt (a rolled secret is used within a minute; the old one
- * goes on signing beside it for the roll's overlap, so nothing fails meanwhile).
+ * every few seconds, not once per attempt. A rolled secret signs callbacks within
+ * SECRET_CACHE_MS, the old one beside it for the roll's overlap: a merchant who moves its
+ * server to the new secret a few seconds after the roll loses no callback.
  */
-const secrets = new ExpiringCache<number, SigningSecrets>({ maxEntries: 1_000, maxAgeMs: 60_000 });
+export const SECRET_CACHE_MS = 5_000;
+const secrets = new ExpiringCache<number, SigningSecrets>({ maxEntries: 1_000, maxAgeMs: SECRET_CACHE_MS });
 
 type SigningSecrets = Pick<Merchant, 'callback_secret' | 'previous_callback_secret' | 'previous_callback_secret_until'>;
 

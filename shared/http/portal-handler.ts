@@ -187,9 +187,11 @@ export function portalHandler<TBody = undefined, TQuery = undefined>(
 export { json };
 
 /** What the portal learns about its signed-in user (and the CSRF token it must send back). */
-export function sessionView(user: PortalContext['user'], session: PortalContext['session']) {
+export function sessionView(user: PortalContext['user'], session: PortalContext['session'], merchant?: PortalContext['merchant']) {
   return {
     user: { user_id: user.user_id, name: user.name, role: user.role, merchant_id: user.merchant_id },
+    // The merchant's name and mode (sandbox or live): every page shows them plainly.
+    ...(merchant ? { merchant: { name: merchant.name, sandbox: merchant.sandbox } } : {}),
     csrf_token: session.csrf_token,
     expires_at: session.expires_at,
   };

@@ -251,9 +251,10 @@ export const txidPartition = (txid: string): string => `TXID#${txid}`;
 /** A portal user; listed per merchant (GSI1) for the team page. */
 export const portalUserKey = (userId: string): TableKey => ({ PK: `USER#${userId}`, SK: 'USER' });
 export const merchantUsersIndexKey = (merchantId: number, createdAt: string, userId: string) => ({
-  GSI1PK: `MERCHANT#${merchantId}#USERS`,
+  GSI1PK: merchantUsersPartition(merchantId),
   GSI1SK: `${createdAt}#${userId}`,
 });
+export const merchantUsersPartition = (merchantId: number): string => `MERCHANT#${merchantId}#USERS`;
 
 /** A user's passkey, found by its credential id at sign-in; listed per user (GSI1). */
 export const passkeyKey = (credentialId: string): TableKey => ({ PK: `PASSKEY#${credentialId}`, SK: 'PASSKEY' });
