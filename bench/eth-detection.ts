@@ -1,8 +1,9 @@
 /**
- * Ethereum detection latency on the local devnet, end to end as a user sees it: `npm run
- * devnet` (the node mining a block every DEVNET_BLOCK_MS, the service with its in-process
- * watcher polling every WATCH_INTERVAL_SECONDS) in its own process, real signed payments from
- * the buyer, and the merchant's callback server here.
+ * EVM detection latency on the local devnet, end to end as a user sees it: `npm run devnet`
+ * (an Ethereum node mining a block every DEVNET_BLOCK_MS and an Arbitrum one every
+ * DEVNET_ARBITRUM_BLOCK_MS, the service with one in-process watcher per network polling every
+ * WATCH_INTERVAL_SECONDS) in its own process, real signed payments from the buyer on each
+ * network, and the merchant's callback server here.
  *
  * - pending: broadcast (the node accepted the transaction) -> the PENDING callback received.
  *   ETH is seen in the node's pending block; a token transfer in its first block.
@@ -20,7 +21,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Address, parseEther, parseUnits } from 'viem';
 import { buyer, devnetClients, sendEth, sendToken, waitFor } from '#infra/devnet/chain';
-import { readDevnetState } from '#infra/devnet/state';
+import { devnetNetworkOf, readDevnetState } from '#infra/devnet/state';
 import { decimalFromNumber, formatDecimal } from '#shared/domain/money';
 import { REPO_ROOT } from './child';
 import { type LatencyFigures, summarize } from './stats';
@@ -28,6 +29,8 @@ import { type LatencyFigures, summarize } from './stats';
 export interface EthDetectionReport {
   samples_per_currency: number;
   block_ms: number;
+  /** The Arbitrum devnet's block time (ETH_ARB, USDT_ARB). */
+  arbitrum_block_ms: number;
   watch_interval_seconds: number;
   confirmations: number;
   /** Broadcast -> PENDING callback, ms, per pay currency. */
@@ -47,11 +50,12 @@ export interface EthDetectionReport {
 export interface EthDetectionOptions {
   samples: number;
   blockMs: number;
+  arbitrumBlockMs: number;
   watchIntervalSeconds: number;
   confirmations: number;
 }
 
-const CURRENCIES = ['ETH', 'USDT_ERC20'] as const;
+const CURRENCIES = ['ETH', 'USDT_ERC20', 'ETH_ARB', 'USDT_ARB'] as const;
 
 /** Starts the devnet as `npm run devnet` does; resolves once it printed its API and demo token. */
 function startDevnet(dataDir: string, options: EthDetectionOptions) {
@@ -61,11 +65,12 @@ function startDevnet(dataDir: string, options: EthDetectionOptions) {
       ...process.env,
       PORT: '0',
       DEVNET_PORT: '0',
+      DEVNET_ARBITRUM_PORT: '0',
       DATA_DIR: dataDir,
       DEVNET_BLOCK_MS: String(options.blockMs),
+      DEVNET_ARBITRUM_BLOCK_MS: String(options.arbitrumBlockMs),
       WATCH_INTERVAL_SECONDS: String(options.watchIntervalSeconds),
-      ETH_CONFIRMATIONS: String(options.confirmations),
-      USDT_ERC20_CONFIRMATIONS: String(options.confirmations),
+      ...Object.fromEntries(CURRENCIES.map((code) => [`${code}_CONFIRMATIONS`, String(options.confirmations)])),
       CALLBACK_ALLOW_LOOPBACK: 'true',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -123,19 +128,28 @@ export async function measureEthDetection(options: EthDetectionOptions): Promise
   try {
     const { url, token } = await devnet.ready;
     const state = readDevnetState(dataDir);
-    const clients = devnetClients(state.rpcUrl, state.chainId);
+    const networks = new Map(
+      CURRENCIES.map((currency) => {
+        const { network, native } = devnetNetworkOf(state, currency)!;
+        return [currency, { network, native, clients: devnetClients(network.rpcUrl, network.chainId) }];
+      }),
+    );
 
-    // When each block was first seen, polled as tightly as a client reasonably can.
-    const firstSeen = new Map<number, number>();
-    const blockWatch = (async () => {
-      while (watching) {
-        const height = Number(await clients.public.getBlockNumber({ cacheTime: 0 }));
-        if (!firstSeen.has(height)) firstSeen.set(height, Date.now());
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    })();
+    // When each block of each network was first seen, polled as tightly as a client reasonably can.
+    const firstSeen = new Map<string, Map<number, number>>();
+    const blockWatch = Promise.all(
+      [...new Map([...networks.values()].map((n) => [n.network.chain, n])).values()].map(async ({ network, clients }) => {
+        const seen = new Map<number, number>();
+        firstSeen.set(network.chain, seen);
+        while (watching) {
+          const height = Number(await clients.public.getBlockNumber({ cacheTime: 0 }));
+          if (!seen.has(height)) seen.set(height, Date.now());
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      }),
+    );
 
-    const samples: { currency: string; orderId: string; sentAt: number; height: number }[] = [];
+    const samples: { currency: string; chain: string; orderId: string; sentAt: number; height: number }[] = [];
     for (let i = 0; i < options.samples; i += 1) {
       for (const currency of CURRENCIES) {
         const created = await fetch(`${url}/v1/orders`, {
@@ -149,18 +163,18 @@ export async function measureEthDetection(options: EthDetectionOptions): Promise
         };
         const to = order.invoice.payment_address;
         const amount = formatDecimal(decimalFromNumber(order.invoice.pay_amount));
-        const hash =
-          currency === 'ETH'
-            ? await sendEth(clients, buyer, to, parseEther(amount))
-            : await sendToken(clients, buyer, state.tokens.USDT_ERC20, to, parseUnits(amount, 6));
+        const { network, native, clients } = networks.get(currency)!;
+        const hash = native
+          ? await sendEth(clients, buyer, to, parseEther(amount))
+          : await sendToken(clients, buyer, network.tokens[currency]!.address, to, parseUnits(amount, network.tokens[currency]!.decimals));
         const sentAt = Date.now();
         const receipt = await waitFor(clients, hash);
-        samples.push({ currency, orderId, sentAt, height: Number(receipt.blockNumber) });
+        samples.push({ currency, chain: network.chain, orderId, sentAt, height: Number(receipt.blockNumber) });
       }
     }
 
     // Wait for every PAID callback (confirmations blocks, plus the pipeline), bounded.
-    const deadline = Date.now() + 60_000 + options.confirmations * options.blockMs * 2;
+    const deadline = Date.now() + 60_000 + options.confirmations * Math.max(options.blockMs, options.arbitrumBlockMs) * 2;
     while (Date.now() < deadline && samples.some((s) => !received.get(s.orderId)?.has('PAID'))) {
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
@@ -174,7 +188,7 @@ export async function measureEthDetection(options: EthDetectionOptions): Promise
     const skipped: Record<string, number> = {};
     for (const sample of samples) {
       const got = received.get(sample.orderId);
-      const confirmingSeen = firstSeen.get(sample.height + options.confirmations - 1);
+      const confirmingSeen = firstSeen.get(sample.chain)?.get(sample.height + options.confirmations - 1);
       if (!got?.has('PAID') || confirmingSeen === undefined) {
         missing += 1;
         missingStatuses.push([sample.currency, ...(got ? [...got.keys()] : [])]);
@@ -189,6 +203,7 @@ export async function measureEthDetection(options: EthDetectionOptions): Promise
     return {
       samples_per_currency: options.samples,
       block_ms: options.blockMs,
+      arbitrum_block_ms: options.arbitrumBlockMs,
       watch_interval_seconds: options.watchIntervalSeconds,
       confirmations: options.confirmations,
       pending_ms: figures(pending),
@@ -207,6 +222,6 @@ export async function measureEthDetection(options: EthDetectionOptions): Promise
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const report = await measureEthDetection({ samples: 10, blockMs: 1000, watchIntervalSeconds: 1, confirmations: 3 });
+  const report = await measureEthDetection({ samples: 10, blockMs: 1000, arbitrumBlockMs: 250, watchIntervalSeconds: 1, confirmations: 3 });
   console.log(JSON.stringify(report));
 }

@@ -22,7 +22,19 @@ import {
   sandboxRefundBodySchema,
 } from '#shared/schemas/orders';
 import { payCheckoutBodySchema } from '#shared/schemas/pay';
-import { passkeyAnswerBodySchema, portalOrdersQuerySchema, recoveryCodeBodySchema, signOutBodySchema } from '#shared/schemas/portal';
+import {
+  auditQuerySchema,
+  inviteMemberBodySchema,
+  keyPreviewBodySchema,
+  memberRoleBodySchema,
+  passkeyAnswerBodySchema,
+  portalOrdersQuerySchema,
+  recoveryCodeBodySchema,
+  rollSecretBodySchema,
+  settingsBodySchema,
+  signOutBodySchema,
+  tokenNameBodySchema,
+} from '#shared/schemas/portal';
 
 export const VALIDATORS_FILE = fileURLToPath(new URL('../shared/http/validators.generated.ts', import.meta.url));
 
@@ -47,12 +59,19 @@ export const VALIDATORS: Record<string, ValidatorSpec> = {
   portalRecoveryCodeBody: { schema: recoveryCodeBodySchema, type: 'RecoveryCodeBody' },
   portalSignOutBody: { schema: signOutBodySchema, type: 'SignOutBody' },
   portalOrdersQuery: { schema: portalOrdersQuerySchema, type: 'PortalOrdersQuery', coerce: true },
+  portalTokenNameBody: { schema: tokenNameBodySchema, type: 'TokenNameBody' },
+  portalRollSecretBody: { schema: rollSecretBodySchema, type: 'RollSecretBody' },
+  portalKeyPreviewBody: { schema: keyPreviewBodySchema, type: 'KeyPreviewBody' },
+  portalSettingsBody: { schema: settingsBodySchema, type: 'SettingsBody' },
+  portalAuditQuery: { schema: auditQuerySchema, type: 'AuditQuery', coerce: true },
+  portalInviteMemberBody: { schema: inviteMemberBodySchema, type: 'InviteMemberBody' },
+  portalMemberRoleBody: { schema: memberRoleBodySchema, type: 'MemberRoleBody' },
 };
 
 const TYPE_IMPORTS = [
   "import type { ValidateFunction } from 'ajv';",
   "import type { PayCheckoutBody } from '#shared/schemas/pay';",
-  "import type { PasskeyAnswerBody, PortalOrdersQuery, RecoveryCodeBody, SignOutBody } from '#shared/schemas/portal';",
+  "import type { AuditQuery, InviteMemberBody, KeyPreviewBody, MemberRoleBody, PasskeyAnswerBody, PortalOrdersQuery, RecoveryCodeBody, RollSecretBody, SettingsBody, SignOutBody, TokenNameBody } from '#shared/schemas/portal';",
   "import type { CheckoutOrderBody, CreateOrderInput, ListOrdersQuery, OrderActionBody, SandboxPayBody, SandboxRefundBody } from '#shared/schemas/orders';",
 ];
 

@@ -3,7 +3,7 @@ import { portalPasskeyAnswerBody as body } from '#shared/http/validators.generat
 import { registerByInvite } from '#shared/services/portal-auth';
 
 /** POST /v1/portal/invites/:invite/accept: the new passkey; uses the invite up, signs in, shows the recovery codes once. */
-export const handler = portalHandler({ auth: 'none', body }, async ({ path, body, now }) => {
-  const registered = await registerByInvite(path.invite ?? '', body.credential as never, now);
+export const handler = portalHandler({ auth: 'none', body }, async ({ path, body, now, clientIp }) => {
+  const registered = await registerByInvite(path.invite ?? '', body.credential as never, now, clientIp);
   return signedIn(registered, { recovery_codes: registered.recoveryCodes });
 });

@@ -3,7 +3,7 @@ import { portalPasskeyAnswerBody as body } from '#shared/http/validators.generat
 import { addPasskey } from '#shared/services/portal-auth';
 
 /** POST /v1/portal/passkeys: registers the passkey a passkeys/options ceremony made. */
-export const handler = portalHandler({ body }, async ({ body, context, now }) => {
-  const { credential_id, created_at } = await addPasskey(context, body.credential as never, now);
+export const handler = portalHandler({ body }, async ({ body, context, now, clientIp }) => {
+  const { credential_id, created_at } = await addPasskey(context, body.credential as never, now, clientIp);
   return json(200, { status: 200, passkey: { credential_id, created_at } });
 });

@@ -32,6 +32,7 @@ export const SETTINGS = {
   platformXpubLtc: { env: 'PLATFORM_XPUB_LTC', about: 'platform extended public key for LTC' },
   platformXpubBch: { env: 'PLATFORM_XPUB_BCH', about: 'platform extended public key for BCH' },
   platformXpubEth: { env: 'PLATFORM_XPUB_ETH', about: 'platform extended public key for ETH' },
+  platformXpubTrx: { env: 'PLATFORM_XPUB_TRX', about: "platform extended public key for TRON (m/44'/195'/0'; USDT_TRC20)" },
   eosAccount: { env: 'EOS_ACCOUNT', about: 'EOS account receiving payments (live merchants only with eosHistoryUrl)' },
   eosHistoryUrl: { env: 'EOS_HISTORY_URL', about: 'https Hyperion history API watched for transfers to eosAccount' },
   lndRestUrl: { env: 'LND_REST_URL', about: "https URL of the LND node's REST interface (live merchants' Lightning invoices)" },
@@ -63,6 +64,15 @@ export const SETTINGS = {
   btcRpcUrl: { env: 'BTC_RPC_URL', about: 'SSM SecureString parameter name holding the bitcoind JSON-RPC URL (with credentials)' },
   ltcRpcUrl: { env: 'LTC_RPC_URL', about: 'SSM SecureString parameter name holding the litecoind JSON-RPC URL (with credentials)' },
   bchRpcUrl: { env: 'BCH_RPC_URL', about: 'SSM SecureString parameter name holding the Bitcoin Cash Node JSON-RPC URL (with credentials)' },
+  ethRpcUrl: { env: 'ETH_RPC_URL', about: 'SSM SecureString parameter name holding the Ethereum JSON-RPC URL (provider keys are in URLs)' },
+  arbitrumRpcUrl: { env: 'ARBITRUM_RPC_URL', about: 'SSM SecureString parameter name holding the Arbitrum One JSON-RPC URL' },
+  baseRpcUrl: { env: 'BASE_RPC_URL', about: 'SSM SecureString parameter name holding the Base JSON-RPC URL' },
+  polygonRpcUrl: { env: 'POLYGON_RPC_URL', about: 'SSM SecureString parameter name holding the Polygon PoS JSON-RPC URL' },
+  bscRpcUrl: { env: 'BSC_RPC_URL', about: 'SSM SecureString parameter name holding the BNB Smart Chain JSON-RPC URL' },
+  celoRpcUrl: { env: 'CELO_RPC_URL', about: 'SSM SecureString parameter name holding the Celo JSON-RPC URL' },
+  tronApiUrl: { env: 'TRON_API_URL', about: 'https TronGrid-compatible API the TRON watcher reads (USDT_TRC20)' },
+  solanaRpcUrl: { env: 'SOLANA_RPC_URL', about: 'https Solana JSON-RPC node the Solana watcher reads (USDC_SOL)' },
+  platformWalletSol: { env: 'PLATFORM_WALLET_SOL', about: 'platform Solana wallet USDC_SOL is paid to for merchants without their own' },
   btcConfirmations: { env: 'BTC_CONFIRMATIONS', about: 'confirmations a BTC payment needs (handler default 2)' },
   ltcConfirmations: { env: 'LTC_CONFIRMATIONS', about: 'confirmations an LTC payment needs (handler default 6)' },
   bchConfirmations: { env: 'BCH_CONFIRMATIONS', about: 'confirmations a BCH payment needs (handler default 6)' },
@@ -100,7 +110,7 @@ export interface DeployConfig {
    */
   lightningParameters: Readonly<Record<string, string>>;
   /** Sources watched by their own index, one watcher function each: LBTC (LND) and EOS (Hyperion). */
-  indexedSources: readonly ('LBTC' | 'EOS')[];
+  indexedSources: readonly ('LBTC' | 'EOS' | 'TRON' | 'SOLANA')[];
   /** The SSM SecureString holding the API token key: read by the functions that authenticate merchants. */
   tokenKeyParameter: string;
   apiThrottle: { read: Throttle; write: Throttle };
@@ -122,6 +132,7 @@ const XPUB_SETTINGS: Record<AddressCurrency, SettingKey> = {
   LTC: 'platformXpubLtc',
   BCH: 'platformXpubBch',
   ETH: 'platformXpubEth',
+  TRX: 'platformXpubTrx',
 };
 
 const GATEWAY_SETTINGS: readonly SettingKey[] = [
@@ -198,7 +209,7 @@ export function readDeployConfig(context: ContextLookup, env: NodeJS.ProcessEnv)
   }
   const eosAccount = matching('eosAccount', /^[a-z1-5.]{1,12}$/, 'an EOS account name (a-z, 1-5, dot; up to 12)');
   if (eosAccount) handlerEnvironment[SETTINGS.eosAccount.env] = eosAccount;
-  const indexedSources: ('LBTC' | 'EOS')[] = [];
+  const indexedSources: ('LBTC' | 'EOS' | 'TRON' | 'SOLANA')[] = [];
   // EOS is paid to live merchants only where its transfers are watched.
   const eosHistoryUrl = raw('eosHistoryUrl');
   if (eosHistoryUrl !== undefined) {
@@ -212,6 +223,21 @@ export function readDeployConfig(context: ContextLookup, env: NodeJS.ProcessEnv)
     Object.assign(handlerEnvironment, lightningParameters);
     indexedSources.unshift('LBTC');
   }
+
+  // TRON and Solana: public API URLs (a TronGrid key, or a provider's key in a Solana URL, is
+  // not supported here yet), their watchers asked per open invoice.
+  const tronApiUrl = raw('tronApiUrl');
+  if (tronApiUrl !== undefined) {
+    handlerEnvironment[SETTINGS.tronApiUrl.env] = httpsUrl('tronApiUrl', tronApiUrl, fail);
+    indexedSources.push('TRON');
+  }
+  const solanaRpcUrl = raw('solanaRpcUrl');
+  if (solanaRpcUrl !== undefined) {
+    handlerEnvironment[SETTINGS.solanaRpcUrl.env] = httpsUrl('solanaRpcUrl', solanaRpcUrl, fail);
+    indexedSources.push('SOLANA');
+  }
+  const solanaWallet = matching('platformWalletSol', /^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'a Solana address (base58)');
+  if (solanaWallet) handlerEnvironment[SETTINGS.platformWalletSol.env] = solanaWallet;
 
   if (raw('ethChainId') !== undefined) handlerEnvironment[SETTINGS.ethChainId.env] = String(integer('ethChainId', 1));
   for (const key of ['usdtErc20Contract', 'usdcErc20Contract'] as const) {
@@ -231,7 +257,7 @@ export function readDeployConfig(context: ContextLookup, env: NodeJS.ProcessEnv)
     const url = raw(key);
     if (url !== undefined) sourceEnv[SETTINGS[key].env] = httpsUrl(key, url, fail);
   }
-  for (const key of ['btcRpcUrl', 'ltcRpcUrl', 'bchRpcUrl'] as const) {
+  for (const key of ['btcRpcUrl', 'ltcRpcUrl', 'bchRpcUrl', 'ethRpcUrl', 'arbitrumRpcUrl', 'baseRpcUrl', 'polygonRpcUrl', 'bscRpcUrl', 'celoRpcUrl'] as const) {
     const name = matching(key, /^\/[A-Za-z0-9_.\-/]{1,1010}$/, 'an SSM parameter name starting with "/" (the URL with its credentials stays in SSM)');
     if (name) sourceEnv[`${SETTINGS[key].env}_PARAMETER`] = name;
   }

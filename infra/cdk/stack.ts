@@ -55,6 +55,12 @@ export const LIGHTNING_FUNCTIONS: ReadonlySet<string> = new Set(['create-order',
 export const authenticatingFunctions = (routes: readonly Route[]): ReadonlySet<string> =>
   new Set(routes.filter((route) => !route.public && !route.gateway && !route.portal).map((route) => route.fn));
 
+/**
+ * Portal functions that make API tokens (a token is stored as its keyed hash): beside the
+ * authenticating ones, the only ones that may read the API token key.
+ */
+export const TOKEN_MAKERS: ReadonlySet<string> = new Set(['portal-create-token']);
+
 /** Route functions that put deliveries on the callback queue (a merchant's redelivery request). */
 export const CALLBACK_SENDERS: ReadonlySet<string> = new Set(['redeliver-callback', 'portal-resend-callback']);
 
@@ -84,7 +90,23 @@ export const watcherKey = (chain: string): string => `${WATCHER_FOLDER}-${chain.
  * EOS (indexed sources) report 1 while their cursor still moves and 0 once caught up: their
  * alarm fires when a watcher has not caught up once in 15 minutes, or is silent.
  */
-export const LAG_ALARM_BLOCKS: Readonly<Record<string, number>> = { BTC: 3, LTC: 12, BCH: 3, ETH: 150, LBTC: 0, EOS: 0 };
+export const LAG_ALARM_BLOCKS: Readonly<Record<string, number>> = {
+  BTC: 3,
+  LTC: 12,
+  BCH: 3,
+  ETH: 150,
+  // The other EVM networks: 30 minutes of their blocks (shared/domain/networks.ts).
+  ARBITRUM: 7200,
+  BASE: 900,
+  POLYGON: 900,
+  BSC: 2400,
+  CELO: 1800,
+  LBTC: 0,
+  EOS: 0,
+  // Asked per address, no cursor: 0 while the last step succeeded.
+  TRON: 0,
+  SOLANA: 0,
+};
 
 /** Each function folder of the route table with the table access its routes need (write wins). */
 export function functionAccess(routes: readonly Route[]): Map<string, TableAccess> {
@@ -155,7 +177,7 @@ export class CryptoPayStack extends Stack {
         parameters: {
           ...(GATEWAY_FUNCTIONS.has(folder) ? config.gatewayCredentialParameters : {}),
           ...(LIGHTNING_FUNCTIONS.has(folder) ? config.lightningParameters : {}),
-          ...(authenticating.has(folder) ? { TOKEN_HMAC_KEY_PARAMETER: config.tokenKeyParameter } : {}),
+          ...(authenticating.has(folder) || TOKEN_MAKERS.has(folder) ? { TOKEN_HMAC_KEY_PARAMETER: config.tokenKeyParameter } : {}),
         },
       });
       functions.set(folder, fn);

@@ -29,9 +29,6 @@ export const buyer = privateKeyToAccount(BUYER_KEY);
 
 /** What every funded account starts with: 10,000 ETH. */
 export const GENESIS_WEI = 10n ** 22n;
-/** Test token units the buyer is given: 1,000,000 of each (6 decimals). */
-const BUYER_TOKENS = parseUnits('1000000', 6);
-
 export const TOKEN_CURRENCIES = ['USDT_ERC20', 'USDC_ERC20'] as const;
 export type TokenCurrency = (typeof TOKEN_CURRENCIES)[number];
 
@@ -64,23 +61,39 @@ export function devnetClients(url: string, chainId: number): DevnetClients {
   };
 }
 
+/** A test token to deploy: its name, symbol and decimals (the network's real token has the same decimals). */
+export interface TestTokenSpec {
+  name: string;
+  symbol: string;
+  decimals: number;
+}
+
 /**
  * Deploys the test USDT and USDC (6 decimals, supply held by the deployer) and gives the
  * buyer 1,000,000 of each. Returns the contracts' addresses.
  */
-export async function deployTokens(clients: DevnetClients): Promise<Record<TokenCurrency, Address>> {
+export function deployTokens(clients: DevnetClients): Promise<Record<TokenCurrency, Address>> {
+  return deployTokenSet(clients, Object.fromEntries(TOKEN_CURRENCIES.map((code) => [code, { ...TOKENS[code], decimals: 6 }])) as Record<TokenCurrency, TestTokenSpec>);
+}
+
+/**
+ * Deploys one test token per pay currency (supply of 10^9 held by the deployer) and gives the
+ * buyer 1,000,000 of each, in each token's own decimals. Returns the contracts' addresses.
+ */
+export async function deployTokenSet<C extends string>(clients: DevnetClients, specs: Readonly<Record<C, TestTokenSpec>>): Promise<Record<C, Address>> {
   const wallet = clients.wallet(deployer);
   const { abi, bytecode } = committedTestToken();
-  const addresses = {} as Record<TokenCurrency, Address>;
-  for (const currency of TOKEN_CURRENCIES) {
-    const { name, symbol } = TOKENS[currency];
-    const hash = await wallet.deployContract({ abi, bytecode, args: [name, symbol, 6, parseUnits('1000000000', 6)] });
+  const addresses = {} as Record<C, Address>;
+  const codes = Object.keys(specs) as C[];
+  for (const currency of codes) {
+    const { name, symbol, decimals } = specs[currency];
+    const hash = await wallet.deployContract({ abi, bytecode, args: [name, symbol, decimals, parseUnits('1000000000', decimals)] });
     const receipt = await clients.public.waitForTransactionReceipt({ hash });
     if (!receipt.contractAddress || receipt.status !== 'success') throw new Error(`${currency} deployment failed`);
     addresses[currency] = receipt.contractAddress;
   }
-  for (const currency of TOKEN_CURRENCIES) {
-    await waitFor(clients, await sendToken(clients, deployer, addresses[currency], buyer.address, BUYER_TOKENS));
+  for (const currency of codes) {
+    await waitFor(clients, await sendToken(clients, deployer, addresses[currency], buyer.address, parseUnits('1000000', specs[currency].decimals)));
   }
   return addresses;
 }

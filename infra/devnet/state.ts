@@ -1,13 +1,26 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** What `npm run devnet` started, for `npm run devnet:pay` (kept in the devnet's DATA_DIR). */
-export interface DevnetState {
+/** One EVM network of the devnet: its node, chain id, coin and test tokens. */
+export interface DevnetNetwork {
+  /** The service's chain (ETH, ARBITRUM): its settings' prefix. */
+  chain: string;
+  /** As the payment page names it. */
+  name: string;
   rpcUrl: string;
   chainId: number;
+  /** The pay currency of the network's ether (ETH, ETH_ARB). */
+  native: string;
+  /** Each token pay currency: its test contract and decimals. */
+  tokens: Record<string, { address: `0x${string}`; decimals: number }>;
+}
+
+/** What `npm run devnet` started, for `npm run devnet:pay` (kept in the devnet's DATA_DIR). */
+export interface DevnetState {
   apiUrl: string;
-  tokens: { USDT_ERC20: `0x${string}`; USDC_ERC20: `0x${string}` };
   buyer: `0x${string}`;
+  /** Ethereum first, then the second network (Arbitrum). */
+  networks: DevnetNetwork[];
 }
 
 /** The devnet's own data folder: its chain lives in memory, so its table starts afresh with it. */
@@ -26,4 +39,13 @@ export function readDevnetState(dataDir: string): DevnetState {
   } catch {
     throw new Error(`no devnet found in ${dataDir}: start one with \`npm run devnet\``);
   }
+}
+
+/** The devnet network an invoice in `currency` is paid on, and whether it is the network's ether. */
+export function devnetNetworkOf(state: DevnetState, currency: string): { network: DevnetNetwork; native: boolean } | undefined {
+  for (const network of state.networks) {
+    if (network.native === currency) return { network, native: true };
+    if (network.tokens[currency]) return { network, native: false };
+  }
+  return undefined;
 }

@@ -42,6 +42,19 @@ const loaders: Record<string, () => Promise<{ handler: LambdaHandler }>> = {
   'portal-complete-refund': () => import('#functions/portal-complete-refund/handler'),
   'portal-resolve-order': () => import('#functions/portal-resolve-order/handler'),
   'portal-resend-callback': () => import('#functions/portal-resend-callback/handler'),
+  'portal-list-tokens': () => import('#functions/portal-list-tokens/handler'),
+  'portal-create-token': () => import('#functions/portal-create-token/handler'),
+  'portal-revoke-token': () => import('#functions/portal-revoke-token/handler'),
+  'portal-show-secret': () => import('#functions/portal-show-secret/handler'),
+  'portal-roll-secret': () => import('#functions/portal-roll-secret/handler'),
+  'portal-get-settings': () => import('#functions/portal-get-settings/handler'),
+  'portal-preview-keys': () => import('#functions/portal-preview-keys/handler'),
+  'portal-change-settings': () => import('#functions/portal-change-settings/handler'),
+  'portal-audit-log': () => import('#functions/portal-audit-log/handler'),
+  'portal-list-team': () => import('#functions/portal-list-team/handler'),
+  'portal-invite-member': () => import('#functions/portal-invite-member/handler'),
+  'portal-change-role': () => import('#functions/portal-change-role/handler'),
+  'portal-remove-member': () => import('#functions/portal-remove-member/handler'),
 };
 
 /** Loads once, then hands out the same module, as a warm Lambda would (import() per call is slow under tsx). */

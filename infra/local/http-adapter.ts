@@ -266,9 +266,11 @@ async function overQuota(
 ): Promise<RateLimitedError | undefined> {
   // A gateway's signed notification is not a client's request: it is never refused for quota.
   if (route.gateway) return undefined;
+  // The portal's routes have no request quota (shared/http/portal-handler.ts), as in AWS.
+  if (route.portal) return undefined;
   let key: string;
   let limit: BucketLimit;
-  if (route.public || route.portal) {
+  if (route.public) {
     key = `P${clientAddressKey(clientAddress(request, quotas.clientIpHeader))}`;
     limit = quotas.public;
   } else {

@@ -20,6 +20,7 @@
 import { hostname, userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { useCliTable } from '#infra/local/cli-table';
+import { keyOf } from '#shared/domain/currencies';
 
 const USAGE = `usage: npm run merchant -- <command> [--json]
   create --name NAME [--sandbox] [--token TOKEN] [settings]
@@ -36,7 +37,9 @@ const USAGE = `usage: npm run merchant -- <command> [--json]
   secret roll <user_id> [--overlap-hours H]   (default 24: both secrets sign callbacks meanwhile)
   invite <user_id> [--name NAME] [--role owner|developer|viewer] [--hours H]   (a portal invite link, once, 72 h by default)
 settings: --name NAME --receive-currency USD|USDT|USDC --gateway ALIPAY|ALIGLOBAL|WECHAT (repeatable)
-          --tolerance PERCENT --callback-statuses paid|all --xpub CURRENCY=KEY (repeatable; CURRENCY= removes)`;
+          --tolerance PERCENT --callback-statuses paid|all --xpub KEY=XPUB (repeatable; KEY= removes)
+          KEY: BTC, LTC, BCH, ETH (every EVM network), TRX (TRON), or a pay currency naming its key (USDT_TRC20=, USDC_BASE=)
+          --wallet SOL=ADDRESS (create: the Solana wallet USDC_SOL is paid to; USDC_SOL= too)`;
 
 function fail(message: string): never {
   console.error(message);
@@ -55,6 +58,7 @@ const { positionals, values } = (() => {
         gateway: { type: 'string', multiple: true },
         tolerance: { type: 'string' },
         xpub: { type: 'string', multiple: true },
+        wallet: { type: 'string', multiple: true },
         'callback-statuses': { type: 'string' },
         'overlap-hours': { type: 'string' },
         limit: { type: 'string' },
@@ -74,14 +78,38 @@ function userIdArgument(value: string | undefined): number {
   return Number(value);
 }
 
-/** `--xpub CUR=KEY` options as a record (an empty KEY removes that currency's key). */
+/**
+ * `--xpub KEY=XPUB` options as a record (an empty XPUB removes that key). A pay currency names
+ * its key: `USDT_TRC20=` is the TRX key, `USDC_BASE=` the ETH key (one key per chain family).
+ */
 function xpubOptions(): Record<string, string> | undefined {
   if (!values.xpub) return undefined;
+  const keys: Record<string, string> = {};
+  for (const entry of values.xpub) {
+    const at = entry.indexOf('=');
+    if (at < 1) fail(`--xpub takes KEY=XPUB, got "${entry}"`);
+    const named = entry.slice(0, at).toUpperCase();
+    let key = named;
+    try {
+      key = keyOf(named);
+    } catch {
+      // Not a pay currency: a key name (BTC, TRX, ...), checked by the service.
+    }
+    const value = entry.slice(at + 1);
+    if (keys[key] !== undefined && keys[key] !== value) fail(`--xpub ${named}= names the ${key} key, already given another value`);
+    keys[key] = value;
+  }
+  return keys;
+}
+
+/** `--wallet SOL=ADDRESS` (or `USDC_SOL=`) options as a record. */
+function walletOptions(): Record<string, string> {
   return Object.fromEntries(
-    values.xpub.map((entry) => {
+    (values.wallet ?? []).map((entry) => {
       const at = entry.indexOf('=');
-      if (at < 1) fail(`--xpub takes CURRENCY=KEY, got "${entry}"`);
-      return [entry.slice(0, at).toUpperCase(), entry.slice(at + 1)];
+      if (at < 1) fail(`--wallet takes NETWORK=ADDRESS, got "${entry}"`);
+      const named = entry.slice(0, at).toUpperCase();
+      return [named === 'USDC_SOL' ? 'SOL' : named, entry.slice(at + 1)];
     }),
   );
 }
@@ -117,7 +145,7 @@ async function invite(merchantId: number, name: string | undefined) {
   if (!(ROLES as readonly string[]).includes(role)) fail(`--role must be one of ${ROLES.join(', ')}`);
   const hours = values.hours === undefined ? undefined : Number(values.hours);
   if (hours !== undefined && !(Number.isInteger(hours) && hours > 0 && hours <= 24 * 30)) fail('--hours must be a whole number of hours, at most 720');
-  return portal.createInvite({ merchantId, role: role as (typeof ROLES)[number], name, ttlHours: hours });
+  return portal.createInvite({ merchantId, role: role as (typeof ROLES)[number], name, ttlHours: hours }, new Date(), actor);
 }
 
 const profileText = (merchant: { user_id: number; name: string; sandbox: boolean; disabled?: boolean; receive_currency: string }) =>
@@ -130,7 +158,7 @@ const commands: Record<(typeof COMMANDS)[number], () => Promise<void>> = {
     (await import('#shared/core/config')).portalConfig();
     const { xpubs, ...rest } = settings();
     const credentials = await merchants.createMerchant(
-      { ...rest, name: values.name, sandbox: values.sandbox, apiToken: values.token, xpubs: xpubs ?? {} },
+      { ...rest, name: values.name, sandbox: values.sandbox, apiToken: values.token, xpubs: xpubs ?? {}, wallets: walletOptions() },
       new Date(),
       actor,
     );

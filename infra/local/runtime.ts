@@ -145,8 +145,11 @@ async function startExpirySweeper(seconds: number): Promise<() => Promise<void>>
 async function startChainWatchers(): Promise<{ chains: string[]; stop: () => Promise<void> }> {
   const { chainSources } = await import('#shared/payments/chain-sources');
   const { readEosConfig, readLightningConfig } = await import('#shared/core/config');
+  const { readTronConfig } = await import('#shared/payments/tron-config');
+  const { readSolanaConfig } = await import('#shared/payments/solana-config');
   // Nothing configured (the default): load none of the watcher code.
-  const nothing = chainSources(process.env).length === 0 && readLightningConfig(process.env).restUrl === undefined && !readEosConfig(process.env).watched;
+  const nothing =
+    chainSources(process.env).length === 0 && readLightningConfig(process.env).restUrl === undefined && !readEosConfig(process.env).watched && !readTronConfig(process.env).watched && !readSolanaConfig(process.env).watched;
   if (nothing) return { chains: [], stop: async () => undefined };
   const { runnableWatchers, watchChainRun } = await import('#shared/watchers/run');
   const controller = new AbortController();

@@ -6,7 +6,7 @@ import { postJson, CallbackTransportError } from '#shared/callbacks/http-post';
 import { deadLetter, enqueueDelivery, postpone, type DeliveryJob } from '#shared/callbacks/queue';
 import { retryDelaySeconds, withRetryAfter } from '#shared/callbacks/schedule';
 import { webhookHeaders } from '#shared/callbacks/signing';
-import type { Delivery, DeliveryAttempt } from '#shared/domain/delivery';
+import { type Delivery, type DeliveryAttempt, LOGGED_RESPONSE_CHARS } from '#shared/domain/delivery';
 import { CallbackInProgressError, NoCallbackError } from '#shared/domain/errors';
 import { type Merchant, type MerchantProfile, signingSecrets } from '#shared/domain/merchant';
 import { logger } from '#shared/core/logger';
@@ -32,10 +32,12 @@ const jobOf = (delivery: Delivery): DeliveryJob => ({
 
 /**
  * Merchants' signing secrets: a worker delivering many callbacks of one merchant reads them
- * once a minute, not once per attempt (a rolled secret is used within a minute; the old one
- * goes on signing beside it for the roll's overlap, so nothing fails meanwhile).
+ * every few seconds, not once per attempt. A rolled secret signs callbacks within
+ * SECRET_CACHE_MS, the old one beside it for the roll's overlap: a merchant who moves its
+ * server to the new secret a few seconds after the roll loses no callback.
  */
-const secrets = new ExpiringCache<number, SigningSecrets>({ maxEntries: 1_000, maxAgeMs: 60_000 });
+export const SECRET_CACHE_MS = 5_000;
+const secrets = new ExpiringCache<number, SigningSecrets>({ maxEntries: 1_000, maxAgeMs: SECRET_CACHE_MS });
 
 type SigningSecrets = Pick<Merchant, 'callback_secret' | 'previous_callback_secret' | 'previous_callback_secret_until'>;
 
@@ -66,7 +68,12 @@ async function attempt(delivery: Delivery, secrets: readonly string[], now: Date
       maxResponseBytes: MAX_RESPONSE_BYTES,
       allowLoopback: callbackUrlConfig().allowLoopback,
     });
-    const logged: DeliveryAttempt = { at, http_status: response.status, latency_ms: Math.round(response.latencyMs) };
+    const logged: DeliveryAttempt = {
+      at,
+      http_status: response.status,
+      latency_ms: Math.round(response.latencyMs),
+      ...(response.body ? { response: response.body.slice(0, LOGGED_RESPONSE_CHARS) } : {}),
+    };
     if (response.status >= 200 && response.status < 300) return { kind: 'delivered', attempt: logged };
     // 410 Gone: the merchant asks us to stop (Standard Webhooks). 3xx is a failure, never followed.
     if (response.status === 410) return { kind: 'stop', attempt: logged };

@@ -169,6 +169,8 @@ export const readReceivingConfig = (env: Env) => ({
     LTC: optionalString(env, 'PLATFORM_XPUB_LTC'),
     BCH: optionalString(env, 'PLATFORM_XPUB_BCH'),
     ETH: optionalString(env, 'PLATFORM_XPUB_ETH'),
+    /** TRON (USDT_TRC20), m/44'/195'/0'. */
+    TRX: optionalString(env, 'PLATFORM_XPUB_TRX'),
   },
   eosAccount: optionalString(env, 'EOS_ACCOUNT'),
 });

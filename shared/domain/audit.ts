@@ -11,6 +11,13 @@ export const AUDIT_ACTIONS = [
   'token.created',
   'token.revoked',
   'callback_secret.rolled',
+  // The portal's team (issue 20, item 5).
+  'member.invited',
+  'member.joined',
+  'member.removed',
+  'member.role_changed',
+  'passkey.added',
+  'sign_in.new_passkey',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

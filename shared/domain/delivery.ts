@@ -10,7 +10,12 @@ export interface DeliveryAttempt {
   http_status?: number;
   latency_ms: number;
   error?: string;
+  /** The start of the merchant's answer (at most {@link LOGGED_RESPONSE_CHARS} characters), for the portal's log. */
+  response?: string;
 }
+
+/** How much of a merchant's answer each logged attempt keeps. */
+export const LOGGED_RESPONSE_CHARS = 200;
 
 /**
  * The outbox item of one status change: durable from the moment the change is seen until the

@@ -29,6 +29,11 @@ export interface MerchantProfile {
   callback_statuses?: CallbackStatuses;
   /** The merchant's own account-level extended public keys (BTC, LTC, BCH, ETH). */
   xpubs?: Partial<Record<string, string>>;
+  /**
+   * The merchant's own receiving wallets, for networks where one address takes every invoice and
+   * a per-invoice reference tells them apart (Solana Pay: `SOL`, a base58 wallet address).
+   */
+  wallets?: Partial<Record<string, string>>;
   created_at: string;
   /**
    * Server-side secret (never shown) from which the ids of orders with a merchant_order_id

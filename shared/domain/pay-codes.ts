@@ -16,21 +16,22 @@ export const MUGGLEPAY_CODES: Readonly<Record<string, PayCurrency | null>> = {
   ETH_ERC20: 'ETH',
   USDT_ERC20: 'USDT_ERC20',
   USDC_ERC20: 'USDC_ERC20',
-  // Other networks
-  USDT_TRC20: null,
-  USDT_ARB: null,
-  USDT_BNB: null,
-  USDT_CELO: null,
+  // Other networks: each one's own watcher (README "Networks"); MugglePay's codes are ours.
+  USDT_TRC20: 'USDT_TRC20',
+  USDT_ARB: 'USDT_ARB',
+  USDT_BNB: 'USDT_BNB',
+  USDT_CELO: 'USDT_CELO',
+  USDC_ARB: 'USDC_ARB',
+  USDC_SOL: 'USDC_SOL',
+  USDC_BASE: 'USDC_BASE',
+  USDC_POL: 'USDC_POL',
+  ETH_ARB: 'ETH_ARB',
+  ETH_BASE: 'ETH_BASE',
+  CUSD: 'CUSD',
+  // Not watched yet.
   USDT_TON: null,
-  USDC_ARB: null,
-  USDC_SOL: null,
-  USDC_BASE: null,
-  USDC_POL: null,
   USDC_XLM: null,
-  ETH_ARB: null,
-  ETH_BASE: null,
   TON: null,
-  CUSD: null,
   PYUSD: null,
   // The Go SDK's README example (MugglePay's peer-to-peer BTC flow).
   P2P_BTC: null,
@@ -39,11 +40,13 @@ export const MUGGLEPAY_CODES: Readonly<Record<string, PayCurrency | null>> = {
 /**
  * Plain `USDT` / `USDC` (what the WHMCS plugin sends; older MugglePay docs list them without a
  * network): the ERC-20 token on Ethereum, the one network this service watches for them; they
- * follow USDT_ERC20 / USDC_ERC20 above.
+ * follow USDT_ERC20 / USDC_ERC20 above. `USDT_ARBI` is USDT on Arbitrum as MugglePay's own
+ * Create Order example spells it.
  */
 export const MUGGLEPAY_ALIASES: Readonly<Record<string, string>> = {
   USDT: 'USDT_ERC20',
   USDC: 'USDC_ERC20',
+  USDT_ARBI: 'USDT_ARB',
 };
 
 /** Every `pay_currency` a request may name: this service's codes, then MugglePay's. */

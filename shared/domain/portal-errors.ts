@@ -43,3 +43,17 @@ export class PortalNotFoundError extends AppError {
     super(404, 'NOT_FOUND', 'Not found');
   }
 }
+
+/** A setting, token name or key the portal's user sent that the account's rules refuse (the reason is said). */
+export class PortalInputError extends AppError {
+  constructor(message: string) {
+    super(400, 'INVALID_INPUT', message);
+  }
+}
+
+/** A change the team's rules refuse (an owner removing themselves or changing their own role). */
+export class TeamChangeRefusedError extends AppError {
+  constructor(message: string) {
+    super(409, 'TEAM_CHANGE_REFUSED', message);
+  }
+}

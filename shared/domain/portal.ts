@@ -11,6 +11,12 @@ export type Role = (typeof ROLES)[number];
 /** Roles allowed to change an order (resend a callback, cancel, refund, resolve). */
 export const ORDER_ACTORS: readonly Role[] = ['owner', 'developer'];
 
+/** Roles allowed to see and change the integration: API tokens, the callback secret, payment settings, the audit log. */
+export const INTEGRATION_MANAGERS: readonly Role[] = ['owner', 'developer'];
+
+/** Roles allowed to manage the team (invite, change a role, remove a member). */
+export const TEAM_MANAGERS: readonly Role[] = ['owner'];
+
 export interface PortalUser {
   /** Random UUID; also the passkeys' owner. */
   user_id: string;
@@ -25,6 +31,8 @@ export interface PortalUser {
   /** Sessions created before this time are void ("sign out everywhere"). */
   sessions_valid_after?: string;
   disabled?: boolean;
+  /** Set when an owner removed the user from the team (the user is disabled too: no session, no sign-in). */
+  removed_at?: string;
 }
 
 /** A registered passkey (WebAuthn credential) of a user. */

@@ -11,7 +11,6 @@ import { MAX_BODY_BYTES } from '#shared/domain/limits';
 import { CsrfRefusedError, PortalNotFoundError } from '#shared/domain/portal-errors';
 import type { LambdaHandler } from '#shared/http/api-handler';
 import { errorResponse } from '#shared/http/errors';
-import { quota } from '#shared/http/quota';
 import { json } from '#shared/http/responses';
 import { validationError } from '#shared/http/validation';
 import { authenticateSession, csrfTokenMatches, type IssuedSession, type PortalContext } from '#shared/services/portal-sessions';
@@ -164,8 +163,9 @@ export function portalHandler<TBody = undefined, TQuery = undefined>(
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(httpEventNormalizer())
     .use(httpHeaderNormalizer())
-    // Anonymous portal calls (sign-in) count against the client's address like the payment page's.
-    .use(quota('public', () => undefined))
+    // No per-address request quota: in AWS every portal request comes from a CloudFront edge's
+    // address (many merchants would share one quota). Sign-in attempts have their own limit
+    // (per viewer address); everything else needs a session; API Gateway's route limits hold.
     .use(sessionAndCsrf(auth))
     .use(inputs(options))
     .use(errorMapper())
@@ -187,9 +187,11 @@ export function portalHandler<TBody = undefined, TQuery = undefined>(
 export { json };
 
 /** What the portal learns about its signed-in user (and the CSRF token it must send back). */
-export function sessionView(user: PortalContext['user'], session: PortalContext['session']) {
+export function sessionView(user: PortalContext['user'], session: PortalContext['session'], merchant?: PortalContext['merchant']) {
   return {
     user: { user_id: user.user_id, name: user.name, role: user.role, merchant_id: user.merchant_id },
+    // The merchant's name and mode (sandbox or live): every page shows them plainly.
+    ...(merchant ? { merchant: { name: merchant.name, sandbox: merchant.sandbox } } : {}),
     csrf_token: session.csrf_token,
     expires_at: session.expires_at,
   };

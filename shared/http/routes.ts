@@ -50,6 +50,21 @@ const PORTAL_ROUTES: readonly Route[] = (
     { method: 'POST', path: '/v1/portal/orders/{order_id}/complete-refund', fn: 'portal-complete-refund', access: 'write' },
     { method: 'POST', path: '/v1/portal/orders/{order_id}/resolve', fn: 'portal-resolve-order', access: 'write' },
     { method: 'POST', path: '/v1/portal/orders/{order_id}/callbacks/resend', fn: 'portal-resend-callback', access: 'write' },
+    // The integration (owners and developers): API tokens, the callback secret, settings, the audit log.
+    { method: 'GET', path: '/v1/portal/tokens', fn: 'portal-list-tokens', access: 'read' },
+    { method: 'POST', path: '/v1/portal/tokens', fn: 'portal-create-token', access: 'write' },
+    { method: 'POST', path: '/v1/portal/tokens/{token_id}/revoke', fn: 'portal-revoke-token', access: 'write' },
+    { method: 'POST', path: '/v1/portal/callback-secret', fn: 'portal-show-secret', access: 'read' },
+    { method: 'POST', path: '/v1/portal/callback-secret/roll', fn: 'portal-roll-secret', access: 'write' },
+    { method: 'GET', path: '/v1/portal/settings', fn: 'portal-get-settings', access: 'read' },
+    { method: 'POST', path: '/v1/portal/settings/preview', fn: 'portal-preview-keys', access: 'read' },
+    { method: 'POST', path: '/v1/portal/settings', fn: 'portal-change-settings', access: 'write' },
+    { method: 'GET', path: '/v1/portal/audit', fn: 'portal-audit-log', access: 'read' },
+    // The team (owners).
+    { method: 'GET', path: '/v1/portal/team', fn: 'portal-list-team', access: 'read' },
+    { method: 'POST', path: '/v1/portal/team/invites', fn: 'portal-invite-member', access: 'write' },
+    { method: 'POST', path: '/v1/portal/team/{member_id}/role', fn: 'portal-change-role', access: 'write' },
+    { method: 'POST', path: '/v1/portal/team/{member_id}/remove', fn: 'portal-remove-member', access: 'write' },
   ] as const
 ).map((route) => ({ ...route, portal: true as const }));
 

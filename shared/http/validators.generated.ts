@@ -5,7 +5,7 @@
 // @ts-nocheck -- ajv writes plain JavaScript; the exports carry the types.
 import type { ValidateFunction } from 'ajv';
 import type { PayCheckoutBody } from '#shared/schemas/pay';
-import type { PasskeyAnswerBody, PortalOrdersQuery, RecoveryCodeBody, SignOutBody } from '#shared/schemas/portal';
+import type { AuditQuery, InviteMemberBody, KeyPreviewBody, MemberRoleBody, PasskeyAnswerBody, PortalOrdersQuery, RecoveryCodeBody, RollSecretBody, SettingsBody, SignOutBody, TokenNameBody } from '#shared/schemas/portal';
 import type { CheckoutOrderBody, CreateOrderInput, ListOrdersQuery, OrderActionBody, SandboxPayBody, SandboxRefundBody } from '#shared/schemas/orders';
 import runtime_ucs2length_module from 'ajv/dist/runtime/ucs2length.js';
 import { isHttpUrl } from '#shared/http/validation';
@@ -15,7 +15,7 @@ const FORMATS = { 'http-url': isHttpUrl };
 
 /** The CreateOrderBody schema. */
 export const createOrderBody = /* @__PURE__ */ (() => {
-const schema11 = {"$id":"CreateOrderBody","type":"object","additionalProperties":true,"maxProperties":50,"required":["price_amount"],"properties":{"merchant_order_id":{"type":["string","integer"],"maxLength":255,"description":"The merchant's own unique reference (a number is accepted and stored as the digits sent)."},"price_amount":{"type":["number","string"],"pattern":"^-?[0-9]+(\\.[0-9]+)?$","maxLength":40,"description":"Price in price_currency, above 0, at most the currency's decimals: a JSON number or a decimal string (\"19.90\"), read exactly."},"price_currency":{"type":"string","enum":["USD","CNY","EUR","GBP","HKD","SGD","CAD","AUD","JPY","BTC","LTC","BCH","ETH","EOS","LBTC","USDT","USDC"],"default":"USD","description":"Currency of the price. Default USD."},"pay_currency":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20","ETH_ERC20","USDT_TRC20","USDT_ARB","USDT_BNB","USDT_CELO","USDT_TON","USDC_ARB","USDC_SOL","USDC_BASE","USDC_POL","USDC_XLM","ETH_ARB","ETH_BASE","TON","CUSD","PYUSD","P2P_BTC","USDT","USDC"],"description":"Check the order out at once in this currency (gateways must be enabled for the merchant). This service's codes, or MugglePay's (ETH_ERC20 is ETH; USDT and USDC mean USDT_ERC20 and USDC_ERC20). A code this service cannot take yet is answered 400 PAYMENT_NOT_AVAILABLE, naming those it can."},"title":{"type":"string","maxLength":200},"description":{"type":"string","maxLength":800},"callback_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Receives a signed POST on every status change."},"cancel_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Where the buyer goes after cancelling."},"success_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Where the buyer goes after paying."},"mobile":{"type":"boolean","description":"Gateways: the app link instead of the PC QR page."},"fast":{"type":"boolean","description":"ALIPAY/ALIGLOBAL only: payment_url is the gateway's own link."},"token":{"type":"string","maxLength":255,"description":"Merchant-chosen token echoed in every callback."},"merchant_token":{"type":"string","maxLength":255,"description":"The same as token (its name in MugglePay's 2025 docs); if both are sent they must be equal."},"email":{"type":"string","maxLength":254,"pattern":"^[^\\s@]+@[^\\s@]+$","description":"The buyer's e-mail address (MugglePay's 2026 docs); kept on the order and shown in Get Order."}}};
+const schema11 = {"$id":"CreateOrderBody","type":"object","additionalProperties":true,"maxProperties":50,"required":["price_amount"],"properties":{"merchant_order_id":{"type":["string","integer"],"maxLength":255,"description":"The merchant's own unique reference (a number is accepted and stored as the digits sent)."},"price_amount":{"type":["number","string"],"pattern":"^-?[0-9]+(\\.[0-9]+)?$","maxLength":40,"description":"Price in price_currency, above 0, at most the currency's decimals: a JSON number or a decimal string (\"19.90\"), read exactly."},"price_currency":{"type":"string","enum":["USD","CNY","EUR","GBP","HKD","SGD","CAD","AUD","JPY","BTC","LTC","BCH","ETH","EOS","LBTC","USDT","USDC"],"default":"USD","description":"Currency of the price. Default USD."},"pay_currency":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20","USDT_TRC20","USDT_ARB","USDT_BNB","USDT_CELO","USDC_ARB","USDC_SOL","USDC_BASE","USDC_POL","CUSD","ETH_ARB","ETH_BASE","ETH_ERC20","USDT_TON","USDC_XLM","TON","PYUSD","P2P_BTC","USDT","USDC","USDT_ARBI"],"description":"Check the order out at once in this currency (gateways must be enabled for the merchant). This service's codes, or MugglePay's (ETH_ERC20 is ETH; USDT and USDC mean USDT_ERC20 and USDC_ERC20). A code this service cannot take yet is answered 400 PAYMENT_NOT_AVAILABLE, naming those it can."},"title":{"type":"string","maxLength":200},"description":{"type":"string","maxLength":800},"callback_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Receives a signed POST on every status change."},"cancel_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Where the buyer goes after cancelling."},"success_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Where the buyer goes after paying."},"mobile":{"type":"boolean","description":"Gateways: the app link instead of the PC QR page."},"fast":{"type":"boolean","description":"ALIPAY/ALIGLOBAL only: payment_url is the gateway's own link."},"token":{"type":"string","maxLength":255,"description":"Merchant-chosen token echoed in every callback."},"merchant_token":{"type":"string","maxLength":255,"description":"The same as token (its name in MugglePay's 2025 docs); if both are sent they must be equal."},"email":{"type":"string","maxLength":254,"pattern":"^[^\\s@]+@[^\\s@]+$","description":"The buyer's e-mail address (MugglePay's 2026 docs); kept on the order and shown in Get Order."}}};
 const func2 = runtime_ucs2length;
 const pattern0 = new RegExp("^-?[0-9]+(\\.[0-9]+)?$", "u");
 const pattern1 = new RegExp("^[^\\s@]+@[^\\s@]+$", "u");
@@ -110,7 +110,7 @@ if(typeof data3 !== "string"){
 validate10.errors = [{instancePath:instancePath+"/pay_currency",schemaPath:"#/properties/pay_currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if(!((((((((((((((((((((((((((((((data3 === "ALIPAY") || (data3 === "ALIGLOBAL")) || (data3 === "WECHAT")) || (data3 === "BTC")) || (data3 === "LTC")) || (data3 === "ETH")) || (data3 === "EOS")) || (data3 === "BCH")) || (data3 === "LBTC")) || (data3 === "USDT_ERC20")) || (data3 === "USDC_ERC20")) || (data3 === "ETH_ERC20")) || (data3 === "USDT_TRC20")) || (data3 === "USDT_ARB")) || (data3 === "USDT_BNB")) || (data3 === "USDT_CELO")) || (data3 === "USDT_TON")) || (data3 === "USDC_ARB")) || (data3 === "USDC_SOL")) || (data3 === "USDC_BASE")) || (data3 === "USDC_POL")) || (data3 === "USDC_XLM")) || (data3 === "ETH_ARB")) || (data3 === "ETH_BASE")) || (data3 === "TON")) || (data3 === "CUSD")) || (data3 === "PYUSD")) || (data3 === "P2P_BTC")) || (data3 === "USDT")) || (data3 === "USDC"))){
+if(!(((((((((((((((((((((((((((((((data3 === "ALIPAY") || (data3 === "ALIGLOBAL")) || (data3 === "WECHAT")) || (data3 === "BTC")) || (data3 === "LTC")) || (data3 === "ETH")) || (data3 === "EOS")) || (data3 === "BCH")) || (data3 === "LBTC")) || (data3 === "USDT_ERC20")) || (data3 === "USDC_ERC20")) || (data3 === "USDT_TRC20")) || (data3 === "USDT_ARB")) || (data3 === "USDT_BNB")) || (data3 === "USDT_CELO")) || (data3 === "USDC_ARB")) || (data3 === "USDC_SOL")) || (data3 === "USDC_BASE")) || (data3 === "USDC_POL")) || (data3 === "CUSD")) || (data3 === "ETH_ARB")) || (data3 === "ETH_BASE")) || (data3 === "ETH_ERC20")) || (data3 === "USDT_TON")) || (data3 === "USDC_XLM")) || (data3 === "TON")) || (data3 === "PYUSD")) || (data3 === "P2P_BTC")) || (data3 === "USDT")) || (data3 === "USDC")) || (data3 === "USDT_ARBI"))){
 validate10.errors = [{instancePath:instancePath+"/pay_currency",schemaPath:"#/properties/pay_currency/enum",keyword:"enum",params:{allowedValues: schema11.properties.pay_currency.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
@@ -370,7 +370,7 @@ return validate10;
 
 /** The CheckoutOrderBody schema. */
 export const checkoutBody = /* @__PURE__ */ (() => {
-const schema12 = {"$id":"CheckoutOrderBody","type":"object","additionalProperties":true,"maxProperties":50,"required":["pay_currency"],"properties":{"order_id":{"type":"string","maxLength":64,"description":"Optional; must equal the path id when given."},"pay_currency":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20","ETH_ERC20","USDT_TRC20","USDT_ARB","USDT_BNB","USDT_CELO","USDT_TON","USDC_ARB","USDC_SOL","USDC_BASE","USDC_POL","USDC_XLM","ETH_ARB","ETH_BASE","TON","CUSD","PYUSD","P2P_BTC","USDT","USDC"],"description":"This service's codes, or MugglePay's (ETH_ERC20 is ETH; USDT and USDC mean USDT_ERC20 and USDC_ERC20). A code this service cannot take yet is answered 400 PAYMENT_NOT_AVAILABLE, naming those it can."}}};
+const schema12 = {"$id":"CheckoutOrderBody","type":"object","additionalProperties":true,"maxProperties":50,"required":["pay_currency"],"properties":{"order_id":{"type":"string","maxLength":64,"description":"Optional; must equal the path id when given."},"pay_currency":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20","USDT_TRC20","USDT_ARB","USDT_BNB","USDT_CELO","USDC_ARB","USDC_SOL","USDC_BASE","USDC_POL","CUSD","ETH_ARB","ETH_BASE","ETH_ERC20","USDT_TON","USDC_XLM","TON","PYUSD","P2P_BTC","USDT","USDC","USDT_ARBI"],"description":"This service's codes, or MugglePay's (ETH_ERC20 is ETH; USDT and USDC mean USDT_ERC20 and USDC_ERC20). A code this service cannot take yet is answered 400 PAYMENT_NOT_AVAILABLE, naming those it can."}}};
 const func2 = runtime_ucs2length;
 
 function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -418,7 +418,7 @@ if(typeof data1 !== "string"){
 validate11.errors = [{instancePath:instancePath+"/pay_currency",schemaPath:"#/properties/pay_currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if(!((((((((((((((((((((((((((((((data1 === "ALIPAY") || (data1 === "ALIGLOBAL")) || (data1 === "WECHAT")) || (data1 === "BTC")) || (data1 === "LTC")) || (data1 === "ETH")) || (data1 === "EOS")) || (data1 === "BCH")) || (data1 === "LBTC")) || (data1 === "USDT_ERC20")) || (data1 === "USDC_ERC20")) || (data1 === "ETH_ERC20")) || (data1 === "USDT_TRC20")) || (data1 === "USDT_ARB")) || (data1 === "USDT_BNB")) || (data1 === "USDT_CELO")) || (data1 === "USDT_TON")) || (data1 === "USDC_ARB")) || (data1 === "USDC_SOL")) || (data1 === "USDC_BASE")) || (data1 === "USDC_POL")) || (data1 === "USDC_XLM")) || (data1 === "ETH_ARB")) || (data1 === "ETH_BASE")) || (data1 === "TON")) || (data1 === "CUSD")) || (data1 === "PYUSD")) || (data1 === "P2P_BTC")) || (data1 === "USDT")) || (data1 === "USDC"))){
+if(!(((((((((((((((((((((((((((((((data1 === "ALIPAY") || (data1 === "ALIGLOBAL")) || (data1 === "WECHAT")) || (data1 === "BTC")) || (data1 === "LTC")) || (data1 === "ETH")) || (data1 === "EOS")) || (data1 === "BCH")) || (data1 === "LBTC")) || (data1 === "USDT_ERC20")) || (data1 === "USDC_ERC20")) || (data1 === "USDT_TRC20")) || (data1 === "USDT_ARB")) || (data1 === "USDT_BNB")) || (data1 === "USDT_CELO")) || (data1 === "USDC_ARB")) || (data1 === "USDC_SOL")) || (data1 === "USDC_BASE")) || (data1 === "USDC_POL")) || (data1 === "CUSD")) || (data1 === "ETH_ARB")) || (data1 === "ETH_BASE")) || (data1 === "ETH_ERC20")) || (data1 === "USDT_TON")) || (data1 === "USDC_XLM")) || (data1 === "TON")) || (data1 === "PYUSD")) || (data1 === "P2P_BTC")) || (data1 === "USDT")) || (data1 === "USDC")) || (data1 === "USDT_ARBI"))){
 validate11.errors = [{instancePath:instancePath+"/pay_currency",schemaPath:"#/properties/pay_currency/enum",keyword:"enum",params:{allowedValues: schema12.properties.pay_currency.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
@@ -666,7 +666,7 @@ return validate14;
 
 /** The PayCheckoutBody schema. */
 export const payCheckoutBody = /* @__PURE__ */ (() => {
-const schema16 = {"$id":"PayCheckoutBody","type":"object","additionalProperties":false,"required":["pay_currency"],"properties":{"pay_currency":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20"],"description":"The buyer's choice; one of the answer's `currencies` (gateways must be enabled for the merchant)."}}};
+const schema16 = {"$id":"PayCheckoutBody","type":"object","additionalProperties":false,"required":["pay_currency"],"properties":{"pay_currency":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20","USDT_TRC20","USDT_ARB","USDT_BNB","USDT_CELO","USDC_ARB","USDC_SOL","USDC_BASE","USDC_POL","CUSD","ETH_ARB","ETH_BASE"],"description":"The buyer's choice; one of the answer's `currencies` (gateways must be enabled for the merchant)."}}};
 
 function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="PayCheckoutBody" */;
@@ -695,7 +695,7 @@ if(typeof data0 !== "string"){
 validate15.errors = [{instancePath:instancePath+"/pay_currency",schemaPath:"#/properties/pay_currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if(!(((((((((((data0 === "ALIPAY") || (data0 === "ALIGLOBAL")) || (data0 === "WECHAT")) || (data0 === "BTC")) || (data0 === "LTC")) || (data0 === "ETH")) || (data0 === "EOS")) || (data0 === "BCH")) || (data0 === "LBTC")) || (data0 === "USDT_ERC20")) || (data0 === "USDC_ERC20"))){
+if(!((((((((((((((((((((((data0 === "ALIPAY") || (data0 === "ALIGLOBAL")) || (data0 === "WECHAT")) || (data0 === "BTC")) || (data0 === "LTC")) || (data0 === "ETH")) || (data0 === "EOS")) || (data0 === "BCH")) || (data0 === "LBTC")) || (data0 === "USDT_ERC20")) || (data0 === "USDC_ERC20")) || (data0 === "USDT_TRC20")) || (data0 === "USDT_ARB")) || (data0 === "USDT_BNB")) || (data0 === "USDT_CELO")) || (data0 === "USDC_ARB")) || (data0 === "USDC_SOL")) || (data0 === "USDC_BASE")) || (data0 === "USDC_POL")) || (data0 === "CUSD")) || (data0 === "ETH_ARB")) || (data0 === "ETH_BASE"))){
 validate15.errors = [{instancePath:instancePath+"/pay_currency",schemaPath:"#/properties/pay_currency/enum",keyword:"enum",params:{allowedValues: schema16.properties.pay_currency.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
@@ -1701,3 +1701,646 @@ return errors === 0;
 }
 return validate11;
 })() as ValidateFunction<PortalOrdersQuery>;
+
+/** The PortalTokenNameBody schema. */
+export const portalTokenNameBody = /* @__PURE__ */ (() => {
+const schema20 = {"$id":"PortalTokenNameBody","type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":64,"description":"What the token is for (e.g. \"shop server\")."}}};
+const func2 = runtime_ucs2length;
+
+function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="PortalTokenNameBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.name === undefined) && (missing0 = "name")){
+validate19.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "name")){
+validate19.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.name !== undefined){
+let data0 = data.name;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 64){
+validate19.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+else {
+if(func2(data0) < 1){
+validate19.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+else {
+validate19.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate19.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate19.errors = vErrors;
+return errors === 0;
+}
+return validate19;
+})() as ValidateFunction<TokenNameBody>;
+
+/** The PortalRollSecretBody schema. */
+export const portalRollSecretBody = /* @__PURE__ */ (() => {
+const schema21 = {"$id":"PortalRollSecretBody","type":"object","additionalProperties":false,"properties":{"overlap_hours":{"type":"integer","minimum":0,"maximum":720,"description":"How long callbacks are also signed with the old secret (default 24)."}}};
+
+function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="PortalRollSecretBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "overlap_hours")){
+validate20.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.overlap_hours !== undefined){
+let data0 = data.overlap_hours;
+const _errs2 = errors;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+validate20.errors = [{instancePath:instancePath+"/overlap_hours",schemaPath:"#/properties/overlap_hours/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs2){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 > 720 || isNaN(data0)){
+validate20.errors = [{instancePath:instancePath+"/overlap_hours",schemaPath:"#/properties/overlap_hours/maximum",keyword:"maximum",params:{comparison: "<=", limit: 720},message:"must be <= 720"}];
+return false;
+}
+else {
+if(data0 < 0 || isNaN(data0)){
+validate20.errors = [{instancePath:instancePath+"/overlap_hours",schemaPath:"#/properties/overlap_hours/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate20.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate20.errors = vErrors;
+return errors === 0;
+}
+return validate20;
+})() as ValidateFunction<RollSecretBody>;
+
+/** The PortalKeyPreviewBody schema. */
+export const portalKeyPreviewBody = /* @__PURE__ */ (() => {
+const schema22 = {"$id":"PortalKeyPreviewBody","type":"object","required":["xpubs"],"additionalProperties":false,"properties":{"xpubs":{"type":"object","maxProperties":4,"propertyNames":{"enum":["BTC","LTC","BCH","ETH"]},"additionalProperties":{"type":"string","maxLength":200,"pattern":"^[A-Za-z0-9]*$"},"description":"Extended public keys by currency; an empty string removes that currency's key."}}};
+const func2 = runtime_ucs2length;
+const pattern13 = new RegExp("^[A-Za-z0-9]*$", "u");
+
+function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="PortalKeyPreviewBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.xpubs === undefined) && (missing0 = "xpubs")){
+validate21.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "xpubs")){
+validate21.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.xpubs !== undefined){
+let data0 = data.xpubs;
+const _errs2 = errors;
+if(errors === _errs2){
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+if(Object.keys(data0).length > 4){
+validate21.errors = [{instancePath:instancePath+"/xpubs",schemaPath:"#/properties/xpubs/maxProperties",keyword:"maxProperties",params:{limit: 4},message:"must NOT have more than 4 properties"}];
+return false;
+}
+else {
+for(const key1 in data0){
+const _errs4 = errors;
+if(!((((key1 === "BTC") || (key1 === "LTC")) || (key1 === "BCH")) || (key1 === "ETH"))){
+const err0 = {instancePath:instancePath+"/xpubs",schemaPath:"#/properties/xpubs/propertyNames/enum",keyword:"enum",params:{allowedValues: schema22.properties.xpubs.propertyNames.enum},message:"must be equal to one of the allowed values",propertyName:key1};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var valid1 = _errs4 === errors;
+if(!valid1){
+const err1 = {instancePath:instancePath+"/xpubs",schemaPath:"#/properties/xpubs/propertyNames",keyword:"propertyNames",params:{propertyName: key1},message:"property name must be valid"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+validate21.errors = vErrors;
+return false;
+break;
+}
+}
+if(valid1){
+for(const key2 in data0){
+let data1 = data0[key2];
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data1 === "string"){
+if(func2(data1) > 200){
+validate21.errors = [{instancePath:instancePath+"/xpubs/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/xpubs/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+return false;
+}
+else {
+if(!pattern13.test(data1)){
+validate21.errors = [{instancePath:instancePath+"/xpubs/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/xpubs/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]*$"},message:"must match pattern \""+"^[A-Za-z0-9]*$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate21.errors = [{instancePath:instancePath+"/xpubs/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/xpubs/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid2 = _errs6 === errors;
+if(!valid2){
+break;
+}
+}
+}
+}
+}
+else {
+validate21.errors = [{instancePath:instancePath+"/xpubs",schemaPath:"#/properties/xpubs/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate21.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate21.errors = vErrors;
+return errors === 0;
+}
+return validate21;
+})() as ValidateFunction<KeyPreviewBody>;
+
+/** The PortalSettingsBody schema. */
+export const portalSettingsBody = /* @__PURE__ */ (() => {
+const schema23 = {"$id":"PortalSettingsBody","type":"object","additionalProperties":false,"minProperties":1,"properties":{"receive_currency":{"type":"string","maxLength":10},"callback_statuses":{"type":"string","enum":["paid","all"]},"xpubs":{"type":"object","maxProperties":4,"propertyNames":{"enum":["BTC","LTC","BCH","ETH"]},"additionalProperties":{"type":"string","maxLength":200,"pattern":"^[A-Za-z0-9]*$"},"description":"Extended public keys by currency; an empty string removes that currency's key."}}};
+const func2 = runtime_ucs2length;
+const pattern13 = new RegExp("^[A-Za-z0-9]*$", "u");
+
+function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="PortalSettingsBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length < 1){
+validate22.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "receive_currency") || (key0 === "callback_statuses")) || (key0 === "xpubs"))){
+validate22.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.receive_currency !== undefined){
+let data0 = data.receive_currency;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 10){
+validate22.errors = [{instancePath:instancePath+"/receive_currency",schemaPath:"#/properties/receive_currency/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"}];
+return false;
+}
+}
+else {
+validate22.errors = [{instancePath:instancePath+"/receive_currency",schemaPath:"#/properties/receive_currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.callback_statuses !== undefined){
+let data1 = data.callback_statuses;
+const _errs4 = errors;
+if(typeof data1 !== "string"){
+validate22.errors = [{instancePath:instancePath+"/callback_statuses",schemaPath:"#/properties/callback_statuses/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((data1 === "paid") || (data1 === "all"))){
+validate22.errors = [{instancePath:instancePath+"/callback_statuses",schemaPath:"#/properties/callback_statuses/enum",keyword:"enum",params:{allowedValues: schema23.properties.callback_statuses.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.xpubs !== undefined){
+let data2 = data.xpubs;
+const _errs6 = errors;
+if(errors === _errs6){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+if(Object.keys(data2).length > 4){
+validate22.errors = [{instancePath:instancePath+"/xpubs",schemaPath:"#/properties/xpubs/maxProperties",keyword:"maxProperties",params:{limit: 4},message:"must NOT have more than 4 properties"}];
+return false;
+}
+else {
+for(const key1 in data2){
+const _errs8 = errors;
+if(!((((key1 === "BTC") || (key1 === "LTC")) || (key1 === "BCH")) || (key1 === "ETH"))){
+const err0 = {instancePath:instancePath+"/xpubs",schemaPath:"#/properties/xpubs/propertyNames/enum",keyword:"enum",params:{allowedValues: schema23.properties.xpubs.propertyNames.enum},message:"must be equal to one of the allowed values",propertyName:key1};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var valid1 = _errs8 === errors;
+if(!valid1){
+const err1 = {instancePath:instancePath+"/xpubs",schemaPath:"#/properties/xpubs/propertyNames",keyword:"propertyNames",params:{propertyName: key1},message:"property name must be valid"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+validate22.errors = vErrors;
+return false;
+break;
+}
+}
+if(valid1){
+for(const key2 in data2){
+let data3 = data2[key2];
+const _errs10 = errors;
+if(errors === _errs10){
+if(typeof data3 === "string"){
+if(func2(data3) > 200){
+validate22.errors = [{instancePath:instancePath+"/xpubs/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/xpubs/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+return false;
+}
+else {
+if(!pattern13.test(data3)){
+validate22.errors = [{instancePath:instancePath+"/xpubs/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/xpubs/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]*$"},message:"must match pattern \""+"^[A-Za-z0-9]*$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate22.errors = [{instancePath:instancePath+"/xpubs/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/xpubs/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid2 = _errs10 === errors;
+if(!valid2){
+break;
+}
+}
+}
+}
+}
+else {
+validate22.errors = [{instancePath:instancePath+"/xpubs",schemaPath:"#/properties/xpubs/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate22.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate22.errors = vErrors;
+return errors === 0;
+}
+return validate22;
+})() as ValidateFunction<SettingsBody>;
+
+/** The PortalAuditQuery schema (coerces query strings). */
+export const portalAuditQuery = /* @__PURE__ */ (() => {
+const schema13 = {"$id":"PortalAuditQuery","type":"object","additionalProperties":false,"properties":{"before":{"type":"string","maxLength":30,"pattern":"^\\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z$","description":"next_before of the previous page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":50}}};
+const func2 = runtime_ucs2length;
+const pattern3 = new RegExp("^\\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z$", "u");
+
+function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="PortalAuditQuery" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "before") || (key0 === "limit"))){
+validate12.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.before !== undefined){
+let data0 = data.before;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+validate12.errors = [{instancePath:instancePath+"/before",schemaPath:"#/properties/before/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["before"] = coerced0;
+}
+}
+}
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 30){
+validate12.errors = [{instancePath:instancePath+"/before",schemaPath:"#/properties/before/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
+return false;
+}
+else {
+if(!pattern3.test(data0)){
+validate12.errors = [{instancePath:instancePath+"/before",schemaPath:"#/properties/before/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z$"+"\""}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.limit !== undefined){
+let data1 = data.limit;
+const _errs4 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+let dataType1 = typeof data1;
+let coerced1 = undefined;
+if(!(coerced1 !== undefined)){
+if(dataType1 === "boolean" || data1 === null
+              || (dataType1 === "string" && data1 && data1 == +data1 && !(data1 % 1))){
+coerced1 = +data1;
+}
+else {
+validate12.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced1 !== undefined){
+data1 = coerced1;
+if(data !== undefined){
+data["limit"] = coerced1;
+}
+}
+}
+if(errors === _errs4){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 100 || isNaN(data1)){
+validate12.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+return false;
+}
+else {
+if(data1 < 1 || isNaN(data1)){
+validate12.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate12.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate12.errors = vErrors;
+return errors === 0;
+}
+return validate12;
+})() as ValidateFunction<AuditQuery>;
+
+/** The PortalInviteMemberBody schema. */
+export const portalInviteMemberBody = /* @__PURE__ */ (() => {
+const schema24 = {"$id":"PortalInviteMemberBody","type":"object","required":["name","role"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":100},"role":{"type":"string","enum":["owner","developer","viewer"]}}};
+const func2 = runtime_ucs2length;
+
+function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="PortalInviteMemberBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.name === undefined) && (missing0 = "name")) || ((data.role === undefined) && (missing0 = "role"))){
+validate23.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "name") || (key0 === "role"))){
+validate23.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.name !== undefined){
+let data0 = data.name;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 100){
+validate23.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
+return false;
+}
+else {
+if(func2(data0) < 1){
+validate23.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+else {
+validate23.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.role !== undefined){
+let data1 = data.role;
+const _errs4 = errors;
+if(typeof data1 !== "string"){
+validate23.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((data1 === "owner") || (data1 === "developer")) || (data1 === "viewer"))){
+validate23.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema24.properties.role.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate23.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate23.errors = vErrors;
+return errors === 0;
+}
+return validate23;
+})() as ValidateFunction<InviteMemberBody>;
+
+/** The PortalMemberRoleBody schema. */
+export const portalMemberRoleBody = /* @__PURE__ */ (() => {
+const schema25 = {"$id":"PortalMemberRoleBody","type":"object","required":["role"],"additionalProperties":false,"properties":{"role":{"type":"string","enum":["owner","developer","viewer"]}}};
+
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="PortalMemberRoleBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.role === undefined) && (missing0 = "role")){
+validate24.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "role")){
+validate24.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.role !== undefined){
+let data0 = data.role;
+if(typeof data0 !== "string"){
+validate24.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((data0 === "owner") || (data0 === "developer")) || (data0 === "viewer"))){
+validate24.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema25.properties.role.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate24.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate24.errors = vErrors;
+return errors === 0;
+}
+return validate24;
+})() as ValidateFunction<MemberRoleBody>;

@@ -1,9 +1,11 @@
 import { eosConfig, lightningConfig, receivingConfig, section } from '#shared/core/config';
 import { optionalString, secretVariables } from '#shared/core/env';
-import { currency as currencyInfo, GATEWAY_CURRENCIES, isGateway } from '#shared/domain/currencies';
+import { GATEWAY_CURRENCIES, isGateway, keyOf } from '#shared/domain/currencies';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import type { AddressCurrency } from '#shared/payments/addresses/types';
 import { chainSourcesConfig, SOURCE_KINDS, watchedCurrencies } from '#shared/payments/chain-sources';
+import { tronSettings } from '#shared/payments/tron-config';
+import { solanaSettings } from '#shared/payments/solana-config';
 
 /**
  * Which pay currencies a merchant can be paid in, from the configuration alone (no keys
@@ -16,7 +18,13 @@ let watched: ReadonlySet<string> | undefined;
 
 /** The pay currencies whose chain has a source with an adapter (their payments can be seen). */
 export const liveWatchedCurrencies = (): ReadonlySet<string> =>
-  (watched ??= watchedCurrencies(chainSourcesConfig().sources, (kind) => SOURCE_KINDS.includes(kind)));
+  (watched ??= new Set([
+    ...watchedCurrencies(chainSourcesConfig().sources, (kind) => SOURCE_KINDS.includes(kind)),
+    // Sources asked per address (store/watch-list.ts): TRON with TRON_API_URL.
+    ...(tronSettings().watched ? ['USDT_TRC20'] : []),
+    // Solana with SOLANA_RPC_URL (references, watch-list.ts too).
+    ...(solanaSettings().watched ? ['USDC_SOL'] : []),
+  ]));
 
 /** The platform keys of the process (the fallback of a merchant without its own). */
 const platformXpub = (chain: AddressCurrency): string | undefined => receivingConfig().platformXpubs[chain];
@@ -37,12 +45,13 @@ export const configuredGateways = section((env) => {
 });
 
 /** True when checkout would give `merchant` payment details in `code` (gateways: enabled for it and configured). */
-export function canBePaidIn(merchant: Pick<MerchantProfile, 'sandbox' | 'gateways' | 'xpubs'>, code: string): boolean {
+export function canBePaidIn(merchant: Pick<MerchantProfile, 'sandbox' | 'gateways' | 'xpubs' | 'wallets'>, code: string): boolean {
   if (isGateway(code)) return merchant.sandbox || (merchant.gateways.includes(code) && configuredGateways().codes.has(code));
   if (merchant.sandbox) return true;
   if (code === 'EOS') return eosConfig().watched;
   if (code === 'LBTC') return lightningConfig().restUrl !== undefined;
-  const chain = (currencyInfo(code).chain ?? code) as AddressCurrency;
+  if (code === 'USDC_SOL') return (merchant.wallets?.SOL ?? solanaSettings().platformWallet) !== undefined && liveWatchedCurrencies().has(code);
+  const chain = keyOf(code) as AddressCurrency;
   const key = merchant.xpubs?.[chain] ?? platformXpub(chain);
   return key !== undefined && liveWatchedCurrencies().has(code);
 }

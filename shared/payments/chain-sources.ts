@@ -8,12 +8,15 @@ import { section } from '#shared/core/config';
  *   (bitcoind, litecoind, Bitcoin Cash Node), credentials in the URL
  *   (`http://user:password@host:8332/`). In AWS the URL is a secret: the function gets
  *   `<CHAIN>_RPC_URL_PARAMETER`, the name of an SSM SecureString holding it.
- * - `ETH_RPC_URL` (or `ETH_RPC_URL_PARAMETER`): an Ethereum JSON-RPC endpoint.
+ * - `ETH_RPC_URL` (or `ETH_RPC_URL_PARAMETER`): an Ethereum JSON-RPC endpoint; the other EVM
+ *   networks likewise: `ARBITRUM_RPC_URL`, `BASE_RPC_URL`, `POLYGON_RPC_URL`, `BSC_RPC_URL`,
+ *   `CELO_RPC_URL` (one watcher each, shared/domain/networks.ts).
  *
  * A chain with both prefers its own node (RPC) over Esplora. A currency whose chain has no
  * source cannot be seen paid: live merchants' checkouts in it fail closed.
  */
 import { ConfigError, optionalString } from '#shared/core/env';
+import { EVM_NETWORKS, evmCurrencies } from '#shared/domain/networks';
 
 /**
  * The kinds of chain source. Each has an adapter: the watchers' SOURCE_FACTORIES
@@ -37,12 +40,14 @@ export const CHAINS: Readonly<Record<string, { kinds: readonly SourceKind[]; cur
   BTC: { kinds: ['core-rpc', 'esplora'], currencies: ['BTC'] },
   LTC: { kinds: ['core-rpc', 'esplora'], currencies: ['LTC'] },
   BCH: { kinds: ['core-rpc'], currencies: ['BCH'] },
-  ETH: { kinds: ['ethereum-rpc'], currencies: ['ETH', 'USDT_ERC20', 'USDC_ERC20'] },
+  // Ethereum and every other EVM network: ETH, ARBITRUM, BASE, POLYGON, BSC, CELO.
+  ...Object.fromEntries(EVM_NETWORKS.map((network) => [network.chain, { kinds: ['ethereum-rpc'] as const, currencies: evmCurrencies(network) }])),
 };
 
 const VARIABLE: Record<SourceKind, string> = { esplora: 'ESPLORA_URL', 'core-rpc': 'RPC_URL', 'ethereum-rpc': 'RPC_URL' };
 
-function httpUrl(name: string, value: string): string {
+/** `value` of the variable `name` if it is an absolute http(s) URL, else a ConfigError naming it. */
+export function httpUrl(name: string, value: string): string {
   let url: URL;
   try {
     url = new URL(value);

@@ -1,14 +1,9 @@
 import { section } from '#shared/core/config';
 import { ConfigError, optionalString, positiveInteger } from '#shared/core/env';
+import { EVM_NETWORKS, type EvmNetwork, evmNetwork } from '#shared/domain/networks';
 
-/** The mainnet contracts of the ERC-20 pay currencies (Tether's USDT, Circle's USDC). */
-export const MAINNET_TOKEN_CONTRACTS = {
-  USDT_ERC20: '0xdAC17F958D2ee523a2206206994597C13D831ec7',
-  USDC_ERC20: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48',
-} as const;
-
-export type Erc20Currency = keyof typeof MAINNET_TOKEN_CONTRACTS;
-export const ERC20_CURRENCIES = Object.keys(MAINNET_TOKEN_CONTRACTS) as Erc20Currency[];
+/** The mainnet contracts of the ERC-20 pay currencies on Ethereum (Tether's USDT, Circle's USDC). */
+export const MAINNET_TOKEN_CONTRACTS = evmNetwork('ETH')!.tokens as Readonly<Record<'USDT_ERC20' | 'USDC_ERC20', string>>;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -16,32 +11,49 @@ type Env = Readonly<Record<string, string | undefined>>;
 const ADDRESS = /^0x[0-9a-f]{40}$/i;
 
 /**
- * The Ethereum settings checkout (payment URIs) and the watcher read the same way. The node's
- * URL is the watchers' chain source setting (`ETH_RPC_URL`, payments/chain-sources.ts).
+ * One EVM network's settings, as checkout (payment URIs) and its watcher read them. The node's
+ * URL is the watchers' chain source setting (`<NETWORK>_RPC_URL`, payments/chain-sources.ts).
  */
-export interface EthereumConfig {
-  /** EIP-155 chain id payment URIs name and the node must be on. `ETH_CHAIN_ID`, default 1. */
+export interface EvmNetworkConfig {
+  /** ETH, ARBITRUM, BASE, POLYGON, BSC, CELO. */
+  chain: string;
+  /** The network's name as the page shows it (Arbitrum One). */
+  name: string;
+  /** EIP-155 chain id payment URIs name and the node must be on. `<NETWORK>_CHAIN_ID`, default the mainnet's. */
   chainId: number;
-  /** The token contracts: `USDT_ERC20_CONTRACT`, `USDC_ERC20_CONTRACT`, mainnet by default. */
-  contracts: Readonly<Record<Erc20Currency, string>>;
+  /** The pay currency of the network's coin, where it is one (ETH, ETH_ARB, ETH_BASE). */
+  native?: string;
+  /** The token contracts: `<CODE>_CONTRACT`, the official mainnet contract by default. */
+  contracts: Readonly<Record<string, string>>;
 }
 
+/** Every EVM network's settings, by chain. */
+export type EvmSettings = Readonly<Record<string, EvmNetworkConfig>>;
+
 /**
- * Reads and checks the Ethereum variables once: a malformed contract address is a ConfigError
- * at start, never a payment watched on the wrong contract.
+ * Reads and checks one network's variables: a malformed contract address is a ConfigError at
+ * start, never a payment watched on the wrong contract.
  */
-export function ethereumConfig(env: Env): EthereumConfig {
-  const chainId = positiveInteger(env, 'ETH_CHAIN_ID', 1);
+export function evmNetworkConfig(env: Env, network: EvmNetwork): EvmNetworkConfig {
+  const chainId = positiveInteger(env, `${network.chain}_CHAIN_ID`, network.chainId);
   const contracts = Object.fromEntries(
-    ERC20_CURRENCIES.map((code) => {
+    Object.entries(network.tokens).map(([code, official]) => {
       const name = `${code}_CONTRACT`;
-      const value = optionalString(env, name) ?? MAINNET_TOKEN_CONTRACTS[code];
+      const value = optionalString(env, name) ?? official;
       if (!ADDRESS.test(value)) throw new ConfigError(`environment variable ${name} must be a 0x-prefixed 20-byte address, got "${value}"`);
       return [code, value];
     }),
-  ) as Record<Erc20Currency, string>;
-  return { chainId, contracts };
+  );
+  return { chain: network.chain, name: network.name, chainId, ...(network.native ? { native: network.native } : {}), contracts };
 }
 
-/** The process's Ethereum settings (the environment read once, by shared/core/config.ts). */
-export const ethereumSettings = section(ethereumConfig);
+/** Every EVM network's settings (each network has defaults: its mainnet). */
+export function evmConfig(env: Env): EvmSettings {
+  return Object.fromEntries(EVM_NETWORKS.map((network) => [network.chain, evmNetworkConfig(env, network)]));
+}
+
+/** Ethereum's own settings (ETH_CHAIN_ID, USDT_ERC20_CONTRACT, USDC_ERC20_CONTRACT). */
+export const ethereumConfig = (env: Env): EvmNetworkConfig => evmNetworkConfig(env, evmNetwork('ETH')!);
+
+/** The process's EVM settings (the environment read once, by shared/core/config.ts). */
+export const evmSettings = section(evmConfig);

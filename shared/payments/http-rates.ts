@@ -1,4 +1,4 @@
-import { PRICE_CURRENCIES, quoteCurrency } from '#shared/domain/currencies';
+import { PAY_CURRENCIES, PRICE_CURRENCIES, quoteCurrency } from '#shared/domain/currencies';
 import { type Decimal, isPositive, parseDecimal } from '#shared/domain/money';
 import { ConfigError } from '#shared/core/env';
 import { describeFetchError, readTextLimited } from '#shared/core/fetch-text';
@@ -25,23 +25,15 @@ const PLAIN_DECIMAL = /^\d{1,30}(?:\.\d{1,40})?$/;
 const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
- * Codes the source lists under another name: Lightning is bitcoin on another rail, an ERC-20
- * stable coin is priced as the coin itself.
+ * The code to look up in the source for one of our currencies: gateways quote in their fiat,
+ * a token is priced as its asset (USDT_ARB as USDT, LBTC as BTC; shared/domain/currencies.ts).
  */
-const SOURCE_ALIASES: ReadonlyMap<string, string> = new Map([
-  ['LBTC', 'BTC'],
-  ['USDT_ERC20', 'USDT'],
-  ['USDC_ERC20', 'USDC'],
-]);
-
-/** The code to look up in the source for one of our currencies (gateways quote in their fiat). */
 export function sourceCode(code: string): string {
-  const quoted = quoteCurrency(code);
-  return SOURCE_ALIASES.get(quoted) ?? quoted;
+  return quoteCurrency(code);
 }
 
 /** Only currencies this service can be asked about are kept (a small cache item, no junk). */
-const KNOWN_SOURCE_CODES: ReadonlySet<string> = new Set(PRICE_CURRENCIES.map(sourceCode));
+const KNOWN_SOURCE_CODES: ReadonlySet<string> = new Set([...PRICE_CURRENCIES, ...PAY_CURRENCIES].map(sourceCode));
 
 /** The source answered something unusable (or did not answer). Never leaves this module's provider. */
 export class RateSourceError extends Error {

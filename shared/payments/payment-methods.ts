@@ -1,4 +1,4 @@
-import { currency as currencyInfo, isGateway } from '#shared/domain/currencies';
+import { chainOf, currency as currencyInfo, isGateway, keyOf } from '#shared/domain/currencies';
 import { PaymentNotAvailableError } from '#shared/domain/errors';
 import { formatFixed, toMinorUnits } from '#shared/domain/money';
 import { erc20TransferUri } from '#shared/payments/addresses/erc20-uri';
@@ -6,10 +6,14 @@ import type { PaymentGateway } from '#shared/payments/gateways/port';
 import { deriveAddress, paymentUri, type AddressCurrency } from '#shared/payments/addresses/index';
 import { lightningUri, type LightningNode } from '#shared/payments/lightning/index';
 import type { PaymentDetails, PaymentMethods, PaymentRequest } from '#shared/payments/payment-details';
-import type { EthereumConfig } from '#shared/payments/ethereum-config';
+import type { EvmSettings } from '#shared/payments/ethereum-config';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { SourceError } from '#shared/core/source-error';
 import { returnAddressIndex, takeAddressIndex } from '#shared/store/derivation-indexes';
+import { watchAddress } from '#shared/store/watch-list';
+import { MAINNET_USDT_TRC20 } from '#shared/payments/tron-config';
+import { MAINNET_USDC_SOL_MINT } from '#shared/payments/solana-config';
+import { newSolanaReference } from '#shared/payments/addresses/solana';
 
 /**
  * The public BIP32 test-vector-1 account key m/84'/0'/0' (seed 000102...0f). Its private key
@@ -18,18 +22,24 @@ import { returnAddressIndex, takeAddressIndex } from '#shared/store/derivation-i
 export const SANDBOX_XPUB =
   'xpub6C1HVMz946r433QEjZGpYYWYcspxXXBPys5PBGkmQboRXE6RLfFiStEkKbWKCZaPgDrzZh9nUEunxuiuy6MNdw23du2Ek7GoKYMJVH8eK5E';
 
+/**
+ * The Solana wallet sandbox USDC_SOL invoices name: the public key of the all-zero ed25519 seed
+ * (its private key is that seed: anyone has it). Sandbox payments are simulated.
+ */
+export const SANDBOX_SOL_WALLET = '4zvwRjXUKGfvwnParsHAS3HuSVzV5cA4McphgmoCtajS';
+
 /** The EOS account sandbox invoices name; nothing watches it, sandbox payments are simulated. */
 export const SANDBOX_EOS_ACCOUNT = 'sandboxpayio';
 
-const DERIVED: readonly string[] = ['BTC', 'LTC', 'BCH', 'ETH'];
-/** ERC-20 pay currencies: paid to an ETH address (from the ETH key), with the token's own URI. */
-const ERC20: readonly string[] = ['USDT_ERC20', 'USDC_ERC20'];
+/** The keys invoice addresses are derived from: a currency whose key is one of these is paid to a fresh address. */
+const DERIVED: readonly string[] = ['BTC', 'LTC', 'BCH', 'ETH', 'TRX'];
+const isDerived = (code: string): boolean => DERIVED.includes(keyOf(code));
 
 /** The counter of a key's child indexes (one per key and chain). */
 export const counterName = (chain: AddressCurrency, xpub: string): string => `address#${chain}#${xpub}`;
 
-/** The chain whose addresses a currency is paid to (a token: its chain's). */
-const chainOf = (code: string): AddressCurrency => (currencyInfo(code).chain ?? code) as AddressCurrency;
+/** The key whose addresses a currency is paid to (every EVM network's: ETH's). */
+const addressKeyOf = (code: string): AddressCurrency => keyOf(code) as AddressCurrency;
 
 export interface PaymentMethodsConfig {
   /** Platform extended public keys per currency (the fallback when a merchant has none). */
@@ -47,12 +57,21 @@ export interface PaymentMethodsConfig {
   gateway: PaymentGateway | undefined;
   /** The gateway sandbox merchants use. */
   sandboxGateway: PaymentGateway;
-  /** Ethereum: the chain id and token contracts payment URIs name. */
-  ethereum: EthereumConfig;
+  /** Every EVM network: the chain id, coin and token contracts payment URIs name. */
+  evm: EvmSettings;
+  /** TRON: the USDT contract payment URIs name (default mainnet USDT). */
+  tronContract?: string;
+  /** Solana: the USDC mint payment URIs name, and the platform's wallet (live merchants without their own). */
+  solana?: { mint: string; platformWallet?: string };
+  /**
+   * How long after expiry a per-address source still asks about an invoice's address
+   * (LATE_PAYMENT_WINDOW_SECONDS): TRON's watcher polls addresses, not blocks (watch-list.ts).
+   */
+  latePaymentWindowSeconds?: number;
   /**
    * The pay currencies a watcher can see paid (their chain has a source: ETH_RPC_URL gives ETH,
-   * USDT_ERC20 and USDC_ERC20). A live merchant's invoice in any other fails closed: nobody
-   * would ever see it paid.
+   * USDT_ERC20 and USDC_ERC20, ARBITRUM_RPC_URL gives ETH_ARB, USDT_ARB and USDC_ARB, ...). A
+   * live merchant's invoice in any other fails closed: nobody would ever see it paid.
    */
   watchedCurrencies?: ReadonlySet<string>;
 }
@@ -71,7 +90,8 @@ export class HdPaymentMethods implements PaymentMethods {
 
   async paymentDetails(request: PaymentRequest): Promise<PaymentDetails> {
     const code = request.currency;
-    if (DERIVED.includes(code) || ERC20.includes(code)) return this.derived(code, request);
+    if (isDerived(code)) return this.derived(code, request);
+    if (code === 'USDC_SOL') return this.solana(code, request);
     if (code === 'EOS') return this.eos(request);
     if (code === 'LBTC') return this.lightning(request);
     if (isGateway(code)) return this.gateway(request);
@@ -79,9 +99,9 @@ export class HdPaymentMethods implements PaymentMethods {
   }
 
   async releaseDetails(merchant: MerchantProfile, currency: string, details: PaymentDetails): Promise<void> {
-    if (!(DERIVED.includes(currency) || ERC20.includes(currency)) || details.address_index === undefined) return;
-    const chain = chainOf(currency);
-    await returnAddressIndex(counterName(chain, this.xpubFor(chain, merchant)), details.address_index);
+    if (!isDerived(currency) || details.address_index === undefined) return;
+    const key = addressKeyOf(currency);
+    await returnAddressIndex(counterName(key, this.xpubFor(key, merchant)), details.address_index);
   }
 
   /** The merchant's own key first, then the platform's; sandbox merchants fall back to the test key. */
@@ -95,29 +115,78 @@ export class HdPaymentMethods implements PaymentMethods {
   }
 
   private async derived(code: string, request: PaymentRequest): Promise<PaymentDetails> {
-    // Tokens live on their chain's addresses: USDT_ERC20 is paid to an address of the ETH key.
-    const chain = chainOf(code);
-    const xpub = this.xpubFor(chain, request.merchant);
+    // Tokens and other EVM networks live on their key's addresses: USDT_ERC20 and USDC_BASE
+    // are paid to addresses of the ETH key.
+    const key = addressKeyOf(code);
+    const xpub = this.xpubFor(key, request.merchant);
     if (!request.merchant.sandbox && !this.config.watchedCurrencies?.has(code)) {
-      throw new PaymentNotAvailableError(`${code} payments cannot be seen: no ${chain} chain source is configured`);
+      throw new PaymentNotAvailableError(`${code} payments cannot be seen: no ${chainOf(code)} chain source is configured`);
     }
-    // One sequence per (key, chain): every invoice gets the lowest unused child index, so an
-    // ETH and a token invoice never share an address.
-    const index = await takeAddressIndex(counterName(chain, xpub));
-    const address = deriveAddress(chain, xpub, index);
+    // One sequence per (key, chain): every invoice gets the lowest unused child index, so no
+    // two invoices share an address, on one network or across EVM networks.
+    const index = await takeAddressIndex(counterName(key, xpub));
+    const address = deriveAddress(key, xpub, index);
     const { payPrecision, precision } = currencyInfo(code);
-    if (ERC20.includes(code)) {
-      const { chainId, contracts } = this.config.ethereum;
-      const contract = contracts[code as keyof typeof contracts];
+    const network = this.config.evm[chainOf(code)];
+    if (network && code !== network.native) {
+      const contract = network.contracts[code];
+      if (!contract) throw new PaymentNotAvailableError(`${code} has no contract on ${network.name}`);
       return {
         payment_address: address,
-        payment_uri: erc20TransferUri(contract, chainId, address, request.amount, precision),
+        payment_uri: erc20TransferUri(contract, network.chainId, address, request.amount, precision),
         address_index: index,
       };
     }
+    if (key === 'TRX') return this.tron(code, address, index, request);
     const amount = formatFixed(request.amount, payPrecision);
-    const extras = chain === 'ETH' ? { chainId: this.config.ethereum.chainId } : {};
-    return { payment_address: address, payment_uri: paymentUri(chain, address, amount, extras), address_index: index };
+    const extras = network ? { chainId: network.chainId } : {};
+    return { payment_address: address, payment_uri: paymentUri(key, address, amount, extras), address_index: index };
+  }
+
+  /**
+   * USDT on TRON: the address goes on the TRON watcher's list (its source is asked per
+   * address) while the invoice and its late window last. TRON has no URI standard: the URI names
+   * the address, the token contract and the amount (`tron:T...?token=TR7N...&amount=9.99`).
+   */
+  private async tron(code: string, address: string, index: number, request: PaymentRequest): Promise<PaymentDetails> {
+    const contract = this.config.tronContract ?? MAINNET_USDT_TRC20;
+    await this.watch('TRON', address, code, request);
+    const amount = formatFixed(request.amount, currencyInfo(code).payPrecision);
+    return { payment_address: address, payment_uri: `tron:${address}?token=${contract}&amount=${amount}`, address_index: index };
+  }
+
+  /**
+   * USDC on Solana (Solana Pay): every invoice is paid to the merchant's one wallet, told apart
+   * by a fresh reference key the wallet adds to the transfer (the invoice's memo: the address
+   * index finds the invoice by wallet and reference). The reference goes on the Solana
+   * watcher's list. `solana:<wallet>?amount=..&spl-token=<mint>&reference=<reference>`.
+   */
+  private async solana(code: string, request: PaymentRequest): Promise<PaymentDetails> {
+    const wallet = request.merchant.wallets?.SOL ?? this.config.solana?.platformWallet ?? (request.merchant.sandbox ? SANDBOX_SOL_WALLET : undefined);
+    if (!wallet) throw new PaymentNotAvailableError(`${code} has no receiving wallet configured`);
+    if (!request.merchant.sandbox && !this.config.watchedCurrencies?.has(code)) {
+      throw new PaymentNotAvailableError(`${code} payments cannot be seen: no SOLANA source is configured`);
+    }
+    const reference = newSolanaReference();
+    await this.watch('SOLANA', reference, code, request, wallet);
+    const mint = this.config.solana?.mint ?? MAINNET_USDC_SOL_MINT;
+    const amount = formatFixed(request.amount, currencyInfo(code).payPrecision);
+    return { payment_address: wallet, memo: reference, payment_uri: `solana:${wallet}?amount=${amount}&spl-token=${mint}&reference=${reference}` };
+  }
+
+  /** Puts an address (or reference) on a per-address watcher's list while the invoice and its late window last. */
+  private async watch(chain: string, address: string, code: string, request: PaymentRequest, recipient?: string): Promise<void> {
+    if (!this.config.watchedCurrencies?.has(code)) return;
+    const late = (this.config.latePaymentWindowSeconds ?? 7 * 86_400) * 1000;
+    await watchAddress({
+      chain,
+      address,
+      currency: code,
+      since: request.now.toISOString(),
+      open_until: request.expiresAt.toISOString(),
+      until: new Date(request.expiresAt.getTime() + late).toISOString(),
+      ...(recipient ? { recipient } : {}),
+    });
   }
 
   private async eos(request: PaymentRequest): Promise<PaymentDetails> {

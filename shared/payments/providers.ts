@@ -10,7 +10,9 @@ import { HdPaymentMethods } from '#shared/payments/payment-methods';
 import { SandboxGateway } from '#shared/payments/gateways/sandbox';
 import { liveGateways } from '#shared/payments/gateways/router';
 import { liveWatchedCurrencies } from '#shared/payments/availability';
-import { ethereumSettings } from '#shared/payments/ethereum-config';
+import { evmSettings } from '#shared/payments/ethereum-config';
+import { tronSettings } from '#shared/payments/tron-config';
+import { solanaSettings } from '#shared/payments/solana-config';
 
 /**
  * The payment providers of the process, each built the first time it is needed (so a module
@@ -61,7 +63,10 @@ export function paymentMethods(): PaymentMethods {
     // fails closed (PAYMENT_NOT_AVAILABLE), sandbox merchants get the sandbox gateway.
     gateway: liveGateways,
     sandboxGateway: new SandboxGateway(apiConfig().paymentPageUrl),
-    ethereum: ethereumSettings(),
+    evm: evmSettings(),
+    tronContract: tronSettings().contract,
+    solana: { mint: solanaSettings().mint, platformWallet: solanaSettings().platformWallet },
+    latePaymentWindowSeconds: apiConfig().latePaymentWindowSeconds,
     watchedCurrencies: liveWatchedCurrencies(),
   }));
 }

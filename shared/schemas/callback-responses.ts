@@ -10,6 +10,7 @@ const attemptSchema = {
     http_status: { type: 'integer', minimum: 100, maximum: 599, description: 'What the merchant answered, when it answered.' },
     latency_ms: { type: 'integer', minimum: 0 },
     error: { type: 'string', description: 'Why the attempt failed without an answer (timeout, connection, DNS, refused address).' },
+    response: { type: 'string', maxLength: 200, description: "The start of the merchant's answer (its first 200 characters), when it sent a body." },
   },
 } as const;
 

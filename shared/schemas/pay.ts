@@ -27,7 +27,27 @@ export const payCheckoutBodySchema = {
 export type PayCheckoutBody = FromSchema<typeof payCheckoutBodySchema>;
 
 /** The chain currencies every merchant offers, in the page's order; gateways follow. */
-const CHAIN_CURRENCIES: readonly PayCurrency[] = ['BTC', 'LTC', 'ETH', 'USDT_ERC20', 'USDC_ERC20', 'EOS', 'BCH', 'LBTC'];
+const CHAIN_CURRENCIES: readonly PayCurrency[] = [
+  'BTC',
+  'LTC',
+  'ETH',
+  'USDT_ERC20',
+  'USDC_ERC20',
+  'USDT_TRC20',
+  'USDT_ARB',
+  'USDC_ARB',
+  'ETH_ARB',
+  'USDC_BASE',
+  'ETH_BASE',
+  'USDC_POL',
+  'USDT_BNB',
+  'USDT_CELO',
+  'CUSD',
+  'USDC_SOL',
+  'EOS',
+  'BCH',
+  'LBTC',
+];
 
 /**
  * The pay currencies the page offers, in its order: the chain currencies `payable` says the

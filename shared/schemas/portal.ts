@@ -1,4 +1,5 @@
 import type { FromSchema } from 'json-schema-to-ts';
+import { ROLES } from '#shared/domain/portal';
 import { ORDER_STATUSES } from '#shared/domain/statuses';
 
 /**
@@ -80,3 +81,81 @@ export const portalOrdersQuerySchema = {
   },
 } as const;
 export type PortalOrdersQuery = FromSchema<typeof portalOrdersQuerySchema, { keepDefaultedPropertiesOptional: true }>;
+
+export const tokenNameBodySchema = {
+  $id: 'PortalTokenNameBody',
+  type: 'object',
+  required: ['name'],
+  additionalProperties: false,
+  properties: { name: { type: 'string', minLength: 1, maxLength: 64, description: 'What the token is for (e.g. "shop server").' } },
+} as const;
+export type TokenNameBody = FromSchema<typeof tokenNameBodySchema>;
+
+export const rollSecretBodySchema = {
+  $id: 'PortalRollSecretBody',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    overlap_hours: { type: 'integer', minimum: 0, maximum: 720, description: 'How long callbacks are also signed with the old secret (default 24).' },
+  },
+} as const;
+export type RollSecretBody = FromSchema<typeof rollSecretBodySchema>;
+
+const xpubsSchema = {
+  type: 'object',
+  maxProperties: 4,
+  propertyNames: { enum: ['BTC', 'LTC', 'BCH', 'ETH'] },
+  additionalProperties: { type: 'string', maxLength: 200, pattern: '^[A-Za-z0-9]*$' },
+  description: 'Extended public keys by currency; an empty string removes that currency\'s key.',
+} as const;
+
+export const keyPreviewBodySchema = {
+  $id: 'PortalKeyPreviewBody',
+  type: 'object',
+  required: ['xpubs'],
+  additionalProperties: false,
+  properties: { xpubs: xpubsSchema },
+} as const;
+export type KeyPreviewBody = FromSchema<typeof keyPreviewBodySchema>;
+
+export const settingsBodySchema = {
+  $id: 'PortalSettingsBody',
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    receive_currency: { type: 'string', maxLength: 10 },
+    callback_statuses: { type: 'string', enum: ['paid', 'all'] },
+    xpubs: xpubsSchema,
+  },
+} as const;
+export type SettingsBody = FromSchema<typeof settingsBodySchema>;
+
+export const auditQuerySchema = {
+  $id: 'PortalAuditQuery',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    before: { type: 'string', maxLength: 30, pattern: '^\\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z$', description: 'next_before of the previous page.' },
+    limit: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
+  },
+} as const;
+export type AuditQuery = FromSchema<typeof auditQuerySchema, { keepDefaultedPropertiesOptional: true }>;
+
+export const inviteMemberBodySchema = {
+  $id: 'PortalInviteMemberBody',
+  type: 'object',
+  required: ['name', 'role'],
+  additionalProperties: false,
+  properties: { name: { type: 'string', minLength: 1, maxLength: 100 }, role: { type: 'string', enum: ROLES } },
+} as const;
+export type InviteMemberBody = FromSchema<typeof inviteMemberBodySchema>;
+
+export const memberRoleBodySchema = {
+  $id: 'PortalMemberRoleBody',
+  type: 'object',
+  required: ['role'],
+  additionalProperties: false,
+  properties: { role: { type: 'string', enum: ROLES } },
+} as const;
+export type MemberRoleBody = FromSchema<typeof memberRoleBodySchema>;

@@ -3,11 +3,12 @@ import type { AuditActor, AuditEntry } from '#shared/domain/audit';
 import { isGateway, RECEIVE_CURRENCIES } from '#shared/domain/currencies';
 import { CALLBACK_STATUSES, type CallbackStatuses, type Merchant, type MerchantProfile, TOKEN_PATTERN } from '#shared/domain/merchant';
 import { deriveAddress, type AddressCurrency } from '#shared/payments/addresses/index';
+import { isSolanaAddress } from '#shared/payments/addresses/solana';
 import { apiTokenHash, generateApiToken, MerchantNotFoundError, newStoredToken } from '#shared/services/api-tokens';
 import { listAuditEntries } from '#shared/store/audit';
 import { findMerchant, insertMerchant, listMerchants, type MerchantChanges, profileOf, updateMerchant } from '#shared/store/merchants';
 
-const ADDRESS_CURRENCIES: readonly AddressCurrency[] = ['BTC', 'LTC', 'BCH', 'ETH'];
+const ADDRESS_CURRENCIES: readonly AddressCurrency[] = ['BTC', 'LTC', 'BCH', 'ETH', 'TRX'];
 
 export interface NewMerchant {
   name: string;
@@ -20,6 +21,8 @@ export interface NewMerchant {
   tolerancePercent?: string;
   /** The merchant's own account-level extended public keys, by currency (BTC, LTC, BCH, ETH). */
   xpubs?: Record<string, string>;
+  /** The merchant's own receiving wallets, by network (SOL: a Solana wallet address for USDC_SOL). */
+  wallets?: Record<string, string>;
   /** Which status changes are called back: 'paid' (default) or 'all'. */
   callbackStatuses?: string;
 }
@@ -49,6 +52,7 @@ export async function createMerchant(input: NewMerchant, now = new Date(), actor
   const tolerance = input.tolerancePercent ?? '0';
   checkTolerance(tolerance);
   checkXpubs(input.xpubs ?? {});
+  checkWallets(input.wallets ?? {});
   checkGateways(input.gateways ?? []);
   const callbackStatuses = (input.callbackStatuses ?? 'paid') as CallbackStatuses;
   checkCallbackStatuses(callbackStatuses);
@@ -63,6 +67,7 @@ export async function createMerchant(input: NewMerchant, now = new Date(), actor
     payment_tolerance_percent: tolerance,
     callback_statuses: callbackStatuses,
     xpubs: input.xpubs ?? {},
+    ...(input.wallets && Object.keys(input.wallets).length > 0 ? { wallets: input.wallets } : {}),
     created_at: now.toISOString(),
     order_id_key: generateOrderIdKey(),
     token_hash: token.token_hash,
@@ -84,6 +89,14 @@ function checkReceiveCurrency(code: string): void {
 
 function checkTolerance(percent: string): void {
   if (!/^\d{1,2}(\.\d{1,2})?$/.test(percent)) throw new RangeError('tolerance must be a percent from 0 to 99.99');
+}
+
+/** The merchant's receiving wallets: only Solana's (USDC_SOL), a base58 32-byte address. */
+function checkWallets(wallets: Readonly<Record<string, string>>): void {
+  for (const [network, wallet] of Object.entries(wallets)) {
+    if (network !== 'SOL') throw new RangeError(`no wallet is taken for ${network} (only SOL)`);
+    if (!isSolanaAddress(wallet)) throw new RangeError(`the SOL wallet must be a Solana address (base58, 32 bytes), got "${wallet}"`);
+  }
 }
 
 function checkGateways(gateways: readonly string[]): void {

@@ -9,19 +9,13 @@ import {
 } from '@simplewebauthn/server';
 import { portalConfig } from '#shared/core/config';
 import { RateLimitedError } from '#shared/domain/errors';
-import {
-  CHALLENGE_TTL_SECONDS,
-  INVITE_TTL_HOURS,
-  type Invite,
-  type Passkey,
-  type PortalUser,
-  RECOVERY_CODE_COUNT,
-  type Role,
-} from '#shared/domain/portal';
+import type { AuditAction, AuditEntry } from '#shared/domain/audit';
+import { CHALLENGE_TTL_SECONDS, type Invite, type Passkey, type PortalUser, RECOVERY_CODE_COUNT } from '#shared/domain/portal';
 import { InviteUnusableError, SignInFailedError } from '#shared/domain/portal-errors';
 import { type IssuedSession, type PortalContext, randomToken, sha256 } from '#shared/services/portal-sessions';
 import { consumeChallenge, insertChallenge } from '#shared/store/challenges';
-import { findInvite, insertInvite } from '#shared/store/invites';
+import { findInvite } from '#shared/store/invites';
+import { findMerchant } from '#shared/store/merchants';
 import {
   advancePasskeyCounter,
   consumeRecoveryCode,
@@ -49,24 +43,9 @@ function newSession(user: Pick<PortalUser, 'user_id' | 'merchant_id'>, now: Date
   };
 }
 
-// --- Invites (the operator's CLI makes them) --------------------------------------------------
+// --- Invites (the operator's CLI and the team page make them: portal-team.ts) ---------------------
 
-/** A one-time invite link for a merchant's user: the link is shown once, only its hash is kept. */
-export async function createInvite(
-  input: { merchantId: number; role?: Role; name?: string; ttlHours?: number },
-  now = new Date(),
-): Promise<{ url: string; expires_at: string }> {
-  const token = randomToken();
-  const invite: Invite = {
-    merchant_id: input.merchantId,
-    role: input.role ?? 'owner',
-    name: input.name ?? 'Owner',
-    created_at: now.toISOString(),
-    expires_at: new Date(now.getTime() + (input.ttlHours ?? INVITE_TTL_HOURS) * 3_600_000).toISOString(),
-  };
-  await insertInvite(sha256(token), invite);
-  return { url: `${portalConfig().appUrl}#/invite/${token}`, expires_at: invite.expires_at };
-}
+export { createInvite } from '#shared/services/portal-team';
 
 async function usableInvite(token: string, now: Date): Promise<Invite> {
   const invite = token.length <= 100 ? await findInvite(sha256(token)) : undefined;
@@ -157,7 +136,12 @@ const normalizeRecoveryCode = (code: string): string => code.toLowerCase().repla
  * made, then in one transaction uses the invite up, creates the user, the passkey, the recovery
  * codes and the first session. Returns the session and the recovery codes (shown once).
  */
-export async function registerByInvite(inviteToken: string, response: RegistrationResponseJSON, now = new Date()): Promise<IssuedSession & { recoveryCodes: string[]; user: PortalUser }> {
+export async function registerByInvite(
+  inviteToken: string,
+  response: RegistrationResponseJSON,
+  now = new Date(),
+  clientIp?: string,
+): Promise<IssuedSession & { recoveryCodes: string[]; user: PortalUser }> {
   const invite = await usableInvite(inviteToken, now);
   const challenge = challengeOf(response);
   const remembered = challenge && (await consumeChallenge(challenge, now));
@@ -184,10 +168,16 @@ export async function registerByInvite(inviteToken: string, response: Registrati
     recoveryHashes: recoveryCodes.map((code) => sha256(normalizeRecoveryCode(code))),
     sessionHash: sha256(issued.id),
     session: issued.session,
+    audit: userAudit(user, 'member.joined', clientIp, now, { user_id: user.user_id, name: user.name, role: user.role, credential_id: passkey.credential_id }),
   });
   if (refused === 'invite-unusable') throw new InviteUnusableError();
   if (refused) throw new SignInFailedError(refused);
   return { ...issued, recoveryCodes, user };
+}
+
+/** An audit entry of something a portal user did themselves (joined, a new passkey). */
+function userAudit(user: PortalUser, action: AuditAction, clientIp: string | undefined, now: Date, details: AuditEntry['details']): AuditEntry {
+  return { at: now.toISOString(), action, who: `${user.user_id} (${user.name})`, from: clientIp ?? 'unknown', details };
 }
 
 function passkeyOf(userId: string, credential: { id: string; publicKey: Uint8Array; counter: number; transports?: string[] }, now: Date): Passkey {
@@ -215,9 +205,12 @@ export async function signInOptions(clientIp: string | undefined, now = new Date
   return options;
 }
 
+/** A user who may sign in: not disabled or removed, and of a merchant the operator has not disabled. */
 async function activeUser(userId: string): Promise<PortalUser> {
   const user = await findPortalUser(userId);
-  if (!user || user.disabled) throw new SignInFailedError();
+  if (!user || user.disabled || user.removed_at) throw new SignInFailedError();
+  const merchant = await findMerchant(user.merchant_id);
+  if (!merchant || merchant.disabled) throw new SignInFailedError();
   return user;
 }
 
@@ -252,7 +245,11 @@ export async function signInWithPasskey(
     throw new SignInFailedError(error);
   });
   if (!verification.verified) throw new SignInFailedError();
-  if (!(await advancePasskeyCounter(passkey, verification.authenticationInfo.newCounter, now))) throw new SignInFailedError('counter moved');
+  // A passkey's first sign-in is recorded in the audit log (`sign_in.new_passkey`), in the counter's write.
+  const audit = userAudit(user, 'sign_in.new_passkey', context.clientIp, now, { credential_id: passkey.credential_id });
+  if (!(await advancePasskeyCounter(passkey, verification.authenticationInfo.newCounter, now, user.merchant_id, audit))) {
+    throw new SignInFailedError('counter moved');
+  }
   return { ...(await startSession(user, context.previousSessionId, now)), user };
 }
 
@@ -298,12 +295,13 @@ export async function addPasskeyOptions(context: PortalContext, now = new Date()
 }
 
 /** Adds the passkey an {@link addPasskeyOptions} ceremony made. */
-export async function addPasskey(context: PortalContext, response: RegistrationResponseJSON, now = new Date()): Promise<Passkey> {
+export async function addPasskey(context: PortalContext, response: RegistrationResponseJSON, now = new Date(), clientIp?: string): Promise<Passkey> {
   const challenge = challengeOf(response);
   const remembered = challenge && (await consumeChallenge(challenge, now));
   if (!remembered || remembered.kind !== 'add-passkey' || remembered.user_id !== context.user.user_id) throw new SignInFailedError();
   const passkey = passkeyOf(context.user.user_id, await verifiedCredential(response, challenge), now);
-  if (!(await insertPasskey(passkey))) throw new SignInFailedError('passkey exists');
+  const audit = userAudit(context.user, 'passkey.added', clientIp, now, { credential_id: passkey.credential_id });
+  if (!(await insertPasskey(passkey, context.user.merchant_id, audit))) throw new SignInFailedError('passkey exists');
   return passkey;
 }
 

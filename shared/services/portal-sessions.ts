@@ -1,6 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { MerchantProfile } from '#shared/domain/merchant';
 import type { PortalUser, Session } from '#shared/domain/portal';
 import { SessionRequiredError } from '#shared/domain/portal-errors';
+import { findMerchant, profileOf } from '#shared/store/merchants';
 import { findPortalUser, voidSessionsBefore } from '#shared/store/portal-users';
 import { deleteSession, findSession } from '#shared/store/sessions';
 
@@ -24,13 +26,16 @@ export interface PortalContext {
   sessionHash: string;
   session: Session;
   user: PortalUser;
+  /** The user's merchant as it is now (no secrets): its name and sandbox or live mode are shown on every page. */
+  merchant: MerchantProfile;
 }
 
 // --- Sessions --------------------------------------------------------------------------------
 
 /**
  * The session a cookie names, with its user: SessionRequiredError when it is unknown, expired,
- * signed out, voided by "sign out everywhere", or its user is disabled.
+ * signed out, voided by "sign out everywhere", its user is disabled or removed, or its merchant
+ * is disabled (the operator's `disable`: read on every request, so refused at once).
  */
 export async function authenticateSession(sessionId: string | undefined, now = new Date()): Promise<PortalContext> {
   if (!sessionId || sessionId.length > 100) throw new SessionRequiredError();
@@ -40,7 +45,9 @@ export async function authenticateSession(sessionId: string | undefined, now = n
   const user = await findPortalUser(session.user_id);
   if (!user || user.disabled || user.merchant_id !== session.merchant_id) throw new SessionRequiredError();
   if (user.sessions_valid_after && session.created_at <= user.sessions_valid_after) throw new SessionRequiredError();
-  return { sessionHash, session, user };
+  const merchant = await findMerchant(user.merchant_id);
+  if (!merchant || merchant.disabled) throw new SessionRequiredError();
+  return { sessionHash, session, user, merchant: profileOf(merchant) };
 }
 
 /** Whether `token` is the session's CSRF token (constant time). */

@@ -41,11 +41,12 @@ type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteComman
 
 /**
  * Writes a change of a merchant's account (`items`) together with its audit entry, in one
- * transaction. False when a condition of the change failed (nothing was written).
+ * transaction (`recorded` false: the change alone, for a change only sometimes worth an entry).
+ * False when a condition of the change failed (nothing was written).
  */
-export async function writeAudited(userId: number, items: TransactItem[], entry: AuditEntry): Promise<boolean> {
+export async function writeAudited(userId: number, items: TransactItem[], entry: AuditEntry, recorded = true): Promise<boolean> {
   try {
-    await db().send(new TransactWriteCommand({ TransactItems: [...items, auditPut(userId, entry)] }));
+    await db().send(new TransactWriteCommand({ TransactItems: recorded ? [...items, auditPut(userId, entry)] : items }));
     return true;
   } catch (error) {
     if (isConditionFailure(error)) return false;

@@ -25,6 +25,7 @@
  * | source health       | HEALTH                          | <source: BTC, ETH, LBTC, ...> |                  |                                             |
  * | watch demand        | CHAIN#<chain>                   | DEMAND       |                                   |                                             |
  * | watch lease         | CHAIN#<chain>                   | LEASE        |                                   |                                             |
+ * | watched address     | CHAIN#<TRON or SOLANA>          | WATCH#<watch until>#<address> |                  |                                             |
  * | transaction index   | TXID#<txid>                     | ORDER#<order_id> |                                   |                                             |
  * | portal user         | USER#<user uuid>                | USER         | MERCHANT#<uid>#USERS / <created>#<id> |                                         |
  * | passkey             | PASSKEY#<credential id>         | PASSKEY      | USER#<user uuid>#PASSKEYS / <created> |                                         |
@@ -54,6 +55,7 @@ export const ENTITY = {
   chainCursor: 'CHAIN_CURSOR',
   maturingPayment: 'MATURING_PAYMENT',
   unmatchedPayment: 'UNMATCHED_PAYMENT',
+  watchedAddress: 'WATCHED_ADDRESS',
   quota: 'QUOTA',
   sourceHealth: 'SOURCE_HEALTH',
   watchDemand: 'WATCH_DEMAND',
@@ -246,6 +248,16 @@ export const MATURING_PREFIX = 'PAYMENT#';
 /** Heights as fixed-width strings, so they sort as numbers. */
 export const heightSortKey = (height: number): string => String(height).padStart(12, '0');
 
+/**
+ * An address (or Solana Pay reference) a per-address source polls until `until`: sorted by that
+ * time, so one Query from now on reads only those still watched.
+ */
+export const watchedAddressKey = (chain: string, until: string, address: string): TableKey => ({
+  PK: chainPartition(chain),
+  SK: `${WATCH_PREFIX}${until}#${address}`,
+});
+
+export const WATCH_PREFIX = 'WATCH#';
 /** Which orders a transaction paid (the portal's search by txid; one transaction may pay several). */
 export const txidKey = (txid: string, orderId: string): TableKey => ({ PK: txidPartition(txid), SK: `ORDER#${orderId}` });
 export const txidPartition = (txid: string): string => `TXID#${txid}`;
@@ -253,9 +265,10 @@ export const txidPartition = (txid: string): string => `TXID#${txid}`;
 /** A portal user; listed per merchant (GSI1) for the team page. */
 export const portalUserKey = (userId: string): TableKey => ({ PK: `USER#${userId}`, SK: 'USER' });
 export const merchantUsersIndexKey = (merchantId: number, createdAt: string, userId: string) => ({
-  GSI1PK: `MERCHANT#${merchantId}#USERS`,
+  GSI1PK: merchantUsersPartition(merchantId),
   GSI1SK: `${createdAt}#${userId}`,
 });
+export const merchantUsersPartition = (merchantId: number): string => `MERCHANT#${merchantId}#USERS`;
 
 /** A user's passkey, found by its credential id at sign-in; listed per user (GSI1). */
 export const passkeyKey = (credentialId: string): TableKey => ({ PK: `PASSKEY#${credentialId}`, SK: 'PASSKEY' });

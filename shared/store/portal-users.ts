@@ -1,12 +1,14 @@
 import { DeleteCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Passkey, PortalUser, Session } from '#shared/domain/portal';
+import type { AuditEntry } from '#shared/domain/audit';
+import type { Passkey, PortalUser, Role, Session } from '#shared/domain/portal';
+import { auditPut, writeAudited } from '#shared/store/audit';
 import { db, tableName } from '#shared/store/client';
-import { updateIf } from '#shared/store/conditional';
 import { cancellationReasons, isConditionFailure } from '#shared/store/errors';
 import {
   ENTITY,
   inviteKey,
   merchantUsersIndexKey,
+  merchantUsersPartition,
   passkeyKey,
   portalUserKey,
   recoveryCodeKey,
@@ -80,6 +82,8 @@ export async function insertRegisteredUser(change: {
   recoveryHashes: readonly string[];
   sessionHash: string;
   session: Session;
+  /** The `member.joined` entry of the merchant's audit log. */
+  audit: AuditEntry;
 }): Promise<RegistrationRefusal | undefined> {
   const put = (Item: Item, ConditionExpression = 'attribute_not_exists(PK)') => ({ Put: { TableName: tableName(), Item, ConditionExpression } });
   try {
@@ -99,6 +103,7 @@ export async function insertRegisteredUser(change: {
           put(passkeyItem(change.passkey)),
           ...recoveryItems(change.user.user_id, change.recoveryHashes).map((item) => put(item)),
           put(sessionItem(change.sessionHash, change.session)),
+          auditPut(change.user.merchant_id, change.audit),
         ],
       }),
     );
@@ -112,32 +117,97 @@ export async function insertRegisteredUser(change: {
   }
 }
 
-/** Adds a passkey to a signed-in user (refused when the credential is registered already). */
-export async function insertPasskey(passkey: Passkey): Promise<boolean> {
-  try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [{ Put: { TableName: tableName(), Item: passkeyItem(passkey), ConditionExpression: 'attribute_not_exists(PK)' } }],
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+/** Adds a passkey to a signed-in user with its audit entry (refused when the credential is registered already). */
+export async function insertPasskey(passkey: Passkey, merchantId: number, audit: AuditEntry): Promise<boolean> {
+  return writeAudited(merchantId, [{ Put: { TableName: tableName(), Item: passkeyItem(passkey), ConditionExpression: 'attribute_not_exists(PK)' } }], audit);
 }
 
 /**
  * Records a sign-in with the passkey: its signature counter moves forward, conditional on the
- * counter it was read with (two sign-ins racing with one assertion: only one counts).
+ * counter (and last use) it was read with (two sign-ins racing with one assertion: only one
+ * counts). A passkey's first sign-in is written with its audit entry (`sign_in.new_passkey`).
  */
-export function advancePasskeyCounter(passkey: Passkey, counter: number, now: Date): Promise<boolean> {
-  return updateIf(passkeyKey(passkey.credential_id), {
-    UpdateExpression: 'SET #counter = :next, last_used_at = :now',
-    ConditionExpression: '#counter = :read',
-    ExpressionAttributeNames: { '#counter': 'counter' },
-    ExpressionAttributeValues: { ':next': counter, ':read': passkey.counter, ':now': now.toISOString() },
-  });
+export function advancePasskeyCounter(passkey: Passkey, counter: number, now: Date, merchantId: number, audit: AuditEntry): Promise<boolean> {
+  const firstUse = passkey.last_used_at === undefined;
+  return writeAudited(
+    merchantId,
+    [
+      {
+        Update: {
+          TableName: tableName(),
+          Key: passkeyKey(passkey.credential_id),
+          UpdateExpression: 'SET #counter = :next, last_used_at = :now',
+          ConditionExpression: firstUse ? '#counter = :read AND attribute_not_exists(last_used_at)' : '#counter = :read',
+          ExpressionAttributeNames: { '#counter': 'counter' },
+          ExpressionAttributeValues: { ':next': counter, ':read': passkey.counter, ':now': now.toISOString() },
+        },
+      },
+    ],
+    audit,
+    firstUse,
+  );
+}
+
+/** The merchant's portal users, oldest first (removed ones included: the team page shows them as removed). */
+export async function listMerchantUsers(merchantId: number): Promise<PortalUser[]> {
+  const users: PortalUser[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'GSI1',
+        KeyConditionExpression: 'GSI1PK = :pk',
+        ExpressionAttributeValues: { ':pk': merchantUsersPartition(merchantId) },
+        ExclusiveStartKey: start,
+      }),
+    );
+    users.push(...(page.Items ?? []).map((item) => strip<PortalUser>(item)));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return users;
+}
+
+/**
+ * Updates an active member of this merchant (not removed, not disabled) with the change's audit
+ * entry, in one transaction. False when the user is not an active member of the merchant.
+ */
+function updateActiveMember(
+  userId: string,
+  merchantId: number,
+  update: { UpdateExpression: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues: Record<string, unknown> },
+  audit: AuditEntry,
+): Promise<boolean> {
+  return writeAudited(
+    merchantId,
+    [
+      {
+        Update: {
+          TableName: tableName(),
+          Key: portalUserKey(userId),
+          ...update,
+          ConditionExpression: 'merchant_id = :merchant AND attribute_not_exists(removed_at) AND (attribute_not_exists(disabled) OR disabled = :no)',
+          ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':merchant': merchantId, ':no': false },
+        },
+      },
+    ],
+    audit,
+  );
+}
+
+/** Changes an active member's role, with its audit entry. */
+export function changeUserRole(userId: string, merchantId: number, role: Role, audit: AuditEntry): Promise<boolean> {
+  return updateActiveMember(userId, merchantId, { UpdateExpression: 'SET #role = :role', ExpressionAttributeNames: { '#role': 'role' }, ExpressionAttributeValues: { ':role': role } }, audit);
+}
+
+/** Removes a member: disabled (no sign-in) and every session void at once (sessions_valid_after), with its audit entry. */
+export function removeUser(userId: string, merchantId: number, now: Date, audit: AuditEntry): Promise<boolean> {
+  return updateActiveMember(
+    userId,
+    merchantId,
+    { UpdateExpression: 'SET disabled = :yes, removed_at = :now, sessions_valid_after = :now', ExpressionAttributeValues: { ':yes': true, ':now': now.toISOString() } },
+    audit,
+  );
 }
 
 /** Uses up a recovery code: the user it belonged to, or undefined when it is unknown or was used. */
@@ -170,3 +240,4 @@ export async function voidSessionsBefore(userId: string, now: Date): Promise<voi
     }),
   );
 }
+

@@ -12,6 +12,12 @@ import { lndConfig } from '#shared/payments/lightning/lnd-config';
 import type { ChainSourceConfig } from '#shared/payments/chain-sources';
 import { HyperionTransfers } from '#shared/watchers/sources/hyperion';
 import { LndSettlements } from '#shared/watchers/sources/lnd-settlements';
+import { type readTronConfig, tronSettings } from '#shared/payments/tron-config';
+import { TronTransfers } from '#shared/watchers/sources/tron';
+import { type readSolanaConfig, solanaSettings } from '#shared/payments/solana-config';
+import { SolanaTransfers } from '#shared/watchers/sources/solana';
+import { currency } from '#shared/domain/currencies';
+import { listWatchedAddresses } from '#shared/store/watch-list';
 import { createBlockSource } from '#shared/watchers/sources/factories';
 import { ChainWatcher, type StepReport } from '#shared/watchers/block-watcher';
 import { type IndexedStepReport, IndexedWatcher } from '#shared/watchers/indexed-watcher';
@@ -22,6 +28,9 @@ import { randomUUID } from 'node:crypto';
 
 /** Reads a secret (the SSM parameter holding a node's URL with its credentials, in AWS). */
 export type SecretReader = (name: string) => Promise<string>;
+
+/** The kind of source each indexed chain reads. */
+const INDEXED_SOURCE = { LBTC: 'lnd', EOS: 'hyperion', TRON: 'trongrid', SOLANA: 'solana-rpc' } as const;
 
 /** A watcher this process can run: its chain and the kind of source it reads. */
 export interface RunnableWatcher {
@@ -38,7 +47,7 @@ export function runnableWatchers(readSecret?: SecretReader): RunnableWatcher[] {
   const blocks = chainSourcesConfig().sources.filter((config) => readSecret !== undefined || config.url !== undefined);
   return [
     ...blocks.map((config) => ({ chain: config.chain, source: config.kind })),
-    ...indexedChains().map((chain) => ({ chain, source: chain === 'LBTC' ? 'lnd' : 'hyperion' })),
+    ...indexedChains().map((chain) => ({ chain, source: INDEXED_SOURCE[chain] })),
   ];
 }
 
@@ -53,17 +62,21 @@ export async function watcherFor(config: ChainSourceConfig, readSecret?: SecretR
   return new ChainWatcher(createBlockSource(config, url));
 }
 
-/** Sources read by their own index rather than by block: Lightning settlements and EOS transfers. */
-export type IndexedChain = 'LBTC' | 'EOS';
+/** Sources read by their own index rather than by block: Lightning settlements, EOS transfers, TRON's transfers per watched address. */
+export type IndexedChain = 'LBTC' | 'EOS' | 'TRON' | 'SOLANA';
 
-/** The configured indexed sources: LBTC with `LND_REST_URL`, EOS with `EOS_ACCOUNT` and `EOS_HISTORY_URL`. */
+/** The configured indexed sources: LBTC with `LND_REST_URL`, EOS with `EOS_ACCOUNT` and `EOS_HISTORY_URL`, TRON with `TRON_API_URL`. */
 export function indexedChains(
   lightning: ReturnType<typeof readLightningConfig> = lightningConfig(),
   eos: ReturnType<typeof readEosConfig> = eosConfig(),
+  tron: ReturnType<typeof readTronConfig> = tronSettings(),
+  solana: ReturnType<typeof readSolanaConfig> = solanaSettings(),
 ): IndexedChain[] {
   const chains: IndexedChain[] = [];
   if (lightning.restUrl !== undefined) chains.push('LBTC');
   if (eos.watched) chains.push('EOS');
+  if (tron.watched) chains.push('TRON');
+  if (solana.watched) chains.push('SOLANA');
   return chains;
 }
 
@@ -78,6 +91,34 @@ export function indexedWatcherFor(chain: IndexedChain): IndexedWatcher {
     const { client } = lndConfig();
     if (!client) throw new Error('LBTC: LND_REST_URL is not configured');
     return new IndexedWatcher(new LndSettlements(client), { keepUnmatched: false });
+  }
+  if (chain === 'TRON') {
+    // Solidified transfers are final: booked confirmed at once, like EOS's irreversible ones.
+    const { apiUrl, apiKey, contract, watched } = tronSettings();
+    if (!watched) throw new Error('TRON: TRON_API_URL is not configured');
+    const source = new TronTransfers({
+      url: apiUrl!,
+      ...(apiKey ? { apiKey } : {}),
+      contract,
+      currency: 'USDT_TRC20',
+      decimals: currency('USDT_TRC20').precision,
+      watched: (now) => listWatchedAddresses('TRON', now),
+    });
+    return new IndexedWatcher(source, { keepUnmatched: true });
+  }
+  if (chain === 'SOLANA') {
+    // Finalized transactions are final: booked confirmed at once.
+    const { rpcUrl, mint, genesisHash, watched } = solanaSettings();
+    if (!watched) throw new Error('SOLANA: SOLANA_RPC_URL is not configured');
+    const source = new SolanaTransfers({
+      url: rpcUrl!,
+      mint,
+      genesisHash,
+      currency: 'USDC_SOL',
+      decimals: currency('USDC_SOL').precision,
+      watched: (now) => listWatchedAddresses('SOLANA', now),
+    });
+    return new IndexedWatcher(source, { keepUnmatched: true });
   }
   const { account, historyUrl, watched } = eosConfig();
   if (!watched) throw new Error('EOS: EOS_ACCOUNT and EOS_HISTORY_URL are not both configured');
@@ -184,7 +225,7 @@ async function watchIndexed(chain: IndexedChain, signal: AbortSignal): Promise<P
  * {@link runnableWatchers} until it stops. The watcher lives as long as the container.
  */
 export function watchChainRun(chain: string, signal: AbortSignal, readSecret?: SecretReader): Promise<PollSummary<StepReport | IndexedStepReport>> {
-  return chain === 'LBTC' || chain === 'EOS' ? watchIndexed(chain, signal) : watchBlocks(chain, signal, readSecret);
+  return chain in INDEXED_SOURCE ? watchIndexed(chain as IndexedChain, signal) : watchBlocks(chain, signal, readSecret);
 }
 
 /** Why a pay-per-use run did not poll: nothing needs the chain (it looked once), or another run holds it. */

@@ -4,6 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isAlive, killGroup, runScript, startScript, stopLeftoverJava, type Started } from '../support/processes';
 import { demoToken, post } from '../support/local-runtime';
+import { testXpub } from '../support/watchers';
+import { deriveAddress } from '#shared/payments/addresses/index';
+import { newSolanaReference } from '#shared/payments/addresses/solana';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'runtime-e2e-'));
 const running: Started[] = [];
@@ -48,10 +51,31 @@ describe('npm start (the local runtime as a user runs it)', { timeout: 120_000 }
     const line = cli.output.trim().split('\n').at(-1)!;
     const credentials = JSON.parse(line);
     expect(Object.keys(credentials)).toEqual(['user_id', 'api_token', 'callback_secret', 'portal_invite']);
-    expect(credentials.portal_invite).toMatch(/^http:\/\/localhost:\d+\/portal\/#\/invite\/[\w-]+$/);
+    // The first portal user's one-time link, on the runtime's portal (localhost: passkeys need a domain).
+    expect(credentials.portal_invite).toMatch(new RegExp(`^http://localhost:${new URL(url).port}/portal/#/invite/[A-Za-z0-9_-]{43}$`));
     expect(credentials.callback_secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
     const theirs = await post(`${url}/v1/orders`, credentials.api_token, { price_amount: 1 });
     expect(theirs.status).toBe(200);
+
+    // A pay currency names its key: USDT_TRC20= is the TRON key, USDC_BASE= the ETH key; USDC_SOL= the Solana wallet.
+    const tronKey = testXpub("m/44'/195'/0'");
+    const ethKey = testXpub("m/44'/60'/0'");
+    const solWallet = newSolanaReference(); // any 32 bytes in base58 is a wallet address
+    const keyed = await runScript('infra/local/merchant-cli.ts', ['create', '--name', 'Keys Shop', '--sandbox', '--xpub', `USDT_TRC20=${tronKey}`, '--xpub', `USDC_BASE=${ethKey}`, '--wallet', `USDC_SOL=${solWallet}`], {
+      DATA_DIR: dataDir,
+      TOKEN_HMAC_KEY: '',
+    });
+    expect(keyed.code, keyed.output).toBe(0);
+    const keyShop = JSON.parse(keyed.output.trim().split('\n').at(-1)!);
+    for (const [currency, address] of [
+      ['USDT_TRC20', deriveAddress('TRX', tronKey, 0)],
+      ['USDC_BASE', deriveAddress('ETH', ethKey, 0)],
+      ['USDC_SOL', solWallet],
+    ]) {
+      const made = (await (await post(`${url}/v1/orders`, keyShop.api_token, { price_amount: 1, pay_currency: currency })).json()) as any;
+      const got = (await (await fetch(`${url}/v1/orders/${made.order.order_id}`, { headers: { token: keyShop.api_token } })).json()) as any;
+      expect(got.invoice.payment_address).toBe(address);
+    }
 
     // Ctrl-C stops everything it started, the Java child included.
     expect(await started.stop('SIGINT')).toBe(0);

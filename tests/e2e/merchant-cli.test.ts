@@ -49,7 +49,9 @@ describe('npm run merchant', { timeout: 120_000 }, () => {
     expect(shown.tokens.map((token: { name: string }) => token.name)).toEqual(['default']);
 
     const audit = (await cli('audit', id, '--json')).json() as { action: string; who: string; from: string }[];
-    expect(audit.map((entry) => entry.action)).toEqual(['merchant.enabled', 'merchant.disabled', 'settings.changed', 'merchant.created']);
+    // create's portal invite is recorded too (member.invited), by the operator at the CLI.
+    expect(audit.map((entry) => entry.action)).toEqual(['merchant.enabled', 'merchant.disabled', 'settings.changed', 'member.invited', 'merchant.created']);
+    expect(audit[3]).toMatchObject({ who: expect.stringMatching(/^operator:/), details: { role: 'owner' } });
     expect(audit[0]!.who).toMatch(/^operator:/);
     expect(audit[0]!.from).toMatch(/^cli@/);
   });

@@ -22,7 +22,7 @@ describe('the payment page', () => {
     expect(await page.locator('.price strong').textContent()).toBe('9.99 USD');
     expect(await page.locator('.badge').textContent()).toContain('Sandbox');
     const currencies = await page.locator('.picker button strong').allTextContents();
-    expect(currencies).toEqual(['BTC', 'LTC', 'ETH', 'USDT_ERC20', 'USDC_ERC20', 'EOS', 'BCH', 'LBTC', 'ALIPAY', 'ALIGLOBAL', 'WECHAT']);
+    expect(currencies).toEqual(['BTC', 'LTC', 'ETH', 'USDT_ERC20', 'USDC_ERC20', 'USDT_TRC20', 'USDT_ARB', 'USDC_ARB', 'ETH_ARB', 'USDC_BASE', 'ETH_BASE', 'USDC_POL', 'USDT_BNB', 'USDT_CELO', 'CUSD', 'USDC_SOL', 'EOS', 'BCH', 'LBTC', 'ALIPAY', 'ALIGLOBAL', 'WECHAT']);
     expect(await page.title()).toBe('Monthly Program x 1 · Page Shop');
     await page.screenshot({ path: artifact('order'), fullPage: true });
     await page.close();
@@ -41,8 +41,56 @@ describe('the payment page', () => {
     expect(await page.locator('[data-field="amount"]').textContent()).toBe('9.990000');
     expect(await page.locator('#amount-label').textContent()).toContain('(USDT)');
     expect(await page.locator('[data-field="address"]').textContent()).toBe(invoice.payment_address);
+    expect(await page.locator('[data-field="network"]').textContent()).toBe('Ethereum');
     expect(await decodeQr(page.getByRole('img', { name: /QR code of the USDT \(Ethereum\) payment request/ }))).toBe(invoice.payment_uri);
     await page.screenshot({ path: artifact('usdt-erc20'), fullPage: true });
+    await page.close();
+  });
+
+  it('USDT on Arbitrum names its network plainly, warns against others, and its QR code is the EIP-681 transfer on chain 42161', async () => {
+    const { order, paymentUrl } = await createOrder();
+    const page = await open(paymentUrl);
+    await page.getByRole('button', { name: /^USDT_ARB/ }).click();
+    await eventually(() => status(page).textContent()).toBe('Waiting for your payment.');
+    const { invoice } = await merchantView(order.order_id);
+    expect(invoice.payment_uri).toBe(
+      `ethereum:0xFd086bC7CD5C481DCC9C85ebE478A1C0b69FCbb9@42161/transfer?address=${invoice.payment_address}&uint256=9990000`,
+    );
+    expect(await page.locator('[data-field="network"]').textContent()).toBe('Arbitrum One');
+    expect(await page.locator('[data-k="network-hint"]').textContent()).toContain('Send on Arbitrum One only');
+    expect(await page.locator('#amount-label').textContent()).toContain('(USDT)');
+    expect(await decodeQr(page.getByRole('img', { name: /QR code of the USDT \(Arbitrum One\) payment request/ }))).toBe(invoice.payment_uri);
+    await page.screenshot({ path: artifact('usdt-arb'), fullPage: true });
+    await page.close();
+  });
+
+  it('USDT on TRON names TRON as its network and its QR code is the TRON URI with the token contract', async () => {
+    const { order, paymentUrl } = await createOrder();
+    const page = await open(paymentUrl);
+    await page.getByRole('button', { name: /^USDT_TRC20/ }).click();
+    await eventually(() => status(page).textContent()).toBe('Waiting for your payment.');
+    const { invoice } = await merchantView(order.order_id);
+    expect(invoice.payment_address).toMatch(/^T[1-9A-HJ-NP-Za-km-z]{33}$/);
+    expect(invoice.payment_uri).toBe(`tron:${invoice.payment_address}?token=TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t&amount=9.990000`);
+    expect(await page.locator('[data-field="network"]').textContent()).toBe('TRON');
+    expect(await decodeQr(page.getByRole('img', { name: /QR code of the USDT \(TRON\) payment request/ }))).toBe(invoice.payment_uri);
+    await page.close();
+  });
+
+  it('USDC on Solana shows the Solana Pay request: the wallet, the reference it carries, the network, and its QR code', async () => {
+    const { order, paymentUrl } = await createOrder();
+    const page = await open(paymentUrl);
+    await page.getByRole('button', { name: /^USDC_SOL/ }).click();
+    await eventually(() => status(page).textContent()).toBe('Waiting for your payment.');
+    const { invoice } = await merchantView(order.order_id);
+    expect(invoice.payment_uri).toBe(
+      `solana:${invoice.payment_address}?amount=9.990000&spl-token=EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v&reference=${invoice.memo}`,
+    );
+    expect(await page.locator('[data-field="network"]').textContent()).toBe('Solana');
+    expect(await page.locator('#memo-label').textContent()).toBe('Reference');
+    expect(await page.locator('[data-field="memo"]').textContent()).toBe(invoice.memo);
+    expect(await decodeQr(page.getByRole('img', { name: /QR code of the USDC \(Solana\) payment request/ }))).toBe(invoice.payment_uri);
+    await page.screenshot({ path: artifact('usdc-sol'), fullPage: true });
     await page.close();
   });
 

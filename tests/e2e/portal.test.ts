@@ -14,7 +14,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { artifact, fitsViewport, launchChromium } from '../support/browser';
 import { MerchantEndpoint } from '../support/merchant-endpoint';
-import { killGroup, startScript, stopLeftoverJava, type Started } from '../support/processes';
+import { killGroup, runScript, startScript, stopLeftoverJava, type Started } from '../support/processes';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const dataDir = mkdtempSync(join(tmpdir(), 'portal-e2e-'));
@@ -120,6 +120,8 @@ describe('the merchant portal in Chromium', () => {
     const attempts = page.locator('table.attempts tbody tr');
     await attempts.first().waitFor();
     expect(await attempts.count()).toBe(1);
+    // The attempt shows the start of the merchant's answer.
+    await page.locator('table.attempts').getByText('{"status":200}').first().waitFor();
     await audit('order');
     // Keyboard only: tab to the button and press Enter.
     await page.getByRole('button', { name: 'Resend callback' }).focus();
@@ -151,5 +153,37 @@ describe('the merchant portal in Chromium', () => {
     await page.locator('table.attempts tbody tr').first().waitFor();
     expect(await fitsViewport(page)).toBe(true);
     await audit('order-zh-375');
+  });
+
+  it('refuses the used invite link, and the operator CLI makes a new one that works', async () => {
+    const other = await browser.newContext({ viewport: { width: 900, height: 800 }, locale: 'en-US' });
+    try {
+      const tab = await other.newPage();
+      tab.setDefaultTimeout(15_000);
+      const cdp = await other.newCDPSession(tab);
+      await cdp.send('WebAuthn.enable', { enableUI: false });
+      await cdp.send('WebAuthn.addVirtualAuthenticator', {
+        options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+      });
+      await tab.goto(inviteUrl);
+      await tab.getByRole('button', { name: 'Create a passkey' }).click();
+      await tab.getByRole('status').filter({ hasText: 'not valid any more' }).waitFor();
+      const cli = await runScript('infra/local/merchant-cli.ts', ['invite', '1', '--role', 'viewer', '--name', 'Bookkeeper', '--json'], { DATA_DIR: dataDir, TOKEN_HMAC_KEY: '' });
+      expect(cli.code).toBe(0);
+      const fresh = JSON.parse(cli.output.trim().split('\n').at(-1)!) as { portal_invite: string; expires_at: string };
+      expect(fresh.portal_invite.startsWith(`${portalUrl}#/invite/`)).toBe(true);
+      await tab.goto(fresh.portal_invite);
+      await tab.getByRole('button', { name: 'Create a passkey' }).click();
+      await tab.getByRole('heading', { level: 1, name: 'Your recovery codes' }).waitFor();
+      await tab.getByRole('button', { name: 'I have saved them' }).click();
+      await tab.getByText('Bookkeeper (viewer)').waitFor();
+      await tab.getByRole('link', { name: 'portal-e2e-1' }).click();
+      await tab.getByRole('heading', { level: 1, name: `Order ${orderId}` }).waitFor();
+      // A viewer reads the order but is offered no buttons.
+      await tab.locator('table.attempts').first().waitFor();
+      expect(await tab.locator('.actions button').count()).toBe(0);
+    } finally {
+      await other.close();
+    }
   });
 });

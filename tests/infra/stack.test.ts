@@ -8,7 +8,7 @@ import type { IConstruct } from 'constructs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { awsRouteKey } from '#infra/cdk/constructs/order-api';
 import { DEFAULT_TOKEN_KEY_PARAMETER } from '#infra/cdk/config';
-import { authenticatingFunctions, CALLBACK_SENDERS, CryptoPayStack, EVENT_FUNCTIONS, functionAccess, GATEWAY_FUNCTIONS } from '#infra/cdk/stack';
+import { authenticatingFunctions, CALLBACK_SENDERS, CryptoPayStack, EVENT_FUNCTIONS, functionAccess, GATEWAY_FUNCTIONS, TOKEN_MAKERS } from '#infra/cdk/stack';
 import { ROUTES } from '#shared/http/routes';
 import { TABLE_KEYS } from '#shared/store/table';
 import { API_TOKEN_PREFIX, QUOTA_PREFIX } from '#shared/store/keys';
@@ -355,8 +355,8 @@ describe('least privilege', () => {
     }
   });
 
-  it('lets only the functions that authenticate merchants read the API token key, and nothing else from SSM', () => {
-    const authenticating = authenticatingFunctions(ROUTES);
+  it('lets only the functions that authenticate merchants (and the portal one that makes tokens) read the API token key, and nothing else from SSM', () => {
+    const authenticating = new Set([...authenticatingFunctions(ROUTES), ...TOKEN_MAKERS]);
     expect([...authenticating]).toEqual(expect.arrayContaining(['create-order', 'get-order', 'list-orders', 'redeliver-callback']));
     expect(authenticating.has('pay-get-order')).toBe(false);
     expect(authenticating.has('alipay-notify')).toBe(false);
@@ -627,11 +627,12 @@ describe('merchant portal', () => {
     });
   });
 
-  it("gives every portal function the portal's origin (WebAuthn origin, CSRF check) and no API token key", () => {
+  it("gives every portal function the portal's origin (WebAuthn origin, CSRF check) and the API token key only to the one that makes tokens", () => {
     for (const route of ROUTES.filter((entry) => entry.portal)) {
       const variables = environmentOf(route.fn);
       expect(variables.PORTAL_ORIGIN, route.fn).toBeDefined();
-      expect(variables.TOKEN_HMAC_KEY_PARAMETER, route.fn).toBeUndefined();
+      if (route.fn === 'portal-create-token') expect(variables.TOKEN_HMAC_KEY_PARAMETER, route.fn).toBeDefined();
+      else expect(variables.TOKEN_HMAC_KEY_PARAMETER, route.fn).toBeUndefined();
     }
   });
 });

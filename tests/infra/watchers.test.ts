@@ -98,3 +98,40 @@ describe('chain watchers in AWS', () => {
     expect(findings, findings.join('\n')).toEqual([]);
   });
 });
+
+describe('the other networks in AWS', () => {
+  const ARBITRUM_PARAMETER = '/crypto-pay/test/arbitrum-rpc';
+  const { app: networksApp, cleanup: cleanupNetworks } = testApp({ bundle: false });
+  const networks = new CryptoPayStack(networksApp, 'Networks', {
+    env: TEST_ENV,
+    config: deployConfig({ ARBITRUM_RPC_URL: ARBITRUM_PARAMETER, TRON_API_URL: 'https://api.trongrid.io', SOLANA_RPC_URL: 'https://solana.example/' }),
+    paymentPageDir: join(tmpdir(), 'crypto-pay-test-no-page'),
+  });
+  const networksTemplate = Template.fromStack(networks);
+  afterAll(cleanupNetworks);
+  const networkVariables = (key: string) =>
+    (resourcesOf(networksTemplate, 'AWS::Lambda::Function')[logicalId(networks, networks.functions.get(key)!.function)]!.Properties!.Environment as { Variables: Record<string, unknown> })
+      .Variables;
+
+  it('one watch-chain function per EVM network with a node, and one each for TRON and Solana; every function knows they are watched', () => {
+    expect([...networks.functions.keys()].filter((key) => key.startsWith('watch-chain'))).toEqual([watcherKey('ARBITRUM'), watcherKey('TRON'), watcherKey('SOLANA')]);
+    expect(networkVariables(watcherKey('ARBITRUM'))).toMatchObject({ WATCH_CHAIN: 'ARBITRUM', ARBITRUM_RPC_URL_PARAMETER: ARBITRUM_PARAMETER });
+    for (const key of ['checkout-order', watcherKey('TRON')]) {
+      expect(networkVariables(key)).toMatchObject({ ARBITRUM_RPC_URL_PARAMETER: ARBITRUM_PARAMETER, TRON_API_URL: 'https://api.trongrid.io/', SOLANA_RPC_URL: 'https://solana.example/' });
+    }
+    const lag = Object.values(resourcesOf(networksTemplate, 'AWS::CloudWatch::Alarm'))
+      .map((a) => a.Properties!)
+      .filter((a) => a.MetricName === 'ChainBlocksBehind')
+      .map((a) => [(a.Dimensions as { Name: string; Value: string }[]).find((d) => d.Name === 'Chain')!.Value, a.Threshold]);
+    expect(lag).toEqual([
+      ['ARBITRUM', 7200],
+      ['TRON', 0],
+      ['SOLANA', 0],
+    ]);
+  });
+
+  it('refuses a plain-http TRON API and a node URL in place of its parameter name', () => {
+    expect(() => deployConfig({ TRON_API_URL: 'http://api.trongrid.io' })).toThrow(/tronApiUrl \(TRON_API_URL\) must use https/);
+    expect(() => deployConfig({ BASE_RPC_URL: 'https://base.example/key' })).toThrow(/baseRpcUrl \(BASE_RPC_URL\) must be an SSM parameter name/);
+  });
+});

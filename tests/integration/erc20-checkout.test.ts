@@ -9,7 +9,7 @@ import { deriveAddress, validateAddress } from '#shared/payments/addresses/index
 import { HdPaymentMethods, SANDBOX_XPUB } from '#shared/payments/payment-methods';
 import { SandboxLightningNode } from '#shared/payments/lightning/index';
 import { SandboxGateway } from '#shared/payments/gateways/sandbox';
-import { ethereumConfig, MAINNET_TOKEN_CONTRACTS } from '#shared/payments/ethereum-config';
+import { evmConfig, MAINNET_TOKEN_CONTRACTS } from '#shared/payments/ethereum-config';
 import { chainSources, watchedCurrencies } from '#shared/payments/chain-sources';
 import { SOURCE_FACTORIES } from '#shared/watchers/sources/factories';
 
@@ -116,7 +116,7 @@ describe('live merchants', () => {
       gateway: undefined,
       sandboxGateway: new SandboxGateway('http://pay.test/pay/'),
       watchedCurrencies: watched,
-      ethereum: ethereumConfig(env),
+      evm: evmConfig(env),
     });
     const details = await methods.paymentDetails({
       merchant,

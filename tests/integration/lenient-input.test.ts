@@ -169,20 +169,21 @@ describe("MugglePay's pay_currency codes", () => {
     ['USDT', 'USDT_ERC20'],
     ['USDC', 'USDC_ERC20'],
     ['USDT_ERC20', 'USDT_ERC20'],
-  ])('takes %s (WHMCS sends plain USDT) as %s', async (code, payCurrency) => {
+    ['USDT_ARBI', 'USDT_ARB'],
+  ])('takes %s (WHMCS sends plain USDT; MugglePay\'s example USDT_ARBI) as %s', async (code, payCurrency) => {
     const order = await createOk({ price_amount: 30, pay_currency: code });
     expect(order.pay_currency).toBe(payCurrency);
     const got = await call('GET', `/v1/orders/${order.order_id}`, { token });
     expect(got.body.invoice).toMatchObject({ pay_currency: payCurrency, pay_amount: 30 });
   });
 
-  it.each(['USDT_TRC20', 'USDC_SOL', 'USDT_ARB', 'CUSD', 'TON', 'P2P_BTC'])(
+  it.each(['USDT_TON', 'USDC_XLM', 'TON', 'PYUSD', 'P2P_BTC'])(
     'answers the known code %s that this service cannot take yet with PAYMENT_NOT_AVAILABLE naming what it can, storing nothing',
     async (code) => {
       const merchant = await newMerchant();
       const response = await create({ price_amount: 5, pay_currency: code }, merchant.api_token);
       expectError(response, 400, 'PAYMENT_NOT_AVAILABLE', code);
-      for (const takeable of ['BTC', 'ETH', 'ETH_ERC20', 'LBTC', 'USDT_ERC20', 'USDT']) expect(response.body.error).toContain(takeable);
+      for (const takeable of ['BTC', 'ETH', 'ETH_ERC20', 'LBTC', 'USDT_ERC20', 'USDT', 'USDT_ARB', 'USDT_ARBI', 'CUSD']) expect(response.body.error).toContain(takeable);
       expect(await ordersOf(merchant.api_token)).toEqual([]);
       const order = await createOk({ price_amount: 5 }, merchant.api_token);
       const checkout = await call('POST', `/v1/orders/${order.order_id}/checkout`, { token: merchant.api_token, body: { pay_currency: code } });
@@ -191,7 +192,7 @@ describe("MugglePay's pay_currency codes", () => {
     },
   );
 
-  it.each(['DOGE', 'USDT_ARBI', 'usdt', 'CNY'])('keeps an unknown code (%s) a PARAMETERS_INVALID naming pay_currency', async (code) => {
+  it.each(['DOGE', 'USDT_ARBITRUM', 'usdt', 'CNY'])('keeps an unknown code (%s) a PARAMETERS_INVALID naming pay_currency', async (code) => {
     expectError(await create({ price_amount: 5, pay_currency: code }), 400, 'PARAMETERS_INVALID', 'pay_currency');
   });
 });

@@ -1,3 +1,4 @@
+import { pbkdf2Sync } from 'node:crypto';
 /**
  * Pins address derivation: every currency and every key version it accepts against published
  * vectors (BIP32, BIP84, REFERENCE.md) and against an independent implementation from npm
@@ -15,6 +16,7 @@ import { crypto as btcCrypto, payments } from 'bitcoinjs-lib';
 import cashaddr from 'cashaddrjs';
 import fc from 'fast-check';
 import { publicKeyToAddress } from 'viem/accounts';
+import { TronWeb, utils as tronUtils } from 'tronweb';
 import { describe, expect, it } from 'vitest';
 import {
   type AddressCurrency,
@@ -51,6 +53,7 @@ const ACCEPTED: Record<AddressCurrency, Record<AddressNetwork, readonly Version[
   LTC: { mainnet: ['Ltub', 'Mtub', 'zpub', 'xpub'], testnet: ['ttub', 'tpub', 'vpub'] },
   BCH: { mainnet: ['xpub'], testnet: ['tpub'] },
   ETH: { mainnet: ['xpub'], testnet: ['xpub'] },
+  TRX: { mainnet: ['xpub'], testnet: ['xpub'] },
 };
 const CURRENCIES = Object.keys(ACCEPTED) as AddressCurrency[];
 const NETWORKS: readonly AddressNetwork[] = ['mainnet', 'testnet'];
@@ -109,8 +112,37 @@ function independentAddress(currency: AddressCurrency, key: string, version: Ver
       return cashaddr.encode(CASHADDR_PREFIX[network], 'P2PKH', Uint8Array.from(btcCrypto.hash160(publicKey)));
     case 'ETH':
       return publicKeyToAddress(`0x${bytesToHex(ecc.pointCompress(publicKey, false))}`);
+    case 'TRX':
+      // tronweb, TRON's official SDK: its own keccak and base58check.
+      return tronUtils.crypto.getBase58CheckAddress(tronUtils.crypto.computeAddress(ecc.pointCompress(publicKey, false)));
   }
 }
+
+describe('TRON addresses (m/44\'/195\'/0\')', () => {
+  // The BIP39 test mnemonic; m/44'/195'/0'/0/0 of it is TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH in
+  // every TRON wallet (TronLink, Trust) and in tronweb.
+  // BIP39's seed: PBKDF2-HMAC-SHA512 of the mnemonic, salt "mnemonic", 2048 rounds.
+  const MNEMONIC_SEED = pbkdf2Sync('abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about', 'mnemonic', 2048, 64, 'sha512');
+  const account = HDKey.fromMasterSeed(MNEMONIC_SEED).derive("m/44'/195'/0'");
+
+  it('derives the published address of the test mnemonic, and agrees with tronweb on the next ones', () => {
+    expect(deriveAddress('TRX', account.publicExtendedKey, 0)).toBe('TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH');
+    for (const index of [0, 1, 2, 19]) {
+      const theirs = TronWeb.fromMnemonic('abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about', `m/44'/195'/0'/0/${index}`);
+      expect(deriveAddress('TRX', account.publicExtendedKey, index)).toBe(theirs.address);
+    }
+  });
+
+  it('validates base58check T-addresses only', () => {
+    const address = deriveAddress('TRX', account.publicExtendedKey, 3);
+    expect(validateAddress('TRX', address)).toBe(true);
+    expect(validateAddress('TRX', 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t')).toBe(true); // Tether's USDT contract
+    const flipped = address.slice(0, -1) + (address.endsWith('a') ? 'b' : 'a');
+    expect(validateAddress('TRX', flipped)).toBe(false);
+    expect(validateAddress('TRX', '0x' + '11'.repeat(20))).toBe(false);
+    expect(validateAddress('TRX', 'T' + address.slice(2))).toBe(false);
+  });
+});
 
 describe('every currency and key version agrees with an independent implementation', () => {
   const cases = CURRENCIES.flatMap((currency) =>
@@ -190,7 +222,7 @@ describe('what cannot be derived correctly is refused', () => {
         }
       }
     }
-    expect(refused).toBe(4 * 2 * 9 - 15); // 4 currencies x 2 networks x 9 versions, less the 15 accepted
+    expect(refused).toBe(5 * 2 * 9 - 17); // 5 currencies x 2 networks x 9 versions, less the 17 accepted
   });
 
   it('every private key, under any of its versions, and never echoed', () => {

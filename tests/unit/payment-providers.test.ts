@@ -13,7 +13,7 @@ import {
 } from '#shared/payments/lightning/index';
 import { HdPaymentMethods, SANDBOX_EOS_ACCOUNT, type PaymentMethodsConfig } from '#shared/payments/payment-methods';
 import type { PaymentRequest } from '#shared/payments/payment-details';
-import { ethereumConfig } from '#shared/payments/ethereum-config';
+import { evmConfig } from '#shared/payments/ethereum-config';
 
 /** A provider that only records that it was asked. */
 class RecordingNode implements LightningNode {
@@ -68,7 +68,7 @@ function providers(overrides: Partial<PaymentMethodsConfig> = {}) {
     sandboxLightning,
     gateway: undefined,
     sandboxGateway,
-    ethereum: ethereumConfig({}),
+    evm: evmConfig({}),
     ...overrides,
   };
   return { methods: new HdPaymentMethods(config), sandboxLightning, sandboxGateway };

@@ -1,4 +1,5 @@
 import { currency, isGateway as chargedThroughGateway, quoteCurrency as settlementOf, type Currency } from '#shared/domain/currencies';
+import { networkName } from '#shared/domain/networks';
 import type { Lang } from './i18n';
 
 /**
@@ -17,11 +18,17 @@ const known = (code: string): Currency | undefined => {
 
 export const isGateway = (code: string): boolean => chargedThroughGateway(code);
 
-/** Codes whose amounts are in another unit: Lightning is bitcoin, an ERC-20 stable coin is the coin. */
-const QUOTED_AS: Record<string, string> = { LBTC: 'BTC', USDT_ERC20: 'USDT', USDC_ERC20: 'USDC' };
+/** What a pay amount is quoted in: gateways charge their settlement fiat (CNY), Lightning is bitcoin, a token its coin (USDT_ARB: USDT). */
+export const quoteCurrency = (code: string): string => {
+  const quoted = known(code) ? settlementOf(code) : code;
+  return quoted === 'CUSD' ? 'cUSD' : quoted;
+};
 
-/** What a pay amount is quoted in: gateways charge their settlement fiat (CNY), Lightning is bitcoin, the rest their own coin. */
-export const quoteCurrency = (code: string): string => QUOTED_AS[code] ?? (known(code) ? settlementOf(code) : code);
+/**
+ * The network a coin or token is sent on, named (Arbitrum One), where the address alone does
+ * not say it: ether and every token (an Ethereum address is the same on every EVM network).
+ */
+export const network = (code: string): string | undefined => (code === 'ETH' || known(code)?.chain ? networkName(code) : undefined);
 
 /**
  * A pay amount exactly as it must be sent: fixed decimals, no grouping, never an exponent

@@ -1,7 +1,7 @@
 import type { PayInvoice, PayOrder } from './api';
 import { askCancel, cancel, choose, copy, simulate, switchLang } from './actions';
 import { fill, h, type Child } from './dom';
-import { countdown, isGateway, payAmount, price, quoteCurrency, safeUrl } from './format';
+import { countdown, isGateway, network, payAmount, price, quoteCurrency, safeUrl } from './format';
 import { htmlLang, type Lang } from './i18n';
 import { poll } from './polling';
 import { qrSvg } from './qr';
@@ -210,12 +210,25 @@ function paymentDetails(invoice: PayInvoice, payable = true): HTMLElement {
   const where =
     code === 'EOS' ? strings.account : code === 'LBTC' ? strings.lightning : gateway ? strings.link : strings.address;
   const walletUrl = gateway ? safeUrl(invoice.payment_uri) : invoice.payment_uri;
+  // The network by name where an address alone does not say it (every EVM network's look alike).
+  const chain = network(code);
   return h(
     'section',
     { class: 'payment', 'aria-label': name },
     field(`${strings.amount} (${quoteCurrency(code)})`, amount, 'amount', { valueClass: 'value amount', copyAs: strings.amount }),
+    chain
+      ? [
+          h('p', { class: 'network' }, `${strings.network}: `, h('strong', { 'data-field': 'network' }, chain)),
+          h('p', { class: 'hint warn', 'data-k': 'network-hint' }, strings.networkHint(chain)),
+        ]
+      : null,
     gateway ? null : field(where, invoice.payment_address, 'address'),
-    invoice.memo ? [field(strings.memo, invoice.memo, 'memo'), h('p', { class: 'hint warn' }, strings.memoHint)] : null,
+    // Solana Pay: the memo is the transfer's reference, which the wallet adds from the QR code.
+    invoice.memo && code === 'USDC_SOL'
+      ? [field(strings.reference, invoice.memo, 'memo'), h('p', { class: 'hint warn' }, strings.referenceHint)]
+      : invoice.memo
+        ? [field(strings.memo, invoice.memo, 'memo'), h('p', { class: 'hint warn' }, strings.memoHint)]
+        : null,
     payable
       ? [
           h('figure', { class: 'qr-box' }, qrSvg(invoice.payment_uri, strings.qr(name)), h('figcaption', null, strings.scan)),

@@ -6,6 +6,7 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import { bech32 } from '@scure/base';
 import { CASHADDR_P2PKH_160, encodeCashAddr } from '#shared/payments/addresses/cashaddr';
 import { toChecksumAddress } from '#shared/payments/addresses/eip55';
+import { tronAddressOfPublicKey } from '#shared/payments/addresses/tron';
 import { InvalidExtendedKeyError } from '#shared/payments/addresses/errors';
 import { parseExtendedPublicKey } from '#shared/payments/addresses/extended-key';
 import {
@@ -29,6 +30,7 @@ export type AddressChain = 0 | 1;
  * - BTC, LTC: native segwit P2WPKH (`bc1q…`/`tb1q…`, `ltc1q…`/`tltc1q…`)
  * - BCH: CashAddr P2PKH with its prefix (`bitcoincash:q…`/`bchtest:q…`)
  * - ETH: EIP-55 checksummed `0x…`
+ * - TRX (TRON, m/44'/195'/0'): base58check `T…` (shared/payments/addresses/tron.ts)
  *
  * @throws {@link InvalidExtendedKeyError} for a malformed key, a version prefix the currency
  *   does not accept, any private key, or an index outside 0..2^31-1.
@@ -114,6 +116,8 @@ function encodeAddress(currency: AddressCurrency, publicKey: Uint8Array, network
       const uncompressed = secp256k1.Point.fromBytes(publicKey).toBytes(false);
       return toChecksumAddress(keccak_256(uncompressed.subarray(1)).subarray(-20));
     }
+    case 'TRX':
+      return tronAddressOfPublicKey(publicKey);
   }
 }
 

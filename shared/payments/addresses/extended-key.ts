@@ -35,6 +35,8 @@ const ACCEPTED: Record<AddressCurrency, Record<AddressNetwork, readonly VersionN
   LTC: { mainnet: ['Ltub', 'Mtub', 'zpub', 'xpub'], testnet: ['ttub', 'tpub', 'vpub'] },
   BCH: { mainnet: ['xpub'], testnet: ['tpub'] },
   ETH: { mainnet: ['xpub'], testnet: ['xpub'] },
+  // TRON wallets export m/44'/195'/0' with Bitcoin's xpub bytes.
+  TRX: { mainnet: ['xpub'], testnet: ['xpub'] },
 };
 
 const PRIVATE_VERSIONS = new Set<number>(Object.values(VERSIONS).map((v) => v.private));

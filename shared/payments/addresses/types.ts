@@ -1,7 +1,7 @@
 /** Currencies this module can derive receiving addresses for. */
-export type AddressCurrency = 'BTC' | 'LTC' | 'BCH' | 'ETH';
+export type AddressCurrency = 'BTC' | 'LTC' | 'BCH' | 'ETH' | 'TRX';
 
-/** Which chain the address lives on. ETH addresses look the same on both. */
+/** Which chain the address lives on. ETH addresses look the same on both; TRX keys are mainnet ones. */
 export type AddressNetwork = 'mainnet' | 'testnet';
 
 /** Options shared by {@link deriveAddress} and {@link validateAddress}. */

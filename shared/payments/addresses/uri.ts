@@ -12,7 +12,7 @@ export interface PaymentUriExtras {
 }
 
 /** Decimals of each currency's smallest on-chain unit (satoshi, litoshi, wei). */
-const DECIMALS: Record<AddressCurrency, number> = { BTC: 8, LTC: 8, BCH: 8, ETH: 18 };
+const DECIMALS: Record<AddressCurrency, number> = { BTC: 8, LTC: 8, BCH: 8, ETH: 18, TRX: 6 };
 const BIP21_SCHEME = { BTC: 'bitcoin', LTC: 'litecoin' } as const;
 const WEI_DECIMALS = DECIMALS.ETH;
 /** Plain decimal, no sign, exponent or leading zeros: "0.00153846", "1.5", "2". */
@@ -24,6 +24,7 @@ const AMOUNT_PATTERN = /^(0|[1-9]\d*)(?:\.(\d+))?$/;
  * - BTC: `bitcoin:ADDR?amount=…`, LTC: `litecoin:ADDR?amount=…` (BIP21, amount unchanged)
  * - BCH: `bitcoincash:q…?amount=…` (the CashAddr already is `prefix:payload`)
  * - ETH: `ethereum:0xADDR@1?value=<wei>` (EIP-681, value as an integer number of wei)
+ * - TRX: `tron:T…?amount=…` (TRX; a TRC-20 token's URI names its contract: tron-uri.ts)
  *
  * @throws RangeError for an address that is not valid for the currency on mainnet or testnet,
  *   an amount that is not a plain decimal or has more decimals than the smallest unit, or an
@@ -56,6 +57,10 @@ export function paymentUri(
   }
 
   if (extras.chainId !== undefined) throw new RangeError('chainId applies to ETH only');
+  if (currency === 'TRX') {
+    if (extras.label !== undefined || extras.message !== undefined) throw new RangeError('TRON URIs have no label or message');
+    return `tron:${address}?amount=${amount}`;
+  }
   const params = [`amount=${amount}`];
   if (extras.label !== undefined) params.push(`label=${encodeURIComponent(extras.label)}`);
   if (extras.message !== undefined) params.push(`message=${encodeURIComponent(extras.message)}`);

@@ -1,6 +1,7 @@
 import { bech32 } from '@scure/base';
 import { CASHADDR_P2PKH_160, decodeCashAddr } from '#shared/payments/addresses/cashaddr';
 import { isChecksumAddress } from '#shared/payments/addresses/eip55';
+import { isTronAddress } from '#shared/payments/addresses/tron';
 import {
   CASHADDR_PREFIX,
   SEGWIT_HRP,
@@ -17,6 +18,7 @@ import {
  * - BCH: CashAddr with the network's prefix spelled out, P2PKH, 160-bit hash, valid checksum.
  * - ETH: `0x` + 40 hex in exact EIP-55 mixed case; all-lowercase carries no checksum and is
  *   refused.
+ * - TRX: base58check `T…` (0x41 and 20 bytes).
  *
  * Never throws.
  */
@@ -41,6 +43,8 @@ export function validateAddress(currency: AddressCurrency, address: string, opts
     }
     case 'ETH':
       return isChecksumAddress(address);
+    case 'TRX':
+      return isTronAddress(address);
     default:
       return false;
   }

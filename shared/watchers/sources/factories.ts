@@ -1,6 +1,6 @@
 import { CoreRpcSource } from '#shared/watchers/sources/core-rpc';
 import { EsploraSource } from '#shared/watchers/sources/esplora';
-import { ethereumSettings } from '#shared/payments/ethereum-config';
+import { evmSettings } from '#shared/payments/ethereum-config';
 import { EthereumBlockSource, ethereumSourceOptions } from '#shared/watchers/sources/ethereum/source';
 import type { ChainSourceConfig, SourceKind } from '#shared/payments/chain-sources';
 import type { BlockSource } from '#shared/watchers/sources/port';
@@ -16,8 +16,8 @@ export type SourceFactory = (config: ChainSourceConfig, url: string) => BlockSou
 export const SOURCE_FACTORIES: Readonly<Record<SourceKind, SourceFactory>> = {
   esplora: (config, url) => new EsploraSource({ chain: config.chain, baseUrl: url }),
   'core-rpc': (config, url) => new CoreRpcSource({ chain: config.chain, url }),
-  // The chain id and token contracts come from ETH_CHAIN_ID and USDT/USDC_ERC20_CONTRACT.
-  'ethereum-rpc': (_config, url) => new EthereumBlockSource(ethereumSourceOptions(ethereumSettings(), url)),
+  // One source per EVM network: its chain id and token contracts from <NETWORK>_CHAIN_ID and <CODE>_CONTRACT.
+  'ethereum-rpc': (config, url) => new EthereumBlockSource(ethereumSourceOptions(evmSettings()[config.chain]!, url)),
 };
 
 export function createBlockSource(config: ChainSourceConfig, url: string): BlockSource {

@@ -1,5 +1,17 @@
 import type { Route } from '#shared/http/routes';
-import { passkeyAnswerBodySchema, portalOrdersQuerySchema, recoveryCodeBodySchema, signOutBodySchema } from '#shared/schemas/portal';
+import {
+  auditQuerySchema,
+  inviteMemberBodySchema,
+  keyPreviewBodySchema,
+  memberRoleBodySchema,
+  passkeyAnswerBodySchema,
+  portalOrdersQuerySchema,
+  recoveryCodeBodySchema,
+  rollSecretBodySchema,
+  settingsBodySchema,
+  signOutBodySchema,
+  tokenNameBodySchema,
+} from '#shared/schemas/portal';
 
 /**
  * The merchant portal's API (`/v1/portal/`): called by the portal's own pages with a session
@@ -22,6 +34,9 @@ const ACTION = (summary: string, description: string, operationId: string): Port
   description: `${description} Developers and owners only (viewers: 403 ROLE_REFUSED). Answers the order's page as it is afterwards; another merchant's order is 404 NOT_FOUND, as a missing one.`,
 });
 
+const DEVELOPERS = ' Owners and developers only (viewers: 403 ROLE_REFUSED).';
+const OWNERS = " Owners only (others: 403 ROLE_REFUSED); another merchant's member is 404 NOT_FOUND.";
+
 const PORTAL_OPERATIONS: Readonly<Record<string, PortalMeta>> = {
   'portal-session': { operationId: 'portalSession', summary: 'Who is signed in', description: 'The signed-in user and the CSRF token every state change must send in `x-csrf-token`; 401 SESSION_REQUIRED when the session is missing, expired or revoked.' },
   'portal-invite-options': { operationId: 'portalInviteOptions', summary: 'Passkey options for an invite', description: "WebAuthn creation options for the invite's new user; 400 INVITE_UNUSABLE when the invite is unknown, used or expired." },
@@ -41,6 +56,19 @@ const PORTAL_OPERATIONS: Readonly<Record<string, PortalMeta>> = {
   'portal-complete-refund': ACTION('Complete a sandbox refund', "Sandbox orders: REFUND_PENDING -> REFUNDED, as the sandbox's complete-refund.", 'portalCompleteRefund'),
   'portal-resolve-order': ACTION('Resolve the order', 'UNRESOLVED -> RESOLVED, as Resolve Order.', 'portalResolveOrder'),
   'portal-resend-callback': ACTION('Resend the callback', "Queues the order's latest callback again (same event id), as the redeliver endpoint.", 'portalResendCallback'),
+  'portal-list-tokens': { operationId: 'portalListTokens', summary: 'API tokens', description: `The merchant's API tokens: id, name, first characters, created, last used (never the token).${DEVELOPERS}` },
+  'portal-create-token': { operationId: 'portalCreateToken', summary: 'Create an API token', description: `A new named token; \`token.api_token\` is shown in this answer only (stored as its keyed hash).${DEVELOPERS}`, body: { schema: tokenNameBodySchema } },
+  'portal-revoke-token': { operationId: 'portalRevokeToken', summary: 'Revoke an API token', description: `Refused from now on (running functions within their auth cache's seconds). Another merchant's token is 404 NOT_FOUND.${DEVELOPERS}` },
+  'portal-show-secret': { operationId: 'portalShowSecret', summary: 'Show the callback secret', description: `The callback secret, and during an overlap the previous one with its end (a POST: on demand, never cached).${DEVELOPERS}` },
+  'portal-roll-secret': { operationId: 'portalRollSecret', summary: 'Roll the callback secret', description: `A new secret signs every callback; the old one also signs them (a second \`v1,\` signature) for \`overlap_hours\` (default 24).${DEVELOPERS}`, body: { schema: rollSecretBodySchema, required: false } },
+  'portal-get-settings': { operationId: 'portalGetSettings', summary: 'Payment settings', description: `Mode (sandbox or live), receive currency, callback statuses, gateways, tolerance and each extended public key with its first three addresses.${DEVELOPERS}` },
+  'portal-preview-keys': { operationId: 'portalPreviewKeys', summary: "Preview keys' addresses", description: `The first three receive addresses of each key, nothing saved; 400 INVALID_INPUT for a key that is not an extended public key of that currency's network.${DEVELOPERS}`, body: { schema: keyPreviewBodySchema } },
+  'portal-change-settings': { operationId: 'portalChangeSettings', summary: 'Change payment settings', description: `Receive currency, callback statuses, keys (an empty string removes one), each checked; invoices made from now on use them, existing ones keep theirs.${DEVELOPERS}`, body: { schema: settingsBodySchema } },
+  'portal-audit-log': { operationId: 'portalAuditLog', summary: 'Audit log', description: `Every security-relevant change with who, when and from where, newest first; the next page with \`before=next_before\`.${DEVELOPERS}`, query: auditQuerySchema },
+  'portal-list-team': { operationId: 'portalListTeam', summary: 'Team', description: `The merchant's members and roles, removed ones last.${OWNERS}` },
+  'portal-invite-member': { operationId: 'portalInviteMember', summary: 'Invite a member', description: `A one-time invite link with a role, shown in this answer only.${OWNERS}`, body: { schema: inviteMemberBodySchema } },
+  'portal-change-role': { operationId: 'portalChangeRole', summary: "Change a member's role", description: `Another member's role (your own: 409 TEAM_CHANGE_REFUSED).${OWNERS}`, body: { schema: memberRoleBodySchema } },
+  'portal-remove-member': { operationId: 'portalRemoveMember', summary: 'Remove a member', description: `The member cannot sign in any more and every session of theirs ends at once (yourself: 409 TEAM_CHANGE_REFUSED).${OWNERS}` },
 };
 
 /** Function names the portal documents (the document checks every portal route has one). */
@@ -56,6 +84,12 @@ const withoutId = (schema: object): object => {
   return rest;
 };
 
+const PATH_PARAMETERS: Record<string, string> = {
+  invite: 'The token of the invite link (after `#/invite/`).',
+  token_id: 'A token id of the merchant (`tok_...`, or `initial`).',
+  member_id: 'A user id of a member of the merchant.',
+};
+
 /** The OpenAPI operation of a portal route. */
 export function portalOperation(route: Route) {
   const meta = PORTAL_OPERATIONS[route.fn];
@@ -64,7 +98,7 @@ export function portalOperation(route: Route) {
     name: match[1],
     in: 'path',
     required: true,
-    description: match[1] === 'invite' ? 'The token of the invite link (after `#/invite/`).' : "An order id of the signed-in user's merchant.",
+    description: PATH_PARAMETERS[match[1]!] ?? "An order id of the signed-in user's merchant.",
     schema: { type: 'string', maxLength: 100 },
   }));
   const inQuery = Object.entries(meta.query?.properties ?? {}).map(([name, schema]) => {
@@ -89,6 +123,7 @@ export function portalOperation(route: Route) {
       401: error('No valid session (SESSION_REQUIRED), or a sign-in that failed (SIGN_IN_FAILED).'),
       403: error('CSRF_REFUSED or ROLE_REFUSED.'),
       404: error("NOT_FOUND: a missing id, or another merchant's."),
+      ...(route.fn.startsWith('portal-change-role') || route.fn.startsWith('portal-remove-member') ? { 409: error('TEAM_CHANGE_REFUSED: a change of your own membership.') } : {}),
       429: error('Too many requests (sign-in attempts) from this client; see Retry-After.'),
     },
     security: [{ PortalSession: [] }],

@@ -9,7 +9,7 @@ export function useCsrfToken(token: string | undefined): void {
   csrfToken = token;
 }
 
-export type Result<T> = { ok: true; data: T } | { ok: false; status: number; code: string };
+export type Result<T> = { ok: true; data: T } | { ok: false; status: number; code: string; message?: string };
 
 async function request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Result<T>> {
   try {
@@ -25,9 +25,9 @@ async function request<T>(method: 'GET' | 'POST', path: string, body?: unknown):
       credentials: 'same-origin',
       cache: 'no-store',
     });
-    const parsed = (await response.json().catch(() => ({}))) as T & { error_code?: string };
+    const parsed = (await response.json().catch(() => ({}))) as T & { error_code?: string; error?: string };
     if (response.ok) return { ok: true, data: parsed };
-    return { ok: false, status: response.status, code: parsed.error_code ?? '' };
+    return { ok: false, status: response.status, code: parsed.error_code ?? '', message: typeof parsed.error === 'string' ? parsed.error : undefined };
   } catch {
     return { ok: false, status: 0, code: '' };
   }
@@ -35,6 +35,8 @@ async function request<T>(method: 'GET' | 'POST', path: string, body?: unknown):
 
 export interface SessionView {
   user: { user_id: string; name: string; role: string; merchant_id: number };
+  /** The merchant's name and mode (from GET /session; a sign-in's answer reads it again). */
+  merchant?: { name: string; sandbox: boolean };
   csrf_token: string;
   expires_at: string;
   recovery_codes?: string[];
@@ -77,6 +79,19 @@ export const portalApi = {
   orders: (query: URLSearchParams) => request<OrdersPage>('GET', `/orders?${query}`),
   order: (orderId: string) => request<OrderPage>('GET', `/orders/${encodeURIComponent(orderId)}`),
   act: (orderId: string, action: string) => request<OrderPage>('POST', `/orders/${encodeURIComponent(orderId)}/${ACTION_PATHS[action] ?? action}`),
+  tokens: () => request<{ tokens: ApiToken[] }>('GET', '/tokens'),
+  createToken: (name: string) => request<{ token: ApiToken & { api_token: string } }>('POST', '/tokens', { name }),
+  revokeToken: (tokenId: string) => request<unknown>('POST', `/tokens/${encodeURIComponent(tokenId)}/revoke`),
+  showSecret: () => request<CallbackSecret>('POST', '/callback-secret'),
+  rollSecret: (overlapHours: number) => request<{ callback_secret: string; previous_valid_until: string }>('POST', '/callback-secret/roll', { overlap_hours: overlapHours }),
+  settings: () => request<{ settings: Settings }>('GET', '/settings'),
+  previewKeys: (xpubs: Record<string, string>) => request<{ addresses: Record<string, string[]> }>('POST', '/settings/preview', { xpubs }),
+  changeSettings: (change: Record<string, unknown>) => request<{ addresses: Record<string, string[]> }>('POST', '/settings', change),
+  audit: (before?: string) => request<{ entries: AuditEntry[]; next_before: string | null }>('GET', `/audit?limit=50${before ? `&before=${encodeURIComponent(before)}` : ''}`),
+  team: () => request<{ members: Member[] }>('GET', '/team'),
+  invite: (name: string, role: string) => request<{ invite: { url: string; expires_at: string } }>('POST', '/team/invites', { name, role }),
+  changeRole: (memberId: string, role: string) => request<unknown>('POST', `/team/${encodeURIComponent(memberId)}/role`, { role }),
+  removeMember: (memberId: string) => request<unknown>('POST', `/team/${encodeURIComponent(memberId)}/remove`),
   /** The CSV export's address for these filters (a plain download link: the cookie goes with it). */
   exportUrl: (query: URLSearchParams) => `/v1/portal/orders/export?${query}`,
 };
@@ -88,3 +103,41 @@ const ACTION_PATHS: Record<string, string> = {
   complete_refund: 'complete-refund',
   resolve: 'resolve',
 };
+
+export interface ApiToken {
+  token_id: string;
+  name: string;
+  prefix?: string;
+  created_at: string;
+  last_used_at?: string;
+}
+
+export interface CallbackSecret {
+  callback_secret: string;
+  previous_callback_secret?: string;
+  previous_valid_until?: string;
+}
+
+export interface Settings {
+  name: string;
+  sandbox: boolean;
+  receive_currency: string;
+  callback_statuses: string;
+  xpubs: Record<string, { key: string; addresses: string[] }>;
+}
+
+export interface AuditEntry {
+  at: string;
+  action: string;
+  who: string;
+  from: string;
+  details: Record<string, unknown>;
+}
+
+export interface Member {
+  user_id: string;
+  name: string;
+  role: string;
+  created_at: string;
+  removed_at: string | null;
+}

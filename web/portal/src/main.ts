@@ -1,17 +1,30 @@
 import { h } from '../../src/dom';
 import { setLang, currentLang } from './i18n';
-import { listen, parseRoute } from './router';
+import { listen, parseRoute, screensOf } from './router';
+import { auditScreen } from './screens/audit';
+import { developersScreen } from './screens/developers';
 import { inviteScreen } from './screens/invite';
 import { renderLayout } from './screens/layout';
 import { orderScreen } from './screens/order';
 import { ordersScreen } from './screens/orders';
 import type { Screen } from './screens/screen';
+import { settingsScreen } from './screens/settings';
 import { signInScreen } from './screens/sign-in';
+import { teamScreen } from './screens/team';
 import { loadSession, signedInUser } from './session';
 
 /** The merchant portal: one page, screens by URL fragment, a session read once at start. */
 const root = document.getElementById('app')!;
-const SCREENS: Record<string, Screen> = { invite: inviteScreen, 'sign-in': signInScreen, orders: ordersScreen, order: orderScreen };
+const SCREENS: Record<string, Screen> = {
+  invite: inviteScreen,
+  'sign-in': signInScreen,
+  orders: ordersScreen,
+  order: orderScreen,
+  developers: developersScreen,
+  settings: settingsScreen,
+  audit: auditScreen,
+  team: teamScreen,
+};
 let stop: (() => void) | void;
 
 function render(): void {
@@ -19,7 +32,8 @@ function render(): void {
   stop = undefined;
   const route = parseRoute(location.hash);
   // Signed-out visitors see only the invite and sign-in screens.
-  const name = route.name === 'invite' ? 'invite' : signedInUser() ? route.name : 'sign-in';
+  const user = signedInUser();
+  const name = route.name === 'invite' ? 'invite' : !user ? 'sign-in' : screensOf(user.role).includes(route.name) ? route.name : 'orders';
   if (name === 'sign-in' && route.name !== 'sign-in' && location.hash !== '#/sign-in') history.replaceState(null, '', '#/sign-in');
   const main = renderLayout(root, render);
   stop = SCREENS[name]!(main, route.params);

@@ -8,18 +8,25 @@ import { portalApi, type Result, type SessionView, useCsrfToken } from './api';
 let current: SessionView | undefined;
 
 export const signedInUser = () => current?.user;
+/** The signed-in user's merchant: its name and sandbox or live mode. */
+export const signedInMerchant = () => current?.merchant;
 
-function remember(result: Result<SessionView>): Result<SessionView> {
+async function remember(result: Result<SessionView>): Promise<Result<SessionView>> {
   if (result.ok) {
     current = result.data;
     useCsrfToken(result.data.csrf_token);
+    // A sign-in's answer has no merchant: the session's has its name and mode.
+    if (!result.data.merchant) {
+      const again = await portalApi.session();
+      if (again.ok) current = { ...result.data, merchant: again.data.merchant };
+    }
   }
   return result;
 }
 
 /** Reads the session the cookie names (after a reload). */
 export async function loadSession(): Promise<boolean> {
-  const result = remember(await portalApi.session());
+  const result = await remember(await portalApi.session());
   return result.ok;
 }
 

@@ -18,6 +18,8 @@ export interface JsonRpcOptions {
   maxBodyBytes?: number;
   /** Injectable for tests; default the global fetch. */
   fetch?: typeof fetch;
+  /** What errors name the node as, before its host. Default `eth-rpc` (Solana's source: `solana-rpc`). */
+  label?: string;
 }
 
 /** The node answered the call with a JSON-RPC error object (the method ran and refused). */
@@ -52,7 +54,7 @@ export class JsonRpcClient {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
       throw new RangeError(`JSON-RPC URL must be http(s), got "${url.protocol}"`);
     }
-    this.source = `eth-rpc:${url.host}`;
+    this.source = `${options.label ?? 'eth-rpc'}:${url.host}`;
     this.url = url.toString();
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.maxBodyBytes = options.maxBodyBytes ?? 64 * 1024 * 1024;

@@ -1,5 +1,5 @@
 import { currency as currencyInfo } from '#shared/domain/currencies';
-import { ERC20_CURRENCIES, type EthereumConfig } from '#shared/payments/ethereum-config';
+import type { EvmNetworkConfig } from '#shared/payments/ethereum-config';
 import { fromMinorUnits } from '#shared/domain/money';
 import { SourceError, WrongChainError } from '#shared/core/source-error';
 import { type Block, type BlockRef, type BlockSource, type SourceHealthNote, type Transfer } from '#shared/watchers/sources/port';
@@ -26,8 +26,16 @@ export interface TokenContract {
 }
 
 export interface EthereumSourceOptions extends JsonRpcOptions {
+  /** The watcher's chain (ETH, ARBITRUM, BASE, ...): its cursor's name. Default ETH. */
+  chain?: string;
   /** The chain the node must be on (eth_chainId): 1 for mainnet. A node on another chain is refused. */
   chainId: number;
+  /**
+   * The pay currency of the network's own coin (ETH, ETH_ARB, ETH_BASE), default ETH on ETH;
+   * none: the coin is not a pay currency there (Polygon, BNB Smart Chain, Celo) and only the
+   * tokens' logs are read.
+   */
+  native?: string;
   tokens: readonly TokenContract[];
   /** Receipts asked for in one JSON-RPC batch. Default 100. */
   batchSize?: number;
@@ -67,12 +75,15 @@ interface RawTransaction {
  * transactions and are not seen: invoices ask for a plain transfer.
  *
  * Amounts are exact: wei and token units over 10^decimals, the decimals read from each
- * contract (`decimals()`) on first use. A token with more decimals than the service books for
- * its currency is refused rather than rounded. Every answer is checked field by field; any
+ * contract (`decimals()`) on first use, up to 18 (BNB Smart Chain's USDT, Celo's cUSD). A token
+ * whose decimals are not those the service books its currency in is refused: its payment URIs
+ * would name amounts a factor of ten off, and finer units would have to be rounded. Every answer is checked field by field; any
  * deviation is a {@link SourceError}.
  */
 export class EthereumBlockSource implements BlockSource {
-  readonly chain = 'ETH';
+  readonly chain: string;
+  /** The coin's pay currency, or undefined where the coin is not paid in. */
+  private readonly coin: string | undefined;
   private readonly rpc: JsonRpcClient;
   private readonly batchSize: number;
   private tokensReady: Promise<Token[]> | undefined;
@@ -84,6 +95,8 @@ export class EthereumBlockSource implements BlockSource {
 
   constructor(private readonly options: EthereumSourceOptions) {
     this.rpc = new JsonRpcClient(options);
+    this.chain = options.chain ?? 'ETH';
+    this.coin = options.native ?? (this.chain === 'ETH' ? 'ETH' : undefined);
     this.batchSize = options.batchSize ?? 100;
     for (const token of options.tokens) {
       if (!fixedData(token.contract, 20)) throw new RangeError(`${token.currency} contract is not an address: ${token.contract}`);
@@ -114,7 +127,7 @@ export class EthereumBlockSource implements BlockSource {
     if (header.height !== height) throw this.error(`asked for block ${height}, got ${header.height}`);
     const ref: BlockRef = { height, hash: header.hash };
     const transactions = this.readTransactions(raw, header.hash);
-    const paying = transactions.filter((tx) => tx.to !== undefined && tx.value > 0n);
+    const paying = this.coin === undefined ? [] : transactions.filter((tx) => tx.to !== undefined && tx.value > 0n);
 
     // One round trip for the logs and the receipts (more for blocks with many paying transactions).
     const calls: RpcCall[] = paying.map((tx) => ({ method: 'eth_getTransactionReceipt', params: [tx.hash] }));
@@ -141,7 +154,7 @@ export class EthereumBlockSource implements BlockSource {
   }
 
   async mempool(known: ReadonlySet<string>): Promise<Transfer[]> {
-    if (this.pendingUnsupported) return [];
+    if (this.pendingUnsupported || this.coin === undefined) return [];
     let raw: unknown;
     try {
       raw = await this.rpc.call('eth_getBlockByNumber', ['pending', true]);
@@ -198,7 +211,8 @@ export class EthereumBlockSource implements BlockSource {
       const books = currencyInfo(token.currency).precision;
       if (value === undefined || value > 255n) {
         this.failingTokens.set(token.currency, `${token.currency} contract ${token.contract} answered decimals() with ${JSON.stringify(answer).slice(0, 80)}`);
-      } else if (decimals > books) {
+      } else if (decimals !== books) {
+        // Exactly the currency's: its payment URIs name amounts in units of that many decimals.
         this.failingTokens.set(token.currency, `${token.currency} contract has ${decimals} decimals; ${token.currency} amounts are booked to ${books}`);
       } else {
         this.failingTokens.delete(token.currency);
@@ -265,7 +279,7 @@ export class EthereumBlockSource implements BlockSource {
     return {
       key: tx.hash,
       txid: tx.hash,
-      currency: 'ETH',
+      currency: this.coin!,
       address: tx.to!,
       amount: fromMinorUnits(tx.value, WEI_DECIMALS),
       ...(block ? { block } : {}),
@@ -315,11 +329,13 @@ export class EthereumBlockSource implements BlockSource {
   }
 }
 
-/** The watcher's source of the node at `url`: the configured chain and both tokens. */
-export function ethereumSourceOptions(config: EthereumConfig, url: string): EthereumSourceOptions {
+/** The watcher's source of one EVM network's node at `url`: its chain id, its coin and its tokens. */
+export function ethereumSourceOptions(config: EvmNetworkConfig, url: string): EthereumSourceOptions {
   return {
     url,
+    chain: config.chain,
     chainId: config.chainId,
-    tokens: ERC20_CURRENCIES.map((currency) => ({ currency, contract: config.contracts[currency] })),
+    ...(config.native ? { native: config.native } : {}),
+    tokens: Object.entries(config.contracts).map(([currency, contract]) => ({ currency, contract })),
   };
 }

@@ -1,12 +1,15 @@
 import { fill, h } from '../../../src/dom';
 import { currentLang, setLang, t } from '../i18n';
-import { navigate } from '../router';
-import { signedInUser, signOut } from '../session';
+import { navigate, screensOf } from '../router';
+import { signedInMerchant, signedInUser, signOut } from '../session';
 
 /** The frame around every screen: skip link, header (product, navigation, user, language, sign-out), main. */
 export function renderLayout(root: HTMLElement, rerender: () => void): HTMLElement {
   const strings = t();
   const user = signedInUser();
+  const merchant = signedInMerchant();
+  const NAV: [string, string][] = [['orders', strings.orders], ['developers', strings.developers], ['settings', strings.settings], ['audit', strings.audit], ['team', strings.team]];
+  const current = location.hash.replace(/^#\//, '').split(/[/?]/)[0] || 'orders';
   const main = h('main', { id: 'main', class: 'content' });
   const language = h('button', { type: 'button', class: 'link', lang: currentLang() === 'zh' ? 'en' : 'zh-CN', 'aria-label': strings.switchLabel, onclick: () => {
     setLang(currentLang() === 'zh' ? 'en' : 'zh');
@@ -17,12 +20,18 @@ export function renderLayout(root: HTMLElement, rerender: () => void): HTMLEleme
     { class: 'top' },
     h('p', { class: 'product' }, strings.product),
     user
-      ? h('nav', { 'aria-label': strings.nav }, h('a', { href: '#/orders' }, strings.orders))
+      ? h(
+          'nav',
+          { 'aria-label': strings.nav },
+          NAV.filter(([name]) => screensOf(user.role).includes(name)).map(([name, label]) => h('a', { href: `#/${name}`, 'aria-current': current === name ? 'page' : undefined }, label)),
+        )
       : null,
+    // The mode, plainly, on every signed-in page: a sandbox merchant's payments are not real.
+    merchant ? h('p', { class: merchant.sandbox ? 'mode sandbox' : 'mode live', id: 'mode' }, `${merchant.name}: ${merchant.sandbox ? strings.modeSandbox : strings.modeLive}`) : null,
     h(
       'div',
       { class: 'account' },
-      user ? h('span', { class: 'user' }, strings.signedInAs(user.name, user.role)) : null,
+      user ? h('span', { class: 'user' }, strings.signedInAs(user.name, strings.roles[user.role] ?? user.role)) : null,
       language,
       user
         ? h('button', { type: 'button', class: 'link', onclick: async () => {

@@ -1,0 +1,22 @@
+import { randomBytes } from 'node:crypto';
+import { base58 } from '@scure/base';
+
+/**
+ * Solana account addresses: 32 bytes (an ed25519 public key, or a program-derived address off
+ * the curve) in base58, 32 to 44 characters. Solana Pay's references are such addresses too:
+ * any 32 bytes will do (they are only looked up, never signed for), so a fresh random one per
+ * invoice is unique.
+ */
+export function isSolanaAddress(address: string): boolean {
+  if (typeof address !== 'string' || !/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(address)) return false;
+  try {
+    return base58.decode(address).length === 32;
+  } catch {
+    return false;
+  }
+}
+
+/** A new Solana Pay reference: 32 random bytes, base58. */
+export function newSolanaReference(): string {
+  return base58.encode(randomBytes(32));
+}

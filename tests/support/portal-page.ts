@@ -1,0 +1,31 @@
+import { createRequire } from 'node:module';
+import type { Browser, Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { artifact } from './browser';
+
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+/**
+ * A Chromium page for the merchant portal with the browser's own passkey authenticator (the
+ * DevTools WebAuthn domain's virtual authenticator, as a laptop's platform authenticator would
+ * be), English, and Playwright's steps failing after 15 s rather than at the test's timeout.
+ */
+export async function portalPage(browser: Browser, options: { acceptDownloads?: boolean } = {}): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1100, height: 900 }, locale: 'en-US', ...options });
+  const page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('WebAuthn.enable', { enableUI: false });
+  await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+  });
+  return page;
+}
+
+/** axe-core on the page as it is: no violation; a full-page screenshot to tests/artifacts/page-<name>.png. */
+export async function expectAccessible(page: Page, name: string): Promise<void> {
+  await page.addScriptTag({ path: AXE });
+  const result = await page.evaluate(async () => (window as unknown as { axe: { run: () => Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe.run());
+  await page.screenshot({ path: artifact(name), fullPage: true });
+  expect(result.violations.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`), name).toEqual([]);
+}

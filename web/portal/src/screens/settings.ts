@@ -1,0 +1,72 @@
+import { h } from '../../../src/dom';
+import { portalApi, type Settings } from '../api';
+import { t } from '../i18n';
+import { field, notice, say, sayFailure, showScreen, type Screen } from './screen';
+
+const KEY_CURRENCIES = ['BTC', 'LTC', 'BCH', 'ETH'] as const;
+const RECEIVE_CURRENCIES = ['USD', 'USDT', 'USDC'];
+
+/** Payment settings: the mode shown plainly, receive currency, callback statuses, and each key with its first addresses before saving. */
+export const settingsScreen: Screen = (main) => {
+  const strings = t();
+  const outcome = notice();
+  const content = h('div', null, h('p', null, strings.loading));
+  showScreen(main, strings.settings, outcome, content);
+  void portalApi.settings().then((result) => {
+    if (!result.ok) return sayFailure(outcome, result);
+    draw(result.data.settings);
+  });
+
+  function draw(settings: Settings): void {
+    const receive = h('select', { id: 'receive-currency', name: 'receive_currency' }, RECEIVE_CURRENCIES.map((code) => h('option', { value: code, selected: settings.receive_currency === code }, code)));
+    const statuses = h(
+      'select',
+      { id: 'callback-statuses', name: 'callback_statuses' },
+      h('option', { value: 'paid', selected: settings.callback_statuses === 'paid' }, strings.callbacksPaid),
+      h('option', { value: 'all', selected: settings.callback_statuses === 'all' }, strings.callbacksAll),
+    );
+    const keys = Object.fromEntries(
+      KEY_CURRENCIES.map((code) => [code, h('input', { id: `key-${code}`, name: `key-${code}`, value: settings.xpubs[code]?.key ?? '', spellcheck: 'false', autocomplete: 'off', maxlength: '200', 'aria-describedby': `key-${code}-hint` })]),
+    ) as Record<string, HTMLInputElement>;
+    const previews = Object.fromEntries(KEY_CURRENCIES.map((code) => [code, h('div', { id: `addresses-${code}`, 'aria-live': 'polite' })])) as Record<string, HTMLElement>;
+    const showAddresses = (addresses: Record<string, string[]>) => {
+      for (const code of KEY_CURRENCIES) {
+        const list = addresses[code];
+        previews[code]!.replaceChildren(...(list?.length ? [h('p', { class: 'hint' }, strings.firstAddresses(code)), h('ol', { class: 'addresses', start: '0' }, list.map((address) => h('li', null, h('code', null, address))))] : []));
+      }
+    };
+    showAddresses(Object.fromEntries(Object.entries(settings.xpubs).map(([code, entry]) => [code, entry.addresses])));
+    const changedKeys = () => Object.fromEntries(KEY_CURRENCIES.filter((code) => keys[code]!.value.trim() !== (settings.xpubs[code]?.key ?? '')).map((code) => [code, keys[code]!.value.trim()]));
+    const preview = h('button', { type: 'button', onclick: async () => {
+      const shown = Object.fromEntries(KEY_CURRENCIES.filter((code) => keys[code]!.value.trim()).map((code) => [code, keys[code]!.value.trim()]));
+      const result = await portalApi.previewKeys(shown);
+      if (!result.ok) return sayFailure(outcome, result);
+      showAddresses(result.data.addresses);
+      say(outcome, strings.checkAddresses);
+    } }, strings.previewKeys);
+    const form = h(
+      'form',
+      { class: 'settings', onsubmit: async (event: Event) => {
+        event.preventDefault();
+        const xpubs = changedKeys();
+        const change: Record<string, unknown> = { receive_currency: receive.value, callback_statuses: statuses.value, ...(Object.keys(xpubs).length ? { xpubs } : {}) };
+        const result = await portalApi.changeSettings(change);
+        if (!result.ok) return sayFailure(outcome, result);
+        for (const [code, key] of Object.entries(xpubs)) settings.xpubs[code] = { key, addresses: result.data.addresses[code] ?? [] };
+        for (const [code, key] of Object.entries(xpubs)) if (key === '') delete settings.xpubs[code];
+        say(outcome, strings.saved);
+      } },
+      field('receive-currency', strings.receiveCurrency, receive),
+      field('callback-statuses', strings.callbackStatuses, statuses),
+      h('h2', null, strings.keysTitle),
+      h('p', null, strings.keysLead),
+      KEY_CURRENCIES.map((code) => h('div', { class: 'key' }, field(`key-${code}`, strings.keyLabel(code), keys[code]!, strings.keyHint), previews[code]!)),
+      h('div', { class: 'buttons' }, preview, h('button', { type: 'submit', class: 'primary' }, strings.save)),
+    );
+    content.replaceChildren(
+      h('dl', { class: 'facts' }, h('dt', null, strings.mode), h('dd', null, h('strong', { class: settings.sandbox ? 'mode sandbox' : 'mode live' }, settings.sandbox ? strings.modeSandbox : strings.modeLive))),
+      h('p', null, strings.settingsLead),
+      form,
+    );
+  }
+};
