@@ -40,6 +40,7 @@ import {
   tokenAbi,
 } from '#infra/devnet/chain';
 import { type DevnetNode, startDevnetNode } from '#infra/devnet/node';
+import { reportAllHealthy } from '../support/source-health';
 
 /**
  * EVM networks beside Ethereum: one watcher per network, each on a real local node with its own
@@ -87,6 +88,8 @@ beforeAll(async () => {
   api = await startApi();
   call = client(api.url);
   token = (await newMerchant(true, 'Multi-network Shop')).api_token;
+  // Live checkouts are offered only while their source reports healthy, as its watcher would.
+  await reportAllHealthy();
 }, 60_000);
 
 afterAll(async () => {
