@@ -1,5 +1,5 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, MathExpression, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
@@ -129,11 +129,17 @@ export class ServiceAlarms extends Construct {
    * it is. The watcher publishes UnhealthyCurrencies after each report (EMF); `npm run health`
    * and `GET /v1/health` say which and why.
    */
-  alarmOnSourceHealth(id: string, source: string, metrics: { namespace: string; service: string }): Alarm {
+  alarmOnSourceHealth(id: string, sources: readonly string[], metrics: { namespace: string; service: string }): Alarm {
+    const usingMetrics = Object.fromEntries(
+      sources.map((source, i) => [
+        `s${i}`,
+        new Metric({ namespace: metrics.namespace, metricName: 'UnhealthyCurrencies', dimensionsMap: { service: metrics.service, Source: source }, statistic: 'Minimum', period: Duration.minutes(5) }),
+      ]),
+    );
     return this.add(
       new Alarm(this, id, {
-        alarmDescription: `The ${source} payment source has a currency that is not ok (failing, wrong chain, lagging or a token that does not answer) for 10 minutes: those currencies are not offered at checkout. Run "npm run health" or GET /v1/health for which and why.`,
-        metric: new Metric({ namespace: metrics.namespace, metricName: 'UnhealthyCurrencies', dimensionsMap: { service: metrics.service, Source: source }, statistic: 'Minimum', period: Duration.minutes(5) }),
+        alarmDescription: `A payment source (${sources.join(', ')}) has a currency that is not ok (failing, wrong chain, lagging or a token that does not answer) for 10 minutes: those currencies are not offered at checkout. Run "npm run health" or GET /v1/health for which and why.`,
+        metric: new MathExpression({ expression: `MAX([${Object.keys(usingMetrics).join(',')}])`, usingMetrics, period: Duration.minutes(5), label: 'UnhealthyCurrencies (worst source)' }),
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
         threshold: 0,
         evaluationPeriods: 2,
