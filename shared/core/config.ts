@@ -195,10 +195,12 @@ export const readWatchConfig = (env: Env) => ({
   /** Between two looks at a chain once caught up (the mempool and the tip). */
   watchIntervalSeconds: positiveInteger(env, 'WATCH_INTERVAL_SECONDS', 10),
   /**
-   * A chain is polled until this long after its last open invoice expires (late payments seen at
-   * once); after that, and with no payment maturing, a run only looks at the source once.
+   * A chain is polled until this long after its last open invoice expires; after that, and with
+   * no payment maturing, a run only looks at the source once (skipping the blocks in between).
+   * The default is the late-payment window (7 days), so a late payment to an expired invoice is
+   * never missed; a shorter grace trades those for a cheaper week after the last order.
    */
-  graceSeconds: positiveInteger(env, 'WATCH_GRACE_SECONDS', 3600),
+  graceSeconds: positiveInteger(env, 'WATCH_GRACE_SECONDS', 7 * 86_400),
 });
 export const watchConfig = section(readWatchConfig);
 
