@@ -3,6 +3,8 @@ import { currency as currencyInfo, isGateway } from '#shared/domain/currencies';
 import { PaymentNotAvailableError } from '#shared/domain/errors';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { CHAINS, chainSourcesConfig } from '#shared/payments/chain-sources';
+import { solanaSettings } from '#shared/payments/solana-config';
+import { tronSettings } from '#shared/payments/tron-config';
 import { listSourceHealth, type SourceHealth } from '#shared/store/source-health';
 
 /**
@@ -22,11 +24,13 @@ export interface ConfiguredSource {
   currencies: readonly string[];
 }
 
-/** The sources this deployment watches (chains with a source, Lightning, EOS), from configuration alone. */
+/** The sources this deployment watches (chains with a source, Lightning, EOS, TRON, Solana), from configuration alone. */
 export function configuredSources(): ConfiguredSource[] {
   const sources: ConfiguredSource[] = chainSourcesConfig().sources.map(({ chain, kind }) => ({ source: chain, kind, currencies: CHAINS[chain]!.currencies }));
   if (lightningConfig().restUrl !== undefined) sources.push({ source: 'LBTC', kind: 'lnd', currencies: ['LBTC'] });
   if (eosConfig().watched) sources.push({ source: 'EOS', kind: 'hyperion', currencies: ['EOS'] });
+  if (tronSettings().watched) sources.push({ source: 'TRON', kind: 'trongrid', currencies: ['USDT_TRC20'] });
+  if (solanaSettings().watched) sources.push({ source: 'SOLANA', kind: 'solana-rpc', currencies: ['USDC_SOL'] });
   return sources;
 }
 

@@ -195,7 +195,7 @@ async function watchIndexed(chain: IndexedChain, signal: AbortSignal): Promise<P
   if (!indexedChains().includes(chain)) throw new Error(`${chain}: no source configured for this watcher`);
   let watcher = indexedWatchers.get(chain);
   if (!watcher) indexedWatchers.set(chain, (watcher = indexedWatcherFor(chain)));
-  const reporter = reporterOf(chain, chain === 'LBTC' ? 'lnd' : 'hyperion');
+  const reporter = reporterOf(chain, INDEXED_SOURCE[chain]);
   return watchUntil(watcher, signal, {
     onStep: async (report) => {
       await reporter.succeeded({ caughtUp: report.behind === 0 });

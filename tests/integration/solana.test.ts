@@ -24,6 +24,7 @@ import {
 import { findAssociatedTokenPda, getTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { client, newMerchant, startApi } from '../support/api';
 import { stored } from '../support/watchers';
+import { reportHealthy } from '../support/source-health';
 import { DEVNET_GENESIS_HASH, SolanaTestServer } from '../support/solana-server';
 import { decimalFromNumber, formatDecimal } from '#shared/domain/money';
 import { MAINNET_GENESIS_HASH } from '#shared/payments/solana-config';
@@ -64,6 +65,8 @@ beforeAll(async () => {
   }
   api = await startApi();
   call = client(api.url);
+  // Live checkouts in USDC_SOL are offered only while the Solana source reports healthy.
+  await reportHealthy('SOLANA', 'solana-rpc');
   token = (await newMerchant(true, 'Solana Shop', { wallets: { SOL: merchantWallet } })).api_token;
 });
 
@@ -120,7 +123,26 @@ describe('USDC_SOL checkout (Solana Pay)', () => {
     const refused = await call('POST', `/v1/orders/${created.body.order.order_id}/checkout`, { token: live.api_token, body: { pay_currency: 'USDC_SOL' } });
     expect(refused.body).toMatchObject({ status: 400, error_code: 'PAYMENT_NOT_AVAILABLE' });
   });
+
+  it('is not offered to live merchants while the Solana source is on the wrong cluster, and is again once healthy', async () => {
+    const live = await newMerchant(false, 'Live Solana, wrong cluster', { wallets: { SOL: merchantWallet } });
+    await reportHealthy('SOLANA', 'solana-rpc', { chain_ok: false });
+    try {
+      const refused = await checkedOutResponse(live.api_token);
+      expect(refused.body).toMatchObject({ status: 400, error_code: 'PAYMENT_NOT_AVAILABLE' });
+      expect(refused.body.error).toMatch(/USDC_SOL is not available right now: its payment source is wrong chain/);
+    } finally {
+      await reportHealthy('SOLANA', 'solana-rpc');
+    }
+    expect((await checkedOutResponse(live.api_token)).status).toBe(200);
+  });
 });
+
+/** A live merchant's checkout of a new order in USDC_SOL, as answered. */
+async function checkedOutResponse(as: string) {
+  const created = await call('POST', '/v1/orders', { token: as, body: { price_amount: 30, price_currency: 'USD' } });
+  return call('POST', `/v1/orders/${created.body.order.order_id}/checkout`, { token: as, body: { pay_currency: 'USDC_SOL' } });
+}
 
 describe('the Solana watcher on a local cluster with real signed transactions', () => {
   it('books the payment found by its reference only once finalized: PAID, the amount from the wallet\'s USDC balance change', async () => {

@@ -9,6 +9,7 @@ vi.hoisted(() => {
 
 import { client, newMerchant, startApi } from '../support/api';
 import { stored, testXpub } from '../support/watchers';
+import { reportHealthy } from '../support/source-health';
 import { signedTrc20Transfer, TronGridTestServer, tronAddressOfKey } from '../support/trongrid-server';
 import { decimalFromNumber, formatDecimal } from '#shared/domain/money';
 import { deriveAddress } from '#shared/payments/addresses/index';
@@ -47,6 +48,8 @@ beforeAll(async () => {
   ).start();
   api = await startApi();
   call = client(api.url);
+  // Live checkouts in USDT_TRC20 are offered only while the TRON source reports healthy.
+  await reportHealthy('TRON', 'trongrid');
   token = (await newMerchant(true, 'TRON Shop')).api_token;
 });
 
@@ -99,6 +102,21 @@ describe('USDT_TRC20 checkout', () => {
     const created = await call('POST', '/v1/orders', { token: keyless.api_token, body: { price_amount: 30, price_currency: 'USD' } });
     const refused = await call('POST', `/v1/orders/${created.body.order.order_id}/checkout`, { token: keyless.api_token, body: { pay_currency: 'USDT_TRC20' } });
     expect(refused.body).toMatchObject({ status: 400, error_code: 'PAYMENT_NOT_AVAILABLE' });
+  });
+
+  it('is not offered to live merchants while the TRON source fails on it, and is again once it reports healthy', async () => {
+    const live = await newMerchant(false, 'Live TRON, source down', { xpubs: { TRX: testXpub("m/44'/195'/0'") } });
+    const created = await call('POST', '/v1/orders', { token: live.api_token, body: { price_amount: 30, price_currency: 'USD' } });
+    const checkout = () => call('POST', `/v1/orders/${created.body.order.order_id}/checkout`, { token: live.api_token, body: { pay_currency: 'USDT_TRC20' } });
+    await reportHealthy('TRON', 'trongrid', { currency_errors: { USDT_TRC20: 'the USDT contract answered nothing' } });
+    try {
+      const refused = await checkout();
+      expect(refused.body).toMatchObject({ status: 400, error_code: 'PAYMENT_NOT_AVAILABLE' });
+      expect(refused.body.error).toMatch(/USDT_TRC20 is not available right now: its payment source is failing/);
+    } finally {
+      await reportHealthy('TRON', 'trongrid');
+    }
+    expect((await checkout()).status).toBe(200);
   });
 });
 
