@@ -1,6 +1,7 @@
 import { ConfigError, nonNegativeInteger, positiveInteger } from '#shared/core/env';
 import { deriveAddress, type AddressCurrency } from '#shared/payments/addresses/index';
 import { type ChainSourceConfig, chainSources } from '#shared/payments/chain-sources';
+import { EVM_NETWORKS, evmCurrencies } from '#shared/domain/networks';
 
 /** Where the API token key is read from unless tokenHmacKeyParameter names another parameter. */
 export const DEFAULT_TOKEN_KEY_PARAMETER = '/crypto-pay-orders/token-hmac-key';
@@ -123,6 +124,27 @@ export interface DeployConfig {
   callbackTimeoutMs?: number;
   alarmEmail?: string;
 }
+
+/** `USDT_ARB_CONFIRMATIONS` -> `usdtArbConfirmations`: a per-network setting's context key. */
+const contextKeyOf = (variable: string): string => variable.toLowerCase().replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
+
+/**
+ * The EVM networks' own settings beyond Ethereum's, derived from the network table so a new
+ * network or token brings its settings with it: each network's chain id, each token's contract,
+ * and each of their currencies' confirmations (Ethereum's tokens' too). Read like SETTINGS
+ * (context key first, then the variable) and forwarded to the handlers under the variable's name.
+ */
+export const NETWORK_SETTINGS: Readonly<Record<string, { env: string; about: string; kind: 'chainId' | 'contract' | 'confirmations' }>> = Object.fromEntries(
+  EVM_NETWORKS.flatMap((network) => [
+    ...(network.chain === 'ETH' ? [] : [{ env: `${network.chain}_CHAIN_ID`, about: `${network.name} chain id (handler default ${network.chainId})`, kind: 'chainId' as const }]),
+    ...Object.entries(network.tokens)
+      .filter(() => network.chain !== 'ETH')
+      .map(([code, contract]) => ({ env: `${code}_CONTRACT`, about: `${code} token contract on ${network.name} (handler default ${contract})`, kind: 'contract' as const })),
+    ...evmCurrencies(network)
+      .filter((code) => code !== 'ETH')
+      .map((code) => ({ env: `${code}_CONFIRMATIONS`, about: `confirmations a ${code} payment needs on ${network.name} (handler default: README "Networks")`, kind: 'confirmations' as const })),
+  ]).map((setting) => [contextKeyOf(setting.env), setting]),
+);
 
 /** Looks up one context value (`app.node.tryGetContext`). */
 export type ContextLookup = (key: string) => unknown;
@@ -250,6 +272,16 @@ export function readDeployConfig(context: ContextLookup, env: NodeJS.ProcessEnv)
 
   for (const key of ['btcConfirmations', 'ltcConfirmations', 'bchConfirmations', 'ethConfirmations', 'watchIntervalSeconds'] as const) {
     if (raw(key) !== undefined) handlerEnvironment[SETTINGS[key].env] = String(integer(key, 1));
+  }
+  for (const [key, { env: variable, kind }] of Object.entries(NETWORK_SETTINGS)) {
+    const fromContext = context(key);
+    const value = (fromContext === undefined || fromContext === null ? env[variable] : String(fromContext))?.trim();
+    if (value === undefined || value === '') continue;
+    const valid = kind === 'contract' ? /^0x[0-9a-fA-F]{40}$/.test(value) : /^[1-9]\d{0,9}$/.test(value);
+    if (!valid) {
+      throw new ConfigError(`deploy setting ${key} (${variable}) must be ${kind === 'contract' ? 'a 0x-prefixed 20-byte contract address' : 'a positive integer'}, got "${value}"`);
+    }
+    handlerEnvironment[variable] = value;
   }
   // Chain sources, checked as the handlers check them: Esplora by https URL, nodes by SSM name.
   const sourceEnv: Record<string, string> = {};

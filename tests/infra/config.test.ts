@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SETTINGS } from '#infra/cdk/config';
+import { NETWORK_SETTINGS, SETTINGS } from '#infra/cdk/config';
 import { REPO_ROOT } from '#infra/cdk/paths';
 import { deployConfig } from './support.ts';
 
@@ -98,9 +98,27 @@ describe('deploy configuration', () => {
     });
   });
 
+  it('forwards each EVM network\'s chain id, token contracts and confirmations, checked, from the environment or context', () => {
+    const contract = '0x1111111111111111111111111111111111111111';
+    const config = deployConfig(
+      { ARBITRUM_CHAIN_ID: '421614', USDT_ARB_CONTRACT: contract, USDT_BNB_CONFIRMATIONS: '15', USDT_ERC20_CONFIRMATIONS: '20' },
+      { cusdConfirmations: 30 },
+    );
+    expect(config.handlerEnvironment).toEqual({
+      ARBITRUM_CHAIN_ID: '421614',
+      USDT_ARB_CONTRACT: contract,
+      USDT_BNB_CONFIRMATIONS: '15',
+      USDT_ERC20_CONFIRMATIONS: '20',
+      CUSD_CONFIRMATIONS: '30',
+    });
+    expect(() => deployConfig({ BASE_CHAIN_ID: 'base' })).toThrow(/baseChainId \(BASE_CHAIN_ID\) must be a positive integer/);
+    expect(() => deployConfig({ USDC_POL_CONTRACT: '0x1234' })).toThrow(/usdcPolContract \(USDC_POL_CONTRACT\) must be a 0x-prefixed 20-byte contract address/);
+    expect(() => deployConfig({ ETH_ARB_CONFIRMATIONS: '0' })).toThrow(/ethArbConfirmations/);
+  });
+
   it('is documented: docs/deploy.md names every setting and its variable', () => {
     const docs = readFileSync(join(REPO_ROOT, 'docs', 'deploy.md'), 'utf8');
-    for (const [key, { env }] of Object.entries(SETTINGS)) {
+    for (const [key, { env }] of Object.entries({ ...SETTINGS, ...NETWORK_SETTINGS })) {
       expect(docs, key).toContain(`\`${key}\``);
       expect(docs, env).toContain(`\`${env}\``);
     }
