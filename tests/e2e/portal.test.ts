@@ -7,16 +7,15 @@
  * English and Chinese, at 375 px too. Screenshots go to tests/artifacts/page-portal-*.png.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { artifact, fitsViewport, launchChromium } from '../support/browser';
+import { fitsViewport, launchChromium } from '../support/browser';
+import { expectAccessible, portalPage } from '../support/portal-page';
 import { MerchantEndpoint } from '../support/merchant-endpoint';
 import { killGroup, runScript, startScript, stopLeftoverJava, type Started } from '../support/processes';
 
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const dataDir = mkdtempSync(join(tmpdir(), 'portal-e2e-'));
 let runtime: Started;
 let api = '';
@@ -29,12 +28,7 @@ const endpoint = new MerchantEndpoint();
 let orderId = '';
 let txid = '';
 
-async function audit(name: string): Promise<void> {
-  await page.addScriptTag({ path: AXE });
-  const result = await page.evaluate(async () => (window as unknown as { axe: { run: () => Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe.run());
-  await page.screenshot({ path: artifact(`portal-${name}`), fullPage: true });
-  expect(result.violations.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`), name).toEqual([]);
-}
+const audit = (name: string): Promise<void> => expectAccessible(page, `portal-${name}`);
 
 beforeAll(async () => {
   await endpoint.start();
@@ -57,16 +51,7 @@ beforeAll(async () => {
   expect(endpoint.received.length).toBeGreaterThanOrEqual(1);
 
   browser = await launchChromium();
-  const context = await browser.newContext({ viewport: { width: 1100, height: 900 }, locale: 'en-US', acceptDownloads: true });
-  page = await context.newPage();
-  // A step that cannot happen fails with Playwright's own message, before the test's timeout.
-  page.setDefaultTimeout(15_000);
-  // Chromium's own authenticator, as a laptop's platform authenticator would be.
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('WebAuthn.enable', { enableUI: false });
-  await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
-  });
+  page = await portalPage(browser, { acceptDownloads: true });
 }, 180_000);
 
 afterAll(async () => {
@@ -156,15 +141,10 @@ describe('the merchant portal in Chromium', () => {
   });
 
   it('refuses the used invite link, and the operator CLI makes a new one that works', async () => {
-    const other = await browser.newContext({ viewport: { width: 900, height: 800 }, locale: 'en-US' });
+    // Another browser with its own authenticator.
+    const tab = await portalPage(browser);
     try {
-      const tab = await other.newPage();
-      tab.setDefaultTimeout(15_000);
-      const cdp = await other.newCDPSession(tab);
-      await cdp.send('WebAuthn.enable', { enableUI: false });
-      await cdp.send('WebAuthn.addVirtualAuthenticator', {
-        options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
-      });
+      await tab.setViewportSize({ width: 900, height: 800 });
       await tab.goto(inviteUrl);
       await tab.getByRole('button', { name: 'Create a passkey' }).click();
       await tab.getByRole('status').filter({ hasText: 'not valid any more' }).waitFor();
@@ -183,7 +163,7 @@ describe('the merchant portal in Chromium', () => {
       await tab.locator('table.attempts').first().waitFor();
       expect(await tab.locator('.actions button').count()).toBe(0);
     } finally {
-      await other.close();
+      await tab.context().close();
     }
   });
 });
