@@ -223,6 +223,7 @@ export class CryptoPayStack extends Stack {
       const fn = functions.get(route.fn)?.function;
       fn?.addEnvironment('PORTAL_ORIGIN', this.portal.origin);
       fn?.addEnvironment('PORTAL_CLIENT_IP_HEADER', 'cloudfront-viewer-address');
+      fn?.addEnvironment('PORTAL_ORIGIN_SECRET', this.portal.originSecret);
     }
     // Gateways post their notifications to the API: the functions that open trades name it.
     for (const folder of GATEWAY_FUNCTIONS) functions.get(folder)?.function.addEnvironment('PUBLIC_API_URL', this.api.url);

@@ -282,6 +282,12 @@ export const readPortalConfig = (env: Env) => {
      * sets cloudfront-viewer-address: API Gateway's source address is CloudFront's there).
      */
     clientIpHeader: optionalString(env, 'PORTAL_CLIENT_IP_HEADER'),
+    /**
+     * A secret the portal's CloudFront adds to every request it forwards (`x-origin-verify`): when
+     * set, a portal request without it (someone calling the API's own URL, who could write the
+     * viewer-address header the sign-in limit keys on) is refused.
+     */
+    originSecret: optionalString(env, 'PORTAL_ORIGIN_SECRET'),
   };
 };
 export const portalConfig = section(readPortalConfig);

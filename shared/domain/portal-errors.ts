@@ -16,6 +16,13 @@ export class CsrfRefusedError extends AppError {
   }
 }
 
+/** A portal request that did not come through the portal's own address (CloudFront) in AWS. */
+export class OriginRequiredError extends AppError {
+  constructor() {
+    super(403, 'ORIGIN_REQUIRED', 'Use the portal at its own address.');
+  }
+}
+
 /** The user's role does not allow this. */
 export class RoleRefusedError extends AppError {
   constructor() {

@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import middy from '@middy/core';
 import httpEventNormalizer from '@middy/http-event-normalizer';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
@@ -8,7 +9,7 @@ import { portalConfig } from '#shared/core/config';
 import { logger } from '#shared/core/logger';
 import { MalformedJsonError, OrderNotFoundError, PayloadTooLargeError, UnknownOrderError } from '#shared/domain/errors';
 import { MAX_BODY_BYTES } from '#shared/domain/limits';
-import { CsrfRefusedError, PortalNotFoundError } from '#shared/domain/portal-errors';
+import { CsrfRefusedError, OriginRequiredError, PortalNotFoundError } from '#shared/domain/portal-errors';
 import type { LambdaHandler } from '#shared/http/api-handler';
 import { errorResponse } from '#shared/http/errors';
 import { json } from '#shared/http/responses';
@@ -78,6 +79,24 @@ function sessionIdOf(event: Event): string | undefined {
   return undefined;
 }
 
+/** The secret's digest, once per process: compared in constant time with the digest of what a request carries. */
+let originDigest: { secret: string; digest: Buffer } | undefined;
+const digestOf = (value: string) => createHash('sha256').update(value).digest();
+
+/**
+ * In AWS the portal's API is reached through the portal's CloudFront, which adds the configured
+ * secret to every request: a request without it came to the API's own URL, where nothing stops
+ * a caller from writing the viewer-address header the sign-in limit trusts. Locally (no secret)
+ * every request passes.
+ */
+function assertThroughPortalOrigin(event: Event): void {
+  const secret = portalConfig().originSecret;
+  if (secret === undefined) return;
+  if (originDigest?.secret !== secret) originDigest = { secret, digest: digestOf(secret) };
+  const given = event.headers?.['x-origin-verify'];
+  if (given === undefined || !timingSafeEqual(digestOf(given), originDigest.digest)) throw new OriginRequiredError();
+}
+
 /** The client's address: the proxy's header when one is configured (`address:port`), else the connection's. */
 function clientIpOf(event: Event): string | undefined {
   const header = portalConfig().clientIpHeader;
@@ -106,6 +125,7 @@ const stateOf = (event: Event) => {
 const sessionAndCsrf = (auth: 'session' | 'none'): middy.MiddlewareObj<Event, Result> => ({
   before: async (request: Request) => {
     const { event } = request;
+    assertThroughPortalOrigin(event);
     const state = stateOf(event);
     state.sessionId = sessionIdOf(event);
     const changes = event.requestContext?.http?.method === 'POST';

@@ -628,6 +628,29 @@ describe('merchant portal', () => {
     });
   });
 
+  it('adds a generated secret to every portal API request at CloudFront, and gives the same secret to every portal function (which refuses requests without it)', () => {
+    const secrets = Object.entries(resourcesOf(template, 'AWS::SecretsManager::Secret')).filter(([, resource]) =>
+      JSON.stringify(resource.Properties).includes('x-origin-verify'),
+    );
+    expect(secrets).toHaveLength(1);
+    const [secretId, secret] = secrets[0]!;
+    expect((secret.Properties as { GenerateSecretString?: { PasswordLength?: number } }).GenerateSecretString?.PasswordLength).toBeGreaterThanOrEqual(32);
+    const distributions = Object.values(resourcesOf(template, 'AWS::CloudFront::Distribution'));
+    const portal = distributions.find((resource) => JSON.stringify(resource.Properties).includes('/v1/portal/*'))!;
+    type Origin = { OriginCustomHeaders?: { HeaderName: string; HeaderValue: unknown }[]; CustomOriginConfig?: unknown };
+    const origins = (portal.Properties as { DistributionConfig: { Origins: Origin[] } }).DistributionConfig.Origins;
+    const apiOrigin = origins.find((origin) => origin.CustomOriginConfig !== undefined)!;
+    const header = apiOrigin.OriginCustomHeaders?.find((entry) => entry.HeaderName === 'x-origin-verify');
+    // A dynamic reference to the generated secret (resolved by CloudFormation): never a literal in the template.
+    expect(JSON.stringify(header?.HeaderValue)).toContain('resolve:secretsmanager');
+    expect(JSON.stringify(header?.HeaderValue)).toContain(secretId);
+    for (const route of ROUTES.filter((entry) => entry.portal)) {
+      expect(environmentOf(route.fn).PORTAL_ORIGIN_SECRET, route.fn).toEqual(header!.HeaderValue);
+    }
+    // The API's own functions never get it.
+    expect(environmentOf('get-order').PORTAL_ORIGIN_SECRET).toBeUndefined();
+  });
+
   it("gives every portal function the portal's origin (WebAuthn origin, CSRF check) and the API token key only to the one that makes tokens", () => {
     for (const route of ROUTES.filter((entry) => entry.portal)) {
       const variables = environmentOf(route.fn);

@@ -25,6 +25,7 @@ import {
 import { HttpOrigin, S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 
 export interface MerchantPortalProps {
@@ -64,6 +65,13 @@ export class MerchantPortal extends Construct {
   /** `https://<domain>`: PORTAL_ORIGIN of the portal's functions, and the passkeys' origin. */
   readonly origin: string;
   readonly contentDeployed: boolean;
+  /**
+   * The value CloudFront adds to every portal API request as `x-origin-verify` (a dynamic
+   * reference, resolved by CloudFormation at deploy): PORTAL_ORIGIN_SECRET of the portal's
+   * functions, which refuse requests without it (someone calling the API's own URL could forge
+   * the viewer-address header the sign-in limit keys on).
+   */
+  readonly originSecret: string;
 
   constructor(scope: Construct, id: string, props: MerchantPortalProps) {
     super(scope, id);
@@ -106,6 +114,16 @@ export class MerchantPortal extends Construct {
         },
       },
     });
+    // Generated once at deploy, never in the template or the repository.
+    const originSecret = new Secret(this, 'OriginSecret', {
+      description: 'Added by the portal CloudFront to requests for the portal API (x-origin-verify); the portal functions refuse requests without it',
+      generateSecretString: { passwordLength: 48, excludePunctuation: true },
+    });
+    Validations.of(originSecret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason: 'A shared origin-verify value between CloudFront and the portal functions: rotating it needs both updated in one deployment (change the secret, deploy); it guards a rate limit, not data.',
+    });
+    this.originSecret = originSecret.secretValue.unsafeUnwrap();
     // The API sees the viewer's address in CloudFront-Viewer-Address (its own source is CloudFront's).
     const toApi = new OriginRequestPolicy(this, 'ApiRequests', {
       comment: 'Portal API: cookies, query and the headers the handlers read (Origin, CSRF token, viewer address)',
@@ -127,6 +145,7 @@ export class MerchantPortal extends Construct {
         '/v1/portal/*': {
           origin: new HttpOrigin(`${props.api.apiId}.execute-api.${Stack.of(this).region}.${Stack.of(this).urlSuffix}`, {
             protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
+            customHeaders: { 'x-origin-verify': this.originSecret },
           }),
           allowedMethods: AllowedMethods.ALLOW_ALL,
           viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
