@@ -1,18 +1,18 @@
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
-import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Construct } from 'constructs';
 import type { DeployConfig } from '#infra/cdk/config';
 import { METRICS_NAMESPACE } from '#shared/core/config';
 import { CallbackPipeline } from '#infra/cdk/constructs/callback-pipeline';
+import { ChainWatchers } from '#infra/cdk/constructs/chain-watchers';
 import { MerchantPortal } from '#infra/cdk/constructs/merchant-portal';
 import { OrderApi } from '#infra/cdk/constructs/order-api';
 import { OrderTable } from '#infra/cdk/constructs/order-table';
 import { PaymentPage } from '#infra/cdk/constructs/payment-page';
 import { ServiceAlarms } from '#infra/cdk/constructs/service-alarms';
-import { ServiceFunction, type TableAccess } from '#infra/cdk/constructs/service-function';
+import { constructId, ServiceFunction, type TableAccess } from '#infra/cdk/constructs/service-function';
 import { PAYMENT_PAGE_DIR, PORTAL_DIR } from '#infra/cdk/paths';
 import { ROUTES, type Route } from '#shared/http/routes';
 import { API_TOKEN_PREFIX, QUOTA_PREFIX } from '#shared/store/keys';
@@ -78,36 +78,6 @@ export const EVENT_FUNCTIONS = {
   notFound: 'not-found',
 } as const;
 
-/** The chain watcher's folder: one function per chain with a source (BTC, LTC, BCH), scheduled every minute. */
-export const WATCHER_FOLDER = 'watch-chain';
-
-/** The key of a chain's watcher in {@link CryptoPayStack.functions}. */
-export const watcherKey = (chain: string): string => `${WATCHER_FOLDER}-${chain.toLowerCase()}`;
-
-/**
- * Blocks a watcher may be behind its chain's tip before the lag alarm: about 30 minutes of
- * blocks (ETH, 12 s blocks: 150), never under 3 (one slow block is not an incident). LBTC and
- * EOS (indexed sources) report 1 while their cursor still moves and 0 once caught up: their
- * alarm fires when a watcher has not caught up once in 15 minutes, or is silent.
- */
-export const LAG_ALARM_BLOCKS: Readonly<Record<string, number>> = {
-  BTC: 3,
-  LTC: 12,
-  BCH: 3,
-  ETH: 150,
-  // The other EVM networks: 30 minutes of their blocks (shared/domain/networks.ts).
-  ARBITRUM: 7200,
-  BASE: 900,
-  POLYGON: 900,
-  BSC: 2400,
-  CELO: 1800,
-  LBTC: 0,
-  EOS: 0,
-  // Asked per address, no cursor: 0 while the last step succeeded.
-  TRON: 0,
-  SOLANA: 0,
-};
-
 /** Each function folder of the route table with the table access its routes need (write wins). */
 export function functionAccess(routes: readonly Route[]): Map<string, TableAccess> {
   const access = new Map<string, TableAccess>();
@@ -117,21 +87,25 @@ export function functionAccess(routes: readonly Route[]): Map<string, TableAcces
   return access;
 }
 
-const constructId = (folder: string) => folder.replace(/(^|-)([a-z])/g, (_, _dash: string, letter: string) => letter.toUpperCase());
-
 /**
- * The whole service in one stack. It only wires constructs: the table, one function per
- * function folder of the route table plus the event-driven ones, the HTTP API, the callback
- * queues, the payment page and the alarms.
+ * The whole service: one stack and the chain watchers' nested stack. It only wires constructs:
+ * the table, one function per function folder of the route table plus the event-driven ones,
+ * the HTTP API, the callback queues, the payment page, the alarms and the watchers.
  */
 export class CryptoPayStack extends Stack {
   readonly table: OrderTable;
+  /** This stack's functions by folder (the watchers' are in {@link watchers}). */
   readonly functions: ReadonlyMap<string, ServiceFunction>;
   readonly api: OrderApi;
   readonly callbacks: CallbackPipeline;
   readonly paymentPage: PaymentPage;
   readonly portal: MerchantPortal;
   readonly alarms: ServiceAlarms;
+  /**
+   * The chain watchers' nested stack (absent when no chain or source is configured: a stack
+   * needs a resource). Functions that start the watchers go in it (ChainWatchers.addFunction).
+   */
+  readonly watchers?: ChainWatchers;
 
   constructor(scope: Construct, id: string, props: CryptoPayStackProps) {
     super(scope, id, { description: 'Hosted crypto payment orders (MugglePay v1 compatible API)', ...props });
@@ -199,13 +173,6 @@ export class CryptoPayStack extends Stack {
     const deliverCallback = addFunction(EVENT_FUNCTIONS.deliverCallback, 'write', deliveryTimeout);
     this.callbacks.addDeliveryFunction(deliverCallback);
     const notFound = addFunction(EVENT_FUNCTIONS.notFound, 'none');
-    const watchers = [
-      ...config.chainSources.map((source) =>
-        this.addWatcher(source.chain, source.urlParameter ? { [`${source.chain}_RPC_URL_PARAMETER`]: source.urlParameter } : {}, config, pageUrl, functions),
-      ),
-      // Lightning settlements and EOS transfers: the same function, schedule and alarms.
-      ...config.indexedSources.map((chain) => this.addWatcher(chain, chain === 'LBTC' ? config.lightningParameters : {}, config, pageUrl, functions)),
-    ];
     this.functions = functions;
 
     this.api = new OrderApi(this, 'OrderApi', {
@@ -229,6 +196,18 @@ export class CryptoPayStack extends Stack {
     for (const folder of GATEWAY_FUNCTIONS) functions.get(folder)?.function.addEnvironment('PUBLIC_API_URL', this.api.url);
 
     this.alarms = new ServiceAlarms(this, 'Alarms', { email: config.alarmEmail });
+    // The watchers (about ten resources per source) in a nested stack, so that this one stays
+    // well under CloudFormation's 500 resources with every network configured.
+    if (config.chainSources.length + config.indexedSources.length > 0) {
+      this.watchers = new ChainWatchers(this, 'Watchers', {
+        config,
+        serviceName: SERVICE_NAME,
+        metricsNamespace: METRICS_NAMESPACE,
+        table: this.table.table,
+        environment: { PAYMENT_PAGE_URL: pageUrl, CALLBACK_QUEUE_URL: this.callbacks.queue.queueUrl },
+        alarmTopic: this.alarms.topic,
+      });
+    }
     this.alarms.alarmWhenQueueHasMessages(
       'CallbackDeadLetters',
       this.callbacks.deadLetterQueue,
@@ -242,18 +221,7 @@ export class CryptoPayStack extends Stack {
       );
     }
     this.alarms.alarmOnStreamLag('OrderEventsLag', orderEvents);
-    for (const chain of watchers) {
-      this.alarms.alarmOnChainLag(`${constructId(watcherKey(chain))}Lag`, chain, LAG_ALARM_BLOCKS[chain] ?? 3, { namespace: METRICS_NAMESPACE, service: SERVICE_NAME });
-    }
-    // One alarm per ten sources (metric math takes ten metrics): the stack stays under CloudFormation's 500 resources.
-    for (let start = 0; start < watchers.length; start += 10) {
-      this.alarms.alarmOnSourceHealth(`SourceHealth${start / 10 + 1}`, watchers.slice(start, start + 10), { namespace: METRICS_NAMESPACE, service: SERVICE_NAME });
-    }
-    if (config.indexedSources.includes('EOS')) this.alarms.alarmOnUnmatchedPayments('EosUnmatchedPayments', 'EOS', { namespace: METRICS_NAMESPACE, service: SERVICE_NAME });
     for (const [folder, fn] of functions) {
-      // get-health reports the sources, whose own alarm (SourceHealth) already fires: with every
-      // network configured the stack is at CloudFormation's 500 resources, and this one would pass it.
-      if (folder === 'get-health') continue;
       this.alarms.alarmOnErrors(`${constructId(folder)}Errors`, fn.function, `${folder} invocations are failing`);
     }
 
@@ -269,39 +237,6 @@ export class CryptoPayStack extends Stack {
         ? 'deployed from web/dist'
         : 'NOT deployed: web/dist was missing at synth time; build the page and deploy again',
     });
-  }
-
-  /**
-   * A chain's (or an indexed source's) watcher: polls for about a minute per run (WATCH_INTERVAL_SECONDS apart), started
-   * every minute; one at a time (reserved concurrency 1; a run that overlaps is dropped, the
-   * cursor's conditional writes make an overlap harmless anyway). A node's URL (with its
-   * credentials) is read from its SSM parameter, which only this function may read.
-   */
-  private addWatcher(
-    chain: string,
-    parameters: Readonly<Record<string, string>>,
-    config: DeployConfig,
-    pageUrl: string,
-    functions: Map<string, ServiceFunction>,
-  ): string {
-    const key = watcherKey(chain);
-    const fn = new ServiceFunction(this, constructId(key), {
-      folder: WATCHER_FOLDER,
-      serviceName: SERVICE_NAME,
-      logLevel: config.logLevel,
-      table: this.table.table,
-      tableAccess: 'write',
-      // A run polls for 55 s and stops starting steps 60 s before this: a bounded step finishes.
-      timeout: Duration.minutes(2),
-      memorySize: 256,
-      environment: { ...config.handlerEnvironment, PAYMENT_PAGE_URL: pageUrl, CALLBACK_QUEUE_URL: this.callbacks.queue.queueUrl, WATCH_CHAIN: chain },
-      parameters,
-    });
-    (fn.function.node.defaultChild as CfnFunction).reservedConcurrentExecutions = 1;
-    fn.function.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(1) });
-    functions.set(key, fn);
-    this.runEvery(key, fn.function, Duration.minutes(1));
-    return chain;
   }
 
   /** Starts `fn` on a schedule; no retries, the next run does the same work anyway. */

@@ -4,8 +4,9 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TOKEN_KEY_PARAMETER } from '#infra/cdk/config';
-import { CryptoPayStack, watcherKey } from '#infra/cdk/stack';
-import { actionsOf, deployConfig, logicalId, resourcesOf, statementsOfRole, TEST_ENV, testApp } from './support.ts';
+import { watcherKey } from '#infra/cdk/constructs/chain-watchers';
+import { CryptoPayStack } from '#infra/cdk/stack';
+import { deployConfig, logicalId, type PlacedFunction, resourcesOf, serviceFunctions, ssmParametersOf, TEST_ENV, testApp, variablesOf } from './support.ts';
 
 const MACAROON = '/crypto-pay/test/lnd-macaroon';
 const CERT = '/crypto-pay/test/lnd-tls-cert';
@@ -20,28 +21,25 @@ const SETTINGS = {
 const { app, cleanup } = testApp({ bundle: false });
 const stack = new CryptoPayStack(app, 'LightningAndEos', { env: TEST_ENV, config: deployConfig(SETTINGS), paymentPageDir: join(tmpdir(), 'crypto-pay-test-no-page'), portalDir: join(tmpdir(), 'crypto-pay-test-no-portal') });
 const template = Template.fromStack(stack);
+const watchers = stack.watchers!;
+const watchersTemplate = Template.fromStack(watchers);
+const functions = serviceFunctions(stack, template);
 afterAll(cleanup);
 
-const fnOf = (key: string) => stack.functions.get(key)!;
-const props = (key: string) => resourcesOf(template, 'AWS::Lambda::Function')[logicalId(stack, fnOf(key).function)]!.Properties!;
-const variables = (key: string) => (props(key).Environment as { Variables: Record<string, unknown> }).Variables;
+const placed = (key: string): PlacedFunction => functions.get(key)!;
+const props = (key: string) => resourcesOf(watchersTemplate, 'AWS::Lambda::Function')[logicalId(watchers, placed(key).fn.function)]!.Properties!;
+const variables = (key: string) => variablesOf(placed(key));
 /** Functions that may read an SSM parameter other than the API token key (the merchant routes' own). */
-const ssmReaders = () =>
-  [...stack.functions.keys()].filter((key) =>
-    statementsOfRole(template, logicalId(stack, fnOf(key).role))
-      .filter((statement) => actionsOf(statement).includes('ssm:GetParameter'))
-      .flatMap((statement) => JSON.stringify(statement.Resource).match(/:parameter\/[^"]+/g) ?? [])
-      .some((parameter) => parameter !== `:parameter${DEFAULT_TOKEN_KEY_PARAMETER}`),
-  );
+const ssmReaders = () => [...functions.keys()].filter((key) => ssmParametersOf(placed(key)).some((parameter) => parameter !== `:parameter${DEFAULT_TOKEN_KEY_PARAMETER}`));
 
 describe('Lightning (LND) and EOS (Hyperion) in AWS', () => {
   it('one watch-chain function each for LBTC and EOS, every minute, one run at a time', () => {
-    expect([...stack.functions.keys()].filter((key) => key.startsWith('watch-chain'))).toEqual([watcherKey('LBTC'), watcherKey('EOS')]);
+    expect([...watchers.functions.keys()]).toEqual([watcherKey('LBTC'), watcherKey('EOS')]);
     for (const chain of ['LBTC', 'EOS']) {
       expect(props(watcherKey(chain))).toMatchObject({ Timeout: 120, ReservedConcurrentExecutions: 1 });
       expect(variables(watcherKey(chain))).toMatchObject({ WATCH_CHAIN: chain });
-      const rule = Object.values(resourcesOf(template, 'AWS::Events::Rule')).find((r) =>
-        JSON.stringify(r.Properties?.Targets).includes(logicalId(stack, fnOf(watcherKey(chain)).function)),
+      const rule = Object.values(resourcesOf(watchersTemplate, 'AWS::Events::Rule')).find((r) =>
+        JSON.stringify(r.Properties?.Targets).includes(logicalId(watchers, placed(watcherKey(chain)).fn.function)),
       );
       expect(rule?.Properties?.ScheduleExpression).toBe('rate(1 minute)');
     }
@@ -49,24 +47,20 @@ describe('Lightning (LND) and EOS (Hyperion) in AWS', () => {
 
   it('tells every function the node, account and history API (names of secrets only), so the page offers LBTC and EOS', () => {
     for (const key of ['pay-get-order', 'checkout-order', watcherKey('EOS')]) expect(variables(key)).toMatchObject(SETTINGS);
-    expect(JSON.stringify(template.toJSON())).not.toMatch(/macaroon[^"]*"\s*:\s*"[0-9a-f]{40,}/i);
+    for (const json of [template.toJSON(), watchersTemplate.toJSON()]) expect(JSON.stringify(json)).not.toMatch(/macaroon[^"]*"\s*:\s*"[0-9a-f]{40,}/i);
   });
 
   it('only the invoice makers and the LBTC watcher may read the macaroon and certificate', () => {
     expect(ssmReaders().sort()).toEqual(['checkout-order', 'create-order', 'pay-checkout-order', watcherKey('LBTC')].sort());
     for (const key of ssmReaders()) {
-      const readable = JSON.stringify(
-        statementsOfRole(template, logicalId(stack, fnOf(key).role))
-          .filter((s) => actionsOf(s).includes('ssm:GetParameter'))
-          .map((s) => s.Resource),
-      );
+      const readable = JSON.stringify(ssmParametersOf(placed(key)));
       expect(readable).toContain(`parameter${MACAROON}`);
       expect(readable).toContain(`parameter${CERT}`);
     }
   });
 
   it('alarms when a watcher never catches up or goes silent, and on every EOS transfer no invoice takes', () => {
-    const alarms = Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm')).map((a) => a.Properties!);
+    const alarms = Object.values(resourcesOf(watchersTemplate, 'AWS::CloudWatch::Alarm')).map((a) => a.Properties!);
     const lag = alarms.filter((a) => a.MetricName === 'ChainBlocksBehind');
     const dimensions = (alarm: Record<string, unknown>) => (alarm.Dimensions as { Name: string; Value: string }[]).map((d) => `${d.Name}=${d.Value}`).sort().join(',');
     expect(lag.map((a) => [dimensions(a), a.Threshold, a.TreatMissingData])).toEqual([

@@ -554,8 +554,7 @@ describe('alarms', () => {
     });
   });
 
-  // get-health has none: the sources' own alarm covers it, and the stack with every network is at 500 resources.
-  it.each(FOLDERS.filter((folder) => folder !== 'get-health'))('fires on any error of %s', (folder) => {
+  it.each(FOLDERS)('fires on any error of %s', (folder) => {
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: 'AWS/Lambda',
       MetricName: 'Errors',

@@ -2,7 +2,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App, type Stack } from 'aws-cdk-lib';
-import type { Template } from 'aws-cdk-lib/assertions';
+import { Template } from 'aws-cdk-lib/assertions';
+import type { ServiceFunction } from '#infra/cdk/constructs/service-function';
+import type { CryptoPayStack } from '#infra/cdk/stack';
 import { type ContextLookup, type DeployConfig, readDeployConfig } from '#infra/cdk/config';
 import { REPO_ROOT } from '#infra/cdk/paths';
 
@@ -78,3 +80,35 @@ export function statementsOfRole(template: Template, roleId: string): PolicyStat
   }
   return statements;
 }
+
+/** A function with the stack it is in (the main one or the watchers' nested stack) and that stack's template. */
+export interface PlacedFunction {
+  key: string;
+  fn: ServiceFunction;
+  stack: Stack;
+  template: Template;
+}
+
+/**
+ * Every function of the service: the main stack's and the watchers' nested stack's. A nested
+ * stack's template is a file of its own in the assembly; Template.fromStack reads it.
+ */
+export function serviceFunctions(stack: CryptoPayStack, template: Template = Template.fromStack(stack)): Map<string, PlacedFunction> {
+  const placed = new Map<string, PlacedFunction>();
+  for (const [key, fn] of stack.functions) placed.set(key, { key, fn, stack, template });
+  if (stack.watchers) {
+    const nested = Template.fromStack(stack.watchers);
+    for (const [key, fn] of stack.watchers.functions) placed.set(key, { key, fn, stack: stack.watchers, template: nested });
+  }
+  return placed;
+}
+
+/** The environment variables of a placed function, as its template has them. */
+export const variablesOf = ({ fn, stack, template }: PlacedFunction): Record<string, unknown> =>
+  (resourcesOf(template, 'AWS::Lambda::Function')[logicalId(stack, fn.function)]!.Properties!.Environment as { Variables: Record<string, unknown> }).Variables;
+
+/** Every SSM parameter a placed function's role may read (`:parameter/...`). */
+export const ssmParametersOf = ({ fn, stack, template }: PlacedFunction): string[] =>
+  statementsOfRole(template, logicalId(stack, fn.role))
+    .filter((statement) => actionsOf(statement).includes('ssm:GetParameter'))
+    .flatMap((statement) => JSON.stringify(statement.Resource).match(/:parameter\/[^"]+/g) ?? []);

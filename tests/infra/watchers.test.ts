@@ -4,8 +4,9 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TOKEN_KEY_PARAMETER } from '#infra/cdk/config';
-import { CryptoPayStack, watcherKey } from '#infra/cdk/stack';
-import { actionsOf, deployConfig, logicalId, resourcesOf, statementsOfRole, TEST_ENV, testApp } from './support.ts';
+import { watcherKey } from '#infra/cdk/constructs/chain-watchers';
+import { CryptoPayStack } from '#infra/cdk/stack';
+import { actionsOf, deployConfig, logicalId, resourcesOf, serviceFunctions, ssmParametersOf, statementsOfRole, TEST_ENV, testApp, variablesOf } from './support.ts';
 
 const BTC_PARAMETER = '/crypto-pay/test/btc-rpc';
 
@@ -17,28 +18,33 @@ const stack = new CryptoPayStack(app, 'Watched', {
   portalDir: join(tmpdir(), 'crypto-pay-test-no-portal'),
 });
 const template = Template.fromStack(stack);
+// The watchers are a nested stack: a template of their own, the table and topic passed in as parameters.
+const watchers = stack.watchers!;
+const watchersTemplate = Template.fromStack(watchers);
+const functions = serviceFunctions(stack, template);
 afterAll(cleanup);
 
-const fnOf = (key: string) => stack.functions.get(key)!;
-const props = (key: string) => resourcesOf(template, 'AWS::Lambda::Function')[logicalId(stack, fnOf(key).function)]!.Properties!;
-const variables = (key: string) => (props(key).Environment as { Variables: Record<string, unknown> }).Variables;
+const fnOf = (key: string) => watchers.functions.get(key)!;
+const props = (key: string) => resourcesOf(watchersTemplate, 'AWS::Lambda::Function')[logicalId(watchers, fnOf(key).function)]!.Properties!;
+const variables = (key: string) => variablesOf(functions.get(key)!);
 
 describe('chain watchers in AWS', () => {
   it('one watch-chain function per chain with a source, reserved to one run at a time, 2-minute timeout', () => {
-    expect([...stack.functions.keys()].filter((key) => key.startsWith('watch-chain'))).toEqual([watcherKey('BTC'), watcherKey('LTC')]);
+    expect([...watchers.functions.keys()]).toEqual([watcherKey('BTC'), watcherKey('LTC')]);
+    expect([...stack.functions.keys()].filter((key) => key.startsWith('watch-chain'))).toEqual([]);
     for (const chain of ['BTC', 'LTC']) {
       expect(props(watcherKey(chain))).toMatchObject({ Timeout: 120, MemorySize: 256, ReservedConcurrentExecutions: 1 });
       expect(variables(watcherKey(chain))).toMatchObject({ WATCH_CHAIN: chain, WATCH_INTERVAL_SECONDS: '5', BTC_CONFIRMATIONS: '3' });
     }
-    const invokeConfigs = Object.values(resourcesOf(template, 'AWS::Lambda::EventInvokeConfig')).map((r) => r.Properties);
+    const invokeConfigs = Object.values(resourcesOf(watchersTemplate, 'AWS::Lambda::EventInvokeConfig')).map((r) => r.Properties);
     expect(invokeConfigs).toHaveLength(2);
     for (const config of invokeConfigs) expect(config).toMatchObject({ MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 60 });
   });
 
   it('starts each watcher every minute', () => {
     for (const chain of ['BTC', 'LTC']) {
-      const rule = Object.values(resourcesOf(template, 'AWS::Events::Rule')).find((r) =>
-        JSON.stringify(r.Properties?.Targets).includes(logicalId(stack, fnOf(watcherKey(chain)).function)),
+      const rule = Object.values(resourcesOf(watchersTemplate, 'AWS::Events::Rule')).find((r) =>
+        JSON.stringify(r.Properties?.Targets).includes(logicalId(watchers, fnOf(watcherKey(chain)).function)),
       );
       expect(rule?.Properties?.ScheduleExpression).toBe('rate(1 minute)');
     }
@@ -49,19 +55,15 @@ describe('chain watchers in AWS', () => {
       expect(variables(key)).toMatchObject({ BTC_RPC_URL_PARAMETER: BTC_PARAMETER, LTC_ESPLORA_URL: 'https://esplora.example/ltc/api' });
     }
     // Every parameter a function may read, but the API token key (the merchant routes' own).
-    const parametersOf = (key: string) =>
-      statementsOfRole(template, logicalId(stack, fnOf(key).role))
-        .filter((statement) => actionsOf(statement).includes('ssm:GetParameter'))
-        .flatMap((statement) => JSON.stringify(statement.Resource).match(/:parameter\/[^"]+/g) ?? [])
-        .filter((parameter) => parameter !== `:parameter${DEFAULT_TOKEN_KEY_PARAMETER}`);
-    const readers = [...stack.functions.keys()].filter((key) => parametersOf(key).length > 0);
+    const parametersOf = (key: string) => ssmParametersOf(functions.get(key)!).filter((parameter) => parameter !== `:parameter${DEFAULT_TOKEN_KEY_PARAMETER}`);
+    const readers = [...functions.keys()].filter((key) => parametersOf(key).length > 0);
     expect(readers).toEqual([watcherKey('BTC')]);
-    const statement = statementsOfRole(template, logicalId(stack, fnOf(watcherKey('BTC')).role)).find((s) => actionsOf(s).includes('ssm:GetParameter'))!;
+    const statement = statementsOfRole(watchersTemplate, logicalId(watchers, fnOf(watcherKey('BTC')).role)).find((s) => actionsOf(s).includes('ssm:GetParameter'))!;
     expect(JSON.stringify(statement.Resource)).toContain(`parameter${BTC_PARAMETER}`);
   });
 
-  it('alarms when a watcher falls behind the tip or goes silent, and on its errors', () => {
-    const alarms = Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm')).map((a) => a.Properties!);
+  it('alarms when a watcher falls behind the tip or goes silent, and on its errors, on the main stack\'s topic', () => {
+    const alarms = Object.values(resourcesOf(watchersTemplate, 'AWS::CloudWatch::Alarm')).map((a) => a.Properties!);
     const lag = alarms.filter((a) => a.MetricName === 'ChainBlocksBehind');
     expect(lag.map((a) => [(a.Dimensions as { Name: string; Value: string }[]).map((d) => `${d.Name}=${d.Value}`).sort().join(','), a.Threshold])).toEqual([
       ['Chain=BTC,service=crypto-pay-orders', 3],
@@ -70,20 +72,66 @@ describe('chain watchers in AWS', () => {
     for (const alarm of lag) {
       expect(alarm).toMatchObject({ Namespace: 'CryptoPayOrders', Statistic: 'Minimum', EvaluationPeriods: 3, TreatMissingData: 'breaching', ComparisonOperator: 'GreaterThanThreshold' });
     }
-    const errors = alarms.filter((a) => a.MetricName === 'Errors' && JSON.stringify(a.Dimensions).includes(logicalId(stack, fnOf(watcherKey('BTC')).function)));
+    const errors = alarms.filter((a) => a.MetricName === 'Errors' && JSON.stringify(a.Dimensions).includes(logicalId(watchers, fnOf(watcherKey('BTC')).function)));
     expect(errors).toHaveLength(1);
+    // Every alarm here notifies the one topic on-call subscribes to: the main stack passes its ARN in.
+    const topicParameter = watchers.resolve(stack.alarms.topic.topicArn) as unknown;
+    for (const alarm of alarms) expect(alarm.AlarmActions).toEqual([topicParameter]);
+    expect(JSON.stringify(topicParameter)).toMatch(/"Ref":"referenceto\w+AlarmsTopic\w+Ref"/);
+    expect(resourcesOf(watchersTemplate, 'AWS::SNS::Topic')).toEqual({});
   });
 
-  it("alarms when a source has a currency that is not ok (UnhealthyCurrencies per Source, the worst of ten in one alarm) for 10 minutes", () => {
-    const alarms = Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm')).map((a) => a.Properties!);
-    const health = alarms.filter((a) => JSON.stringify(a.Metrics ?? []).includes('UnhealthyCurrencies'));
-    expect(health).toHaveLength(1);
-    const sources = (health[0]!.Metrics as { MetricStat?: { Metric: { Dimensions: { Name: string; Value: string }[] } } }[])
-      .flatMap((m) => m.MetricStat?.Metric.Dimensions.filter((d) => d.Name === 'Source').map((d) => d.Value) ?? [])
-      .sort();
-    expect(sources).toEqual(['BTC', 'LTC']);
-    expect(health[0]).toMatchObject({ EvaluationPeriods: 2, Threshold: 0, ComparisonOperator: 'GreaterThanThreshold' });
-    expect(health[0]!.AlarmActions).toHaveLength(1);
+  it('alarms when a source has a currency that is not ok (UnhealthyCurrencies, one alarm per Source) for 10 minutes', () => {
+    const alarms = Object.values(resourcesOf(watchersTemplate, 'AWS::CloudWatch::Alarm')).map((a) => a.Properties!);
+    const health = alarms.filter((a) => a.MetricName === 'UnhealthyCurrencies');
+    expect(health.map((a) => (a.Dimensions as { Name: string; Value: string }[]).map((d) => `${d.Name}=${d.Value}`).sort().join(','))).toEqual([
+      'Source=BTC,service=crypto-pay-orders',
+      'Source=LTC,service=crypto-pay-orders',
+    ]);
+    for (const alarm of health) {
+      expect(alarm).toMatchObject({ Namespace: 'CryptoPayOrders', Statistic: 'Minimum', Period: 300, EvaluationPeriods: 2, Threshold: 0, ComparisonOperator: 'GreaterThanThreshold' });
+      expect(alarm.AlarmActions).toHaveLength(1);
+    }
+  });
+
+  it("gets the main stack's table by parameter, and each watcher's role names only that table", () => {
+    const nestedStack = Object.values(resourcesOf(template, 'AWS::CloudFormation::Stack'));
+    expect(nestedStack).toHaveLength(1);
+    const passed = nestedStack[0]!.Properties!.Parameters as Record<string, unknown>;
+    const tableArnParameter = Object.keys(passed).find((name) => JSON.stringify(passed[name]) === JSON.stringify({ 'Fn::GetAtt': [logicalId(stack, stack.table.table), 'Arn'] }));
+    expect(tableArnParameter).toBeDefined();
+    for (const chain of ['BTC', 'LTC']) {
+      const onTable = statementsOfRole(watchersTemplate, logicalId(watchers, fnOf(watcherKey(chain)).role)).filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
+      expect(onTable.length).toBeGreaterThan(0);
+      for (const statement of onTable) {
+        expect(statement.Resource).toHaveLength(2);
+        expect(statement.Resource).toEqual(expect.arrayContaining([{ Ref: tableArnParameter }, { 'Fn::Join': ['', [{ Ref: tableArnParameter }, '/index/*']] }]));
+      }
+      expect(variables(watcherKey(chain)).TABLE_NAME).toEqual({ Ref: expect.stringMatching(/^referenceto\w+OrdersTable\w+Ref$/) });
+    }
+  });
+
+  it('lets a function that starts the watchers invoke exactly the watcher functions', () => {
+    const { app: wakeApp, cleanup: cleanupWake } = testApp({ bundle: false });
+    const woken = new CryptoPayStack(wakeApp, 'Woken', { env: TEST_ENV, config: deployConfig({ BTC_ESPLORA_URL: 'https://esplora.example/api', TRON_API_URL: 'https://api.trongrid.io' }), paymentPageDir: join(tmpdir(), 'no-page'), portalDir: join(tmpdir(), 'no-portal') });
+    const nested = woken.watchers!;
+    // As the waker will be: a function of the nested stack, told the watchers' names.
+    const waker = nested.addFunction('wake-watchers', { folder: 'not-found', tableAccess: 'none', environment: { WATCHER_FUNCTIONS: JSON.stringify(nested.functionNames()) } });
+    nested.grantInvoke(waker.function);
+    const nestedTemplate = Template.fromStack(nested);
+    cleanupWake();
+    const invoke = statementsOfRole(nestedTemplate, logicalId(nested, waker.role)).filter((s) => actionsOf(s).includes('lambda:InvokeFunction'));
+    expect(invoke).toEqual([
+      expect.objectContaining({
+        Action: 'lambda:InvokeFunction',
+        Resource: ['BTC', 'TRON'].map((chain) => ({ 'Fn::GetAtt': [logicalId(nested, nested.functions.get(watcherKey(chain))!.function), 'Arn'] })),
+      }),
+    ]);
+    expect(nested.chains).toEqual(['BTC', 'TRON']);
+    expect(Object.keys(nested.functionNames())).toEqual(['BTC', 'TRON']);
+    // It gets an error alarm like every function.
+    const errors = Object.values(resourcesOf(nestedTemplate, 'AWS::CloudWatch::Alarm')).filter((a) => a.Properties?.MetricName === 'Errors');
+    expect(errors).toHaveLength(3);
   });
 
   it('refuses a node URL given in place of its SSM parameter name, and a plain-http Esplora', () => {
@@ -91,7 +139,7 @@ describe('chain watchers in AWS', () => {
     expect(() => deployConfig({ BTC_ESPLORA_URL: 'http://esplora.example/api' })).toThrow(/btcEsploraUrl \(BTC_ESPLORA_URL\) must use https/);
   });
 
-  it('passes cdk-nag AwsSolutions with the watchers in', () => {
+  it('passes cdk-nag AwsSolutions with the watchers in (both stacks)', () => {
     const report = new AwsSolutionsChecks(undefined, { verbose: false }).validateScope(app);
     const findings = report.violations.map((v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`);
     expect(findings, findings.join('\n')).toEqual([]);
@@ -106,19 +154,17 @@ describe('the other networks in AWS', () => {
     config: deployConfig({ ARBITRUM_RPC_URL: ARBITRUM_PARAMETER, TRON_API_URL: 'https://api.trongrid.io', SOLANA_RPC_URL: 'https://solana.example/' }),
     paymentPageDir: join(tmpdir(), 'crypto-pay-test-no-page'),
   });
-  const networksTemplate = Template.fromStack(networks);
+  const networkFunctions = serviceFunctions(networks);
   afterAll(cleanupNetworks);
-  const networkVariables = (key: string) =>
-    (resourcesOf(networksTemplate, 'AWS::Lambda::Function')[logicalId(networks, networks.functions.get(key)!.function)]!.Properties!.Environment as { Variables: Record<string, unknown> })
-      .Variables;
+  const networkVariables = (key: string) => variablesOf(networkFunctions.get(key)!);
 
   it('one watch-chain function per EVM network with a node, and one each for TRON and Solana; every function knows they are watched', () => {
-    expect([...networks.functions.keys()].filter((key) => key.startsWith('watch-chain'))).toEqual([watcherKey('ARBITRUM'), watcherKey('TRON'), watcherKey('SOLANA')]);
+    expect([...networks.watchers!.functions.keys()]).toEqual([watcherKey('ARBITRUM'), watcherKey('TRON'), watcherKey('SOLANA')]);
     expect(networkVariables(watcherKey('ARBITRUM'))).toMatchObject({ WATCH_CHAIN: 'ARBITRUM', ARBITRUM_RPC_URL_PARAMETER: ARBITRUM_PARAMETER });
     for (const key of ['checkout-order', watcherKey('TRON')]) {
       expect(networkVariables(key)).toMatchObject({ ARBITRUM_RPC_URL_PARAMETER: ARBITRUM_PARAMETER, TRON_API_URL: 'https://api.trongrid.io/', SOLANA_RPC_URL: 'https://solana.example/' });
     }
-    const lag = Object.values(resourcesOf(networksTemplate, 'AWS::CloudWatch::Alarm'))
+    const lag = Object.values(resourcesOf(Template.fromStack(networks.watchers!), 'AWS::CloudWatch::Alarm'))
       .map((a) => a.Properties!)
       .filter((a) => a.MetricName === 'ChainBlocksBehind')
       .map((a) => [(a.Dimensions as { Name: string; Value: string }[]).find((d) => d.Name === 'Chain')!.Value, a.Threshold]);

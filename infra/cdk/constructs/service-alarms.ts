@@ -1,10 +1,10 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, MathExpression, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import { Topic } from 'aws-cdk-lib/aws-sns';
+import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -12,6 +12,11 @@ import { Construct } from 'constructs';
 export interface ServiceAlarmsProps {
   /** Subscribed to the alarm topic (it must confirm the subscription mail). */
   readonly email?: string;
+  /**
+   * Notify this topic instead of making one: a nested stack's alarms (the chain watchers') go
+   * to the main stack's topic, so on-call subscribes once.
+   */
+  readonly topic?: ITopic;
 }
 
 /**
@@ -19,12 +24,17 @@ export interface ServiceAlarmsProps {
  * because CloudWatch cannot publish to a topic under the AWS-managed aws/sns key.
  */
 export class ServiceAlarms extends Construct {
-  readonly topic: Topic;
+  readonly topic: ITopic;
   readonly alarms: Alarm[] = [];
   private readonly action: SnsAction;
 
   constructor(scope: Construct, id: string, props: ServiceAlarmsProps = {}) {
     super(scope, id);
+    if (props.topic) {
+      this.topic = props.topic;
+      this.action = new SnsAction(this.topic);
+      return;
+    }
     const key = new Key(this, 'TopicKey', {
       description: 'Encrypts the alarm topic; CloudWatch may use it to publish',
       enableKeyRotation: true,
@@ -33,8 +43,9 @@ export class ServiceAlarms extends Construct {
       pendingWindow: Duration.days(7),
     });
     key.grant(new ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
-    this.topic = new Topic(this, 'Topic', { masterKey: key, enforceSSL: true });
-    if (props.email) this.topic.addSubscription(new EmailSubscription(props.email));
+    const topic = new Topic(this, 'Topic', { masterKey: key, enforceSSL: true });
+    if (props.email) topic.addSubscription(new EmailSubscription(props.email));
+    this.topic = topic;
     this.action = new SnsAction(this.topic);
   }
 
@@ -129,17 +140,11 @@ export class ServiceAlarms extends Construct {
    * it is. The watcher publishes UnhealthyCurrencies after each report (EMF); `npm run health`
    * and `GET /v1/health` say which and why.
    */
-  alarmOnSourceHealth(id: string, sources: readonly string[], metrics: { namespace: string; service: string }): Alarm {
-    const usingMetrics = Object.fromEntries(
-      sources.map((source, i) => [
-        `s${i}`,
-        new Metric({ namespace: metrics.namespace, metricName: 'UnhealthyCurrencies', dimensionsMap: { service: metrics.service, Source: source }, statistic: 'Minimum', period: Duration.minutes(5) }),
-      ]),
-    );
+  alarmOnSourceHealth(id: string, source: string, metrics: { namespace: string; service: string }): Alarm {
     return this.add(
       new Alarm(this, id, {
-        alarmDescription: `A payment source (${sources.join(', ')}) has a currency that is not ok (failing, wrong chain, lagging or a token that does not answer) for 10 minutes: those currencies are not offered at checkout. Run "npm run health" or GET /v1/health for which and why.`,
-        metric: new MathExpression({ expression: `MAX([${Object.keys(usingMetrics).join(',')}])`, usingMetrics, period: Duration.minutes(5), label: 'UnhealthyCurrencies (worst source)' }),
+        alarmDescription: `The ${source} payment source has a currency that is not ok (failing, wrong chain, lagging or a token that does not answer) for 10 minutes: those currencies are not offered at checkout. Run "npm run health" or GET /v1/health for which and why.`,
+        metric: new Metric({ namespace: metrics.namespace, metricName: 'UnhealthyCurrencies', dimensionsMap: { service: metrics.service, Source: source }, statistic: 'Minimum', period: Duration.minutes(5) }),
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
         threshold: 0,
         evaluationPeriods: 2,

@@ -1,4 +1,4 @@
-import { type CfnElement, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { type CfnElement, Duration, Names, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import {
@@ -18,6 +18,9 @@ import { Construct } from 'constructs';
 import type { LogLevel } from '#infra/cdk/config';
 import { aliasArgs } from '#infra/cdk/bundling';
 import { functionEntry, LOCK_FILE, REPO_ROOT } from '#infra/cdk/paths';
+
+/** The construct id of a function folder or key: `watch-chain-btc` -> `WatchChainBtc`. */
+export const constructId = (folder: string): string => folder.replace(/(^|-)([a-z])/g, (_, _dash: string, letter: string) => letter.toUpperCase());
 
 /** What a function may do with the table: `access` of its routes in shared/http/routes.ts ('none': no table at all). */
 export type TableAccess = 'none' | 'read' | 'write';
@@ -151,9 +154,13 @@ export class ServiceFunction extends Construct {
         );
       }
       this.function.addEnvironment('TABLE_NAME', props.table.tableName);
-      const tableId = Stack.of(props.table).getLogicalId(props.table.node.defaultChild as CfnElement);
+      const table = props.table.node.defaultChild as CfnElement;
+      // In the table's own stack the ARN is its GetAtt; in a nested stack (the watchers') it is
+      // the parameter CDK makes for it, named after the table's path (aws-cdk-lib core refs.ts).
+      const tableArn =
+        Stack.of(table) === Stack.of(this) ? `${Stack.of(table).getLogicalId(table)}.Arn` : `referenceto${Names.nodeUniqueId(table.node)}Arn`;
       Validations.of(this.role).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::<${tableId}.Arn>/index/*]`,
+        id: `AwsSolutions-IAM5[Resource::<${tableArn}>/index/*]`,
         reason:
           'Queries on the GSIs of the service table (order lists, expiry and delivery sweeps) need index ARNs; the wildcard covers only the indexes of that one table.',
       });

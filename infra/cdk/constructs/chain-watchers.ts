@@ -1,0 +1,159 @@
+import { Duration, NestedStack } from 'aws-cdk-lib';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
+import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import type { Construct } from 'constructs';
+import type { DeployConfig } from '#infra/cdk/config';
+import { ServiceAlarms } from '#infra/cdk/constructs/service-alarms';
+import { constructId, ServiceFunction, type ServiceFunctionProps } from '#infra/cdk/constructs/service-function';
+
+/** The chain watcher's folder: one function per chain or indexed source, scheduled every minute. */
+export const WATCHER_FOLDER = 'watch-chain';
+
+/** The key of a chain's watcher in {@link ChainWatchers.functions}. */
+export const watcherKey = (chain: string): string => `${WATCHER_FOLDER}-${chain.toLowerCase()}`;
+
+/**
+ * Blocks a watcher may be behind its chain's tip before the lag alarm: about 30 minutes of
+ * blocks (ETH, 12 s blocks: 150), never under 3 (one slow block is not an incident). LBTC and
+ * EOS (indexed sources) report 1 while their cursor still moves and 0 once caught up: their
+ * alarm fires when a watcher has not caught up once in 15 minutes, or is silent.
+ */
+export const LAG_ALARM_BLOCKS: Readonly<Record<string, number>> = {
+  BTC: 3,
+  LTC: 12,
+  BCH: 3,
+  ETH: 150,
+  // The other EVM networks: 30 minutes of their blocks (shared/domain/networks.ts).
+  ARBITRUM: 7200,
+  BASE: 900,
+  POLYGON: 900,
+  BSC: 2400,
+  CELO: 1800,
+  LBTC: 0,
+  EOS: 0,
+  // Asked per address, no cursor: 0 while the last step succeeded.
+  TRON: 0,
+  SOLANA: 0,
+};
+
+export interface ChainWatchersProps {
+  readonly config: DeployConfig;
+  /** Powertools service name (and the `service` dimension of the watchers' metrics). */
+  readonly serviceName: string;
+  /** Namespace of the watchers' EMF metrics (ChainBlocksBehind, UnhealthyCurrencies, ...). */
+  readonly metricsNamespace: string;
+  /** The main stack's table: CDK passes its name and ARNs in as parameters of this stack. */
+  readonly table: ITableV2;
+  /** Variables every function of the service gets beside the deploy settings (the page and queue URLs). */
+  readonly environment: Readonly<Record<string, string>>;
+  /** The main stack's alarm topic: these alarms notify it too. */
+  readonly alarmTopic: ITopic;
+}
+
+/** What {@link ChainWatchers.addFunction} needs beside what every function here shares. */
+export type WatchersFunctionProps = Pick<ServiceFunctionProps, 'folder' | 'tableAccess' | 'timeout' | 'memorySize' | 'parameters' | 'environment'>;
+
+/**
+ * The chain watchers in a nested stack of their own: per chain (or indexed source) a
+ * watch-chain function, its schedule, its role and log group, and its lag, source-health and
+ * error alarms. About ten resources a source, so with every network configured they would
+ * take the main stack past CloudFormation's 500 resources; here they grow without touching it.
+ * The table, queue URL, page URL and alarm topic come from the main stack as parameters, and
+ * each function's role still names only that table and its own SSM parameter.
+ *
+ * Functions that serve the watchers (the stream-triggered waker) belong here too:
+ * {@link addFunction} builds one with the same settings and an error alarm,
+ * {@link grantInvoke} lets it start the watchers, {@link functionNames} tells it which.
+ */
+export class ChainWatchers extends NestedStack {
+  /** Every function of this stack by key: `watch-chain-btc`, ... (see {@link watcherKey}), and any added. */
+  readonly functions = new Map<string, ServiceFunction>();
+  /** The watched chains and sources, in the order their watchers were made. */
+  readonly chains: readonly string[];
+  readonly alarms: ServiceAlarms;
+  private readonly settings: ChainWatchersProps;
+
+  constructor(scope: Construct, id: string, props: ChainWatchersProps) {
+    super(scope, id, { description: 'Chain watchers: one watch-chain function per watched chain or source, with its schedule and alarms' });
+    this.settings = props;
+    const { config } = props;
+    this.alarms = new ServiceAlarms(this, 'Alarms', { topic: props.alarmTopic });
+    this.chains = [
+      ...config.chainSources.map((source) => this.addWatcher(source.chain, source.urlParameter ? { [`${source.chain}_RPC_URL_PARAMETER`]: source.urlParameter } : {})),
+      // Lightning settlements and EOS transfers (and TRON, Solana): the same function, schedule and alarms.
+      ...config.indexedSources.map((chain) => this.addWatcher(chain, chain === 'LBTC' ? config.lightningParameters : {})),
+    ];
+    if (config.indexedSources.includes('EOS')) this.alarms.alarmOnUnmatchedPayments('EosUnmatchedPayments', 'EOS', this.metrics);
+  }
+
+  /** The watchers' chains -> their function names (deploy-time tokens), for a function that starts them. */
+  functionNames(): Record<string, string> {
+    return Object.fromEntries(this.chains.map((chain) => [chain, this.functions.get(watcherKey(chain))!.function.functionName]));
+  }
+
+  /** Lets `grantee` invoke every watcher function (those ARNs only, no versions or aliases). */
+  grantInvoke(grantee: IGrantable): Grant {
+    return Grant.addToPrincipal({
+      grantee,
+      actions: ['lambda:InvokeFunction'],
+      resourceArns: this.chains.map((chain) => this.functions.get(watcherKey(chain))!.function.functionArn),
+    });
+  }
+
+  /**
+   * A function of functions/ in this stack with the service's settings (log level, the deploy
+   * settings, page and queue URLs, the table at `tableAccess`) and an alarm on its errors.
+   */
+  addFunction(key: string, props: WatchersFunctionProps): ServiceFunction {
+    const fn = new ServiceFunction(this, constructId(key), {
+      serviceName: this.settings.serviceName,
+      logLevel: this.settings.config.logLevel,
+      table: this.settings.table,
+      ...props,
+      environment: { ...this.settings.config.handlerEnvironment, ...this.settings.environment, ...props.environment },
+    });
+    this.functions.set(key, fn);
+    this.alarms.alarmOnErrors(`${constructId(key)}Errors`, fn.function, `${key} invocations are failing`);
+    return fn;
+  }
+
+  private get metrics(): { namespace: string; service: string } {
+    return { namespace: this.settings.metricsNamespace, service: this.settings.serviceName };
+  }
+
+  /**
+   * A chain's (or an indexed source's) watcher: polls for about a minute per run
+   * (WATCH_INTERVAL_SECONDS apart), started every minute; one at a time (reserved concurrency 1;
+   * a run that overlaps is dropped, the cursor's conditional writes make an overlap harmless
+   * anyway). A node's URL (with its credentials) is read from its SSM parameter, which only
+   * this function may read.
+   */
+  private addWatcher(chain: string, parameters: Readonly<Record<string, string>>): string {
+    const key = watcherKey(chain);
+    const fn = this.addFunction(key, {
+      folder: WATCHER_FOLDER,
+      tableAccess: 'write',
+      // A run polls for 55 s and stops starting steps 60 s before this: a bounded step finishes.
+      timeout: Duration.minutes(2),
+      memorySize: 256,
+      environment: { WATCH_CHAIN: chain },
+      parameters,
+    });
+    (fn.function.node.defaultChild as CfnFunction).reservedConcurrentExecutions = 1;
+    fn.function.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(1) });
+    // No retries: the next run does the same work anyway.
+    const every = Duration.minutes(1);
+    new Rule(this, `${constructId(key)}Schedule`, {
+      description: `Runs ${key} every ${every.toHumanString()}`,
+      schedule: Schedule.rate(every),
+      targets: [new LambdaTarget(fn.function, { retryAttempts: 0 })],
+    });
+    this.alarms.alarmOnChainLag(`${constructId(key)}Lag`, chain, LAG_ALARM_BLOCKS[chain] ?? 3, this.metrics);
+    this.alarms.alarmOnSourceHealth(`${constructId(key)}Health`, chain, this.metrics);
+    return chain;
+  }
+}

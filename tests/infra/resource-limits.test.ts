@@ -1,0 +1,93 @@
+/**
+ * CloudFormation takes at most 500 resources per stack (REFERENCE.md, AWS limits). The chain
+ * watchers (about ten resources per source) are a nested stack of their own, so the main stack
+ * does not grow with the networks. Built here with every setting that adds resources: every
+ * network and indexed source, the gateways, custom domains and the alarm e-mail. The counts are
+ * printed (docs/deploy.md "Stack size" records them).
+ */
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CryptoPayStack } from '#infra/cdk/stack';
+import { CHAINS } from '#shared/payments/chain-sources';
+import { deployConfig, TEST_ENV, testApp } from './support.ts';
+
+const CERTIFICATE = 'arn:aws:acm:us-east-1:123456789012:certificate/0b1c2d3e-aaaa-bbbb-cccc-0123456789ab';
+/** Every chain's node (by SSM name) and the indexed sources. */
+const SOURCES: Record<string, string> = {
+  ...Object.fromEntries(Object.keys(CHAINS).map((chain) => [`${chain}_RPC_URL`, `/crypto-pay/test/${chain.toLowerCase()}-rpc`])),
+  TRON_API_URL: 'https://api.trongrid.io',
+  SOLANA_RPC_URL: 'https://solana.example/',
+  LND_REST_URL: 'https://lnd.internal.example:8080/',
+  LND_MACAROON_PARAMETER: '/crypto-pay/test/lnd-macaroon',
+  LND_TLS_CERT_PARAMETER: '/crypto-pay/test/lnd-tls-cert',
+  EOS_ACCOUNT: 'shoppay.a1',
+  EOS_HISTORY_URL: 'https://eos.hyperion.example/',
+};
+/** Everything else that adds resources: the gateways, both custom domains, the alarm e-mail. */
+const REST: Record<string, string> = {
+  ALIPAY_CREDENTIALS_PARAMETER: '/crypto-pay/test/alipay',
+  ALIGLOBAL_CREDENTIALS_PARAMETER: '/crypto-pay/test/aliglobal',
+  WECHAT_CREDENTIALS_PARAMETER: '/crypto-pay/test/wechat',
+  PAYMENT_PAGE_DOMAIN: 'pay.example.com',
+  PAYMENT_PAGE_CERTIFICATE_ARN: CERTIFICATE,
+  PORTAL_DOMAIN: 'portal.example.com',
+  PORTAL_CERTIFICATE_ARN: CERTIFICATE,
+  ALARM_EMAIL: 'oncall@example.com',
+};
+
+const cleanups: (() => void)[] = [];
+afterAll(() => cleanups.forEach((cleanup) => cleanup()));
+
+function build(id: string, env: Record<string, string>) {
+  const made = testApp({ bundle: false });
+  cleanups.push(made.cleanup);
+  const stack = new CryptoPayStack(made.app, id, { env: TEST_ENV, config: deployConfig(env), paymentPageDir: join(tmpdir(), 'no-page'), portalDir: join(tmpdir(), 'no-portal') });
+  return { app: made.app, stack };
+}
+const countOf = (stack: Stack): number => Object.keys(Template.fromStack(stack).toJSON().Resources as object).length;
+
+const everything = build('Everything', { ...SOURCES, ...REST });
+const oneChain = build('OneChain', { BTC_RPC_URL: SOURCES.BTC_RPC_URL!, ...REST });
+const sources = everything.stack.watchers!.chains.length;
+const counts = {
+  sources,
+  main: countOf(everything.stack),
+  watchers: countOf(everything.stack.watchers!),
+  mainWithOneSource: countOf(oneChain.stack),
+  watchersWithOneSource: countOf(oneChain.stack.watchers!),
+};
+console.log(`CloudFormation resources with every network configured: ${JSON.stringify(counts)}`);
+
+describe('stack size', () => {
+  it('watches every chain and indexed source', () => {
+    expect(everything.stack.watchers!.chains).toEqual([...Object.keys(CHAINS), 'LBTC', 'EOS', 'TRON', 'SOLANA']);
+  });
+
+  it('keeps both stacks under CloudFormation\'s 500 resources with every network configured', () => {
+    expect(counts.main).toBeLessThan(500);
+    expect(counts.watchers).toBeLessThan(500);
+  });
+
+  it('keeps the watchers out of the main stack: it has the same resources with one source as with all', () => {
+    expect(counts.main).toBe(counts.mainWithOneSource);
+    expect(Object.keys(Template.fromStack(everything.stack).findResources('AWS::CloudFormation::Stack'))).toHaveLength(1);
+    expect(Template.fromStack(everything.stack).findResources('AWS::Events::Rule', { Properties: { Description: 'Runs watch-chain-btc every 1 minute' } })).toEqual({});
+  });
+
+  it('grows the watchers\' stack by the same resources per source (function, role, policy, logs, schedule, permission, invoke config, three alarms)', () => {
+    // EOS also has its unmatched-payment alarm.
+    const perSource = 10;
+    expect(counts.watchersWithOneSource).toBe(perSource);
+    expect(counts.watchers).toBe(perSource * sources + 1);
+  });
+
+  it('passes cdk-nag AwsSolutions in both stacks', () => {
+    const report = new AwsSolutionsChecks(undefined, { verbose: false }).validateScope(everything.app);
+    const findings = report.violations.map((v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`);
+    expect(findings, findings.join('\n')).toEqual([]);
+  });
+});
