@@ -16,9 +16,10 @@ const ARTIFACTS = resolve('tests/artifacts');
 
 /**
  * Headless Chromium for the page tests. Playwright gives every launch a fresh temporary
- * profile (its own --user-data-dir), removed on close.
+ * profile (its own --user-data-dir), removed on close. `extraArgs` adds switches (the
+ * Lighthouse test opens a remote debugging port).
  */
-export function launchChromium(): Promise<Browser> {
+export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
@@ -31,6 +32,7 @@ export function launchChromium(): Promise<Browser> {
       '--disable-component-update',
       '--disable-sync',
       '--no-first-run',
+      ...extraArgs,
     ],
   });
 }

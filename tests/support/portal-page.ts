@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { artifact } from './browser';
 
@@ -8,9 +8,10 @@ const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 /**
  * A Chromium page for the merchant portal with the browser's own passkey authenticator (the
  * DevTools WebAuthn domain's virtual authenticator, as a laptop's platform authenticator would
- * be), English, and Playwright's steps failing after 15 s rather than at the test's timeout.
+ * be), English unless `options` say otherwise, and Playwright's steps failing after 15 s rather
+ * than at the test's timeout.
  */
-export async function portalPage(browser: Browser, options: { acceptDownloads?: boolean } = {}): Promise<Page> {
+export async function portalPage(browser: Browser, options: BrowserContextOptions = {}): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 1100, height: 900 }, locale: 'en-US', ...options });
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);

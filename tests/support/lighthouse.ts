@@ -1,0 +1,98 @@
+import { createServer } from 'node:net';
+import { defaultConfig, snapshot, type Config } from 'lighthouse';
+import type { Browser, Page } from 'playwright-core';
+import puppeteer, { type Browser as PuppeteerBrowser, type Page as PuppeteerPage } from 'puppeteer-core';
+import { launchChromium } from './browser';
+
+/** What Lighthouse's accessibility category said about one screen. */
+export interface AccessibilityScore {
+  /** 0..1; 1 when every weighted audit passed. */
+  score: number | null;
+  /** How many of the category's weighted audits applied to the screen and passed. */
+  passed: number;
+  /** Each failing audit: `<id>: <selector> <html snippet>` per element it names. */
+  failures: string[];
+}
+
+const ACCESSIBILITY = defaultConfig.categories!.accessibility!;
+const ACCESSIBILITY_IDS = new Set(ACCESSIBILITY.auditRefs.map((ref) => ref.id));
+
+/**
+ * Lighthouse's own accessibility category and its audits (the default config's, without the
+ * other categories' audits, which Lighthouse would load on every run only to drop them); the
+ * page audited as it stands (snapshot mode: no reload, no emulation of its own: the Playwright
+ * context sets the viewport, so a 375 px mobile context is Lighthouse's mobile form factor at
+ * that width). No full-page screenshot: the audits do not need it and it would resize the page.
+ */
+const config = (formFactor: 'mobile' | 'desktop'): Config => ({
+  artifacts: defaultConfig.artifacts,
+  audits: defaultConfig.audits!.filter((audit) => ACCESSIBILITY_IDS.has(String(audit).split('/').at(-1)!)),
+  categories: { accessibility: ACCESSIBILITY },
+  groups: defaultConfig.groups,
+  settings: { onlyCategories: ['accessibility'], formFactor, screenEmulation: { disabled: true }, disableFullPageScreenshot: true },
+});
+
+const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+
+/**
+ * One headless Chromium that Playwright drives (sign-in with the virtual authenticator, clicks,
+ * waits) and Lighthouse audits: Chromium opens a remote debugging port beside Playwright's pipe,
+ * puppeteer-core attaches to it, and Lighthouse runs on the same tab, so the screen it audits
+ * is the signed-in one Playwright left.
+ */
+export async function lighthouseChromium(): Promise<{
+  browser: Browser;
+  accessibility: (page: Page, formFactor: 'mobile' | 'desktop') => Promise<AccessibilityScore>;
+  close: () => Promise<void>;
+}> {
+  const port = await freePort();
+  const browser = await launchChromium([`--remote-debugging-port=${port}`]);
+  let inspector: PuppeteerBrowser;
+  try {
+    inspector = await puppeteer.connect({ browserURL: `http://127.0.0.1:${port}`, defaultViewport: null });
+  } catch (error) {
+    await browser.close();
+    throw error;
+  }
+  /**
+   * Puppeteer's handle on the tab Playwright shows: the one page at this URL, asked of the page
+   * itself (puppeteer's own record of a tab's URL misses a history.replaceState).
+   */
+  const sameTab = async (page: Page): Promise<PuppeteerPage> => {
+    const pages = await inspector.pages();
+    const urls = await Promise.all(pages.map((candidate) => candidate.evaluate(() => location.href)));
+    const matching = pages.filter((_, index) => urls[index] === page.url());
+    if (matching.length !== 1) throw new Error(`${matching.length} tabs at ${page.url()}: audit one open page at a time`);
+    return matching[0]!;
+  };
+  return {
+    browser,
+    accessibility: async (page, formFactor) => {
+      const result = await snapshot(await sameTab(page), { config: config(formFactor) });
+      if (!result) throw new Error('Lighthouse gave no result');
+      const { lhr } = result;
+      if (lhr.runtimeError) throw new Error(`Lighthouse: ${lhr.runtimeError.code} ${lhr.runtimeError.message}`);
+      const category = lhr.categories.accessibility!;
+      const weighted = category.auditRefs.filter((ref) => ref.weight > 0).map((ref) => lhr.audits[ref.id]!);
+      const failures = weighted
+        .filter((audit) => audit.score !== null && audit.score < 1)
+        .flatMap((audit) => {
+          const items = ((audit.details as { items?: { node?: { selector?: string; snippet?: string } }[] } | undefined)?.items ?? []).map((item) => item.node);
+          return items.length ? items.map((node) => `${audit.id}: ${node?.selector ?? '?'} ${node?.snippet ?? ''}`) : [`${audit.id}: ${audit.title}`];
+        });
+      return { score: category.score, passed: weighted.filter((audit) => audit.score === 1).length, failures };
+    },
+    close: async () => {
+      await inspector.disconnect();
+      await browser.close();
+    },
+  };
+}
