@@ -4,14 +4,15 @@
  * when a measurement could not be made (something is broken); the other groups still report.
  *
  * Groups, one module each: bundles (bench/bundles.ts), page (bench/page.ts), api
- * (bench/api-latency.ts), load (bench/load.ts), callbacks (bench/callbacks.ts), cost
- * (bench/cost.ts, from the others' figures). See docs/performance.md for every setting.
+ * (bench/api-latency.ts), load (bench/load.ts), callbacks (bench/callbacks.ts), auth-flood
+ * (bench/auth-flood.ts), cost (bench/cost.ts, from the others' figures). See docs/performance.md for every setting.
  */
 import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import { ensureTable, LOCAL_AWS_ENV, startDynamoDbLocal, type LocalDynamoDb } from '#infra/local/dynamodb';
 import { positiveInteger } from '#shared/core/env';
 import type { EndpointFigures } from './api-latency';
+import type { AuthFloodReport, FloodRun } from './auth-flood';
 import { measureBundles, type BundleReport } from './bundles';
 import { measureCallbacks, type CallbackReport, type CallbackRun } from './callbacks';
 import { computeCost, DEFAULT_ASSUMPTIONS, type CostReport } from './cost';
@@ -37,9 +38,11 @@ const config = {
   callback_probes: positiveInteger(env, 'BENCH_CALLBACK_PROBES', 5),
   callback_concurrency: positiveInteger(env, 'BENCH_CALLBACK_CONCURRENCY', 10),
   watcher_orders: positiveInteger(env, 'BENCH_WATCHER_ORDERS', 20),
+  auth_flood_requests: positiveInteger(env, 'BENCH_AUTH_FLOOD_REQUESTS', 600),
+  auth_flood_concurrency: positiveInteger(env, 'BENCH_AUTH_FLOOD_CONCURRENCY', 20),
   orders_per_month: positiveInteger(env, 'BENCH_ORDERS_PER_MONTH', DEFAULT_ASSUMPTIONS.orders_per_month),
 };
-const GROUPS = ['bundles', 'page', 'api', 'load', 'callbacks', 'watcher', 'cost'] as const;
+const GROUPS = ['bundles', 'page', 'api', 'load', 'callbacks', 'watcher', 'auth-flood', 'cost'] as const;
 type Group = (typeof GROUPS)[number];
 const only = env.BENCH_ONLY?.split(',').map((g) => g.trim()).filter(Boolean);
 const unknown = only?.filter((g) => !(GROUPS as readonly string[]).includes(g));
@@ -75,8 +78,9 @@ let endpoints: EndpointFigures[] | undefined;
 let load: LoadReport | undefined;
 let callbacks: CallbackReport | undefined;
 let watcher: WatcherReport | undefined;
+let authFlood: AuthFloodReport | undefined;
 let dynamodb: LocalDynamoDb | undefined;
-if (wanted('api') || wanted('load') || wanted('callbacks') || wanted('watcher') || wanted('cost')) {
+if (wanted('api') || wanted('load') || wanted('callbacks') || wanted('watcher') || wanted('auth-flood') || wanted('cost')) {
   dynamodb = await startDynamoDbLocal();
 }
 try {
@@ -99,6 +103,9 @@ try {
       }),
     );
     watcher = await group('watcher', async () => (await import('./watcher')).measureWatcher({ orders: config.watcher_orders }));
+    authFlood = await group('auth-flood', async () =>
+      (await import('./auth-flood')).measureAuthFlood({ requests: config.auth_flood_requests, concurrency: config.auth_flood_concurrency, victimSamples: config.iterations }),
+    );
     load = await group('load', async () => (await import('./load')).measureLoad({ connections: config.load_connections, seconds: config.load_seconds }));
   }
 } finally {
@@ -243,6 +250,26 @@ if (watcher) {
       `fixed per chain and month: ${Object.entries(fixed.per_chain_per_month_usd).map(([c, u]) => `${c} $${u.total} (Lambda $${u.lambda}, DynamoDB $${u.dynamodb})`).join(', ')}`,
   );
 }
+if (authFlood) {
+  const row = (name: string, r: FloodRun) => [
+    name,
+    r.victim.n,
+    ms(r.victim.p50),
+    ms(r.victim.p99),
+    r.flood ? `${r.flood.requests_per_s}/s` : '',
+    r.flood ? Object.entries(r.flood.by_status).map(([status, n]) => `${status} x${n}`).join(', ') : '',
+  ];
+  table(
+    `Failed-authentication flood (${authFlood.flood_requests} bad tokens from one address, ${authFlood.flood_concurrency} at once) against another merchant's Get Order; budget ${authFlood.budget.limit} failures per ${authFlood.budget.window_seconds} s per address`,
+    ['run', 'victim n', 'victim p50', 'victim p99', 'flood rate', 'flood answers'],
+    [
+      row('no flood', authFlood.quiet),
+      row('flood, failure budget on', authFlood.flood),
+      row('flood, budget off (before issue 21)', authFlood.flood_without_budget),
+      row('no flood, again', authFlood.quiet_after),
+    ],
+  );
+}
 if (cost) {
   table(
     `AWS cost per million orders (us-east-1 list prices; ${DEFAULT_ASSUMPTIONS.memory_mb} MB arm64; ${cost.assumptions.orders_per_month.toLocaleString('en-US')} orders/month) — goal < $${cost.goals.usd_per_million_orders_max}`,
@@ -287,6 +314,7 @@ const result = {
   load: load ?? null,
   callbacks: callbacks ?? null,
   watcher: watcher ? { ...watcher, monthly_cost: watcherMonthlyCost(watcher) } : null,
+  auth_flood: authFlood ?? null,
   cost: cost ?? null,
   goals: {
     overhead_p50_max: 1.5,

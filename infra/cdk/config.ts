@@ -2,6 +2,7 @@ import { ConfigError, nonNegativeInteger, positiveInteger } from '#shared/core/e
 import { deriveAddress, type AddressCurrency } from '#shared/payments/addresses/index';
 import { type ChainSourceConfig, chainSources } from '#shared/payments/chain-sources';
 import { EVM_NETWORKS, evmCurrencies } from '#shared/domain/networks';
+import { readUtxoChainConfig } from '#shared/payments/utxo-config';
 
 /** Where the API token key is read from unless tokenHmacKeyParameter names another parameter. */
 export const DEFAULT_TOKEN_KEY_PARAMETER = '/crypto-pay-orders/token-hmac-key';
@@ -74,6 +75,12 @@ export const SETTINGS = {
   tronApiUrl: { env: 'TRON_API_URL', about: 'https TronGrid-compatible API the TRON watcher reads (USDT_TRC20)' },
   solanaRpcUrl: { env: 'SOLANA_RPC_URL', about: 'https Solana JSON-RPC node the Solana watcher reads (USDC_SOL)' },
   platformWalletSol: { env: 'PLATFORM_WALLET_SOL', about: 'platform Solana wallet USDC_SOL is paid to for merchants without their own' },
+  btcGenesisHash: { env: 'BTC_GENESIS_HASH', about: "genesis block hash the BTC source must answer (handler default mainnet's; set for testnet)" },
+  ltcGenesisHash: { env: 'LTC_GENESIS_HASH', about: "genesis block hash the LTC source must answer (handler default mainnet's)" },
+  bchGenesisHash: { env: 'BCH_GENESIS_HASH', about: "genesis block hash the BCH source must answer (handler default mainnet's)" },
+  btcCheckpoint: { env: 'BTC_CHECKPOINT', about: '<height>:<hash> the BTC source must also answer, or none (handler default with mainnet: block 478559, not BCH)' },
+  ltcCheckpoint: { env: 'LTC_CHECKPOINT', about: '<height>:<hash> the LTC source must also answer, or none (handler default none)' },
+  bchCheckpoint: { env: 'BCH_CHECKPOINT', about: '<height>:<hash> the BCH source must also answer, or none (handler default with mainnet: block 478559, not BTC)' },
   btcConfirmations: { env: 'BTC_CONFIRMATIONS', about: 'confirmations a BTC payment needs (handler default 2)' },
   ltcConfirmations: { env: 'LTC_CONFIRMATIONS', about: 'confirmations an LTC payment needs (handler default 6)' },
   bchConfirmations: { env: 'BCH_CONFIRMATIONS', about: 'confirmations a BCH payment needs (handler default 6)' },
@@ -282,6 +289,18 @@ export function readDeployConfig(context: ContextLookup, env: NodeJS.ProcessEnv)
       throw new ConfigError(`deploy setting ${key} (${variable}) must be ${kind === 'contract' ? 'a 0x-prefixed 20-byte contract address' : 'a positive integer'}, got "${value}"`);
     }
     handlerEnvironment[variable] = value;
+  }
+  // The chain each UTXO source must be on, each setting checked by the handlers' own parser.
+  for (const key of ['btcGenesisHash', 'ltcGenesisHash', 'bchGenesisHash', 'btcCheckpoint', 'ltcCheckpoint', 'bchCheckpoint'] as const) {
+    const value = raw(key);
+    if (value === undefined) continue;
+    try {
+      readUtxoChainConfig({ [SETTINGS[key].env]: value });
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      fail(key, error.message.replace(/^environment variable \S+ /, ''));
+    }
+    handlerEnvironment[SETTINGS[key].env] = value;
   }
   // Chain sources, checked as the handlers check them: Esplora by https URL, nodes by SSM name.
   const sourceEnv: Record<string, string> = {};

@@ -87,8 +87,15 @@ describe('deploy configuration', () => {
     ],
     [{ ALARM_EMAIL: 'nobody' }, /alarmEmail/],
     [{ STACK_NAME: '1-bad name' }, /stackName/],
+    [{ BTC_GENESIS_HASH: 'testnet' }, /btcGenesisHash \(BTC_GENESIS_HASH\) must be a block hash/],
+    [{ BCH_CHECKPOINT: '478559' }, /bchCheckpoint \(BCH_CHECKPOINT\) must be "<height>:<block hash>"/],
   ])('refuses %o at synth time', (env, message) => {
     expect(() => deployConfig(env)).toThrow(message);
+  });
+
+  it("forwards the UTXO chains' genesis and checkpoint settings (a testnet deployment)", () => {
+    const testnet = '000000000933ea01ad0ee984209779baaec3ced90fa3f408719526f8d77f4943';
+    expect(deployConfig({ BTC_GENESIS_HASH: testnet, BCH_CHECKPOINT: 'none' }).handlerEnvironment).toEqual({ BTC_GENESIS_HASH: testnet, BCH_CHECKPOINT: 'none' });
   });
 
   it('accepts a custom page domain with its us-east-1 certificate', () => {

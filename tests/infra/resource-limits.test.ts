@@ -2,9 +2,11 @@
  * CloudFormation takes at most 500 resources per stack (REFERENCE.md, AWS limits). The chain
  * watchers (about ten resources per source) are a nested stack of their own, so the main stack
  * does not grow with the networks. Built here with every setting that adds resources: every
- * network and indexed source, the gateways, custom domains and the alarm e-mail. The counts are
+ * network and indexed source, the gateways, custom domains, the alarm e-mail and both built web
+ * apps (their deployments add a custom resource and its function). The counts are
  * printed (docs/deploy.md "Stack size" records them).
  */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Stack } from 'aws-cdk-lib';
@@ -42,10 +44,18 @@ const REST: Record<string, string> = {
 const cleanups: (() => void)[] = [];
 afterAll(() => cleanups.forEach((cleanup) => cleanup()));
 
+// Stand-ins for web/dist and web/portal/dist (the page's index.html must carry the API URL's meta tag).
+const web = mkdtempSync(join(tmpdir(), 'crypto-pay-web-'));
+cleanups.push(() => rmSync(web, { recursive: true, force: true }));
+for (const app of ['page', 'portal']) {
+  mkdirSync(join(web, app));
+  writeFileSync(join(web, app, 'index.html'), '<html><head><meta name="api-base-url" content=""></head><body></body></html>');
+}
+
 function build(id: string, env: Record<string, string>) {
   const made = testApp({ bundle: false });
   cleanups.push(made.cleanup);
-  const stack = new CryptoPayStack(made.app, id, { env: TEST_ENV, config: deployConfig(env), paymentPageDir: join(tmpdir(), 'no-page'), portalDir: join(tmpdir(), 'no-portal') });
+  const stack = new CryptoPayStack(made.app, id, { env: TEST_ENV, config: deployConfig(env), paymentPageDir: join(web, 'page'), portalDir: join(web, 'portal') });
   return { app: made.app, stack };
 }
 const countOf = (stack: Stack): number => Object.keys(Template.fromStack(stack).toJSON().Resources as object).length;
@@ -63,7 +73,9 @@ const counts = {
 console.log(`CloudFormation resources with every network configured: ${JSON.stringify(counts)}`);
 
 describe('stack size', () => {
-  it('watches every chain and indexed source', () => {
+  it('watches every chain and indexed source, and deploys both web apps', () => {
+    expect(everything.stack.paymentPage.contentDeployed).toBe(true);
+    expect(everything.stack.portal.contentDeployed).toBe(true);
     expect(everything.stack.watchers!.chains).toEqual([...Object.keys(CHAINS), 'LBTC', 'EOS', 'TRON', 'SOLANA']);
   });
 

@@ -10,4 +10,4 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-describeAuthFailures('local adapter', () => api.url, 3);
+describeAuthFailures('local adapter', () => api.url, 3, { record: 'tests/integration/auth-failures-local.test.ts' });

@@ -84,7 +84,7 @@ export function startCoreRpcServer(chain: UtxoChain, options: CoreRpcServerOptio
   const onChain = (hash: string) => chain.blocks.find((block) => block.hash === hash);
   const methods: Record<string, (params: unknown[]) => unknown> = {
     getblockchaininfo: () => ({
-      chain: 'main',
+      chain: chain.networkName,
       blocks: chain.tip.height,
       headers: chain.tip.height,
       bestblockhash: chain.tip.hash,
@@ -99,9 +99,9 @@ export function startCoreRpcServer(chain: UtxoChain, options: CoreRpcServerOptio
     getbestblockhash: () => chain.tip.hash,
     getblockhash: ([height]) => {
       if (typeof height !== 'number') throw new RpcError(-1, 'JSON value is not an integer as expected');
-      const block = chain.blockAt(height);
-      if (!block) throw new RpcError(-8, 'Block height out of range');
-      return block.hash;
+      const hash = chain.hashAt(height);
+      if (!hash) throw new RpcError(-8, 'Block height out of range');
+      return hash;
     },
     getblock: ([hash, verbosity = 1]) => {
       const block = chain.allBlocks.get(String(hash));

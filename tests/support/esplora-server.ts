@@ -103,8 +103,8 @@ export function startEsploraServer(chain: UtxoChain): Promise<FaultyServer> {
       if (path === '/blocks/tip/height') return text(chain.tip.height);
       let m = /^\/block-height\/(\d+)$/.exec(path);
       if (m) {
-        const block = chain.blockAt(Number(m[1]));
-        return block ? text(block.hash) : { status: 404, body: 'Block not found', type: 'text/plain' };
+        const hash = chain.hashAt(Number(m[1]));
+        return hash ? text(hash) : { status: 404, body: 'Block not found', type: 'text/plain' };
       }
       m = /^\/block\/([0-9a-f]{64})(\/.*)?$/.exec(path);
       if (m) {

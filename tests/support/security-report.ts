@@ -28,6 +28,7 @@ export const ATTACKS = [
   'address-exhaustion',
   'quota-exhaustion',
   'idempotency-flood',
+  'auth-failure-flood',
 ] as const;
 
 export type AttackId = (typeof ATTACKS)[number];

@@ -13,6 +13,7 @@ import { hexToBytes, bytesToHex } from '@noble/hashes/utils.js';
 import { Address, NETWORK, OutScript, p2wpkh, Script, Transaction, utils } from '@scure/btc-signer';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { CASHADDR_P2PKH_160, decodeCashAddr, encodeCashAddr } from '#shared/payments/addresses/cashaddr';
+import { MAINNET_IDENTITIES, type UtxoChainIdentity } from '#shared/payments/utxo-config';
 
 export type UtxoChainName = 'BTC' | 'LTC' | 'BCH';
 
@@ -68,6 +69,14 @@ function u32le(value: number): Uint8Array {
   return bytes;
 }
 
+/** Which chain the servers say this is: the identity its nodes answer and the `chain` of getblockchaininfo. */
+export interface UtxoChainOptions {
+  /** The genesis and checkpoint hashes the servers answer below the first block (default: mainnet's of `name`). */
+  identity?: UtxoChainIdentity;
+  /** getblockchaininfo's `chain`: main, test, regtest... (default main). */
+  network?: string;
+}
+
 export class UtxoChain {
   readonly blocks: ChainBlock[] = [];
   /** Every block ever made, orphans included (servers still answer /block/:hash for them). */
@@ -77,12 +86,27 @@ export class UtxoChain {
   private readonly key = utils.randomPrivateKeyBytes();
   private clock = 1_790_000_000;
 
+  /** The hashes of blocks before the first one the servers know of (the genesis, a fork's checkpoint). */
+  private readonly history = new Map<number, string>();
+  readonly networkName: string;
+
   constructor(
     readonly name: UtxoChainName,
     startHeight = 800_000,
+    options: UtxoChainOptions = {},
   ) {
+    const identity = options.identity ?? MAINNET_IDENTITIES[name];
+    this.history.set(0, identity.genesisHash);
+    if (identity.checkpoint) this.history.set(identity.checkpoint.height, identity.checkpoint.hash);
+    this.networkName = options.network ?? 'main';
     // The first block stands for everything before: its parent is a made-up hash.
     this.mineAt(startHeight, bytesToHex(randomBytes(32)), []);
+  }
+
+  /** The hash at `height` on the best chain: a block of this chain, or one of the history before it. */
+  hashAt(height: number): string | undefined {
+    const first = this.blocks[0]!.height;
+    return height < first ? this.history.get(height) : this.blockAt(height)?.hash;
   }
 
   get tip(): ChainBlock {

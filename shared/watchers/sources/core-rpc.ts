@@ -1,6 +1,9 @@
 /**
  * BTC, LTC and BCH through the JSON-RPC interface bitcoind, litecoind and Bitcoin Cash Node
- * share (Bitcoin Core RPC docs): `getblockchaininfo` (tip: `blocks`, `bestblockhash`),
+ * share (Bitcoin Core RPC docs): `getblockchaininfo` (tip: `blocks`, `bestblockhash`; `chain`
+ * for the chain check's message), `getblockhash 0` and, for BTC and BCH, the hash of the block
+ * after their fork, once per process (utxo-chain-check.ts: a node on testnet, regtest or the
+ * other coin is refused),
  * `getblockhash height`, `getblock hash 2` (verbosity 2: every transaction with its outputs,
  * `value` in coins, `n`, `scriptPubKey.address` or, on older nodes and BCHN,
  * `scriptPubKey.addresses`), `getrawmempool` and `getrawtransaction txid true` (sent as one
@@ -14,7 +17,9 @@ import { isLosslessNumber, parse } from 'lossless-json';
 import { decimalPlaces, type Decimal, isPositive, parseDecimal, ZERO, compare } from '#shared/domain/money';
 import { DEFAULT_HTTP_POLICY, type HttpPolicy, requestText } from '#shared/watchers/sources/http';
 import { SourceError } from '#shared/core/source-error';
-import { type Block, type BlockRef, type BlockSource, type Transfer } from '#shared/watchers/sources/port';
+import { MAINNET_IDENTITIES, type UtxoChainCode, type UtxoChainIdentity } from '#shared/payments/utxo-config';
+import { type Block, type BlockRef, type BlockSource, type SourceHealthNote, type Transfer } from '#shared/watchers/sources/port';
+import { UtxoChainCheck } from '#shared/watchers/sources/utxo-chain-check';
 
 export interface CoreRpcOptions {
   /** BTC, LTC or BCH. */
@@ -24,6 +29,8 @@ export interface CoreRpcOptions {
   http?: HttpPolicy;
   /** New mempool transactions fetched per call at most. */
   mempoolLimit?: number;
+  /** The chain the node must be on (its genesis, a block after a fork): mainnet's by default. */
+  identity?: UtxoChainIdentity;
 }
 
 const HASH = /^[0-9a-f]{64}$/;
@@ -49,6 +56,7 @@ export class CoreRpcSource implements BlockSource {
   private readonly http: HttpPolicy;
   private readonly mempoolLimit: number;
   private nextId = 1;
+  private readonly check: UtxoChainCheck;
 
   constructor(options: CoreRpcOptions) {
     this.chain = options.chain;
@@ -63,11 +71,22 @@ export class CoreRpcSource implements BlockSource {
     this.endpoint = url.toString();
     this.http = options.http ?? DEFAULT_HTTP_POLICY;
     this.mempoolLimit = options.mempoolLimit ?? 500;
+    const identity = options.identity ?? MAINNET_IDENTITIES[options.chain as UtxoChainCode];
+    if (!identity) throw new Error(`Core RPC: no chain identity for ${options.chain}`);
+    this.check = new UtxoChainCheck(`${this.chain} RPC`, identity);
   }
 
+  /** Every step starts here: the chain check first (once passed, for good). */
   async tip(): Promise<BlockRef> {
     const info = this.object(await this.call('getblockchaininfo', []), 'getblockchaininfo');
-    return { height: this.count(info.blocks, 'getblockchaininfo.blocks'), hash: this.hash(info.bestblockhash, 'getblockchaininfo.bestblockhash') };
+    const height = this.count(info.blocks, 'getblockchaininfo.blocks');
+    // A height above the node's tip has no block yet (getblockhash would answer RPC error -8).
+    await this.check.ensure((at) => (at > height ? Promise.resolve(undefined) : this.blockHash(at)), typeof info.chain === 'string' ? info.chain : undefined);
+    return { height, hash: this.hash(info.bestblockhash, 'getblockchaininfo.bestblockhash') };
+  }
+
+  health(): SourceHealthNote {
+    return { chainOk: this.check.chainOk, currencyErrors: {} };
   }
 
   async blockHash(height: number): Promise<string> {

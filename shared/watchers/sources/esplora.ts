@@ -3,6 +3,8 @@
  * Blockstream's and mempool.space-style servers and self-hosted electrs/esplora). Amounts are
  * satoshis (integers); addresses come as `scriptpubkey_address`.
  *
+ * - the chain: `GET /block-height/0` (the genesis) and, for BTC, the block after the BCH fork,
+ *   once per process (utxo-chain-check.ts): a server for testnet or another coin is refused.
  * - tip: `GET /blocks/tip/hash`, then `GET /block/:hash` for its height (one consistent pair).
  * - a block: `GET /block-height/:height` -> hash, `GET /block/:hash` (height,
  *   previousblockhash, tx_count), then its transactions 25 at a time from
@@ -14,7 +16,9 @@
 import { fromMinorUnits } from '#shared/domain/money';
 import { DEFAULT_HTTP_POLICY, type HttpPolicy, requestText } from '#shared/watchers/sources/http';
 import { SourceError } from '#shared/core/source-error';
-import { type Block, type BlockRef, type BlockSource, type Transfer } from '#shared/watchers/sources/port';
+import { MAINNET_IDENTITIES, type UtxoChainCode, type UtxoChainIdentity } from '#shared/payments/utxo-config';
+import { type Block, type BlockRef, type BlockSource, type SourceHealthNote, type Transfer } from '#shared/watchers/sources/port';
+import { UtxoChainCheck } from '#shared/watchers/sources/utxo-chain-check';
 
 export interface EsploraOptions {
   /** BTC or LTC. */
@@ -26,6 +30,8 @@ export interface EsploraOptions {
   pageConcurrency?: number;
   /** New mempool transactions fetched per call at most. */
   mempoolLimit?: number;
+  /** The chain the server must serve (its genesis, a block after a fork): mainnet's by default. */
+  identity?: UtxoChainIdentity;
 }
 
 /** Esplora's page size for /block/:hash/txs/:start_index. */
@@ -41,6 +47,7 @@ export class EsploraSource implements BlockSource {
   private readonly http: HttpPolicy;
   private readonly pageConcurrency: number;
   private readonly mempoolLimit: number;
+  private readonly check: UtxoChainCheck;
 
   constructor(options: EsploraOptions) {
     this.chain = options.chain;
@@ -48,9 +55,14 @@ export class EsploraSource implements BlockSource {
     this.http = options.http ?? DEFAULT_HTTP_POLICY;
     this.pageConcurrency = options.pageConcurrency ?? 4;
     this.mempoolLimit = options.mempoolLimit ?? 500;
+    const identity = options.identity ?? MAINNET_IDENTITIES[options.chain as UtxoChainCode];
+    if (!identity) throw new Error(`Esplora: no chain identity for ${options.chain}`);
+    this.check = new UtxoChainCheck(`${this.chain} Esplora`, identity);
   }
 
+  /** Every step starts here: the chain check first (once passed, for good). */
   async tip(): Promise<BlockRef> {
+    await this.check.ensure((height) => this.hashAt(height));
     const hash = this.hash(await this.text('/blocks/tip/hash'), 'tip hash');
     const header = await this.header(hash);
     return { height: header.height, hash };
@@ -58,6 +70,18 @@ export class EsploraSource implements BlockSource {
 
   async blockHash(height: number): Promise<string> {
     return this.hash(await this.text(`/block-height/${height}`), `hash of block ${height}`);
+  }
+
+  health(): SourceHealthNote {
+    return { chainOk: this.check.chainOk, currencyErrors: {} };
+  }
+
+  /** The hash at `height`, undefined where the server has no block (404: not that far yet). */
+  private async hashAt(height: number): Promise<string | undefined> {
+    const answer = await requestText(this.chain, `${this.base}/block-height/${height}`, {}, this.http);
+    if (answer.status === 404) return undefined;
+    if (answer.status !== 200) throw this.garbage(`/block-height/${height}: HTTP ${answer.status}`);
+    return this.hash(answer.body.trim(), `hash of block ${height}`);
   }
 
   async block(height: number): Promise<Block> {

@@ -1,6 +1,7 @@
 import { CoreRpcSource } from '#shared/watchers/sources/core-rpc';
 import { EsploraSource } from '#shared/watchers/sources/esplora';
 import { evmSettings } from '#shared/payments/ethereum-config';
+import { type UtxoChainCode, utxoChainSettings } from '#shared/payments/utxo-config';
 import { EthereumBlockSource, ethereumSourceOptions } from '#shared/watchers/sources/ethereum/source';
 import type { ChainSourceConfig, SourceKind } from '#shared/payments/chain-sources';
 import type { BlockSource } from '#shared/watchers/sources/port';
@@ -14,8 +15,9 @@ export type SourceFactory = (config: ChainSourceConfig, url: string) => BlockSou
  * payments/chain-sources.ts's SOURCE_KINDS, which availability counts as watched.
  */
 export const SOURCE_FACTORIES: Readonly<Record<SourceKind, SourceFactory>> = {
-  esplora: (config, url) => new EsploraSource({ chain: config.chain, baseUrl: url }),
-  'core-rpc': (config, url) => new CoreRpcSource({ chain: config.chain, url }),
+  // The chain each must be on: <CHAIN>_GENESIS_HASH and <CHAIN>_CHECKPOINT (mainnet's by default).
+  esplora: (config, url) => new EsploraSource({ chain: config.chain, baseUrl: url, identity: utxoChainSettings()[config.chain as UtxoChainCode] }),
+  'core-rpc': (config, url) => new CoreRpcSource({ chain: config.chain, url, identity: utxoChainSettings()[config.chain as UtxoChainCode] }),
   // One source per EVM network: its chain id and token contracts from <NETWORK>_CHAIN_ID and <CODE>_CONTRACT.
   'ethereum-rpc': (config, url) => new EthereumBlockSource(ethereumSourceOptions(evmSettings()[config.chain]!, url)),
 };
