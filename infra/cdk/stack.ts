@@ -221,8 +221,10 @@ export class CryptoPayStack extends Stack {
       );
     }
     this.alarms.alarmOnStreamLag('OrderEventsLag', orderEvents);
-    for (const [folder, fn] of functions) {
-      this.alarms.alarmOnErrors(`${constructId(folder)}Errors`, fn.function, `${folder} invocations are failing`);
+    // Route functions answer through the API: one alarm on its 5xx covers them all.
+    this.alarms.alarmOnApiServerErrors('ApiServerErrors', this.api.api);
+    for (const folder of [EVENT_FUNCTIONS.expireOrders, EVENT_FUNCTIONS.sweepCallbacks, EVENT_FUNCTIONS.orderEvents, EVENT_FUNCTIONS.deliverCallback]) {
+      this.alarms.alarmOnErrors(`${constructId(folder)}Errors`, functions.get(folder)!.function, `${folder} invocations are failing`);
     }
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the merchant API' });

@@ -31,3 +31,12 @@ export function publishGauge(name: string, value: number, dimension: Readonly<{ 
   single.addDimension(dimension.name, dimension.value);
   single.addMetric(name, MetricUnit.Count, value);
 }
+
+/**
+ * Publishes one value at once with no dimension but `service`: one metric series however many
+ * functions publish it (CloudWatch bills each series a month, so per-chain dimensions on what
+ * every watcher publishes all the time would cost a metric per chain while nothing happens).
+ */
+export function publishValue(name: string, value: number): void {
+  serviceMetrics().singleMetric().addMetric(name, MetricUnit.Count, value);
+}

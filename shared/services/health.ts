@@ -8,7 +8,7 @@ import {
   type SourceState,
 } from '#shared/payments/source-health';
 import { CHAINS } from '#shared/payments/chain-sources';
-import { publishGauge } from '#shared/core/metrics';
+import { publishValue } from '#shared/core/metrics';
 import { type HealthReport, listSourceHealth, recordSourceHealth, type SourceHealth } from '#shared/store/source-health';
 
 /** One configured source as operators see it. `last_error` only in the operator's view (the CLI). */
@@ -73,17 +73,22 @@ export async function healthView(now: Date, options: { withErrors?: boolean } = 
 
 /**
  * What a watcher does after each look at its source: records it (shared/store/source-health.ts)
- * and publishes how many of the source's currencies are not ok now (UnhealthyCurrencies, per
- * Source: the health alarm's metric). A report that could not be stored is logged by the caller;
- * the watcher goes on watching either way.
+ * and publishes how many currencies of every configured source are not ok now
+ * (UnhealthyCurrencies: one series for the whole service, the health alarm's metric). Every
+ * watcher counts every source, a silent one included (its last success grows old: `failing`),
+ * so the alarm needs no series per source. A report that could not be stored is logged by the
+ * caller; the watcher goes on watching either way. Returns the count.
  */
 export async function reportSourceHealth(report: HealthReport, now = new Date(report.checked_at)): Promise<number> {
   await recordSourceHealth(report);
   forgetSourceHealth();
-  const stored = (await listSourceHealth()).find((record) => record.source === report.source);
-  const currencies = CHAINS[report.source]?.currencies ?? [report.source];
-  const records = new Map(stored ? [[report.source, stored]] : []);
-  const unhealthy = currencies.filter((code) => currencyState(code, records, now) !== 'ok').length;
-  publishGauge('UnhealthyCurrencies', unhealthy, { name: 'Source', value: report.source });
+  const records = new Map((await listSourceHealth()).map((record) => [record.source, record]));
+  const sources = configuredSources();
+  // A watcher knows its own source even where the process's settings do not list it.
+  if (!sources.some((entry) => entry.source === report.source)) {
+    sources.push({ source: report.source, kind: report.kind, currencies: CHAINS[report.source]?.currencies ?? [report.source] });
+  }
+  const unhealthy = sources.flatMap(({ currencies }) => currencies).filter((code) => currencyState(code, records, now) !== 'ok').length;
+  publishValue('UnhealthyCurrencies', unhealthy);
   return unhealthy;
 }

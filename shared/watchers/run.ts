@@ -5,7 +5,7 @@
  */
 import { eosConfig, lightningConfig, type readEosConfig, type readLightningConfig, watchConfig } from '#shared/core/config';
 import { logger } from '#shared/core/logger';
-import { publishGauge } from '#shared/core/metrics';
+import { publishValue } from '#shared/core/metrics';
 import { formatDecimal } from '#shared/domain/money';
 import { chainSourcesConfig } from '#shared/payments/chain-sources';
 import { lndConfig } from '#shared/payments/lightning/lnd-config';
@@ -173,7 +173,6 @@ async function watchBlocks(chain: string, signal: AbortSignal, readSecret: Secre
   }
   return watchUntil(watcher, signal, {
     onStep: async (report) => {
-      publishGauge('ChainBlocksBehind', report.behind, { name: 'Chain', value: chain });
       if (report.blocks > 0 || report.booked > 0 || report.retracted > 0) logger.info('chain watched', { ...report, kept: undefined });
       for (const kept of report.kept) logger.error('a decided order kept a payment whose block left the chain', { chain, ...kept });
       await reporter.succeeded({ tipHeight: report.tip.height, cursorHeight: report.cursor.height, caughtUp: report.behind === 0, note: watcher.source.health?.() });
@@ -186,10 +185,10 @@ async function watchBlocks(chain: string, signal: AbortSignal, readSecret: Secre
 }
 
 /**
- * LBTC (LND settlements) or EOS (Hyperion transfers): ChainBlocksBehind is 1 while the cursor
- * still moves (more to read), 0 once caught up, so the lag alarm fires when a watcher never
- * catches up or falls silent. A payment that finds no invoice is logged and counted
- * (UnmatchedPayments); EOS ones are also kept in the table for an operator.
+ * LBTC (LND settlements), EOS (Hyperion transfers), TRON and Solana (transfers to watched
+ * addresses): caught up once the cursor stops moving (the health report's lag). A payment that
+ * finds no invoice is logged; but for LBTC (a shared node's other invoices) it is counted
+ * (UnmatchedPayments, the unmatched-payment alarm's metric) and kept in the table for an operator.
  */
 async function watchIndexed(chain: IndexedChain, signal: AbortSignal): Promise<PollSummary<IndexedStepReport>> {
   if (!indexedChains().includes(chain)) throw new Error(`${chain}: no source configured for this watcher`);
@@ -200,13 +199,13 @@ async function watchIndexed(chain: IndexedChain, signal: AbortSignal): Promise<P
     onStep: async (report) => {
       await reporter.succeeded({ caughtUp: report.behind === 0 });
       const fresh = report.unmatched.filter((found) => found.first);
-      publishGauge('ChainBlocksBehind', report.behind, { name: 'Chain', value: chain });
-      publishGauge('UnmatchedPayments', fresh.length, { name: 'Chain', value: chain });
+      // Only when there are some: a series published all the time is billed all the time (LBTC's are other applications' invoices).
+      if (fresh.length > 0 && chain !== 'LBTC') publishValue('UnmatchedPayments', fresh.length);
       if (report.booked > 0) logger.info('payments watched', { ...report, unmatched: report.unmatched.length });
       for (const { transfer, reason } of fresh) {
         const details = { chain, reason, key: transfer.key, txid: transfer.txid, address: transfer.address, memo: transfer.memo, amount: formatDecimal(transfer.amount) };
-        // Another application's settled invoice on a shared LND node is normal; an EOS transfer without an invoice is a buyer's money.
-        if (chain === 'EOS') logger.error('a payment matches no invoice: return it to its sender', details);
+        // Another application's settled invoice on a shared LND node is normal; a transfer to our account or address without an invoice is a buyer's money.
+        if (chain !== 'LBTC') logger.error('a payment matches no invoice: return it to its sender', details);
         else logger.info('a settled invoice is not one of ours', details);
       }
     },
@@ -218,9 +217,8 @@ async function watchIndexed(chain: IndexedChain, signal: AbortSignal): Promise<P
 }
 
 /**
- * One run of `chain`'s watcher: polls until `signal`, publishing how far its cursor is behind
- * (ChainBlocksBehind, the lag alarm's metric) and logging what it booked, kept or could not
- * match. The one run function: the AWS watch-chain function calls it for its chain once a
+ * One run of `chain`'s watcher: polls until `signal`, reporting its source's health after each
+ * look (the health alarm's metric) and logging what it booked, kept or could not match. The one run function: the AWS watch-chain function calls it for its chain once a
  * minute (endpoints from SSM through `readSecret`), the local runtime once per chain of
  * {@link runnableWatchers} until it stops. The watcher lives as long as the container.
  */
@@ -273,7 +271,6 @@ async function idleLook(chain: string, readSecret: SecretReader | undefined): Pr
       throw error;
     });
     const look = await watcher.idleLook();
-    publishGauge('ChainBlocksBehind', 0, { name: 'Chain', value: chain });
     await reporter.succeeded({ tipHeight: look.tip.height, cursorHeight: look.cursor.height, caughtUp: true, note: watcher.source.health?.() });
     return { steps: 1, failures: 0 };
   } catch (error) {

@@ -90,11 +90,11 @@ describe('stack size', () => {
     expect(Template.fromStack(everything.stack).findResources('AWS::Events::Rule', { Properties: { Description: 'Runs watch-chain-btc every 1 minute' } })).toEqual({});
   });
 
-  it('grows the watchers\' stack by the same resources per source (function, role, policy, logs, schedule, permission, invoke config, three alarms)', () => {
-    // EOS also has its unmatched-payment alarm.
-    const perSource = 10;
-    expect(counts.watchersWithOneSource).toBe(perSource);
-    expect(counts.watchers).toBe(perSource * sources + 1);
+  it('grows the watchers\' stack by the same resources per source (function, role, policy, logs, schedule, permission, invoke config), with two alarms for them all', () => {
+    // One source-health alarm for every source; with EOS, TRON or Solana also the unmatched-payment alarm.
+    const perSource = 7;
+    expect(counts.watchersWithOneSource).toBe(perSource + 1);
+    expect(counts.watchers).toBe(perSource * sources + 2);
   });
 
   it('passes cdk-nag AwsSolutions in both stacks', () => {

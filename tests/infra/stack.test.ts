@@ -554,7 +554,13 @@ describe('alarms', () => {
     });
   });
 
-  it.each(FOLDERS)('fires on any error of %s', (folder) => {
+  const EVENT_DRIVEN = [EVENT_FUNCTIONS.expireOrders, EVENT_FUNCTIONS.sweepCallbacks, EVENT_FUNCTIONS.orderEvents, EVENT_FUNCTIONS.deliverCallback];
+  const errorAlarmsOf = (folder: string) =>
+    Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm')).filter(
+      (alarm) => alarm.Properties?.MetricName === 'Errors' && JSON.stringify(alarm.Properties?.Dimensions) === JSON.stringify([{ Name: 'FunctionName', Value: { Ref: functionId(folder) } }]),
+    );
+
+  it.each(EVENT_DRIVEN)('fires on any error of the event-driven %s', (folder) => {
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: 'AWS/Lambda',
       MetricName: 'Errors',
@@ -565,9 +571,28 @@ describe('alarms', () => {
     });
   });
 
-  it('notifies an encrypted, TLS-only topic with the configured subscriber', () => {
-    template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
-    template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
+  it('fires on any 5xx of the HTTP API, which answers for every route function (one alarm, not one per function)', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/ApiGateway',
+      MetricName: '5xx',
+      Dimensions: [{ Name: 'ApiId', Value: { Ref: logicalId(stack, stack.api.api as unknown as { node: { defaultChild?: unknown } }) } }],
+      Statistic: 'Sum',
+      ComparisonOperator: 'GreaterThanThreshold',
+      Threshold: 0,
+      AlarmActions: [topic],
+    });
+    for (const folder of FOLDERS.filter((candidate) => !EVENT_DRIVEN.includes(candidate as (typeof EVENT_DRIVEN)[number]))) {
+      expect(errorAlarmsOf(folder), folder).toHaveLength(0);
+    }
+  });
+
+  it('keeps the alarms few: CloudWatch bills each one a month, idle or not', () => {
+    // DLQ, stream failures, stream lag, the API's 5xx and the four event-driven functions.
+    expect(Object.keys(resourcesOf(template, 'AWS::CloudWatch::Alarm'))).toHaveLength(8);
+  });
+
+  it('notifies a TLS-only topic with the configured subscriber (no KMS key of its own: $1 a month for alarm names)', () => {
+    expect(resourcesOf(template, 'AWS::KMS::Key')).toEqual({});
     template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'oncall@example.com', TopicArn: topic });
     template.hasResourceProperties('AWS::SNS::TopicPolicy', {
       PolicyDocument: { Statement: [Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })] },

@@ -16,35 +16,11 @@ export const WATCHER_FOLDER = 'watch-chain';
 /** The key of a chain's watcher in {@link ChainWatchers.functions}. */
 export const watcherKey = (chain: string): string => `${WATCHER_FOLDER}-${chain.toLowerCase()}`;
 
-/**
- * Blocks a watcher may be behind its chain's tip before the lag alarm: about 30 minutes of
- * blocks (ETH, 12 s blocks: 150), never under 3 (one slow block is not an incident). LBTC and
- * EOS (indexed sources) report 1 while their cursor still moves and 0 once caught up: their
- * alarm fires when a watcher has not caught up once in 15 minutes, or is silent.
- */
-export const LAG_ALARM_BLOCKS: Readonly<Record<string, number>> = {
-  BTC: 3,
-  LTC: 12,
-  BCH: 3,
-  ETH: 150,
-  // The other EVM networks: 30 minutes of their blocks (shared/domain/networks.ts).
-  ARBITRUM: 7200,
-  BASE: 900,
-  POLYGON: 900,
-  BSC: 2400,
-  CELO: 1800,
-  LBTC: 0,
-  EOS: 0,
-  // Asked per address, no cursor: 0 while the last step succeeded.
-  TRON: 0,
-  SOLANA: 0,
-};
-
 export interface ChainWatchersProps {
   readonly config: DeployConfig;
   /** Powertools service name (and the `service` dimension of the watchers' metrics). */
   readonly serviceName: string;
-  /** Namespace of the watchers' EMF metrics (ChainBlocksBehind, UnhealthyCurrencies, ...). */
+  /** Namespace of the watchers' EMF metrics (UnhealthyCurrencies, UnmatchedPayments). */
   readonly metricsNamespace: string;
   /** The main stack's table: CDK passes its name and ARNs in as parameters of this stack. */
   readonly table: ITableV2;
@@ -59,8 +35,8 @@ export type WatchersFunctionProps = Pick<ServiceFunctionProps, 'folder' | 'table
 
 /**
  * The chain watchers in a nested stack of their own: per chain (or indexed source) a
- * watch-chain function, its schedule, its role and log group, and its lag, source-health and
- * error alarms. About ten resources a source, so with every network configured they would
+ * watch-chain function, its schedule, its role and log group; one source-health alarm for all
+ * of them (a failing, silent or lagging watcher makes its source unhealthy). About ten resources a source, so with every network configured they would
  * take the main stack past CloudFormation's 500 resources; here they grow without touching it.
  * The table, queue URL, page URL and alarm topic come from the main stack as parameters, and
  * each function's role still names only that table and its own SSM parameter.
@@ -87,7 +63,10 @@ export class ChainWatchers extends NestedStack {
       // Lightning settlements and EOS transfers (and TRON, Solana): the same function, schedule and alarms.
       ...config.indexedSources.map((chain) => this.addWatcher(chain, chain === 'LBTC' ? config.lightningParameters : {})),
     ];
-    if (config.indexedSources.includes('EOS')) this.alarms.alarmOnUnmatchedPayments('EosUnmatchedPayments', 'EOS', this.metrics);
+    // One alarm for every source (each watcher counts them all), and one for payments no invoice
+    // takes where the money is a buyer's (EOS, TRON, Solana; LBTC's are other applications' invoices).
+    this.alarms.alarmOnSourceHealth('SourceHealth', this.metrics);
+    if (config.indexedSources.some((chain) => chain !== 'LBTC')) this.alarms.alarmOnUnmatchedPayments('UnmatchedPayments', this.metrics);
   }
 
   /** The watchers' chains -> their function names (deploy-time tokens), for a function that starts them. */
@@ -106,9 +85,10 @@ export class ChainWatchers extends NestedStack {
 
   /**
    * A function of functions/ in this stack with the service's settings (log level, the deploy
-   * settings, page and queue URLs, the table at `tableAccess`) and an alarm on its errors.
+   * settings, page and queue URLs, the table at `tableAccess`) and, unless `alarmOnErrors` is
+   * false (the watchers: the source-health alarm covers them), an alarm on its errors.
    */
-  addFunction(key: string, props: WatchersFunctionProps): ServiceFunction {
+  addFunction(key: string, props: WatchersFunctionProps, alarmOnErrors = true): ServiceFunction {
     const fn = new ServiceFunction(this, constructId(key), {
       serviceName: this.settings.serviceName,
       logLevel: this.settings.config.logLevel,
@@ -117,7 +97,7 @@ export class ChainWatchers extends NestedStack {
       environment: { ...this.settings.config.handlerEnvironment, ...this.settings.environment, ...props.environment },
     });
     this.functions.set(key, fn);
-    this.alarms.alarmOnErrors(`${constructId(key)}Errors`, fn.function, `${key} invocations are failing`);
+    if (alarmOnErrors) this.alarms.alarmOnErrors(`${constructId(key)}Errors`, fn.function, `${key} invocations are failing`);
     return fn;
   }
 
@@ -142,7 +122,7 @@ export class ChainWatchers extends NestedStack {
       memorySize: 256,
       environment: { WATCH_CHAIN: chain },
       parameters,
-    });
+    }, false);
     (fn.function.node.defaultChild as CfnFunction).reservedConcurrentExecutions = 1;
     fn.function.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(1) });
     // No retries: the next run does the same work anyway.
@@ -152,8 +132,6 @@ export class ChainWatchers extends NestedStack {
       schedule: Schedule.rate(every),
       targets: [new LambdaTarget(fn.function, { retryAttempts: 0 })],
     });
-    this.alarms.alarmOnChainLag(`${constructId(key)}Lag`, chain, LAG_ALARM_BLOCKS[chain] ?? 3, this.metrics);
-    this.alarms.alarmOnSourceHealth(`${constructId(key)}Health`, chain, this.metrics);
     return chain;
   }
 }

@@ -1,8 +1,7 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, Validations } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Key } from 'aws-cdk-lib/aws-kms';
+import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
@@ -20,8 +19,9 @@ export interface ServiceAlarmsProps {
 }
 
 /**
- * The operator's alarms, all notifying one SNS topic. The topic is encrypted with its own key
- * because CloudWatch cannot publish to a topic under the AWS-managed aws/sns key.
+ * The operator's alarms, all notifying one SNS topic. Few and broad on purpose: CloudWatch bills
+ * every alarm (and every metric series) a month whether anything happens or not, so one alarm
+ * covers the whole HTTP API, one every payment source, one each event-driven function.
  */
 export class ServiceAlarms extends Construct {
   readonly topic: ITopic;
@@ -35,15 +35,14 @@ export class ServiceAlarms extends Construct {
       this.action = new SnsAction(this.topic);
       return;
     }
-    const key = new Key(this, 'TopicKey', {
-      description: 'Encrypts the alarm topic; CloudWatch may use it to publish',
-      enableKeyRotation: true,
-      // Only in-flight notifications are encrypted with it: nothing to keep after teardown.
-      removalPolicy: RemovalPolicy.DESTROY,
-      pendingWindow: Duration.days(7),
+    // Not encrypted at rest: CloudWatch cannot publish to a topic under the AWS-managed aws/sns
+    // key, and a key of our own costs $1 a month, idle or not, to protect alarm names and
+    // states (no merchant data, no secret). Publishing still requires TLS.
+    const topic = new Topic(this, 'Topic', { enforceSSL: true });
+    Validations.of(topic).acknowledge({
+      id: 'AwsSolutions-SNS2',
+      reason: 'Alarm notifications carry alarm names, states and metric values only; a customer managed KMS key (CloudWatch cannot use aws/sns) would cost $1 a month of an idle deployment that otherwise costs about that in all.',
     });
-    key.grant(new ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
-    const topic = new Topic(this, 'Topic', { masterKey: key, enforceSSL: true });
     if (props.email) topic.addSubscription(new EmailSubscription(props.email));
     this.topic = topic;
     this.action = new SnsAction(this.topic);
@@ -95,37 +94,17 @@ export class ServiceAlarms extends Construct {
   }
 
   /**
-   * A chain watcher whose cursor stays more than `blocks` behind the chain's tip for 15
-   * minutes, or that reports nothing at all (missing data is breaching: a silent watcher sees
-   * no payments either). The watcher publishes ChainBlocksBehind after every step (EMF).
+   * A payment a watcher could not book on any order (an EOS transfer whose memo names no
+   * invoice, a TRON or Solana transfer to a watched address without one): the buyer's money is
+   * in the account and an operator must return it. The watcher logs each one (with its chain,
+   * transaction and memo) and publishes UnmatchedPayments (EMF, only when there are some: one
+   * series for every chain); the table keeps it (CHAIN#<chain>, UNMATCHED#<payment key>).
    */
-  alarmOnChainLag(id: string, chain: string, blocks: number, metrics: { namespace: string; service: string }): Alarm {
+  alarmOnUnmatchedPayments(id: string, metrics: { namespace: string; service: string }): Alarm {
     return this.add(
       new Alarm(this, id, {
-        alarmDescription:
-          blocks === 0
-            ? `The ${chain} watcher has not caught up with its source once (or is silent) for 15 minutes: payments are not being seen. Check its logs and its ${chain === 'LBTC' ? 'LND node' : 'Hyperion history API'}.`
-            : `The ${chain} watcher is more than ${blocks} blocks behind the chain's tip (or silent) for 15 minutes: payments are not being seen. Check its logs and its node or Esplora source.`,
-        metric: new Metric({ namespace: metrics.namespace, metricName: 'ChainBlocksBehind', dimensionsMap: { service: metrics.service, Chain: chain }, statistic: 'Minimum', period: Duration.minutes(5) }),
-        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-        threshold: blocks,
-        evaluationPeriods: 3,
-        treatMissingData: TreatMissingData.BREACHING,
-      }),
-    );
-  }
-
-  /**
-   * A payment the watcher could not book on any order (an EOS transfer whose memo names no
-   * invoice): the buyer's money is in the account and an operator must return it. The watcher
-   * logs each one (with its transaction and memo) and publishes UnmatchedPayments (EMF); the
-   * table keeps it (CHAIN#EOS, UNMATCHED#<global_sequence>).
-   */
-  alarmOnUnmatchedPayments(id: string, chain: string, metrics: { namespace: string; service: string }): Alarm {
-    return this.add(
-      new Alarm(this, id, {
-        alarmDescription: `A ${chain} payment matched no invoice (a wrong or missing memo): it cannot be booked on an order. Find it in the watcher's logs ("matches no invoice") and return it to its sender.`,
-        metric: new Metric({ namespace: metrics.namespace, metricName: 'UnmatchedPayments', dimensionsMap: { service: metrics.service, Chain: chain }, statistic: 'Sum', period: Duration.minutes(5) }),
+        alarmDescription: `A payment matched no invoice (a wrong or missing memo or reference): it cannot be booked on an order. Find it in the watchers' logs ("matches no invoice": chain, transaction, amount) and return it to its sender.`,
+        metric: new Metric({ namespace: metrics.namespace, metricName: 'UnmatchedPayments', dimensionsMap: { service: metrics.service }, statistic: 'Sum', period: Duration.minutes(5) }),
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
         threshold: 0,
         evaluationPeriods: 1,
@@ -135,20 +114,41 @@ export class ServiceAlarms extends Construct {
   }
 
   /**
-   * A payment source with a currency that is not ok (failing, on the wrong chain, lagging, a
-   * token that does not answer) for 10 minutes: its currencies are not offered to buyers until
-   * it is. The watcher publishes UnhealthyCurrencies after each report (EMF); `npm run health`
-   * and `GET /v1/health` say which and why.
+   * Any payment source with a currency that is not ok (failing or silent, on the wrong chain,
+   * lagging, a token that does not answer) for 10 minutes: those currencies are not offered to
+   * buyers until it is. After each health report every watcher publishes how many currencies of
+   * every configured source are not ok (UnhealthyCurrencies, one series: a watcher that stopped
+   * reporting is counted by the others as its last success grows old), so one alarm watches
+   * them all; no report at all for 10 minutes (every watcher silent) is breaching too.
+   * `npm run health` and `GET /v1/health` say which source and why.
    */
-  alarmOnSourceHealth(id: string, source: string, metrics: { namespace: string; service: string }): Alarm {
+  alarmOnSourceHealth(id: string, metrics: { namespace: string; service: string }): Alarm {
     return this.add(
       new Alarm(this, id, {
-        alarmDescription: `The ${source} payment source has a currency that is not ok (failing, wrong chain, lagging or a token that does not answer) for 10 minutes: those currencies are not offered at checkout. Run "npm run health" or GET /v1/health for which and why.`,
-        metric: new Metric({ namespace: metrics.namespace, metricName: 'UnhealthyCurrencies', dimensionsMap: { service: metrics.service, Source: source }, statistic: 'Minimum', period: Duration.minutes(5) }),
+        alarmDescription: `A payment source has a currency that is not ok (failing or silent, wrong chain, lagging or a token that does not answer) for 10 minutes, or no watcher reported at all: those currencies are not offered at checkout. Run "npm run health" or GET /v1/health for which and why.`,
+        metric: new Metric({ namespace: metrics.namespace, metricName: 'UnhealthyCurrencies', dimensionsMap: { service: metrics.service }, statistic: 'Minimum', period: Duration.minutes(5) }),
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
         threshold: 0,
         evaluationPeriods: 2,
-        // A silent watcher is the lag alarm's case (missing data breaches there).
+        treatMissingData: TreatMissingData.BREACHING,
+      }),
+    );
+  }
+
+  /**
+   * Any 5xx answer of the HTTP API in 5 minutes: every route function (a handler's unexpected
+   * error becomes a bare 500; a crash or a timeout is API Gateway's 5xx), in one alarm instead
+   * of one per function (CloudWatch bills each alarm, about $0.10 a month). Expected failures
+   * are 4xx.
+   */
+  alarmOnApiServerErrors(id: string, api: IHttpApi): Alarm {
+    return this.add(
+      new Alarm(this, id, {
+        alarmDescription: 'The HTTP API answered 5xx (a route function failed, crashed or timed out). Its function\'s logs say which request and why (search for "level":"ERROR").',
+        metric: api.metricServerError({ period: Duration.minutes(5), statistic: 'Sum' }),
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        threshold: 0,
+        evaluationPeriods: 1,
         treatMissingData: TreatMissingData.NOT_BREACHING,
       }),
     );
