@@ -174,6 +174,9 @@ export class OrderApi extends Construct {
     const integrations = new Map<string, HttpLambdaIntegration>();
     const routes = new Map<string, { route: HttpRoute; access: Route['access']; fn: string; isPublic: boolean }>();
     for (const entry of table) {
+      // HTTP APIs cannot stream an answer: a streamed route is served by its function URL
+      // behind the portal's CloudFront instead; here its path gets the $default route's 404.
+      if (entry.stream) continue;
       const key = awsRouteKey(entry);
       const existing = routes.get(key);
       if (existing) {
