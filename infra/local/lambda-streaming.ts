@@ -46,6 +46,14 @@ export function installLambdaStreaming(): void {
   };
 }
 
+/**
+ * The same global as source code, for a bundle loaded in a fresh `node` the way a Lambda cold
+ * start loads it (the bundling test, the bundle bench): the Lambda runtime defines it before
+ * loading any handler, and a streamed route's handler needs it at load.
+ */
+export const LAMBDA_RUNTIME_GLOBAL_SOURCE =
+  "globalThis.awslambda ??= {}; globalThis.awslambda.streamifyResponse ??= (handler) => Object.assign(handler, { [Symbol.for('aws.lambda.runtime.handler.streaming')]: 'response' });";
+
 /** Whether a handler is a streaming one: the mark the Lambda runtime itself looks for. */
 export function isStreamingHandler(handler: LambdaHandler | StreamingLambdaHandler): handler is StreamingLambdaHandler {
   return (handler as unknown as Record<symbol, unknown>)[HANDLER_STREAMING] === STREAM_RESPONSE;
