@@ -98,7 +98,8 @@ const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
 );
 
 /**
- * The merchant API: an HTTP API with one route per entry of the route table, each to its
+ * The merchant API: an HTTP API with one route per entry of the route table (but the streamed
+ * ones, which an HTTP API cannot serve: see MerchantPortal), each to its
  * function; stage and per-route throttling; JSON access logs; CORS for the payment page only.
  */
 export class OrderApi extends Construct {
