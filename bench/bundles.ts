@@ -4,6 +4,7 @@
  * in fresh node processes with the environment the function gets in AWS.
  */
 import { spawn } from 'node:child_process';
+import { LAMBDA_RUNTIME_GLOBAL_SOURCE } from '#infra/local/lambda-streaming';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -116,7 +117,8 @@ function largestParts(metafile: Metafile): { part: string; bytes: number }[] {
 
 /** One fresh node process: import() the bundle, report how long it took. */
 function timeImport(file: string): Promise<number> {
-  const script = `const t = performance.now(); await import(${JSON.stringify(pathToFileURL(file).href)}); process.stdout.write('LOAD_MS=' + (performance.now() - t));`;
+  // The Lambda runtime's global first (a streamed route's handler needs it at load), outside the timing.
+  const script = `${LAMBDA_RUNTIME_GLOBAL_SOURCE} const t = performance.now(); await import(${JSON.stringify(pathToFileURL(file).href)}); process.stdout.write('LOAD_MS=' + (performance.now() - t));`;
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], { env: lambdaEnvironment(), stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

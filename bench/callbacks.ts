@@ -12,7 +12,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { DynamoDBStreamEvent, SQSEvent } from 'aws-lambda';
-import type { LambdaHandler } from '#shared/http/api-handler';
+import type { LambdaHandler, StreamingLambdaHandler } from '#shared/http/api-handler';
 import { runChild } from './child';
 import { Instrument, type FunctionUse } from './instrument';
 import { cloneCounts, diffCounts, startSqsCounter, type SqsCounts } from './sqs-counter';
@@ -151,11 +151,13 @@ async function run(options: CallbackOptions): Promise<CallbackReport> {
     const { ROUTES } = await import('#shared/http/routes');
     const { createApiServer } = await import('#infra/local/http-adapter');
     const { apiFunctions } = await import('#infra/local/handlers');
-    const wrapped = new Map<string, Promise<{ handler: LambdaHandler }>>();
+    const { isStreamingHandler } = await import('#infra/local/lambda-streaming');
+    const wrapped = new Map<string, Promise<{ handler: LambdaHandler | StreamingLambdaHandler }>>();
     const load = (fn: string) => {
       let module = wrapped.get(fn);
       if (!module) {
-        module = apiFunctions[fn]!().then(({ handler }) => ({ handler: instrument.wrap(fn, handler) }));
+        // A streamed answer (the CSV export) has no result to time: it runs unwrapped.
+        module = apiFunctions[fn]!().then(({ handler }) => ({ handler: isStreamingHandler(handler) ? handler : instrument.wrap(fn, handler) }));
         wrapped.set(fn, module);
       }
       return module;

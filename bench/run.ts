@@ -5,7 +5,8 @@
  *
  * Groups, one module each: bundles (bench/bundles.ts), page (bench/page.ts), api
  * (bench/api-latency.ts), load (bench/load.ts), callbacks (bench/callbacks.ts), auth-flood
- * (bench/auth-flood.ts), cost (bench/cost.ts, from the others' figures). See docs/performance.md for every setting.
+ * (bench/auth-flood.ts), export (bench/export.ts), cost (bench/cost.ts, from the others'
+ * figures). See docs/performance.md for every setting.
  */
 import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
@@ -15,6 +16,7 @@ import type { EndpointFigures } from './api-latency';
 import type { AuthFloodReport, FloodRun } from './auth-flood';
 import { measureBundles, type BundleReport } from './bundles';
 import { measureCallbacks, type CallbackReport, type CallbackRun } from './callbacks';
+import { measureExport, type ExportReport } from './export';
 import { computeCost, DEFAULT_ASSUMPTIONS, type CostReport } from './cost';
 import type { LoadReport } from './load';
 import { measurePage, type PageReport } from './page';
@@ -40,9 +42,10 @@ const config = {
   watcher_orders: positiveInteger(env, 'BENCH_WATCHER_ORDERS', 20),
   auth_flood_requests: positiveInteger(env, 'BENCH_AUTH_FLOOD_REQUESTS', 600),
   auth_flood_concurrency: positiveInteger(env, 'BENCH_AUTH_FLOOD_CONCURRENCY', 20),
+  export_sizes: (env.BENCH_EXPORT_SIZES ?? '20000,100000').split(',').map((size) => positiveInteger({ size }, 'size', 1)),
   orders_per_month: positiveInteger(env, 'BENCH_ORDERS_PER_MONTH', DEFAULT_ASSUMPTIONS.orders_per_month),
 };
-const GROUPS = ['bundles', 'page', 'api', 'load', 'callbacks', 'watcher', 'auth-flood', 'cost'] as const;
+const GROUPS = ['bundles', 'page', 'api', 'load', 'callbacks', 'watcher', 'auth-flood', 'export', 'cost'] as const;
 type Group = (typeof GROUPS)[number];
 const only = env.BENCH_ONLY?.split(',').map((g) => g.trim()).filter(Boolean);
 const unknown = only?.filter((g) => !(GROUPS as readonly string[]).includes(g));
@@ -79,8 +82,9 @@ let load: LoadReport | undefined;
 let callbacks: CallbackReport | undefined;
 let watcher: WatcherReport | undefined;
 let authFlood: AuthFloodReport | undefined;
+let exported: ExportReport | undefined;
 let dynamodb: LocalDynamoDb | undefined;
-if (wanted('api') || wanted('load') || wanted('callbacks') || wanted('watcher') || wanted('auth-flood') || wanted('cost')) {
+if (wanted('api') || wanted('load') || wanted('callbacks') || wanted('watcher') || wanted('auth-flood') || wanted('export') || wanted('cost')) {
   dynamodb = await startDynamoDbLocal();
 }
 try {
@@ -106,6 +110,7 @@ try {
     authFlood = await group('auth-flood', async () =>
       (await import('./auth-flood')).measureAuthFlood({ requests: config.auth_flood_requests, concurrency: config.auth_flood_concurrency, victimSamples: config.iterations }),
     );
+    exported = await group('export', () => measureExport({ dynamodbEndpoint: endpoint, tableName, sizes: config.export_sizes }));
     load = await group('load', async () => (await import('./load')).measureLoad({ connections: config.load_connections, seconds: config.load_seconds }));
   }
 } finally {
@@ -229,6 +234,13 @@ if (callbacks) {
     `pipeline errors: ${callbacks.pipeline_errors}; records per call: order-events mean ${b['order-events'].mean} (max ${b['order-events'].max}), deliver-callback mean ${b['deliver-callback'].mean} (max ${b['deliver-callback'].max})`,
   );
 }
+if (exported) {
+  table(
+    `Orders export, streamed through the local runtime (${exported.page_size} orders a page; server and client in one process)`,
+    ['orders', 'rows', 'size', 'first byte', 'first row', 'total', 'rows/s', 'RSS growth', 'heap growth', 'complete'],
+    exported.runs.map((r) => [r.orders, r.rows, kb(r.bytes), ms(r.first_byte_ms), ms(r.first_row_ms), ms(r.total_ms), r.rows_per_second, `${r.rss_growth_mb} MB`, `${r.heap_growth_mb} MB`, String(r.complete)]),
+  );
+}
 if (watcher) {
   const d = watcher.detection_ms;
   table(
@@ -315,6 +327,7 @@ const result = {
   callbacks: callbacks ?? null,
   watcher: watcher ? { ...watcher, monthly_cost: watcherMonthlyCost(watcher) } : null,
   auth_flood: authFlood ?? null,
+  export: exported ?? null,
   cost: cost ?? null,
   goals: {
     overhead_p50_max: 1.5,

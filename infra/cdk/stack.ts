@@ -2,6 +2,7 @@ import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import type { DeployConfig } from '#infra/cdk/config';
 import { METRICS_NAMESPACE } from '#shared/core/config';
@@ -87,6 +88,26 @@ export function functionAccess(routes: readonly Route[]): Map<string, TableAcces
   return access;
 }
 
+/** The functions whose routes name a timeout (the streamed export's), with it. */
+export function routeTimeouts(routes: readonly Route[]): Map<string, Duration> {
+  return new Map(routes.filter((route) => route.timeoutSeconds).map((route) => [route.fn, Duration.seconds(route.timeoutSeconds!)]));
+}
+
+/**
+ * PORTAL_ORIGIN of a streamed route's function. The distribution names the function's URL as
+ * its origin, so its domain is unknown when the function is made (the real origin would be a
+ * dependency cycle) unless the portal has a custom domain. A streamed route is a GET (the stack
+ * refuses others): its handler uses the origin only for the cookie's name and Secure flag,
+ * https either way; the CSRF origin check and WebAuthn, which need the exact origin, run only on
+ * POST routes, and would refuse (fail closed) with this reserved `.invalid` name.
+ */
+export function streamedPortalOrigin(config: DeployConfig): string {
+  return config.portal.customDomain ? `https://${config.portal.customDomain.domainName}` : 'https://portal-origin.invalid';
+}
+
+/** Reserved concurrency of each streamed route's function: concurrent exports beyond it get 429. */
+export const STREAMED_CONCURRENCY = 5;
+
 /**
  * The whole service: one stack and the chain watchers' nested stack. It only wires constructs:
  * the table, one function per function folder of the route table plus the event-driven ones,
@@ -158,9 +179,16 @@ export class CryptoPayStack extends Stack {
       return fn.function;
     };
 
+    const timeouts = routeTimeouts(ROUTES);
     for (const [folder, tableAccess] of functionAccess(ROUTES)) {
-      const fn = addFunction(folder, tableAccess, undefined, true);
+      const fn = addFunction(folder, tableAccess, timeouts.get(folder), true);
       if (CALLBACK_SENDERS.has(folder)) this.callbacks.grantEnqueue(fn);
+    }
+    // A streamed route has no API Gateway throttle in front (its function URL is behind the
+    // portal's CloudFront): a few at a time, so long exports cannot take the account's concurrency.
+    for (const route of ROUTES.filter((entry) => entry.stream)) {
+      const fn = functions.get(route.fn)?.function;
+      if (fn) (fn.node.defaultChild as CfnFunction).reservedConcurrentExecutions = STREAMED_CONCURRENCY;
     }
     const expireOrders = addFunction(EVENT_FUNCTIONS.expireOrders, 'write', Duration.seconds(50));
     this.runEvery(EVENT_FUNCTIONS.expireOrders, expireOrders, Duration.minutes(1));
@@ -185,10 +213,18 @@ export class CryptoPayStack extends Stack {
     // The page is static and the API's URL is known only at deploy time: it is written into index.html.
     this.paymentPage.publishConfig({ apiBaseUrl: this.api.url });
     // The portal and its API share one CloudFront origin; its functions check requests against it.
-    this.portal = new MerchantPortal(this, 'Portal', { contentDir: props.portalDir ?? PORTAL_DIR, api: this.api.api, customDomain: config.portal.customDomain });
+    this.portal = new MerchantPortal(this, 'Portal', {
+      contentDir: props.portalDir ?? PORTAL_DIR,
+      api: this.api.api,
+      streamed: ROUTES.filter((route) => route.portal && route.stream).map((route) => {
+        if (route.method !== 'GET') throw new Error(`streamed route ${route.method} ${route.path}: only GET routes can stream (see streamedPortalOrigin)`);
+        return { path: route.path, handler: functions.get(route.fn)!.function };
+      }),
+      customDomain: config.portal.customDomain,
+    });
     for (const route of ROUTES.filter((entry) => entry.portal)) {
       const fn = functions.get(route.fn)?.function;
-      fn?.addEnvironment('PORTAL_ORIGIN', this.portal.origin);
+      fn?.addEnvironment('PORTAL_ORIGIN', route.stream ? streamedPortalOrigin(config) : this.portal.origin);
       fn?.addEnvironment('PORTAL_CLIENT_IP_HEADER', 'cloudfront-viewer-address');
       fn?.addEnvironment('PORTAL_ORIGIN_SECRET', this.portal.originSecret);
     }
@@ -223,7 +259,9 @@ export class CryptoPayStack extends Stack {
     this.alarms.alarmOnStreamLag('OrderEventsLag', orderEvents);
     // Route functions answer through the API: one alarm on its 5xx covers them all.
     this.alarms.alarmOnApiServerErrors('ApiServerErrors', this.api.api);
-    for (const folder of [EVENT_FUNCTIONS.expireOrders, EVENT_FUNCTIONS.sweepCallbacks, EVENT_FUNCTIONS.orderEvents, EVENT_FUNCTIONS.deliverCallback]) {
+    // Streamed routes answer through their function URL, not the API: an alarm each, as the event-driven functions.
+    const streamed = ROUTES.filter((route) => route.stream).map((route) => route.fn);
+    for (const folder of [EVENT_FUNCTIONS.expireOrders, EVENT_FUNCTIONS.sweepCallbacks, EVENT_FUNCTIONS.orderEvents, EVENT_FUNCTIONS.deliverCallback, ...streamed]) {
       this.alarms.alarmOnErrors(`${constructId(folder)}Errors`, functions.get(folder)!.function, `${folder} invocations are failing`);
     }
 

@@ -1,10 +1,16 @@
-import type { LambdaHandler } from '#shared/http/api-handler';
+import type { LambdaHandler, StreamingLambdaHandler } from '#shared/http/api-handler';
+import { installLambdaStreaming } from '#infra/local/lambda-streaming';
+
+// Streamed handlers (middy's streamifyResponse) need the Lambda runtime's global when they load.
+installLambdaStreaming();
+
+type HandlerModule = { handler: LambdaHandler | StreamingLambdaHandler };
 
 /**
  * The handler module of each function folder, loaded on first use like a Lambda cold start
  * (after the runtime has set the environment the handlers' config reads).
  */
-const loaders: Record<string, () => Promise<{ handler: LambdaHandler }>> = {
+const loaders: Record<string, () => Promise<HandlerModule>> = {
   'create-order': () => import('#functions/create-order/handler'),
   'get-order': () => import('#functions/get-order/handler'),
   'checkout-order': () => import('#functions/checkout-order/handler'),
@@ -63,6 +69,6 @@ function once<T>(load: () => Promise<T>): () => Promise<T> {
   return () => (loaded ??= load());
 }
 
-export const apiFunctions: Record<string, () => Promise<{ handler: LambdaHandler }>> = Object.fromEntries(
+export const apiFunctions: Record<string, () => Promise<HandlerModule>> = Object.fromEntries(
   Object.entries(loaders).map(([name, load]) => [name, once(load)]),
 );

@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import type { LambdaHandler } from '#shared/http/api-handler';
+import type { LambdaHandler, StreamingLambdaHandler } from '#shared/http/api-handler';
+import { isStreamingHandler, streamAnswer } from '#infra/local/lambda-streaming';
 import {
   ExpectationFailedError,
   HeadersTooLargeError,
@@ -23,7 +24,8 @@ const GATEWAY_BODY_LIMIT = 10 * 1024 * 1024;
 export const GATEWAY_HEADER_LIMIT = 10240;
 
 export interface RouteBinding extends Route {
-  load: () => Promise<{ handler: LambdaHandler }>;
+  /** A streaming handler (routes with `stream: true`) is answered as a function URL would, chunk by chunk. */
+  load: () => Promise<{ handler: LambdaHandler | StreamingLambdaHandler }>;
 }
 
 /**
@@ -132,7 +134,8 @@ export function toEvent(request: IncomingMessage, body: Buffer, matched: Matched
   for (const [name, value] of Object.entries(request.headers)) {
     if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
   }
-  const routeKey = `${matched.binding.method} ${matched.binding.path}`;
+  // A streamed route is a function URL's in AWS: its events name the `$default` route.
+  const routeKey = matched.binding.stream ? '$default' : `${matched.binding.method} ${matched.binding.path}`;
   const now = Date.now();
   return {
     version: '2.0',
@@ -167,8 +170,11 @@ export function toEvent(request: IncomingMessage, body: Buffer, matched: Matched
   };
 }
 
-function lambdaContext(functionName: string): Context {
-  const deadline = Date.now() + 29_000;
+/** API Gateway's integration timeout: a local function without its own timeout gets this long. */
+const GATEWAY_TIMEOUT_SECONDS = 29;
+
+function lambdaContext(functionName: string, timeoutSeconds = GATEWAY_TIMEOUT_SECONDS): Context {
+  const deadline = Date.now() + timeoutSeconds * 1000;
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName,
@@ -348,7 +354,10 @@ export function createApiServer(
       // API Gateway's own 413 is {"message": ...}; the local runtime answers in the documented shape.
       if (body === 'too-large') return send(response, errorResponse(new PayloadTooLargeError(GATEWAY_BODY_LIMIT)));
       const { handler } = await matched.binding.load();
-      send(response, await handler(toEvent(request, body, matched), lambdaContext(matched.binding.fn)));
+      const event = toEvent(request, body, matched);
+      const context = lambdaContext(matched.binding.fn, matched.binding.timeoutSeconds);
+      if (isStreamingHandler(handler)) await streamAnswer(handler, event, context, response);
+      else send(response, await handler(event, context));
     })().catch((error: unknown) => {
       if (!response.headersSent) send(response, errorResponse(error));
       else response.destroy();

@@ -24,6 +24,13 @@ type Request = middy.Request<Event, Result, Error, Context>;
 /** An API Gateway v2 (HTTP API) Lambda handler. */
 export type LambdaHandler = (event: Event, context: Context) => Promise<Result>;
 
+/**
+ * A Lambda response-streaming handler (`awslambda.streamifyResponse`): it writes its answer to
+ * the response stream (a function URL in RESPONSE_STREAM mode reads the status and headers from
+ * the stream's prelude). Routes with `stream: true` (shared/http/routes.ts) have one.
+ */
+export type StreamingLambdaHandler = (event: Event, responseStream: NodeJS.WritableStream, context: Context) => Promise<void>;
+
 /** What an endpoint function receives: parsed, validated and authenticated. */
 export interface ApiInput<TBody, TQuery> {
   body: TBody;

@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import middy from '@middy/core';
 import httpEventNormalizer from '@middy/http-event-normalizer';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
@@ -10,7 +11,7 @@ import { logger } from '#shared/core/logger';
 import { MalformedJsonError, OrderNotFoundError, PayloadTooLargeError, UnknownOrderError } from '#shared/domain/errors';
 import { MAX_BODY_BYTES } from '#shared/domain/limits';
 import { CsrfRefusedError, OriginRequiredError, PortalNotFoundError } from '#shared/domain/portal-errors';
-import type { LambdaHandler } from '#shared/http/api-handler';
+import type { LambdaHandler, StreamingLambdaHandler } from '#shared/http/api-handler';
 import { errorResponse } from '#shared/http/errors';
 import { json } from '#shared/http/responses';
 import { validationError } from '#shared/http/validation';
@@ -39,6 +40,8 @@ export interface PortalInput<TBody, TQuery> {
   sessionId: string | undefined;
   now: Date;
   clientIp: string | undefined;
+  /** Milliseconds until the function's timeout (a streamed answer stops in time with it). */
+  remainingTimeMs: () => number;
 }
 
 export interface PortalOptions<TBody, TQuery> {
@@ -173,35 +176,64 @@ const errorMapper = (): middy.MiddlewareObj<Event, Result> => ({
   },
 });
 
-/** A portal route's handler: the session and CSRF checks, then typed input for the endpoint. */
-export function portalHandler<TBody = undefined, TQuery = undefined>(
-  options: PortalOptions<TBody, TQuery>,
-  endpoint: (input: PortalInput<TBody, TQuery>) => Promise<Result>,
-): LambdaHandler {
-  const auth = options.auth ?? 'session';
-  const handler = middy<Event, Result>()
+/** The portal's middleware stack (session, CSRF, typed input, its errors) on a middy instance. */
+function withPortalStack<TBody, TQuery, R>(instance: middy.MiddyfiedHandler<Event, R>, options: PortalOptions<TBody, TQuery>, endpoint: (input: PortalInput<TBody, TQuery>) => Promise<R>) {
+  const stack = instance as unknown as middy.MiddyfiedHandler<Event, Result>;
+  stack
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(httpEventNormalizer())
     .use(httpHeaderNormalizer())
     // No per-address request quota: in AWS every portal request comes from a CloudFront edge's
     // address (many merchants would share one quota). Sign-in attempts have their own limit
-    // (per viewer address); everything else needs a session; API Gateway's route limits hold.
-    .use(sessionAndCsrf(auth))
+    // (per viewer address); everything else needs a session; API Gateway's route limits hold
+    // (a streamed route's function has a reserved concurrency instead).
+    .use(sessionAndCsrf(options.auth ?? 'session'))
     .use(inputs(options))
-    .use(errorMapper())
-    .handler(async (event) => {
-      const state = stateOf(event);
-      return endpoint({
-        body: state.body as TBody,
-        query: state.query as TQuery,
-        path: event.pathParameters ?? {},
-        context: state.context as PortalContext,
-        sessionId: state.sessionId,
-        now: new Date(),
-        clientIp: clientIpOf(event),
-      });
+    .use(errorMapper());
+  return instance.handler(async (event, context) => {
+    const state = stateOf(event);
+    return endpoint({
+      body: state.body as TBody,
+      query: state.query as TQuery,
+      path: event.pathParameters ?? {},
+      context: state.context as PortalContext,
+      sessionId: state.sessionId,
+      now: new Date(),
+      clientIp: clientIpOf(event),
+      remainingTimeMs: () => context.getRemainingTimeInMillis(),
     });
-  return handler as unknown as LambdaHandler;
+  });
+}
+
+/** A portal route's handler: the session and CSRF checks, then typed input for the endpoint. */
+export function portalHandler<TBody = undefined, TQuery = undefined>(
+  options: PortalOptions<TBody, TQuery>,
+  endpoint: (input: PortalInput<TBody, TQuery>) => Promise<Result>,
+): LambdaHandler {
+  return withPortalStack(middy<Event, Result>(), options, endpoint) as unknown as LambdaHandler;
+}
+
+/** A streamed answer: status and headers go first, then the body as its stream produces it. */
+export interface StreamedResult {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: Readable;
+}
+
+/**
+ * A streamed portal route's handler (routes with `stream: true`): the same stack as
+ * {@link portalHandler}, so a refused session or a bad query is the same JSON error before any
+ * byte of the body; then middy (`streamifyResponse`) writes the status and headers and pipes the
+ * endpoint's body stream into Lambda's response stream, backpressure included (stream.pipeline).
+ * An error of the body stream after that ends the response unfinished (the client sees the
+ * transfer cut, never a clean end). Needs the Lambda runtime's `awslambda` global at load time;
+ * the local runtime provides the same (infra/local/lambda-streaming.ts).
+ */
+export function portalStreamHandler<TQuery = undefined>(
+  options: PortalOptions<undefined, TQuery>,
+  endpoint: (input: PortalInput<undefined, TQuery>) => Promise<StreamedResult>,
+): StreamingLambdaHandler {
+  return withPortalStack(middy<Event, StreamedResult>({ streamifyResponse: true }), options, endpoint) as unknown as StreamingLambdaHandler;
 }
 
 export { json };

@@ -25,7 +25,25 @@ export interface Route {
    * served on the portal's own origin in AWS (CloudFront in front of both).
    */
   portal?: true;
+  /**
+   * A streamed answer (Lambda response streaming: status and headers first, then the body as
+   * the handler writes it, with no size cap but the function's time). API Gateway's HTTP API
+   * cannot stream, so in AWS the route is not on the HTTP API: its function has a function URL
+   * (invoke mode RESPONSE_STREAM, auth AWS_IAM) that only the portal's CloudFront distribution
+   * may call, on this path of the portal's origin. Locally the adapter writes the same stream as
+   * a chunked answer. The handler must be wrapped with `awslambda.streamifyResponse` (middy's
+   * `streamifyResponse`); a test checks the two agree.
+   */
+  stream?: true;
+  /** The function's timeout in seconds, in AWS and locally (default: ServiceFunction's 10 s; locally 29 s, API Gateway's). */
+  timeoutSeconds?: number;
 }
+
+/**
+ * The streamed export's time: long enough for 100,000+ rows (docs/performance.md), short enough
+ * that a stuck export ends within minutes. The handler stops a few seconds before it.
+ */
+export const EXPORT_TIMEOUT_SECONDS = 300;
 
 /** The merchant portal's API (shared/http/portal-handler.ts: sessions and CSRF). */
 const PORTAL_ROUTES: readonly Route[] = (
@@ -43,7 +61,7 @@ const PORTAL_ROUTES: readonly Route[] = (
     { method: 'POST', path: '/v1/portal/passkeys', fn: 'portal-add-passkey', access: 'write' },
     // The merchant's orders.
     { method: 'GET', path: '/v1/portal/orders', fn: 'portal-list-orders', access: 'read' },
-    { method: 'GET', path: '/v1/portal/orders/export', fn: 'portal-export-orders', access: 'read' },
+    { method: 'GET', path: '/v1/portal/orders/export', fn: 'portal-export-orders', access: 'read', stream: true, timeoutSeconds: EXPORT_TIMEOUT_SECONDS },
     { method: 'GET', path: '/v1/portal/orders/{order_id}', fn: 'portal-get-order', access: 'read' },
     { method: 'POST', path: '/v1/portal/orders/{order_id}/cancel', fn: 'portal-cancel-order', access: 'write' },
     { method: 'POST', path: '/v1/portal/orders/{order_id}/refund', fn: 'portal-refund-order', access: 'write' },

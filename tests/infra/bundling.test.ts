@@ -6,6 +6,8 @@ import { promisify } from 'node:util';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CryptoPayStack } from '#infra/cdk/stack';
+import { LAMBDA_RUNTIME_GLOBAL_SOURCE } from '#infra/local/lambda-streaming';
+import { ROUTES } from '#shared/http/routes';
 import { deployConfig, logicalId, resourcesOf, TEST_ENV, testApp } from './support.ts';
 
 /**
@@ -58,7 +60,9 @@ describe('function bundles', () => {
 
   it("every bundle starts in a fresh Node process with its function's environment and exports a handler", async () => {
     const coldStart = async ({ file, environment }: (typeof bundles)[number]): Promise<string> => {
-      const script = `console.log(typeof (await import(${JSON.stringify(file)})).handler)`;
+      // The Lambda Node.js runtime gives every function the global `awslambda` (its
+      // streamifyResponse marks a handler as streaming); a streamed route's handler needs it at load.
+      const script = `${LAMBDA_RUNTIME_GLOBAL_SOURCE} const { handler } = await import(${JSON.stringify(file)}); console.log(typeof handler + (handler[Symbol.for('aws.lambda.runtime.handler.streaming')] === 'response' ? ' (streaming)' : ''))`;
       try {
         const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
           // Exactly the variables the stack sets (references made concrete); no credentials,
@@ -73,7 +77,8 @@ describe('function bundles', () => {
       }
     };
     const started = await Promise.all(bundles.map(async (bundle) => [bundle.folder, await coldStart(bundle)] as const));
-    expect(Object.fromEntries(started)).toEqual(Object.fromEntries(bundles.map(({ folder }) => [folder, 'function'])));
+    const streaming = new Set(ROUTES.filter((route) => route.stream).map((route) => route.fn));
+    expect(Object.fromEntries(started)).toEqual(Object.fromEntries(bundles.map(({ folder }) => [folder, streaming.has(folder) ? 'function (streaming)' : 'function'])));
   });
 
   it('bundles only the environment credential provider, not the default chain and its SSO/STS clients', () => {

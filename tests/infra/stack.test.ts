@@ -8,7 +8,7 @@ import type { IConstruct } from 'constructs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { awsRouteKey } from '#infra/cdk/constructs/order-api';
 import { DEFAULT_TOKEN_KEY_PARAMETER } from '#infra/cdk/config';
-import { authenticatingFunctions, CALLBACK_SENDERS, CryptoPayStack, EVENT_FUNCTIONS, functionAccess, GATEWAY_FUNCTIONS, TOKEN_MAKERS } from '#infra/cdk/stack';
+import { authenticatingFunctions, CALLBACK_SENDERS, CryptoPayStack, EVENT_FUNCTIONS, functionAccess, GATEWAY_FUNCTIONS, STREAMED_CONCURRENCY, TOKEN_MAKERS } from '#infra/cdk/stack';
 import { ROUTES } from '#shared/http/routes';
 import { TABLE_KEYS } from '#shared/store/table';
 import { API_TOKEN_PREFIX, QUOTA_PREFIX } from '#shared/store/keys';
@@ -63,6 +63,10 @@ const functionProps = (folder: string) => resourcesOf(template, 'AWS::Lambda::Fu
 const environmentOf = (folder: string) =>
   (functionProps(folder).Environment as { Variables: Record<string, unknown> }).Variables;
 
+// Streamed routes are served by function URLs behind the portal's CloudFront, not by the HTTP API.
+const API_ROUTES = ROUTES.filter((route) => !route.stream);
+const STREAMED = ROUTES.filter((route) => route.stream);
+
 describe('HTTP API', () => {
   const routes = resourcesOf(template, 'AWS::ApiGatewayV2::Route');
   const integrations = resourcesOf(template, 'AWS::ApiGatewayV2::Integration');
@@ -81,8 +85,8 @@ describe('HTTP API', () => {
         .filter((route) => route.Properties?.RouteKey !== '$default')
         .map((route) => [route.Properties?.RouteKey as string, route]),
     );
-    expect(byKey.size).toBe(new Set(ROUTES.map(awsRouteKey)).size);
-    for (const entry of ROUTES) {
+    expect(byKey.size).toBe(new Set(API_ROUTES.map(awsRouteKey)).size);
+    for (const entry of API_ROUTES) {
       const route = byKey.get(awsRouteKey(entry));
       expect(route, awsRouteKey(entry)).toBeDefined();
       const target = route?.Properties?.Target as { 'Fn::Join': [string, [string, { Ref: string }]] };
@@ -105,7 +109,7 @@ describe('HTTP API', () => {
     expect(properties.StageName).toBe('$default');
     expect(properties.DefaultRouteSettings).toEqual({ ThrottlingRateLimit: 500, ThrottlingBurstLimit: 1000 });
     const settings = properties.RouteSettings as Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }>;
-    for (const entry of ROUTES) {
+    for (const entry of API_ROUTES) {
       const expected = (entry.access === 'write' ? [200, 400] : [500, 1000]).map((limit) => (entry.public ? limit / 2 : limit));
       const setting = settings[awsRouteKey(entry)];
       expect([setting?.ThrottlingRateLimit, setting?.ThrottlingBurstLimit], awsRouteKey(entry)).toEqual(expected);
@@ -554,7 +558,8 @@ describe('alarms', () => {
     });
   });
 
-  const EVENT_DRIVEN = [EVENT_FUNCTIONS.expireOrders, EVENT_FUNCTIONS.sweepCallbacks, EVENT_FUNCTIONS.orderEvents, EVENT_FUNCTIONS.deliverCallback];
+  // The event-driven functions, and the streamed routes (their function URL is not behind the API).
+  const EVENT_DRIVEN = [EVENT_FUNCTIONS.expireOrders, EVENT_FUNCTIONS.sweepCallbacks, EVENT_FUNCTIONS.orderEvents, EVENT_FUNCTIONS.deliverCallback, ...ROUTES.filter((route) => route.stream).map((route) => route.fn)];
   const errorAlarmsOf = (folder: string) =>
     Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm')).filter(
       (alarm) => alarm.Properties?.MetricName === 'Errors' && JSON.stringify(alarm.Properties?.Dimensions) === JSON.stringify([{ Name: 'FunctionName', Value: { Ref: functionId(folder) } }]),
@@ -587,8 +592,8 @@ describe('alarms', () => {
   });
 
   it('keeps the alarms few: CloudWatch bills each one a month, idle or not', () => {
-    // DLQ, stream failures, stream lag, the API's 5xx and the four event-driven functions.
-    expect(Object.keys(resourcesOf(template, 'AWS::CloudWatch::Alarm'))).toHaveLength(8);
+    // DLQ, stream failures, stream lag, the API's 5xx, the four event-driven functions and the streamed export.
+    expect(Object.keys(resourcesOf(template, 'AWS::CloudWatch::Alarm'))).toHaveLength(9);
   });
 
   it('notifies a TLS-only topic with the configured subscriber (no KMS key of its own: $1 a month for alarm names)', () => {
@@ -652,7 +657,7 @@ describe('merchant portal', () => {
     });
   });
 
-  it('adds a generated secret to every portal API request at CloudFront, and gives the same secret to every portal function (which refuses requests without it)', () => {
+  it('adds a generated secret to every portal API request at CloudFront (the streamed export\'s function URL too), and gives the same secret to every portal function (which refuses requests without it)', () => {
     const secrets = Object.entries(resourcesOf(template, 'AWS::SecretsManager::Secret')).filter(([, resource]) =>
       JSON.stringify(resource.Properties).includes('x-origin-verify'),
     );
@@ -663,8 +668,12 @@ describe('merchant portal', () => {
     const portal = distributions.find((resource) => JSON.stringify(resource.Properties).includes('/v1/portal/*'))!;
     type Origin = { OriginCustomHeaders?: { HeaderName: string; HeaderValue: unknown }[]; CustomOriginConfig?: unknown };
     const origins = (portal.Properties as { DistributionConfig: { Origins: Origin[] } }).DistributionConfig.Origins;
-    const apiOrigin = origins.find((origin) => origin.CustomOriginConfig !== undefined)!;
-    const header = apiOrigin.OriginCustomHeaders?.find((entry) => entry.HeaderName === 'x-origin-verify');
+    const functionOrigins = origins.filter((origin) => origin.CustomOriginConfig !== undefined);
+    // The HTTP API and each streamed route's function URL.
+    expect(functionOrigins).toHaveLength(1 + ROUTES.filter((route) => route.stream).length);
+    const headers = functionOrigins.map((origin) => origin.OriginCustomHeaders?.find((entry) => entry.HeaderName === 'x-origin-verify'));
+    for (const other of headers) expect(other?.HeaderValue).toEqual(headers[0]!.HeaderValue);
+    const header = headers[0];
     // A dynamic reference to the generated secret (resolved by CloudFormation): never a literal in the template.
     expect(JSON.stringify(header?.HeaderValue)).toContain('resolve:secretsmanager');
     expect(JSON.stringify(header?.HeaderValue)).toContain(secretId);
@@ -682,5 +691,86 @@ describe('merchant portal', () => {
       if (route.fn === 'portal-create-token') expect(variables.TOKEN_HMAC_KEY_PARAMETER, route.fn).toBeDefined();
       else expect(variables.TOKEN_HMAC_KEY_PARAMETER, route.fn).toBeUndefined();
     }
+  });
+});
+
+describe('the streamed export (a function URL behind the portal\'s CloudFront)', () => {
+  type Behavior = { PathPattern: string; TargetOriginId: string; AllowedMethods: string[]; ViewerProtocolPolicy: string; CachePolicyId: string; OriginRequestPolicyId: unknown };
+  type Origin = { Id: string; DomainName: unknown; OriginAccessControlId?: unknown; CustomOriginConfig?: { OriginProtocolPolicy: string; OriginReadTimeout?: number } };
+  const distributions = Object.entries(resourcesOf(template, 'AWS::CloudFront::Distribution'));
+  const [portalId, portal] = distributions.find(([, resource]) => JSON.stringify(resource.Properties).includes('/v1/portal/*'))!;
+  const config = (portal.Properties as { DistributionConfig: { CacheBehaviors: Behavior[]; Origins: Origin[] } }).DistributionConfig;
+  const urls = resourcesOf(template, 'AWS::Lambda::Url');
+
+  it('is a GET route of the portal, in the route table with stream: true', () => {
+    expect(STREAMED.map((route) => `${route.method} ${route.path}`)).toEqual(['GET /v1/portal/orders/export']);
+    expect(STREAMED.every((route) => route.portal && route.access === 'read')).toBe(true);
+  });
+
+  it.each(STREAMED)('$path: its function has a URL in RESPONSE_STREAM mode that needs IAM (only CloudFront can sign)', (route) => {
+    const mine = Object.values(urls).filter((url) => JSON.stringify(url.Properties?.TargetFunctionArn) === JSON.stringify({ 'Fn::GetAtt': [functionId(route.fn), 'Arn'] }));
+    expect(mine).toHaveLength(1);
+    expect(mine[0]!.Properties).toMatchObject({ AuthType: 'AWS_IAM', InvokeMode: 'RESPONSE_STREAM' });
+    // No function URL of the stack is open to anyone.
+    for (const url of Object.values(urls)) expect(url.Properties?.AuthType).toBe('AWS_IAM');
+  });
+
+  it.each(STREAMED)('$path: is not an HTTP API route (that would buffer it); the path there gets the $default 404', (route) => {
+    const keys = Object.values(resourcesOf(template, 'AWS::ApiGatewayV2::Route')).map((entry) => entry.Properties?.RouteKey);
+    expect(keys).not.toContain(awsRouteKey(route));
+  });
+
+  it.each(STREAMED)('$path: a CloudFront behavior before /v1/portal/*, to the function URL with origin access control, uncached, forwarding what the portal API gets', (route) => {
+    const paths = config.CacheBehaviors.map((behavior) => behavior.PathPattern);
+    expect(paths.indexOf(route.path)).toBeGreaterThanOrEqual(0);
+    expect(paths.indexOf(route.path)).toBeLessThan(paths.indexOf('/v1/portal/*'));
+    const behavior = config.CacheBehaviors.find((entry) => entry.PathPattern === route.path)!;
+    expect(behavior.AllowedMethods).toEqual(['GET', 'HEAD']);
+    expect(behavior.ViewerProtocolPolicy).toBe('https-only');
+    expect(behavior.CachePolicyId).toBe('4135ea2d-6df8-44a3-9df3-4b5a84be39ad');
+    // The same origin request policy as the portal API's behavior: cookies, query, Origin, CSRF, viewer address.
+    const api = config.CacheBehaviors.find((entry) => entry.PathPattern === '/v1/portal/*')!;
+    expect(behavior.OriginRequestPolicyId).toEqual(api.OriginRequestPolicyId);
+    const origin = config.Origins.find((entry) => entry.Id === behavior.TargetOriginId)!;
+    const urlId = Object.entries(urls).find(([, url]) => JSON.stringify(url.Properties?.TargetFunctionArn).includes(functionId(route.fn)))![0];
+    expect(JSON.stringify(origin.DomainName)).toContain(urlId);
+    expect(origin.CustomOriginConfig).toMatchObject({ OriginProtocolPolicy: 'https-only', OriginReadTimeout: 60 });
+    const oacId = (origin.OriginAccessControlId as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+    expect(resourcesOf(template, 'AWS::CloudFront::OriginAccessControl')[oacId]?.Properties?.OriginAccessControlConfig).toMatchObject({
+      OriginAccessControlOriginType: 'lambda',
+      SigningBehavior: 'always',
+      SigningProtocol: 'sigv4',
+    });
+  });
+
+  it.each(STREAMED)('$path: only this distribution may invoke the function (through its URL), and nothing else may', (route) => {
+    const urlId = Object.entries(urls).find(([, url]) => JSON.stringify(url.Properties?.TargetFunctionArn).includes(functionId(route.fn)))![0];
+    // Every permission on the function, named by its ARN or through its URL's: the API Gateway's is gone too.
+    const permissions = Object.values(resourcesOf(template, 'AWS::Lambda::Permission')).filter((permission) => {
+      const name = JSON.stringify(permission.Properties?.FunctionName);
+      return name.includes(`"${functionId(route.fn)}"`) || name.includes(`"${urlId}"`);
+    });
+    expect(permissions.map((permission) => permission.Properties?.Action).sort()).toEqual(['lambda:InvokeFunction', 'lambda:InvokeFunctionUrl']);
+    for (const permission of permissions) {
+      expect(permission.Properties?.Principal).toBe('cloudfront.amazonaws.com');
+      expect(JSON.stringify(permission.Properties?.SourceArn)).toContain(`distribution/`);
+      expect(JSON.stringify(permission.Properties?.SourceArn)).toContain(portalId);
+    }
+    expect(permissions.find((permission) => permission.Properties?.Action === 'lambda:InvokeFunction')?.Properties?.InvokedViaFunctionUrl).toBe(true);
+  });
+
+  it.each(STREAMED)('$path: its function has the route\'s timeout, a few at a time, and read-only table access', (route) => {
+    expect(functionProps(route.fn).Timeout).toBe(route.timeoutSeconds);
+    expect(functionProps(route.fn).ReservedConcurrentExecutions).toBe(STREAMED_CONCURRENCY);
+    expect(ACCESS.get(route.fn)).toBe('read');
+    const writes = statementsOfRole(template, roleId(route.fn)).filter((s) => actionsOf(s).some((action) => WRITE_ACTIONS.includes(action)));
+    // Only its request quota counters (as every route function), nothing of orders, merchants or sessions.
+    expect(writes.map((statement) => statement.Condition)).toEqual([{ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${QUOTA_PREFIX}*`] } }]);
+  });
+
+  it.each(STREAMED)('$path: its function knows an https portal origin without depending on the distribution', (route) => {
+    const origin = environmentOf(route.fn).PORTAL_ORIGIN;
+    expect(origin).toBe('https://portal-origin.invalid');
+    expect(environmentOf(route.fn).PORTAL_CLIENT_IP_HEADER).toBe('cloudfront-viewer-address');
   });
 });

@@ -22,7 +22,8 @@ import {
   SecurityPolicyProtocol,
   ViewerProtocolPolicy,
 } from 'aws-cdk-lib/aws-cloudfront';
-import { HttpOrigin, S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
+import { FunctionUrlOrigin, HttpOrigin, S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
+import { FunctionUrlAuthType, type FunctionUrl, type IFunction, InvokeMode } from 'aws-cdk-lib/aws-lambda';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -33,6 +34,11 @@ export interface MerchantPortalProps {
   readonly contentDir: string;
   /** The HTTP API whose `/v1/portal/*` routes the portal calls, through this same distribution. */
   readonly api: IHttpApi;
+  /**
+   * The portal's streamed routes (route table entries with `stream: true`): each path is served
+   * by its function's URL (response streaming), not by the HTTP API, on this same origin.
+   */
+  readonly streamed?: readonly { readonly path: string; readonly handler: IFunction }[];
   /** The portal's own domain (certificate in us-east-1); default: the CloudFront name. */
   readonly customDomain?: { readonly domainName: string; readonly certificateArn: string };
 }
@@ -61,6 +67,8 @@ export const PORTAL_ROUTING_FUNCTION = `function handler(event) {
  */
 export class MerchantPortal extends Construct {
   readonly bucket: Bucket;
+  /** The function URL serving each streamed path (RESPONSE_STREAM, AWS_IAM: only this distribution may call it). */
+  readonly functionUrls: ReadonlyMap<string, FunctionUrl>;
   readonly distribution: Distribution;
   /** `https://<domain>`: PORTAL_ORIGIN of the portal's functions, and the passkeys' origin. */
   readonly origin: string;
@@ -131,6 +139,31 @@ export class MerchantPortal extends Construct {
       queryStringBehavior: OriginRequestQueryStringBehavior.all(),
       headerBehavior: OriginRequestHeaderBehavior.allowList('origin', 'x-csrf-token', 'sec-fetch-site', 'content-type', 'CloudFront-Viewer-Address'),
     });
+    // A streamed answer cannot pass through the HTTP API (it buffers, 6 MB at most): its path goes
+    // to the function's URL in RESPONSE_STREAM mode. AWS_IAM with origin access control: only
+    // this distribution can call it (CloudFront signs each request; the origin adds the
+    // lambda:InvokeFunctionUrl and lambda:InvokeFunction permissions for its service principal,
+    // scoped to this distribution). Same request policy as the API: the handler stack is the same.
+    const functionUrls = new Map<string, FunctionUrl>();
+    const streamedBehaviors = Object.fromEntries(
+      (props.streamed ?? []).map(({ path, handler }) => {
+        const url = handler.addFunctionUrl({ authType: FunctionUrlAuthType.AWS_IAM, invokeMode: InvokeMode.RESPONSE_STREAM });
+        functionUrls.set(path, url);
+        return [
+          path,
+          {
+            // Bytes come at least once a page (a Query, well under a second); 60 s covers a slow one.
+            origin: FunctionUrlOrigin.withOriginAccessControl(url, { readTimeout: Duration.seconds(60), customHeaders: { 'x-origin-verify': this.originSecret } }),
+            allowedMethods: AllowedMethods.ALLOW_GET_HEAD,
+            viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
+            cachePolicy: CachePolicy.CACHING_DISABLED,
+            originRequestPolicy: toApi,
+            responseHeadersPolicy: headers,
+          },
+        ];
+      }),
+    );
+    this.functionUrls = functionUrls;
     this.distribution = new Distribution(this, 'Distribution', {
       comment: 'Merchant portal (static app and its API on one origin)',
       defaultBehavior: {
@@ -141,7 +174,9 @@ export class MerchantPortal extends Construct {
         responseHeadersPolicy: headers,
         compress: true,
       },
+      // CloudFront takes the first matching behavior in this order: the exact streamed paths first.
       additionalBehaviors: {
+        ...streamedBehaviors,
         '/v1/portal/*': {
           origin: new HttpOrigin(`${props.api.apiId}.execute-api.${Stack.of(this).region}.${Stack.of(this).urlSuffix}`, {
             protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,

@@ -98,7 +98,8 @@ const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
 );
 
 /**
- * The merchant API: an HTTP API with one route per entry of the route table, each to its
+ * The merchant API: an HTTP API with one route per entry of the route table (but the streamed
+ * ones, which an HTTP API cannot serve: see MerchantPortal), each to its
  * function; stage and per-route throttling; JSON access logs; CORS for the payment page only.
  */
 export class OrderApi extends Construct {
@@ -174,6 +175,9 @@ export class OrderApi extends Construct {
     const integrations = new Map<string, HttpLambdaIntegration>();
     const routes = new Map<string, { route: HttpRoute; access: Route['access']; fn: string; isPublic: boolean }>();
     for (const entry of table) {
+      // HTTP APIs cannot stream an answer: a streamed route is served by its function URL
+      // behind the portal's CloudFront instead; here its path gets the $default route's 404.
+      if (entry.stream) continue;
       const key = awsRouteKey(entry);
       const existing = routes.get(key);
       if (existing) {

@@ -49,7 +49,7 @@ const PORTAL_OPERATIONS: Readonly<Record<string, PortalMeta>> = {
   'portal-passkey-options': { operationId: 'portalPasskeyOptions', summary: 'Options for another passkey', description: "WebAuthn creation options for another passkey of the signed-in user (its existing ones excluded)." },
   'portal-add-passkey': { operationId: 'portalAddPasskey', summary: 'Add a passkey', description: 'Registers the passkey a passkeys/options ceremony made.', body: { schema: passkeyAnswerBodySchema } },
   'portal-list-orders': { operationId: 'portalListOrders', summary: "The merchant's orders", description: 'Newest first, filtered by status and creation day, a page by cursor (`next_cursor`); with `q`, the orders whose order_id, merchant_order_id, payment address or transaction id it is.', query: portalOrdersQuerySchema },
-  'portal-export-orders': { operationId: 'portalExportOrders', summary: 'Orders as CSV', description: "The list's filtered orders as CSV (columns order_id, merchant_order_id, title, status, price_amount, price_currency, pay_amount, pay_currency, created_at, updated_at, sandbox), at most 20,000 rows (`x-export-truncated: true` beyond).", query: portalOrdersQuerySchema, produces: 'text/csv' },
+  'portal-export-orders': { operationId: 'portalExportOrders', summary: 'Orders as CSV', description: "The list's filtered orders as CSV (columns order_id, merchant_order_id, title, status, price_amount, price_currency, pay_amount, pay_currency, created_at, updated_at, sandbox), every matching order, newest first. An export that cannot finish (a failed read, or the function's 5 minutes nearly up) ends with a line starting `# EXPORT INCOMPLETE` and its transfer is cut.", query: portalOrdersQuerySchema, produces: 'text/csv' },
   'portal-get-order': { operationId: 'portalGetOrder', summary: "An order's page", description: 'The order, its status history, every invoice with its payments (explorer links, confirmations, seen time), every callback delivery with its attempts, and the actions the user may take now.' },
   'portal-cancel-order': ACTION('Cancel the order', 'NEW -> CANCELED, as Cancel Order.', 'portalCancelOrder'),
   'portal-refund-order': ACTION('Refund the order', 'PAID -> REFUND_PENDING, as Refund Order.', 'portalRefundOrder'),
@@ -118,7 +118,7 @@ export function portalOperation(route: Route) {
     // Inline, without the $id: one schema is used by several operations.
     ...(meta.body ? { requestBody: { required: meta.body.required ?? true, content: { 'application/json': { schema: withoutId(meta.body.schema) } } } } : {}),
     responses: {
-      200: { description: 'Done.', content: { [meta.produces ?? 'application/json']: { schema: meta.produces ? { type: 'string' } : { type: 'object' } } } },
+      200: { description: route.stream ? STREAMED : 'Done.', content: { [meta.produces ?? 'application/json']: { schema: meta.produces ? { type: 'string' } : { type: 'object' } } } },
       400: error('Bad input, or an unusable invite.'),
       401: error('No valid session (SESSION_REQUIRED), or a sign-in that failed (SIGN_IN_FAILED).'),
       403: error('CSRF_REFUSED or ROLE_REFUSED.'),
@@ -127,5 +127,10 @@ export function portalOperation(route: Route) {
       429: error('Too many requests (sign-in attempts) from this client; see Retry-After.'),
     },
     security: [{ PortalSession: [] }],
+    ...(route.stream ? { 'x-streamed': true } : {}),
   };
 }
+
+/** A streamed route's 200 (routes with `stream: true`): what a client sees of the stream. */
+const STREAMED =
+  'Streamed: the status and headers first, then the body in chunks as it is produced (chunked transfer; no Content-Length). Errors found before the first byte are the usual JSON errors below; an error after it cuts the transfer, so a client that did not see the body end cleanly must treat it as incomplete.';
