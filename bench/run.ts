@@ -4,8 +4,8 @@
  * when a measurement could not be made (something is broken); the other groups still report.
  *
  * Groups, one module each: bundles (bench/bundles.ts), page (bench/page.ts), api
- * (bench/api-latency.ts), load (bench/load.ts), callbacks (bench/callbacks.ts), cost
- * (bench/cost.ts, from the others' figures). See docs/performance.md for every setting.
+ * (bench/api-latency.ts), load (bench/load.ts), callbacks (bench/callbacks.ts), paging
+ * (bench/paging.ts: Get Orders at deep offsets), cost (bench/cost.ts, from the others' figures). See docs/performance.md for every setting.
  */
 import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
@@ -17,6 +17,7 @@ import { measureCallbacks, type CallbackReport, type CallbackRun } from './callb
 import { computeCost, DEFAULT_ASSUMPTIONS, type CostReport } from './cost';
 import type { LoadReport } from './load';
 import { measurePage, type PageReport } from './page';
+import type { PagingReport } from './paging';
 import type { WatcherReport } from './watcher';
 import { watcherMonthlyCost } from './cost';
 
@@ -38,8 +39,10 @@ const config = {
   callback_concurrency: positiveInteger(env, 'BENCH_CALLBACK_CONCURRENCY', 10),
   watcher_orders: positiveInteger(env, 'BENCH_WATCHER_ORDERS', 20),
   orders_per_month: positiveInteger(env, 'BENCH_ORDERS_PER_MONTH', DEFAULT_ASSUMPTIONS.orders_per_month),
+  paging_orders: positiveInteger(env, 'BENCH_PAGING_ORDERS', 100_000),
+  paging_iterations: positiveInteger(env, 'BENCH_PAGING_ITERATIONS', 30),
 };
-const GROUPS = ['bundles', 'page', 'api', 'load', 'callbacks', 'watcher', 'cost'] as const;
+const GROUPS = ['bundles', 'page', 'api', 'load', 'callbacks', 'watcher', 'paging', 'cost'] as const;
 type Group = (typeof GROUPS)[number];
 const only = env.BENCH_ONLY?.split(',').map((g) => g.trim()).filter(Boolean);
 const unknown = only?.filter((g) => !(GROUPS as readonly string[]).includes(g));
@@ -75,8 +78,9 @@ let endpoints: EndpointFigures[] | undefined;
 let load: LoadReport | undefined;
 let callbacks: CallbackReport | undefined;
 let watcher: WatcherReport | undefined;
+let paging: PagingReport | undefined;
 let dynamodb: LocalDynamoDb | undefined;
-if (wanted('api') || wanted('load') || wanted('callbacks') || wanted('watcher') || wanted('cost')) {
+if (wanted('api') || wanted('load') || wanted('callbacks') || wanted('watcher') || wanted('paging') || wanted('cost')) {
   dynamodb = await startDynamoDbLocal();
 }
 try {
@@ -99,6 +103,7 @@ try {
       }),
     );
     watcher = await group('watcher', async () => (await import('./watcher')).measureWatcher({ orders: config.watcher_orders }));
+    paging = await group('paging', async () => (await import('./paging')).measurePaging({ orders: config.paging_orders, iterations: config.paging_iterations }));
     load = await group('load', async () => (await import('./load')).measureLoad({ connections: config.load_connections, seconds: config.load_seconds }));
   }
 } finally {
@@ -275,6 +280,24 @@ if (cost) {
 for (const [name, message] of Object.entries(errors)) console.log(`\n${name} FAILED: ${message.split('\n')[0]}`);
 console.log('');
 
+if (paging) {
+  const n = paging.numbering;
+  table(
+    `Get Orders by offset (one merchant, ${paging.orders} orders, ${paging.not_numbered} newest not numbered yet; pages of 10 through the service, n=${config.paging_iterations})`,
+    ['offset', 'requests', 'items read', 'RCU', 'p50', 'p99'],
+    paging.pages.map((p) => [p.offset, p.requests, p.items_read, p.read_units, ms(p.latency_ms.p50), ms(p.latency_ms.p99)]),
+  );
+  table(
+    'The same pages read through the list index (offset + limit items), once',
+    ['offset', 'requests', 'items read', 'RCU', 'time'],
+    paging.list_index_pages.map((p) => [p.offset, p.requests, p.items_read, p.read_units, `${p.ms} ms`]),
+  );
+  console.log(
+    `numbering run: ${n.orders} orders in ${(n.ms / 1000).toFixed(1)} s (${n.orders_per_s}/s), ${n.write_units_per_order} WCU and ${n.read_units_per_order} RCU per order (DynamoDB Local's table units); ` +
+      `a create's PutItem: ${paging.create_put_write_units.with_log_entry} WCU with its order log keys, ${paging.create_put_write_units.without} without`,
+  );
+}
+
 const result = {
   generated_at: new Date().toISOString(),
   node: process.version,
@@ -287,6 +310,7 @@ const result = {
   load: load ?? null,
   callbacks: callbacks ?? null,
   watcher: watcher ? { ...watcher, monthly_cost: watcherMonthlyCost(watcher) } : null,
+  paging: paging ?? null,
   cost: cost ?? null,
   goals: {
     overhead_p50_max: 1.5,
