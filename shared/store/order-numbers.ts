@@ -1,7 +1,7 @@
-import { BatchGetCommand, GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Order } from '#shared/domain/order';
 import { db, query, queryAll, tableName } from '#shared/store/client';
-import { isConditionFailure, isTransactionConflict } from '#shared/store/errors';
+import { updateIf } from '#shared/store/conditional';
 import type { Item } from '#shared/store/items';
 import {
   ENTITY,
@@ -24,10 +24,10 @@ import { listOrders, orderFromItem, type OrderPage } from '#shared/store/orders'
  * still in flight. Get Orders then finds the order at any offset by arithmetic: with N
  * numbered orders and u newer ones not numbered yet, offset k (k >= u) is order N - (k - u).
  *
- * The numbers are written by one run at a time per merchant in effect: each batch is one
- * transaction with the merchant's numbering cursor, conditional on the cursor being what the
- * run read, so two runs can never give one number twice or skip one (the loser re-reads). The
- * order items themselves are never touched: status changes and numbering cannot conflict.
+ * A merchant's numbering cursor (N and the GSI1SK of order N) moves only by a conditional
+ * write from the count it was read with, so two runs can never give one number twice or skip
+ * one; readers use numbers up to the cursor only. The order items themselves are never
+ * touched: status changes and numbering cannot conflict.
  */
 
 /** How far a merchant's orders are numbered: `count` orders, the last with GSI1SK `last` ('' for none). */
@@ -36,10 +36,8 @@ export interface Numbering {
   last: string;
 }
 
-/** Orders numbered per transaction: 99 number items and the cursor (DynamoDB allows 100 actions). */
-const BATCH = 99;
-/** Times a batch is tried again after losing to another write that did not move the cursor. */
-const CONFLICT_ATTEMPTS = 5;
+/** Orders numbered per cursor move (one GSI1 page). */
+const BATCH = 100;
 
 /** The merchant's numbering cursor (strongly consistent: the run and the reads both rely on it). */
 export async function readNumbering(userId: number): Promise<Numbering> {
@@ -83,57 +81,59 @@ async function nextToNumber(userId: number, numbering: Numbering, before: string
     .map((item) => ({ orderId: String(item.order_id), sortKey: String(item.GSI1SK) }));
 }
 
+/** Writes number items (plain Puts, 25 per BatchWriteItem, every one until DynamoDB has taken it). */
+async function putNumbers(userId: number, first: number, orderIds: string[]): Promise<void> {
+  const requests = orderIds.map((orderId, index) => ({
+    PutRequest: { Item: { ...orderNumberKey(userId, first + index), type: ENTITY.orderNumber, order_id: orderId } },
+  }));
+  await Promise.all(
+    Array.from({ length: Math.ceil(requests.length / 25) }, async (_, chunk) => {
+      let pending: unknown[] = requests.slice(chunk * 25, chunk * 25 + 25);
+      for (let attempt = 0; pending.length > 0; attempt += 1) {
+        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 20 * 2 ** attempt)));
+        const result = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending as never } }));
+        pending = result.UnprocessedItems?.[tableName()] ?? [];
+      }
+    }),
+  );
+}
+
+/**
+ * Moves the merchant's cursor from `from` to `to`; false when another run moved it first. An
+ * update, not putIf: a racing run's cursor is identical to this one's, and must not count as ours.
+ */
+function moveNumbering(userId: number, from: Numbering, to: Numbering): Promise<boolean> {
+  return updateIf(orderNumberingKey(userId), {
+    UpdateExpression: 'SET #type = :type, #count = :to, #last = :last',
+    ConditionExpression: from.count === 0 ? 'attribute_not_exists(PK)' : '#count = :from',
+    ExpressionAttributeNames: { '#type': 'type', '#count': 'count', '#last': 'last' },
+    ExpressionAttributeValues: { ':type': ENTITY.orderNumbering, ':to': to.count, ':last': to.last, ...(from.count === 0 ? {} : { ':from': from.count }) },
+  });
+}
+
 /**
  * Gives the merchant's orders created before `before` (ISO time) that have no number yet the
  * next numbers, oldest first, batch by batch, until none is left (`done`) or `deadline`
- * (epoch ms) has passed. Safe to run twice at once: a batch that loses to another run's is
- * dropped and the walk goes on from the cursor the other run left.
+ * (epoch ms) has passed. Each batch writes its number items, then moves the cursor over them
+ * (conditional on the cursor it started from). Which order gets which number follows from the
+ * cursor and the settled GSI1 alone, so two runs at once write identical items: the one whose
+ * cursor move fails goes on from the cursor the other left. Items written past the cursor
+ * (a run that stopped between the two writes) are invisible to readers, and rewritten alike.
  */
 export async function numberOrders(userId: number, before: string, deadline = Infinity): Promise<{ numbered: number; done: boolean }> {
   let numbered = 0;
-  let attempts = 0;
   let numbering = await readNumbering(userId);
   for (;;) {
     if (Date.now() > deadline) return { numbered, done: false };
     const next = await nextToNumber(userId, numbering, before, BATCH);
     if (next.length === 0) return { numbered, done: true };
-    const count = numbering.count + next.length;
-    try {
-      await db().send(
-        new TransactWriteCommand({
-          TransactItems: [
-            ...next.map(({ orderId }, index) => ({
-              Put: {
-                TableName: tableName(),
-                Item: { ...orderNumberKey(userId, numbering.count + index + 1), type: ENTITY.orderNumber, order_id: orderId },
-                ConditionExpression: 'attribute_not_exists(PK)',
-              },
-            })),
-            {
-              Put: {
-                TableName: tableName(),
-                Item: { ...orderNumberingKey(userId), type: ENTITY.orderNumbering, count, last: next.at(-1)!.sortKey },
-                ...(numbering.count === 0
-                  ? { ConditionExpression: 'attribute_not_exists(PK)' }
-                  : { ConditionExpression: '#count = :count', ExpressionAttributeNames: { '#count': 'count' }, ExpressionAttributeValues: { ':count': numbering.count } }),
-              },
-            },
-          ],
-        }),
-      );
+    await putNumbers(userId, numbering.count + 1, next.map(({ orderId }) => orderId));
+    const moved = { count: numbering.count + next.length, last: next.at(-1)!.sortKey };
+    if (await moveNumbering(userId, numbering, moved)) {
       numbered += next.length;
-      numbering = { count, last: next.at(-1)!.sortKey };
-      attempts = 0;
-    } catch (error) {
-      if (!isConditionFailure(error) && !isTransactionConflict(error)) throw error;
-      const now = await readNumbering(userId);
-      // Another run moved the cursor: go on from there. Otherwise (a conflict in flight) try again, a few times.
-      if (now.count === numbering.count) {
-        attempts += 1;
-        if (attempts >= CONFLICT_ATTEMPTS) throw new Error(`numbering of merchant ${userId} is stuck at ${numbering.count}`, { cause: error });
-        await new Promise((resolve) => setTimeout(resolve, 20 * attempts + Math.random() * 50));
-      }
-      numbering = now;
+      numbering = moved;
+    } else {
+      numbering = await readNumbering(userId);
     }
   }
 }
@@ -145,22 +145,13 @@ export async function readNumberingRun(): Promise<string> {
 }
 
 /** Moves the run's mark from `from` to `through`; false when another run moved it first. */
-export async function advanceNumberingRun(from: string, through: string): Promise<boolean> {
-  try {
-    await db().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: { ...numberingRunKey, type: ENTITY.numberingRun, through },
-        ...(from
-          ? { ConditionExpression: 'through = :from', ExpressionAttributeValues: { ':from': from } }
-          : { ConditionExpression: 'attribute_not_exists(PK)' }),
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+export function advanceNumberingRun(from: string, through: string): Promise<boolean> {
+  return updateIf(numberingRunKey, {
+    UpdateExpression: 'SET #type = :type, through = :through',
+    ConditionExpression: from ? 'through = :from' : 'attribute_not_exists(PK)',
+    ExpressionAttributeNames: { '#type': 'type' },
+    ExpressionAttributeValues: { ':type': ENTITY.numberingRun, ':through': through, ...(from ? { ':from': from } : {}) },
+  });
 }
 
 /** How many of the merchant's orders sort after `last` in GSI1, counting no further than `atMost + 1`. */
