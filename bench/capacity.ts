@@ -10,6 +10,8 @@ export interface CapacityTotals {
   requests: number;
   readUnits: number;
   writeUnits: number;
+  /** Items the reads went through: a Query's or Scan's scanned items, the items a GetItem or BatchGetItem returned. */
+  itemsRead: number;
 }
 
 const READ_COMMANDS = new Set(['GetItemCommand', 'QueryCommand', 'ScanCommand', 'BatchGetItemCommand', 'TransactGetItemsCommand']);
@@ -21,10 +23,20 @@ export function askForCapacity(input: unknown): void {
   }
 }
 
-/** Adds one answered request and its units to `totals`. */
-export function addCapacity(totals: CapacityTotals, commandName: string, output: unknown): void {
+function itemsReadBy(output: unknown): number {
+  const read = output as { ScannedCount?: number; Item?: unknown; Responses?: Record<string, unknown[]> | unknown[] };
+  if (typeof read.ScannedCount === 'number') return read.ScannedCount;
+  if (read.Item) return 1;
+  // BatchGetItem answers per table; TransactGetItems a list.
+  if (Array.isArray(read.Responses)) return read.Responses.length;
+  return Object.values(read.Responses ?? {}).reduce((sum, items) => sum + (Array.isArray(items) ? items.length : 0), 0);
+}
+
+/** Adds one answered request and its units (and the items it read) to `totals`. */
+export function addCapacity(totals: Omit<CapacityTotals, 'itemsRead'> & { itemsRead?: number }, commandName: string, output: unknown): void {
   const consumed = (output as { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] }).ConsumedCapacity;
   totals.requests += 1;
+  if (totals.itemsRead !== undefined) totals.itemsRead += itemsReadBy(output);
   for (const entry of Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) {
     if (READ_COMMANDS.has(commandName)) totals.readUnits += entry.CapacityUnits ?? 0;
     else totals.writeUnits += entry.CapacityUnits ?? 0;
@@ -41,7 +53,7 @@ const meters = new WeakMap<DynamoDBDocumentClient, { totals: CapacityTotals }>()
 export function meterCapacity(client: DynamoDBDocumentClient): { reset: () => CapacityTotals } {
   let meter = meters.get(client);
   if (!meter) {
-    const installed = { totals: { requests: 0, readUnits: 0, writeUnits: 0 } };
+    const installed = { totals: { requests: 0, readUnits: 0, writeUnits: 0, itemsRead: 0 } };
     meter = installed;
     meters.set(client, installed);
     client.middlewareStack.add(
@@ -58,7 +70,7 @@ export function meterCapacity(client: DynamoDBDocumentClient): { reset: () => Ca
   return {
     reset: () => {
       const snapshot = current.totals;
-      current.totals = { requests: 0, readUnits: 0, writeUnits: 0 };
+      current.totals = { requests: 0, readUnits: 0, writeUnits: 0, itemsRead: 0 };
       return snapshot;
     },
   };

@@ -5,8 +5,8 @@
  *
  * Groups, one module each: bundles (bench/bundles.ts), page (bench/page.ts), api
  * (bench/api-latency.ts), load (bench/load.ts), callbacks (bench/callbacks.ts), auth-flood
- * (bench/auth-flood.ts), export (bench/export.ts), cost (bench/cost.ts, from the others'
- * figures). See docs/performance.md for every setting.
+ * (bench/auth-flood.ts), export (bench/export.ts), paging (bench/paging.ts: Get Orders at deep
+ * offsets), cost (bench/cost.ts, from the others' figures). See docs/performance.md for every setting.
  */
 import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
@@ -20,6 +20,7 @@ import { measureExport, type ExportReport } from './export';
 import { computeCost, DEFAULT_ASSUMPTIONS, type CostReport } from './cost';
 import type { LoadReport } from './load';
 import { measurePage, type PageReport } from './page';
+import type { PagingReport } from './paging';
 import type { WatcherReport } from './watcher';
 import { watcherMonthlyCost } from './cost';
 
@@ -44,15 +45,19 @@ const config = {
   auth_flood_concurrency: positiveInteger(env, 'BENCH_AUTH_FLOOD_CONCURRENCY', 20),
   export_sizes: (env.BENCH_EXPORT_SIZES ?? '20000,100000').split(',').map((size) => positiveInteger({ size }, 'size', 1)),
   orders_per_month: positiveInteger(env, 'BENCH_ORDERS_PER_MONTH', DEFAULT_ASSUMPTIONS.orders_per_month),
+  paging_orders: positiveInteger(env, 'BENCH_PAGING_ORDERS', 100_000),
+  paging_iterations: positiveInteger(env, 'BENCH_PAGING_ITERATIONS', 30),
 };
-const GROUPS = ['bundles', 'page', 'api', 'load', 'callbacks', 'watcher', 'auth-flood', 'export', 'cost'] as const;
+const GROUPS = ['bundles', 'page', 'api', 'load', 'callbacks', 'watcher', 'auth-flood', 'export', 'paging', 'cost'] as const;
 type Group = (typeof GROUPS)[number];
 const only = env.BENCH_ONLY?.split(',').map((g) => g.trim()).filter(Boolean);
 const unknown = only?.filter((g) => !(GROUPS as readonly string[]).includes(g));
 if (unknown?.length) throw new Error(`BENCH_ONLY: unknown group ${unknown.join(', ')} (groups: ${GROUPS.join(', ')})`);
 // The cost is computed from the api, callbacks and bundles figures: asking for it runs them.
 if (only?.includes('cost')) only.push('api', 'callbacks', 'bundles', 'watcher');
-const wanted = (group: Group) => !only || only.includes(group);
+/** Groups run only when BENCH_ONLY names them: paging seeds 100,000 orders (about 15 minutes here). */
+const ON_REQUEST: readonly Group[] = ['paging'];
+const wanted = (group: Group) => (only ? only.includes(group) : !ON_REQUEST.includes(group));
 
 const errors: Partial<Record<Group, string>> = {};
 const progress = (message: string) => process.stderr.write(`bench: ${message}\n`);
@@ -83,8 +88,9 @@ let callbacks: CallbackReport | undefined;
 let watcher: WatcherReport | undefined;
 let authFlood: AuthFloodReport | undefined;
 let exported: ExportReport | undefined;
+let paging: PagingReport | undefined;
 let dynamodb: LocalDynamoDb | undefined;
-if (wanted('api') || wanted('load') || wanted('callbacks') || wanted('watcher') || wanted('auth-flood') || wanted('export') || wanted('cost')) {
+if (wanted('api') || wanted('load') || wanted('callbacks') || wanted('watcher') || wanted('auth-flood') || wanted('export') || wanted('paging') || wanted('cost')) {
   dynamodb = await startDynamoDbLocal();
 }
 try {
@@ -111,6 +117,7 @@ try {
       (await import('./auth-flood')).measureAuthFlood({ requests: config.auth_flood_requests, concurrency: config.auth_flood_concurrency, victimSamples: config.iterations }),
     );
     exported = await group('export', () => measureExport({ dynamodbEndpoint: endpoint, tableName, sizes: config.export_sizes }));
+    paging = await group('paging', async () => (await import('./paging')).measurePaging({ orders: config.paging_orders, iterations: config.paging_iterations }));
     load = await group('load', async () => (await import('./load')).measureLoad({ connections: config.load_connections, seconds: config.load_seconds }));
   }
 } finally {
@@ -314,6 +321,24 @@ if (cost) {
 for (const [name, message] of Object.entries(errors)) console.log(`\n${name} FAILED: ${message.split('\n')[0]}`);
 console.log('');
 
+if (paging) {
+  const n = paging.numbering;
+  table(
+    `Get Orders by offset (one merchant, ${paging.orders} orders, ${paging.not_numbered} newest not numbered yet; pages of 10 through the service, n=${config.paging_iterations})`,
+    ['offset', 'requests', 'items read', 'RCU', 'p50', 'p99'],
+    paging.pages.map((p) => [p.offset, p.requests, p.items_read, p.read_units, ms(p.latency_ms.p50), ms(p.latency_ms.p99)]),
+  );
+  table(
+    'The same pages read through the list index (offset + limit items), once',
+    ['offset', 'requests', 'items read', 'RCU', 'time'],
+    paging.list_index_pages.map((p) => [p.offset, p.requests, p.items_read, p.read_units, `${p.ms} ms`]),
+  );
+  console.log(
+    `numbering run: ${n.orders} orders in ${(n.ms / 1000).toFixed(1)} s (${n.orders_per_s}/s), ${n.write_units_per_order} WCU and ${n.read_units_per_order} RCU per order (DynamoDB Local's table units); ` +
+      `a create's PutItem: ${paging.create_put_write_units.with_log_entry} WCU with its order log keys, ${paging.create_put_write_units.without} without`,
+  );
+}
+
 const result = {
   generated_at: new Date().toISOString(),
   node: process.version,
@@ -328,6 +353,7 @@ const result = {
   watcher: watcher ? { ...watcher, monthly_cost: watcherMonthlyCost(watcher) } : null,
   auth_flood: authFlood ?? null,
   export: exported ?? null,
+  paging: paging ?? null,
   cost: cost ?? null,
   goals: {
     overhead_p50_max: 1.5,

@@ -67,7 +67,12 @@ export const CALLBACK_SENDERS: ReadonlySet<string> = new Set(['redeliver-callbac
 
 /** Functions not behind a route (all but order-events and not-found write the table). */
 export const EVENT_FUNCTIONS = {
-  /** Expires due NEW orders; each expiry is a conditional write, so overlapping runs are harmless. */
+  /**
+   * Expires due NEW orders and numbers new orders (Get Orders' deep offsets); each expiry and
+   * each cursor move is a conditional write, so overlapping runs are harmless. Numbering runs
+   * here rather than in a function of its own: the stack with every network is at
+   * CloudFormation's 500 resources, and a function is about seven more.
+   */
   expireOrders: 'expire-orders',
   /** Re-queues deliveries whose queue message was lost (due more than the grace time ago). */
   sweepCallbacks: 'sweep-callbacks',

@@ -7,6 +7,7 @@
  *   set <user_id> [settings...]                                     change settings (new invoices only)
  *   token create <user_id> [--name NAME] | token list <user_id> | token revoke <user_id> <token_id>
  *   secret show <user_id> | secret roll <user_id> [--overlap-hours H]
+ *   number-orders [<user_id>]                                       number orders stored before numbering (Get Orders' deep offsets)
  *
  * Settings: --name, --receive-currency USD|USDT|USDC, --gateway CODE (repeatable), --tolerance
  * PERCENT, --callback-statuses paid|all, --xpub CURRENCY=KEY (repeatable; CURRENCY= removes).
@@ -36,6 +37,7 @@ const USAGE = `usage: npm run merchant -- <command> [--json]
   secret show <user_id>
   secret roll <user_id> [--overlap-hours H]   (default 24: both secrets sign callbacks meanwhile)
   invite <user_id> [--name NAME] [--role owner|developer|viewer] [--hours H]   (a portal invite link, once, 72 h by default)
+  number-orders [<user_id>]   (numbers one merchant's orders, or every merchant's, up to two minutes ago: Get Orders beyond offset 1000)
 settings: --name NAME --receive-currency USD|USDT|USDC --gateway ALIPAY|ALIGLOBAL|WECHAT (repeatable)
           --tolerance PERCENT --callback-statuses paid|all --xpub KEY=XPUB (repeatable; KEY= removes)
           KEY: BTC, LTC, BCH, ETH (every EVM network), TRX (TRON), or a pay currency naming its key (USDT_TRC20=, USDC_BASE=)
@@ -119,7 +121,7 @@ function print(json: unknown, text: () => string, alwaysJson = false): void {
   console.log(alwaysJson || values.json ? JSON.stringify(json) : text());
 }
 
-const COMMANDS = ['create', 'list', 'show', 'audit', 'disable', 'enable', 'set', 'token', 'secret', 'invite'] as const;
+const COMMANDS = ['create', 'list', 'show', 'audit', 'disable', 'enable', 'set', 'token', 'secret', 'invite', 'number-orders'] as const;
 const [command, ...rest] = positionals;
 if (!COMMANDS.includes(command as (typeof COMMANDS)[number])) fail(USAGE);
 await useCliTable(fail);
@@ -226,6 +228,13 @@ const commands: Record<(typeof COMMANDS)[number], () => Promise<void>> = {
       await tokens.revokeApiToken(userId, tokenId, actor);
       print({ revoked: tokenId }, () => `revoked ${tokenId}`);
     } else fail(USAGE);
+  },
+  async 'number-orders'() {
+    const { numberMerchantOrders } = await import('#shared/services/order-numbering');
+    const userIds = rest[0] === undefined ? (await merchants.merchantProfiles()).map((merchant) => merchant.user_id) : [userIdArgument(rest[0])];
+    const numbered: Record<string, number> = {};
+    for (const userId of userIds) numbered[userId] = await numberMerchantOrders(userId, new Date());
+    print({ numbered }, () => Object.entries(numbered).map(([userId, count]) => `${userId}\t${count} orders numbered`).join('\n'));
   },
   async secret() {
     const [verb, id] = rest;

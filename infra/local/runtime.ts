@@ -123,7 +123,7 @@ async function seedDemoMerchant(dataDir: string | undefined, demoApiToken: strin
   return created;
 }
 
-/** Runs the scheduled expiry handler on a timer, one sweep at a time; returns its stop. */
+/** Runs the scheduled expiry handler (expiry and order numbering) on a timer, one run at a time; returns its stop. */
 async function startExpirySweeper(seconds: number): Promise<() => Promise<void>> {
   const { handler } = await import('#functions/expire-orders/handler');
   let running: Promise<unknown> = Promise.resolve();

@@ -4,7 +4,11 @@ export const MAX_BODY_BYTES = 64 * 1024;
 /** A sandbox payment's amount is at most this many times its invoice's amount. */
 export const MAX_SANDBOX_PAYMENT_FACTOR = 1000;
 
-/** Deepest `offset` Get Orders serves: a page never reads more than MAX_OFFSET + 50 items. */
+/**
+ * Deepest `offset` Get Orders reads straight from the list index (a page there reads
+ * `offset + limit` items, never more than MAX_OFFSET + 50). Deeper, an unfiltered page is
+ * found by order number (O(limit) reads); a status-filtered list ends here.
+ */
 export const MAX_OFFSET = 1000;
 
 /**

@@ -716,7 +716,7 @@ return validate15;
 
 /** The GetOrdersQuery schema (coerces query strings). */
 export const listOrdersQuery = /* @__PURE__ */ (() => {
-const schema11 = {"$id":"GetOrdersQuery","type":"object","additionalProperties":true,"maxProperties":20,"properties":{"status":{"type":"string","enum":["NEW","PENDING","PAID","UNRESOLVED","RESOLVED","EXPIRED","CANCELED","REFUND_PENDING","REFUNDED"],"description":"Only orders in this status."},"limit":{"type":"integer","minimum":1,"maximum":50,"default":10},"offset":{"type":"integer","minimum":0,"maximum":1000,"default":0}}};
+const schema11 = {"$id":"GetOrdersQuery","type":"object","additionalProperties":true,"maxProperties":20,"properties":{"status":{"type":"string","enum":["NEW","PENDING","PAID","UNRESOLVED","RESOLVED","EXPIRED","CANCELED","REFUND_PENDING","REFUNDED"],"description":"Only orders in this status."},"limit":{"type":"integer","minimum":1,"maximum":50,"default":10},"offset":{"type":"integer","minimum":0,"maximum":9007199254740991,"default":0}}};
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="GetOrdersQuery" */;
@@ -832,8 +832,8 @@ data["offset"] = coerced2;
 }
 if(errors === _errs6){
 if((typeof data2 == "number") && (isFinite(data2))){
-if(data2 > 1000 || isNaN(data2)){
-validate10.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
+if(data2 > 9007199254740991 || isNaN(data2)){
+validate10.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
 return false;
 }
 else {

@@ -2,7 +2,7 @@ import { PRICE_CURRENCIES } from '#shared/domain/currencies';
 import { PAY_CODES } from '#shared/domain/pay-codes';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { ORDER_STATUSES } from '#shared/domain/statuses';
-import { MAX_BODY_FIELDS, MAX_OFFSET, MAX_SANDBOX_PAYMENT_FACTOR } from '#shared/domain/limits';
+import { MAX_BODY_FIELDS, MAX_SANDBOX_PAYMENT_FACTOR } from '#shared/domain/limits';
 
 /**
  * Request schemas: the single source for validation (precompiled by `npm run validators` into
@@ -97,7 +97,8 @@ export const listOrdersQuerySchema = {
   properties: {
     status: { type: 'string', enum: ORDER_STATUSES, description: 'Only orders in this status.' },
     limit: { type: 'integer', minimum: 1, maximum: 50, default: 10 },
-    offset: { type: 'integer', minimum: 0, maximum: MAX_OFFSET, default: 0 },
+    // Any offset (deep ones by order number); bounded only where a number stops being exact.
+    offset: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 },
   },
 } as const;
 

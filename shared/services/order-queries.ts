@@ -1,7 +1,9 @@
-import { OrderNotFoundError } from '#shared/domain/errors';
+import { InvalidParameterError, OrderNotFoundError } from '#shared/domain/errors';
 import { isId } from '#shared/domain/ids';
+import { MAX_OFFSET } from '#shared/domain/limits';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import type { ListOrdersQuery } from '#shared/schemas/orders';
+import { listOrdersByNumber } from '#shared/store/order-numbers';
 import { findOrderWithInvoice, listOrders as queryOrders } from '#shared/store/orders';
 
 /**
@@ -18,13 +20,26 @@ export async function getOrder(merchant: MerchantProfile, orderId: unknown) {
   return found;
 }
 
-/** Get Orders: newest first, optionally one status; `limit` 1..50 (10), `offset` (0). */
+/**
+ * Get Orders: newest first, optionally one status; `limit` 1..50 (10), `offset` (0). Up to
+ * MAX_OFFSET the page is read from the list index directly; deeper, an unfiltered page is
+ * found by order number (O(limit) reads at any offset). A status-filtered list stops at
+ * MAX_OFFSET: an order's place in it moves whenever an order's status changes, and keeping
+ * per-status positions would add writes to every payment (docs/architecture.md).
+ */
 export async function listOrders(merchant: MerchantProfile, query: ListOrdersQuery) {
-  return queryOrders({
-    userId: merchant.user_id,
-    status: query.status,
-    limit: query.limit ?? 10,
-    offset: query.offset ?? 0,
-  });
+  const page = { userId: merchant.user_id, status: query.status, limit: query.limit ?? 10, offset: query.offset ?? 0 };
+  if (page.offset + page.limit <= MAX_OFFSET) return queryOrders(page);
+  if (page.status !== undefined) {
+    if (page.offset <= MAX_OFFSET) return queryOrders(page);
+    throw new InvalidParameterError(
+      `offset: with status, Get Orders serves offsets 0..${MAX_OFFSET} (positions in one status move as orders change status); without status, every offset`,
+    );
+  }
+  const orders = await listOrdersByNumber(page, MAX_OFFSET);
+  if (orders) return orders;
+  throw new InvalidParameterError(
+    `offset: offsets beyond ${MAX_OFFSET} are served once this merchant's orders are numbered (every minute, for orders older than two minutes); more than ${MAX_OFFSET} are not yet: retry in a few minutes`,
+  );
 }
 

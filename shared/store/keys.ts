@@ -34,10 +34,21 @@
  * | WebAuthn challenge  | CHALLENGE#<challenge>           | CHALLENGE    |                                   |                                             |
  * | recovery code       | RECOVERY#<SHA-256 of the code>  | RECOVERY     |                                   |                                             |
  *
+ * | order number        | NUMBER#<uid>                    | <n, 12 digits> |                                 |                                             |
+ * | order numbering     | NUMBER#<uid>                    | CURSOR       |                                   |                                             |
+ * | numbering run       | NUMBERING                       | CURSOR       |                                   |                                             |
+ *
  * GSI3 is sparse and holds only what a sweeper must find: NEW orders (GSI3PK =
  * EXPIRY#<shard>, GSI3SK = <due_at>#<order_id>) and callback deliveries still to make
  * (GSI3PK = OUTBOX#<shard>, GSI3SK = <next_attempt_at>#<event_id>). One Query per shard,
  * never a scan.
+ *
+ * GSI4 (keys only) is the order log: every order by creation time, sharded (GSI4PK =
+ * ORDERLOG#<shard>, GSI4SK = <created_at>#<uid>), written by the order's own put and never
+ * changed after. The numbering run reads it to learn which merchants have new orders, then
+ * gives each merchant's orders, in GSI1 order, the next numbers of its sequence (order number
+ * items 1..N, and its numbering cursor: N and the GSI1SK of order N). Get Orders beyond
+ * MAX_OFFSET finds the order at any offset by its number (shared/store/order-numbers.ts).
  */
 export const ENTITY = {
   order: 'ORDER',
@@ -69,6 +80,9 @@ export const ENTITY = {
   challenge: 'CHALLENGE',
   recoveryCode: 'RECOVERY_CODE',
   txid: 'TXID',
+  orderNumber: 'ORDER_NUMBER',
+  orderNumbering: 'ORDER_NUMBERING',
+  numberingRun: 'NUMBERING_RUN',
 } as const;
 
 export interface TableKey {
@@ -148,6 +162,40 @@ export const merchantStatusIndexKey = (userId: number, status: string, createdAt
 });
 
 export const merchantOrdersPartition = (userId: number): string => `MERCHANT#${userId}`;
+
+/** Shards of the order log (GSI4): creates spread over this many index partitions. */
+export const ORDER_LOG_SHARDS = 4;
+
+/**
+ * An order's entry in the order log: its creation time and merchant, both fixed for the
+ * order's life, so a status change rewrites the same keys and costs the index nothing.
+ */
+export const orderLogIndexKey = (orderId: string, userId: number, createdAt: string) => ({
+  GSI4PK: orderLogPartition(shardOf(orderId, ORDER_LOG_SHARDS)),
+  GSI4SK: `${createdAt}#${userId}`,
+});
+
+export const orderLogPartition = (shard: number): string => `ORDERLOG#${shard}`;
+
+/** The merchant of an order log entry (its sort key ends with it). */
+export const userIdOfLogEntry = (sortKey: string): number => Number(sortKey.slice(sortKey.lastIndexOf('#') + 1));
+
+/** A merchant's order `n` (1 = its oldest), in creation order: which order it is. */
+export const orderNumberKey = (userId: number, n: number): TableKey => ({
+  PK: orderNumbersPartition(userId),
+  SK: orderNumberSortKey(n),
+});
+
+/** Numbers as fixed-width strings, so they sort as numbers (and below `CURSOR`). */
+export const orderNumberSortKey = (n: number): string => String(n).padStart(12, '0');
+
+/** How far a merchant's orders are numbered: the count N and the GSI1SK of order N. */
+export const orderNumberingKey = (userId: number): TableKey => ({ PK: orderNumbersPartition(userId), SK: 'CURSOR' });
+
+export const orderNumbersPartition = (userId: number): string => `NUMBER#${userId}`;
+
+/** Up to which creation time the numbering run has read the order log. */
+export const numberingRunKey: TableKey = { PK: 'NUMBERING', SK: 'CURSOR' };
 export const merchantStatusPartition = (userId: number, status: string): string =>
   `MERCHANT#${userId}#STATUS#${status}`;
 
@@ -165,9 +213,9 @@ export const EXPIRY_SHARDS = 4;
 /** The outbox index uses the same sharding. */
 export const OUTBOX_SHARDS = EXPIRY_SHARDS;
 
-function shardOf(orderId: string): number {
-  // The id is a random UUID: its first hex digit is uniform.
-  return Number.parseInt(orderId.slice(0, 1), 16) % EXPIRY_SHARDS;
+function shardOf(orderId: string, shards = EXPIRY_SHARDS): number {
+  // The id is a random UUID (or an HMAC of the reference): its first hex digit is uniform.
+  return Number.parseInt(orderId.slice(0, 1), 16) % shards;
 }
 
 export const expiryIndexKey = (orderId: string, dueAt: string) => ({

@@ -19,16 +19,21 @@ import {
   merchantStatusIndexKey,
   merchantStatusPartition,
   orderKey,
+  orderLogIndexKey,
   orderPartition,
 } from '#shared/store/keys';
 
 const TRANSACTION_ATTEMPTS = 3;
 
-/** The order as a table item: its own key plus both index keys (they follow its status). */
+/**
+ * The order as a table item: its own key, the list indexes' keys (they follow its status) and
+ * its order log entry (fixed: creation time and merchant).
+ */
 export function orderToItem(order: Order): Item {
   return {
     ...orderKey(order.order_id),
     ...merchantOrdersIndexKey(order.user_id, order.created_at, order.order_id),
+    ...orderLogIndexKey(order.order_id, order.user_id, order.created_at),
     ...merchantStatusIndexKey(order.user_id, order.status, order.created_at, order.order_id),
     // Only NEW and PENDING orders are in the expiry index; any other status drops out of it.
     ...((order.status === 'NEW' || order.status === 'PENDING') && order.due_at ? expiryIndexKey(order.order_id, order.due_at) : {}),
@@ -157,8 +162,9 @@ export interface OrderPage {
 
 /**
  * A merchant's orders newest first (optionally of one status), skipping `offset`. DynamoDB
- * has no offset, so the query reads `offset + limit` items and drops the first `offset`;
- * the API bounds `offset` so the cost of a page stays bounded.
+ * has no offset, so the query reads `offset + limit` items and drops the first `offset`: the
+ * caller uses it only while that stays bounded (MAX_OFFSET); deeper pages are found by order
+ * number (order-numbers.ts).
  */
 export async function listOrders(page: OrderPage): Promise<Order[]> {
   const byStatus = page.status !== undefined;

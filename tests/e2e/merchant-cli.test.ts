@@ -85,6 +85,18 @@ describe('npm run merchant', { timeout: 120_000 }, () => {
     expect(list.filter((merchant) => merchant.name === name)).toEqual([]);
   });
 
+  it("number-orders numbers a merchant's orders stored before numbering (Get Orders beyond offset 1000)", async () => {
+    const { seedOrders } = await import('../support/orders');
+    const { readNumbering } = await import('#shared/store/order-numbers');
+    const created = (await cli('create', '--name', 'CLI Numbering Shop', '--sandbox')).json();
+    await seedOrders(created.user_id, 120, { start: new Date('2025-06-01T00:00:00Z') });
+    const result = (await cli('number-orders', String(created.user_id), '--json')).json();
+    expect(result).toEqual({ numbered: { [created.user_id]: 120 } });
+    expect(await readNumbering(created.user_id)).toMatchObject({ count: 120 });
+    // Again: nothing left to number.
+    expect((await cli('number-orders', String(created.user_id), '--json')).json()).toEqual({ numbered: { [created.user_id]: 0 } });
+  });
+
   it('answers a wrong command, a bad user id and an unknown merchant with exit code 2', async () => {
     for (const args of [['frobnicate'], ['show', 'abc'], ['token', 'burn', '1']]) {
       const result = await cli(...args);

@@ -104,7 +104,7 @@ describe('function bundles', () => {
       timeout: 30_000,
     });
     // Its answer is the last line: the sweep logs a line before it when it expired other tests' due orders.
-    expect(JSON.parse(withCredentials.stdout.trim().split('\n').at(-1)!)).toEqual({ expired: expect.any(Number) });
+    expect(JSON.parse(withCredentials.stdout.trim().split('\n').at(-1)!)).toEqual({ expired: expect.any(Number), numbered: expect.any(Number) });
     // Without them nothing else is tried (no profile files, no instance metadata): a clear error.
     const without = await run(process.execPath, ['--input-type=module', '-e', script], { env, timeout: 30_000 }).then(
       () => 'resolved',

@@ -295,6 +295,20 @@ describe('least privilege', () => {
     },
   );
 
+  it('list-orders reads a deep page (numbers, then the orders at once) with read grants only; expire-orders, the numbering run, writes numbers in transactions', () => {
+    const onTable = (folder: string) =>
+      statementsOfRole(template, roleId(folder))
+        .filter((s) => JSON.stringify(s.Resource).includes(`"${tableId}"`))
+        .filter((s) => !('Condition' in s));
+    const listing = onTable('list-orders');
+    expect(listing.flatMap(actionsOf)).toEqual(expect.arrayContaining(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query']));
+    expect(listing.flatMap(actionsOf).filter((action) => WRITE_ACTIONS.includes(action))).toEqual([]);
+    // The indexes (GSI1 for the count of the newest orders) are covered by the same statement.
+    expect(JSON.stringify(listing.map((s) => s.Resource))).toContain('/index/*');
+    // A transaction is authorised per action: its Puts need PutItem.
+    expect(onTable(EVENT_FUNCTIONS.expireOrders).flatMap(actionsOf)).toEqual(expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:GetItem']));
+  });
+
   it.each(FOLDERS.filter((folder) => ACCESS.get(folder) === 'none'))('%s has no access to the table items', (folder) => {
     const tableArn = JSON.stringify({ 'Fn::GetAtt': [tableId, 'Arn'] });
     const onTable = statementsOfRole(template, roleId(folder)).filter((s) => JSON.stringify(s.Resource).includes(tableArn));
@@ -401,11 +415,12 @@ describe('table', () => {
     });
   });
 
-  it('projects whole orders into the list indexes and only keys into the sweepers\' index', () => {
+  it('projects whole orders into the list indexes and only keys into the sweepers\' index and the order log', () => {
     expect(Object.fromEntries(TABLE_KEYS.indexes.map((index) => [index.name, index.projection]))).toEqual({
       GSI1: 'ALL',
       GSI2: 'ALL',
       GSI3: 'KEYS_ONLY',
+      GSI4: 'KEYS_ONLY',
     });
   });
 

@@ -546,6 +546,14 @@ describe('Get Orders', () => {
     expect((await list('?offset=13')).body.orders).toEqual([]);
   });
 
+  it('answers any offset (an empty page past the last order); with status, offsets up to 1000', async () => {
+    const deep = await list('?offset=1000001');
+    expect(deep.status).toBe(200);
+    expect(deep.body.orders).toEqual([]);
+    expect((await list('?status=NEW&offset=1000')).body.orders).toEqual([]);
+    expectError(await list('?status=NEW&offset=1001'), 400, 'PARAMETERS_INVALID', 'offset: with status, Get Orders serves offsets 0..1000');
+  });
+
   it('filters by status', async () => {
     expect((await list('?status=NEW&limit=50')).body.orders).toHaveLength(13);
     expect((await list('?status=PAID')).body.orders).toEqual([]);
@@ -565,7 +573,7 @@ describe('Get Orders', () => {
     ['limit=1.5', 'limit'],
     ['offset=-1', 'offset'],
     ['offset=ten', 'offset'],
-    ['offset=1000001', 'offset'],
+    ['offset=9007199254740992', 'offset'],
     ['status=DONE', 'status'],
     ['status=paid', 'status'],
     ['limit=1&limit=2', 'limit'],

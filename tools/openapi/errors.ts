@@ -168,7 +168,7 @@ export const CHECKOUT_ORDER_ERRORS: readonly ErrorCase[] = [
 export const GET_ORDERS_ERRORS: readonly ErrorCase[] = [
   errorCase(
     'PARAMETERS_INVALID',
-    'status, limit or offset is out of range or repeated; the message names the parameter.',
+    'status, limit or offset is out of range or repeated; the message names the parameter. With `status`, offsets beyond 1000 are refused; without, an offset beyond 1000 is refused only while more than 1000 of the newest orders are not numbered yet (retry in a few minutes).',
     new InvalidParameterError('limit must be <= 50'),
   ),
   AUTHENTICATION_FAILED,

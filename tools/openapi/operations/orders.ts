@@ -77,8 +77,8 @@ export const ORDER_OPERATIONS: Readonly<Record<string, OperationMeta>> = {
     summary: 'Get Orders',
     description: [
       "The merchant's orders, **newest first**, without invoices. Page with `limit`",
-      `(${limit.minimum}..${limit.maximum}, default ${limit.default}) and \`offset\` (${offset.minimum}..${MAX_OFFSET}, default ${offset.default});`,
-      'a page shorter than `limit` is the last one (the answer carries no total). Unknown query parameters are ignored.',
+      `(${limit.minimum}..${limit.maximum}, default ${limit.default}) and \`offset\` (${offset.minimum} or more, default ${offset.default}; with \`status\`, at most ${MAX_OFFSET});`,
+      'a page shorter than `limit` is the last one (the answer carries no total). Every offset reads about `limit` orders, however deep. Unknown query parameters are ignored.',
     ].join('\n'),
     query: GET_ORDERS_QUERY,
     success: { description: 'One page of orders.', schema: getOrdersResponseSchema, examples: GET_ORDERS_RESPONSE_EXAMPLES },
