@@ -106,6 +106,13 @@ export class ChainWatcher {
   private readonly clock: () => Date;
   /** Mempool txids already examined (kept in the process: a warm Lambda or the local runtime). */
   private readonly known = new Set<string>();
+  /**
+   * Payment keys this container booked unconfirmed (from the mempool): when one is then mined
+   * short of its confirmations, its invoice already has it and the order is PENDING, so only
+   * its maturing payment is written (the block is there, for the expiry sweep and a
+   * reorganisation); the invoice records the block once the payment is final.
+   */
+  private readonly bookedUnconfirmed = new Set<string>();
   /** The invoice addresses this chain's payments can go to (read whole once, then what was added). */
   private readonly open: OpenAddressList;
 
@@ -276,10 +283,15 @@ export class ChainWatcher {
             order_id: target.orderId,
             invoice_id: target.invoiceId,
           });
+          // Booked unconfirmed by this container: recording its block now would change nothing the order is decided on.
+          if (this.bookedUnconfirmed.has(transfer.key)) continue;
         }
         paid.push({ transfer, confirmations });
       }
-      if ((await this.report(target, paid, now)) === undefined) report.booked += paid.length;
+      if (paid.length === 0) continue;
+      if ((await this.report(target, paid, now)) !== undefined) continue;
+      report.booked += paid.length;
+      for (const { transfer } of paid) if (!transfer.block) this.rememberBooked(transfer.key);
     }
   }
 
@@ -318,7 +330,10 @@ export class ChainWatcher {
         payments.map(({ paid }) => paid),
         now,
       );
-      for (const { item } of payments) await deleteMaturingPayment(item);
+      for (const { item } of payments) {
+        await deleteMaturingPayment(item);
+        this.bookedUnconfirmed.delete(item.key);
+      }
       report.matured += payments.length;
     }
   }
@@ -367,8 +382,18 @@ export class ChainWatcher {
     if (outcome === 'taken-back') report.retracted += 1;
     if (outcome === 'kept') report.kept.push({ key: payment.key, orderId: payment.order_id, height: payment.height });
     await deleteMaturingPayment(payment);
-    // If it is back in the mempool, the next look there books it again.
+    // If it is back in the mempool, the next look there books it again; mined again, it is reported again.
     this.known.delete(payment.txid);
+    this.bookedUnconfirmed.delete(payment.key);
+  }
+
+  /** Remembers a payment key booked unconfirmed (the oldest forgotten first, as the mempool txids). */
+  private rememberBooked(key: string): void {
+    this.bookedUnconfirmed.add(key);
+    for (const oldest of this.bookedUnconfirmed) {
+      if (this.bookedUnconfirmed.size <= (this.options.mempoolMemory ?? 200_000)) break;
+      this.bookedUnconfirmed.delete(oldest);
+    }
   }
 
   private remember(transfers: readonly Transfer[]): void {

@@ -18,6 +18,7 @@ import { type Block, type BlockSource } from '#shared/watchers/sources/port';
 import { expireDueOrders } from '#shared/services/expiry';
 import { findInvoice } from '#shared/store/invoices';
 import { readCursor } from '#shared/store/chain-cursors';
+import { listMaturingPayments } from '#shared/store/maturing-payments';
 import { deriveAddress } from '#shared/payments/addresses/index';
 
 // This file's own table: its late-payment test sweeps with the clock two hours ahead, which
@@ -50,7 +51,7 @@ async function watchedChain(options: Partial<ChainWatcherOptions> = {}) {
 
 describe('the watcher with an Esplora source', () => {
   it('exact payment: PENDING from the mempool, still PENDING at 1 of 2 confirmations, PAID at 2; seen again, nothing changes', async () => {
-    const { chain, step } = await watchedChain();
+    const { chain, step, cursorName } = await watchedChain();
     const order = await checkedOut();
     const tx = payTo(chain, order.address, order.sats);
 
@@ -61,17 +62,23 @@ describe('the watcher with an Esplora source', () => {
     expect(now.invoice!.payments).toEqual([expect.objectContaining({ key: `${tx.txid}:0`, txid: tx.txid, amount: '0.001', confirmations: 0 })]);
 
     const block = chain.mine();
+    const version = now.order.version;
     await step();
     now = await stored(order.id);
     expect(now.order.status).toBe('PENDING');
-    expect(now.invoice!.payments).toEqual([expect.objectContaining({ confirmations: 1, block_height: block.height, block_hash: block.hash })]);
+    // Mined short of its confirmations: the block is kept as a maturing payment; the order and
+    // invoice (which already have the payment) are not written again until it is final.
+    expect(now.order.version).toBe(version);
+    expect(now.invoice!.payments).toEqual([expect.objectContaining({ confirmations: 0 })]);
+    expect(await listMaturingPayments(cursorName)).toEqual([expect.objectContaining({ key: `${tx.txid}:0`, height: block.height, block_hash: block.hash, order_id: order.id })]);
 
     chain.mineEmpty(1);
     const confirmed = await step();
     expect(confirmed.matured).toBe(1);
     now = await stored(order.id);
     expect(now.order.status).toBe('PAID');
-    expect(now.invoice!.payments).toEqual([expect.objectContaining({ confirmations: 2 })]);
+    expect(now.invoice!.payments).toEqual([expect.objectContaining({ confirmations: 2, block_height: block.height, block_hash: block.hash })]);
+    expect(await listMaturingPayments(cursorName)).toEqual([]);
 
     chain.mineEmpty(1);
     await step();

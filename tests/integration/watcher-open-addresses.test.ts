@@ -17,6 +17,7 @@ import { ChainWatcher, type ChainWatcherOptions } from '#shared/watchers/block-w
 import { EsploraSource } from '#shared/watchers/sources/esplora';
 import { KEEP_AFTER_UNTIL_MS, OPEN_WRITE_BUDGET_MS, OpenAddressList, openAddress, READ_OVERLAP_MS } from '#shared/store/open-addresses';
 import { chainPartition, OPEN_PREFIX } from '#shared/store/keys';
+import { expireDueOrders } from '#shared/services/expiry';
 
 /**
  * The open-address list (shared/store/open-addresses.ts): a block watcher looks up only the
@@ -168,6 +169,36 @@ describe('the open-address list of a block chain', () => {
     expect(ignored.lookups).toBe(0);
     expect(ignored.booked).toBe(0);
     expect((await stored(other.id)).order.status).toBe('NEW');
+  });
+});
+
+describe('a payment mined short of its confirmations after it was booked from the mempool', () => {
+  it('is kept as a maturing payment only, and the expiry sweep finds it there: the order stays PENDING past its unconfirmed timeout', async () => {
+    const chain = new UtxoChain('BTC');
+    const server = await startEsploraServer(chain);
+    shop.servers.push(server);
+    // The production cursor (the chain's name): the sweep looks for maturing payments there.
+    const watcher = new ChainWatcher(new EsploraSource({ chain: 'BTC', baseUrl: server.url }));
+    await watcher.step();
+    const order = await checkedOut();
+    const dropped = await checkedOut();
+    const tx = payTo(chain, order.address, order.sats);
+    payTo(chain, dropped.address, dropped.sats);
+    expect((await watcher.step()).booked).toBe(2);
+    const pending = await stored(order.id);
+    expect(pending.order.status).toBe('PENDING');
+    // Only one of the two is mined (the other stays unconfirmed): one maturing payment, no order write.
+    chain.mine([tx]);
+    const mined = await watcher.step();
+    expect([mined.lookups, mined.booked]).toEqual([1, 0]);
+    expect((await stored(order.id)).order.version).toBe(pending.order.version);
+    const sweep = new Date(Date.parse(pending.invoice!.expired_at) + 86_400_000 + 1000);
+    await expireDueOrders(sweep);
+    expect((await stored(order.id)).order.status).toBe('PENDING');
+    expect((await stored(dropped.id)).order.status).toBe('EXPIRED');
+    chain.mineEmpty(1);
+    expect((await watcher.step()).matured).toBe(1);
+    expect((await stored(order.id)).order.status).toBe('PAID');
   });
 });
 
