@@ -21,7 +21,7 @@
  * and the watcher books nothing it has not matched against a completed read.
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { db, queryAll, tableName } from '#shared/store/client';
+import { db, query, tableName } from '#shared/store/client';
 import { paidAddressId, type PaidAddress } from '#shared/store/address-index';
 import { chainPartition, ENTITY, OPEN_PREFIX, openAddressKey } from '#shared/store/keys';
 import { TABLE_KEYS } from '#shared/store/table';
@@ -102,23 +102,31 @@ export class OpenAddressList {
   async refresh(now: Date): Promise<OpenAddressRead> {
     const started = this.wallClock();
     const full = this.readFrom === undefined;
-    const items = await queryAll({
-      KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
-      ExpressionAttributeNames: { '#currency': 'currency', '#address': 'address', '#until': 'until' },
-      ExpressionAttributeValues: { ':pk': chainPartition(this.chain), ':from': `${OPEN_PREFIX}${this.readFrom ?? ''}`, ':to': `${OPEN_PREFIX}~` },
-      ProjectionExpression: '#currency, #address, #until',
-      ConsistentRead: true,
-    });
-    for (const item of items) {
-      const id = paidAddressId({ currency: String(item.currency), address: String(item.address) });
-      const until = Date.parse(String(item.until));
-      const known = this.open.get(id);
-      if (known === undefined || known < until) this.open.set(id, until);
-    }
+    let items = 0;
+    let startKey: Record<string, unknown> | undefined;
+    // Page by page (a cold read of a busy chain is many pages): only the map grows.
+    do {
+      const page = await query({
+        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+        ExpressionAttributeNames: { '#currency': 'currency', '#address': 'address', '#until': 'until' },
+        ExpressionAttributeValues: { ':pk': chainPartition(this.chain), ':from': `${OPEN_PREFIX}${this.readFrom ?? ''}`, ':to': `${OPEN_PREFIX}~` },
+        ProjectionExpression: '#currency, #address, #until',
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      });
+      for (const item of page.Items ?? []) {
+        const id = paidAddressId({ currency: String(item.currency), address: String(item.address) });
+        const until = Date.parse(String(item.until));
+        const known = this.open.get(id);
+        if (known === undefined || known < until) this.open.set(id, until);
+      }
+      items += page.Items?.length ?? 0;
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
     // Only once the read completed: a failed read leaves the next one starting where this one did.
     this.readFrom = new Date(started - READ_OVERLAP_MS).toISOString();
     this.prune(now);
-    return { items: items.length, full };
+    return { items, full };
   }
 
   /** Whether a transfer to `paid` may pay an open invoice (its address is on the list and within its window). */
