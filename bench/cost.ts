@@ -45,16 +45,25 @@ export interface CostAssumptions {
  * (~250 outputs), BCH 144 of ~500 (~1,200 outputs). LBTC (LND) and EOS (Hyperion) read only
  * what reached our node or account (their sources are indexed by it), so their DynamoDB work
  * grows with payments (the booking line), not with the chain: as chains they are the Lambda and
- * the idle rounds (no blocks). ETH (with its tokens) is modelled with the read units per output
- * and the write units per block measured on UTXO blocks: an Ethereum block's value transfers and
- * token logs are looked up the same way (one address-index key each), and the cursor write is
- * the same; its Ethereum-specific reads (receipts, logs) cost the node, not DynamoDB.
+ * the idle rounds (no blocks). ETH with its tokens and the other EVM networks are modelled with
+ * the figures measured on UTXO blocks: an EVM block's value transfers and token logs are matched
+ * the same way (against the open-address list; an address-index key each only if listed), and
+ * the cursor write is the same; their EVM-specific reads (receipts, logs) cost the node, not
+ * DynamoDB. Per block beyond an idle round: the keys looked up for outputs that are not ours
+ * (measured per output: 0.5 before the open-address list, 0 with it), the list's incremental
+ * read (a strongly consistent Query: at least 1 RRU) and the cursor's write. The bookings of the
+ * measured block are the booking line's, per order. TRON and Solana are not block chains: their
+ * cost per watched address is {@link watchedAddressCost}.
  *
  * This is the cost while every chain is in demand (at a million orders a month an invoice is
  * always open somewhere). With no orders, pay-per-use runs (shared/watchers/run.ts) only look
  * at each source once a minute: {@link idleMonthlyCost}.
  */
 export interface WatcherAssumptions {
+  /**
+   * Per chain: blocks a day and the outputs (UTXO) or value transfers and configured-token
+   * Transfer logs (EVM) a block, each one a transfer the watcher examines.
+   */
   chains: { chain: string; blocks_per_day: number; outputs_per_block: number }[];
   memory_mb: number;
   billed_ms_per_run: number;
@@ -70,6 +79,16 @@ export const DEFAULT_WATCHER_ASSUMPTIONS: WatcherAssumptions = {
     { chain: 'BCH', blocks_per_day: 144, outputs_per_block: 1200 },
     // ETH with USDT and USDC: ~7,200 blocks a day of ~150 value transfers and ~300 token Transfer logs of the two contracts.
     { chain: 'ETH', blocks_per_day: 7200, outputs_per_block: 450 },
+    // The other EVM networks (blocks a day: docs/performance.md "More networks"). Transfers a
+    // block are this model's assumptions (public explorers' daily counts of the configured
+    // tokens' Transfer logs and, where the coin is a pay currency, value transfers, divided by
+    // blocks; rounded up): Arbitrum ~3 M a day of USDT, USDC and ETH, Base ~5 M of USDC and ETH,
+    // Polygon ~2.5 M of USDC, BNB Smart Chain ~6 M of USDT, Celo ~1 M of USDT and cUSD.
+    { chain: 'ARBITRUM', blocks_per_day: 345_600, outputs_per_block: 10 },
+    { chain: 'BASE', blocks_per_day: 43_200, outputs_per_block: 120 },
+    { chain: 'POLYGON', blocks_per_day: 43_200, outputs_per_block: 60 },
+    { chain: 'BSC', blocks_per_day: 115_200, outputs_per_block: 55 },
+    { chain: 'CELO', blocks_per_day: 86_400, outputs_per_block: 12 },
     { chain: 'LBTC', blocks_per_day: 0, outputs_per_block: 0 },
     { chain: 'EOS', blocks_per_day: 0, outputs_per_block: 0 },
   ],
@@ -82,20 +101,36 @@ export const DEFAULT_WATCHER_ASSUMPTIONS: WatcherAssumptions = {
 /** The watchers' monthly cost per chain and the figures it was computed from. */
 export interface WatcherCost {
   per_chain_per_month_usd: Record<string, { lambda: number; dynamodb: number; total: number }>;
+  /** Address-index keys looked up per output examined that pays none of our invoices (0 with the open-address list). */
+  lookups_per_output: number;
   read_units_per_output: number;
+  /** Per block beyond an idle round: the open-address list's read (what was added lately). */
+  read_units_per_block: number;
+  /** Per block: the cursor's write (the bookings are the booking line's). */
   write_units_per_block: number;
   assumptions: WatcherAssumptions;
 }
 
+/** AWS bills at least this for a strongly consistent read of up to 4 KB (the open-address list's incremental Query). */
+const MIN_CONSISTENT_READ_UNITS = 1;
+
 /** The watchers' fixed cost a month, per chain, from the measured work per block and per idle round. */
 export function watcherMonthlyCost(watcher: WatcherReport, assumptions: WatcherAssumptions = DEFAULT_WATCHER_ASSUMPTIONS): WatcherCost {
-  // The largest measured Esplora block: read units per output scanned, write units per block (the cursor).
+  // The largest measured Esplora block: keys looked up per output that is not ours (its 5
+  // invoices' outputs are the booking line's). AWS bills 0.5 RCU for every key of an eventually
+  // consistent BatchGetItem, found or not (DynamoDB Local reports only those found).
   const block = [...watcher.per_block].filter((b) => b.source === 'esplora').sort((a, b) => b.outputs - a.outputs)[0];
   if (!block) throw new Error('cost: no measured Esplora block');
-  // DynamoDB Local reports units only for the items it found; AWS bills 0.5 RCU for every key
-  // of an eventually consistent BatchGetItem, found or not: the larger of the two counts.
-  const readPerOutput = Math.max(block.read_units, block.billed_lookup_read_units) / block.outputs;
-  const writePerBlock = block.write_units;
+  const ours = block.invoices;
+  const lookupsPerOutput = Math.max(0, block.lookups - ours) / (block.outputs - ours);
+  const readPerOutput = lookupsPerOutput * 0.5;
+  // Per block beyond an idle round (whose cursor and maturing-payment reads every step makes):
+  // the list's incremental read and the cursor's write, as one order's booking measured them.
+  const blockSteps = watcher.booking_requests.filter((r) => r.per === 'step' && r.step !== watcher.booking_requests[0]?.step);
+  const listReads = blockSteps.filter((r) => r.items.startsWith('open-address list'));
+  const readPerBlock = listReads.length ? Math.max(MIN_CONSISTENT_READ_UNITS, ...listReads.map((r) => r.read_units)) : 0;
+  const cursorWrites = blockSteps.filter((r) => r.items.startsWith('cursor') && r.write_units > 0);
+  const writePerBlock = cursorWrites.length ? cursorWrites.reduce((sum, r) => sum + r.write_units, 0) / cursorWrites.length : 1;
   const lambda =
     assumptions.runs_per_month * PRICES.lambda_request +
     assumptions.runs_per_month * (assumptions.billed_ms_per_run / 1000) * (assumptions.memory_mb / 1024) * PRICES.lambda_gb_second_arm64;
@@ -104,10 +139,19 @@ export function watcherMonthlyCost(watcher: WatcherReport, assumptions: WatcherA
   for (const chain of assumptions.chains) {
     const blocks = chain.blocks_per_day * 30;
     const dynamodb =
-      idle + blocks * (chain.outputs_per_block * readPerOutput * PRICES.dynamodb_read_request_unit + writePerBlock * PRICES.dynamodb_write_request_unit);
+      idle +
+      blocks *
+        ((chain.outputs_per_block * readPerOutput + readPerBlock) * PRICES.dynamodb_read_request_unit + writePerBlock * PRICES.dynamodb_write_request_unit);
     perChain[chain.chain] = { lambda: round(lambda, 2), dynamodb: round(dynamodb, 2), total: round(lambda + dynamodb, 2) };
   }
-  return { per_chain_per_month_usd: perChain, read_units_per_output: round(readPerOutput, 4), write_units_per_block: writePerBlock, assumptions };
+  return {
+    per_chain_per_month_usd: perChain,
+    lookups_per_output: round(lookupsPerOutput, 4),
+    read_units_per_output: round(readPerOutput, 4),
+    read_units_per_block: readPerBlock,
+    write_units_per_block: writePerBlock,
+    assumptions,
+  };
 }
 
 /** A month with every source configured and no order: one pay-per-use idle run per source a minute. */
@@ -168,18 +212,87 @@ export interface CostLine {
   usd_per_million_orders: number;
 }
 
+/**
+ * TRON and Solana ask their provider per watched address, and read their watch list (every
+ * item still in its late window) with one eventually consistent Query per step: each watched
+ * address is read every step from checkout to the end of its late window. Item sizes as
+ * DynamoDB counts them (bench/callbacks.ts itemSizeBytes on a TRON and a Solana watch item:
+ * 293 and 369 bytes); the invoice open 1 hour, then the 7-day late window, a step every 10 s.
+ */
+export const WATCHED_ADDRESS_ASSUMPTIONS = {
+  item_bytes: { TRON: 293, SOLANA: 369 } as Record<string, number>,
+  watched_seconds: 3600 + 7 * 86_400,
+  step_seconds: 10,
+};
+
+/** What one TRON or Solana order's watched address costs in DynamoDB reads over its life. */
+export function watchedAddressCost(assumptions = WATCHED_ADDRESS_ASSUMPTIONS): Record<string, { read_units: number; usd_per_million_orders: number }> {
+  const steps = assumptions.watched_seconds / assumptions.step_seconds;
+  return Object.fromEntries(
+    Object.entries(assumptions.item_bytes).map(([chain, bytes]) => {
+      // 0.5 RRU per 4 KB read (eventually consistent): each address's share of every step's Query.
+      const readUnits = steps * (bytes / 4096) * 0.5;
+      return [chain, { read_units: round(readUnits, 1), usd_per_million_orders: round(readUnits * PRICES.dynamodb_read_request_unit * 1e6, 2) }];
+    }),
+  );
+}
+
+/** The payment on chain, on its own: its booking and its share of the watchers (the second reading of the goal). */
+export interface ChainPaymentCost {
+  booking: number;
+  /** Every chain's watcher while in demand, spread over the month's orders. */
+  watchers: number;
+  total: number;
+  watchers_per_chain: Record<string, number>;
+  /** A TRON or Solana order instead: its watched address's reads, on top (not in `total`). */
+  per_watched_address: Record<string, { read_units: number; usd_per_million_orders: number }>;
+}
+
 export interface CostReport {
   /** The watchers with every source configured and no order (pay-per-use idle runs); null without the watcher figures. */
   idle_usd_per_month: number | null;
   idle: IdleCost | null;
   lines: CostLine[];
   per_order: { lambda_invocations: number; lambda_gb_seconds: number; http_api_requests: number; dynamodb_write_units: number; dynamodb_read_units: number; sqs_requests: number };
-  usd_per_million_orders: { lambda_requests: number; lambda_duration: number; http_api: number; dynamodb_writes: number; dynamodb_reads: number; sqs: number; total: number };
+  usd_per_million_orders: {
+    lambda_requests: number;
+    lambda_duration: number;
+    http_api: number;
+    dynamodb_writes: number;
+    dynamodb_reads: number;
+    sqs: number;
+    total: number;
+    /** The chain payment alone (booking + the watchers' share); null without the watcher figures. */
+    chain_payment: number | null;
+  };
+  /** The chain payment's parts; null without the watcher figures. */
+  chain_payment: ChainPaymentCost | null;
   /** The total if Lambda ran each handler 3x slower than this machine (512 MB is about 0.3 vCPU). */
   total_if_lambda_3x_slower: number;
   assumptions: CostAssumptions;
   prices: typeof PRICES;
   goals: { usd_per_million_orders_max: number };
+}
+
+const BOOKING_LINE = 'chain watcher booking (mempool sighting, mined, confirmed with its callback delivery)';
+const WATCHER_LINE = /^watch-chain (\S+) /;
+
+/** The booking line and the watchers' lines of `lines`, as {@link ChainPaymentCost}. */
+function chainPaymentCost(lines: readonly CostLine[]): ChainPaymentCost {
+  const booking = lines.find((l) => l.step === BOOKING_LINE)?.usd_per_million_orders ?? 0;
+  const perChain: Record<string, number> = {};
+  for (const l of lines) {
+    const chain = WATCHER_LINE.exec(l.step)?.[1];
+    if (chain) perChain[chain] = round(l.usd_per_million_orders, 2);
+  }
+  const watchers = Object.values(perChain).reduce((a, b) => a + b, 0);
+  return {
+    booking: round(booking, 2),
+    watchers: round(watchers, 2),
+    total: round(booking + watchers, 2),
+    watchers_per_chain: perChain,
+    per_watched_address: watchedAddressCost(),
+  };
 }
 
 const round = (value: number, digits = 4) => Math.round(value * 10 ** digits) / 10 ** digits;
@@ -249,9 +362,10 @@ export function computeCost(
     });
   };
   if (watcher) {
-    // The payment as a chain watcher books it (seen in the mempool, then confirmed): no HTTP request.
-    line('chain watcher booking (mempool sighting, then confirmation)', {
-      write_units: watcher.per_order_booking.write_units,
+    // The payment as a chain watcher books it (seen in the mempool, mined, then confirmed with its callback delivery): no HTTP request.
+    line(BOOKING_LINE, {
+      // As AWS bills it: DynamoDB Local rounds a transaction's items together, AWS each item.
+      write_units: watcher.per_order_booking.billed_write_units,
       read_units: watcher.per_order_booking.read_units,
     });
     const fixed = watcherMonthlyCost(watcher);
@@ -264,7 +378,10 @@ export function computeCost(
         invocations: runs_per_month * share,
         // Billed at the watcher's memory: expressed at this model's memory so the sum stays right.
         billed_ms: runs_per_month * billed_ms_per_run * (memory_mb / assumptions.memory_mb) * share,
-        read_units: (idle_rounds_per_month * watcher.idle_round.read_units + blocks * chainAssumption.outputs_per_block * fixed.read_units_per_output) * share,
+        read_units:
+          (idle_rounds_per_month * watcher.idle_round.read_units +
+            blocks * (chainAssumption.outputs_per_block * fixed.read_units_per_output + fixed.read_units_per_block)) *
+          share,
         write_units: (idle_rounds_per_month * watcher.idle_round.write_units + blocks * fixed.write_units_per_block) * share,
       });
     }
@@ -319,6 +436,7 @@ export function computeCost(
   };
   const total = Object.values(usd).reduce((a, b) => a + b, 0);
   const idle = watcher ? idleMonthlyCost(watcher) : null;
+  const chainPayment = watcher ? chainPaymentCost(lines) : null;
   return {
     idle_usd_per_month: idle?.usd_per_month ?? null,
     idle,
@@ -334,7 +452,9 @@ export function computeCost(
     usd_per_million_orders: {
       ...(Object.fromEntries(Object.entries(usd).map(([k, v]) => [k, round(v, 2)])) as Omit<CostReport['usd_per_million_orders'], 'total'>),
       total: round(total, 2),
+      chain_payment: chainPayment?.total ?? null,
     },
+    chain_payment: chainPayment,
     total_if_lambda_3x_slower: round(total + 2 * usd.lambda_duration, 2),
     assumptions,
     prices: PRICES,

@@ -260,12 +260,40 @@ if (watcher) {
   );
   table(
     'Chain watcher work per block (one step; 5 outputs pay invoices)',
-    ['source', 'transactions', 'outputs', 'addresses looked up', 'source requests', 'ddb requests', 'RCU (local)', 'RCU (AWS bills)', 'WCU', 'time'],
-    watcher.per_block.map((b) => [b.source, b.transactions, b.outputs, b.lookups, b.source_requests, b.dynamodb_requests, b.read_units, b.billed_lookup_read_units, b.write_units, ms(b.ms)]),
+    ['source', 'transactions', 'outputs', 'open-list items read', 'addresses looked up', 'source requests', 'ddb requests', 'RCU (local)', 'RCU (AWS bills)', 'WCU', 'time'],
+    watcher.per_block.map((b) => [
+      b.source,
+      b.transactions,
+      b.outputs,
+      b.open_list_items,
+      b.lookups,
+      b.source_requests,
+      b.dynamodb_requests,
+      b.read_units,
+      b.billed_lookup_read_units,
+      b.write_units,
+      ms(b.ms),
+    ]),
+  );
+  table(
+    "One order's booking, request by request (units as DynamoDB Local reports them; 'step' lines are the step's, not the order's)",
+    ['step', 'request', 'items', 'per', 'WRU', 'WRU (AWS bills)', 'RRU', 'by table / index'],
+    watcher.booking_requests.map((r) => [
+      r.step,
+      r.request,
+      r.items,
+      r.per,
+      r.write_units,
+      r.billed_write_units,
+      r.read_units,
+      Object.entries(r.units_by)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', '),
+    ]),
   );
   const fixed = watcherMonthlyCost(watcher);
   console.log(
-    `idle round: ${watcher.idle_round.dynamodb_requests} DynamoDB requests (${watcher.idle_round.read_units} RCU), ${watcher.idle_round.source_requests} source requests; booking one order: ${watcher.per_order_booking.write_units} WCU, ${watcher.per_order_booking.read_units} RCU; ` +
+    `idle round: ${watcher.idle_round.dynamodb_requests} DynamoDB requests (${watcher.idle_round.read_units} RCU), ${watcher.idle_round.source_requests} source requests; booking one order: ${watcher.per_order_booking.write_units} WCU (AWS bills ${watcher.per_order_booking.billed_write_units}), ${watcher.per_order_booking.read_units} RCU; ` +
       `fixed per chain and month: ${Object.entries(fixed.per_chain_per_month_usd).map(([c, u]) => `${c} $${u.total} (Lambda $${u.lambda}, DynamoDB $${u.dynamodb})`).join(', ')}`,
   );
 }
@@ -310,6 +338,13 @@ if (cost) {
       ['total if Lambda ran 3x slower than here', cost.total_if_lambda_3x_slower.toFixed(2)],
     ],
   );
+  if (cost.chain_payment) {
+    const c = cost.chain_payment;
+    console.log(
+      `chain payment alone: $${c.total} per million orders (booking $${c.booking} + the watchers' share $${c.watchers}); ` +
+        `a TRON or Solana order's watched address adds ${Object.entries(c.per_watched_address).map(([chain, w]) => `${chain} $${w.usd_per_million_orders} (${w.read_units} RRU)`).join(', ')}`,
+    );
+  }
   if (cost.idle) {
     const run = cost.idle.per_run;
     console.log(

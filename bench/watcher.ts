@@ -19,6 +19,8 @@ import { performance } from 'node:perf_hooks';
 import { startCoreRpcServer } from '../tests/support/core-rpc-server';
 import { startEsploraServer } from '../tests/support/esplora-server';
 import { UtxoChain } from '../tests/support/utxo-chain';
+import type { ConsumedCapacity } from '@aws-sdk/client-dynamodb';
+import { itemSizeBytes } from './callbacks';
 import { meterCapacity } from './capacity';
 import { percentile, round2 } from './stats';
 
@@ -26,10 +28,14 @@ export interface BlockWork {
   source: 'esplora' | 'core-rpc';
   transactions: number;
   outputs: number;
+  /** Outputs paying our invoices (each a booking: the booking line's cost, not the block's). */
+  invoices: number;
   /** Unique addresses looked up in the address index (BatchGetItem keys). */
   lookups: number;
   /** What AWS bills for them: 0.5 RCU per key read eventually consistent, found or not. */
   billed_lookup_read_units: number;
+  /** Items read from the chain's open-address list (a warm watcher: what was added lately). */
+  open_list_items: number;
   source_requests: number;
   dynamodb_requests: number;
   read_units: number;
@@ -37,12 +43,40 @@ export interface BlockWork {
   ms: number;
 }
 
+/** One DynamoDB request of one order's booking (bench: the watcher's steps over its payment). */
+export interface BookingRequest {
+  /** The step: the mempool sighting, the block short of its confirmations, the confirmation. */
+  step: string;
+  request: string;
+  /** What it touched: each item's kind, size as DynamoDB counts it, and the indexes it is in. */
+  items: string;
+  /** Per order, or work of the step or block that any order would not add (the cursor, the step's reads). */
+  per: 'order' | 'step';
+  write_units: number;
+  /**
+   * What AWS bills for the write: 1 WRU per KB of each item (each rounded up on its own), 2 in a
+   * transaction, plus the index writes Local reports. DynamoDB Local rounds a transaction's
+   * items together (three items of 1,005, 838 and 174 bytes: 4 WRU, where AWS bills 6).
+   */
+  billed_write_units: number;
+  read_units: number;
+  /** Units by table and index, as DynamoDB Local reports them (ReturnConsumedCapacity INDEXES). */
+  units_by: Record<string, number>;
+}
+
 export interface WatcherReport {
   interval_ms: number;
   detection_ms: { pending: { p50: number; p99: number; max: number }; paid: { p50: number; p99: number; max: number }; orders: number };
   per_block: BlockWork[];
-  /** Units of one order's payment: booked from the mempool (PENDING), then matured (PAID). */
-  per_order_booking: { write_units: number; read_units: number; dynamodb_requests: number };
+  /**
+   * Units of one order's payment (an order with a callback URL, so the PAID change writes its
+   * delivery): seen in the mempool (PENDING), mined short of its confirmations, then confirmed
+   * (PAID), one watcher step each; the requests that are the order's (not the step's cursor or
+   * its reads any step makes).
+   */
+  per_order_booking: { write_units: number; billed_write_units: number; read_units: number; dynamodb_requests: number };
+  /** Every request of those three steps, line by line. */
+  booking_requests: BookingRequest[];
   /** One idle round (caught up, nothing new): what every WATCH_INTERVAL costs. */
   idle_round: { dynamodb_requests: number; read_units: number; write_units: number; source_requests: number };
   /**
@@ -51,6 +85,97 @@ export interface WatcherReport {
    */
   idle_run: { dynamodb_requests: number; read_units: number; write_units: number; source_requests: number; ms: number };
   goals: { detection_p50_ms_max: number };
+}
+
+/** An item's kind in a booking line, from its keys. */
+function kindOf(item: Record<string, unknown>): string {
+  const pk = String(item.PK ?? '');
+  const sk = String(item.SK ?? '');
+  if (pk.startsWith('TXID#')) return 'txid index';
+  if (pk.startsWith('ADDRESS#')) return 'address index';
+  if (sk === 'ORDER') return 'order';
+  if (sk.startsWith('INVOICE')) return 'invoice';
+  if (sk.startsWith('DELIVERY#')) return 'delivery';
+  if (sk.startsWith('PAYMENT#')) return 'maturing payment';
+  if (sk.startsWith('OPEN#')) return 'open address';
+  return sk.toLowerCase();
+}
+
+/** A line's items: kind, size (DynamoDB's count) and the indexes it is in. */
+function describeItems(commandName: string, input: Record<string, any>): string {
+  const one = (item: Record<string, unknown>, keyOnly = false) => {
+    const indexes = ['GSI1', 'GSI2', 'GSI3'].filter((index) => item[`${index}PK`] !== undefined);
+    return `${kindOf(item)}${keyOnly ? '' : ` ${itemSizeBytes(item)} B`}${indexes.length ? ` (${indexes.join(', ')})` : ''}`;
+  };
+  if (commandName === 'TransactWriteItemsCommand') {
+    return (input.TransactItems as Record<string, any>[]).map((action) => (action.Put ? one(action.Put.Item) : one((action.Update ?? action.Delete ?? action.ConditionCheck).Key, true))).join(' + ');
+  }
+  if (input.Item) return one(input.Item);
+  if (input.Key) return one(input.Key, true);
+  if (input.RequestItems) return `${Object.values(input.RequestItems as Record<string, { Keys: unknown[] }>).reduce((n, r) => n + r.Keys.length, 0)} address index keys`;
+  const pk = String(input.ExpressionAttributeValues?.[':pk'] ?? '');
+  const prefix = String(input.ExpressionAttributeValues?.[':prefix'] ?? input.ExpressionAttributeValues?.[':from'] ?? '');
+  if (pk.startsWith('ORDER#')) return 'order and invoice';
+  if (prefix.startsWith('OPEN#')) return 'open-address list (what was added)';
+  if (prefix.startsWith('PAYMENT#')) return 'maturing payments';
+  return `${pk} ${prefix}`.trim();
+}
+
+/**
+ * Logs every request of the process's client while on, with the units DynamoDB Local reports
+ * by table and index (it asks for INDEXES; the capacity meter reads the same total).
+ */
+function requestLog(client: ReturnType<typeof import('#shared/store/client').db>) {
+  let entries: Omit<BookingRequest, 'step'>[] = [];
+  let on = false;
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const input = args.input as Record<string, any>;
+      input.ReturnConsumedCapacity = 'INDEXES';
+      const result = await next(args);
+      if (on) {
+        const name = context.commandName ?? '';
+        const consumed = ([] as ConsumedCapacity[]).concat((result.output as { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] }).ConsumedCapacity ?? []);
+        const unitsBy: Record<string, number> = {};
+        let total = 0;
+        for (const entry of consumed) {
+          total += entry.CapacityUnits ?? 0;
+          if (entry.Table?.CapacityUnits) unitsBy.table = (unitsBy.table ?? 0) + entry.Table.CapacityUnits;
+          for (const [index, units] of Object.entries(entry.GlobalSecondaryIndexes ?? {})) unitsBy[index] = (unitsBy[index] ?? 0) + (units.CapacityUnits ?? 0);
+        }
+        const items = describeItems(name, input);
+        const indexUnits = Object.entries(unitsBy).reduce((sum, [k, v]) => (k === 'table' ? sum : sum + v), 0);
+        const putSizes = (name === 'TransactWriteItemsCommand' ? (input.TransactItems as Record<string, any>[]).map((a) => a.Put?.Item) : [input.Item]).filter(Boolean);
+        const keyOnly = name === 'TransactWriteItemsCommand' ? (input.TransactItems as Record<string, any>[]).filter((a) => !a.Put).length : input.Item ? 0 : 1;
+        const perKb = name === 'TransactWriteItemsCommand' ? 2 : 1;
+        const billedWrite = putSizes.reduce((sum: number, item: Record<string, unknown>) => sum + perKb * Math.ceil(itemSizeBytes(item) / 1024), 0) + perKb * keyOnly + indexUnits;
+        const isRead = /^(Get|Query|BatchGet|Scan)/.test(name);
+        // The cursor, and the reads every step makes (cursor, maturing payments, the list), are the step's, not the order's.
+        const perStep = items.startsWith('cursor') || items === 'maturing payments' || items.startsWith('open-address list');
+        entries.push({
+          request: name.replace(/Command$/, ''),
+          items,
+          per: perStep ? 'step' : 'order',
+          write_units: isRead ? 0 : total,
+          billed_write_units: isRead ? 0 : billedWrite,
+          read_units: isRead ? total : 0,
+          units_by: unitsBy,
+        });
+      }
+      return result;
+    },
+    { step: 'initialize', name: 'benchBookingLog' },
+  );
+  return {
+    start: () => {
+      entries = [];
+      on = true;
+    },
+    stop: () => {
+      on = false;
+      return entries;
+    },
+  };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -75,8 +200,8 @@ export async function measureWatcher(options: { orders: number }): Promise<Watch
 
   const credentials = await createMerchant({ name: 'Bench watched', sandbox: true });
   const merchant = (await findMerchant(credentials.user_id))!;
-  const newInvoice = async () => {
-    const { order, invoice } = await createOrder(merchant, { price_amount: 65, pay_currency: 'BTC' }, new Date());
+  const newInvoice = async (more: Record<string, string> = {}) => {
+    const { order, invoice } = await createOrder(merchant, { price_amount: 65, pay_currency: 'BTC', ...more }, new Date());
     return { id: order.order_id, address: invoice!.payment_address, sats: toMinorUnits(parseDecimal(invoice!.pay_amount), 8) };
   };
   const status = async (id: string) => (await findOrderWithInvoice(id))!.order.status;
@@ -98,13 +223,11 @@ export async function measureWatcher(options: { orders: number }): Promise<Watch
   const loop = pollChain(watcher, { intervalMs, signal: controller.signal });
   const pending: number[] = [];
   const paid: number[] = [];
-  let booking = { write_units: 0, read_units: 0, dynamodb_requests: 0 };
   try {
     for (let i = 0; i < options.orders; i += 1) {
       const order = await newInvoice();
       // A random phase against the polling clock, as a real buyer's is.
       await sleep(Math.random() * intervalMs);
-      if (i === 0) resetCapacityMeter();
       const sent = performance.now();
       chain.pay([{ address: order.address, sats: order.sats }]);
       await waitFor(order.id, 'PENDING');
@@ -115,16 +238,35 @@ export async function measureWatcher(options: { orders: number }): Promise<Watch
       chain.mineEmpty(1); // the second confirmation (BTC needs 2)
       await waitFor(order.id, 'PAID');
       paid.push(performance.now() - confirmed);
-      if (i === 0) {
-        // Everything the process did meanwhile (the watcher's rounds and our status reads): an upper bound.
-        const used = resetCapacityMeter();
-        booking = { write_units: round2(used.writeUnits), read_units: round2(used.readUnits), dynamodb_requests: used.requests };
-      }
     }
   } finally {
     controller.abort();
     await loop;
   }
+
+  // One order's booking, step by step, request by request (a warm watcher: it has read its list).
+  const log = requestLog(db());
+  const booked = await newInvoice({ callback_url: 'https://shop.example.com/mugglepay/callback', token: 'f3b9c2a1d4e5f60718293a4b5c6d7e8f', merchant_order_id: 'WC-104233', title: 'Order #104233' });
+  const bookingSteps: [string, () => void][] = [
+    ['mempool sighting (PENDING)', () => chain.pay([{ address: booked.address, sats: booked.sats }])],
+    ['mined, 1 of 2 confirmations', () => chain.mine()],
+    ['confirmed (PAID, with its callback delivery)', () => chain.mineEmpty(1)],
+  ];
+  const bookingRequests: BookingRequest[] = [];
+  for (const [name, act] of bookingSteps) {
+    act();
+    log.start();
+    await watcher.step();
+    bookingRequests.push(...log.stop().map((entry) => ({ step: name, ...entry })));
+  }
+  if ((await status(booked.id)) !== 'PAID') throw new Error('bench: the booked order is not PAID');
+  const ofOrder = bookingRequests.filter((r) => r.per === 'order');
+  const booking = {
+    write_units: round2(ofOrder.reduce((sum, r) => sum + r.write_units, 0)),
+    billed_write_units: round2(ofOrder.reduce((sum, r) => sum + r.billed_write_units, 0)),
+    read_units: round2(ofOrder.reduce((sum, r) => sum + r.read_units, 0)),
+    dynamodb_requests: ofOrder.length,
+  };
 
   // One idle round.
   const sourceCount = (server: { requests: Map<string, number> }) => [...server.requests.values()].reduce((a, b) => a + b, 0);
@@ -193,8 +335,10 @@ export async function measureWatcher(options: { orders: number }): Promise<Watch
           source: kind,
           transactions: transactions + 1,
           outputs: report.transfers,
+          invoices: invoices.length,
           lookups: report.lookups,
           billed_lookup_read_units: report.lookups * 0.5,
+          open_list_items: report.openRead,
           source_requests: sourceCount(server) - requestsBefore,
           dynamodb_requests: units.requests,
           read_units: round2(units.readUnits),
@@ -212,6 +356,7 @@ export async function measureWatcher(options: { orders: number }): Promise<Watch
     detection_ms: { pending: summary(pending), paid: summary(paid), orders: options.orders },
     per_block: perBlock,
     per_order_booking: booking,
+    booking_requests: bookingRequests,
     idle_round: idle,
     idle_run: idleRun,
     goals: { detection_p50_ms_max: 5000 },

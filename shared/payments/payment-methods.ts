@@ -11,6 +11,7 @@ import type { MerchantProfile } from '#shared/domain/merchant';
 import { SourceError } from '#shared/core/source-error';
 import { returnAddressIndex, takeAddressIndex } from '#shared/store/derivation-indexes';
 import { watchAddress } from '#shared/store/watch-list';
+import { openAddress } from '#shared/store/open-addresses';
 import { MAINNET_USDT_TRC20 } from '#shared/payments/tron-config';
 import { MAINNET_USDC_SOL_MINT } from '#shared/payments/solana-config';
 import { newSolanaReference } from '#shared/payments/addresses/solana';
@@ -131,6 +132,7 @@ export class HdPaymentMethods implements PaymentMethods {
     if (network && code !== network.native) {
       const contract = network.contracts[code];
       if (!contract) throw new PaymentNotAvailableError(`${code} has no contract on ${network.name}`);
+      await this.open(code, address, request);
       return {
         payment_address: address,
         payment_uri: erc20TransferUri(contract, network.chainId, address, request.amount, precision),
@@ -138,6 +140,7 @@ export class HdPaymentMethods implements PaymentMethods {
       };
     }
     if (key === 'TRX') return this.tron(code, address, index, request);
+    await this.open(code, address, request);
     const amount = formatFixed(request.amount, payPrecision);
     const extras = network ? { chainId: network.chainId } : {};
     return { payment_address: address, payment_uri: paymentUri(key, address, amount, extras), address_index: index };
@@ -174,17 +177,31 @@ export class HdPaymentMethods implements PaymentMethods {
     return { payment_address: wallet, memo: reference, payment_uri: `solana:${wallet}?amount=${amount}&spl-token=${mint}&reference=${reference}` };
   }
 
+  /**
+   * Puts a block chain invoice's address on its chain's open-address list (open-addresses.ts)
+   * while the invoice and its late window last: its watcher looks up only the outputs paid to
+   * listed addresses. Written for every invoice, configured source or not (a sandbox invoice
+   * is watched too): it must be there before the address is shown.
+   */
+  private async open(code: string, address: string, request: PaymentRequest): Promise<void> {
+    await openAddress({ chain: chainOf(code), currency: code, address, until: this.lateWindowEnd(request) });
+  }
+
+  /** When an invoice's late-payment window ends (LATE_PAYMENT_WINDOW_SECONDS after it expires). */
+  private lateWindowEnd(request: PaymentRequest): string {
+    return new Date(request.expiresAt.getTime() + (this.config.latePaymentWindowSeconds ?? 7 * 86_400) * 1000).toISOString();
+  }
+
   /** Puts an address (or reference) on a per-address watcher's list while the invoice and its late window last. */
   private async watch(chain: string, address: string, code: string, request: PaymentRequest, recipient?: string): Promise<void> {
     if (!this.config.watchedCurrencies?.has(code)) return;
-    const late = (this.config.latePaymentWindowSeconds ?? 7 * 86_400) * 1000;
     await watchAddress({
       chain,
       address,
       currency: code,
       since: request.now.toISOString(),
       open_until: request.expiresAt.toISOString(),
-      until: new Date(request.expiresAt.getTime() + late).toISOString(),
+      until: this.lateWindowEnd(request),
       ...(recipient ? { recipient } : {}),
     });
   }

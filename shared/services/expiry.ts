@@ -4,6 +4,8 @@ import { ConcurrentUpdateError, UnknownOrderError } from '#shared/domain/errors'
 import { countingPayments, type Found, moveTo, touch } from '#shared/domain/order';
 import { changeOrder, unknownOrder } from '#shared/services/order-changes';
 import { type DueCursor, findDueOrders } from '#shared/store/due-orders';
+import { hasMaturingPayment } from '#shared/store/maturing-payments';
+import { chainOf, isGateway } from '#shared/domain/currencies';
 
 /** How the expiry sweep walks the due orders. */
 export interface ExpirySweep {
@@ -35,12 +37,16 @@ async function expireOrder(orderId: string, now: Date, beforeExpiry?: BeforeExpi
 
 /**
  * A PENDING order past its unconfirmed timeout: EXPIRED when none of its payments ever reached
- * a block (dropped from the mempool, or double-spent); with one in a block it is only short of
+ * a block (dropped from the mempool, or double-spent); with one in a block (recorded on the
+ * invoice, or maturing on its chain: block-watcher.ts) it is only short of
  * confirmations (the watcher completes it, or takes it back in a reorganisation): looked at
  * again after another timeout.
  */
-function expirePending(found: Found, now: Date) {
-  const inBlock = countingPayments(found.invoice?.payments ?? []).some((payment) => payment.block_height !== undefined || payment.confirmations > 0);
+async function expirePending(found: Found, now: Date) {
+  const inBlock =
+    countingPayments(found.invoice?.payments ?? []).some((payment) => payment.block_height !== undefined || payment.confirmations > 0) ||
+    // A block watcher records a payment it first saw unconfirmed only once it is final; until then its block is in the maturing payments.
+    (found.invoice !== undefined && !isGateway(found.invoice.pay_currency) && (await hasMaturingPayment(chainOf(found.invoice.pay_currency), found.order.order_id)));
   if (!inBlock) return moveTo(found, 'EXPIRED', now);
   const order = { ...touch(found.order, now), due_at: new Date(now.getTime() + apiConfig().unconfirmedTimeoutSeconds * 1000).toISOString() };
   return { order };

@@ -26,6 +26,7 @@
  * | watch demand        | CHAIN#<chain>                   | DEMAND       |                                   |                                             |
  * | watch lease         | CHAIN#<chain>                   | LEASE        |                                   |                                             |
  * | watched address     | CHAIN#<TRON or SOLANA>          | WATCH#<watch until>#<address> |                  |                                             |
+ * | open address        | CHAIN#<block chain>             | OPEN#<written at>#<currency>#<address> |         |                                             |
  * | transaction index   | TXID#<txid>                     | ORDER#<order_id> |                                   |                                             |
  * | portal user         | USER#<user uuid>                | USER         | MERCHANT#<uid>#USERS / <created>#<id> |                                         |
  * | passkey             | PASSKEY#<credential id>         | PASSKEY      | USER#<user uuid>#PASSKEYS / <created> |                                         |
@@ -67,6 +68,7 @@ export const ENTITY = {
   maturingPayment: 'MATURING_PAYMENT',
   unmatchedPayment: 'UNMATCHED_PAYMENT',
   watchedAddress: 'WATCHED_ADDRESS',
+  openAddress: 'OPEN_ADDRESS',
   quota: 'QUOTA',
   sourceHealth: 'SOURCE_HEALTH',
   watchDemand: 'WATCH_DEMAND',
@@ -306,6 +308,17 @@ export const watchedAddressKey = (chain: string, until: string, address: string)
 });
 
 export const WATCH_PREFIX = 'WATCH#';
+
+/**
+ * An invoice address a block chain's watcher must match (open-addresses.ts): sorted by when
+ * it was written, so a warm watcher reads only what was added since its last read.
+ */
+export const openAddressKey = (chain: string, writtenAt: string, currency: string, address: string): TableKey => ({
+  PK: chainPartition(chain),
+  SK: `${OPEN_PREFIX}${writtenAt}#${currency}#${address}`,
+});
+
+export const OPEN_PREFIX = 'OPEN#';
 /** Which orders a transaction paid (the portal's search by txid; one transaction may pay several). */
 export const txidKey = (txid: string, orderId: string): TableKey => ({ PK: txidPartition(txid), SK: `ORDER#${orderId}` });
 export const txidPartition = (txid: string): string => `TXID#${txid}`;

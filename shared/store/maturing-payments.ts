@@ -48,6 +48,21 @@ export async function listMaturingPayments(chain: string, above?: number): Promi
   return items.map((item) => Object.fromEntries(MATURING_FIELDS.map((field) => [field, item[field]])) as unknown as MaturingPayment);
 }
 
+/**
+ * Whether a payment to `orderId` waits for its confirmations on `chain` (it is in a block):
+ * one Query of the chain's maturing payments (few: those of the last blocks), filtered by order.
+ */
+export async function hasMaturingPayment(chain: string, orderId: string): Promise<boolean> {
+  const items = await queryAll({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    FilterExpression: 'order_id = :order',
+    ExpressionAttributeValues: { ':pk': chainPartition(chain), ':prefix': MATURING_PREFIX, ':order': orderId },
+    ProjectionExpression: 'order_id',
+    ConsistentRead: true,
+  });
+  return items.length > 0;
+}
+
 /** Done with a maturing payment (it reached its confirmations, or its block left the chain). */
 export async function deleteMaturingPayment(payment: Pick<MaturingPayment, 'chain' | 'height' | 'key'>): Promise<void> {
   await db().send(new DeleteCommand({ TableName: tableName(), Key: maturingPaymentKey(payment.chain, payment.height, payment.key) }));

@@ -16,6 +16,10 @@
  * retractPayment: a PENDING order with nothing else goes back to NEW) and scans the new
  * branch from there; a transaction mined again in it is booked again under the same key.
  * Unconfirmed transactions (the mempool) make orders PENDING early.
+ *
+ * Only transfers to the chain's open addresses (store/open-addresses.ts: every invoice address
+ * from checkout to the end of its late window) are looked up in the address index; the list is
+ * read after the transfers were fetched, so a checkout that came just before them is on it.
  */
 import { formatDecimal, parseDecimal } from '#shared/domain/money';
 import { confirmationsRequired } from '#shared/payments/confirmations';
@@ -25,6 +29,7 @@ import { retractPayment } from '#shared/services/payment-reports';
 import { type ChainCursor, readCursor, writeCursor } from '#shared/store/chain-cursors';
 import { deleteMaturingPayment, listMaturingPayments, type MaturingPayment, saveMaturingPayment } from '#shared/store/maturing-payments';
 import { UnknownOrderError } from '#shared/domain/errors';
+import { OpenAddressList } from '#shared/store/open-addresses';
 import { bookInvoice, groupInto, type InvoiceRef, type InvoiceTransfers, matchInvoices, paymentReport, type Unbookable } from '#shared/watchers/booking';
 
 export interface ChainWatcherOptions {
@@ -59,7 +64,9 @@ export interface StepReport {
   blocks: number;
   /** Transfers examined (every output of those blocks, and new mempool ones). */
   transfers: number;
-  /** Address-index lookups (unique addresses) and the payments to our invoices booked. */
+  /** Items read from the chain's open-address list (the whole list on a container's first read, then what was added). */
+  openRead: number;
+  /** Address-index lookups (unique addresses paid by transfers to open addresses) and the payments to our invoices booked. */
   lookups: number;
   booked: number;
   /** Maturing payments that reached their confirmations. */
@@ -99,6 +106,15 @@ export class ChainWatcher {
   private readonly clock: () => Date;
   /** Mempool txids already examined (kept in the process: a warm Lambda or the local runtime). */
   private readonly known = new Set<string>();
+  /**
+   * Payment keys this container booked unconfirmed (from the mempool): when one is then mined
+   * short of its confirmations, its invoice already has it and the order is PENDING, so only
+   * its maturing payment is written (the block is there, for the expiry sweep and a
+   * reorganisation); the invoice records the block once the payment is final.
+   */
+  private readonly bookedUnconfirmed = new Set<string>();
+  /** The invoice addresses this chain's payments can go to (read whole once, then what was added). */
+  private readonly open: OpenAddressList;
 
   constructor(
     readonly source: BlockSource,
@@ -107,6 +123,7 @@ export class ChainWatcher {
     this.options = { ...DEFAULT_WATCHER_OPTIONS, ...options };
     this.clock = options.clock ?? (() => new Date());
     this.name = options.cursorName ?? source.chain;
+    this.open = new OpenAddressList(source.chain);
   }
 
   /** The cursor's (and the maturing payments') name in the table. */
@@ -124,6 +141,7 @@ export class ChainWatcher {
       cursor: { height: 0, hash: '' },
       blocks: 0,
       transfers: 0,
+      openRead: 0,
       lookups: 0,
       booked: 0,
       matured: 0,
@@ -234,15 +252,21 @@ export class ChainWatcher {
   }
 
   /**
-   * Books the transfers that pay an invoice (booking.ts), all of one invoice's together. A
+   * Books the transfers that pay an invoice (booking.ts), all of one invoice's together: those
+   * paid to an open address (the chain's list) are looked up in the address index. A
    * payment short of its confirmations is saved as maturing first, so a crash between the two
    * leaves nothing unwatched (the next run books it again, idempotently).
    */
   private async book(transfers: readonly Transfer[], tip: BlockRef, report: StepReport): Promise<void> {
     if (transfers.length === 0) return;
-    const { invoices, lookups } = await matchInvoices(transfers);
-    report.lookups += lookups;
+    // Read after the transfers were fetched: every address shown before they existed is on the
+    // list (open-addresses.ts), so only transfers to listed addresses need a lookup.
+    report.openRead += (await this.open.refresh(this.clock())).items;
     const now = this.clock();
+    const listed = transfers.filter((transfer) => this.open.has(transfer, now));
+    if (listed.length === 0) return;
+    const { invoices, lookups } = await matchInvoices(listed);
+    report.lookups += lookups;
     for (const { target, payments } of invoices) {
       const paid: Paid[] = [];
       for (const transfer of payments) {
@@ -259,10 +283,15 @@ export class ChainWatcher {
             order_id: target.orderId,
             invoice_id: target.invoiceId,
           });
+          // Booked unconfirmed by this container: recording its block now would change nothing the order is decided on.
+          if (this.bookedUnconfirmed.has(transfer.key)) continue;
         }
         paid.push({ transfer, confirmations });
       }
-      if ((await this.report(target, paid, now)) === undefined) report.booked += paid.length;
+      if (paid.length === 0) continue;
+      if ((await this.report(target, paid, now)) !== undefined) continue;
+      report.booked += paid.length;
+      for (const { transfer } of paid) if (!transfer.block) this.rememberBooked(transfer.key);
     }
   }
 
@@ -301,7 +330,10 @@ export class ChainWatcher {
         payments.map(({ paid }) => paid),
         now,
       );
-      for (const { item } of payments) await deleteMaturingPayment(item);
+      for (const { item } of payments) {
+        await deleteMaturingPayment(item);
+        this.bookedUnconfirmed.delete(item.key);
+      }
       report.matured += payments.length;
     }
   }
@@ -350,8 +382,18 @@ export class ChainWatcher {
     if (outcome === 'taken-back') report.retracted += 1;
     if (outcome === 'kept') report.kept.push({ key: payment.key, orderId: payment.order_id, height: payment.height });
     await deleteMaturingPayment(payment);
-    // If it is back in the mempool, the next look there books it again.
+    // If it is back in the mempool, the next look there books it again; mined again, it is reported again.
     this.known.delete(payment.txid);
+    this.bookedUnconfirmed.delete(payment.key);
+  }
+
+  /** Remembers a payment key booked unconfirmed (the oldest forgotten first, as the mempool txids). */
+  private rememberBooked(key: string): void {
+    this.bookedUnconfirmed.add(key);
+    for (const oldest of this.bookedUnconfirmed) {
+      if (this.bookedUnconfirmed.size <= (this.options.mempoolMemory ?? 200_000)) break;
+      this.bookedUnconfirmed.delete(oldest);
+    }
   }
 
   private remember(transfers: readonly Transfer[]): void {

@@ -1,6 +1,4 @@
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { ensureTable } from '#infra/local/dynamodb';
-import { tableName } from '#shared/store/client';
+import { describe, expect, it, vi } from 'vitest';
 import { randomUUID } from 'node:crypto';
 
 // BTC has a source in this file's environment, so live merchants may check out in BTC (LTC has none).
@@ -8,8 +6,7 @@ vi.hoisted(() => {
   process.env.BTC_ESPLORA_URL = 'http://127.0.0.1:9/';
 });
 
-import { client, newMerchant, startApi } from '../support/api';
-import type { FaultyServer } from '../support/chain-http';
+import { watchedShop } from '../support/watched-shop';
 import { startEsploraServer } from '../support/esplora-server';
 import { UtxoChain } from '../support/utxo-chain';
 import { payTo, satsOf, stored, testXpub } from '../support/watchers';
@@ -21,39 +18,19 @@ import { type Block, type BlockSource } from '#shared/watchers/sources/port';
 import { expireDueOrders } from '#shared/services/expiry';
 import { findInvoice } from '#shared/store/invoices';
 import { readCursor } from '#shared/store/chain-cursors';
+import { listMaturingPayments } from '#shared/store/maturing-payments';
 import { deriveAddress } from '#shared/payments/addresses/index';
-import { reportAllHealthy } from '../support/source-health';
 
-let api: Awaited<ReturnType<typeof startApi>>;
-let call: ReturnType<typeof client>;
-let token: string;
-const servers: FaultyServer[] = [];
-
-beforeAll(async () => {
-  // This file's own table: its late-payment test sweeps with the clock two hours ahead, which
-  // would expire the orders other test files are working on in the shared table.
-  const table = `watcher-esplora-${process.pid}`;
-  await ensureTable(inject('dynamodbEndpoint'), table);
-  process.env.TABLE_NAME = table;
-  expect(tableName()).toBe(table);
-  api = await startApi();
-  call = client(api.url);
-  token = (await newMerchant(true, 'Watched Shop')).api_token;
-  // Live checkouts are offered only while their source reports healthy: as its watcher would have.
-  await reportAllHealthy();
-});
-
-afterAll(async () => {
-  await api.close();
-  for (const server of servers) await server.close();
-});
+// This file's own table: its late-payment test sweeps with the clock two hours ahead, which
+// would expire the orders other test files are working on in the shared table.
+const shop = watchedShop('watcher-esplora', 'Watched Shop');
 
 /** A NEW order checked out in BTC (65 USD = 0.001 BTC at the demo rate). */
-async function checkedOut(as = token, price = 65): Promise<{ id: string; address: string; sats: bigint; invoiceId: string; expiredAt: string }> {
-  const created = await call('POST', '/v1/orders', { token: as, body: { price_amount: price, price_currency: 'USD', pay_currency: 'BTC' } });
+async function checkedOut(as = shop.token, price = 65): Promise<{ id: string; address: string; sats: bigint; invoiceId: string; expiredAt: string }> {
+  const created = await shop.call('POST', '/v1/orders', { token: as, body: { price_amount: price, price_currency: 'USD', pay_currency: 'BTC' } });
   expect(created.status, created.text).toBe(200);
   const id = created.body.order.order_id;
-  const got = await call('GET', `/v1/orders/${id}`, { token: as });
+  const got = await shop.call('GET', `/v1/orders/${id}`, { token: as });
   const invoice = got.body.invoice;
   return { id, address: invoice.payment_address, sats: satsOf(invoice.pay_amount), invoiceId: invoice.invoice_id, expiredAt: invoice.expired_at };
 }
@@ -62,7 +39,7 @@ async function checkedOut(as = token, price = 65): Promise<{ id: string; address
 async function watchedChain(options: Partial<ChainWatcherOptions> = {}) {
   const chain = new UtxoChain('BTC');
   const server = await startEsploraServer(chain);
-  servers.push(server);
+  shop.servers.push(server);
   const cursorName = `BTC-test-${randomUUID()}`;
   const source = () => new EsploraSource({ chain: 'BTC', baseUrl: server.url, http: { timeoutMs: 300, attempts: 2, backoffMs: 5 } });
   const watcher = (more: Partial<ChainWatcherOptions> = {}, from: BlockSource = source()) =>
@@ -74,7 +51,7 @@ async function watchedChain(options: Partial<ChainWatcherOptions> = {}) {
 
 describe('the watcher with an Esplora source', () => {
   it('exact payment: PENDING from the mempool, still PENDING at 1 of 2 confirmations, PAID at 2; seen again, nothing changes', async () => {
-    const { chain, step } = await watchedChain();
+    const { chain, step, cursorName } = await watchedChain();
     const order = await checkedOut();
     const tx = payTo(chain, order.address, order.sats);
 
@@ -85,17 +62,23 @@ describe('the watcher with an Esplora source', () => {
     expect(now.invoice!.payments).toEqual([expect.objectContaining({ key: `${tx.txid}:0`, txid: tx.txid, amount: '0.001', confirmations: 0 })]);
 
     const block = chain.mine();
+    const version = now.order.version;
     await step();
     now = await stored(order.id);
     expect(now.order.status).toBe('PENDING');
-    expect(now.invoice!.payments).toEqual([expect.objectContaining({ confirmations: 1, block_height: block.height, block_hash: block.hash })]);
+    // Mined short of its confirmations: the block is kept as a maturing payment; the order and
+    // invoice (which already have the payment) are not written again until it is final.
+    expect(now.order.version).toBe(version);
+    expect(now.invoice!.payments).toEqual([expect.objectContaining({ confirmations: 0 })]);
+    expect(await listMaturingPayments(cursorName)).toEqual([expect.objectContaining({ key: `${tx.txid}:0`, height: block.height, block_hash: block.hash, order_id: order.id })]);
 
     chain.mineEmpty(1);
     const confirmed = await step();
     expect(confirmed.matured).toBe(1);
     now = await stored(order.id);
     expect(now.order.status).toBe('PAID');
-    expect(now.invoice!.payments).toEqual([expect.objectContaining({ confirmations: 2 })]);
+    expect(now.invoice!.payments).toEqual([expect.objectContaining({ confirmations: 2, block_height: block.height, block_hash: block.hash })]);
+    expect(await listMaturingPayments(cursorName)).toEqual([]);
 
     chain.mineEmpty(1);
     await step();
@@ -141,7 +124,7 @@ describe('the watcher with an Esplora source', () => {
     const { chain, step } = await watchedChain();
     const order = await checkedOut();
     // Switching to another currency replaces the BTC invoice (the same currency again would show it again).
-    const again = await call('POST', `/v1/orders/${order.id}/checkout`, { token, body: { pay_currency: 'LTC' } });
+    const again = await shop.call('POST', `/v1/orders/${order.id}/checkout`, { token: shop.token, body: { pay_currency: 'LTC' } });
     expect(again.body.invoice.invoice_id).not.toBe(order.invoiceId);
     payTo(chain, order.address, order.sats);
     chain.mine();
@@ -324,7 +307,7 @@ describe('the watcher with an Esplora source', () => {
     await step();
     expect((await stored(order.id)).order.status).toBe('PAID');
 
-    const ltc = await call('POST', '/v1/orders', { token: live.api_token, body: { price_amount: 10, pay_currency: 'LTC' } });
+    const ltc = await shop.call('POST', '/v1/orders', { token: live.api_token, body: { price_amount: 10, pay_currency: 'LTC' } });
     expect(ltc.status).toBe(400);
     expect(ltc.body).toMatchObject({ error_code: 'PAYMENT_NOT_AVAILABLE' });
     expect(ltc.body.error).toContain('no LTC chain source');
