@@ -62,7 +62,7 @@ beforeAll(async () => {
       invocationType: request.headers['x-amz-invocation-type'] as string | undefined,
       authorization: request.headers.authorization,
       payload: JSON.parse(text),
-      run: modules.run.watchChainOnDemand(chain, AbortSignal.timeout(1_500)),
+      run: firstStep(chain),
     });
     response.writeHead(202).end();
   });
@@ -92,6 +92,23 @@ afterAll(async () => {
 });
 
 const inAnHour = () => new Date(Date.now() + 3_600_000);
+
+/**
+ * The invoked function's run, ended once it has asked the chain's source something (its first
+ * step; the step in flight finishes), or after 20 s on a slow machine: the test waits for the
+ * run, never for a time.
+ */
+function firstStep(chain: string, leaseRetryMs?: number): Promise<PayPerUseSummary> {
+  const controller = new AbortController();
+  const asked = () => [...esplora.requests.values()].reduce((sum, n) => sum + n, 0);
+  const before = asked();
+  const watch = setInterval(() => asked() > before && controller.abort(), 5);
+  const limit = setTimeout(() => controller.abort(), 20_000);
+  return modules.run.watchChainOnDemand(chain, controller.signal, undefined, new Date(), leaseRetryMs).finally(() => {
+    clearInterval(watch);
+    clearTimeout(limit);
+  });
+}
 
 describe('wake-watchers', () => {
   it("an idle chain's checkout starts its watcher at once: one asynchronous invocation, and the run polls", async () => {
@@ -140,8 +157,12 @@ describe('wake-watchers', () => {
   it('a run that finds the lease held waits for it and then polls, instead of leaving the chain for a minute', async () => {
     const { takeWatchLease, releaseWatchLease } = modules.demand;
     expect(await takeWatchLease('BTC', 'woken-run', new Date(Date.now() + 60_000), new Date())).toBe(true);
-    const scheduled = modules.run.watchChainOnDemand('BTC', AbortSignal.timeout(3_000), undefined, new Date(), 100);
+    const asked = () => [...esplora.requests.values()].reduce((sum, n) => sum + n, 0);
+    const before = asked();
+    const scheduled = firstStep('BTC', 100);
     await new Promise((resolve) => setTimeout(resolve, 500));
+    // While the other run holds the chain, this one does not touch the source.
+    expect(asked()).toBe(before);
     await releaseWatchLease('BTC', 'woken-run');
     const run = await scheduled;
     expect(run.leased).toBeUndefined();
