@@ -62,7 +62,8 @@ describe('Lightning (LND) and EOS (Hyperion) in AWS', () => {
   it('alarms on the sources\' health (a silent or stuck watcher included) and on every EOS transfer no invoice takes, one series each', () => {
     const alarms = Object.values(resourcesOf(watchersTemplate, 'AWS::CloudWatch::Alarm')).map((a) => a.Properties!);
     const dimensions = (alarm: Record<string, unknown>) => (alarm.Dimensions as { Name: string; Value: string }[]).map((d) => `${d.Name}=${d.Value}`).sort().join(',');
-    expect(alarms.map((a) => a.MetricName).sort()).toEqual(['UnhealthyCurrencies', 'UnmatchedPayments']);
+    // Beside them wake-watchers' errors alarm (tests/infra/watchers.test.ts).
+    expect(alarms.map((a) => a.MetricName).sort()).toEqual(['Errors', 'UnhealthyCurrencies', 'UnmatchedPayments']);
     const unmatched = alarms.find((a) => a.MetricName === 'UnmatchedPayments')!;
     expect(dimensions(unmatched)).toBe('service=crypto-pay-orders');
     expect(unmatched).toMatchObject({ Statistic: 'Sum', Threshold: 0, ComparisonOperator: 'GreaterThanThreshold', TreatMissingData: 'notBreaching' });

@@ -191,7 +191,8 @@ describe('the other networks in AWS', () => {
     }
     // One health alarm for all three; TRON and Solana transfers no invoice takes are a buyer's money: the unmatched alarm.
     const alarms = Object.values(resourcesOf(Template.fromStack(networks.watchers!), 'AWS::CloudWatch::Alarm')).map((a) => a.Properties!.MetricName);
-    expect(alarms.sort()).toEqual(['UnhealthyCurrencies', 'UnmatchedPayments']);
+    // And wake-watchers' errors alarm.
+    expect(alarms.sort()).toEqual(['Errors', 'UnhealthyCurrencies', 'UnmatchedPayments']);
   });
 
   it('refuses a plain-http TRON API and a node URL in place of its parameter name', () => {
