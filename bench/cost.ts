@@ -9,6 +9,7 @@ import type { BundleReport } from './bundles';
 import type { CallbackReport } from './callbacks';
 import type { FunctionUse } from './instrument';
 import type { WatcherReport } from './watcher';
+import { CHAINS } from '#shared/payments/chain-sources';
 
 /** us-east-1 list prices (on-demand, 2026), USD. */
 export const PRICES = {
@@ -154,36 +155,69 @@ export function watcherMonthlyCost(watcher: WatcherReport, assumptions: WatcherA
   };
 }
 
+/**
+ * Every source a deployment can configure, for the idle month: the block chains (BTC, LTC, BCH,
+ * ETH and the other EVM networks: an idle run looks at the tip), LBTC and EOS (one step over
+ * what reached our node or account), TRON and Solana (one step over their watch list, empty).
+ */
+export const IDLE_SOURCES = {
+  block: Object.keys(CHAINS),
+  indexed: ['LBTC', 'EOS'],
+  perAddress: ['TRON', 'SOLANA'],
+} as const;
+
+/** What one idle run bills: Lambda ms, DynamoDB units. */
+export interface IdleRunFigures {
+  dynamodb_requests: number;
+  read_units: number;
+  write_units: number;
+  ms: number;
+}
+
 /** A month with every source configured and no order: one pay-per-use idle run per source a minute. */
 export interface IdleCost {
   usd_per_month: number;
   per_source_usd: Record<string, number>;
-  /** Billed per idle run: Lambda ms (at the watcher's memory), DynamoDB read and write units. */
+  /** Billed per idle run: Lambda ms (at the watcher's memory), DynamoDB read and write units; `per_address` for TRON and Solana. */
   per_run: { billed_ms: number; read_units: number; write_units: number };
+  per_address_run: { billed_ms: number; read_units: number; write_units: number } | null;
   runs_per_month: number;
+}
+
+/** One idle run's price: a warm invocation billed its measured ms, at least 0.5 read unit per read request. */
+function idleRunPrice(run: IdleRunFigures, memoryMb: number): { usd: number; billed_ms: number; read_units: number; write_units: number } {
+  const writes = Math.ceil(run.write_units);
+  const readUnits = Math.max(run.read_units, 0.5 * Math.max(0, run.dynamodb_requests - writes));
+  const billedMs = Math.max(1, Math.ceil(run.ms));
+  const usd =
+    PRICES.lambda_request +
+    (billedMs / 1000) * (memoryMb / 1024) * PRICES.lambda_gb_second_arm64 +
+    readUnits * PRICES.dynamodb_read_request_unit +
+    run.write_units * PRICES.dynamodb_write_request_unit;
+  return { usd, billed_ms: billedMs, read_units: readUnits, write_units: run.write_units };
 }
 
 /**
  * The watchers' monthly cost when nothing is open (node providers excluded): per source and
  * minute, one invocation billed the measured idle run (a warm container: no init), its reads
  * (AWS bills at least 0.5 read unit per read request) and writes (the health report; the cursor
- * write when the chain moved).
+ * write when the chain moved). TRON and Solana are billed their own measured run (bench/wake.ts)
+ * when given, else the block chain's. No demand is written while idle, so the wake function
+ * costs nothing then.
  */
-export function idleMonthlyCost(watcher: WatcherReport, assumptions: WatcherAssumptions = DEFAULT_WATCHER_ASSUMPTIONS): IdleCost {
-  const run = watcher.idle_run;
-  const writes = Math.ceil(run.write_units);
-  const readUnits = Math.max(run.read_units, 0.5 * Math.max(0, run.dynamodb_requests - writes));
-  const billedMs = Math.max(1, Math.ceil(run.ms));
-  const perRun =
-    PRICES.lambda_request +
-    (billedMs / 1000) * (assumptions.memory_mb / 1024) * PRICES.lambda_gb_second_arm64 +
-    readUnits * PRICES.dynamodb_read_request_unit +
-    run.write_units * PRICES.dynamodb_write_request_unit;
-  const perSource = Object.fromEntries(assumptions.chains.map((chain) => [chain.chain, round(perRun * assumptions.runs_per_month, 4)]));
+export function idleMonthlyCost(watcher: WatcherReport, assumptions: WatcherAssumptions = DEFAULT_WATCHER_ASSUMPTIONS, perAddressRun?: IdleRunFigures): IdleCost {
+  const block = idleRunPrice(watcher.idle_run, assumptions.memory_mb);
+  const perAddress = perAddressRun ? idleRunPrice(perAddressRun, assumptions.memory_mb) : undefined;
+  const monthly = (price: { usd: number }) => round(price.usd * assumptions.runs_per_month, 4);
+  const perSource: Record<string, number> = {};
+  for (const source of [...IDLE_SOURCES.block, ...IDLE_SOURCES.indexed]) perSource[source] = monthly(block);
+  for (const source of IDLE_SOURCES.perAddress) perSource[source] = monthly(perAddress ?? block);
+  const { usd: _block, ...perRun } = block;
   return {
-    usd_per_month: round(perRun * assumptions.runs_per_month * assumptions.chains.length, 2),
+    usd_per_month: round(Object.values(perSource).reduce((sum, usd) => sum + usd, 0), 2),
     per_source_usd: perSource,
-    per_run: { billed_ms: billedMs, read_units: readUnits, write_units: run.write_units },
+    per_run: perRun,
+    per_address_run: perAddress ? { billed_ms: perAddress.billed_ms, read_units: perAddress.read_units, write_units: perAddress.write_units } : null,
     runs_per_month: assumptions.runs_per_month,
   };
 }
@@ -304,6 +338,8 @@ export function computeCost(
   assumptions: CostAssumptions = DEFAULT_ASSUMPTIONS,
   /** The chain watchers' figures: the payment is then their booking, and their fixed cost is in. */
   watcher?: WatcherReport,
+  /** TRON's and Solana's idle run (bench/wake.ts), for the idle month. */
+  perAddressIdleRun?: IdleRunFigures,
 ): CostReport {
   const gb = assumptions.memory_mb / 1024;
   const lines: CostLine[] = [];
@@ -435,7 +471,7 @@ export function computeCost(
     sqs: sum((l) => l.sqs_requests) * PRICES.sqs_request * 1e6,
   };
   const total = Object.values(usd).reduce((a, b) => a + b, 0);
-  const idle = watcher ? idleMonthlyCost(watcher) : null;
+  const idle = watcher ? idleMonthlyCost(watcher, DEFAULT_WATCHER_ASSUMPTIONS, perAddressIdleRun) : null;
   const chainPayment = watcher ? chainPaymentCost(lines) : null;
   return {
     idle_usd_per_month: idle?.usd_per_month ?? null,

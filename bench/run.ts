@@ -22,6 +22,7 @@ import type { LoadReport } from './load';
 import { measurePage, type PageReport } from './page';
 import type { PagingReport } from './paging';
 import type { WatcherReport } from './watcher';
+import type { WakeReport } from './wake';
 import { watcherMonthlyCost } from './cost';
 
 Object.assign(process.env, LOCAL_AWS_ENV, {
@@ -44,17 +45,18 @@ const config = {
   auth_flood_requests: positiveInteger(env, 'BENCH_AUTH_FLOOD_REQUESTS', 600),
   auth_flood_concurrency: positiveInteger(env, 'BENCH_AUTH_FLOOD_CONCURRENCY', 20),
   export_sizes: (env.BENCH_EXPORT_SIZES ?? '20000,100000').split(',').map((size) => positiveInteger({ size }, 'size', 1)),
+  wake_samples: positiveInteger(env, 'BENCH_WAKE_SAMPLES', 10),
   orders_per_month: positiveInteger(env, 'BENCH_ORDERS_PER_MONTH', DEFAULT_ASSUMPTIONS.orders_per_month),
   paging_orders: positiveInteger(env, 'BENCH_PAGING_ORDERS', 100_000),
   paging_iterations: positiveInteger(env, 'BENCH_PAGING_ITERATIONS', 30),
 };
-const GROUPS = ['bundles', 'page', 'api', 'load', 'callbacks', 'watcher', 'auth-flood', 'export', 'paging', 'cost'] as const;
+const GROUPS = ['bundles', 'page', 'api', 'load', 'callbacks', 'watcher', 'wake', 'auth-flood', 'export', 'paging', 'cost'] as const;
 type Group = (typeof GROUPS)[number];
 const only = env.BENCH_ONLY?.split(',').map((g) => g.trim()).filter(Boolean);
 const unknown = only?.filter((g) => !(GROUPS as readonly string[]).includes(g));
 if (unknown?.length) throw new Error(`BENCH_ONLY: unknown group ${unknown.join(', ')} (groups: ${GROUPS.join(', ')})`);
 // The cost is computed from the api, callbacks and bundles figures: asking for it runs them.
-if (only?.includes('cost')) only.push('api', 'callbacks', 'bundles', 'watcher');
+if (only?.includes('cost')) only.push('api', 'callbacks', 'bundles', 'watcher', 'wake');
 /** Groups run only when BENCH_ONLY names them: paging seeds 100,000 orders (about 15 minutes here). */
 const ON_REQUEST: readonly Group[] = ['paging'];
 const wanted = (group: Group) => (only ? only.includes(group) : !ON_REQUEST.includes(group));
@@ -89,8 +91,9 @@ let watcher: WatcherReport | undefined;
 let authFlood: AuthFloodReport | undefined;
 let exported: ExportReport | undefined;
 let paging: PagingReport | undefined;
+let wake: WakeReport | undefined;
 let dynamodb: LocalDynamoDb | undefined;
-if (wanted('api') || wanted('load') || wanted('callbacks') || wanted('watcher') || wanted('auth-flood') || wanted('export') || wanted('paging') || wanted('cost')) {
+if (wanted('api') || wanted('load') || wanted('callbacks') || wanted('watcher') || wanted('wake') || wanted('auth-flood') || wanted('export') || wanted('paging') || wanted('cost')) {
   dynamodb = await startDynamoDbLocal();
 }
 try {
@@ -113,6 +116,7 @@ try {
       }),
     );
     watcher = await group('watcher', async () => (await import('./watcher')).measureWatcher({ orders: config.watcher_orders }));
+    wake = await group('wake', async () => (await import('./wake')).measureWake({ dynamodbEndpoint: endpoint, samples: config.wake_samples }));
     authFlood = await group('auth-flood', async () =>
       (await import('./auth-flood')).measureAuthFlood({ requests: config.auth_flood_requests, concurrency: config.auth_flood_concurrency, victimSamples: config.iterations }),
     );
@@ -125,7 +129,7 @@ try {
 }
 const cost = await group('cost', () => {
   if (!endpoints || !callbacks) throw new Error('cost needs the api and callbacks figures (one of them failed or was not run)');
-  return computeCost(endpoints, callbacks, bundles, { ...DEFAULT_ASSUMPTIONS, orders_per_month: config.orders_per_month }, watcher);
+  return computeCost(endpoints, callbacks, bundles, { ...DEFAULT_ASSUMPTIONS, orders_per_month: config.orders_per_month }, watcher, wake?.indexed_idle_run);
 });
 
 // ---- Human tables ---------------------------------------------------------------------------
@@ -317,6 +321,19 @@ if (authFlood) {
     ],
   );
 }
+if (wake) {
+  const lat = (f: { p50: number; p99: number; mean: number }) => [ms(f.p50), ms(f.p99), ms(f.mean)];
+  table(
+    `Waking an idle chain (stream polled every ${wake.stream_poll_ms} ms, as Lambda polls a shard; ${wake.samples} checkouts) — before: the next scheduled run, 0 to 60 s`,
+    ["from the checkout's demand write", 'p50', 'p99', 'mean'],
+    [
+      ['-> watch-chain invoked', ...lat(wake.checkout_to_invoke_ms)],
+      ['-> its first step done', ...lat(wake.checkout_to_first_step_ms)],
+    ],
+  );
+  const r = wake.indexed_idle_run;
+  console.log(`idle TRON/Solana run (nothing watched): ${r.dynamodb_requests} DynamoDB requests (${r.read_units} RCU, ${r.write_units} WCU), ${r.source_requests} source requests, ${ms(r.ms)}`);
+}
 if (cost) {
   table(
     `AWS cost per million orders (us-east-1 list prices; ${DEFAULT_ASSUMPTIONS.memory_mb} MB arm64; ${cost.assumptions.orders_per_month.toLocaleString('en-US')} orders/month) — goal < $${cost.goals.usd_per_million_orders_max}`,
@@ -349,7 +366,8 @@ if (cost) {
     const run = cost.idle.per_run;
     console.log(
       `idle month, every source configured and no order (pay-per-use; node providers excluded; goal < $1): $${cost.idle.usd_per_month} ` +
-        `(${Object.keys(cost.idle.per_source_usd).length} sources x ${cost.idle.runs_per_month} idle runs of ${run.billed_ms} ms, ${run.read_units} RRU, ${run.write_units} WRU)`,
+        `(${Object.keys(cost.idle.per_source_usd).join(', ')}: ${cost.idle.runs_per_month} idle runs each of ${run.billed_ms} ms, ${run.read_units} RRU, ${run.write_units} WRU` +
+        (cost.idle.per_address_run ? `; TRON and Solana ${cost.idle.per_address_run.billed_ms} ms, ${cost.idle.per_address_run.read_units} RRU, ${cost.idle.per_address_run.write_units} WRU)` : ')'),
     );
   }
 }
@@ -389,6 +407,7 @@ const result = {
   auth_flood: authFlood ?? null,
   export: exported ?? null,
   paging: paging ?? null,
+  wake: wake ?? null,
   cost: cost ?? null,
   goals: {
     overhead_p50_max: 1.5,

@@ -9,10 +9,11 @@ const STOP_MARGIN_MS = 60_000;
 const WINDOW_MS = 55_000;
 
 /**
- * Scheduled every minute (EventBridge), pay-per-use: while an open invoice or a maturing payment
- * needs this chain, polls it every WATCH_INTERVAL_SECONDS for about a minute, one run at a time
- * (a lease); otherwise one look at the source and done (shared/watchers/run.ts). Fails (the
- * errors alarm) when no look at the source succeeded at all.
+ * Scheduled every minute (EventBridge), and invoked at once by wake-watchers when a checkout
+ * finds the chain idle; pay-per-use: while an open invoice or a maturing payment needs this
+ * chain, polls it every WATCH_INTERVAL_SECONDS for about a minute, one run at a time (a lease: a
+ * run that finds it held waits for it); otherwise one look at the source and done
+ * (shared/watchers/run.ts). Fails (the errors alarm) when no look at the source succeeded at all.
  */
 export const handler = async (_event: unknown, context: Context): Promise<{ steps: number; failures: number; behind?: number; idle?: true; leased?: true }> => {
   // The chain this function watches (one function per configured chain, LBTC and EOS included).

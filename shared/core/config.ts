@@ -255,6 +255,32 @@ export const readWatchFunctionConfig = (env: Env) => ({ chain: requiredString(en
 export const watchFunctionConfig = section(readWatchFunctionConfig);
 
 /**
+ * The wake-watchers function (AWS): `WATCHER_FUNCTIONS` maps each watched chain to its
+ * watch-chain function's name (JSON, `{"BTC": "...", ...}`, set by the stack), and the region
+ * whose Lambda endpoint it invokes them at (Lambda sets AWS_REGION; LAMBDA_ENDPOINT replaces
+ * the endpoint in tests).
+ */
+export const readWakeConfig = (env: Env) => {
+  const text = requiredString(env, 'WATCHER_FUNCTIONS');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new ConfigError('environment variable WATCHER_FUNCTIONS must be JSON');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || !Object.values(parsed).every((name) => typeof name === 'string' && name !== '')) {
+    throw new ConfigError('environment variable WATCHER_FUNCTIONS must map chains to function names ({"BTC": "..."})');
+  }
+  return {
+    watcherFunctions: parsed as Readonly<Record<string, string>>,
+    region: requiredString(env, 'AWS_REGION'),
+    /** A local stand-in for the Lambda API (tests); unset on AWS. */
+    lambdaEndpoint: optionalString(env, 'LAMBDA_ENDPOINT'),
+  };
+};
+export const wakeConfig = section(readWakeConfig);
+
+/**
  * The merchant portal (README "Merchant portal", docs/deploy.md): its origin (scheme, host and
  * port the browser sees: the portal's domain in AWS, http://localhost:<port> locally), the
  * WebAuthn relying-party id (the origin's host unless set: a passkey works on that domain and

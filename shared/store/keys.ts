@@ -274,6 +274,8 @@ export const returnedAddressPartition = (counter: string): string => `ADDRPOOL#$
 export const chainCursorKey = (chain: string): TableKey => ({ PK: chainPartition(chain), SK: 'CURSOR' });
 
 export const chainPartition = (chain: string): string => `CHAIN#${chain}`;
+/** The chain of a chain partition's key (`CHAIN#BTC` -> BTC); undefined for any other partition. */
+export const chainOfPartition = (pk: string): string | undefined => (pk.startsWith('CHAIN#') && pk.length > 6 ? pk.slice(6) : undefined);
 
 /** Until when a chain must be watched (its open invoices), and which run polls it now. */
 export const watchDemandKey = (chain: string): TableKey => ({ PK: chainPartition(chain), SK: 'DEMAND' });

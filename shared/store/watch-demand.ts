@@ -4,21 +4,54 @@
  * no demand left and no payment maturing on the chain only looks at the source once and stops.
  * A lease lets one run poll a chain at a time, so a run woken by a checkout and the scheduled
  * one never both pay for polling.
+ *
+ * The demand item's changes are what wakes an idle chain within seconds: the table stream,
+ * filtered to them ({@link WATCH_DEMAND_PATTERN}), reaches the wake-watchers function
+ * (shared/watchers/wake.ts), which starts the chain's run at once unless one is polling.
  */
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { type FilterPattern, filterPredicate } from '#shared/aws/lambda-event-filter';
 import { db, tableName } from '#shared/store/client';
 import { putIf, updateIf } from '#shared/store/conditional';
 import { chainPartition, ENTITY, MATURING_PREFIX, watchDemandKey, watchLeaseKey } from '#shared/store/keys';
 
-/** Keeps `chain` watched until at least `until` (a later demand already stored stays). */
+/**
+ * Demand is stored rounded up to this step: every checkout of the same few minutes asks for the
+ * same `watch_until`, so a busy chain's item (and with it the stream and the wake function)
+ * changes at most once per step, while the first checkout on an idle chain always changes it.
+ */
+export const DEMAND_STEP_MS = 5 * 60_000;
+
+/** `until` rounded up to the next {@link DEMAND_STEP_MS} boundary (unchanged when on one). */
+export const demandHorizon = (until: Date): Date => new Date(Math.ceil(until.getTime() / DEMAND_STEP_MS) * DEMAND_STEP_MS);
+
+/**
+ * Keeps `chain` watched until at least `until`, rounded up ({@link demandHorizon}); a later
+ * demand already stored stays. The write is refused (and nothing reaches the stream) when the
+ * stored demand already reaches that far.
+ */
 export async function demandWatching(chain: string, until: Date): Promise<void> {
   await updateIf(watchDemandKey(chain), {
     UpdateExpression: 'SET watch_until = :until, #type = :type',
     ConditionExpression: 'attribute_not_exists(watch_until) OR watch_until < :until',
     ExpressionAttributeNames: { '#type': 'type' },
-    ExpressionAttributeValues: { ':until': until.toISOString(), ':type': ENTITY.watchDemand },
+    ExpressionAttributeValues: { ':until': demandHorizon(until).toISOString(), ':type': ENTITY.watchDemand },
   });
 }
+
+/**
+ * The table stream records that may wake a chain: a demand item written (the first demand of a
+ * chain is an INSERT, every later one a MODIFY). The CDK event source mapping of wake-watchers
+ * (FilterCriteria) and the local stream poller both use this one pattern, so no other write to
+ * the table invokes the function.
+ */
+export const WATCH_DEMAND_PATTERN = {
+  eventName: ['INSERT', 'MODIFY'],
+  dynamodb: { NewImage: { type: { S: [ENTITY.watchDemand] } } },
+} as const satisfies FilterPattern;
+
+/** Whether a stream record is a demand change (see {@link WATCH_DEMAND_PATTERN}). */
+export const isWatchDemandChange: (record: unknown) => boolean = filterPredicate(WATCH_DEMAND_PATTERN);
 
 /**
  * Whether `chain` must be polled at `now`: an invoice's demand has not run out, or a payment
@@ -55,6 +88,17 @@ export async function takeWatchLease(chain: string, owner: string, until: Date, 
     },
   );
   return outcome.written;
+}
+
+/**
+ * Whether a run holds `chain`'s lease at `now` (it polls the chain). One eventually consistent
+ * GetItem of the lease's `lease_until` only (0.5 read unit): the wake function's IAM lets it
+ * read nothing else.
+ */
+export async function watchLeaseHeld(chain: string, now: Date): Promise<boolean> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: watchLeaseKey(chain), ProjectionExpression: 'lease_until' }));
+  const until = Item?.lease_until;
+  return typeof until === 'string' && until >= now.toISOString();
 }
 
 /** Gives the lease back at the end of a run (only if it is still ours), so a woken run may start at once. */

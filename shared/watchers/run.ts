@@ -25,6 +25,7 @@ import { type PollOptions, type PollSummary, pollChain, type Progress, type Step
 import { HealthReporter } from '#shared/watchers/health-reports';
 import { releaseWatchLease, takeWatchLease, watchingNeeded } from '#shared/store/watch-demand';
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Reads a secret (the SSM parameter holding a node's URL with its credentials, in AWS). */
 export type SecretReader = (name: string) => Promise<string>;
@@ -231,17 +232,36 @@ export type PayPerUseSummary = PollSummary<StepReport | IndexedStepReport> & { i
 
 /** How long a run holds the chain: its polling window and a margin (renewed by nothing: runs are shorter). */
 const LEASE_MS = 90_000;
+/** How often a run that found its chain held asks for the lease again. */
+const LEASE_RETRY_MS = 2_000;
 
 /**
- * The AWS scheduled run, pay-per-use: when no open invoice needs `chain` and no payment is
- * maturing on it, one idle look (the tip; block chains move their cursor there) and its health
- * report, then stop; otherwise, holding the chain's lease so only one run polls it, the usual
- * run ({@link watchChainRun}). An idle run is one Lambda invocation of a few hundred ms.
+ * The AWS run (scheduled every minute, or woken by a checkout through wake-watchers),
+ * pay-per-use: when no open invoice needs `chain` and no payment is maturing on it, one idle
+ * look (block chains: the tip, the cursor moves there; indexed sources: one step, which for
+ * TRON and Solana with no watched address is a Query of the watch list) and its health report,
+ * then stop; otherwise, holding the chain's lease so only one run polls it, the usual run
+ * ({@link watchChainRun}). An idle run is one Lambda invocation of a few hundred ms.
+ *
+ * A run that finds the lease held (a run woken by a checkout between two scheduled ones, or the
+ * previous run finishing late) waits for it to be given back, asking every `leaseRetryMs`, and
+ * then polls the rest of its window: the watching passes from run to run without a gap, where
+ * giving up would leave the chain unwatched until the next minute's run.
  */
-export async function watchChainOnDemand(chain: string, signal: AbortSignal, readSecret?: SecretReader, now = new Date()): Promise<PayPerUseSummary> {
+export async function watchChainOnDemand(
+  chain: string,
+  signal: AbortSignal,
+  readSecret?: SecretReader,
+  now = new Date(),
+  leaseRetryMs = LEASE_RETRY_MS,
+): Promise<PayPerUseSummary> {
   if (!(await watchingNeeded(chain, now))) return { ...(await idleLook(chain, readSecret)), idle: true };
   const owner = randomUUID();
-  if (!(await takeWatchLease(chain, owner, new Date(now.getTime() + LEASE_MS), now))) return { steps: 0, failures: 0, leased: true };
+  let at = now;
+  while (!(await takeWatchLease(chain, owner, new Date(at.getTime() + LEASE_MS), at))) {
+    if (!(await pause(leaseRetryMs, signal))) return { steps: 0, failures: 0, leased: true };
+    at = new Date();
+  }
   try {
     return await watchChainRun(chain, signal, readSecret);
   } finally {
@@ -249,16 +269,28 @@ export async function watchChainOnDemand(chain: string, signal: AbortSignal, rea
   }
 }
 
+/** Waits `ms`: true, or false at once when `signal` ends the run first. */
+async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return false;
+  try {
+    await sleep(ms, undefined, { signal });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** One look at an idle chain's source, reported as its health (caught up: nothing is owed). */
 async function idleLook(chain: string, readSecret: SecretReader | undefined): Promise<PollSummary<StepReport | IndexedStepReport>> {
-  const indexed = chain === 'LBTC' || chain === 'EOS';
+  const indexed = chain in INDEXED_SOURCE ? (chain as IndexedChain) : undefined;
   const config = indexed ? undefined : chainSourcesConfig().sources.find((candidate) => candidate.chain === chain);
-  const reporter = reporterOf(chain, indexed ? (chain === 'LBTC' ? 'lnd' : 'hyperion') : (config?.kind ?? 'unknown'));
+  const reporter = reporterOf(chain, indexed ? INDEXED_SOURCE[indexed] : (config?.kind ?? 'unknown'));
   try {
     if (indexed) {
-      // Indexed sources read only what reached our node or account: a step is already cheap.
-      let watcher = indexedWatchers.get(chain);
-      if (!watcher) indexedWatchers.set(chain, (watcher = indexedWatcherFor(chain)));
+      // Indexed sources read only what reached our node or account, TRON and Solana only their
+      // watched addresses (none: the step is one Query of the watch list): a step is already cheap.
+      let watcher = indexedWatchers.get(indexed);
+      if (!watcher) indexedWatchers.set(indexed, (watcher = indexedWatcherFor(indexed)));
       const report = await watcher.step();
       await reporter.succeeded({ caughtUp: true });
       return { steps: 1, failures: 0, last: report };

@@ -4,7 +4,8 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TOKEN_KEY_PARAMETER } from '#infra/cdk/config';
-import { watcherKey } from '#infra/cdk/constructs/chain-watchers';
+import { WAKE_FOLDER, watcherKey } from '#infra/cdk/constructs/chain-watchers';
+import { WATCH_DEMAND_PATTERN } from '#shared/store/watch-demand';
 import { CryptoPayStack } from '#infra/cdk/stack';
 import { actionsOf, deployConfig, logicalId, resourcesOf, serviceFunctions, ssmParametersOf, statementsOfRole, TEST_ENV, testApp, variablesOf } from './support.ts';
 
@@ -29,11 +30,11 @@ const props = (key: string) => resourcesOf(watchersTemplate, 'AWS::Lambda::Funct
 const variables = (key: string) => variablesOf(functions.get(key)!);
 
 describe('chain watchers in AWS', () => {
-  it('one watch-chain function per chain with a source, reserved to one run at a time, 2-minute timeout', () => {
-    expect([...watchers.functions.keys()]).toEqual([watcherKey('BTC'), watcherKey('LTC')]);
+  it('one watch-chain function per chain with a source (and the waker), reserved to two runs (one polls, one waits for the lease), 2-minute timeout', () => {
+    expect([...watchers.functions.keys()]).toEqual([watcherKey('BTC'), watcherKey('LTC'), WAKE_FOLDER]);
     expect([...stack.functions.keys()].filter((key) => key.startsWith('watch-chain'))).toEqual([]);
     for (const chain of ['BTC', 'LTC']) {
-      expect(props(watcherKey(chain))).toMatchObject({ Timeout: 120, MemorySize: 256, ReservedConcurrentExecutions: 1 });
+      expect(props(watcherKey(chain))).toMatchObject({ Timeout: 120, MemorySize: 256, ReservedConcurrentExecutions: 2 });
       expect(variables(watcherKey(chain))).toMatchObject({ WATCH_CHAIN: chain, WATCH_INTERVAL_SECONDS: '5', BTC_CONFIRMATIONS: '3' });
     }
     const invokeConfigs = Object.values(resourcesOf(watchersTemplate, 'AWS::Lambda::EventInvokeConfig')).map((r) => r.Properties);
@@ -63,7 +64,11 @@ describe('chain watchers in AWS', () => {
   });
 
   it("alarms once for every source (UnhealthyCurrencies, one series, silence breaching) on the main stack's topic, and not per watcher", () => {
-    const alarms = Object.values(resourcesOf(watchersTemplate, 'AWS::CloudWatch::Alarm')).map((a) => a.Properties!);
+    // Beside wake-watchers' errors alarm (its own test, below).
+    const wakerId = logicalId(watchers, watchers.waker.function);
+    const alarms = Object.values(resourcesOf(watchersTemplate, 'AWS::CloudWatch::Alarm'))
+      .map((a) => a.Properties!)
+      .filter((a) => !JSON.stringify(a.Dimensions).includes(wakerId));
     // A failing, silent or lagging watcher makes its source unhealthy: no lag or error alarm per watcher.
     expect(alarms).toHaveLength(1);
     expect(alarms[0]).toMatchObject({
@@ -101,27 +106,57 @@ describe('chain watchers in AWS', () => {
     }
   });
 
-  it('lets a function that starts the watchers invoke exactly the watcher functions', () => {
-    const { app: wakeApp, cleanup: cleanupWake } = testApp({ bundle: false });
-    const woken = new CryptoPayStack(wakeApp, 'Woken', { env: TEST_ENV, config: deployConfig({ BTC_ESPLORA_URL: 'https://esplora.example/api', TRON_API_URL: 'https://api.trongrid.io' }), paymentPageDir: join(tmpdir(), 'no-page'), portalDir: join(tmpdir(), 'no-portal') });
-    const nested = woken.watchers!;
-    // As the waker will be: a function of the nested stack, told the watchers' names.
-    const waker = nested.addFunction('wake-watchers', { folder: 'not-found', tableAccess: 'none', environment: { WATCHER_FUNCTIONS: JSON.stringify(nested.functionNames()) } });
-    nested.grantInvoke(waker.function);
-    const nestedTemplate = Template.fromStack(nested);
-    cleanupWake();
-    const invoke = statementsOfRole(nestedTemplate, logicalId(nested, waker.role)).filter((s) => actionsOf(s).includes('lambda:InvokeFunction'));
+  it('wakes an idle chain: wake-watchers reads the stream filtered to demand writes, bounded retries, from the latest record', () => {
+    const waker = logicalId(watchers, watchers.waker.function);
+    const mappings = Object.values(resourcesOf(watchersTemplate, 'AWS::Lambda::EventSourceMapping')).map((m) => m.Properties!);
+    expect(mappings).toEqual([
+      expect.objectContaining({
+        FunctionName: { Ref: waker },
+        StartingPosition: 'LATEST',
+        BatchSize: 10,
+        BisectBatchOnFunctionError: true,
+        MaximumRetryAttempts: 2,
+        MaximumRecordAgeInSeconds: 120,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+        // The pattern the local stream poller applies, passed as it is.
+        FilterCriteria: { Filters: [{ Pattern: JSON.stringify(WATCH_DEMAND_PATTERN) }] },
+      }),
+    ]);
+    // The stream's ARN comes from the main stack's table, as a parameter.
+    expect(JSON.stringify(mappings[0]!.EventSourceArn)).toMatch(/"Ref":"referenceto\w+OrdersTable\w+StreamArn\w*"/);
+    expect(variables(WAKE_FOLDER)).toMatchObject({ WATCHER_FUNCTIONS: expect.anything(), TABLE_NAME: { Ref: expect.stringMatching(/^referenceto\w+OrdersTable\w+Ref$/) } });
+    // Each watched chain's function name, resolved by CloudFormation into the JSON.
+    const names = JSON.stringify(variables(WAKE_FOLDER).WATCHER_FUNCTIONS);
+    for (const chain of ['BTC', 'LTC']) expect(names).toContain(logicalId(watchers, fnOf(watcherKey(chain)).function));
+    // Its errors alarm, like every function's.
+    const errors = Object.values(resourcesOf(watchersTemplate, 'AWS::CloudWatch::Alarm')).filter((a) => a.Properties?.MetricName === 'Errors' && JSON.stringify(a.Properties.Dimensions).includes(waker));
+    expect(errors).toHaveLength(1);
+  });
+
+  it('lets wake-watchers invoke exactly the watcher functions, read only the leases of the watched chains, and read its stream; nothing else', () => {
+    const statements = statementsOfRole(watchersTemplate, logicalId(watchers, watchers.waker.role));
+    const invoke = statements.filter((s) => actionsOf(s).includes('lambda:InvokeFunction'));
     expect(invoke).toEqual([
       expect.objectContaining({
         Action: 'lambda:InvokeFunction',
-        Resource: ['BTC', 'TRON'].map((chain) => ({ 'Fn::GetAtt': [logicalId(nested, nested.functions.get(watcherKey(chain))!.function), 'Arn'] })),
+        Resource: ['BTC', 'LTC'].map((chain) => ({ 'Fn::GetAtt': [logicalId(watchers, fnOf(watcherKey(chain)).function), 'Arn'] })),
       }),
     ]);
-    expect(nested.chains).toEqual(['BTC', 'TRON']);
-    expect(Object.keys(nested.functionNames())).toEqual(['BTC', 'TRON']);
-    // It gets an error alarm (the watchers have the source-health alarm instead).
-    const errors = Object.values(resourcesOf(nestedTemplate, 'AWS::CloudWatch::Alarm')).filter((a) => a.Properties?.MetricName === 'Errors');
-    expect(errors.map((a) => JSON.stringify(a.Properties?.Dimensions))).toEqual([JSON.stringify([{ Name: 'FunctionName', Value: { Ref: logicalId(nested, waker.function) } }])]);
+    const onTable = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
+    const reads = onTable.filter((s) => !actionsOf(s).some((a) => a.startsWith('dynamodb:') && a.includes('Stream') || a === 'dynamodb:ListStreams'));
+    expect(reads).toEqual([
+      expect.objectContaining({
+        Action: 'dynamodb:GetItem',
+        Condition: {
+          'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['CHAIN#BTC', 'CHAIN#LTC'], 'dynamodb:Attributes': ['PK', 'SK', 'lease_until'] },
+          StringEqualsIfExists: { 'dynamodb:Select': 'SPECIFIC_ATTRIBUTES' },
+        },
+      }),
+    ]);
+    // The rest is the event source's stream read: no write, no Query, no Scan anywhere.
+    const actions = onTable.flatMap(actionsOf);
+    expect(actions.filter((a) => !['dynamodb:GetItem', 'dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'].includes(a))).toEqual([]);
+    expect(statements.flatMap(actionsOf).filter((a) => a.startsWith('sqs:') || a.startsWith('ssm:'))).toEqual([]);
   });
 
   it('refuses a node URL given in place of its SSM parameter name, and a plain-http Esplora', () => {
@@ -149,14 +184,15 @@ describe('the other networks in AWS', () => {
   const networkVariables = (key: string) => variablesOf(networkFunctions.get(key)!);
 
   it('one watch-chain function per EVM network with a node, and one each for TRON and Solana; every function knows they are watched', () => {
-    expect([...networks.watchers!.functions.keys()]).toEqual([watcherKey('ARBITRUM'), watcherKey('TRON'), watcherKey('SOLANA')]);
+    expect([...networks.watchers!.functions.keys()]).toEqual([watcherKey('ARBITRUM'), watcherKey('TRON'), watcherKey('SOLANA'), WAKE_FOLDER]);
     expect(networkVariables(watcherKey('ARBITRUM'))).toMatchObject({ WATCH_CHAIN: 'ARBITRUM', ARBITRUM_RPC_URL_PARAMETER: ARBITRUM_PARAMETER });
     for (const key of ['checkout-order', watcherKey('TRON')]) {
       expect(networkVariables(key)).toMatchObject({ ARBITRUM_RPC_URL_PARAMETER: ARBITRUM_PARAMETER, TRON_API_URL: 'https://api.trongrid.io/', SOLANA_RPC_URL: 'https://solana.example/' });
     }
     // One health alarm for all three; TRON and Solana transfers no invoice takes are a buyer's money: the unmatched alarm.
     const alarms = Object.values(resourcesOf(Template.fromStack(networks.watchers!), 'AWS::CloudWatch::Alarm')).map((a) => a.Properties!.MetricName);
-    expect(alarms.sort()).toEqual(['UnhealthyCurrencies', 'UnmatchedPayments']);
+    // And wake-watchers' errors alarm.
+    expect(alarms.sort()).toEqual(['Errors', 'UnhealthyCurrencies', 'UnmatchedPayments']);
   });
 
   it('refuses a plain-http TRON API and a node URL in place of its parameter name', () => {

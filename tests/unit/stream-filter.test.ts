@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { filterPredicate, type FilterPattern } from '#shared/aws/lambda-event-filter';
 import { isOutboxInsert } from '#shared/callbacks/outbox';
+import { isWatchDemandChange } from '#shared/store/watch-demand';
 
 const record = (eventName: 'INSERT' | 'MODIFY' | 'REMOVE', newType: string | undefined, oldType?: string): DynamoDBRecord => ({
   eventID: '1',
@@ -24,6 +25,18 @@ describe('the order-events stream filter', () => {
     expect(isOutboxInsert(record('MODIFY', 'DELIVERY', 'DELIVERY'))).toBe(false);
     expect(isOutboxInsert(record('REMOVE', undefined, 'DELIVERY'))).toBe(false);
     expect(isOutboxInsert(record('INSERT', 'INVOICE'))).toBe(false);
+  });
+});
+
+describe('the wake-watchers stream filter', () => {
+  it('lets through a demand written (the first: INSERT, later ones: MODIFY) and nothing else', () => {
+    expect(isWatchDemandChange(record('INSERT', 'WATCH_DEMAND'))).toBe(true);
+    expect(isWatchDemandChange(record('MODIFY', 'WATCH_DEMAND', 'WATCH_DEMAND'))).toBe(true);
+    // Its removal cannot wake anything; the lease, the cursor, orders and deliveries never reach it.
+    expect(isWatchDemandChange(record('REMOVE', undefined, 'WATCH_DEMAND'))).toBe(false);
+    expect(isWatchDemandChange(record('MODIFY', 'WATCH_LEASE', 'WATCH_LEASE'))).toBe(false);
+    expect(isWatchDemandChange(record('INSERT', 'DELIVERY'))).toBe(false);
+    expect(isWatchDemandChange(record('MODIFY', 'ORDER', 'ORDER'))).toBe(false);
   });
 });
 

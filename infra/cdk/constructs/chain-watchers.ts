@@ -2,16 +2,22 @@ import { Duration, NestedStack } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
-import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
-import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import { Grant, type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { type CfnFunction, FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import type { DeployConfig } from '#infra/cdk/config';
 import { ServiceAlarms } from '#infra/cdk/constructs/service-alarms';
 import { constructId, ServiceFunction, type ServiceFunctionProps } from '#infra/cdk/constructs/service-function';
+import { chainPartition } from '#shared/store/keys';
+import { WATCH_DEMAND_PATTERN } from '#shared/store/watch-demand';
 
 /** The chain watcher's folder: one function per chain or indexed source, scheduled every minute. */
 export const WATCHER_FOLDER = 'watch-chain';
+
+/** The function that starts an idle chain's watcher on its first checkout (the table stream, filtered to demand writes). */
+export const WAKE_FOLDER = 'wake-watchers';
 
 /** The key of a chain's watcher in {@link ChainWatchers.functions}. */
 export const watcherKey = (chain: string): string => `${WATCHER_FOLDER}-${chain.toLowerCase()}`;
@@ -67,7 +73,11 @@ export class ChainWatchers extends NestedStack {
     // takes where the money is a buyer's (EOS, TRON, Solana; LBTC's are other applications' invoices).
     this.alarms.alarmOnSourceHealth('SourceHealth', this.metrics);
     if (config.indexedSources.some((chain) => chain !== 'LBTC')) this.alarms.alarmOnUnmatchedPayments('UnmatchedPayments', this.metrics);
+    this.waker = this.addWaker();
   }
+
+  /** wake-watchers: see {@link addWaker}. */
+  readonly waker: ServiceFunction;
 
   /** The watchers' chains -> their function names (deploy-time tokens), for a function that starts them. */
   functionNames(): Record<string, string> {
@@ -101,15 +111,60 @@ export class ChainWatchers extends NestedStack {
     return fn;
   }
 
+  /**
+   * wake-watchers: the table stream, filtered to writes of a chain's watch demand, starts that
+   * chain's watcher asynchronously when the chain was idle and no run holds its lease
+   * (shared/watchers/wake.ts). It reads the stream (the event source's grant), the lease's
+   * `lease_until` in the watched chains' partitions (GetItem, that attribute only) and invokes
+   * the watcher functions; nothing else. Only new records matter (LATEST), and a wake is worth
+   * something only for a minute, until the scheduled run: a failing record is tried twice more
+   * and dropped after 2 minutes (its errors alarm fires), never retried for the stream's 24 hours.
+   */
+  private addWaker(): ServiceFunction {
+    const { table } = this.settings;
+    const fn = this.addFunction(WAKE_FOLDER, {
+      folder: WAKE_FOLDER,
+      tableAccess: 'none',
+      memorySize: 256,
+      timeout: Duration.seconds(30),
+      environment: { TABLE_NAME: table.tableName, WATCHER_FUNCTIONS: this.toJsonString(this.functionNames()) },
+    });
+    fn.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:GetItem'],
+        resources: [table.tableArn],
+        conditions: {
+          'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': this.chains.map(chainPartition), 'dynamodb:Attributes': ['PK', 'SK', 'lease_until'] },
+          StringEqualsIfExists: { 'dynamodb:Select': 'SPECIFIC_ATTRIBUTES' },
+        },
+      }),
+    );
+    fn.function.addEventSource(
+      new DynamoEventSource(table, {
+        startingPosition: StartingPosition.LATEST,
+        batchSize: 10,
+        bisectBatchOnError: true,
+        retryAttempts: 2,
+        maxRecordAge: Duration.minutes(2),
+        reportBatchItemFailures: true,
+        // The same pattern the local stream poller applies (shared/aws/lambda-event-filter.ts).
+        filters: [FilterCriteria.filter(WATCH_DEMAND_PATTERN)],
+      }),
+    );
+    this.grantInvoke(fn.function);
+    return fn;
+  }
+
   private get metrics(): { namespace: string; service: string } {
     return { namespace: this.settings.metricsNamespace, service: this.settings.serviceName };
   }
 
   /**
    * A chain's (or an indexed source's) watcher: polls for about a minute per run
-   * (WATCH_INTERVAL_SECONDS apart), started every minute; one at a time (reserved concurrency 1;
-   * a run that overlaps is dropped, the cursor's conditional writes make an overlap harmless
-   * anyway). A node's URL (with its credentials) is read from its SSM parameter, which only
+   * (WATCH_INTERVAL_SECONDS apart), started every minute and by wake-watchers; one polling at a
+   * time (the chain's lease). Reserved concurrency 2: a scheduled run that starts while a woken one
+   * polls waits for its lease and takes over, instead of being throttled away for a minute;
+   * the cursor's conditional writes make an overlap harmless anyway. A node's URL (with its credentials) is read from its SSM parameter, which only
    * this function may read.
    */
   private addWatcher(chain: string, parameters: Readonly<Record<string, string>>): string {
@@ -123,7 +178,7 @@ export class ChainWatchers extends NestedStack {
       environment: { WATCH_CHAIN: chain },
       parameters,
     }, false);
-    (fn.function.node.defaultChild as CfnFunction).reservedConcurrentExecutions = 1;
+    (fn.function.node.defaultChild as CfnFunction).reservedConcurrentExecutions = 2;
     fn.function.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(1) });
     // No retries: the next run does the same work anyway.
     const every = Duration.minutes(1);

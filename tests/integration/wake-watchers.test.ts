@@ -1,0 +1,188 @@
+/**
+ * Issue 21: an idle chain's checkout starts its watcher within seconds. Checkout writes the
+ * chain's demand; the table stream (DynamoDB Local, read by the local runtime's stream poller
+ * with the event source mapping's filter) brings that write to the real wake-watchers handler,
+ * which invokes the chain's watch-chain function through the Lambda Invoke API. Here a local
+ * stand-in for that API (LAMBDA_ENDPOINT) records each invocation and runs the watcher in
+ * process, as Lambda would run the function.
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { ensureTable } from '#infra/local/dynamodb';
+import type { StreamPoller } from '#infra/local/stream-poller';
+import type { PayPerUseSummary } from '#shared/watchers/run';
+import type { FaultyServer } from '../support/chain-http';
+import { startEsploraServer } from '../support/esplora-server';
+import { TronGridTestServer } from '../support/trongrid-server';
+import { UtxoChain } from '../support/utxo-chain';
+
+const TABLE = `wake-watchers-${process.pid}`;
+const FUNCTIONS = { BTC: 'watch-chain-btc', LTC: 'watch-chain-ltc' };
+
+interface Invocation {
+  functionName: string;
+  invocationType: string | undefined;
+  authorization: string | undefined;
+  payload: unknown;
+  /** The watcher run the invocation started (as Lambda runs the function). */
+  run: Promise<PayPerUseSummary>;
+}
+
+let esplora: FaultyServer;
+let tron: TronGridTestServer;
+let lambdaApi: Server;
+let poller: StreamPoller;
+const invocations: Invocation[] = [];
+let modules: {
+  demand: typeof import('#shared/store/watch-demand');
+  run: typeof import('#shared/watchers/run');
+};
+
+const body = async (request: IncomingMessage): Promise<string> => {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+};
+
+beforeAll(async () => {
+  const endpoint = inject('dynamodbEndpoint');
+  await ensureTable(endpoint, TABLE);
+  esplora = await startEsploraServer(new UtxoChain('BTC'));
+  tron = await new TronGridTestServer([{ address: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', symbol: 'USDT', name: 'Tether USD', decimals: 6 }]).start();
+  lambdaApi = createServer(async (request, response) => {
+    const match = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/.exec(request.url ?? '');
+    const text = await body(request);
+    if (request.method !== 'POST' || !match) return void response.writeHead(404).end();
+    const functionName = decodeURIComponent(match[1]!);
+    const chain = Object.entries(FUNCTIONS).find(([, name]) => name === functionName)?.[0];
+    if (!chain) return void response.writeHead(404).end('{"Type":"User","Message":"Function not found"}');
+    invocations.push({
+      functionName,
+      invocationType: request.headers['x-amz-invocation-type'] as string | undefined,
+      authorization: request.headers.authorization,
+      payload: JSON.parse(text),
+      run: firstStep(chain),
+    });
+    response.writeHead(202).end();
+  });
+  await new Promise<void>((resolve) => lambdaApi.listen(0, '127.0.0.1', resolve));
+  // The wake function's environment as the stack sets it (AWS_REGION is Lambda's), and a BTC source for the runs.
+  Object.assign(process.env, {
+    TABLE_NAME: TABLE,
+    WATCHER_FUNCTIONS: JSON.stringify(FUNCTIONS),
+    LAMBDA_ENDPOINT: `http://127.0.0.1:${(lambdaApi.address() as AddressInfo).port}`,
+    AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
+    BTC_ESPLORA_URL: esplora.url,
+    TRON_API_URL: tron.url,
+    WATCH_INTERVAL_SECONDS: '1',
+  });
+  modules = { demand: await import('#shared/store/watch-demand'), run: await import('#shared/watchers/run') };
+  const { handler } = await import('#functions/wake-watchers/handler');
+  const { startStreamPoller } = await import('#infra/local/stream-poller');
+  poller = await startStreamPoller({ endpoint, tableName: TABLE, handler, filter: modules.demand.isWatchDemandChange, pollIntervalMs: 50 });
+});
+
+afterAll(async () => {
+  await poller?.stop();
+  await Promise.all(invocations.map((invocation) => invocation.run.catch(() => undefined)));
+  await new Promise((resolve) => lambdaApi?.close(resolve));
+  await esplora?.close();
+  await tron?.close();
+});
+
+const inAnHour = () => new Date(Date.now() + 3_600_000);
+
+/**
+ * The invoked function's run, ended once it has asked the chain's source something (its first
+ * step; the step in flight finishes), or after 20 s on a slow machine: the test waits for the
+ * run, never for a time.
+ */
+function firstStep(chain: string, leaseRetryMs?: number): Promise<PayPerUseSummary> {
+  const controller = new AbortController();
+  const asked = () => [...esplora.requests.values()].reduce((sum, n) => sum + n, 0);
+  const before = asked();
+  const watch = setInterval(() => asked() > before && controller.abort(), 5);
+  const limit = setTimeout(() => controller.abort(), 20_000);
+  return modules.run.watchChainOnDemand(chain, controller.signal, undefined, new Date(), leaseRetryMs).finally(() => {
+    clearInterval(watch);
+    clearTimeout(limit);
+  });
+}
+
+describe('wake-watchers', () => {
+  it("an idle chain's checkout starts its watcher at once: one asynchronous invocation, and the run polls", async () => {
+    const { demandWatching, watchingNeeded } = modules.demand;
+    expect(await watchingNeeded('BTC', new Date())).toBe(false);
+    await demandWatching('BTC', inAnHour());
+    await poller.drain();
+    expect(invocations).toEqual([
+      expect.objectContaining({
+        functionName: FUNCTIONS.BTC,
+        invocationType: 'Event',
+        authorization: expect.stringMatching(/^AWS4-HMAC-SHA256 Credential=[^/]+\/\d{8}\/[a-z0-9-]+\/lambda\/aws4_request, SignedHeaders=[^,]*x-amz-invocation-type[^,]*, Signature=[0-9a-f]{64}$/),
+        payload: { source: 'wake-watchers', chain: 'BTC' },
+      }),
+    ]);
+    const run = await invocations[0]!.run;
+    // Not the idle look: the run found the demand, took the lease and polled the chain.
+    expect(run.idle).toBeUndefined();
+    expect(run.leased).toBeUndefined();
+    expect(run.steps).toBeGreaterThanOrEqual(1);
+  });
+
+  it("a busy chain's checkout wakes nothing: the same few minutes' demand is not written again, a later one finds the demand live", async () => {
+    const { demandHorizon, demandWatching } = modules.demand;
+    const before = invocations.length;
+    const until = inAnHour();
+    // Checkouts of the same five minutes ask for the same rounded horizon: no write, no stream record.
+    expect(demandHorizon(until).getTime() % 300_000).toBe(0);
+    await demandWatching('BTC', until);
+    // A horizon past the stored one is written (a MODIFY whose old demand was still live).
+    await demandWatching('BTC', new Date(until.getTime() + 600_000));
+    await poller.drain();
+    expect(invocations.length).toBe(before);
+  });
+
+  it('a chain whose lease a run holds is not woken: that run polls it', async () => {
+    const { demandWatching, takeWatchLease, releaseWatchLease } = modules.demand;
+    const before = invocations.length;
+    expect(await takeWatchLease('LTC', 'polling-run', new Date(Date.now() + 60_000), new Date())).toBe(true);
+    await demandWatching('LTC', inAnHour());
+    await poller.drain();
+    expect(invocations.length).toBe(before);
+    await releaseWatchLease('LTC', 'polling-run');
+  });
+
+  it('a run that finds the lease held waits for it and then polls, instead of leaving the chain for a minute', async () => {
+    const { takeWatchLease, releaseWatchLease } = modules.demand;
+    expect(await takeWatchLease('BTC', 'woken-run', new Date(Date.now() + 60_000), new Date())).toBe(true);
+    const asked = () => [...esplora.requests.values()].reduce((sum, n) => sum + n, 0);
+    const before = asked();
+    const scheduled = firstStep('BTC', 100);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    // While the other run holds the chain, this one does not touch the source.
+    expect(asked()).toBe(before);
+    await releaseWatchLease('BTC', 'woken-run');
+    const run = await scheduled;
+    expect(run.leased).toBeUndefined();
+    expect(run.steps).toBeGreaterThanOrEqual(1);
+    // Held to the end of its window: it gives up without polling.
+    expect(await takeWatchLease('BTC', 'woken-run', new Date(Date.now() + 60_000), new Date())).toBe(true);
+    expect(await modules.run.watchChainOnDemand('BTC', AbortSignal.timeout(500), undefined, new Date(), 100)).toEqual({ steps: 0, failures: 0, leased: true });
+  });
+});
+
+describe('TRON on the demand model (issue 21)', () => {
+  it('an idle run is one step that asks TronGrid nothing (no address watched), reported healthy as trongrid', async () => {
+    const { listSourceHealth } = await import('#shared/store/source-health');
+    const requests = () => [...tron.requests.values()].reduce((sum, n) => sum + n, 0);
+    const before = requests();
+    const run = await modules.run.watchChainOnDemand('TRON', AbortSignal.timeout(3_000));
+    expect(run).toMatchObject({ steps: 1, failures: 0, idle: true });
+    expect(requests()).toBe(before);
+    const health = (await listSourceHealth()).find((record) => record.source === 'TRON');
+    expect(health).toMatchObject({ kind: 'trongrid', last_success_at: expect.any(String) });
+    expect(health?.last_error_at).toBeUndefined();
+  });
+});
