@@ -17,6 +17,7 @@ import type { AuthFloodReport, FloodRun } from './auth-flood';
 import { measureBundles, type BundleReport } from './bundles';
 import { measureCallbacks, type CallbackReport, type CallbackRun } from './callbacks';
 import { measureExport, type ExportReport } from './export';
+import { idleFloor } from './idle-floor';
 import { computeCost, DEFAULT_ASSUMPTIONS, type CostReport } from './cost';
 import type { LoadReport } from './load';
 import { measurePage, type PageReport } from './page';
@@ -129,7 +130,9 @@ try {
 }
 const cost = await group('cost', () => {
   if (!endpoints || !callbacks) throw new Error('cost needs the api and callbacks figures (one of them failed or was not run)');
-  return computeCost(endpoints, callbacks, bundles, { ...DEFAULT_ASSUMPTIONS, orders_per_month: config.orders_per_month }, watcher, wake?.indexed_idle_run);
+  const computed = computeCost(endpoints, callbacks, bundles, { ...DEFAULT_ASSUMPTIONS, orders_per_month: config.orders_per_month }, watcher, wake?.indexed_idle_run);
+  // The whole deployment idle (alarms, metrics, keys, secrets, schedules, polls), from the synthesized stack.
+  return { ...computed, idle_floor: idleFloor(computed.idle, callbacks.scheduled) };
 });
 
 // ---- Human tables ---------------------------------------------------------------------------
@@ -370,6 +373,13 @@ if (cost) {
         (cost.idle.per_address_run ? `; TRON and Solana ${cost.idle.per_address_run.billed_ms} ms, ${cost.idle.per_address_run.read_units} RRU, ${cost.idle.per_address_run.write_units} WRU)` : ')'),
     );
   }
+  const floor = cost.idle_floor;
+  table(
+    `The whole deployment idle, a month (every source configured, no order; main stack ${floor.stacks.main_resources} resources, watchers ${floor.stacks.watcher_resources}): ` +
+      `$${floor.usd_per_month} ($${floor.usd_per_month_with_free_tier} within CloudWatch's free 10 alarms and 10 metrics)`,
+    ['What', 'Count', '$ a month'],
+    floor.lines.map((line) => [line.what, String(line.count), line.usd_per_month.toFixed(2)]),
+  );
 }
 for (const [name, message] of Object.entries(errors)) console.log(`\n${name} FAILED: ${message.split('\n')[0]}`);
 console.log('');

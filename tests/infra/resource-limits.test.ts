@@ -15,31 +15,10 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CryptoPayStack } from '#infra/cdk/stack';
 import { CHAINS } from '#shared/payments/chain-sources';
-import { deployConfig, TEST_ENV, testApp } from './support.ts';
+import { deployConfig, EVERY_SOURCE_SETTINGS, EVERYTHING_ELSE_SETTINGS, TEST_ENV, testApp } from './support.ts';
 
-const CERTIFICATE = 'arn:aws:acm:us-east-1:123456789012:certificate/0b1c2d3e-aaaa-bbbb-cccc-0123456789ab';
-/** Every chain's node (by SSM name) and the indexed sources. */
-const SOURCES: Record<string, string> = {
-  ...Object.fromEntries(Object.keys(CHAINS).map((chain) => [`${chain}_RPC_URL`, `/crypto-pay/test/${chain.toLowerCase()}-rpc`])),
-  TRON_API_URL: 'https://api.trongrid.io',
-  SOLANA_RPC_URL: 'https://solana.example/',
-  LND_REST_URL: 'https://lnd.internal.example:8080/',
-  LND_MACAROON_PARAMETER: '/crypto-pay/test/lnd-macaroon',
-  LND_TLS_CERT_PARAMETER: '/crypto-pay/test/lnd-tls-cert',
-  EOS_ACCOUNT: 'shoppay.a1',
-  EOS_HISTORY_URL: 'https://eos.hyperion.example/',
-};
-/** Everything else that adds resources: the gateways, both custom domains, the alarm e-mail. */
-const REST: Record<string, string> = {
-  ALIPAY_CREDENTIALS_PARAMETER: '/crypto-pay/test/alipay',
-  ALIGLOBAL_CREDENTIALS_PARAMETER: '/crypto-pay/test/aliglobal',
-  WECHAT_CREDENTIALS_PARAMETER: '/crypto-pay/test/wechat',
-  PAYMENT_PAGE_DOMAIN: 'pay.example.com',
-  PAYMENT_PAGE_CERTIFICATE_ARN: CERTIFICATE,
-  PORTAL_DOMAIN: 'portal.example.com',
-  PORTAL_CERTIFICATE_ARN: CERTIFICATE,
-  ALARM_EMAIL: 'oncall@example.com',
-};
+const SOURCES = EVERY_SOURCE_SETTINGS;
+const REST = EVERYTHING_ELSE_SETTINGS;
 
 const cleanups: (() => void)[] = [];
 afterAll(() => cleanups.forEach((cleanup) => cleanup()));

@@ -7,6 +7,7 @@ import type { ServiceFunction } from '#infra/cdk/constructs/service-function';
 import type { CryptoPayStack } from '#infra/cdk/stack';
 import { type ContextLookup, type DeployConfig, readDeployConfig } from '#infra/cdk/config';
 import { REPO_ROOT } from '#infra/cdk/paths';
+import { CHAINS } from '#shared/payments/chain-sources';
 
 /** The feature flags `cdk synth` runs with, so tests synthesize what the CLI would. */
 const CDK_CONTEXT = (JSON.parse(readFileSync(join(REPO_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> })
@@ -112,3 +113,29 @@ export const ssmParametersOf = ({ fn, stack, template }: PlacedFunction): string
   statementsOfRole(template, logicalId(stack, fn.role))
     .filter((statement) => actionsOf(statement).includes('ssm:GetParameter'))
     .flatMap((statement) => JSON.stringify(statement.Resource).match(/:parameter\/[^"]+/g) ?? []);
+
+const CERTIFICATE = 'arn:aws:acm:us-east-1:123456789012:certificate/0b1c2d3e-aaaa-bbbb-cccc-0123456789ab';
+
+/** Deploy settings of every chain's node (by SSM name) and every indexed source: the largest deployment. */
+export const EVERY_SOURCE_SETTINGS: Readonly<Record<string, string>> = {
+  ...Object.fromEntries(Object.keys(CHAINS).map((chain) => [`${chain}_RPC_URL`, `/crypto-pay/test/${chain.toLowerCase()}-rpc`])),
+  TRON_API_URL: 'https://api.trongrid.io',
+  SOLANA_RPC_URL: 'https://solana.example/',
+  LND_REST_URL: 'https://lnd.internal.example:8080/',
+  LND_MACAROON_PARAMETER: '/crypto-pay/test/lnd-macaroon',
+  LND_TLS_CERT_PARAMETER: '/crypto-pay/test/lnd-tls-cert',
+  EOS_ACCOUNT: 'shoppay.a1',
+  EOS_HISTORY_URL: 'https://eos.hyperion.example/',
+};
+
+/** Every other deploy setting that adds resources: the gateways, both custom domains, the alarm e-mail. */
+export const EVERYTHING_ELSE_SETTINGS: Readonly<Record<string, string>> = {
+  ALIPAY_CREDENTIALS_PARAMETER: '/crypto-pay/test/alipay',
+  ALIGLOBAL_CREDENTIALS_PARAMETER: '/crypto-pay/test/aliglobal',
+  WECHAT_CREDENTIALS_PARAMETER: '/crypto-pay/test/wechat',
+  PAYMENT_PAGE_DOMAIN: 'pay.example.com',
+  PAYMENT_PAGE_CERTIFICATE_ARN: CERTIFICATE,
+  PORTAL_DOMAIN: 'portal.example.com',
+  PORTAL_CERTIFICATE_ARN: CERTIFICATE,
+  ALARM_EMAIL: 'oncall@example.com',
+};
