@@ -10,6 +10,7 @@ import type { CallbackReport } from './callbacks';
 import type { FunctionUse } from './instrument';
 import type { WatcherReport } from './watcher';
 import { CHAINS } from '#shared/payments/chain-sources';
+import { readWatchConfig } from '#shared/core/config';
 
 /** us-east-1 list prices (on-demand, 2026), USD. */
 export const PRICES = {
@@ -181,7 +182,11 @@ export interface IdleCost {
   /** Billed per idle run: Lambda ms (at the watcher's memory), DynamoDB read and write units; `per_address` for TRON and Solana. */
   per_run: { billed_ms: number; read_units: number; write_units: number };
   per_address_run: { billed_ms: number; read_units: number; write_units: number } | null;
+  /** Scheduled runs a month per source, of which `looks_per_month` look at the source; the others are `rested_run`s. */
   runs_per_month: number;
+  looks_per_month: number;
+  /** A run between two looks (WATCH_IDLE_LOOK_SECONDS): the demand check alone. */
+  rested_run: { billed_ms: number; read_units: number; write_units: number };
 }
 
 /** One idle run's price: a warm invocation billed its measured ms, at least 0.5 read unit per read request. */
@@ -208,7 +213,11 @@ function idleRunPrice(run: IdleRunFigures, memoryMb: number): { usd: number; bil
 export function idleMonthlyCost(watcher: WatcherReport, assumptions: WatcherAssumptions = DEFAULT_WATCHER_ASSUMPTIONS, perAddressRun?: IdleRunFigures): IdleCost {
   const block = idleRunPrice(watcher.idle_run, assumptions.memory_mb);
   const perAddress = perAddressRun ? idleRunPrice(perAddressRun, assumptions.memory_mb) : undefined;
-  const monthly = (price: { usd: number }) => round(price.usd * assumptions.runs_per_month, 4);
+  // A source is looked at once every `runsPerLook` scheduled runs (WATCH_IDLE_LOOK_SECONDS); the runs between check the demand only.
+  const runsPerLook = Math.ceil((readWatchConfig({}).idleLookSeconds + 1) / 60);
+  const rested = idleRunPrice(watcher.rested_run, assumptions.memory_mb);
+  const looks = assumptions.runs_per_month / runsPerLook;
+  const monthly = (price: { usd: number }) => round(price.usd * looks + rested.usd * (assumptions.runs_per_month - looks), 4);
   const perSource: Record<string, number> = {};
   for (const source of [...IDLE_SOURCES.block, ...IDLE_SOURCES.indexed]) perSource[source] = monthly(block);
   for (const source of IDLE_SOURCES.perAddress) perSource[source] = monthly(perAddress ?? block);
@@ -219,6 +228,8 @@ export function idleMonthlyCost(watcher: WatcherReport, assumptions: WatcherAssu
     per_run: perRun,
     per_address_run: perAddress ? { billed_ms: perAddress.billed_ms, read_units: perAddress.read_units, write_units: perAddress.write_units } : null,
     runs_per_month: assumptions.runs_per_month,
+    looks_per_month: looks,
+    rested_run: { billed_ms: rested.billed_ms, read_units: rested.read_units, write_units: rested.write_units },
   };
 }
 

@@ -369,7 +369,7 @@ if (cost) {
     const run = cost.idle.per_run;
     console.log(
       `idle month, every source configured and no order (pay-per-use; node providers excluded; goal < $1): $${cost.idle.usd_per_month} ` +
-        `(${Object.keys(cost.idle.per_source_usd).join(', ')}: ${cost.idle.runs_per_month} idle runs each of ${run.billed_ms} ms, ${run.read_units} RRU, ${run.write_units} WRU` +
+        `(${Object.keys(cost.idle.per_source_usd).join(', ')}: ${cost.idle.runs_per_month} idle runs each, ${cost.idle.looks_per_month} of them looks of ${run.billed_ms} ms, ${run.read_units} RRU, ${run.write_units} WRU, the others demand checks of ${cost.idle.rested_run.billed_ms} ms, ${cost.idle.rested_run.read_units} RRU` +
         (cost.idle.per_address_run ? `; TRON and Solana ${cost.idle.per_address_run.billed_ms} ms, ${cost.idle.per_address_run.read_units} RRU, ${cost.idle.per_address_run.write_units} WRU)` : ')'),
     );
   }

@@ -201,6 +201,12 @@ export const readWatchConfig = (env: Env) => ({
    * never missed; a shorter grace trades those for a cheaper week after the last order.
    */
   graceSeconds: positiveInteger(env, 'WATCH_GRACE_SECONDS', 7 * 86_400),
+  /**
+   * A chain nobody needs is looked at (tip, cursor, health report) at most this often; the
+   * scheduled runs in between only check its demand. Well inside SOURCE_MAX_SILENCE_SECONDS
+   * (300) so an idle source stays healthy; 0 looks on every run.
+   */
+  idleLookSeconds: nonNegativeInteger(env, 'WATCH_IDLE_LOOK_SECONDS', 170),
 });
 export const watchConfig = section(readWatchConfig);
 

@@ -227,8 +227,19 @@ export function watchChainRun(chain: string, signal: AbortSignal, readSecret?: S
   return chain in INDEXED_SOURCE ? watchIndexed(chain as IndexedChain, signal) : watchBlocks(chain, signal, readSecret);
 }
 
-/** Why a pay-per-use run did not poll: nothing needs the chain (it looked once), or another run holds it. */
-export type PayPerUseSummary = PollSummary<StepReport | IndexedStepReport> & { idle?: true; leased?: true };
+/**
+ * Why a pay-per-use run did not poll: nothing needs the chain (it looked once, or `rested`: it
+ * had looked within WATCH_IDLE_LOOK_SECONDS), or another run holds it.
+ */
+export type PayPerUseSummary = PollSummary<StepReport | IndexedStepReport> & { idle?: true; rested?: true; leased?: true };
+
+/**
+ * When this container last looked at each idle chain successfully. Scheduled runs come every
+ * minute; an idle chain's look (source requests, the cursor and health writes) is most of an
+ * idle run's bill, and its health needs one only every few minutes (SOURCE_MAX_SILENCE_SECONDS).
+ * Forgotten once the chain is needed again, so the next idle spell starts with a look.
+ */
+const lastIdleLook = new Map<string, number>();
 
 /** How long a run holds the chain: its polling window and a margin (renewed by nothing: runs are shorter). */
 const LEASE_MS = 90_000;
@@ -255,7 +266,15 @@ export async function watchChainOnDemand(
   now = new Date(),
   leaseRetryMs = LEASE_RETRY_MS,
 ): Promise<PayPerUseSummary> {
-  if (!(await watchingNeeded(chain, now))) return { ...(await idleLook(chain, readSecret)), idle: true };
+  if (!(await watchingNeeded(chain, now))) {
+    const looked = lastIdleLook.get(chain);
+    // Looked at recently (this container): its health report is fresh, the demand was all this run had to check.
+    if (looked !== undefined && now.getTime() - looked < watchConfig().idleLookSeconds * 1000) return { steps: 0, failures: 0, idle: true, rested: true };
+    const look = await idleLook(chain, readSecret);
+    if (look.steps > 0) lastIdleLook.set(chain, now.getTime());
+    return { ...look, idle: true };
+  }
+  lastIdleLook.delete(chain);
   const owner = randomUUID();
   let at = now;
   while (!(await takeWatchLease(chain, owner, new Date(at.getTime() + LEASE_MS), at))) {

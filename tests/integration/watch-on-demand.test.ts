@@ -39,22 +39,39 @@ afterAll(async () => {
 });
 
 const blockReads = () => [...esplora.requests].filter(([path]) => /\/block\/[0-9a-f]{64}\//.test(path)).reduce((sum, [, n]) => sum + n, 0);
-const oneRun = (ms = 2_500) => watchChainOnDemand('BTC', AbortSignal.timeout(ms));
+const oneRun = (ms = 2_500, now = new Date()) => watchChainOnDemand('BTC', AbortSignal.timeout(ms), undefined, now);
+const sourceRequests = () => [...esplora.requests.values()].reduce((sum, n) => sum + n, 0);
 
 describe('a chain nobody needs', () => {
   it('is looked at once per run: the cursor moves to the tip without reading a block, the health stays fresh', async () => {
     chain.mineEmpty(3);
     expect(await watchingNeeded('BTC', new Date())).toBe(false);
-    expect(await oneRun()).toMatchObject({ steps: 1, failures: 0, idle: true });
+    const first = new Date();
+    expect(await oneRun(2_500, first)).toMatchObject({ steps: 1, failures: 0, idle: true });
     chain.mineEmpty(40);
     const before = blockReads();
     const started = Date.now();
-    expect(await oneRun()).toMatchObject({ steps: 1, idle: true });
+    // The next look after WATCH_IDLE_LOOK_SECONDS (170 s by default).
+    expect(await oneRun(2_500, new Date(first.getTime() + 171_000))).toMatchObject({ steps: 1, idle: true });
     expect(Date.now() - started).toBeLessThan(2_500); // it did not poll until the signal
     expect(blockReads()).toBe(before);
     expect((await readCursor('BTC'))?.height).toBe(chain.tip.height);
     // Its look is the source's health report (written when it changes, at least once a minute).
     expect((await listSourceHealth()).find((record) => record.source === 'BTC')).toMatchObject({ kind: 'esplora', last_success_at: expect.any(String) });
+  });
+
+  it('is not looked at again within WATCH_IDLE_LOOK_SECONDS: those runs check the demand only, and ask the source nothing', async () => {
+    const looked = new Date(Date.now() + 400_000);
+    expect(await oneRun(2_500, looked)).toMatchObject({ steps: 1, idle: true });
+    const health = (await listSourceHealth()).find((record) => record.source === 'BTC');
+    const requests = sourceRequests();
+    for (const later of [60_000, 120_000, 169_000]) {
+      expect(await oneRun(2_500, new Date(looked.getTime() + later))).toEqual({ steps: 0, failures: 0, idle: true, rested: true });
+    }
+    expect(sourceRequests()).toBe(requests);
+    expect((await listSourceHealth()).find((record) => record.source === 'BTC')).toEqual(health);
+    expect(await oneRun(2_500, new Date(looked.getTime() + 170_000))).toMatchObject({ steps: 1, idle: true });
+    expect(sourceRequests()).toBeGreaterThan(requests);
   });
 });
 
