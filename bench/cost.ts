@@ -282,7 +282,13 @@ export function watchedAddressCost(assumptions = WATCHED_ADDRESS_ASSUMPTIONS): R
   );
 }
 
-/** The payment on chain, on its own: its booking and its share of the watchers (the second reading of the goal). */
+/**
+ * The payment on chain, on its own, read two ways. What one more order costs (`per_order`: its
+ * booking and, on TRON and Solana, the reads of its watched address; the goal's reading) and
+ * what it costs with its share of the watchers' polling while every chain is in demand
+ * (`total`: a fixed ~$8 a chain a month whatever the number of orders, spread over the month's
+ * orders, so it halves when the orders double).
+ */
 export interface ChainPaymentCost {
   booking: number;
   /** Every chain's watcher while in demand, spread over the month's orders. */
@@ -291,6 +297,14 @@ export interface ChainPaymentCost {
   watchers_per_chain: Record<string, number>;
   /** A TRON or Solana order instead: its watched address's reads, on top (not in `total`). */
   per_watched_address: Record<string, { read_units: number; usd_per_million_orders: number }>;
+  /** What one more order costs, per chain kind: the booking, plus the watched address on TRON and Solana. */
+  per_order: Record<string, number>;
+  /** The dearest of `per_order`: the figure the goal is read against. */
+  per_order_max: number;
+  /** A chain's watcher while in demand, a month: it polls whether one order is open or thousands. */
+  in_demand_usd_per_chain_month: Record<string, number>;
+  /** Orders a month from which `total` (the watchers' share included) is under the goal too; null if the booking alone is over it. */
+  orders_per_month_for_total_under_goal: number | null;
 }
 
 export interface CostReport {
@@ -316,14 +330,17 @@ export interface CostReport {
   total_if_lambda_3x_slower: number;
   assumptions: CostAssumptions;
   prices: typeof PRICES;
-  goals: { usd_per_million_orders_max: number };
+  goals: { usd_per_million_orders_max: number; chain_payment_usd_per_million_orders_max: number };
 }
+
+/** Issue 21: a chain payment under $20 per million orders. */
+const CHAIN_PAYMENT_GOAL = 20;
 
 const BOOKING_LINE = 'chain watcher booking (mempool sighting, mined, confirmed with its callback delivery)';
 const WATCHER_LINE = /^watch-chain (\S+) /;
 
 /** The booking line and the watchers' lines of `lines`, as {@link ChainPaymentCost}. */
-function chainPaymentCost(lines: readonly CostLine[]): ChainPaymentCost {
+function chainPaymentCost(lines: readonly CostLine[], watchersInDemand: WatcherCost, goal: number): ChainPaymentCost {
   const booking = lines.find((l) => l.step === BOOKING_LINE)?.usd_per_million_orders ?? 0;
   const perChain: Record<string, number> = {};
   for (const l of lines) {
@@ -331,12 +348,23 @@ function chainPaymentCost(lines: readonly CostLine[]): ChainPaymentCost {
     if (chain) perChain[chain] = round(l.usd_per_million_orders, 2);
   }
   const watchers = Object.values(perChain).reduce((a, b) => a + b, 0);
+  const perWatchedAddress = watchedAddressCost();
+  const perOrder: Record<string, number> = { 'block chains, LBTC, EOS': round(booking, 2) };
+  for (const [chain, address] of Object.entries(perWatchedAddress)) perOrder[chain] = round(booking + address.usd_per_million_orders, 2);
+  const perOrderMax = Math.max(...Object.values(perOrder));
+  const inDemand = Object.fromEntries(Object.entries(watchersInDemand.per_chain_per_month_usd).map(([chain, c]) => [chain, c.total]));
+  // The watchers' monthly total over (goal - per order) dollars per million orders.
+  const monthly = Object.values(inDemand).reduce((a, b) => a + b, 0);
   return {
     booking: round(booking, 2),
     watchers: round(watchers, 2),
     total: round(booking + watchers, 2),
     watchers_per_chain: perChain,
-    per_watched_address: watchedAddressCost(),
+    per_watched_address: perWatchedAddress,
+    per_order: perOrder,
+    per_order_max: round(perOrderMax, 2),
+    in_demand_usd_per_chain_month: inDemand,
+    orders_per_month_for_total_under_goal: perOrderMax < goal ? Math.ceil((monthly / (goal - perOrderMax)) * 1e6) : null,
   };
 }
 
@@ -483,7 +511,7 @@ export function computeCost(
   };
   const total = Object.values(usd).reduce((a, b) => a + b, 0);
   const idle = watcher ? idleMonthlyCost(watcher, DEFAULT_WATCHER_ASSUMPTIONS, perAddressIdleRun) : null;
-  const chainPayment = watcher ? chainPaymentCost(lines) : null;
+  const chainPayment = watcher ? chainPaymentCost(lines, watcherMonthlyCost(watcher), CHAIN_PAYMENT_GOAL) : null;
   return {
     idle_usd_per_month: idle?.usd_per_month ?? null,
     idle,
@@ -505,6 +533,6 @@ export function computeCost(
     total_if_lambda_3x_slower: round(total + 2 * usd.lambda_duration, 2),
     assumptions,
     prices: PRICES,
-    goals: { usd_per_million_orders_max: 15 },
+    goals: { usd_per_million_orders_max: 15, chain_payment_usd_per_million_orders_max: CHAIN_PAYMENT_GOAL },
   };
 }

@@ -360,9 +360,16 @@ if (cost) {
   );
   if (cost.chain_payment) {
     const c = cost.chain_payment;
+    const goal = cost.goals.chain_payment_usd_per_million_orders_max;
     console.log(
-      `chain payment alone: $${c.total} per million orders (booking $${c.booking} + the watchers' share $${c.watchers}); ` +
-        `a TRON or Solana order's watched address adds ${Object.entries(c.per_watched_address).map(([chain, w]) => `${chain} $${w.usd_per_million_orders} (${w.read_units} RRU)`).join(', ')}`,
+      `chain payment, one more order (goal < $${goal}: ${verdict(c.per_order_max < goal)}): ` +
+        `${Object.entries(c.per_order).map(([kind, usd]) => `${kind} $${usd}`).join(', ')} per million orders ` +
+        `(booking $${c.booking}; TRON's and Solana's watched address ${Object.entries(c.per_watched_address).map(([chain, w]) => `${chain} $${w.usd_per_million_orders} (${w.read_units} RRU)`).join(', ')})`,
+    );
+    console.log(
+      `with the watchers' polling while every chain is in demand ($${Object.values(c.in_demand_usd_per_chain_month).reduce((a, b) => a + b, 0).toFixed(2)} a month for ${Object.keys(c.in_demand_usd_per_chain_month).length} chains), ` +
+        `spread over ${cost.assumptions.orders_per_month.toLocaleString('en-US')} orders: $${c.total} per million (the watchers' share $${c.watchers}); ` +
+        (c.orders_per_month_for_total_under_goal ? `under $${goal} from ${c.orders_per_month_for_total_under_goal.toLocaleString('en-US')} orders a month` : 'never under the goal'),
     );
   }
   if (cost.idle) {
