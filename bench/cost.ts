@@ -11,6 +11,7 @@ import type { FunctionUse } from './instrument';
 import type { WatcherReport } from './watcher';
 import { CHAINS } from '#shared/payments/chain-sources';
 import { readWatchConfig } from '#shared/core/config';
+import { watcherMemoryMb } from '#infra/cdk/constructs/chain-watchers';
 
 /** us-east-1 list prices (on-demand, 2026), USD. */
 export const PRICES = {
@@ -67,7 +68,8 @@ export interface WatcherAssumptions {
    * Transfer logs (EVM) a block, each one a transfer the watcher examines.
    */
   chains: { chain: string; blocks_per_day: number; outputs_per_block: number }[];
-  memory_mb: number;
+  /** Each chain's watcher memory (the stack's: BTC and BCH 512 MB, the others 256). */
+  memory_mb: (chain: string) => number;
   billed_ms_per_run: number;
   runs_per_month: number;
   /** Idle rounds a month (WATCH_INTERVAL_SECONDS=10: 259,200). */
@@ -94,7 +96,7 @@ export const DEFAULT_WATCHER_ASSUMPTIONS: WatcherAssumptions = {
     { chain: 'LBTC', blocks_per_day: 0, outputs_per_block: 0 },
     { chain: 'EOS', blocks_per_day: 0, outputs_per_block: 0 },
   ],
-  memory_mb: 256,
+  memory_mb: watcherMemoryMb,
   billed_ms_per_run: 56_000,
   runs_per_month: 30 * 24 * 60,
   idle_rounds_per_month: (30 * 86_400) / 10,
@@ -110,6 +112,8 @@ export interface WatcherCost {
   read_units_per_block: number;
   /** Per block: the cursor's write (the bookings are the booking line's). */
   write_units_per_block: number;
+  /** Each chain's watcher memory, MB (assumptions.memory_mb, which JSON cannot show). */
+  memory_mb_per_chain: Record<string, number>;
   assumptions: WatcherAssumptions;
 }
 
@@ -133,9 +137,9 @@ export function watcherMonthlyCost(watcher: WatcherReport, assumptions: WatcherA
   const readPerBlock = listReads.length ? Math.max(MIN_CONSISTENT_READ_UNITS, ...listReads.map((r) => r.read_units)) : 0;
   const cursorWrites = blockSteps.filter((r) => r.items.startsWith('cursor') && r.write_units > 0);
   const writePerBlock = cursorWrites.length ? cursorWrites.reduce((sum, r) => sum + r.write_units, 0) / cursorWrites.length : 1;
-  const lambda =
+  const lambdaOf = (chain: string) =>
     assumptions.runs_per_month * PRICES.lambda_request +
-    assumptions.runs_per_month * (assumptions.billed_ms_per_run / 1000) * (assumptions.memory_mb / 1024) * PRICES.lambda_gb_second_arm64;
+    assumptions.runs_per_month * (assumptions.billed_ms_per_run / 1000) * (assumptions.memory_mb(chain) / 1024) * PRICES.lambda_gb_second_arm64;
   const idle = assumptions.idle_rounds_per_month * (watcher.idle_round.read_units * PRICES.dynamodb_read_request_unit + watcher.idle_round.write_units * PRICES.dynamodb_write_request_unit);
   const perChain: WatcherCost['per_chain_per_month_usd'] = {};
   for (const chain of assumptions.chains) {
@@ -144,6 +148,7 @@ export function watcherMonthlyCost(watcher: WatcherReport, assumptions: WatcherA
       idle +
       blocks *
         ((chain.outputs_per_block * readPerOutput + readPerBlock) * PRICES.dynamodb_read_request_unit + writePerBlock * PRICES.dynamodb_write_request_unit);
+    const lambda = lambdaOf(chain.chain);
     perChain[chain.chain] = { lambda: round(lambda, 2), dynamodb: round(dynamodb, 2), total: round(lambda + dynamodb, 2) };
   }
   return {
@@ -152,6 +157,7 @@ export function watcherMonthlyCost(watcher: WatcherReport, assumptions: WatcherA
     read_units_per_output: round(readPerOutput, 4),
     read_units_per_block: readPerBlock,
     write_units_per_block: writePerBlock,
+    memory_mb_per_chain: Object.fromEntries(assumptions.chains.map(({ chain }) => [chain, assumptions.memory_mb(chain)])),
     assumptions,
   };
 }
@@ -211,16 +217,20 @@ function idleRunPrice(run: IdleRunFigures, memoryMb: number): { usd: number; bil
  * costs nothing then.
  */
 export function idleMonthlyCost(watcher: WatcherReport, assumptions: WatcherAssumptions = DEFAULT_WATCHER_ASSUMPTIONS, perAddressRun?: IdleRunFigures): IdleCost {
-  const block = idleRunPrice(watcher.idle_run, assumptions.memory_mb);
-  const perAddress = perAddressRun ? idleRunPrice(perAddressRun, assumptions.memory_mb) : undefined;
+  // Priced at the default watcher's memory (256 MB) for the figures per run; each source's month at its own.
+  const block = idleRunPrice(watcher.idle_run, assumptions.memory_mb(''));
+  const perAddress = perAddressRun ? idleRunPrice(perAddressRun, assumptions.memory_mb('')) : undefined;
   // A source is looked at once every `runsPerLook` scheduled runs (WATCH_IDLE_LOOK_SECONDS); the runs between check the demand only.
   const runsPerLook = Math.ceil((readWatchConfig({}).idleLookSeconds + 1) / 60);
-  const rested = idleRunPrice(watcher.rested_run, assumptions.memory_mb);
+  const rested = idleRunPrice(watcher.rested_run, assumptions.memory_mb(''));
   const looks = assumptions.runs_per_month / runsPerLook;
-  const monthly = (price: { usd: number }) => round(price.usd * looks + rested.usd * (assumptions.runs_per_month - looks), 4);
+  const monthly = (source: string, run: IdleRunFigures) => {
+    const memory = assumptions.memory_mb(source);
+    return round(idleRunPrice(run, memory).usd * looks + idleRunPrice(watcher.rested_run, memory).usd * (assumptions.runs_per_month - looks), 4);
+  };
   const perSource: Record<string, number> = {};
-  for (const source of [...IDLE_SOURCES.block, ...IDLE_SOURCES.indexed]) perSource[source] = monthly(block);
-  for (const source of IDLE_SOURCES.perAddress) perSource[source] = monthly(perAddress ?? block);
+  for (const source of [...IDLE_SOURCES.block, ...IDLE_SOURCES.indexed]) perSource[source] = monthly(source, watcher.idle_run);
+  for (const source of IDLE_SOURCES.perAddress) perSource[source] = monthly(source, perAddressRun ?? watcher.idle_run);
   const { usd: _block, ...perRun } = block;
   return {
     usd_per_month: round(Object.values(perSource).reduce((sum, usd) => sum + usd, 0), 2),
@@ -452,7 +462,7 @@ export function computeCost(
       line(`watch-chain ${chain} (scheduled, polling; amortized)`, {
         invocations: runs_per_month * share,
         // Billed at the watcher's memory: expressed at this model's memory so the sum stays right.
-        billed_ms: runs_per_month * billed_ms_per_run * (memory_mb / assumptions.memory_mb) * share,
+        billed_ms: runs_per_month * billed_ms_per_run * (memory_mb(chain) / assumptions.memory_mb) * share,
         read_units:
           (idle_rounds_per_month * watcher.idle_round.read_units +
             blocks * (chainAssumption.outputs_per_block * fixed.read_units_per_output + fixed.read_units_per_block)) *

@@ -30,11 +30,11 @@ const props = (key: string) => resourcesOf(watchersTemplate, 'AWS::Lambda::Funct
 const variables = (key: string) => variablesOf(functions.get(key)!);
 
 describe('chain watchers in AWS', () => {
-  it('one watch-chain function per chain with a source (and the waker), reserved to two runs (one polls, one waits for the lease), 2-minute timeout', () => {
+  it('one watch-chain function per chain with a source (and the waker), reserved to two runs (one polls, one waits for the lease), 2-minute timeout, BTC with the memory a full block needs', () => {
     expect([...watchers.functions.keys()]).toEqual([watcherKey('BTC'), watcherKey('LTC'), WAKE_FOLDER]);
     expect([...stack.functions.keys()].filter((key) => key.startsWith('watch-chain'))).toEqual([]);
-    for (const chain of ['BTC', 'LTC']) {
-      expect(props(watcherKey(chain))).toMatchObject({ Timeout: 120, MemorySize: 256, ReservedConcurrentExecutions: 2 });
+    for (const [chain, memory] of [['BTC', 512], ['LTC', 256]] as const) {
+      expect(props(watcherKey(chain))).toMatchObject({ Timeout: 120, MemorySize: memory, ReservedConcurrentExecutions: 2 });
       expect(variables(watcherKey(chain))).toMatchObject({ WATCH_CHAIN: chain, WATCH_INTERVAL_SECONDS: '5', BTC_CONFIRMATIONS: '3' });
     }
     const invokeConfigs = Object.values(resourcesOf(watchersTemplate, 'AWS::Lambda::EventInvokeConfig')).map((r) => r.Properties);

@@ -19,6 +19,17 @@ export const WATCHER_FOLDER = 'watch-chain';
 /** The function that starts an idle chain's watcher on its first checkout (the table stream, filtered to demand writes). */
 export const WAKE_FOLDER = 'wake-watchers';
 
+/**
+ * Memory of a chain's watcher, MB. BTC and BCH get 512: a full block's step (3,500
+ * transactions, over 10,000 outputs) measured +127 MB of heap and 403 MB of RSS through Core RPC
+ * (`getblock` answers the whole block as one JSON document) and 1 to 2 s of CPU here, so 256 MB
+ * would run out of memory on a full block and, with its 0.15 vCPU, miss the detection goal by
+ * seconds (docs/performance.md, "Watcher memory"). Every other source's step is hundreds of
+ * transfers at most (an EVM block's, or what reached our node or account): 256.
+ */
+export const WATCHER_MEMORY_MB: Readonly<Record<string, number>> = { BTC: 512, BCH: 512 };
+export const watcherMemoryMb = (chain: string): number => WATCHER_MEMORY_MB[chain] ?? 256;
+
 /** The key of a chain's watcher in {@link ChainWatchers.functions}. */
 export const watcherKey = (chain: string): string => `${WATCHER_FOLDER}-${chain.toLowerCase()}`;
 
@@ -174,7 +185,7 @@ export class ChainWatchers extends NestedStack {
       tableAccess: 'write',
       // A run polls for 55 s and stops starting steps 60 s before this: a bounded step finishes.
       timeout: Duration.minutes(2),
-      memorySize: 256,
+      memorySize: watcherMemoryMb(chain),
       environment: { WATCH_CHAIN: chain },
       parameters,
     }, false);
