@@ -12,6 +12,7 @@ import type { WatcherReport } from './watcher';
 import { CHAINS } from '#shared/payments/chain-sources';
 import { readWatchConfig } from '#shared/core/config';
 import { watcherMemoryMb } from '#infra/cdk/constructs/chain-watchers';
+import { READ_OVERLAP_MS } from '#shared/store/incremental-list';
 
 /** us-east-1 list prices (on-demand, 2026), USD. */
 export const PRICES = {
@@ -268,26 +269,83 @@ export interface CostLine {
 }
 
 /**
- * TRON and Solana ask their provider per watched address, and read their watch list (every
- * item still in its late window) with one eventually consistent Query per step: each watched
- * address is read every step from checkout to the end of its late window. Item sizes as
- * DynamoDB counts them (bench/callbacks.ts itemSizeBytes on a TRON and a Solana watch item:
- * 293 and 369 bytes); the invoice open 1 hour, then the 7-day late window, a step every 10 s.
+ * TRON and Solana ask their provider per watched address; their watcher keeps its chain's watch
+ * list in memory (shared/store/watch-list.ts, the block chains' incremental read in
+ * shared/store/incremental-list.ts): the whole list once per cold container, then per step
+ * (strongly consistent, 1 RRU per 4 KB, at least 1) only what was written since the previous
+ * read began, less READ_OVERLAP_MS. Item sizes as DynamoDB counts them (bench/callbacks.ts
+ * itemSizeBytes on a TRON and a Solana watch item: 293 and 369 bytes, the same in the key layout
+ * before and after); the invoice open 1 hour, then the 7-day late window, a step every 10 s.
+ * Assumptions: `orders_per_month` of that chain (the per-million figure: every order a TRON, or a
+ * Solana, one), arriving evenly; `cold_starts_per_day` of the watcher's container (AWS recycles
+ * execution environments after some hours; deploys and a second concurrent run add some: 24 is
+ * one an hour, pessimistic for a function run every minute); an item is in the table from
+ * checkout to a day after its late window (its TTL) plus `ttl_lag_seconds` before DynamoDB's TTL
+ * deletes it (documented as "within a few days"; typically within a day or two), and a cold read
+ * reads all of it.
  */
 export const WATCHED_ADDRESS_ASSUMPTIONS = {
   item_bytes: { TRON: 293, SOLANA: 369 } as Record<string, number>,
   watched_seconds: 3600 + 7 * 86_400,
   step_seconds: 10,
+  orders_per_month: 1_000_000,
+  cold_starts_per_day: 24,
+  ttl_seconds_after_window: 86_400,
+  ttl_lag_seconds: 86_400,
+  read_overlap_ms: READ_OVERLAP_MS,
 };
 
+/** One TRON or Solana order's watched address: DynamoDB reads over its life. */
+export interface WatchedAddressCost {
+  /** Per order, as the watcher now reads: {@link incremental_read_units} + {@link cold_read_units}. */
+  read_units: number;
+  usd_per_million_orders: number;
+  /** Its share of the steps' incremental reads (each step's Query rounded up to whole 4 KB). */
+  incremental_read_units: number;
+  /** Its share of the cold containers' whole-list reads. */
+  cold_read_units: number;
+  /** Items a warm step reads (written in the last step and the overlap), and one step's read units. */
+  items_per_step: number;
+  read_units_per_step: number;
+  /** Items and read units of one cold container's whole read. */
+  items_per_cold_read: number;
+  read_units_per_cold_read: number;
+  /** The whole list read every step, eventually consistent (before 2026-11-26). */
+  before_read_units: number;
+  before_usd_per_million_orders: number;
+}
+
 /** What one TRON or Solana order's watched address costs in DynamoDB reads over its life. */
-export function watchedAddressCost(assumptions = WATCHED_ADDRESS_ASSUMPTIONS): Record<string, { read_units: number; usd_per_million_orders: number }> {
-  const steps = assumptions.watched_seconds / assumptions.step_seconds;
+export function watchedAddressCost(assumptions = WATCHED_ADDRESS_ASSUMPTIONS): Record<string, WatchedAddressCost> {
+  const month = 30 * 86_400;
+  const steps = month / assumptions.step_seconds;
+  const perSecond = assumptions.orders_per_month / month;
+  const usd = (units: number) => round(units * PRICES.dynamodb_read_request_unit * 1e6, 2);
   return Object.fromEntries(
     Object.entries(assumptions.item_bytes).map(([chain, bytes]) => {
-      // 0.5 RRU per 4 KB read (eventually consistent): each address's share of every step's Query.
-      const readUnits = steps * (bytes / 4096) * 0.5;
-      return [chain, { read_units: round(readUnits, 1), usd_per_million_orders: round(readUnits * PRICES.dynamodb_read_request_unit * 1e6, 2) }];
+      // Before: 0.5 RRU per 4 KB read (eventually consistent), each address's share of every step's Query of the whole list.
+      const before = (assumptions.watched_seconds / assumptions.step_seconds) * (bytes / 4096) * 0.5;
+      // A warm step reads what was written since the previous step's read began, less the overlap.
+      const itemsPerStep = perSecond * (assumptions.step_seconds + assumptions.read_overlap_ms / 1000);
+      const unitsPerStep = Math.max(1, Math.ceil((itemsPerStep * bytes) / 4096));
+      const incremental = (steps * unitsPerStep) / assumptions.orders_per_month;
+      // A cold container reads every item still in the table.
+      const itemsInTable = perSecond * (assumptions.watched_seconds + assumptions.ttl_seconds_after_window + assumptions.ttl_lag_seconds);
+      const unitsPerColdRead = Math.max(1, Math.ceil((itemsInTable * bytes) / 4096));
+      const cold = (assumptions.cold_starts_per_day * 30 * unitsPerColdRead) / assumptions.orders_per_month;
+      const cost: WatchedAddressCost = {
+        read_units: round(incremental + cold, 2),
+        usd_per_million_orders: usd(incremental + cold),
+        incremental_read_units: round(incremental, 2),
+        cold_read_units: round(cold, 2),
+        items_per_step: round(itemsPerStep, 1),
+        read_units_per_step: unitsPerStep,
+        items_per_cold_read: Math.round(itemsInTable),
+        read_units_per_cold_read: unitsPerColdRead,
+        before_read_units: round(before, 1),
+        before_usd_per_million_orders: usd(before),
+      };
+      return [chain, cost];
     }),
   );
 }
@@ -306,7 +364,7 @@ export interface ChainPaymentCost {
   total: number;
   watchers_per_chain: Record<string, number>;
   /** A TRON or Solana order instead: its watched address's reads, on top (not in `total`). */
-  per_watched_address: Record<string, { read_units: number; usd_per_million_orders: number }>;
+  per_watched_address: Record<string, WatchedAddressCost>;
   /** What one more order costs, per chain kind: the booking, plus the watched address on TRON and Solana. */
   per_order: Record<string, number>;
   /** The dearest of `per_order`: the figure the goal is read against. */

@@ -52,7 +52,9 @@ export async function measureNetworkDetection(samples: number): Promise<NetworkD
   const { SolanaTransfers } = await import('#shared/watchers/sources/solana');
   const { IndexedWatcher } = await import('#shared/watchers/indexed-watcher');
   const { pollChain } = await import('#shared/watchers/watch-loop');
-  const { listWatchedAddresses } = await import('#shared/store/watch-list');
+  const { WatchList } = await import('#shared/store/watch-list');
+  const tronList = new WatchList('TRON');
+  const solanaList = new WatchList('SOLANA');
   const { MAINNET_GENESIS_HASH } = await import('#shared/payments/solana-config');
   const kit = await import('@solana/kit');
   const token = await import('@solana-program/token');
@@ -72,11 +74,11 @@ export async function measureNetworkDetection(samples: number): Promise<NetworkD
 
   const controller = new AbortController();
   const tronWatcher = new IndexedWatcher(
-    new TronTransfers({ url: tron.url, contract: USDT, currency: 'USDT_TRC20', decimals: 6, watched: (now) => listWatchedAddresses('TRON', now) }),
+    new TronTransfers({ url: tron.url, contract: USDT, currency: 'USDT_TRC20', decimals: 6, watched: (now) => tronList.current(now) }),
     { cursorName: `TRON-bench-${randomUUID()}` },
   );
   const solanaWatcher = new IndexedWatcher(
-    new SolanaTransfers({ url: solana.url, mint: USDC, currency: 'USDC_SOL', decimals: 6, genesisHash: MAINNET_GENESIS_HASH, watched: (now) => listWatchedAddresses('SOLANA', now) }),
+    new SolanaTransfers({ url: solana.url, mint: USDC, currency: 'USDC_SOL', decimals: 6, genesisHash: MAINNET_GENESIS_HASH, watched: (now) => solanaList.current(now) }),
     { cursorName: `SOLANA-bench-${randomUUID()}` },
   );
   const loops = [tronWatcher, solanaWatcher].map((watcher) => pollChain(watcher, { intervalMs: 1000, signal: controller.signal }));

@@ -143,7 +143,7 @@ async function run(options: WakeOptions): Promise<WakeReport> {
 /** The parts of one idle TRON run (shared/watchers/run.ts), each on a chain name of its own. Median of 5. */
 async function measureIndexedIdleRun(): Promise<WakeReport['indexed_idle_run']> {
   const { watchingNeeded } = await import('#shared/store/watch-demand');
-  const { listWatchedAddresses } = await import('#shared/store/watch-list');
+  const { WatchList } = await import('#shared/store/watch-list');
   const { IndexedWatcher } = await import('#shared/watchers/indexed-watcher');
   const { TronTransfers } = await import('#shared/watchers/sources/tron');
   const { HealthReporter } = await import('#shared/watchers/health-reports');
@@ -161,12 +161,14 @@ async function measureIndexedIdleRun(): Promise<WakeReport['indexed_idle_run']> 
   try {
     for (let i = 0; i < 5; i += 1) {
       const name = `TRON-bench-idle-${randomUUID()}`;
+      // A container's list (shared/watchers/run.ts): its first read is whole, of an empty list here.
+      const list = new WatchList(name);
       const source = new TronTransfers({
         url: `http://127.0.0.1:${(tronGrid.address() as AddressInfo).port}`,
         contract: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t',
         currency: 'USDT_TRC20',
         decimals: 6,
-        watched: (now) => listWatchedAddresses(name, now),
+        watched: (now) => list.current(now),
       });
       const watcher = new IndexedWatcher(source, { cursorName: name, keepUnmatched: true });
       const requestsBefore = sourceRequests;

@@ -68,6 +68,7 @@ export const ENTITY = {
   maturingPayment: 'MATURING_PAYMENT',
   unmatchedPayment: 'UNMATCHED_PAYMENT',
   watchedAddress: 'WATCHED_ADDRESS',
+  unwatchedAddress: 'UNWATCHED_ADDRESS',
   openAddress: 'OPEN_ADDRESS',
   quota: 'QUOTA',
   sourceHealth: 'SOURCE_HEALTH',
@@ -301,12 +302,27 @@ export const MATURING_PREFIX = 'PAYMENT#';
 export const heightSortKey = (height: number): string => String(height).padStart(12, '0');
 
 /**
- * An address (or Solana Pay reference) a per-address source polls until `until`: sorted by that
- * time, so one Query from now on reads only those still watched.
+ * An address (or Solana Pay reference) a per-address source polls (watch-list.ts): sorted by
+ * when it was written, so a warm watcher reads only what was added since its last read. Items
+ * written before 2026-11-26 are keyed by the end of their late window instead
+ * (`WATCH#<until>#<address>`, {@link legacyWatchedAddressKey}): a time never earlier than their
+ * write, so the same incremental read finds them (incremental-list.ts).
  */
-export const watchedAddressKey = (chain: string, until: string, address: string): TableKey => ({
+export const watchedAddressKey = (chain: string, writtenAt: string, address: string): TableKey => ({
+  PK: chainPartition(chain),
+  SK: `${WATCH_PREFIX}${writtenAt}#${address}`,
+});
+
+/** The key the watch list's items had before 2026-11-26 (by `until`); still read until the last of them expires. */
+export const legacyWatchedAddressKey = (chain: string, until: string, address: string): TableKey => ({
   PK: chainPartition(chain),
   SK: `${WATCH_PREFIX}${until}#${address}`,
+});
+
+/** An address no longer watched (its invoice was never shown), in the same list, keyed by when that was written. */
+export const unwatchedAddressKey = (chain: string, writtenAt: string, address: string): TableKey => ({
+  PK: chainPartition(chain),
+  SK: `${WATCH_PREFIX}${writtenAt}#${address}#UNWATCHED`,
 });
 
 export const WATCH_PREFIX = 'WATCH#';

@@ -2,17 +2,27 @@
  * The addresses a per-address source is asked about (TRON's TronGrid, Solana's
  * getSignaturesForAddress): those sources answer "what did this address receive", not "what is
  * in this block", so their watcher polls each open invoice's address (or Solana Pay reference)
- * instead of scanning blocks. Checkout adds the invoice's address here; the item lives in the
- * chain's partition, sorted by the time it stops being watched, so the watcher reads only
- * live ones (one Query) and DynamoDB's TTL removes the rest. Idle costs one Query per step.
+ * instead of scanning blocks. Checkout adds the invoice's address here, before it is shown: one
+ * item in the chain's partition, sorted by the time it was written (keys.ts), which DynamoDB's
+ * TTL removes a day after the late window.
+ *
+ * A watcher's {@link WatchList} reads the whole list once (a cold container), then at each step,
+ * strongly consistent, only what was written since its previous read began, less a margin
+ * (incremental-list.ts, shared with the block chains' open addresses): a checkout acknowledged
+ * before a step's read began is on that read. An idle step is one Query that finds nothing.
  *
  * Two horizons: `open_until` (the invoice's expiry: polled every step) and `until` (expiry plus
  * the late-payment window: polled now and then, so a late payment is still seen and judged by
- * the lifecycle's late rule without costing a request every few seconds for a week).
+ * the lifecycle's late rule without costing a request every few seconds for a week). Past
+ * `until` an entry is no longer returned, and is dropped from the watcher's memory.
+ *
+ * Upgrade: items written before 2026-11-26 are keyed by `until` (keys.ts
+ * legacyWatchedAddressKey), a time never earlier than their write: a cold read reads them with
+ * the rest, and each warm read reads them again until their window ends (their old cost, for at
+ * most one late window after the upgrade). No migration.
  */
-import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '#shared/store/client';
-import { chainPartition, ENTITY, WATCH_PREFIX, watchedAddressKey } from '#shared/store/keys';
+import { IncrementalReader, type IncrementalRead, putKeyedByWriteTime } from '#shared/store/incremental-list';
+import { chainPartition, ENTITY, unwatchedAddressKey, WATCH_PREFIX, watchedAddressKey } from '#shared/store/keys';
 import { TABLE_KEYS } from '#shared/store/table';
 
 export interface WatchedAddress {
@@ -34,39 +44,121 @@ export interface WatchedAddress {
 
 const FIELDS = ['chain', 'address', 'currency', 'since', 'open_until', 'until', 'recipient'] as const;
 
-/** Watches an address (idempotent: the same address and horizon is one item). */
-export async function watchAddress(entry: WatchedAddress): Promise<void> {
-  const expires = Math.ceil(Date.parse(entry.until) / 1000) + 86_400;
-  await db().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: { ...watchedAddressKey(entry.chain, entry.until, entry.address), type: ENTITY.watchedAddress, ...entry, [TABLE_KEYS.ttlAttribute]: expires },
-    }),
+/** An item is kept this long past `until` (its TTL). */
+const KEEP_AFTER_UNTIL_S = 86_400;
+const expiresAt = (until: string): number => Math.ceil(Date.parse(until) / 1000) + KEEP_AFTER_UNTIL_S;
+
+/** One watch of an address: the same address and horizon written twice (a slow write again) is one. */
+const watchId = (entry: Pick<WatchedAddress, 'address' | 'until'>): string => `${entry.until}#${entry.address}`;
+
+/**
+ * Watches an address: one item keyed by its write time; a write slower than the budget is
+ * written again (a reader merges the two). `clock` is the wall clock (tests move it).
+ */
+export async function watchAddress(entry: WatchedAddress, clock: () => number = Date.now): Promise<void> {
+  await putKeyedByWriteTime(
+    (writtenAt) => ({ ...watchedAddressKey(entry.chain, writtenAt, entry.address), type: ENTITY.watchedAddress, ...entry, [TABLE_KEYS.ttlAttribute]: expiresAt(entry.until) }),
+    `watch list of ${entry.chain}`,
+    clock,
   );
 }
 
-/** Stops watching (the invoice that would have shown the address was never shown). */
-export async function unwatchAddress(entry: Pick<WatchedAddress, 'chain' | 'address' | 'until'>): Promise<void> {
-  await db().send(new DeleteCommand({ TableName: tableName(), Key: watchedAddressKey(entry.chain, entry.until, entry.address) }));
+/**
+ * Stops watching (the invoice that would have shown the address was never shown): an
+ * "unwatched" item in the same list, keyed by its own write time, so a warm watcher reads it at
+ * its next step like a checkout and drops the entry, and a cold one never returns it. It names
+ * the watch by address and `until`, so it needs no read; TTL removes both with the same expiry.
+ */
+export async function unwatchAddress(entry: Pick<WatchedAddress, 'chain' | 'address' | 'until'>, clock: () => number = Date.now): Promise<void> {
+  await putKeyedByWriteTime(
+    (writtenAt) => ({
+      ...unwatchedAddressKey(entry.chain, writtenAt, entry.address),
+      type: ENTITY.unwatchedAddress,
+      chain: entry.chain,
+      address: entry.address,
+      until: entry.until,
+      [TABLE_KEYS.ttlAttribute]: expiresAt(entry.until),
+    }),
+    `watch list of ${entry.chain}`,
+    clock,
+  );
 }
 
-/** The chain's addresses still watched at `now` (their late window not over), oldest horizon first. */
-export async function listWatchedAddresses(chain: string, now: Date): Promise<WatchedAddress[]> {
-  const found: WatchedAddress[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const result = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
-        ExpressionAttributeValues: { ':pk': chainPartition(chain), ':from': `${WATCH_PREFIX}${now.toISOString()}`, ':to': `${WATCH_PREFIX}~` },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of result.Items ?? []) {
-      found.push(Object.fromEntries(FIELDS.filter((field) => item[field] !== undefined).map((field) => [field, String(item[field])])) as unknown as WatchedAddress);
+/**
+ * A watcher's copy of its chain's watch list, kept as long as the watcher (a warm container):
+ * read whole once, then incrementally (see the module's comment).
+ */
+export class WatchList {
+  /** watchId -> the entry, while its window lasts. */
+  private readonly entries = new Map<string, WatchedAddress>();
+  /** watchId -> `until` (ms) of the watches taken back: an item read again (the overlap, a cold read's order) stays out. */
+  private readonly unwatched = new Map<string, number>();
+  private readonly reader: IncrementalReader;
+  /** The entries in `until` order, rebuilt only after the map changed. */
+  private ordered: WatchedAddress[] | undefined;
+  private prunedAt = 0;
+
+  constructor(
+    readonly chain: string,
+    /** The wall clock the items' keys are written on (not the watcher's clock, which tests move). */
+    wallClock: () => number = Date.now,
+  ) {
+    this.reader = new IncrementalReader(chainPartition(chain), WATCH_PREFIX, ['type', ...FIELDS], wallClock);
+  }
+
+  /** Reads what was added since the previous read (all of it the first time), and forgets what is past its window at `now`. */
+  async refresh(now: Date): Promise<IncrementalRead> {
+    const read = await this.reader.read((item) => this.take(item));
+    this.prune(now);
+    return read;
+  }
+
+  /** The entries still watched at `now` (their late window not over), oldest horizon first, as of the last read. */
+  watched(now: Date): WatchedAddress[] {
+    this.ordered ??= [...this.entries.values()].sort((a, b) => (a.until < b.until ? -1 : a.until > b.until ? 1 : 0));
+    const at = now.toISOString();
+    return this.ordered.filter((entry) => entry.until >= at);
+  }
+
+  /** {@link refresh}, then {@link watched}: what a per-address source asks about at a step. */
+  async current(now: Date): Promise<WatchedAddress[]> {
+    await this.refresh(now);
+    return this.watched(now);
+  }
+
+  /** Entries held (the window over or not, until the next prune). */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  private take(item: Record<string, unknown>): void {
+    const entry = Object.fromEntries(FIELDS.filter((field) => item[field] !== undefined).map((field) => [field, String(item[field])])) as unknown as WatchedAddress;
+    const id = watchId(entry);
+    if (item.type === ENTITY.unwatchedAddress) {
+      this.unwatched.set(id, Date.parse(entry.until));
+      if (this.entries.delete(id)) this.ordered = undefined;
+    } else if (!this.unwatched.has(id) && !this.entries.has(id)) {
+      this.entries.set(id, entry);
+      this.ordered = undefined;
     }
-    startKey = result.LastEvaluatedKey;
-  } while (startKey);
-  return found;
+  }
+
+  /** Drops the entries (and the taken-back watches) past their window, at most once a minute. */
+  private prune(now: Date): void {
+    if (now.getTime() - this.prunedAt < 60_000) return;
+    this.prunedAt = now.getTime();
+    const at = now.toISOString();
+    for (const [id, entry] of this.entries) {
+      if (entry.until < at) {
+        this.entries.delete(id);
+        this.ordered = undefined;
+      }
+    }
+    for (const [id, until] of this.unwatched) if (until < now.getTime()) this.unwatched.delete(id);
+  }
+}
+
+/** The chain's addresses still watched at `now`, oldest horizon first: one whole read (a cold container's). */
+export async function listWatchedAddresses(chain: string, now: Date): Promise<WatchedAddress[]> {
+  return new WatchList(chain).current(now);
 }

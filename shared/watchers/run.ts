@@ -17,7 +17,7 @@ import { TronTransfers } from '#shared/watchers/sources/tron';
 import { type readSolanaConfig, solanaSettings } from '#shared/payments/solana-config';
 import { SolanaTransfers } from '#shared/watchers/sources/solana';
 import { currency } from '#shared/domain/currencies';
-import { listWatchedAddresses } from '#shared/store/watch-list';
+import { type WatchedAddress, WatchList } from '#shared/store/watch-list';
 import { createBlockSource } from '#shared/watchers/sources/factories';
 import { ChainWatcher, type StepReport } from '#shared/watchers/block-watcher';
 import { type IndexedStepReport, IndexedWatcher } from '#shared/watchers/indexed-watcher';
@@ -103,7 +103,7 @@ export function indexedWatcherFor(chain: IndexedChain): IndexedWatcher {
       contract,
       currency: 'USDT_TRC20',
       decimals: currency('USDT_TRC20').precision,
-      watched: (now) => listWatchedAddresses('TRON', now),
+      watched: watchListOf('TRON'),
     });
     return new IndexedWatcher(source, { keepUnmatched: true });
   }
@@ -117,13 +117,22 @@ export function indexedWatcherFor(chain: IndexedChain): IndexedWatcher {
       genesisHash,
       currency: 'USDC_SOL',
       decimals: currency('USDC_SOL').precision,
-      watched: (now) => listWatchedAddresses('SOLANA', now),
+      watched: watchListOf('SOLANA'),
     });
     return new IndexedWatcher(source, { keepUnmatched: true });
   }
   const { account, historyUrl, watched } = eosConfig();
   if (!watched) throw new Error('EOS: EOS_ACCOUNT and EOS_HISTORY_URL are not both configured');
   return new IndexedWatcher(new HyperionTransfers({ url: historyUrl!, account: account! }), { keepUnmatched: true });
+}
+
+/**
+ * A per-address source's watch list, kept by its watcher (one per container, like the block
+ * chains' open-address list): read whole at the first step, then only what was added.
+ */
+function watchListOf(chain: 'TRON' | 'SOLANA'): (now: Date) => Promise<WatchedAddress[]> {
+  const list = new WatchList(chain);
+  return (now) => list.current(now);
 }
 
 /** Polls a watcher every WATCH_INTERVAL_SECONDS until `signal` (the shared loop, configured). */
@@ -250,7 +259,7 @@ const LEASE_RETRY_MS = 2_000;
  * The AWS run (scheduled every minute, or woken by a checkout through wake-watchers),
  * pay-per-use: when no open invoice needs `chain` and no payment is maturing on it, one idle
  * look (block chains: the tip, the cursor moves there; indexed sources: one step, which for
- * TRON and Solana with no watched address is a Query of the watch list) and its health report,
+ * TRON and Solana with no watched address is a Query of the watch list that finds nothing new) and its health report,
  * then stop; otherwise, holding the chain's lease so only one run polls it, the usual run
  * ({@link watchChainRun}). An idle run is one Lambda invocation of a few hundred ms.
  *

@@ -31,7 +31,7 @@ import { MAINNET_GENESIS_HASH } from '#shared/payments/solana-config';
 import { SANDBOX_SOL_WALLET } from '#shared/payments/payment-methods';
 import { SolanaTransfers } from '#shared/watchers/sources/solana';
 import { IndexedWatcher } from '#shared/watchers/indexed-watcher';
-import { listWatchedAddresses } from '#shared/store/watch-list';
+import { listWatchedAddresses, WatchList } from '#shared/store/watch-list';
 
 /**
  * USDC on Solana end to end (Solana Pay): checkout gives the merchant's wallet and a fresh
@@ -84,9 +84,10 @@ async function checkedOut(as = token) {
   return { id, wallet: invoice.payment_address as string, reference: invoice.memo as string, uri: invoice.payment_uri as string, amount: formatDecimal(decimalFromNumber(invoice.pay_amount)) };
 }
 
-/** The Solana watcher on the local cluster, with a cursor of its own. */
+/** The Solana watcher on the local cluster, with a cursor of its own and its container's watch list (read whole at its first step). */
 function watcher(genesisHash = MAINNET_GENESIS_HASH, url = cluster.url) {
-  const source = new SolanaTransfers({ url, mint: USDC, currency: 'USDC_SOL', decimals: 6, genesisHash, timeoutMs: 1000, watched: (now) => listWatchedAddresses('SOLANA', now) });
+  const list = new WatchList('SOLANA');
+  const source = new SolanaTransfers({ url, mint: USDC, currency: 'USDC_SOL', decimals: 6, genesisHash, timeoutMs: 1000, watched: (now) => list.current(now) });
   const indexed = new IndexedWatcher(source, { cursorName: `SOLANA-test-${randomUUID()}` });
   return () => indexed.step();
 }

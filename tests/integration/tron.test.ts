@@ -17,7 +17,7 @@ import { tronHex } from '#shared/payments/addresses/tron';
 import { SourceError } from '#shared/core/source-error';
 import { TronGridClient, TronTransfers } from '#shared/watchers/sources/tron';
 import { IndexedWatcher } from '#shared/watchers/indexed-watcher';
-import { listWatchedAddresses } from '#shared/store/watch-list';
+import { listWatchedAddresses, WatchList } from '#shared/store/watch-list';
 import { BUYER_KEY } from '#infra/devnet/chain';
 
 /**
@@ -67,15 +67,16 @@ async function checkedOut(as = token) {
   return { id, address: invoice.payment_address as string, uri: invoice.payment_uri as string, amount: formatDecimal(decimalFromNumber(invoice.pay_amount)) };
 }
 
-/** The TRON watcher on the local TronGrid, with a cursor of its own. */
-function watcher(options: { apiKey?: string } = {}) {
+/** The TRON watcher on the local TronGrid, with a cursor of its own and its container's watch list (read whole at its first step). */
+function watcher(options: { apiKey?: string; list?: WatchList } = {}) {
+  const list = options.list ?? new WatchList('TRON');
   const source = new TronTransfers({
     url: tron.url,
     apiKey: options.apiKey ?? 'test-api-key',
     contract: USDT,
     currency: 'USDT_TRC20',
     decimals: 6,
-    watched: (now) => listWatchedAddresses('TRON', now),
+    watched: (now) => list.current(now),
     http: { timeoutMs: 1000, attempts: 1, backoffMs: 10 },
   });
   const indexed = new IndexedWatcher(source, { cursorName: `TRON-test-${randomUUID()}` });
@@ -136,6 +137,20 @@ describe('the TRON watcher on a local TronGrid with real signed transactions', (
     // Seen again by the next step: nothing changes.
     await step();
     expect((await stored(order.id)).order.version).toBe(paid.order.version);
+  });
+
+  it('a warm watcher polls a checkout made after its previous step', async () => {
+    const list = new WatchList('TRON');
+    const step = watcher({ list });
+    await step();
+    const order = await checkedOut();
+    pay(order.address, 30_000_000n);
+    tron.solidify();
+    // (Earlier tests' payments are seen again and booked idempotently: the order says what this step did.)
+    expect((await step()).booked).toBeGreaterThanOrEqual(1);
+    expect((await stored(order.id)).order.status).toBe('PAID');
+    // Its reads after the first are incremental (what they read: watch-list.test.ts).
+    expect((await list.refresh(new Date())).full).toBe(false);
   });
 
   it('one unit (0.000001 USDT) short is UNDERPAID', async () => {

@@ -15,7 +15,8 @@ import { UtxoChain } from '../support/utxo-chain';
 import { payTo, satsOf, stored } from '../support/watchers';
 import { ChainWatcher, type ChainWatcherOptions } from '#shared/watchers/block-watcher';
 import { EsploraSource } from '#shared/watchers/sources/esplora';
-import { KEEP_AFTER_UNTIL_MS, OPEN_WRITE_BUDGET_MS, OpenAddressList, openAddress, READ_OVERLAP_MS } from '#shared/store/open-addresses';
+import { KEEP_AFTER_UNTIL_MS, OpenAddressList, openAddress } from '#shared/store/open-addresses';
+import { READ_OVERLAP_MS, WRITE_BUDGET_MS } from '#shared/store/incremental-list';
 import { chainPartition, OPEN_PREFIX } from '#shared/store/keys';
 import { expireDueOrders } from '#shared/services/expiry';
 
@@ -210,8 +211,8 @@ describe('reading the list incrementally', () => {
     await list.refresh(new Date());
     // The writer took its key time 9 s ago and is acknowledged now: the previous read may not have seen it.
     const slow = entry();
-    const writtenAt = Date.now() - (OPEN_WRITE_BUDGET_MS - 1000);
-    const times = [writtenAt, writtenAt + OPEN_WRITE_BUDGET_MS - 1000];
+    const writtenAt = Date.now() - (WRITE_BUDGET_MS - 1000);
+    const times = [writtenAt, writtenAt + WRITE_BUDGET_MS - 1000];
     await openAddress(slow, () => times.shift() ?? Date.now());
     const read = await list.refresh(new Date());
     expect(read.full).toBe(false);
@@ -232,7 +233,7 @@ describe('reading the list incrementally', () => {
     let now = Date.now() - 60_000;
     const clock = () => {
       const at = now;
-      now += OPEN_WRITE_BUDGET_MS + 1; // each write "takes" longer than the budget
+      now += WRITE_BUDGET_MS + 1; // each write "takes" longer than the budget
       return at;
     };
     await expect(openAddress(once, clock)).rejects.toThrow(/took longer/);
