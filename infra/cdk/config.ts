@@ -2,6 +2,8 @@ import { ConfigError, nonNegativeInteger, positiveInteger } from '#shared/core/e
 import { deriveAddress, type AddressCurrency } from '#shared/payments/addresses/index';
 import { type ChainSourceConfig, chainSources } from '#shared/payments/chain-sources';
 import { EVM_NETWORKS, evmCurrencies } from '#shared/domain/networks';
+import { readSolanaConfig } from '#shared/payments/solana-config';
+import { readTronConfig } from '#shared/payments/tron-config';
 import { readUtxoChainConfig } from '#shared/payments/utxo-config';
 
 /** Where the API token key is read from unless tokenHmacKeyParameter names another parameter. */
@@ -81,6 +83,8 @@ export const SETTINGS = {
   btcCheckpoint: { env: 'BTC_CHECKPOINT', about: '<height>:<hash> the BTC source must also answer, or none (handler default with mainnet: block 478559, not BCH)' },
   ltcCheckpoint: { env: 'LTC_CHECKPOINT', about: '<height>:<hash> the LTC source must also answer, or none (handler default none)' },
   bchCheckpoint: { env: 'BCH_CHECKPOINT', about: '<height>:<hash> the BCH source must also answer, or none (handler default with mainnet: block 478559, not BTC)' },
+  tronGenesisHash: { env: 'TRON_GENESIS_HASH', about: "block 0 blockID the TRON API must answer (handler default mainnet's; set for Shasta or Nile)" },
+  solanaGenesisHash: { env: 'SOLANA_GENESIS_HASH', about: "genesis hash the Solana node must answer (handler default mainnet-beta's; set for devnet or testnet)" },
   btcConfirmations: { env: 'BTC_CONFIRMATIONS', about: 'confirmations a BTC payment needs (handler default 2)' },
   ltcConfirmations: { env: 'LTC_CONFIRMATIONS', about: 'confirmations an LTC payment needs (handler default 6)' },
   bchConfirmations: { env: 'BCH_CONFIRMATIONS', about: 'confirmations a BCH payment needs (handler default 6)' },
@@ -290,12 +294,17 @@ export function readDeployConfig(context: ContextLookup, env: NodeJS.ProcessEnv)
     }
     handlerEnvironment[variable] = value;
   }
-  // The chain each UTXO source must be on, each setting checked by the handlers' own parser.
-  for (const key of ['btcGenesisHash', 'ltcGenesisHash', 'bchGenesisHash', 'btcCheckpoint', 'ltcCheckpoint', 'bchCheckpoint'] as const) {
+  // The chain each UTXO, TRON and Solana source must be on, each setting checked by the handlers' own parser.
+  const chainChecks = [
+    ...(['btcGenesisHash', 'ltcGenesisHash', 'bchGenesisHash', 'btcCheckpoint', 'ltcCheckpoint', 'bchCheckpoint'] as const).map((key) => [key, readUtxoChainConfig] as const),
+    ['tronGenesisHash', readTronConfig] as const,
+    ['solanaGenesisHash', readSolanaConfig] as const,
+  ];
+  for (const [key, parse] of chainChecks) {
     const value = raw(key);
     if (value === undefined) continue;
     try {
-      readUtxoChainConfig({ [SETTINGS[key].env]: value });
+      parse({ [SETTINGS[key].env]: value });
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       fail(key, error.message.replace(/^environment variable \S+ /, ''));

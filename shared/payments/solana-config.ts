@@ -1,12 +1,30 @@
 import { section } from '#shared/core/config';
 import { ConfigError, type Env, optionalString } from '#shared/core/env';
 import { isSolanaAddress } from '#shared/payments/addresses/solana';
+import { genesisSetting } from '#shared/payments/chain-identity';
 import { httpUrl } from '#shared/payments/chain-sources';
 
 /** Circle's USDC on Solana (6 decimals). */
 export const MAINNET_USDC_SOL_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
-/** The genesis hash of Solana's mainnet-beta: a node on devnet or testnet answers another. */
-export const MAINNET_GENESIS_HASH = '5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d';
+/**
+ * The genesis hashes (`getGenesisHash`) of Solana's public clusters: a node on devnet or testnet
+ * answers another than mainnet-beta's. As the Solana Foundation's gill SDK lists them
+ * (github.com/gillsdk/gill, packages/gill/src/core/const.ts, GENESIS_HASH), the same as the
+ * Solana Explorer's cluster table (app/entities/chain-id/lib/const.ts, GENESIS_HASHES).
+ */
+export const SOLANA_GENESIS = {
+  mainnetBeta: '5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d',
+  devnet: 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG',
+  testnet: '4uhcVJyU9pJkvQyS88uRDiswHXSCkY3zQawwpjk2NsNY',
+} as const;
+export const MAINNET_GENESIS_HASH = SOLANA_GENESIS.mainnetBeta;
+
+/** The clusters a node's genesis hash tells apart, named in a wrong-chain error. */
+export const SOLANA_CLUSTERS: Readonly<Record<string, string>> = {
+  [SOLANA_GENESIS.mainnetBeta]: 'mainnet-beta',
+  [SOLANA_GENESIS.devnet]: 'devnet',
+  [SOLANA_GENESIS.testnet]: 'testnet',
+};
 
 /**
  * USDC_SOL for live merchants: `SOLANA_RPC_URL` names a Solana JSON-RPC node the Solana watcher
@@ -26,7 +44,8 @@ export function readSolanaConfig(env: Env) {
   ] as const) {
     if (value !== undefined && !isSolanaAddress(value)) throw new ConfigError(`environment variable ${name} must be a Solana address (base58, 32 bytes), got "${value}"`);
   }
-  const genesisHash = optionalString(env, 'SOLANA_GENESIS_HASH') ?? MAINNET_GENESIS_HASH;
+  // A genesis hash is 32 bytes in base58, as an address is.
+  const genesisHash = genesisSetting(env, 'SOLANA_GENESIS_HASH', MAINNET_GENESIS_HASH, { valid: isSolanaAddress, what: 'a genesis hash (base58, 32 bytes)' });
   return { rpcUrl, mint, genesisHash, platformWallet, watched: rpcUrl !== undefined };
 }
 

@@ -95,12 +95,13 @@ export function indexedWatcherFor(chain: IndexedChain): IndexedWatcher {
   }
   if (chain === 'TRON') {
     // Solidified transfers are final: booked confirmed at once, like EOS's irreversible ones.
-    const { apiUrl, apiKey, contract, watched } = tronSettings();
+    const { apiUrl, apiKey, contract, genesisHash, watched } = tronSettings();
     if (!watched) throw new Error('TRON: TRON_API_URL is not configured');
     const source = new TronTransfers({
       url: apiUrl!,
       ...(apiKey ? { apiKey } : {}),
       contract,
+      genesisHash,
       currency: 'USDT_TRC20',
       decimals: currency('USDT_TRC20').precision,
       watched: watchListOf('TRON'),
@@ -207,7 +208,7 @@ async function watchIndexed(chain: IndexedChain, signal: AbortSignal): Promise<P
   const reporter = reporterOf(chain, INDEXED_SOURCE[chain]);
   return watchUntil(watcher, signal, {
     onStep: async (report) => {
-      await reporter.succeeded({ caughtUp: report.behind === 0 });
+      await reporter.succeeded({ caughtUp: report.behind === 0, note: watcher.source.health?.() });
       const fresh = report.unmatched.filter((found) => found.first);
       // Only when there are some: a series published all the time is billed all the time (LBTC's are other applications' invoices).
       if (fresh.length > 0 && chain !== 'LBTC') publishValue('UnmatchedPayments', fresh.length);
@@ -320,7 +321,7 @@ async function idleLook(chain: string, readSecret: SecretReader | undefined): Pr
       let watcher = indexedWatchers.get(indexed);
       if (!watcher) indexedWatchers.set(indexed, (watcher = indexedWatcherFor(indexed)));
       const report = await watcher.step();
-      await reporter.succeeded({ caughtUp: true });
+      await reporter.succeeded({ caughtUp: true, note: watcher.source.health?.() });
       return { steps: 1, failures: 0, last: report };
     }
     if (!config) throw new Error(`${chain}: no source configured for this watcher`);

@@ -89,6 +89,8 @@ describe('deploy configuration', () => {
     [{ STACK_NAME: '1-bad name' }, /stackName/],
     [{ BTC_GENESIS_HASH: 'testnet' }, /btcGenesisHash \(BTC_GENESIS_HASH\) must be a block hash/],
     [{ BCH_CHECKPOINT: '478559' }, /bchCheckpoint \(BCH_CHECKPOINT\) must be "<height>:<block hash>"/],
+    [{ TRON_GENESIS_HASH: 'nile' }, /tronGenesisHash \(TRON_GENESIS_HASH\) must be a block hash/],
+    [{ SOLANA_GENESIS_HASH: 'devnet' }, /solanaGenesisHash \(SOLANA_GENESIS_HASH\) must be a genesis hash \(base58, 32 bytes\)/],
   ])('refuses %o at synth time', (env, message) => {
     expect(() => deployConfig(env)).toThrow(message);
   });
@@ -96,6 +98,12 @@ describe('deploy configuration', () => {
   it("forwards the UTXO chains' genesis and checkpoint settings (a testnet deployment)", () => {
     const testnet = '000000000933ea01ad0ee984209779baaec3ced90fa3f408719526f8d77f4943';
     expect(deployConfig({ BTC_GENESIS_HASH: testnet, BCH_CHECKPOINT: 'none' }).handlerEnvironment).toEqual({ BTC_GENESIS_HASH: testnet, BCH_CHECKPOINT: 'none' });
+  });
+
+  it("forwards TRON's and Solana's network settings (a Nile and devnet deployment)", () => {
+    const nile = '0000000000000000d698d4192c56cb6be724a558448e2684802de4d6cd8690dc';
+    const devnet = 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG';
+    expect(deployConfig({ TRON_GENESIS_HASH: nile, SOLANA_GENESIS_HASH: devnet }).handlerEnvironment).toEqual({ TRON_GENESIS_HASH: nile, SOLANA_GENESIS_HASH: devnet });
   });
 
   it('accepts a custom page domain with its us-east-1 certificate', () => {

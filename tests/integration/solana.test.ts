@@ -29,6 +29,7 @@ import { DEVNET_GENESIS_HASH, SolanaTestServer } from '../support/solana-server'
 import { decimalFromNumber, formatDecimal } from '#shared/domain/money';
 import { MAINNET_GENESIS_HASH } from '#shared/payments/solana-config';
 import { SANDBOX_SOL_WALLET } from '#shared/payments/payment-methods';
+import { WrongChainError } from '#shared/core/source-error';
 import { SolanaTransfers } from '#shared/watchers/sources/solana';
 import { IndexedWatcher } from '#shared/watchers/indexed-watcher';
 import { listWatchedAddresses, WatchList } from '#shared/store/watch-list';
@@ -171,10 +172,11 @@ describe('the Solana watcher on a local cluster with real signed transactions', 
     expect(now.invoice!.payments).toEqual([expect.objectContaining({ amount: '29.999999' })]);
   });
 
-  it('a node on another cluster (devnet) is refused before anything is read', async () => {
+  it('a node on another cluster (devnet) is refused before anything is read, as a wrong chain', async () => {
     const devnet = await new SolanaTestServer(DEVNET_GENESIS_HASH).start();
     try {
-      await expect(watcher(MAINNET_GENESIS_HASH, devnet.url)()).rejects.toThrow(/genesis/);
+      await expect(watcher(MAINNET_GENESIS_HASH, devnet.url)()).rejects.toThrow(WrongChainError);
+      expect([...devnet.requests.keys()]).toEqual(['getGenesisHash']);
     } finally {
       await devnet.close();
     }

@@ -174,15 +174,20 @@ describe('wake-watchers', () => {
 });
 
 describe('TRON on the demand model (issue 21)', () => {
-  it('an idle run is one step that asks TronGrid nothing (no address watched), reported healthy as trongrid', async () => {
+  it("an idle run is one step: the container's first asks TronGrid its network once (block 0), later ones nothing (no address watched), reported healthy as trongrid", async () => {
     const { listSourceHealth } = await import('#shared/store/source-health');
     const requests = () => [...tron.requests.values()].reduce((sum, n) => sum + n, 0);
     const before = requests();
     const run = await modules.run.watchChainOnDemand('TRON', AbortSignal.timeout(3_000));
     expect(run).toMatchObject({ steps: 1, failures: 0, idle: true });
-    expect(requests()).toBe(before);
+    expect(requests()).toBe(before + 1);
+    expect(tron.requests.get('/wallet/getblockbynum')).toBe(1);
     const health = (await listSourceHealth()).find((record) => record.source === 'TRON');
-    expect(health).toMatchObject({ kind: 'trongrid', last_success_at: expect.any(String) });
+    expect(health).toMatchObject({ kind: 'trongrid', last_success_at: expect.any(String), chain_ok: true });
     expect(health?.last_error_at).toBeUndefined();
+    // The next idle look (past WATCH_IDLE_LOOK_SECONDS): a step again, and nothing asked.
+    const later = await modules.run.watchChainOnDemand('TRON', AbortSignal.timeout(3_000), undefined, new Date(Date.now() + 600_000));
+    expect(later).toMatchObject({ steps: 1, failures: 0, idle: true });
+    expect(requests()).toBe(before + 1);
   });
 });

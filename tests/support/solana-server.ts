@@ -18,7 +18,13 @@ import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/t
 import { address as kitAddress } from '@solana/kit';
 import { type FaultyServer, startFaultyServer } from './chain-http';
 
+/**
+ * The public clusters' genesis hashes, written here apart from the service's own constants so a
+ * wrong one there fails the tests (gill's GENESIS_HASH, the Solana Explorer's GENESIS_HASHES).
+ */
+export const MAINNET_BETA_GENESIS_HASH = '5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d';
 export const DEVNET_GENESIS_HASH = 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG';
+export const TESTNET_GENESIS_HASH = '4uhcVJyU9pJkvQyS88uRDiswHXSCkY3zQawwpjk2NsNY';
 
 interface TokenAccount {
   mint: string;
@@ -55,7 +61,8 @@ export class SolanaTestServer {
   private server: FaultyServer | undefined;
   private slot = 300_000_000;
 
-  constructor(readonly genesisHash: string) {}
+  /** @param genesisHash the cluster this server is (mainnet-beta by default; a test may change it while it runs). */
+  constructor(public genesisHash: string = MAINNET_BETA_GENESIS_HASH) {}
 
   get url(): string {
     return this.server!.url;

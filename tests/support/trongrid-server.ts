@@ -7,7 +7,10 @@
  *   newest first, `meta.fingerprint` when more pages follow;
  * - `POST /walletsolidity/gettransactioninfobyid {value}`: id, blockNumber, blockTimeStamp,
  *   contract_address, receipt.result, log[] (address and topics in hex without 0x), or {}
- *   while the transaction is not solidified.
+ *   while the transaction is not solidified;
+ * - `POST /wallet/getblockbynum {num}`: block 0 as java-tron answers it (`blockID`, and a
+ *   `block_header.raw_data` without `number`: protobuf's JSON leaves zero fields out), {} for a
+ *   block it does not have. The genesis is mainnet's unless a test sets `genesisBlockId`.
  *
  * Transactions are real: signed TriggerSmartContract transactions built with tronweb (TRON's
  * SDK) from a real private key. The server checks each as a node would: its raw_data encodes
@@ -55,6 +58,15 @@ interface Mined {
 
 const TRANSFER_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 
+/**
+ * Block 0's blockID on TRON's networks, written here apart from the service's own constants so a
+ * wrong one there fails the tests: ChainAgnostic's CAIP-2 profile of TRON (tron/caip2.md), whose
+ * chain ids (their last 4 bytes) TIP-474 gives (mainnet 0x2b6653dc).
+ */
+export const TRON_MAINNET_GENESIS = '00000000000000001ebf88508a03865c71d452e25f4d51194196a1d22b6653dc';
+export const TRON_SHASTA_GENESIS = '0000000000000000de1aa88295e1fcf982742f773e0419c5a9c134c994a9059e';
+export const TRON_NILE_GENESIS = '0000000000000000d698d4192c56cb6be724a558448e2684802de4d6cd8690dc';
+
 /** The TRON address of a private key (hex), by tronweb. */
 export const tronAddressOfKey = (privateKey: string): string => TronWeb.address.fromPrivateKey(privateKey) as string;
 
@@ -92,6 +104,8 @@ export class TronGridTestServer {
    * buggy index): `to` is that address, the value the call's.
    */
   readonly misindexed: { address: string; txid: string }[] = [];
+  /** The network this server is: its block 0's blockID (a test sets a testnet's). */
+  genesisBlockId = TRON_MAINNET_GENESIS;
   private server: FaultyServer | undefined;
   private block = 70_000_000;
 
@@ -163,12 +177,27 @@ export class TronGridTestServer {
     if (this.apiKey !== undefined && apiKey !== this.apiKey) return json(401, { success: false, error: 'ApiKey not exists' });
     const account = /^\/v1\/accounts\/([^/]+)\/transactions\/trc20$/.exec(url.pathname);
     if (method === 'GET' && account) return this.trc20(decodeURIComponent(account[1]!), url.searchParams);
+    if (url.pathname === '/wallet/getblockbynum') {
+      const num = method === 'POST' ? (JSON.parse(body || '{}') as { num?: number }).num : Number(url.searchParams.get('num'));
+      return json(200, num === 0 ? this.genesis() : {});
+    }
     if (method === 'POST' && url.pathname === '/walletsolidity/gettransactioninfobyid') {
       const txid = (JSON.parse(body) as { value?: string }).value;
       const mined = this.mined.find((m) => m.tx.txID === txid && m.solid);
       return json(200, mined ? this.info(mined) : {});
     }
     return json(404, { success: false, error: 'not found' });
+  }
+
+  private genesis() {
+    return {
+      blockID: this.genesisBlockId,
+      block_header: {
+        // No number and no timestamp (both 0); the roots stand in for the real ones.
+        raw_data: { txTrieRoot: '0'.repeat(64), parentHash: '0'.repeat(64) },
+      },
+      transactions: [],
+    };
   }
 
   private trc20(address: string, query: URLSearchParams) {

@@ -13,7 +13,8 @@ import { hexToBytes, bytesToHex } from '@noble/hashes/utils.js';
 import { Address, NETWORK, OutScript, p2wpkh, Script, Transaction, utils } from '@scure/btc-signer';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { CASHADDR_P2PKH_160, decodeCashAddr, encodeCashAddr } from '#shared/payments/addresses/cashaddr';
-import { MAINNET_IDENTITIES, type UtxoChainIdentity } from '#shared/payments/utxo-config';
+import type { ChainIdentity } from '#shared/payments/chain-identity';
+import { MAINNET_IDENTITIES } from '#shared/payments/utxo-config';
 
 export type UtxoChainName = 'BTC' | 'LTC' | 'BCH';
 
@@ -72,7 +73,7 @@ function u32le(value: number): Uint8Array {
 /** Which chain the servers say this is: the identity its nodes answer and the `chain` of getblockchaininfo. */
 export interface UtxoChainOptions {
   /** The genesis and checkpoint hashes the servers answer below the first block (default: mainnet's of `name`). */
-  identity?: UtxoChainIdentity;
+  identity?: ChainIdentity;
   /** getblockchaininfo's `chain`: main, test, regtest... (default main). */
   network?: string;
 }

@@ -7,6 +7,7 @@ import { EVM_NETWORKS, evmCurrencies, networkName } from '#shared/domain/network
 import { payCurrencyFor } from '#shared/domain/pay-codes';
 import { chainSources, watchedCurrencies } from '#shared/payments/chain-sources';
 import { evmConfig } from '#shared/payments/ethereum-config';
+import { readSolanaConfig } from '#shared/payments/solana-config';
 import { readTronConfig } from '#shared/payments/tron-config';
 
 describe('Ethereum configuration', () => {
@@ -122,9 +123,32 @@ describe('the other EVM networks', () => {
 
 describe('TRON configuration', () => {
   it('watches USDT_TRC20 only with TRON_API_URL; the contract defaults to mainnet USDT; a bad value refuses to start', () => {
-    expect(readTronConfig({})).toEqual({ apiUrl: undefined, apiKey: undefined, contract: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', watched: false });
+    expect(readTronConfig({})).toEqual({
+      apiUrl: undefined,
+      apiKey: undefined,
+      contract: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t',
+      genesisHash: '00000000000000001ebf88508a03865c71d452e25f4d51194196a1d22b6653dc',
+      watched: false,
+    });
     expect(readTronConfig({ TRON_API_URL: 'https://api.trongrid.io', TRON_API_KEY: 'k' })).toMatchObject({ watched: true, apiKey: 'k' });
     expect(() => readTronConfig({ TRON_API_URL: 'ftp://x' })).toThrow(/TRON_API_URL/);
     expect(() => readTronConfig({ USDT_TRC20_CONTRACT: '0xdAC17F958D2ee523a2206206994597C13D831ec7' })).toThrow(/USDT_TRC20_CONTRACT/);
+  });
+
+  it("takes another network's block 0 id (TRON_GENESIS_HASH, hex in any case) for a test deployment; refuses what is not one", () => {
+    const nile = '0000000000000000d698d4192c56cb6be724a558448e2684802de4d6cd8690dc';
+    expect(readTronConfig({ TRON_GENESIS_HASH: nile.toUpperCase() }).genesisHash).toBe(nile);
+    expect(() => readTronConfig({ TRON_GENESIS_HASH: 'nile' })).toThrow(/TRON_GENESIS_HASH must be a block hash \(64 hex digits\), got "nile"/);
+    expect(() => readTronConfig({ TRON_GENESIS_HASH: `0x${nile.slice(2)}` })).toThrow(/TRON_GENESIS_HASH/);
+  });
+});
+
+describe('Solana configuration', () => {
+  it("expects mainnet-beta's genesis hash by default, another cluster's when SOLANA_GENESIS_HASH says so; refuses what is not a hash", () => {
+    expect(readSolanaConfig({}).genesisHash).toBe('5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d');
+    expect(readSolanaConfig({ SOLANA_GENESIS_HASH: 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG' }).genesisHash).toBe('EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG');
+    expect(() => readSolanaConfig({ SOLANA_GENESIS_HASH: 'devnet' })).toThrow(/SOLANA_GENESIS_HASH must be a genesis hash \(base58, 32 bytes\), got "devnet"/);
+    // Base58, but 31 bytes.
+    expect(() => readSolanaConfig({ SOLANA_GENESIS_HASH: '1'.repeat(31) })).toThrow(/SOLANA_GENESIS_HASH/);
   });
 });

@@ -2,7 +2,7 @@
  * BTC, LTC and BCH through the JSON-RPC interface bitcoind, litecoind and Bitcoin Cash Node
  * share (Bitcoin Core RPC docs): `getblockchaininfo` (tip: `blocks`, `bestblockhash`; `chain`
  * for the chain check's message), `getblockhash 0` and, for BTC and BCH, the hash of the block
- * after their fork, once per process (utxo-chain-check.ts: a node on testnet, regtest or the
+ * after their fork, once per process (chain-check.ts: a node on testnet, regtest or the
  * other coin is refused),
  * `getblockhash height`, `getblock hash 2` (verbosity 2: every transaction with its outputs,
  * `value` in coins, `n`, `scriptPubKey.address` or, on older nodes and BCHN,
@@ -17,9 +17,10 @@ import { isLosslessNumber, parse } from 'lossless-json';
 import { decimalPlaces, type Decimal, isPositive, parseDecimal, ZERO, compare } from '#shared/domain/money';
 import { DEFAULT_HTTP_POLICY, type HttpPolicy, requestText } from '#shared/watchers/sources/http';
 import { SourceError } from '#shared/core/source-error';
-import { MAINNET_IDENTITIES, type UtxoChainCode, type UtxoChainIdentity } from '#shared/payments/utxo-config';
+import type { ChainIdentity } from '#shared/payments/chain-identity';
+import { MAINNET_IDENTITIES, type UtxoChainCode } from '#shared/payments/utxo-config';
 import { type Block, type BlockRef, type BlockSource, type SourceHealthNote, type Transfer } from '#shared/watchers/sources/port';
-import { UtxoChainCheck } from '#shared/watchers/sources/utxo-chain-check';
+import { ChainCheck } from '#shared/watchers/sources/chain-check';
 
 export interface CoreRpcOptions {
   /** BTC, LTC or BCH. */
@@ -30,7 +31,7 @@ export interface CoreRpcOptions {
   /** New mempool transactions fetched per call at most. */
   mempoolLimit?: number;
   /** The chain the node must be on (its genesis, a block after a fork): mainnet's by default. */
-  identity?: UtxoChainIdentity;
+  identity?: ChainIdentity;
 }
 
 const HASH = /^[0-9a-f]{64}$/;
@@ -56,7 +57,7 @@ export class CoreRpcSource implements BlockSource {
   private readonly http: HttpPolicy;
   private readonly mempoolLimit: number;
   private nextId = 1;
-  private readonly check: UtxoChainCheck;
+  private readonly check: ChainCheck;
 
   constructor(options: CoreRpcOptions) {
     this.chain = options.chain;
@@ -73,7 +74,7 @@ export class CoreRpcSource implements BlockSource {
     this.mempoolLimit = options.mempoolLimit ?? 500;
     const identity = options.identity ?? MAINNET_IDENTITIES[options.chain as UtxoChainCode];
     if (!identity) throw new Error(`Core RPC: no chain identity for ${options.chain}`);
-    this.check = new UtxoChainCheck(`${this.chain} RPC`, identity);
+    this.check = new ChainCheck(`${this.chain} RPC`, identity);
   }
 
   /** Every step starts here: the chain check first (once passed, for good). */

@@ -4,7 +4,7 @@
  * satoshis (integers); addresses come as `scriptpubkey_address`.
  *
  * - the chain: `GET /block-height/0` (the genesis) and, for BTC, the block after the BCH fork,
- *   once per process (utxo-chain-check.ts): a server for testnet or another coin is refused.
+ *   once per process (chain-check.ts): a server for testnet or another coin is refused.
  * - tip: `GET /blocks/tip/hash`, then `GET /block/:hash` for its height (one consistent pair).
  * - a block: `GET /block-height/:height` -> hash, `GET /block/:hash` (height,
  *   previousblockhash, tx_count), then its transactions 25 at a time from
@@ -16,9 +16,10 @@
 import { fromMinorUnits } from '#shared/domain/money';
 import { DEFAULT_HTTP_POLICY, type HttpPolicy, requestText } from '#shared/watchers/sources/http';
 import { SourceError } from '#shared/core/source-error';
-import { MAINNET_IDENTITIES, type UtxoChainCode, type UtxoChainIdentity } from '#shared/payments/utxo-config';
+import type { ChainIdentity } from '#shared/payments/chain-identity';
+import { MAINNET_IDENTITIES, type UtxoChainCode } from '#shared/payments/utxo-config';
 import { type Block, type BlockRef, type BlockSource, type SourceHealthNote, type Transfer } from '#shared/watchers/sources/port';
-import { UtxoChainCheck } from '#shared/watchers/sources/utxo-chain-check';
+import { ChainCheck } from '#shared/watchers/sources/chain-check';
 
 export interface EsploraOptions {
   /** BTC or LTC. */
@@ -31,7 +32,7 @@ export interface EsploraOptions {
   /** New mempool transactions fetched per call at most. */
   mempoolLimit?: number;
   /** The chain the server must serve (its genesis, a block after a fork): mainnet's by default. */
-  identity?: UtxoChainIdentity;
+  identity?: ChainIdentity;
 }
 
 /** Esplora's page size for /block/:hash/txs/:start_index. */
@@ -47,7 +48,7 @@ export class EsploraSource implements BlockSource {
   private readonly http: HttpPolicy;
   private readonly pageConcurrency: number;
   private readonly mempoolLimit: number;
-  private readonly check: UtxoChainCheck;
+  private readonly check: ChainCheck;
 
   constructor(options: EsploraOptions) {
     this.chain = options.chain;
@@ -57,7 +58,7 @@ export class EsploraSource implements BlockSource {
     this.mempoolLimit = options.mempoolLimit ?? 500;
     const identity = options.identity ?? MAINNET_IDENTITIES[options.chain as UtxoChainCode];
     if (!identity) throw new Error(`Esplora: no chain identity for ${options.chain}`);
-    this.check = new UtxoChainCheck(`${this.chain} Esplora`, identity);
+    this.check = new ChainCheck(`${this.chain} Esplora`, identity);
   }
 
   /** Every step starts here: the chain check first (once passed, for good). */

@@ -93,4 +93,6 @@ export interface IndexedSource {
   readonly chain: string;
   /** Transfers after `cursor` (exclusive), oldest first, at most `limit`; `next` is the new cursor. */
   after(cursor: string | undefined, limit: number): Promise<{ transfers: Transfer[]; next: string | undefined }>;
+  /** Its chain check (TRON, Solana); sources without one leave it out. */
+  health?(): SourceHealthNote;
 }

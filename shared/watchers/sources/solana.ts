@@ -1,7 +1,9 @@
 import { fromMinorUnits } from '#shared/domain/money';
 import { SourceError } from '#shared/core/source-error';
+import { SOLANA_CLUSTERS } from '#shared/payments/solana-config';
+import { ChainCheck } from '#shared/watchers/sources/chain-check';
 import { JsonRpcClient, type JsonRpcOptions } from '#shared/watchers/sources/ethereum/json-rpc';
-import type { IndexedSource, Transfer } from '#shared/watchers/sources/port';
+import type { IndexedSource, SourceHealthNote, Transfer } from '#shared/watchers/sources/port';
 import { type WatchedTarget, WatchedSchedule } from '#shared/watchers/sources/watched-schedule';
 
 /**
@@ -16,8 +18,9 @@ import { type WatchedTarget, WatchedSchedule } from '#shared/watchers/sources/wa
  *   `postTokenBalances`, owner and mint), as @solana/pay's validateTransfer checks it. Another
  *   mint, another recipient or a failed transaction books nothing.
  *
- * Before anything, the node's `getGenesisHash` must be the configured cluster's (mainnet-beta):
- * a node on devnet would show payments that are worth nothing. The payment's key is
+ * Before anything, once per process, the node's `getGenesisHash` must be the configured
+ * cluster's (mainnet-beta; chain-check.ts): a node on devnet would show payments that are worth
+ * nothing, and is reported `wrong_chain`. The payment's key is
  * `<signature>:<reference>`; the time booked is the block's.
  */
 
@@ -42,7 +45,7 @@ export class SolanaTransfers implements IndexedSource {
   readonly chain = 'SOLANA';
   private readonly rpc: JsonRpcClient;
   private readonly clock: () => Date;
-  private clusterChecked = false;
+  private readonly check: ChainCheck;
   private readonly schedule: WatchedSchedule;
   /** Transactions already read (a finalized transaction never changes): signature -> its transfers. */
   private readonly read = new Map<string, Transfer[]>();
@@ -51,14 +54,20 @@ export class SolanaTransfers implements IndexedSource {
     this.rpc = new JsonRpcClient({ ...options, label: 'solana-rpc' });
     this.clock = options.clock ?? (() => new Date());
     this.schedule = new WatchedSchedule(options.lateEverySeconds);
+    this.check = new ChainCheck('SOLANA RPC', { genesisHash: options.genesisHash }, SOLANA_CLUSTERS);
   }
 
   get source(): string {
     return this.rpc.source;
   }
 
+  health(): SourceHealthNote {
+    return { chainOk: this.check.chainOk, currencyErrors: {} };
+  }
+
   async after(_cursor: string | undefined, limit: number): Promise<{ transfers: Transfer[]; next: string | undefined }> {
-    await this.checkCluster();
+    // Every step starts here, an idle one too (nothing watched): the cluster first (once passed, for good).
+    await this.check.ensure(() => this.genesisHash());
     const now = this.clock();
     const watched = (await this.options.watched(now)).filter((entry) => entry.recipient !== undefined);
     const due = this.schedule.due(watched, this.options.currency, now, limit);
@@ -76,11 +85,11 @@ export class SolanaTransfers implements IndexedSource {
     return { transfers, next: undefined };
   }
 
-  private async checkCluster(): Promise<void> {
-    if (this.clusterChecked) return;
+  /** The cluster's genesis hash (the check asks for block 0 only: Solana's clusters share no genesis with a fork). */
+  private async genesisHash(): Promise<string> {
     const hash = await this.rpc.call('getGenesisHash', []);
-    if (hash !== this.options.genesisHash) throw this.error(`node is on the cluster with genesis ${String(hash)}, expected ${this.options.genesisHash}`);
-    this.clusterChecked = true;
+    if (typeof hash !== 'string' || !/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(hash)) throw this.error('getGenesisHash did not answer a base58 hash');
+    return hash;
   }
 
   private async transfers(signature: string, entry: WatchedTarget): Promise<Transfer[]> {

@@ -1,14 +1,19 @@
 import { fromMinorUnits } from '#shared/domain/money';
 import { hexToBytes } from '@noble/hashes/utils.js';
 import { isTronAddress, tronAddressOfBytes } from '#shared/payments/addresses/tron';
+import { TRON_GENESIS, TRON_NETWORKS } from '#shared/payments/tron-config';
+import { ChainCheck } from '#shared/watchers/sources/chain-check';
 import { DEFAULT_HTTP_POLICY, type HttpPolicy, requestText } from '#shared/watchers/sources/http';
 import { SourceError } from '#shared/core/source-error';
-import type { IndexedSource, Transfer } from '#shared/watchers/sources/port';
+import type { IndexedSource, SourceHealthNote, Transfer } from '#shared/watchers/sources/port';
 import { type WatchedTarget, WatchedSchedule } from '#shared/watchers/sources/watched-schedule';
 
 /**
  * USDT (TRC-20) on TRON, read from a TronGrid-compatible API (REFERENCE "More networks"):
  *
+ * - first, once per process, the network: block 0's `blockID` (`POST /wallet/getblockbynum`
+ *   `{"num":0}`) must be mainnet's (chain-check.ts): an API on Shasta or Nile would show
+ *   transfers of a worthless USDT;
  * - what an invoice address received: `GET /v1/accounts/{address}/transactions/trc20` with
  *   `only_confirmed=true` (solidified: built on by 19 of 27 super representatives, never rolled
  *   back), `only_to=true`, `contract_address` (the USDT contract), `min_timestamp` (the
@@ -41,6 +46,8 @@ export interface TronGridOptions {
   http?: HttpPolicy;
   /** Pages of 200 read per address and step at most. Default 5. */
   maxPages?: number;
+  /** The network the API must serve: its block 0's `blockID` (mainnet's by default). */
+  genesisHash?: string;
 }
 
 /** One row of the TRC-20 transfer index, checked. */
@@ -76,6 +83,24 @@ export class TronGridClient {
     this.source = `trongrid:${url.host}`;
     this.http = options.http ?? DEFAULT_HTTP_POLICY;
     this.headers = { accept: 'application/json', ...(options.apiKey ? { 'TRON-PRO-API-KEY': options.apiKey } : {}) };
+  }
+
+  /** The `blockID` of block `num`, or undefined when the node has none there (it answers {}). */
+  async blockId(num: number): Promise<string | undefined> {
+    const { status, body } = await requestText(
+      this.source,
+      `${this.base}/wallet/getblockbynum`,
+      { method: 'POST', headers: { ...this.headers, 'content-type': 'application/json' }, body: JSON.stringify({ num }) },
+      this.http,
+    );
+    if (status !== 200) throw this.error(`getblockbynum: HTTP ${status}`);
+    const block = this.json(body) as { blockID?: unknown; block_header?: { raw_data?: { number?: unknown } } } | null;
+    if (!block || typeof block !== 'object' || Array.isArray(block)) throw this.error('getblockbynum did not answer an object');
+    if (Object.keys(block).length === 0) return undefined;
+    // Protobuf's JSON leaves zero fields out: block 0's header has no number.
+    const number = block.block_header?.raw_data?.number ?? 0;
+    if (typeof block.blockID !== 'string' || !/^[0-9a-f]{64}$/.test(block.blockID) || number !== num) throw this.error(`getblockbynum ${num} did not answer that block with its blockID`);
+    return block.blockID;
   }
 
   /** The solidified TRC-20 transfers of `contract` to `address` since `sinceMs`, every page. */
@@ -192,19 +217,27 @@ export class TronTransfers implements IndexedSource {
   private readonly clock: () => Date;
   private readonly verified = new Map<string, TronTransactionInfo>();
   private readonly schedule: WatchedSchedule;
+  private readonly check: ChainCheck;
 
   constructor(private readonly options: TronTransfersOptions) {
     if (!isTronAddress(options.contract)) throw new RangeError(`${options.currency} contract is not a TRON address: ${options.contract}`);
     this.client = new TronGridClient(options);
     this.clock = options.clock ?? (() => new Date());
     this.schedule = new WatchedSchedule(options.lateEverySeconds);
+    this.check = new ChainCheck('TRON API', { genesisHash: options.genesisHash ?? TRON_GENESIS.mainnet }, TRON_NETWORKS);
   }
 
   get source(): string {
     return this.client.source;
   }
 
+  health(): SourceHealthNote {
+    return { chainOk: this.check.chainOk, currencyErrors: {} };
+  }
+
   async after(_cursor: string | undefined, limit: number): Promise<{ transfers: Transfer[]; next: string | undefined }> {
+    // Every step starts here, an idle one too (nothing watched): the network first (once passed, for good).
+    await this.check.ensure((height) => this.client.blockId(height));
     const now = this.clock();
     const due = this.schedule.due(await this.options.watched(now), this.options.currency, now, limit);
     const transfers: Transfer[] = [];
