@@ -29,4 +29,17 @@ describe('when a per-address source asks about a watched address', () => {
   it('at most `limit` addresses a step', () => {
     expect(new WatchedSchedule().due([open, late], 'USDT_TRC20', at('2026-11-25T10:45:00Z'), 1)).toHaveLength(1);
   });
+
+  it('more open invoices than a step asks about: the next step goes on where it stopped, so the newest are asked too', () => {
+    const schedule = new WatchedSchedule();
+    const list = Array.from({ length: 5 }, (_, i) => entry(`a${i}`, '2026-11-25T11:00:00.000Z'));
+    const steps = [0, 10, 20].map((s) => schedule.due(list, 'USDT_TRC20', at(`2026-11-25T10:45:${String(s).padStart(2, '0')}Z`), 2).map((e) => e.address));
+    expect(steps).toEqual([
+      ['a0', 'a1'],
+      ['a2', 'a3'],
+      ['a4', 'a0'],
+    ]);
+    // Back under the limit: every one, every step.
+    expect(schedule.due(list.slice(0, 2), 'USDT_TRC20', at('2026-11-25T10:45:30Z'), 2).map((e) => e.address)).toEqual(['a0', 'a1']);
+  });
 });

@@ -17,10 +17,14 @@ export interface WatchedTarget {
  * When a per-address source (TRON, Solana) asks about a watched address: every step while its
  * invoice is open, and every `lateEverySeconds` (default 600) once it expired but is still in
  * its late window, so a week of late window costs a request per address every ten minutes,
- * not every few seconds.
+ * not every few seconds. A step asks about `limit` addresses at most (the bound on its work);
+ * when more are due, the next step goes on where this one stopped, so every address is asked
+ * within ceil(due / limit) steps instead of the newest never while older ones stay open.
  */
 export class WatchedSchedule {
   private lateAskedAt = 0;
+  /** Where the next step starts in the due list when it is longer than a step's limit. */
+  private offset = 0;
 
   constructor(private readonly lateEverySeconds = 600) {}
 
@@ -28,8 +32,14 @@ export class WatchedSchedule {
   due(entries: readonly WatchedTarget[], currency: string, now: Date, limit: number): WatchedTarget[] {
     const lateDue = now.getTime() - this.lateAskedAt >= this.lateEverySeconds * 1000;
     if (lateDue) this.lateAskedAt = now.getTime();
-    return entries
-      .filter((entry) => entry.currency === currency && (lateDue || Date.parse(entry.open_until) >= now.getTime()))
-      .slice(0, Math.max(limit, 1));
+    const due = entries.filter((entry) => entry.currency === currency && (lateDue || Date.parse(entry.open_until) >= now.getTime()));
+    const max = Math.max(limit, 1);
+    if (due.length <= max) {
+      this.offset = 0;
+      return due;
+    }
+    const start = this.offset % due.length;
+    this.offset = start + max;
+    return [...due.slice(start), ...due.slice(0, start)].slice(0, max);
   }
 }
