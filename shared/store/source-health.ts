@@ -56,10 +56,13 @@ export function recordSourceHealth(report: HealthReport): Promise<boolean> {
     if (report.chain_ok !== undefined) set.chain_ok = report.chain_ok;
   }
   const entries = Object.entries(set).filter(([, value]) => value !== undefined);
+  // A success while behind keeps the last catch-up, so the lag grows; a source behind from its
+  // very first report counts its lag from that report, not never.
+  const lagFrom = report.ok && report.caught_up_at === undefined ? ', #caught = if_not_exists(#caught, :checked)' : '';
   return updateIf(sourceHealthKey(report.source), {
-    UpdateExpression: `SET ${entries.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
+    UpdateExpression: `SET ${entries.map((_, i) => `#f${i} = :v${i}`).join(', ')}${lagFrom}`,
     ConditionExpression: 'attribute_not_exists(#checked) OR #checked <= :checked',
-    ExpressionAttributeNames: { '#checked': 'checked_at', ...Object.fromEntries(entries.map(([name], i) => [`#f${i}`, name])) },
+    ExpressionAttributeNames: { '#checked': 'checked_at', ...(lagFrom ? { '#caught': 'caught_up_at' } : {}), ...Object.fromEntries(entries.map(([name], i) => [`#f${i}`, name])) },
     ExpressionAttributeValues: { ':checked': report.checked_at, ...Object.fromEntries(entries.map(([, value], i) => [`:v${i}`, value])) },
   });
 }

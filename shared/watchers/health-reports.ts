@@ -42,7 +42,9 @@ export class HealthReporter {
   /** After a step that succeeded. */
   succeeded(step: StepHealth): Promise<void> {
     const checked = this.now();
-    const shape = JSON.stringify(['ok', step.caughtUp, step.note ?? null]);
+    // A per-address source says itself whether it is behind (sources/head-check.ts).
+    const caughtUp = step.caughtUp && step.note?.caughtUp !== false;
+    const shape = JSON.stringify(['ok', caughtUp, step.note?.chainOk ?? null, step.note?.currencyErrors ?? null]);
     if (!this.due(shape, checked)) return Promise.resolve();
     return this.write(
       {
@@ -50,10 +52,10 @@ export class HealthReporter {
         source: this.source,
         kind: this.kind,
         checked_at: checked.toISOString(),
-        tip_height: step.tipHeight,
+        tip_height: step.tipHeight ?? step.note?.tipHeight,
         cursor_height: step.cursorHeight,
         // Left unset while behind: the stored time stays that of the last catch-up, and the lag grows.
-        caught_up_at: step.caughtUp ? checked.toISOString() : undefined,
+        caught_up_at: caughtUp ? checked.toISOString() : undefined,
         chain_ok: step.note?.chainOk,
         currency_errors: step.note?.currencyErrors ?? {},
       },

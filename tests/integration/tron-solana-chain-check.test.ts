@@ -59,7 +59,7 @@ describe('the chain check of the TRON source', () => {
     const source = tronSource(server.url);
     expect(source.health().chainOk).toBeUndefined();
     for (let i = 0; i < 3; i += 1) await source.after(undefined, 10);
-    expect(source.health()).toEqual({ chainOk: true, currencyErrors: {} });
+    expect(source.health()).toEqual({ chainOk: true, currencyErrors: {}, caughtUp: true, tipHeight: expect.any(Number) });
     expect(server.requests.get('/wallet/getblockbynum')).toBe(1);
   });
 
@@ -121,7 +121,7 @@ describe('the chain check of the Solana source', () => {
     const server = await solanaServer();
     const source = solanaSource(server.url);
     for (let i = 0; i < 3; i += 1) await source.after(undefined, 10);
-    expect(source.health()).toEqual({ chainOk: true, currencyErrors: {} });
+    expect(source.health()).toEqual({ chainOk: true, currencyErrors: {}, caughtUp: true, tipHeight: expect.any(Number) });
     expect(server.requests.get('getGenesisHash')).toBe(1);
   });
 

@@ -174,20 +174,21 @@ describe('wake-watchers', () => {
 });
 
 describe('TRON on the demand model (issue 21)', () => {
-  it("an idle run is one step: the container's first asks TronGrid its network once (block 0), later ones nothing (no address watched), reported healthy as trongrid", async () => {
+  it("an idle run is one step: the container's first asks TronGrid its network once (block 0) and its newest solidified block, one within the minute nothing (no address watched), reported healthy as trongrid", async () => {
     const { listSourceHealth } = await import('#shared/store/source-health');
     const requests = () => [...tron.requests.values()].reduce((sum, n) => sum + n, 0);
     const before = requests();
     const run = await modules.run.watchChainOnDemand('TRON', AbortSignal.timeout(3_000));
     expect(run).toMatchObject({ steps: 1, failures: 0, idle: true });
-    expect(requests()).toBe(before + 1);
+    expect(requests()).toBe(before + 2);
     expect(tron.requests.get('/wallet/getblockbynum')).toBe(1);
+    expect(tron.requests.get('/walletsolidity/getnowblock')).toBe(1);
     const health = (await listSourceHealth()).find((record) => record.source === 'TRON');
-    expect(health).toMatchObject({ kind: 'trongrid', last_success_at: expect.any(String), chain_ok: true });
+    expect(health).toMatchObject({ kind: 'trongrid', last_success_at: expect.any(String), chain_ok: true, tip_height: expect.any(Number), caught_up_at: expect.any(String) });
     expect(health?.last_error_at).toBeUndefined();
-    // The next idle look (past WATCH_IDLE_LOOK_SECONDS): a step again, and nothing asked.
+    // The next idle look (past WATCH_IDLE_LOOK_SECONDS) within the source's minute: a step again, and nothing asked.
     const later = await modules.run.watchChainOnDemand('TRON', AbortSignal.timeout(3_000), undefined, new Date(Date.now() + 600_000));
     expect(later).toMatchObject({ steps: 1, failures: 0, idle: true });
-    expect(requests()).toBe(before + 1);
+    expect(requests()).toBe(before + 2);
   });
 });

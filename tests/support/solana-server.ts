@@ -60,6 +60,8 @@ export class SolanaTestServer {
   private readonly decimals = new Map<string, number>();
   private server: FaultyServer | undefined;
   private slot = 300_000_000;
+  /** How old the newest finalized slot's block is (a test sets a stuck node's). */
+  finalizedAgeMs = 13_000;
 
   /** @param genesisHash the cluster this server is (mainnet-beta by default; a test may change it while it runs). */
   constructor(public genesisHash: string = MAINNET_BETA_GENESIS_HASH) {}
@@ -218,6 +220,11 @@ export class SolanaTestServer {
     switch (method) {
       case 'getGenesisHash':
         return result(this.genesisHash);
+      // The newest finalized slot (32 behind the newest) and its block's time.
+      case 'getSlot':
+        return result(Math.max(0, this.slot - (((params[0] ?? {}) as { commitment?: string }).commitment === 'processed' ? 0 : 32)));
+      case 'getBlockTime':
+        return result(Math.floor((Date.now() - this.finalizedAgeMs) / 1000));
       case 'getSignaturesForAddress': {
         const address = params[0] as string;
         const limit = ((params[1] ?? {}) as { limit?: number }).limit ?? 1000;

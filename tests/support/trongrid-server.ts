@@ -106,6 +106,8 @@ export class TronGridTestServer {
   readonly misindexed: { address: string; txid: string }[] = [];
   /** The network this server is: its block 0's blockID (a test sets a testnet's). */
   genesisBlockId = TRON_MAINNET_GENESIS;
+  /** How old the newest solidified block is (a test sets a stuck node's). */
+  solidHeadAgeMs = 57_000;
   private server: FaultyServer | undefined;
   private block = 70_000_000;
 
@@ -181,12 +183,25 @@ export class TronGridTestServer {
       const num = method === 'POST' ? (JSON.parse(body || '{}') as { num?: number }).num : Number(url.searchParams.get('num'));
       return json(200, num === 0 ? this.genesis() : {});
     }
+    if (method === 'POST' && url.pathname === '/walletsolidity/getnowblock') return json(200, this.solidHead());
     if (method === 'POST' && url.pathname === '/walletsolidity/gettransactioninfobyid') {
       const txid = (JSON.parse(body) as { value?: string }).value;
       const mined = this.mined.find((m) => m.tx.txID === txid && m.solid);
       return json(200, mined ? this.info(mined) : {});
     }
     return json(404, { success: false, error: 'not found' });
+  }
+
+  /** The newest solidified block as java-tron answers it (about 19 blocks of 3 s behind the head by default). */
+  private solidHead() {
+    const solid = this.mined.filter((m) => m.solid).at(-1)?.block ?? this.block - 19;
+    return {
+      blockID: solid.toString(16).padStart(16, '0') + '0'.repeat(48),
+      block_header: {
+        raw_data: { number: solid, txTrieRoot: '0'.repeat(64), witness_address: '41' + '0'.repeat(40), parentHash: '0'.repeat(64), version: 31, timestamp: Date.now() - this.solidHeadAgeMs },
+        witness_signature: '0'.repeat(130),
+      },
+    };
   }
 
   private genesis() {

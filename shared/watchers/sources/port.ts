@@ -69,6 +69,10 @@ export interface SourceHealthNote {
   chainOk?: boolean;
   /** Currencies the source cannot read now while the others go on (a token contract that does not answer), with why. */
   currencyErrors: Record<string, string>;
+  /** A per-address source's newest final block (sources/head-check.ts); block sources report their tip themselves. */
+  tipHeight?: number;
+  /** False while a per-address source's newest final block is too old: its lag grows as a block chain's behind its tip. */
+  caughtUp?: boolean;
 }
 
 /** A chain read block by block. */

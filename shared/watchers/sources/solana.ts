@@ -5,6 +5,7 @@ import { ChainCheck } from '#shared/watchers/sources/chain-check';
 import { JsonRpcClient, type JsonRpcOptions } from '#shared/watchers/sources/ethereum/json-rpc';
 import type { IndexedSource, SourceHealthNote, Transfer } from '#shared/watchers/sources/port';
 import { type WatchedTarget, WatchedSchedule } from '#shared/watchers/sources/watched-schedule';
+import { HeadCheck, type SourceHead } from '#shared/watchers/sources/head-check';
 
 /**
  * USDC on Solana, paid as a Solana Pay transfer request (REFERENCE "More networks"): each
@@ -47,6 +48,7 @@ export class SolanaTransfers implements IndexedSource {
   private readonly clock: () => Date;
   private readonly check: ChainCheck;
   private readonly schedule: WatchedSchedule;
+  private readonly head = new HeadCheck();
   /** Transactions already read (a finalized transaction never changes): signature -> its transfers. */
   private readonly read = new Map<string, Transfer[]>();
 
@@ -62,13 +64,15 @@ export class SolanaTransfers implements IndexedSource {
   }
 
   health(): SourceHealthNote {
-    return { chainOk: this.check.chainOk, currencyErrors: {} };
+    return { chainOk: this.check.chainOk, currencyErrors: {}, ...this.head.note() };
   }
 
   async after(_cursor: string | undefined, limit: number): Promise<{ transfers: Transfer[]; next: string | undefined }> {
     // Every step starts here, an idle one too (nothing watched): the cluster first (once passed, for good).
     await this.check.ensure(() => this.genesisHash());
     const now = this.clock();
+    // Whether the node sees the cluster now (at most once a minute): its newest finalized slot's time.
+    await this.head.ensure(now, () => this.finalizedHead());
     const watched = (await this.options.watched(now)).filter((entry) => entry.recipient !== undefined);
     const due = this.schedule.due(watched, this.options.currency, now, limit);
     const transfers: Transfer[] = [];
@@ -83,6 +87,15 @@ export class SolanaTransfers implements IndexedSource {
       }
     }
     return { transfers, next: undefined };
+  }
+
+  /** The newest finalized slot and its block's time (`getSlot`, `getBlockTime`). */
+  private async finalizedHead(): Promise<SourceHead> {
+    const slot = await this.rpc.call('getSlot', [{ commitment: COMMITMENT }]);
+    if (!Number.isSafeInteger(slot) || (slot as number) < 0) throw this.error('getSlot did not answer a slot');
+    const time = await this.rpc.call('getBlockTime', [slot]);
+    if (!Number.isSafeInteger(time)) throw this.error(`getBlockTime ${String(slot)} did not answer a time`);
+    return { height: slot as number, time: new Date((time as number) * 1000) };
   }
 
   /** The cluster's genesis hash (the check asks for block 0 only: Solana's clusters share no genesis with a fork). */

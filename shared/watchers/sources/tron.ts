@@ -7,6 +7,7 @@ import { DEFAULT_HTTP_POLICY, type HttpPolicy, requestText } from '#shared/watch
 import { SourceError } from '#shared/core/source-error';
 import type { IndexedSource, SourceHealthNote, Transfer } from '#shared/watchers/sources/port';
 import { type WatchedTarget, WatchedSchedule } from '#shared/watchers/sources/watched-schedule';
+import { HeadCheck, type SourceHead } from '#shared/watchers/sources/head-check';
 
 /**
  * USDT (TRC-20) on TRON, read from a TronGrid-compatible API (REFERENCE "More networks"):
@@ -101,6 +102,21 @@ export class TronGridClient {
     const number = block.block_header?.raw_data?.number ?? 0;
     if (typeof block.blockID !== 'string' || !/^[0-9a-f]{64}$/.test(block.blockID) || number !== num) throw this.error(`getblockbynum ${num} did not answer that block with its blockID`);
     return block.blockID;
+  }
+
+  /** The newest solidified block (`POST /walletsolidity/getnowblock`): its number and time. */
+  async solidHead(): Promise<SourceHead> {
+    const { status, body } = await requestText(
+      this.source,
+      `${this.base}/walletsolidity/getnowblock`,
+      { method: 'POST', headers: { ...this.headers, 'content-type': 'application/json' }, body: '{}' },
+      this.http,
+    );
+    if (status !== 200) throw this.error(`getnowblock: HTTP ${status}`);
+    const block = this.json(body) as { block_header?: { raw_data?: { number?: unknown; timestamp?: unknown } } } | null;
+    const header = block?.block_header?.raw_data;
+    if (!header || !Number.isSafeInteger(header.number) || !Number.isSafeInteger(header.timestamp)) throw this.error('getnowblock did not answer a block with its number and timestamp');
+    return { height: header.number as number, time: new Date(header.timestamp as number) };
   }
 
   /** The solidified TRC-20 transfers of `contract` to `address` since `sinceMs`, every page. */
@@ -218,6 +234,7 @@ export class TronTransfers implements IndexedSource {
   private readonly verified = new Map<string, TronTransactionInfo>();
   private readonly schedule: WatchedSchedule;
   private readonly check: ChainCheck;
+  private readonly head = new HeadCheck();
 
   constructor(private readonly options: TronTransfersOptions) {
     if (!isTronAddress(options.contract)) throw new RangeError(`${options.currency} contract is not a TRON address: ${options.contract}`);
@@ -232,13 +249,15 @@ export class TronTransfers implements IndexedSource {
   }
 
   health(): SourceHealthNote {
-    return { chainOk: this.check.chainOk, currencyErrors: {} };
+    return { chainOk: this.check.chainOk, currencyErrors: {}, ...this.head.note() };
   }
 
   async after(_cursor: string | undefined, limit: number): Promise<{ transfers: Transfer[]; next: string | undefined }> {
-    // Every step starts here, an idle one too (nothing watched): the network first (once passed, for good).
+    // Every step starts here, an idle one too (nothing watched): the network first (once passed,
+    // for good), then whether the API sees the chain now (at most once a minute).
     await this.check.ensure((height) => this.client.blockId(height));
     const now = this.clock();
+    await this.head.ensure(now, () => this.client.solidHead());
     const due = this.schedule.due(await this.options.watched(now), this.options.currency, now, limit);
     const transfers: Transfer[] = [];
     for (const entry of due) {

@@ -1,0 +1,56 @@
+/**
+ * Whether a per-address source (TRON's TronGrid, a Solana node) can see now. Such a source has
+ * no block cursor that could fall behind a tip, and a step with nothing due (no watched
+ * address, or none due this step) asks it nothing about transfers: without this, a source that
+ * is down, or a node stuck hours behind, would still be reported healthy while idle, and its
+ * currency offered to the next buyer. So the source's newest final block (TRON's latest
+ * solidified block, Solana's newest finalized slot) is asked at most every `everySeconds`, an
+ * idle look too (they come minutes apart): a failure fails the step (the source goes
+ * `failing`), and a block older than `maxBehindSeconds` is reported as not caught up, so the
+ * health's lag grows until the source is `lagging` (SOURCE_MAX_LAG_SECONDS) and is not offered,
+ * as a block chain's cursor behind its tip is.
+ */
+
+/** A source's newest final block: its height and when it was made. */
+export interface SourceHead {
+  height: number;
+  time: Date;
+}
+
+/** What a step's health report takes from the last answer (shared/watchers/health-reports.ts). */
+export interface HeadNote {
+  tipHeight?: number;
+  /** False while the newest final block is older than the bound; undefined before the first answer. */
+  caughtUp?: boolean;
+}
+
+/**
+ * How old a final block may be while the source counts as caught up: TRON solidifies a block
+ * about a minute after it is made (19 of 27 producers, a block every 3 s), Solana finalizes a slot
+ * about 13 s after it (32 slots of 400 ms); three minutes leaves room for a slow minute and for
+ * clocks that differ, and is well under SOURCE_MAX_LAG_SECONDS (900), after which it counts.
+ */
+export const MAX_HEAD_AGE_SECONDS = 180;
+
+export class HeadCheck {
+  private askedAt = Number.NEGATIVE_INFINITY;
+  private last: { height: number; behindMs: number } | undefined;
+
+  constructor(
+    private readonly maxBehindSeconds = MAX_HEAD_AGE_SECONDS,
+    private readonly everySeconds = 60,
+  ) {}
+
+  /** Asks `head` when the last answer is older than `everySeconds`; its error is the step's. */
+  async ensure(now: Date, head: () => Promise<SourceHead>): Promise<void> {
+    if (now.getTime() - this.askedAt < this.everySeconds * 1000) return;
+    const { height, time } = await head();
+    this.askedAt = now.getTime();
+    this.last = { height, behindMs: now.getTime() - time.getTime() };
+  }
+
+  note(): HeadNote {
+    if (!this.last) return {};
+    return { tipHeight: this.last.height, caughtUp: this.last.behindMs <= this.maxBehindSeconds * 1000 };
+  }
+}
