@@ -1,4 +1,5 @@
 import { BatchGetCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { Delivery } from '#shared/domain/delivery';
 import type { Invoice, Order } from '#shared/domain/order';
 import type { OrderStatus } from '#shared/domain/statuses';
 import { db, tableName } from '#shared/store/client';
@@ -15,6 +16,7 @@ import {
   txidKey,
   txidPartition,
 } from '#shared/store/keys';
+import { deliveryFromItem } from '#shared/store/deliveries';
 import { invoiceFromItem } from '#shared/store/invoices';
 import { orderFromItem } from '#shared/store/orders';
 
@@ -69,7 +71,7 @@ export async function queryOrderPage(filter: OrderFilter): Promise<{ orders: Ord
 }
 
 /** Everything in an order's partition: the order, all its invoices, its callback deliveries as stored (one Query, paged). */
-export async function readOrderPartition(orderId: string): Promise<{ order: Order; invoices: Invoice[]; deliveries: Item[] } | undefined> {
+export async function readOrderPartition(orderId: string): Promise<{ order: Order; invoices: Invoice[]; deliveries: Delivery[] } | undefined> {
   const items: Item[] = [];
   let start: Item | undefined;
   do {
@@ -85,9 +87,7 @@ export async function readOrderPartition(orderId: string): Promise<{ order: Orde
   return {
     order: orderFromItem(orderItem),
     invoices: items.filter((item) => isInvoice(String(item.SK))).map(invoiceFromItem),
-    deliveries: items
-      .filter((item) => String(item.SK).startsWith(DELIVERY_PREFIX))
-      .map(({ PK: _pk, SK: _sk, GSI3PK: _g, GSI3SK: _s, type: _t, ...delivery }) => delivery),
+    deliveries: items.filter((item) => String(item.SK).startsWith(DELIVERY_PREFIX)).map(deliveryFromItem),
   };
 }
 
