@@ -3,6 +3,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { enqueueDelivery, type DeliveryJob } from '#shared/callbacks/queue';
 import { isOutboxInsert } from '#shared/callbacks/outbox';
+import { deliveryFromItem } from '#shared/store/deliveries';
 
 /**
  * The first queue job of a delivery, straight from the stream's image of the inserted item (no
@@ -10,7 +11,8 @@ import { isOutboxInsert } from '#shared/callbacks/outbox';
  */
 function firstJobOf(record: DynamoDBRecord): DeliveryJob | undefined {
   const image = unmarshall(record.dynamodb?.NewImage as Record<string, AttributeValue>);
-  const { order_id: orderId, version, event_id: eventId, state, attempt_count: attempts } = image;
+  if (typeof image.PK !== 'string' || typeof image.SK !== 'string') throw new Error(`stream record ${record.eventID} is not a delivery item`);
+  const { order_id: orderId, version, event_id: eventId, state, attempt_count: attempts } = deliveryFromItem(image);
   if (typeof orderId !== 'string' || !Number.isInteger(version) || typeof eventId !== 'string' || !Number.isInteger(attempts)) {
     throw new Error(`stream record ${record.eventID} is not a delivery item`);
   }

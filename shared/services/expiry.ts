@@ -36,19 +36,25 @@ async function expireOrder(orderId: string, now: Date, beforeExpiry?: BeforeExpi
 }
 
 /**
- * A PENDING order past its unconfirmed timeout: EXPIRED when none of its payments ever reached
- * a block (dropped from the mempool, or double-spent); with one in a block (recorded on the
- * invoice, or maturing on its chain: block-watcher.ts) it is only short of
+ * A due PENDING order. A payment keeps the due time the order had while NEW (its invoice's
+ * expiry): moving it would rewrite the order's expiry index entry in the PENDING transaction
+ * (4 WRU), and most payments are final before then. Still PENDING at that time, it is due again
+ * UNCONFIRMED_TIMEOUT_SECONDS after its invoice expired. Past that: EXPIRED when none of its
+ * payments ever reached a block (dropped from the mempool, or double-spent); with one in a block
+ * (recorded on the invoice, or maturing on its chain: block-watcher.ts) it is only short of
  * confirmations (the watcher completes it, or takes it back in a reorganisation): looked at
  * again after another timeout.
  */
 async function expirePending(found: Found, now: Date) {
+  const timeoutMs = apiConfig().unconfirmedTimeoutSeconds * 1000;
+  const deadline = found.invoice ? Date.parse(found.invoice.expired_at) + timeoutMs : 0;
+  if (now.getTime() < deadline) return { order: { ...touch(found.order, now), due_at: new Date(deadline).toISOString() } };
   const inBlock =
     countingPayments(found.invoice?.payments ?? []).some((payment) => payment.block_height !== undefined || payment.confirmations > 0) ||
     // A block watcher records a payment it first saw unconfirmed only once it is final; until then its block is in the maturing payments.
     (found.invoice !== undefined && !isGateway(found.invoice.pay_currency) && (await hasMaturingPayment(chainOf(found.invoice.pay_currency), found.order.order_id)));
   if (!inBlock) return moveTo(found, 'EXPIRED', now);
-  const order = { ...touch(found.order, now), due_at: new Date(now.getTime() + apiConfig().unconfirmedTimeoutSeconds * 1000).toISOString() };
+  const order = { ...touch(found.order, now), due_at: new Date(now.getTime() + timeoutMs).toISOString() };
   return { order };
 }
 

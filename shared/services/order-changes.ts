@@ -7,7 +7,7 @@ import { deliveryToItem } from '#shared/store/deliveries';
 import { addressIndexItem } from '#shared/store/address-index';
 import { invoiceToItem } from '#shared/store/invoices';
 import { commitOrderChange, findOrderWithInvoice } from '#shared/store/orders';
-import { txidIndexItems } from '#shared/store/order-search';
+import { putTxidIndex, txidIndexItems } from '#shared/store/order-search';
 
 /** How often a change is retried when another write moved the order first. */
 const ATTEMPTS = 5;
@@ -42,6 +42,9 @@ export async function changeOrder(
     const isNewInvoice = change.invoice !== undefined && change.invoice.invoice_id !== found.invoice?.invoice_id;
     // A status change writes the callback it owes in the same transaction: it cannot be lost.
     const delivery = deliveryFor(found.order, change.order, new Date(change.order.updated_at));
+    // The portal finds an order by a transaction id through these pointers: written first, on
+    // their own (see putTxidIndex for why first, and why not in the transaction).
+    await putTxidIndex(txidIndexItems(orderId, found.invoice ? [found.invoice] : [], [change.invoice, change.otherInvoice]));
     const committed = await commitOrderChange({
       expected: found.order,
       order: change.order,
@@ -50,8 +53,6 @@ export async function changeOrder(
         ...(isNewInvoice ? [addressIndexItem(change.invoice!)] : []),
         ...(change.otherInvoice ? [invoiceToItem(change.otherInvoice)] : []),
         ...(delivery ? [deliveryToItem(delivery)] : []),
-        // The portal finds an order by a transaction id through these.
-        ...txidIndexItems(orderId, found.invoice ? [found.invoice] : [], [change.invoice, change.otherInvoice]),
       ],
     });
     if (committed) return { order: change.order, invoice: change.invoice ?? found.invoice };

@@ -146,14 +146,8 @@ export function recordPayments(reports: readonly PaymentReport[]): Promise<Found
     }
     const outcome = evaluate(found, recorded.payments, invoice);
     if (!outcome) return { order: touch(found.order, now), invoice: recorded };
-    return moveTo(found, outcome.to, now, { reason: outcome.reason, invoice: recorded, dueAt: dueFor(outcome.to, invoice) });
+    return moveTo(found, outcome.to, now, { reason: outcome.reason, invoice: recorded });
   });
-}
-
-/** A PENDING order is due (looked at by the expiry sweep) UNCONFIRMED_TIMEOUT_SECONDS after its invoice expires. */
-function dueFor(status: OrderStatus, invoice: Invoice): string | undefined {
-  if (status !== 'PENDING') return undefined;
-  return new Date(Date.parse(invoice.expired_at) + apiConfig().unconfirmedTimeoutSeconds * 1000).toISOString();
 }
 
 /** What {@link retractPayment} did. */
@@ -193,7 +187,7 @@ export async function retractPayment(report: { orderId: string; invoiceId?: stri
     if (found.order.status === 'PENDING') {
       if (countingPayments(recorded.payments).length === 0) return moveTo(found, 'NEW', report.now, { invoice: recorded });
       const outcome = evaluate(found, recorded.payments, invoice);
-      if (outcome) return moveTo(found, outcome.to, report.now, { reason: outcome.reason, invoice: recorded, dueAt: dueFor(outcome.to, invoice) });
+      if (outcome) return moveTo(found, outcome.to, report.now, { reason: outcome.reason, invoice: recorded });
     }
     return { order: touch(found.order, report.now), invoice: recorded };
   });

@@ -133,8 +133,7 @@ function actionsFor(context: PortalContext, order: Order, deliveries: readonly D
 
 /** An order's page: the order, every invoice with its payments, the status history and the callback log. */
 export async function getPortalOrder(context: PortalContext, orderId: unknown) {
-  const { order, invoices, deliveries: stored } = await ownOrder(context, orderId);
-  const deliveries = stored as unknown as Delivery[];
+  const { order, invoices, deliveries } = await ownOrder(context, orderId);
   return {
     order: {
       ...orderView(order),

@@ -1,30 +1,39 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Delivery, DeliveryAttempt, DeliveryState } from '#shared/domain/delivery';
-import { MAX_LOGGED_ATTEMPTS } from '#shared/domain/delivery';
+import { eventIdFor, MAX_LOGGED_ATTEMPTS } from '#shared/domain/delivery';
 import { db, query, tableName } from '#shared/store/client';
 import { type Condition, putIf, updateIf } from '#shared/store/conditional';
-import { DELIVERY_PREFIX, deliveryKey, ENTITY, OUTBOX_SHARDS, outboxIndexKey, outboxPartition, orderPartition } from '#shared/store/keys';
+import { DELIVERY_PREFIX, deliveryKey, ENTITY, OUTBOX_SHARDS, orderIdOfPartition, outboxIndexKey, outboxPartition, orderPartition } from '#shared/store/keys';
 
 type Item = Record<string, unknown>;
 
-/** Only deliveries still to make are in the outbox index (where the sweeper looks). */
+/**
+ * The delivery as a table item. Its order id and version are its key, and its event id is made
+ * of them (eventIdFor): they are not stored again (about 100 bytes, which keep a typical delivery
+ * under 1 KB: one write unit, two in the status change's transaction). Only deliveries still to
+ * make are in the outbox index (where the sweeper looks).
+ */
 export function deliveryToItem(delivery: Delivery): Item {
+  const { event_id: _event, order_id: _order, version: _version, ...rest } = delivery;
   return {
     ...deliveryKey(delivery.order_id, delivery.version),
     ...(delivery.state === 'PENDING' ? outboxIndexKey(delivery.order_id, delivery.next_attempt_at, delivery.event_id) : {}),
     type: ENTITY.delivery,
-    ...delivery,
+    ...rest,
   };
 }
 
-function fromItem(item: Item): Delivery {
-  const { PK: _pk, SK: _sk, GSI3PK: _g, GSI3SK: _s, type: _t, ...delivery } = item;
-  return delivery as unknown as Delivery;
+/** The delivery a table item (or a stream image of one) holds; an item written before the ids were left out keeps its own. */
+export function deliveryFromItem(item: Item): Delivery {
+  const { PK, SK, GSI3PK: _g, GSI3SK: _s, type: _t, ...stored } = item;
+  const orderId = orderIdOfPartition(String(PK));
+  const version = Number(String(SK).slice(DELIVERY_PREFIX.length));
+  return { event_id: eventIdFor(orderId, version), order_id: orderId, version, ...stored } as unknown as Delivery;
 }
 
 export async function findDelivery(orderId: string, version: number): Promise<Delivery | undefined> {
   const result = await db().send(new GetCommand({ TableName: tableName(), Key: deliveryKey(orderId, version), ConsistentRead: true }));
-  return result.Item ? fromItem(result.Item) : undefined;
+  return result.Item ? deliveryFromItem(result.Item) : undefined;
 }
 
 /**
@@ -80,7 +89,7 @@ export async function listDeliveries(orderId: string): Promise<Delivery[]> {
     ExpressionAttributeValues: { ':pk': orderPartition(orderId), ':prefix': DELIVERY_PREFIX },
     ConsistentRead: true,
   });
-  return (result.Items ?? []).map(fromItem);
+  return (result.Items ?? []).map(deliveryFromItem);
 }
 
 /**
@@ -130,7 +139,7 @@ export async function findOverdueDeliveries(before: Date, limit: number): Promis
       ),
     );
     // Delivered (or reset) between the index read and the item read: no longer overdue.
-    for (const { Item } of items) if (Item && Item.state === 'PENDING') found.push(fromItem(Item));
+    for (const { Item } of items) if (Item && Item.state === 'PENDING') found.push(deliveryFromItem(Item));
   }
   return found;
 }

@@ -228,6 +228,9 @@ export const expiryIndexKey = (orderId: string, dueAt: string) => ({
 
 export const expiryPartition = (shard: number): string => `EXPIRY#${shard}`;
 
+/** The due time an expiry index sort key (`<due_at>#<order_id>`) holds. */
+export const dueAtOfExpiryKey = (sortKey: string): string => sortKey.slice(0, sortKey.indexOf('#'));
+
 /** A callback delivery, one per status change, in the order's partition (the order's callback log). */
 export const deliveryKey = (orderId: string, version: number): TableKey => ({
   PK: `ORDER#${orderId}`,

@@ -8,6 +8,7 @@ import {
   merchantOrdersPartition,
   numberingRunKey,
   ORDER_LOG_SHARDS,
+  orderIdOfPartition,
   orderKey,
   orderLogPartition,
   orderNumberingKey,
@@ -72,13 +73,13 @@ async function nextToNumber(userId: number, numbering: Numbering, before: string
     // BETWEEN is inclusive: the order already numbered last is read again and dropped.
     KeyConditionExpression: numbering.last ? 'GSI1PK = :pk AND GSI1SK BETWEEN :last AND :before' : 'GSI1PK = :pk AND GSI1SK < :before',
     ExpressionAttributeValues: { ':pk': merchantOrdersPartition(userId), ':before': before, ...(numbering.last ? { ':last': numbering.last } : {}) },
-    ProjectionExpression: 'GSI1SK, order_id',
+    ProjectionExpression: 'PK, GSI1SK',
     Limit: limit + 1,
   });
   return (result.Items ?? [])
     .filter((item) => item.GSI1SK !== numbering.last)
     .slice(0, limit)
-    .map((item) => ({ orderId: String(item.order_id), sortKey: String(item.GSI1SK) }));
+    .map((item) => ({ orderId: orderIdOfPartition(String(item.PK)), sortKey: String(item.GSI1SK) }));
 }
 
 /** Writes number items (plain Puts, 25 per BatchWriteItem, every one until DynamoDB has taken it). */
@@ -187,7 +188,10 @@ async function numberedOrders(userId: number, from: number, to: number): Promise
   for (let attempt = 0; keys.length > 0; attempt += 1) {
     if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 20 * 2 ** attempt)));
     const result = await db().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: keys } } }));
-    for (const item of result.Responses?.[tableName()] ?? []) found.set(String(item.order_id), orderFromItem(item));
+    for (const item of result.Responses?.[tableName()] ?? []) {
+      const order = orderFromItem(item);
+      found.set(order.order_id, order);
+    }
     // DynamoDB may leave some keys unread under load: ask again for those.
     keys = (result.UnprocessedKeys?.[tableName()]?.Keys ?? []) as Item[];
   }

@@ -1,4 +1,5 @@
-import { BatchGetCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { Delivery } from '#shared/domain/delivery';
 import type { Invoice, Order } from '#shared/domain/order';
 import type { OrderStatus } from '#shared/domain/statuses';
 import { db, tableName } from '#shared/store/client';
@@ -15,6 +16,7 @@ import {
   txidKey,
   txidPartition,
 } from '#shared/store/keys';
+import { deliveryFromItem } from '#shared/store/deliveries';
 import { invoiceFromItem } from '#shared/store/invoices';
 import { orderFromItem } from '#shared/store/orders';
 
@@ -69,7 +71,7 @@ export async function queryOrderPage(filter: OrderFilter): Promise<{ orders: Ord
 }
 
 /** Everything in an order's partition: the order, all its invoices, its callback deliveries as stored (one Query, paged). */
-export async function readOrderPartition(orderId: string): Promise<{ order: Order; invoices: Invoice[]; deliveries: Item[] } | undefined> {
+export async function readOrderPartition(orderId: string): Promise<{ order: Order; invoices: Invoice[]; deliveries: Delivery[] } | undefined> {
   const items: Item[] = [];
   let start: Item | undefined;
   do {
@@ -85,25 +87,68 @@ export async function readOrderPartition(orderId: string): Promise<{ order: Orde
   return {
     order: orderFromItem(orderItem),
     invoices: items.filter((item) => isInvoice(String(item.SK))).map(invoiceFromItem),
-    deliveries: items
-      .filter((item) => String(item.SK).startsWith(DELIVERY_PREFIX))
-      .map(({ PK: _pk, SK: _sk, GSI3PK: _g, GSI3SK: _s, type: _t, ...delivery }) => delivery),
+    deliveries: items.filter((item) => String(item.SK).startsWith(DELIVERY_PREFIX)).map(deliveryFromItem),
   };
 }
 
-/** The index items of transactions newly seen on an order (written with the change that records them). */
+/**
+ * The index items of transactions newly seen on an order. They are pointers, not facts: each is
+ * written on its own before the change that records its transaction ({@link putTxidIndex}), and
+ * the search keeps an order only if one of its invoices has the transaction
+ * ({@link findOrderIdsByTxid}).
+ */
 export function txidIndexItems(orderId: string, before: readonly Invoice[], after: readonly (Invoice | undefined)[]): Item[] {
   const known = new Set(before.flatMap((invoice) => (invoice.payments ?? []).map((payment) => payment.txid)));
   const fresh = new Set(after.flatMap((invoice) => (invoice?.payments ?? []).map((payment) => payment.txid)).filter((txid) => !known.has(txid)));
   return [...fresh].map((txid) => ({ ...txidKey(txid, orderId), type: ENTITY.txid, order_id: orderId }));
 }
 
-/** The orders a transaction paid (any merchant's: the caller keeps its own). */
+/**
+ * Writes transaction index items (plain, idempotent PutItems: the same pointer each time; 1 WRU
+ * each, where inside the change's transaction it would be 2). Called before the change is
+ * committed, so a crash between the two leaves at worst a pointer to an order that does not
+ * have the transaction yet, which the search does not show; the watcher's retry of the same
+ * payment writes it again and commits the change. Written after, a crash would leave a recorded
+ * transaction without a pointer, and the retry (nothing left to change) would never write it.
+ */
+export async function putTxidIndex(items: readonly Item[]): Promise<void> {
+  await Promise.all(items.map((item) => db().send(new PutCommand({ TableName: tableName(), Item: item }))));
+}
+
+/** Whether one of the order's invoices records a payment in transaction `txid` (the check behind a txid pointer). */
+async function orderHasTxid(orderId: string, txid: string): Promise<boolean> {
+  let start: Item | undefined;
+  do {
+    const result = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        // INVOICE#<id> and the legacy INVOICE both begin with INVOICE.
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :invoices)',
+        ExpressionAttributeValues: { ':pk': orderPartition(orderId), ':invoices': LEGACY_INVOICE_SK },
+        ProjectionExpression: 'payments',
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    const payments = (result.Items ?? []).flatMap((item) => (item.payments ?? []) as { txid: string }[]);
+    if (payments.some((payment) => payment.txid === txid)) return true;
+    start = result.LastEvaluatedKey;
+  } while (start);
+  return false;
+}
+
+/**
+ * The orders a transaction paid (any merchant's: the caller keeps its own): those the index
+ * points at whose invoices record it (a pointer is written before its order records the
+ * transaction, see {@link putTxidIndex}).
+ */
 export async function findOrderIdsByTxid(txid: string): Promise<string[]> {
   const result = await db().send(
     new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': txidPartition(txid) }, Limit: 25 }),
   );
-  return (result.Items ?? []).map((item) => String(item.order_id));
+  const pointed = (result.Items ?? []).map((item) => String(item.order_id));
+  const recorded = await Promise.all(pointed.map((orderId) => orderHasTxid(orderId, txid)));
+  return pointed.filter((_, i) => recorded[i]);
 }
 
 /** The orders whose invoices were given `address` in any of `currencies` (one BatchGetItem). */

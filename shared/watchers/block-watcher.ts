@@ -26,7 +26,7 @@ import { confirmationsRequired } from '#shared/payments/confirmations';
 import { SourceError } from '#shared/core/source-error';
 import type { BlockRef, BlockSource, Transfer } from '#shared/watchers/sources/port';
 import { retractPayment } from '#shared/services/payment-reports';
-import { type ChainCursor, readCursor, writeCursor } from '#shared/store/chain-cursors';
+import { type ChainCursor, readCursor, sameBlockHash, writeCursor } from '#shared/store/chain-cursors';
 import { deleteMaturingPayment, listMaturingPayments, type MaturingPayment, saveMaturingPayment } from '#shared/store/maturing-payments';
 import { UnknownOrderError } from '#shared/domain/errors';
 import { OpenAddressList } from '#shared/store/open-addresses';
@@ -308,7 +308,7 @@ export class ChainWatcher {
     for (const payment of await listMaturingPayments(this.name)) {
       if (payment.height > cursor.height) continue; // booked by a run whose cursor write lost: scanned again
       const hash = onChain.get(payment.height);
-      if (hash !== undefined && hash !== payment.block_hash) {
+      if (hash !== undefined && !sameBlockHash(hash, payment.block_hash)) {
         await this.takeBack(payment, now, report);
         continue;
       }
@@ -348,8 +348,10 @@ export class ChainWatcher {
     let fork: { height: number; hash: string } | undefined;
     for (const ref of [...cursor.recent].reverse()) {
       if (ref.height > tip.height) continue;
-      if ((await this.source.blockHash(ref.height)) === ref.hash) {
-        fork = ref;
+      const hash = await this.source.blockHash(ref.height);
+      // The cursor remembers the end of each hash; the fork becomes the cursor, with the whole one.
+      if (sameBlockHash(hash, ref.hash)) {
+        fork = { height: ref.height, hash };
         break;
       }
     }

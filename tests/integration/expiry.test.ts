@@ -144,9 +144,13 @@ describe('a PENDING order whose payment never reaches a block', () => {
     const at = new Date('2030-03-01T00:00:00.000Z');
     const { orderId, invoice, txid } = await pendingOrder(at);
     const expiredAt = Date.parse(invoice.expired_at);
-    // Due a day after the invoice, not at it: a payment waiting for a block is not expired.
-    expect((await m.orders.findOrderWithInvoice(orderId))!.order.due_at).toBe(new Date(expiredAt + DAY).toISOString());
+    // The payment left the due time where it was (no index write in the PENDING transaction)...
+    expect((await m.orders.findOrderWithInvoice(orderId))!.order.due_at).toBe(invoice.expired_at);
+    // ...and the sweep at that time does not expire it: due again a day after the invoice.
     await m.expiry.expireDueOrders(new Date(expiredAt + HOUR));
+    expect(await statusOf(orderId)).toBe('PENDING');
+    expect((await m.orders.findOrderWithInvoice(orderId))!.order.due_at).toBe(new Date(expiredAt + DAY).toISOString());
+    await m.expiry.expireDueOrders(new Date(expiredAt + DAY - 1000));
     expect(await statusOf(orderId)).toBe('PENDING');
     expect(await m.expiry.expireDueOrders(new Date(expiredAt + DAY + 1000))).toBeGreaterThanOrEqual(1);
     expect(await statusOf(orderId)).toBe('EXPIRED');

@@ -49,6 +49,26 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
+describe('the order item', () => {
+  it('leaves out its id, its due time and empty defaults, and reads back as the order; an item written with them reads the same', async () => {
+    const pending = order({ status: 'PENDING', description: '', success_url: '', cancel_url: '', receive_currency: '', mobile: false, fast: false });
+    const item = orderToItem(pending);
+    for (const name of ['order_id', 'due_at', 'description', 'success_url', 'cancel_url', 'receive_currency', 'deleted', 'mobile', 'fast']) expect(item, name).not.toHaveProperty(name);
+    expect(item.GSI3SK).toBe(`${NOW}#${pending.order_id}`);
+    await insertOrder(pending);
+    expect((await findOrderWithInvoice(pending.order_id))!.order).toEqual(pending);
+    // Out of the expiry index, the due time is gone with its key; what a merchant set stays.
+    const paid = { ...order({ description: 'two mugs', mobile: true }), status: 'PAID' as const, due_at: undefined };
+    await insertOrder(paid);
+    const { due_at: _due, ...rest } = paid;
+    expect((await findOrderWithInvoice(paid.order_id))!.order).toEqual(rest);
+    // An item of an order stored whole (before this change).
+    const old = order();
+    await db().send(new PutCommand({ TableName: tableName(), Item: { ...orderToItem(old), ...old } }));
+    expect((await findOrderWithInvoice(old.order_id))!.order).toEqual(old);
+  });
+});
+
 describe('insertOrder', () => {
   it("takes its own earlier write (an SDK retry after a lost answer) as success, another order's as a taken reference", async () => {
     const first = order();

@@ -87,6 +87,31 @@ describe("A's orders in A's portal", () => {
     }
   });
 
+  it('does not show an order a transaction pointer names before the order records it; the retried booking records it', async () => {
+    const { putTxidIndex, txidIndexItems } = await import('#shared/store/order-search');
+    const { recordPayment } = await import('#shared/services/payment-reports');
+    const { parseDecimal } = await import('#shared/domain/money');
+    const { db, tableName } = await import('#shared/store/client');
+    const { QueryCommand } = await import('@aws-sdk/lib-dynamodb');
+    // A merchant of its own: A's and B's lists are counted by the other tests.
+    const merchant = await newMerchant(true, 'Shop C');
+    const owner = (await signedInUser(api.url, origin, merchant.user_id)).browser;
+    const target = await order(merchant.api_token, { merchant_order_id: `c-crash-${randomUUID()}`, pay_currency: 'BTC' });
+    const { order_id: orderId } = target.order;
+    const invoice = (await owner.call('GET', `/v1/portal/orders/${orderId}`)).body.invoices[0];
+    const txid = randomUUID().replaceAll('-', '').repeat(2);
+    const search = async () => (await owner.call('GET', `/v1/portal/orders?q=${txid}`)).body.orders.map((row: any) => row.order_id);
+    // The booking wrote its pointer and stopped before its transaction (a crash, a timeout).
+    await putTxidIndex(txidIndexItems(orderId, [], [{ ...invoice, payments: [{ txid, amount: String(invoice.pay_amount), confirmations: 0, seen_at: new Date().toISOString() }] }]));
+    expect(await search()).toEqual([]);
+    // The watcher books the same payment again: pointer (again) and change.
+    const booked = await recordPayment({ orderId, invoiceId: invoice.invoice_id, amount: parseDecimal(String(invoice.pay_amount)), confirmations: 0, txid, key: `${txid}:0`, now: new Date() });
+    expect(booked.order.status).toBe('PENDING');
+    expect(await search()).toEqual([orderId]);
+    const pointers = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': `TXID#${txid}` } }));
+    expect(pointers.Items?.map((item) => item.order_id)).toEqual([orderId]);
+  });
+
   it("shows an order's page: history, invoices with payments, callbacks, and the actions its status allows", async () => {
     const page = await a.owner.call('GET', `/v1/portal/orders/${a.paid.order.order_id}`);
     expect(page.status).toBe(200);
