@@ -96,6 +96,9 @@ export const DEFAULT_WATCHER_ASSUMPTIONS: WatcherAssumptions = {
     { chain: 'CELO', blocks_per_day: 86_400, outputs_per_block: 12 },
     { chain: 'LBTC', blocks_per_day: 0, outputs_per_block: 0 },
     { chain: 'EOS', blocks_per_day: 0, outputs_per_block: 0 },
+    // TRON and Solana poll their watched addresses: their reads are per order (watchedAddressCost).
+    { chain: 'TRON', blocks_per_day: 0, outputs_per_block: 0 },
+    { chain: 'SOLANA', blocks_per_day: 0, outputs_per_block: 0 },
   ],
   memory_mb: watcherMemoryMb,
   billed_ms_per_run: 56_000,
@@ -359,13 +362,15 @@ export function watchedAddressCost(assumptions = WATCHED_ADDRESS_ASSUMPTIONS): R
  */
 export interface ChainPaymentCost {
   booking: number;
+  /** A payment reported final at once (TRON, Solana, LBTC, EOS): NEW -> PAID with its delivery in one booking. */
+  final_booking: number;
   /** Every chain's watcher while in demand, spread over the month's orders. */
   watchers: number;
   total: number;
   watchers_per_chain: Record<string, number>;
   /** A TRON or Solana order instead: its watched address's reads, on top (not in `total`). */
   per_watched_address: Record<string, WatchedAddressCost>;
-  /** What one more order costs, per chain kind: the booking, plus the watched address on TRON and Solana. */
+  /** What one more order costs, per chain kind: its booking (a block chain's, or one reported final), plus the watched address on TRON and Solana. */
   per_order: Record<string, number>;
   /** The dearest of `per_order`: the figure the goal is read against. */
   per_order_max: number;
@@ -408,8 +413,10 @@ const BOOKING_LINE = 'chain watcher booking (mempool sighting, mined, confirmed 
 const WATCHER_LINE = /^watch-chain (\S+) /;
 
 /** The booking line and the watchers' lines of `lines`, as {@link ChainPaymentCost}. */
-function chainPaymentCost(lines: readonly CostLine[], watchersInDemand: WatcherCost, goal: number): ChainPaymentCost {
+function chainPaymentCost(lines: readonly CostLine[], watchersInDemand: WatcherCost, finalBooking: WatcherReport['final_booking'], goal: number): ChainPaymentCost {
   const booking = lines.find((l) => l.step === BOOKING_LINE)?.usd_per_million_orders ?? 0;
+  // TRON, Solana, LBTC and EOS report a payment final at once: NEW -> PAID in one booking.
+  const final = (finalBooking.billed_write_units * PRICES.dynamodb_write_request_unit + finalBooking.read_units * PRICES.dynamodb_read_request_unit) * 1e6;
   const perChain: Record<string, number> = {};
   for (const l of lines) {
     const chain = WATCHER_LINE.exec(l.step)?.[1];
@@ -417,14 +424,15 @@ function chainPaymentCost(lines: readonly CostLine[], watchersInDemand: WatcherC
   }
   const watchers = Object.values(perChain).reduce((a, b) => a + b, 0);
   const perWatchedAddress = watchedAddressCost();
-  const perOrder: Record<string, number> = { 'block chains, LBTC, EOS': round(booking, 2) };
-  for (const [chain, address] of Object.entries(perWatchedAddress)) perOrder[chain] = round(booking + address.usd_per_million_orders, 2);
+  const perOrder: Record<string, number> = { 'block chains (BTC, LTC, BCH, ETH and the EVM networks)': round(booking, 2), 'LBTC, EOS': round(final, 2) };
+  for (const [chain, address] of Object.entries(perWatchedAddress)) perOrder[chain] = round(final + address.usd_per_million_orders, 2);
   const perOrderMax = Math.max(...Object.values(perOrder));
   const inDemand = Object.fromEntries(Object.entries(watchersInDemand.per_chain_per_month_usd).map(([chain, c]) => [chain, c.total]));
   // The watchers' monthly total over (goal - per order) dollars per million orders.
   const monthly = Object.values(inDemand).reduce((a, b) => a + b, 0);
   return {
     booking: round(booking, 2),
+    final_booking: round(final, 2),
     watchers: round(watchers, 2),
     total: round(booking + watchers, 2),
     watchers_per_chain: perChain,
@@ -579,7 +587,7 @@ export function computeCost(
   };
   const total = Object.values(usd).reduce((a, b) => a + b, 0);
   const idle = watcher ? idleMonthlyCost(watcher, DEFAULT_WATCHER_ASSUMPTIONS, perAddressIdleRun) : null;
-  const chainPayment = watcher ? chainPaymentCost(lines, watcherMonthlyCost(watcher), CHAIN_PAYMENT_GOAL) : null;
+  const chainPayment = watcher ? chainPaymentCost(lines, watcherMonthlyCost(watcher), watcher.final_booking, CHAIN_PAYMENT_GOAL) : null;
   return {
     idle_usd_per_month: idle?.usd_per_month ?? null,
     idle,

@@ -364,7 +364,7 @@ if (cost) {
     console.log(
       `chain payment, one more order (goal < $${goal}: ${verdict(c.per_order_max < goal)}): ` +
         `${Object.entries(c.per_order).map(([kind, usd]) => `${kind} $${usd}`).join(', ')} per million orders ` +
-        `(booking $${c.booking}; TRON's and Solana's watched address ${Object.entries(c.per_watched_address).map(([chain, w]) => `${chain} $${w.usd_per_million_orders} (${w.read_units} RRU)`).join(', ')})`,
+        `(a block chain's booking $${c.booking}, one reported final $${c.final_booking}; TRON's and Solana's watched address ${Object.entries(c.per_watched_address).map(([chain, w]) => `${chain} $${w.usd_per_million_orders} (${w.read_units} RRU)`).join(', ')})`,
     );
     console.log(
       `with the watchers' polling while every chain is in demand ($${Object.values(c.in_demand_usd_per_chain_month).reduce((a, b) => a + b, 0).toFixed(2)} a month for ${Object.keys(c.in_demand_usd_per_chain_month).length} chains), ` +

@@ -151,13 +151,18 @@ async function measureIndexedIdleRun(): Promise<WakeReport['indexed_idle_run']> 
   const { reset } = meterCapacity(db());
   let sourceRequests = 0;
   // No address is watched, so the source is asked only its network, once per container (block
-  // 0's id, mainnet's here): a server that counts and answers that is enough.
+  // 0's id, mainnet's here), and its newest solidified block at most once a minute (each idle
+  // look, minutes apart): a server that counts and answers those is enough.
   const tronGrid = createServer((request, response) => {
     sourceRequests += 1;
     request.resume();
-    if (request.url !== '/wallet/getblockbynum') return void response.writeHead(500).end();
-    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ blockID: '00000000000000001ebf88508a03865c71d452e25f4d51194196a1d22b6653dc', block_header: { raw_data: {} } }));
+    const answer = (body: unknown) => void response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    if (request.url === '/wallet/getblockbynum') return answer({ blockID: '00000000000000001ebf88508a03865c71d452e25f4d51194196a1d22b6653dc', block_header: { raw_data: {} } });
+    if (request.url === '/walletsolidity/getnowblock') return answer({ blockID: '0'.repeat(64), block_header: { raw_data: { number: 70_000_000, timestamp: Date.now() - 57_000 } } });
+    response.writeHead(500).end();
   });
+  // The source's clock moves by an idle look's interval (WATCH_IDLE_LOOK_SECONDS, about 3 minutes) per run.
+  let clock = Date.now();
   await new Promise<void>((resolve) => tronGrid.listen(0, '127.0.0.1', resolve));
   let name = `TRON-bench-idle-${randomUUID()}`;
   let list = new WatchList(name);
@@ -167,6 +172,7 @@ async function measureIndexedIdleRun(): Promise<WakeReport['indexed_idle_run']> 
     contract: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t',
     currency: 'USDT_TRC20',
     decimals: 6,
+    clock: () => new Date(clock),
     watched: (now) => list.current(now),
   });
   const runs: WakeReport['indexed_idle_run'][] = [];
@@ -176,6 +182,7 @@ async function measureIndexedIdleRun(): Promise<WakeReport['indexed_idle_run']> 
       name = `TRON-bench-idle-${randomUUID()}`;
       // A container's list (shared/watchers/run.ts): its first read is whole, of an empty list here.
       list = new WatchList(name);
+      clock += 180_000;
       const watcher = new IndexedWatcher(source, { cursorName: name, keepUnmatched: true });
       const requestsBefore = sourceRequests;
       reset();

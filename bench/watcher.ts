@@ -77,6 +77,13 @@ export interface WatcherReport {
   per_order_booking: { write_units: number; billed_write_units: number; read_units: number; dynamodb_requests: number };
   /** Every request of those three steps, line by line. */
   booking_requests: BookingRequest[];
+  /**
+   * Units of one order's payment reported final at once, as TRON (solidified), Solana
+   * (finalized), LBTC (settled) and EOS (irreversible) report theirs: NEW -> PAID with its
+   * callback delivery in one booking (indexed-watcher.ts), the order's requests only.
+   */
+  final_booking: { write_units: number; billed_write_units: number; read_units: number; dynamodb_requests: number };
+  final_booking_requests: BookingRequest[];
   /** One idle round (caught up, nothing new): what every WATCH_INTERVAL costs. */
   idle_round: { dynamodb_requests: number; read_units: number; write_units: number; source_requests: number };
   /**
@@ -262,13 +269,34 @@ export async function measureWatcher(options: { orders: number }): Promise<Watch
     bookingRequests.push(...log.stop().map((entry) => ({ step: name, ...entry })));
   }
   if ((await status(booked.id)) !== 'PAID') throw new Error('bench: the booked order is not PAID');
-  const ofOrder = bookingRequests.filter((r) => r.per === 'order');
-  const booking = {
-    write_units: round2(ofOrder.reduce((sum, r) => sum + r.write_units, 0)),
-    billed_write_units: round2(ofOrder.reduce((sum, r) => sum + r.billed_write_units, 0)),
-    read_units: round2(ofOrder.reduce((sum, r) => sum + r.read_units, 0)),
-    dynamodb_requests: ofOrder.length,
+  const unitsOf = (requests: readonly BookingRequest[]) => {
+    const ofOrder = requests.filter((r) => r.per === 'order');
+    return {
+      write_units: round2(ofOrder.reduce((sum, r) => sum + r.write_units, 0)),
+      billed_write_units: round2(ofOrder.reduce((sum, r) => sum + r.billed_write_units, 0)),
+      read_units: round2(ofOrder.reduce((sum, r) => sum + r.read_units, 0)),
+      dynamodb_requests: ofOrder.length,
+    };
   };
+  const booking = unitsOf(bookingRequests);
+
+  // A payment reported final at once (TRON, Solana, LBTC, EOS): the indexed watcher's booking path.
+  const { bookInvoice, paymentReport } = await import('#shared/watchers/booking');
+  const { parseDecimal: decimal } = await import('#shared/domain/money');
+  const finalOrder = await newInvoice({ callback_url: 'https://shop.example.com/mugglepay/callback', token: 'f3b9c2a1d4e5f60718293a4b5c6d7e8f', merchant_order_id: 'WC-104234', title: 'Order #104234' });
+  const finalFound = (await findOrderWithInvoice(finalOrder.id))!;
+  const finalTxid = randomBytes(32).toString('hex');
+  log.start();
+  const unbookable = await bookInvoice([
+    paymentReport(
+      { orderId: finalOrder.id, invoiceId: finalFound.invoice!.invoice_id },
+      { key: `${finalTxid}:${finalOrder.address}`, txid: finalTxid, currency: 'BTC', address: finalOrder.address, amount: decimal(finalFound.invoice!.pay_amount), at: new Date() },
+      { confirmations: 2, now: new Date(), final: true },
+    ),
+  ]);
+  const finalBookingRequests = log.stop().map((entry) => ({ step: 'reported final (PAID, with its callback delivery)', ...entry }));
+  if (unbookable || (await status(finalOrder.id)) !== 'PAID') throw new Error(`bench: the final payment was not booked PAID (${unbookable ?? 'still not PAID'})`);
+  const finalBooking = unitsOf(finalBookingRequests);
 
   // One idle round.
   const sourceCount = (server: { requests: Map<string, number> }) => [...server.requests.values()].reduce((a, b) => a + b, 0);
@@ -361,6 +389,8 @@ export async function measureWatcher(options: { orders: number }): Promise<Watch
     per_block: perBlock,
     per_order_booking: booking,
     booking_requests: bookingRequests,
+    final_booking: finalBooking,
+    final_booking_requests: finalBookingRequests,
     idle_round: idle,
     idle_run: idleRun,
     rested_run: restedRun,
