@@ -10,18 +10,12 @@
  * health's lag grows until the source is `lagging` (SOURCE_MAX_LAG_SECONDS) and is not offered,
  * as a block chain's cursor behind its tip is.
  */
+import type { SourceHealthNote } from '#shared/watchers/sources/port';
 
 /** A source's newest final block: its height and when it was made. */
 export interface SourceHead {
   height: number;
   time: Date;
-}
-
-/** What a step's health report takes from the last answer (shared/watchers/health-reports.ts). */
-export interface HeadNote {
-  tipHeight?: number;
-  /** False while the newest final block is older than the bound; undefined before the first answer. */
-  caughtUp?: boolean;
 }
 
 /**
@@ -49,7 +43,8 @@ export class HeadCheck {
     this.last = { height, behindMs: now.getTime() - time.getTime() };
   }
 
-  note(): HeadNote {
+  /** The part of the source's health note it knows: nothing before the first answer. */
+  note(): Pick<SourceHealthNote, 'tipHeight' | 'caughtUp'> {
     if (!this.last) return {};
     return { tipHeight: this.last.height, caughtUp: this.last.behindMs <= this.maxBehindSeconds * 1000 };
   }
