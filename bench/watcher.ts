@@ -17,6 +17,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Address, NETWORK } from '@scure/btc-signer';
 import { performance } from 'node:perf_hooks';
 import { startCoreRpcServer } from '../tests/support/core-rpc-server';
+import { openListsBeganLongAgo } from '../tests/support/watchers';
 import { startEsploraServer } from '../tests/support/esplora-server';
 import { UtxoChain } from '../tests/support/utxo-chain';
 import type { ConsumedCapacity } from '@aws-sdk/client-dynamodb';
@@ -207,6 +208,8 @@ export async function measureWatcher(options: { orders: number }): Promise<Watch
   const { reset: resetCapacityMeter } = meterCapacity(db());
   const { parseDecimal, toMinorUnits } = await import('#shared/domain/money');
 
+  // A deployment past its first days: the open-address lists are complete (shared/store/open-addresses.ts).
+  await openListsBeganLongAgo();
   const credentials = await createMerchant({ name: 'Bench watched', sandbox: true });
   const merchant = (await findMerchant(credentials.user_id))!;
   const newInvoice = async (more: Record<string, string> = {}) => {

@@ -42,16 +42,30 @@ export const readStoreConfig = (env: Env) => ({
 });
 export const storeConfig = section(readStoreConfig);
 
+const invoiceTtlCryptoSeconds = (env: Env) => positiveInteger(env, 'INVOICE_TTL_CRYPTO_SECONDS', 3600);
+const latePaymentWindowSeconds = (env: Env) => positiveInteger(env, 'LATE_PAYMENT_WINDOW_SECONDS', 7 * 86_400);
+
+/**
+ * The block watchers' open-address list (shared/store/open-addresses.ts): how long after it
+ * began every invoice shown before it is past its window, so the list is complete: an hour of
+ * the deploy's overlap (old API functions still serving), the longest crypto invoice, the late
+ * window and the day the list keeps an address after it.
+ */
+export const readOpenListConfig = (env: Env) => ({
+  fillMs: (3600 + invoiceTtlCryptoSeconds(env) + latePaymentWindowSeconds(env) + 86_400) * 1000,
+});
+export const openListConfig = section(readOpenListConfig);
+
 /** The API handlers' order rules. */
 export const readApiConfig = (env: Env) => ({
   /** Base address of the hosted payment page; `payment_url` adds `?id=<order_id>`. */
   paymentPageUrl: new URL(requiredString(env, 'PAYMENT_PAGE_URL')).toString(),
-  invoiceTtlCryptoSeconds: positiveInteger(env, 'INVOICE_TTL_CRYPTO_SECONDS', 3600),
+  invoiceTtlCryptoSeconds: invoiceTtlCryptoSeconds(env),
   invoiceTtlGatewaySeconds: positiveInteger(env, 'INVOICE_TTL_GATEWAY_SECONDS', 10_800),
   /** An order never checked out expires this long after creation. */
   orderTtlSeconds: positiveInteger(env, 'ORDER_TTL_SECONDS', 86_400),
   /** A payment this long after an invoice expired is still matched (UNRESOLVED, PAID_LATE). */
-  latePaymentWindowSeconds: positiveInteger(env, 'LATE_PAYMENT_WINDOW_SECONDS', 7 * 86_400),
+  latePaymentWindowSeconds: latePaymentWindowSeconds(env),
   /**
    * A PENDING order whose payments are still in no block this long after its invoice expired
    * is EXPIRED (the transaction was dropped or double-spent). BTCPay's default monitoring

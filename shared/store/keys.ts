@@ -340,6 +340,8 @@ export const openAddressKey = (chain: string, writtenAt: string, currency: strin
 });
 
 export const OPEN_PREFIX = 'OPEN#';
+/** When a chain's open-address list began (open-addresses.ts): outside OPEN_PREFIX, so never read as an address. */
+export const openListStartKey = (chain: string): TableKey => ({ PK: chainPartition(chain), SK: 'OPEN-LIST-START' });
 /** Which orders a transaction paid (the portal's search by txid; one transaction may pay several). */
 export const txidKey = (txid: string, orderId: string): TableKey => ({ PK: txidPartition(txid), SK: `ORDER#${orderId}` });
 export const txidPartition = (txid: string): string => `TXID#${txid}`;

@@ -16,10 +16,19 @@
  * after it fetched the transfers it books, so every item acknowledged before those transfers
  * existed is on the list it matches them against; the watcher books nothing it has not matched
  * against a completed read.
+ *
+ * Invoices shown before a chain's list began (by the version deployed before it, or by its API
+ * functions while the deploy is under way) are not on it. So the list counts as complete only
+ * once they are all past their window: from its start (the first watcher container that read
+ * it, {@link openListStartedAt}) plus `fillMs` (the deploy's overlap, the longest invoice, the
+ * late window and the day kept after it). Until then the watcher looks every transfer up, as
+ * before the list existed: nothing paid to an older invoice is missed after an upgrade.
  */
 import { IncrementalReader, type IncrementalRead, putKeyedByWriteTime } from '#shared/store/incremental-list';
 import { paidAddressId, type PaidAddress } from '#shared/store/address-index';
-import { chainPartition, ENTITY, OPEN_PREFIX, openAddressKey } from '#shared/store/keys';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '#shared/store/client';
+import { chainPartition, ENTITY, OPEN_PREFIX, openAddressKey, openListStartKey } from '#shared/store/keys';
 import { TABLE_KEYS } from '#shared/store/table';
 
 export interface OpenAddress {
@@ -56,6 +65,23 @@ export async function openAddress(entry: OpenAddress, clock: () => number = Date
 }
 
 /**
+ * When the chain's list began (ms): the first call's `at`, kept (one UpdateItem per watcher
+ * container). Tests of a list that existed long ago pass an old `at`.
+ */
+export async function openListStartedAt(chain: string, at: number): Promise<number> {
+  const result = await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: openListStartKey(chain),
+      UpdateExpression: 'SET started_at = if_not_exists(started_at, :at)',
+      ExpressionAttributeValues: { ':at': new Date(at).toISOString() },
+      ReturnValues: 'ALL_NEW',
+    }),
+  );
+  return Date.parse(String(result.Attributes?.started_at));
+}
+
+/**
  * A watcher's copy of its chain's open addresses, kept as long as the watcher (a warm
  * container): read whole once, then incrementally (see the module's comment).
  */
@@ -64,17 +90,22 @@ export class OpenAddressList {
   private readonly open = new Map<string, number>();
   private readonly reader: IncrementalReader;
   private prunedAt = 0;
+  /** From when the list holds every open address (ms); read with the first refresh. */
+  private completeFrom: number | undefined;
 
   constructor(
     readonly chain: string,
+    /** How long after the list began the invoices shown before it are all past their window (see the module's comment). */
+    private readonly fillMs: number,
     /** The wall clock the items' keys are written on (not the watcher's clock, which tests move). */
-    wallClock: () => number = Date.now,
+    private readonly wallClock: () => number = Date.now,
   ) {
     this.reader = new IncrementalReader(chainPartition(chain), OPEN_PREFIX, ['currency', 'address', 'until'], wallClock);
   }
 
   /** Reads what was added since the previous read (all of it the first time), and forgets what is past its window at `now`. */
   async refresh(now: Date): Promise<IncrementalRead> {
+    this.completeFrom ??= (await openListStartedAt(this.chain, this.wallClock())) + this.fillMs;
     const read = await this.reader.read((item) => {
       const id = paidAddressId({ currency: String(item.currency), address: String(item.address) });
       const until = Date.parse(String(item.until));
@@ -83,6 +114,11 @@ export class OpenAddressList {
     });
     this.prune(now);
     return read;
+  }
+
+  /** Whether every open address is on the list at `now` (after a refresh): until then every transfer must be looked up. */
+  complete(now: Date): boolean {
+    return this.completeFrom !== undefined && now.getTime() >= this.completeFrom;
   }
 
   /** Whether a transfer to `paid` may pay an open invoice (its address is on the list and within its window). */

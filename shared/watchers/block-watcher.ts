@@ -30,6 +30,7 @@ import { type ChainCursor, readCursor, sameBlockHash, writeCursor } from '#share
 import { deleteMaturingPayment, listMaturingPayments, type MaturingPayment, saveMaturingPayment } from '#shared/store/maturing-payments';
 import { UnknownOrderError } from '#shared/domain/errors';
 import { OpenAddressList } from '#shared/store/open-addresses';
+import { openListConfig } from '#shared/core/config';
 import { bookInvoice, groupInto, type InvoiceRef, type InvoiceTransfers, matchInvoices, paymentReport, type Unbookable } from '#shared/watchers/booking';
 
 export interface ChainWatcherOptions {
@@ -123,7 +124,7 @@ export class ChainWatcher {
     this.options = { ...DEFAULT_WATCHER_OPTIONS, ...options };
     this.clock = options.clock ?? (() => new Date());
     this.name = options.cursorName ?? source.chain;
-    this.open = new OpenAddressList(source.chain);
+    this.open = new OpenAddressList(source.chain, openListConfig().fillMs);
   }
 
   /** The cursor's (and the maturing payments') name in the table. */
@@ -260,10 +261,11 @@ export class ChainWatcher {
   private async book(transfers: readonly Transfer[], tip: BlockRef, report: StepReport): Promise<void> {
     if (transfers.length === 0) return;
     // Read after the transfers were fetched: every address shown before they existed is on the
-    // list (open-addresses.ts), so only transfers to listed addresses need a lookup.
+    // list (open-addresses.ts), so only transfers to listed addresses need a lookup, once the list
+    // is complete (invoices shown before it began are past their window); every one until then.
     report.openRead += (await this.open.refresh(this.clock())).items;
     const now = this.clock();
-    const listed = transfers.filter((transfer) => this.open.has(transfer, now));
+    const listed = this.open.complete(now) ? transfers.filter((transfer) => this.open.has(transfer, now)) : transfers;
     if (listed.length === 0) return;
     const { invoices, lookups } = await matchInvoices(listed);
     report.lookups += lookups;

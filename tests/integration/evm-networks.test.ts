@@ -22,7 +22,7 @@ vi.hoisted(() => {
 import { type Address, concat, encodeFunctionData, parseEther, parseUnits } from 'viem';
 import { parse } from 'eth-url-parser';
 import { client, newMerchant, startApi } from '../support/api';
-import { stored, testXpub } from '../support/watchers';
+import { openListsBeganLongAgo, stored, testXpub } from '../support/watchers';
 import { decimalFromNumber, formatDecimal } from '#shared/domain/money';
 import { toChecksumAddress } from '#shared/payments/addresses/eip55';
 import { tronAccountBytes } from '#shared/payments/addresses/tron';
@@ -96,6 +96,8 @@ afterAll(async () => {
   await api?.close();
   for (const net of [eth, arb, bsc]) await net?.node.stop();
 });
+// The lists began long ago: only listed outputs are looked up (open-addresses.ts).
+beforeAll(openListsBeganLongAgo);
 
 const mine = async (net: Network, blocks = 1) => {
   for (let i = 0; i < blocks; i += 1) await net.node.request('evm_mine');

@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Address, NETWORK } from '@scure/btc-signer';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
@@ -12,13 +12,14 @@ vi.hoisted(() => {
 import { watchedShop } from '../support/watched-shop';
 import { startEsploraServer } from '../support/esplora-server';
 import { UtxoChain } from '../support/utxo-chain';
-import { payTo, satsOf, stored } from '../support/watchers';
+import { openListsBeganLongAgo, payTo, satsOf, stored } from '../support/watchers';
 import { ChainWatcher, type ChainWatcherOptions } from '#shared/watchers/block-watcher';
 import { EsploraSource } from '#shared/watchers/sources/esplora';
 import { KEEP_AFTER_UNTIL_MS, OpenAddressList, openAddress } from '#shared/store/open-addresses';
 import { READ_OVERLAP_MS, WRITE_BUDGET_MS } from '#shared/store/incremental-list';
 import { chainPartition, OPEN_PREFIX } from '#shared/store/keys';
 import { expireDueOrders } from '#shared/services/expiry';
+
 
 /**
  * The open-address list (shared/store/open-addresses.ts): a block watcher looks up only the
@@ -29,6 +30,8 @@ import { expireDueOrders } from '#shared/services/expiry';
 
 // This file's own table: the watchers here read the whole BTC list, and one runs days ahead.
 const shop = watchedShop('watcher-open', 'Open Shop');
+// The lists began long ago: only listed outputs are looked up (open-addresses.ts).
+beforeAll(openListsBeganLongAgo);
 
 /** A NEW order checked out in BTC through the API (its address goes on the BTC list). */
 async function checkedOut(): Promise<{ id: string; address: string; sats: bigint; until: string }> {
@@ -104,6 +107,37 @@ describe('the open-address list of a block chain', () => {
     expect(report.lookups).toBe(2);
     expect(report.booked).toBe(2);
     for (const order of orders) expect((await stored(order.id)).order.status).toBe('PAID');
+  });
+
+  it('after an upgrade: until the list is complete, a payment to an invoice shown before the list began (not on it) is still booked', async () => {
+    const { DeleteCommand, PutCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { openListStartKey } = await import('#shared/store/keys');
+    const { chain, watcher } = await watchedChain();
+    const order = await checkedOut();
+    // Shown by the version before the list: no item of its address.
+    for (const item of (await listItems()).filter((candidate) => candidate.address === order.address)) {
+      await db().send(new DeleteCommand({ TableName: tableName(), Key: { PK: item.PK, SK: item.SK } }));
+    }
+    // The list began a minute ago (this deploy): far less than an invoice's life and its late window.
+    await db().send(new PutCommand({ TableName: tableName(), Item: { ...openListStartKey('BTC'), started_at: new Date(Date.now() - 60_000).toISOString() } }));
+    try {
+      payTo(chain, order.address, order.sats);
+      const seen = await watcher().step(); // a new container: it reads when the list began
+      expect(seen.lookups).toBeGreaterThanOrEqual(1);
+      expect(seen.booked).toBe(1);
+      expect((await stored(order.id)).order.status).toBe('PENDING');
+    } finally {
+      await openListsBeganLongAgo();
+    }
+    // Once the list is complete, an unlisted address is not looked up.
+    const later = await checkedOut();
+    for (const item of (await listItems()).filter((candidate) => candidate.address === later.address)) {
+      await db().send(new DeleteCommand({ TableName: tableName(), Key: { PK: item.PK, SK: item.SK } }));
+    }
+    payTo(chain, later.address, later.sats);
+    const unseen = await watcher().step();
+    expect(unseen.lookups).toBe(0);
+    expect((await stored(later.id)).order.status).toBe('NEW');
   });
 
   it('a payment seen in the mempool right after its checkout makes the order PENDING (a checkout racing the next look)', async () => {
@@ -207,7 +241,7 @@ describe('reading the list incrementally', () => {
   const entry = (address = stranger()) => ({ chain: 'BTC', currency: 'BTC', address, until: new Date(Date.now() + 86_400_000).toISOString() });
 
   it('a write acknowledged late (its key time before the previous read began, within the budget) is still read', async () => {
-    const list = new OpenAddressList('BTC');
+    const list = new OpenAddressList('BTC', 0);
     await list.refresh(new Date());
     // The writer took its key time 9 s ago and is acknowledged now: the previous read may not have seen it.
     const slow = entry();
@@ -223,7 +257,7 @@ describe('reading the list incrementally', () => {
     await list.refresh(new Date());
     expect(list.has(stale, new Date())).toBe(false);
     // A cold container's first read is whole: it has it (a writer never leaves such a key: it writes again, next test).
-    const cold = new OpenAddressList('BTC');
+    const cold = new OpenAddressList('BTC', 0);
     expect(await cold.refresh(new Date())).toMatchObject({ full: true });
     expect(cold.has(stale, new Date())).toBe(true);
   });
@@ -250,7 +284,7 @@ describe('reading the list incrementally', () => {
 
   it('keeps the latest window of an address listed twice, and forgets an address a day after its window', async () => {
     const address = stranger();
-    const list = new OpenAddressList('BTC');
+    const list = new OpenAddressList('BTC', 0);
     const soon = new Date(Date.now() + 60_000).toISOString();
     const later = new Date(Date.now() + 3 * 86_400_000).toISOString();
     await openAddress({ chain: 'BTC', currency: 'BTC', address, until: later });

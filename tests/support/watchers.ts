@@ -17,3 +17,18 @@ export const stored = async (orderId: string) => (await findOrderWithInvoice(ord
 
 /** Pays `address` `sats` in one new transaction (in the mempool). */
 export const payTo = (chain: UtxoChain, address: string, sats: bigint): ChainTx => chain.pay([{ address, sats }]);
+
+/**
+ * Every chain's open-address list began long ago (shared/store/open-addresses.ts): invoices
+ * from before it are past their window, so a watcher looks up only listed outputs. Written over
+ * whatever start another test file left in the shared table.
+ */
+export async function openListsBeganLongAgo(): Promise<void> {
+  const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
+  const { db, tableName } = await import('#shared/store/client');
+  const { openListStartKey } = await import('#shared/store/keys');
+  const { CHAINS } = await import('#shared/payments/chain-sources');
+  for (const chain of Object.keys(CHAINS)) {
+    await db().send(new PutCommand({ TableName: tableName(), Item: { ...openListStartKey(chain), started_at: '2000-01-01T00:00:00.000Z' } }));
+  }
+}
