@@ -42,8 +42,9 @@ export async function demandWatching(chain: string, until: Date): Promise<void> 
 /**
  * The table stream records that may wake a chain: a demand item written (the first demand of a
  * chain is an INSERT, every later one a MODIFY). The CDK event source mapping of wake-watchers
- * (FilterCriteria) and the local stream poller both use this one pattern, so no other write to
- * the table invokes the function.
+ * (FilterCriteria) uses this pattern, so no other write to the table invokes the function (the
+ * local runtime polls every chain all the time and has nothing to wake; bench/wake.ts filters its
+ * local stream poller with {@link isWatchDemandChange}).
  */
 export const WATCH_DEMAND_PATTERN = {
   eventName: ['INSERT', 'MODIFY'],

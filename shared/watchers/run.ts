@@ -21,11 +21,10 @@ import { type WatchedAddress, WatchList } from '#shared/store/watch-list';
 import { createBlockSource } from '#shared/watchers/sources/factories';
 import { ChainWatcher, type StepReport } from '#shared/watchers/block-watcher';
 import { type IndexedStepReport, IndexedWatcher } from '#shared/watchers/indexed-watcher';
-import { type PollOptions, type PollSummary, pollChain, type Progress, type Stepper } from '#shared/watchers/watch-loop';
+import { pause, type PollOptions, type PollSummary, pollChain, type Progress, type Stepper } from '#shared/watchers/watch-loop';
 import { HealthReporter } from '#shared/watchers/health-reports';
 import { releaseWatchLease, takeWatchLease, watchingNeeded } from '#shared/store/watch-demand';
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Reads a secret (the SSM parameter holding a node's URL with its credentials, in AWS). */
 export type SecretReader = (name: string) => Promise<string>;
@@ -288,24 +287,14 @@ export async function watchChainOnDemand(
   const owner = randomUUID();
   let at = now;
   while (!(await takeWatchLease(chain, owner, new Date(at.getTime() + LEASE_MS), at))) {
-    if (!(await pause(leaseRetryMs, signal))) return { steps: 0, failures: 0, leased: true };
+    await pause(leaseRetryMs, signal);
+    if (signal.aborted) return { steps: 0, failures: 0, leased: true };
     at = new Date();
   }
   try {
     return await watchChainRun(chain, signal, readSecret);
   } finally {
     await releaseWatchLease(chain, owner).catch((error: unknown) => logger.warn('watch lease not released', { chain, error: String(error) }));
-  }
-}
-
-/** Waits `ms`: true, or false at once when `signal` ends the run first. */
-async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return false;
-  try {
-    await sleep(ms, undefined, { signal });
-    return true;
-  } catch {
-    return false;
   }
 }
 

@@ -29,7 +29,8 @@ export interface PollSummary<R extends Progress> {
   last?: R;
 }
 
-const pause = (ms: number, signal: AbortSignal) =>
+/** Waits `ms`, or less when `signal` ends the run first (the run's loops and its wait for a lease). */
+export const pause = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
     if (signal.aborted) return resolve();
     const timer = setTimeout(done, ms);
