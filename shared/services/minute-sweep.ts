@@ -1,0 +1,33 @@
+/**
+ * The every-minute sweep (the expire-orders function: EventBridge every minute in AWS,
+ * EXPIRY_SWEEP_SECONDS locally): expires due orders (expiry.ts; a live gateway order is first
+ * looked up at its gateway, a late notification) and numbers the orders created since the last
+ * run (order-numbering.ts, Get Orders' deep offsets). Both run; either failing fails the sweep,
+ * and the next one goes on where it stopped.
+ */
+import { isGateway } from '#shared/domain/currencies';
+import type { Found } from '#shared/domain/order';
+import { logger } from '#shared/core/logger';
+import { expireDueOrders } from '#shared/services/expiry';
+import { numberNewOrders } from '#shared/services/order-numbering';
+
+/** The numbering stops after this long (the function has 50 s); the next run goes on. */
+const NUMBERING_BUDGET_MS = 35_000;
+
+/** Live gateway orders are looked up at their gateway first; the gateway code loads only then. */
+async function beforeExpiry(found: Found, now: Date): Promise<'expire' | 'keep'> {
+  const currency = found.invoice?.pay_currency;
+  if (found.order.sandbox || !currency || !isGateway(currency)) return 'expire';
+  const { settleBeforeExpiry } = await import('#shared/services/gateway-payments');
+  return settleBeforeExpiry(found, now);
+}
+
+export async function sweepMinute(now: Date): Promise<{ expired: number; numbered: number }> {
+  const [expiry, numbering] = await Promise.allSettled([expireDueOrders(now, {}, beforeExpiry), numberNewOrders(now, now.getTime() + NUMBERING_BUDGET_MS)]);
+  if (expiry.status === 'rejected') throw expiry.reason;
+  if (numbering.status === 'rejected') throw numbering.reason;
+  const expired = expiry.value;
+  if (expired > 0) logger.info('orders expired', { expired });
+  if (numbering.value.numbered > 0 || !numbering.value.complete) logger.info('orders numbered', { ...numbering.value });
+  return { expired, numbered: numbering.value.numbered };
+}
