@@ -1,6 +1,5 @@
-import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Invoice } from '#shared/domain/order';
-import { db, tableName } from '#shared/store/client';
+import { batchGetAll } from '#shared/store/batches';
 import type { Item } from '#shared/store/items';
 import { addressKey, ENTITY } from '#shared/store/keys';
 
@@ -19,11 +18,6 @@ export function addressIndexItem(invoice: Invoice): Item {
     invoice_id: invoice.invoice_id,
   };
 }
-
-/** BatchGetItem takes at most 100 keys per request. */
-const BATCH_GET_LIMIT = 100;
-/** Rounds of retrying the keys DynamoDB left unprocessed (throttling) before giving up. */
-const UNPROCESSED_ROUNDS = 5;
 
 /** An address a payment was sent to, in the currency it was paid in (and the EOS memo). */
 export interface PaidAddress {
@@ -48,19 +42,8 @@ export async function findInvoicesByAddresses(
   const unique: Record<string, unknown>[] = [
     ...new Map(addresses.map((paid) => [paidAddressId(paid), { ...addressKey(paid.currency, paid.address, paid.memo) }])).values(),
   ];
-  for (let start = 0; start < unique.length; start += BATCH_GET_LIMIT) {
-    let keys: Record<string, unknown>[] = unique.slice(start, start + BATCH_GET_LIMIT);
-    for (let round = 0; keys.length > 0; round += 1) {
-      if (round >= UNPROCESSED_ROUNDS) throw new Error(`address index: ${keys.length} keys still unprocessed after ${round} rounds`);
-      if (round > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** round * (0.5 + Math.random())));
-      const result = await db().send(
-        new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: keys, ProjectionExpression: 'PK, order_id, invoice_id' } } }),
-      );
-      for (const item of result.Responses?.[tableName()] ?? []) {
-        found.set(String(item.PK), { orderId: String(item.order_id), invoiceId: String(item.invoice_id) });
-      }
-      keys = (result.UnprocessedKeys?.[tableName()]?.Keys as Record<string, unknown>[] | undefined) ?? [];
-    }
+  for (const item of await batchGetAll(unique, { projection: 'PK, order_id, invoice_id' })) {
+    found.set(String(item.PK), { orderId: String(item.order_id), invoiceId: String(item.invoice_id) });
   }
   return found;
 }

@@ -1,8 +1,9 @@
-import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AuditEntry } from '#shared/domain/audit';
 import { type ApiTokenSummary, MAX_API_TOKENS } from '#shared/domain/merchant';
 import { writeAudited } from '#shared/store/audit';
 import { db, tableName } from '#shared/store/client';
+import { batchGetAll } from '#shared/store/batches';
 import { isConditionFailure } from '#shared/store/errors';
 import { API_TOKEN_LISTING_PREFIX, apiTokenKey, apiTokenListingKey, ENTITY, merchantKey } from '#shared/store/keys';
 
@@ -84,16 +85,8 @@ export async function listApiTokens(userId: number): Promise<StoredApiToken[]> {
 /** When each token was last used, read from the lookup items (where authentication records it). */
 export async function lastUsedTimes(hashes: string[]): Promise<Map<string, string>> {
   const times = new Map<string, string>();
-  // MAX_API_TOKENS (20) keys fit one BatchGet (100); unprocessed keys are read again.
-  let keys = hashes.map(apiTokenKey);
-  while (keys.length > 0) {
-    const result = await db().send(
-      new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: keys, ProjectionExpression: 'token_hash, last_used_at' } } }),
-    );
-    for (const item of result.Responses?.[tableName()] ?? []) {
-      if (typeof item.last_used_at === 'string') times.set(String(item.token_hash), item.last_used_at);
-    }
-    keys = (result.UnprocessedKeys?.[tableName()]?.Keys ?? []) as typeof keys;
+  for (const item of await batchGetAll(hashes.map(apiTokenKey), { projection: 'token_hash, last_used_at' })) {
+    if (typeof item.last_used_at === 'string') times.set(String(item.token_hash), item.last_used_at);
   }
   return times;
 }

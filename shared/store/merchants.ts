@@ -1,9 +1,10 @@
-import { BatchGetCommand, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { AuditEntry } from '#shared/domain/audit';
 import type { Merchant, MerchantProfile } from '#shared/domain/merchant';
 import { apiTokenPuts, type StoredApiToken } from '#shared/store/api-tokens';
 import { auditPut, writeAudited } from '#shared/store/audit';
 import { db, tableName } from '#shared/store/client';
+import { batchGetAll } from '#shared/store/batches';
 import { currentCounterValue, nextCounterValue } from '#shared/store/counters';
 import { apiTokenKey, ENTITY, merchantKey } from '#shared/store/keys';
 
@@ -120,12 +121,8 @@ export async function listMerchants(): Promise<Merchant[]> {
   const last = await currentCounterValue('merchant');
   const merchants: Merchant[] = [];
   for (let first = 1; first <= last; first += 100) {
-    let keys = Array.from({ length: Math.min(100, last - first + 1) }, (_, index) => merchantKey(first + index));
-    while (keys.length > 0) {
-      const result = await db().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: keys } } }));
-      for (const item of result.Responses?.[tableName()] ?? []) merchants.push(merchantOf(item));
-      keys = (result.UnprocessedKeys?.[tableName()]?.Keys ?? []) as typeof keys;
-    }
+    const keys = Array.from({ length: Math.min(100, last - first + 1) }, (_, index) => merchantKey(first + index));
+    for (const item of await batchGetAll(keys)) merchants.push(merchantOf(item));
   }
   return merchants.sort((a, b) => a.user_id - b.user_id);
 }

@@ -1,6 +1,7 @@
-import { BatchGetCommand, BatchWriteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Order } from '#shared/domain/order';
 import { db, query, queryAll, tableName } from '#shared/store/client';
+import { batchGetAll, batchPutAll } from '#shared/store/batches';
 import { updateIf } from '#shared/store/conditional';
 import type { Item } from '#shared/store/items';
 import {
@@ -84,19 +85,7 @@ async function nextToNumber(userId: number, numbering: Numbering, before: string
 
 /** Writes number items (plain Puts, 25 per BatchWriteItem, every one until DynamoDB has taken it). */
 async function putNumbers(userId: number, first: number, orderIds: string[]): Promise<void> {
-  const requests = orderIds.map((orderId, index) => ({
-    PutRequest: { Item: { ...orderNumberKey(userId, first + index), type: ENTITY.orderNumber, order_id: orderId } },
-  }));
-  await Promise.all(
-    Array.from({ length: Math.ceil(requests.length / 25) }, async (_, chunk) => {
-      let pending: unknown[] = requests.slice(chunk * 25, chunk * 25 + 25);
-      for (let attempt = 0; pending.length > 0; attempt += 1) {
-        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 20 * 2 ** attempt)));
-        const result = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending as never } }));
-        pending = result.UnprocessedItems?.[tableName()] ?? [];
-      }
-    }),
-  );
+  await batchPutAll(orderIds.map((orderId, index) => ({ ...orderNumberKey(userId, first + index), type: ENTITY.orderNumber, order_id: orderId })));
 }
 
 /**
@@ -184,16 +173,9 @@ async function numberedOrders(userId: number, from: number, to: number): Promise
   });
   const ids = (numbers.Items ?? []).map((item) => String(item.order_id));
   const found = new Map<string, Order>();
-  let keys: Item[] = ids.map((id) => ({ ...orderKey(id) }));
-  for (let attempt = 0; keys.length > 0; attempt += 1) {
-    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 20 * 2 ** attempt)));
-    const result = await db().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: keys } } }));
-    for (const item of result.Responses?.[tableName()] ?? []) {
-      const order = orderFromItem(item);
-      found.set(order.order_id, order);
-    }
-    // DynamoDB may leave some keys unread under load: ask again for those.
-    keys = (result.UnprocessedKeys?.[tableName()]?.Keys ?? []) as Item[];
+  for (const item of await batchGetAll(ids.map((id) => ({ ...orderKey(id) })))) {
+    const order = orderFromItem(item);
+    found.set(order.order_id, order);
   }
   return ids.map((id) => found.get(id)).filter((order): order is Order => order !== undefined);
 }

@@ -1,8 +1,9 @@
-import { BatchGetCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Delivery } from '#shared/domain/delivery';
 import type { Invoice, Order } from '#shared/domain/order';
 import type { OrderStatus } from '#shared/domain/statuses';
 import { db, tableName } from '#shared/store/client';
+import { batchGetAll } from '#shared/store/batches';
 import {
   addressKey,
   DELIVERY_PREFIX,
@@ -151,11 +152,10 @@ export async function findOrderIdsByTxid(txid: string): Promise<string[]> {
   return pointed.filter((_, i) => recorded[i]);
 }
 
-/** The orders whose invoices were given `address` in any of `currencies` (one BatchGetItem). */
+/** The orders whose invoices were given `address` in any of `currencies` (one BatchGetItem, keys left unprocessed read again). */
 export async function findOrderIdsByAddress(address: string, currencies: readonly string[]): Promise<string[]> {
   const keys = currencies.map((code) => addressKey(code, address));
-  const result = await db().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: keys, ProjectionExpression: 'order_id' } } }));
-  return [...new Set((result.Responses?.[tableName()] ?? []).map((item) => String(item.order_id)))];
+  return [...new Set((await batchGetAll(keys, { projection: 'order_id' })).map((item) => String(item.order_id)))];
 }
 
 /** An order alone (the search's candidates). */
