@@ -23,16 +23,6 @@ export function publishMetrics(): void {
 }
 
 /**
- * Publishes one value at once under an extra dimension (besides `service`), e.g. how far a
- * chain's watcher is behind its tip per chain: a Powertools single metric, one log line.
- */
-export function publishGauge(name: string, value: number, dimension: Readonly<{ name: string; value: string }>): void {
-  const single = serviceMetrics().singleMetric();
-  single.addDimension(dimension.name, dimension.value);
-  single.addMetric(name, MetricUnit.Count, value);
-}
-
-/**
  * Publishes one value at once with no dimension but `service`: one metric series however many
  * functions publish it (CloudWatch bills each series a month, so per-chain dimensions on what
  * every watcher publishes all the time would cost a metric per chain while nothing happens).

@@ -245,7 +245,7 @@ export function moveTo(
   found: Found,
   to: OrderStatus,
   now: Date,
-  details: { reason?: UnresolvedReason; invoice?: Invoice; dueAt?: string } = {},
+  details: { reason?: UnresolvedReason; invoice?: Invoice } = {},
 ): Change {
   assertTransition(found.order.status, to);
   const invoice = details.invoice ?? found.invoice;
@@ -254,7 +254,6 @@ export function moveTo(
     status: to,
     // Back to NEW (its payment left the chain): due when its invoice expires, as before.
     ...(to === 'NEW' && invoice ? { due_at: invoice.expired_at } : {}),
-    ...(details.dueAt ? { due_at: details.dueAt } : {}),
     ...(to === 'PAID' && invoice ? { receive_currency: invoice.receive_currency } : {}),
     ...(details.reason ? { unresolved_reason: details.reason } : {}),
     history: [
