@@ -55,7 +55,6 @@ async function run(options: WakeOptions): Promise<WakeReport> {
   const table = `bench-wake-${randomUUID().slice(0, 8)}`;
   await ensureTable(options.dynamodbEndpoint, table);
   const esplora = await startEsploraServer(new UtxoChain('BTC'));
-  const sourceRequests = () => [...esplora.requests.values()].reduce((sum, n) => sum + n, 0);
 
   // The local stand-in of the Lambda Invoke API: each invocation runs the watcher in process
   // until its first step is done (the step in flight when its signal ends finishes).
@@ -67,18 +66,12 @@ async function run(options: WakeOptions): Promise<WakeReport> {
     request.on('end', () => {
       response.writeHead(202).end();
       invoked?.(performance.now());
-      const controller = new AbortController();
-      const before = sourceRequests();
-      const watchFirstStep = setInterval(() => {
-        if (sourceRequests() > before) controller.abort();
-      }, 1);
+      // The woken invocation: one step (the next one's tick is kept here, not timed).
       runs.push(
-        watchChainOnDemand('BTC', controller.signal)
-          .then((summary) => {
-            if (summary.idle || summary.leased || summary.steps < 1) throw new Error(`wake bench: the woken run did not poll (${JSON.stringify(summary)})`);
-            stepped?.(performance.now());
-          })
-          .finally(() => clearInterval(watchFirstStep)),
+        watchChainStep('BTC', undefined, { send: async () => undefined, budgetMs: 5_000 }).then((summary) => {
+          if (!('next' in summary) || summary.steps < 1) throw new Error(`wake bench: the woken run did not step (${JSON.stringify(summary)})`);
+          stepped?.(performance.now());
+        }),
       );
     });
   });
@@ -94,22 +87,23 @@ async function run(options: WakeOptions): Promise<WakeReport> {
     POWERTOOLS_LOG_LEVEL: 'ERROR',
     POWERTOOLS_METRICS_DISABLED: 'true',
   });
-  const { watchChainOnDemand } = await import('#shared/watchers/run');
+  const { watchChainStep } = await import('#shared/watchers/stepped');
   const { demandWatching, isWatchDemandChange, watchingNeeded } = await import('#shared/store/watch-demand');
   const { handler } = await import('#functions/wake-watchers/handler');
   const { startStreamPoller } = await import('#infra/local/stream-poller');
   const { db, tableName } = await import('#shared/store/client');
   const { DeleteCommand } = await import('@aws-sdk/lib-dynamodb');
-  const { watchDemandKey } = await import('#shared/store/keys');
+  const { watchDemandKey, watchLeaseKey } = await import('#shared/store/keys');
   const poller = await startStreamPoller({ endpoint: options.dynamodbEndpoint, tableName: table, handler, filter: isWatchDemandChange, pollIntervalMs: STREAM_POLL_MS });
 
   const toInvoke: number[] = [];
   const toStep: number[] = [];
   try {
     for (let i = 0; i < options.samples; i += 1) {
-      // The chain idle again: its demand gone (a REMOVE, which the filter drops), no run holding it.
-      await db().send(new DeleteCommand({ TableName: tableName(), Key: watchDemandKey('BTC') }));
+      // The chain idle again: its demand gone (a REMOVE, which the filter drops), no line holding it.
       await Promise.all(runs.splice(0));
+      await db().send(new DeleteCommand({ TableName: tableName(), Key: watchDemandKey('BTC') }));
+      await db().send(new DeleteCommand({ TableName: tableName(), Key: watchLeaseKey('BTC') }));
       if (await watchingNeeded('BTC', new Date())) throw new Error('wake bench: BTC is not idle');
       // A random phase against the stream poller, as a real checkout's is.
       await sleep(Math.random() * STREAM_POLL_MS);

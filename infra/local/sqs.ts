@@ -4,14 +4,20 @@ export interface LocalSqs {
   endpoint: string;
   callbackQueueUrl: string;
   callbackDeadLetterQueueUrl: string;
+  /** The watchers' step timer (shared/watchers/ticks.ts): what the stack gives the watch-chain functions. */
+  watchTickQueueUrl: string;
   stop(): Promise<void>;
 }
 
 /** Receives before a callback job is dead-lettered (the delivery schedule's attempt count). */
 export const CALLBACK_MAX_RECEIVES = 15;
 
+/** A tick is worth something for a few minutes: the minute's scheduled run replaces a lost one. */
+export const WATCH_TICK_RETENTION_SECONDS = 300;
+
 /**
- * Starts the SQS emulator in-process with the callback queue and its dead-letter queue.
+ * Starts the SQS emulator in-process with the callback queue and its dead-letter queue, and the
+ * watchers' step timer queue.
  * It keeps nothing across restarts; the table's outbox is what makes callbacks durable.
  */
 export async function startLocalSqs(options: { port?: number; prefix: string }): Promise<LocalSqs> {
@@ -26,10 +32,14 @@ export async function startLocalSqs(options: { port?: number; prefix: string }):
       RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.queueArn, maxReceiveCount: CALLBACK_MAX_RECEIVES }),
     },
   });
+  const ticks = server.createQueue(`${options.prefix}-watch-ticks`, {
+    attributes: { VisibilityTimeout: '30', MessageRetentionPeriod: String(WATCH_TICK_RETENTION_SECONDS) },
+  });
   return {
     endpoint: `http://127.0.0.1:${server.port}`,
     callbackQueueUrl: queue.queueUrl,
     callbackDeadLetterQueueUrl: dlq.queueUrl,
+    watchTickQueueUrl: ticks.queueUrl,
     stop: () => server.stop(),
   };
 }

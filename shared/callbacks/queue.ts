@@ -1,13 +1,6 @@
-import { ChangeMessageVisibilityCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { delaySeconds as sqsDelay, sqs } from '#shared/aws/sqs';
 import { callbackConfig } from '#shared/core/config';
-
-let client: SQSClient | undefined;
-
-/** The one SQS client of the process, built on first use. */
-function sqs(): SQSClient {
-  const endpoint = callbackConfig().sqsEndpoint;
-  return (client ??= new SQSClient({ ...(endpoint ? { endpoint } : {}), maxAttempts: 3 }));
-}
 
 /** A queue message names one attempt of one delivery; a message for an older attempt is stale. */
 export interface DeliveryJob {
@@ -18,15 +11,13 @@ export interface DeliveryJob {
   attempt: number;
 }
 
-/** SQS delays a message by at most 15 minutes; longer waits continue by message visibility. */
-const MAX_DELAY_SECONDS = 900;
-
 export async function enqueueDelivery(job: DeliveryJob, delaySeconds = 0): Promise<void> {
   await sqs().send(
     new SendMessageCommand({
       QueueUrl: callbackConfig().queueUrl,
       MessageBody: JSON.stringify(job),
-      DelaySeconds: Math.max(0, Math.min(MAX_DELAY_SECONDS, Math.ceil(delaySeconds))),
+      // SQS delays a message by at most 15 minutes; longer waits continue by message visibility.
+      DelaySeconds: sqsDelay(delaySeconds),
     }),
   );
 }

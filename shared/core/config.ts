@@ -155,8 +155,6 @@ export const readCallbackConfig = (env: Env) => ({
   queueUrl: requiredString(env, 'CALLBACK_QUEUE_URL'),
   /** Where a callback goes after its last failed attempt (and an alarm fires). */
   deadLetterQueueUrl: optionalString(env, 'CALLBACK_DLQ_URL'),
-  /** The SQS emulator (the local runtime, tests); unset on AWS. */
-  sqsEndpoint: optionalString(env, 'SQS_ENDPOINT'),
   retryBaseSeconds: positiveInteger(env, 'CALLBACK_RETRY_BASE_SECONDS', 60),
   maxAttempts: positiveInteger(env, 'CALLBACK_MAX_ATTEMPTS', 16),
   timeoutMs: positiveInteger(env, 'CALLBACK_TIMEOUT_MS', 10_000),
@@ -164,6 +162,10 @@ export const readCallbackConfig = (env: Env) => ({
   sweepGraceSeconds: positiveInteger(env, 'CALLBACK_SWEEP_GRACE_SECONDS', 300),
 });
 export const callbackConfig = section(readCallbackConfig);
+
+/** The SQS client (shared/aws/sqs.ts): the emulator's endpoint locally and in tests; unset on AWS. */
+export const readSqsConfig = (env: Env) => ({ endpoint: optionalString(env, 'SQS_ENDPOINT') });
+export const sqsConfig = section(readSqsConfig);
 
 /** Exchange rates for live merchants (sandbox merchants always use the demo table). */
 export const readRatesConfig = (env: Env) => ({
@@ -271,7 +273,14 @@ export const readSourceHealthConfig = (env: Env) => ({
 export const sourceHealthConfig = section(readSourceHealthConfig);
 
 /** The watch-chain function (AWS): the one chain it watches. */
-export const readWatchFunctionConfig = (env: Env) => ({ chain: requiredString(env, 'WATCH_CHAIN') });
+export const readWatchFunctionConfig = (env: Env) => ({
+  chain: requiredString(env, 'WATCH_CHAIN'),
+  /**
+   * The step timer's queue (shared/watchers/ticks.ts): a chain in demand is stepped by one short
+   * invocation per step, the next one a delayed message here (the stack sets it).
+   */
+  tickQueueUrl: requiredString(env, 'WATCH_TICK_QUEUE_URL'),
+});
 export const watchFunctionConfig = section(readWatchFunctionConfig);
 
 /**

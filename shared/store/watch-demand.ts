@@ -92,6 +92,20 @@ export async function takeWatchLease(chain: string, owner: string, until: Date, 
 }
 
 /**
+ * Hands `chain`'s lease from `from` to `to` until `until` (the stepped watcher's claim, once a
+ * minute: shared/watchers/stepped.ts): true when `from` still held it (expired or not: nobody
+ * took it since), false when another run took it or a twin of this run passed it first.
+ */
+export async function passWatchLease(chain: string, from: string, to: string, until: Date): Promise<boolean> {
+  return updateIf(watchLeaseKey(chain), {
+    UpdateExpression: 'SET #owner = :to, lease_until = :until',
+    ConditionExpression: '#owner = :from',
+    ExpressionAttributeNames: { '#owner': 'owner' },
+    ExpressionAttributeValues: { ':from': from, ':to': to, ':until': until.toISOString() },
+  });
+}
+
+/**
  * Whether a run holds `chain`'s lease at `now` (it polls the chain). One eventually consistent
  * GetItem of the lease's `lease_until` only (0.5 read unit): the wake function's IAM lets it
  * read nothing else.

@@ -1,7 +1,9 @@
 /**
- * Running the watchers: which ones this process runs (the configured chain sources, LBTC and
- * EOS), each one's watcher built from its configuration, and the one run function
- * ({@link watchChainRun}) the AWS watch-chain function and the local runtime both call.
+ * Running the watchers: which ones this process runs (the configured chain sources, LBTC, EOS,
+ * TRON and Solana), each one's watcher built from its configuration with its step hooks
+ * ({@link chainStepper}), and the local runtime's polling run ({@link watchChainRun}). In AWS an
+ * idle chain gets {@link idleRun}, and a chain in demand is stepped one invocation at a time
+ * (shared/watchers/stepped.ts).
  */
 import { eosConfig, lightningConfig, type readEosConfig, type readLightningConfig, watchConfig } from '#shared/core/config';
 import { logger } from '#shared/core/logger';
@@ -21,10 +23,9 @@ import { type WatchedAddress, WatchList } from '#shared/store/watch-list';
 import { createBlockSource } from '#shared/watchers/sources/factories';
 import { ChainWatcher, type StepReport } from '#shared/watchers/block-watcher';
 import { type IndexedStepReport, IndexedWatcher } from '#shared/watchers/indexed-watcher';
-import { pause, type PollOptions, type PollSummary, pollChain, type Progress, type Stepper } from '#shared/watchers/watch-loop';
+import { type PollOptions, type PollSummary, pollChain, type Progress, type Stepper } from '#shared/watchers/watch-loop';
 import { HealthReporter } from '#shared/watchers/health-reports';
-import { releaseWatchLease, takeWatchLease, watchingNeeded } from '#shared/store/watch-demand';
-import { randomUUID } from 'node:crypto';
+import { watchingNeeded } from '#shared/store/watch-demand';
 
 /** Reads a secret (the SSM parameter holding a node's URL with its credentials, in AWS). */
 export type SecretReader = (name: string) => Promise<string>;
@@ -161,8 +162,16 @@ const onError = (chain: string) => (error: unknown, inARow: number) => {
   if (inARow === 1 || inARow % 10 === 0) logger.warn('chain watcher step failed', { chain, inARow, error: error as Error });
 };
 
+/** A chain's watcher with what each of its steps reports (health, logs), for a polling loop or a stepped run. */
+export interface ChainStepper {
+  watcher: Stepper<StepReport | IndexedStepReport>;
+  onStep: (report: StepReport | IndexedStepReport) => Promise<void>;
+  /** `inARow`: the steps that failed in a row, this one included (the log keeps to the first and every tenth). */
+  onError: (error: unknown, inARow: number) => Promise<void>;
+}
+
 /** A block chain (BTC, LTC, BCH, ETH): blocks behind the tip, payments kept on decided orders. */
-async function watchBlocks(chain: string, signal: AbortSignal, readSecret: SecretReader | undefined): Promise<PollSummary<StepReport>> {
+async function blockStepper(chain: string, readSecret: SecretReader | undefined): Promise<ChainStepper> {
   const config = chainSourcesConfig().sources.find((candidate) => candidate.chain === chain);
   if (!config) throw new Error(`${chain}: no source configured for this watcher`);
   const reporter = reporterOf(chain, config.kind);
@@ -181,8 +190,10 @@ async function watchBlocks(chain: string, signal: AbortSignal, readSecret: Secre
     await reporter.failed(error);
     throw error;
   }
-  return watchUntil(watcher, signal, {
-    onStep: async (report) => {
+  return {
+    watcher: watcher as Stepper<StepReport | IndexedStepReport>,
+    onStep: async (step) => {
+      const report = step as StepReport;
       if (report.blocks > 0 || report.booked > 0 || report.retracted > 0) logger.info('chain watched', { ...report, kept: undefined });
       for (const kept of report.kept) logger.error('a decided order kept a payment whose block left the chain', { chain, ...kept });
       await reporter.succeeded({ tipHeight: report.tip.height, cursorHeight: report.cursor.height, caughtUp: report.behind === 0, note: watcher.source.health?.() });
@@ -191,7 +202,7 @@ async function watchBlocks(chain: string, signal: AbortSignal, readSecret: Secre
       onError(chain)(error, inARow);
       await reporter.failed(error);
     },
-  });
+  };
 }
 
 /**
@@ -200,14 +211,17 @@ async function watchBlocks(chain: string, signal: AbortSignal, readSecret: Secre
  * finds no invoice is logged; but for LBTC (a shared node's other invoices) it is counted
  * (UnmatchedPayments, the unmatched-payment alarm's metric) and kept in the table for an operator.
  */
-async function watchIndexed(chain: IndexedChain, signal: AbortSignal): Promise<PollSummary<IndexedStepReport>> {
+function indexedStepper(chain: IndexedChain): ChainStepper {
   if (!indexedChains().includes(chain)) throw new Error(`${chain}: no source configured for this watcher`);
   let watcher = indexedWatchers.get(chain);
   if (!watcher) indexedWatchers.set(chain, (watcher = indexedWatcherFor(chain)));
   const reporter = reporterOf(chain, INDEXED_SOURCE[chain]);
-  return watchUntil(watcher, signal, {
-    onStep: async (report) => {
-      await reporter.succeeded({ caughtUp: report.behind === 0, note: watcher.source.health?.() });
+  const source = watcher.source;
+  return {
+    watcher,
+    onStep: async (step) => {
+      const report = step as IndexedStepReport;
+      await reporter.succeeded({ caughtUp: report.behind === 0, note: source.health?.() });
       const fresh = report.unmatched.filter((found) => found.first);
       // Only when there are some: a series published all the time is billed all the time (LBTC's are other applications' invoices).
       if (fresh.length > 0 && chain !== 'LBTC') publishValue('UnmatchedPayments', fresh.length);
@@ -223,24 +237,33 @@ async function watchIndexed(chain: IndexedChain, signal: AbortSignal): Promise<P
       onError(chain)(error, inARow);
       await reporter.failed(error);
     },
-  });
+  };
 }
 
 /**
- * One run of `chain`'s watcher: polls until `signal`, reporting its source's health after each
- * look (the health alarm's metric) and logging what it booked, kept or could not match. The one run function: the AWS watch-chain function calls it for its chain once a
- * minute (endpoints from SSM through `readSecret`), the local runtime once per chain of
- * {@link runnableWatchers} until it stops. The watcher lives as long as the container.
+ * `chain`'s watcher (one per container: it lives as long as the process) and its step hooks:
+ * each step reports its source's health (the health alarm's metric) and logs what it booked,
+ * kept or could not match.
  */
-export function watchChainRun(chain: string, signal: AbortSignal, readSecret?: SecretReader): Promise<PollSummary<StepReport | IndexedStepReport>> {
-  return chain in INDEXED_SOURCE ? watchIndexed(chain as IndexedChain, signal) : watchBlocks(chain, signal, readSecret);
+export function chainStepper(chain: string, readSecret?: SecretReader): Promise<ChainStepper> {
+  return chain in INDEXED_SOURCE ? Promise.resolve().then(() => indexedStepper(chain as IndexedChain)) : blockStepper(chain, readSecret);
 }
 
 /**
- * Why a pay-per-use run did not poll: nothing needs the chain (it looked once, or `rested`: it
- * had looked within WATCH_IDLE_LOOK_SECONDS), or another run holds it.
+ * One run of `chain`'s watcher that polls until `signal` (the local runtime: once per chain of
+ * {@link runnableWatchers}, until it stops). In AWS a chain is stepped instead, one invocation a
+ * step (shared/watchers/stepped.ts).
  */
-export type PayPerUseSummary = PollSummary<StepReport | IndexedStepReport> & { idle?: true; rested?: true; leased?: true };
+export async function watchChainRun(chain: string, signal: AbortSignal, readSecret?: SecretReader): Promise<PollSummary<StepReport | IndexedStepReport>> {
+  const { watcher, onStep, onError } = await chainStepper(chain, readSecret);
+  return watchUntil(watcher, signal, { onStep, onError });
+}
+
+/**
+ * A run that did not step a chain in demand: nothing needs the chain (it looked once, or
+ * `rested`: it had looked within WATCH_IDLE_LOOK_SECONDS).
+ */
+export type IdleSummary = PollSummary<StepReport | IndexedStepReport> & { idle: true; rested?: true };
 
 /**
  * When this container last looked at each idle chain successfully. Scheduled runs come every
@@ -250,52 +273,25 @@ export type PayPerUseSummary = PollSummary<StepReport | IndexedStepReport> & { i
  */
 const lastIdleLook = new Map<string, number>();
 
-/** How long a run holds the chain: its polling window and a margin (renewed by nothing: runs are shorter). */
-const LEASE_MS = 90_000;
-/** How often a run that found its chain held asks for the lease again. */
-const LEASE_RETRY_MS = 2_000;
-
 /**
- * The AWS run (scheduled every minute, or woken by a checkout through wake-watchers),
- * pay-per-use: when no open invoice needs `chain` and no payment is maturing on it, one idle
+ * Pay-per-use: when no open invoice needs `chain` and no payment is maturing on it, one idle
  * look (block chains: the tip, the cursor moves there; indexed sources: one step, which for
- * TRON and Solana with no watched address is a Query of the watch list that finds nothing new) and its health report,
- * then stop; otherwise, holding the chain's lease so only one run polls it, the usual run
- * ({@link watchChainRun}). An idle run is one Lambda invocation of a few hundred ms.
- *
- * A run that finds the lease held (a run woken by a checkout between two scheduled ones, or the
- * previous run finishing late) waits for it to be given back, asking every `leaseRetryMs`, and
- * then polls the rest of its window: the watching passes from run to run without a gap, where
- * giving up would leave the chain unwatched until the next minute's run.
+ * TRON and Solana with no watched address is a Query of the watch list that finds nothing new)
+ * and its health report, at most every WATCH_IDLE_LOOK_SECONDS (the runs between check the
+ * demand only). Undefined when the chain is needed: the caller steps it
+ * (shared/watchers/stepped.ts). An idle run is one Lambda invocation of a few hundred ms.
  */
-export async function watchChainOnDemand(
-  chain: string,
-  signal: AbortSignal,
-  readSecret?: SecretReader,
-  now = new Date(),
-  leaseRetryMs = LEASE_RETRY_MS,
-): Promise<PayPerUseSummary> {
-  if (!(await watchingNeeded(chain, now))) {
-    const looked = lastIdleLook.get(chain);
-    // Looked at recently (this container): its health report is fresh, the demand was all this run had to check.
-    if (looked !== undefined && now.getTime() - looked < watchConfig().idleLookSeconds * 1000) return { steps: 0, failures: 0, idle: true, rested: true };
-    const look = await idleLook(chain, readSecret);
-    if (look.steps > 0) lastIdleLook.set(chain, now.getTime());
-    return { ...look, idle: true };
+export async function idleRun(chain: string, now: Date, readSecret?: SecretReader): Promise<IdleSummary | undefined> {
+  if (await watchingNeeded(chain, now)) {
+    lastIdleLook.delete(chain);
+    return undefined;
   }
-  lastIdleLook.delete(chain);
-  const owner = randomUUID();
-  let at = now;
-  while (!(await takeWatchLease(chain, owner, new Date(at.getTime() + LEASE_MS), at))) {
-    await pause(leaseRetryMs, signal);
-    if (signal.aborted) return { steps: 0, failures: 0, leased: true };
-    at = new Date();
-  }
-  try {
-    return await watchChainRun(chain, signal, readSecret);
-  } finally {
-    await releaseWatchLease(chain, owner).catch((error: unknown) => logger.warn('watch lease not released', { chain, error: String(error) }));
-  }
+  const looked = lastIdleLook.get(chain);
+  // Looked at recently (this container): its health report is fresh, the demand was all this run had to check.
+  if (looked !== undefined && now.getTime() - looked < watchConfig().idleLookSeconds * 1000) return { steps: 0, failures: 0, idle: true, rested: true };
+  const look = await idleLook(chain, readSecret);
+  if (look.steps > 0) lastIdleLook.set(chain, now.getTime());
+  return { ...look, idle: true };
 }
 
 /** One look at an idle chain's source, reported as its health (caught up: nothing is owed). */

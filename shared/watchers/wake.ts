@@ -13,8 +13,11 @@ import { logger } from '#shared/core/logger';
 import { chainOfPartition } from '#shared/store/keys';
 import { isWatchDemandChange, watchLeaseHeld } from '#shared/store/watch-demand';
 
-/** Starts one run of `chain`'s watcher (AWS: its watch-chain function, invoked asynchronously). */
-export type WatcherStarter = (chain: string) => Promise<void>;
+/**
+ * Starts one run of `chain`'s watcher (AWS: its watch-chain function, invoked asynchronously)
+ * with `event` (default: a wake's); tick-watchers passes a chain's next step (shared/watchers/ticks.ts).
+ */
+export type WatcherStarter = (chain: string, event?: unknown) => Promise<void>;
 
 /** What a demand change did: started a run, or why not. */
 export type WakeOutcome = 'woken' | 'busy' | 'leased' | 'ignored';
@@ -44,20 +47,21 @@ let starter: WatcherStarter | undefined;
 
 /**
  * AWS: queues one invocation of the chain's watch-chain function (WATCHER_FUNCTIONS). A chain
- * without one (a demand the stack configures no watcher for) is logged and skipped: retrying
- * could not help, and the demand stays for whatever watches the chain later.
+ * without one (a demand, or a tick left by a deployment, the stack configures no watcher for) is
+ * logged and skipped: retrying could not help, and the demand stays for whatever watches the
+ * chain later.
  */
 export function invokeWatcher(): WatcherStarter {
   if (starter) return starter;
   const { watcherFunctions, region, lambdaEndpoint } = wakeConfig();
   const invoke = asyncInvoker({ region, ...(lambdaEndpoint ? { endpoint: lambdaEndpoint } : {}) });
-  starter = async (chain) => {
+  starter = async (chain, event = { source: 'wake-watchers', chain }) => {
     const name = watcherFunctions[chain];
     if (name === undefined) {
       logger.warn('a chain with demand has no watcher function to wake', { chain });
       return;
     }
-    await invoke(name, { source: 'wake-watchers', chain });
+    await invoke(name, event);
   };
   return starter;
 }

@@ -72,3 +72,39 @@ export async function pollChain<R extends Progress>(watcher: Stepper<R>, options
   }
   return summary;
 }
+
+/** What {@link stepWhileBehind} did: its steps, and whether the last one failed or left the watcher behind. */
+export interface StepsSummary<R extends Progress> extends PollSummary<R> {
+  /** The last step threw (its error went to `onError`). */
+  failed: boolean;
+  /** The last step left blocks to scan (the next step is due at once). */
+  behind: boolean;
+}
+
+/**
+ * The stepped watcher's share of {@link pollChain}, without its waits: steps once, and again at
+ * once while the watcher is behind, until `deadline` (epoch ms). A failed step ends it (the
+ * backoff is the next step's delay, shared/watchers/stepped.ts).
+ */
+export async function stepWhileBehind<R extends Progress>(
+  watcher: Stepper<R>,
+  options: { deadline: number; onStep?: PollOptions<R>['onStep']; onError?: (error: unknown) => void | Promise<void> },
+): Promise<StepsSummary<R>> {
+  const summary: StepsSummary<R> = { steps: 0, failures: 0, failed: false, behind: false };
+  do {
+    try {
+      const report = await watcher.step();
+      summary.steps += 1;
+      summary.last = report;
+      await options.onStep?.(report);
+      summary.behind = report.behind > 0 && !report.yielded;
+    } catch (error) {
+      summary.failures += 1;
+      summary.failed = true;
+      summary.behind = false;
+      await options.onError?.(error);
+      return summary;
+    }
+  } while (summary.behind && Date.now() < options.deadline);
+  return summary;
+}

@@ -4,7 +4,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TOKEN_KEY_PARAMETER } from '#infra/cdk/config';
-import { WAKE_FOLDER, watcherKey } from '#infra/cdk/constructs/chain-watchers';
+import { TICK_FOLDER, WAKE_FOLDER, watcherKey } from '#infra/cdk/constructs/chain-watchers';
 import { CryptoPayStack } from '#infra/cdk/stack';
 import { deployConfig, logicalId, type PlacedFunction, resourcesOf, serviceFunctions, ssmParametersOf, TEST_ENV, testApp, variablesOf } from './support.ts';
 
@@ -33,8 +33,8 @@ const variables = (key: string) => variablesOf(placed(key));
 const ssmReaders = () => [...functions.keys()].filter((key) => ssmParametersOf(placed(key)).some((parameter) => parameter !== `:parameter${DEFAULT_TOKEN_KEY_PARAMETER}`));
 
 describe('Lightning (LND) and EOS (Hyperion) in AWS', () => {
-  it('one watch-chain function each for LBTC and EOS (and the waker), every minute, one run polling and one waiting at most', () => {
-    expect([...watchers.functions.keys()]).toEqual([watcherKey('LBTC'), watcherKey('EOS'), WAKE_FOLDER]);
+  it('one watch-chain function each for LBTC and EOS (and the waker and the ticker), every minute, two runs at most (a step of the line and the minute run)', () => {
+    expect([...watchers.functions.keys()]).toEqual([watcherKey('LBTC'), watcherKey('EOS'), WAKE_FOLDER, TICK_FOLDER]);
     for (const chain of ['LBTC', 'EOS']) {
       expect(props(watcherKey(chain))).toMatchObject({ Timeout: 120, ReservedConcurrentExecutions: 2 });
       expect(variables(watcherKey(chain))).toMatchObject({ WATCH_CHAIN: chain });
@@ -62,8 +62,8 @@ describe('Lightning (LND) and EOS (Hyperion) in AWS', () => {
   it('alarms on the sources\' health (a silent or stuck watcher included) and on every EOS transfer no invoice takes, one series each', () => {
     const alarms = Object.values(resourcesOf(watchersTemplate, 'AWS::CloudWatch::Alarm')).map((a) => a.Properties!);
     const dimensions = (alarm: Record<string, unknown>) => (alarm.Dimensions as { Name: string; Value: string }[]).map((d) => `${d.Name}=${d.Value}`).sort().join(',');
-    // Beside them wake-watchers' errors alarm (tests/infra/watchers.test.ts).
-    expect(alarms.map((a) => a.MetricName).sort()).toEqual(['Errors', 'UnhealthyCurrencies', 'UnmatchedPayments']);
+    // Beside them wake-watchers' and tick-watchers' errors alarms (tests/infra/watchers.test.ts).
+    expect(alarms.map((a) => a.MetricName).sort()).toEqual(['Errors', 'Errors', 'UnhealthyCurrencies', 'UnmatchedPayments']);
     const unmatched = alarms.find((a) => a.MetricName === 'UnmatchedPayments')!;
     expect(dimensions(unmatched)).toBe('service=crypto-pay-orders');
     expect(unmatched).toMatchObject({ Statistic: 'Sum', Threshold: 0, ComparisonOperator: 'GreaterThanThreshold', TreatMissingData: 'notBreaching' });

@@ -69,13 +69,15 @@ describe('stack size', () => {
     expect(Template.fromStack(everything.stack).findResources('AWS::Events::Rule', { Properties: { Description: 'Runs watch-chain-btc every 1 minute' } })).toEqual({});
   });
 
-  it('grows the watchers\' stack by the same resources per source (function, role, policy, logs, schedule, permission, invoke config), with two alarms for them all, beside the waker\'s six', () => {
+  it('grows the watchers\' stack by the same resources per source (function, role, policy, logs, schedule, permission, invoke config), with two alarms for them all, beside the waker\'s six and the step timer\'s eight', () => {
     // One source-health alarm for every source; with EOS, TRON or Solana also the unmatched-payment alarm.
     // wake-watchers: function, role, policy, logs, its stream mapping, its errors alarm.
+    // The step timer: its queue and queue policy (TLS only), tick-watchers' function, role, policy, logs, queue mapping, errors alarm.
     const perSource = 7;
     const waker = 6;
-    expect(counts.watchersWithOneSource).toBe(perSource + 1 + waker);
-    expect(counts.watchers).toBe(perSource * sources + 2 + waker);
+    const timer = 8;
+    expect(counts.watchersWithOneSource).toBe(perSource + 1 + waker + timer);
+    expect(counts.watchers).toBe(perSource * sources + 2 + waker + timer);
   });
 
   it('passes cdk-nag AwsSolutions in both stacks', () => {

@@ -4,7 +4,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TOKEN_KEY_PARAMETER } from '#infra/cdk/config';
-import { WAKE_FOLDER, watcherKey } from '#infra/cdk/constructs/chain-watchers';
+import { TICK_FOLDER, WAKE_FOLDER, watcherKey } from '#infra/cdk/constructs/chain-watchers';
 import { WATCH_DEMAND_PATTERN } from '#shared/store/watch-demand';
 import { CryptoPayStack } from '#infra/cdk/stack';
 import { actionsOf, deployConfig, logicalId, resourcesOf, serviceFunctions, ssmParametersOf, statementsOfRole, TEST_ENV, testApp, variablesOf } from './support.ts';
@@ -30,8 +30,8 @@ const props = (key: string) => resourcesOf(watchersTemplate, 'AWS::Lambda::Funct
 const variables = (key: string) => variablesOf(functions.get(key)!);
 
 describe('chain watchers in AWS', () => {
-  it('one watch-chain function per chain with a source (and the waker), reserved to two runs (one polls, one waits for the lease), 2-minute timeout, BTC with the memory a full block needs', () => {
-    expect([...watchers.functions.keys()]).toEqual([watcherKey('BTC'), watcherKey('LTC'), WAKE_FOLDER]);
+  it('one watch-chain function per chain with a source (and the waker and the ticker), reserved to two runs (a step of the line and the minute run), 2-minute timeout, BTC with the memory a full block needs', () => {
+    expect([...watchers.functions.keys()]).toEqual([watcherKey('BTC'), watcherKey('LTC'), WAKE_FOLDER, TICK_FOLDER]);
     expect([...stack.functions.keys()].filter((key) => key.startsWith('watch-chain'))).toEqual([]);
     for (const [chain, memory] of [['BTC', 512], ['LTC', 256]] as const) {
       expect(props(watcherKey(chain))).toMatchObject({ Timeout: 120, MemorySize: memory, ReservedConcurrentExecutions: 2 });
@@ -64,11 +64,11 @@ describe('chain watchers in AWS', () => {
   });
 
   it("alarms once for every source (UnhealthyCurrencies, one series, silence breaching) on the main stack's topic, and not per watcher", () => {
-    // Beside wake-watchers' errors alarm (its own test, below).
-    const wakerId = logicalId(watchers, watchers.waker.function);
+    // Beside wake-watchers' and tick-watchers' errors alarms (their own tests, below).
+    const helpers = [watchers.waker, watchers.ticker].map((fn) => logicalId(watchers, fn.function));
     const alarms = Object.values(resourcesOf(watchersTemplate, 'AWS::CloudWatch::Alarm'))
       .map((a) => a.Properties!)
-      .filter((a) => !JSON.stringify(a.Dimensions).includes(wakerId));
+      .filter((a) => !helpers.some((id) => JSON.stringify(a.Dimensions).includes(id)));
     // A failing, silent or lagging watcher makes its source unhealthy: no lag or error alarm per watcher.
     expect(alarms).toHaveLength(1);
     expect(alarms[0]).toMatchObject({
@@ -108,7 +108,9 @@ describe('chain watchers in AWS', () => {
 
   it('wakes an idle chain: wake-watchers reads the stream filtered to demand writes, bounded retries, from the latest record', () => {
     const waker = logicalId(watchers, watchers.waker.function);
-    const mappings = Object.values(resourcesOf(watchersTemplate, 'AWS::Lambda::EventSourceMapping')).map((m) => m.Properties!);
+    const mappings = Object.values(resourcesOf(watchersTemplate, 'AWS::Lambda::EventSourceMapping'))
+      .map((m) => m.Properties!)
+      .filter((m) => JSON.stringify(m.FunctionName).includes(waker));
     expect(mappings).toEqual([
       expect.objectContaining({
         FunctionName: { Ref: waker },
@@ -131,6 +133,29 @@ describe('chain watchers in AWS', () => {
     // Its errors alarm, like every function's.
     const errors = Object.values(resourcesOf(watchersTemplate, 'AWS::CloudWatch::Alarm')).filter((a) => a.Properties?.MetricName === 'Errors' && JSON.stringify(a.Properties.Dimensions).includes(waker));
     expect(errors).toHaveLength(1);
+  });
+
+  it("steps a chain in demand by the timer queue: each watcher may send to it (and knows its URL), tick-watchers reads it (partial batch failures) and may only invoke the watchers", () => {
+    const queues = resourcesOf(watchersTemplate, 'AWS::SQS::Queue');
+    expect(Object.keys(queues)).toHaveLength(1);
+    const [queueId, queue] = Object.entries(queues)[0]!;
+    // A tick older than five minutes is worth nothing: the minute run replaces a lost line.
+    expect(queue.Properties).toMatchObject({ MessageRetentionPeriod: 300, VisibilityTimeout: 30, SqsManagedSseEnabled: true });
+    const ticker = logicalId(watchers, watchers.ticker.function);
+    const mappings = Object.values(resourcesOf(watchersTemplate, 'AWS::Lambda::EventSourceMapping')).map((m) => m.Properties!).filter((m) => JSON.stringify(m.FunctionName).includes(ticker));
+    expect(mappings).toEqual([expect.objectContaining({ EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] }, BatchSize: 10, FunctionResponseTypes: ['ReportBatchItemFailures'] })]);
+    for (const chain of ['BTC', 'LTC']) {
+      expect(variables(watcherKey(chain)).WATCH_TICK_QUEUE_URL).toEqual({ Ref: queueId });
+      const sends = statementsOfRole(watchersTemplate, logicalId(watchers, fnOf(watcherKey(chain)).role)).filter((s) => actionsOf(s).some((a) => a.startsWith('sqs:')));
+      expect(sends).toEqual([expect.objectContaining({ Resource: { 'Fn::GetAtt': [queueId, 'Arn'] } })]);
+      expect(sends.flatMap(actionsOf).filter((a) => !['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'].includes(a))).toEqual([]);
+    }
+    const statements = statementsOfRole(watchersTemplate, logicalId(watchers, watchers.ticker.role));
+    expect(statements.filter((s) => actionsOf(s).includes('lambda:InvokeFunction'))).toEqual([
+      expect.objectContaining({ Resource: ['BTC', 'LTC'].map((chain) => ({ 'Fn::GetAtt': [logicalId(watchers, fnOf(watcherKey(chain)).function), 'Arn'] })) }),
+    ]);
+    expect(statements.flatMap(actionsOf).filter((a) => a.startsWith('dynamodb:') || a.startsWith('ssm:'))).toEqual([]);
+    expect(JSON.stringify(variables(TICK_FOLDER).WATCHER_FUNCTIONS)).toContain(logicalId(watchers, fnOf(watcherKey('BTC')).function));
   });
 
   it('lets wake-watchers invoke exactly the watcher functions, read only the leases of the watched chains, and read its stream; nothing else', () => {
@@ -184,15 +209,15 @@ describe('the other networks in AWS', () => {
   const networkVariables = (key: string) => variablesOf(networkFunctions.get(key)!);
 
   it('one watch-chain function per EVM network with a node, and one each for TRON and Solana; every function knows they are watched', () => {
-    expect([...networks.watchers!.functions.keys()]).toEqual([watcherKey('ARBITRUM'), watcherKey('TRON'), watcherKey('SOLANA'), WAKE_FOLDER]);
+    expect([...networks.watchers!.functions.keys()]).toEqual([watcherKey('ARBITRUM'), watcherKey('TRON'), watcherKey('SOLANA'), WAKE_FOLDER, TICK_FOLDER]);
     expect(networkVariables(watcherKey('ARBITRUM'))).toMatchObject({ WATCH_CHAIN: 'ARBITRUM', ARBITRUM_RPC_URL_PARAMETER: ARBITRUM_PARAMETER });
     for (const key of ['checkout-order', watcherKey('TRON')]) {
       expect(networkVariables(key)).toMatchObject({ ARBITRUM_RPC_URL_PARAMETER: ARBITRUM_PARAMETER, TRON_API_URL: 'https://api.trongrid.io/', SOLANA_RPC_URL: 'https://solana.example/' });
     }
     // One health alarm for all three; TRON and Solana transfers no invoice takes are a buyer's money: the unmatched alarm.
     const alarms = Object.values(resourcesOf(Template.fromStack(networks.watchers!), 'AWS::CloudWatch::Alarm')).map((a) => a.Properties!.MetricName);
-    // And wake-watchers' errors alarm.
-    expect(alarms.sort()).toEqual(['Errors', 'UnhealthyCurrencies', 'UnmatchedPayments']);
+    // And wake-watchers' and tick-watchers' errors alarms.
+    expect(alarms.sort()).toEqual(['Errors', 'Errors', 'UnhealthyCurrencies', 'UnmatchedPayments']);
   });
 
   it('refuses a plain-http TRON API and a node URL in place of its parameter name', () => {

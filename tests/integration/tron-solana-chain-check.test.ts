@@ -15,7 +15,6 @@ import { forgetSourceHealth } from '#shared/payments/source-health';
 import { createMerchant, type MerchantCredentials } from '#shared/services/merchants';
 import { tableName } from '#shared/store/client';
 import { listSourceHealth } from '#shared/store/source-health';
-import { watchChainOnDemand } from '#shared/watchers/run';
 import { SolanaTransfers } from '#shared/watchers/sources/solana';
 import { TronTransfers } from '#shared/watchers/sources/tron';
 import type { WatchedTarget } from '#shared/watchers/sources/watched-schedule';
@@ -23,6 +22,7 @@ import { client, expectError, startApi } from '../support/api';
 import { DEVNET_GENESIS_HASH, MAINNET_BETA_GENESIS_HASH, SolanaTestServer, TESTNET_GENESIS_HASH } from '../support/solana-server';
 import { TRON_MAINNET_GENESIS, TRON_NILE_GENESIS, TRON_SHASTA_GENESIS, tronAddressOfKey, TronGridTestServer } from '../support/trongrid-server';
 import { testXpub } from '../support/watchers';
+import { invokeWatcherOnce } from '../support/stepped';
 
 const USDT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
 const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
@@ -185,7 +185,7 @@ describe('TRON on Nile and Solana on devnet, watched for live merchants', () => 
   const healthOf = (body: { sources: { source: string }[] }, source: string) => body.sources.find((entry) => entry.source === source);
 
   it("each watcher's run records wrong_chain; checkout refuses USDT_TRC20 and USDC_SOL, the page hides them, GET /v1/health says wrong_chain with nothing secret", async () => {
-    for (const chain of ['TRON', 'SOLANA']) expect(await watchChainOnDemand(chain, AbortSignal.timeout(5_000))).toMatchObject({ idle: true, failures: 1 });
+    for (const chain of ['TRON', 'SOLANA']) expect(await invokeWatcherOnce(chain)).toMatchObject({ idle: true, failures: 1 });
     expect(await record('TRON')).toMatchObject({ kind: 'trongrid', chain_ok: false, last_error: expect.stringContaining(`genesis block is ${TRON_NILE_GENESIS} (Nile testnet), expected ${TRON_MAINNET_GENESIS} (TRON mainnet)`) });
     expect(await record('SOLANA')).toMatchObject({ kind: 'solana-rpc', chain_ok: false, last_error: expect.stringContaining(`genesis block is ${DEVNET_GENESIS_HASH} (devnet), expected ${MAINNET_BETA_GENESIS_HASH} (mainnet-beta)`) });
     for (const source of ['TRON', 'SOLANA']) {
@@ -214,7 +214,7 @@ describe('TRON on Nile and Solana on devnet, watched for live merchants', () => 
   it('once the sources serve mainnet, the next run reports them healthy on the right chain and both currencies are offered again', async () => {
     tron.genesisBlockId = TRON_MAINNET_GENESIS;
     solana.genesisHash = MAINNET_BETA_GENESIS_HASH;
-    for (const chain of ['TRON', 'SOLANA']) expect(await watchChainOnDemand(chain, AbortSignal.timeout(5_000))).toMatchObject({ idle: true, steps: 1, failures: 0 });
+    for (const chain of ['TRON', 'SOLANA']) expect(await invokeWatcherOnce(chain)).toMatchObject({ idle: true, steps: 1, failures: 0 });
     for (const source of ['TRON', 'SOLANA']) expect(await record(source)).toMatchObject({ chain_ok: true, last_success_at: expect.any(String) });
 
     forgetSourceHealth();

@@ -14,7 +14,6 @@ import { forgetSourceHealth } from '#shared/payments/source-health';
 import { createMerchant, type MerchantCredentials } from '#shared/services/merchants';
 import { tableName } from '#shared/store/client';
 import { listSourceHealth } from '#shared/store/source-health';
-import { watchChainOnDemand } from '#shared/watchers/run';
 import { MAX_HEAD_AGE_SECONDS } from '#shared/watchers/sources/head-check';
 import { SolanaTransfers } from '#shared/watchers/sources/solana';
 import { TronTransfers } from '#shared/watchers/sources/tron';
@@ -22,6 +21,7 @@ import { client, expectError, startApi } from '../support/api';
 import { MAINNET_BETA_GENESIS_HASH, SolanaTestServer } from '../support/solana-server';
 import { TronGridTestServer } from '../support/trongrid-server';
 import { testXpub } from '../support/watchers';
+import { invokeWatcherOnce } from '../support/stepped';
 
 const USDT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
 const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
@@ -136,7 +136,7 @@ describe('a stuck TRON API and Solana node, watched for live merchants', () => {
   });
 
   it('each idle run succeeds but is not caught up: the lag counts from the first report, and checkout refuses USDT_TRC20 and USDC_SOL once it is past the bound', async () => {
-    for (const chain of ['TRON', 'SOLANA']) expect(await watchChainOnDemand(chain, AbortSignal.timeout(5_000))).toMatchObject({ idle: true, steps: 1, failures: 0 });
+    for (const chain of ['TRON', 'SOLANA']) expect(await invokeWatcherOnce(chain)).toMatchObject({ idle: true, steps: 1, failures: 0 });
     const records = await listSourceHealth();
     for (const source of ['TRON', 'SOLANA']) {
       const record = records.find((entry) => entry.source === source);

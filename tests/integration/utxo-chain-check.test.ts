@@ -14,7 +14,6 @@ import { MAINNET_IDENTITIES, readUtxoChainConfig } from '#shared/payments/utxo-c
 import { createMerchant, type MerchantCredentials } from '#shared/services/merchants';
 import { tableName } from '#shared/store/client';
 import { listSourceHealth } from '#shared/store/source-health';
-import { watchChainOnDemand } from '#shared/watchers/run';
 import { CoreRpcSource } from '#shared/watchers/sources/core-rpc';
 import { EsploraSource } from '#shared/watchers/sources/esplora';
 import { client, expectError, startApi } from '../support/api';
@@ -24,6 +23,7 @@ import { startEsploraServer } from '../support/esplora-server';
 import { reportHealthy } from '../support/source-health';
 import { UtxoChain, type UtxoChainName, type UtxoChainOptions } from '../support/utxo-chain';
 import { testXpub } from '../support/watchers';
+import { invokeWatcherOnce } from '../support/stepped';
 
 /** Public chain parameters (Bitcoin Core's chainparams.cpp): testnet3's and regtest's genesis blocks. */
 const BTC_TESTNET_GENESIS = '000000000933ea01ad0ee984209779baaec3ced90fa3f408719526f8d77f4943';
@@ -154,7 +154,7 @@ describe('a watched chain whose source is on testnet', () => {
     const open = await checkout();
     expect(open.response.status, open.response.text).toBe(200);
 
-    const summary = await watchChainOnDemand('BTC', AbortSignal.timeout(2_500));
+    const summary = await invokeWatcherOnce('BTC');
     expect(summary.failures).toBeGreaterThan(0);
     const record = (await listSourceHealth()).find((entry) => entry.source === 'BTC');
     expect(record).toMatchObject({ kind: 'esplora', chain_ok: false, last_error: expect.stringMatching(/genesis block is 000000000933ea01/) });

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureTable } from '#infra/local/dynamodb';
 import type { StreamPoller } from '#infra/local/stream-poller';
-import type { PayPerUseSummary } from '#shared/watchers/run';
+import type { SteppedSummary } from '#shared/watchers/stepped';
 import type { FaultyServer } from '../support/chain-http';
 import { startEsploraServer } from '../support/esplora-server';
 import { TronGridTestServer } from '../support/trongrid-server';
@@ -26,7 +26,7 @@ interface Invocation {
   authorization: string | undefined;
   payload: unknown;
   /** The watcher run the invocation started (as Lambda runs the function). */
-  run: Promise<PayPerUseSummary>;
+  run: Promise<SteppedSummary>;
 }
 
 let esplora: FaultyServer;
@@ -36,7 +36,7 @@ let poller: StreamPoller;
 const invocations: Invocation[] = [];
 let modules: {
   demand: typeof import('#shared/store/watch-demand');
-  run: typeof import('#shared/watchers/run');
+  steps: typeof import('../support/stepped');
 };
 
 const body = async (request: IncomingMessage): Promise<string> => {
@@ -77,7 +77,7 @@ beforeAll(async () => {
     TRON_API_URL: tron.url,
     WATCH_INTERVAL_SECONDS: '1',
   });
-  modules = { demand: await import('#shared/store/watch-demand'), run: await import('#shared/watchers/run') };
+  modules = { demand: await import('#shared/store/watch-demand'), steps: await import('../support/stepped') };
   const { handler } = await import('#functions/wake-watchers/handler');
   const { startStreamPoller } = await import('#infra/local/stream-poller');
   poller = await startStreamPoller({ endpoint, tableName: TABLE, handler, filter: modules.demand.isWatchDemandChange, pollIntervalMs: 50 });
@@ -93,22 +93,8 @@ afterAll(async () => {
 
 const inAnHour = () => new Date(Date.now() + 3_600_000);
 
-/**
- * The invoked function's run, ended once it has asked the chain's source something (its first
- * step; the step in flight finishes), or after 20 s on a slow machine: the test waits for the
- * run, never for a time.
- */
-function firstStep(chain: string, leaseRetryMs?: number): Promise<PayPerUseSummary> {
-  const controller = new AbortController();
-  const asked = () => [...esplora.requests.values()].reduce((sum, n) => sum + n, 0);
-  const before = asked();
-  const watch = setInterval(() => asked() > before && controller.abort(), 5);
-  const limit = setTimeout(() => controller.abort(), 20_000);
-  return modules.run.watchChainOnDemand(chain, controller.signal, undefined, new Date(), leaseRetryMs).finally(() => {
-    clearInterval(watch);
-    clearTimeout(limit);
-  });
-}
+/** The invoked function's run (as Lambda runs it): one invocation without a tick, as a wake's. */
+const firstStep = (chain: string): Promise<SteppedSummary> => modules.steps.invokeWatcherOnce(chain);
 
 describe('wake-watchers', () => {
   it("an idle chain's checkout starts its watcher at once: one asynchronous invocation, and the run polls", async () => {
@@ -125,9 +111,8 @@ describe('wake-watchers', () => {
       }),
     ]);
     const run = await invocations[0]!.run;
-    // Not the idle look: the run found the demand, took the lease and polled the chain.
-    expect(run.idle).toBeUndefined();
-    expect(run.leased).toBeUndefined();
+    // Not the idle look: the run found the demand, took the lease, stepped the chain and sent its next step.
+    expect(run).toMatchObject({ next: { delaySeconds: 1, failures: 0 } });
     expect(run.steps).toBeGreaterThanOrEqual(1);
   });
 
@@ -154,22 +139,14 @@ describe('wake-watchers', () => {
     await releaseWatchLease('LTC', 'polling-run');
   });
 
-  it('a run that finds the lease held waits for it and then polls, instead of leaving the chain for a minute', async () => {
+  it('a run that finds the lease held leaves the chain to the line stepping it: it asks the source nothing', async () => {
     const { takeWatchLease, releaseWatchLease } = modules.demand;
-    expect(await takeWatchLease('BTC', 'woken-run', new Date(Date.now() + 60_000), new Date())).toBe(true);
-    const asked = () => [...esplora.requests.values()].reduce((sum, n) => sum + n, 0);
-    const before = asked();
-    const scheduled = firstStep('BTC', 100);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    // While the other run holds the chain, this one does not touch the source.
-    expect(asked()).toBe(before);
-    await releaseWatchLease('BTC', 'woken-run');
-    const run = await scheduled;
-    expect(run.leased).toBeUndefined();
-    expect(run.steps).toBeGreaterThanOrEqual(1);
-    // Held to the end of its window: it gives up without polling.
-    expect(await takeWatchLease('BTC', 'woken-run', new Date(Date.now() + 60_000), new Date())).toBe(true);
-    expect(await modules.run.watchChainOnDemand('BTC', AbortSignal.timeout(500), undefined, new Date(), 100)).toEqual({ steps: 0, failures: 0, leased: true });
+    // LTC: in demand since the test above; it has no source here, so a run that stepped it would throw.
+    expect(await takeWatchLease('LTC', 'stepping-line', new Date(Date.now() + 60_000), new Date())).toBe(true);
+    const ticks = modules.steps.keptTicks();
+    expect(await modules.steps.invokeWatcherOnce('LTC', undefined, { send: ticks.send })).toEqual({ steps: 0, failures: 0, leased: true });
+    expect(ticks.sent).toEqual([]);
+    await releaseWatchLease('LTC', 'stepping-line');
   });
 });
 
@@ -178,7 +155,7 @@ describe('TRON on the demand model (issue 21)', () => {
     const { listSourceHealth } = await import('#shared/store/source-health');
     const requests = () => [...tron.requests.values()].reduce((sum, n) => sum + n, 0);
     const before = requests();
-    const run = await modules.run.watchChainOnDemand('TRON', AbortSignal.timeout(3_000));
+    const run = await modules.steps.invokeWatcherOnce('TRON');
     expect(run).toMatchObject({ steps: 1, failures: 0, idle: true });
     expect(requests()).toBe(before + 2);
     expect(tron.requests.get('/wallet/getblockbynum')).toBe(1);
@@ -187,7 +164,7 @@ describe('TRON on the demand model (issue 21)', () => {
     expect(health).toMatchObject({ kind: 'trongrid', last_success_at: expect.any(String), chain_ok: true, tip_height: expect.any(Number), caught_up_at: expect.any(String) });
     expect(health?.last_error_at).toBeUndefined();
     // The next idle look (past WATCH_IDLE_LOOK_SECONDS) within the source's minute: a step again, and nothing asked.
-    const later = await modules.run.watchChainOnDemand('TRON', AbortSignal.timeout(3_000), undefined, new Date(Date.now() + 600_000));
+    const later = await modules.steps.invokeWatcherOnce('TRON', undefined, { now: new Date(Date.now() + 600_000) });
     expect(later).toMatchObject({ steps: 1, failures: 0, idle: true });
     expect(requests()).toBe(before + 2);
   });

@@ -3,19 +3,22 @@ import type { Context } from 'aws-lambda';
 import type { FaultyServer } from '../support/chain-http';
 import { startEsploraServer } from '../support/esplora-server';
 import { UtxoChain } from '../support/utxo-chain';
-import { demandWatching, releaseWatchLease, takeWatchLease } from '#shared/store/watch-demand';
+import { demandWatching } from '#shared/store/watch-demand';
+import { freshQueue, receiveTicks } from '../support/stepped';
 
 let esplora: FaultyServer | undefined;
 afterAll(async () => esplora?.close());
 
 const contextWith = (remainingMs: number) => ({ getRemainingTimeInMillis: () => remainingMs }) as unknown as Context;
 
-describe('the watch-chain function (AWS, one per chain, every minute)', () => {
-  it('polls its chain within the run, publishes how far behind it is (a Powertools metric), and fails a run where nothing worked', async () => {
+describe('the watch-chain function (AWS, one per chain: every minute, on a wake, and per step)', () => {
+  it('steps its chain and sends the next step to the timer queue, the next invocation takes it from there, and fails an invocation where nothing worked', async () => {
     const chain = new UtxoChain('LTC');
     esplora = await startEsploraServer(chain);
+    // A timer queue of this file's own on the SQS emulator (the stack gives each watcher the step timer's).
+    const queue = await freshQueue();
     // LTC: this file's own chain, so its cursor is shared with no other test.
-    Object.assign(process.env, { WATCH_CHAIN: 'LTC', LTC_ESPLORA_URL: esplora.url, WATCH_INTERVAL_SECONDS: '1' });
+    Object.assign(process.env, { WATCH_CHAIN: 'LTC', LTC_ESPLORA_URL: esplora.url, WATCH_INTERVAL_SECONDS: '1', WATCH_TICK_QUEUE_URL: queue });
     // The test setup keeps metrics quiet (as the local runtime does); this file reads them.
     delete process.env.POWERTOOLS_METRICS_DISABLED;
     const { handler } = await import('#functions/watch-chain/handler');
@@ -35,22 +38,33 @@ describe('the watch-chain function (AWS, one per chain, every minute)', () => {
       expect(idleLines.map((line) => JSON.parse(line)).filter((line) => 'UnhealthyCurrencies' in line)).toEqual([
         expect.objectContaining({ UnhealthyCurrencies: 0, _aws: expect.objectContaining({ CloudWatchMetrics: [expect.objectContaining({ Dimensions: [['service']] })] }) }),
       ]);
-      // 65 s left: the run polls for 5 s (it stops 60 s before the timeout).
+      // In demand: the minute's run takes the chain's lease, steps it, and leaves the next step to the timer.
+      chain.mineEmpty(2);
       const result = await handler({}, contextWith(65_000));
-      expect(result.steps).toBeGreaterThanOrEqual(2);
-      expect(result.behind).toBe(0);
+      expect(result).toMatchObject({ failed: false, behind: false, next: { delaySeconds: 1, failures: 0 } });
+      expect(result.steps).toBeGreaterThanOrEqual(1);
+      const [tick, ...more] = await receiveTicks(queue);
+      expect(more).toEqual([]);
+      expect(tick).toMatchObject({ source: 'watch-tick', chain: 'LTC', failures: 0 });
+      // The minute's next run finds the line stepping the chain: it leaves it.
+      expect(await handler({}, contextWith(65_000))).toEqual({ steps: 0, failures: 0, leased: true });
+      // The tick's invocation (tick-watchers passes it on as it came) steps again and sends the line's next tick.
+      chain.mineEmpty(1);
+      expect(await handler(tick, contextWith(65_000))).toMatchObject({ steps: expect.any(Number), failed: false, next: { delaySeconds: 1 } });
+      expect(await receiveTicks(queue)).toEqual([{ ...tick! }]);
+      // A tick for another chain is a bug of ours, not input: refused.
+      await expect(handler({ ...tick, chain: 'BTC' }, contextWith(65_000))).rejects.toThrow(/LTC: a watch tick that is not one of this chain's/);
       const all = lines.map((line) => JSON.parse(line)).filter((line) => line._aws);
       // No series per chain (CloudWatch bills each a month): every metric has the service dimension alone.
       for (const line of all) expect(line._aws.CloudWatchMetrics).toEqual([expect.objectContaining({ Namespace: 'CryptoPayOrders', Dimensions: [['service']] })]);
       expect(all.filter((line) => 'ChainBlocksBehind' in line || 'Chain' in line || 'Source' in line)).toEqual([]);
 
-      // Another run holds the chain (a woken one): this one does not poll it too.
-      expect(await takeWatchLease('LTC', 'other-run', new Date(Date.now() + 60_000), new Date())).toBe(true);
-      expect(await handler({}, contextWith(65_000))).toEqual({ steps: 0, failures: 0, leased: true });
-      await releaseWatchLease('LTC', 'other-run');
-
+      // The line's tick fails against a failing source: the invocation fails, and the line goes on after a backoff.
       esplora.fault({ kind: 'error', times: 1000 });
-      await expect(handler({}, contextWith(61_500))).rejects.toThrow(/LTC: no look at the chain succeeded in this run/);
+      await expect(handler(tick, contextWith(61_500))).rejects.toThrow(/LTC: the look at the chain failed/);
+      // Its backoff: 1 to 2 s after one failure (WATCH_INTERVAL_SECONDS doubled, with jitter).
+      const [retry] = await receiveTicks(queue, 5);
+      expect(retry).toMatchObject({ chain: 'LTC', owner: tick!.owner, failures: 1 });
     } finally {
       write.mockRestore();
     }

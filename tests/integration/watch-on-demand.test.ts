@@ -12,11 +12,11 @@ import { readCursor } from '#shared/store/chain-cursors';
 import { tableName } from '#shared/store/client';
 import { listSourceHealth } from '#shared/store/source-health';
 import { watchingNeeded } from '#shared/store/watch-demand';
-import { watchChainOnDemand } from '#shared/watchers/run';
 import { client, startApi } from '../support/api';
 import type { FaultyServer } from '../support/chain-http';
 import { startEsploraServer } from '../support/esplora-server';
 import { UtxoChain } from '../support/utxo-chain';
+import { keptTicks, invokeWatcherOnce } from '../support/stepped';
 import { satsOf, stored, testXpub } from '../support/watchers';
 
 const chain = new UtxoChain('BTC');
@@ -39,7 +39,7 @@ afterAll(async () => {
 });
 
 const blockReads = () => [...esplora.requests].filter(([path]) => /\/block\/[0-9a-f]{64}\//.test(path)).reduce((sum, [, n]) => sum + n, 0);
-const oneRun = (ms = 2_500, now = new Date()) => watchChainOnDemand('BTC', AbortSignal.timeout(ms), undefined, now);
+const oneRun = (now = new Date(), ticks = keptTicks()) => invokeWatcherOnce('BTC', undefined, { now, send: ticks.send });
 const sourceRequests = () => [...esplora.requests.values()].reduce((sum, n) => sum + n, 0);
 
 describe('a chain nobody needs', () => {
@@ -47,13 +47,11 @@ describe('a chain nobody needs', () => {
     chain.mineEmpty(3);
     expect(await watchingNeeded('BTC', new Date())).toBe(false);
     const first = new Date();
-    expect(await oneRun(2_500, first)).toMatchObject({ steps: 1, failures: 0, idle: true });
+    expect(await oneRun(first)).toMatchObject({ steps: 1, failures: 0, idle: true });
     chain.mineEmpty(40);
     const before = blockReads();
-    const started = Date.now();
     // The next look after WATCH_IDLE_LOOK_SECONDS (170 s by default).
-    expect(await oneRun(2_500, new Date(first.getTime() + 171_000))).toMatchObject({ steps: 1, idle: true });
-    expect(Date.now() - started).toBeLessThan(2_500); // it did not poll until the signal
+    expect(await oneRun(new Date(first.getTime() + 171_000))).toMatchObject({ steps: 1, idle: true });
     expect(blockReads()).toBe(before);
     expect((await readCursor('BTC'))?.height).toBe(chain.tip.height);
     // Its look is the source's health report (written when it changes, at least once a minute).
@@ -62,21 +60,21 @@ describe('a chain nobody needs', () => {
 
   it('is not looked at again within WATCH_IDLE_LOOK_SECONDS: those runs check the demand only, and ask the source nothing', async () => {
     const looked = new Date(Date.now() + 400_000);
-    expect(await oneRun(2_500, looked)).toMatchObject({ steps: 1, idle: true });
+    expect(await oneRun(looked)).toMatchObject({ steps: 1, idle: true });
     const health = (await listSourceHealth()).find((record) => record.source === 'BTC');
     const requests = sourceRequests();
     for (const later of [60_000, 120_000, 169_000]) {
-      expect(await oneRun(2_500, new Date(looked.getTime() + later))).toEqual({ steps: 0, failures: 0, idle: true, rested: true });
+      expect(await oneRun(new Date(looked.getTime() + later))).toEqual({ steps: 0, failures: 0, idle: true, rested: true });
     }
     expect(sourceRequests()).toBe(requests);
     expect((await listSourceHealth()).find((record) => record.source === 'BTC')).toEqual(health);
-    expect(await oneRun(2_500, new Date(looked.getTime() + 170_000))).toMatchObject({ steps: 1, idle: true });
+    expect(await oneRun(new Date(looked.getTime() + 170_000))).toMatchObject({ steps: 1, idle: true });
     expect(sourceRequests()).toBeGreaterThan(requests);
   });
 });
 
 describe('a checkout wakes the chain', () => {
-  it('a live invoice makes the next run poll, and its payment is booked', async () => {
+  it('a live invoice makes the next run step the chain and send its next step to the timer, and its payment is booked', async () => {
     const xpub = testXpub();
     const merchant = await createMerchant({ name: 'On Demand Shop', sandbox: false, xpubs: { BTC: xpub } });
     // The source reports healthy (the idle run above), so BTC is offered.
@@ -89,9 +87,12 @@ describe('a checkout wakes the chain', () => {
     expect([deriveAddress('BTC', xpub, 0), deriveAddress('BTC', xpub, 1)]).toContain(invoice.payment_address);
     chain.pay([{ address: invoice.payment_address, sats: satsOf(invoice.pay_amount) }]);
     chain.mine();
-    const run = await oneRun(4_000);
-    expect(run.idle).toBeUndefined();
-    expect(run.steps).toBeGreaterThanOrEqual(2);
+    const ticks = keptTicks();
+    const run = await oneRun(new Date(), ticks);
+    expect(run).not.toHaveProperty('idle');
+    expect(run.steps).toBeGreaterThanOrEqual(1);
     expect((await stored(id)).order.status).toBe('PAID');
+    // Caught up: the next step in WATCH_INTERVAL_SECONDS (1 here), on the line that now holds the chain.
+    expect(ticks.sent).toEqual([{ tick: expect.objectContaining({ source: 'watch-tick', chain: 'BTC', failures: 0 }), delaySeconds: 1 }]);
   });
 });

@@ -27,6 +27,7 @@ export default async function setup(project: TestProject) {
     CALLBACK_QUEUE_URL: sqs.callbackQueueUrl,
     CALLBACK_DLQ_URL: sqs.callbackDeadLetterQueueUrl,
     SQS_ENDPOINT: sqs.endpoint,
+    WATCH_TICK_QUEUE_URL: sqs.watchTickQueueUrl,
     PAYMENT_PAGE_URL: 'http://pay.test/pay/',
     // As the local runtime: live test merchants are priced from the demo table.
     STATIC_RATES_FOR_LIVE_MERCHANTS: 'true',

@@ -1,10 +1,11 @@
-import { Duration, NestedStack } from 'aws-cdk-lib';
+import { Duration, NestedStack, Validations } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
 import { Grant, type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { type CfnFunction, FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { DynamoEventSource, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import type { DeployConfig } from '#infra/cdk/config';
@@ -18,6 +19,16 @@ export const WATCHER_FOLDER = 'watch-chain';
 
 /** The function that starts an idle chain's watcher on its first checkout (the table stream, filtered to demand writes). */
 export const WAKE_FOLDER = 'wake-watchers';
+
+/** The function that passes each step of a chain in demand (a message of the step timer's queue) to the chain's watcher. */
+export const TICK_FOLDER = 'tick-watchers';
+
+/**
+ * A tick is worth something for a few minutes at most: a line whose tick is lost is replaced by
+ * the minute's scheduled run once its lease expires (shared/watchers/stepped.ts), so older ones
+ * are dropped, not retried or dead-lettered.
+ */
+export const WATCH_TICK_RETENTION = Duration.minutes(5);
 
 /**
  * Memory of a chain's watcher, MB. BTC and BCH get 512: a full block's step (3,500
@@ -85,10 +96,15 @@ export class ChainWatchers extends NestedStack {
     this.alarms.alarmOnSourceHealth('SourceHealth', this.metrics);
     if (config.indexedSources.some((chain) => chain !== 'LBTC')) this.alarms.alarmOnUnmatchedPayments('UnmatchedPayments', this.metrics);
     this.waker = this.addWaker();
+    this.ticker = this.addTicker();
   }
 
   /** wake-watchers: see {@link addWaker}. */
   readonly waker: ServiceFunction;
+  /** tick-watchers: see {@link addTicker}. */
+  readonly ticker: ServiceFunction;
+  /** The step timer (shared/watchers/ticks.ts): each watcher sends its chain's next step here. */
+  private tickQueue?: Queue;
 
   /** The watchers' chains -> their function names (deploy-time tokens), for a function that starts them. */
   functionNames(): Record<string, string> {
@@ -166,29 +182,72 @@ export class ChainWatchers extends NestedStack {
     return fn;
   }
 
+  /**
+   * The step timer's queue, made with the first watcher: a chain in demand is stepped by one
+   * short invocation per step, and each sends the next as a message delayed by
+   * WATCH_INTERVAL_SECONDS (shared/watchers/stepped.ts), so no invocation waits between polls.
+   * One queue for every chain (an SQS event source long-polls all the time: one costs a few cents
+   * a month idle, one per chain would be most of the idle bill).
+   */
+  private timerQueue(): Queue {
+    if (this.tickQueue) return this.tickQueue;
+    this.tickQueue = new Queue(this, 'WatchTicks', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: WATCH_TICK_RETENTION,
+      // Longer than tick-watchers' timeout (AWS's rule for an event source), and a failed invoke comes back soon.
+      visibilityTimeout: Duration.seconds(30),
+    });
+    Validations.of(this.tickQueue).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason: 'A watch tick older than a few minutes is worth nothing: the minute schedule replaces a lost line (shared/watchers/stepped.ts); it expires, no dead-letter queue.',
+    });
+    return this.tickQueue;
+  }
+
+  /**
+   * tick-watchers: the step timer's queue (its event source, partial batch responses) invokes
+   * the chain's watch-chain function with each tick, asynchronously (shared/watchers/ticks.ts).
+   * It reads nothing and writes nothing else: no table access.
+   */
+  private addTicker(): ServiceFunction {
+    const fn = this.addFunction(TICK_FOLDER, {
+      folder: TICK_FOLDER,
+      tableAccess: 'none',
+      memorySize: 128,
+      timeout: Duration.seconds(10),
+      environment: { WATCHER_FUNCTIONS: this.toJsonString(this.functionNames()) },
+    });
+    fn.function.addEventSource(new SqsEventSource(this.timerQueue(), { batchSize: 10, reportBatchItemFailures: true }));
+    this.grantInvoke(fn.function);
+    return fn;
+  }
+
   private get metrics(): { namespace: string; service: string } {
     return { namespace: this.settings.metricsNamespace, service: this.settings.serviceName };
   }
 
   /**
-   * A chain's (or an indexed source's) watcher: polls for about a minute per run
-   * (WATCH_INTERVAL_SECONDS apart), started every minute and by wake-watchers; one polling at a
-   * time (the chain's lease). Reserved concurrency 2: a scheduled run that starts while a woken one
-   * polls waits for its lease and takes over, instead of being throttled away for a minute;
-   * the cursor's conditional writes make an overlap harmless anyway. A node's URL (with its credentials) is read from its SSM parameter, which only
+   * A chain's (or an indexed source's) watcher: started every minute (an idle look, or a line of
+   * steps when the chain is in demand and none holds it), by wake-watchers, and by tick-watchers
+   * for each step of the line (shared/watchers/stepped.ts). Reserved concurrency 2: the minute's
+   * run and a step of the line may overlap (the minute's run then leaves the chain to the line);
+   * the cursor's conditional writes make any overlap harmless anyway. A node's URL (with its credentials) is read from its SSM parameter, which only
    * this function may read.
    */
   private addWatcher(chain: string, parameters: Readonly<Record<string, string>>): string {
     const key = watcherKey(chain);
+    const queue = this.timerQueue();
     const fn = this.addFunction(key, {
       folder: WATCHER_FOLDER,
       tableAccess: 'write',
-      // A run polls for 55 s and stops starting steps 60 s before this: a bounded step finishes.
+      // Steps again at once while behind for 30 s at most, and a step in flight then still has 60 s.
       timeout: Duration.minutes(2),
       memorySize: watcherMemoryMb(chain),
-      environment: { WATCH_CHAIN: chain },
+      environment: { WATCH_CHAIN: chain, WATCH_TICK_QUEUE_URL: queue.queueUrl },
       parameters,
     }, false);
+    queue.grantSendMessages(fn.function);
     (fn.function.node.defaultChild as CfnFunction).reservedConcurrentExecutions = 2;
     fn.function.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(1) });
     // No retries: the next run does the same work anyway.

@@ -1,0 +1,20 @@
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { sqsConfig } from '#shared/core/config';
+
+let client: SQSClient | undefined;
+
+/**
+ * The one SQS client of the process, built on first use: the callback queue's producers and
+ * consumers, and the watchers' step timer (shared/watchers/ticks.ts). SQS_ENDPOINT points it at
+ * the emulator locally and in tests; unset on AWS.
+ */
+export function sqs(): SQSClient {
+  const { endpoint } = sqsConfig();
+  return (client ??= new SQSClient({ ...(endpoint ? { endpoint } : {}), maxAttempts: 3 }));
+}
+
+/** SQS delays a message by at most 15 minutes (DelaySeconds 0 to 900). */
+export const MAX_DELAY_SECONDS = 900;
+
+/** `seconds` as a DelaySeconds SQS takes: a whole number from 0 to 900. */
+export const delaySeconds = (seconds: number): number => Math.max(0, Math.min(MAX_DELAY_SECONDS, Math.ceil(seconds)));
