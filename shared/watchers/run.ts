@@ -23,6 +23,7 @@ import { ChainWatcher, type StepReport } from '#shared/watchers/block-watcher';
 import { type IndexedStepReport, IndexedWatcher } from '#shared/watchers/indexed-watcher';
 import { pause, type PollOptions, type PollSummary, pollChain, type Progress, type Stepper } from '#shared/watchers/watch-loop';
 import { HealthReporter } from '#shared/watchers/health-reports';
+import { tipAgeSettings } from '#shared/payments/tip-age';
 import { releaseWatchLease, takeWatchLease, watchingNeeded } from '#shared/store/watch-demand';
 import { randomUUID } from 'node:crypto';
 
@@ -152,7 +153,8 @@ const reporters = new Map<string, HealthReporter>();
 /** The health reporter of `chain`'s source (one per process, so its writes are spaced across runs). */
 function reporterOf(chain: string, kind: string): HealthReporter {
   let reporter = reporters.get(chain);
-  if (!reporter) reporters.set(chain, (reporter = new HealthReporter(chain, kind)));
+  // A block chain's tip is judged by its time too (payments/tip-age.ts); indexed sources say it themselves.
+  if (!reporter) reporters.set(chain, (reporter = new HealthReporter(chain, kind, undefined, chain in INDEXED_SOURCE ? 0 : (tipAgeSettings()[chain] ?? 0))));
   return reporter;
 }
 
@@ -185,7 +187,7 @@ async function watchBlocks(chain: string, signal: AbortSignal, readSecret: Secre
     onStep: async (report) => {
       if (report.blocks > 0 || report.booked > 0 || report.retracted > 0) logger.info('chain watched', { ...report, kept: undefined });
       for (const kept of report.kept) logger.error('a decided order kept a payment whose block left the chain', { chain, ...kept });
-      await reporter.succeeded({ tipHeight: report.tip.height, cursorHeight: report.cursor.height, caughtUp: report.behind === 0, note: watcher.source.health?.() });
+      await reporter.succeeded({ tipHeight: report.tip.height, tipTime: report.tip.time, cursorHeight: report.cursor.height, caughtUp: report.behind === 0, note: watcher.source.health?.() });
     },
     onError: async (error, inARow) => {
       onError(chain)(error, inARow);
@@ -321,7 +323,7 @@ async function idleLook(chain: string, readSecret: SecretReader | undefined): Pr
       throw error;
     });
     const look = await watcher.idleLook();
-    await reporter.succeeded({ tipHeight: look.tip.height, cursorHeight: look.cursor.height, caughtUp: true, note: watcher.source.health?.() });
+    await reporter.succeeded({ tipHeight: look.tip.height, tipTime: look.tip.time, cursorHeight: look.cursor.height, caughtUp: true, note: watcher.source.health?.() });
     return { steps: 1, failures: 0 };
   } catch (error) {
     await reporter.failed(error);
