@@ -19,6 +19,7 @@ import { tableName } from '#shared/store/client';
 import { listSourceHealth, recordSourceHealth } from '#shared/store/source-health';
 import { watchChainOnDemand } from '#shared/watchers/run';
 import { CoreRpcSource } from '#shared/watchers/sources/core-rpc';
+import { EsploraSource } from '#shared/watchers/sources/esplora';
 import { client, expectError, startApi } from '../support/api';
 import type { FaultyServer } from '../support/chain-http';
 import { startCoreRpcServer } from '../support/core-rpc-server';
@@ -151,5 +152,17 @@ describe("the tip's time costs (nothing, or one request per new block)", () => {
     };
     expect(await asked(false)).toEqual({ headers: 2, infos: 10 });
     expect(await asked(true)).toEqual({ headers: 0, infos: 10 });
+  });
+
+  it('an Esplora server is asked nothing more: the tip block read for its height has its time', async () => {
+    const chain = new UtxoChain('BTC');
+    const server = await startEsploraServer(chain);
+    servers.push(server);
+    const source = new EsploraSource({ chain: 'BTC', baseUrl: server.url });
+    await source.tip(); // the chain check's reads, once
+    const before = [...server.requests.values()].reduce((sum, n) => sum + n, 0);
+    for (let i = 0; i < 5; i += 1) expect((await source.tip()).time!.getTime() / 1000).toBe(chain.tip.time);
+    expect([...server.requests.values()].reduce((sum, n) => sum + n, 0) - before).toBe(10);
+    expect(server.requests.get(`/block/${chain.tip.hash}`)).toBe(6);
   });
 });
