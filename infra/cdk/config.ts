@@ -3,6 +3,7 @@ import { deriveAddress, type AddressCurrency } from '#shared/payments/addresses/
 import { type ChainSourceConfig, chainSources } from '#shared/payments/chain-sources';
 import { EVM_NETWORKS, evmCurrencies } from '#shared/domain/networks';
 import { readSolanaConfig } from '#shared/payments/solana-config';
+import { MAX_TIP_AGE_DEFAULTS, maxTipAgeVariable, readTipAgeConfig } from '#shared/payments/tip-age';
 import { readTronConfig } from '#shared/payments/tron-config';
 import { readUtxoChainConfig } from '#shared/payments/utxo-config';
 
@@ -85,11 +86,14 @@ export const SETTINGS = {
   bchCheckpoint: { env: 'BCH_CHECKPOINT', about: '<height>:<hash> the BCH source must also answer, or none (handler default with mainnet: block 478559, not BTC)' },
   tronGenesisHash: { env: 'TRON_GENESIS_HASH', about: "block 0 blockID the TRON API must answer (handler default mainnet's; set for Shasta or Nile)" },
   solanaGenesisHash: { env: 'SOLANA_GENESIS_HASH', about: "genesis hash the Solana node must answer (handler default mainnet-beta's; set for devnet or testnet)" },
+  usdtTrc20Contract: { env: 'USDT_TRC20_CONTRACT', about: "USDT_TRC20 token contract: only with tronGenesisHash, the test network's token (handler default: mainnet USDT)" },
+  usdcSolMint: { env: 'USDC_SOL_MINT', about: "USDC_SOL token mint: only with solanaGenesisHash, the cluster's token (handler default: mainnet USDC)" },
   btcConfirmations: { env: 'BTC_CONFIRMATIONS', about: 'confirmations a BTC payment needs (handler default 2)' },
   ltcConfirmations: { env: 'LTC_CONFIRMATIONS', about: 'confirmations an LTC payment needs (handler default 6)' },
   bchConfirmations: { env: 'BCH_CONFIRMATIONS', about: 'confirmations a BCH payment needs (handler default 6)' },
   ethConfirmations: { env: 'ETH_CONFIRMATIONS', about: 'confirmations an ETH payment needs (handler default 12)' },
   watchIntervalSeconds: { env: 'WATCH_INTERVAL_SECONDS', about: 'chain watchers look at the chain this often within a run (handler default 10)' },
+  sourceMaxLagSeconds: { env: 'SOURCE_MAX_LAG_SECONDS', about: "a source behind its chain this long is lagging and its currencies are not offered (handler default 900)" },
 } as const;
 
 export type SettingKey = keyof typeof SETTINGS;
@@ -157,6 +161,18 @@ export const NETWORK_SETTINGS: Readonly<Record<string, { env: string; about: str
   ]).map((setting) => [contextKeyOf(setting.env), setting]),
 );
 
+/**
+ * Each block chain's tip-age limit (payments/tip-age.ts): a source whose newest block is older is
+ * not caught up, and `lagging` SOURCE_MAX_LAG_SECONDS later. Read like SETTINGS and forwarded
+ * under the variable's name, checked by the handlers' own parser.
+ */
+export const TIP_AGE_SETTINGS: Readonly<Record<string, { env: string; about: string }>> = Object.fromEntries(
+  Object.entries(MAX_TIP_AGE_DEFAULTS).map(([chain, seconds]) => [
+    contextKeyOf(maxTipAgeVariable(chain)),
+    { env: maxTipAgeVariable(chain), about: `a ${chain} source whose newest block is older is not caught up; 0 turns it off (handler default ${seconds} on mainnet, off elsewhere)` },
+  ]),
+);
+
 /** Looks up one context value (`app.node.tryGetContext`). */
 export type ContextLookup = (key: string) => unknown;
 
@@ -178,11 +194,13 @@ const LOG_LEVELS: readonly LogLevel[] = ['DEBUG', 'INFO', 'WARN', 'ERROR'];
 
 /** Reads and checks every setting; throws a ConfigError naming the setting on a bad value. */
 export function readDeployConfig(context: ContextLookup, env: NodeJS.ProcessEnv): DeployConfig {
-  const raw = (key: SettingKey): string | undefined => {
+  /** A setting's value: its context key first, then its variable (SETTINGS' and the derived NETWORK_SETTINGS' and TIP_AGE_SETTINGS'). */
+  const derived = (key: string, variable: string): string | undefined => {
     const fromContext = context(key);
-    const value = fromContext === undefined || fromContext === null ? env[SETTINGS[key].env] : String(fromContext);
-    return value === undefined || value.trim() === '' ? undefined : value.trim();
+    const value = (fromContext === undefined || fromContext === null ? env[variable] : String(fromContext))?.trim();
+    return value === undefined || value === '' ? undefined : value;
   };
+  const raw = (key: SettingKey): string | undefined => derived(key, SETTINGS[key].env);
   const fail = (key: SettingKey, problem: string): never => {
     throw new ConfigError(`deploy setting ${key} (${SETTINGS[key].env}) ${problem}`);
   };
@@ -219,6 +237,7 @@ export function readDeployConfig(context: ContextLookup, env: NodeJS.ProcessEnv)
     'rateMaxAgeSeconds',
     'quotaMerchantBurst',
     'quotaPublicBurst',
+    'sourceMaxLagSeconds',
   ] as const;
   for (const key of handlerNumbers) {
     if (raw(key) !== undefined) handlerEnvironment[SETTINGS[key].env] = String(integer(key, 1));
@@ -285,31 +304,46 @@ export function readDeployConfig(context: ContextLookup, env: NodeJS.ProcessEnv)
     if (raw(key) !== undefined) handlerEnvironment[SETTINGS[key].env] = String(integer(key, 1));
   }
   for (const [key, { env: variable, kind }] of Object.entries(NETWORK_SETTINGS)) {
-    const fromContext = context(key);
-    const value = (fromContext === undefined || fromContext === null ? env[variable] : String(fromContext))?.trim();
-    if (value === undefined || value === '') continue;
+    const value = derived(key, variable);
+    if (value === undefined) continue;
     const valid = kind === 'contract' ? /^0x[0-9a-fA-F]{40}$/.test(value) : /^[1-9]\d{0,9}$/.test(value);
     if (!valid) {
       throw new ConfigError(`deploy setting ${key} (${variable}) must be ${kind === 'contract' ? 'a 0x-prefixed 20-byte contract address' : 'a positive integer'}, got "${value}"`);
     }
     handlerEnvironment[variable] = value;
   }
-  // The chain each UTXO, TRON and Solana source must be on, each setting checked by the handlers' own parser.
-  const chainChecks = [
-    ...(['btcGenesisHash', 'ltcGenesisHash', 'bchGenesisHash', 'btcCheckpoint', 'ltcCheckpoint', 'bchCheckpoint'] as const).map((key) => [key, readUtxoChainConfig] as const),
-    ['tronGenesisHash', readTronConfig] as const,
-    ['solanaGenesisHash', readSolanaConfig] as const,
-  ];
-  for (const [key, parse] of chainChecks) {
-    const value = raw(key);
+  for (const [key, { env: variable }] of Object.entries(TIP_AGE_SETTINGS)) {
+    const value = derived(key, variable);
     if (value === undefined) continue;
     try {
-      parse({ [SETTINGS[key].env]: value });
+      readTipAgeConfig({ [variable]: value });
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
-      fail(key, error.message.replace(/^environment variable \S+ /, ''));
+      throw new ConfigError(`deploy setting ${key} (${variable}) must be a non-negative integer (seconds; 0 turns the check off), got "${value}"`);
     }
-    handlerEnvironment[SETTINGS[key].env] = value;
+    handlerEnvironment[variable] = value;
+  }
+  // The chain each UTXO, TRON and Solana source must be on, checked by the handlers' own parser;
+  // TRON's and Solana's token together with their network (a test network's own token).
+  const chainChecks: [readonly SettingKey[], (env: Record<string, string>) => unknown][] = [
+    ...(['btcGenesisHash', 'ltcGenesisHash', 'bchGenesisHash', 'btcCheckpoint', 'ltcCheckpoint', 'bchCheckpoint'] as const).map((key) => [[key], readUtxoChainConfig] as [readonly SettingKey[], typeof readUtxoChainConfig]),
+    [['tronGenesisHash', 'usdtTrc20Contract'], readTronConfig],
+    [['solanaGenesisHash', 'usdcSolMint'], readSolanaConfig],
+  ];
+  for (const [keys, parse] of chainChecks) {
+    const values = Object.fromEntries(keys.flatMap((key) => (raw(key) === undefined ? [] : [[SETTINGS[key].env, raw(key)!]])));
+    if (Object.keys(values).length === 0) continue;
+    try {
+      parse(values);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      // One setting's own value, named as the setting; else the pair does not go together.
+      const own = /^environment variable (\S+) (.*)$/s.exec(error.message);
+      const key = own && keys.find((candidate) => SETTINGS[candidate].env === own[1]);
+      if (key) fail(key, own[2]!);
+      throw new ConfigError(`deploy settings ${keys.map((candidate) => `${candidate} (${SETTINGS[candidate].env})`).join(' and ')} do not go together: ${error.message}`);
+    }
+    Object.assign(handlerEnvironment, values);
   }
   // Chain sources, checked as the handlers check them: Esplora by https URL, nodes by SSM name.
   const sourceEnv: Record<string, string> = {};

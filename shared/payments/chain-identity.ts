@@ -40,3 +40,40 @@ export function genesisSetting(env: Env, name: string, mainnet: string, format: 
   if (!format.valid(value)) throw new ConfigError(`environment variable ${name} must be ${format.what}, got "${raw}"`);
   return value;
 }
+
+/** A token pay currency's setting and the network setting it must go with (TRON's USDT, Solana's USDC). */
+export interface TokenOnNetwork {
+  /** The pay currency (USDT_TRC20). */
+  currency: string;
+  /** The token's setting (`USDT_TRC20_CONTRACT`), its value and the issuer's mainnet token. */
+  tokenVariable: string;
+  token: string;
+  mainnetToken: string;
+  /** The network's setting (`TRON_GENESIS_HASH`), its value, mainnet's, and the name of the network it is where known. */
+  genesisVariable: string;
+  genesisHash: string;
+  mainnetGenesis: string;
+  networkName?: string;
+}
+
+/**
+ * Refuses a token that cannot be the currency on the configured network (issue 28): the
+ * issuer's mainnet contract or mint on a test network does not exist there (a deployment left
+ * with the default would offer a currency nobody can pay), and on mainnet any other token is not
+ * the currency (it would book someone's look-alike token as USDT). The chain check proves the
+ * network; this makes the token follow it, so a test deployment names its own test token.
+ */
+export function checkTokenOnNetwork(setting: TokenOnNetwork): void {
+  const onMainnet = setting.genesisHash === setting.mainnetGenesis;
+  if (onMainnet && setting.token !== setting.mainnetToken) {
+    throw new ConfigError(
+      `${setting.tokenVariable} ${setting.token} is not ${setting.currency}'s mainnet token ${setting.mainnetToken}, and ${setting.genesisVariable} is mainnet's: another token would be booked as ${setting.currency}. Leave ${setting.tokenVariable} unset on mainnet`,
+    );
+  }
+  if (!onMainnet && setting.token === setting.mainnetToken) {
+    const network = setting.networkName ?? 'another network than mainnet';
+    throw new ConfigError(
+      `${setting.genesisVariable} is ${network}'s, where ${setting.currency}'s mainnet token ${setting.mainnetToken} (the default of ${setting.tokenVariable}) does not exist: set ${setting.tokenVariable} to that network's token`,
+    );
+  }
+}

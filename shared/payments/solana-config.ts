@@ -1,7 +1,7 @@
 import { section } from '#shared/core/config';
 import { ConfigError, type Env, optionalString } from '#shared/core/env';
 import { isSolanaAddress } from '#shared/payments/addresses/solana';
-import { genesisSetting } from '#shared/payments/chain-identity';
+import { checkTokenOnNetwork, genesisSetting } from '#shared/payments/chain-identity';
 import { httpUrl } from '#shared/payments/chain-sources';
 
 /** Circle's USDC on Solana (6 decimals). */
@@ -30,7 +30,8 @@ export const SOLANA_CLUSTERS: Readonly<Record<string, string>> = {
  * USDC_SOL for live merchants: `SOLANA_RPC_URL` names a Solana JSON-RPC node the Solana watcher
  * reads; `USDC_SOL_MINT` the token (mainnet USDC by default); `SOLANA_GENESIS_HASH` the cluster
  * the node must be on (mainnet-beta by default: a node on another cluster is refused, like an
- * EVM node on another chain id); `PLATFORM_WALLET_SOL` the wallet live merchants without one of
+ * EVM node on another chain id; mainnet-beta takes only Circle's mint, another cluster needs its
+ * own, chain-identity.ts); `PLATFORM_WALLET_SOL` the wallet live merchants without one of
  * their own are paid to. Without SOLANA_RPC_URL, live merchants' USDC_SOL fails closed.
  */
 export function readSolanaConfig(env: Env) {
@@ -46,6 +47,16 @@ export function readSolanaConfig(env: Env) {
   }
   // A genesis hash is 32 bytes in base58, as an address is.
   const genesisHash = genesisSetting(env, 'SOLANA_GENESIS_HASH', MAINNET_GENESIS_HASH, { valid: isSolanaAddress, what: 'a genesis hash (base58, 32 bytes)' });
+  checkTokenOnNetwork({
+    currency: 'USDC_SOL',
+    tokenVariable: 'USDC_SOL_MINT',
+    token: mint,
+    mainnetToken: MAINNET_USDC_SOL_MINT,
+    genesisVariable: 'SOLANA_GENESIS_HASH',
+    genesisHash,
+    mainnetGenesis: MAINNET_GENESIS_HASH,
+    ...(SOLANA_CLUSTERS[genesisHash] ? { networkName: SOLANA_CLUSTERS[genesisHash] } : {}),
+  });
   return { rpcUrl, mint, genesisHash, platformWallet, watched: rpcUrl !== undefined };
 }
 

@@ -1,7 +1,7 @@
 import { section } from '#shared/core/config';
 import { ConfigError, type Env, optionalString } from '#shared/core/env';
 import { isTronAddress } from '#shared/payments/addresses/tron';
-import { genesisSetting, HEX_HASH } from '#shared/payments/chain-identity';
+import { checkTokenOnNetwork, genesisSetting, HEX_HASH } from '#shared/payments/chain-identity';
 import { httpUrl } from '#shared/payments/chain-sources';
 
 /** Tether's USDT on TRON (6 decimals). */
@@ -32,7 +32,8 @@ export const TRON_NETWORKS: Readonly<Record<string, string>> = {
  * reads (https://api.trongrid.io, or a provider's), `TRON_API_KEY` its key when it wants one
  * (TronGrid's `TRON-PRO-API-KEY`), `USDT_TRC20_CONTRACT` the token (mainnet USDT by default),
  * `TRON_GENESIS_HASH` the network the API must serve (its block 0 `blockID`, mainnet's by
- * default: an API on Shasta or Nile is refused like an EVM node on another chain id).
+ * default: an API on Shasta or Nile is refused like an EVM node on another chain id). The two go
+ * together: mainnet takes only Tether's contract, a test network needs its own (chain-identity.ts).
  * Without TRON_API_URL, live merchants' USDT_TRC20 checkouts fail closed.
  */
 export function readTronConfig(env: Env) {
@@ -41,6 +42,16 @@ export function readTronConfig(env: Env) {
   if (!isTronAddress(contract)) throw new ConfigError(`environment variable USDT_TRC20_CONTRACT must be a TRON address (T...), got "${contract}"`);
   if (apiUrl !== undefined) httpUrl('TRON_API_URL', apiUrl);
   const genesisHash = genesisSetting(env, 'TRON_GENESIS_HASH', TRON_GENESIS.mainnet, HEX_HASH);
+  checkTokenOnNetwork({
+    currency: 'USDT_TRC20',
+    tokenVariable: 'USDT_TRC20_CONTRACT',
+    token: contract,
+    mainnetToken: MAINNET_USDT_TRC20,
+    genesisVariable: 'TRON_GENESIS_HASH',
+    genesisHash,
+    mainnetGenesis: TRON_GENESIS.mainnet,
+    ...(TRON_NETWORKS[genesisHash] ? { networkName: TRON_NETWORKS[genesisHash] } : {}),
+  });
   return { apiUrl, apiKey: optionalString(env, 'TRON_API_KEY'), contract, genesisHash, watched: apiUrl !== undefined };
 }
 

@@ -22,6 +22,8 @@ export function errorText(error: unknown): string {
 
 export interface StepHealth {
   tipHeight?: number;
+  /** When the source's tip was made (block sources): a tip older than the chain's limit is not caught up. */
+  tipTime?: Date;
   cursorHeight?: number;
   /** Nothing more to read at the source now. */
   caughtUp: boolean;
@@ -32,18 +34,25 @@ export interface StepHealth {
 export class HealthReporter {
   private lastWritten = 0;
   private lastShape = '';
+  private tipStale = false;
 
+  /**
+   * @param maxTipAgeSeconds how old a block source's tip may be while it counts as caught up
+   *   (payments/tip-age.ts: a node that stopped following its chain answers its old tip); 0: not checked.
+   */
   constructor(
     private readonly source: string,
     private readonly kind: string,
     private readonly now: () => Date = () => new Date(),
+    private readonly maxTipAgeSeconds = 0,
   ) {}
 
   /** After a step that succeeded. */
   succeeded(step: StepHealth): Promise<void> {
     const checked = this.now();
-    // A per-address source says itself whether it is behind (sources/head-check.ts).
-    const caughtUp = step.caughtUp && step.note?.caughtUp !== false;
+    // A per-address source says itself whether it is behind (sources/head-check.ts); a block
+    // source's tip says it by its time.
+    const caughtUp = step.caughtUp && step.note?.caughtUp !== false && this.tipFresh(step.tipTime, checked);
     const shape = JSON.stringify(['ok', caughtUp, step.note?.chainOk ?? null, step.note?.currencyErrors ?? null]);
     if (!this.due(shape, checked)) return Promise.resolve();
     return this.write(
@@ -62,6 +71,19 @@ export class HealthReporter {
       shape,
       checked,
     );
+  }
+
+  /** Whether the tip is recent enough (no time, or no limit: it cannot tell, as before); a change is logged once. */
+  private tipFresh(tipTime: Date | undefined, at: Date): boolean {
+    if (tipTime === undefined || this.maxTipAgeSeconds === 0) return true;
+    const ageSeconds = Math.round((at.getTime() - tipTime.getTime()) / 1000);
+    const stale = ageSeconds > this.maxTipAgeSeconds;
+    if (stale !== this.tipStale) {
+      if (stale) logger.warn("the source's newest block is older than its chain's limit: is the node stuck?", { source: this.source, ageSeconds, limitSeconds: this.maxTipAgeSeconds });
+      else logger.info("the source's newest block is recent again", { source: this.source, ageSeconds });
+      this.tipStale = stale;
+    }
+    return !stale;
   }
 
   /** After a step that failed. */

@@ -25,6 +25,7 @@ import { ChainWatcher, type StepReport } from '#shared/watchers/block-watcher';
 import { type IndexedStepReport, IndexedWatcher } from '#shared/watchers/indexed-watcher';
 import { type PollOptions, type PollSummary, pollChain, type Progress, type Stepper } from '#shared/watchers/watch-loop';
 import { HealthReporter } from '#shared/watchers/health-reports';
+import { tipAgeSettings } from '#shared/payments/tip-age';
 import { watchingNeeded } from '#shared/store/watch-demand';
 
 /** Reads a secret (the SSM parameter holding a node's URL with its credentials, in AWS). */
@@ -153,7 +154,8 @@ const reporters = new Map<string, HealthReporter>();
 /** The health reporter of `chain`'s source (one per process, so its writes are spaced across runs). */
 function reporterOf(chain: string, kind: string): HealthReporter {
   let reporter = reporters.get(chain);
-  if (!reporter) reporters.set(chain, (reporter = new HealthReporter(chain, kind)));
+  // A block chain's tip is judged by its time too (payments/tip-age.ts); indexed sources say it themselves.
+  if (!reporter) reporters.set(chain, (reporter = new HealthReporter(chain, kind, undefined, chain in INDEXED_SOURCE ? 0 : (tipAgeSettings()[chain] ?? 0))));
   return reporter;
 }
 
@@ -196,7 +198,7 @@ async function blockStepper(chain: string, readSecret: SecretReader | undefined)
       const report = step as StepReport;
       if (report.blocks > 0 || report.booked > 0 || report.retracted > 0) logger.info('chain watched', { ...report, kept: undefined });
       for (const kept of report.kept) logger.error('a decided order kept a payment whose block left the chain', { chain, ...kept });
-      await reporter.succeeded({ tipHeight: report.tip.height, cursorHeight: report.cursor.height, caughtUp: report.behind === 0, note: watcher.source.health?.() });
+      await reporter.succeeded({ tipHeight: report.tip.height, tipTime: report.tip.time, cursorHeight: report.cursor.height, caughtUp: report.behind === 0, note: watcher.source.health?.() });
     },
     onError: async (error, inARow) => {
       onError(chain)(error, inARow);
@@ -317,7 +319,7 @@ async function idleLook(chain: string, readSecret: SecretReader | undefined): Pr
       throw error;
     });
     const look = await watcher.idleLook();
-    await reporter.succeeded({ tipHeight: look.tip.height, cursorHeight: look.cursor.height, caughtUp: true, note: watcher.source.health?.() });
+    await reporter.succeeded({ tipHeight: look.tip.height, tipTime: look.tip.time, cursorHeight: look.cursor.height, caughtUp: true, note: watcher.source.health?.() });
     return { steps: 1, failures: 0 };
   } catch (error) {
     await reporter.failed(error);

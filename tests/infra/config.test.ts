@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { NETWORK_SETTINGS, SETTINGS } from '#infra/cdk/config';
+import { NETWORK_SETTINGS, SETTINGS, TIP_AGE_SETTINGS } from '#infra/cdk/config';
 import { REPO_ROOT } from '#infra/cdk/paths';
 import { deployConfig } from './support.ts';
 
@@ -100,10 +100,35 @@ describe('deploy configuration', () => {
     expect(deployConfig({ BTC_GENESIS_HASH: testnet, BCH_CHECKPOINT: 'none' }).handlerEnvironment).toEqual({ BTC_GENESIS_HASH: testnet, BCH_CHECKPOINT: 'none' });
   });
 
-  it("forwards TRON's and Solana's network settings (a Nile and devnet deployment)", () => {
+  it("forwards TRON's and Solana's network settings with the network's own token (a Nile and devnet deployment)", () => {
     const nile = '0000000000000000d698d4192c56cb6be724a558448e2684802de4d6cd8690dc';
     const devnet = 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG';
-    expect(deployConfig({ TRON_GENESIS_HASH: nile, SOLANA_GENESIS_HASH: devnet }).handlerEnvironment).toEqual({ TRON_GENESIS_HASH: nile, SOLANA_GENESIS_HASH: devnet });
+    const tokens = { USDT_TRC20_CONTRACT: 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf', USDC_SOL_MINT: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU' };
+    expect(deployConfig({ TRON_GENESIS_HASH: nile, SOLANA_GENESIS_HASH: devnet, ...tokens }).handlerEnvironment).toEqual({ TRON_GENESIS_HASH: nile, SOLANA_GENESIS_HASH: devnet, ...tokens });
+  });
+
+  it("refuses TRON's or Solana's test network with the mainnet token (left as the default too), and mainnet with another token", () => {
+    const nile = '0000000000000000d698d4192c56cb6be724a558448e2684802de4d6cd8690dc';
+    const pair = /deploy settings tronGenesisHash \(TRON_GENESIS_HASH\) and usdtTrc20Contract \(USDT_TRC20_CONTRACT\) do not go together: TRON_GENESIS_HASH is Nile testnet's, where USDT_TRC20's mainnet token TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t/;
+    expect(() => deployConfig({ TRON_API_URL: 'https://nile.trongrid.io', TRON_GENESIS_HASH: nile })).toThrow(pair);
+    expect(() => deployConfig({ TRON_GENESIS_HASH: nile, USDT_TRC20_CONTRACT: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' })).toThrow(pair);
+    expect(() => deployConfig({ USDT_TRC20_CONTRACT: 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf' })).toThrow(/do not go together: USDT_TRC20_CONTRACT TXYZ\w+ is not USDT_TRC20's mainnet token/);
+    expect(() => deployConfig({ SOLANA_GENESIS_HASH: 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG' })).toThrow(
+      /deploy settings solanaGenesisHash \(SOLANA_GENESIS_HASH\) and usdcSolMint \(USDC_SOL_MINT\) do not go together: SOLANA_GENESIS_HASH is devnet's/,
+    );
+    expect(() => deployConfig({ USDC_SOL_MINT: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU' })).toThrow(/usdcSolMint .* is not USDC_SOL's mainnet token/);
+    // A malformed value is still named as its own setting.
+    expect(() => deployConfig({ USDT_TRC20_CONTRACT: '0xdAC17F958D2ee523a2206206994597C13D831ec7' })).toThrow(/deploy setting usdtTrc20Contract \(USDT_TRC20_CONTRACT\) must be a TRON address/);
+  });
+
+  it("forwards each block chain's tip-age limit and the lag bound, checked as the handlers check them", () => {
+    expect(deployConfig({ BTC_MAX_TIP_AGE_SECONDS: '14400', SOURCE_MAX_LAG_SECONDS: '600' }, { arbitrumMaxTipAgeSeconds: 0 }).handlerEnvironment).toEqual({
+      BTC_MAX_TIP_AGE_SECONDS: '14400',
+      ARBITRUM_MAX_TIP_AGE_SECONDS: '0',
+      SOURCE_MAX_LAG_SECONDS: '600',
+    });
+    expect(() => deployConfig({ LTC_MAX_TIP_AGE_SECONDS: '45m' })).toThrow(/deploy setting ltcMaxTipAgeSeconds \(LTC_MAX_TIP_AGE_SECONDS\) must be a non-negative integer/);
+    expect(() => deployConfig({ SOURCE_MAX_LAG_SECONDS: '0' })).toThrow(/sourceMaxLagSeconds/);
   });
 
   it('accepts a custom page domain with its us-east-1 certificate', () => {
@@ -133,7 +158,7 @@ describe('deploy configuration', () => {
 
   it('is documented: docs/deploy.md names every setting and its variable', () => {
     const docs = readFileSync(join(REPO_ROOT, 'docs', 'deploy.md'), 'utf8');
-    for (const [key, { env }] of Object.entries({ ...SETTINGS, ...NETWORK_SETTINGS })) {
+    for (const [key, { env }] of Object.entries({ ...SETTINGS, ...NETWORK_SETTINGS, ...TIP_AGE_SETTINGS })) {
       expect(docs, key).toContain(`\`${key}\``);
       expect(docs, env).toContain(`\`${env}\``);
     }

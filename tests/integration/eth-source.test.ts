@@ -175,7 +175,8 @@ describe('Ethereum JSON-RPC source on a real node', () => {
   it('gives the tip and the hash of any block on the current chain', async () => {
     const tip = await source.tip();
     const latest = await clients.public.getBlock();
-    expect(tip).toEqual({ height: Number(latest.number), hash: latest.hash });
+    // With its time: how old the node's view is (payments/tip-age.ts).
+    expect(tip).toEqual({ height: Number(latest.number), hash: latest.hash, time: new Date(Number(latest.timestamp) * 1000) });
     expect(await source.blockHash(tip.height - 1)).toBe(latest.parentHash);
     await expect(source.blockHash(tip.height + 1000)).rejects.toThrow(SourceError);
     await expect(source.block(tip.height + 1000)).rejects.toThrow(/no block at height/);

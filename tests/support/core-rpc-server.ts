@@ -3,8 +3,9 @@
  * Cash Node) for a {@link UtxoChain}, as the RPC docs give it: HTTP basic auth, JSON-RPC 1.0
  * requests (single or batched), answers `{"result", "error", "id"}` with RPC errors as HTTP
  * 500 (404 for an unknown method) in the legacy mode, amounts in coins printed with 8
- * decimals exactly as Core prints them (0.00100000). Methods: getblockchaininfo,
- * getbestblockhash, getblockhash, getblock (verbosity 0, 1, 2), getrawmempool,
+ * decimals exactly as Core prints them (0.00100000). Methods: getblockchaininfo (with the tip's
+ * `time` as Core 23+ when asked), getbestblockhash, getblockhash, getblock (verbosity 0, 1, 2),
+ * getblockheader, getrawmempool,
  * getrawtransaction (verbose). Outputs carry `scriptPubKey.address` (Bitcoin Core 22+) or
  * `scriptPubKey.addresses` (older nodes, Litecoin Core 0.21, Bitcoin Cash Node).
  */
@@ -34,6 +35,8 @@ export interface CoreRpcServerOptions {
   password: string;
   /** `address` (Bitcoin Core 22+) or `addresses` (older nodes, Litecoin Core 0.21, BCHN). */
   addressStyle: 'address' | 'addresses';
+  /** getblockchaininfo says the tip's `time` (Bitcoin Core 23+); without, as older nodes, Litecoin Core and BCHN. */
+  tipTime?: boolean;
 }
 
 function scriptPubKey(chain: UtxoChain, script: Uint8Array, address: string | undefined, style: CoreRpcServerOptions['addressStyle']) {
@@ -89,6 +92,7 @@ export function startCoreRpcServer(chain: UtxoChain, options: CoreRpcServerOptio
       headers: chain.tip.height,
       bestblockhash: chain.tip.hash,
       difficulty: 1,
+      ...(options.tipTime ? { time: chain.tip.time } : {}),
       mediantime: chain.tip.time - 3000,
       verificationprogress: 1,
       initialblockdownload: false,
@@ -129,6 +133,30 @@ export function startCoreRpcServer(chain: UtxoChain, options: CoreRpcServerOptio
         size: 0,
         weight: 0,
         tx: verbosity === 2 ? block.txs.map((tx) => txJson(chain, tx, options.addressStyle)) : block.txs.map((tx) => tx.txid),
+      };
+    },
+    getblockheader: ([hash, verbose = true]) => {
+      const block = chain.allBlocks.get(String(hash));
+      if (!block) throw new RpcError(-5, 'Block not found');
+      if (verbose === false) return bytesToHex(new Uint8Array([...block.header]));
+      const best = onChain(block.hash);
+      const next = best ? chain.blockAt(block.height + 1) : undefined;
+      return {
+        hash: block.hash,
+        confirmations: best ? chain.tip.height - block.height + 1 : -1,
+        height: block.height,
+        version: 0x20000000,
+        versionHex: '20000000',
+        merkleroot: block.merkleRoot,
+        time: block.time,
+        mediantime: block.time - 3000,
+        nonce: 0,
+        bits: '1d00ffff',
+        difficulty: 1,
+        chainwork: '00'.repeat(32),
+        nTx: block.txs.length,
+        previousblockhash: block.previousHash,
+        ...(next ? { nextblockhash: next.hash } : {}),
       };
     },
     getrawmempool: () => chain.mempool.map((tx) => tx.txid),

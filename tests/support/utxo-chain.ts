@@ -76,6 +76,8 @@ export interface UtxoChainOptions {
   identity?: ChainIdentity;
   /** getblockchaininfo's `chain`: main, test, regtest... (default main). */
   network?: string;
+  /** When the first block was made, in seconds (default now: a node following its chain has a recent tip). */
+  startTime?: number;
 }
 
 export class UtxoChain {
@@ -85,7 +87,8 @@ export class UtxoChain {
   readonly txs = new Map<string, { tx: ChainTx; blockHash?: string }>();
   mempool: ChainTx[] = [];
   private readonly key = utils.randomPrivateKeyBytes();
-  private clock = 1_790_000_000;
+  /** The newest block's time; each new block is made now (or a second after its parent). */
+  private clock: number;
 
   /** The hashes of blocks before the first one the servers know of (the genesis, a fork's checkpoint). */
   private readonly history = new Map<number, string>();
@@ -100,6 +103,7 @@ export class UtxoChain {
     this.history.set(0, identity.genesisHash);
     if (identity.checkpoint) this.history.set(identity.checkpoint.height, identity.checkpoint.hash);
     this.networkName = options.network ?? 'main';
+    this.clock = (options.startTime ?? Math.floor(Date.now() / 1000)) - 1;
     // The first block stands for everything before: its parent is a made-up hash.
     this.mineAt(startHeight, bytesToHex(randomBytes(32)), []);
   }
@@ -200,7 +204,8 @@ export class UtxoChain {
   private mineAt(height: number, previousHash: string, txs: ChainTx[]): ChainBlock {
     const coinbase = this.coinbase(height);
     const all = [coinbase, ...txs];
-    this.clock += 600;
+    // The first block at the start time, each next one now (a second after its parent at least).
+    this.clock = this.blocks.length === 0 ? this.clock + 1 : Math.max(this.clock + 1, Math.floor(Date.now() / 1000));
     const root = merkleRoot(all.map((tx) => tx.txid));
     const header = new Uint8Array([
       ...u32le(0x20000000),

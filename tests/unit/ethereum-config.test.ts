@@ -137,7 +137,8 @@ describe('TRON configuration', () => {
 
   it("takes another network's block 0 id (TRON_GENESIS_HASH, hex in any case) for a test deployment; refuses what is not one", () => {
     const nile = '0000000000000000d698d4192c56cb6be724a558448e2684802de4d6cd8690dc';
-    expect(readTronConfig({ TRON_GENESIS_HASH: nile.toUpperCase() }).genesisHash).toBe(nile);
+    // With the test network's own token (issue 28: mainnet USDT does not exist there).
+    expect(readTronConfig({ TRON_GENESIS_HASH: nile.toUpperCase(), USDT_TRC20_CONTRACT: 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf' }).genesisHash).toBe(nile);
     expect(() => readTronConfig({ TRON_GENESIS_HASH: 'nile' })).toThrow(/TRON_GENESIS_HASH must be a block hash \(64 hex digits\), got "nile"/);
     expect(() => readTronConfig({ TRON_GENESIS_HASH: `0x${nile.slice(2)}` })).toThrow(/TRON_GENESIS_HASH/);
   });
@@ -146,7 +147,10 @@ describe('TRON configuration', () => {
 describe('Solana configuration', () => {
   it("expects mainnet-beta's genesis hash by default, another cluster's when SOLANA_GENESIS_HASH says so; refuses what is not a hash", () => {
     expect(readSolanaConfig({}).genesisHash).toBe('5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d');
-    expect(readSolanaConfig({ SOLANA_GENESIS_HASH: 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG' }).genesisHash).toBe('EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG');
+    // With the cluster's own mint (issue 28: mainnet USDC does not exist there).
+    expect(readSolanaConfig({ SOLANA_GENESIS_HASH: 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG', USDC_SOL_MINT: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU' }).genesisHash).toBe(
+      'EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG',
+    );
     expect(() => readSolanaConfig({ SOLANA_GENESIS_HASH: 'devnet' })).toThrow(/SOLANA_GENESIS_HASH must be a genesis hash \(base58, 32 bytes\), got "devnet"/);
     // Base58, but 31 bytes.
     expect(() => readSolanaConfig({ SOLANA_GENESIS_HASH: '1'.repeat(31) })).toThrow(/SOLANA_GENESIS_HASH/);

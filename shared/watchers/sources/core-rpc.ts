@@ -1,6 +1,7 @@
 /**
  * BTC, LTC and BCH through the JSON-RPC interface bitcoind, litecoind and Bitcoin Cash Node
- * share (Bitcoin Core RPC docs): `getblockchaininfo` (tip: `blocks`, `bestblockhash`; `chain`
+ * share (Bitcoin Core RPC docs): `getblockchaininfo` (tip: `blocks`, `bestblockhash`, and `time`
+ * on Bitcoin Core 23+, else `getblockheader` once per new tip: how old the node's view is; `chain`
  * for the chain check's message), `getblockhash 0` and, for BTC and BCH, the hash of the block
  * after their fork, once per process (chain-check.ts: a node on testnet, regtest or the
  * other coin is refused),
@@ -58,6 +59,8 @@ export class CoreRpcSource implements BlockSource {
   private readonly mempoolLimit: number;
   private nextId = 1;
   private readonly check: ChainCheck;
+  /** The last tip whose time getblockheader gave. */
+  private tipHeader: { hash: string; time: Date } | undefined;
 
   constructor(options: CoreRpcOptions) {
     this.chain = options.chain;
@@ -83,7 +86,26 @@ export class CoreRpcSource implements BlockSource {
     const height = this.count(info.blocks, 'getblockchaininfo.blocks');
     // A height above the node's tip has no block yet (getblockhash would answer RPC error -8).
     await this.check.ensure((at) => (at > height ? Promise.resolve(undefined) : this.blockHash(at)), typeof info.chain === 'string' ? info.chain : undefined);
-    return { height, hash: this.hash(info.bestblockhash, 'getblockchaininfo.bestblockhash') };
+    const hash = this.hash(info.bestblockhash, 'getblockchaininfo.bestblockhash');
+    return { height, hash, time: info.time === undefined ? await this.headerTime(hash) : this.seconds(info.time, 'getblockchaininfo.time') };
+  }
+
+  /**
+   * The time of the tip `hash` where getblockchaininfo does not say it (Bitcoin Core before 23,
+   * Litecoin Core, Bitcoin Cash Node): `getblockheader`, asked once per tip (a new block), not
+   * per step.
+   */
+  private async headerTime(hash: string): Promise<Date> {
+    if (this.tipHeader?.hash === hash) return this.tipHeader.time;
+    const header = this.object(await this.call('getblockheader', [hash, true]), `getblockheader ${hash}`);
+    if (header.hash !== hash) throw this.garbage(`getblockheader ${hash} answered block ${String(header.hash)}`);
+    const time = this.seconds(header.time, `getblockheader ${hash}.time`);
+    this.tipHeader = { hash, time };
+    return time;
+  }
+
+  private seconds(value: unknown, what: string): Date {
+    return new Date(this.count(value, what) * 1000);
   }
 
   health(): SourceHealthNote {

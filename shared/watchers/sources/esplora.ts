@@ -5,7 +5,8 @@
  *
  * - the chain: `GET /block-height/0` (the genesis) and, for BTC, the block after the BCH fork,
  *   once per process (chain-check.ts): a server for testnet or another coin is refused.
- * - tip: `GET /blocks/tip/hash`, then `GET /block/:hash` for its height (one consistent pair).
+ * - tip: `GET /blocks/tip/hash`, then `GET /block/:hash` for its height and time (one consistent
+ *   pair; the time tells a server that stopped following the chain, payments/tip-age.ts).
  * - a block: `GET /block-height/:height` -> hash, `GET /block/:hash` (height,
  *   previousblockhash, tx_count), then its transactions 25 at a time from
  *   `GET /block/:hash/txs/:start_index`, a few pages in parallel. Every answer is checked
@@ -66,7 +67,8 @@ export class EsploraSource implements BlockSource {
     await this.check.ensure((height) => this.hashAt(height));
     const hash = this.hash(await this.text('/blocks/tip/hash'), 'tip hash');
     const header = await this.header(hash);
-    return { height: header.height, hash };
+    // The header read for the height has the time: how old the server's view is, for nothing more.
+    return { height: header.height, hash, time: header.time };
   }
 
   async blockHash(height: number): Promise<string> {

@@ -25,6 +25,11 @@ export interface BlockRef {
   height: number;
   /** Lowercase hex as the chain writes it (no 0x for UTXO chains; 0x-prefixed for ETH). */
   hash: string;
+  /**
+   * When the block was made, where a tip's answer gives it (a source's tip()): how old the
+   * source's view of its chain is, so a node that stopped following it is seen (tip-age.ts).
+   */
+  time?: Date;
 }
 
 /** One payment to one address: the unit the service books. */

@@ -109,7 +109,8 @@ export class EthereumBlockSource implements BlockSource {
     await this.tokens();
     const header = await this.header('latest');
     if (!header) throw this.error('node has no latest block');
-    return { height: header.height, hash: header.hash };
+    // Its time tells a node that stopped following the chain (payments/tip-age.ts).
+    return { height: header.height, hash: header.hash, time: new Date(header.timestamp * 1000) };
   }
 
   async blockHash(height: number): Promise<string> {
