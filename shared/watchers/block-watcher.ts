@@ -40,6 +40,12 @@ import { bookInvoice, groupInto, type InvoiceRef, type InvoiceTransfers, matchIn
 export interface ChainWatcherOptions {
   /** Blocks one step scans at most: the bound on one run's work (the next step goes on). */
   maxBlocksPerStep: number;
+  /**
+   * The same bound for a source that reads ranges (BlockSource.blocks): a range costs a few
+   * requests whatever its length, so a step reads more blocks (default 200: 50 s of Arbitrum,
+   * 40 min of Ethereum), in ranges as long as the source's cap allows.
+   */
+  maxRangeBlocksPerStep?: number;
   /** Block hashes the cursor remembers below itself: the deepest reorganisation it can undo. */
   reorgDepth: number;
   /** Also look at unconfirmed transactions (orders go PENDING before the first block). */
@@ -174,9 +180,10 @@ export class ChainWatcher {
       report.transfers += transfers.length;
       await this.book(transfers.map(({ block: _unconfirmed, ...transfer }) => transfer), tip, report);
     }
-    while (cursor.height < tip.height && report.blocks < this.options.maxBlocksPerStep) {
+    const budget = this.source.blocks ? (this.options.maxRangeBlocksPerStep ?? 200) : this.options.maxBlocksPerStep;
+    while (cursor.height < tip.height && report.blocks < budget) {
       if (this.source.blocks) {
-        const next = await this.scanRange(cursor, tip, report);
+        const next = await this.scanRange(cursor, Math.min(tip.height, cursor.height + budget - report.blocks), tip, report);
         if (!next) return this.finish(report, tip, cursor, true);
         cursor = next;
         continue;
@@ -204,18 +211,18 @@ export class ChainWatcher {
   }
 
   /**
-   * One range read (sources with `blocks`) after the cursor: the blocks booked together, the
+   * One range read (sources with `blocks`) after the cursor, up to `last` at most: the blocks booked together, the
    * cursor moved past them in one conditional write. A first block that does not follow the
    * cursor is a reorganisation (undone, the next round scans from the fork); a later one that
    * does not follow the block before it is a source's garbage. Undefined: another run moved
    * the cursor first.
    */
-  private async scanRange(cursor: ChainCursor, tip: BlockRef, report: StepReport): Promise<ChainCursor | undefined> {
+  private async scanRange(cursor: ChainCursor, last: number, tip: BlockRef, report: StepReport): Promise<ChainCursor | undefined> {
     const listed = (candidates: readonly Transfer[]) => {
       report.transfers += candidates.length;
       return this.listed(candidates, report);
     };
-    const blocks = await this.source.blocks!(cursor.height + 1, tip.height, listed);
+    const blocks = await this.source.blocks!(cursor.height + 1, last, listed);
     if (blocks.length === 0) throw new SourceError(this.source.chain, `no blocks after ${cursor.height}`);
     if (blocks[0]!.previousHash !== cursor.hash) {
       checkBlockHeight(this.source, blocks[0]!, cursor.height + 1);
@@ -227,7 +234,7 @@ export class ChainWatcher {
     for (const block of blocks) {
       checkBlockHeight(this.source, block, previous.height + 1);
       if (block.previousHash !== previous.hash) throw new SourceError(this.source.chain, `block ${block.height} does not follow block ${previous.height}`);
-      if (block.height > tip.height) throw new SourceError(this.source.chain, `block ${block.height} is above the tip ${tip.height}`);
+      if (block.height > last) throw new SourceError(this.source.chain, `block ${block.height} is above ${last}, the last asked for`);
       recent.push({ height: block.height, hash: block.hash });
       previous = block;
     }
