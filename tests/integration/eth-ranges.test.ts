@@ -15,6 +15,7 @@ import { openListsBeganLongAgo, stored } from '../support/watchers';
 import { type ProxyFault, type RpcProxy, startRpcProxy } from '../support/rpc-proxy';
 import { decimalFromNumber, formatDecimal } from '#shared/domain/money';
 import { toChecksumAddress } from '#shared/payments/addresses/eip55';
+import { SourceError, WrongChainError } from '#shared/core/source-error';
 import { openAddress } from '#shared/store/open-addresses';
 import { readCursor } from '#shared/store/chain-cursors';
 import { ChainWatcher } from '#shared/watchers/block-watcher';
@@ -278,3 +279,41 @@ describe('the EVM watcher reads by range', () => {
     expect(many.count('eth_getTransactionReceipt')).toBe(0);
   });
 });
+
+describe('the Ethereum source\'s range read on its own', () => {
+  const all = async (candidates: readonly unknown[]) => candidates as never[];
+
+  it('a range past the node\'s newest block ends at it; one starting past it is a SourceError', async () => {
+    const source = new EthereumBlockSource({ url: node.url, chainId: node.chainId, tokens: [{ currency: 'USDT_ERC20', contract: tokens.USDT_ERC20 }] });
+    await mine(2);
+    const tip = await source.tip();
+    const blocks = await source.blocks(tip.height - 1, tip.height + 5, all);
+    expect(blocks.map((b) => b.height)).toEqual([tip.height - 1, tip.height]);
+    expect(blocks[1]!.previousHash).toBe(blocks[0]!.hash);
+    expect(blocks[1]!.hash).toBe(tip.hash);
+    await expect(source.blocks(tip.height + 1, tip.height + 5, all)).rejects.toThrow(SourceError);
+  });
+
+  it('keeps the chain check and a failing token leaves the others read', async () => {
+    const mainnet = new EthereumBlockSource({ url: node.url, chainId: 1, tokens: [] });
+    await expect(mainnet.blocks(1, 2, all)).rejects.toThrow(WrongChainError);
+
+    const nowhere = toChecksumAddress(randomBytes(20));
+    const source = new EthereumBlockSource({
+      url: node.url,
+      chainId: node.chainId,
+      tokens: [
+        { currency: 'USDC_ERC20', contract: nowhere },
+        { currency: 'USDT_ERC20', contract: tokens.USDT_ERC20 },
+      ],
+    });
+    const from = (await source.tip()).height + 1;
+    const to = stranger();
+    const hash = await sendToken(clients, buyer, tokens.USDT_ERC20, to, parseUnits('7', 6));
+    await mine();
+    const [block] = await source.blocks(from, from, all);
+    expect(block!.transfers.map((t) => [t.key, t.currency, t.address, formatDecimal(t.amount)])).toEqual([[`${hash}:0`, 'USDT_ERC20', to, '7']]);
+    expect(source.health().currencyErrors).toEqual({ USDC_ERC20: expect.stringMatching(/answered decimals\(\) with "0x"/) });
+  });
+});
+
