@@ -211,11 +211,11 @@ export class ChainWatcher {
   }
 
   /**
-   * One range read (sources with `blocks`) after the cursor, up to `last` at most: the blocks booked together, the
-   * cursor moved past them in one conditional write. A first block that does not follow the
-   * cursor is a reorganisation (undone, the next round scans from the fork); a later one that
-   * does not follow the block before it is a source's garbage. Undefined: another run moved
-   * the cursor first.
+   * One range read (sources with `blocks`) after the cursor, up to `last` at most: the blocks
+   * booked together, the cursor moved past them in one conditional write. A first block that
+   * does not follow the cursor is a reorganisation (undone, the next round scans from the
+   * fork); a later one that does not follow the block before it is a source's garbage.
+   * Undefined: another run moved the cursor first.
    */
   private async scanRange(cursor: ChainCursor, last: number, tip: BlockRef, report: StepReport): Promise<ChainCursor | undefined> {
     const listed = (candidates: readonly Transfer[]) => {
@@ -238,11 +238,7 @@ export class ChainWatcher {
       recent.push({ height: block.height, hash: block.hash });
       previous = block;
     }
-    await this.bookListed(
-      blocks.flatMap((block) => block.transfers),
-      tip,
-      report,
-    );
+    await this.bookListed(blocks.flatMap((block) => block.transfers), tip, report);
     const next: ChainCursor = {
       ...cursor,
       height: previous.height,

@@ -294,6 +294,29 @@ describe('the Ethereum source\'s range read on its own', () => {
     await expect(source.blocks(tip.height + 1, tip.height + 5, all)).rejects.toThrow(SourceError);
   });
 
+  it('a range refused once (a node behind, a burst of logs) is halved, then tried doubled again after 32 full reads', async () => {
+    const ranges: number[] = [];
+    let refuse = true;
+    proxy.fault = (_methods, request) => {
+      const logs = logsCall(request);
+      if (!logs) return { kind: 'pass' };
+      const length = Number(logs.params[0].toBlock) - Number(logs.params[0].fromBlock) + 1;
+      ranges.push(length);
+      if (!refuse || length <= 2) return { kind: 'pass' };
+      refuse = false;
+      return replaceLogs(request, ({ id }) => ({ jsonrpc: '2.0', id, error: { code: -32000, message: 'block range extends beyond current head block' } }));
+    };
+    try {
+      const source = new EthereumBlockSource({ url: proxy.url, chainId: node.chainId, blockRange: 4, tokens: [{ currency: 'USDT_ERC20', contract: tokens.USDT_ERC20 }] });
+      let next = (await source.tip()).height + 1;
+      await mine(72);
+      for (let i = 0; i < 34; i += 1) next += (await source.blocks(next, next + 100, all)).length;
+      expect(ranges).toEqual([4, ...Array<number>(32).fill(2), 4, 4]);
+    } finally {
+      proxy.fault = () => ({ kind: 'pass' });
+    }
+  });
+
   it('keeps the chain check and a failing token leaves the others read', async () => {
     const mainnet = new EthereumBlockSource({ url: node.url, chainId: 1, tokens: [] });
     await expect(mainnet.blocks(1, 2, all)).rejects.toThrow(WrongChainError);

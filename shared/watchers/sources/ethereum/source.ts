@@ -42,7 +42,7 @@ export interface EthereumSourceOptions extends JsonRpcOptions {
   /**
    * Blocks one range read covers at most ({@link EthereumBlockSource.blocks}: the `eth_getLogs`
    * range). Default {@link DEFAULT_BLOCK_RANGE}; a provider that refuses a range makes the
-   * source halve it (and keep the smaller one), so a plan's lower cap only costs a refused call.
+   * source halve it, so a plan's lower cap costs a refused call now and then (see RANGE_REGROW_READS).
    */
   blockRange?: number;
   /** Full blocks (with their transactions) asked for in one JSON-RPC batch. Default 20 (an Ethereum block is up to a few MB). */
@@ -57,6 +57,13 @@ export interface EthereumSourceOptions extends JsonRpcOptions {
 export const DEFAULT_BLOCK_RANGE = 100;
 
 const WEI_DECIMALS = 18;
+/**
+ * Full-length reads at a halved range after which the source tries it doubled (up to the
+ * configured one): a refusal may be passing (a provider's node behind the tip refusing a range
+ * past its head, a burst of logs over a results cap), and a range kept small for good would
+ * cost requests for good. Against a real cap, one refused call in this many reads.
+ */
+const RANGE_REGROW_READS = 32;
 /** How long a token whose contract did not answer is left out before it is asked again. */
 const TOKEN_RETRY_MS = 60_000;
 
@@ -144,6 +151,9 @@ export class EthereumBlockSource implements BlockSource {
   private pendingUnsupported = false;
   /** Blocks a range read covers now: the configured range, halved each time the provider refused one. */
   private rangeCap: number;
+  private readonly rangeLimit: number;
+  /** Full-length reads since the range was last halved or doubled. */
+  private readsAtCap = 0;
   private readonly blocksPerBatch: number;
 
   constructor(private readonly options: EthereumSourceOptions) {
@@ -151,7 +161,7 @@ export class EthereumBlockSource implements BlockSource {
     this.chain = options.chain ?? 'ETH';
     this.coin = options.native ?? (this.chain === 'ETH' ? 'ETH' : undefined);
     this.batchSize = options.batchSize ?? 100;
-    this.rangeCap = options.blockRange ?? DEFAULT_BLOCK_RANGE;
+    this.rangeLimit = this.rangeCap = options.blockRange ?? DEFAULT_BLOCK_RANGE;
     this.blocksPerBatch = options.blocksPerBatch ?? 20;
     if (!Number.isInteger(this.rangeCap) || this.rangeCap < 1) throw new RangeError(`blockRange must be a positive integer, got ${this.rangeCap}`);
     for (const token of options.tokens) {
@@ -215,8 +225,8 @@ export class EthereumBlockSource implements BlockSource {
   /**
    * The blocks from `from` up to at most `to` (the range cap): see the class's comment. A
    * provider refusing the `eth_getLogs` range (its cap on blocks or on results) makes the range
-   * half as long, from then on; a range whose parts disagree (a reorganisation while it was
-   * read) is read again once.
+   * half as long (tried doubled again after {@link RANGE_REGROW_READS} reads); a range whose
+   * parts disagree (a reorganisation while it was read) is read again once.
    */
   async blocks(from: number, to: number, listed: TransferFilter): Promise<Block[]> {
     if (!Number.isInteger(from) || !Number.isInteger(to) || to < from) throw new RangeError(`no blocks from ${from} to ${to}`);
@@ -225,10 +235,16 @@ export class EthereumBlockSource implements BlockSource {
     for (;;) {
       const last = Math.min(to, from + this.rangeCap - 1);
       try {
-        return await this.readRange(from, last, tokens, listed);
+        const blocks = await this.readRange(from, last, tokens, listed);
+        if (last - from + 1 === this.rangeCap && this.rangeCap < this.rangeLimit && ++this.readsAtCap >= RANGE_REGROW_READS) {
+          this.rangeCap = Math.min(this.rangeLimit, this.rangeCap * 2);
+          this.readsAtCap = 0;
+        }
+        return blocks;
       } catch (error) {
         if (error instanceof JsonRpcError && error.method === 'eth_getLogs' && last > from) {
           this.rangeCap = Math.max(1, Math.floor((last - from + 1) / 2));
+          this.readsAtCap = 0;
           continue;
         }
         if (error instanceof RangeChangedError && !reread) {
