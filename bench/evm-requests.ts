@@ -60,7 +60,7 @@ export interface EvmNetworkRequests {
   chain: string;
   block_seconds: number;
   traffic: Omit<Traffic, 'blockMs'>;
-  /** Keys: `before_2`, `before_1000`, `after_2`, `after_1000` (path and open invoices). */
+  /** Keys: `before_2`, `before_1000`, `after_2`, `after_1000` (path and open invoices); `after_1000_range_5`: ranges capped at 5 blocks (a free plan). */
   runs: Record<string, EvmRequestFigures>;
 }
 
@@ -85,7 +85,7 @@ function blockByBlock(source: EthereumBlockSource): BlockSource {
 const round = (value: number) => Math.round(value * 100) / 100;
 
 /** One network's watcher over `minutes` of its chain with `invoices` open addresses (written here). */
-async function run(network: EvmNetwork, path: 'before' | 'after', invoices: readonly { currency: string; address: string }[], minutes: number, intervalMs: number) {
+async function run(network: EvmNetwork, path: 'before' | 'after', invoices: readonly { currency: string; address: string }[], minutes: number, intervalMs: number, blockRange?: number) {
   const traffic: Traffic = { blockMs: network.blockSeconds * 1000, ...EVM_TRAFFIC[network.chain]! };
   const contracts = Object.entries(network.tokens).map(([code, contract]) => ({ code, contract: contract.toLowerCase() }));
   // Each open invoice is paid once in the hour: payment k in the block at k hours / invoices.
@@ -111,6 +111,7 @@ async function run(network: EvmNetwork, path: 'before' | 'after', invoices: read
       chain: network.chain,
       chainId: network.chainId,
       ...(network.native ? { native: network.native } : {}),
+      ...(blockRange ? { blockRange } : {}),
       tokens: contracts.map((c) => ({ currency: c.code, contract: c.contract })),
     });
     const watcher = new ChainWatcher(path === 'after' ? source : blockByBlock(source), { cursorName: `${network.chain}-bench-${randomUUID()}` });
@@ -167,6 +168,8 @@ export async function measureEvmRequests(options: { minutes?: number; intervalSe
       await open(count);
       for (const path of ['before', 'after'] as const) runs[`${path}_${count}`] = await run(network, path, invoices, minutes, intervalMs);
     }
+    // A free plan's cap (QuickNode's: 5 blocks a range), configured (<NETWORK>_BLOCK_RANGE=5).
+    runs.after_1000_range_5 = await run(network, 'after', invoices, minutes, intervalMs, 5);
     networks.push({ chain: network.chain, block_seconds: network.blockSeconds, traffic: EVM_TRAFFIC[network.chain]!, runs });
     process.stderr.write(`evm-requests: ${network.chain} done\n`);
   }
