@@ -149,7 +149,7 @@ const contextKeyOf = (variable: string): string => variable.toLowerCase().replac
  * and each of their currencies' confirmations (Ethereum's tokens' too). Read like SETTINGS
  * (context key first, then the variable) and forwarded to the handlers under the variable's name.
  */
-export const NETWORK_SETTINGS: Readonly<Record<string, { env: string; about: string; kind: 'chainId' | 'contract' | 'confirmations' }>> = Object.fromEntries(
+export const NETWORK_SETTINGS: Readonly<Record<string, { env: string; about: string; kind: 'chainId' | 'contract' | 'confirmations' | 'blockRange' }>> = Object.fromEntries(
   EVM_NETWORKS.flatMap((network) => [
     ...(network.chain === 'ETH' ? [] : [{ env: `${network.chain}_CHAIN_ID`, about: `${network.name} chain id (handler default ${network.chainId})`, kind: 'chainId' as const }]),
     ...Object.entries(network.tokens)
@@ -158,6 +158,7 @@ export const NETWORK_SETTINGS: Readonly<Record<string, { env: string; about: str
     ...evmCurrencies(network)
       .filter((code) => code !== 'ETH')
       .map((code) => ({ env: `${code}_CONFIRMATIONS`, about: `confirmations a ${code} payment needs on ${network.name} (handler default: README "Networks")`, kind: 'confirmations' as const })),
+    { env: `${network.chain}_BLOCK_RANGE`, about: `blocks the ${network.name} watcher reads in one range (eth_getLogs): the provider plan's cap (handler default 100)`, kind: 'blockRange' as const },
   ]).map((setting) => [contextKeyOf(setting.env), setting]),
 );
 

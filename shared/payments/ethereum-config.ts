@@ -25,6 +25,12 @@ export interface EvmNetworkConfig {
   native?: string;
   /** The token contracts: `<CODE>_CONTRACT`, the official mainnet contract by default. */
   contracts: Readonly<Record<string, string>>;
+  /**
+   * Blocks the watcher reads in one range (one `eth_getLogs`): `<NETWORK>_BLOCK_RANGE`, unset:
+   * the source's default. Set it to the provider plan's cap (QuickNode's free plan: 5); a lower
+   * cap not set is learned from the first refused range, one wasted call per container.
+   */
+  blockRange?: number;
 }
 
 /** Every EVM network's settings, by chain. */
@@ -44,7 +50,15 @@ export function evmNetworkConfig(env: Env, network: EvmNetwork): EvmNetworkConfi
       return [code, value];
     }),
   );
-  return { chain: network.chain, name: network.name, chainId, ...(network.native ? { native: network.native } : {}), contracts };
+  const blockRange = optionalString(env, `${network.chain}_BLOCK_RANGE`) === undefined ? undefined : positiveInteger(env, `${network.chain}_BLOCK_RANGE`, 1);
+  return {
+    chain: network.chain,
+    name: network.name,
+    chainId,
+    ...(network.native ? { native: network.native } : {}),
+    contracts,
+    ...(blockRange === undefined ? {} : { blockRange }),
+  };
 }
 
 /** Every EVM network's settings (each network has defaults: its mainnet). */

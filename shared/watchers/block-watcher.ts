@@ -17,6 +17,10 @@
  * branch from there; a transaction mined again in it is booked again under the same key.
  * Unconfirmed transactions (the mempool) make orders PENDING early.
  *
+ * A source that reads ranges ({@link BlockSource.blocks}: the EVM networks) is asked for the
+ * blocks after the cursor up to the tip at once; each block must follow the one before as
+ * above, their transfers are booked together and the cursor moves past them in one write.
+ *
  * Only transfers to the chain's open addresses (store/open-addresses.ts: every invoice address
  * from checkout to the end of its late window) are looked up in the address index; the list is
  * read after the transfers were fetched, so a checkout that came just before them is on it.
@@ -36,6 +40,12 @@ import { bookInvoice, groupInto, type InvoiceRef, type InvoiceTransfers, matchIn
 export interface ChainWatcherOptions {
   /** Blocks one step scans at most: the bound on one run's work (the next step goes on). */
   maxBlocksPerStep: number;
+  /**
+   * The same bound for a source that reads ranges (BlockSource.blocks): a range costs a few
+   * requests whatever its length, so a step reads more blocks (default 200: 50 s of Arbitrum,
+   * 40 min of Ethereum), in ranges as long as the source's cap allows.
+   */
+  maxRangeBlocksPerStep?: number;
   /** Block hashes the cursor remembers below itself: the deepest reorganisation it can undo. */
   reorgDepth: number;
   /** Also look at unconfirmed transactions (orders go PENDING before the first block). */
@@ -170,7 +180,14 @@ export class ChainWatcher {
       report.transfers += transfers.length;
       await this.book(transfers.map(({ block: _unconfirmed, ...transfer }) => transfer), tip, report);
     }
-    while (cursor.height < tip.height && report.blocks < this.options.maxBlocksPerStep) {
+    const budget = this.source.blocks ? (this.options.maxRangeBlocksPerStep ?? 200) : this.options.maxBlocksPerStep;
+    while (cursor.height < tip.height && report.blocks < budget) {
+      if (this.source.blocks) {
+        const next = await this.scanRange(cursor, Math.min(tip.height, cursor.height + budget - report.blocks), tip, report);
+        if (!next) return this.finish(report, tip, cursor, true);
+        cursor = next;
+        continue;
+      }
       const height = cursor.height + 1;
       const block = await this.source.block(height);
       checkBlockHeight(this.source, block, height);
@@ -191,6 +208,49 @@ export class ChainWatcher {
     }
     await this.mature(cursor, tip, report);
     return this.finish(report, tip, cursor, false);
+  }
+
+  /**
+   * One range read (sources with `blocks`) after the cursor, up to `last` at most: the blocks
+   * booked together, the cursor moved past them in one conditional write. A first block that
+   * does not follow the cursor is a reorganisation (undone, the next round scans from the
+   * fork); a later one that does not follow the block before it is a source's garbage.
+   * Undefined: another run moved the cursor first.
+   */
+  private async scanRange(cursor: ChainCursor, last: number, tip: BlockRef, report: StepReport): Promise<ChainCursor | undefined> {
+    const listed = (candidates: readonly Transfer[]) => {
+      report.transfers += candidates.length;
+      return this.listed(candidates, report);
+    };
+    const blocks = await this.source.blocks!(cursor.height + 1, last, listed);
+    if (blocks.length === 0) throw new SourceError(this.source.chain, `no blocks after ${cursor.height}`);
+    if (blocks[0]!.previousHash !== cursor.hash) {
+      checkBlockHeight(this.source, blocks[0]!, cursor.height + 1);
+      report.blocks += 1;
+      return this.undoReorganisation(cursor, tip, report);
+    }
+    let previous: BlockRef = cursor;
+    const recent = [...cursor.recent];
+    for (const block of blocks) {
+      checkBlockHeight(this.source, block, previous.height + 1);
+      if (block.previousHash !== previous.hash) throw new SourceError(this.source.chain, `block ${block.height} does not follow block ${previous.height}`);
+      if (block.height > last) throw new SourceError(this.source.chain, `block ${block.height} is above ${last}, the last asked for`);
+      recent.push({ height: block.height, hash: block.hash });
+      previous = block;
+    }
+    await this.bookListed(blocks.flatMap((block) => block.transfers), tip, report);
+    const next: ChainCursor = {
+      ...cursor,
+      height: previous.height,
+      hash: previous.hash,
+      recent: recent.slice(-(this.options.reorgDepth + 1)),
+      tip_height: tip.height,
+      updated_at: this.clock().toISOString(),
+      version: cursor.version + 1,
+    };
+    if (!(await writeCursor(next))) return undefined;
+    report.blocks += blocks.length;
+    return next;
   }
 
   private finish(report: StepReport, tip: BlockRef, cursor: BlockRef, yielded: boolean): StepReport {
@@ -259,14 +319,26 @@ export class ChainWatcher {
    * leaves nothing unwatched (the next run books it again, idempotently).
    */
   private async book(transfers: readonly Transfer[], tip: BlockRef, report: StepReport): Promise<void> {
-    if (transfers.length === 0) return;
-    // Read after the transfers were fetched: every address shown before they existed is on the
-    // list (open-addresses.ts), so only transfers to listed addresses need a lookup, once the list
-    // is complete (invoices shown before it began are past their window); every one until then.
+    await this.bookListed(await this.listed(transfers, report), tip, report);
+  }
+
+  /**
+   * The transfers that may pay an open invoice. Called after the transfers were fetched: every
+   * address shown before they existed is on the list (open-addresses.ts), so only transfers to
+   * listed addresses need a lookup, once the list is complete (invoices shown before it began
+   * are past their window); every one until then.
+   */
+  private async listed(transfers: readonly Transfer[], report: StepReport): Promise<readonly Transfer[]> {
+    if (transfers.length === 0) return [];
     report.openRead += (await this.open.refresh(this.clock())).items;
     const now = this.clock();
-    const listed = this.open.complete(now) ? transfers.filter((transfer) => this.open.has(transfer, now)) : transfers;
+    return this.open.complete(now) ? transfers.filter((transfer) => this.open.has(transfer, now)) : transfers;
+  }
+
+  /** Books transfers already {@link listed}. */
+  private async bookListed(listed: readonly Transfer[], tip: BlockRef, report: StepReport): Promise<void> {
     if (listed.length === 0) return;
+    const now = this.clock();
     const { invoices, lookups } = await matchInvoices(listed);
     report.lookups += lookups;
     for (const { target, payments } of invoices) {

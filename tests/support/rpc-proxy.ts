@@ -17,8 +17,10 @@ export type ProxyFault =
 
 export interface RpcProxy {
   url: string;
-  /** Decides per request; `methods` are the JSON-RPC methods in the request body. */
-  fault: (methods: string[]) => ProxyFault;
+  /** Decides per request; `methods` are the JSON-RPC methods in the request body, `request` the body parsed (undefined: not JSON). */
+  fault: (methods: string[], request: unknown) => ProxyFault;
+  /** Every HTTP request's JSON-RPC methods, in order (tests count requests and calls, and empty it). */
+  seen: string[][];
   stop(): Promise<void>;
 }
 
@@ -27,20 +29,22 @@ export interface RpcProxy {
  * watcher's handling of a misbehaving source is tested against real traffic.
  */
 export async function startRpcProxy(target: string): Promise<RpcProxy> {
-  const proxy: RpcProxy = { url: '', fault: () => ({ kind: 'pass' }), stop: async () => undefined };
+  const proxy: RpcProxy = { url: '', fault: () => ({ kind: 'pass' }), seen: [], stop: async () => undefined };
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
       let methods: string[] = [];
+      let parsed: unknown;
       try {
-        const parsed = JSON.parse(body) as { method: string } | { method: string }[];
-        methods = (Array.isArray(parsed) ? parsed : [parsed]).map((call) => call.method);
+        parsed = JSON.parse(body) as { method: string } | { method: string }[];
+        methods = (Array.isArray(parsed) ? parsed : [parsed]).map((call: { method: string }) => call.method);
       } catch {
         // Not JSON: no methods.
       }
-      void handle(proxy.fault(methods), body, res);
+      proxy.seen.push(methods);
+      void handle(proxy.fault(methods, parsed), body, res);
     });
   });
   const handle = async (fault: ProxyFault, body: string, res: ServerResponse) => {

@@ -36,6 +36,14 @@ describe('Ethereum configuration', () => {
     });
   });
 
+  it('reads the range cap of each network (<NETWORK>_BLOCK_RANGE) into its source; unset: the source default; not a positive integer is refused', () => {
+    const arbitrum = evmConfig({ ARBITRUM_BLOCK_RANGE: '5' }).ARBITRUM!;
+    expect(arbitrum.blockRange).toBe(5);
+    expect(ethereumSourceOptions(arbitrum, 'http://127.0.0.1:8545/').blockRange).toBe(5);
+    expect(ethereumSourceOptions(ethereumConfig({}), 'http://127.0.0.1:8545/')).not.toHaveProperty('blockRange');
+    for (const bad of ['0', '-3', '2.5', 'ten']) expect(() => evmConfig({ BASE_BLOCK_RANGE: bad })).toThrow(/BASE_BLOCK_RANGE/);
+  });
+
   it.each([
     [{ USDC_ERC20_CONTRACT: '0x1234' }, /USDC_ERC20_CONTRACT/],
     [{ USDT_ERC20_CONTRACT: 'dAC17F958D2ee523a2206206994597C13D831ec7' }, /USDT_ERC20_CONTRACT/],

@@ -80,6 +80,9 @@ export interface SourceHealthNote {
   caughtUp?: boolean;
 }
 
+/** The transfers of `candidates` that may pay an open invoice (the watcher's open-address list, read when called). */
+export type TransferFilter = (candidates: readonly Transfer[]) => Promise<readonly Transfer[]>;
+
 /** A chain read block by block. */
 export interface BlockSource {
   /** BTC, LTC, BCH or ETH: the chain (its cursor's name). */
@@ -88,6 +91,17 @@ export interface BlockSource {
   /** The hash of the block at `height` on the current best chain. */
   blockHash(height: number): Promise<string>;
   block(height: number): Promise<Block>;
+  /**
+   * Optional: the blocks from `from` up to at most `to` read together, in a few requests where
+   * {@link block} makes several per block (EVM networks: one `eth_getLogs` over the range, the
+   * blocks in one JSON-RPC batch). Oldest first, consecutive from `from`, each linked to the
+   * one before by its hash; at least one, maybe fewer than asked (the provider's range cap).
+   * `listed` is called once with every candidate transfer, after the blocks were read and
+   * before anything is read about single transfers (receipts): the blocks carry only the
+   * transfers it kept, so what is read per transfer grows with payments to open invoices, not
+   * with the chain's traffic. The watcher uses it when present.
+   */
+  blocks?(from: number, to: number, listed: TransferFilter): Promise<Block[]>;
   /**
    * Unconfirmed transfers. `known` holds the txids already seen, so an adapter may skip
    * fetching them again (the work grows with new mempool transactions, not with invoices).

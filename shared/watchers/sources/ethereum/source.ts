@@ -2,7 +2,7 @@ import { currency as currencyInfo } from '#shared/domain/currencies';
 import type { EvmNetworkConfig } from '#shared/payments/ethereum-config';
 import { fromMinorUnits } from '#shared/domain/money';
 import { SourceError, WrongChainError } from '#shared/core/source-error';
-import { type Block, type BlockRef, type BlockSource, type SourceHealthNote, type Transfer } from '#shared/watchers/sources/port';
+import { type Block, type BlockRef, type BlockSource, type SourceHealthNote, type Transfer, type TransferFilter } from '#shared/watchers/sources/port';
 import {
   address,
   data,
@@ -37,11 +37,33 @@ export interface EthereumSourceOptions extends JsonRpcOptions {
    */
   native?: string;
   tokens: readonly TokenContract[];
-  /** Receipts asked for in one JSON-RPC batch. Default 100. */
+  /** Receipts (and block headers) asked for in one JSON-RPC batch. Default 100. */
   batchSize?: number;
+  /**
+   * Blocks one range read covers at most ({@link EthereumBlockSource.blocks}: the `eth_getLogs`
+   * range). Default {@link DEFAULT_BLOCK_RANGE}; a provider that refuses a range makes the
+   * source halve it, so a plan's lower cap costs a refused call now and then (see RANGE_REGROW_READS).
+   */
+  blockRange?: number;
+  /** Full blocks (with their transactions) asked for in one JSON-RPC batch. Default 20 (an Ethereum block is up to a few MB). */
+  blocksPerBatch?: number;
 }
 
+/**
+ * The default range: above what one 10 s step of the fastest network needs (Arbitrum's 40
+ * blocks), within paid plans' caps (QuickNode 10,000 blocks, Infura 10,000 logs: about 100
+ * blocks of mainnet USDT and USDC); free plans' lower caps (QuickNode's 5) are learned or set.
+ */
+export const DEFAULT_BLOCK_RANGE = 100;
+
 const WEI_DECIMALS = 18;
+/**
+ * Full-length reads at a halved range after which the source tries it doubled (up to the
+ * configured one): a refusal may be passing (a provider's node behind the tip refusing a range
+ * past its head, a burst of logs over a results cap), and a range kept small for good would
+ * cost requests for good. Against a real cap, one refused call in this many reads.
+ */
+const RANGE_REGROW_READS = 32;
 /** How long a token whose contract did not answer is left out before it is asked again. */
 const TOKEN_RETRY_MS = 60_000;
 
@@ -58,6 +80,34 @@ interface RawTransaction {
   value: bigint;
 }
 
+/** A block's header fields the watcher needs. */
+interface Header {
+  height: number;
+  hash: string;
+  parentHash: string;
+  timestamp: number;
+}
+
+/** An ERC-20 Transfer log of a watched contract, checked field by field. */
+interface TokenLog {
+  txHash: string;
+  logIndex: number;
+  blockHash: string | undefined;
+  blockNumber: number | undefined;
+  removed: boolean;
+  token: Token;
+  to: string;
+  units: bigint;
+  where: string;
+}
+
+/**
+ * The chain changed while a range was read: a log, a receipt or a block of another branch than
+ * the headers read (a reorganisation under way, or a provider's nodes out of step). The range is
+ * read again once; a second time it fails the step, which the next step retries.
+ */
+class RangeChangedError extends SourceError {}
+
 /**
  * Ethereum (and its ERC-20 tokens) read over the standard JSON-RPC API, block by block:
  *
@@ -70,6 +120,13 @@ interface RawTransaction {
  * - mempool: the node's pending block (`eth_getBlockByNumber("pending", true)`), native
  *   transfers only: a token payment's key needs its log index, which only a block gives it,
  *   so tokens are first seen in their block. A node without a pending view gives none.
+ *
+ * Range reads ({@link EthereumBlockSource.blocks}, what the watcher uses): the blocks of a range
+ * (full where the coin is paid in, else their headers) and one `eth_getLogs` over the range in
+ * one JSON-RPC batch (split in batches of `blocksPerBatch`), every log tied to the header read
+ * for its number; then the watcher's open-address list keeps the transfers that may pay an
+ * invoice, and only those native ones have their receipt read. So a step costs a few requests
+ * whatever the blocks' traffic, and the receipts grow with payments to us, not with the chain.
  *
  * Ether moved by contracts (internal transfers) and validator withdrawals are not
  * transactions and are not seen: invoices ask for a plain transfer.
@@ -92,12 +149,21 @@ export class EthereumBlockSource implements BlockSource {
   private tokensReadAt = 0;
   private chainOk: boolean | undefined;
   private pendingUnsupported = false;
+  /** Blocks a range read covers now: the configured range, halved each time the provider refused one. */
+  private rangeCap: number;
+  private readonly rangeLimit: number;
+  /** Full-length reads since the range was last halved or doubled. */
+  private readsAtCap = 0;
+  private readonly blocksPerBatch: number;
 
   constructor(private readonly options: EthereumSourceOptions) {
     this.rpc = new JsonRpcClient(options);
     this.chain = options.chain ?? 'ETH';
     this.coin = options.native ?? (this.chain === 'ETH' ? 'ETH' : undefined);
     this.batchSize = options.batchSize ?? 100;
+    this.rangeLimit = this.rangeCap = options.blockRange ?? DEFAULT_BLOCK_RANGE;
+    this.blocksPerBatch = options.blocksPerBatch ?? 20;
+    if (!Number.isInteger(this.rangeCap) || this.rangeCap < 1) throw new RangeError(`blockRange must be a positive integer, got ${this.rangeCap}`);
     for (const token of options.tokens) {
       if (!fixedData(token.contract, 20)) throw new RangeError(`${token.currency} contract is not an address: ${token.contract}`);
     }
@@ -150,8 +216,117 @@ export class EthereumBlockSource implements BlockSource {
         transfers.push(this.native(tx, ref));
       }
     });
-    transfers.push(...this.tokenTransfers(logs, tokens, ref));
+    for (const log of this.tokenLogs(logs, tokens)) {
+      if (log.removed || log.blockHash !== header.hash) throw this.error(`${log.where} is not in block ${header.hash}`);
+      if (log.units !== 0n) transfers.push(this.tokenTransfer(log, ref));
+    }
     return { ...ref, previousHash: header.parentHash, time: new Date(header.timestamp * 1000), transfers };
+  }
+
+  /**
+   * The blocks from `from` up to at most `to` (the range cap): see the class's comment. A
+   * provider refusing the `eth_getLogs` range (its cap on blocks or on results) makes the range
+   * half as long (tried doubled again after {@link RANGE_REGROW_READS} reads); a range whose
+   * parts disagree (a reorganisation while it was read) is read again once.
+   */
+  async blocks(from: number, to: number, listed: TransferFilter): Promise<Block[]> {
+    if (!Number.isInteger(from) || !Number.isInteger(to) || to < from) throw new RangeError(`no blocks from ${from} to ${to}`);
+    const tokens = await this.tokens();
+    let reread = false;
+    for (;;) {
+      const last = Math.min(to, from + this.rangeCap - 1);
+      try {
+        const blocks = await this.readRange(from, last, tokens, listed);
+        if (last - from + 1 === this.rangeCap && this.rangeCap < this.rangeLimit && ++this.readsAtCap >= RANGE_REGROW_READS) {
+          this.rangeCap = Math.min(this.rangeLimit, this.rangeCap * 2);
+          this.readsAtCap = 0;
+        }
+        return blocks;
+      } catch (error) {
+        if (error instanceof JsonRpcError && error.method === 'eth_getLogs' && last > from) {
+          this.rangeCap = Math.max(1, Math.floor((last - from + 1) / 2));
+          this.readsAtCap = 0;
+          continue;
+        }
+        if (error instanceof RangeChangedError && !reread) {
+          reread = true;
+          continue;
+        }
+        throw error;
+      }
+    }
+  }
+
+  /** One range read: the blocks and the logs in one batch, the candidates filtered, the kept native ones' receipts. */
+  private async readRange(from: number, last: number, tokens: readonly Token[], listed: TransferFilter): Promise<Block[]> {
+    const full = this.coin !== undefined;
+    const blockCalls: RpcCall[] = [];
+    for (let height = from; height <= last; height += 1) blockCalls.push({ method: 'eth_getBlockByNumber', params: [toQuantity(height), full] });
+    const logsCall: RpcCall[] =
+      tokens.length === 0
+        ? []
+        : [
+            {
+              method: 'eth_getLogs',
+              params: [{ fromBlock: toQuantity(from), toBlock: toQuantity(last), address: tokens.map((t) => t.contract), topics: [TRANSFER_TOPIC] }],
+            },
+          ];
+    // The logs ride with the first blocks: one request for a step's range on most networks.
+    const perBatch = full ? this.blocksPerBatch : this.batchSize;
+    const answers: unknown[] = [];
+    for (let start = 0; start < blockCalls.length; start += perBatch) {
+      answers.push(...(await this.rpc.batch([...(start === 0 ? logsCall : []), ...blockCalls.slice(start, start + perBatch)])));
+    }
+    const rawLogs = logsCall.length > 0 ? answers.shift() : [];
+
+    const headers: Header[] = [];
+    const natives: Transfer[] = [];
+    for (const [i, raw] of answers.entries()) {
+      const height = from + i;
+      // A node behind the one that gave the tip (a provider's nodes out of step): the range ends before.
+      if (raw === null) {
+        if (i === 0) throw this.error(`no block at height ${height}`);
+        break;
+      }
+      const header = this.readHeader(raw);
+      if (header.height !== height) throw this.error(`asked for block ${height}, got ${header.height}`);
+      if (i > 0 && header.parentHash !== headers[i - 1]!.hash) throw this.changed(`block ${height} does not follow block ${height - 1}`);
+      headers.push(header);
+      if (!full) continue;
+      const ref = { height, hash: header.hash };
+      for (const tx of this.readTransactions(raw, header.hash)) if (tx.to !== undefined && tx.value > 0n) natives.push(this.native(tx, ref));
+    }
+    const end = from + headers.length - 1;
+    const tokenTransfers: Transfer[] = [];
+    for (const log of this.tokenLogs(rawLogs, tokens)) {
+      if (log.blockNumber === undefined) throw this.error(`${log.where} has no valid blockNumber`);
+      if (log.blockNumber < from || log.blockNumber > last) throw this.error(`${log.where} is in block ${log.blockNumber}, outside ${from}-${last}`);
+      if (log.blockNumber > end) continue; // in a block this read does not return: read with it next time
+      const header = headers[log.blockNumber - from]!;
+      if (log.removed || log.blockHash !== header.hash) throw this.changed(`${log.where} is not in block ${header.hash}`);
+      if (log.units !== 0n) tokenTransfers.push(this.tokenTransfer(log, { height: header.height, hash: header.hash }));
+    }
+
+    // Only now, with the blocks read, the open-address list; then receipts only for the kept native payments.
+    const kept = new Set(await listed([...natives, ...tokenTransfers]));
+    const paying = natives.filter((transfer) => kept.has(transfer));
+    const receipts: unknown[] = [];
+    for (let start = 0; start < paying.length; start += this.batchSize) {
+      receipts.push(
+        ...(await this.rpc.batch(paying.slice(start, start + this.batchSize).map((transfer) => ({ method: 'eth_getTransactionReceipt', params: [transfer.txid] })))),
+      );
+    }
+    const succeeded = new Set(paying.filter((transfer, i) => this.succeeded(receipts[i], transfer.txid, transfer.block!.hash, true)));
+    return headers.map((header) => ({
+      height: header.height,
+      hash: header.hash,
+      previousHash: header.parentHash,
+      time: new Date(header.timestamp * 1000),
+      transfers: [
+        ...natives.filter((transfer) => succeeded.has(transfer) && transfer.block!.height === header.height),
+        ...tokenTransfers.filter((transfer) => kept.has(transfer) && transfer.block!.height === header.height),
+      ],
+    }));
   }
 
   async mempool(known: ReadonlySet<string>): Promise<Transfer[]> {
@@ -228,7 +403,7 @@ export class EthereumBlockSource implements BlockSource {
     return raw === null ? undefined : this.readHeader(raw);
   }
 
-  private readHeader(raw: unknown) {
+  private readHeader(raw: unknown): Header {
     if (!raw || typeof raw !== 'object') throw this.error('block is not an object');
     const block = raw as Record<string, unknown>;
     const height = smallQuantity(block.number);
@@ -261,15 +436,16 @@ export class EthereumBlockSource implements BlockSource {
     });
   }
 
-  /** A receipt of the block being read that says the transaction succeeded (status 1). */
-  private succeeded(raw: unknown, txHash: string, blockHash: string): boolean {
+  /** A receipt of the block being read that says the transaction succeeded (status 1); `ranged`: a change is a {@link RangeChangedError}. */
+  private succeeded(raw: unknown, txHash: string, blockHash: string, ranged = false): boolean {
     // No receipt, or one in another block: the block left the chain while it was being read.
-    if (raw === null) throw this.error(`no receipt for ${txHash}: the block changed while it was read`);
+    const changed = (message: string) => (ranged ? this.changed(message) : this.error(message));
+    if (raw === null) throw changed(`no receipt for ${txHash}: the block changed while it was read`);
     if (!raw || typeof raw !== 'object') throw this.error(`receipt of ${txHash} is not an object`);
     const receipt = raw as Record<string, unknown>;
     if (fixedData(receipt.transactionHash, 32) !== txHash) throw this.error(`receipt is not of ${txHash}`);
     if (fixedData(receipt.blockHash, 32) !== blockHash) {
-      throw this.error(`receipt of ${txHash} is in another block: the block changed while it was read`);
+      throw changed(`receipt of ${txHash} is in another block: the block changed while it was read`);
     }
     const status = quantity(receipt.status);
     if (status !== 0n && status !== 1n) throw this.error(`receipt of ${txHash} has no valid status`);
@@ -287,11 +463,11 @@ export class EthereumBlockSource implements BlockSource {
     };
   }
 
-  private tokenTransfers(raw: unknown, tokens: readonly Token[], block: BlockRef): Transfer[] {
+  /** The Transfer logs of an `eth_getLogs` answer for the watched contracts, each checked; where they are is the caller's to check. */
+  private tokenLogs(raw: unknown, tokens: readonly Token[]): TokenLog[] {
     if (!Array.isArray(raw)) throw this.error('eth_getLogs did not answer a list');
     const byContract = new Map(tokens.map((token) => [token.contract, token]));
-    const transfers: Transfer[] = [];
-    for (const item of raw) {
+    return raw.map((item: unknown) => {
       if (!item || typeof item !== 'object') throw this.error('log is not an object');
       const log = item as Record<string, unknown>;
       const txHash = fixedData(log.transactionHash, 32);
@@ -303,26 +479,30 @@ export class EthereumBlockSource implements BlockSource {
       if (txHash === undefined || logIndex === undefined || contract === undefined || payload === undefined) {
         throw this.error(`${where} has no valid transactionHash, logIndex, address or data`);
       }
-      if (log.removed === true || fixedData(log.blockHash, 32) !== block.hash) {
-        throw this.error(`${where} is not in block ${block.hash}`);
-      }
       const token = byContract.get(contract);
       if (!token || topics[0] !== TRANSFER_TOPIC) throw this.error(`${where} does not match the filter asked for`);
       // ERC-20: Transfer(address indexed from, address indexed to, uint256 value).
       const to = topics.length === 3 && topics[2] !== undefined ? topicAddress(topics[2]) : undefined;
       const units = word(payload);
       if (to === undefined || units === undefined) throw this.error(`${where} is not an ERC-20 Transfer`);
-      if (units === 0n) continue;
-      transfers.push({
-        key: `${txHash}:${logIndex}`,
-        txid: txHash,
-        currency: token.currency,
-        address: to,
-        amount: fromMinorUnits(units, token.decimals),
-        block,
-      });
-    }
-    return transfers;
+      const blockNumber = smallQuantity(log.blockNumber);
+      return { txHash, logIndex, blockHash: fixedData(log.blockHash, 32), blockNumber, removed: log.removed === true, token, to, units, where };
+    });
+  }
+
+  private tokenTransfer(log: TokenLog, block: BlockRef): Transfer {
+    return {
+      key: `${log.txHash}:${log.logIndex}`,
+      txid: log.txHash,
+      currency: log.token.currency,
+      address: log.to,
+      amount: fromMinorUnits(log.units, log.token.decimals),
+      block,
+    };
+  }
+
+  private changed(message: string): RangeChangedError {
+    return new RangeChangedError(this.rpc.source, message);
   }
 
   private error(message: string): SourceError {
@@ -337,6 +517,7 @@ export function ethereumSourceOptions(config: EvmNetworkConfig, url: string): Et
     chain: config.chain,
     chainId: config.chainId,
     ...(config.native ? { native: config.native } : {}),
+    ...(config.blockRange === undefined ? {} : { blockRange: config.blockRange }),
     tokens: Object.entries(config.contracts).map(([currency, contract]) => ({ currency, contract })),
   };
 }
