@@ -8,10 +8,11 @@ import type { EndpointFigures } from './api-latency';
 import type { BundleReport } from './bundles';
 import type { CallbackReport } from './callbacks';
 import type { FunctionUse } from './instrument';
+import type { SteppedReport } from './stepped';
 import type { WatcherReport } from './watcher';
 import { CHAINS } from '#shared/payments/chain-sources';
 import { readWatchConfig } from '#shared/core/config';
-import { watcherMemoryMb } from '#infra/cdk/constructs/chain-watchers';
+import { TICKER_MEMORY_MB, watcherMemoryMb } from '#infra/cdk/constructs/chain-watchers';
 import { READ_OVERLAP_MS } from '#shared/store/incremental-list';
 
 /** us-east-1 list prices (on-demand, 2026), USD. */
@@ -42,9 +43,13 @@ export interface CostAssumptions {
 }
 
 /**
- * The chain watchers: one watch-chain function per chain, started every minute and polling for
- * 55 s (billed about 56 s a run at 256 MB), plus the DynamoDB work of scanning every block and
- * of every idle round. Blocks a day and outputs a block are public chain averages (2025-2026,
+ * The chain watchers: one watch-chain function per chain. While a chain is in demand it is
+ * stepped (shared/watchers/stepped.ts): every WATCH_INTERVAL_SECONDS one invocation billed the
+ * measured step (bench/stepped.ts: a caught-up step, its reads and its tick sent), one
+ * tick-watchers invocation passing the tick on, three SQS requests (the tick sent, received,
+ * deleted); once a minute the claim (the measured claiming step instead of a step) and the
+ * scheduled run that finds the line holding the chain. Then the DynamoDB work of scanning every
+ * block. Blocks a day and outputs a block are public chain averages (2025-2026,
  * rounded): BTC about 144 blocks of ~3,500 transactions (~8,000 outputs), LTC 576 of ~100
  * (~250 outputs), BCH 144 of ~500 (~1,200 outputs). LBTC (LND) and EOS (Hyperion) read only
  * what reached our node or account (their sources are indexed by it), so their DynamoDB work
@@ -71,10 +76,19 @@ export interface WatcherAssumptions {
   chains: { chain: string; blocks_per_day: number; outputs_per_block: number }[];
   /** Each chain's watcher memory (the stack's: BTC and BCH 512 MB, the others 256). */
   memory_mb: (chain: string) => number;
-  billed_ms_per_run: number;
+  /** The minute's scheduled runs a month (and a line's claims: one a minute). */
   runs_per_month: number;
-  /** Idle rounds a month (WATCH_INTERVAL_SECONDS=10: 259,200). */
-  idle_rounds_per_month: number;
+  /** Steps a month of a chain in demand (WATCH_INTERVAL_SECONDS=10: 259,200), each an invocation and its tick. */
+  steps_per_month: number;
+  /** SQS requests per step: the tick sent, received by tick-watchers' event source, deleted. */
+  sqs_requests_per_step: number;
+  /** tick-watchers' memory, MB (the stack's). */
+  ticker_memory_mb: number;
+  /**
+   * A provider's round trip, billed on top of each source request of a measured step (the bench's
+   * sources answer on loopback in well under a millisecond; a hosted node from Lambda in tens of ms).
+   */
+  source_round_trip_ms: number;
 }
 
 export const DEFAULT_WATCHER_ASSUMPTIONS: WatcherAssumptions = {
@@ -101,14 +115,24 @@ export const DEFAULT_WATCHER_ASSUMPTIONS: WatcherAssumptions = {
     { chain: 'SOLANA', blocks_per_day: 0, outputs_per_block: 0 },
   ],
   memory_mb: watcherMemoryMb,
-  billed_ms_per_run: 56_000,
   runs_per_month: 30 * 24 * 60,
-  idle_rounds_per_month: (30 * 86_400) / 10,
+  steps_per_month: (30 * 86_400) / 10,
+  sqs_requests_per_step: 3,
+  ticker_memory_mb: TICKER_MEMORY_MB,
+  source_round_trip_ms: 50,
 };
+
+/** A measured invocation billed as it would run against a remote source (`source_round_trip_ms` per source request). */
+export const withSourceLatency = (figures: IdleRunFigures & { source_requests?: number }, assumptions: WatcherAssumptions = DEFAULT_WATCHER_ASSUMPTIONS): IdleRunFigures => ({
+  ...figures,
+  ms: figures.ms + (figures.source_requests ?? 0) * assumptions.source_round_trip_ms,
+});
 
 /** The watchers' monthly cost per chain and the figures it was computed from. */
 export interface WatcherCost {
-  per_chain_per_month_usd: Record<string, { lambda: number; dynamodb: number; total: number }>;
+  per_chain_per_month_usd: Record<string, { lambda: number; dynamodb: number; sqs: number; total: number }>;
+  /** A chain in demand a month without its blocks' work (what the stepping alone costs), per memory size. */
+  stepping_usd_per_chain_month: Record<string, number>;
   /** Address-index keys looked up per output examined that pays none of our invoices (0 with the open-address list). */
   lookups_per_output: number;
   read_units_per_output: number;
@@ -124,8 +148,36 @@ export interface WatcherCost {
 /** AWS bills at least this for a strongly consistent read of up to 4 KB (the open-address list's incremental Query). */
 const MIN_CONSISTENT_READ_UNITS = 1;
 
-/** The watchers' fixed cost a month, per chain, from the measured work per block and per idle round. */
-export function watcherMonthlyCost(watcher: WatcherReport, assumptions: WatcherAssumptions = DEFAULT_WATCHER_ASSUMPTIONS): WatcherCost {
+/** What one kind of invocation bills a month, split: Lambda (requests and duration at `memoryMb`) and DynamoDB. */
+function invocationsPerMonth(figures: IdleRunFigures, memoryMb: number, count: number): { lambda: number; dynamodb: number } {
+  const price = idleRunPrice(figures, memoryMb);
+  const lambda = PRICES.lambda_request + (price.billed_ms / 1000) * (memoryMb / 1024) * PRICES.lambda_gb_second_arm64;
+  return { lambda: count * lambda, dynamodb: count * (price.usd - lambda) };
+}
+
+/**
+ * A chain in demand a month, stepped (shared/watchers/stepped.ts), without its blocks' work:
+ * every step one watch-chain invocation (the measured caught-up step) and one tick-watchers
+ * invocation and three SQS requests; every minute the claim (a claiming step instead of a step)
+ * and the scheduled run that finds the line holding the chain.
+ */
+export function steppingMonthlyCost(stepped: SteppedReport, memoryMb: number, assumptions: WatcherAssumptions = DEFAULT_WATCHER_ASSUMPTIONS): { lambda: number; dynamodb: number; sqs: number } {
+  const { steps_per_month: steps, runs_per_month: runs } = assumptions;
+  const parts = [
+    invocationsPerMonth(withSourceLatency(stepped.step, assumptions), memoryMb, steps - runs),
+    invocationsPerMonth(withSourceLatency(stepped.claiming_step, assumptions), memoryMb, runs),
+    invocationsPerMonth(withSourceLatency(stepped.minute_run_leased, assumptions), memoryMb, runs),
+    invocationsPerMonth(stepped.ticker, assumptions.ticker_memory_mb, steps),
+  ];
+  return {
+    lambda: parts.reduce((sum, part) => sum + part.lambda, 0),
+    dynamodb: parts.reduce((sum, part) => sum + part.dynamodb, 0),
+    sqs: steps * assumptions.sqs_requests_per_step * PRICES.sqs_request,
+  };
+}
+
+/** The watchers' fixed cost a month, per chain, from the measured work per block and per step. */
+export function watcherMonthlyCost(watcher: WatcherReport, stepped: SteppedReport, assumptions: WatcherAssumptions = DEFAULT_WATCHER_ASSUMPTIONS): WatcherCost {
   // The largest measured Esplora block: keys looked up per output that is not ours (its 5
   // invoices' outputs are the booking line's). AWS bills 0.5 RCU for every key of an eventually
   // consistent BatchGetItem, found or not (DynamoDB Local reports only those found).
@@ -134,29 +186,28 @@ export function watcherMonthlyCost(watcher: WatcherReport, assumptions: WatcherA
   const ours = block.invoices;
   const lookupsPerOutput = Math.max(0, block.lookups - ours) / (block.outputs - ours);
   const readPerOutput = lookupsPerOutput * 0.5;
-  // Per block beyond an idle round (whose cursor and maturing-payment reads every step makes):
+  // Per block beyond a caught-up step (whose cursor and maturing-payment reads every step makes):
   // the list's incremental read and the cursor's write, as one order's booking measured them.
   const blockSteps = watcher.booking_requests.filter((r) => r.per === 'step' && r.step !== watcher.booking_requests[0]?.step);
   const listReads = blockSteps.filter((r) => r.items.startsWith('open-address list'));
   const readPerBlock = listReads.length ? Math.max(MIN_CONSISTENT_READ_UNITS, ...listReads.map((r) => r.read_units)) : 0;
   const cursorWrites = blockSteps.filter((r) => r.items.startsWith('cursor') && r.write_units > 0);
   const writePerBlock = cursorWrites.length ? cursorWrites.reduce((sum, r) => sum + r.write_units, 0) / cursorWrites.length : 1;
-  const lambdaOf = (chain: string) =>
-    assumptions.runs_per_month * PRICES.lambda_request +
-    assumptions.runs_per_month * (assumptions.billed_ms_per_run / 1000) * (assumptions.memory_mb(chain) / 1024) * PRICES.lambda_gb_second_arm64;
-  const idle = assumptions.idle_rounds_per_month * (watcher.idle_round.read_units * PRICES.dynamodb_read_request_unit + watcher.idle_round.write_units * PRICES.dynamodb_write_request_unit);
   const perChain: WatcherCost['per_chain_per_month_usd'] = {};
+  const stepping: Record<string, number> = {};
   for (const chain of assumptions.chains) {
     const blocks = chain.blocks_per_day * 30;
+    const memory = assumptions.memory_mb(chain.chain);
+    const steps = steppingMonthlyCost(stepped, memory, assumptions);
+    stepping[`${memory} MB`] = round(steps.lambda + steps.dynamodb + steps.sqs, 2);
     const dynamodb =
-      idle +
-      blocks *
-        ((chain.outputs_per_block * readPerOutput + readPerBlock) * PRICES.dynamodb_read_request_unit + writePerBlock * PRICES.dynamodb_write_request_unit);
-    const lambda = lambdaOf(chain.chain);
-    perChain[chain.chain] = { lambda: round(lambda, 2), dynamodb: round(dynamodb, 2), total: round(lambda + dynamodb, 2) };
+      steps.dynamodb +
+      blocks * ((chain.outputs_per_block * readPerOutput + readPerBlock) * PRICES.dynamodb_read_request_unit + writePerBlock * PRICES.dynamodb_write_request_unit);
+    perChain[chain.chain] = { lambda: round(steps.lambda, 2), dynamodb: round(dynamodb, 2), sqs: round(steps.sqs, 2), total: round(steps.lambda + dynamodb + steps.sqs, 2) };
   }
   return {
     per_chain_per_month_usd: perChain,
+    stepping_usd_per_chain_month: stepping,
     lookups_per_output: round(lookupsPerOutput, 4),
     read_units_per_output: round(readPerOutput, 4),
     read_units_per_block: readPerBlock,
@@ -455,6 +506,8 @@ export function computeCost(
   watcher?: WatcherReport,
   /** TRON's and Solana's idle run (bench/wake.ts), for the idle month. */
   perAddressIdleRun?: IdleRunFigures,
+  /** The stepped watcher's invocations (bench/stepped.ts): a chain in demand, priced with the watcher's figures. */
+  stepped?: SteppedReport,
 ): CostReport {
   const gb = assumptions.memory_mb / 1024;
   const lines: CostLine[] = [];
@@ -519,21 +572,27 @@ export function computeCost(
       write_units: watcher.per_order_booking.billed_write_units,
       read_units: watcher.per_order_booking.read_units,
     });
-    const fixed = watcherMonthlyCost(watcher);
+    if (!stepped) throw new Error('cost: the watcher figures need the stepped watcher\'s (bench group steps)');
+    const fixed = watcherMonthlyCost(watcher, stepped);
     const share = 1 / assumptions.orders_per_month;
-    const { memory_mb, billed_ms_per_run, runs_per_month, idle_rounds_per_month } = fixed.assumptions;
+    const { memory_mb, steps_per_month: steps, runs_per_month: runs, sqs_requests_per_step, ticker_memory_mb } = fixed.assumptions;
+    const billed = (figures: IdleRunFigures) => idleRunPrice(figures, assumptions.memory_mb);
+    const step = billed(withSourceLatency(stepped.step));
+    const claim = billed(withSourceLatency(stepped.claiming_step));
+    const minute = billed(withSourceLatency(stepped.minute_run_leased));
+    const ticker = billed(stepped.ticker);
     for (const chainAssumption of fixed.assumptions.chains) {
       const chain = chainAssumption.chain;
       const blocks = chainAssumption.blocks_per_day * 30;
-      line(`watch-chain ${chain} (scheduled, polling; amortized)`, {
-        invocations: runs_per_month * share,
-        // Billed at the watcher's memory: expressed at this model's memory so the sum stays right.
-        billed_ms: runs_per_month * billed_ms_per_run * (memory_mb(chain) / assumptions.memory_mb) * share,
-        read_units:
-          (idle_rounds_per_month * watcher.idle_round.read_units +
-            blocks * (chainAssumption.outputs_per_block * fixed.read_units_per_output + fixed.read_units_per_block)) *
-          share,
-        write_units: (idle_rounds_per_month * watcher.idle_round.write_units + blocks * fixed.write_units_per_block) * share,
+      // Billed at the watcher's memory: expressed at this model's memory so the sum stays right.
+      const scale = memory_mb(chain) / assumptions.memory_mb;
+      line(`watch-chain ${chain} (in demand, stepped; amortized)`, {
+        // Each step: a watch-chain and a tick-watchers invocation; each minute the scheduled run.
+        invocations: (2 * steps + runs) * share,
+        billed_ms: ((steps - runs) * step.billed_ms + runs * (claim.billed_ms + minute.billed_ms)) * scale * share + steps * ticker.billed_ms * (ticker_memory_mb / assumptions.memory_mb) * share,
+        read_units: ((steps - runs) * step.read_units + runs * (claim.read_units + minute.read_units) + blocks * (chainAssumption.outputs_per_block * fixed.read_units_per_output + fixed.read_units_per_block)) * share,
+        write_units: ((steps - runs) * step.write_units + runs * (claim.write_units + minute.write_units) + blocks * fixed.write_units_per_block) * share,
+        sqs_requests: steps * sqs_requests_per_step * share,
       });
     }
   } else {
@@ -587,7 +646,7 @@ export function computeCost(
   };
   const total = Object.values(usd).reduce((a, b) => a + b, 0);
   const idle = watcher ? idleMonthlyCost(watcher, DEFAULT_WATCHER_ASSUMPTIONS, perAddressIdleRun) : null;
-  const chainPayment = watcher ? chainPaymentCost(lines, watcherMonthlyCost(watcher), watcher.final_booking, CHAIN_PAYMENT_GOAL) : null;
+  const chainPayment = watcher && stepped ? chainPaymentCost(lines, watcherMonthlyCost(watcher, stepped), watcher.final_booking, CHAIN_PAYMENT_GOAL) : null;
   return {
     idle_usd_per_month: idle?.usd_per_month ?? null,
     idle,

@@ -24,6 +24,7 @@ import { measurePage, type PageReport } from './page';
 import type { PagingReport } from './paging';
 import type { WatcherReport } from './watcher';
 import type { WakeReport } from './wake';
+import type { SteppedReport } from './stepped';
 import { watcherMonthlyCost } from './cost';
 
 Object.assign(process.env, LOCAL_AWS_ENV, {
@@ -47,17 +48,18 @@ const config = {
   auth_flood_concurrency: positiveInteger(env, 'BENCH_AUTH_FLOOD_CONCURRENCY', 20),
   export_sizes: (env.BENCH_EXPORT_SIZES ?? '20000,100000').split(',').map((size) => positiveInteger({ size }, 'size', 1)),
   wake_samples: positiveInteger(env, 'BENCH_WAKE_SAMPLES', 10),
+  stepped_samples: positiveInteger(env, 'BENCH_STEPPED_SAMPLES', 10),
   orders_per_month: positiveInteger(env, 'BENCH_ORDERS_PER_MONTH', DEFAULT_ASSUMPTIONS.orders_per_month),
   paging_orders: positiveInteger(env, 'BENCH_PAGING_ORDERS', 100_000),
   paging_iterations: positiveInteger(env, 'BENCH_PAGING_ITERATIONS', 30),
 };
-const GROUPS = ['bundles', 'page', 'api', 'load', 'callbacks', 'watcher', 'wake', 'auth-flood', 'export', 'paging', 'cost'] as const;
+const GROUPS = ['bundles', 'page', 'api', 'load', 'callbacks', 'watcher', 'steps', 'wake', 'auth-flood', 'export', 'paging', 'cost'] as const;
 type Group = (typeof GROUPS)[number];
 const only = env.BENCH_ONLY?.split(',').map((g) => g.trim()).filter(Boolean);
 const unknown = only?.filter((g) => !(GROUPS as readonly string[]).includes(g));
 if (unknown?.length) throw new Error(`BENCH_ONLY: unknown group ${unknown.join(', ')} (groups: ${GROUPS.join(', ')})`);
 // The cost is computed from the api, callbacks and bundles figures: asking for it runs them.
-if (only?.includes('cost')) only.push('api', 'callbacks', 'bundles', 'watcher', 'wake');
+if (only?.includes('cost')) only.push('api', 'callbacks', 'bundles', 'watcher', 'steps', 'wake');
 /** Groups run only when BENCH_ONLY names them: paging seeds 100,000 orders (about 15 minutes here). */
 const ON_REQUEST: readonly Group[] = ['paging'];
 const wanted = (group: Group) => (only ? only.includes(group) : !ON_REQUEST.includes(group));
@@ -93,8 +95,9 @@ let authFlood: AuthFloodReport | undefined;
 let exported: ExportReport | undefined;
 let paging: PagingReport | undefined;
 let wake: WakeReport | undefined;
+let stepped: SteppedReport | undefined;
 let dynamodb: LocalDynamoDb | undefined;
-if (wanted('api') || wanted('load') || wanted('callbacks') || wanted('watcher') || wanted('wake') || wanted('auth-flood') || wanted('export') || wanted('paging') || wanted('cost')) {
+if (wanted('api') || wanted('load') || wanted('callbacks') || wanted('watcher') || wanted('steps') || wanted('wake') || wanted('auth-flood') || wanted('export') || wanted('paging') || wanted('cost')) {
   dynamodb = await startDynamoDbLocal();
 }
 try {
@@ -117,6 +120,7 @@ try {
       }),
     );
     watcher = await group('watcher', async () => (await import('./watcher')).measureWatcher({ orders: config.watcher_orders }));
+    stepped = await group('steps', async () => (await import('./stepped')).measureStepped({ dynamodbEndpoint: endpoint, samples: config.stepped_samples }));
     wake = await group('wake', async () => (await import('./wake')).measureWake({ dynamodbEndpoint: endpoint, samples: config.wake_samples }));
     authFlood = await group('auth-flood', async () =>
       (await import('./auth-flood')).measureAuthFlood({ requests: config.auth_flood_requests, concurrency: config.auth_flood_concurrency, victimSamples: config.iterations }),
@@ -130,7 +134,7 @@ try {
 }
 const cost = await group('cost', () => {
   if (!endpoints || !callbacks) throw new Error('cost needs the api and callbacks figures (one of them failed or was not run)');
-  const computed = computeCost(endpoints, callbacks, bundles, { ...DEFAULT_ASSUMPTIONS, orders_per_month: config.orders_per_month }, watcher, wake?.indexed_idle_run);
+  const computed = computeCost(endpoints, callbacks, bundles, { ...DEFAULT_ASSUMPTIONS, orders_per_month: config.orders_per_month }, watcher, wake?.indexed_idle_run, stepped);
   // The whole deployment idle (alarms, metrics, keys, secrets, schedules, polls), from the synthesized stack.
   return { ...computed, idle_floor: idleFloor(computed.idle, callbacks.scheduled) };
 });
@@ -298,11 +302,31 @@ if (watcher) {
         .join(', '),
     ]),
   );
-  const fixed = watcherMonthlyCost(watcher);
   console.log(
-    `idle round: ${watcher.idle_round.dynamodb_requests} DynamoDB requests (${watcher.idle_round.read_units} RCU), ${watcher.idle_round.source_requests} source requests; booking one order: ${watcher.per_order_booking.write_units} WCU (AWS bills ${watcher.per_order_booking.billed_write_units}), ${watcher.per_order_booking.read_units} RCU; ` +
-      `fixed per chain and month: ${Object.entries(fixed.per_chain_per_month_usd).map(([c, u]) => `${c} $${u.total} (Lambda $${u.lambda}, DynamoDB $${u.dynamodb})`).join(', ')}`,
+    `idle round: ${watcher.idle_round.dynamodb_requests} DynamoDB requests (${watcher.idle_round.read_units} RCU), ${watcher.idle_round.source_requests} source requests; booking one order: ${watcher.per_order_booking.write_units} WCU (AWS bills ${watcher.per_order_booking.billed_write_units}), ${watcher.per_order_booking.read_units} RCU`,
   );
+  if (stepped) {
+    const fixed = watcherMonthlyCost(watcher, stepped);
+    console.log(`in demand per chain and month (stepped): ${Object.entries(fixed.per_chain_per_month_usd).map(([c, u]) => `${c} $${u.total} (Lambda $${u.lambda}, DynamoDB $${u.dynamodb}, SQS $${u.sqs})`).join(', ')}`);
+  }
+}
+if (stepped) {
+  const lat = (f: { p50: number; p99: number; mean: number }) => [ms(f.p50), ms(f.p99), ms(f.mean)];
+  table(
+    `A chain in demand, stepped through the timer queue (WATCH_INTERVAL_SECONDS=${stepped.interval_seconds}, ${stepped.samples} payments; shared/watchers/stepped.ts)`,
+    ['detection', 'p50', 'p99', 'mean'],
+    [
+      ['broadcast -> PENDING', ...lat(stepped.broadcast_to_pending_ms)],
+      ['last confirmation -> PAID', ...lat(stepped.block_to_paid_ms)],
+    ],
+  );
+  const row = (name: string, f: SteppedReport['step']) => [name, ms(f.ms), f.dynamodb_requests, f.read_units, f.write_units, f.source_requests, f.sqs_requests];
+  table('Each invocation, warm (median of 20)', ['invocation', 'time', 'DynamoDB req', 'RRU', 'WRU', 'source req', 'SQS req'], [
+    row('a step (caught up)', stepped.step),
+    row('a step that claims the lease (once a minute)', stepped.claiming_step),
+    row('the minute run, a line holding the chain', stepped.minute_run_leased),
+    row('tick-watchers, one message', stepped.ticker),
+  ]);
 }
 if (authFlood) {
   const row = (name: string, r: FloodRun) => [
@@ -420,7 +444,8 @@ const result = {
   page: page ?? null,
   load: load ?? null,
   callbacks: callbacks ?? null,
-  watcher: watcher ? { ...watcher, monthly_cost: watcherMonthlyCost(watcher) } : null,
+  watcher: watcher ? { ...watcher, ...(stepped ? { monthly_cost: watcherMonthlyCost(watcher, stepped) } : {}) } : null,
+  steps: stepped ?? null,
   auth_flood: authFlood ?? null,
   export: exported ?? null,
   paging: paging ?? null,

@@ -30,6 +30,9 @@ export const TICK_FOLDER = 'tick-watchers';
  */
 export const WATCH_TICK_RETENTION = Duration.minutes(5);
 
+/** tick-watchers' memory, MB: it parses a message and makes one signed HTTP request. */
+export const TICKER_MEMORY_MB = 128;
+
 /**
  * Memory of a chain's watcher, MB. BTC and BCH get 512: a full block's step (3,500
  * transactions, over 10,000 outputs) measured +127 MB of heap and 403 MB of RSS through Core RPC
@@ -214,7 +217,7 @@ export class ChainWatchers extends NestedStack {
     const fn = this.addFunction(TICK_FOLDER, {
       folder: TICK_FOLDER,
       tableAccess: 'none',
-      memorySize: 128,
+      memorySize: TICKER_MEMORY_MB,
       timeout: Duration.seconds(10),
       environment: { WATCHER_FUNCTIONS: this.toJsonString(this.functionNames()) },
     });
