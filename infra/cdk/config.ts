@@ -90,6 +90,7 @@ export const SETTINGS = {
   bchConfirmations: { env: 'BCH_CONFIRMATIONS', about: 'confirmations a BCH payment needs (handler default 6)' },
   ethConfirmations: { env: 'ETH_CONFIRMATIONS', about: 'confirmations an ETH payment needs (handler default 12)' },
   watchIntervalSeconds: { env: 'WATCH_INTERVAL_SECONDS', about: 'chain watchers look at the chain this often within a run (handler default 10)' },
+  tronMaxBlockRange: { env: 'TRON_MAX_BLOCK_RANGE', about: 'blocks one eth_getLogs of the TRON watcher asks at most (handler default 100)' },
 } as const;
 
 export type SettingKey = keyof typeof SETTINGS;
@@ -281,7 +282,7 @@ export function readDeployConfig(context: ContextLookup, env: NodeJS.ProcessEnv)
   const rateSourceUrl = raw('rateSourceUrl');
   if (rateSourceUrl !== undefined) handlerEnvironment[SETTINGS.rateSourceUrl.env] = httpsUrl('rateSourceUrl', rateSourceUrl, fail);
 
-  for (const key of ['btcConfirmations', 'ltcConfirmations', 'bchConfirmations', 'ethConfirmations', 'watchIntervalSeconds'] as const) {
+  for (const key of ['btcConfirmations', 'ltcConfirmations', 'bchConfirmations', 'ethConfirmations', 'watchIntervalSeconds', 'tronMaxBlockRange'] as const) {
     if (raw(key) !== undefined) handlerEnvironment[SETTINGS[key].env] = String(integer(key, 1));
   }
   for (const [key, { env: variable, kind }] of Object.entries(NETWORK_SETTINGS)) {

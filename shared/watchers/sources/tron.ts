@@ -1,7 +1,7 @@
 import { fromMinorUnits } from '#shared/domain/money';
 import { hexToBytes } from '@noble/hashes/utils.js';
 import { isTronAddress, tronAddressOfBytes, tronHex } from '#shared/payments/addresses/tron';
-import { TRON_GENESIS, TRON_NETWORKS } from '#shared/payments/tron-config';
+import { DEFAULT_MAX_BLOCK_RANGE, TRON_GENESIS, TRON_NETWORKS } from '#shared/payments/tron-config';
 import { ChainCheck } from '#shared/watchers/sources/chain-check';
 import { DEFAULT_HTTP_POLICY, type HttpPolicy, requestText } from '#shared/watchers/sources/http';
 import { SourceError } from '#shared/core/source-error';
@@ -44,14 +44,6 @@ const TRANSFER_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4d
 
 /** TRON makes at most one block per 3 s slot (a missed slot makes none). */
 const BLOCK_MS = 3000;
-
-/**
- * Blocks one `eth_getLogs` asks by default: USDT's ~25 transfers a second are ~75 logs a block,
- * so 100 blocks stay under java-tron's 10,000 results a query (LogBlockQuery.MAX_RESULT) and its
- * default range (node.jsonrpc.maxBlockRange, 5000). A step at the usual interval asks 3-4 new
- * blocks; the size matters only when catching up.
- */
-export const DEFAULT_MAX_BLOCK_RANGE = 100;
 
 /** Ranges one step reads at most (the bound on its work); a watcher behind steps again at once. */
 const RANGES_PER_STEP = 10;
