@@ -195,10 +195,15 @@ export class TronGridTestServer {
     return mined;
   }
 
-  /** Everything sent so far becomes solidified (19 of 27 super representatives built on it). */
-  solidify(): void {
-    for (const mined of this.mined) mined.solid = true;
-    this.solid = this.block;
+  /** Everything sent so far (or up to block `upTo`) becomes solidified (19 of 27 super representatives built on it). */
+  solidify(upTo = this.block): void {
+    for (const mined of this.mined) if (mined.block <= upTo) mined.solid = true;
+    this.solid = Math.max(this.solid, Math.min(upTo, this.block));
+  }
+
+  /** The head: the newest block. */
+  get height(): number {
+    return this.block;
   }
 
   /** A block's time: its own when made here, else 3 s per block before the server started. */

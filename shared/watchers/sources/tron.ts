@@ -324,7 +324,7 @@ export class TronTransfers implements IndexedSource {
       const found = await this.paid(logs, recipients);
       transfers.push(...found.transfers);
       // The receipt API does not have that block yet (another node behind a load balancer): read it again next step.
-      if (found.unsolidAt !== undefined) return { transfers, next: String(Math.max(found.unsolidAt - 1, scanned)), more: false };
+      if (found.unsolidAt !== undefined) return { transfers, next: String(found.unsolidAt - 1), more: false };
       scanned = to;
     }
     return { transfers, next: String(scanned), more: scanned < head.height };
@@ -391,8 +391,9 @@ export class TronTransfers implements IndexedSource {
     const seen = new Set<string>();
     for (const log of logs) {
       const recipient = recipients.get(log.to);
-      const key = `${log.txid}:${recipient?.address}`;
-      if (!recipient || seen.has(key)) continue;
+      if (!recipient) continue;
+      const key = `${log.txid}:${recipient.address}`;
+      if (seen.has(key)) continue;
       seen.add(key);
       const info = await this.info(log.txid);
       if (!info) return { transfers, unsolidAt: log.block };
