@@ -15,11 +15,10 @@ import { decimalFromNumber, formatDecimal } from '#shared/domain/money';
 import { deriveAddress } from '#shared/payments/addresses/index';
 import { tronHex } from '#shared/payments/addresses/tron';
 import { SourceError } from '#shared/core/source-error';
-import { TronGridClient, TronTransfers } from '#shared/watchers/sources/tron';
+import { TronGridClient, TronTransfers, type TronWatchedAddress } from '#shared/watchers/sources/tron';
 import { IndexedWatcher } from '#shared/watchers/indexed-watcher';
 import { listWatchedAddresses, WatchList } from '#shared/store/watch-list';
 import { readIndexCursor } from '#shared/store/index-cursors';
-import type { WatchedTarget } from '#shared/watchers/sources/watched-schedule';
 import type { Transfer } from '#shared/watchers/sources/port';
 import { BUYER_KEY } from '#infra/devnet/chain';
 
@@ -248,9 +247,10 @@ describe('the TronGrid client', () => {
 
 describe('reading by block: the provider is asked per block, not per invoice', () => {
   /** A source on the local TronGrid watching `targets` (an in-memory list: the count is what is measured). */
-  const sourceOf = (targets: WatchedTarget[], options: { maxBlockRange?: number } = {}) =>
+  const sourceOf = (targets: TronWatchedAddress[], options: { maxBlockRange?: number } = {}) =>
     new TronTransfers({ url: tron.url, apiKey: 'test-api-key', contract: USDT, currency: 'USDT_TRC20', decimals: 6, http: FAST, watched: async () => targets, ...options });
-  const target = (address: string, openFor = 3_600_000): WatchedTarget => ({
+  /** An entry as the watch list has it: open for `openFor` ms (negative: past its invoice, in its late window). */
+  const target = (address: string, openFor = 3_600_000): TronWatchedAddress & { open_until: string } => ({
     address,
     currency: 'USDT_TRC20',
     since: new Date(Date.now() - 1000).toISOString(),

@@ -6,7 +6,6 @@ import { ChainCheck } from '#shared/watchers/sources/chain-check';
 import { DEFAULT_HTTP_POLICY, type HttpPolicy, requestText } from '#shared/watchers/sources/http';
 import { SourceError } from '#shared/core/source-error';
 import type { IndexedSource, SourceHealthNote, Transfer } from '#shared/watchers/sources/port';
-import type { WatchedTarget } from '#shared/watchers/sources/watched-schedule';
 import { HeadCheck, type SourceHead } from '#shared/watchers/sources/head-check';
 
 /**
@@ -24,7 +23,9 @@ import { HeadCheck, type SourceHead } from '#shared/watchers/sources/head-check'
  *   `Transfer`), in ranges of at most `maxBlockRange` blocks: one request per range whatever the
  *   number of invoices. Recipients are matched here against the watch list (open invoices and
  *   those in their late window alike), not in the request: a topic list of recipients would grow
- *   with the list (java-tron takes 1,000 at most), the whole contract's logs do not;
+ *   with the list (java-tron takes 1,000 at most), the whole contract's logs do not. eth_getLogs,
+ *   not TronGrid's `/v1/contracts/{contract}/events`: any java-tron node and hosted provider
+ *   serves it, and a range is one answer, where the events API pages 200 events at a time;
  * - then, for each transfer to a watched address, its solidified receipt (`POST
  *   /walletsolidity/gettransactioninfobyid`): it must say `SUCCESS`, and the amount booked is the
  *   sum of the USDT contract's own `Transfer` logs in it that pay the address. So the event list
@@ -241,9 +242,17 @@ export class TronGridClient {
 /** A base58 address from the 20-byte hex TRON's logs write. */
 const hexAccount = (hex: string): string => tronAddressOfBytes(hexToBytes(hex.toLowerCase()));
 
+/** A watched address as the source needs it (shared/store/watch-list.ts entries are ones). */
+export interface TronWatchedAddress {
+  address: string;
+  currency: string;
+  /** When its invoice was made (ISO): a transfer more than a minute before cannot pay it. */
+  since: string;
+}
+
 export interface TronTransfersOptions extends TronGridOptions {
-  /** The addresses watched (the run reads them from shared/store/watch-list.ts): open invoices and those in their late window. */
-  watched: (now: Date) => Promise<WatchedTarget[]>;
+  /** The addresses watched (the run reads them from shared/store/watch-list.ts): open invoices and those in their late window alike. */
+  watched: (now: Date) => Promise<readonly TronWatchedAddress[]>;
   /** Blocks one `eth_getLogs` asks at most (TRON_MAX_BLOCK_RANGE). Default {@link DEFAULT_MAX_BLOCK_RANGE}; halved for the process while the API refuses a range. */
   maxBlockRange?: number;
   clock?: () => Date;
@@ -331,7 +340,7 @@ export class TronTransfers implements IndexedSource {
   }
 
   /** The watched addresses of this currency by their account hex, each with its earliest invoice's time. */
-  private recipients(watched: readonly WatchedTarget[]): Map<string, Recipient> {
+  private recipients(watched: readonly TronWatchedAddress[]): Map<string, Recipient> {
     const recipients = new Map<string, Recipient>();
     for (const entry of watched) {
       if (entry.currency !== this.options.currency || !isTronAddress(entry.address)) continue;
