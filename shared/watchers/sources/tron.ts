@@ -285,8 +285,9 @@ export class TronTransfers implements IndexedSource {
   private readonly verified = new Map<string, TronTransactionInfo>();
   private readonly check: ChainCheck;
   private readonly head = new HeadCheck();
-  private readonly contractHex: string;
   private range: number;
+  /** The watched addresses' account hex as of the last step (null: not a TRON address). */
+  private accounts = new Map<string, string | null>();
 
   constructor(private readonly options: TronTransfersOptions) {
     if (!isTronAddress(options.contract)) throw new RangeError(`${options.currency} contract is not a TRON address: ${options.contract}`);
@@ -296,7 +297,6 @@ export class TronTransfers implements IndexedSource {
     this.client = new TronGridClient(options);
     this.clock = options.clock ?? (() => new Date());
     this.check = new ChainCheck('TRON API', { genesisHash: options.genesisHash ?? TRON_GENESIS.mainnet }, TRON_NETWORKS);
-    this.contractHex = tronHex(options.contract).slice(2).toLowerCase();
   }
 
   get source(): string {
@@ -342,13 +342,21 @@ export class TronTransfers implements IndexedSource {
   /** The watched addresses of this currency by their account hex, each with its earliest invoice's time. */
   private recipients(watched: readonly TronWatchedAddress[]): Map<string, Recipient> {
     const recipients = new Map<string, Recipient>();
+    // Decoding base58check costs two SHA-256: each address once while it is watched, not every step (a week's late window is many).
+    const accounts = new Map<string, string | null>();
     for (const entry of watched) {
-      if (entry.currency !== this.options.currency || !isTronAddress(entry.address)) continue;
-      const hex = tronHex(entry.address).slice(2).toLowerCase();
+      if (entry.currency !== this.options.currency) continue;
+      let hex = accounts.get(entry.address) ?? this.accounts.get(entry.address);
+      if (hex === undefined) hex = isTronAddress(entry.address) ? tronHex(entry.address).slice(2).toLowerCase() : null;
+      accounts.set(entry.address, hex);
+      if (hex === null) continue;
       const sinceMs = Date.parse(entry.since) - SINCE_MARGIN_MS;
+      // Where to start reading comes from it: a bad one must not send the scan back to block 1.
+      if (Number.isNaN(sinceMs)) throw new Error(`TRON: the watched address ${entry.address} has no valid since ("${entry.since}")`);
       const known = recipients.get(hex);
       if (!known || sinceMs < known.sinceMs) recipients.set(hex, { address: entry.address, sinceMs });
     }
+    this.accounts = accounts;
     return recipients;
   }
 
@@ -356,7 +364,8 @@ export class TronTransfers implements IndexedSource {
   private async start(cursor: string | undefined, recipients: ReadonlyMap<string, Recipient>, head: SourceHead): Promise<number> {
     if (cursor !== undefined && !/^\d{1,15}$/.test(cursor)) throw new Error(`TRON: the stored cursor "${cursor}" is not a block number`);
     const after = cursor === undefined ? undefined : Number(cursor) + 1;
-    const earliest = Math.min(...[...recipients.values()].map((recipient) => recipient.sinceMs));
+    let earliest = Number.POSITIVE_INFINITY;
+    for (const recipient of recipients.values()) earliest = Math.min(earliest, recipient.sinceMs);
     // No later than the block at `earliest`: TRON makes at most a block per slot.
     const estimate = Math.max(1, head.height - Math.ceil(Math.max(0, head.time.getTime() - earliest) / BLOCK_MS) - 1);
     // Close enough: reading the few blocks in between costs less than checking the estimate.
