@@ -370,6 +370,22 @@ describe('reading by block: the provider is asked per block, not per invoice', (
     }
   });
 
+  it('a large range that fails otherwise (a provider slow while catching up) fails the step; the next asks half, and the range grows back after successes', async () => {
+    const open = target(stranger());
+    const source = sourceOf([open], { maxBlockRange: 40 });
+    const { next } = await source.after(undefined, 100);
+    traffic(29);
+    const paid = pay(open.address, 2_000_000n);
+    tron.solidify();
+    tron.fault({ kind: 'error', times: 1, match: /eth_getLogs/ });
+    await expect(source.after(next, 100)).rejects.toThrow(SourceError);
+    expect(source.maxBlockRange).toBe(15);
+    const found = await source.after(next, 100);
+    expect(found.transfers.map(paidAs)).toEqual([{ key: `${paid.tx.txID}:${open.address}`, amount: '2' }]);
+    expect(found).toMatchObject({ next: String(tron.solidHeight), more: false });
+    expect(source.maxBlockRange).toBe(30);
+  });
+
   it("a source listing another contract's Transfer as the one asked for fails the step: nothing is booked", async () => {
     const source = sourceOf([target(stranger())]);
     const { next } = await source.after(undefined, 100);

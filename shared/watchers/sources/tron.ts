@@ -253,7 +253,7 @@ export interface TronWatchedAddress {
 export interface TronTransfersOptions extends TronGridOptions {
   /** The addresses watched (the run reads them from shared/store/watch-list.ts): open invoices and those in their late window alike. */
   watched: (now: Date) => Promise<readonly TronWatchedAddress[]>;
-  /** Blocks one `eth_getLogs` asks at most (TRON_MAX_BLOCK_RANGE). Default {@link DEFAULT_MAX_BLOCK_RANGE}; halved for the process while the API refuses a range. */
+  /** Blocks one `eth_getLogs` asks at most (TRON_MAX_BLOCK_RANGE). Default {@link DEFAULT_MAX_BLOCK_RANGE}; lowered for the process to the range the API takes, and halved for a while after a large range fails. */
   maxBlockRange?: number;
   clock?: () => Date;
 }
@@ -285,7 +285,10 @@ export class TronTransfers implements IndexedSource {
   private readonly verified = new Map<string, TronTransactionInfo>();
   private readonly check: ChainCheck;
   private readonly head = new HeadCheck();
+  /** Blocks the next eth_getLogs asks at most: halved when a large range fails, doubled back after each success up to `ceiling`. */
   private range: number;
+  /** The setting, or the largest range the API took once it refused a larger one. */
+  private ceiling: number;
   /** The watched addresses' account hex as of the last step (null: not a TRON address). */
   private accounts = new Map<string, string | null>();
 
@@ -294,6 +297,7 @@ export class TronTransfers implements IndexedSource {
     const range = options.maxBlockRange ?? DEFAULT_MAX_BLOCK_RANGE;
     if (!Number.isSafeInteger(range) || range < 1) throw new RangeError(`maxBlockRange must be a positive integer, got ${range}`);
     this.range = range;
+    this.ceiling = range;
     this.client = new TronGridClient(options);
     this.clock = options.clock ?? (() => new Date());
     this.check = new ChainCheck('TRON API', { genesisHash: options.genesisHash ?? TRON_GENESIS.mainnet }, TRON_NETWORKS);
@@ -387,14 +391,24 @@ export class TronTransfers implements IndexedSource {
     return number;
   }
 
-  /** The range's logs, the range halved (for the process) while the API refuses its size. */
+  /**
+   * The range's logs. A range the API refuses for its size is halved (for the process: the
+   * API's cap) until it is taken. A large range that fails otherwise (a timeout, a 5xx: a
+   * provider slow on ~75 logs a block while catching up) fails the step and the next asks half;
+   * each success doubles the range back, so an outage does not leave it small.
+   */
   private async logs(from: number, to: number): Promise<{ logs: TronTransferLog[]; to: number }> {
     for (;;) {
+      const span = to - from + 1;
       try {
-        return { logs: await this.client.transferLogs(this.options.contract, from, to), to };
+        const logs = await this.client.transferLogs(this.options.contract, from, to);
+        this.range = Math.min(this.ceiling, Math.max(this.range, span * 2));
+        return { logs, to };
       } catch (error) {
-        if (!(error instanceof TronRpcError) || !error.refusesRange || to === from) throw error;
-        this.range = Math.ceil((to - from + 1) / 2);
+        if (!(error instanceof SourceError) || span === 1) throw error;
+        this.range = Math.ceil(span / 2);
+        if (!(error instanceof TronRpcError) || !error.refusesRange) throw error;
+        this.ceiling = this.range;
         to = from + this.range - 1;
       }
     }
