@@ -92,8 +92,9 @@ export const SETTINGS = {
   ltcConfirmations: { env: 'LTC_CONFIRMATIONS', about: 'confirmations an LTC payment needs (handler default 6)' },
   bchConfirmations: { env: 'BCH_CONFIRMATIONS', about: 'confirmations a BCH payment needs (handler default 6)' },
   ethConfirmations: { env: 'ETH_CONFIRMATIONS', about: 'confirmations an ETH payment needs (handler default 12)' },
-  watchIntervalSeconds: { env: 'WATCH_INTERVAL_SECONDS', about: 'chain watchers look at the chain this often within a run (handler default 10)' },
+  watchIntervalSeconds: { env: 'WATCH_INTERVAL_SECONDS', about: 'a chain in demand is stepped this often (handler default 10)' },
   sourceMaxLagSeconds: { env: 'SOURCE_MAX_LAG_SECONDS', about: "a source behind its chain this long is lagging and its currencies are not offered (handler default 900)" },
+  tronMaxBlockRange: { env: 'TRON_MAX_BLOCK_RANGE', about: 'blocks one eth_getLogs of the TRON watcher asks at most (handler default 100)' },
 } as const;
 
 export type SettingKey = keyof typeof SETTINGS;
@@ -301,7 +302,7 @@ export function readDeployConfig(context: ContextLookup, env: NodeJS.ProcessEnv)
   const rateSourceUrl = raw('rateSourceUrl');
   if (rateSourceUrl !== undefined) handlerEnvironment[SETTINGS.rateSourceUrl.env] = httpsUrl('rateSourceUrl', rateSourceUrl, fail);
 
-  for (const key of ['btcConfirmations', 'ltcConfirmations', 'bchConfirmations', 'ethConfirmations', 'watchIntervalSeconds'] as const) {
+  for (const key of ['btcConfirmations', 'ltcConfirmations', 'bchConfirmations', 'ethConfirmations', 'watchIntervalSeconds', 'tronMaxBlockRange'] as const) {
     if (raw(key) !== undefined) handlerEnvironment[SETTINGS[key].env] = String(integer(key, 1));
   }
   for (const [key, { env: variable, kind }] of Object.entries(NETWORK_SETTINGS)) {

@@ -1,5 +1,5 @@
 import { section } from '#shared/core/config';
-import { ConfigError, type Env, optionalString } from '#shared/core/env';
+import { ConfigError, type Env, optionalString, positiveInteger } from '#shared/core/env';
 import { isTronAddress } from '#shared/payments/addresses/tron';
 import { checkTokenOnNetwork, genesisSetting, HEX_HASH } from '#shared/payments/chain-identity';
 import { httpUrl } from '#shared/payments/chain-sources';
@@ -20,6 +20,14 @@ export const TRON_GENESIS = {
   nile: '0000000000000000d698d4192c56cb6be724a558448e2684802de4d6cd8690dc',
 } as const;
 
+/**
+ * Blocks one `eth_getLogs` asks by default (TRON_MAX_BLOCK_RANGE): USDT's ~25 transfers a second
+ * are ~75 logs a block, so 100 blocks stay under java-tron's 10,000 results a query
+ * (LogBlockQuery.MAX_RESULT) and its default range (node.jsonrpc.maxBlockRange, 5000). A step at
+ * the usual interval asks 3-4 new blocks; the size matters only when catching up.
+ */
+export const DEFAULT_MAX_BLOCK_RANGE = 100;
+
 /** The networks a TRON API's genesis tells apart, named in a wrong-chain error. */
 export const TRON_NETWORKS: Readonly<Record<string, string>> = {
   [TRON_GENESIS.mainnet]: 'TRON mainnet',
@@ -34,6 +42,8 @@ export const TRON_NETWORKS: Readonly<Record<string, string>> = {
  * `TRON_GENESIS_HASH` the network the API must serve (its block 0 `blockID`, mainnet's by
  * default: an API on Shasta or Nile is refused like an EVM node on another chain id). The two go
  * together: mainnet takes only Tether's contract, a test network needs its own (chain-identity.ts).
+ * `TRON_MAX_BLOCK_RANGE` the blocks one `eth_getLogs` asks at most (default 100; lower it for a
+ * plan that caps the range, though the watcher also halves it while the API refuses one).
  * Without TRON_API_URL, live merchants' USDT_TRC20 checkouts fail closed.
  */
 export function readTronConfig(env: Env) {
@@ -52,7 +62,8 @@ export function readTronConfig(env: Env) {
     mainnetGenesis: TRON_GENESIS.mainnet,
     ...(TRON_NETWORKS[genesisHash] ? { networkName: TRON_NETWORKS[genesisHash] } : {}),
   });
-  return { apiUrl, apiKey: optionalString(env, 'TRON_API_KEY'), contract, genesisHash, watched: apiUrl !== undefined };
+  const maxBlockRange = positiveInteger(env, 'TRON_MAX_BLOCK_RANGE', DEFAULT_MAX_BLOCK_RANGE);
+  return { apiUrl, apiKey: optionalString(env, 'TRON_API_KEY'), contract, genesisHash, maxBlockRange, watched: apiUrl !== undefined };
 }
 
 /** The process's TRON settings (the environment read once, by shared/core/config.ts). */

@@ -1,8 +1,7 @@
 /**
- * The addresses a per-address source is asked about (TRON's TronGrid, Solana's
- * getSignaturesForAddress): those sources answer "what did this address receive", not "what is
- * in this block", so their watcher polls each open invoice's address (or Solana Pay reference)
- * instead of scanning blocks. Checkout adds the invoice's address here, before it is shown: one
+ * The addresses TRON's and Solana's watchers watch: TRON's matches every one against the
+ * Transfer events of each range of solid blocks; Solana's source answers "what did this
+ * reference receive", so its watcher polls each open invoice's Solana Pay reference. Checkout adds the invoice's address here, before it is shown: one
  * item in the chain's partition, sorted by the time it was written (keys.ts), which DynamoDB's
  * TTL removes a day after the late window.
  *
@@ -11,9 +10,10 @@
  * (incremental-list.ts, shared with the block chains' open addresses): a checkout acknowledged
  * before a step's read began is on that read. An idle step is one Query that finds nothing.
  *
- * Two horizons: `open_until` (the invoice's expiry: polled every step) and `until` (expiry plus
- * the late-payment window: polled now and then, so a late payment is still seen and judged by
- * the lifecycle's late rule without costing a request every few seconds for a week). Past
+ * Two horizons: `open_until` (the invoice's expiry: Solana polls it every step) and `until`
+ * (expiry plus the late-payment window: Solana polls it now and then, so a late payment is still
+ * seen and judged by the lifecycle's late rule without costing a request every few seconds for
+ * a week; TRON matches it every step at no cost). Past
  * `until` an entry is no longer returned, and is dropped from the watcher's memory.
  *
  * Upgrade: items written before 2026-11-26 are keyed by `until` (keys.ts
@@ -120,7 +120,7 @@ export class WatchList {
     return this.ordered.filter((entry) => entry.until >= at);
   }
 
-  /** {@link refresh}, then {@link watched}: what a per-address source asks about at a step. */
+  /** {@link refresh}, then {@link watched}: what a step watches. */
   async current(now: Date): Promise<WatchedAddress[]> {
     await this.refresh(now);
     return this.watched(now);

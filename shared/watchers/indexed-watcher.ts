@@ -56,7 +56,7 @@ export interface IndexedStepReport {
   transfers: number;
   booked: number;
   unmatched: UnmatchedTransfer[];
-  /** 1 when the cursor moved (the source may have more: step again at once), 0 once caught up. */
+  /** 1 when the cursor moved and the source may have more (step again at once), 0 once caught up. */
   behind: number;
   /** Another run moved the cursor first: this step stopped there. */
   yielded: boolean;
@@ -88,7 +88,7 @@ export class IndexedWatcher {
 
   async step(): Promise<IndexedStepReport> {
     const stored = await readIndexCursor(this.name);
-    const { transfers: reported, next } = await this.source.after(stored?.position, this.limit);
+    const { transfers: reported, next, more } = await this.source.after(stored?.position, this.limit);
     const transfers = reported.map((transfer) => (transfer.memo === undefined ? transfer : { ...transfer, memo: canonicalMemo(transfer.memo) }));
     const report: IndexedStepReport = {
       chain: this.chain,
@@ -108,7 +108,7 @@ export class IndexedWatcher {
       version: (stored?.version ?? 0) + 1,
     });
     if (!written) return { ...report, yielded: true };
-    return { ...report, cursor: next, behind: 1 };
+    return { ...report, cursor: next, behind: more === false ? 0 : 1 };
   }
 
   /** Books each invoice's payments together (booking.ts); those that find no invoice are unmatched. */

@@ -64,7 +64,7 @@ export async function watcherFor(config: ChainSourceConfig, readSecret?: SecretR
   return new ChainWatcher(createBlockSource(config, url));
 }
 
-/** Sources read by their own index rather than by block: Lightning settlements, EOS transfers, TRON's transfers per watched address. */
+/** Sources read by their own cursor, not by the block watcher: Lightning settlements, EOS transfers, TRON's Transfer events by solid block. */
 export type IndexedChain = 'LBTC' | 'EOS' | 'TRON' | 'SOLANA';
 
 /** The configured indexed sources: LBTC with `LND_REST_URL`, EOS with `EOS_ACCOUNT` and `EOS_HISTORY_URL`, TRON with `TRON_API_URL`. */
@@ -96,13 +96,14 @@ export function indexedWatcherFor(chain: IndexedChain): IndexedWatcher {
   }
   if (chain === 'TRON') {
     // Solidified transfers are final: booked confirmed at once, like EOS's irreversible ones.
-    const { apiUrl, apiKey, contract, genesisHash, watched } = tronSettings();
+    const { apiUrl, apiKey, contract, genesisHash, maxBlockRange, watched } = tronSettings();
     if (!watched) throw new Error('TRON: TRON_API_URL is not configured');
     const source = new TronTransfers({
       url: apiUrl!,
       ...(apiKey ? { apiKey } : {}),
       contract,
       genesisHash,
+      maxBlockRange,
       currency: 'USDT_TRC20',
       decimals: currency('USDT_TRC20').precision,
       watched: watchListOf('TRON'),

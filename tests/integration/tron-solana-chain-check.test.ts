@@ -28,7 +28,7 @@ const USDT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
 const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 const API_KEY = 'tron-api-key-s3cret';
 const FAST = { timeoutMs: 500, attempts: 1, backoffMs: 5 };
-/** An address with an open invoice: a step that passes the check asks the index about it. */
+/** An address with an open invoice: a step that passes the check reads the blocks' transfer events. */
 const WATCHED: WatchedTarget[] = [{ address: tronAddressOfKey('3'.repeat(64)), currency: 'USDT_TRC20', since: new Date().toISOString(), open_until: new Date(Date.now() + 3_600_000).toISOString() }];
 
 const servers: { close: () => Promise<void> }[] = [];
@@ -85,7 +85,7 @@ describe('the chain check of the TRON source', () => {
     server.genesisBlockId = TRON_MAINNET_GENESIS;
     await source.after(undefined, 10);
     expect(source.health().chainOk).toBe(true);
-    expect(server.requests.get('/v1/accounts/{address}/transactions/trc20')).toBe(1);
+    expect(server.requests.get('eth_getLogs')).toBe(1);
   });
 
   it("takes the configured network (a Shasta deployment), and then refuses mainnet's", async () => {

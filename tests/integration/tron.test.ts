@@ -15,9 +15,11 @@ import { decimalFromNumber, formatDecimal } from '#shared/domain/money';
 import { deriveAddress } from '#shared/payments/addresses/index';
 import { tronHex } from '#shared/payments/addresses/tron';
 import { SourceError } from '#shared/core/source-error';
-import { TronGridClient, TronTransfers } from '#shared/watchers/sources/tron';
+import { TronGridClient, TronTransfers, type TronWatchedAddress } from '#shared/watchers/sources/tron';
 import { IndexedWatcher } from '#shared/watchers/indexed-watcher';
 import { listWatchedAddresses, WatchList } from '#shared/store/watch-list';
+import { readIndexCursor } from '#shared/store/index-cursors';
+import type { Transfer } from '#shared/watchers/sources/port';
 import { BUYER_KEY } from '#infra/devnet/chain';
 
 /**
@@ -67,8 +69,13 @@ async function checkedOut(as = token) {
   return { id, address: invoice.payment_address as string, uri: invoice.payment_uri as string, amount: formatDecimal(decimalFromNumber(invoice.pay_amount)) };
 }
 
-/** The TRON watcher on the local TronGrid, with a cursor of its own and its container's watch list (read whole at its first step). */
-function watcher(options: { apiKey?: string; list?: WatchList } = {}) {
+const FAST = { timeoutMs: 1000, attempts: 1, backoffMs: 10 };
+
+/**
+ * The TRON watcher on the local TronGrid, with a cursor of its own (none yet: its first step
+ * starts at the oldest watched invoice) and its container's watch list (read whole at its first step).
+ */
+function watcher(options: { apiKey?: string; list?: WatchList; cursorName?: string } = {}) {
   const list = options.list ?? new WatchList('TRON');
   const source = new TronTransfers({
     url: tron.url,
@@ -77,11 +84,15 @@ function watcher(options: { apiKey?: string; list?: WatchList } = {}) {
     currency: 'USDT_TRC20',
     decimals: 6,
     watched: (now) => list.current(now),
-    http: { timeoutMs: 1000, attempts: 1, backoffMs: 10 },
+    http: FAST,
   });
-  const indexed = new IndexedWatcher(source, { cursorName: `TRON-test-${randomUUID()}` });
+  const indexed = new IndexedWatcher(source, { cursorName: options.cursorName ?? `TRON-test-${randomUUID()}` });
   return () => indexed.step();
 }
+
+/** The provider's requests by kind since `before` (a copy of `tron.requests`). */
+const requestsSince = (before: Map<string, number>) =>
+  Object.fromEntries([...tron.requests].map(([name, n]) => [name, n - (before.get(name) ?? 0)]).filter(([, n]) => (n as number) > 0));
 
 const pay = (to: string, units: bigint, options: { contract?: string; extra?: string } = {}) => tron.send(signedTrc20Transfer(BUYER, options.contract ?? USDT, to, units, options));
 
@@ -173,8 +184,8 @@ describe('the TRON watcher on a local TronGrid with real signed transactions', (
     const order = await checkedOut();
     pay(order.address, 30_000_000n);
     tron.solidify();
-    tron.fault({ kind: 'garbage', times: 1, match: /trc20/, body: '{"data":[{"transaction_id":"zz"}],"success":true}' });
-    await expect(step()).rejects.toThrow(/transaction_id/);
+    tron.fault({ kind: 'garbage', times: 1, match: /eth_getLogs/, body: '{"jsonrpc":"2.0","id":1,"result":[{"transactionHash":"zz"}]}' });
+    await expect(step()).rejects.toThrow(/transactionHash/);
     expect((await stored(order.id)).order.status).toBe('NEW');
     await step();
     expect((await stored(order.id)).order.status).toBe('PAID');
@@ -222,14 +233,207 @@ describe('wrong-token attacks on TRON (each leaves the order NEW)', () => {
 });
 
 describe('the TronGrid client', () => {
-  it('reads every page (limit 200, fingerprint), newest first', async () => {
+  it("reads a range's Transfer events of the contract only, in the chain's order, as java-tron writes them", async () => {
     const to = tronAddressOfKey('2'.repeat(64));
-    for (let i = 0; i < 205; i += 1) pay(to, BigInt(i + 1));
-    tron.solidify();
+    const first = pay(to, 1n);
+    pay(to, 2n, { contract: FAKE });
+    const [third, fourth] = tron.sendBlock([signedTrc20Transfer(BUYER, USDT, to, 3n), signedTrc20Transfer(BUYER, USDT, to, 4n)]);
     const client = new TronGridClient({ url: tron.url, apiKey: 'test-api-key' });
-    const rows = await client.incoming(to, USDT, 0);
-    expect(rows).toHaveLength(205);
-    expect(new Set(rows.map((row) => row.txid)).size).toBe(205);
-    expect(rows.every((row) => row.to === to && row.contract === USDT && row.from === tronAddressOfKey(BUYER))).toBe(true);
+    const logs = await client.transferLogs(USDT, first.block, third!.block);
+    const account = tronHex(to).slice(2).toLowerCase();
+    expect(logs).toEqual([first, third, fourth].map((m, i) => ({ txid: m!.tx.txID, block: m!.block, to: account, value: BigInt([1, 3, 4][i]!) })));
+  });
+});
+
+describe('reading by block: the provider is asked per block, not per invoice', () => {
+  /** A source on the local TronGrid watching `targets` (an in-memory list: the count is what is measured). */
+  const sourceOf = (targets: TronWatchedAddress[], options: { maxBlockRange?: number } = {}) =>
+    new TronTransfers({ url: tron.url, apiKey: 'test-api-key', contract: USDT, currency: 'USDT_TRC20', decimals: 6, http: FAST, watched: async () => targets, ...options });
+  /** An entry as the watch list has it: open for `openFor` ms (negative: past its invoice, in its late window). */
+  const target = (address: string, openFor = 3_600_000): TronWatchedAddress & { open_until: string } => ({
+    address,
+    currency: 'USDT_TRC20',
+    since: new Date(Date.now() - 1000).toISOString(),
+    open_until: new Date(Date.now() + openFor).toISOString(),
+  });
+  const paidAs = (transfer: Transfer) => ({ key: transfer.key, amount: formatDecimal(transfer.amount) });
+  const stranger = () => tronAddressOfKey(randomUUID().replaceAll('-', '').padEnd(64, '7'));
+  /** Blocks of other people's USDT transfers (USDT moves ~25 times a second). */
+  const traffic = (blocks: number) => {
+    for (let i = 0; i < blocks; i += 1) tron.sendBlock([0, 1, 2].map((n) => signedTrc20Transfer(BUYER, USDT, stranger(), BigInt(n + 1))));
+  };
+
+  it('a step costs the same requests with 2, 40 and 200 addresses watched: the solid head and one range of events (and a receipt per payment to us)', async () => {
+    const perStep: Record<string, number>[] = [];
+    for (const count of [2, 40, 200]) {
+      const targets = Array.from({ length: count }, () => target(stranger()));
+      const source = sourceOf(targets);
+      const { next } = await source.after(undefined, 100);
+      traffic(3);
+      tron.solidify();
+      let before = new Map(tron.requests);
+      const quiet = await source.after(next, 100);
+      expect(quiet.transfers).toEqual([]);
+      perStep.push(requestsSince(before));
+      // A payment to one of them: one receipt more, whatever the count.
+      const paid = pay(targets[count - 1]!.address, 5_000_000n);
+      traffic(1);
+      tron.solidify();
+      before = new Map(tron.requests);
+      const found = await source.after(quiet.next, 100);
+      expect(found.transfers.map(paidAs)).toEqual([{ key: `${paid.tx.txID}:${targets[count - 1]!.address}`, amount: '5' }]);
+      expect(found.more).toBe(false);
+      perStep.push(requestsSince(before));
+    }
+    const quiet = { '/walletsolidity/getnowblock': 1, eth_getLogs: 1 };
+    const paying = { ...quiet, '/walletsolidity/gettransactioninfobyid': 1 };
+    expect(perStep).toEqual([quiet, paying, quiet, paying, quiet, paying]);
+  });
+
+  it('an address past its invoice but in its late window is matched at every step like an open one, at no cost', async () => {
+    const late = target(stranger(), -60_000);
+    const open = target(stranger());
+    const source = sourceOf([late, open]);
+    const { next } = await source.after(undefined, 100);
+    const paidLate = pay(late.address, 7_000_000n);
+    tron.solidify();
+    const before = new Map(tron.requests);
+    const found = await source.after(next, 100);
+    expect(found.transfers.map(paidAs)).toEqual([{ key: `${paidLate.tx.txID}:${late.address}`, amount: '7' }]);
+    expect(requestsSince(before)).toEqual({ '/walletsolidity/getnowblock': 1, eth_getLogs: 1, '/walletsolidity/gettransactioninfobyid': 1 });
+  });
+
+  it("a transfer to an address no invoice watches is not ours: not reported (it is someone else's USDT)", async () => {
+    const source = sourceOf([target(stranger())]);
+    const { next } = await source.after(undefined, 100);
+    pay(stranger(), 9_000_000n);
+    tron.solidify();
+    const before = new Map(tron.requests);
+    expect((await source.after(next, 100)).transfers).toEqual([]);
+    expect(requestsSince(before)).not.toHaveProperty('/walletsolidity/gettransactioninfobyid');
+  });
+
+  it("a block the receipt API does not have yet (a node behind the event API's): the cursor stops before it and the next step books it", async () => {
+    const open = target(stranger());
+    const source = sourceOf([open]);
+    const { next } = await source.after(undefined, 100);
+    const paid = pay(open.address, 4_000_000n);
+    traffic(2);
+    tron.solidify();
+    paid.solid = false;
+    const held = await source.after(next, 100);
+    expect(held).toEqual({ transfers: [], next: String(paid.block - 1), more: false });
+    paid.solid = true;
+    const found = await source.after(held.next, 100);
+    expect(found.transfers.map(paidAs)).toEqual([{ key: `${paid.tx.txID}:${open.address}`, amount: '4' }]);
+    expect(found.next).toBe(String(tron.solidHeight));
+  });
+
+  it('a transfer to a watched address made before its invoice (less a minute) is not a payment of it', async () => {
+    const open = target(stranger());
+    const source = sourceOf([open]);
+    const { next } = await source.after(undefined, 100);
+    tron.sendBlock([signedTrc20Transfer(BUYER, USDT, open.address, 6_000_000n)], Date.parse(open.since) - 61_000);
+    tron.solidify();
+    expect((await source.after(next, 100)).transfers).toEqual([]);
+  });
+
+  it('nothing watched: no event is read and the cursor stays', async () => {
+    const source = sourceOf([]);
+    const before = new Map(tron.requests);
+    expect(await source.after('123', 100)).toEqual({ transfers: [], next: '123', more: false });
+    expect(requestsSince(before)).not.toHaveProperty('eth_getLogs');
+  });
+
+  it('a provider capping the range at 5 blocks: the range is halved until it is taken, and the payment in the last block is found', async () => {
+    const open = target(stranger());
+    const source = sourceOf([open]);
+    const { next } = await source.after(undefined, 100);
+    tron.maxBlockRange = 5;
+    try {
+      traffic(30);
+      const paid = pay(open.address, 3_000_000n);
+      tron.solidify();
+      const found: string[] = [];
+      let cursor = next;
+      for (let step = 0; step < 20 && Number(cursor) < tron.solidHeight; step += 1) {
+        const result = await source.after(cursor, 100);
+        found.push(...result.transfers.map((transfer) => transfer.key));
+        cursor = result.next;
+      }
+      expect(found).toEqual([`${paid.tx.txID}:${open.address}`]);
+      expect(Number(cursor)).toBe(tron.solidHeight);
+      // java-tron's rule: toBlock - fromBlock <= the cap.
+      expect(source.maxBlockRange - 1).toBeLessThanOrEqual(5);
+    } finally {
+      tron.maxBlockRange = 5000;
+    }
+  });
+
+  it('a large range that fails otherwise (a provider slow while catching up) fails the step; the next asks half, and the range grows back after successes', async () => {
+    const open = target(stranger());
+    const source = sourceOf([open], { maxBlockRange: 40 });
+    const { next } = await source.after(undefined, 100);
+    traffic(29);
+    const paid = pay(open.address, 2_000_000n);
+    tron.solidify();
+    tron.fault({ kind: 'error', times: 1, match: /eth_getLogs/ });
+    await expect(source.after(next, 100)).rejects.toThrow(SourceError);
+    expect(source.maxBlockRange).toBe(15);
+    const found = await source.after(next, 100);
+    expect(found.transfers.map(paidAs)).toEqual([{ key: `${paid.tx.txID}:${open.address}`, amount: '2' }]);
+    expect(found).toMatchObject({ next: String(tron.solidHeight), more: false });
+    expect(source.maxBlockRange).toBe(30);
+  });
+
+  it("a source listing another contract's Transfer as the one asked for fails the step: nothing is booked", async () => {
+    const source = sourceOf([target(stranger())]);
+    const { next } = await source.after(undefined, 100);
+    traffic(1);
+    tron.solidify();
+    const forged = {
+      address: `0x${tronHex(FAKE).slice(2)}`,
+      topics: [`0x${'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef'}`, `0x${'0'.repeat(64)}`, `0x${'0'.repeat(64)}`],
+      data: `0x${'0'.repeat(63)}1`,
+      blockNumber: `0x${tron.solidHeight.toString(16)}`,
+      blockHash: `0x${'0'.repeat(64)}`,
+      transactionHash: `0x${'a'.repeat(64)}`,
+      transactionIndex: '0x0',
+      logIndex: '0x0',
+      removed: false,
+    };
+    tron.fault({ kind: 'garbage', times: 1, match: /eth_getLogs/, body: JSON.stringify({ jsonrpc: '2.0', id: 1, result: [forged] }) });
+    await expect(source.after(next, 100)).rejects.toThrow(/is not the contract's/);
+  });
+});
+
+describe('the cursor: restarts and first starts', () => {
+  it('a restarted watcher goes on from the cursor in the table: a payment made while it was down is booked, no start looked up', async () => {
+    const cursorName = `TRON-test-${randomUUID()}`;
+    await watcher({ cursorName })();
+    const stopped = await readIndexCursor(cursorName);
+    expect(stopped?.position).toBe(String(tron.solidHeight));
+    const order = await checkedOut();
+    const sent = pay(order.address, 30_000_000n);
+    tron.solidify();
+    const before = new Map(tron.requests);
+    await watcher({ cursorName })();
+    expect((await stored(order.id)).invoice!.payments).toEqual([expect.objectContaining({ key: `${sent.tx.txID}:${order.address}` })]);
+    // Block 0 only (a new process checks the network once): no block is looked up to find where to start.
+    expect(requestsSince(before)['/wallet/getblockbynum']).toBe(1);
+    expect((await readIndexCursor(cursorName))?.position).toBe(String(tron.solidHeight));
+  });
+
+  it('a first start without a cursor (the upgrade from reading per address) reads from the oldest watched invoice: a payment made before it, blocks back, is booked', async () => {
+    const order = await checkedOut();
+    const sent = pay(order.address, 30_000_000n);
+    for (let i = 0; i < 250; i += 1) tron.sendBlock([]);
+    tron.solidify();
+    const step = watcher();
+    let report = await step();
+    for (let i = 0; i < 20 && report.behind > 0; i += 1) report = await step();
+    expect(report.behind).toBe(0);
+    expect((await stored(order.id)).order.status).toBe('PAID');
+    expect((await stored(order.id)).invoice!.payments).toEqual([expect.objectContaining({ key: `${sent.tx.txID}:${order.address}` })]);
   });
 });

@@ -1,16 +1,23 @@
 /**
- * A local TRON for tests, speaking TronGrid's documented JSON (REFERENCE "More networks"):
+ * A local TRON for tests, speaking TronGrid's and java-tron's documented JSON:
  *
- * - `GET /v1/accounts/{address}/transactions/trc20` with only_confirmed, only_to,
- *   contract_address, min_timestamp, limit (<= 200) and fingerprint: rows of transaction_id,
- *   token_info {symbol, address, decimals, name}, block_timestamp, from, to, type, value,
- *   newest first, `meta.fingerprint` when more pages follow;
+ * - `POST /jsonrpc` `eth_getLogs` as java-tron's JSON-RPC answers it
+ *   (framework/.../jsonrpc/TronJsonRpc.java LogFilterElement, LogFilterWrapper, LogFilter):
+ *   fromBlock/toBlock as hex or a tag (`latest` the head, `finalized` the solid block,
+ *   `earliest`), `address` 0x + the contract's 20 bytes (or a list), `topics` up to 4 positions
+ *   of null, a topic or a list of topics (at most `maxSubTopics`); a range whose
+ *   `min(toBlock, head) - fromBlock` exceeds `maxBlockRange` is refused with -32602 "exceed
+ *   max block range: N", more than 10,000 results with -32005. Each log has address, topics,
+ *   data (0x hex), blockNumber, blockHash, transactionHash, transactionIndex, logIndex (its
+ *   place in the block) and removed. Like a full node it serves blocks not yet solidified;
  * - `POST /walletsolidity/gettransactioninfobyid {value}`: id, blockNumber, blockTimeStamp,
  *   contract_address, receipt.result, log[] (address and topics in hex without 0x), or {}
  *   while the transaction is not solidified;
- * - `POST /wallet/getblockbynum {num}`: block 0 as java-tron answers it (`blockID`, and a
- *   `block_header.raw_data` without `number`: protobuf's JSON leaves zero fields out), {} for a
- *   block it does not have. The genesis is mainnet's unless a test sets `genesisBlockId`.
+ * - `POST /walletsolidity/getnowblock`: the newest solidified block;
+ * - `POST /wallet/getblockbynum {num}`: a block's header (number, timestamp), block 0 as
+ *   java-tron answers it (`blockID`, and a `block_header.raw_data` without `number`: protobuf's
+ *   JSON leaves zero fields out), {} for a block it does not have. The genesis is mainnet's
+ *   unless a test sets `genesisBlockId`.
  *
  * Transactions are real: signed TriggerSmartContract transactions built with tronweb (TRON's
  * SDK) from a real private key. The server checks each as a node would: its raw_data encodes
@@ -18,7 +25,8 @@
  * signature recovers to the owner's address (secp256k1, by @noble). It then runs the call: a
  * `transfer(address,uint256)` (selector a9059cbb) of a known TRC-20 contract emits its Transfer
  * log (extra call data is ignored, as the EVM does), anything else fails. The test plays the
- * chain: `solidify()` makes what was sent final.
+ * chain: `send` puts a transaction in a new block, `sendBlock` several in one (at a time it
+ * chooses), `solidify()` makes what was sent final.
  */
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { sha256 } from '@noble/hashes/sha2.js';
@@ -46,6 +54,8 @@ export interface SignedTronTransaction {
 interface Mined {
   tx: SignedTronTransaction;
   block: number;
+  /** Its place in the block. */
+  index: number;
   time: number;
   solid: boolean;
   success: boolean;
@@ -57,6 +67,9 @@ interface Mined {
 }
 
 const TRANSFER_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+
+/** java-tron's cap on one eth_getLogs answer (LogBlockQuery.MAX_RESULT). */
+const MAX_RESULT = 10_000;
 
 /**
  * Block 0's blockID on TRON's networks, written here apart from the service's own constants so a
@@ -100,16 +113,30 @@ export function signedTrc20Transfer(privateKey: string, contract: string, to: st
 export class TronGridTestServer {
   readonly mined: Mined[] = [];
   /**
-   * Rows the index shows as paying an address although the transaction did not (a lying or
-   * buggy index): `to` is that address, the value the call's.
+   * Transfers the event list shows as paying an address although the transaction did not (a
+   * lying or buggy source): a Transfer log to that address, the value the call's.
    */
   readonly misindexed: { address: string; txid: string }[] = [];
   /** The network this server is: its block 0's blockID (a test sets a testnet's). */
   genesisBlockId = TRON_MAINNET_GENESIS;
-  /** How old the newest solidified block is (a test sets a stuck node's). */
-  solidHeadAgeMs = 57_000;
+  /**
+   * How old getnowblock says the newest solidified block is (a test sets a stuck node's);
+   * undefined: that block's own time (the blocks' times then agree with the head's).
+   */
+  solidHeadAgeMs: number | undefined = 57_000;
+  /** eth_getLogs: the largest `toBlock - fromBlock` taken (java-tron's node.jsonrpc.maxBlockRange; hosted plans cap lower). */
+  maxBlockRange = 5000;
+  /** eth_getLogs: the most topics one position may list (node.jsonrpc.maxSubTopics). */
+  maxSubTopics = 1000;
   private server: FaultyServer | undefined;
+  /** The head: the newest block (each `send` makes one). */
   private block = 70_000_000;
+  /** The newest solidified block: about 19 blocks of 3 s behind the head until `solidify`. */
+  private solid = 70_000_000 - 19;
+  /** The times of the blocks made here; those before are 3 s apart, ending at the server's start. */
+  private readonly times = new Map<number, number>();
+  private readonly startedAt = Date.now();
+  private readonly firstBlock = 70_000_000;
 
   constructor(
     private readonly tokens: readonly Trc20Token[],
@@ -120,14 +147,28 @@ export class TronGridTestServer {
     return this.server!.url;
   }
 
+  /** Requests answered, by path (`eth_getLogs` for the JSON-RPC's). */
   get requests(): Map<string, number> {
     return this.server!.requests;
+  }
+
+  /** The newest solidified block's number. */
+  get solidHeight(): number {
+    return this.solid;
   }
 
   async start(): Promise<this> {
     this.server = await startFaultyServer(
       (request, body) => this.answer(request.method ?? 'GET', new URL(request.url ?? '/', 'http://trongrid'), body, request.headers['tron-pro-api-key']),
-      (request) => new URL(request.url ?? '/', 'http://trongrid').pathname.replace(/\/v1\/accounts\/[^/]+\//, '/v1/accounts/{address}/'),
+      (request, body) => {
+        const path = new URL(request.url ?? '/', 'http://trongrid').pathname;
+        if (path !== '/jsonrpc') return path;
+        try {
+          return String((JSON.parse(body) as { method?: unknown }).method);
+        } catch {
+          return path;
+        }
+      },
     );
     return this;
   }
@@ -140,8 +181,37 @@ export class TronGridTestServer {
     await this.server?.close();
   }
 
-  /** Checks and runs a signed transaction as a node does; it is in a block, not yet solidified. */
+  /** Checks and runs a signed transaction as a node does; it is in a new block, not yet solidified. */
   send(tx: SignedTronTransaction): Mined {
+    return this.sendBlock([tx])[0]!;
+  }
+
+  /** Checks and runs signed transactions in one new block made at `time` (default: now, after the previous block). */
+  sendBlock(txs: readonly SignedTronTransaction[], time = Math.max(Date.now(), this.timeOf(this.block) + 1)): Mined[] {
+    const block = (this.block += 1);
+    this.times.set(block, time);
+    const mined = txs.map((tx, index) => this.run(tx, block, index, time));
+    this.mined.push(...mined);
+    return mined;
+  }
+
+  /** Everything sent so far (or up to block `upTo`) becomes solidified (19 of 27 super representatives built on it). */
+  solidify(upTo = this.block): void {
+    for (const mined of this.mined) if (mined.block <= upTo) mined.solid = true;
+    this.solid = Math.max(this.solid, Math.min(upTo, this.block));
+  }
+
+  /** The head: the newest block. */
+  get height(): number {
+    return this.block;
+  }
+
+  /** A block's time: its own when made here, else 3 s per block before the server started. */
+  timeOf(block: number): number {
+    return this.times.get(block) ?? this.startedAt - (this.firstBlock - block) * 3000;
+  }
+
+  private run(tx: SignedTronTransaction, block: number, index: number, time: number): Mined {
     const encoded = tron.transaction.txPbToRawDataHex(tron.transaction.txJsonToPb({ raw_data: tx.raw_data } as never));
     if (encoded !== tx.raw_data_hex) throw new Error('raw_data does not encode to raw_data_hex');
     const txid = bytesToHex(sha256(hexToBytes(tx.raw_data_hex)));
@@ -157,33 +227,28 @@ export class TronGridTestServer {
     const call = value.data;
     const isTransfer = contract!.type === 'TriggerSmartContract' && token !== undefined && call.startsWith('a9059cbb') && call.length >= 8 + 128;
     const asked = isTransfer ? { from: owner, to: tronAddressFromHex(`41${call.slice(32, 72)}`)!, value: BigInt(`0x${call.slice(72, 136)}`) } : undefined;
-    const mined: Mined = {
+    return {
       tx,
-      block: (this.block += 1),
-      time: tx.raw_data.timestamp + 3000,
+      block,
+      index,
+      time,
       solid: false,
       success: isTransfer,
       contract: tronAddressFromHex(value.contract_address)!,
       ...(asked ? { call: asked, log: asked } : {}),
     };
-    this.mined.push(mined);
-    return mined;
-  }
-
-  /** Everything sent so far becomes solidified (19 of 27 super representatives built on it). */
-  solidify(): void {
-    for (const mined of this.mined) mined.solid = true;
   }
 
   private answer(method: string, url: URL, body: string, apiKey: string | string[] | undefined) {
     if (this.apiKey !== undefined && apiKey !== this.apiKey) return json(401, { success: false, error: 'ApiKey not exists' });
-    const account = /^\/v1\/accounts\/([^/]+)\/transactions\/trc20$/.exec(url.pathname);
-    if (method === 'GET' && account) return this.trc20(decodeURIComponent(account[1]!), url.searchParams);
+    if (method === 'POST' && url.pathname === '/jsonrpc') return this.jsonRpc(body);
     if (url.pathname === '/wallet/getblockbynum') {
       const num = method === 'POST' ? (JSON.parse(body || '{}') as { num?: number }).num : Number(url.searchParams.get('num'));
-      return json(200, num === 0 ? this.genesis() : {});
+      return json(200, num === 0 ? this.genesis() : typeof num === 'number' && num > 0 && num <= this.block ? this.header(num, this.timeOf(num)) : {});
     }
-    if (method === 'POST' && url.pathname === '/walletsolidity/getnowblock') return json(200, this.solidHead());
+    if (method === 'POST' && url.pathname === '/walletsolidity/getnowblock') {
+      return json(200, this.header(this.solid, this.solidHeadAgeMs === undefined ? this.timeOf(this.solid) : Date.now() - this.solidHeadAgeMs));
+    }
     if (method === 'POST' && url.pathname === '/walletsolidity/gettransactioninfobyid') {
       const txid = (JSON.parse(body) as { value?: string }).value;
       const mined = this.mined.find((m) => m.tx.txID === txid && m.solid);
@@ -192,13 +257,12 @@ export class TronGridTestServer {
     return json(404, { success: false, error: 'not found' });
   }
 
-  /** The newest solidified block as java-tron answers it (about 19 blocks of 3 s behind the head by default). */
-  private solidHead() {
-    const solid = this.mined.filter((m) => m.solid).at(-1)?.block ?? this.block - 19;
+  /** A block as java-tron answers it (getnowblock, getblockbynum); the roots and signature stand in for real ones. */
+  private header(number: number, timestamp: number) {
     return {
-      blockID: solid.toString(16).padStart(16, '0') + '0'.repeat(48),
+      blockID: blockId(number),
       block_header: {
-        raw_data: { number: solid, txTrieRoot: '0'.repeat(64), witness_address: '41' + '0'.repeat(40), parentHash: '0'.repeat(64), version: 31, timestamp: Date.now() - this.solidHeadAgeMs },
+        raw_data: { number, txTrieRoot: '0'.repeat(64), witness_address: '41' + '0'.repeat(40), parentHash: blockId(number - 1), version: 31, timestamp },
         witness_signature: '0'.repeat(130),
       },
     };
@@ -215,38 +279,75 @@ export class TronGridTestServer {
     };
   }
 
-  private trc20(address: string, query: URLSearchParams) {
-    const limit = Math.min(Number(query.get('limit') ?? 20), 200);
-    const offset = Number(query.get('fingerprint') ?? 0);
-    const minTimestamp = Number(query.get('min_timestamp') ?? 0);
-    const contract = query.get('contract_address');
-    const onlyConfirmed = query.get('only_confirmed') === 'true';
-    const rows = this.mined
-      .flatMap((m) => {
-        if (onlyConfirmed && !m.solid) return [];
-        const lie = this.misindexed.some((x) => x.address === address && x.txid === m.tx.txID);
-        if (lie && m.call) return [{ m, transfer: { ...m.call, to: address } }];
-        if (!m.log) return [];
-        const ours = m.log.to === address || (query.get('only_to') !== 'true' && m.log.from === address);
-        return ours ? [{ m, transfer: m.log }] : [];
-      })
-      .filter(({ m }) => (contract === null || m.contract === contract) && m.time >= minTimestamp)
-      .sort((a, b) => b.m.time - a.m.time)
-      .map(({ m, transfer }) => {
-        const token = this.tokens.find((t) => t.address === m.contract)!;
-        return {
-          transaction_id: m.tx.txID,
-          token_info: { symbol: token.symbol, address: token.address, decimals: token.decimals, name: token.name },
-          block_timestamp: m.time,
-          from: transfer.from,
-          to: transfer.to,
-          type: 'Transfer',
-          value: transfer.value.toString(),
-        };
-      });
-    const page = rows.slice(offset, offset + limit);
-    const more = offset + limit < rows.length;
-    return json(200, { data: page, success: true, meta: { at: Date.now(), page_size: page.length, ...(more ? { fingerprint: String(offset + limit) } : {}) } });
+  private jsonRpc(body: string) {
+    const request = JSON.parse(body) as { id?: unknown; method?: unknown; params?: unknown[] };
+    const answer = (result: unknown) => json(200, { jsonrpc: '2.0', id: request.id, result });
+    const error = (code: number, message: string) => json(200, { jsonrpc: '2.0', id: request.id, error: { code, message, data: '{}' } });
+    if (request.method !== 'eth_getLogs') return error(-32601, `method ${String(request.method)} does not exist/is not available`);
+    const filter = (request.params?.[0] ?? {}) as { fromBlock?: string; toBlock?: string; address?: string | string[]; topics?: (string | string[] | null)[] };
+    const number = (tag: string | undefined, missing: number): number => {
+      if (tag === undefined || tag === 'latest') return missing;
+      if (tag === 'earliest') return 0;
+      if (tag === 'finalized') return this.solid;
+      if (!/^0x[0-9a-f]+$/i.test(tag)) throw new RangeError('Incorrect hex syntax');
+      return Number.parseInt(tag.slice(2), 16);
+    };
+    let from: number;
+    let to: number;
+    try {
+      from = number(filter.fromBlock, this.block);
+      to = number(filter.toBlock, Number.MAX_SAFE_INTEGER);
+    } catch (e) {
+      return error(-32602, (e as Error).message);
+    }
+    if (from > to) return error(-32602, 'please verify: fromBlock <= toBlock');
+    if (this.maxBlockRange > 0 && Math.min(to, this.block) - from > this.maxBlockRange) return error(-32602, `exceed max block range: ${this.maxBlockRange}`);
+    const word = (hex: string) => hex.replace(/^0x/i, '').toLowerCase().padStart(64, '0');
+    const addresses = (filter.address === undefined ? [] : Array.isArray(filter.address) ? filter.address : [filter.address]).map((a) => a.replace(/^0x/i, '').toLowerCase());
+    if (addresses.some((a) => !/^[0-9a-f]{40}$/.test(a))) return error(-32602, 'invalid address');
+    const topics = filter.topics ?? [];
+    if (topics.length > 4) return error(-32602, 'topics size should be <= 4');
+    if (topics.some((t) => Array.isArray(t) && t.length > this.maxSubTopics)) return error(-32602, `exceed max topics: ${this.maxSubTopics}`);
+    const wanted = topics.map((t) => (t === null ? undefined : (Array.isArray(t) ? t : [t]).map(word)));
+    const matches = (log: { address: string; topics: string[] }) =>
+      (addresses.length === 0 || addresses.includes(log.address)) && wanted.every((or, i) => or === undefined || (log.topics[i] !== undefined && or.includes(log.topics[i]!)));
+    const logs: { m: Mined; log: { address: string; topics: string[]; data: string }; logIndex: number }[] = [];
+    // logIndex counts every log of the block, matched or not (LogMatch.matchBlock).
+    const inBlock = new Map<number, number>();
+    const range = this.mined.filter((m) => m.block >= from && m.block <= Math.min(to, this.block)).sort((a, b) => a.block - b.block || a.index - b.index);
+    for (const m of range) {
+      for (const log of this.logsOf(m)) {
+        const logIndex = inBlock.get(m.block) ?? 0;
+        inBlock.set(m.block, logIndex + 1);
+        if (matches(log)) logs.push({ m, log, logIndex });
+      }
+    }
+    if (logs.length > MAX_RESULT) return error(-32005, `query returned more than ${MAX_RESULT} results`);
+    return answer(
+      logs.map(({ m, log, logIndex }) => ({
+        address: `0x${log.address}`,
+        blockHash: `0x${blockId(m.block)}`,
+        blockNumber: `0x${m.block.toString(16)}`,
+        data: `0x${log.data}`,
+        logIndex: `0x${logIndex.toString(16)}`,
+        removed: false,
+        topics: log.topics.map((t) => `0x${t}`),
+        transactionHash: `0x${m.tx.txID}`,
+        transactionIndex: `0x${m.index.toString(16)}`,
+      })),
+    );
+  }
+
+  /** The logs a transaction shows: its Transfer event when the call succeeded, and the one a lying source adds. */
+  private logsOf(mined: Mined): { address: string; topics: string[]; data: string }[] {
+    const contract = tronHex(mined.contract).slice(2).toLowerCase();
+    const transfer = (t: { from: string; to: string; value: bigint }) => ({
+      address: contract,
+      topics: [TRANSFER_TOPIC, `${'0'.repeat(24)}${tronHex(t.from).slice(2)}`, `${'0'.repeat(24)}${tronHex(t.to).slice(2)}`],
+      data: t.value.toString(16).padStart(64, '0'),
+    });
+    const lies = this.misindexed.filter((x) => x.txid === mined.tx.txID && mined.call).map((x) => transfer({ ...mined.call!, to: x.address }));
+    return [...(mined.log ? [transfer(mined.log)] : []), ...lies];
   }
 
   private info(mined: Mined) {
@@ -273,5 +374,8 @@ export class TronGridTestServer {
     };
   }
 }
+
+/** A block's id as TRON makes it: its number in the first 8 bytes, then 24 bytes of its hash (here the SHA-256 of the number). */
+const blockId = (number: number): string => number.toString(16).padStart(16, '0') + bytesToHex(sha256(new TextEncoder().encode(String(number)))).slice(16);
 
 const json = (status: number, value: unknown) => ({ status, body: JSON.stringify(value), type: 'application/json' });

@@ -38,7 +38,11 @@ export class HeadCheck {
   /** Asks `head` when the last answer is older than `everySeconds`; its error is the step's. */
   async ensure(now: Date, head: () => Promise<SourceHead>): Promise<void> {
     if (now.getTime() - this.askedAt < this.everySeconds * 1000) return;
-    const { height, time } = await head();
+    this.record(now, await head());
+  }
+
+  /** Takes an answer the source read itself (TRON reads its solid head every step it has addresses to watch). */
+  record(now: Date, { height, time }: SourceHead): void {
     this.askedAt = now.getTime();
     this.last = { height, behindMs: now.getTime() - time.getTime() };
   }

@@ -114,8 +114,12 @@ export interface BlockSource {
 /** A source with its own growing index (LND settle_index, Hyperion global_sequence). */
 export interface IndexedSource {
   readonly chain: string;
-  /** Transfers after `cursor` (exclusive), oldest first, at most `limit`; `next` is the new cursor. */
-  after(cursor: string | undefined, limit: number): Promise<{ transfers: Transfer[]; next: string | undefined }>;
+  /**
+   * Transfers after `cursor` (exclusive), oldest first, at most `limit`; `next` is the new cursor.
+   * `more: false` says the source is caught up although its cursor moved (TRON's cursor is a
+   * block, which moves every step): the watcher then waits its interval instead of stepping again.
+   */
+  after(cursor: string | undefined, limit: number): Promise<{ transfers: Transfer[]; next: string | undefined; more?: boolean }>;
   /** Its chain check (TRON, Solana); sources without one leave it out. */
   health?(): SourceHealthNote;
 }

@@ -1,40 +1,59 @@
 import { fromMinorUnits } from '#shared/domain/money';
 import { hexToBytes } from '@noble/hashes/utils.js';
-import { isTronAddress, tronAddressOfBytes } from '#shared/payments/addresses/tron';
-import { TRON_GENESIS, TRON_NETWORKS } from '#shared/payments/tron-config';
+import { isTronAddress, tronAddressOfBytes, tronHex } from '#shared/payments/addresses/tron';
+import { DEFAULT_MAX_BLOCK_RANGE, TRON_GENESIS, TRON_NETWORKS } from '#shared/payments/tron-config';
 import { ChainCheck } from '#shared/watchers/sources/chain-check';
 import { DEFAULT_HTTP_POLICY, type HttpPolicy, requestText } from '#shared/watchers/sources/http';
 import { SourceError } from '#shared/core/source-error';
 import type { IndexedSource, SourceHealthNote, Transfer } from '#shared/watchers/sources/port';
-import { type WatchedTarget, WatchedSchedule } from '#shared/watchers/sources/watched-schedule';
 import { HeadCheck, type SourceHead } from '#shared/watchers/sources/head-check';
 
 /**
- * USDT (TRC-20) on TRON, read from a TronGrid-compatible API (REFERENCE "More networks"):
+ * USDT (TRC-20) on TRON, read by block from a TronGrid-compatible API (REFERENCE "More
+ * networks" and "Providers' budgets"), so a provider's request budget is spent per block, not
+ * per open invoice (DESIGN 5b):
  *
  * - first, once per process, the network: block 0's `blockID` (`POST /wallet/getblockbynum`
  *   `{"num":0}`) must be mainnet's (chain-check.ts): an API on Shasta or Nile would show
  *   transfers of a worthless USDT;
- * - what an invoice address received: `GET /v1/accounts/{address}/transactions/trc20` with
- *   `only_confirmed=true` (solidified: built on by 19 of 27 super representatives, never rolled
- *   back), `only_to=true`, `contract_address` (the USDT contract), `min_timestamp` (the
- *   invoice's creation) and `limit=200`, following `meta.fingerprint` for more pages;
- * - then, for each transaction that index names, its solidified receipt
- *   (`POST /walletsolidity/gettransactioninfobyid`): it must say `SUCCESS`, and the amount
- *   booked is the sum of the USDT contract's own `Transfer` event logs in it that pay the
- *   address. So the index is a hint; what counts is the contract's log: a row for another
- *   token, another recipient or a failed call books nothing.
+ * - each step with an address to watch, the newest solidified block (`POST
+ *   /walletsolidity/getnowblock`: built on by 19 of 27 super representatives, never rolled
+ *   back), then every `Transfer` event of the USDT contract in the solid blocks after the cursor,
+ *   by java-tron's JSON-RPC (`POST /jsonrpc` `eth_getLogs`, `address` the contract, topic 0
+ *   `Transfer`), in ranges of at most `maxBlockRange` blocks: one request per range whatever the
+ *   number of invoices. Recipients are matched here against the watch list (open invoices and
+ *   those in their late window alike), not in the request: a topic list of recipients would grow
+ *   with the list (java-tron takes 1,000 at most), the whole contract's logs do not. eth_getLogs,
+ *   not TronGrid's `/v1/contracts/{contract}/events`: any java-tron node and hosted provider
+ *   serves it, and a range is one answer, where the events API pages 200 events at a time;
+ * - then, for each transfer to a watched address, its solidified receipt (`POST
+ *   /walletsolidity/gettransactioninfobyid`): it must say `SUCCESS`, and the amount booked is the
+ *   sum of the USDT contract's own `Transfer` logs in it that pay the address. So the event list
+ *   is a hint; what counts is the receipt: another token, another recipient or a failed call
+ *   books nothing.
  *
- * The payment's key is `<transaction id>:<address>` (one transaction paying two invoices is two
- * payments; two transfers to one address in one transaction add up to one). The time booked
- * is the block's. Every answer is checked field by field; anything else is a {@link SourceError}.
+ * The cursor (the last solid block scanned, in the table through the indexed watcher's
+ * conditional write) survives restarts; a solid block never rolls back, so it needs no hash.
+ * The payment's key is `<transaction id>:<address>`, as when TRON was read per address (one
+ * transaction paying two invoices is two payments; two transfers to one address in one
+ * transaction add up to one), so nothing booked before is booked again. The time booked is the
+ * block's. Every answer is checked field by field; anything else is a {@link SourceError}.
  */
 
 /** keccak256("Transfer(address,address,uint256)"), as TRON writes topics (no 0x). */
 const TRANSFER_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 
+/** TRON makes at most one block per 3 s slot (a missed slot makes none). */
+const BLOCK_MS = 3000;
+
+/** Ranges one step reads at most (the bound on its work); a watcher behind steps again at once. */
+const RANGES_PER_STEP = 10;
+
+/** A payment a minute before its invoice still counts (clocks differ); earlier cannot be one. */
+const SINCE_MARGIN_MS = 60_000;
+
 export interface TronGridOptions {
-  /** The API's base URL (https://api.trongrid.io or a compatible one). */
+  /** The API's base URL (https://api.trongrid.io or a compatible one); its JSON-RPC is at `/jsonrpc`. */
   url: string;
   /** TronGrid's `TRON-PRO-API-KEY` header, when the API wants one. */
   apiKey?: string;
@@ -45,20 +64,23 @@ export interface TronGridOptions {
   /** The token's decimals (6 for USDT). */
   decimals: number;
   http?: HttpPolicy;
-  /** Pages of 200 read per address and step at most. Default 5. */
-  maxPages?: number;
   /** The network the API must serve: its block 0's `blockID` (mainnet's by default). */
   genesisHash?: string;
 }
 
-/** One row of the TRC-20 transfer index, checked. */
-export interface Trc20Row {
+/** A block's header, as far as the watcher needs it: its id, number and time (ms). */
+export interface TronBlockHeader {
+  id: string;
+  number: number;
+  time: number;
+}
+
+/** One `Transfer` event of the contract, checked: the recipient as 40 lowercase hex (its account bytes). */
+export interface TronTransferLog {
   txid: string;
-  from: string;
+  block: number;
   to: string;
-  contract: string;
   value: bigint;
-  timestamp: number;
 }
 
 /** A transaction's solidified receipt, as far as the watcher needs it. */
@@ -71,87 +93,91 @@ export interface TronTransactionInfo {
   transfers: { contract: string; to: string; value: bigint }[];
 }
 
+/** The JSON-RPC answered an error object (java-tron: -32602 invalid params, -32005 too many results). */
+export class TronRpcError extends SourceError {
+  constructor(
+    source: string,
+    readonly code: unknown,
+    readonly rpcMessage: string,
+  ) {
+    super(source, `eth_getLogs: error ${String(code)} ${rpcMessage}`);
+    this.name = 'TronRpcError';
+  }
+
+  /**
+   * Whether it refuses the range's size: java-tron's "exceed max block range: N" (-32602) and
+   * "query returned more than 10000 results" (-32005), and hosted plans' own words for a cap.
+   */
+  get refusesRange(): boolean {
+    return this.code === -32005 || /range|too many|too large|exceed|limit|results/i.test(this.rpcMessage);
+  }
+}
+
+const HEX_QUANTITY = /^0x[0-9a-f]{1,13}$/i;
+const quantity = (n: number): string => `0x${n.toString(16)}`;
+
 export class TronGridClient {
   readonly source: string;
   private readonly base: string;
   private readonly http: HttpPolicy;
   private readonly headers: Record<string, string>;
 
-  constructor(private readonly options: Pick<TronGridOptions, 'url' | 'apiKey' | 'http' | 'maxPages'>) {
+  constructor(options: Pick<TronGridOptions, 'url' | 'apiKey' | 'http'>) {
     const url = new URL(options.url);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new RangeError(`TronGrid URL must be http(s), got "${url.protocol}"`);
     this.base = url.toString().replace(/\/+$/, '');
     this.source = `trongrid:${url.host}`;
     this.http = options.http ?? DEFAULT_HTTP_POLICY;
-    this.headers = { accept: 'application/json', ...(options.apiKey ? { 'TRON-PRO-API-KEY': options.apiKey } : {}) };
+    this.headers = { accept: 'application/json', 'content-type': 'application/json', ...(options.apiKey ? { 'TRON-PRO-API-KEY': options.apiKey } : {}) };
   }
 
   /** The `blockID` of block `num`, or undefined when the node has none there (it answers {}). */
   async blockId(num: number): Promise<string | undefined> {
-    const { status, body } = await requestText(
-      this.source,
-      `${this.base}/wallet/getblockbynum`,
-      { method: 'POST', headers: { ...this.headers, 'content-type': 'application/json' }, body: JSON.stringify({ num }) },
-      this.http,
-    );
-    if (status !== 200) throw this.error(`getblockbynum: HTTP ${status}`);
-    const block = this.json(body) as { blockID?: unknown; block_header?: { raw_data?: { number?: unknown } } } | null;
+    return (await this.block(num))?.id;
+  }
+
+  /** Block `num`'s header (`POST /wallet/getblockbynum`), or undefined when the node has none there (it answers {}). */
+  async block(num: number): Promise<TronBlockHeader | undefined> {
+    const block = (await this.post('/wallet/getblockbynum', { num })) as { blockID?: unknown; block_header?: { raw_data?: { number?: unknown; timestamp?: unknown } } } | null;
     if (!block || typeof block !== 'object' || Array.isArray(block)) throw this.error('getblockbynum did not answer an object');
     if (Object.keys(block).length === 0) return undefined;
-    // Protobuf's JSON leaves zero fields out: block 0's header has no number.
+    // Protobuf's JSON leaves zero fields out: block 0's header has no number and no timestamp.
     const number = block.block_header?.raw_data?.number ?? 0;
-    if (typeof block.blockID !== 'string' || !/^[0-9a-f]{64}$/.test(block.blockID) || number !== num) throw this.error(`getblockbynum ${num} did not answer that block with its blockID`);
-    return block.blockID;
+    const time = block.block_header?.raw_data?.timestamp ?? 0;
+    if (typeof block.blockID !== 'string' || !/^[0-9a-f]{64}$/.test(block.blockID) || number !== num || !Number.isSafeInteger(time)) {
+      throw this.error(`getblockbynum ${num} did not answer that block with its blockID and timestamp`);
+    }
+    return { id: block.blockID, number, time: time as number };
   }
 
   /** The newest solidified block (`POST /walletsolidity/getnowblock`): its number and time. */
   async solidHead(): Promise<SourceHead> {
-    const { status, body } = await requestText(
-      this.source,
-      `${this.base}/walletsolidity/getnowblock`,
-      { method: 'POST', headers: { ...this.headers, 'content-type': 'application/json' }, body: '{}' },
-      this.http,
-    );
-    if (status !== 200) throw this.error(`getnowblock: HTTP ${status}`);
-    const block = this.json(body) as { block_header?: { raw_data?: { number?: unknown; timestamp?: unknown } } } | null;
+    const block = (await this.post('/walletsolidity/getnowblock', {})) as { block_header?: { raw_data?: { number?: unknown; timestamp?: unknown } } } | null;
     const header = block?.block_header?.raw_data;
     if (!header || !Number.isSafeInteger(header.number) || !Number.isSafeInteger(header.timestamp)) throw this.error('getnowblock did not answer a block with its number and timestamp');
     return { height: header.number as number, time: new Date(header.timestamp as number) };
   }
 
-  /** The solidified TRC-20 transfers of `contract` to `address` since `sinceMs`, every page. */
-  async incoming(address: string, contract: string, sinceMs: number): Promise<Trc20Row[]> {
-    const rows: Trc20Row[] = [];
-    let fingerprint: string | undefined;
-    for (let page = 0; page < (this.options.maxPages ?? 5); page += 1) {
-      const query = new URLSearchParams({
-        only_confirmed: 'true',
-        only_to: 'true',
-        contract_address: contract,
-        min_timestamp: String(Math.max(0, Math.floor(sinceMs))),
-        limit: '200',
-        ...(fingerprint ? { fingerprint } : {}),
-      });
-      const body = await this.get(`/v1/accounts/${encodeURIComponent(address)}/transactions/trc20?${query}`);
-      const { data, meta, success } = body as { data?: unknown; meta?: { fingerprint?: unknown }; success?: unknown };
-      if (success !== true || !Array.isArray(data)) throw this.error('transactions/trc20 did not answer success and a data list');
-      rows.push(...data.map((row) => this.row(row)));
-      fingerprint = typeof meta?.fingerprint === 'string' && meta.fingerprint !== '' ? meta.fingerprint : undefined;
-      if (!fingerprint) return rows;
-    }
-    throw this.error(`${address} received more than ${(this.options.maxPages ?? 5) * 200} transfers since ${new Date(sinceMs).toISOString()}`);
+  /**
+   * The `Transfer` events `contract` emitted in blocks `from`..`to` (java-tron's `eth_getLogs`:
+   * the contract as 0x + its 20 bytes, topic 0 the event), in the chain's order. A log of another
+   * contract or event, or outside the range, is a lying source; a `removed` one does not count.
+   */
+  async transferLogs(contract: string, from: number, to: number): Promise<TronTransferLog[]> {
+    const address = `0x${tronHex(contract).slice(2).toLowerCase()}`;
+    const request = { jsonrpc: '2.0', id: 1, method: 'eth_getLogs', params: [{ fromBlock: quantity(from), toBlock: quantity(to), address, topics: [`0x${TRANSFER_TOPIC}`] }] };
+    const { status, body } = await requestText(this.source, `${this.base}/jsonrpc`, { method: 'POST', headers: this.headers, body: JSON.stringify(request) }, this.http);
+    // Hosted plans answer a refused range with HTTP 400 and a JSON-RPC error; anything else not 200 is trouble.
+    if (status !== 200 && status !== 400) throw this.error(`/jsonrpc: HTTP ${status}`);
+    const answer = this.json(body) as { result?: unknown; error?: { code?: unknown; message?: unknown } } | null;
+    if (answer?.error && typeof answer.error === 'object') throw new TronRpcError(this.source, answer.error.code, String(answer.error.message ?? ''));
+    if (status !== 200 || !answer || !Array.isArray(answer.result)) throw this.error('eth_getLogs did not answer a list of logs');
+    return answer.result.flatMap((raw: unknown) => this.transferLog(raw, address, from, to));
   }
 
   /** The transaction's solidified receipt, or undefined while it is not solidified (the node answers {}). */
   async transactionInfo(txid: string): Promise<TronTransactionInfo | undefined> {
-    const { status, body } = await requestText(
-      this.source,
-      `${this.base}/walletsolidity/gettransactioninfobyid`,
-      { method: 'POST', headers: { ...this.headers, 'content-type': 'application/json' }, body: JSON.stringify({ value: txid }) },
-      this.http,
-    );
-    if (status !== 200) throw this.error(`gettransactioninfobyid: HTTP ${status}`);
-    const info = this.json(body) as Record<string, unknown>;
+    const info = (await this.post('/walletsolidity/gettransactioninfobyid', { value: txid })) as Record<string, unknown>;
     if (!info || typeof info !== 'object' || Array.isArray(info)) throw this.error('gettransactioninfobyid did not answer an object');
     if (Object.keys(info).length === 0) return undefined;
     const receipt = info.receipt as { result?: unknown } | undefined;
@@ -176,24 +202,28 @@ export class TronGridClient {
     };
   }
 
-  private row(raw: unknown): Trc20Row {
-    const row = (raw ?? {}) as Record<string, unknown>;
-    const token = (row.token_info ?? {}) as Record<string, unknown>;
-    const txid = row.transaction_id;
-    const where = `row ${String(txid)}`;
-    if (typeof txid !== 'string' || !/^[0-9a-f]{64}$/.test(txid)) throw this.error(`${where} has no valid transaction_id`);
-    if (typeof row.value !== 'string' || !/^\d{1,78}$/.test(row.value)) throw this.error(`${where} has no valid value`);
-    if (!Number.isSafeInteger(row.block_timestamp)) throw this.error(`${where} has no valid block_timestamp`);
-    for (const field of [row.from, row.to, token.address]) {
-      if (typeof field !== 'string' || !isTronAddress(field)) throw this.error(`${where} has a from, to or token_info.address that is not a TRON address`);
-    }
-    return { txid, from: row.from as string, to: row.to as string, contract: token.address as string, value: BigInt(row.value), timestamp: row.block_timestamp as number };
+  private transferLog(raw: unknown, contract: string, from: number, to: number): TronTransferLog[] {
+    const log = (raw ?? {}) as Record<string, unknown>;
+    const { address, topics, data, blockNumber, transactionHash, removed } = log;
+    const where = `log ${String(transactionHash)}`;
+    if (typeof transactionHash !== 'string' || !/^0x[0-9a-f]{64}$/i.test(transactionHash)) throw this.error(`${where} has no valid transactionHash`);
+    if (typeof blockNumber !== 'string' || !HEX_QUANTITY.test(blockNumber)) throw this.error(`${where} has no valid blockNumber`);
+    const block = Number.parseInt(blockNumber.slice(2), 16);
+    if (block < from || block > to) throw this.error(`${where} is in block ${block}, outside the range asked (${from}-${to})`);
+    if (typeof address !== 'string' || address.toLowerCase() !== contract) throw this.error(`${where} is not the contract's (${String(address)}, asked for ${contract})`);
+    if (!Array.isArray(topics) || typeof topics[0] !== 'string' || topics[0].toLowerCase() !== `0x${TRANSFER_TOPIC}`) throw this.error(`${where} is not a Transfer event`);
+    if (typeof data !== 'string' || (removed !== undefined && typeof removed !== 'boolean')) throw this.error(`${where} has no valid data or removed`);
+    if (removed === true) return [];
+    // An ERC-20 Transfer: from and to indexed (two topics after the event's), the value in data.
+    const recipient = topics.length === 3 && typeof topics[2] === 'string' ? /^0x0{24}([0-9a-f]{40})$/i.exec(topics[2]) : null;
+    if (!recipient || !/^0x[0-9a-f]{64}$/i.test(data)) return [];
+    return [{ txid: transactionHash.slice(2).toLowerCase(), block, to: recipient[1]!.toLowerCase(), value: BigInt(data) }];
   }
 
-  private async get(path: string): Promise<unknown> {
-    const { status, body } = await requestText(this.source, `${this.base}${path}`, { headers: this.headers }, this.http);
-    if (status !== 200) throw this.error(`${path.split('?')[0]}: HTTP ${status}`);
-    return this.json(body);
+  private async post(path: string, body: unknown): Promise<unknown> {
+    const { status, body: text } = await requestText(this.source, `${this.base}${path}`, { method: 'POST', headers: this.headers, body: JSON.stringify(body) }, this.http);
+    if (status !== 200) throw this.error(`${path.split('/').at(-1)}: HTTP ${status}`);
+    return this.json(text);
   }
 
   private json(body: string): unknown {
@@ -212,35 +242,64 @@ export class TronGridClient {
 /** A base58 address from the 20-byte hex TRON's logs write. */
 const hexAccount = (hex: string): string => tronAddressOfBytes(hexToBytes(hex.toLowerCase()));
 
+/** A watched address as the source needs it (shared/store/watch-list.ts entries are ones). */
+export interface TronWatchedAddress {
+  address: string;
+  currency: string;
+  /** When its invoice was made (ISO): a transfer more than a minute before cannot pay it. */
+  since: string;
+}
+
 export interface TronTransfersOptions extends TronGridOptions {
-  /** The addresses to ask about (the run reads them from shared/store/watch-list.ts). */
-  watched: (now: Date) => Promise<WatchedTarget[]>;
-  /** How often an address past its invoice's expiry (but within the late window) is asked again. Default 600 s. */
-  lateEverySeconds?: number;
+  /** The addresses watched (the run reads them from shared/store/watch-list.ts): open invoices and those in their late window alike. */
+  watched: (now: Date) => Promise<readonly TronWatchedAddress[]>;
+  /** Blocks one `eth_getLogs` asks at most (TRON_MAX_BLOCK_RANGE). Default {@link DEFAULT_MAX_BLOCK_RANGE}; lowered for the process to the range the API takes, and halved for a while after a large range fails. */
+  maxBlockRange?: number;
   clock?: () => Date;
 }
 
+/** A watched recipient: its address and the earliest time a payment to it may have (ms). */
+interface Recipient {
+  address: string;
+  sinceMs: number;
+}
+
 /**
- * The TRON watcher's source: each step asks about every open invoice's address, and about the
- * expired ones still in their late window every `lateEverySeconds`; reports what paid them.
- * It has no cursor of its own (`next` stays undefined): every step reads an address's transfers
- * since its invoice was made, and booking is idempotent by the payment's key. A transaction is
- * verified once per process (its solidified receipt never changes).
+ * The TRON watcher's source. Its cursor is the last solid block scanned. With nothing watched a
+ * step reads no transfer and leaves the cursor (asking the solid head once a minute, for the
+ * health); otherwise it reads the solid head and the contract's Transfer events of the blocks
+ * after the cursor, and reports those paying a watched address whose receipt says so. A
+ * transaction is verified once per process (its solidified receipt never changes).
+ *
+ * Where a scan starts without a cursor (a first start, the upgrade from reading per address),
+ * or after a cursor left far behind (an idle spell): at the block of the oldest watched
+ * invoice's creation less a minute. It is estimated from the solid head (at most a block per
+ * 3 s, so the estimate is never late) and checked against that block's timestamp (stepping back
+ * while it is later). From there the blocks are read in bounded ranges over as many steps as
+ * needed, so a payment made while nothing read the chain is still found.
  */
 export class TronTransfers implements IndexedSource {
   readonly chain = 'TRON';
   private readonly client: TronGridClient;
   private readonly clock: () => Date;
   private readonly verified = new Map<string, TronTransactionInfo>();
-  private readonly schedule: WatchedSchedule;
   private readonly check: ChainCheck;
   private readonly head = new HeadCheck();
+  /** Blocks the next eth_getLogs asks at most: halved when a large range fails, doubled back after each success up to `ceiling`. */
+  private range: number;
+  /** The setting, or the largest range the API took once it refused a larger one. */
+  private ceiling: number;
+  /** The watched addresses' account hex as of the last step (null: not a TRON address). */
+  private accounts = new Map<string, string | null>();
 
   constructor(private readonly options: TronTransfersOptions) {
     if (!isTronAddress(options.contract)) throw new RangeError(`${options.currency} contract is not a TRON address: ${options.contract}`);
+    const range = options.maxBlockRange ?? DEFAULT_MAX_BLOCK_RANGE;
+    if (!Number.isSafeInteger(range) || range < 1) throw new RangeError(`maxBlockRange must be a positive integer, got ${range}`);
+    this.range = range;
+    this.ceiling = range;
     this.client = new TronGridClient(options);
     this.clock = options.clock ?? (() => new Date());
-    this.schedule = new WatchedSchedule(options.lateEverySeconds);
     this.check = new ChainCheck('TRON API', { genesisHash: options.genesisHash ?? TRON_GENESIS.mainnet }, TRON_NETWORKS);
   }
 
@@ -248,40 +307,145 @@ export class TronTransfers implements IndexedSource {
     return this.client.source;
   }
 
+  /** Blocks one `eth_getLogs` asks now (lower than the setting once the API refused a range). */
+  get maxBlockRange(): number {
+    return this.range;
+  }
+
   health(): SourceHealthNote {
     return { chainOk: this.check.chainOk, currencyErrors: {}, ...this.head.note() };
   }
 
-  async after(_cursor: string | undefined, limit: number): Promise<{ transfers: Transfer[]; next: string | undefined }> {
-    // Every step starts here, an idle one too (nothing watched): the network first (once passed,
-    // for good), then whether the API sees the chain now (at most once a minute).
+  async after(cursor: string | undefined, limit: number): Promise<{ transfers: Transfer[]; next: string | undefined; more: boolean }> {
+    // Every step starts here, an idle one too: the network first (once passed, for good).
     await this.check.ensure((height) => this.client.blockId(height));
     const now = this.clock();
-    await this.head.ensure(now, () => this.client.solidHead());
-    const due = this.schedule.due(await this.options.watched(now), this.options.currency, now, limit);
+    const recipients = this.recipients(await this.options.watched(now));
+    if (recipients.size === 0) {
+      // Nothing can be ours: no transfer is read and the cursor stays (a later start is found
+      // from the invoices then watched); whether the API sees now is asked at most once a minute.
+      await this.head.ensure(now, () => this.client.solidHead());
+      return { transfers: [], next: cursor, more: false };
+    }
+    const head = await this.client.solidHead();
+    this.head.record(now, head);
+    const from = await this.start(cursor, recipients, head);
     const transfers: Transfer[] = [];
-    for (const entry of due) {
-      // A minute before the invoice: clocks differ, and a payment before its invoice cannot be one.
-      const rows = await this.client.incoming(entry.address, this.options.contract, Date.parse(entry.since) - 60_000);
-      const txids = [...new Set(rows.filter((row) => row.to === entry.address && row.contract === this.options.contract).map((row) => row.txid))];
-      for (const txid of txids) {
-        const info = await this.info(txid);
-        if (!info?.success) continue;
-        const units = info.transfers
-          .filter((log) => log.contract === this.options.contract && log.to === entry.address)
-          .reduce((sum, log) => sum + log.value, 0n);
-        if (units === 0n) continue;
-        transfers.push({
-          key: `${txid}:${entry.address}`,
-          txid,
-          currency: this.options.currency,
-          address: entry.address,
-          amount: fromMinorUnits(units, this.options.decimals),
-          at: new Date(info.blockTimestamp),
-        });
+    let scanned = from - 1;
+    for (let ranges = 0; scanned < head.height && ranges < RANGES_PER_STEP && transfers.length < limit; ranges += 1) {
+      const { logs, to } = await this.logs(scanned + 1, Math.min(head.height, scanned + this.range));
+      const found = await this.paid(logs, recipients);
+      transfers.push(...found.transfers);
+      // The receipt API does not have that block yet (another node behind a load balancer): read it again next step.
+      if (found.unsolidAt !== undefined) return { transfers, next: String(found.unsolidAt - 1), more: false };
+      scanned = to;
+    }
+    return { transfers, next: String(scanned), more: scanned < head.height };
+  }
+
+  /** The watched addresses of this currency by their account hex, each with its earliest invoice's time. */
+  private recipients(watched: readonly TronWatchedAddress[]): Map<string, Recipient> {
+    const recipients = new Map<string, Recipient>();
+    // Decoding base58check costs two SHA-256: each address once while it is watched, not every step (a week's late window is many).
+    const accounts = new Map<string, string | null>();
+    for (const entry of watched) {
+      if (entry.currency !== this.options.currency) continue;
+      let hex = accounts.get(entry.address) ?? this.accounts.get(entry.address);
+      if (hex === undefined) hex = isTronAddress(entry.address) ? tronHex(entry.address).slice(2).toLowerCase() : null;
+      accounts.set(entry.address, hex);
+      if (hex === null) continue;
+      const sinceMs = Date.parse(entry.since) - SINCE_MARGIN_MS;
+      // Where to start reading comes from it: a bad one must not send the scan back to block 1.
+      if (Number.isNaN(sinceMs)) throw new Error(`TRON: the watched address ${entry.address} has no valid since ("${entry.since}")`);
+      const known = recipients.get(hex);
+      if (!known || sinceMs < known.sinceMs) recipients.set(hex, { address: entry.address, sinceMs });
+    }
+    this.accounts = accounts;
+    return recipients;
+  }
+
+  /** The first block to read: after the cursor, or at the oldest watched invoice when the cursor is none or far older. */
+  private async start(cursor: string | undefined, recipients: ReadonlyMap<string, Recipient>, head: SourceHead): Promise<number> {
+    if (cursor !== undefined && !/^\d{1,15}$/.test(cursor)) throw new Error(`TRON: the stored cursor "${cursor}" is not a block number`);
+    const after = cursor === undefined ? undefined : Number(cursor) + 1;
+    let earliest = Number.POSITIVE_INFINITY;
+    for (const recipient of recipients.values()) earliest = Math.min(earliest, recipient.sinceMs);
+    // No later than the block at `earliest`: TRON makes at most a block per slot.
+    const estimate = Math.max(1, head.height - Math.ceil(Math.max(0, head.time.getTime() - earliest) / BLOCK_MS) - 1);
+    // Close enough: reading the few blocks in between costs less than checking the estimate.
+    if (after !== undefined && estimate <= after + this.range) return after;
+    return Math.max(after ?? 0, await this.blockNoLaterThan(estimate, earliest));
+  }
+
+  /** `estimate`, or an earlier block, whose timestamp is not after `time` (an API whose head time is off is caught here). */
+  private async blockNoLaterThan(estimate: number, time: number): Promise<number> {
+    let number = estimate;
+    let back = 1;
+    for (let tries = 0; tries < 40 && number > 1; tries += 1) {
+      const block = await this.client.block(number);
+      if (!block) throw new SourceError(this.source, `has no block ${number} although its solid head is later`);
+      if (block.time <= time) return number;
+      back = Math.max(back * 2, Math.ceil((block.time - time) / BLOCK_MS) + 1);
+      number = Math.max(1, number - back);
+    }
+    return number;
+  }
+
+  /**
+   * The range's logs. A range the API refuses for its size is halved (for the process: the
+   * API's cap) until it is taken. A large range that fails otherwise (a timeout, a 5xx: a
+   * provider slow on ~75 logs a block while catching up) fails the step and the next asks half;
+   * each success doubles the range back, so an outage does not leave it small.
+   */
+  private async logs(from: number, to: number): Promise<{ logs: TronTransferLog[]; to: number }> {
+    for (;;) {
+      const span = to - from + 1;
+      try {
+        const logs = await this.client.transferLogs(this.options.contract, from, to);
+        this.range = Math.min(this.ceiling, Math.max(this.range, span * 2));
+        return { logs, to };
+      } catch (error) {
+        if (!(error instanceof SourceError) || span === 1) throw error;
+        this.range = Math.ceil(span / 2);
+        if (!(error instanceof TronRpcError) || !error.refusesRange) throw error;
+        this.ceiling = this.range;
+        to = from + this.range - 1;
       }
     }
-    return { transfers, next: undefined };
+  }
+
+  /**
+   * The payments among `logs` to watched addresses, each checked by its solidified receipt; stops
+   * at the first transaction whose receipt the API does not have yet (`unsolidAt`, its block).
+   */
+  private async paid(logs: readonly TronTransferLog[], recipients: ReadonlyMap<string, Recipient>): Promise<{ transfers: Transfer[]; unsolidAt?: number }> {
+    const transfers: Transfer[] = [];
+    const seen = new Set<string>();
+    for (const log of logs) {
+      const recipient = recipients.get(log.to);
+      if (!recipient) continue;
+      const key = `${log.txid}:${recipient.address}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const info = await this.info(log.txid);
+      if (!info) return { transfers, unsolidAt: log.block };
+      if (info.blockNumber !== log.block) throw new SourceError(this.source, `${log.txid} is in block ${info.blockNumber} by its receipt, ${log.block} by its log`);
+      // A failed call, or a transfer before the invoice was made (an address shown again later), pays nothing.
+      if (!info.success || info.blockTimestamp < recipient.sinceMs) continue;
+      const units = info.transfers
+        .filter((transfer) => transfer.contract === this.options.contract && transfer.to === recipient.address)
+        .reduce((sum, transfer) => sum + transfer.value, 0n);
+      if (units === 0n) continue;
+      transfers.push({
+        key,
+        txid: log.txid,
+        currency: this.options.currency,
+        address: recipient.address,
+        amount: fromMinorUnits(units, this.options.decimals),
+        at: new Date(info.blockTimestamp),
+      });
+    }
+    return { transfers };
   }
 
   private async info(txid: string): Promise<TronTransactionInfo | undefined> {
