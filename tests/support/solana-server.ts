@@ -62,6 +62,8 @@ export class SolanaTestServer {
   private slot = 300_000_000;
   /** How old the newest finalized slot's block is (a test sets a stuck node's). */
   finalizedAgeMs = 13_000;
+  /** The cluster's clock (ms): block times and the finalized head's (a test moves it with the watcher's). */
+  clock: () => number = Date.now;
 
   /** @param genesisHash the cluster this server is (mainnet-beta by default; a test may change it while it runs). */
   constructor(public genesisHash: string = MAINNET_BETA_GENESIS_HASH) {}
@@ -171,7 +173,7 @@ export class SolanaTestServer {
       signature: base58.encode(signatures[0]!),
       signatures: signatures.map((s) => base58.encode(s)),
       slot: (this.slot += 1),
-      blockTime: Math.floor(Date.now() / 1000),
+      blockTime: Math.floor(this.clock() / 1000),
       message: { header, accountKeys: keys, recentBlockhash, instructions },
       err,
       pre,
@@ -224,14 +226,21 @@ export class SolanaTestServer {
       case 'getSlot':
         return result(Math.max(0, this.slot - (((params[0] ?? {}) as { commitment?: string }).commitment === 'processed' ? 0 : 32)));
       case 'getBlockTime':
-        return result(Math.floor((Date.now() - this.finalizedAgeMs) / 1000));
+        return result(Math.floor((this.clock() - this.finalizedAgeMs) / 1000));
+      // As a node: newest first (by slot), from just before `before` back to just after
+      // `until` (both exclusive), at most `limit` (1 to 1,000); an address read as is (a wallet,
+      // a token account, a reference: any account key of the transaction).
       case 'getSignaturesForAddress': {
         const address = params[0] as string;
-        const limit = ((params[1] ?? {}) as { limit?: number }).limit ?? 1000;
+        const { limit = 1000, before, until } = (params[1] ?? {}) as { limit?: number; before?: string; until?: string };
+        if (!Number.isInteger(limit) || limit < 1 || limit > 1000) return { jsonrpc: '2.0', id, error: { code: -32602, message: 'Invalid limit; max 1000' } };
+        let listed = this.transactions.filter((record) => visible(record) && record.message.accountKeys.includes(address)).reverse();
+        const beforeAt = before === undefined ? -1 : listed.findIndex((record) => record.signature === before);
+        if (beforeAt >= 0) listed = listed.slice(beforeAt + 1);
+        const untilAt = until === undefined ? -1 : listed.findIndex((record) => record.signature === until);
+        if (untilAt >= 0) listed = listed.slice(0, untilAt);
         return result(
-          this.transactions
-            .filter((record) => visible(record) && record.message.accountKeys.includes(address))
-            .reverse()
+          listed
             .slice(0, limit)
             .map((record) => ({ signature: record.signature, slot: record.slot, err: record.err, memo: null, blockTime: record.blockTime, confirmationStatus: record.finalized ? 'finalized' : 'confirmed' })),
         );
