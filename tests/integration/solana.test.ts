@@ -7,25 +7,11 @@ vi.hoisted(() => {
   process.env.SOLANA_RPC_URL = 'http://127.0.0.1:9/';
 });
 
-import {
-  AccountRole,
-  address,
-  appendTransactionMessageInstruction,
-  blockhash,
-  createKeyPairSignerFromPrivateKeyBytes,
-  createTransactionMessage,
-  getBase64EncodedWireTransaction,
-  type KeyPairSigner,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
-} from '@solana/kit';
-import { findAssociatedTokenPda, getTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
+import { createKeyPairSignerFromPrivateKeyBytes, type KeyPairSigner } from '@solana/kit';
 import { client, newMerchant, startApi } from '../support/api';
 import { stored } from '../support/watchers';
 import { reportHealthy } from '../support/source-health';
-import { DEVNET_GENESIS_HASH, SolanaTestServer } from '../support/solana-server';
+import { DEVNET_GENESIS_HASH, SolanaTestServer, solanaPayTransfer } from '../support/solana-server';
 import { decimalFromNumber, formatDecimal } from '#shared/domain/money';
 import { MAINNET_GENESIS_HASH } from '#shared/payments/solana-config';
 import { SANDBOX_SOL_WALLET } from '#shared/payments/payment-methods';
@@ -99,17 +85,7 @@ function watcher(genesisHash = MAINNET_GENESIS_HASH, url = cluster.url) {
 
 /** A wallet's Solana Pay transfer: TransferChecked of `units` of `mint` to `to`'s token account, the reference as a read-only account. */
 async function pay(to: string, units: bigint, reference: string, mint = USDC) {
-  const [from] = await findAssociatedTokenPda({ owner: buyer.address, mint: address(mint), tokenProgram: TOKEN_PROGRAM_ADDRESS });
-  const [dest] = await findAssociatedTokenPda({ owner: address(to), mint: address(mint), tokenProgram: TOKEN_PROGRAM_ADDRESS });
-  const transfer = getTransferCheckedInstruction({ source: from, mint: address(mint), destination: dest, authority: buyer, amount: units, decimals: 6 });
-  const instruction = { ...transfer, accounts: [...transfer.accounts, { address: address(reference), role: AccountRole.READONLY }] };
-  const message = pipe(
-    createTransactionMessage({ version: 'legacy' }),
-    (m) => setTransactionMessageFeePayerSigner(buyer, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash('EETubP5AKHgjPAhzPAFcb8BAY1hMH639CWCFTqi3hq1k'), lastValidBlockHeight: 1_000n }, m),
-    (m) => appendTransactionMessageInstruction(instruction, m),
-  );
-  return cluster.send(getBase64EncodedWireTransaction(await signTransactionMessageWithSigners(message)));
+  return cluster.send(await solanaPayTransfer(buyer, to, units, reference, mint));
 }
 
 describe('USDC_SOL checkout (Solana Pay)', () => {

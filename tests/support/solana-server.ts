@@ -14,8 +14,20 @@
  */
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { base58 } from '@scure/base';
-import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
-import { address as kitAddress } from '@solana/kit';
+import { findAssociatedTokenPda, getTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
+import {
+  AccountRole,
+  address as kitAddress,
+  appendTransactionMessageInstruction,
+  blockhash,
+  createTransactionMessage,
+  getBase64EncodedWireTransaction,
+  type KeyPairSigner,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+} from '@solana/kit';
 import { type FaultyServer, startFaultyServer } from './chain-http';
 
 /**
@@ -25,6 +37,25 @@ import { type FaultyServer, startFaultyServer } from './chain-http';
 export const MAINNET_BETA_GENESIS_HASH = '5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d';
 export const DEVNET_GENESIS_HASH = 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG';
 export const TESTNET_GENESIS_HASH = '4uhcVJyU9pJkvQyS88uRDiswHXSCkY3zQawwpjk2NsNY';
+
+/**
+ * A wallet's Solana Pay transfer as its wire bytes (base64), built and signed with @solana/kit as a
+ * wallet does from the QR code: TransferChecked of `units` of `mint` from the buyer's associated
+ * token account to `to`'s, the reference as a read-only account of the instruction.
+ */
+export async function solanaPayTransfer(buyer: KeyPairSigner, to: string, units: bigint, reference: string, mint: string, decimals = 6): Promise<string> {
+  const [from] = await findAssociatedTokenPda({ owner: buyer.address, mint: kitAddress(mint), tokenProgram: TOKEN_PROGRAM_ADDRESS });
+  const [dest] = await findAssociatedTokenPda({ owner: kitAddress(to), mint: kitAddress(mint), tokenProgram: TOKEN_PROGRAM_ADDRESS });
+  const transfer = getTransferCheckedInstruction({ source: from, mint: kitAddress(mint), destination: dest, authority: buyer, amount: units, decimals });
+  const instruction = { ...transfer, accounts: [...transfer.accounts, { address: kitAddress(reference), role: AccountRole.READONLY }] };
+  const message = pipe(
+    createTransactionMessage({ version: 'legacy' }),
+    (m) => setTransactionMessageFeePayerSigner(buyer, m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash('EETubP5AKHgjPAhzPAFcb8BAY1hMH639CWCFTqi3hq1k'), lastValidBlockHeight: 1_000n }, m),
+    (m) => appendTransactionMessageInstruction(instruction, m),
+  );
+  return getBase64EncodedWireTransaction(await signTransactionMessageWithSigners(message));
+}
 
 interface TokenAccount {
   mint: string;
