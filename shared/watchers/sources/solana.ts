@@ -154,7 +154,10 @@ export class SolanaTransfers implements IndexedSource {
     // Whether the node sees the cluster now (at most once a minute): its newest finalized slot's time.
     await this.head.ensure(now, () => this.finalizedHead());
     const watermark = cursor === undefined ? undefined : parseWatermark(cursor);
-    const watched = (await this.options.watched(now)).filter((entry) => entry.currency === this.options.currency && entry.recipient !== undefined && isSolanaAddress(entry.recipient));
+    // Checkout writes a wallet and an ISO time; an entry without them (a damaged item) is left out rather than read back to the account's first transfer.
+    const watched = (await this.options.watched(now)).filter(
+      (entry) => entry.currency === this.options.currency && entry.recipient !== undefined && isSolanaAddress(entry.recipient) && Number.isFinite(Date.parse(entry.since)),
+    );
     if (watched.length === 0) return { transfers: [], next: cursor };
     const references = new Map(watched.map((entry) => [entry.address, entry]));
     // Each receiving account with how far back it must be read: its oldest invoice, or the watermark.
