@@ -86,6 +86,7 @@ async function scenario(merchants: number, open: number, minutes: number, perMin
     const step = async () => {
       const started = performance.now();
       const { transfers, next } = await source.after(cursor, 100);
+      source.booked();
       const moved = next !== cursor;
       cursor = next;
       return { transfers: transfers.length, ms: performance.now() - started, moved };

@@ -224,15 +224,15 @@ describe('the Solana watcher follows receiving token accounts, not references', 
     for (const open of [2, 40, 200]) {
       const watched = Array.from({ length: open }, (_, i) => reference(wallets[i % wallets.length]!));
       const source = new SolanaTransfers({ url: cluster.url, mint: USDC, currency: 'USDC_SOL', decimals: 6, genesisHash: MAINNET_GENESIS_HASH, timeoutMs: 1000, watched: async () => watched });
-      await source.after(undefined, 10_000); // a cold start reads back to the oldest reference's creation
+      await stepOf(source); // a cold start reads back to the oldest reference's creation
       const before = new Map(cluster.requests);
-      await source.after(undefined, 10_000);
+      await stepOf(source);
       perStep[open] = requestsSince(before);
       // A payment of one of them: one getTransaction more, and it is reported.
       const paid = await pay(watched[0]!.recipient, 1_000_000n, watched[0]!.address);
       cluster.finalize();
       const paying = new Map(cluster.requests);
-      const { transfers } = await source.after(undefined, 10_000);
+      const { transfers } = await stepOf(source);
       expect(requestsSince(paying)).toEqual({ getSignaturesForAddress: Math.min(open, 3), getTransaction: 1 });
       expect(transfers.map(shown)).toEqual([{ key: `${paid.signature}:${watched[0]!.address}`, address: merchantWallet, memo: watched[0]!.address, amount: '1' }]);
     }
@@ -248,23 +248,41 @@ describe('the Solana watcher follows receiving token accounts, not references', 
       const [watched, late] = [reference(wallet), reference(wallet)];
       const list = [watched];
       const source = new SolanaTransfers({ url: cluster.url, mint: USDC, currency: 'USDC_SOL', decimals: 6, genesisHash: MAINNET_GENESIS_HASH, timeoutMs: 1000, clock: time.date, watched: async () => list });
-      await source.after(undefined, 10_000);
+      await stepOf(source);
       const other = await pay(wallet, 5n, newSolanaReference()); // the merchant's other money (a reference of nobody's)
       const early = await pay(wallet, 2_000_000n, late.address); // its checkout was acknowledged after this step's list was read
       cluster.finalize();
-      expect((await source.after(undefined, 10_000)).transfers).toEqual([]);
+      expect((await stepOf(source)).transfers).toEqual([]);
       list.push(late);
       const before = new Map(cluster.requests);
-      expect((await source.after(undefined, 10_000)).transfers.map(shown)).toEqual([{ key: `${early.signature}:${late.address}`, address: wallet, memo: late.address, amount: '2' }]);
+      expect((await stepOf(source)).transfers.map(shown)).toEqual([{ key: `${early.signature}:${late.address}`, address: wallet, memo: late.address, amount: '2' }]);
       expect(requestsSince(before)).toEqual({ getSignaturesForAddress: 1 }); // looked at again from memory
       expect(source.notOurs).toBe(0);
       time.advance(121_000);
-      await source.after(undefined, 10_000);
+      await stepOf(source);
       expect(source.notOurs).toBe(1);
       expect(other.err).toBeNull();
     } finally {
       cluster.clock = Date.now;
     }
+  });
+
+  it('a step whose booking failed is read again: the source keeps its place only once the watcher says its transfers are booked', async () => {
+    const wallet = (await createKeyPairSignerFromPrivateKeyBytes(new Uint8Array(32).fill(14))).address;
+    await cluster.tokenAccount(wallet, USDC);
+    const watched = [reference(wallet)];
+    const source = new SolanaTransfers({ url: cluster.url, mint: USDC, currency: 'USDC_SOL', decimals: 6, genesisHash: MAINNET_GENESIS_HASH, timeoutMs: 1000, watched: async () => watched });
+    await stepOf(source);
+    const paid = await pay(wallet, 3_000_000n, watched[0]!.address);
+    cluster.finalize();
+    const key = `${paid.signature}:${watched[0]!.address}`;
+    expect((await source.after(undefined, 10_000)).transfers.map((transfer) => transfer.key)).toEqual([key]);
+    // Booking failed (the step threw): the next step reports it again, from memory.
+    const before = new Map(cluster.requests);
+    expect((await source.after(undefined, 10_000)).transfers.map((transfer) => transfer.key)).toEqual([key]);
+    expect(requestsSince(before)).toEqual({ getSignaturesForAddress: 1 });
+    source.booked();
+    expect((await source.after(undefined, 10_000)).transfers).toEqual([]);
   });
 
   it('pages with `before` past 1,000 signatures: a payment under 1,005 later transfers is found, within the step budget over several steps', async () => {
@@ -351,6 +369,13 @@ describe('the Solana watcher follows receiving token accounts, not references', 
     }
   });
 });
+
+/** One step of a source as the watcher makes it: its transfers, then booked (no cursor: these tests read the source alone). */
+async function stepOf(source: SolanaTransfers) {
+  const read = await source.after(undefined, 10_000);
+  source.booked();
+  return read;
+}
 
 /** The Solana watcher on the local cluster on a moved clock, its own cursor unless named, the references of one wallet if given. */
 function watcherAt(clock: () => Date, cursorName = `SOLANA-test-${randomUUID()}`, wallet?: string) {

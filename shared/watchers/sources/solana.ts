@@ -29,7 +29,9 @@ import { HeadCheck, type SourceHead } from '#shared/watchers/sources/head-check'
  *   names no watched reference is the merchant's other money: counted ({@link notOurs}), never
  *   booked nor kept as unmatched.
  *
- * Restarts: the newest signature read per account is in memory only. The watcher's cursor
+ * The newest signature read per account is kept in memory, and moves only once the watcher
+ * has booked what the step found ({@link SolanaTransfers.booked}): a step whose booking failed
+ * is read again. Restarts: that place is lost with the process. The watcher's cursor
  * (index-cursors.ts, a conditional write) holds one time instead, a watermark: every finalized
  * transfer made before it, to every watched account, was read and booked. A cold process reads
  * each account back to the later of the watermark and its oldest watched invoice's creation
@@ -89,6 +91,23 @@ interface Listed {
   blockTime: number | null;
 }
 
+/** The step's watched references by key, and when its watch list was read (s). */
+interface Watched {
+  references: ReadonlyMap<string, SolanaWatched>;
+  listedAt: number;
+}
+
+/** Recent transactions that named no watched reference (see {@link SolanaTransfers.booked}). */
+type Unsettled = Map<string, ReadTransaction & { blockTime: number }>;
+
+/** What a step moves, applied only once its transfers are booked ({@link SolanaTransfers.booked}). */
+interface StepState {
+  newest: Map<string, Listed>;
+  unsettled: Unsettled;
+  foreign: number;
+  offset: number;
+}
+
 /** What the source keeps of a finalized transaction it read (it never changes). */
 interface ReadTransaction {
   ok: boolean;
@@ -106,8 +125,10 @@ export class SolanaTransfers implements IndexedSource {
   private readonly head = new HeadCheck();
   /** The finalized head's block time (s) at the last head check. */
   private headTime: number | undefined;
-  /** Per receiving account, the newest signature read with everything before it. */
+  /** Per receiving account, the newest signature read and booked with everything before it. */
   private readonly newest = new Map<string, Listed>();
+  /** What the last step read, until the watcher says its transfers are booked. */
+  private staged: StepState | undefined;
   /** wallet -> its associated token account of the mint (a derivation is a few hundred hashes at worst). */
   private readonly receiving = new Map<string, string>();
   /** Transactions read: signature -> what counts of it (re-read only when a step stopped before its end). */
@@ -121,7 +142,7 @@ export class SolanaTransfers implements IndexedSource {
    * so they are looked at again (from memory) until they are older than the list by
    * {@link SETTLE_S}, then counted as not ours.
    */
-  private readonly unsettled = new Map<string, ReadTransaction & { blockTime: number }>();
+  private unsettled: Unsettled = new Map();
 
   constructor(private readonly options: SolanaSourceOptions) {
     this.rpc = new JsonRpcClient({ ...options, label: 'solana-rpc' });
@@ -131,6 +152,21 @@ export class SolanaTransfers implements IndexedSource {
 
   get source(): string {
     return this.rpc.source;
+  }
+
+  /**
+   * The last step's transfers are booked: its place in each account is kept. Until then (a step
+   * whose booking failed, then another), the next step reads again from the place before it
+   * (the transactions from memory), so nothing read is lost with a failed booking.
+   */
+  booked(): void {
+    const staged = this.staged;
+    this.staged = undefined;
+    if (!staged) return;
+    for (const [account, listed] of staged.newest) this.newest.set(account, listed);
+    this.unsettled = staged.unsettled;
+    this.foreign += staged.foreign;
+    this.offset = staged.offset;
   }
 
   /** Successful transactions to a watched account that named no watched reference: the merchant's other money, not ours. */
@@ -158,6 +194,7 @@ export class SolanaTransfers implements IndexedSource {
     const watched = (await this.options.watched(now)).filter(
       (entry) => entry.currency === this.options.currency && entry.recipient !== undefined && isSolanaAddress(entry.recipient) && Number.isFinite(Date.parse(entry.since)),
     );
+    this.staged = undefined;
     if (watched.length === 0) return { transfers: [], next: cursor };
     const references = new Map(watched.map((entry) => [entry.address, entry]));
     // Each receiving account with how far back it must be read: its oldest invoice, or the watermark.
@@ -169,21 +206,20 @@ export class SolanaTransfers implements IndexedSource {
     }
     const order = [...accounts];
     const start = this.offset % order.length;
-    this.offset = 0;
+    const step: StepState = { newest: new Map(), unsettled: new Map(), foreign: 0, offset: 0 };
     const budget = { left: Math.max(limit, 1) };
     const found = new Map<string, Transfer>();
     const listedAt = Math.floor(now.getTime() / 1000);
-    const recent = [...this.unsettled];
-    this.unsettled.clear();
-    for (const [signature, tx] of recent) this.book(signature, tx, references, found, listedAt);
+    for (const [signature, tx] of this.unsettled) this.book(signature, tx, { references, listedAt }, step, found);
     let complete = true;
     for (const [index, [account, floor]] of [...order.slice(start), ...order.slice(0, start)].entries()) {
-      if (!(await this.readAccount(account, floor, { references, listedAt }, budget, found))) {
+      if (!(await this.readAccount(account, floor, { references, listedAt }, budget, step, found))) {
         complete = false;
-        this.offset = start + index + 1;
+        step.offset = start + index + 1;
         break;
       }
     }
+    this.staged = step;
     return { transfers: [...found.values()], next: complete ? this.nextWatermark(watermark, listedAt) ?? cursor : cursor };
   }
 
@@ -216,8 +252,9 @@ export class SolanaTransfers implements IndexedSource {
   private async readAccount(
     account: string,
     floor: number,
-    watched: { references: ReadonlyMap<string, SolanaWatched>; listedAt: number },
+    watched: Watched,
     budget: { left: number },
+    step: StepState,
     found: Map<string, Transfer>,
   ): Promise<boolean> {
     const known = this.newest.get(account);
@@ -242,15 +279,15 @@ export class SolanaTransfers implements IndexedSource {
         if (tx === null) {
           // Stopped here: keep only what was read to the end of its slot (transactions share slots).
           const whole = processed.filter((read) => read.slot < item.slot).at(-1);
-          if (whole !== undefined) this.newest.set(account, whole);
+          if (whole !== undefined) step.newest.set(account, whole);
           return false;
         }
-        this.book(item.signature, tx, watched.references, found, watched.listedAt);
+        this.book(item.signature, tx, watched, step, found);
       }
       processed.push(item);
     }
     const newest = processed.at(-1);
-    if (newest !== undefined) this.newest.set(account, newest);
+    if (newest !== undefined) step.newest.set(account, newest);
     return true;
   }
 
@@ -314,14 +351,14 @@ export class SolanaTransfers implements IndexedSource {
    * the mint. One that names none is kept to be looked at again while it is recent (see
    * {@link unsettled}), then counted as not ours.
    */
-  private book(signature: string, tx: ReadTransaction, references: ReadonlyMap<string, SolanaWatched>, found: Map<string, Transfer>, listedAt: number): void {
+  private book(signature: string, tx: ReadTransaction, { references, listedAt }: Watched, step: StepState, found: Map<string, Transfer>): void {
     if (!tx.ok) return;
     const named = [...tx.accounts].map((key) => references.get(key)).filter((entry) => entry !== undefined);
     if (named.length === 0) {
       if (!Number.isSafeInteger(tx.blockTime)) throw this.error(`transaction ${signature} has no blockTime`);
       const blockTime = tx.blockTime as number;
-      if (blockTime >= listedAt - SETTLE_S && this.unsettled.size < KEEP) this.unsettled.set(signature, { ...tx, blockTime });
-      else this.foreign += 1;
+      if (blockTime >= listedAt - SETTLE_S && step.unsettled.size < KEEP) step.unsettled.set(signature, { ...tx, blockTime });
+      else step.foreign += 1;
       return;
     }
     for (const entry of named) {
