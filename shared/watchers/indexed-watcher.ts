@@ -100,6 +100,7 @@ export class IndexedWatcher {
       yielded: false,
     };
     await this.book(transfers, report);
+    this.source.booked?.();
     if (next === undefined || next === stored?.position) return report;
     const written = await writeIndexCursor({
       chain: this.name,

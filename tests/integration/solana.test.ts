@@ -7,39 +7,29 @@ vi.hoisted(() => {
   process.env.SOLANA_RPC_URL = 'http://127.0.0.1:9/';
 });
 
-import {
-  AccountRole,
-  address,
-  appendTransactionMessageInstruction,
-  blockhash,
-  createKeyPairSignerFromPrivateKeyBytes,
-  createTransactionMessage,
-  getBase64EncodedWireTransaction,
-  type KeyPairSigner,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
-} from '@solana/kit';
-import { findAssociatedTokenPda, getTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
+import { createKeyPairSignerFromPrivateKeyBytes, type KeyPairSigner } from '@solana/kit';
 import { client, newMerchant, startApi } from '../support/api';
 import { stored } from '../support/watchers';
 import { reportHealthy } from '../support/source-health';
-import { DEVNET_GENESIS_HASH, SolanaTestServer } from '../support/solana-server';
+import { DEVNET_GENESIS_HASH, SolanaTestServer, solanaPayTransfer } from '../support/solana-server';
 import { decimalFromNumber, formatDecimal } from '#shared/domain/money';
 import { MAINNET_GENESIS_HASH } from '#shared/payments/solana-config';
 import { SANDBOX_SOL_WALLET } from '#shared/payments/payment-methods';
 import { WrongChainError } from '#shared/core/source-error';
 import { SolanaTransfers } from '#shared/watchers/sources/solana';
 import { IndexedWatcher } from '#shared/watchers/indexed-watcher';
+import type { Transfer } from '#shared/watchers/sources/port';
 import { listWatchedAddresses, WatchList } from '#shared/store/watch-list';
+import { newSolanaReference } from '#shared/payments/addresses/solana';
 
 /**
  * USDC on Solana end to end (Solana Pay): checkout gives the merchant's wallet and a fresh
  * reference; the buyer's wallet signs a real SPL TransferChecked with the reference (built with
  * @solana/kit, as a wallet does from the QR code); a local cluster checks and runs it and
- * answers in the JSON-RPC format; the Solana watcher finds it by its reference, only once
- * finalized, and books the change of the merchant's USDC balance. The wrong-token attacks
+ * answers in the JSON-RPC format; the Solana watcher lists the merchant's USDC token account (one
+ * request per account per step, however many invoices are open), matches the reference among
+ * the transaction's keys, only once finalized, and books the change of the merchant's USDC
+ * balance. The wrong-token attacks
  * (issue 22, item 4) are sent for real and must leave the order NEW.
  */
 
@@ -95,17 +85,7 @@ function watcher(genesisHash = MAINNET_GENESIS_HASH, url = cluster.url) {
 
 /** A wallet's Solana Pay transfer: TransferChecked of `units` of `mint` to `to`'s token account, the reference as a read-only account. */
 async function pay(to: string, units: bigint, reference: string, mint = USDC) {
-  const [from] = await findAssociatedTokenPda({ owner: buyer.address, mint: address(mint), tokenProgram: TOKEN_PROGRAM_ADDRESS });
-  const [dest] = await findAssociatedTokenPda({ owner: address(to), mint: address(mint), tokenProgram: TOKEN_PROGRAM_ADDRESS });
-  const transfer = getTransferCheckedInstruction({ source: from, mint: address(mint), destination: dest, authority: buyer, amount: units, decimals: 6 });
-  const instruction = { ...transfer, accounts: [...transfer.accounts, { address: address(reference), role: AccountRole.READONLY }] };
-  const message = pipe(
-    createTransactionMessage({ version: 'legacy' }),
-    (m) => setTransactionMessageFeePayerSigner(buyer, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash('EETubP5AKHgjPAhzPAFcb8BAY1hMH639CWCFTqi3hq1k'), lastValidBlockHeight: 1_000n }, m),
-    (m) => appendTransactionMessageInstruction(instruction, m),
-  );
-  return cluster.send(getBase64EncodedWireTransaction(await signTransactionMessageWithSigners(message)));
+  return cluster.send(await solanaPayTransfer(buyer, to, units, reference, mint));
 }
 
 describe('USDC_SOL checkout (Solana Pay)', () => {
@@ -218,3 +198,190 @@ describe('wrong-token attacks on Solana (each leaves the order NEW)', () => {
     await expectNew(order.id);
   });
 });
+
+/** A clock a test moves, shared by the watcher and the cluster (block times). */
+function movingClock() {
+  let offset = 0;
+  const now = () => Date.now() + offset;
+  return { now, date: () => new Date(now()), advance: (ms: number) => (offset += ms) };
+}
+
+/** Requests by method since `before` (a copy of the cluster's counter). */
+const requestsSince = (before: Map<string, number>) =>
+  Object.fromEntries([...cluster.requests].map(([method, count]) => [method, count - (before.get(method) ?? 0)]).filter(([, count]) => (count as number) > 0));
+
+/** A watched reference of `wallet`'s (no order: what the source reads, without the table). */
+/** What a reported transfer says, its amount as a decimal string. */
+const shown = (transfer: Transfer) => ({ key: transfer.key, address: transfer.address, memo: transfer.memo, amount: formatDecimal(transfer.amount) });
+
+const reference = (wallet: string, since = new Date()) => ({ address: newSolanaReference(), currency: 'USDC_SOL', since: since.toISOString(), recipient: wallet });
+
+describe('the Solana watcher follows receiving token accounts, not references', () => {
+  it('one getSignaturesForAddress per merchant account per step, whatever the open references (2, 40, 200); one getTransaction per new transfer', async () => {
+    const wallets = [merchantWallet, ...(await Promise.all([5, 6].map(async (fill) => (await createKeyPairSignerFromPrivateKeyBytes(new Uint8Array(32).fill(fill))).address)))];
+    for (const wallet of wallets.slice(1)) await cluster.tokenAccount(wallet, USDC);
+    const perStep: Record<number, Record<string, number>> = {};
+    for (const open of [2, 40, 200]) {
+      const watched = Array.from({ length: open }, (_, i) => reference(wallets[i % wallets.length]!));
+      const source = new SolanaTransfers({ url: cluster.url, mint: USDC, currency: 'USDC_SOL', decimals: 6, genesisHash: MAINNET_GENESIS_HASH, timeoutMs: 1000, watched: async () => watched });
+      await stepOf(source); // a cold start reads back to the oldest reference's creation
+      const before = new Map(cluster.requests);
+      await stepOf(source);
+      perStep[open] = requestsSince(before);
+      // A payment of one of them: one getTransaction more, and it is reported.
+      const paid = await pay(watched[0]!.recipient, 1_000_000n, watched[0]!.address);
+      cluster.finalize();
+      const paying = new Map(cluster.requests);
+      const { transfers } = await stepOf(source);
+      expect(requestsSince(paying)).toEqual({ getSignaturesForAddress: Math.min(open, 3), getTransaction: 1 });
+      expect(transfers.map(shown)).toEqual([{ key: `${paid.signature}:${watched[0]!.address}`, address: merchantWallet, memo: watched[0]!.address, amount: '1' }]);
+    }
+    expect(perStep).toEqual({ 2: { getSignaturesForAddress: 2 }, 40: { getSignaturesForAddress: 3 }, 200: { getSignaturesForAddress: 3 } });
+  });
+
+  it('a transfer to the account naming no watched reference is not ours: counted once settled, never reported; one naming a reference watched a step later is booked then', async () => {
+    const time = movingClock();
+    cluster.clock = time.now;
+    try {
+      const wallet = (await createKeyPairSignerFromPrivateKeyBytes(new Uint8Array(32).fill(13))).address;
+      await cluster.tokenAccount(wallet, USDC);
+      const [watched, late] = [reference(wallet), reference(wallet)];
+      const list = [watched];
+      const source = new SolanaTransfers({ url: cluster.url, mint: USDC, currency: 'USDC_SOL', decimals: 6, genesisHash: MAINNET_GENESIS_HASH, timeoutMs: 1000, clock: time.date, watched: async () => list });
+      await stepOf(source);
+      const other = await pay(wallet, 5n, newSolanaReference()); // the merchant's other money (a reference of nobody's)
+      const early = await pay(wallet, 2_000_000n, late.address); // its checkout was acknowledged after this step's list was read
+      cluster.finalize();
+      expect((await stepOf(source)).transfers).toEqual([]);
+      list.push(late);
+      const before = new Map(cluster.requests);
+      expect((await stepOf(source)).transfers.map(shown)).toEqual([{ key: `${early.signature}:${late.address}`, address: wallet, memo: late.address, amount: '2' }]);
+      expect(requestsSince(before)).toEqual({ getSignaturesForAddress: 1 }); // looked at again from memory
+      expect(source.notOurs).toBe(0);
+      time.advance(121_000);
+      await stepOf(source);
+      expect(source.notOurs).toBe(1);
+      expect(other.err).toBeNull();
+    } finally {
+      cluster.clock = Date.now;
+    }
+  });
+
+  it('a step whose booking failed is read again: the source keeps its place only once the watcher says its transfers are booked', async () => {
+    const wallet = (await createKeyPairSignerFromPrivateKeyBytes(new Uint8Array(32).fill(14))).address;
+    await cluster.tokenAccount(wallet, USDC);
+    const watched = [reference(wallet)];
+    const source = new SolanaTransfers({ url: cluster.url, mint: USDC, currency: 'USDC_SOL', decimals: 6, genesisHash: MAINNET_GENESIS_HASH, timeoutMs: 1000, watched: async () => watched });
+    await stepOf(source);
+    const paid = await pay(wallet, 3_000_000n, watched[0]!.address);
+    cluster.finalize();
+    const key = `${paid.signature}:${watched[0]!.address}`;
+    expect((await source.after(undefined, 10_000)).transfers.map((transfer) => transfer.key)).toEqual([key]);
+    // Booking failed (the step threw): the next step reports it again, from memory.
+    const before = new Map(cluster.requests);
+    expect((await source.after(undefined, 10_000)).transfers.map((transfer) => transfer.key)).toEqual([key]);
+    expect(requestsSince(before)).toEqual({ getSignaturesForAddress: 1 });
+    source.booked();
+    expect((await source.after(undefined, 10_000)).transfers).toEqual([]);
+  });
+
+  it('pages with `before` past 1,000 signatures: a payment under 1,005 later transfers is found, within the step budget over several steps', async () => {
+    const wallet = (await createKeyPairSignerFromPrivateKeyBytes(new Uint8Array(32).fill(11))).address;
+    await cluster.tokenAccount(wallet, USDC);
+    const shop = await newMerchant(true, 'Busy Solana Shop', { wallets: { SOL: wallet } });
+    const order = await checkedOut(shop.api_token);
+    const paid = await pay(wallet, 30_000_000n, order.reference);
+    for (let i = 0; i < 1005; i += 1) await pay(wallet, 1n, newSolanaReference());
+    cluster.finalize();
+    const list = new WatchList('SOLANA');
+    const source = new SolanaTransfers({ url: cluster.url, mint: USDC, currency: 'USDC_SOL', decimals: 6, genesisHash: MAINNET_GENESIS_HASH, timeoutMs: 5000, watched: async (now) => (await list.current(now)).filter((entry) => entry.recipient === wallet) });
+    const indexed = new IndexedWatcher(source, { cursorName: `SOLANA-test-${randomUUID()}`, limit: 400 });
+    const before = new Map(cluster.requests);
+    const first = await indexed.step();
+    // Two pages (1,000 and 6), then the oldest 400 transactions, the payment first.
+    expect(requestsSince(before)).toMatchObject({ getSignaturesForAddress: 2, getTransaction: 400 });
+    expect(first).toMatchObject({ booked: 1, cursor: undefined });
+    expect((await stored(order.id)).invoice!.payments).toEqual([expect.objectContaining({ key: `${paid.signature}:${order.reference}` })]);
+    await indexed.step();
+    const last = await indexed.step();
+    expect(requestsSince(before)).toMatchObject({ getTransaction: 1006 });
+    // Read to the end: the watermark is written.
+    expect(last.cursor).toMatch(/^\d+$/);
+    const idle = new Map(cluster.requests);
+    await indexed.step();
+    expect(requestsSince(idle)).toEqual({ getSignaturesForAddress: 1 });
+  });
+
+  it('a payment in the late window is booked (UNRESOLVED PAID_LATE) at no extra request', async () => {
+    const time = movingClock();
+    const step = watcherAt(time.date);
+    const order = await checkedOut();
+    await step();
+    time.advance(3_660_000); // past the invoice's hour, well within the late window
+    cluster.clock = time.now;
+    try {
+      const sent = await pay(merchantWallet, 30_000_000n, order.reference);
+      cluster.finalize();
+      await step();
+    } finally {
+      cluster.clock = Date.now;
+    }
+    const now = await stored(order.id);
+    expect(now.order).toMatchObject({ status: 'UNRESOLVED', unresolved_reason: 'PAID_LATE' });
+    expect(now.invoice!.payments).toHaveLength(1);
+  });
+
+  it('a restart between steps misses nothing: the new process reads back to the stored watermark, fetches only what is newer, and books nothing twice', async () => {
+    const time = movingClock();
+    cluster.clock = time.now;
+    try {
+      // A merchant of its own: the watchers below read only its references.
+      const wallet = (await createKeyPairSignerFromPrivateKeyBytes(new Uint8Array(32).fill(12))).address;
+      await cluster.tokenAccount(wallet, USDC);
+      const shop = (await newMerchant(true, 'Restarted Solana Shop', { wallets: { SOL: wallet } })).api_token;
+      const cursorName = `SOLANA-test-${randomUUID()}`;
+      const first = await checkedOut(shop);
+      const process1 = watcherAt(time.date, cursorName, wallet);
+      const paidFirst = await pay(wallet, 30_000_000n, first.reference);
+      cluster.finalize();
+      expect(await process1()).toMatchObject({ booked: 1, cursor: expect.stringMatching(/^\d+$/) });
+      // Eleven minutes on: the watermark moves (it moves at most every ten).
+      time.advance(660_000);
+      const moved = await process1();
+      expect(Number(moved.cursor)).toBeGreaterThan(Math.floor(time.now() / 1000) - 200);
+      // The process ends; a payment meanwhile; a new process (a cold container) with the same cursor.
+      const second = await checkedOut(shop);
+      time.advance(5_000);
+      const paidSecond = await pay(wallet, 30_000_000n, second.reference);
+      cluster.finalize();
+      const before = new Map(cluster.requests);
+      const process2 = watcherAt(time.date, cursorName, wallet);
+      expect(await process2()).toMatchObject({ booked: 1 });
+      // Only the one transaction after the watermark, not the first payment before it.
+      expect(requestsSince(before)).toMatchObject({ getSignaturesForAddress: 1, getTransaction: 1 });
+      expect((await stored(second.id)).invoice!.payments).toEqual([expect.objectContaining({ key: `${paidSecond.signature}:${second.reference}` })]);
+      // A process with no watermark (the first run after the per-reference version) reads back to the invoices' creation: the same keys, booked once.
+      expect(await watcherAt(time.date, undefined, wallet)()).toMatchObject({ booked: 2 });
+      expect((await stored(first.id)).invoice!.payments).toEqual([expect.objectContaining({ key: `${paidFirst.signature}:${first.reference}` })]);
+      expect((await stored(second.id)).invoice!.payments).toHaveLength(1);
+    } finally {
+      cluster.clock = Date.now;
+    }
+  });
+});
+
+/** One step of a source as the watcher makes it: its transfers, then booked (no cursor: these tests read the source alone). */
+async function stepOf(source: SolanaTransfers) {
+  const read = await source.after(undefined, 10_000);
+  source.booked();
+  return read;
+}
+
+/** The Solana watcher on the local cluster on a moved clock, its own cursor unless named, the references of one wallet if given. */
+function watcherAt(clock: () => Date, cursorName = `SOLANA-test-${randomUUID()}`, wallet?: string) {
+  const list = new WatchList('SOLANA');
+  const watched = async (now: Date) => (await list.current(now)).filter((entry) => wallet === undefined || entry.recipient === wallet);
+  const source = new SolanaTransfers({ url: cluster.url, mint: USDC, currency: 'USDC_SOL', decimals: 6, genesisHash: MAINNET_GENESIS_HASH, timeoutMs: 1000, clock, watched });
+  const indexed = new IndexedWatcher(source, { cursorName, clock });
+  return () => indexed.step();
+}

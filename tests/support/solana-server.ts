@@ -14,8 +14,20 @@
  */
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { base58 } from '@scure/base';
-import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
-import { address as kitAddress } from '@solana/kit';
+import { findAssociatedTokenPda, getTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
+import {
+  AccountRole,
+  address as kitAddress,
+  appendTransactionMessageInstruction,
+  blockhash,
+  createTransactionMessage,
+  getBase64EncodedWireTransaction,
+  type KeyPairSigner,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+} from '@solana/kit';
 import { type FaultyServer, startFaultyServer } from './chain-http';
 
 /**
@@ -25,6 +37,25 @@ import { type FaultyServer, startFaultyServer } from './chain-http';
 export const MAINNET_BETA_GENESIS_HASH = '5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d';
 export const DEVNET_GENESIS_HASH = 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG';
 export const TESTNET_GENESIS_HASH = '4uhcVJyU9pJkvQyS88uRDiswHXSCkY3zQawwpjk2NsNY';
+
+/**
+ * A wallet's Solana Pay transfer as its wire bytes (base64), built and signed with @solana/kit as a
+ * wallet does from the QR code: TransferChecked of `units` of `mint` from the buyer's associated
+ * token account to `to`'s, the reference as a read-only account of the instruction.
+ */
+export async function solanaPayTransfer(buyer: KeyPairSigner, to: string, units: bigint, reference: string, mint: string, decimals = 6): Promise<string> {
+  const [from] = await findAssociatedTokenPda({ owner: buyer.address, mint: kitAddress(mint), tokenProgram: TOKEN_PROGRAM_ADDRESS });
+  const [dest] = await findAssociatedTokenPda({ owner: kitAddress(to), mint: kitAddress(mint), tokenProgram: TOKEN_PROGRAM_ADDRESS });
+  const transfer = getTransferCheckedInstruction({ source: from, mint: kitAddress(mint), destination: dest, authority: buyer, amount: units, decimals });
+  const instruction = { ...transfer, accounts: [...transfer.accounts, { address: kitAddress(reference), role: AccountRole.READONLY }] };
+  const message = pipe(
+    createTransactionMessage({ version: 'legacy' }),
+    (m) => setTransactionMessageFeePayerSigner(buyer, m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash('EETubP5AKHgjPAhzPAFcb8BAY1hMH639CWCFTqi3hq1k'), lastValidBlockHeight: 1_000n }, m),
+    (m) => appendTransactionMessageInstruction(instruction, m),
+  );
+  return getBase64EncodedWireTransaction(await signTransactionMessageWithSigners(message));
+}
 
 interface TokenAccount {
   mint: string;
@@ -62,6 +93,8 @@ export class SolanaTestServer {
   private slot = 300_000_000;
   /** How old the newest finalized slot's block is (a test sets a stuck node's). */
   finalizedAgeMs = 13_000;
+  /** The cluster's clock (ms): block times and the finalized head's (a test moves it with the watcher's). */
+  clock: () => number = Date.now;
 
   /** @param genesisHash the cluster this server is (mainnet-beta by default; a test may change it while it runs). */
   constructor(public genesisHash: string = MAINNET_BETA_GENESIS_HASH) {}
@@ -171,7 +204,7 @@ export class SolanaTestServer {
       signature: base58.encode(signatures[0]!),
       signatures: signatures.map((s) => base58.encode(s)),
       slot: (this.slot += 1),
-      blockTime: Math.floor(Date.now() / 1000),
+      blockTime: Math.floor(this.clock() / 1000),
       message: { header, accountKeys: keys, recentBlockhash, instructions },
       err,
       pre,
@@ -224,14 +257,21 @@ export class SolanaTestServer {
       case 'getSlot':
         return result(Math.max(0, this.slot - (((params[0] ?? {}) as { commitment?: string }).commitment === 'processed' ? 0 : 32)));
       case 'getBlockTime':
-        return result(Math.floor((Date.now() - this.finalizedAgeMs) / 1000));
+        return result(Math.floor((this.clock() - this.finalizedAgeMs) / 1000));
+      // As a node: newest first (by slot), from just before `before` back to just after
+      // `until` (both exclusive), at most `limit` (1 to 1,000); an address read as is (a wallet,
+      // a token account, a reference: any account key of the transaction).
       case 'getSignaturesForAddress': {
         const address = params[0] as string;
-        const limit = ((params[1] ?? {}) as { limit?: number }).limit ?? 1000;
+        const { limit = 1000, before, until } = (params[1] ?? {}) as { limit?: number; before?: string; until?: string };
+        if (!Number.isInteger(limit) || limit < 1 || limit > 1000) return { jsonrpc: '2.0', id, error: { code: -32602, message: 'Invalid limit; max 1000' } };
+        let listed = this.transactions.filter((record) => visible(record) && record.message.accountKeys.includes(address)).reverse();
+        const beforeAt = before === undefined ? -1 : listed.findIndex((record) => record.signature === before);
+        if (beforeAt >= 0) listed = listed.slice(beforeAt + 1);
+        const untilAt = until === undefined ? -1 : listed.findIndex((record) => record.signature === until);
+        if (untilAt >= 0) listed = listed.slice(0, untilAt);
         return result(
-          this.transactions
-            .filter((record) => visible(record) && record.message.accountKeys.includes(address))
-            .reverse()
+          listed
             .slice(0, limit)
             .map((record) => ({ signature: record.signature, slot: record.slot, err: record.err, memo: null, blockTime: record.blockTime, confirmationStatus: record.finalized ? 'finalized' : 'confirmed' })),
         );

@@ -122,4 +122,9 @@ export interface IndexedSource {
   after(cursor: string | undefined, limit: number): Promise<{ transfers: Transfer[]; next: string | undefined; more?: boolean }>;
   /** Its chain check (TRON, Solana); sources without one leave it out. */
   health?(): SourceHealthNote;
+  /**
+   * The last `after`'s transfers are booked: a source that keeps its place in memory (Solana's
+   * newest signature per account) moves it only now, so a step whose booking failed is read again.
+   */
+  booked?(): void;
 }
