@@ -61,8 +61,10 @@ export interface CostAssumptions {
  * DynamoDB. Per block beyond an idle round: the keys looked up for outputs that are not ours
  * (measured per output: 0.5 before the open-address list, 0 with it), the list's incremental
  * read (a strongly consistent Query: at least 1 RRU) and the cursor's write. The bookings of the
- * measured block are the booking line's, per order. TRON and Solana are not block chains: their
- * cost per watched address is {@link watchedAddressCost}.
+ * measured block are the booking line's, per order. TRON reads its solid blocks by range (the
+ * cursor's write and the watch list's read once a step); Solana follows receiving accounts (its
+ * cursor a time, written every 10 minutes); each order's entry on their watch list is
+ * {@link watchedAddressCost}.
  *
  * This is the cost while every chain is in demand (at a million orders a month an invoice is
  * always open somewhere). With no orders, pay-per-use runs (shared/watchers/run.ts) only look
@@ -110,8 +112,10 @@ export const DEFAULT_WATCHER_ASSUMPTIONS: WatcherAssumptions = {
     { chain: 'CELO', blocks_per_day: 86_400, outputs_per_block: 12 },
     { chain: 'LBTC', blocks_per_day: 0, outputs_per_block: 0 },
     { chain: 'EOS', blocks_per_day: 0, outputs_per_block: 0 },
-    // TRON and Solana poll their watched addresses: their reads are per order (watchedAddressCost).
-    { chain: 'TRON', blocks_per_day: 0, outputs_per_block: 0 },
+    // TRON reads its solid blocks by range (a block every 3 s): the cursor's write and the watch
+    // list's read once a step, its transfers matched in memory (no address-index key per transfer).
+    // Solana's cursor is a time written at most every 10 minutes: nothing per block.
+    { chain: 'TRON', blocks_per_day: 28_800, outputs_per_block: 0 },
     { chain: 'SOLANA', blocks_per_day: 0, outputs_per_block: 0 },
   ],
   memory_mb: watcherMemoryMb,
@@ -200,9 +204,13 @@ export function watcherMonthlyCost(watcher: WatcherReport, stepped: SteppedRepor
     const memory = assumptions.memory_mb(chain.chain);
     const steps = steppingMonthlyCost(stepped, memory, assumptions);
     stepping[`${memory} MB`] = round(steps.lambda + steps.dynamodb + steps.sqs, 2);
+    // The list's read and the cursor's write come once per step that found blocks: per block on
+    // chains slower than the interval, per step on the faster ones (a range of blocks a step).
+    const blockSteps = Math.min(blocks, assumptions.steps_per_month);
     const dynamodb =
       steps.dynamodb +
-      blocks * ((chain.outputs_per_block * readPerOutput + readPerBlock) * PRICES.dynamodb_read_request_unit + writePerBlock * PRICES.dynamodb_write_request_unit);
+      blocks * chain.outputs_per_block * readPerOutput * PRICES.dynamodb_read_request_unit +
+      blockSteps * (readPerBlock * PRICES.dynamodb_read_request_unit + writePerBlock * PRICES.dynamodb_write_request_unit);
     perChain[chain.chain] = { lambda: round(steps.lambda, 2), dynamodb: round(dynamodb, 2), sqs: round(steps.sqs, 2), total: round(steps.lambda + dynamodb + steps.sqs, 2) };
   }
   return {
@@ -323,8 +331,8 @@ export interface CostLine {
 }
 
 /**
- * TRON and Solana ask their provider per watched address; their watcher keeps its chain's watch
- * list in memory (shared/store/watch-list.ts, the block chains' incremental read in
+ * TRON and Solana match what their provider reports (TRON's solid blocks, Solana's receiving
+ * accounts) against their chain's watch list, which their watcher keeps in memory (shared/store/watch-list.ts, the block chains' incremental read in
  * shared/store/incremental-list.ts): the whole list once per cold container, then per step
  * (strongly consistent, 1 RRU per 4 KB, at least 1) only what was written since the previous
  * read began, less READ_OVERLAP_MS. Item sizes as DynamoDB counts them (bench/callbacks.ts
@@ -590,8 +598,9 @@ export function computeCost(
         // Each step: a watch-chain and a tick-watchers invocation; each minute the scheduled run.
         invocations: (2 * steps + runs) * share,
         billed_ms: ((steps - runs) * step.billed_ms + runs * (claim.billed_ms + minute.billed_ms)) * scale * share + steps * ticker.billed_ms * (ticker_memory_mb / assumptions.memory_mb) * share,
-        read_units: ((steps - runs) * step.read_units + runs * (claim.read_units + minute.read_units) + blocks * (chainAssumption.outputs_per_block * fixed.read_units_per_output + fixed.read_units_per_block)) * share,
-        write_units: ((steps - runs) * step.write_units + runs * (claim.write_units + minute.write_units) + blocks * fixed.write_units_per_block) * share,
+        read_units:
+          ((steps - runs) * step.read_units + runs * (claim.read_units + minute.read_units) + blocks * chainAssumption.outputs_per_block * fixed.read_units_per_output + Math.min(blocks, steps) * fixed.read_units_per_block) * share,
+        write_units: ((steps - runs) * step.write_units + runs * (claim.write_units + minute.write_units) + Math.min(blocks, steps) * fixed.write_units_per_block) * share,
         sqs_requests: steps * sqs_requests_per_step * share,
       });
     }

@@ -25,6 +25,10 @@ import type { PagingReport } from './paging';
 import type { WatcherReport } from './watcher';
 import type { WakeReport } from './wake';
 import type { SteppedReport } from './stepped';
+import type { TronRequestsReport } from './tron-requests';
+import type { SolanaRequestsReport } from './solana-requests';
+import type { EvmRequestsReport } from './evm-requests';
+import { runChild } from './child';
 import { watcherMonthlyCost } from './cost';
 
 Object.assign(process.env, LOCAL_AWS_ENV, {
@@ -53,7 +57,7 @@ const config = {
   paging_orders: positiveInteger(env, 'BENCH_PAGING_ORDERS', 100_000),
   paging_iterations: positiveInteger(env, 'BENCH_PAGING_ITERATIONS', 30),
 };
-const GROUPS = ['bundles', 'page', 'api', 'load', 'callbacks', 'watcher', 'steps', 'wake', 'auth-flood', 'export', 'paging', 'cost'] as const;
+const GROUPS = ['bundles', 'page', 'api', 'load', 'callbacks', 'watcher', 'steps', 'requests', 'wake', 'auth-flood', 'export', 'paging', 'cost'] as const;
 type Group = (typeof GROUPS)[number];
 const only = env.BENCH_ONLY?.split(',').map((g) => g.trim()).filter(Boolean);
 const unknown = only?.filter((g) => !(GROUPS as readonly string[]).includes(g));
@@ -96,8 +100,10 @@ let exported: ExportReport | undefined;
 let paging: PagingReport | undefined;
 let wake: WakeReport | undefined;
 let stepped: SteppedReport | undefined;
+/** Provider requests a minute per chain at 2 to 1,000 open invoices (issue 28): each measured in a process of its own. */
+let requests: { tron: TronRequestsReport; solana: SolanaRequestsReport; evm: EvmRequestsReport } | undefined;
 let dynamodb: LocalDynamoDb | undefined;
-if (wanted('api') || wanted('load') || wanted('callbacks') || wanted('watcher') || wanted('steps') || wanted('wake') || wanted('auth-flood') || wanted('export') || wanted('paging') || wanted('cost')) {
+if (wanted('api') || wanted('load') || wanted('callbacks') || wanted('watcher') || wanted('steps') || wanted('requests') || wanted('wake') || wanted('auth-flood') || wanted('export') || wanted('paging') || wanted('cost')) {
   dynamodb = await startDynamoDbLocal();
 }
 try {
@@ -121,6 +127,11 @@ try {
     );
     watcher = await group('watcher', async () => (await import('./watcher')).measureWatcher({ orders: config.watcher_orders }));
     stepped = await group('steps', async () => (await import('./stepped')).measureStepped({ dynamodbEndpoint: endpoint, samples: config.stepped_samples }));
+    requests = await group('requests', async () => ({
+      tron: await runChild<TronRequestsReport>('bench/tron-requests.ts', {}),
+      solana: await runChild<SolanaRequestsReport>('bench/solana-requests.ts', {}),
+      evm: await runChild<EvmRequestsReport>('bench/evm-requests.ts', {}),
+    }));
     wake = await group('wake', async () => (await import('./wake')).measureWake({ dynamodbEndpoint: endpoint, samples: config.wake_samples }));
     authFlood = await group('auth-flood', async () =>
       (await import('./auth-flood')).measureAuthFlood({ requests: config.auth_flood_requests, concurrency: config.auth_flood_concurrency, victimSamples: config.iterations }),
@@ -348,6 +359,14 @@ if (authFlood) {
     ],
   );
 }
+if (requests) {
+  const tron = Object.entries(requests.tron.by_open_invoices).map(([open, f]) => [`TRON, ${open} open`, f.requests_per_minute, Math.round(f.requests_per_minute * 1440).toLocaleString('en-US')]);
+  const solana = requests.solana.scenarios.map((f) => [`Solana, ${f.merchants} merchant(s), ${f.open_invoices} open`, f.requests_per_minute, Math.round(f.requests_per_minute * 1440).toLocaleString('en-US')]);
+  const evm = requests.evm.networks.flatMap((n) =>
+    (['after_2', 'after_1000'] as const).map((run) => [`${n.chain}, ${run === 'after_2' ? 2 : 1000} open (HTTP / calls)`, `${n.runs[run]!.http_per_minute} / ${n.runs[run]!.calls_per_minute}`, Math.round(n.runs[run]!.http_per_minute * 1440).toLocaleString('en-US')]),
+  );
+  table(`Provider requests a minute at WATCH_INTERVAL_SECONDS=10, by open invoices (issue 28)`, ['source', 'requests / min', 'a day'], [...tron, ...solana, ...evm]);
+}
 if (wake) {
   const lat = (f: { p50: number; p99: number; mean: number }) => [ms(f.p50), ms(f.p99), ms(f.mean)];
   table(
@@ -446,6 +465,7 @@ const result = {
   callbacks: callbacks ?? null,
   watcher: watcher ? { ...watcher, ...(stepped ? { monthly_cost: watcherMonthlyCost(watcher, stepped) } : {}) } : null,
   steps: stepped ?? null,
+  requests: requests ?? null,
   auth_flood: authFlood ?? null,
   export: exported ?? null,
   paging: paging ?? null,
