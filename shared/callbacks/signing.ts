@@ -30,7 +30,7 @@ export function webhookHeaders(secrets: string | readonly string[], id: string, 
 }
 
 /**
- * What a merchant runs (see README): checks the signature in constant time and that the
+ * What a merchant runs (see docs/merchant-guide.md "Callbacks"): checks the signature in constant time and that the
  * timestamp is within `toleranceSeconds` of now (replay protection).
  */
 export function verify(
