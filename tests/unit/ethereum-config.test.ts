@@ -136,9 +136,12 @@ describe('TRON configuration', () => {
       apiKey: undefined,
       contract: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t',
       genesisHash: '00000000000000001ebf88508a03865c71d452e25f4d51194196a1d22b6653dc',
+      maxBlockRange: 100,
       watched: false,
     });
     expect(readTronConfig({ TRON_API_URL: 'https://api.trongrid.io', TRON_API_KEY: 'k' })).toMatchObject({ watched: true, apiKey: 'k' });
+    expect(readTronConfig({ TRON_MAX_BLOCK_RANGE: '5' }).maxBlockRange).toBe(5);
+    expect(() => readTronConfig({ TRON_MAX_BLOCK_RANGE: '0' })).toThrow(/TRON_MAX_BLOCK_RANGE/);
     expect(() => readTronConfig({ TRON_API_URL: 'ftp://x' })).toThrow(/TRON_API_URL/);
     expect(() => readTronConfig({ USDT_TRC20_CONTRACT: '0xdAC17F958D2ee523a2206206994597C13D831ec7' })).toThrow(/USDT_TRC20_CONTRACT/);
   });
