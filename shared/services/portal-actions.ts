@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { redeliverLatest } from '#shared/callbacks/delivery-job';
 import { UnknownOrderError } from '#shared/domain/errors';
 import { isId } from '#shared/domain/ids';
-import type { MerchantProfile } from '#shared/domain/merchant';
+import { type MerchantProfile, profileOf } from '#shared/domain/merchant';
 import type { Found } from '#shared/domain/order';
 import { ORDER_ACTORS } from '#shared/domain/portal';
 import { PortalNotFoundError, RoleRefusedError } from '#shared/domain/portal-errors';
@@ -20,8 +20,7 @@ async function actingMerchant(context: PortalContext): Promise<MerchantProfile> 
   if (!ORDER_ACTORS.includes(context.user.role)) throw new RoleRefusedError();
   const merchant = await findMerchant(context.user.merchant_id);
   if (!merchant) throw new PortalNotFoundError();
-  const { token_hash: _hash, callback_secret: _secret, ...profile } = merchant;
-  return profile;
+  return profileOf(merchant);
 }
 
 /** The portal's order actions, each the API's own use case (the same rules and answers). */

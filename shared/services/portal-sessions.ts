@@ -1,8 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { MerchantProfile } from '#shared/domain/merchant';
+import { type MerchantProfile, profileOf } from '#shared/domain/merchant';
 import type { PortalUser, Session } from '#shared/domain/portal';
 import { SessionRequiredError } from '#shared/domain/portal-errors';
-import { findMerchant, profileOf } from '#shared/store/merchants';
+import { findMerchant } from '#shared/store/merchants';
 import { findPortalUser, voidSessionsBefore } from '#shared/store/portal-users';
 import { deleteSession, findSession } from '#shared/store/sessions';
 
