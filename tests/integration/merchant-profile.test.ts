@@ -13,8 +13,8 @@ import { apiTokenHash, findMerchantByApiToken } from '#shared/services/api-token
 import { changeSettings, merchantProfile, merchantProfiles, rollCallbackSecret, setDisabled } from '#shared/services/merchants';
 import { createOrder } from '#shared/services/orders';
 import { getPayPage } from '#shared/services/pay-page';
-import { actOnOrder, PORTAL_ACTIONS } from '#shared/services/portal-actions';
-import { authenticateSession, sha256 } from '#shared/services/portal-sessions';
+import { actOnOrder, PORTAL_ACTIONS } from '#shared/services/portal/actions';
+import { authenticateSession, sha256 } from '#shared/services/portal/sessions';
 import { db, tableName } from '#shared/store/client';
 import { findMerchant } from '#shared/store/merchants';
 import { userItem } from '#shared/store/portal-users';

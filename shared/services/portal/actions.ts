@@ -8,8 +8,8 @@ import { ORDER_ACTORS } from '#shared/domain/portal';
 import { PortalNotFoundError, RoleRefusedError } from '#shared/domain/portal-errors';
 import { requestRefund } from '#shared/services/gateway-payments';
 import { cancelOrder, resolveOrder } from '#shared/services/order-actions';
-import type { PortalContext } from '#shared/services/portal-sessions';
-import { getPortalOrder } from '#shared/services/portal-orders';
+import type { PortalContext } from '#shared/services/portal/sessions';
+import { getPortalOrder } from '#shared/services/portal/orders';
 import { simulateRefundSent } from '#shared/services/sandbox';
 import { findMerchant } from '#shared/store/merchants';
 

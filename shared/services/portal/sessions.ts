@@ -8,7 +8,7 @@ import { deleteSession, findSession } from '#shared/store/sessions';
 
 /**
  * Portal sessions: which signed-in user a cookie names, the CSRF token, signing out. Apart from
- * portal-auth.ts (passkeys, invites) so every portal route's bundle has no WebAuthn library.
+ * auth.ts (passkeys, invites) so every portal route's bundle has no WebAuthn library.
  */
 
 export const sha256 = (secret: string): string => createHash('sha256').update(secret, 'utf8').digest('hex');
