@@ -69,7 +69,13 @@ function countsOf(stack: Stack): Counts {
     const metrics = alarm.Properties?.Metrics as { MetricStat?: unknown }[] | undefined;
     return sum + (metrics ? metrics.filter((entry) => entry.MetricStat !== undefined).length : 1);
   }, 0);
-  const sqsEventSources = ofType('AWS::Lambda::EventSourceMapping').filter((mapping) => JSON.stringify(mapping.Properties?.EventSourceArn ?? '').includes('Queue')).length;
+  const template = Template.fromStack(stack).toJSON().Resources as Record<string, { Type: string }>;
+  // A mapping reads a queue when its source is a queue of the template (Fn::GetAtt [id, Arn]).
+  const readsQueue = (arn: unknown) => {
+    const target = (arn as { 'Fn::GetAtt'?: [string, string] } | undefined)?.['Fn::GetAtt']?.[0];
+    return target !== undefined && template[target]?.Type === 'AWS::SQS::Queue';
+  };
+  const sqsEventSources = ofType('AWS::Lambda::EventSourceMapping').filter((mapping) => readsQueue(mapping.Properties?.EventSourceArn)).length;
   return {
     alarmMetrics,
     alarms: alarms.length,

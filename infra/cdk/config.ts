@@ -158,7 +158,7 @@ export const NETWORK_SETTINGS: Readonly<Record<string, { env: string; about: str
       .map(([code, contract]) => ({ env: `${code}_CONTRACT`, about: `${code} token contract on ${network.name} (handler default ${contract})`, kind: 'contract' as const })),
     ...evmCurrencies(network)
       .filter((code) => code !== 'ETH')
-      .map((code) => ({ env: `${code}_CONFIRMATIONS`, about: `confirmations a ${code} payment needs on ${network.name} (handler default: README "Networks")`, kind: 'confirmations' as const })),
+      .map((code) => ({ env: `${code}_CONFIRMATIONS`, about: `confirmations a ${code} payment needs on ${network.name} (handler default: docs/merchant-guide.md "Networks")`, kind: 'confirmations' as const })),
     { env: `${network.chain}_BLOCK_RANGE`, about: `blocks the ${network.name} watcher reads in one range (eth_getLogs): the provider plan's cap (handler default 100)`, kind: 'blockRange' as const },
   ]).map((setting) => [contextKeyOf(setting.env), setting]),
 );

@@ -169,7 +169,7 @@ export class CryptoPayStack extends Stack {
           ...config.handlerEnvironment,
           PAYMENT_PAGE_URL: pageUrl,
           CALLBACK_QUEUE_URL: this.callbacks.queue.queueUrl,
-          // Route functions count each client's requests in the table (README "Rate limits").
+          // Route functions count each client's requests in the table (docs/operator-guide.md "Rate limits").
           ...(routeFunction ? { QUOTA_STORE: 'table' } : {}),
         },
         writablePrefix: routeFunction ? QUOTA_PREFIX : undefined,

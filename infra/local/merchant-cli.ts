@@ -1,5 +1,5 @@
 /**
- * The operator's merchant CLI (README "Operating merchants"): `npm run merchant -- <command>`.
+ * The operator's merchant CLI (docs/operator-guide.md "Operating merchants"): `npm run merchant -- <command>`.
  *
  *   create --name NAME [--sandbox] [--token TOKEN] [settings...]   a merchant; prints its first token and secret once
  *   list | show <user_id> | audit <user_id> [--limit N]             read

@@ -2,7 +2,7 @@
  * `npm start`: the whole service locally, nothing else to set up (Java 17 runs DynamoDB Local).
  * Configuration: PORT (3000), HOST (127.0.0.1), DATA_DIR (.data), DEMO_API_TOKEN (generated),
  * EXPIRY_SWEEP_SECONDS (30), QUOTA_MAX_KEYS (10000), QUOTA_CLIENT_IP_HEADER (none: the socket's
- * address); the quotas' limits as in AWS (QUOTA_MERCHANT_RATE, ..., README "Rate limits").
+ * address); the quotas' limits as in AWS (QUOTA_MERCHANT_RATE, ..., docs/operator-guide.md "Rate limits").
  */
 import { LOCAL_AWS_ENV } from '#infra/local/dynamodb';
 import { DEFAULT_QUOTA_KEYS, startRuntime } from '#infra/local/runtime';

@@ -2,7 +2,7 @@ import { ConfigError, type Env, flag, nonNegativeInteger, optionalString, positi
 
 /**
  * The service's configuration: every environment variable a handler reads is read and checked
- * here, once, and nowhere else (README "Configuration" lists them all). Variables come in
+ * here, once, and nowhere else (docs/reference.md lists them all, docs/operator-guide.md "Configuration" explains them). Variables come in
  * sections, one per part of the system; a section is read and checked as a whole the first
  * time something asks for it, then kept for the life of the process. So importing a module
  * costs nothing, a function is never asked for variables of parts it does not use (the
@@ -83,7 +83,7 @@ export const readAuthConfig = (env: Env) => ({
 export const authConfig = section(readAuthConfig);
 
 /**
- * Request quotas per client (README "Rate limits"): each merchant (by its token's user_id) and
+ * Request quotas per client (docs/operator-guide.md "Rate limits"): each merchant (by its token's user_id) and
  * each anonymous client of the payment page's routes (by source address; IPv6 by /64) has its
  * own, on top of API Gateway's per-route limits. A rate of 0 turns that quota off. `store`:
  * 'table' (the AWS stack sets it) counts in the DynamoDB table, in the handlers; unset, the
@@ -261,7 +261,7 @@ export const readLightningConfig = (env: Env) => ({ restUrl: optionalString(env,
 export const lightningConfig = section(readLightningConfig);
 
 /**
- * When a payment source counts as healthy (README "Source health"): its watcher succeeded
+ * When a payment source counts as healthy (docs/operator-guide.md "How payments are detected"): its watcher succeeded
  * within `maxSilenceSeconds` and has been caught up with the source's tip within
  * `maxLagSeconds`. A currency whose source is not healthy is not offered to live merchants'
  * buyers (checkout answers PAYMENT_NOT_AVAILABLE); invoices already open stay watched.
@@ -310,7 +310,7 @@ export const readWakeConfig = (env: Env) => {
 export const wakeConfig = section(readWakeConfig);
 
 /**
- * The merchant portal (README "Merchant portal", docs/deploy.md): its origin (scheme, host and
+ * The merchant portal (docs/merchant-guide.md "The merchant portal", docs/deploy.md): its origin (scheme, host and
  * port the browser sees: the portal's domain in AWS, http://localhost:<port> locally), the
  * WebAuthn relying-party id (the origin's host unless set: a passkey works on that domain and
  * its subdomains), and the session and sign-in limits.

@@ -58,7 +58,7 @@ const table: readonly Currency[] = [
   { code: 'USDT_ERC20', kind: 'token', precision: 6, payPrecision: 6, confirmations: 12, chain: 'ETH', asset: 'USDT' },
   { code: 'USDC_ERC20', kind: 'token', precision: 6, payPrecision: 6, confirmations: 12, chain: 'ETH', asset: 'USDC' },
   // Other EVM networks (shared/payments/networks/evm.ts): addresses from the ETH key, each
-  // network's own watcher, confirmations in that network's blocks (README "Confirmations").
+  // network's own watcher, confirmations in that network's blocks (docs/merchant-guide.md "Networks").
   // `precision` is the contract's decimals (18 for BNB Smart Chain's USDT and Celo's cUSD),
   // so payments are booked to the token's last unit; buyers are quoted to 6 (8 for ether).
   ...evm('ARBITRUM', 300, [

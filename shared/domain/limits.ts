@@ -17,7 +17,7 @@ export const MAX_OFFSET = 1000;
  * raise it: a buyer tries a few, and the bound is what keeps a link's addresses few). Each crypto invoice takes a fresh address from the key's sequence; a buyer who
  * switches back to a currency gets its still-valid invoice again, so only switching after
  * invoices expire uses more. Bounded because wallets stop scanning after a gap of unused
- * addresses (see README, "Keys, accounts and gateways").
+ * addresses (see docs/operator-guide.md, "Keys, accounts and gateways").
  */
 export const MAX_INVOICES_PER_ORDER = 16;
 

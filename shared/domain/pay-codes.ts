@@ -16,7 +16,7 @@ export const MUGGLEPAY_CODES: Readonly<Record<string, PayCurrency | null>> = {
   ETH_ERC20: 'ETH',
   USDT_ERC20: 'USDT_ERC20',
   USDC_ERC20: 'USDC_ERC20',
-  // Other networks: each one's own watcher (README "Networks"); MugglePay's codes are ours.
+  // Other networks: each one's own watcher (docs/merchant-guide.md "Networks"); MugglePay's codes are ours.
   USDT_TRC20: 'USDT_TRC20',
   USDT_ARB: 'USDT_ARB',
   USDT_BNB: 'USDT_BNB',

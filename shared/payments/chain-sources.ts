@@ -1,7 +1,7 @@
 import { section } from '#shared/core/config';
 /**
  * Which chain sources are configured, from the environment (the same names locally and in
- * CDK context; README "Configuration"):
+ * CDK context; docs/operator-guide.md "Configuration"):
  *
  * - `BTC_ESPLORA_URL`, `LTC_ESPLORA_URL`: an Esplora REST API base.
  * - `BTC_RPC_URL`, `LTC_RPC_URL`, `BCH_RPC_URL`: a Bitcoin Core-style JSON-RPC endpoint

@@ -11,7 +11,7 @@ const BITCOIN_GENESIS = '000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b
 /**
  * Mainnet. Bitcoin Cash split from Bitcoin on 2017-08-01 after block 478558 (their last
  * common block): from 478559 on each has its own blocks, so that height tells them apart.
- * Hashes as in Bitcoin Core's and Bitcoin Cash Node's chain parameters (README "Configuration").
+ * Hashes as in Bitcoin Core's and Bitcoin Cash Node's chain parameters (docs/operator-guide.md "Configuration").
  */
 export const MAINNET_IDENTITIES: Readonly<Record<UtxoChainCode, ChainIdentity>> = {
   BTC: { genesisHash: BITCOIN_GENESIS, checkpoint: { height: 478_559, hash: '00000000000000000019f112ec0a9982926f1258cdcc558dd7c3b7e5dc7fa148' } },

@@ -220,7 +220,7 @@ function invoiceIdsOfA(): string[] {
 /** What the payment page must never show: the merchant's secrets and internal references. */
 function secretsShown(response: RawResponse, orders: readonly SeededOrder[]): string[] {
   const problems: string[] = [];
-  // README, "The payment page": never the callback token or URL, user_id, merchant_order_id, or the invoice's ids, rate and payments.
+  // docs/merchant-guide.md, "The payment page": never the callback token or URL, user_id, merchant_order_id, or the invoice's ids, rate and payments.
   const forbiddenKeys = new Set([
     'token', 'callback_url', 'user_id', 'merchant_order_id', 'api_token', 'callback_secret', 'token_hash', 'invoice_id', 'rate', 'payments',
   ]);
@@ -274,7 +274,7 @@ describe('public payment-page routes (/v1/pay/)', () => {
           expect(withToken.text, `${info.key} answers differently with a token`).toBe(response.text);
         }
       }
-      // README: an unknown or malformed id is 404 ORDER_NOT_FOUND on every page endpoint.
+      // docs/merchant-guide.md: an unknown or malformed id is 404 ORDER_NOT_FOUND on every page endpoint.
       for (const id of [randomUUID(), 'not-an-id']) {
         const missing = await call(requestFor(info, undefined, id));
         expect(missing.status, describeResponse(missing)).toBe(404);

@@ -229,13 +229,13 @@ export function validBody(info: RouteInfo, orderId: string | undefined, unique: 
 // ---------------------------------------------------------------------------------------------
 // Checks on every answer
 
-const README = fileURLToPath(new URL('../../README.md', import.meta.url));
+const MERCHANT_GUIDE = fileURLToPath(new URL('../../docs/merchant-guide.md', import.meta.url));
 
-/** The error codes README.md documents (its "Error codes:" paragraph and `<status> <CODE>` spans), with the status it gives, if any. */
+/** The error codes docs/merchant-guide.md documents (its "Error codes:" paragraph and `<status> <CODE>` spans), with the status it gives, if any. */
 export function documentedErrorCodes(): Map<string, number | undefined> {
-  const text = readFileSync(README, 'utf8');
+  const text = readFileSync(MERCHANT_GUIDE, 'utf8');
   const start = text.indexOf('Error codes:');
-  if (start < 0) throw new Error('README.md has no "Error codes:" paragraph');
+  if (start < 0) throw new Error('docs/merchant-guide.md has no "Error codes:" paragraph');
   const end = text.indexOf('\n\n', start);
   const paragraph = text.slice(start, end < 0 ? undefined : end);
   const codes = new Map<string, number | undefined>();
@@ -244,7 +244,7 @@ export function documentedErrorCodes(): Map<string, number | undefined> {
   }
   // Codes documented elsewhere in the prose, written as `<status> <CODE>` (e.g. `409 IDEMPOTENCY_IN_PROGRESS`).
   for (const match of text.matchAll(/`(\d{3})\s+([A-Z][A-Z0-9_]+)`/g)) codes.set(match[2]!, Number(match[1]));
-  if (codes.size < 5) throw new Error(`README.md's error codes could not be read (${[...codes.keys()].join(', ')})`);
+  if (codes.size < 5) throw new Error(`docs/merchant-guide.md's error codes could not be read (${[...codes.keys()].join(', ')})`);
   return codes;
 }
 
@@ -365,7 +365,7 @@ const GATEWAY_NOTIFY = /^\/v1\/gateways\/(alipay|aliglobal|wechat)\/notify$/;
 const servedPath = (path: string): string => new URL(path, 'http://fuzz.invalid').pathname;
 
 /**
- * The answers each gateway expects (README "Gateways"): Alipay's text `success` (HTTP 200)
+ * The answers each gateway expects (docs/operator-guide.md "Gateways"): Alipay's text `success` (HTTP 200)
  * or `fail` (4xx; 503 only when we cannot decide now, never for what a sender controls).
  */
 function gatewayViolations(request: FuzzRequest, response: RawResponse): string[] {
@@ -389,22 +389,22 @@ function gatewayViolations(request: FuzzRequest, response: RawResponse): string[
   return found;
 }
 
-/** The five documented error bodies (README "Errors"). */
+/** The five documented error bodies (docs/merchant-guide.md "API"). */
 export function errorShapeViolations(status: number, body: any, codes: Map<string, number | undefined>): string[] {
   if (sameKeys(body, ['status', 'error', 'error_code'])) {
     const problems: string[] = [];
     if (body.status !== status) problems.push(`body status ${JSON.stringify(body.status)} differs from HTTP ${status}`);
     if (typeof body.error !== 'string' || body.error === '') problems.push('error is not a non-empty string');
     if (typeof body.error_code !== 'string' || !codes.has(body.error_code)) {
-      problems.push(`error_code ${JSON.stringify(body.error_code)} is not documented in README.md`);
+      problems.push(`error_code ${JSON.stringify(body.error_code)} is not documented in docs/merchant-guide.md`);
     } else {
       const documented = codes.get(body.error_code);
-      if (documented !== undefined && documented !== status) problems.push(`${body.error_code} answered with HTTP ${status}, README says ${documented}`);
+      if (documented !== undefined && documented !== status) problems.push(`${body.error_code} answered with HTTP ${status}, docs/merchant-guide.md says ${documented}`);
     }
     return problems;
   }
   if (sameKeys(body, ['status', 'error', 'error_code', 'order', 'payment_url'])) {
-    // A repeated merchant_order_id: the error and the order holding it (README "Errors").
+    // A repeated merchant_order_id: the error and the order holding it (docs/merchant-guide.md "API").
     const shaped = status === 400 && body.status === 400 && body.error_code === 'ORDER_MERCHANTID_EXIST' && typeof body.payment_url === 'string';
     return shaped && typeof body.order?.order_id === 'string' ? [] : [`malformed ORDER_MERCHANTID_EXIST body at HTTP ${status}`];
   }

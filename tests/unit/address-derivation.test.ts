@@ -47,7 +47,7 @@ const VERSIONS = {
 } as const;
 type Version = keyof typeof VERSIONS;
 
-/** What each currency and network accepts (README "Keys, accounts and gateways"). */
+/** What each currency and network accepts (docs/operator-guide.md "Keys, accounts and gateways"). */
 const ACCEPTED: Record<AddressCurrency, Record<AddressNetwork, readonly Version[]>> = {
   BTC: { mainnet: ['xpub', 'zpub'], testnet: ['tpub', 'vpub'] },
   LTC: { mainnet: ['Ltub', 'Mtub', 'zpub', 'xpub'], testnet: ['ttub', 'tpub', 'vpub'] },

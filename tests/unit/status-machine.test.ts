@@ -9,7 +9,7 @@ const ALLOWED = new Set([
   'NEW>PAID',
   'PENDING>PAID',
   'PENDING>NEW',
-  // A payment that never reached a block within the unconfirmed timeout (README, order lifecycle).
+  // A payment that never reached a block within the unconfirmed timeout (docs/merchant-guide.md "Order statuses").
   'PENDING>EXPIRED',
   'NEW>UNRESOLVED',
   'PENDING>UNRESOLVED',

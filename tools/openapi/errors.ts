@@ -87,7 +87,7 @@ export const TOO_MANY_INVOICES = errorCase(
   `The order has had ${MAX_INVOICES_PER_ORDER} invoices (each takes an address) and the currency has no valid one to show again. Waiting does not help: no Retry-After.`,
   new TooManyInvoicesError(MAX_INVOICES_PER_ORDER),
 );
-/** Every operation's own 429: the caller's quota (README "Rate limits"), with Retry-After. */
+/** Every operation's own 429: the caller's quota (docs/operator-guide.md "Rate limits"), with Retry-After. */
 export const rateLimited = (caller: 'merchant' | 'public') =>
   errorCase(
     'API_LIMIT_EXCEEDED',

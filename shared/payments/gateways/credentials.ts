@@ -12,7 +12,7 @@ export type CredentialSource = SecretSource;
 
 export const credentialSource = (env: Env, code: string): CredentialSource | undefined => secretSource(env, `${code}_CREDENTIALS`);
 
-/** The credentials JSON object (its fields are the gateway's; see README "Gateways"). */
+/** The credentials JSON object (its fields are the gateway's; see docs/operator-guide.md "Gateways"). */
 export async function loadCredentials(source: CredentialSource): Promise<Record<string, unknown>> {
   let text: string;
   if (source.kind === 'value') text = source.ref;
