@@ -2,11 +2,11 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
  * The receiving side of a callback, written as a merchant would from the Standard Webhooks
- * specification (README's "Verify in Node" code, with the clock as a parameter), independent of
- * shared/callbacks/signing.ts: the tests check what we sign against this, not against our own
- * signer. True when the timestamp is within `toleranceSeconds` of `nowSeconds` and any one of the
- * space-separated `v1,` signatures is the HMAC-SHA256 of `<id>.<timestamp>.<body>` under the
- * base64-decoded `whsec_` secret.
+ * specification (docs/merchant-guide.md's "Verify in Node" code, with the clock as a
+ * parameter), independent of shared/callbacks/signing.ts: the tests check what we sign against
+ * this, not against our own signer. True when the timestamp is within `toleranceSeconds` of
+ * `nowSeconds` and any one of the space-separated `v1,` signatures is the HMAC-SHA256 of
+ * `<id>.<timestamp>.<body>` under the base64-decoded `whsec_` secret.
  */
 export function verifyCallback(
   secret: string,
