@@ -1,5 +1,5 @@
 /**
- * Provider requests a minute of each EVM network's watcher (issue 28): the real ChainWatcher
+ * Provider requests a minute of each EVM network's watcher (issue 28): the real BlockWatcher
  * and EthereumBlockSource, stepped as the watch loop steps them (every WATCH_INTERVAL_SECONDS,
  * 10 s, and again at once while behind), against a synthetic network (bench/evm-chain-server.ts)
  * whose clock the bench moves, with the real DynamoDB Local for the cursor and the open-address
@@ -31,7 +31,7 @@ import { currency } from '#shared/domain/currencies';
 import { EVM_NETWORKS, type EvmNetwork } from '#shared/domain/networks';
 import { toChecksumAddress } from '#shared/payments/addresses/eip55';
 import { openAddress } from '#shared/store/open-addresses';
-import { ChainWatcher } from '#shared/watchers/block-watcher';
+import { BlockWatcher } from '#shared/watchers/block-watcher';
 import { EthereumBlockSource } from '#shared/watchers/sources/ethereum/source';
 import type { BlockSource } from '#shared/watchers/sources/port';
 import { type SimPayment, startEvmChainServer, type Traffic } from './evm-chain-server';
@@ -114,7 +114,7 @@ async function run(network: EvmNetwork, path: 'before' | 'after', invoices: read
       ...(blockRange ? { blockRange } : {}),
       tokens: contracts.map((c) => ({ currency: c.code, contract: c.contract })),
     });
-    const watcher = new ChainWatcher(path === 'after' ? source : blockByBlock(source), { cursorName: `${network.chain}-bench-${randomUUID()}` });
+    const watcher = new BlockWatcher(path === 'after' ? source : blockByBlock(source), { cursorName: `${network.chain}-bench-${randomUUID()}` });
     server.now = 3_600_000; // an hour into the chain
     await watcher.step(); // the cursor starts at the tip; the chain check and decimals are read once
     server.reset();

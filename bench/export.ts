@@ -46,7 +46,7 @@ async function measure(sizes: number[]): Promise<ExportReport> {
   const { createApiServer } = await import('#infra/local/http-adapter');
   const { apiFunctions } = await import('#infra/local/handlers');
   const { createMerchant } = await import('#shared/services/merchants');
-  const { EXPORT_PAGE } = await import('#shared/services/portal-export');
+  const { EXPORT_PAGE } = await import('#shared/services/portal/export');
   const { db } = await import('#shared/store/client');
   const { merchantOrdersPartition } = await import('#shared/store/keys');
   const { seedOrders } = await import('../tests/support/seed-orders');

@@ -200,7 +200,7 @@ export async function measureWatcher(options: { orders: number }): Promise<Watch
   const { createOrder } = await import('#shared/services/orders');
   const { findMerchant } = await import('#shared/store/merchants');
   const { findOrderWithInvoice } = await import('#shared/store/orders');
-  const { ChainWatcher } = await import('#shared/watchers/block-watcher');
+  const { BlockWatcher } = await import('#shared/watchers/block-watcher');
   const { pollChain } = await import('#shared/watchers/watch-loop');
   const { EsploraSource } = await import('#shared/watchers/sources/esplora');
   const { CoreRpcSource } = await import('#shared/watchers/sources/core-rpc');
@@ -230,7 +230,7 @@ export async function measureWatcher(options: { orders: number }): Promise<Watch
   const esplora = await startEsploraServer(chain);
   const intervalMs = 1000;
   const controller = new AbortController();
-  const watcher = new ChainWatcher(new EsploraSource({ chain: 'BTC', baseUrl: esplora.url }), { cursorName: `BTC-bench-${randomUUID()}` });
+  const watcher = new BlockWatcher(new EsploraSource({ chain: 'BTC', baseUrl: esplora.url }), { cursorName: `BTC-bench-${randomUUID()}` });
   await watcher.step();
   const loop = pollChain(watcher, { intervalMs, signal: controller.signal });
   const pending: number[] = [];
@@ -315,7 +315,7 @@ export async function measureWatcher(options: { orders: number }): Promise<Watch
   const idleRuns: { units: ReturnType<typeof resetCapacityMeter>; source: number; ms: number }[] = [];
   for (let i = 0; i < 5; i += 1) {
     const name = `BTC-bench-idle-${randomUUID()}`;
-    const idleWatcher = new ChainWatcher(new EsploraSource({ chain: 'BTC', baseUrl: esplora.url }), { cursorName: name });
+    const idleWatcher = new BlockWatcher(new EsploraSource({ chain: 'BTC', baseUrl: esplora.url }), { cursorName: name });
     await idleWatcher.idleLook();
     chain.mineEmpty(1);
     requestsBefore = sourceCount(esplora);
@@ -350,7 +350,7 @@ export async function measureWatcher(options: { orders: number }): Promise<Watch
           kind === 'esplora'
             ? new EsploraSource({ chain: 'BTC', baseUrl: esplora.url })
             : new CoreRpcSource({ chain: 'BTC', url: node.url.replace('http://', 'http://bench:bench@') });
-        const w = new ChainWatcher(source, { cursorName: `BTC-bench-${randomUUID()}`, mempool: false });
+        const w = new BlockWatcher(source, { cursorName: `BTC-bench-${randomUUID()}`, mempool: false });
         await w.step();
         const txs = [];
         // Transactions to fresh addresses that are nobody's invoice: every one is looked up.

@@ -1,6 +1,6 @@
 import { json, portalHandler } from '#shared/http/portal-handler';
 import { portalPasskeyAnswerBody as body } from '#shared/http/validators.generated';
-import { addPasskey } from '#shared/services/portal-auth';
+import { addPasskey } from '#shared/services/portal/auth';
 
 /** POST /v1/portal/passkeys: registers the passkey a passkeys/options ceremony made. */
 export const handler = portalHandler({ body }, async ({ body, context, now, clientIp }) => {

@@ -1,6 +1,6 @@
 import { json, portalHandler } from '#shared/http/portal-handler';
 import { portalAuditQuery as query } from '#shared/http/validators.generated';
-import { portalAuditLog } from '#shared/services/portal-account';
+import { portalAuditLog } from '#shared/services/portal/account';
 
 /** GET /v1/portal/audit: the merchant's audit log, newest first, by page. */
 export const handler = portalHandler({ query }, async ({ query, context }) =>

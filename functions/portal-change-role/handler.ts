@@ -1,6 +1,6 @@
 import { json, portalHandler } from '#shared/http/portal-handler';
 import { portalMemberRoleBody as body } from '#shared/http/validators.generated';
-import { changeMemberRole } from '#shared/services/portal-team';
+import { changeMemberRole } from '#shared/services/portal/team';
 
 /** POST /v1/portal/team/{member_id}/role: another member's new role (owners). */
 export const handler = portalHandler({ body }, async ({ body, path, context, clientIp, now }) =>

@@ -1,7 +1,7 @@
 import { json, portalHandler } from '#shared/http/portal-handler';
 import { portalSettingsBody as body } from '#shared/http/validators.generated';
-import { portalChangeSettings } from '#shared/services/portal-account';
-import { portalActor } from '#shared/services/portal-team';
+import { portalChangeSettings } from '#shared/services/portal/account';
+import { portalActor } from '#shared/services/portal/team';
 
 /** POST /v1/portal/settings: changes settings after their checks; invoices made from now on use them. */
 export const handler = portalHandler({ body }, async ({ body, context, clientIp, now }) => {

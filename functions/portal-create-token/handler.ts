@@ -1,7 +1,7 @@
 import { json, portalHandler } from '#shared/http/portal-handler';
 import { portalTokenNameBody as body } from '#shared/http/validators.generated';
-import { portalCreateToken } from '#shared/services/portal-account';
-import { portalActor } from '#shared/services/portal-team';
+import { portalCreateToken } from '#shared/services/portal/account';
+import { portalActor } from '#shared/services/portal/team';
 
 /** POST /v1/portal/tokens: a new named API token, shown in this answer only. */
 export const handler = portalHandler({ body }, async ({ body, context, clientIp, now }) =>

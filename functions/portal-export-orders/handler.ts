@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { portalStreamHandler } from '#shared/http/portal-handler';
 import { portalOrdersQuery as query } from '#shared/http/validators.generated';
-import { exportOrdersCsv } from '#shared/services/portal-export';
+import { exportOrdersCsv } from '#shared/services/portal/export';
 
 /**
  * GET /v1/portal/orders/export: the filtered orders as CSV (a download), streamed page by page

@@ -1,5 +1,5 @@
 import { json, portalHandler } from '#shared/http/portal-handler';
-import { getPortalOrder } from '#shared/services/portal-orders';
+import { getPortalOrder } from '#shared/services/portal/orders';
 
 /** GET /v1/portal/orders/:order_id: the order, its invoices and payments, its history and callbacks. */
 export const handler = portalHandler({}, async ({ path, context }) => json(200, { status: 200, ...(await getPortalOrder(context, path.order_id)) }));

@@ -1,6 +1,6 @@
 import { json, portalHandler } from '#shared/http/portal-handler';
 import { portalInviteMemberBody as body } from '#shared/http/validators.generated';
-import { inviteMember } from '#shared/services/portal-team';
+import { inviteMember } from '#shared/services/portal/team';
 
 /** POST /v1/portal/team/invites: a one-time invite link with a role, shown in this answer only (owners). */
 export const handler = portalHandler({ body }, async ({ body, context, clientIp, now }) =>

@@ -1,5 +1,5 @@
 import { json, portalHandler } from '#shared/http/portal-handler';
-import { registrationOptions } from '#shared/services/portal-auth';
+import { registrationOptions } from '#shared/services/portal/auth';
 
 /** POST /v1/portal/invites/:invite/options: passkey creation options for an unused, unexpired invite. */
 export const handler = portalHandler({ auth: 'none' }, async ({ path, now }) =>

@@ -1,6 +1,6 @@
 import { json, portalHandler } from '#shared/http/portal-handler';
 import { portalKeyPreviewBody as body } from '#shared/http/validators.generated';
-import { portalPreviewKeys } from '#shared/services/portal-account';
+import { portalPreviewKeys } from '#shared/services/portal/account';
 
 /** POST /v1/portal/settings/preview: the first addresses of each key, nothing saved (to compare with the wallet). */
 export const handler = portalHandler({ body }, async ({ body, context }) =>

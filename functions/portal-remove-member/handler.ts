@@ -1,5 +1,5 @@
 import { json, portalHandler } from '#shared/http/portal-handler';
-import { removeMember } from '#shared/services/portal-team';
+import { removeMember } from '#shared/services/portal/team';
 
 /** POST /v1/portal/team/{member_id}/remove: removes another member; their sessions end at once (owners). */
 export const handler = portalHandler({}, async ({ path, context, clientIp, now }) =>

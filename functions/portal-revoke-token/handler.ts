@@ -1,6 +1,6 @@
 import { json, portalHandler } from '#shared/http/portal-handler';
-import { portalRevokeToken } from '#shared/services/portal-account';
-import { portalActor } from '#shared/services/portal-team';
+import { portalRevokeToken } from '#shared/services/portal/account';
+import { portalActor } from '#shared/services/portal/team';
 
 /** POST /v1/portal/tokens/{token_id}/revoke: the token is refused from now on (within the auth cache's seconds). */
 export const handler = portalHandler({}, async ({ path, context, clientIp, now }) => {

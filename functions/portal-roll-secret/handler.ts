@@ -1,7 +1,7 @@
 import { json, portalHandler } from '#shared/http/portal-handler';
 import { portalRollSecretBody as body } from '#shared/http/validators.generated';
-import { portalRollSecret } from '#shared/services/portal-account';
-import { portalActor } from '#shared/services/portal-team';
+import { portalRollSecret } from '#shared/services/portal/account';
+import { portalActor } from '#shared/services/portal/team';
 
 /** POST /v1/portal/callback-secret/roll: a new secret; the old one also signs callbacks for the overlap. */
 export const handler = portalHandler({ body }, async ({ body, context, clientIp, now }) =>

@@ -1,5 +1,5 @@
 import { json, portalHandler } from '#shared/http/portal-handler';
-import { signInOptions } from '#shared/services/portal-auth';
+import { signInOptions } from '#shared/services/portal/auth';
 
 /** POST /v1/portal/sign-in/options: a challenge for any passkey of this site (rate-limited per client). */
 export const handler = portalHandler({ auth: 'none' }, async ({ clientIp, now }) => json(200, { status: 200, options: await signInOptions(clientIp, now) }));

@@ -1,6 +1,6 @@
 import { portalHandler, signedIn } from '#shared/http/portal-handler';
 import { portalPasskeyAnswerBody as body } from '#shared/http/validators.generated';
-import { signInWithPasskey } from '#shared/services/portal-auth';
+import { signInWithPasskey } from '#shared/services/portal/auth';
 
 /** POST /v1/portal/sign-in: a passkey's answer; a new session (the old one ends). */
 export const handler = portalHandler({ auth: 'none', body }, async ({ body, clientIp, sessionId, now }) =>

@@ -1,6 +1,6 @@
 import { clearedSessionCookie, json, portalHandler, withCookies } from '#shared/http/portal-handler';
 import { portalSignOutBody as body } from '#shared/http/validators.generated';
-import { signOut } from '#shared/services/portal-sessions';
+import { signOut } from '#shared/services/portal/sessions';
 
 /** POST /v1/portal/sign-out: ends this session (`everywhere`: every session of the user). */
 export const handler = portalHandler({ body }, async ({ body, context, now }) => {

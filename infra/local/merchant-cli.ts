@@ -128,7 +128,7 @@ await useCliTable(fail);
 // Loaded after the environment names the table.
 const merchants = await import('#shared/services/merchants');
 const tokens = await import('#shared/services/api-tokens');
-const portal = await import('#shared/services/portal-auth');
+const portal = await import('#shared/services/portal/auth');
 const { ROLES } = await import('#shared/domain/portal');
 const actor = { who: `operator:${userInfo().username}`, from: `cli@${hostname()}` };
 

@@ -231,7 +231,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     });
 
     const demo = await seedDemoMerchant(dataDir, options.demoApiToken);
-    const { createInvite } = await import('#shared/services/portal-auth');
+    const { createInvite } = await import('#shared/services/portal/auth');
     const demoInvite = await createInvite({ merchantId: demo.user_id, name: 'Demo owner' });
     stops.push(await startExpirySweeper(options.expirySweepSeconds));
     const watchers = await startChainWatchers();

@@ -1,10 +1,17 @@
 import { parameterExtensionConfig } from '#shared/core/config';
 import { ConfigError } from '#shared/core/env';
 import { describeFetchError } from '#shared/core/fetch-text';
+import { RetriesExhaustedError, RetryableStatusError, type RetryPolicy, withRetries } from '#shared/core/retry';
 
-/** Tries of one read: the extension answers 400 while it is still starting, and may drop a connection. */
-const ATTEMPTS = 3;
+/**
+ * Tries of one read, 50 then 100 ms apart, no jitter (each function's own sandbox): the extension
+ * answers 400 while it is still starting, and may drop a connection.
+ */
+const READS: RetryPolicy = { attempts: 3, baseDelayMs: 50, jitter: false };
 const TIMEOUT_MS = 5_000;
+
+/** A read's outcome that asking again would not change (refused, missing, garbage): thrown without another try. */
+class FinalReadError extends Error {}
 
 let outsideLambda: ((name: string) => Promise<string>) | undefined;
 
@@ -32,26 +39,26 @@ export async function readSecureParameter(name: string): Promise<string> {
     throw new ConfigError(`SSM parameter ${name} can only be read through the Parameters and Secrets Lambda extension (the stack adds it)`);
   }
   const url = `http://localhost:${port}/systemsmanager/parameters/get?name=${encodeURIComponent(name)}&withDecryption=true`;
-  let problem = '';
-  for (let attempt = 1; attempt <= ATTEMPTS; attempt += 1) {
-    try {
+  const unreadable = (problem: string) => new FinalReadError(`SSM parameter ${name} could not be read through the Parameters and Secrets extension: ${problem}`);
+  try {
+    return await withRetries(READS, { retried: (error) => !(error instanceof FinalReadError), describe: describeFetchError }, async () => {
       const response = await fetch(url, { headers: { 'X-Aws-Parameters-Secrets-Token': sessionToken }, signal: AbortSignal.timeout(TIMEOUT_MS) });
       const text = await response.text();
-      if (response.ok) {
-        const value = (JSON.parse(text) as { Parameter?: { Value?: unknown } }).Parameter?.Value;
-        if (typeof value !== 'string' || value === '') throw new Error(`SSM parameter ${name} has no value`);
-        return value;
-      }
       // Never the body into the message: it may quote what was asked for, never a value, but keep it short.
-      problem = `HTTP ${response.status}`;
-      // Refused (no grant) or missing: asking again will not change that.
-      if (response.status === 403 || response.status === 404) break;
-    } catch (error) {
-      if (error instanceof SyntaxError) throw new Error(`SSM parameter ${name}: the extension's answer is not JSON`);
-      if ((error as Error).message.endsWith('has no value')) throw error;
-      problem = describeFetchError(error);
-    }
-    if (attempt < ATTEMPTS) await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+      // Refused (no grant) or missing: asking again will not change that. Any other status (400 while starting) is.
+      if (response.status === 403 || response.status === 404) throw unreadable(`HTTP ${response.status}`);
+      if (!response.ok) throw new RetryableStatusError(response.status);
+      let value: unknown;
+      try {
+        value = (JSON.parse(text) as { Parameter?: { Value?: unknown } }).Parameter?.Value;
+      } catch {
+        throw new FinalReadError(`SSM parameter ${name}: the extension's answer is not JSON`);
+      }
+      if (typeof value !== 'string' || value === '') throw new FinalReadError(`SSM parameter ${name} has no value`);
+      return value;
+    });
+  } catch (error) {
+    if (error instanceof RetriesExhaustedError) throw unreadable(error.problem);
+    throw error;
   }
-  throw new Error(`SSM parameter ${name} could not be read through the Parameters and Secrets extension: ${problem}`);
 }

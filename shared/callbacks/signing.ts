@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 
 /**
  * Standard Webhooks signatures: `v1,<base64 HMAC-SHA256(key, "<id>.<timestamp>.<body>")>`,
@@ -27,27 +27,4 @@ export function webhookHeaders(secrets: string | readonly string[], id: string, 
     'webhook-timestamp': String(timestamp),
     'webhook-signature': list.map((secret) => sign(secret, id, timestamp, body)).join(' '),
   };
-}
-
-/**
- * What a merchant runs (see docs/merchant-guide.md "Callbacks"): checks the signature in constant time and that the
- * timestamp is within `toleranceSeconds` of now (replay protection).
- */
-export function verify(
-  secret: string,
-  headers: Record<string, string | undefined>,
-  body: string,
-  nowSeconds = Math.floor(Date.now() / 1000),
-  toleranceSeconds = 300,
-): boolean {
-  const id = headers['webhook-id'];
-  const timestamp = Number(headers['webhook-timestamp']);
-  const signatures = headers['webhook-signature'];
-  if (!id || !Number.isInteger(timestamp) || !signatures) return false;
-  if (Math.abs(nowSeconds - timestamp) > toleranceSeconds) return false;
-  const expected = Buffer.from(sign(secret, id, timestamp, body));
-  return signatures.split(' ').some((candidate) => {
-    const given = Buffer.from(candidate);
-    return given.length === expected.length && timingSafeEqual(given, expected);
-  });
 }

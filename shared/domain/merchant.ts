@@ -66,6 +66,25 @@ export interface Merchant extends MerchantProfile {
   previous_callback_secret_until?: string;
 }
 
+/** The fields of a stored merchant that are secrets: never in a {@link MerchantProfile}. */
+export const MERCHANT_SECRET_FIELDS = ['token_hash', 'callback_secret', 'previous_callback_secret', 'previous_callback_secret_until'] as const;
+
+type SecretField = Exclude<keyof Merchant, keyof MerchantProfile>;
+/** Fails to compile when a field is added to Merchant (not the profile) without being listed above. */
+const listsEverySecret: [Exclude<SecretField, (typeof MERCHANT_SECRET_FIELDS)[number]>] extends [never] ? true : never = true;
+void listsEverySecret;
+
+/**
+ * What every function may see of a merchant, and the only way to get it from a stored one: all
+ * but {@link MERCHANT_SECRET_FIELDS} (the token hash, the callback secret, the previous one and
+ * its end). `order_id_key` stays: order creation derives ids from it; no answer shows it.
+ */
+export function profileOf(merchant: Merchant): MerchantProfile {
+  const profile: Partial<Merchant> = { ...merchant };
+  for (const field of MERCHANT_SECRET_FIELDS) delete profile[field];
+  return profile as MerchantProfile;
+}
+
 /**
  * The secrets a callback signed at `now` is signed with: the current one, and the previous one
  * while its overlap lasts (Standard Webhooks allows several space-separated signatures).

@@ -15,7 +15,7 @@ import type { LambdaHandler, StreamingLambdaHandler } from '#shared/http/api-han
 import { errorResponse } from '#shared/http/errors';
 import { json } from '#shared/http/responses';
 import { validationError } from '#shared/http/validation';
-import { authenticateSession, csrfTokenMatches, type IssuedSession, type PortalContext } from '#shared/services/portal-sessions';
+import { authenticateSession, csrfTokenMatches, type IssuedSession, type PortalContext } from '#shared/services/portal/sessions';
 
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;

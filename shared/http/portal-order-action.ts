@@ -1,6 +1,6 @@
 import type { LambdaHandler } from '#shared/http/api-handler';
 import { json, portalHandler } from '#shared/http/portal-handler';
-import { actOnOrder, type PortalAction } from '#shared/services/portal-actions';
+import { actOnOrder, type PortalAction } from '#shared/services/portal/actions';
 
 /**
  * An order button's route (developers and owners): the API's own use case on the merchant's

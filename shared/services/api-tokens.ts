@@ -5,7 +5,7 @@ import { tokenKeyConfig } from '#shared/core/config';
 import { ConfigError, type SecretSource } from '#shared/core/env';
 import { logger } from '#shared/core/logger';
 import type { AuditActor } from '#shared/domain/audit';
-import { type ApiTokenSummary, legacyTokenHash, MAX_API_TOKENS, type MerchantProfile, TOKEN_NAME_PATTERN } from '#shared/domain/merchant';
+import { type ApiTokenSummary, legacyTokenHash, MAX_API_TOKENS, type MerchantProfile, profileOf, TOKEN_NAME_PATTERN } from '#shared/domain/merchant';
 import {
   type ApiTokenLookup,
   deleteApiToken,
@@ -17,7 +17,7 @@ import {
   type StoredApiToken,
   touchApiToken,
 } from '#shared/store/api-tokens';
-import { findMerchant, profileOf } from '#shared/store/merchants';
+import { findMerchant } from '#shared/store/merchants';
 
 /**
  * API tokens are stored as HMAC-SHA256 under a server-side key, never as themselves: a leaked

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { AuditActor, AuditEntry } from '#shared/domain/audit';
 import { isGateway, RECEIVE_CURRENCIES } from '#shared/domain/currencies';
-import { CALLBACK_STATUSES, type CallbackStatuses, type Merchant, type MerchantProfile, TOKEN_PATTERN } from '#shared/domain/merchant';
+import { CALLBACK_STATUSES, type CallbackStatuses, type Merchant, type MerchantProfile, profileOf, TOKEN_PATTERN } from '#shared/domain/merchant';
 import { deriveAddress, type AddressCurrency } from '#shared/payments/addresses/index';
 import { isSolanaAddress } from '#shared/payments/addresses/solana';
 import { apiTokenHash, generateApiToken, MerchantNotFoundError, newStoredToken } from '#shared/services/api-tokens';
 import { listAuditEntries } from '#shared/store/audit';
-import { findMerchant, insertMerchant, listMerchants, type MerchantChanges, profileOf, updateMerchant } from '#shared/store/merchants';
+import { findMerchant, insertMerchant, listMerchants, type MerchantChanges, updateMerchant } from '#shared/store/merchants';
 
 const ADDRESS_CURRENCIES: readonly AddressCurrency[] = ['BTC', 'LTC', 'BCH', 'ETH', 'TRX'];
 

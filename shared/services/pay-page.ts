@@ -2,7 +2,7 @@ import { ExpiringCache } from '#shared/core/cache';
 import type { PayCurrency } from '#shared/domain/currencies';
 import { UnknownOrderError } from '#shared/domain/errors';
 import { isId } from '#shared/domain/ids';
-import type { MerchantProfile } from '#shared/domain/merchant';
+import { type MerchantProfile, profileOf } from '#shared/domain/merchant';
 import type { Found, Invoice, Order } from '#shared/domain/order';
 import { canBePaidIn } from '#shared/payments/availability';
 import { watchedNow } from '#shared/payments/source-health';
@@ -32,10 +32,7 @@ const profiles = new ExpiringCache<number, MerchantProfile>({ maxEntries: 1_000,
 async function merchantOf(userId: number): Promise<MerchantProfile> {
   const profile = await profiles.getOrLoad(userId, async () => {
     const merchant = await findMerchant(userId);
-    if (!merchant) return undefined;
-    // The stored merchant carries its callback secret and token hash: keep only the profile.
-    const { token_hash: _hash, callback_secret: _secret, ...rest } = merchant;
-    return rest;
+    return merchant && profileOf(merchant);
   });
   if (!profile) throw new UnknownOrderError();
   return profile;

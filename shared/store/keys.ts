@@ -68,7 +68,6 @@ export const ENTITY = {
   maturingPayment: 'MATURING_PAYMENT',
   unmatchedPayment: 'UNMATCHED_PAYMENT',
   watchedAddress: 'WATCHED_ADDRESS',
-  unwatchedAddress: 'UNWATCHED_ADDRESS',
   openAddress: 'OPEN_ADDRESS',
   quota: 'QUOTA',
   sourceHealth: 'SOURCE_HEALTH',
@@ -320,12 +319,6 @@ export const watchedAddressKey = (chain: string, writtenAt: string, address: str
 export const legacyWatchedAddressKey = (chain: string, until: string, address: string): TableKey => ({
   PK: chainPartition(chain),
   SK: `${WATCH_PREFIX}${until}#${address}`,
-});
-
-/** An address no longer watched (its invoice was never shown), in the same list, keyed by when that was written. */
-export const unwatchedAddressKey = (chain: string, writtenAt: string, address: string): TableKey => ({
-  PK: chainPartition(chain),
-  SK: `${WATCH_PREFIX}${writtenAt}#${address}#UNWATCHED`,
 });
 
 export const WATCH_PREFIX = 'WATCH#';

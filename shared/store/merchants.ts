@@ -1,24 +1,12 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { AuditEntry } from '#shared/domain/audit';
-import type { Merchant, MerchantProfile } from '#shared/domain/merchant';
+import { type Merchant, profileOf } from '#shared/domain/merchant';
 import { apiTokenPuts, type StoredApiToken } from '#shared/store/api-tokens';
 import { auditPut, writeAudited } from '#shared/store/audit';
 import { db, tableName } from '#shared/store/client';
 import { batchGetAll } from '#shared/store/batches';
 import { currentCounterValue, nextCounterValue } from '#shared/store/counters';
 import { apiTokenKey, ENTITY, merchantKey } from '#shared/store/keys';
-
-/** What every function may see of a merchant: all but its token hash and callback secrets. */
-export function profileOf(merchant: Merchant): MerchantProfile {
-  const {
-    token_hash: _hash,
-    callback_secret: _secret,
-    previous_callback_secret: _previous,
-    previous_callback_secret_until: _until,
-    ...profile
-  } = merchant;
-  return profile;
-}
 
 /**
  * Stores a new merchant with its first API token in one transaction: with `initial` (what

@@ -22,7 +22,7 @@
  * most one late window after the upgrade). No migration.
  */
 import { IncrementalReader, type IncrementalRead, putKeyedByWriteTime } from '#shared/store/incremental-list';
-import { chainPartition, ENTITY, unwatchedAddressKey, WATCH_PREFIX, watchedAddressKey } from '#shared/store/keys';
+import { chainPartition, ENTITY, WATCH_PREFIX, watchedAddressKey } from '#shared/store/keys';
 import { TABLE_KEYS } from '#shared/store/table';
 
 export interface WatchedAddress {
@@ -64,35 +64,12 @@ export async function watchAddress(entry: WatchedAddress, clock: () => number = 
 }
 
 /**
- * Stops watching (the invoice that would have shown the address was never shown): an
- * "unwatched" item in the same list, keyed by its own write time, so a warm watcher reads it at
- * its next step like a checkout and drops the entry, and a cold one never returns it. It names
- * the watch by address and `until`, so it needs no read; TTL removes both with the same expiry.
- */
-export async function unwatchAddress(entry: Pick<WatchedAddress, 'chain' | 'address' | 'until'>, clock: () => number = Date.now): Promise<void> {
-  await putKeyedByWriteTime(
-    (writtenAt) => ({
-      ...unwatchedAddressKey(entry.chain, writtenAt, entry.address),
-      type: ENTITY.unwatchedAddress,
-      chain: entry.chain,
-      address: entry.address,
-      until: entry.until,
-      [TABLE_KEYS.ttlAttribute]: expiresAt(entry.until),
-    }),
-    `watch list of ${entry.chain}`,
-    clock,
-  );
-}
-
-/**
  * A watcher's copy of its chain's watch list, kept as long as the watcher (a warm container):
  * read whole once, then incrementally (see the module's comment).
  */
 export class WatchList {
   /** watchId -> the entry, while its window lasts. */
   private readonly entries = new Map<string, WatchedAddress>();
-  /** watchId -> `until` (ms) of the watches taken back: an item read again (the overlap, a cold read's order) stays out. */
-  private readonly unwatched = new Map<string, number>();
   private readonly reader: IncrementalReader;
   /** The entries in `until` order, rebuilt only after the map changed. */
   private ordered: WatchedAddress[] | undefined;
@@ -131,19 +108,21 @@ export class WatchList {
     return this.entries.size;
   }
 
+  /**
+   * Keeps a watch item; any other item under the prefix is passed over (the 'UNWATCHED_ADDRESS'
+   * items an earlier version could write, though nothing ever did: an address left watched
+   * costs nothing but a match that never comes).
+   */
   private take(item: Record<string, unknown>): void {
+    if (item.type !== ENTITY.watchedAddress) return;
     const entry = Object.fromEntries(FIELDS.filter((field) => item[field] !== undefined).map((field) => [field, String(item[field])])) as unknown as WatchedAddress;
     const id = watchId(entry);
-    if (item.type === ENTITY.unwatchedAddress) {
-      this.unwatched.set(id, Date.parse(entry.until));
-      if (this.entries.delete(id)) this.ordered = undefined;
-    } else if (!this.unwatched.has(id) && !this.entries.has(id)) {
-      this.entries.set(id, entry);
-      this.ordered = undefined;
-    }
+    if (this.entries.has(id)) return;
+    this.entries.set(id, entry);
+    this.ordered = undefined;
   }
 
-  /** Drops the entries (and the taken-back watches) past their window, at most once a minute. */
+  /** Drops the entries past their window, at most once a minute. */
   private prune(now: Date): void {
     if (now.getTime() - this.prunedAt < 60_000) return;
     this.prunedAt = now.getTime();
@@ -154,7 +133,6 @@ export class WatchList {
         this.ordered = undefined;
       }
     }
-    for (const [id, until] of this.unwatched) if (until < now.getTime()) this.unwatched.delete(id);
   }
 }
 

@@ -2,7 +2,7 @@
  * The block watcher: follows any {@link BlockSource} (Esplora, Bitcoin Core RPC, Ethereum
  * JSON-RPC) block by block, and books what it finds on invoices through booking.ts.
  *
- * Each {@link ChainWatcher.step} reads the chain's cursor (height + hash, in the table), scans
+ * Each {@link BlockWatcher.step} reads the chain's cursor (height + hash, in the table), scans
  * forward block by block (at most `maxBlocksPerStep`), books the transfers that pay an invoice
  * (idempotent by the chain's own key, txid:vout), and moves the cursor with a conditional write after each block. So a
  * transaction seen twice (two runs, a restart in the middle of a block) is booked once, and
@@ -37,7 +37,7 @@ import { OpenAddressList } from '#shared/store/open-addresses';
 import { openListConfig } from '#shared/core/config';
 import { bookInvoice, groupInto, type InvoiceRef, type InvoiceTransfers, matchInvoices, paymentReport, type Unbookable } from '#shared/watchers/booking';
 
-export interface ChainWatcherOptions {
+export interface BlockWatcherOptions {
   /** Blocks one step scans at most: the bound on one run's work (the next step goes on). */
   maxBlocksPerStep: number;
   /**
@@ -57,7 +57,7 @@ export interface ChainWatcherOptions {
   clock?: () => Date;
 }
 
-export const DEFAULT_WATCHER_OPTIONS: ChainWatcherOptions = { maxBlocksPerStep: 10, reorgDepth: 32, mempool: true };
+export const DEFAULT_WATCHER_OPTIONS: BlockWatcherOptions = { maxBlocksPerStep: 10, reorgDepth: 32, mempool: true };
 
 /** A payment the watcher could not take back because its order was already decided: an operator's case. */
 export interface KeptPayment {
@@ -112,8 +112,9 @@ function checkBlockHeight(source: BlockSource, block: BlockRef, height: number):
   if (block.height !== height) throw new SourceError(source.chain, `asked for block ${height}, got ${block.height}`);
 }
 
-export class ChainWatcher {
-  private readonly options: ChainWatcherOptions;
+/** One block chain's watcher: steps through its blocks from the cursor (see the module's comment); named for what it reads, beside the indexed watcher of indexed-watcher.ts. */
+export class BlockWatcher {
+  private readonly options: BlockWatcherOptions;
   private readonly clock: () => Date;
   /** Mempool txids already examined (kept in the process: a warm Lambda or the local runtime). */
   private readonly known = new Set<string>();
@@ -129,7 +130,7 @@ export class ChainWatcher {
 
   constructor(
     readonly source: BlockSource,
-    options: Partial<ChainWatcherOptions> = {},
+    options: Partial<BlockWatcherOptions> = {},
   ) {
     this.options = { ...DEFAULT_WATCHER_OPTIONS, ...options };
     this.clock = options.clock ?? (() => new Date());

@@ -21,7 +21,7 @@ import { SolanaTransfers } from '#shared/watchers/sources/solana';
 import { currency } from '#shared/domain/currencies';
 import { type WatchedAddress, WatchList } from '#shared/store/watch-list';
 import { createBlockSource } from '#shared/watchers/sources/factories';
-import { ChainWatcher, type StepReport } from '#shared/watchers/block-watcher';
+import { BlockWatcher, type StepReport } from '#shared/watchers/block-watcher';
 import { type IndexedStepReport, IndexedWatcher } from '#shared/watchers/indexed-watcher';
 import { type PollOptions, type PollSummary, pollChain, type Progress, type Stepper } from '#shared/watchers/watch-loop';
 import { HealthReporter } from '#shared/watchers/health-reports';
@@ -54,14 +54,14 @@ export function runnableWatchers(readSecret?: SecretReader): RunnableWatcher[] {
 }
 
 /** The watcher of one configured chain; the endpoint read from its SSM parameter when it has one. */
-export async function watcherFor(config: ChainSourceConfig, readSecret?: SecretReader): Promise<ChainWatcher> {
+export async function watcherFor(config: ChainSourceConfig, readSecret?: SecretReader): Promise<BlockWatcher> {
   let url = config.url;
   if (url === undefined && config.urlParameter !== undefined) {
     if (!readSecret) throw new Error(`${config.chain}: ${config.urlParameter} is an SSM parameter and no reader was given`);
     url = (await readSecret(config.urlParameter)).trim();
   }
   if (!url) throw new Error(`${config.chain}: no endpoint configured`);
-  return new ChainWatcher(createBlockSource(config, url));
+  return new BlockWatcher(createBlockSource(config, url));
 }
 
 /** Sources read by their own cursor, not by the block watcher: Lightning settlements, EOS transfers, TRON's Transfer events by solid block. */
@@ -148,7 +148,7 @@ function watchUntil<R extends Progress>(
 }
 
 /** One watcher per chain and container (a warm Lambda, the local runtime): it keeps the mempool transactions it examined across runs. */
-const blockWatchers = new Map<string, Promise<ChainWatcher>>();
+const blockWatchers = new Map<string, Promise<BlockWatcher>>();
 const indexedWatchers = new Map<IndexedChain, IndexedWatcher>();
 const reporters = new Map<string, HealthReporter>();
 
@@ -186,7 +186,7 @@ async function blockStepper(chain: string, readSecret: SecretReader | undefined)
     });
     blockWatchers.set(chain, pending);
   }
-  let watcher: ChainWatcher;
+  let watcher: BlockWatcher;
   try {
     watcher = await pending;
   } catch (error) {

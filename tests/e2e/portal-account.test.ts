@@ -12,11 +12,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verify } from '#shared/callbacks/signing';
 import { fitsViewport, launchChromium } from '../support/browser';
 import { MerchantEndpoint } from '../support/merchant-endpoint';
 import { expectAccessible, portalPage } from '../support/portal-page';
 import { killGroup, startScript, stopLeftoverJava, type Started } from '../support/processes';
+import { verifyCallback } from '../support/webhook-verify';
 
 const BIP84_ZPUB = 'zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs';
 const BIP84_FIRST = 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu';
@@ -139,7 +139,7 @@ describe("the portal's account screens in Chromium", () => {
     const checked = setInterval(() => {
       while (before + verdicts.length < endpoint.received.length) {
         const callback = endpoint.received[before + verdicts.length]!;
-        verdicts.push(verify(serverSecret, callback.headers, callback.body));
+        verdicts.push(verifyCallback(serverSecret, callback.headers, callback.body));
       }
     }, 20);
     let paid = 0;
@@ -170,13 +170,13 @@ describe("the portal's account screens in Chromium", () => {
     for (let waited = 0; endpoint.received.length - before < paid && waited < 30_000; waited += 200) await sleep(200);
     await sleep(100);
     clearInterval(checked);
-    while (before + verdicts.length < endpoint.received.length) verdicts.push(verify(serverSecret, endpoint.received[before + verdicts.length]!.headers, endpoint.received[before + verdicts.length]!.body));
+    while (before + verdicts.length < endpoint.received.length) verdicts.push(verifyCallback(serverSecret, endpoint.received[before + verdicts.length]!.headers, endpoint.received[before + verdicts.length]!.body));
     expect(endpoint.received.length - before).toBe(paid);
     expect(paid).toBeGreaterThan(10);
     expect(verdicts.every(Boolean), JSON.stringify(verdicts)).toBe(true);
     // After the roll every callback carries both signatures; the last ones verify with either secret.
     const last = endpoint.received[endpoint.received.length - 1]!;
-    expect(verify(oldSecret, last.headers, last.body) && verify(newSecret, last.headers, last.body)).toBe(true);
+    expect(verifyCallback(oldSecret, last.headers, last.body) && verifyCallback(newSecret, last.headers, last.body)).toBe(true);
     expect(last.headers['webhook-signature']!.split(' ')).toHaveLength(2);
   }, 90_000);
 

@@ -18,7 +18,7 @@ import { toChecksumAddress } from '#shared/payments/addresses/eip55';
 import { SourceError, WrongChainError } from '#shared/core/source-error';
 import { openAddress } from '#shared/store/open-addresses';
 import { readCursor } from '#shared/store/chain-cursors';
-import { ChainWatcher } from '#shared/watchers/block-watcher';
+import { BlockWatcher } from '#shared/watchers/block-watcher';
 import { EthereumBlockSource } from '#shared/watchers/sources/ethereum/source';
 import { buyer, deployer, deployTokens, devnetClients, type DevnetClients, GENESIS_WEI, sendEth, sendToken } from '#infra/devnet/chain';
 import { type DevnetNode, startDevnetNode } from '#infra/devnet/node';
@@ -80,7 +80,7 @@ async function checkedOut(currency: string) {
 /** A watcher on a fresh cursor through the proxy, stepped once (the cursor starts at the tip). */
 async function watched(blockRange?: number) {
   const cursorName = `ETH-range-${randomUUID()}`;
-  const watcher = new ChainWatcher(
+  const watcher = new BlockWatcher(
     new EthereumBlockSource({
       url: proxy.url,
       chainId: node.chainId,
@@ -98,7 +98,7 @@ async function watched(blockRange?: number) {
 }
 
 /** One step, with what it asked the node: HTTP requests and the JSON-RPC calls in them. */
-async function counted(watcher: ChainWatcher) {
+async function counted(watcher: BlockWatcher) {
   proxy.seen.length = 0;
   const report = await watcher.step();
   const calls = proxy.seen.flat();

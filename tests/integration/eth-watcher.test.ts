@@ -15,7 +15,7 @@ import { client, newMerchant, startApi } from '../support/api';
 import { stored } from '../support/watchers';
 import { type RpcProxy, startRpcProxy } from '../support/rpc-proxy';
 import { decimalFromNumber, formatDecimal } from '#shared/domain/money';
-import { ChainWatcher } from '#shared/watchers/block-watcher';
+import { BlockWatcher } from '#shared/watchers/block-watcher';
 import { EthereumBlockSource } from '#shared/watchers/sources/ethereum/source';
 import { buyer, deployer, deployTokens, devnetClients, type DevnetClients, GENESIS_WEI, sendEth, sendToken, sendTokens } from '#infra/devnet/chain';
 import { type DevnetNode, startDevnetNode } from '#infra/devnet/node';
@@ -84,7 +84,7 @@ async function watched() {
         { currency: 'USDC_ERC20', contract: tokens.USDC_ERC20 },
       ],
     });
-  const watcher = () => new ChainWatcher(source(), { cursorName });
+  const watcher = () => new BlockWatcher(source(), { cursorName });
   const first = watcher();
   await first.step(); // the cursor starts at the tip
   return { watcher, step: () => first.step() };

@@ -26,7 +26,7 @@ import { openListsBeganLongAgo, stored, testXpub } from '../support/watchers';
 import { decimalFromNumber, formatDecimal } from '#shared/domain/money';
 import { toChecksumAddress } from '#shared/payments/addresses/eip55';
 import { tronAccountBytes } from '#shared/payments/addresses/tron';
-import { ChainWatcher } from '#shared/watchers/block-watcher';
+import { BlockWatcher } from '#shared/watchers/block-watcher';
 import { EthereumBlockSource, type EthereumSourceOptions } from '#shared/watchers/sources/ethereum/source';
 import {
   buyer,
@@ -114,7 +114,7 @@ async function checkedOut(currency: string, as = token) {
 
 /** One network's watcher on a fresh cursor, stepped once so it starts at the tip. */
 async function watcherOf(net: Network, options: Omit<EthereumSourceOptions, 'url'>) {
-  const watcher = new ChainWatcher(new EthereumBlockSource({ url: net.node.url, timeoutMs: 2000, ...options }), { cursorName: `${options.chain}-test-${randomUUID()}` });
+  const watcher = new BlockWatcher(new EthereumBlockSource({ url: net.node.url, timeoutMs: 2000, ...options }), { cursorName: `${options.chain}-test-${randomUUID()}` });
   await watcher.step();
   return () => watcher.step();
 }

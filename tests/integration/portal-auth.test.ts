@@ -6,8 +6,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createInvite } from '#shared/services/portal-auth';
-import { sha256 } from '#shared/services/portal-sessions';
+import { createInvite } from '#shared/services/portal/auth';
+import { sha256 } from '#shared/services/portal/sessions';
 import { insertSession } from '#shared/store/sessions';
 import { newMerchant, startApi } from '../support/api';
 import { PortalBrowser, signedInUser } from '../support/portal';

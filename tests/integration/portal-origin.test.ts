@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createInvite } from '#shared/services/portal-auth';
+import { createInvite } from '#shared/services/portal/auth';
 import { newMerchant, startApi } from '../support/api';
 import { PortalBrowser } from '../support/portal';
 

@@ -4,12 +4,12 @@ import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '#shared/store/client';
 import { chainPartition, ENTITY, legacyWatchedAddressKey, WATCH_PREFIX } from '#shared/store/keys';
 import { READ_OVERLAP_MS, WRITE_BUDGET_MS } from '#shared/store/incremental-list';
-import { listWatchedAddresses, unwatchAddress, type WatchedAddress, watchAddress, WatchList } from '#shared/store/watch-list';
+import { listWatchedAddresses, type WatchedAddress, watchAddress, WatchList } from '#shared/store/watch-list';
 
 /**
  * The per-address sources' watch list (shared/store/watch-list.ts) against DynamoDB Local: a
  * watcher reads it whole once (a cold container), then only what was written since its previous
- * read began, less the margin; unwatching, the late window's end, and the items the previous
+ * read began, less the margin; items of another type under the prefix, the late window's end, and the items the previous
  * version wrote (keyed by `until`). Each test uses a chain name of its own (its own partition).
  */
 
@@ -110,30 +110,24 @@ describe('the watch list of a per-address source', () => {
     expect(await listWatchedAddresses(chain, new Date())).toEqual([twice]);
   });
 
-  it('unwatching takes the address off a warm container at its next read, and a cold one never returns it', async () => {
+  it("an item of another type under the prefix (an earlier version's 'unwatched' item) is passed over, the watch kept", async () => {
     const chain = chainName();
-    const kept = entry(chain);
-    const dropped = entry(chain);
-    await watchAddress(kept);
-    await watchAddress(dropped);
+    const watched = entry(chain);
+    await watchAddress(watched);
     const warm = new WatchList(chain);
     await warm.refresh(new Date());
-    expect(addresses(warm.watched(new Date()))).toEqual(addresses([kept, dropped]));
-
-    await unwatchAddress(dropped);
-    await warm.refresh(new Date());
-    expect(addresses(warm.watched(new Date()))).toEqual([kept.address]);
+    // As unwatchAddress wrote it (removed: nothing ever called it): the address and `until` only.
+    const writtenAt = new Date().toISOString();
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { PK: chainPartition(chain), SK: `${WATCH_PREFIX}${writtenAt}#${watched.address}#UNWATCHED`, type: 'UNWATCHED_ADDRESS', chain, address: watched.address, until: watched.until },
+      }),
+    );
+    expect(await warm.refresh(new Date())).toMatchObject({ full: false });
+    expect(warm.watched(new Date())).toEqual([watched]);
     expect(warm.size).toBe(1);
-    // Read again (the overlap), the watch item does not come back.
-    await warm.refresh(new Date());
-    expect(addresses(warm.watched(new Date()))).toEqual([kept.address]);
-    expect(addresses(await listWatchedAddresses(chain, new Date()))).toEqual([kept.address]);
-
-    // An unwatch whose key time sorts before its watch's (the writers' clocks differ) still wins in a cold read.
-    const early = entry(chain);
-    await unwatchAddress(early, past(2000));
-    await watchAddress(early);
-    expect(addresses(await listWatchedAddresses(chain, new Date()))).toEqual([kept.address]);
+    expect(await listWatchedAddresses(chain, new Date())).toEqual([watched]);
   });
 
   it('the two horizons: open and late entries are returned until the late window ends, then dropped from memory', async () => {

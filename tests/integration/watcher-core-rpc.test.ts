@@ -5,7 +5,7 @@ import type { FaultyServer } from '../support/chain-http';
 import { startCoreRpcServer, type CoreRpcServerOptions } from '../support/core-rpc-server';
 import { UtxoChain, type UtxoChainName } from '../support/utxo-chain';
 import { payTo, satsOf, stored } from '../support/watchers';
-import { ChainWatcher } from '#shared/watchers/block-watcher';
+import { BlockWatcher } from '#shared/watchers/block-watcher';
 import { CoreRpcSource } from '#shared/watchers/sources/core-rpc';
 import { SourceError } from '#shared/core/source-error';
 import { readCursor } from '#shared/store/chain-cursors';
@@ -44,7 +44,7 @@ async function watchedNode(name: UtxoChainName, addressStyle: CoreRpcServerOptio
   url.password = encodeURIComponent(password);
   const source = new CoreRpcSource({ chain: name, url: url.toString(), http: { timeoutMs: 300, attempts: 2, backoffMs: 5 } });
   const cursorName = `${name}-rpc-test-${randomUUID()}`;
-  const watcher = new ChainWatcher(source, { cursorName });
+  const watcher = new BlockWatcher(source, { cursorName });
   await watcher.step();
   return { chain, server, watcher, cursorName, step: () => watcher.step() };
 }
@@ -137,7 +137,7 @@ describe('the watcher with a Core JSON-RPC node: amounts, reorganisations and fa
     expect(await readCursor(cursorName)).toEqual(before);
     expect((await stored(order.id)).order.status).toBe('NEW');
 
-    const wrong = new ChainWatcher(new CoreRpcSource({ chain: 'BTC', url: server.url.replace('http://', 'http://watcher:nope@') }), { cursorName });
+    const wrong = new BlockWatcher(new CoreRpcSource({ chain: 'BTC', url: server.url.replace('http://', 'http://watcher:nope@') }), { cursorName });
     await expect(wrong.step()).rejects.toThrow(SourceError);
 
     await step();

@@ -11,7 +11,7 @@ import { startEsploraServer } from '../support/esplora-server';
 import { UtxoChain } from '../support/utxo-chain';
 import { payTo, satsOf, stored, testXpub } from '../support/watchers';
 import { createMerchant } from '#shared/services/merchants';
-import { ChainWatcher, type ChainWatcherOptions } from '#shared/watchers/block-watcher';
+import { BlockWatcher, type BlockWatcherOptions } from '#shared/watchers/block-watcher';
 import { EsploraSource } from '#shared/watchers/sources/esplora';
 import { SourceError } from '#shared/core/source-error';
 import { type Block, type BlockSource } from '#shared/watchers/sources/port';
@@ -36,14 +36,14 @@ async function checkedOut(as = shop.token, price = 65): Promise<{ id: string; ad
 }
 
 /** A chain, its Esplora server and watchers sharing one cursor (each watcher is one run of the service). */
-async function watchedChain(options: Partial<ChainWatcherOptions> = {}) {
+async function watchedChain(options: Partial<BlockWatcherOptions> = {}) {
   const chain = new UtxoChain('BTC');
   const server = await startEsploraServer(chain);
   shop.servers.push(server);
   const cursorName = `BTC-test-${randomUUID()}`;
   const source = () => new EsploraSource({ chain: 'BTC', baseUrl: server.url, http: { timeoutMs: 300, attempts: 2, backoffMs: 5 } });
-  const watcher = (more: Partial<ChainWatcherOptions> = {}, from: BlockSource = source()) =>
-    new ChainWatcher(from, { cursorName, ...options, ...more });
+  const watcher = (more: Partial<BlockWatcherOptions> = {}, from: BlockSource = source()) =>
+    new BlockWatcher(from, { cursorName, ...options, ...more });
   const first = watcher();
   await first.step(); // the cursor starts at the tip
   return { chain, server, cursorName, source, watcher, step: () => first.step() };

@@ -13,7 +13,7 @@ import { watchedShop } from '../support/watched-shop';
 import { startEsploraServer } from '../support/esplora-server';
 import { UtxoChain } from '../support/utxo-chain';
 import { openListsBeganLongAgo, payTo, satsOf, stored } from '../support/watchers';
-import { ChainWatcher, type ChainWatcherOptions } from '#shared/watchers/block-watcher';
+import { BlockWatcher, type BlockWatcherOptions } from '#shared/watchers/block-watcher';
 import { EsploraSource } from '#shared/watchers/sources/esplora';
 import { KEEP_AFTER_UNTIL_MS, OpenAddressList, openAddress } from '#shared/store/open-addresses';
 import { READ_OVERLAP_MS, WRITE_BUDGET_MS } from '#shared/store/incremental-list';
@@ -51,7 +51,7 @@ async function watchedChain() {
   shop.servers.push(server);
   const cursorName = `BTC-open-${randomUUID()}`;
   // Each watcher is one container: its list is read whole on its first booking.
-  const watcher = (more: Partial<ChainWatcherOptions> = {}) => new ChainWatcher(new EsploraSource({ chain: 'BTC', baseUrl: server.url }), { cursorName, ...more });
+  const watcher = (more: Partial<BlockWatcherOptions> = {}) => new BlockWatcher(new EsploraSource({ chain: 'BTC', baseUrl: server.url }), { cursorName, ...more });
   const warm = watcher();
   await warm.step(); // the cursor starts at the tip
   return { chain, watcher, warm };
@@ -213,7 +213,7 @@ describe('a payment mined short of its confirmations after it was booked from th
     const server = await startEsploraServer(chain);
     shop.servers.push(server);
     // The production cursor (the chain's name): the sweep looks for maturing payments there.
-    const watcher = new ChainWatcher(new EsploraSource({ chain: 'BTC', baseUrl: server.url }));
+    const watcher = new BlockWatcher(new EsploraSource({ chain: 'BTC', baseUrl: server.url }));
     await watcher.step();
     const order = await checkedOut();
     const dropped = await checkedOut();

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createInvite } from '#shared/services/portal-auth';
+import { createInvite } from '#shared/services/portal/auth';
 import { SoftwareAuthenticator } from './authenticator';
 
 /**

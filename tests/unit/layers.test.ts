@@ -100,6 +100,13 @@ describe('import direction', () => {
     expect(wrong).toEqual([]);
   });
 
+  it("the portal's services sit on top of the API's: no other service imports them, and in http/ only the portal's request stack", () => {
+    const portal = 'shared/services/portal/';
+    const importers = [...new Set(edges.filter(({ file, target }) => target?.startsWith(portal) && file.startsWith('shared/') && !file.startsWith(portal)).map(({ file }) => file))];
+    expect(importers.length).toBeGreaterThan(0);
+    expect(importers.filter((file) => !/^shared\/http\/portal-[a-z-]+\.ts$/.test(file))).toEqual([]);
+  });
+
   it('the payment page and the portal never reach the store or any server code, even through what they import', () => {
     const next = new Map<string, string[]>();
     for (const { file, resolved } of edges) if (resolved) next.set(file, [...(next.get(file) ?? []), resolved]);

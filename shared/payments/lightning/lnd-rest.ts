@@ -17,6 +17,7 @@ import { request as httpsRequest } from 'node:https';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { type Bolt11Error, decodeBolt11 } from '#shared/payments/lightning/bolt11';
 import type { CreateInvoiceInput, CreatedInvoice, LightningNode } from '#shared/payments/lightning/node';
+import { RetriesExhaustedError, RetryableStatusError, withRetries } from '#shared/core/retry';
 import { SourceError } from '#shared/core/source-error';
 
 /** What the service needs to talk to one LND node. */
@@ -75,8 +76,6 @@ const SOURCE = 'LBTC';
 const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 const UINT64 = /^\d{1,20}$/;
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The REST client: transport, authentication and the checked shapes of LND's answers. */
 export class LndRestClient {
@@ -148,29 +147,28 @@ export class LndRestClient {
       throw new SourceError(SOURCE, 'LND credentials could not be read', { cause: error });
     });
     const credentials = await this.credentials;
-    let problem = 'no attempt made';
-    for (let attempt = 1; attempt <= attempts; attempt += 1) {
-      if (attempt > 1) await sleep(this.backoffMs * 2 ** (attempt - 2) * (0.5 + Math.random()));
-      let response: { status: number; text: string };
-      try {
-        response = await this.send(method, path, body, credentials);
-      } catch (error) {
-        problem = (error as Error).message;
-        continue;
-      }
-      if (response.status >= 500) {
-        problem = `HTTP ${response.status}: ${lndMessage(response.text)}`;
-        continue;
-      }
-      if (response.status === 404 && notFound) return undefined;
-      if (response.status !== 200) throw garbage(`${method} ${path.split('?')[0]} answered HTTP ${response.status}: ${lndMessage(response.text)}`);
-      try {
-        return JSON.parse(response.text) as unknown;
-      } catch {
-        throw garbage(`${method} ${path.split('?')[0]} answered a body that is not JSON`);
-      }
+    const what = `${method} ${path.split('?')[0]}`;
+    try {
+      return await withRetries(
+        { attempts, baseDelayMs: this.backoffMs },
+        // A garbage answer (a SourceError) is garbage again: only the transport and 5xx are retried.
+        { retried: (error) => !(error instanceof SourceError) },
+        async () => {
+          const response = await this.send(method, path, body, credentials);
+          if (response.status >= 500) throw new RetryableStatusError(response.status, lndMessage(response.text));
+          if (response.status === 404 && notFound) return undefined;
+          if (response.status !== 200) throw garbage(`${what} answered HTTP ${response.status}: ${lndMessage(response.text)}`);
+          try {
+            return JSON.parse(response.text) as unknown;
+          } catch {
+            throw garbage(`${what} answered a body that is not JSON`);
+          }
+        },
+      );
+    } catch (error) {
+      if (error instanceof RetriesExhaustedError) throw new SourceError(SOURCE, `${what}: ${error.message}`);
+      throw error;
     }
-    throw new SourceError(SOURCE, `${method} ${path.split('?')[0]}: ${problem} after ${attempts} tries`);
   }
 
   private send(method: string, path: string, body: unknown, credentials: LndCredentials): Promise<{ status: number; text: string }> {

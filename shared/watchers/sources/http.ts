@@ -1,3 +1,4 @@
+import { RetriesExhaustedError, RetryableStatusError, withRetries } from '#shared/core/retry';
 import { SourceError } from '#shared/core/source-error';
 
 /** How a source is asked over HTTP: a time limit per request and retries with backoff. */
@@ -15,14 +16,12 @@ export const DEFAULT_HTTP_POLICY: HttpPolicy = { timeoutMs: 10_000, attempts: 3,
 /** A status worth asking again: rate limits and server-side trouble. */
 const retryable = (status: number) => status === 429 || status >= 500;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /**
- * One HTTP request to a source, tried again with exponential backoff and jitter when the
- * transport fails, it times out, or the source answers 429/5xx. Any other answer is returned
- * (the adapter decides what a 404 means); still failing after the last try, it throws a
- * {@link SourceError}. `acceptStatus` lets JSON-RPC read its error bodies (HTTP 500 in
- * Bitcoin Core's legacy mode) instead of retrying them.
+ * One HTTP request to a source, tried again with exponential backoff and jitter
+ * (core/retry.ts) when the transport fails, it times out, or the source answers 429/5xx. Any
+ * other answer is returned (the adapter decides what a 404 means); still failing after the last
+ * try, it throws a {@link SourceError}. `acceptStatus` lets JSON-RPC read its error bodies (HTTP
+ * 500 in Bitcoin Core's legacy mode) instead of retrying them.
  */
 export async function requestText(
   source: string,
@@ -31,17 +30,24 @@ export async function requestText(
   policy: HttpPolicy,
   acceptStatus: (status: number, body: string) => boolean = () => false,
 ): Promise<{ status: number; body: string }> {
-  let lastProblem = 'no attempt made';
-  for (let attempt = 1; attempt <= policy.attempts; attempt += 1) {
-    if (attempt > 1) await sleep(policy.backoffMs * 2 ** (attempt - 2) * (0.5 + Math.random()));
-    try {
-      const response = await fetch(url, { ...init, signal: AbortSignal.timeout(policy.timeoutMs), redirect: 'error' });
-      const body = await response.text();
-      if (!retryable(response.status) || acceptStatus(response.status, body)) return { status: response.status, body };
-      lastProblem = `HTTP ${response.status}`;
-    } catch (error) {
-      lastProblem = (error as Error).name === 'TimeoutError' ? `no answer within ${policy.timeoutMs} ms` : String((error as Error).message ?? error);
-    }
+  try {
+    return await withRetries(
+      { attempts: policy.attempts, baseDelayMs: policy.backoffMs },
+      { retried: () => true, describe: (error) => transportProblem(error, policy.timeoutMs) },
+      async () => {
+        const response = await fetch(url, { ...init, signal: AbortSignal.timeout(policy.timeoutMs), redirect: 'error' });
+        const body = await response.text();
+        if (!retryable(response.status) || acceptStatus(response.status, body)) return { status: response.status, body };
+        throw new RetryableStatusError(response.status);
+      },
+    );
+  } catch (error) {
+    if (error instanceof RetriesExhaustedError) throw new SourceError(source, `${new URL(url).pathname}: ${error.message}`);
+    throw error;
   }
-  throw new SourceError(source, `${new URL(url).pathname}: ${lastProblem} after ${policy.attempts} tries`);
+}
+
+/** A failed try in an error message's words: a timeout says how long was waited. */
+export function transportProblem(error: unknown, timeoutMs: number): string {
+  return (error as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : String((error as Error).message ?? error);
 }

@@ -16,6 +16,7 @@
  */
 import { parseDecimal } from '#shared/domain/money';
 import { SourceError } from '#shared/core/source-error';
+import { DEFAULT_HTTP_POLICY, type HttpPolicy, requestText } from '#shared/watchers/sources/http';
 import { type IndexedSource, type Transfer } from '#shared/watchers/sources/port';
 
 export interface HyperionOptions {
@@ -36,7 +37,6 @@ export interface HyperionOptions {
 /** eosio.token's EOS: four decimals, the symbol EOS. */
 const QUANTITY = /^(\d+\.\d{4}) EOS$/;
 const ACCOUNT_NAME = /^[a-z1-5.]{1,12}$/;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Cursor {
   sequence: bigint;
@@ -52,18 +52,18 @@ function parseCursor(cursor: string): Cursor {
 export class HyperionTransfers implements IndexedSource {
   readonly chain = 'EOS';
   private readonly base: URL;
-  private readonly timeoutMs: number;
-  private readonly attempts: number;
-  private readonly backoffMs: number;
+  private readonly policy: HttpPolicy;
   private readonly lookbackSeconds: number;
   private readonly clock: () => Date;
 
   constructor(private readonly options: HyperionOptions) {
     this.base = new URL(options.url);
     if (!ACCOUNT_NAME.test(options.account)) throw new RangeError(`not an EOS account name: ${options.account}`);
-    this.timeoutMs = options.timeoutMs ?? 10_000;
-    this.attempts = options.attempts ?? 3;
-    this.backoffMs = options.backoffMs ?? 250;
+    this.policy = {
+      timeoutMs: options.timeoutMs ?? DEFAULT_HTTP_POLICY.timeoutMs,
+      attempts: options.attempts ?? DEFAULT_HTTP_POLICY.attempts,
+      backoffMs: options.backoffMs ?? DEFAULT_HTTP_POLICY.backoffMs,
+    };
     this.lookbackSeconds = options.lookbackSeconds ?? 86_400;
     this.clock = options.clock ?? (() => new Date());
   }
@@ -146,34 +146,17 @@ export class HyperionTransfers implements IndexedSource {
     return new SourceError(this.chain, message);
   }
 
+  /** One get_actions request (core/retry.ts via requestText: transport errors, timeouts, 429 and 5xx tried again), its JSON object. */
   private async get(path: string): Promise<Record<string, unknown>> {
-    const url = new URL(path, this.base).toString();
-    let problem = 'no attempt made';
-    for (let attempt = 1; attempt <= this.attempts; attempt += 1) {
-      if (attempt > 1) await sleep(this.backoffMs * 2 ** (attempt - 2) * (0.5 + Math.random()));
-      let response: Response;
-      let text: string;
-      try {
-        response = await fetch(url, { signal: AbortSignal.timeout(this.timeoutMs), redirect: 'error' });
-        text = await response.text();
-      } catch (error) {
-        problem = (error as Error).name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : (error as Error).message;
-        continue;
-      }
-      if (response.status === 429 || response.status >= 500) {
-        problem = `HTTP ${response.status}`;
-        continue;
-      }
-      if (response.status !== 200) throw this.garbage(`get_actions answered HTTP ${response.status}`);
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        throw this.garbage('get_actions answered a body that is not JSON');
-      }
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw this.garbage('get_actions answer is not an object');
-      return parsed as Record<string, unknown>;
+    const { status, body } = await requestText(this.chain, new URL(path, this.base).toString(), {}, this.policy);
+    if (status !== 200) throw this.garbage(`get_actions answered HTTP ${status}`);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      throw this.garbage('get_actions answered a body that is not JSON');
     }
-    throw new SourceError(this.chain, `get_actions: ${problem} after ${this.attempts} tries`);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw this.garbage('get_actions answer is not an object');
+    return parsed as Record<string, unknown>;
   }
 }

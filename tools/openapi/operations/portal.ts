@@ -71,9 +71,6 @@ const PORTAL_OPERATIONS: Readonly<Record<string, PortalMeta>> = {
   'portal-remove-member': { operationId: 'portalRemoveMember', summary: 'Remove a member', description: `The member cannot sign in any more and every session of theirs ends at once (yourself: 409 TEAM_CHANGE_REFUSED).${OWNERS}` },
 };
 
-/** Function names the portal documents (the document checks every portal route has one). */
-export const PORTAL_OPERATION_FUNCTIONS: readonly string[] = Object.keys(PORTAL_OPERATIONS);
-
 const error = (description: string) => ({
   description,
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },

@@ -12,7 +12,7 @@ import { RateLimitedError } from '#shared/domain/errors';
 import type { AuditAction, AuditEntry } from '#shared/domain/audit';
 import { CHALLENGE_TTL_SECONDS, type Invite, type Passkey, type PortalUser, RECOVERY_CODE_COUNT } from '#shared/domain/portal';
 import { InviteUnusableError, SignInFailedError } from '#shared/domain/portal-errors';
-import { type IssuedSession, type PortalContext, randomToken, sha256 } from '#shared/services/portal-sessions';
+import { type IssuedSession, type PortalContext, randomToken, sha256 } from '#shared/services/portal/sessions';
 import { consumeChallenge, insertChallenge } from '#shared/store/challenges';
 import { findInvite } from '#shared/store/invites';
 import { findMerchant } from '#shared/store/merchants';
@@ -43,9 +43,9 @@ function newSession(user: Pick<PortalUser, 'user_id' | 'merchant_id'>, now: Date
   };
 }
 
-// --- Invites (the operator's CLI and the team page make them: portal-team.ts) ---------------------
+// --- Invites (the operator's CLI and the team page make them: team.ts) ---------------------
 
-export { createInvite } from '#shared/services/portal-team';
+export { createInvite } from '#shared/services/portal/team';
 
 async function usableInvite(token: string, now: Date): Promise<Invite> {
   const invite = token.length <= 100 ? await findInvite(sha256(token)) : undefined;

@@ -9,7 +9,7 @@ import { ORDER_ACTORS } from '#shared/domain/portal';
 import { PortalNotFoundError } from '#shared/domain/portal-errors';
 import type { OrderStatus } from '#shared/domain/statuses';
 import type { PortalOrdersQuery } from '#shared/schemas/portal';
-import type { PortalContext } from '#shared/services/portal-sessions';
+import type { PortalContext } from '#shared/services/portal/sessions';
 import { findMerchant } from '#shared/store/merchants';
 import { findOrder, findOrderIdsByAddress, findOrderIdsByTxid, queryOrderPage, readOrderPartition } from '#shared/store/order-search';
 import { findOrderIdByGuard } from '#shared/store/orders';

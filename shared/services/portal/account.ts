@@ -4,7 +4,7 @@ import { INTEGRATION_MANAGERS, type Role } from '#shared/domain/portal';
 import { PortalInputError, PortalNotFoundError, RoleRefusedError } from '#shared/domain/portal-errors';
 import { createApiToken, listApiTokens, MerchantNotFoundError, revokeApiToken, TokenNotFoundError } from '#shared/services/api-tokens';
 import { auditLog, changeSettings, checkXpubs, rollCallbackSecret, type SettingsChange, showSecret } from '#shared/services/merchants';
-import type { PortalContext } from '#shared/services/portal-sessions';
+import type { PortalContext } from '#shared/services/portal/sessions';
 import type { AuditActor } from '#shared/domain/audit';
 
 /**

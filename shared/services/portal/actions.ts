@@ -2,14 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { redeliverLatest } from '#shared/callbacks/delivery-job';
 import { UnknownOrderError } from '#shared/domain/errors';
 import { isId } from '#shared/domain/ids';
-import type { MerchantProfile } from '#shared/domain/merchant';
+import { type MerchantProfile, profileOf } from '#shared/domain/merchant';
 import type { Found } from '#shared/domain/order';
 import { ORDER_ACTORS } from '#shared/domain/portal';
 import { PortalNotFoundError, RoleRefusedError } from '#shared/domain/portal-errors';
 import { requestRefund } from '#shared/services/gateway-payments';
 import { cancelOrder, resolveOrder } from '#shared/services/order-actions';
-import type { PortalContext } from '#shared/services/portal-sessions';
-import { getPortalOrder } from '#shared/services/portal-orders';
+import type { PortalContext } from '#shared/services/portal/sessions';
+import { getPortalOrder } from '#shared/services/portal/orders';
 import { simulateRefundSent } from '#shared/services/sandbox';
 import { findMerchant } from '#shared/store/merchants';
 
@@ -20,8 +20,7 @@ async function actingMerchant(context: PortalContext): Promise<MerchantProfile> 
   if (!ORDER_ACTORS.includes(context.user.role)) throw new RoleRefusedError();
   const merchant = await findMerchant(context.user.merchant_id);
   if (!merchant) throw new PortalNotFoundError();
-  const { token_hash: _hash, callback_secret: _secret, ...profile } = merchant;
-  return profile;
+  return profileOf(merchant);
 }
 
 /** The portal's order actions, each the API's own use case (the same rules and answers). */

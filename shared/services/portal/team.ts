@@ -4,15 +4,15 @@ import { INVITE_TTL_HOURS, type Invite, type PortalUser, type Role, TEAM_MANAGER
 import { PortalInputError, PortalNotFoundError, TeamChangeRefusedError } from '#shared/domain/portal-errors';
 import { CLI_ACTOR } from '#shared/services/merchants';
 import { MerchantNotFoundError } from '#shared/services/api-tokens';
-import { requireRole } from '#shared/services/portal-account';
-import { type PortalContext, randomToken, sha256 } from '#shared/services/portal-sessions';
+import { requireRole } from '#shared/services/portal/account';
+import { type PortalContext, randomToken, sha256 } from '#shared/services/portal/sessions';
 import { insertInvite } from '#shared/store/invites';
 import { changeUserRole, findPortalUser, listMerchantUsers, removeUser } from '#shared/store/portal-users';
 
 /**
  * A merchant's team in the portal: owners invite members by link with a role, change a role,
  * remove a member (whose sessions end at once). Each change is written with its audit entry.
- * Apart from portal-auth.ts (WebAuthn) so the team's routes carry no WebAuthn library.
+ * Apart from auth.ts (WebAuthn) so the team's routes carry no WebAuthn library.
  */
 
 /** A member's name as an invite gives it: 1 to 100 characters, no control characters. */

@@ -1,14 +1,14 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { MerchantProfile } from '#shared/domain/merchant';
+import { type MerchantProfile, profileOf } from '#shared/domain/merchant';
 import type { PortalUser, Session } from '#shared/domain/portal';
 import { SessionRequiredError } from '#shared/domain/portal-errors';
-import { findMerchant, profileOf } from '#shared/store/merchants';
+import { findMerchant } from '#shared/store/merchants';
 import { findPortalUser, voidSessionsBefore } from '#shared/store/portal-users';
 import { deleteSession, findSession } from '#shared/store/sessions';
 
 /**
  * Portal sessions: which signed-in user a cookie names, the CSRF token, signing out. Apart from
- * portal-auth.ts (passkeys, invites) so every portal route's bundle has no WebAuthn library.
+ * auth.ts (passkeys, invites) so every portal route's bundle has no WebAuthn library.
  */
 
 export const sha256 = (secret: string): string => createHash('sha256').update(secret, 'utf8').digest('hex');

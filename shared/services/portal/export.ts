@@ -1,7 +1,7 @@
 import type { PortalOrdersQuery } from '#shared/schemas/portal';
-import type { PortalContext } from '#shared/services/portal-sessions';
+import type { PortalContext } from '#shared/services/portal/sessions';
 import { logger } from '#shared/core/logger';
-import { listPortalOrders, orderRow } from '#shared/services/portal-orders';
+import { listPortalOrders, orderRow } from '#shared/services/portal/orders';
 
 /**
  * The orders CSV (for accounting): the list's filters, every matching order, newest first, one
