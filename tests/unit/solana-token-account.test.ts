@@ -46,6 +46,7 @@ describe('associatedTokenAddress', () => {
   });
 
   it('refuses what is not an address', () => {
-    expect(() => associatedTokenAddress('not-an-address', USDC)).toThrow(RangeError);
+    expect(() => associatedTokenAddress('not-an-address', USDC)).toThrow(new RangeError('not a Solana address: not-an-address'));
+    expect(() => associatedTokenAddress(USDC, 'no-mint')).toThrow(new RangeError('not a Solana address: no-mint'));
   });
 });

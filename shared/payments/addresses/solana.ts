@@ -8,7 +8,11 @@ import { base58 } from '@scure/base';
  * invoice is unique.
  */
 export function isSolanaAddress(address: string): boolean {
-  if (typeof address !== 'string' || !/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(address)) return false;
+  // 32 bytes are at most 44 base58 characters: the bound only keeps long strings out of
+  // base58's quadratic decode, which refuses everything else (other characters, other lengths);
+  // so mutants of this line are equivalent.
+  // Stryker disable next-line ConditionalExpression,LogicalOperator
+  if (typeof address !== 'string' || address.length > 44) return false;
   try {
     return base58.decode(address).length === 32;
   } catch {
