@@ -31,7 +31,15 @@ describe('Standard Webhooks signing', () => {
   });
 
   it('refuses a secret without the whsec_ prefix', () => {
-    expect(() => sign('MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'id', 1, '{}')).toThrow(RangeError);
+    expect(() => sign('MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'id', 1, '{}')).toThrow(new RangeError('a callback secret starts with whsec_'));
+  });
+
+  it('signs with every secret of a roll, space-separated, so a receiver knowing either one accepts', () => {
+    const previous = 'whsec_c2VjcmV0LW9mLWFub3RoZXItbWVyY2hhbnQ=';
+    const headers = webhookHeaders([VECTOR.secret, previous], VECTOR.id, VECTOR.timestamp, VECTOR.body);
+    expect(headers['webhook-signature']!.split(' ')).toEqual([VECTOR.signature, sign(previous, VECTOR.id, VECTOR.timestamp, VECTOR.body)]);
+    for (const secret of [VECTOR.secret, previous]) expect(verifyCallback(secret, headers, VECTOR.body, VECTOR.timestamp)).toBe(true);
+    expect(verifyCallback('whsec_b3RoZXI=', headers, VECTOR.body, VECTOR.timestamp)).toBe(false);
   });
 });
 
