@@ -111,17 +111,27 @@ describe('checkCallbackUrl refuses', () => {
     ['http://198.19.255.1/', /reserved/],
     ['http://192.0.0.8/', /reserved/],
     ['http://240.0.0.1/', /reserved/],
+    ['http://192.31.196.1/', /an AS112 address/],
+    ['http://192.52.193.1/', /an AMT relay address/],
+    ['http://[2001:2::1]/', /a benchmarking address \(2001:2::\/48\)/],
+    // ranges ipaddr.js knows and the guard names only by ipaddr's name
+    ['http://[2001:3::1]/', /a special-purpose address \(amt\)/],
+    ['http://[2001:4:112::1]/', /a special-purpose address \(as112v6\)/],
     // internal names
     ['http://localhost/', /internal host name \(\.localhost\)/],
     ['http://LOCALHOST./', /internal host name/],
     ['http://localhost:8080/cb', /internal host name/],
     ['http://foo.localhost/', /internal host name \(\.localhost\)/],
-    ['http://metadata.google.internal/computeMetadata/v1/', /metadata/],
-    ['http://metadata.google.internal./', /metadata/],
-    ['http://metadata/', /metadata/],
+    ['http://metadata.google.internal/computeMetadata/v1/', /is a cloud metadata host$/],
+    ['http://metadata.google.internal./', /is a cloud metadata host$/],
+    ['http://metadata/', /is a cloud metadata host$/],
     ['http://ip-10-0-0-1.ec2.internal/', /\.internal/],
     ['http://printer.local/', /\.local\)/],
-    ['http://router.home.arpa/', /\.home\.arpa/],
+    ['http://router.home.arpa/', /\(\.home\.arpa\)/],
+    ['http://1.0.0.127.in-addr.arpa/', /internal host name \(\.arpa\)/],
+    ['http://nas.localdomain/', /internal host name \(\.localdomain\)/],
+    ['http://router.lan/', /internal host name \(\.lan\)/],
+    ['http://localhost../', /internal host name \(\.localhost\)/],
     ['http://fileserver/', /fully qualified/],
     ['http://wiki.intranet/', /\.intranet/],
     // schemes, shape, credentials, length
@@ -284,6 +294,16 @@ describe('isForbiddenAddress (the connect-time classifier)', () => {
     }
     for (const ip of ['10.0.0.1', '169.254.169.254', '::ffff:169.254.169.254', 'fd00:ec2::254', '0.0.0.0', '::', 'fe80::1']) {
       expect(isForbiddenAddress(ip, LOOPBACK)).toBe(true);
+    }
+  });
+});
+
+describe('forbiddenAddressReason', () => {
+  it('reads an IPv6 literal in brackets, as URLs and logs write it, and refuses half a bracket pair', () => {
+    expect(forbiddenAddressReason('[2606:4700:4700::1111]', STRICT)).toBeUndefined();
+    expect(forbiddenAddressReason('[::1]', STRICT)).toBe('the loopback address (::1)');
+    for (const ip of ['[8.8.8.8', '8.8.8.8]', '[2606:4700:4700::1111', '2606:4700:4700::1111]', 'not-an-ip']) {
+      expect(forbiddenAddressReason(ip, STRICT)).toBe('not a valid IP address');
     }
   });
 });
