@@ -111,7 +111,11 @@ describe('no function bundle carries ajv', () => {
       metafile: true,
       logLevel: 'silent',
     });
-    const ajvInputs = Object.keys(metafile.inputs).filter((path) => path.includes('node_modules/ajv/'));
+    // From node_modules on: esbuild names an input by its real path, which leaves the repository
+    // where node_modules is a link (a git worktree's, Stryker's sandbox's).
+    const ajvInputs = Object.keys(metafile.inputs)
+      .filter((path) => path.includes('node_modules/ajv/'))
+      .map((path) => path.slice(path.indexOf('node_modules/ajv/')));
     expect(ajvInputs.filter((path) => !path.includes('node_modules/ajv/dist/runtime/'))).toEqual([]);
     // The generated code is in the bundles, with the one helper it needs.
     expect(ajvInputs).toEqual(['node_modules/ajv/dist/runtime/ucs2length.js']);
