@@ -38,6 +38,18 @@ describe('status machine', () => {
     expect(() => assertTransition(from, to)).toThrow(InvalidTransitionError);
   });
 
+  it('refuses with a 400 ORDER_STATUS_INVALID naming both statuses (what the API answers)', () => {
+    const refusal = (() => {
+      try {
+        assertTransition('PAID', 'NEW');
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(refusal).toBeInstanceOf(InvalidTransitionError);
+    expect(refusal).toMatchObject({ statusCode: 400, code: 'ORDER_STATUS_INVALID', message: 'An order in status PAID cannot become NEW.', from: 'PAID', to: 'NEW' });
+  });
+
   it('has RESOLVED, CANCELED and REFUNDED as the only final statuses', () => {
     expect([...FINAL_STATUSES].sort()).toEqual(['CANCELED', 'REFUNDED', 'RESOLVED']);
   });
