@@ -40,6 +40,8 @@ describe('evaluatePayment', () => {
     ['NEW but seen after expiry, unconfirmed: no change yet', { seenAt: at('2026-01-01T01:00:00.001Z'), ...paid('0.001', '0') }, undefined],
     ['EXPIRED, within the window, confirmed: PAID_LATE', { status: 'EXPIRED', seenAt: at('2026-01-01T01:30:00.000Z') }, { to: 'UNRESOLVED', reason: 'PAID_LATE' }],
     ['EXPIRED, within the window, unconfirmed: no change yet', { status: 'EXPIRED', seenAt: at('2026-01-01T01:30:00.000Z'), ...paid('0.001', '0') }, undefined],
+    ['seen at the very millisecond of expiry: still in time, PAID', { seenAt: expiredAt }, { to: 'PAID' }],
+    ['EXPIRED, seen at the last millisecond of the window: PAID_LATE', { status: 'EXPIRED', seenAt: at('2026-01-01T02:00:00.000Z') }, { to: 'UNRESOLVED', reason: 'PAID_LATE' }],
     ['EXPIRED, after the window: no change', { status: 'EXPIRED', seenAt: at('2026-01-01T02:00:00.001Z') }, undefined],
     ['NEW, seen after the window: no change', { seenAt: at('2026-01-01T03:00:00.000Z') }, undefined],
     ['PAID: no change', { status: 'PAID' }, undefined],
