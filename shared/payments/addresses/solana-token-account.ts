@@ -26,17 +26,16 @@ export const ASSOCIATED_TOKEN_PROGRAM_ID = 'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTN
 
 const PDA_MARKER = new TextEncoder().encode('ProgramDerivedAddress');
 
-// Equivalent mutants here: zip215 matters only for a hash that is a non-canonical encoding (y ≥ p:
-// 38 of 2^256 values), and a catch returning undefined is as false as false.
 function onCurve(bytes: Uint8Array): boolean {
   try {
+    // Equivalent mutant: zip215 matters only for a hash that is a non-canonical encoding (y ≥ p:
+    // 38 of 2^256 values).
     // Stryker disable next-line BooleanLiteral
     ed25519.Point.fromBytes(bytes, true);
-    return true;
-    // Stryker disable next-line BlockStatement
   } catch {
     return false;
   }
+  return true;
 }
 
 /** The program address of `seeds` under `programId` (Solana's find_program_address); throws if none of the 256 bumps is off the curve. */

@@ -54,7 +54,7 @@ export function isTronAddress(address: string): boolean {
  */
 export function tronAddressFromHex(hex: string): string | undefined {
   const match = /^(?:41|0x)([0-9a-fA-F]{40})$/.exec(hex);
-  return match ? tronAddressOfBytes(hexToBytes(match[1]!.toLowerCase())) : undefined;
+  return match ? tronAddressOfBytes(hexToBytes(match[1]!)) : undefined;
 }
 
 /** The `41`-prefixed hex form of a TRON address (TRON's wallet API writes addresses so). */
