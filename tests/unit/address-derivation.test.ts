@@ -316,6 +316,16 @@ describe('CashAddr, address validation and payment URIs at their edges', () => {
     expect(decodeCashAddr(`BitcoinCash:${payload}`)).toBeUndefined(); // mixed case
   });
 
+  it('CashAddr refuses a prefix with a character other than a-z and 0-9 anywhere, even under a valid checksum', () => {
+    for (const prefix of ['bitcoin-cash', '-bitcoincash', 'bitcoincash-', 'bitcoin cash']) {
+      // Our encoder writes a checksum over any prefix; cashaddrjs's decoder, which checks only
+      // the checksum, reads it back: only the prefix rule is left to refuse it.
+      const address = encodeCashAddr(prefix, 0x00, hash);
+      expect(cashaddr.decode(address)).toMatchObject({ prefix, type: 'P2PKH', hash });
+      expect(decodeCashAddr(address)).toBeUndefined();
+    }
+  });
+
   it('validateAddress refuses a BCH address with another hash size or type, and other segwit programs', () => {
     expect(validateAddress('BCH', encodeCashAddr('bitcoincash', 0x00, hash))).toBe(true);
     expect(validateAddress('BCH', encodeCashAddr('bitcoincash', 0x00, new Uint8Array(32)))).toBe(false); // 256-bit hash
