@@ -32,6 +32,8 @@ describe('EIP-681 token transfer URIs', () => {
 
   it.each([
     ['a contract that is not an address', () => erc20TransferUri('0x1234', 1, TO, parseDecimal('1'), 6), /contract/],
+    ['a contract with a character before it', () => erc20TransferUri(` ${USDT}`, 1, TO, parseDecimal('1'), 6), /^contract is not an Ethereum address: /],
+    ['a contract with a digit after it', () => erc20TransferUri(`${USDT}0`, 1, TO, parseDecimal('1'), 6), /^contract is not an Ethereum address: /],
     ['a recipient without its checksum', () => erc20TransferUri(USDT, 1, TO.toLowerCase(), parseDecimal('1'), 6), /recipient/],
     ['chain id 0', () => erc20TransferUri(USDT, 0, TO, parseDecimal('1'), 6), /chain id/],
     ['more decimals than the token', () => erc20TransferUri(USDT, 1, TO, parseDecimal('0.0000001'), 6), /decimals/],
