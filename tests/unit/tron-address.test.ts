@@ -4,6 +4,7 @@ import { createBase58check } from '@scure/base';
 import fc from 'fast-check';
 import { TronWeb } from 'tronweb';
 import { describe, expect, it } from 'vitest';
+import { paymentUri } from '#shared/payments/addresses/index';
 import { isTronAddress, tronAccountBytes, tronAddressFromHex, tronAddressOfBytes, tronHex } from '#shared/payments/addresses/tron';
 
 /**
@@ -71,5 +72,14 @@ describe('TRON addresses and their hex forms', () => {
       }),
       { numRuns: 20 },
     );
+  });
+});
+
+describe('TRX payment URIs', () => {
+  it('are tron:<address>?amount=<amount>, with no label, message or chain id', () => {
+    expect(paymentUri('TRX', USDT.base58, '12.5')).toBe(`tron:${USDT.base58}?amount=12.5`);
+    expect(() => paymentUri('TRX', USDT.base58, '1', { label: 'Shop' })).toThrow(new RangeError('TRON URIs have no label or message'));
+    expect(() => paymentUri('TRX', USDT.base58, '1', { message: 'Order 1' })).toThrow(new RangeError('TRON URIs have no label or message'));
+    expect(() => paymentUri('TRX', USDT.base58, '1', { chainId: 1 })).toThrow(RangeError);
   });
 });
