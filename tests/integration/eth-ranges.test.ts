@@ -10,9 +10,8 @@ vi.hoisted(() => {
 });
 
 import { type Address, parseEther, parseUnits } from 'viem';
-import { client, newMerchant, startApi } from '../support/api';
 import { openListsBeganLongAgo, stored } from '../support/watchers';
-import { type ProxyFault, type RpcProxy, startRpcProxy } from '../support/rpc-proxy';
+import type { ProxyFault, RpcProxy } from '../support/rpc-proxy';
 import { decimalFromNumber, formatDecimal } from '#shared/domain/money';
 import { toChecksumAddress } from '#shared/payments/addresses/eip55';
 import { SourceError, WrongChainError } from '#shared/core/source-error';
@@ -20,8 +19,9 @@ import { openAddress } from '#shared/store/open-addresses';
 import { readCursor } from '#shared/store/chain-cursors';
 import { BlockWatcher } from '#shared/watchers/block-watcher';
 import { EthereumBlockSource } from '#shared/watchers/sources/ethereum/source';
-import { buyer, deployer, deployTokens, devnetClients, type DevnetClients, GENESIS_WEI, sendEth, sendToken } from '#infra/devnet/chain';
-import { type DevnetNode, startDevnetNode } from '#infra/devnet/node';
+import { buyer, deployer, type DevnetClients, sendEth, sendToken } from '#infra/devnet/chain';
+import type { DevnetNode } from '#infra/devnet/node';
+import { type EthShop, startEthShop } from '../support/eth-shop';
 
 /**
  * The Ethereum source read by range (EthereumBlockSource.blocks) under the block watcher, on a
@@ -34,34 +34,20 @@ import { type DevnetNode, startDevnetNode } from '#infra/devnet/node';
 let node: DevnetNode;
 let clients: DevnetClients;
 let tokens: Record<'USDT_ERC20' | 'USDC_ERC20', Address>;
-let api: Awaited<ReturnType<typeof startApi>>;
-let call: ReturnType<typeof client>;
+let call: EthShop['call'];
 let token: string;
 let proxy: RpcProxy;
+let shop: EthShop | undefined;
 
 beforeAll(async () => {
-  node = await startDevnetNode({
-    balances: [
-      { address: deployer.address, wei: GENESIS_WEI },
-      { address: buyer.address, wei: GENESIS_WEI },
-    ],
-  });
-  clients = devnetClients(node.url, node.chainId);
-  tokens = await deployTokens(clients);
-  await node.request('evm_setAutomine', [false]);
-  proxy = await startRpcProxy(node.url);
-  api = await startApi();
-  call = client(api.url);
-  token = (await newMerchant(true, 'Range Shop')).api_token;
+  // From here on, blocks come only when a test mines one.
+  shop = await startEthShop('Range Shop');
+  ({ node, clients, tokens, call, token, proxy } = shop);
 });
 // The lists began long ago: only transfers to listed addresses are candidates (and have their receipt read).
 beforeAll(openListsBeganLongAgo);
 
-afterAll(async () => {
-  await api?.close();
-  await proxy?.stop();
-  await node?.stop();
-});
+afterAll(async () => shop?.stop());
 
 const mine = async (blocks = 1) => {
   for (let i = 0; i < blocks; i += 1) await node.request('evm_mine');

@@ -9,10 +9,7 @@ import { type Transfer } from '#shared/watchers/sources/port';
 import {
   buyer,
   deployer,
-  deployTokens,
-  devnetClients,
   type DevnetClients,
-  GENESIS_WEI,
   sendEth,
   sendToken,
   sendTokens,
@@ -20,7 +17,8 @@ import {
   waitFor,
 } from '#infra/devnet/chain';
 import { committedTestToken } from '#infra/devnet/compile';
-import { type DevnetNode, startDevnetNode } from '#infra/devnet/node';
+import type { DevnetNode } from '#infra/devnet/node';
+import { startEthDevnet } from '../support/eth-shop';
 import { type RpcProxy, startRpcProxy } from '../support/rpc-proxy';
 
 /**
@@ -54,14 +52,7 @@ const blockOf = async (hash: `0x${string}`) => Number((await waitFor(clients, ha
 const summary = (t: Transfer) => ({ key: t.key, currency: t.currency, address: t.address, amount: formatDecimal(t.amount) });
 
 beforeAll(async () => {
-  node = await startDevnetNode({
-    balances: [
-      { address: deployer.address, wei: GENESIS_WEI },
-      { address: buyer.address, wei: GENESIS_WEI },
-    ],
-  });
-  clients = devnetClients(node.url, node.chainId);
-  tokens = await deployTokens(clients);
+  ({ node, clients, tokens } = await startEthDevnet());
   source = sourceFor(node.url);
 });
 

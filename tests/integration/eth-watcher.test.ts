@@ -11,14 +11,14 @@ vi.hoisted(() => {
 });
 
 import { type Address, parseEther, parseUnits } from 'viem';
-import { client, newMerchant, startApi } from '../support/api';
 import { stored } from '../support/watchers';
-import { type RpcProxy, startRpcProxy } from '../support/rpc-proxy';
+import type { RpcProxy } from '../support/rpc-proxy';
 import { decimalFromNumber, formatDecimal } from '#shared/domain/money';
 import { BlockWatcher } from '#shared/watchers/block-watcher';
 import { EthereumBlockSource } from '#shared/watchers/sources/ethereum/source';
-import { buyer, deployer, deployTokens, devnetClients, type DevnetClients, GENESIS_WEI, sendEth, sendToken, sendTokens } from '#infra/devnet/chain';
-import { type DevnetNode, startDevnetNode } from '#infra/devnet/node';
+import { buyer, type DevnetClients, sendEth, sendToken, sendTokens } from '#infra/devnet/chain';
+import type { DevnetNode } from '#infra/devnet/node';
+import { type EthShop, startEthShop } from '../support/eth-shop';
 
 /**
  * The watcher core driving the Ethereum source on a real local node: real signed ETH and
@@ -30,33 +30,18 @@ import { type DevnetNode, startDevnetNode } from '#infra/devnet/node';
 let node: DevnetNode;
 let clients: DevnetClients;
 let tokens: Record<'USDT_ERC20' | 'USDC_ERC20', Address>;
-let api: Awaited<ReturnType<typeof startApi>>;
-let call: ReturnType<typeof client>;
+let call: EthShop['call'];
 let token: string;
 let proxy: RpcProxy;
+let shop: EthShop | undefined;
 
 beforeAll(async () => {
-  node = await startDevnetNode({
-    balances: [
-      { address: deployer.address, wei: GENESIS_WEI },
-      { address: buyer.address, wei: GENESIS_WEI },
-    ],
-  });
-  clients = devnetClients(node.url, node.chainId);
-  tokens = await deployTokens(clients);
   // From here on, blocks come only when a test mines one.
-  await node.request('evm_setAutomine', [false]);
-  proxy = await startRpcProxy(node.url);
-  api = await startApi();
-  call = client(api.url);
-  token = (await newMerchant(true, 'Ethereum Shop')).api_token;
+  shop = await startEthShop('Ethereum Shop');
+  ({ node, clients, tokens, call, token, proxy } = shop);
 });
 
-afterAll(async () => {
-  await api?.close();
-  await proxy?.stop();
-  await node?.stop();
-});
+afterAll(async () => shop?.stop());
 
 const mine = async (blocks = 1) => {
   for (let i = 0; i < blocks; i += 1) await node.request('evm_mine');

@@ -85,6 +85,28 @@ function txJson(chain: UtxoChain, ctx: ChainTx, style: CoreRpcServerOptions['add
 export function startCoreRpcServer(chain: UtxoChain, options: CoreRpcServerOptions): Promise<FaultyServer> {
   const expected = `Basic ${Buffer.from(`${options.user}:${options.password}`).toString('base64')}`;
   const onChain = (hash: string) => chain.blocks.find((block) => block.hash === hash);
+  /** A block's header as getblockheader answers it (verbose): on the best chain or not (confirmations -1). */
+  const headerJson = (block: NonNullable<ReturnType<typeof chain.allBlocks.get>>) => {
+    const best = onChain(block.hash);
+    const next = best ? chain.blockAt(block.height + 1) : undefined;
+    return {
+      hash: block.hash,
+      confirmations: best ? chain.tip.height - block.height + 1 : -1,
+      height: block.height,
+      version: 0x20000000,
+      versionHex: '20000000',
+      merkleroot: block.merkleRoot,
+      time: block.time,
+      mediantime: block.time - 3000,
+      nonce: 0,
+      bits: '1d00ffff',
+      difficulty: 1,
+      chainwork: '00'.repeat(32),
+      nTx: block.txs.length,
+      previousblockhash: block.previousHash,
+      ...(next ? { nextblockhash: next.hash } : {}),
+    };
+  };
   const methods: Record<string, (params: unknown[]) => unknown> = {
     getblockchaininfo: () => ({
       chain: chain.networkName,
@@ -111,24 +133,9 @@ export function startCoreRpcServer(chain: UtxoChain, options: CoreRpcServerOptio
       const block = chain.allBlocks.get(String(hash));
       if (!block) throw new RpcError(-5, 'Block not found');
       if (verbosity === 0) return bytesToHex(new Uint8Array([...block.header]));
-      const best = onChain(block.hash);
-      const next = best ? chain.blockAt(block.height + 1) : undefined;
+      // Core's getblock is the header's fields and the block's own.
       return {
-        hash: block.hash,
-        confirmations: best ? chain.tip.height - block.height + 1 : -1,
-        height: block.height,
-        version: 0x20000000,
-        versionHex: '20000000',
-        merkleroot: block.merkleRoot,
-        time: block.time,
-        mediantime: block.time - 3000,
-        nonce: 0,
-        bits: '1d00ffff',
-        difficulty: 1,
-        chainwork: '00'.repeat(32),
-        nTx: block.txs.length,
-        previousblockhash: block.previousHash,
-        ...(next ? { nextblockhash: next.hash } : {}),
+        ...headerJson(block),
         strippedsize: 0,
         size: 0,
         weight: 0,
@@ -139,25 +146,7 @@ export function startCoreRpcServer(chain: UtxoChain, options: CoreRpcServerOptio
       const block = chain.allBlocks.get(String(hash));
       if (!block) throw new RpcError(-5, 'Block not found');
       if (verbose === false) return bytesToHex(new Uint8Array([...block.header]));
-      const best = onChain(block.hash);
-      const next = best ? chain.blockAt(block.height + 1) : undefined;
-      return {
-        hash: block.hash,
-        confirmations: best ? chain.tip.height - block.height + 1 : -1,
-        height: block.height,
-        version: 0x20000000,
-        versionHex: '20000000',
-        merkleroot: block.merkleRoot,
-        time: block.time,
-        mediantime: block.time - 3000,
-        nonce: 0,
-        bits: '1d00ffff',
-        difficulty: 1,
-        chainwork: '00'.repeat(32),
-        nTx: block.txs.length,
-        previousblockhash: block.previousHash,
-        ...(next ? { nextblockhash: next.hash } : {}),
-      };
+      return headerJson(block);
     },
     getrawmempool: () => chain.mempool.map((tx) => tx.txid),
     getrawtransaction: ([txid, verbose]) => {
