@@ -55,7 +55,7 @@ export async function measureNetworkDetection(samples: number): Promise<NetworkD
   const { WatchList } = await import('#shared/store/watch-list');
   const tronList = new WatchList('TRON');
   const solanaList = new WatchList('SOLANA');
-  const { MAINNET_GENESIS_HASH } = await import('#shared/payments/solana-config');
+  const { MAINNET_GENESIS_HASH } = await import('#shared/chains/solana');
   const kit = await import('@solana/kit');
   const token = await import('@solana-program/token');
 

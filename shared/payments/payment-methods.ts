@@ -6,14 +6,14 @@ import type { PaymentGateway } from '#shared/payments/gateways/port';
 import { deriveAddress, paymentUri, type AddressCurrency } from '#shared/payments/addresses/index';
 import { lightningUri, type LightningNode } from '#shared/payments/lightning/index';
 import type { PaymentDetails, PaymentMethods, PaymentRequest } from '#shared/payments/payment-details';
-import type { EvmSettings } from '#shared/payments/ethereum-config';
+import type { EvmSettings } from '#shared/chains/evm';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { SourceError } from '#shared/core/source-error';
 import { returnAddressIndex, takeAddressIndex } from '#shared/store/derivation-indexes';
 import { watchAddress } from '#shared/store/watch-list';
 import { openAddress } from '#shared/store/open-addresses';
-import { MAINNET_USDT_TRC20 } from '#shared/payments/tron-config';
-import { MAINNET_USDC_SOL_MINT } from '#shared/payments/solana-config';
+import { MAINNET_USDT_TRC20 } from '#shared/chains/tron';
+import { MAINNET_USDC_SOL_MINT } from '#shared/chains/solana';
 import { newSolanaReference } from '#shared/payments/addresses/solana';
 
 /**

@@ -26,7 +26,7 @@
  * read after the transfers were fetched, so a checkout that came just before them is on it.
  */
 import { formatDecimal, parseDecimal } from '#shared/domain/money';
-import { confirmationsRequired } from '#shared/payments/confirmations';
+import { confirmationsRequired } from '#shared/chains/confirmations';
 import { SourceError } from '#shared/core/source-error';
 import type { BlockRef, BlockSource, Transfer } from '#shared/watchers/sources/port';
 import { retractPayment } from '#shared/services/payment-reports';

@@ -13,7 +13,7 @@ import { stored } from '../support/watchers';
 import { reportHealthy } from '../support/source-health';
 import { DEVNET_GENESIS_HASH, SolanaTestServer, solanaPayTransfer } from '../support/solana-server';
 import { decimalFromNumber, formatDecimal } from '#shared/domain/money';
-import { MAINNET_GENESIS_HASH } from '#shared/payments/solana-config';
+import { MAINNET_GENESIS_HASH } from '#shared/chains/solana';
 import { SANDBOX_SOL_WALLET } from '#shared/payments/payment-methods';
 import { WrongChainError } from '#shared/core/source-error';
 import { SolanaTransfers } from '#shared/watchers/sources/solana';

@@ -27,7 +27,7 @@ export async function openListsBeganLongAgo(): Promise<void> {
   const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
   const { db, tableName } = await import('#shared/store/client');
   const { openListStartKey } = await import('#shared/store/keys');
-  const { CHAINS } = await import('#shared/payments/chain-sources');
+  const { CHAINS } = await import('#shared/chains/sources');
   for (const chain of Object.keys(CHAINS)) {
     await db().send(new PutCommand({ TableName: tableName(), Item: { ...openListStartKey(chain), started_at: '2000-01-01T00:00:00.000Z' } }));
   }

@@ -2,7 +2,7 @@ import { fromMinorUnits } from '#shared/domain/money';
 import { SourceError } from '#shared/core/source-error';
 import { isSolanaAddress } from '#shared/payments/addresses/solana';
 import { associatedTokenAddress } from '#shared/payments/addresses/solana-token-account';
-import { SOLANA_CLUSTERS } from '#shared/payments/solana-config';
+import { SOLANA_CLUSTERS } from '#shared/chains/solana';
 import { ChainCheck } from '#shared/watchers/sources/chain-check';
 import { JsonRpcClient, type JsonRpcOptions } from '#shared/watchers/sources/ethereum/json-rpc';
 import type { IndexedSource, SourceHealthNote, Transfer } from '#shared/watchers/sources/port';

@@ -1,7 +1,7 @@
 import { fromMinorUnits } from '#shared/domain/money';
 import { hexToBytes } from '@noble/hashes/utils.js';
 import { isTronAddress, tronAddressOfBytes, tronHex } from '#shared/payments/addresses/tron';
-import { DEFAULT_MAX_BLOCK_RANGE, TRON_GENESIS, TRON_NETWORKS } from '#shared/payments/tron-config';
+import { DEFAULT_MAX_BLOCK_RANGE, TRON_GENESIS, TRON_NETWORKS } from '#shared/chains/tron';
 import { ChainCheck } from '#shared/watchers/sources/chain-check';
 import { DEFAULT_HTTP_POLICY, type HttpPolicy, requestText } from '#shared/watchers/sources/http';
 import { SourceError } from '#shared/core/source-error';
