@@ -46,7 +46,7 @@ const invoiceTtlCryptoSeconds = (env: Env) => positiveInteger(env, 'INVOICE_TTL_
 const latePaymentWindowSeconds = (env: Env) => positiveInteger(env, 'LATE_PAYMENT_WINDOW_SECONDS', 7 * 86_400);
 
 /**
- * The block watchers' open-address list (shared/store/open-addresses.ts): how long after it
+ * The block watchers' open-address list (shared/store/watch-list.ts): how long after it
  * began every invoice shown before it is past its window, so the list is complete: an hour of
  * the deploy's overlap (old API functions still serving), the longest crypto invoice, the late
  * window and the day the list keeps an address after it.

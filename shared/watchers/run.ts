@@ -21,7 +21,7 @@ import { TronTransfers } from '#shared/watchers/sources/tron';
 import { type readSolanaConfig, solanaSettings } from '#shared/chains/solana';
 import { SolanaTransfers } from '#shared/watchers/sources/solana';
 import { currency } from '#shared/domain/currencies';
-import { type WatchedAddress, WatchList } from '#shared/store/watch-list';
+import { PER_ADDRESS_ITEMS, type WatchedAddress, WatchList } from '#shared/store/watch-list';
 import { createBlockSource } from '#shared/watchers/sources/factories';
 import { BlockWatcher, type StepReport } from '#shared/watchers/block-watcher';
 import { type IndexedStepReport, IndexedWatcher } from '#shared/watchers/indexed-watcher';
@@ -132,11 +132,11 @@ export function indexedWatcherFor(chain: IndexedChain): IndexedWatcher {
 }
 
 /**
- * A per-address source's watch list, kept by its watcher (one per container, like the block
- * chains' open-address list): read whole at the first step, then only what was added.
+ * A per-address source's watch list, kept by its watcher (one per container, like a block
+ * chain's in its BlockWatcher): read whole at the first step, then only what was added.
  */
 function watchListOf(chain: 'TRON' | 'SOLANA'): (now: Date) => Promise<WatchedAddress[]> {
-  const list = new WatchList(chain);
+  const list = new WatchList(PER_ADDRESS_ITEMS, chain);
   return (now) => list.current(now);
 }
 

@@ -17,7 +17,7 @@ import { tronHex } from '#shared/payments/addresses/tron';
 import { SourceError } from '#shared/core/source-error';
 import { TronGridClient, TronTransfers, type TronWatchedAddress } from '#shared/watchers/sources/tron';
 import { IndexedWatcher } from '#shared/watchers/indexed-watcher';
-import { listWatchedAddresses, WatchList } from '#shared/store/watch-list';
+import { listWatchedAddresses, PER_ADDRESS_ITEMS, type WatchedAddress, WatchList } from '#shared/store/watch-list';
 import { readIndexCursor } from '#shared/store/index-cursors';
 import type { Transfer } from '#shared/watchers/sources/port';
 import { BUYER_KEY } from '#infra/devnet/chain';
@@ -75,8 +75,8 @@ const FAST = { timeoutMs: 1000, attempts: 1, backoffMs: 10 };
  * The TRON watcher on the local TronGrid, with a cursor of its own (none yet: its first step
  * starts at the oldest watched invoice) and its container's watch list (read whole at its first step).
  */
-function watcher(options: { apiKey?: string; list?: WatchList; cursorName?: string } = {}) {
-  const list = options.list ?? new WatchList('TRON');
+function watcher(options: { apiKey?: string; list?: WatchList<WatchedAddress>; cursorName?: string } = {}) {
+  const list = options.list ?? new WatchList(PER_ADDRESS_ITEMS, 'TRON');
   const source = new TronTransfers({
     url: tron.url,
     apiKey: options.apiKey ?? 'test-api-key',
@@ -101,7 +101,7 @@ describe('USDT_TRC20 checkout', () => {
     const order = await checkedOut();
     expect(order.address).toMatch(/^T[1-9A-HJ-NP-Za-km-z]{33}$/);
     expect(order.uri).toBe(`tron:${order.address}?token=${USDT}&amount=30.000000`);
-    const watched = await listWatchedAddresses('TRON', new Date());
+    const watched = await listWatchedAddresses(PER_ADDRESS_ITEMS, 'TRON', new Date());
     expect(watched).toContainEqual(expect.objectContaining({ address: order.address, currency: 'USDT_TRC20' }));
   });
 
@@ -151,7 +151,7 @@ describe('the TRON watcher on a local TronGrid with real signed transactions', (
   });
 
   it('a warm watcher polls a checkout made after its previous step', async () => {
-    const list = new WatchList('TRON');
+    const list = new WatchList(PER_ADDRESS_ITEMS, 'TRON');
     const step = watcher({ list });
     await step();
     const order = await checkedOut();

@@ -19,7 +19,7 @@ export const stored = async (orderId: string) => (await findOrderWithInvoice(ord
 export const payTo = (chain: UtxoChain, address: string, sats: bigint): ChainTx => chain.pay([{ address, sats }]);
 
 /**
- * Every chain's open-address list began long ago (shared/store/open-addresses.ts): invoices
+ * Every chain's open-address list began long ago (shared/store/watch-list.ts): invoices
  * from before it are past their window, so a watcher looks up only listed outputs. Written over
  * whatever start another test file left in the shared table.
  */
