@@ -15,7 +15,8 @@ import { decimalFromNumber, formatDecimal } from '#shared/domain/money';
 import { deriveAddress } from '#shared/payments/addresses/index';
 import { tronHex } from '#shared/payments/addresses/tron';
 import { SourceError } from '#shared/core/source-error';
-import { TronGridClient, TronTransfers, type TronWatchedAddress } from '#shared/watchers/sources/tron';
+import { TronGridClient, TronTransfers } from '#shared/watchers/sources/tron';
+import type { WatchEntry } from '#shared/watchers/sources/per-address';
 import { IndexedWatcher } from '#shared/watchers/indexed-watcher';
 import { listWatchedAddresses, PER_ADDRESS_ITEMS, type WatchedAddress, WatchList } from '#shared/store/watch-list';
 import { readIndexCursor } from '#shared/store/index-cursors';
@@ -247,10 +248,10 @@ describe('the TronGrid client', () => {
 
 describe('reading by block: the provider is asked per block, not per invoice', () => {
   /** A source on the local TronGrid watching `targets` (an in-memory list: the count is what is measured). */
-  const sourceOf = (targets: TronWatchedAddress[], options: { maxBlockRange?: number } = {}) =>
+  const sourceOf = (targets: WatchEntry[], options: { maxBlockRange?: number } = {}) =>
     new TronTransfers({ url: tron.url, apiKey: 'test-api-key', contract: USDT, currency: 'USDT_TRC20', decimals: 6, http: FAST, watched: async () => targets, ...options });
   /** An entry as the watch list has it: open for `openFor` ms (negative: past its invoice, in its late window). */
-  const target = (address: string, openFor = 3_600_000): TronWatchedAddress & { open_until: string } => ({
+  const target = (address: string, openFor = 3_600_000): WatchEntry & { open_until: string } => ({
     address,
     currency: 'USDT_TRC20',
     since: new Date(Date.now() - 1000).toISOString(),
@@ -301,6 +302,19 @@ describe('reading by block: the provider is asked per block, not per invoice', (
     const found = await source.after(next, 100);
     expect(found.transfers.map(paidAs)).toEqual([{ key: `${paidLate.tx.txID}:${late.address}`, amount: '7' }]);
     expect(requestsSince(before)).toEqual({ '/walletsolidity/getnowblock': 1, eth_getLogs: 1, '/walletsolidity/gettransactioninfobyid': 1 });
+  });
+
+  it('a damaged entry (its since not a time) is left out, and the others are still watched from their own invoices', async () => {
+    const damaged = { ...target(stranger()), since: 'not a time' };
+    const open = target(stranger());
+    const source = sourceOf([damaged, open]);
+    const { next } = await source.after(undefined, 100);
+    const toDamaged = pay(damaged.address, 1_000_000n);
+    const toOpen = pay(open.address, 2_000_000n);
+    tron.solidify();
+    const found = await source.after(next, 100);
+    expect(found.transfers.map(paidAs)).toEqual([{ key: `${toOpen.tx.txID}:${open.address}`, amount: '2' }]);
+    expect(found.transfers.map((transfer) => transfer.txid)).not.toContain(toDamaged.tx.txID);
   });
 
   it("a transfer to an address no invoice watches is not ours: not reported (it is someone else's USDT)", async () => {
