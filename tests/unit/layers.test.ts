@@ -117,7 +117,16 @@ describe('import direction', () => {
     const portal = 'shared/services/portal/';
     const importers = [...new Set(edges.filter(({ file, target }) => target?.startsWith(portal) && file.startsWith('shared/') && !file.startsWith(portal)).map(({ file }) => file))];
     expect(importers.length).toBeGreaterThan(0);
-    expect(importers.filter((file) => !/^shared\/http\/portal-[a-z-]+\.ts$/.test(file))).toEqual([]);
+    expect(importers.filter((file) => !/^shared\/http\/(middlewares\/)?portal-[a-z-]+\.ts$/.test(file))).toEqual([]);
+  });
+
+  it('the HTTP middlewares are units the stacks compose: none imports a stack (a file of shared/http/ that uses the middlewares)', () => {
+    const folder = 'shared/http/middlewares/';
+    const stacks = new Set(edges.filter(({ file, target }) => file.startsWith('shared/http/') && !file.startsWith(folder) && target?.startsWith(folder)).map(({ file }) => file));
+    expect(stacks).toContain('shared/http/api-handler.ts');
+    expect(stacks).toContain('shared/http/portal-handler.ts');
+    const wrong = edges.filter(({ file, target }) => file.startsWith(folder) && target !== undefined && stacks.has(target));
+    expect(wrong.map(({ file, specifier }) => `${file} imports ${specifier}`)).toEqual([]);
   });
 
   it('the web apps (the payment page, the portal, what they share) never reach the store or any server code, even through what they import', () => {
