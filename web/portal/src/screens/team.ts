@@ -7,8 +7,6 @@ import { t } from '../i18n';
 import { signedInUser } from '../session';
 import { field, notice, say, sayFailure, showScreen, type Screen } from './screen';
 
-/** The role a select names (its options are the roles). */
-const chosen = (select: HTMLSelectElement): Role => select.value as Role;
 
 /** The team (owners): members and their roles, invite by link, change a role, remove a member. */
 export const teamScreen: Screen = (main) => {
@@ -21,7 +19,7 @@ export const teamScreen: Screen = (main) => {
     const me = member.user_id === signedInUser()?.user_id;
     const active = !member.removed_at && !me;
     const role = h('select', { id: `role-${member.user_id}`, 'aria-label': strings.changeRole(member.name), onchange: async () => {
-      const result = await portalApi.changeRole(member.user_id, chosen(role));
+      const result = await portalApi.changeRole(member.user_id, role.value as Role);
       if (!result.ok) return sayFailure(outcome, result);
       say(outcome, strings.roleChanged);
     } }, roleOptions(member.role));
@@ -52,7 +50,7 @@ export const teamScreen: Screen = (main) => {
     'form',
     { class: 'inline-form', onsubmit: async (event: Event) => {
       event.preventDefault();
-      const result = await portalApi.invite(name.value.trim(), chosen(newRole));
+      const result = await portalApi.invite(name.value.trim(), newRole.value as Role);
       if (!result.ok) return sayFailure(outcome, result);
       name.value = '';
       link.hidden = false;
