@@ -12,10 +12,17 @@ import { checkSecurityTable } from '../support/security-report';
  * Lambda gets from the stack; test workers inherit it.
  */
 export default async function setup(project: TestProject) {
-  // The page's and the portal's browser tests serve web/dist and web/portal/dist: build them from the current sources.
-  await buildWeb();
   Object.assign(process.env, LOCAL_AWS_ENV);
-  const dynamodb = await startDynamoDbLocal();
+  const starting = startDynamoDbLocal();
+  // The page's and the portal's browser tests serve web/dist and web/portal/dist: built from the
+  // current sources while DynamoDB Local starts.
+  try {
+    await buildWeb();
+  } catch (error) {
+    await starting.then((started) => started.stop(), () => undefined);
+    throw error;
+  }
+  const dynamodb = await starting;
   const tableName = 'test-orders';
   await ensureTable(dynamodb.endpoint, tableName);
   const sqs = await startLocalSqs({ prefix: tableName });
