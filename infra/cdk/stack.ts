@@ -32,13 +32,15 @@ export const SERVICE_NAME = 'crypto-pay-orders';
 /**
  * Functions that call a payment gateway, the only ones that may read the gateway credential
  * parameters: the invoice makers (create-order with `pay_currency`, checkout-order, the page's
- * pay-checkout-order), refund-order (gateway refunds), expire-orders (asks the gateway before
- * expiring) and the gateways' notification endpoints (verify with the gateway's key).
+ * pay-checkout-order, a payment link's pay-create-link-order), refund-order (gateway refunds),
+ * expire-orders (asks the gateway before expiring) and the gateways' notification endpoints
+ * (verify with the gateway's key).
  */
 export const GATEWAY_FUNCTIONS: ReadonlySet<string> = new Set([
   'create-order',
   'checkout-order',
   'pay-checkout-order',
+  'pay-create-link-order',
   'refund-order',
   'expire-orders',
   'portal-refund-order',
@@ -47,10 +49,10 @@ export const GATEWAY_FUNCTIONS: ReadonlySet<string> = new Set([
 
 /**
  * Functions that make Lightning invoices at the LND node (create-order with `pay_currency`,
- * checkout-order, the page's pay-checkout-order): with the LBTC watcher, the only ones that may
- * read the LND macaroon and certificate parameters.
+ * checkout-order, the page's pay-checkout-order, a payment link's pay-create-link-order): with the
+ * LBTC watcher, the only ones that may read the LND macaroon and certificate parameters.
  */
-export const LIGHTNING_FUNCTIONS: ReadonlySet<string> = new Set(['create-order', 'checkout-order', 'pay-checkout-order']);
+export const LIGHTNING_FUNCTIONS: ReadonlySet<string> = new Set(['create-order', 'checkout-order', 'pay-checkout-order', 'pay-create-link-order']);
 
 /** Route functions that authenticate merchants: only these may read the API token key. */
 export const authenticatingFunctions = (routes: readonly Route[]): ReadonlySet<string> =>

@@ -6,6 +6,7 @@ import {
   sandboxRefundBodySchema,
 } from '#shared/schemas/orders';
 import { payCheckoutBodySchema } from '#shared/schemas/pay';
+import { createLinkBodySchema, linkOrderBodySchema, updateLinkBodySchema } from '#shared/schemas/payment-links';
 import { RESPONSE_SCHEMAS } from '#shared/schemas/response-catalog';
 
 /** The document's components: every named schema once, its `$id` turned into the component name. */
@@ -23,6 +24,9 @@ export const NAMED_SCHEMAS: readonly NamedSchema[] = [
   sandboxPayBodySchema,
   sandboxRefundBodySchema,
   payCheckoutBodySchema,
+  createLinkBodySchema,
+  updateLinkBodySchema,
+  linkOrderBodySchema,
   ...RESPONSE_SCHEMAS,
 ];
 
