@@ -1,3 +1,4 @@
+import type { LinkView } from '#shared/schemas/payment-links';
 /**
  * The portal's one API client: every `/v1/portal/...` call goes through here. It sends the
  * session cookie (same origin), the CSRF token on every POST, and turns answers into results.
@@ -141,3 +142,13 @@ export interface Member {
   created_at: string;
   removed_at: string | null;
 }
+
+/** A payment link as the portal lists it: the API's view (its type from the schema module that makes it) with its paid count and total. */
+export type PaymentLinkRow = LinkView & { paid_count: number; paid_total: string };
+
+export const linksApi = {
+  list: (cursor?: string) => request<{ links: PaymentLinkRow[]; next_cursor: string | null }>('GET', `/links?limit=20${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`),
+  get: (linkId: string) => request<{ link: PaymentLinkRow; orders: OrderRow[] }>('GET', `/links/${encodeURIComponent(linkId)}`),
+  create: (body: Record<string, unknown>) => request<{ link: PaymentLinkRow }>('POST', '/links', body),
+  change: (linkId: string, body: Record<string, unknown>) => request<{ link: PaymentLinkRow }>('POST', `/links/${encodeURIComponent(linkId)}`, body),
+};
