@@ -110,8 +110,8 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/v1/links', fn: 'list-links', access: 'read' },
   { method: 'GET', path: '/v1/links/{link_id}', fn: 'get-link', access: 'read' },
   { method: 'POST', path: '/v1/links/{link_id}', fn: 'update-link', access: 'write' },
-  { method: 'GET', path: '/v1/pay-links/{link_id}', fn: 'pay-get-link', access: 'read', public: true },
-  { method: 'POST', path: '/v1/pay-links/{link_id}/orders', fn: 'pay-create-link-order', access: 'write', public: true },
+  { method: 'GET', path: '/v1/pay/links/{link_id}', fn: 'pay-get-link', access: 'read', public: true },
+  { method: 'POST', path: '/v1/pay/links/{link_id}/orders', fn: 'pay-create-link-order', access: 'write', public: true },
   // The hosted payment page's endpoints (buyer-safe views, no token).
   { method: 'GET', path: '/v1/pay/{order_id}', fn: 'pay-get-order', access: 'read', public: true },
   { method: 'POST', path: '/v1/pay/{order_id}/checkout', fn: 'pay-checkout-order', access: 'write', public: true },

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MerchantCredentials } from '#shared/services/merchants';
 import { client, expectError, newMerchant, startApi } from '../support/api';
+import { signedInUser } from '../support/portal';
 
 /**
  * Payment links against the real handlers and DynamoDB Local: the merchant's routes (create,
@@ -22,7 +23,11 @@ beforeAll(async () => {
   api = await startApi();
   call = client(api.url);
   [shop, other, live] = await Promise.all([newMerchant(true, 'Link Shop'), newMerchant(true, 'Other Shop'), newMerchant(false, 'Live Shop')]);
+  origin = `http://localhost:${new URL(api.url).port}`;
+  Object.assign(process.env, { PORTAL_ORIGIN: origin, PORTAL_CLIENT_IP_HEADER: 'x-test-client' });
 });
+
+let origin = '';
 
 afterAll(async () => {
   await api?.close();
@@ -34,7 +39,7 @@ async function createLink(body: Json, merchant = shop): Promise<Json> {
   return response.body.link;
 }
 
-const buy = (linkId: string, body: Json) => call('POST', `/v1/pay-links/${linkId}/orders`, { body });
+const buy = (linkId: string, body: Json) => call('POST', `/v1/pay/links/${linkId}/orders`, { body });
 const orderCount = async (merchant = shop) => (await call('GET', '/v1/orders?limit=50', { token: merchant.api_token })).body.orders.length as number;
 
 describe('the merchant routes', () => {
@@ -118,7 +123,7 @@ describe('the link page', () => {
   it('opening a link makes no order; picking a currency makes an ordinary order named after the link', async () => {
     const link = await createLink({ title: 'Workshop', description: 'Saturday', price_amount: '12', currencies: ['BTC', 'LTC'], success_url: 'https://shop.example/ok', callback_url: 'https://shop.example/hook' });
     const before = await orderCount();
-    const page = await call('GET', `/v1/pay-links/${link.link_id}`);
+    const page = await call('GET', `/v1/pay/links/${link.link_id}`);
     expect(page.status).toBe(200);
     expect(page.body).toEqual({
       status: 200,
@@ -161,7 +166,7 @@ describe('the link page', () => {
   it('a disabled, expired, unknown link says so; enabling it again takes orders', async () => {
     const link = await createLink({ title: 'Pop-up', price_amount: 3 });
     await call('POST', `/v1/links/${link.link_id}`, { token: shop.api_token, body: { enabled: false } });
-    const page = await call('GET', `/v1/pay-links/${link.link_id}`);
+    const page = await call('GET', `/v1/pay/links/${link.link_id}`);
     expect(page.body.link.state).toBe('DISABLED');
     expect(page.body.currencies).toEqual([]);
     expectError(await buy(link.link_id, { pay_currency: 'BTC' }), 409, 'LINK_DISABLED');
@@ -170,11 +175,11 @@ describe('the link page', () => {
 
     const soon = await createLink({ title: 'Flash sale', price_amount: 3, expires_at: new Date(Date.now() + 1_500).toISOString() });
     await new Promise((resolve) => setTimeout(resolve, 1_700));
-    expect((await call('GET', `/v1/pay-links/${soon.link_id}`)).body.link.state).toBe('EXPIRED');
+    expect((await call('GET', `/v1/pay/links/${soon.link_id}`)).body.link.state).toBe('EXPIRED');
     expectError(await buy(soon.link_id, { pay_currency: 'BTC' }), 409, 'LINK_EXPIRED');
 
-    expectError(await call('GET', '/v1/pay-links/00000000-0000-4000-8000-000000000000'), 404, 'LINK_NOT_FOUND');
-    expectError(await call('GET', '/v1/pay-links/..%2F..%2Fx'), 404, 'LINK_NOT_FOUND');
+    expectError(await call('GET', '/v1/pay/links/00000000-0000-4000-8000-000000000000'), 404, 'LINK_NOT_FOUND');
+    expectError(await call('GET', '/v1/pay/links/..%2F..%2Fx'), 404, 'LINK_NOT_FOUND');
   });
 
   it('single use: the second buyer finds it sold out until the first order is canceled, which gives the unit back', async () => {
@@ -183,11 +188,11 @@ describe('the link page', () => {
     const first = await buy(link.link_id, { pay_currency: 'BTC' });
     expect(first.status).toBe(201);
     expectError(await buy(link.link_id, { pay_currency: 'BTC' }), 409, 'LINK_SOLD_OUT');
-    expect((await call('GET', `/v1/pay-links/${link.link_id}`)).body.link).toMatchObject({ state: 'SOLD_OUT', units_left: 0 });
+    expect((await call('GET', `/v1/pay/links/${link.link_id}`)).body.link).toMatchObject({ state: 'SOLD_OUT', units_left: 0 });
 
     expect((await call('POST', `/v1/pay/${first.body.order_id}/cancel`)).status).toBe(200);
     // The page counts the unit that comes back (reading only); the next buyer's order takes it.
-    expect((await call('GET', `/v1/pay-links/${link.link_id}`)).body.link).toMatchObject({ state: 'OPEN', units_left: 1 });
+    expect((await call('GET', `/v1/pay/links/${link.link_id}`)).body.link).toMatchObject({ state: 'OPEN', units_left: 1 });
     const again = await buy(link.link_id, { pay_currency: 'LTC' });
     expect(again.status, again.text).toBe(201);
     // Paid: the unit is sold for good, and a cancel is no longer possible.
@@ -231,5 +236,42 @@ describe('concurrent buyers', () => {
     }
     expect(answers.filter(({ answer }) => answer.status === 201).length).toBeGreaterThanOrEqual(5);
     expect(answers.filter(({ answer }) => answer.status === 409).length).toBeGreaterThanOrEqual(5);
+  });
+});
+
+describe('the portal', () => {
+  it('owners create and disable links; viewers read them with their figures and orders but change nothing; another merchant\'s link is missing', async () => {
+    const owner = (await signedInUser(api.url, origin, shop.user_id, 'owner')).browser;
+    const viewer = (await signedInUser(api.url, origin, shop.user_id, 'viewer')).browser;
+    const stranger = (await signedInUser(api.url, origin, other.user_id, 'owner')).browser;
+
+    const created = await owner.call('POST', '/v1/portal/links', { body: { title: 'Portal link', price_amount: '8', quantity: 3 } });
+    expect(created.status, created.text).toBe(201);
+    const linkId = created.body.link.link_id;
+    expect(created.body.link).toMatchObject({ paid_count: 0, paid_total: '0', units_left: 3 });
+    const refused = await owner.call('POST', '/v1/portal/links', { body: { title: 'Bad', min_amount: '9', max_amount: '1' } });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ error_code: 'INVALID_INPUT', error: expect.stringContaining('min_amount') });
+
+    const paid = await buy(linkId, { pay_currency: 'BTC' });
+    expect((await call('POST', `/v1/pay/${paid.body.order_id}/sandbox-pay`)).body.order.status).toBe('PAID');
+    await buy(linkId, { pay_currency: 'LTC' });
+
+    const page = await viewer.call('GET', `/v1/portal/links/${linkId}`);
+    expect(page.status).toBe(200);
+    expect(page.body.link).toMatchObject({ link_id: linkId, order_count: 2, paid_count: 1, paid_total: '8', units_left: 1 });
+    expect(page.body.orders.map((order: Json) => order.status).sort()).toEqual(['NEW', 'PAID']);
+    const listed = await viewer.call('GET', '/v1/portal/links');
+    expect(listed.body.links.find((link: Json) => link.link_id === linkId)).toMatchObject({ paid_count: 1, paid_total: '8' });
+
+    expect((await viewer.call('POST', '/v1/portal/links', { body: { title: 'No', price_amount: 1 } })).body.error_code).toBe('ROLE_REFUSED');
+    expect((await viewer.call('POST', `/v1/portal/links/${linkId}`, { body: { enabled: false } })).body.error_code).toBe('ROLE_REFUSED');
+    expect((await stranger.call('GET', `/v1/portal/links/${linkId}`)).status).toBe(404);
+    expect((await stranger.call('POST', `/v1/portal/links/${linkId}`, { body: { enabled: false } })).status).toBe(404);
+    expect((await stranger.call('GET', '/v1/portal/links')).body.links.some((link: Json) => link.link_id === linkId)).toBe(false);
+
+    const disabled = await owner.call('POST', `/v1/portal/links/${linkId}`, { body: { enabled: false } });
+    expect(disabled.body.link).toMatchObject({ enabled: false, state: 'DISABLED' });
+    expectError(await buy(linkId, { pay_currency: 'BTC' }), 409, 'LINK_DISABLED');
   });
 });

@@ -60,7 +60,7 @@ async function load(): Promise<void> {
   clearTimeout(timer);
   if (busy || Date.now() < quietUntil) return schedule();
   try {
-    const response = await fetch(`${apiBase()}/v1/pay-links/${encodeURIComponent(linkId)}`, { cache: 'no-store' });
+    const response = await fetch(`${apiBase()}/v1/pay/links/${encodeURIComponent(linkId)}`, { cache: 'no-store' });
     const answer = (await response.json().catch(() => ({}))) as LinkView;
     if (response.ok && answer.status === 200) {
       failures = 0;
@@ -209,7 +209,7 @@ async function pick(link: LinkView['link'], code: string): Promise<void> {
     ...(link.ask_email ? { email: typed.email.trim() } : {}),
   };
   try {
-    const response = await fetch(`${apiBase()}/v1/pay-links/${encodeURIComponent(linkId)}/orders`, {
+    const response = await fetch(`${apiBase()}/v1/pay/links/${encodeURIComponent(linkId)}/orders`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(payload),
