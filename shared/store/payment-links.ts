@@ -1,4 +1,7 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { DeleteCommand, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConcurrentUpdateError } from '#shared/domain/errors';
 import type { PaymentLink } from '#shared/domain/payment-link';
 import { db, query, queryAll, tableName } from '#shared/store/client';
 import { putIf } from '#shared/store/conditional';
@@ -37,12 +40,11 @@ async function transact(items: TransactItems): Promise<boolean> {
       return true;
     } catch (error) {
       const reasons = cancellationReasons(error);
-      if (isTransactionConflict(error) && attempt < TRANSACTION_ATTEMPTS) {
-        await new Promise((resolve) => setTimeout(resolve, 10 * attempt + Math.random() * 30));
-        continue;
-      }
       if (isConditionFailure(error) && reasons.includes('ConditionalCheckFailed')) return false;
-      throw error;
+      if (!isTransactionConflict(error)) throw error;
+      // Many buyers on one link at once: their transactions meet on the link item. Again, with jitter; then 409, retry.
+      if (attempt >= TRANSACTION_ATTEMPTS) throw new ConcurrentUpdateError();
+      await new Promise((resolve) => setTimeout(resolve, 10 * attempt + Math.random() * 30));
     }
   }
 }
@@ -129,8 +131,9 @@ export async function updateLink(merchantId: number, linkId: string, changes: Li
     return linkFromItem(result.Attributes ?? {});
   } catch (error) {
     if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
-    const old = (error as { Item?: Record<string, unknown> }).Item;
-    return old && typeof changes.quantity === 'number' ? 'quantity-below-reserved' : 'missing';
+    const old = (error as { Item?: Record<string, AttributeValue> }).Item;
+    const owned = old !== undefined && unmarshall(old).user_id === merchantId;
+    return owned && typeof changes.quantity === 'number' ? 'quantity-below-reserved' : 'missing';
   }
 }
 
