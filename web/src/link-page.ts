@@ -1,8 +1,9 @@
 import type { PayLinkView } from '#shared/schemas/payment-links';
 import { apiBase, retryAfterMs } from './api';
-import { fill, h } from './dom';
-import { price } from './format';
-import { htmlLang, rememberLang, type Lang } from './i18n';
+import { switchLang } from './actions';
+import { fill, h } from '../common/dom';
+import { price } from '../common/amounts';
+import { htmlLang, languageSwitch } from '../common/i18n';
 import { currencyPicker } from './picker';
 import { state, t } from './state';
 
@@ -100,20 +101,14 @@ function setStatus(text: string, tone: 'info' | 'warn' | 'error'): void {
   status.className = `status ${tone}`;
 }
 
-function languageSwitch(): HTMLElement {
-  const other: Lang = state.lang === 'en' ? 'zh' : 'en';
-  return h('button', { type: 'button', class: 'lang', lang: htmlLang(other), 'data-k': 'lang', 'aria-label': t().switchLabel, onclick: () => {
-    state.lang = other;
-    rememberLang(other);
-    draw();
-  } }, t().switchTo);
-}
-
 function draw(): void {
   const strings = t();
   const focused = document.activeElement?.getAttribute('data-k') ?? undefined;
   document.documentElement.lang = htmlLang(state.lang);
-  fill(bar, languageSwitch());
+  fill(bar, languageSwitch(state.lang, t(), (next) => {
+    switchLang(next);
+    draw();
+  }, 'lang'));
   if (failure === 'notFound' || !view) {
     document.title = failure === 'notFound' ? strings.linkNotFound : strings.loading;
     fill(head, failure === 'notFound' ? h('h1', null, strings.linkNotFound) : null);

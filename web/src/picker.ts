@@ -1,4 +1,4 @@
-import { h, type Child } from './dom';
+import { h, type Child } from '../common/dom';
 import { t } from './state';
 
 /**

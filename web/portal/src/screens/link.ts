@@ -1,5 +1,5 @@
-import { fill, h } from '../../../src/dom';
-import { QUIET, qrModules, qrSvg } from '../../../src/qr';
+import { fill, h } from '../../../common/dom';
+import { QUIET, qrModules, qrSvg } from '../../../common/qr';
 import { linksApi, type OrderRow, type PaymentLinkRow } from '../api';
 import { formatAmount, formatTime } from '../format';
 import { t } from '../i18n';

@@ -1,4 +1,4 @@
-import { h } from '../../../src/dom';
+import { h } from '../../../common/dom';
 import { linksApi, type PaymentLinkRow } from '../api';
 import { formatAmount } from '../format';
 import { t } from '../i18n';
