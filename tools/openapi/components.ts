@@ -6,6 +6,7 @@ import {
   sandboxRefundBodySchema,
 } from '#shared/schemas/orders';
 import { payCheckoutBodySchema } from '#shared/schemas/pay';
+import { createLinkBodySchema, linkOrderBodySchema, updateLinkBodySchema } from '#shared/schemas/payment-links';
 import { PORTAL_RESPONSE_SCHEMAS } from '#shared/schemas/portal-responses';
 import { RESPONSE_SCHEMAS } from '#shared/schemas/response-catalog';
 
@@ -24,6 +25,9 @@ export const NAMED_SCHEMAS: readonly NamedSchema[] = [
   sandboxPayBodySchema,
   sandboxRefundBodySchema,
   payCheckoutBodySchema,
+  createLinkBodySchema,
+  updateLinkBodySchema,
+  linkOrderBodySchema,
   ...RESPONSE_SCHEMAS,
   ...PORTAL_RESPONSE_SCHEMAS,
 ];

@@ -14,6 +14,7 @@ import {
   signOutBodySchema,
   tokenNameBodySchema,
 } from '#shared/schemas/portal';
+import { createLinkBodySchema, listLinksQuerySchema, updateLinkBodySchema } from '#shared/schemas/payment-links';
 
 /**
  * The merchant portal's API (`/v1/portal/`): called by the portal's own pages with a session
@@ -72,6 +73,10 @@ const PORTAL_OPERATIONS: Readonly<Record<string, PortalMeta>> = {
   'portal-invite-member': { operationId: 'portalInviteMember', summary: 'Invite a member', description: `A one-time invite link with a role, shown in this answer only.${OWNERS}`, body: { schema: inviteMemberBodySchema } },
   'portal-change-role': { operationId: 'portalChangeRole', summary: "Change a member's role", description: `Another member's role (your own: 409 TEAM_CHANGE_REFUSED).${OWNERS}`, body: { schema: memberRoleBodySchema } },
   'portal-remove-member': { operationId: 'portalRemoveMember', summary: 'Remove a member', description: `The member cannot sign in any more and every session of theirs ends at once (yourself: 409 TEAM_CHANGE_REFUSED).${OWNERS}` },
+  'portal-list-links': { operationId: 'portalListLinks', summary: 'Payment links', description: "The merchant's payment links, newest first, each with its paid count and total (orders PAID or RESOLVED).", query: listLinksQuerySchema },
+  'portal-create-link': { operationId: 'portalCreateLink', summary: 'Create a payment link', description: `As POST /v1/links; refusals are 400 INVALID_INPUT naming the field.${DEVELOPERS}`, body: { schema: createLinkBodySchema } },
+  'portal-get-link': { operationId: 'portalGetLink', summary: "A payment link's page", description: "The link, its paid count and total, and its newest 50 orders; another merchant's link is 404 NOT_FOUND." },
+  'portal-update-link': { operationId: 'portalUpdateLink', summary: 'Change, disable or enable a payment link', description: `As POST /v1/links/{link_id}.${DEVELOPERS}`, body: { schema: updateLinkBodySchema } },
 };
 
 const error = (description: string) => ({
