@@ -12,6 +12,7 @@ import { portalSessionOf, portalSession } from '#shared/http/middlewares/portal-
 import type { Event, LambdaHandler, Result, StreamingLambdaHandler } from '#shared/http/middlewares/types';
 import { validatedInput, validator } from '#shared/http/middlewares/validator';
 import { json } from '#shared/http/responses';
+import type { PortalSession, PortalView } from '#shared/schemas/portal-responses';
 import type { IssuedSession, PortalContext } from '#shared/services/portal/sessions';
 
 export { clearedSessionCookie, sessionCookie, sessionCookieName, withCookies } from '#shared/http/middlewares/portal-cookies';
@@ -108,7 +109,7 @@ export function portalStreamHandler<TQuery = undefined>(
 export { json };
 
 /** What the portal learns about its signed-in user (and the CSRF token it must send back). */
-export function sessionView(user: PortalContext['user'], session: PortalContext['session'], merchant?: PortalContext['merchant']) {
+export function sessionView(user: PortalContext['user'], session: PortalContext['session'], merchant?: PortalContext['merchant']): PortalView<PortalSession> {
   return {
     user: { user_id: user.user_id, name: user.name, role: user.role, merchant_id: user.merchant_id },
     // The merchant's name and mode (sandbox or live): every page shows them plainly.
@@ -119,7 +120,7 @@ export function sessionView(user: PortalContext['user'], session: PortalContext[
 }
 
 /** A sign-in's answer: the new session's cookie (the old one is gone) and who is signed in. */
-export function signedIn(issued: IssuedSession & { user: PortalContext['user'] }, extra: Record<string, unknown> = {}): Result {
-  return withCookies(json(200, { status: 200, ...sessionView(issued.user, issued.session), ...extra }), [sessionCookie(issued)]);
+export function signedIn(issued: IssuedSession & { user: PortalContext['user'] }, extra: Pick<PortalSession, 'recovery_codes'> = {}): Result {
+  return withCookies(json(200, { status: 200, ...sessionView(issued.user, issued.session), ...extra } satisfies PortalSession), [sessionCookie(issued)]);
 }
 

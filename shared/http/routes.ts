@@ -108,6 +108,11 @@ const PORTAL_ROUTES: readonly Route[] = (
     { method: 'POST', path: '/v1/portal/settings/preview', fn: 'portal-preview-keys', access: 'read' },
     { method: 'POST', path: '/v1/portal/settings', fn: 'portal-change-settings', access: 'write' },
     { method: 'GET', path: '/v1/portal/audit', fn: 'portal-audit-log', access: 'read' },
+    // Payment links (owners and developers change them; viewers read).
+    { method: 'GET', path: '/v1/portal/links', fn: 'portal-list-links', access: 'read' },
+    { method: 'POST', path: '/v1/portal/links', fn: 'portal-create-link', access: 'write' },
+    { method: 'GET', path: '/v1/portal/links/{link_id}', fn: 'portal-get-link', access: 'read' },
+    { method: 'POST', path: '/v1/portal/links/{link_id}', fn: 'portal-update-link', access: 'write' },
     // The team (owners).
     { method: 'GET', path: '/v1/portal/team', fn: 'portal-list-team', access: 'read' },
     { method: 'POST', path: '/v1/portal/team/invites', fn: 'portal-invite-member', access: 'write' },
@@ -130,6 +135,13 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/v1/sandbox/orders/{order_id}/complete-refund', fn: 'sandbox-complete-refund', access: 'write' },
   { method: 'GET', path: '/v1/orders/{order_id}/callbacks', fn: 'list-callbacks', access: 'read' },
   { method: 'POST', path: '/v1/orders/{order_id}/callbacks/redeliver', fn: 'redeliver-callback', access: 'write', grants: ['callback-queue'] },
+  // Payment links (beyond the contract): the merchant's, then the link page's (no token).
+  { method: 'POST', path: '/v1/links', fn: 'create-link', access: 'write' },
+  { method: 'GET', path: '/v1/links', fn: 'list-links', access: 'read' },
+  { method: 'GET', path: '/v1/links/{link_id}', fn: 'get-link', access: 'read' },
+  { method: 'POST', path: '/v1/links/{link_id}', fn: 'update-link', access: 'write' },
+  { method: 'GET', path: '/v1/pay/links/{link_id}', fn: 'pay-get-link', access: 'read', public: true },
+  { method: 'POST', path: '/v1/pay/links/{link_id}/orders', fn: 'pay-create-link-order', access: 'write', public: true, grants: ['gateways', 'lightning'] },
   // The hosted payment page's endpoints (buyer-safe views, no token).
   { method: 'GET', path: '/v1/pay/{order_id}', fn: 'pay-get-order', access: 'read', public: true },
   { method: 'POST', path: '/v1/pay/{order_id}/checkout', fn: 'pay-checkout-order', access: 'write', public: true, grants: ['gateways', 'lightning'] },

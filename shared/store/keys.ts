@@ -34,6 +34,9 @@
  * | portal session      | SESSION#<SHA-256 of the id>     | SESSION      |                                   |                                             |
  * | WebAuthn challenge  | CHALLENGE#<challenge>           | CHALLENGE    |                                   |                                             |
  * | recovery code       | RECOVERY#<SHA-256 of the code>  | RECOVERY     |                                   |                                             |
+ * | payment link        | LINK#<link_id>                  | LINK         | MERCHANT#<uid>#LINKS / <created>#<id> |                                         |
+ * | link visit (order)  | LINK#<link_id>                  | VISIT#<visit id, time-ordered> |                 |                                             |
+ * | link unit hold      | LINK#<link_id>                  | HOLD#<visit id> |                                |                                             |
  *
  * | order number        | NUMBER#<uid>                    | <n, 12 digits> |                                 |                                             |
  * | order numbering     | NUMBER#<uid>                    | CURSOR       |                                   |                                             |
@@ -85,6 +88,9 @@ export const ENTITY = {
   orderNumber: 'ORDER_NUMBER',
   orderNumbering: 'ORDER_NUMBERING',
   numberingRun: 'NUMBERING_RUN',
+  paymentLink: 'PAYMENT_LINK',
+  linkVisit: 'LINK_VISIT',
+  linkHold: 'LINK_HOLD',
 } as const;
 
 export interface TableKey {
@@ -358,3 +364,23 @@ export const sessionKey = (idHash: string): TableKey => ({ PK: `SESSION#${idHash
 export const recoveryCodeKey = (codeHash: string): TableKey => ({ PK: `RECOVERY#${codeHash}`, SK: 'RECOVERY' });
 /** A WebAuthn challenge waiting for its answer (single use; the answer names it in clientDataJSON). */
 export const challengeKey = (challenge: string): TableKey => ({ PK: `CHALLENGE#${challenge}`, SK: 'CHALLENGE' });
+
+/** A payment link, found by its id (the link page's address); listed per merchant (GSI1), newest first. */
+export const paymentLinkKey = (linkId: string): TableKey => ({ PK: linkPartition(linkId), SK: 'LINK' });
+export const merchantLinksIndexKey = (merchantId: number, createdAt: string, linkId: string) => ({
+  GSI1PK: merchantLinksPartition(merchantId),
+  GSI1SK: `${createdAt}#${linkId}`,
+});
+export const merchantLinksPartition = (merchantId: number): string => `MERCHANT#${merchantId}#LINKS`;
+export const linkPartition = (linkId: string): string => `LINK#${linkId}`;
+
+/**
+ * A buyer's order made from a link (its visit id is time-ordered, so the link's orders list
+ * newest first from one Query), and, on links with a quantity, the unit it holds until its
+ * order is paid (the hold is then dropped, the unit stays sold) or expires unpaid (the hold is
+ * dropped and the unit given back). Open holds are few: a full link reads only those.
+ */
+export const linkVisitKey = (linkId: string, visitId: string): TableKey => ({ PK: linkPartition(linkId), SK: `${LINK_VISIT_PREFIX}${visitId}` });
+export const linkHoldKey = (linkId: string, visitId: string): TableKey => ({ PK: linkPartition(linkId), SK: `${LINK_HOLD_PREFIX}${visitId}` });
+export const LINK_VISIT_PREFIX = 'VISIT#';
+export const LINK_HOLD_PREFIX = 'HOLD#';

@@ -347,7 +347,7 @@ describe('least privilege', () => {
       expect(ACCESS.has(folder) || EVENT_FOLDERS.includes(folder as never), `${folder} is not a function folder`).toBe(true);
     }
     expect([...GATEWAY_FUNCTIONS].sort()).toEqual(
-      ['create-order', 'checkout-order', 'pay-checkout-order', 'refund-order', 'portal-refund-order', 'expire-orders', 'alipay-notify', 'aliglobal-notify', 'wechat-notify'].sort(),
+      ['create-order', 'checkout-order', 'pay-checkout-order', 'pay-create-link-order', 'refund-order', 'portal-refund-order', 'expire-orders', 'alipay-notify', 'aliglobal-notify', 'wechat-notify'].sort(),
     );
     for (const folder of [...FOLDERS, ...EVENT_FOLDERS]) {
       const ssm = ssmReading(folder, ALIPAY_PARAMETER);

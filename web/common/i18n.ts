@@ -10,7 +10,7 @@ export type Lang = 'en' | 'zh';
 /** The `lang` attribute of the document for a language. */
 export const htmlLang = (lang: Lang): string => (lang === 'zh' ? 'zh-CN' : 'en');
 
-/** The remembered choice under `storageKey`, else the browser's first language (zh-CN, zh-TW, zh... -> zh). */
+/** The remembered choice under `storageKey`, else the browser's language (zh-CN, zh-TW, zh... -> zh). */
 export function initialLang(storageKey: string): Lang {
   try {
     const saved = localStorage.getItem(storageKey);
@@ -18,8 +18,7 @@ export function initialLang(storageKey: string): Lang {
   } catch {
     // Storage may be disabled (private mode): the browser's language decides.
   }
-  const preferred = navigator.languages?.[0] ?? navigator.language ?? 'en';
-  return preferred.toLowerCase().startsWith('zh') ? 'zh' : 'en';
+  return navigator.language.toLowerCase().startsWith('zh') ? 'zh' : 'en';
 }
 
 export function rememberLang(storageKey: string, lang: Lang): void {

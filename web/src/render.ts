@@ -6,6 +6,7 @@ import { countdown, safeUrl } from '../common/format';
 import { htmlLang, languageSwitch } from '../common/i18n';
 import { qrSvg } from '../common/qr';
 import { poll } from './polling';
+import { currencyPicker } from './picker';
 import { gatewayPath, invoiceOf, ranOut, state, t, takeFocusRequest, validOrderId } from './state';
 
 /**
@@ -145,36 +146,8 @@ function orderBody(order: PayOrder, invoice: PayInvoice | undefined, currencies:
   }
 }
 
-function picker(currencies: string[], current: string | undefined): HTMLElement {
-  const strings = t();
-  return h(
-    'fieldset',
-    { class: 'picker' },
-    h('legend', null, strings.payWith),
-    h(
-      'div',
-      { class: 'grid' },
-      currencies.map((code) =>
-        h(
-          'button',
-          {
-            type: 'button',
-            'data-k': `cur-${code}`,
-            'aria-pressed': String(code === current),
-            'aria-disabled': String(state.busy !== undefined),
-            onclick: () => choose(code, current),
-          },
-          h('strong', null, breakAfterUnderscores(code)),
-          h('span', null, strings.currencies[code] ?? code),
-        ),
-      ),
-    ),
-  );
-}
-
-/** USDT_ERC20 may wrap after its underscore on a narrow phone, and nowhere else. */
-const breakAfterUnderscores = (code: string): Child[] =>
-  code.split('_').flatMap((part, index, parts) => (index < parts.length - 1 ? [`${part}_`, h('wbr')] : [part]));
+const picker = (currencies: string[], current: string | undefined): HTMLElement =>
+  currencyPicker(currencies, { current, busy: state.busy !== undefined, pick: (code) => choose(code, current) });
 
 function copyButton(text: string, what: string, key: string): HTMLElement {
   const button = h('button', { type: 'button', class: 'copy', 'data-k': key, 'aria-label': t().copyWhat(what) }, t().copy);
