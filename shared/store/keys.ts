@@ -34,6 +34,8 @@
  * | portal session      | SESSION#<SHA-256 of the id>     | SESSION      |                                   |                                             |
  * | WebAuthn challenge  | CHALLENGE#<challenge>           | CHALLENGE    |                                   |                                             |
  * | recovery code       | RECOVERY#<SHA-256 of the code>  | RECOVERY     |                                   |                                             |
+ * | refund              | ORDER#<order_id>                | REFUND#<refund_id> | MERCHANT#<uid>#REFUNDS / <created>#<id> (while not sent, oldest first) |          |
+ * | refund link         | REFUNDLINK#<SHA-256 of the secret> | REFUNDLINK |                                   |                                             |
  *
  * | order number        | NUMBER#<uid>                    | <n, 12 digits> |                                 |                                             |
  * | order numbering     | NUMBER#<uid>                    | CURSOR       |                                   |                                             |
@@ -41,8 +43,9 @@
  *
  * GSI3 is sparse and holds only what a sweeper must find: NEW orders (GSI3PK =
  * EXPIRY#<shard>, GSI3SK = <due_at>#<order_id>) and callback deliveries still to make
- * (GSI3PK = OUTBOX#<shard>, GSI3SK = <next_attempt_at>#<event_id>). One Query per shard,
- * never a scan.
+ * (GSI3PK = OUTBOX#<shard>, GSI3SK = <next_attempt_at>#<event_id>), and refunds not sent yet
+ * (GSI3PK = REFUNDS#WAITING, GSI3SK = <created_at>#<refund_id>: the waiting-refunds metric).
+ * One Query per shard, never a scan.
  *
  * GSI4 (keys only) is the order log: every order by creation time, sharded (GSI4PK =
  * ORDERLOG#<shard>, GSI4SK = <created_at>#<uid>), written by the order's own put and never
@@ -85,6 +88,8 @@ export const ENTITY = {
   orderNumber: 'ORDER_NUMBER',
   orderNumbering: 'ORDER_NUMBERING',
   numberingRun: 'NUMBERING_RUN',
+  refund: 'REFUND',
+  refundLink: 'REFUND_LINK',
 } as const;
 
 export interface TableKey {
@@ -358,3 +363,27 @@ export const sessionKey = (idHash: string): TableKey => ({ PK: `SESSION#${idHash
 export const recoveryCodeKey = (codeHash: string): TableKey => ({ PK: `RECOVERY#${codeHash}`, SK: 'RECOVERY' });
 /** A WebAuthn challenge waiting for its answer (single use; the answer names it in clientDataJSON). */
 export const challengeKey = (challenge: string): TableKey => ({ PK: `CHALLENGE#${challenge}`, SK: 'CHALLENGE' });
+
+/**
+ * A refund lives in its order's partition, after the order item (`REFUND#` sorts above
+ * `ORDER`, outside the range the order-with-invoice Query reads). Refund ids are time-ordered.
+ */
+export const refundKey = (orderId: string, refundId: string): TableKey => ({ PK: orderPartition(orderId), SK: `${REFUND_PREFIX}${refundId}` });
+export const REFUND_PREFIX = 'REFUND#';
+
+/** A merchant's refunds not sent yet, oldest first (GSI1; the refund item leaves it when SENT). */
+export const waitingRefundsIndexKey = (userId: number, createdAt: string, refundId: string) => ({
+  GSI1PK: waitingRefundsPartition(userId),
+  GSI1SK: `${createdAt}#${refundId}`,
+});
+export const waitingRefundsPartition = (userId: number): string => `MERCHANT#${userId}#REFUNDS`;
+
+/** Every refund not sent yet, oldest first (GSI3, keys only): the waiting-refunds metric counts it. */
+export const allWaitingRefundsIndexKey = (createdAt: string, refundId: string) => ({
+  GSI3PK: ALL_WAITING_REFUNDS,
+  GSI3SK: `${createdAt}#${refundId}`,
+});
+export const ALL_WAITING_REFUNDS = 'REFUNDS#WAITING';
+
+/** A refund link, found by the SHA-256 of its secret (the table never holds the secret). */
+export const refundLinkKey = (secretHash: string): TableKey => ({ PK: `REFUNDLINK#${secretHash}`, SK: 'REFUNDLINK' });
