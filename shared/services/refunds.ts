@@ -49,6 +49,7 @@ import { requestRefund as requestGatewayRefund } from '#shared/services/gateway-
 import { changeOrder, checkedId, unknownOrder } from '#shared/services/order-changes';
 import { completeRefund } from '#shared/services/payment-reports';
 import { findRefund, findRefundByLinkHash, listRefunds } from '#shared/store/refunds';
+import { claimRefundPayment, stopWatchingRefund, watchRefund } from '#shared/store/refund-watches';
 
 // ---------------------------------------------------------------------------------------------
 // The contract with the watchers (REFUND-CONTRACT.md): what they report, and the check of a txid.
@@ -281,6 +282,23 @@ export async function setRefundAddress(input: { secret: unknown; address: unknow
   const opened = await refundOfLink(input.secret);
   const checked = checkRefundAddress(opened, input.address, input.memo, input.now);
   if (!checked.ok) throw new RefundAddressError(checked.reason);
+  // A live refund's address is watched before anyone is shown it (store/refund-watches.ts): its
+  // payment is seen as an invoice's. An address this service receives payments on is refused.
+  if (!opened.sandbox) {
+    await watchRefund(
+      {
+        userId: opened.user_id,
+        orderId: opened.order_id,
+        refundId: opened.refund_id,
+        currency: opened.currency,
+        address: checked.address,
+        ...(checked.memo !== undefined ? { memo: checked.memo } : {}),
+        amount: opened.amount,
+        since: input.now.toISOString(),
+      },
+      input.now,
+    );
+  }
   let addressed: Refund | undefined;
   await changeOrder(opened.order_id, undefined, () => new RefundLinkInvalidError(), async (found) => {
     const refund = await findRefund(opened.order_id, opened.refund_id);
@@ -320,6 +338,10 @@ export async function newRefundLink(owner: MerchantProfile, orderId: unknown, re
     renewed = { ...rest, status: 'AWAITING_ADDRESS', link_version: refund.link_version + 1, link_hash: linkHash(new URL(url).hash.slice('#refund='.length)) };
     return { order: touch(found.order, now), refunds: [renewed], audit: auditEntry('refund.link_renewed', actor, renewed, now) };
   });
+  // The old address no longer pays it (a payment there is the buyer's and the merchant's to settle).
+  if (current.address !== undefined && !current.sandbox) {
+    await stopWatchingRefund({ currency: current.currency, address: current.address, ...(current.memo !== undefined ? { memo: current.memo } : {}), refundId: current.refund_id });
+  }
   return refundNotice(renewed!, url);
 }
 
@@ -412,6 +434,9 @@ export async function reportRefundTransaction(
   const result = await check(refund, txid);
   if (!result.found) throw new RefundTransactionError(result.reason);
   if (!result.final) throw new RefundTransactionError('the transaction is not final yet: report it again once it has its confirmations', 409);
+  // One transfer pays one refund: a transfer the watcher booked on another refund to the same address is not this one's.
+  const claimed = await claimRefundPayment(refund.currency, result.key, { userId: owner.user_id, orderId: refund.order_id, refundId: refund.refund_id, amount: refund.amount, since: refund.address_set_at ?? refund.created_at });
+  if (claimed.refundId !== refund.refund_id) throw new RefundTransactionError('the transaction paid another refund');
   const outcome = await recordRefundPayment({
     userId: owner.user_id,
     orderId: refund.order_id,
@@ -423,6 +448,7 @@ export async function reportRefundTransaction(
     now,
     actor,
   });
+  if (outcome === 'SENT' && !owner.sandbox) await stopWatchingRefund({ currency: refund.currency, address: refund.address!, ...(refund.memo !== undefined ? { memo: refund.memo } : {}), refundId: refund.refund_id });
   const after = (await findRefund(refund.order_id, refund.refund_id))!;
   if (outcome === 'SHORT') throw new RefundTransactionError(`the transaction pays ${result.amount} ${refund.currency} to the refund address, less than the refund's ${refund.amount}: recorded as a short payment`);
   if (outcome === 'IGNORED') throw new RefundTransactionError('the transaction does not pay this refund');

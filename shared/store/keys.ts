@@ -14,6 +14,7 @@
  * | counter             | COUNTER#<name>                  | COUNTER      |                                   |                                             |
  * | rate snapshot       | RATES#<source>                  | RATES        |                                   |                                             |
  * | address index       | ADDRESS#<currency>#<address>[#<memo>] | ADDRESS |                                   |                                             |
+ * | refund payment claim | REFUNDPAY#<currency>#<payment key> | REFUNDPAY |                                 |                                             |
  * | callback delivery   | ORDER#<order_id>                | DELIVERY#<version, 10 digits> |                  |                                             |
  * | idempotency record  | IDEMPOTENCY#<scope>#<key>       | IDEMPOTENCY  |                                   |                                             |
  * | checkout slots      | ORDER#<order_id>                | CHECKOUTS    |                                   |                                             |
@@ -72,6 +73,7 @@ export const ENTITY = {
   unmatchedPayment: 'UNMATCHED_PAYMENT',
   watchedAddress: 'WATCHED_ADDRESS',
   openAddress: 'OPEN_ADDRESS',
+  refundPayment: 'REFUND_PAYMENT',
   quota: 'QUOTA',
   sourceHealth: 'SOURCE_HEALTH',
   watchDemand: 'WATCH_DEMAND',
@@ -209,11 +211,19 @@ export const merchantStatusPartition = (userId: number, status: string): string 
 /**
  * Which invoice an address belongs to: how a detected payment finds its order. Currencies
  * paid to one shared account (EOS) tell invoices apart by memo, so the memo is in the key.
+ * A buyer's refund address has an item of the refund kind under the same key
+ * (refund-watches.ts: `kind` REFUND, one `refund:<id>` attribute per refund waiting on it).
  */
 export const addressKey = (currency: string, address: string, memo?: string): TableKey => ({
   PK: memo ? `ADDRESS#${currency}#${address}#${memo}` : `ADDRESS#${currency}#${address}`,
   SK: 'ADDRESS',
 });
+
+/**
+ * Which refund a transfer to a refund address paid (refund-watches.ts claimRefundPayment):
+ * written once, so a transfer never pays two refunds waiting on one address.
+ */
+export const refundPaymentKey = (currency: string, paymentKey: string): TableKey => ({ PK: `REFUNDPAY#${currency}#${paymentKey}`, SK: 'REFUNDPAY' });
 
 /** Shards of the expiry index: spreads due orders over partitions (one Query each to sweep). */
 export const EXPIRY_SHARDS = 4;

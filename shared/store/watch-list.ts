@@ -38,11 +38,16 @@ export interface WatchedAddress {
   open_until: string;
   /** The end of the late-payment window: after it, the address is no longer polled. */
   until: string;
-  /** Solana: the merchant wallet the reference's transfer must pay. */
+  /** Solana: the merchant wallet the reference's transfer must pay (a refund's: the buyer's wallet). */
   recipient?: string;
+  /**
+   * Solana: `refund` for a refund's wallet (shared/store/refund-watches.ts): its address is the
+   * buyer's wallet, not a reference, and whatever the wallet gains in the mint pays it.
+   */
+  kind?: 'refund' | 'ended';
 }
 
-const FIELDS = ['chain', 'address', 'currency', 'since', 'open_until', 'until', 'recipient'] as const;
+const FIELDS = ['chain', 'address', 'currency', 'since', 'open_until', 'until', 'recipient', 'kind'] as const;
 
 /** An item is kept this long past `until` (its TTL). */
 const KEEP_AFTER_UNTIL_S = 86_400;
@@ -61,6 +66,17 @@ export async function watchAddress(entry: WatchedAddress, clock: () => number = 
     `watch list of ${entry.chain}`,
     clock,
   );
+}
+
+/**
+ * Ends the watch of `address` before its window does (Solana: a refund's wallet once no refund
+ * waits on it, so its token account is no longer read every step): an item of the `ended`
+ * kind, read after the watch it ends (both keyed by write time), drops every watch of the
+ * address a reader holds; a watch written after it starts again.
+ */
+export async function endWatch(chain: string, address: string, now: Date, clock: () => number = Date.now): Promise<void> {
+  const at = now.toISOString();
+  await watchAddress({ chain, address, currency: '', since: at, open_until: at, until: new Date(now.getTime() + 86_400_000).toISOString(), kind: 'ended' }, clock);
 }
 
 /**
@@ -116,6 +132,11 @@ export class WatchList {
   private take(item: Record<string, unknown>): void {
     if (item.type !== ENTITY.watchedAddress) return;
     const entry = Object.fromEntries(FIELDS.filter((field) => item[field] !== undefined).map((field) => [field, String(item[field])])) as unknown as WatchedAddress;
+    if (entry.kind === 'ended') {
+      for (const [id, held] of this.entries) if (held.address === entry.address) this.entries.delete(id);
+      this.ordered = undefined;
+      return;
+    }
     const id = watchId(entry);
     if (this.entries.has(id)) return;
     this.entries.set(id, entry);
