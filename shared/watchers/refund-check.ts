@@ -36,7 +36,10 @@ import { solanaSettings } from '#shared/payments/solana-config';
 import { tronSettings } from '#shared/payments/tron-config';
 import type { RefundTxCheck } from '#shared/services/refunds';
 import { blockSourceFor, hyperionTransfers, type SecretReader, solanaTransfers, tronTransfers } from '#shared/watchers/run';
-import type { Transfer } from '#shared/watchers/sources/port';
+import type { HyperionTransfers } from '#shared/watchers/sources/hyperion';
+import type { BlockSource, Transfer } from '#shared/watchers/sources/port';
+import type { SolanaTransfers } from '#shared/watchers/sources/solana';
+import type { TronTransfers } from '#shared/watchers/sources/tron';
 
 type CheckResult = Awaited<ReturnType<RefundTxCheck>>;
 
@@ -53,19 +56,46 @@ function paidTo(refund: Refund, transfers: readonly Transfer[]): { key: string; 
   return { key: ours[0]!.key, amount: ours.reduce<Decimal>((sum, transfer) => add(sum, transfer.amount), ZERO) };
 }
 
-/** The check of each chain family; `readSecret` reads a source's endpoint kept in SSM (the watchers' own reader in AWS). */
-export function refundTransactionCheck(readSecret: SecretReader = readSecureParameter): RefundTxCheck {
+/** Where the check reads each chain family; undefined: no source configured (fail closed). */
+export interface RefundCheckSources {
+  block(chain: string): Promise<BlockSource | undefined>;
+  tron(): TronTransfers | undefined;
+  solana(): SolanaTransfers | undefined;
+  eos(): HyperionTransfers | undefined;
+}
+
+/** The configured sources, the watchers' own; an endpoint kept in SSM read with `readSecret`. */
+export function configuredSources(readSecret: SecretReader = readSecureParameter): RefundCheckSources {
+  return {
+    block: async (chain) => {
+      const config = chainSourcesConfig().sources.find((source) => source.chain === chain);
+      return config ? blockSourceFor(config, readSecret) : undefined;
+    },
+    tron: () => (tronSettings().watched ? tronTransfers(nothingWatched) : undefined),
+    solana: () => (solanaSettings().watched ? solanaTransfers(nothingWatched) : undefined),
+    eos: () => (eosConfig().watched ? hyperionTransfers() : undefined),
+  };
+}
+
+const unconfigured = (chain: string): CheckResult => notFound(`no ${chain} source is configured: the transaction cannot be checked`);
+
+/** The check of each chain family, through `sources`. */
+export function refundTransactionCheck(sources: RefundCheckSources = configuredSources()): RefundTxCheck {
   return async (refund, reported) => {
     if (refund.address === undefined) return notFound('the refund has no address yet');
     const txid = reported.trim();
     if (refund.currency === 'LBTC') return checkPreimage(refund, txid);
     const chain = chainOf(refund.currency);
-    if (chain === 'EOS') return checkEos(refund, txid.toLowerCase());
-    if (chain === 'TRON') return checkTokenAccount(refund, txid.toLowerCase(), 'TRON');
-    if (chain === 'SOLANA') return checkTokenAccount(refund, txid, 'SOLANA');
-    const config = chainSourcesConfig().sources.find((source) => source.chain === chain);
-    if (!config) return notFound(`no ${chain} source is configured: the transaction cannot be checked`);
-    const source = await blockSourceFor(config, readSecret);
+    if (chain === 'EOS') {
+      const source = sources.eos();
+      return source ? checkEos(refund, txid.toLowerCase(), source) : unconfigured('EOS history');
+    }
+    if (chain === 'TRON' || chain === 'SOLANA') {
+      const source = chain === 'TRON' ? sources.tron() : sources.solana();
+      return source ? checkTokenAccount(refund, chain === 'TRON' ? txid.toLowerCase() : txid, chain, source) : unconfigured(chain);
+    }
+    const source = await sources.block(chain);
+    if (!source) return unconfigured(chain);
     // The tip first: the source's chain check, and the confirmations.
     const tip = await source.tip();
     const transfers = await source.transaction?.(chain === 'BTC' || chain === 'LTC' || chain === 'BCH' ? txid.toLowerCase() : txid);
@@ -79,10 +109,7 @@ export function refundTransactionCheck(readSecret: SecretReader = readSecurePara
 }
 
 /** TRON (solidified receipts) and Solana (finalized transactions): final when found; the key is the watcher's `<txid>:<address>`. */
-async function checkTokenAccount(refund: Refund, txid: string, chain: 'TRON' | 'SOLANA'): Promise<CheckResult> {
-  const configured = chain === 'TRON' ? tronSettings().watched : solanaSettings().watched;
-  if (!configured) return notFound(`no ${chain} source is configured: the transaction cannot be checked`);
-  const source = chain === 'TRON' ? tronTransfers(nothingWatched) : solanaTransfers(nothingWatched);
+async function checkTokenAccount(refund: Refund, txid: string, chain: 'TRON' | 'SOLANA', source: TronTransfers | SolanaTransfers): Promise<CheckResult> {
   const paid = await source.paidBy(txid, refund.address!);
   if (!paid) return notFound(`${chain} has no ${chain === 'TRON' ? 'solidified' : 'finalized'} transaction ${txid} (a transaction just sent is there within a minute)`);
   if (!paid.success) return notFound(`the transaction ${txid} failed`);
@@ -91,9 +118,8 @@ async function checkTokenAccount(refund: Refund, txid: string, chain: 'TRON' | '
 }
 
 /** EOS: the transfers to the buyer's account with the refund's memo; final once its block is irreversible. */
-async function checkEos(refund: Refund, txid: string): Promise<CheckResult> {
-  if (!eosConfig().watched) return notFound('no EOS history source is configured: the transaction cannot be checked');
-  const found = await hyperionTransfers().transaction(txid);
+async function checkEos(refund: Refund, txid: string, source: HyperionTransfers): Promise<CheckResult> {
+  const found = await source.transaction(txid);
   if (!found) return notFound(`EOS history does not know the transaction ${txid}`);
   const memo = refund.memo?.trim() ?? '';
   const paid = paidTo({ ...refund, memo: undefined }, found.transfers.filter((transfer) => (transfer.memo ?? '') === memo));
