@@ -10,7 +10,7 @@
  * - Solana: a refund is paid to the buyer's wallet, so each waiting refund adds the buyer's USDC
  *   token account to those read: one getSignaturesForAddress a step per waiting refund.
  * - The block chains and EVM networks are not measured here: a refund address is one more entry
- *   of the open-address list held in memory (shared/store/open-addresses.ts), read per block as
+ *   of the block chain items of the watch list held in memory (shared/store/watch-list.ts), read per block as
  *   before; bench/watcher.ts measures that path.
  *
  * Run alone: `npx tsx bench/refund-requests.ts` (prints one JSON line).

@@ -10,8 +10,8 @@
  *   Several refunds may wait on one address (a buyer gives the same one twice): each is an
  *   attribute of the one item, `refund:<refund_id>`, dropped once the refund is sent;
  * - the address goes where its chain's watcher looks: the open-address list of a block chain
- *   (open-addresses.ts: BTC, LTC, BCH, every EVM network and token), TRON's watch list
- *   (watch-list.ts: matched against each range's Transfer events), Solana's watch list as a
+ *   (watch-list.ts, its block chain items: BTC, LTC, BCH, every EVM network and token), TRON's
+ *   watch list (matched against each range's Transfer events), Solana's watch list as a
  *   wallet (the Solana source reads the wallet's associated token account of the mint: a
  *   refund goes to the buyer's wallet, with no Solana Pay reference). EOS needs no list: the
  *   EOS watcher reads the receiving account's history, which has the account's outgoing
@@ -33,9 +33,8 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '#shared/store/client';
 import { putIf, updateIf } from '#shared/store/conditional';
 import { addressKey, ENTITY, refundPaymentKey } from '#shared/store/keys';
-import { openAddress } from '#shared/store/open-addresses';
 import { demandWatching } from '#shared/store/watch-demand';
-import { endWatch, watchAddress } from '#shared/store/watch-list';
+import { BLOCK_CHAIN_ITEMS, endWatch, PER_ADDRESS_ITEMS, watchAddress } from '#shared/store/watch-list';
 import { REFUND_ATTRIBUTE, REFUND_KIND, type RefundTarget, refundTargetOf } from '#shared/store/address-index';
 
 /** What the refunds service asks to watch (REFUND-CONTRACT.md). */
@@ -89,7 +88,7 @@ export async function watchRefund(watch: RefundWatch, now: Date = new Date()): P
   const chain = sourceChain(watch.currency);
   if (chain === 'TRON' || chain === 'SOLANA') {
     // Solana: the wallet itself (its token account is read), marked as a refund's (no reference).
-    await watchAddress({
+    await watchAddress(PER_ADDRESS_ITEMS, {
       chain,
       address: watch.address,
       currency: watch.currency,
@@ -99,7 +98,7 @@ export async function watchRefund(watch: RefundWatch, now: Date = new Date()): P
       ...(chain === 'SOLANA' ? { recipient: watch.address, kind: 'refund' as const } : {}),
     });
   } else if (chain !== 'EOS') {
-    await openAddress({ chain, currency: watch.currency, address: watch.address, until });
+    await watchAddress(BLOCK_CHAIN_ITEMS, { chain, currency: watch.currency, address: watch.address, until });
   }
   await demandWatching(chain, new Date(until));
 }

@@ -21,7 +21,7 @@
  * refund (booking.ts bookRefundPayment); an outgoing transfer that pays none is passed over.
  */
 import { formatDecimal } from '#shared/domain/money';
-import { confirmationsRequired } from '#shared/payments/confirmations';
+import { confirmationsRequired } from '#shared/chains/confirmations';
 import type { IndexedSource, Transfer } from '#shared/watchers/sources/port';
 import { readIndexCursor, writeIndexCursor } from '#shared/store/index-cursors';
 import { saveUnmatchedPayment } from '#shared/store/unmatched-payments';

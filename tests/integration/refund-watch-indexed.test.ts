@@ -16,7 +16,7 @@ import { askRefund, setRefundAddress } from '#shared/services/refunds';
 import { findMerchant } from '#shared/store/merchants';
 import { findRefund } from '#shared/store/refunds';
 import { watchRefund } from '#shared/store/refund-watches';
-import { WatchList } from '#shared/store/watch-list';
+import { PER_ADDRESS_ITEMS, WatchList } from '#shared/store/watch-list';
 import { IndexedWatcher } from '#shared/watchers/indexed-watcher';
 import { refundTransactionCheck } from '#shared/watchers/refund-check';
 import { HyperionTransfers } from '#shared/watchers/sources/hyperion';
@@ -71,7 +71,7 @@ describe('TRON: a refund address on the watch list', () => {
     try {
       const buyerAddress = tronAddressOfKey(bytesToHex(randomBytes(32)));
       const refund = await watchedRefund('USDT_TRC20', buyerAddress);
-      const list = new WatchList('TRON');
+      const list = new WatchList(PER_ADDRESS_ITEMS, 'TRON');
       const source = () => new TronTransfers({ url: tron.url, apiKey: 'k', contract: USDT, currency: 'USDT_TRC20', decimals: 6, watched: (now) => list.current(now), http: FAST });
       const watcher = new IndexedWatcher(source(), { cursorName: `TRON-refund-${randomUUID()}` });
       const merchantKey = BUYER_KEY.slice(2);
@@ -105,7 +105,7 @@ describe('Solana: a refund paid to the buyer’s wallet (its USDC token account,
       await cluster.tokenAccount(merchantWallet.address, USDC, 1_000_000_000n);
       await cluster.tokenAccount(buyerWallet, USDC);
       const refund = await watchedRefund('USDC_SOL', buyerWallet);
-      const list = new WatchList('SOLANA');
+      const list = new WatchList(PER_ADDRESS_ITEMS, 'SOLANA');
       const source = () => new SolanaTransfers({ url: cluster.url, mint: USDC, currency: 'USDC_SOL', decimals: 6, genesisHash: MAINNET_BETA_GENESIS_HASH, timeoutMs: 1000, watched: (now) => list.current(now) });
       const watcher = new IndexedWatcher(source(), { cursorName: `SOLANA-refund-${randomUUID()}` });
       // The merchant's wallet pays from a Solana Pay request of the buyer's wallet (any reference: none is watched).

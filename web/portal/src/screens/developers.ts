@@ -1,4 +1,4 @@
-import { fill, h } from '../../../src/dom';
+import { fill, h } from '../../../common/dom';
 import { type ApiToken, portalApi } from '../api';
 import { formatTime } from '../format';
 import { t } from '../i18n';

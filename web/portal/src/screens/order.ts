@@ -1,4 +1,4 @@
-import { fill, h } from '../../../src/dom';
+import { fill, h } from '../../../common/dom';
 import { portalApi, type OrderPage } from '../api';
 import { formatAmount, formatTime } from '../format';
 import { t } from '../i18n';

@@ -1,4 +1,4 @@
-import { h } from '../../../src/dom';
+import { h } from '../../../common/dom';
 import { portalApi, type OrderRow } from '../api';
 import { formatAmount, formatTime } from '../format';
 import { t } from '../i18n';

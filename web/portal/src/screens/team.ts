@@ -1,4 +1,4 @@
-import { h } from '../../../src/dom';
+import { h } from '../../../common/dom';
 import { type Member, portalApi } from '../api';
 import { formatTime } from '../format';
 import { t } from '../i18n';
