@@ -209,6 +209,13 @@ export const readWatchConfig = (env: Env) => ({
    * (300) so an idle source stays healthy; 0 looks on every run.
    */
   idleLookSeconds: nonNegativeInteger(env, 'WATCH_IDLE_LOOK_SECONDS', 170),
+  /**
+   * A refund's address is watched this long after the buyer set it (its chain kept in demand,
+   * its address on the watcher's list): the merchant pays from their own wallet, maybe days
+   * later. Past it, a merchant who pays reports the transaction (checked on chain, no window);
+   * watching the refund again (shared/store/refund-watches.ts) starts a new window.
+   */
+  refundWatchSeconds: positiveInteger(env, 'REFUND_WATCH_SECONDS', 30 * 86_400),
 });
 export const watchConfig = section(readWatchConfig);
 
