@@ -3,11 +3,11 @@ import { deployVariableOf, type Setting } from '#shared/core/settings';
 import { GATEWAY_CURRENCIES } from '#shared/domain/currencies';
 import { EVM_NETWORKS } from '#shared/domain/networks';
 import { deriveAddress, type AddressCurrency } from '#shared/payments/addresses/index';
-import { type ChainSourceConfig, chainSources } from '#shared/payments/chain-sources';
+import { type ChainSourceConfig, chainSources } from '#shared/chains/sources';
+import { readSolanaConfig } from '#shared/chains/solana';
+import { readTronConfig } from '#shared/chains/tron';
+import { readUtxoChainConfig, UTXO_CHAINS } from '#shared/chains/utxo';
 import { deploySettings } from '#shared/payments/setting-families';
-import { readSolanaConfig } from '#shared/payments/solana-config';
-import { readTronConfig } from '#shared/payments/tron-config';
-import { readUtxoChainConfig, UTXO_CHAINS } from '#shared/payments/utxo-config';
 
 /** Where the API token key is read from unless tokenHmacKeyParameter names another parameter. */
 export const DEFAULT_TOKEN_KEY_PARAMETER = '/crypto-pay-orders/token-hmac-key';

@@ -1,16 +1,16 @@
 import { contextKeyOf, type Setting, SETTINGS } from '#shared/core/settings';
 import { currency, GATEWAY_CURRENCIES, PAY_CURRENCIES, requiredConfirmations } from '#shared/domain/currencies';
 import { EVM_NETWORKS, evmCurrencies } from '#shared/domain/networks';
-import { CHAINS } from '#shared/payments/chain-sources';
-import { MAX_TIP_AGE_DEFAULTS, maxTipAgeVariable } from '#shared/payments/tip-age';
-import { UTXO_CHAINS } from '#shared/payments/utxo-config';
+import { CHAINS } from '#shared/chains/sources';
+import { MAX_TIP_AGE_DEFAULTS, maxTipAgeVariable } from '#shared/chains/tip-age';
+import { UTXO_CHAINS } from '#shared/chains/utxo';
 
 /**
  * The settings whose names are built from the chain, network, currency and gateway tables
  * (`<CHAIN>_RPC_URL`, `<CODE>_CONFIRMATIONS`, ...), declared as shared/core/settings.ts declares
  * the literal ones: a new network, token or gateway brings its settings, deployable, with it.
- * Their readers (chain-sources.ts, ethereum-config.ts, utxo-config.ts, tip-age.ts, the
- * confirmations section, the gateways' credentials) build the same names.
+ * Their readers (shared/chains/: sources.ts, evm.ts, utxo.ts, tip-age.ts, confirmations.ts;
+ * the gateways' credentials) build the same names.
  */
 function families(): Record<string, Setting> {
   const families: Record<string, Setting> = {};

@@ -324,7 +324,7 @@ export const legacyWatchedAddressKey = (chain: string, until: string, address: s
 export const WATCH_PREFIX = 'WATCH#';
 
 /**
- * An invoice address a block chain's watcher must match (open-addresses.ts): sorted by when
+ * An invoice address a block chain's watcher must match (watch-list.ts): sorted by when
  * it was written, so a warm watcher reads only what was added since its last read.
  */
 export const openAddressKey = (chain: string, writtenAt: string, currency: string, address: string): TableKey => ({
@@ -333,7 +333,7 @@ export const openAddressKey = (chain: string, writtenAt: string, currency: strin
 });
 
 export const OPEN_PREFIX = 'OPEN#';
-/** When a chain's open-address list began (open-addresses.ts): outside OPEN_PREFIX, so never read as an address. */
+/** When a chain's open-address list began (watch-list.ts): outside OPEN_PREFIX, so never read as an address. */
 export const openListStartKey = (chain: string): TableKey => ({ PK: chainPartition(chain), SK: 'OPEN-LIST-START' });
 /** Which orders a transaction paid (the portal's search by txid; one transaction may pay several). */
 export const txidKey = (txid: string, orderId: string): TableKey => ({ PK: txidPartition(txid), SK: `ORDER#${orderId}` });

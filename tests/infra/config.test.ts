@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { SETTINGS } from '#infra/cdk/config';
 import { REPO_ROOT } from '#infra/cdk/paths';
 import type { Setting } from '#shared/core/settings';
-import { CHAINS } from '#shared/payments/chain-sources';
+import { CHAINS } from '#shared/chains/sources';
 import { SANDBOX_SOL_WALLET, SANDBOX_XPUB } from '#shared/payments/payment-methods';
 import { ALL_SETTINGS } from '#shared/payments/setting-families';
 import { deployConfig } from './support.ts';

@@ -6,6 +6,7 @@ import {
   sandboxRefundBodySchema,
 } from '#shared/schemas/orders';
 import { payCheckoutBodySchema } from '#shared/schemas/pay';
+import { PORTAL_RESPONSE_SCHEMAS } from '#shared/schemas/portal-responses';
 import { RESPONSE_SCHEMAS } from '#shared/schemas/response-catalog';
 
 /** The document's components: every named schema once, its `$id` turned into the component name. */
@@ -15,7 +16,7 @@ export interface NamedSchema {
   readonly $id: string;
 }
 
-/** Request bodies and responses; the Get Orders query becomes parameters instead. */
+/** Request bodies and responses (the merchant API's, the page's, the portal's); the Get Orders query becomes parameters instead. */
 export const NAMED_SCHEMAS: readonly NamedSchema[] = [
   createOrderBodySchema,
   checkoutBodySchema,
@@ -24,6 +25,7 @@ export const NAMED_SCHEMAS: readonly NamedSchema[] = [
   sandboxRefundBodySchema,
   payCheckoutBodySchema,
   ...RESPONSE_SCHEMAS,
+  ...PORTAL_RESPONSE_SCHEMAS,
 ];
 
 export const COMPONENT_NAMES: ReadonlySet<string> = new Set(NAMED_SCHEMAS.map((schema) => schema.$id));

@@ -54,7 +54,7 @@ function parameters(route: Route, meta: OperationMeta): unknown[] {
   return route.method === 'POST' ? [...inPath, ...inQuery, IDEMPOTENCY_KEY_PARAMETER] : [...inPath, ...inQuery];
 }
 
-/** Every POST takes an Idempotency-Key (shared/http/idempotency.ts). */
+/** Every POST takes an Idempotency-Key (shared/http/middlewares/idempotency.ts). */
 const IDEMPOTENCY_KEY_PARAMETER = {
   name: 'Idempotency-Key',
   in: 'header',

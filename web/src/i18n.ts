@@ -1,8 +1,10 @@
+import type { Lang } from '../common/i18n';
+
 /**
- * The page's two languages. English and Chinese (the merchants of this API sell in both);
- * picked from the browser, switchable, and remembered on this device.
+ * The page's strings in its two languages (web/common/i18n.ts: picked from the browser,
+ * switchable, and remembered on this device).
  */
-export type Lang = 'en' | 'zh';
+export type { Lang };
 
 const en = {
   loading: 'Loading…',
@@ -205,27 +207,5 @@ const zh: Strings = {
 
 export const STRINGS: Record<Lang, Strings> = { en, zh };
 
-const STORAGE_KEY = 'pay.lang';
-
-/** The remembered choice, else the browser's first language (zh-CN, zh-TW, zh... -> zh). */
-export function initialLang(): Lang {
-  try {
-    const saved = localStorage.getItem(STORAGE_KEY);
-    if (saved === 'en' || saved === 'zh') return saved;
-  } catch {
-    // Storage may be disabled (private mode): the browser's language decides.
-  }
-  const preferred = navigator.languages?.[0] ?? navigator.language ?? 'en';
-  return preferred.toLowerCase().startsWith('zh') ? 'zh' : 'en';
-}
-
-export function rememberLang(lang: Lang): void {
-  try {
-    localStorage.setItem(STORAGE_KEY, lang);
-  } catch {
-    // Not remembered; the switch still works for this visit.
-  }
-}
-
-/** The `lang` attribute of the document for a language. */
-export const htmlLang = (lang: Lang): string => (lang === 'zh' ? 'zh-CN' : 'en');
+/** Where the buyer's choice of language is remembered (web/common/i18n.ts). */
+export const LANG_KEY = 'pay.lang';

@@ -1,10 +1,11 @@
 import type { PayInvoice, PayOrder } from './api';
 import { askCancel, cancel, choose, copy, simulate, switchLang } from './actions';
-import { fill, h, type Child } from './dom';
-import { countdown, isGateway, network, payAmount, price, quoteCurrency, safeUrl } from './format';
-import { htmlLang, type Lang } from './i18n';
+import { fill, h, type Child } from '../common/dom';
+import { isGateway, network, payAmount, price, quoteCurrency } from '../common/amounts';
+import { countdown, safeUrl } from '../common/format';
+import { htmlLang, languageSwitch } from '../common/i18n';
+import { qrSvg } from '../common/qr';
 import { poll } from './polling';
-import { qrSvg } from './qr';
 import { gatewayPath, invoiceOf, ranOut, state, t, takeFocusRequest, validOrderId } from './state';
 
 /**
@@ -30,20 +31,13 @@ export function mount(element: HTMLElement): void {
 export function render(): void {
   const focused = takeFocusRequest() ?? document.activeElement?.getAttribute('data-k') ?? undefined;
   document.documentElement.lang = htmlLang(state.lang);
-  fill(bar, languageSwitch());
+  const language = languageSwitch(state.lang, t(), switchLang, 'lang');
+  language.dataset.k = 'lang';
+  fill(bar, language);
   const gateway = gatewayPath();
   if (gateway) renderGateway(gateway);
   else renderOrder();
   if (focused) root.querySelector<HTMLElement>(`[data-k="${focused}"]`)?.focus();
-}
-
-function languageSwitch(): HTMLElement {
-  const other: Lang = state.lang === 'en' ? 'zh' : 'en';
-  return h(
-    'button',
-    { type: 'button', class: 'lang', lang: htmlLang(other), 'data-k': 'lang', 'aria-label': t().switchLabel, onclick: () => switchLang(other) },
-    t().switchTo,
-  );
 }
 
 function setStatus(text: string, tone: 'info' | 'ok' | 'warn' | 'error'): void {

@@ -1,4 +1,6 @@
 import type { Route } from '#shared/http/routes';
+import { PORTAL_RESPONSES } from '#shared/schemas/portal-responses';
+import { type NamedSchema, ref } from '#tools/openapi/components';
 import {
   auditQuerySchema,
   inviteMemberBodySchema,
@@ -15,7 +17,8 @@ import {
 
 /**
  * The merchant portal's API (`/v1/portal/`): called by the portal's own pages with a session
- * cookie, never with the API token. Documented for completeness; its answers are the portal's.
+ * cookie, never with the API token. Documented for completeness; each answer is the view the
+ * portal's client reads (shared/schemas/portal-responses.ts).
  */
 
 interface PortalMeta {
@@ -87,6 +90,13 @@ const PATH_PARAMETERS: Record<string, string> = {
   member_id: 'A user id of a member of the merchant.',
 };
 
+/** The schema of a portal route's JSON answer (shared/schemas/portal-responses.ts). */
+function answerOf(route: Route): NamedSchema {
+  const schema = (PORTAL_RESPONSES as Readonly<Record<string, NamedSchema>>)[route.fn];
+  if (!schema) throw new Error(`OpenAPI: no answer schema for ${route.method} ${route.path} (fn "${route.fn}") in PORTAL_RESPONSES`);
+  return schema;
+}
+
 /** The OpenAPI operation of a portal route. */
 export function portalOperation(route: Route) {
   const meta = PORTAL_OPERATIONS[route.fn];
@@ -115,7 +125,7 @@ export function portalOperation(route: Route) {
     // Inline, without the $id: one schema is used by several operations.
     ...(meta.body ? { requestBody: { required: meta.body.required ?? true, content: { 'application/json': { schema: withoutId(meta.body.schema) } } } } : {}),
     responses: {
-      200: { description: route.stream ? STREAMED : 'Done.', content: { [meta.produces ?? 'application/json']: { schema: meta.produces ? { type: 'string' } : { type: 'object' } } } },
+      200: { description: route.stream ? STREAMED : 'Done.', content: { [meta.produces ?? 'application/json']: { schema: meta.produces ? { type: 'string' } : ref(answerOf(route)) } } },
       400: error('Bad input, or an unusable invite.'),
       401: error('No valid session (SESSION_REQUIRED), or a sign-in that failed (SIGN_IN_FAILED).'),
       403: error('CSRF_REFUSED or ROLE_REFUSED.'),

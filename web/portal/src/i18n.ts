@@ -1,8 +1,10 @@
+import { htmlLang, initialLang, rememberLang, type Lang } from '../../common/i18n';
+
 /**
  * The portal's strings, English and Chinese, in one catalogue (as the payment page keeps its
- * own). The language is picked from the browser, switchable, and remembered on this device.
+ * own; web/common/i18n.ts picks the language from the browser and remembers the switch).
  */
-export type Lang = 'en' | 'zh';
+export type { Lang };
 
 const en = {
   product: 'Merchant portal',
@@ -355,27 +357,13 @@ const zh: Strings = {
 const CATALOGUE: Record<Lang, Strings> = { en, zh };
 const STORAGE_KEY = 'portal-lang';
 
-function initialLang(): Lang {
-  try {
-    const stored = localStorage.getItem(STORAGE_KEY);
-    if (stored === 'en' || stored === 'zh') return stored;
-  } catch {
-    // Storage may be blocked: fall back to the browser's language.
-  }
-  return navigator.language.toLowerCase().startsWith('zh') ? 'zh' : 'en';
-}
-
-let lang: Lang = initialLang();
+let lang: Lang = initialLang(STORAGE_KEY);
 
 export const t = (): Strings => CATALOGUE[lang];
 export const currentLang = (): Lang => lang;
 
 export function setLang(next: Lang): void {
   lang = next;
-  document.documentElement.lang = next === 'zh' ? 'zh-CN' : 'en';
-  try {
-    localStorage.setItem(STORAGE_KEY, next);
-  } catch {
-    // Not remembered: still switched for this visit.
-  }
+  document.documentElement.lang = htmlLang(next);
+  rememberLang(STORAGE_KEY, next);
 }

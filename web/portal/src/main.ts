@@ -1,4 +1,4 @@
-import { h } from '../../src/dom';
+import { h } from '../../common/dom';
 import { setLang, currentLang } from './i18n';
 import { listen, parseRoute, screensOf } from './router';
 import { auditScreen } from './screens/audit';
