@@ -35,6 +35,7 @@ import {
   signOutBodySchema,
   tokenNameBodySchema,
 } from '#shared/schemas/portal';
+import { payRefundAddressBodySchema, payRefundBodySchema, portalRefundsQuerySchema, refundLinkBodySchema, refundOrderBodySchema, refundTxidBodySchema } from '#shared/schemas/refunds';
 
 export const VALIDATORS_FILE = fileURLToPath(new URL('../shared/http/validators.generated.ts', import.meta.url));
 
@@ -66,12 +67,19 @@ export const VALIDATORS: Record<string, ValidatorSpec> = {
   portalAuditQuery: { schema: auditQuerySchema, type: 'AuditQuery', coerce: true },
   portalInviteMemberBody: { schema: inviteMemberBodySchema, type: 'InviteMemberBody' },
   portalMemberRoleBody: { schema: memberRoleBodySchema, type: 'MemberRoleBody' },
+  refundOrderBody: { schema: refundOrderBodySchema, type: 'RefundOrderBody' },
+  refundTxidBody: { schema: refundTxidBodySchema, type: 'RefundTxidBody' },
+  refundLinkBody: { schema: refundLinkBodySchema, type: 'RefundLinkBody' },
+  payRefundBody: { schema: payRefundBodySchema, type: 'PayRefundBody' },
+  payRefundAddressBody: { schema: payRefundAddressBodySchema, type: 'PayRefundAddressBody' },
+  portalRefundsQuery: { schema: portalRefundsQuerySchema, type: 'PortalRefundsQuery', coerce: true },
 };
 
 const TYPE_IMPORTS = [
   "import type { ValidateFunction } from 'ajv';",
   "import type { PayCheckoutBody } from '#shared/schemas/pay';",
   "import type { AuditQuery, InviteMemberBody, KeyPreviewBody, MemberRoleBody, PasskeyAnswerBody, PortalOrdersQuery, RecoveryCodeBody, RollSecretBody, SettingsBody, SignOutBody, TokenNameBody } from '#shared/schemas/portal';",
+  "import type { PayRefundAddressBody, PayRefundBody, PortalRefundsQuery, RefundLinkBody, RefundOrderBody, RefundTxidBody } from '#shared/schemas/refunds';",
   "import type { CheckoutOrderBody, CreateOrderInput, ListOrdersQuery, OrderActionBody, SandboxPayBody, SandboxRefundBody } from '#shared/schemas/orders';",
 ];
 

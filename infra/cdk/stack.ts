@@ -57,10 +57,22 @@ export const authenticatingFunctions = (routes: readonly Route[]): ReadonlySet<s
   new Set(routes.filter((route) => !route.public && !route.gateway && !route.portal).map((route) => route.fn));
 
 /**
- * Portal functions that make API tokens (a token is stored as its keyed hash): beside the
- * authenticating ones, the only ones that may read the API token key.
+ * Portal functions that make API tokens (a token is stored as its keyed hash) or show refund
+ * links (a link's secret is made again by the same key, shared/services/refunds.ts): beside
+ * the authenticating ones, the only ones that may read the API token key.
  */
-export const TOKEN_MAKERS: ReadonlySet<string> = new Set(['portal-create-token']);
+export const TOKEN_MAKERS: ReadonlySet<string> = new Set([
+  'portal-create-token',
+  'portal-get-order',
+  'portal-refund-order',
+  'portal-report-refund-txid',
+  'portal-renew-refund-link',
+  'portal-list-refunds',
+  'portal-cancel-order',
+  'portal-resolve-order',
+  'portal-complete-refund',
+  'portal-resend-callback',
+]);
 
 /** Route functions that put deliveries on the callback queue (a merchant's redelivery request). */
 export const CALLBACK_SENDERS: ReadonlySet<string> = new Set(['redeliver-callback', 'portal-resend-callback']);

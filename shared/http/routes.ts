@@ -66,6 +66,10 @@ const PORTAL_ROUTES: readonly Route[] = (
     { method: 'POST', path: '/v1/portal/orders/{order_id}/cancel', fn: 'portal-cancel-order', access: 'write' },
     { method: 'POST', path: '/v1/portal/orders/{order_id}/refund', fn: 'portal-refund-order', access: 'write' },
     { method: 'POST', path: '/v1/portal/orders/{order_id}/complete-refund', fn: 'portal-complete-refund', access: 'write' },
+    { method: 'GET', path: '/v1/portal/orders/{order_id}/refund-quote', fn: 'portal-refund-quote', access: 'read' },
+    { method: 'POST', path: '/v1/portal/orders/{order_id}/refund-txid', fn: 'portal-report-refund-txid', access: 'write' },
+    { method: 'POST', path: '/v1/portal/orders/{order_id}/refund-link', fn: 'portal-renew-refund-link', access: 'write' },
+    { method: 'GET', path: '/v1/portal/refunds', fn: 'portal-list-refunds', access: 'read' },
     { method: 'POST', path: '/v1/portal/orders/{order_id}/resolve', fn: 'portal-resolve-order', access: 'write' },
     { method: 'POST', path: '/v1/portal/orders/{order_id}/callbacks/resend', fn: 'portal-resend-callback', access: 'write' },
     // The integration (owners and developers): API tokens, the callback secret, settings, the audit log.
@@ -98,6 +102,9 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/v1/orders/{order_id}/resolve', fn: 'resolve-order', access: 'write' },
   { method: 'POST', path: '/v1/sandbox/orders/{order_id}/pay', fn: 'sandbox-pay', access: 'write' },
   { method: 'POST', path: '/v1/sandbox/orders/{order_id}/complete-refund', fn: 'sandbox-complete-refund', access: 'write' },
+  { method: 'GET', path: '/v1/orders/{order_id}/refunds', fn: 'list-refunds', access: 'read' },
+  { method: 'POST', path: '/v1/orders/{order_id}/refund-txid', fn: 'report-refund-txid', access: 'write' },
+  { method: 'POST', path: '/v1/orders/{order_id}/refund-link', fn: 'renew-refund-link', access: 'write' },
   { method: 'GET', path: '/v1/orders/{order_id}/callbacks', fn: 'list-callbacks', access: 'read' },
   { method: 'POST', path: '/v1/orders/{order_id}/callbacks/redeliver', fn: 'redeliver-callback', access: 'write' },
   // The hosted payment page's endpoints (buyer-safe views, no token).
@@ -105,6 +112,9 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/v1/pay/{order_id}/checkout', fn: 'pay-checkout-order', access: 'write', public: true },
   { method: 'POST', path: '/v1/pay/{order_id}/cancel', fn: 'pay-cancel-order', access: 'write', public: true },
   { method: 'POST', path: '/v1/pay/{order_id}/sandbox-pay', fn: 'pay-sandbox-pay', access: 'write', public: true },
+  // The buyer's refund page (the refund link's secret, sent in the body, is the only capability).
+  { method: 'POST', path: '/v1/pay/refund', fn: 'pay-open-refund', access: 'read', public: true },
+  { method: 'POST', path: '/v1/pay/refund/address', fn: 'pay-set-refund-address', access: 'write', public: true },
   // Operators' monitors: the payment sources' health (no token, nothing secret).
   { method: 'GET', path: '/v1/health', fn: 'get-health', access: 'read', public: true },
   // Payment gateways' asynchronous notifications (signed by the gateway; no token).

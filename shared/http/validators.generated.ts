@@ -6,6 +6,7 @@
 import type { ValidateFunction } from 'ajv';
 import type { PayCheckoutBody } from '#shared/schemas/pay';
 import type { AuditQuery, InviteMemberBody, KeyPreviewBody, MemberRoleBody, PasskeyAnswerBody, PortalOrdersQuery, RecoveryCodeBody, RollSecretBody, SettingsBody, SignOutBody, TokenNameBody } from '#shared/schemas/portal';
+import type { PayRefundAddressBody, PayRefundBody, PortalRefundsQuery, RefundLinkBody, RefundOrderBody, RefundTxidBody } from '#shared/schemas/refunds';
 import type { CheckoutOrderBody, CreateOrderInput, ListOrdersQuery, OrderActionBody, SandboxPayBody, SandboxRefundBody } from '#shared/schemas/orders';
 import runtime_ucs2length_module from 'ajv/dist/runtime/ucs2length.js';
 import { isHttpUrl } from '#shared/http/validation';
@@ -2344,3 +2345,539 @@ return errors === 0;
 }
 return validate24;
 })() as ValidateFunction<MemberRoleBody>;
+
+/** The RefundOrderBody schema. */
+export const refundOrderBody = /* @__PURE__ */ (() => {
+const schema26 = {"$id":"RefundOrderBody","type":"object","additionalProperties":true,"maxProperties":20,"properties":{"order_id":{"type":"string","maxLength":64,"description":"Optional; must equal the path id when given."},"basis":{"type":"string","enum":["crypto","overpaid","fiat","custom"],"description":"How the amount is chosen (default `crypto`): `crypto` all that is left of the crypto paid; `overpaid` the part an UNRESOLVED order was paid beyond its invoice; `fiat` a fiat value (`amount` in the order's price_currency, default its price) at today's rate, locked and shown; `custom` `amount` in the paid currency."},"amount":{"type":["number","string"],"pattern":"^[0-9]+(\\.[0-9]+)?$","maxLength":40,"description":"For `custom`: in the paid invoice's currency; for `fiat`: in the order's price_currency. A number or a decimal string, read exactly."},"reason":{"type":"string","maxLength":200,"description":"A note for the buyer, shown on the refund page."}}};
+const func2 = runtime_ucs2length;
+const pattern15 = new RegExp("^[0-9]+(\\.[0-9]+)?$", "u");
+
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="RefundOrderBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length > 20){
+validate25.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 20},message:"must NOT have more than 20 properties"}];
+return false;
+}
+else {
+if(data.order_id !== undefined){
+let data0 = data.order_id;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 64){
+validate25.errors = [{instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+}
+else {
+validate25.errors = [{instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.basis !== undefined){
+let data1 = data.basis;
+const _errs4 = errors;
+if(typeof data1 !== "string"){
+validate25.errors = [{instancePath:instancePath+"/basis",schemaPath:"#/properties/basis/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((((data1 === "crypto") || (data1 === "overpaid")) || (data1 === "fiat")) || (data1 === "custom"))){
+validate25.errors = [{instancePath:instancePath+"/basis",schemaPath:"#/properties/basis/enum",keyword:"enum",params:{allowedValues: schema26.properties.basis.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.amount !== undefined){
+let data2 = data.amount;
+const _errs6 = errors;
+if((!((typeof data2 == "number") && (isFinite(data2)))) && (typeof data2 !== "string")){
+validate25.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: schema26.properties.amount.type},message:"must be number,string"}];
+return false;
+}
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if(func2(data2) > 40){
+validate25.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
+return false;
+}
+else {
+if(!pattern15.test(data2)){
+validate25.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.reason !== undefined){
+let data3 = data.reason;
+const _errs8 = errors;
+if(errors === _errs8){
+if(typeof data3 === "string"){
+if(func2(data3) > 200){
+validate25.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+return false;
+}
+}
+else {
+validate25.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate25.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate25.errors = vErrors;
+return errors === 0;
+}
+return validate25;
+})() as ValidateFunction<RefundOrderBody>;
+
+/** The RefundTxidBody schema. */
+export const refundTxidBody = /* @__PURE__ */ (() => {
+const schema27 = {"$id":"RefundTxidBody","type":"object","additionalProperties":true,"maxProperties":20,"properties":{"refund_id":{"type":"string","maxLength":64,"description":"Required. Which refund of the order (its `refund_id`)."},"txid":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[A-Za-z0-9_.:-]+$","description":"Required. The transaction that paid the refund: checked on its chain before it counts."}}};
+const func2 = runtime_ucs2length;
+const pattern3 = new RegExp("^[A-Za-z0-9_.:-]+$", "u");
+
+function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="RefundTxidBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length > 20){
+validate26.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 20},message:"must NOT have more than 20 properties"}];
+return false;
+}
+else {
+if(data.refund_id !== undefined){
+let data0 = data.refund_id;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 64){
+validate26.errors = [{instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+}
+else {
+validate26.errors = [{instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.txid !== undefined){
+let data1 = data.txid;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func2(data1) > 128){
+validate26.errors = [{instancePath:instancePath+"/txid",schemaPath:"#/properties/txid/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if(func2(data1) < 1){
+validate26.errors = [{instancePath:instancePath+"/txid",schemaPath:"#/properties/txid/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern3.test(data1)){
+validate26.errors = [{instancePath:instancePath+"/txid",schemaPath:"#/properties/txid/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.:-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.:-]+$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate26.errors = [{instancePath:instancePath+"/txid",schemaPath:"#/properties/txid/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate26.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate26.errors = vErrors;
+return errors === 0;
+}
+return validate26;
+})() as ValidateFunction<RefundTxidBody>;
+
+/** The RefundLinkBody schema. */
+export const refundLinkBody = /* @__PURE__ */ (() => {
+const schema28 = {"$id":"RefundLinkBody","type":"object","additionalProperties":true,"maxProperties":20,"properties":{"refund_id":{"type":"string","maxLength":64,"description":"Required. Which refund of the order gets a new link."}}};
+const func2 = runtime_ucs2length;
+
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="RefundLinkBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length > 20){
+validate27.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 20},message:"must NOT have more than 20 properties"}];
+return false;
+}
+else {
+if(data.refund_id !== undefined){
+let data0 = data.refund_id;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 64){
+validate27.errors = [{instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+}
+else {
+validate27.errors = [{instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate27.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate27.errors = vErrors;
+return errors === 0;
+}
+return validate27;
+})() as ValidateFunction<RefundLinkBody>;
+
+/** The PayRefundBody schema. */
+export const payRefundBody = /* @__PURE__ */ (() => {
+const schema29 = {"$id":"PayRefundBody","type":"object","additionalProperties":false,"required":["secret"],"properties":{"secret":{"type":"string","pattern":"^[A-Za-z0-9_-]{43}$","description":"The refund link's secret: what follows `#refund=` in the link."}}};
+const pattern17 = new RegExp("^[A-Za-z0-9_-]{43}$", "u");
+
+function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="PayRefundBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.secret === undefined) && (missing0 = "secret")){
+validate28.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "secret")){
+validate28.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.secret !== undefined){
+let data0 = data.secret;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(!pattern17.test(data0)){
+validate28.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{43}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{43}$"+"\""}];
+return false;
+}
+}
+else {
+validate28.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate28.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate28.errors = vErrors;
+return errors === 0;
+}
+return validate28;
+})() as ValidateFunction<PayRefundBody>;
+
+/** The PayRefundAddressBody schema. */
+export const payRefundAddressBody = /* @__PURE__ */ (() => {
+const schema30 = {"$id":"PayRefundAddressBody","type":"object","additionalProperties":false,"required":["secret","address"],"properties":{"secret":{"type":"string","pattern":"^[A-Za-z0-9_-]{43}$","description":"The refund link's secret: what follows `#refund=` in the link."},"address":{"type":"string","minLength":1,"maxLength":1500,"description":"Where the refund goes: an address of the refund's network, a BOLT11 invoice of exactly the amount (LBTC), an account name (EOS)."},"memo":{"type":"string","maxLength":256,"description":"EOS only: the memo the transfer must carry (an exchange's deposit memo)."}}};
+const pattern17 = new RegExp("^[A-Za-z0-9_-]{43}$", "u");
+const func2 = runtime_ucs2length;
+
+function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="PayRefundAddressBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.secret === undefined) && (missing0 = "secret")) || ((data.address === undefined) && (missing0 = "address"))){
+validate29.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "secret") || (key0 === "address")) || (key0 === "memo"))){
+validate29.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.secret !== undefined){
+let data0 = data.secret;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(!pattern17.test(data0)){
+validate29.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{43}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{43}$"+"\""}];
+return false;
+}
+}
+else {
+validate29.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.address !== undefined){
+let data1 = data.address;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func2(data1) > 1500){
+validate29.errors = [{instancePath:instancePath+"/address",schemaPath:"#/properties/address/maxLength",keyword:"maxLength",params:{limit: 1500},message:"must NOT have more than 1500 characters"}];
+return false;
+}
+else {
+if(func2(data1) < 1){
+validate29.errors = [{instancePath:instancePath+"/address",schemaPath:"#/properties/address/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+else {
+validate29.errors = [{instancePath:instancePath+"/address",schemaPath:"#/properties/address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.memo !== undefined){
+let data2 = data.memo;
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if(func2(data2) > 256){
+validate29.errors = [{instancePath:instancePath+"/memo",schemaPath:"#/properties/memo/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
+return false;
+}
+}
+else {
+validate29.errors = [{instancePath:instancePath+"/memo",schemaPath:"#/properties/memo/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate29.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate29.errors = vErrors;
+return errors === 0;
+}
+return validate29;
+})() as ValidateFunction<PayRefundAddressBody>;
+
+/** The PortalRefundsQuery schema (coerces query strings). */
+export const portalRefundsQuery = /* @__PURE__ */ (() => {
+const schema14 = {"$id":"PortalRefundsQuery","type":"object","additionalProperties":false,"properties":{"cursor":{"type":"string","maxLength":200,"pattern":"^[A-Za-z0-9_-]*$","description":"next_cursor of the previous page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25}}};
+const func2 = runtime_ucs2length;
+const pattern2 = new RegExp("^[A-Za-z0-9_-]*$", "u");
+
+function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="PortalRefundsQuery" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "cursor") || (key0 === "limit"))){
+validate13.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.cursor !== undefined){
+let data0 = data.cursor;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+validate13.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["cursor"] = coerced0;
+}
+}
+}
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 200){
+validate13.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+return false;
+}
+else {
+if(!pattern2.test(data0)){
+validate13.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.limit !== undefined){
+let data1 = data.limit;
+const _errs4 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+let dataType1 = typeof data1;
+let coerced1 = undefined;
+if(!(coerced1 !== undefined)){
+if(dataType1 === "boolean" || data1 === null
+              || (dataType1 === "string" && data1 && data1 == +data1 && !(data1 % 1))){
+coerced1 = +data1;
+}
+else {
+validate13.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced1 !== undefined){
+data1 = coerced1;
+if(data !== undefined){
+data["limit"] = coerced1;
+}
+}
+}
+if(errors === _errs4){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 100 || isNaN(data1)){
+validate13.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+return false;
+}
+else {
+if(data1 < 1 || isNaN(data1)){
+validate13.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate13.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate13.errors = vErrors;
+return errors === 0;
+}
+return validate13;
+})() as ValidateFunction<PortalRefundsQuery>;

@@ -7,6 +7,7 @@ import {
 } from '#shared/schemas/orders';
 import { payCheckoutBodySchema } from '#shared/schemas/pay';
 import { RESPONSE_SCHEMAS } from '#shared/schemas/response-catalog';
+import { payRefundAddressBodySchema, payRefundBodySchema, refundLinkBodySchema, refundOrderBodySchema, refundTxidBodySchema } from '#shared/schemas/refunds';
 
 /** The document's components: every named schema once, its `$id` turned into the component name. */
 
@@ -23,6 +24,11 @@ export const NAMED_SCHEMAS: readonly NamedSchema[] = [
   sandboxPayBodySchema,
   sandboxRefundBodySchema,
   payCheckoutBodySchema,
+  refundOrderBodySchema,
+  refundTxidBodySchema,
+  refundLinkBodySchema,
+  payRefundBodySchema,
+  payRefundAddressBodySchema,
   ...RESPONSE_SCHEMAS,
 ];
 

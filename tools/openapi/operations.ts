@@ -5,6 +5,7 @@ import { ORDER_ACTION_OPERATIONS } from '#tools/openapi/operations/order-actions
 import { ORDER_OPERATIONS } from '#tools/openapi/operations/orders';
 import { PAY_PAGE_OPERATIONS } from '#tools/openapi/operations/pay-page';
 import { SANDBOX_OPERATIONS } from '#tools/openapi/operations/sandbox';
+import { REFUND_OPERATIONS } from '#tools/openapi/operations/refunds';
 
 /**
  * Operation metadata per route function. A route whose function is missing here fails the
@@ -17,4 +18,5 @@ export const OPERATIONS: Readonly<Record<string, OperationMeta>> = {
   ...CALLBACK_OPERATIONS,
   ...PAY_PAGE_OPERATIONS,
   ...HEALTH_OPERATIONS,
+  ...REFUND_OPERATIONS,
 };
