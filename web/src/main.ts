@@ -1,19 +1,26 @@
 import { askCancel } from './actions';
 import { startPolling } from './polling';
 import { mount, render } from './render';
+import { openRefund, refundSecret } from './refund';
 import { gatewayPath, onRerender, state, validOrderId } from './state';
 
 /**
  * The hosted payment page. It works from `?id=<order_id>`, polls the public order endpoint
  * while the order can still change (polling.ts), and renders one view per order status
  * (render.ts); the buyer's actions are in actions.ts. The same bundle serves the sandbox
- * gateway's test page (`.../sandbox-gateway/<gateway>?amount=...`).
+ * gateway's test page (`.../sandbox-gateway/<gateway>?amount=...`) and the buyer's refund page
+ * (`#refund=<secret>`, refund.ts).
  */
 
-mount(document.getElementById('app') ?? document.body);
-onRerender(render);
-render();
-if (!gatewayPath() && validOrderId()) {
+const app = document.getElementById('app') ?? document.body;
+const secret = refundSecret();
+if (secret) void openRefund(app, secret);
+else {
+  mount(app);
+  onRerender(render);
+  render();
+}
+if (!secret && !gatewayPath() && validOrderId()) {
   startPolling();
   // Escape closes the cancel confirmation, wherever the keyboard is.
   document.addEventListener('keydown', (event) => {
