@@ -22,6 +22,7 @@ import {
   sandboxRefundBodySchema,
 } from '#shared/schemas/orders';
 import { payCheckoutBodySchema } from '#shared/schemas/pay';
+import { createLinkBodySchema, linkOrderBodySchema, listLinksQuerySchema, updateLinkBodySchema } from '#shared/schemas/payment-links';
 import {
   auditQuerySchema,
   inviteMemberBodySchema,
@@ -73,11 +74,16 @@ export const VALIDATORS: Record<string, ValidatorSpec> = {
   payRefundBody: { schema: payRefundBodySchema, type: 'PayRefundBody' },
   payRefundAddressBody: { schema: payRefundAddressBodySchema, type: 'PayRefundAddressBody' },
   portalRefundsQuery: { schema: portalRefundsQuerySchema, type: 'PortalRefundsQuery', coerce: true },
+  createLinkBody: { schema: createLinkBodySchema, type: 'CreateLinkBody' },
+  updateLinkBody: { schema: updateLinkBodySchema, type: 'UpdateLinkBody' },
+  listLinksQuery: { schema: listLinksQuerySchema, type: 'ListLinksQuery', coerce: true },
+  linkOrderBody: { schema: linkOrderBodySchema, type: 'LinkOrderBody' },
 };
 
 const TYPE_IMPORTS = [
   "import type { ValidateFunction } from 'ajv';",
   "import type { PayCheckoutBody } from '#shared/schemas/pay';",
+  "import type { CreateLinkBody, LinkOrderBody, ListLinksQuery, UpdateLinkBody } from '#shared/schemas/payment-links';",
   "import type { AuditQuery, InviteMemberBody, KeyPreviewBody, MemberRoleBody, PasskeyAnswerBody, PortalOrdersQuery, RecoveryCodeBody, RollSecretBody, SettingsBody, SignOutBody, TokenNameBody } from '#shared/schemas/portal';",
   "import type { PayRefundAddressBody, PayRefundBody, PortalRefundsQuery, RefundLinkBody, RefundOrderBody, RefundTxidBody } from '#shared/schemas/refunds';",
   "import type { CheckoutOrderBody, CreateOrderInput, ListOrdersQuery, OrderActionBody, SandboxPayBody, SandboxRefundBody } from '#shared/schemas/orders';",

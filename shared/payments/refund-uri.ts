@@ -10,9 +10,9 @@ import { formatFixed, parseDecimal } from '#shared/domain/money';
 import type { Refund } from '#shared/domain/refund';
 import { erc20TransferUri } from '#shared/payments/addresses/erc20-uri';
 import { paymentUri } from '#shared/payments/addresses/uri';
-import { evmSettings } from '#shared/payments/ethereum-config';
-import { solanaSettings } from '#shared/payments/solana-config';
-import { tronSettings } from '#shared/payments/tron-config';
+import { evmSettings } from '#shared/chains/evm';
+import { solanaSettings } from '#shared/chains/solana';
+import { tronSettings } from '#shared/chains/tron';
 
 export function refundPaymentUri(refund: Pick<Refund, 'currency' | 'amount' | 'address' | 'memo'>): string | undefined {
   const { address } = refund;

@@ -10,6 +10,7 @@ import { checkoutOrderResponseSchema, createdOrderSchema, createOrderResponseSch
 import { healthResponseSchema, sourceHealthSchema } from '#shared/schemas/health-responses';
 import { payInvoiceSchema, payOrderResponseSchema, payOrderSchema } from '#shared/schemas/pay-responses';
 import { listRefundsResponseSchema, payRefundResponseSchema, refundResponseSchema, refundSchema } from '#shared/schemas/refunds';
+import { linkOrderResponseSchema, linkResponseSchema, listLinksResponseSchema, paymentLinkSchema, payLinkResponseSchema, payLinkSchema } from '#shared/schemas/payment-links';
 
 /** All named response schemas, for one ajv instance (their `$ref`s point at each other). */
 export const RESPONSE_SCHEMAS = [
@@ -33,6 +34,12 @@ export const RESPONSE_SCHEMAS = [
   payRefundResponseSchema,
   sourceHealthSchema,
   healthResponseSchema,
+  paymentLinkSchema,
+  linkResponseSchema,
+  listLinksResponseSchema,
+  payLinkSchema,
+  payLinkResponseSchema,
+  linkOrderResponseSchema,
   orderNotFoundErrorSchema,
   orderDoesNotExistErrorSchema,
   priceNotValidErrorSchema,

@@ -1,8 +1,9 @@
 import type { PayRefundView } from '#shared/schemas/refunds';
 import { apiBase } from './api';
-import { fill, h } from './dom';
-import { htmlLang, rememberLang, type Lang } from './i18n';
-import { price } from './format';
+import { fill, h } from '../common/dom';
+import { htmlLang, rememberLang, type Lang } from '../common/i18n';
+import { price } from '../common/amounts';
+import { LANG_KEY } from './i18n';
 import { state, t } from './state';
 
 /**
@@ -68,7 +69,7 @@ async function submit(secret: string, form: HTMLFormElement): Promise<void> {
 
 function switchLang(lang: Lang): void {
   state.lang = lang;
-  rememberLang(lang);
+  rememberLang(LANG_KEY, lang);
   draw('lang');
 }
 
@@ -137,7 +138,7 @@ function draw(focus?: string): void {
     h('button', { type: 'submit', class: 'button', 'data-k': 'save', disabled: page.busy === true }, page.busy ? strings.saving : strings.save),
   );
   const secret = refundSecret() ?? '';
-  form.addEventListener('submit', (event) => {
+  form.addEventListener('submit', (event: Event) => {
     event.preventDefault();
     void submit(secret, form);
   });
