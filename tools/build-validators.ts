@@ -36,6 +36,7 @@ import {
   signOutBodySchema,
   tokenNameBodySchema,
 } from '#shared/schemas/portal';
+import { payRefundAddressBodySchema, payRefundBodySchema, portalRefundsQuerySchema, refundLinkBodySchema, refundOrderBodySchema, refundTxidBodySchema } from '#shared/schemas/refunds';
 
 export const VALIDATORS_FILE = fileURLToPath(new URL('../shared/http/validators.generated.ts', import.meta.url));
 
@@ -67,6 +68,12 @@ export const VALIDATORS: Record<string, ValidatorSpec> = {
   portalAuditQuery: { schema: auditQuerySchema, type: 'AuditQuery', coerce: true },
   portalInviteMemberBody: { schema: inviteMemberBodySchema, type: 'InviteMemberBody' },
   portalMemberRoleBody: { schema: memberRoleBodySchema, type: 'MemberRoleBody' },
+  refundOrderBody: { schema: refundOrderBodySchema, type: 'RefundOrderBody' },
+  refundTxidBody: { schema: refundTxidBodySchema, type: 'RefundTxidBody' },
+  refundLinkBody: { schema: refundLinkBodySchema, type: 'RefundLinkBody' },
+  payRefundBody: { schema: payRefundBodySchema, type: 'PayRefundBody' },
+  payRefundAddressBody: { schema: payRefundAddressBodySchema, type: 'PayRefundAddressBody' },
+  portalRefundsQuery: { schema: portalRefundsQuerySchema, type: 'PortalRefundsQuery', coerce: true },
   createLinkBody: { schema: createLinkBodySchema, type: 'CreateLinkBody' },
   updateLinkBody: { schema: updateLinkBodySchema, type: 'UpdateLinkBody' },
   listLinksQuery: { schema: listLinksQuerySchema, type: 'ListLinksQuery', coerce: true },
@@ -78,6 +85,7 @@ const TYPE_IMPORTS = [
   "import type { PayCheckoutBody } from '#shared/schemas/pay';",
   "import type { CreateLinkBody, LinkOrderBody, ListLinksQuery, UpdateLinkBody } from '#shared/schemas/payment-links';",
   "import type { AuditQuery, InviteMemberBody, KeyPreviewBody, MemberRoleBody, PasskeyAnswerBody, PortalOrdersQuery, RecoveryCodeBody, RollSecretBody, SettingsBody, SignOutBody, TokenNameBody } from '#shared/schemas/portal';",
+  "import type { PayRefundAddressBody, PayRefundBody, PortalRefundsQuery, RefundLinkBody, RefundOrderBody, RefundTxidBody } from '#shared/schemas/refunds';",
   "import type { CheckoutOrderBody, CreateOrderInput, ListOrdersQuery, OrderActionBody, SandboxPayBody, SandboxRefundBody } from '#shared/schemas/orders';",
 ];
 

@@ -1,6 +1,10 @@
 import { apiHandler } from '#shared/http/api-handler';
 import { orderWithInvoice } from '#shared/http/order-action';
 import { getOrder } from '#shared/services/order-queries';
+import { orderRefunds } from '#shared/services/refunds';
 
-/** GET /v1/orders/:order_id: the order and its current invoice (`{}` before checkout). */
-export const handler = apiHandler({}, async ({ path, merchant }) => orderWithInvoice(await getOrder(merchant, path.order_id)));
+/** GET /v1/orders/:order_id: the order and its current invoice (`{}` before checkout), and its refunds once it has any. */
+export const handler = apiHandler({}, async ({ path, merchant }) => {
+  const found = await getOrder(merchant, path.order_id);
+  return orderWithInvoice(found, found.order.refunds ? { refunds: await orderRefunds(found) } : {});
+});

@@ -210,10 +210,17 @@ export class RefundAddressError extends AppError {
   }
 }
 
-/** A reported refund transaction that does not (or not yet: 409) pay the refund. */
+/** A reported refund transaction that does not pay the refund. */
 export class RefundTransactionError extends AppError {
-  constructor(reason: string, statusCode: 400 | 409 = 400) {
-    super(statusCode, statusCode === 409 ? 'REFUND_TX_NOT_FINAL' : 'REFUND_TX_INVALID', reason);
+  constructor(reason: string) {
+    super(400, 'REFUND_TX_INVALID', reason);
+  }
+}
+
+/** A reported refund transaction that has not reached its confirmations yet: report it again later. */
+export class RefundTransactionNotFinalError extends AppError {
+  constructor() {
+    super(409, 'REFUND_TX_NOT_FINAL', 'The transaction is not final yet: report it again once it has its confirmations.');
   }
 }
 

@@ -13,12 +13,16 @@ export function assertSameOrder(bodyId: string | undefined, pathId: string | und
   }
 }
 
-/** The answer of every order endpoint beyond Create: `{status: 200, order, invoice}`. */
-export function orderWithInvoice(found: Found) {
+/**
+ * The answer of every order endpoint beyond Create: `{status: 200, order, invoice}`, and beyond
+ * MugglePay's fields what the endpoint adds (Get Order the order's `refunds`, Refund Order its `refund`).
+ */
+export function orderWithInvoice(found: Found, extra: Record<string, unknown> = {}) {
   return json(200, {
     status: 200,
     order: orderView(found.order),
     invoice: found.invoice ? invoiceView(found.invoice) : {},
+    ...extra,
   });
 }
 

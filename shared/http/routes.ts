@@ -10,7 +10,7 @@ export type Grant =
   | 'gateways'
   /** Read the LND node's macaroon and certificate parameters: makes Lightning invoices. */
   | 'lightning'
-  /** Read the API token key: a merchant route authenticates with it (implied), the portal makes tokens with it. */
+  /** Read the API token key: a merchant route authenticates with it (implied), the portal makes tokens with it and shows refund links (their secret is made again with it). */
   | 'token-key'
   /** Send jobs to the callback queue: queues a delivery (a redelivery, a swept one). */
   | 'callback-queue';
@@ -92,12 +92,16 @@ const PORTAL_ROUTES: readonly Route[] = (
     // The merchant's orders.
     { method: 'GET', path: '/v1/portal/orders', fn: 'portal-list-orders', access: 'read' },
     { method: 'GET', path: '/v1/portal/orders/export', fn: 'portal-export-orders', access: 'read', stream: true, timeoutSeconds: EXPORT_TIMEOUT_SECONDS },
-    { method: 'GET', path: '/v1/portal/orders/{order_id}', fn: 'portal-get-order', access: 'read' },
-    { method: 'POST', path: '/v1/portal/orders/{order_id}/cancel', fn: 'portal-cancel-order', access: 'write' },
-    { method: 'POST', path: '/v1/portal/orders/{order_id}/refund', fn: 'portal-refund-order', access: 'write', grants: ['gateways'] },
-    { method: 'POST', path: '/v1/portal/orders/{order_id}/complete-refund', fn: 'portal-complete-refund', access: 'write' },
-    { method: 'POST', path: '/v1/portal/orders/{order_id}/resolve', fn: 'portal-resolve-order', access: 'write' },
-    { method: 'POST', path: '/v1/portal/orders/{order_id}/callbacks/resend', fn: 'portal-resend-callback', access: 'write', grants: ['callback-queue'] },
+    { method: 'GET', path: '/v1/portal/orders/{order_id}', fn: 'portal-get-order', access: 'read', grants: ['token-key'] },
+    { method: 'POST', path: '/v1/portal/orders/{order_id}/cancel', fn: 'portal-cancel-order', access: 'write', grants: ['token-key'] },
+    { method: 'POST', path: '/v1/portal/orders/{order_id}/refund', fn: 'portal-refund-order', access: 'write', grants: ['gateways', 'token-key'] },
+    { method: 'POST', path: '/v1/portal/orders/{order_id}/complete-refund', fn: 'portal-complete-refund', access: 'write', grants: ['token-key'] },
+    { method: 'GET', path: '/v1/portal/orders/{order_id}/refund-quote', fn: 'portal-refund-quote', access: 'read' },
+    { method: 'POST', path: '/v1/portal/orders/{order_id}/refund-txid', fn: 'portal-report-refund-txid', access: 'write', grants: ['token-key'] },
+    { method: 'POST', path: '/v1/portal/orders/{order_id}/refund-link', fn: 'portal-renew-refund-link', access: 'write', grants: ['token-key'] },
+    { method: 'GET', path: '/v1/portal/refunds', fn: 'portal-list-refunds', access: 'read', grants: ['token-key'] },
+    { method: 'POST', path: '/v1/portal/orders/{order_id}/resolve', fn: 'portal-resolve-order', access: 'write', grants: ['token-key'] },
+    { method: 'POST', path: '/v1/portal/orders/{order_id}/callbacks/resend', fn: 'portal-resend-callback', access: 'write', grants: ['callback-queue', 'token-key'] },
     // The integration (owners and developers): API tokens, the callback secret, settings, the audit log.
     { method: 'GET', path: '/v1/portal/tokens', fn: 'portal-list-tokens', access: 'read' },
     { method: 'POST', path: '/v1/portal/tokens', fn: 'portal-create-token', access: 'write', grants: ['token-key'] },
@@ -133,6 +137,9 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/v1/orders/{order_id}/resolve', fn: 'resolve-order', access: 'write' },
   { method: 'POST', path: '/v1/sandbox/orders/{order_id}/pay', fn: 'sandbox-pay', access: 'write' },
   { method: 'POST', path: '/v1/sandbox/orders/{order_id}/complete-refund', fn: 'sandbox-complete-refund', access: 'write' },
+  { method: 'GET', path: '/v1/orders/{order_id}/refunds', fn: 'list-refunds', access: 'read' },
+  { method: 'POST', path: '/v1/orders/{order_id}/refund-txid', fn: 'report-refund-txid', access: 'write' },
+  { method: 'POST', path: '/v1/orders/{order_id}/refund-link', fn: 'renew-refund-link', access: 'write' },
   { method: 'GET', path: '/v1/orders/{order_id}/callbacks', fn: 'list-callbacks', access: 'read' },
   { method: 'POST', path: '/v1/orders/{order_id}/callbacks/redeliver', fn: 'redeliver-callback', access: 'write', grants: ['callback-queue'] },
   // Payment links (beyond the contract): the merchant's, then the link page's (no token).
@@ -147,6 +154,9 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/v1/pay/{order_id}/checkout', fn: 'pay-checkout-order', access: 'write', public: true, grants: ['gateways', 'lightning'] },
   { method: 'POST', path: '/v1/pay/{order_id}/cancel', fn: 'pay-cancel-order', access: 'write', public: true },
   { method: 'POST', path: '/v1/pay/{order_id}/sandbox-pay', fn: 'pay-sandbox-pay', access: 'write', public: true },
+  // The buyer's refund page (the refund link's secret, sent in the body, is the only capability).
+  { method: 'POST', path: '/v1/pay/refund', fn: 'pay-open-refund', access: 'read', public: true },
+  { method: 'POST', path: '/v1/pay/refund/address', fn: 'pay-set-refund-address', access: 'write', public: true },
   // Operators' monitors: the payment sources' health (no token, nothing secret).
   { method: 'GET', path: '/v1/health', fn: 'get-health', access: 'read', public: true },
   // Payment gateways' asynchronous notifications (signed by the gateway; no token).

@@ -7,6 +7,7 @@ import type { ValidateFunction } from 'ajv';
 import type { PayCheckoutBody } from '#shared/schemas/pay';
 import type { CreateLinkBody, LinkOrderBody, ListLinksQuery, UpdateLinkBody } from '#shared/schemas/payment-links';
 import type { AuditQuery, InviteMemberBody, KeyPreviewBody, MemberRoleBody, PasskeyAnswerBody, PortalOrdersQuery, RecoveryCodeBody, RollSecretBody, SettingsBody, SignOutBody, TokenNameBody } from '#shared/schemas/portal';
+import type { PayRefundAddressBody, PayRefundBody, PortalRefundsQuery, RefundLinkBody, RefundOrderBody, RefundTxidBody } from '#shared/schemas/refunds';
 import type { CheckoutOrderBody, CreateOrderInput, ListOrdersQuery, OrderActionBody, SandboxPayBody, SandboxRefundBody } from '#shared/schemas/orders';
 import runtime_ucs2length_module from 'ajv/dist/runtime/ucs2length.js';
 import { isHttpUrl } from '#shared/http/validation';
@@ -2346,15 +2347,551 @@ return errors === 0;
 return validate24;
 })() as ValidateFunction<MemberRoleBody>;
 
-/** The CreateLinkBody schema. */
-export const createLinkBody = /* @__PURE__ */ (() => {
-const schema26 = {"$id":"CreateLinkBody","type":"object","additionalProperties":false,"required":["title"],"properties":{"title":{"type":"string","minLength":1,"maxLength":200,"description":"What the buyer pays for: the link page's heading and each order's title."},"description":{"type":"string","maxLength":800,"description":"Shown under the title; each order's description."},"currencies":{"type":"array","minItems":1,"maxItems":22,"uniqueItems":true,"items":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20","USDT_TRC20","USDT_ARB","USDT_BNB","USDT_CELO","USDC_ARB","USDC_SOL","USDC_BASE","USDC_POL","CUSD","ETH_ARB","ETH_BASE"]},"description":"The pay currencies offered, among those the merchant can be paid in. Default: all of them."},"quantity":{"type":"integer","minimum":1,"maximum":1000000,"description":"Units to sell. A buyer who picks a currency holds one until the order is paid (sold) or expires or is canceled unpaid (given back). Default: no limit."},"expires_at":{"type":"string","maxLength":40,"pattern":"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$","description":"No new order after this time (ISO 8601, in the future). Default: never."},"success_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Where the buyer goes once paid."},"callback_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Each order's callback_url: a signed POST on its status changes."},"ask_email":{"type":"boolean","description":"Ask the buyer for an email address (kept as the order's email, for the receipt). Default false."},"price_amount":{"type":["number","string"],"maxLength":40,"description":"A fixed price in price_currency. Or min_amount and max_amount: the buyer chooses."},"min_amount":{"type":["number","string"],"maxLength":40,"description":"The least a buyer may choose to pay (with max_amount; not with price_amount)."},"max_amount":{"type":["number","string"],"maxLength":40,"description":"The most a buyer may choose to pay."},"price_currency":{"type":"string","enum":["USD","CNY","EUR","GBP","HKD","SGD","CAD","AUD","JPY","USDT","USDC"],"default":"USD","description":"A fiat or stable currency. Default USD."},"single_use":{"type":"boolean","description":"One buyer only: the same as quantity 1."}}};
-const func38 = Object.prototype.hasOwnProperty;
+/** The RefundOrderBody schema. */
+export const refundOrderBody = /* @__PURE__ */ (() => {
+const schema26 = {"$id":"RefundOrderBody","type":"object","additionalProperties":true,"maxProperties":20,"properties":{"order_id":{"type":"string","maxLength":64,"description":"Optional; must equal the path id when given."},"basis":{"type":"string","enum":["crypto","overpaid","fiat","custom"],"description":"How the amount is chosen (default `crypto`): `crypto` all that is left of the crypto paid; `overpaid` the part an UNRESOLVED order was paid beyond its invoice; `fiat` a fiat value (`amount` in the order's price_currency, default its price) at today's rate, locked and shown; `custom` `amount` in the paid currency."},"amount":{"type":["number","string"],"pattern":"^[0-9]+(\\.[0-9]+)?$","maxLength":40,"description":"For `custom`: in the paid invoice's currency; for `fiat`: in the order's price_currency. A number or a decimal string, read exactly."},"reason":{"type":"string","maxLength":200,"description":"A note for the buyer, shown on the refund page."}}};
 const func2 = runtime_ucs2length;
-const pattern15 = new RegExp("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$", "u");
-const formats0 = FORMATS["http-url"];
+const pattern15 = new RegExp("^[0-9]+(\\.[0-9]+)?$", "u");
 
 function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="RefundOrderBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length > 20){
+validate25.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 20},message:"must NOT have more than 20 properties"}];
+return false;
+}
+else {
+if(data.order_id !== undefined){
+let data0 = data.order_id;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 64){
+validate25.errors = [{instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+}
+else {
+validate25.errors = [{instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.basis !== undefined){
+let data1 = data.basis;
+const _errs4 = errors;
+if(typeof data1 !== "string"){
+validate25.errors = [{instancePath:instancePath+"/basis",schemaPath:"#/properties/basis/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((((data1 === "crypto") || (data1 === "overpaid")) || (data1 === "fiat")) || (data1 === "custom"))){
+validate25.errors = [{instancePath:instancePath+"/basis",schemaPath:"#/properties/basis/enum",keyword:"enum",params:{allowedValues: schema26.properties.basis.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.amount !== undefined){
+let data2 = data.amount;
+const _errs6 = errors;
+if((!((typeof data2 == "number") && (isFinite(data2)))) && (typeof data2 !== "string")){
+validate25.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: schema26.properties.amount.type},message:"must be number,string"}];
+return false;
+}
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if(func2(data2) > 40){
+validate25.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
+return false;
+}
+else {
+if(!pattern15.test(data2)){
+validate25.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.reason !== undefined){
+let data3 = data.reason;
+const _errs8 = errors;
+if(errors === _errs8){
+if(typeof data3 === "string"){
+if(func2(data3) > 200){
+validate25.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+return false;
+}
+}
+else {
+validate25.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate25.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate25.errors = vErrors;
+return errors === 0;
+}
+return validate25;
+})() as ValidateFunction<RefundOrderBody>;
+
+/** The RefundTxidBody schema. */
+export const refundTxidBody = /* @__PURE__ */ (() => {
+const schema27 = {"$id":"RefundTxidBody","type":"object","additionalProperties":true,"maxProperties":20,"properties":{"refund_id":{"type":"string","maxLength":64,"description":"Required. Which refund of the order (its `refund_id`)."},"txid":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[A-Za-z0-9_.:-]+$","description":"Required. The transaction that paid the refund: checked on its chain before it counts."}}};
+const func2 = runtime_ucs2length;
+const pattern3 = new RegExp("^[A-Za-z0-9_.:-]+$", "u");
+
+function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="RefundTxidBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length > 20){
+validate26.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 20},message:"must NOT have more than 20 properties"}];
+return false;
+}
+else {
+if(data.refund_id !== undefined){
+let data0 = data.refund_id;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 64){
+validate26.errors = [{instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+}
+else {
+validate26.errors = [{instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.txid !== undefined){
+let data1 = data.txid;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func2(data1) > 128){
+validate26.errors = [{instancePath:instancePath+"/txid",schemaPath:"#/properties/txid/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if(func2(data1) < 1){
+validate26.errors = [{instancePath:instancePath+"/txid",schemaPath:"#/properties/txid/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern3.test(data1)){
+validate26.errors = [{instancePath:instancePath+"/txid",schemaPath:"#/properties/txid/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.:-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.:-]+$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate26.errors = [{instancePath:instancePath+"/txid",schemaPath:"#/properties/txid/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate26.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate26.errors = vErrors;
+return errors === 0;
+}
+return validate26;
+})() as ValidateFunction<RefundTxidBody>;
+
+/** The RefundLinkBody schema. */
+export const refundLinkBody = /* @__PURE__ */ (() => {
+const schema28 = {"$id":"RefundLinkBody","type":"object","additionalProperties":true,"maxProperties":20,"properties":{"refund_id":{"type":"string","maxLength":64,"description":"Required. Which refund of the order gets a new link."}}};
+const func2 = runtime_ucs2length;
+
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="RefundLinkBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length > 20){
+validate27.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 20},message:"must NOT have more than 20 properties"}];
+return false;
+}
+else {
+if(data.refund_id !== undefined){
+let data0 = data.refund_id;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 64){
+validate27.errors = [{instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+}
+else {
+validate27.errors = [{instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate27.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate27.errors = vErrors;
+return errors === 0;
+}
+return validate27;
+})() as ValidateFunction<RefundLinkBody>;
+
+/** The PayRefundBody schema. */
+export const payRefundBody = /* @__PURE__ */ (() => {
+const schema29 = {"$id":"PayRefundBody","type":"object","additionalProperties":false,"required":["secret"],"properties":{"secret":{"type":"string","pattern":"^[A-Za-z0-9_-]{43}$","description":"The refund link's secret: what follows `#refund=` in the link."}}};
+const pattern17 = new RegExp("^[A-Za-z0-9_-]{43}$", "u");
+
+function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="PayRefundBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.secret === undefined) && (missing0 = "secret")){
+validate28.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "secret")){
+validate28.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.secret !== undefined){
+let data0 = data.secret;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(!pattern17.test(data0)){
+validate28.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{43}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{43}$"+"\""}];
+return false;
+}
+}
+else {
+validate28.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate28.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate28.errors = vErrors;
+return errors === 0;
+}
+return validate28;
+})() as ValidateFunction<PayRefundBody>;
+
+/** The PayRefundAddressBody schema. */
+export const payRefundAddressBody = /* @__PURE__ */ (() => {
+const schema30 = {"$id":"PayRefundAddressBody","type":"object","additionalProperties":false,"required":["secret","address"],"properties":{"secret":{"type":"string","pattern":"^[A-Za-z0-9_-]{43}$","description":"The refund link's secret: what follows `#refund=` in the link."},"address":{"type":"string","minLength":1,"maxLength":1500,"description":"Where the refund goes: an address of the refund's network, a BOLT11 invoice of exactly the amount (LBTC), an account name (EOS)."},"memo":{"type":"string","maxLength":256,"description":"EOS only: the memo the transfer must carry (an exchange's deposit memo)."}}};
+const pattern17 = new RegExp("^[A-Za-z0-9_-]{43}$", "u");
+const func2 = runtime_ucs2length;
+
+function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="PayRefundAddressBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.secret === undefined) && (missing0 = "secret")) || ((data.address === undefined) && (missing0 = "address"))){
+validate29.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "secret") || (key0 === "address")) || (key0 === "memo"))){
+validate29.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.secret !== undefined){
+let data0 = data.secret;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(!pattern17.test(data0)){
+validate29.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{43}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{43}$"+"\""}];
+return false;
+}
+}
+else {
+validate29.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.address !== undefined){
+let data1 = data.address;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func2(data1) > 1500){
+validate29.errors = [{instancePath:instancePath+"/address",schemaPath:"#/properties/address/maxLength",keyword:"maxLength",params:{limit: 1500},message:"must NOT have more than 1500 characters"}];
+return false;
+}
+else {
+if(func2(data1) < 1){
+validate29.errors = [{instancePath:instancePath+"/address",schemaPath:"#/properties/address/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+else {
+validate29.errors = [{instancePath:instancePath+"/address",schemaPath:"#/properties/address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.memo !== undefined){
+let data2 = data.memo;
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if(func2(data2) > 256){
+validate29.errors = [{instancePath:instancePath+"/memo",schemaPath:"#/properties/memo/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
+return false;
+}
+}
+else {
+validate29.errors = [{instancePath:instancePath+"/memo",schemaPath:"#/properties/memo/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate29.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate29.errors = vErrors;
+return errors === 0;
+}
+return validate29;
+})() as ValidateFunction<PayRefundAddressBody>;
+
+/** The PortalRefundsQuery schema (coerces query strings). */
+export const portalRefundsQuery = /* @__PURE__ */ (() => {
+const schema14 = {"$id":"PortalRefundsQuery","type":"object","additionalProperties":false,"properties":{"cursor":{"type":"string","maxLength":200,"pattern":"^[A-Za-z0-9_-]*$","description":"next_cursor of the previous page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25}}};
+const func2 = runtime_ucs2length;
+const pattern2 = new RegExp("^[A-Za-z0-9_-]*$", "u");
+
+function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="PortalRefundsQuery" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "cursor") || (key0 === "limit"))){
+validate13.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.cursor !== undefined){
+let data0 = data.cursor;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+validate13.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["cursor"] = coerced0;
+}
+}
+}
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 200){
+validate13.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+return false;
+}
+else {
+if(!pattern2.test(data0)){
+validate13.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.limit !== undefined){
+let data1 = data.limit;
+const _errs4 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+let dataType1 = typeof data1;
+let coerced1 = undefined;
+if(!(coerced1 !== undefined)){
+if(dataType1 === "boolean" || data1 === null
+              || (dataType1 === "string" && data1 && data1 == +data1 && !(data1 % 1))){
+coerced1 = +data1;
+}
+else {
+validate13.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced1 !== undefined){
+data1 = coerced1;
+if(data !== undefined){
+data["limit"] = coerced1;
+}
+}
+}
+if(errors === _errs4){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 100 || isNaN(data1)){
+validate13.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+return false;
+}
+else {
+if(data1 < 1 || isNaN(data1)){
+validate13.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate13.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate13.errors = vErrors;
+return errors === 0;
+}
+return validate13;
+})() as ValidateFunction<PortalRefundsQuery>;
+
+/** The CreateLinkBody schema. */
+export const createLinkBody = /* @__PURE__ */ (() => {
+const schema31 = {"$id":"CreateLinkBody","type":"object","additionalProperties":false,"required":["title"],"properties":{"title":{"type":"string","minLength":1,"maxLength":200,"description":"What the buyer pays for: the link page's heading and each order's title."},"description":{"type":"string","maxLength":800,"description":"Shown under the title; each order's description."},"currencies":{"type":"array","minItems":1,"maxItems":22,"uniqueItems":true,"items":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20","USDT_TRC20","USDT_ARB","USDT_BNB","USDT_CELO","USDC_ARB","USDC_SOL","USDC_BASE","USDC_POL","CUSD","ETH_ARB","ETH_BASE"]},"description":"The pay currencies offered, among those the merchant can be paid in. Default: all of them."},"quantity":{"type":"integer","minimum":1,"maximum":1000000,"description":"Units to sell. A buyer who picks a currency holds one until the order is paid (sold) or expires or is canceled unpaid (given back). Default: no limit."},"expires_at":{"type":"string","maxLength":40,"pattern":"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$","description":"No new order after this time (ISO 8601, in the future). Default: never."},"success_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Where the buyer goes once paid."},"callback_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Each order's callback_url: a signed POST on its status changes."},"ask_email":{"type":"boolean","description":"Ask the buyer for an email address (kept as the order's email, for the receipt). Default false."},"price_amount":{"type":["number","string"],"maxLength":40,"description":"A fixed price in price_currency. Or min_amount and max_amount: the buyer chooses."},"min_amount":{"type":["number","string"],"maxLength":40,"description":"The least a buyer may choose to pay (with max_amount; not with price_amount)."},"max_amount":{"type":["number","string"],"maxLength":40,"description":"The most a buyer may choose to pay."},"price_currency":{"type":"string","enum":["USD","CNY","EUR","GBP","HKD","SGD","CAD","AUD","JPY","USDT","USDC"],"default":"USD","description":"A fiat or stable currency. Default USD."},"single_use":{"type":"boolean","description":"One buyer only: the same as quantity 1."}}};
+const func48 = Object.prototype.hasOwnProperty;
+const func2 = runtime_ucs2length;
+const pattern19 = new RegExp("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$", "u");
+const formats0 = FORMATS["http-url"];
+
+function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="CreateLinkBody" */;
 let vErrors = null;
 let errors = 0;
@@ -2362,14 +2899,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.title === undefined) && (missing0 = "title")){
-validate25.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate30.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func38.call(schema26.properties, key0))){
-validate25.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func48.call(schema31.properties, key0))){
+validate30.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2381,18 +2918,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func2(data0) > 200){
-validate25.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+validate30.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
 return false;
 }
 else {
 if(func2(data0) < 1){
-validate25.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate30.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate25.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate30.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2408,12 +2945,12 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func2(data1) > 800){
-validate25.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 800},message:"must NOT have more than 800 characters"}];
+validate30.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 800},message:"must NOT have more than 800 characters"}];
 return false;
 }
 }
 else {
-validate25.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate30.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2429,12 +2966,12 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(Array.isArray(data2)){
 if(data2.length > 22){
-validate25.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/maxItems",keyword:"maxItems",params:{limit: 22},message:"must NOT have more than 22 items"}];
+validate30.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/maxItems",keyword:"maxItems",params:{limit: 22},message:"must NOT have more than 22 items"}];
 return false;
 }
 else {
 if(data2.length < 1){
-validate25.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate30.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -2444,11 +2981,11 @@ for(let i0=0; i0<len0; i0++){
 let data3 = data2[i0];
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate25.errors = [{instancePath:instancePath+"/currencies/" + i0,schemaPath:"#/properties/currencies/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate30.errors = [{instancePath:instancePath+"/currencies/" + i0,schemaPath:"#/properties/currencies/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((((((((((((((((((((((data3 === "ALIPAY") || (data3 === "ALIGLOBAL")) || (data3 === "WECHAT")) || (data3 === "BTC")) || (data3 === "LTC")) || (data3 === "ETH")) || (data3 === "EOS")) || (data3 === "BCH")) || (data3 === "LBTC")) || (data3 === "USDT_ERC20")) || (data3 === "USDC_ERC20")) || (data3 === "USDT_TRC20")) || (data3 === "USDT_ARB")) || (data3 === "USDT_BNB")) || (data3 === "USDT_CELO")) || (data3 === "USDC_ARB")) || (data3 === "USDC_SOL")) || (data3 === "USDC_BASE")) || (data3 === "USDC_POL")) || (data3 === "CUSD")) || (data3 === "ETH_ARB")) || (data3 === "ETH_BASE"))){
-validate25.errors = [{instancePath:instancePath+"/currencies/" + i0,schemaPath:"#/properties/currencies/items/enum",keyword:"enum",params:{allowedValues: schema26.properties.currencies.items.enum},message:"must be equal to one of the allowed values"}];
+validate30.errors = [{instancePath:instancePath+"/currencies/" + i0,schemaPath:"#/properties/currencies/items/enum",keyword:"enum",params:{allowedValues: schema31.properties.currencies.items.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -2468,7 +3005,7 @@ continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-validate25.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
+validate30.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
 return false;
 break;
 }
@@ -2480,7 +3017,7 @@ indices0[item0] = i1;
 }
 }
 else {
-validate25.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate30.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -2494,18 +3031,18 @@ if(data.quantity !== undefined){
 let data4 = data.quantity;
 const _errs10 = errors;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate25.errors = [{instancePath:instancePath+"/quantity",schemaPath:"#/properties/quantity/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate30.errors = [{instancePath:instancePath+"/quantity",schemaPath:"#/properties/quantity/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs10){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 > 1000000 || isNaN(data4)){
-validate25.errors = [{instancePath:instancePath+"/quantity",schemaPath:"#/properties/quantity/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+validate30.errors = [{instancePath:instancePath+"/quantity",schemaPath:"#/properties/quantity/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
 if(data4 < 1 || isNaN(data4)){
-validate25.errors = [{instancePath:instancePath+"/quantity",schemaPath:"#/properties/quantity/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate30.errors = [{instancePath:instancePath+"/quantity",schemaPath:"#/properties/quantity/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -2523,18 +3060,18 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data5 === "string"){
 if(func2(data5) > 40){
-validate25.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
+validate30.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
 return false;
 }
 else {
-if(!pattern15.test(data5)){
-validate25.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$"+"\""}];
+if(!pattern19.test(data5)){
+validate30.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate25.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate30.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2551,18 +3088,18 @@ if(errors === _errs14){
 if(errors === _errs14){
 if(typeof data6 === "string"){
 if(func2(data6) > 2048){
-validate25.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
+validate30.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
 return false;
 }
 else {
 if(!(formats0(data6))){
-validate25.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/format",keyword:"format",params:{format: "http-url"},message:"must match format \""+"http-url"+"\""}];
+validate30.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/format",keyword:"format",params:{format: "http-url"},message:"must match format \""+"http-url"+"\""}];
 return false;
 }
 }
 }
 else {
-validate25.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate30.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2580,18 +3117,18 @@ if(errors === _errs16){
 if(errors === _errs16){
 if(typeof data7 === "string"){
 if(func2(data7) > 2048){
-validate25.errors = [{instancePath:instancePath+"/callback_url",schemaPath:"#/properties/callback_url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
+validate30.errors = [{instancePath:instancePath+"/callback_url",schemaPath:"#/properties/callback_url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
 return false;
 }
 else {
 if(!(formats0(data7))){
-validate25.errors = [{instancePath:instancePath+"/callback_url",schemaPath:"#/properties/callback_url/format",keyword:"format",params:{format: "http-url"},message:"must match format \""+"http-url"+"\""}];
+validate30.errors = [{instancePath:instancePath+"/callback_url",schemaPath:"#/properties/callback_url/format",keyword:"format",params:{format: "http-url"},message:"must match format \""+"http-url"+"\""}];
 return false;
 }
 }
 }
 else {
-validate25.errors = [{instancePath:instancePath+"/callback_url",schemaPath:"#/properties/callback_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate30.errors = [{instancePath:instancePath+"/callback_url",schemaPath:"#/properties/callback_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2605,7 +3142,7 @@ if(valid0){
 if(data.ask_email !== undefined){
 const _errs18 = errors;
 if(typeof data.ask_email !== "boolean"){
-validate25.errors = [{instancePath:instancePath+"/ask_email",schemaPath:"#/properties/ask_email/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate30.errors = [{instancePath:instancePath+"/ask_email",schemaPath:"#/properties/ask_email/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs18 === errors;
@@ -2618,13 +3155,13 @@ if(data.price_amount !== undefined){
 let data9 = data.price_amount;
 const _errs20 = errors;
 if((!((typeof data9 == "number") && (isFinite(data9)))) && (typeof data9 !== "string")){
-validate25.errors = [{instancePath:instancePath+"/price_amount",schemaPath:"#/properties/price_amount/type",keyword:"type",params:{type: schema26.properties.price_amount.type},message:"must be number,string"}];
+validate30.errors = [{instancePath:instancePath+"/price_amount",schemaPath:"#/properties/price_amount/type",keyword:"type",params:{type: schema31.properties.price_amount.type},message:"must be number,string"}];
 return false;
 }
 if(errors === _errs20){
 if(typeof data9 === "string"){
 if(func2(data9) > 40){
-validate25.errors = [{instancePath:instancePath+"/price_amount",schemaPath:"#/properties/price_amount/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
+validate30.errors = [{instancePath:instancePath+"/price_amount",schemaPath:"#/properties/price_amount/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
 return false;
 }
 }
@@ -2639,13 +3176,13 @@ if(data.min_amount !== undefined){
 let data10 = data.min_amount;
 const _errs22 = errors;
 if((!((typeof data10 == "number") && (isFinite(data10)))) && (typeof data10 !== "string")){
-validate25.errors = [{instancePath:instancePath+"/min_amount",schemaPath:"#/properties/min_amount/type",keyword:"type",params:{type: schema26.properties.min_amount.type},message:"must be number,string"}];
+validate30.errors = [{instancePath:instancePath+"/min_amount",schemaPath:"#/properties/min_amount/type",keyword:"type",params:{type: schema31.properties.min_amount.type},message:"must be number,string"}];
 return false;
 }
 if(errors === _errs22){
 if(typeof data10 === "string"){
 if(func2(data10) > 40){
-validate25.errors = [{instancePath:instancePath+"/min_amount",schemaPath:"#/properties/min_amount/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
+validate30.errors = [{instancePath:instancePath+"/min_amount",schemaPath:"#/properties/min_amount/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
 return false;
 }
 }
@@ -2660,13 +3197,13 @@ if(data.max_amount !== undefined){
 let data11 = data.max_amount;
 const _errs24 = errors;
 if((!((typeof data11 == "number") && (isFinite(data11)))) && (typeof data11 !== "string")){
-validate25.errors = [{instancePath:instancePath+"/max_amount",schemaPath:"#/properties/max_amount/type",keyword:"type",params:{type: schema26.properties.max_amount.type},message:"must be number,string"}];
+validate30.errors = [{instancePath:instancePath+"/max_amount",schemaPath:"#/properties/max_amount/type",keyword:"type",params:{type: schema31.properties.max_amount.type},message:"must be number,string"}];
 return false;
 }
 if(errors === _errs24){
 if(typeof data11 === "string"){
 if(func2(data11) > 40){
-validate25.errors = [{instancePath:instancePath+"/max_amount",schemaPath:"#/properties/max_amount/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
+validate30.errors = [{instancePath:instancePath+"/max_amount",schemaPath:"#/properties/max_amount/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
 return false;
 }
 }
@@ -2681,11 +3218,11 @@ if(data.price_currency !== undefined){
 let data12 = data.price_currency;
 const _errs26 = errors;
 if(typeof data12 !== "string"){
-validate25.errors = [{instancePath:instancePath+"/price_currency",schemaPath:"#/properties/price_currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate30.errors = [{instancePath:instancePath+"/price_currency",schemaPath:"#/properties/price_currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((((((((((data12 === "USD") || (data12 === "CNY")) || (data12 === "EUR")) || (data12 === "GBP")) || (data12 === "HKD")) || (data12 === "SGD")) || (data12 === "CAD")) || (data12 === "AUD")) || (data12 === "JPY")) || (data12 === "USDT")) || (data12 === "USDC"))){
-validate25.errors = [{instancePath:instancePath+"/price_currency",schemaPath:"#/properties/price_currency/enum",keyword:"enum",params:{allowedValues: schema26.properties.price_currency.enum},message:"must be equal to one of the allowed values"}];
+validate30.errors = [{instancePath:instancePath+"/price_currency",schemaPath:"#/properties/price_currency/enum",keyword:"enum",params:{allowedValues: schema31.properties.price_currency.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs26 === errors;
@@ -2697,7 +3234,7 @@ if(valid0){
 if(data.single_use !== undefined){
 const _errs28 = errors;
 if(typeof data.single_use !== "boolean"){
-validate25.errors = [{instancePath:instancePath+"/single_use",schemaPath:"#/properties/single_use/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate30.errors = [{instancePath:instancePath+"/single_use",schemaPath:"#/properties/single_use/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs28 === errors;
@@ -2721,39 +3258,39 @@ var valid0 = true;
 }
 }
 else {
-validate25.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate30.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate25.errors = vErrors;
+validate30.errors = vErrors;
 return errors === 0;
 }
-return validate25;
+return validate30;
 })() as ValidateFunction<CreateLinkBody>;
 
 /** The UpdateLinkBody schema. */
 export const updateLinkBody = /* @__PURE__ */ (() => {
-const schema27 = {"$id":"UpdateLinkBody","type":"object","additionalProperties":false,"minProperties":1,"properties":{"title":{"type":"string","minLength":1,"maxLength":200,"description":"What the buyer pays for: the link page's heading and each order's title."},"description":{"type":"string","maxLength":800,"description":"Shown under the title; each order's description."},"currencies":{"type":"array","minItems":1,"maxItems":22,"uniqueItems":true,"items":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20","USDT_TRC20","USDT_ARB","USDT_BNB","USDT_CELO","USDC_ARB","USDC_SOL","USDC_BASE","USDC_POL","CUSD","ETH_ARB","ETH_BASE"]},"description":"The pay currencies offered, among those the merchant can be paid in. Default: all of them."},"quantity":{"type":"integer","minimum":1,"maximum":1000000,"description":"Units to sell. A buyer who picks a currency holds one until the order is paid (sold) or expires or is canceled unpaid (given back). Default: no limit."},"expires_at":{"type":"string","maxLength":40,"pattern":"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$","description":"No new order after this time (ISO 8601, in the future). Default: never."},"success_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Where the buyer goes once paid."},"callback_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Each order's callback_url: a signed POST on its status changes."},"ask_email":{"type":"boolean","description":"Ask the buyer for an email address (kept as the order's email, for the receipt). Default false."},"enabled":{"type":"boolean","description":"false: the link takes no new order (its page says so); true: it takes them again."},"remove":{"type":"array","maxItems":3,"uniqueItems":true,"items":{"type":"string","enum":["currencies","quantity","expires_at"]},"description":"Optional settings to take away: every currency offered again, no quantity limit, no expiry."}}};
-const func38 = Object.prototype.hasOwnProperty;
+const schema32 = {"$id":"UpdateLinkBody","type":"object","additionalProperties":false,"minProperties":1,"properties":{"title":{"type":"string","minLength":1,"maxLength":200,"description":"What the buyer pays for: the link page's heading and each order's title."},"description":{"type":"string","maxLength":800,"description":"Shown under the title; each order's description."},"currencies":{"type":"array","minItems":1,"maxItems":22,"uniqueItems":true,"items":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20","USDT_TRC20","USDT_ARB","USDT_BNB","USDT_CELO","USDC_ARB","USDC_SOL","USDC_BASE","USDC_POL","CUSD","ETH_ARB","ETH_BASE"]},"description":"The pay currencies offered, among those the merchant can be paid in. Default: all of them."},"quantity":{"type":"integer","minimum":1,"maximum":1000000,"description":"Units to sell. A buyer who picks a currency holds one until the order is paid (sold) or expires or is canceled unpaid (given back). Default: no limit."},"expires_at":{"type":"string","maxLength":40,"pattern":"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$","description":"No new order after this time (ISO 8601, in the future). Default: never."},"success_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Where the buyer goes once paid."},"callback_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Each order's callback_url: a signed POST on its status changes."},"ask_email":{"type":"boolean","description":"Ask the buyer for an email address (kept as the order's email, for the receipt). Default false."},"enabled":{"type":"boolean","description":"false: the link takes no new order (its page says so); true: it takes them again."},"remove":{"type":"array","maxItems":3,"uniqueItems":true,"items":{"type":"string","enum":["currencies","quantity","expires_at"]},"description":"Optional settings to take away: every currency offered again, no quantity limit, no expiry."}}};
+const func48 = Object.prototype.hasOwnProperty;
 const func2 = runtime_ucs2length;
-const pattern15 = new RegExp("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$", "u");
+const pattern19 = new RegExp("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$", "u");
 const formats0 = FORMATS["http-url"];
 
-function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="UpdateLinkBody" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(Object.keys(data).length < 1){
-validate26.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
+validate31.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func38.call(schema27.properties, key0))){
-validate26.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func48.call(schema32.properties, key0))){
+validate31.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2765,18 +3302,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func2(data0) > 200){
-validate26.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+validate31.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
 return false;
 }
 else {
 if(func2(data0) < 1){
-validate26.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate31.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate26.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate31.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2792,12 +3329,12 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func2(data1) > 800){
-validate26.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 800},message:"must NOT have more than 800 characters"}];
+validate31.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 800},message:"must NOT have more than 800 characters"}];
 return false;
 }
 }
 else {
-validate26.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate31.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2813,12 +3350,12 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(Array.isArray(data2)){
 if(data2.length > 22){
-validate26.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/maxItems",keyword:"maxItems",params:{limit: 22},message:"must NOT have more than 22 items"}];
+validate31.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/maxItems",keyword:"maxItems",params:{limit: 22},message:"must NOT have more than 22 items"}];
 return false;
 }
 else {
 if(data2.length < 1){
-validate26.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate31.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -2828,11 +3365,11 @@ for(let i0=0; i0<len0; i0++){
 let data3 = data2[i0];
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate26.errors = [{instancePath:instancePath+"/currencies/" + i0,schemaPath:"#/properties/currencies/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate31.errors = [{instancePath:instancePath+"/currencies/" + i0,schemaPath:"#/properties/currencies/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((((((((((((((((((((((data3 === "ALIPAY") || (data3 === "ALIGLOBAL")) || (data3 === "WECHAT")) || (data3 === "BTC")) || (data3 === "LTC")) || (data3 === "ETH")) || (data3 === "EOS")) || (data3 === "BCH")) || (data3 === "LBTC")) || (data3 === "USDT_ERC20")) || (data3 === "USDC_ERC20")) || (data3 === "USDT_TRC20")) || (data3 === "USDT_ARB")) || (data3 === "USDT_BNB")) || (data3 === "USDT_CELO")) || (data3 === "USDC_ARB")) || (data3 === "USDC_SOL")) || (data3 === "USDC_BASE")) || (data3 === "USDC_POL")) || (data3 === "CUSD")) || (data3 === "ETH_ARB")) || (data3 === "ETH_BASE"))){
-validate26.errors = [{instancePath:instancePath+"/currencies/" + i0,schemaPath:"#/properties/currencies/items/enum",keyword:"enum",params:{allowedValues: schema27.properties.currencies.items.enum},message:"must be equal to one of the allowed values"}];
+validate31.errors = [{instancePath:instancePath+"/currencies/" + i0,schemaPath:"#/properties/currencies/items/enum",keyword:"enum",params:{allowedValues: schema32.properties.currencies.items.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -2852,7 +3389,7 @@ continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-validate26.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
+validate31.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
 return false;
 break;
 }
@@ -2864,7 +3401,7 @@ indices0[item0] = i1;
 }
 }
 else {
-validate26.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate31.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -2878,18 +3415,18 @@ if(data.quantity !== undefined){
 let data4 = data.quantity;
 const _errs10 = errors;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate26.errors = [{instancePath:instancePath+"/quantity",schemaPath:"#/properties/quantity/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate31.errors = [{instancePath:instancePath+"/quantity",schemaPath:"#/properties/quantity/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs10){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 > 1000000 || isNaN(data4)){
-validate26.errors = [{instancePath:instancePath+"/quantity",schemaPath:"#/properties/quantity/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+validate31.errors = [{instancePath:instancePath+"/quantity",schemaPath:"#/properties/quantity/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
 if(data4 < 1 || isNaN(data4)){
-validate26.errors = [{instancePath:instancePath+"/quantity",schemaPath:"#/properties/quantity/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate31.errors = [{instancePath:instancePath+"/quantity",schemaPath:"#/properties/quantity/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -2907,18 +3444,18 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data5 === "string"){
 if(func2(data5) > 40){
-validate26.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
+validate31.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
 return false;
 }
 else {
-if(!pattern15.test(data5)){
-validate26.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$"+"\""}];
+if(!pattern19.test(data5)){
+validate31.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate26.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate31.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2935,18 +3472,18 @@ if(errors === _errs14){
 if(errors === _errs14){
 if(typeof data6 === "string"){
 if(func2(data6) > 2048){
-validate26.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
+validate31.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
 return false;
 }
 else {
 if(!(formats0(data6))){
-validate26.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/format",keyword:"format",params:{format: "http-url"},message:"must match format \""+"http-url"+"\""}];
+validate31.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/format",keyword:"format",params:{format: "http-url"},message:"must match format \""+"http-url"+"\""}];
 return false;
 }
 }
 }
 else {
-validate26.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate31.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2964,18 +3501,18 @@ if(errors === _errs16){
 if(errors === _errs16){
 if(typeof data7 === "string"){
 if(func2(data7) > 2048){
-validate26.errors = [{instancePath:instancePath+"/callback_url",schemaPath:"#/properties/callback_url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
+validate31.errors = [{instancePath:instancePath+"/callback_url",schemaPath:"#/properties/callback_url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
 return false;
 }
 else {
 if(!(formats0(data7))){
-validate26.errors = [{instancePath:instancePath+"/callback_url",schemaPath:"#/properties/callback_url/format",keyword:"format",params:{format: "http-url"},message:"must match format \""+"http-url"+"\""}];
+validate31.errors = [{instancePath:instancePath+"/callback_url",schemaPath:"#/properties/callback_url/format",keyword:"format",params:{format: "http-url"},message:"must match format \""+"http-url"+"\""}];
 return false;
 }
 }
 }
 else {
-validate26.errors = [{instancePath:instancePath+"/callback_url",schemaPath:"#/properties/callback_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate31.errors = [{instancePath:instancePath+"/callback_url",schemaPath:"#/properties/callback_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2989,7 +3526,7 @@ if(valid0){
 if(data.ask_email !== undefined){
 const _errs18 = errors;
 if(typeof data.ask_email !== "boolean"){
-validate26.errors = [{instancePath:instancePath+"/ask_email",schemaPath:"#/properties/ask_email/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate31.errors = [{instancePath:instancePath+"/ask_email",schemaPath:"#/properties/ask_email/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs18 === errors;
@@ -3001,7 +3538,7 @@ if(valid0){
 if(data.enabled !== undefined){
 const _errs20 = errors;
 if(typeof data.enabled !== "boolean"){
-validate26.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate31.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs20 === errors;
@@ -3016,7 +3553,7 @@ const _errs22 = errors;
 if(errors === _errs22){
 if(Array.isArray(data10)){
 if(data10.length > 3){
-validate26.errors = [{instancePath:instancePath+"/remove",schemaPath:"#/properties/remove/maxItems",keyword:"maxItems",params:{limit: 3},message:"must NOT have more than 3 items"}];
+validate31.errors = [{instancePath:instancePath+"/remove",schemaPath:"#/properties/remove/maxItems",keyword:"maxItems",params:{limit: 3},message:"must NOT have more than 3 items"}];
 return false;
 }
 else {
@@ -3026,11 +3563,11 @@ for(let i2=0; i2<len1; i2++){
 let data11 = data10[i2];
 const _errs24 = errors;
 if(typeof data11 !== "string"){
-validate26.errors = [{instancePath:instancePath+"/remove/" + i2,schemaPath:"#/properties/remove/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate31.errors = [{instancePath:instancePath+"/remove/" + i2,schemaPath:"#/properties/remove/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data11 === "currencies") || (data11 === "quantity")) || (data11 === "expires_at"))){
-validate26.errors = [{instancePath:instancePath+"/remove/" + i2,schemaPath:"#/properties/remove/items/enum",keyword:"enum",params:{allowedValues: schema27.properties.remove.items.enum},message:"must be equal to one of the allowed values"}];
+validate31.errors = [{instancePath:instancePath+"/remove/" + i2,schemaPath:"#/properties/remove/items/enum",keyword:"enum",params:{allowedValues: schema32.properties.remove.items.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid3 = _errs24 === errors;
@@ -3050,7 +3587,7 @@ continue;
 }
 if(typeof indices1[item1] == "number"){
 j1 = indices1[item1];
-validate26.errors = [{instancePath:instancePath+"/remove",schemaPath:"#/properties/remove/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)"}];
+validate31.errors = [{instancePath:instancePath+"/remove",schemaPath:"#/properties/remove/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)"}];
 return false;
 break;
 }
@@ -3061,7 +3598,7 @@ indices1[item1] = i3;
 }
 }
 else {
-validate26.errors = [{instancePath:instancePath+"/remove",schemaPath:"#/properties/remove/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate31.errors = [{instancePath:instancePath+"/remove",schemaPath:"#/properties/remove/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -3083,30 +3620,30 @@ var valid0 = true;
 }
 }
 else {
-validate26.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate31.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate26.errors = vErrors;
+validate31.errors = vErrors;
 return errors === 0;
 }
-return validate26;
+return validate31;
 })() as ValidateFunction<UpdateLinkBody>;
 
 /** The ListLinksQuery schema (coerces query strings). */
 export const listLinksQuery = /* @__PURE__ */ (() => {
-const schema14 = {"$id":"ListLinksQuery","type":"object","additionalProperties":true,"maxProperties":20,"properties":{"limit":{"type":"integer","minimum":1,"maximum":50,"default":20,"description":"Links per page, 1..50. Default 20."},"cursor":{"type":"string","maxLength":200,"pattern":"^[A-Za-z0-9_-]*$","description":"The previous page's next_cursor."}}};
+const schema15 = {"$id":"ListLinksQuery","type":"object","additionalProperties":true,"maxProperties":20,"properties":{"limit":{"type":"integer","minimum":1,"maximum":50,"default":20,"description":"Links per page, 1..50. Default 20."},"cursor":{"type":"string","maxLength":200,"pattern":"^[A-Za-z0-9_-]*$","description":"The previous page's next_cursor."}}};
 const func2 = runtime_ucs2length;
 const pattern2 = new RegExp("^[A-Za-z0-9_-]*$", "u");
 
-function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="ListLinksQuery" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(Object.keys(data).length > 20){
-validate13.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 20},message:"must NOT have more than 20 properties"}];
+validate14.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 20},message:"must NOT have more than 20 properties"}];
 return false;
 }
 else {
@@ -3122,7 +3659,7 @@ if(dataType0 === "boolean" || data0 === null
 coerced0 = +data0;
 }
 else {
-validate13.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate14.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
@@ -3136,12 +3673,12 @@ data["limit"] = coerced0;
 if(errors === _errs2){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 50 || isNaN(data0)){
-validate13.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50},message:"must be <= 50"}];
+validate14.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50},message:"must be <= 50"}];
 return false;
 }
 else {
 if(data0 < 1 || isNaN(data0)){
-validate13.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate14.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -3167,7 +3704,7 @@ else if(data1 === null){
 coerced1 = "";
 }
 else {
-validate13.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate14.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3181,12 +3718,12 @@ data["cursor"] = coerced1;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func2(data1) > 200){
-validate13.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+validate14.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
 return false;
 }
 else {
 if(!pattern2.test(data1)){
-validate13.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
+validate14.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
 return false;
 }
 }
@@ -3201,23 +3738,23 @@ var valid0 = true;
 }
 }
 else {
-validate13.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate14.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate13.errors = vErrors;
+validate14.errors = vErrors;
 return errors === 0;
 }
-return validate13;
+return validate14;
 })() as ValidateFunction<ListLinksQuery>;
 
 /** The LinkOrderBody schema. */
 export const linkOrderBody = /* @__PURE__ */ (() => {
-const schema28 = {"$id":"LinkOrderBody","type":"object","additionalProperties":false,"required":["pay_currency"],"properties":{"pay_currency":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20","USDT_TRC20","USDT_ARB","USDT_BNB","USDT_CELO","USDC_ARB","USDC_SOL","USDC_BASE","USDC_POL","CUSD","ETH_ARB","ETH_BASE"],"description":"One of the link page answer's `currencies`."},"amount":{"type":["number","string"],"maxLength":40,"description":"Links where the buyer chooses: the amount, in the link's price_currency, within its bounds."},"email":{"type":"string","maxLength":254,"pattern":"^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$","description":"Links that ask for it: the buyer's email address."}}};
+const schema33 = {"$id":"LinkOrderBody","type":"object","additionalProperties":false,"required":["pay_currency"],"properties":{"pay_currency":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20","USDT_TRC20","USDT_ARB","USDT_BNB","USDT_CELO","USDC_ARB","USDC_SOL","USDC_BASE","USDC_POL","CUSD","ETH_ARB","ETH_BASE"],"description":"One of the link page answer's `currencies`."},"amount":{"type":["number","string"],"maxLength":40,"description":"Links where the buyer chooses: the amount, in the link's price_currency, within its bounds."},"email":{"type":"string","maxLength":254,"pattern":"^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$","description":"Links that ask for it: the buyer's email address."}}};
 const func2 = runtime_ucs2length;
-const pattern17 = new RegExp("^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$", "u");
+const pattern21 = new RegExp("^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$", "u");
 
-function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="LinkOrderBody" */;
 let vErrors = null;
 let errors = 0;
@@ -3225,14 +3762,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.pay_currency === undefined) && (missing0 = "pay_currency")){
-validate27.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate32.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "pay_currency") || (key0 === "amount")) || (key0 === "email"))){
-validate27.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate32.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3242,11 +3779,11 @@ if(data.pay_currency !== undefined){
 let data0 = data.pay_currency;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate27.errors = [{instancePath:instancePath+"/pay_currency",schemaPath:"#/properties/pay_currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate32.errors = [{instancePath:instancePath+"/pay_currency",schemaPath:"#/properties/pay_currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((((((((((((((((((((((data0 === "ALIPAY") || (data0 === "ALIGLOBAL")) || (data0 === "WECHAT")) || (data0 === "BTC")) || (data0 === "LTC")) || (data0 === "ETH")) || (data0 === "EOS")) || (data0 === "BCH")) || (data0 === "LBTC")) || (data0 === "USDT_ERC20")) || (data0 === "USDC_ERC20")) || (data0 === "USDT_TRC20")) || (data0 === "USDT_ARB")) || (data0 === "USDT_BNB")) || (data0 === "USDT_CELO")) || (data0 === "USDC_ARB")) || (data0 === "USDC_SOL")) || (data0 === "USDC_BASE")) || (data0 === "USDC_POL")) || (data0 === "CUSD")) || (data0 === "ETH_ARB")) || (data0 === "ETH_BASE"))){
-validate27.errors = [{instancePath:instancePath+"/pay_currency",schemaPath:"#/properties/pay_currency/enum",keyword:"enum",params:{allowedValues: schema28.properties.pay_currency.enum},message:"must be equal to one of the allowed values"}];
+validate32.errors = [{instancePath:instancePath+"/pay_currency",schemaPath:"#/properties/pay_currency/enum",keyword:"enum",params:{allowedValues: schema33.properties.pay_currency.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -3259,13 +3796,13 @@ if(data.amount !== undefined){
 let data1 = data.amount;
 const _errs4 = errors;
 if((!((typeof data1 == "number") && (isFinite(data1)))) && (typeof data1 !== "string")){
-validate27.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: schema28.properties.amount.type},message:"must be number,string"}];
+validate32.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: schema33.properties.amount.type},message:"must be number,string"}];
 return false;
 }
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func2(data1) > 40){
-validate27.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
+validate32.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
 return false;
 }
 }
@@ -3282,18 +3819,18 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(func2(data2) > 254){
-validate27.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/maxLength",keyword:"maxLength",params:{limit: 254},message:"must NOT have more than 254 characters"}];
+validate32.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/maxLength",keyword:"maxLength",params:{limit: 254},message:"must NOT have more than 254 characters"}];
 return false;
 }
 else {
-if(!pattern17.test(data2)){
-validate27.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/pattern",keyword:"pattern",params:{pattern: "^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$"},message:"must match pattern \""+"^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$"+"\""}];
+if(!pattern21.test(data2)){
+validate32.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/pattern",keyword:"pattern",params:{pattern: "^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$"},message:"must match pattern \""+"^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate27.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate32.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3308,12 +3845,12 @@ var valid0 = true;
 }
 }
 else {
-validate27.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate32.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate27.errors = vErrors;
+validate32.errors = vErrors;
 return errors === 0;
 }
-return validate27;
+return validate32;
 })() as ValidateFunction<LinkOrderBody>;

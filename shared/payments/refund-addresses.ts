@@ -174,11 +174,12 @@ function checkEvm(code: string, address: string): RefundAddressCheck {
   const network = evmNetwork(currencyOf(code).chain ?? code)?.name ?? code;
   if (!/^0x[0-9a-fA-F]{40}$/.test(address)) return wrongKind(address, code, `an address on ${network} (0x…)`);
   const hex = address.slice(2);
-  if (hex === hex.toLowerCase() || hex === hex.toUpperCase()) {
-    if (/^0+$/.test(hex)) return refuse('This is the zero address: nothing sent there can be spent.');
-    return refuse('This address is all one case, so it carries no checksum: copy it from your wallet in its mixed-case (EIP-55) form.');
+  if (/^0+$/.test(hex)) return refuse('This is the zero address: nothing sent there can be spent.');
+  if (!isChecksumAddress(address)) {
+    // All one case (and not what the checksum spells): no checksum at all, so a typo would pass unseen.
+    if (hex === hex.toLowerCase() || hex === hex.toUpperCase()) return refuse('This address is all one case, so it carries no checksum: copy it from your wallet in its mixed-case (EIP-55) form.');
+    return refuse('This address has a typo: its EIP-55 checksum does not match. Copy it again from your wallet.');
   }
-  if (!isChecksumAddress(address)) return refuse('This address has a typo: its EIP-55 checksum does not match. Copy it again from your wallet.');
   const contract = evmContracts().get(address.toLowerCase());
   if (contract) return refuse(`This is ${contract}, not a wallet: tokens sent there are lost. Give your own wallet's address on ${network}.`);
   if (/^0{38}/.test(hex)) return refuse('This is a precompiled contract address, not a wallet.');

@@ -159,16 +159,25 @@ export const createOrderResponseSchema = strictObject('CreateOrderResponse', 'Cr
   payment_url: { type: 'string', format: 'uri', description: 'The hosted payment page of the order (carries its order_id).' },
 });
 
-/** Get Order (and cancel, refund, resolve, sandbox): the invoice is `{}` until the order is checked out. */
-export const getOrderResponseSchema = strictObject(
-  'GetOrderResponse',
-  'An order and its current invoice ({} before checkout): the answer of Get Order and of the order actions.',
-  {
-    status: { type: 'integer', const: 200 },
-    order: { $ref: 'Order' },
-    invoice: { oneOf: [{ $ref: 'Invoice' }, { $ref: 'EmptyInvoice' }], description: 'The current invoice, or {} before checkout.' },
+const getOrderProperties = {
+  status: { type: 'integer', const: 200 },
+  order: { $ref: 'Order' },
+  invoice: { oneOf: [{ $ref: 'Invoice' }, { $ref: 'EmptyInvoice' }], description: 'The current invoice, or {} before checkout.' },
+} as const;
+
+/**
+ * Get Order (and cancel, refund, resolve, sandbox): the invoice is `{}` until the order is
+ * checked out. Beyond MugglePay's fields: Get Order's `refunds` once the order has any, Refund
+ * Order's new `refund`.
+ */
+export const getOrderResponseSchema = {
+  ...strictObject('GetOrderResponse', 'An order and its current invoice ({} before checkout): the answer of Get Order and of the order actions.', getOrderProperties),
+  properties: {
+    ...getOrderProperties,
+    refunds: { type: 'array', items: { $ref: 'Refund' }, description: 'Get Order: the order\'s refunds, oldest first (only once it has any).' },
+    refund: { $ref: 'Refund', description: 'Refund Order: the refund just asked (absent for a gateway order, refunded at its gateway).' },
   },
-);
+} as const;
 
 /** Checkout Order: the order, now priced in pay_currency, and its new invoice. */
 export const checkoutOrderResponseSchema = strictObject('CheckoutOrderResponse', 'Checkout Order answer.', {

@@ -5,6 +5,7 @@ import { RECEIVE_CURRENCIES } from '#shared/domain/currencies';
 import { ROLES } from '#shared/domain/portal';
 import { callbackDeliverySchema } from '#shared/schemas/callback-responses';
 import { invoiceProperties, orderProperties, orderSchema, status, timestamp } from '#shared/schemas/order-responses';
+import { refundSchema } from '#shared/schemas/refunds';
 
 /**
  * The merchant portal's answers (`/v1/portal/...`), each declared once: a JSON schema, and the
@@ -148,6 +149,9 @@ const portalPayment = fields({
   explorer_url: { ...nullable({ type: 'string' }), description: 'The transaction on a block explorer of its network, when there is one.' },
 });
 
+/** A refund as the order's page shows it: the API's `Refund`, inlined. */
+const { $id: _refundId, description: _refundDescription, ...portalRefund } = refundSchema;
+
 /** An order's page: the order, its invoices with their payments, its callbacks, and the actions allowed now. */
 export const portalOrderPageSchema = answer('PortalOrderPage', "An order's whole story, and what the user may do to it now.", {
   order: fields(
@@ -168,9 +172,40 @@ export const portalOrderPageSchema = answer('PortalOrderPage', "An order's whole
     description: 'Every invoice, newest first.',
   },
   callbacks: { type: 'array', items: delivery, description: 'Its callbacks, newest first.' },
+  refunds: { type: 'array', items: portalRefund, description: 'Its refunds, oldest first (the API\'s `Refund`).' },
   actions: { type: 'array', items: { type: 'string', enum: PORTAL_ORDER_ACTIONS } },
 });
 export type PortalOrderPage = FromSchema<typeof portalOrderPageSchema>;
+
+/** Refund the order: the order's page and the refund just asked (null for a gateway's own refund). */
+export const portalRefundAskedSchema = {
+  ...portalOrderPageSchema,
+  $id: 'PortalRefundAsked',
+  description: "The order's page and the refund just asked.",
+  required: [...portalOrderPageSchema.required, 'refund'],
+  properties: { ...portalOrderPageSchema.properties, refund: nullable(portalRefund) },
+} as const;
+
+const rateSchema = fields({ fiat_amount: decimal, fiat_currency: { type: 'string' }, numerator: { type: 'string' }, denominator: { type: 'string' }, source: { type: 'string' }, as_of: timestamp });
+
+/** What a refund of the order could be now (null: a gateway order, refunded in full at its gateway). */
+export const portalRefundQuoteSchema = answer('PortalRefundQuote', 'What is left to refund, the overpaid part, and the price at today\'s rate.', {
+  quote: nullable(
+    fields({
+      currency: { type: 'string' },
+      paid: decimal,
+      left: decimal,
+      overpaid: decimal,
+      fiat: nullable(fields({ amount: decimal, currency: { type: 'string' }, crypto: decimal, rate: rateSchema })),
+    }),
+  ),
+});
+
+/** The merchant's refunds waiting for an address or a payment, oldest first. */
+export const portalRefundsSchema = answer('PortalRefunds', 'Refunds waiting, oldest first.', {
+  refunds: { type: 'array', items: portalRefund },
+  next_cursor: nullable({ type: 'string' }),
+});
 
 // --- The integration: API tokens, the callback secret, settings, the audit log -------------------------
 
@@ -290,7 +325,11 @@ export const PORTAL_RESPONSES = {
   'portal-list-orders': portalOrdersSchema,
   'portal-get-order': portalOrderPageSchema,
   'portal-cancel-order': portalOrderPageSchema,
-  'portal-refund-order': portalOrderPageSchema,
+  'portal-refund-order': portalRefundAskedSchema,
+  'portal-refund-quote': portalRefundQuoteSchema,
+  'portal-report-refund-txid': portalOrderPageSchema,
+  'portal-renew-refund-link': portalOrderPageSchema,
+  'portal-list-refunds': portalRefundsSchema,
   'portal-complete-refund': portalOrderPageSchema,
   'portal-resolve-order': portalOrderPageSchema,
   'portal-resend-callback': portalOrderPageSchema,

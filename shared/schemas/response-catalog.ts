@@ -9,6 +9,7 @@ import {
 import { checkoutOrderResponseSchema, createdOrderSchema, createOrderResponseSchema, emptyInvoiceSchema, getOrderResponseSchema, getOrdersResponseSchema, invoiceSchema, orderSchema } from '#shared/schemas/order-responses';
 import { healthResponseSchema, sourceHealthSchema } from '#shared/schemas/health-responses';
 import { payInvoiceSchema, payOrderResponseSchema, payOrderSchema } from '#shared/schemas/pay-responses';
+import { listRefundsResponseSchema, payRefundResponseSchema, refundResponseSchema, refundSchema } from '#shared/schemas/refunds';
 import { linkOrderResponseSchema, linkResponseSchema, listLinksResponseSchema, paymentLinkSchema, payLinkResponseSchema, payLinkSchema } from '#shared/schemas/payment-links';
 
 /** All named response schemas, for one ajv instance (their `$ref`s point at each other). */
@@ -27,6 +28,10 @@ export const RESPONSE_SCHEMAS = [
   payOrderSchema,
   payInvoiceSchema,
   payOrderResponseSchema,
+  refundSchema,
+  refundResponseSchema,
+  listRefundsResponseSchema,
+  payRefundResponseSchema,
   sourceHealthSchema,
   healthResponseSchema,
   paymentLinkSchema,

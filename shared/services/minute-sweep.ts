@@ -3,13 +3,16 @@
  * EXPIRY_SWEEP_SECONDS locally): expires due orders (expiry.ts; a live gateway order is first
  * looked up at its gateway, a late notification) and numbers the orders created since the last
  * run (order-numbering.ts, Get Orders' deep offsets). Both run; either failing fails the sweep,
- * and the next one goes on where it stopped.
+ * and the next one goes on where it stopped. It also publishes how many refunds wait for an
+ * address or a payment (the RefundsWaiting metric: a refund never paid stays visible).
  */
 import { isGateway } from '#shared/domain/currencies';
 import type { Found } from '#shared/domain/order';
 import { logger } from '#shared/core/logger';
 import { expireDueOrders } from '#shared/services/expiry';
 import { numberNewOrders } from '#shared/services/order-numbering';
+import { publishValue } from '#shared/core/metrics';
+import { waitingRefundsCensus } from '#shared/store/refunds';
 
 /** The numbering stops after this long (the function has 50 s); the next run goes on. */
 const NUMBERING_BUDGET_MS = 35_000;
@@ -22,12 +25,26 @@ async function beforeExpiry(found: Found, now: Date): Promise<'expire' | 'keep'>
   return settleBeforeExpiry(found, now);
 }
 
-export async function sweepMinute(now: Date): Promise<{ expired: number; numbered: number }> {
-  const [expiry, numbering] = await Promise.allSettled([expireDueOrders(now, {}, beforeExpiry), numberNewOrders(now, now.getTime() + NUMBERING_BUDGET_MS)]);
+/** Publishes the refunds waiting (every merchant's; one keys-only Query of a sparse index). */
+async function countWaitingRefunds(now: Date): Promise<number> {
+  const census = await waitingRefundsCensus();
+  publishValue('RefundsWaiting', census.count);
+  if (census.oldestCreatedAt) publishValue('OldestRefundWaitingHours', Math.floor((now.getTime() - Date.parse(census.oldestCreatedAt)) / 3_600_000));
+  return census.count;
+}
+
+export async function sweepMinute(now: Date): Promise<{ expired: number; numbered: number; refundsWaiting?: number }> {
+  const [expiry, numbering, refunds] = await Promise.allSettled([
+    expireDueOrders(now, {}, beforeExpiry),
+    numberNewOrders(now, now.getTime() + NUMBERING_BUDGET_MS),
+    countWaitingRefunds(now),
+  ]);
   if (expiry.status === 'rejected') throw expiry.reason;
   if (numbering.status === 'rejected') throw numbering.reason;
   const expired = expiry.value;
   if (expired > 0) logger.info('orders expired', { expired });
   if (numbering.value.numbered > 0 || !numbering.value.complete) logger.info('orders numbered', { ...numbering.value });
-  return { expired, numbered: numbering.value.numbered };
+  // A failed count only loses one reading of the metric.
+  if (refunds.status === 'rejected') logger.warn('refunds waiting not counted', { reason: String(refunds.reason) });
+  return { expired, numbered: numbering.value.numbered, ...(refunds.status === 'fulfilled' ? { refundsWaiting: refunds.value } : {}) };
 }

@@ -13,12 +13,15 @@ import type { AuditActor, AuditEntry } from '#shared/domain/audit';
 import { currency, isGateway } from '#shared/domain/currencies';
 import {
   InvalidParameterError,
+  ParametersMissingError,
   RefundAddressError,
   RefundFailedError,
   RefundLinkInvalidError,
   RefundNotFoundError,
   RefundTransactionError,
+  RefundTransactionNotFinalError,
   RefundCheckUnavailableError,
+  UnknownOrderError,
 } from '#shared/domain/errors';
 import { isId, newTimeOrderedId } from '#shared/domain/ids';
 import type { MerchantProfile } from '#shared/domain/merchant';
@@ -50,6 +53,10 @@ import { changeOrder, checkedId, unknownOrder } from '#shared/services/order-cha
 import { completeRefund } from '#shared/services/payment-reports';
 import { findRefund, findRefundByLinkHash, listRefunds } from '#shared/store/refunds';
 import { claimRefundPayment, stopWatchingRefund, watchRefund } from '#shared/store/refund-watches';
+import { findOrderWithInvoice } from '#shared/store/orders';
+import { refundPaymentUri } from '#shared/payments/refund-uri';
+import { type PayRefundView, payRefundView } from '#shared/schemas/refunds';
+import { findMerchant } from '#shared/store/merchants';
 
 // ---------------------------------------------------------------------------------------------
 // The contract with the watchers (REFUND-CONTRACT.md): what they report, and the check of a txid.
@@ -126,8 +133,11 @@ export interface RefundChoices {
 /** A refund asked: the order after it, and the refund (none for a gateway's own refund). */
 export interface RefundAsked {
   found: Found;
-  refund?: RefundNotice;
+  refund?: Refund;
 }
+
+/** A request with an API token, in the audit log. */
+export const apiActor = (clientIp: string | undefined): AuditActor => ({ who: 'api', from: clientIp ?? 'unknown' });
 
 /** The refund's amount in the paid currency, by its basis; the fiat rate locked when fiat. */
 async function amountOf(
@@ -241,7 +251,25 @@ export async function askRefund(owner: MerchantProfile, orderId: unknown, choice
   }
   if (!made) return { found };
   countMetric('RefundsAsked');
-  return { found, refund: refundNotice(made, url) };
+  return { found, refund: made };
+}
+
+/**
+ * What a refund of the order could be now (the portal shows it before asking): what is left,
+ * the overpaid part, and the order's price at today's rate (not locked until asked).
+ */
+export async function refundQuote(found: Found, now: Date) {
+  const invoice = found.invoice;
+  if (!invoice || isGateway(invoice.pay_currency)) return null;
+  const limits = refundable(found.order, invoice);
+  let fiat: { amount: string; currency: string; crypto: string; rate: RefundRate } | null = null;
+  try {
+    const { amount, rate } = await amountOf({ basis: 'fiat' }, found, limits, found.order.sandbox, now);
+    fiat = { amount: found.order.price_amount, currency: found.order.price_currency, crypto: formatDecimal(amount), rate: rate! };
+  } catch (error) {
+    if (!(error instanceof RefundRefusal)) throw error;
+  }
+  return { currency: invoice.pay_currency, paid: formatDecimal(limits.paid), left: formatDecimal(limits.left), overpaid: formatDecimal(limits.overpaid), fiat };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -255,10 +283,44 @@ export async function merchantRefund(owner: MerchantProfile, orderId: unknown, r
   return refund;
 }
 
-/** An order's refunds as the merchant is told of them, oldest first (none: no read). */
-export async function orderRefunds(found: Found): Promise<RefundNotice[]> {
+/** A refund as the merchant sees it (schemas/refunds.ts `Refund`): the link while usable, the wallet URI once addressed. */
+export async function refundView(refund: Refund) {
+  const notice = await noticeOf(refund);
+  return {
+    refund_id: refund.refund_id,
+    order_id: refund.order_id,
+    status: refund.status,
+    amount: refund.amount,
+    currency: refund.currency,
+    network: networkName(refund.currency) ?? null,
+    basis: refund.basis,
+    rate: refund.rate ?? null,
+    reason: refund.reason ?? null,
+    address: notice.address,
+    memo: notice.memo,
+    payment_uri: refund.status === 'AWAITING_PAYMENT' ? (refundPaymentUri(refund) ?? null) : null,
+    txid: notice.txid,
+    refund_url: notice.refund_url,
+    short_payments: (refund.short_payments ?? []).map(({ txid, amount, seen_at }) => ({ txid, amount, seen_at })),
+    created_at: refund.created_at,
+    address_set_at: refund.address_set_at ?? null,
+    sent_at: notice.sent_at,
+  };
+}
+
+export type RefundView = Awaited<ReturnType<typeof refundView>>;
+
+/** An order's refunds as the merchant sees them, oldest first (an order without any: no read). */
+export async function orderRefunds(found: Found): Promise<RefundView[]> {
   if (!found.order.refunds) return [];
-  return Promise.all((await listRefunds(found.order.order_id)).map(noticeOf));
+  return Promise.all((await listRefunds(found.order.order_id)).map(refundView));
+}
+
+/** The merchant's order's refunds (GET /v1/orders/:id/refunds); another merchant's order is missing. */
+export async function listOrderRefunds(owner: MerchantProfile, orderId: unknown): Promise<RefundView[]> {
+  const found = isId(orderId) ? await findOrderWithInvoice(orderId) : undefined;
+  if (!found || found.order.user_id !== owner.user_id) throw new UnknownOrderError();
+  return orderRefunds(found);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -325,7 +387,7 @@ export async function setRefundAddress(input: { secret: unknown; address: unknow
  * The merchant replaces a refund's link (the buyer lost it, or the address must change): the
  * old link and any address set through it stop counting; the refund waits for an address again.
  */
-export async function newRefundLink(owner: MerchantProfile, orderId: unknown, refundId: unknown, actor: AuditActor, now: Date): Promise<RefundNotice> {
+export async function newRefundLink(owner: MerchantProfile, orderId: unknown, refundId: unknown, actor: AuditActor, now: Date): Promise<Refund> {
   const current = await merchantRefund(owner, orderId, refundId);
   if (current.status === 'SENT') throw new RefundFailedError('The refund is sent already: its address cannot change.');
   let renewed: Refund | undefined;
@@ -342,7 +404,7 @@ export async function newRefundLink(owner: MerchantProfile, orderId: unknown, re
   if (current.address !== undefined && !current.sandbox) {
     await stopWatchingRefund({ currency: current.currency, address: current.address, ...(current.memo !== undefined ? { memo: current.memo } : {}), refundId: current.refund_id });
   }
-  return refundNotice(renewed!, url);
+  return renewed!;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -419,12 +481,13 @@ export async function reportRefundTransaction(
   owner: MerchantProfile,
   orderId: unknown,
   refundId: unknown,
-  txid: string,
+  txid: string | undefined,
   liveCheck: RefundTxCheck,
   actor: AuditActor,
   now: Date,
 ): Promise<Refund> {
   const refund = await merchantRefund(owner, orderId, refundId);
+  if (txid === undefined) throw new ParametersMissingError('txid');
   if (refund.status === 'SENT') {
     if (refund.txid === txid) return refund;
     throw new RefundTransactionError(`the refund is sent already (transaction ${refund.txid})`);
@@ -433,7 +496,7 @@ export async function reportRefundTransaction(
   const check = owner.sandbox ? sandboxRefundCheck : liveCheck;
   const result = await check(refund, txid);
   if (!result.found) throw new RefundTransactionError(result.reason);
-  if (!result.final) throw new RefundTransactionError('the transaction is not final yet: report it again once it has its confirmations', 409);
+  if (!result.final) throw new RefundTransactionNotFinalError();
   // One transfer pays one refund: a transfer the watcher booked on another refund to the same address is not this one's.
   const claimed = await claimRefundPayment(refund.currency, result.key, { userId: owner.user_id, orderId: refund.order_id, refundId: refund.refund_id, amount: refund.amount, since: refund.address_set_at ?? refund.created_at });
   if (claimed.refundId !== refund.refund_id) throw new RefundTransactionError('the transaction paid another refund');
@@ -480,4 +543,23 @@ export async function completeSandboxRefunds(owner: MerchantProfile, orderId: st
     };
   });
   return legacy ? completeRefund({ orderId, txid, owner, now }) : found;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The buyer's refund page (public: the link's secret is the only capability).
+
+async function pageOf(refund: Refund): Promise<PayRefundView> {
+  const [found, merchant] = await Promise.all([findOrderWithInvoice(refund.order_id), findMerchant(refund.user_id)]);
+  if (!found) throw new RefundLinkInvalidError();
+  return payRefundView(refund, found.order, merchant?.name ?? '');
+}
+
+/** What the refund link shows: its own order and refund, while it may still be used. */
+export async function openRefundPage(secret: unknown): Promise<PayRefundView> {
+  return pageOf(await refundOfLink(secret));
+}
+
+/** The buyer's address, set through the link: the page as it is after (the link no longer opens). */
+export async function addressRefundPage(body: { secret: string; address: string; memo?: string }, clientIp: string | undefined, now: Date): Promise<PayRefundView> {
+  return pageOf(await setRefundAddress({ ...body, clientIp, now }));
 }

@@ -4,7 +4,8 @@ import { isId } from '#shared/domain/ids';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import type { Found } from '#shared/domain/order';
 import { type Decimal, isPositive, parseDecimal } from '#shared/domain/money';
-import { completeRefund, recordPayment } from '#shared/services/payment-reports';
+import { recordPayment } from '#shared/services/payment-reports';
+import { completeSandboxRefunds } from '#shared/services/refunds';
 import type { SandboxPayBody } from '#shared/schemas/orders';
 
 /** The simulated amount, exact as sent (a decimal string, see shared/http/json-body.ts). */
@@ -44,8 +45,9 @@ export function simulatePayment(
   });
 }
 
+/** The sandbox's refund is sent: every refund of the order not sent yet is SENT, and the order REFUNDED. */
 export function simulateRefundSent(merchant: MerchantProfile, orderId: unknown, txid: string, now: Date): Promise<Found> {
   assertSandbox(merchant);
   if (!isId(orderId)) throw new UnknownOrderError();
-  return completeRefund({ orderId, txid, owner: merchant, now });
+  return completeSandboxRefunds(merchant, orderId, txid, now);
 }

@@ -2,11 +2,14 @@ import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Delivery } from '#shared/domain/delivery';
 import type { Invoice, Order } from '#shared/domain/order';
 import type { OrderStatus } from '#shared/domain/statuses';
+import type { Refund } from '#shared/domain/refund';
+import { refundFromItem } from '#shared/store/refunds';
 import { db, tableName } from '#shared/store/client';
 import { batchGetAll } from '#shared/store/batches';
 import {
   addressKey,
   DELIVERY_PREFIX,
+  REFUND_PREFIX,
   ENTITY,
   INVOICE_PREFIX,
   LEGACY_INVOICE_SK,
@@ -72,7 +75,7 @@ export async function queryOrderPage(filter: OrderFilter): Promise<{ orders: Ord
 }
 
 /** Everything in an order's partition: the order, all its invoices, its callback deliveries as stored (one Query, paged). */
-export async function readOrderPartition(orderId: string): Promise<{ order: Order; invoices: Invoice[]; deliveries: Delivery[] } | undefined> {
+export async function readOrderPartition(orderId: string): Promise<{ order: Order; invoices: Invoice[]; deliveries: Delivery[]; refunds: Refund[] } | undefined> {
   const items: Item[] = [];
   let start: Item | undefined;
   do {
@@ -89,6 +92,7 @@ export async function readOrderPartition(orderId: string): Promise<{ order: Orde
     order: orderFromItem(orderItem),
     invoices: items.filter((item) => isInvoice(String(item.SK))).map(invoiceFromItem),
     deliveries: items.filter((item) => String(item.SK).startsWith(DELIVERY_PREFIX)).map(deliveryFromItem),
+    refunds: items.filter((item) => String(item.SK).startsWith(REFUND_PREFIX)).map(refundFromItem),
   };
 }
 

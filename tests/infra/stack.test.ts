@@ -707,13 +707,14 @@ describe('merchant portal', () => {
     expect(environmentOf('get-order').PORTAL_ORIGIN_SECRET).toBeUndefined();
   });
 
-  it("gives every portal function the portal's origin (WebAuthn origin, CSRF check) and the API token key only to the one that makes tokens", () => {
+  it("gives every portal function the portal's origin (WebAuthn origin, CSRF check) and the API token key only to those that make tokens or show refund links", () => {
     for (const route of ROUTES.filter((entry) => entry.portal)) {
       const variables = environmentOf(route.fn);
       expect(variables.PORTAL_ORIGIN, route.fn).toBeDefined();
-      if (route.fn === 'portal-create-token') expect(variables.TOKEN_HMAC_KEY_PARAMETER, route.fn).toBeDefined();
+      if (functionsGranted('token-key').includes(route.fn)) expect(variables.TOKEN_HMAC_KEY_PARAMETER, route.fn).toBeDefined();
       else expect(variables.TOKEN_HMAC_KEY_PARAMETER, route.fn).toBeUndefined();
     }
+    expect(environmentOf('portal-list-team').TOKEN_HMAC_KEY_PARAMETER).toBeUndefined();
   });
 });
 

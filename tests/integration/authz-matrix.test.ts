@@ -88,7 +88,9 @@ afterAll(async () => {
 /** Every route, classified (throws, naming the route, for one this matrix cannot place). */
 const infos = (): RouteInfo[] => ROUTES.map(describeRoute);
 const merchantRoutes = () => infos().filter((info) => info.audience === 'merchant');
-const publicRoutes = () => infos().filter((info) => info.audience === 'public');
+const publicRoutes = () => infos().filter((info) => info.audience === 'public' && !REFUND_LINK_ROUTES.has(info.key));
+/** The refund page's routes: the refund link's secret (in the body) is their capability, not an order id. */
+const REFUND_LINK_ROUTES: ReadonlySet<string> = new Set(['POST /v1/pay/refund', 'POST /v1/pay/refund/address']);
 const gatewayRoutes = () => infos().filter((info) => info.audience === 'gateway');
 
 /** The request a caller makes on a route: A's style of valid request, for `orderId` when the route takes one. */
@@ -110,7 +112,7 @@ describe('the matrix covers every route of ROUTES', () => {
   it('classifies every route (a new kind of route must be taught to tests/support/fuzz.ts)', () => {
     expect(merchantRoutes().length).toBeGreaterThanOrEqual(12);
     for (const info of infos()) {
-      if (info.audience === 'public' && !info.orderParam) {
+      if (info.audience === 'public' && !info.orderParam && !REFUND_LINK_ROUTES.has(info.key)) {
         throw new Error(`public route ${info.key} takes no order id: the order id is the page's only capability, teach this matrix what it guards`);
       }
     }
@@ -305,6 +307,24 @@ describe('public payment-page routes (/v1/pay/)', () => {
       covered.add(`anonymous ${info.key}`);
     }
   }, 60_000);
+});
+
+describe('refund link routes (/v1/pay/refund)', () => {
+  it('answer a secret that is no link, malformed or not, 404 REFUND_LINK_INVALID or 400, the same with or without any token', async () => {
+    for (const info of infos().filter((route) => REFUND_LINK_ROUTES.has(route.key))) {
+      for (const secret of ['A'.repeat(43), 'x'.repeat(43).replace(/^x/, '-'), a.orders[0]!.order_id, 'short']) {
+        const body = info.key.endsWith('/address') ? { secret, address: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq' } : { secret };
+        const anonymous = await call(jsonRequest('POST', info.route.path, undefined, body), (answer) => secretsShown(answer, a.orders));
+        expect([400, 404], describeResponse(anonymous)).toContain(anonymous.status);
+        if (secret.length === 43) expect(anonymous.json?.error_code, describeResponse(anonymous)).toBe('REFUND_LINK_INVALID');
+        for (const token of [a.token, b.token]) {
+          const withToken = await call(jsonRequest('POST', info.route.path, token, body));
+          expect(withToken.text).toBe(anonymous.text);
+        }
+      }
+      covered.add(`anonymous ${info.key}`);
+    }
+  });
 });
 
 describe("gateways' notification routes (/v1/gateways/)", () => {

@@ -15,7 +15,7 @@ import { type EthShop, startEthShop } from '../support/eth-shop';
 import { buyer, deployer, sendToken } from '#infra/devnet/chain';
 import { profileOf } from '#shared/domain/merchant';
 import { createMerchant } from '#shared/services/merchants';
-import { askRefund, setRefundAddress } from '#shared/services/refunds';
+import { askRefund, setRefundAddress, refundUrl } from '#shared/services/refunds';
 import { findMerchant } from '#shared/store/merchants';
 import { findRefund } from '#shared/store/refunds';
 import { listDeliveries } from '#shared/store/deliveries';
@@ -68,7 +68,7 @@ describe('a USDT refund on the EVM devnet', () => {
     expect((await stored(id)).order.status).toBe('PAID');
 
     const asked = await askRefund(profile, id, {}, actor, new Date());
-    const refund = await setRefundAddress({ secret: new URL(asked.refund!.refund_url!).hash.slice('#refund='.length), address: buyer.address, now: new Date() });
+    const refund = await setRefundAddress({ secret: new URL(await refundUrl(asked.refund!)).hash.slice('#refund='.length), address: buyer.address, now: new Date() });
     expect(refund).toMatchObject({ status: 'AWAITING_PAYMENT', currency: 'USDT_ERC20', amount: '30', address: buyer.address });
 
     // The merchant's wallet pays the refund; a transfer to someone else in the same block pays nothing.

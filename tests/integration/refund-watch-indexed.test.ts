@@ -12,7 +12,7 @@ import { BUYER_KEY } from '#infra/devnet/chain';
 import { profileOf, type MerchantProfile } from '#shared/domain/merchant';
 import type { Refund } from '#shared/domain/refund';
 import { encodeBolt11, privateKeySigner } from '#shared/payments/lightning/bolt11';
-import { askRefund, setRefundAddress } from '#shared/services/refunds';
+import { askRefund, setRefundAddress, refundUrl } from '#shared/services/refunds';
 import { findMerchant } from '#shared/store/merchants';
 import { findRefund } from '#shared/store/refunds';
 import { watchRefund } from '#shared/store/refund-watches';
@@ -56,7 +56,7 @@ async function watchedRefund(currency: string, address: string, memo?: string): 
   expect(checkout.status, checkout.text).toBe(200);
   expect((await shop.call('POST', `/v1/sandbox/orders/${id}/pay`, { token, body: {} })).status).toBe(200);
   const asked = await askRefund(profile, id, {}, actor, new Date());
-  const secret = new URL(asked.refund!.refund_url!).hash.slice('#refund='.length);
+  const secret = new URL(await refundUrl(asked.refund!)).hash.slice('#refund='.length);
   const refund = await setRefundAddress({ secret, address, ...(memo !== undefined ? { memo } : {}), now: new Date() });
   await watchRefund({ userId: refund.user_id, orderId: refund.order_id, refundId: refund.refund_id, currency, address: refund.address!, ...(refund.memo ? { memo: refund.memo } : {}), amount: refund.amount, since: refund.address_set_at! });
   return refund;

@@ -13,7 +13,7 @@ import { UtxoChain } from '../support/utxo-chain';
 import { payTo, satsOf, stored, testXpub } from '../support/watchers';
 import { profileOf } from '#shared/domain/merchant';
 import { createMerchant } from '#shared/services/merchants';
-import { askRefund, reportRefundTransaction, setRefundAddress } from '#shared/services/refunds';
+import { askRefund, reportRefundTransaction, setRefundAddress, refundUrl } from '#shared/services/refunds';
 import { deriveAddress } from '#shared/payments/addresses/index';
 import { findMerchant } from '#shared/store/merchants';
 import { findRefund } from '#shared/store/refunds';
@@ -65,7 +65,7 @@ async function paidOrder({ live, chain, watcher }: LiveShop): Promise<{ id: stri
 /** A refund of the whole order, its address set by the buyer (a fresh mainnet address). */
 async function addressedRefund(shopOnChain: LiveShop, orderId: string, choices: Parameters<typeof askRefund>[2] = {}) {
   const asked = await askRefund(shopOnChain.profile, orderId, choices, actor, new Date());
-  const secret = new URL(asked.refund!.refund_url!).hash.slice('#refund='.length);
+  const secret = new URL(await refundUrl(asked.refund!)).hash.slice('#refund='.length);
   const address = deriveAddress('BTC', testXpub(), 0);
   const refund = await setRefundAddress({ secret, address, now: new Date() });
   expect(refund).toMatchObject({ status: 'AWAITING_PAYMENT', address });
@@ -131,7 +131,7 @@ describe('a refund paid from the merchant’s wallet, seen by the BTC watcher (E
     const asked = [await askRefund(shopOnChain.profile, order.id, { basis: 'custom', amount: '0.0003' }, actor, new Date()), await askRefund(shopOnChain.profile, order.id, { basis: 'custom', amount: '0.0002' }, actor, new Date())];
     const address = deriveAddress('BTC', testXpub(), 0);
     const refunds = [];
-    for (const one of asked) refunds.push(await setRefundAddress({ secret: new URL(one.refund!.refund_url!).hash.slice('#refund='.length), address, now: new Date() }));
+    for (const one of asked) refunds.push(await setRefundAddress({ secret: new URL(await refundUrl(one.refund!)).hash.slice('#refund='.length), address, now: new Date() }));
 
     // The second refund's amount first: it pays the second, though the first is older.
     const second = payTo(chain, address, 20_000n);

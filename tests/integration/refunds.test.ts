@@ -4,9 +4,11 @@ import { client, newMerchant, startApi } from '../support/api';
 import { profileOf, type MerchantProfile } from '#shared/domain/merchant';
 import { findMerchant } from '#shared/store/merchants';
 import { findOrderWithInvoice } from '#shared/store/orders';
-import { findRefund, listRefunds } from '#shared/store/refunds';
+import { findRefund, listRefunds, listWaitingRefunds } from '#shared/store/refunds';
+import { listAuditEntries } from '#shared/store/audit';
+import { sweepMinute } from '#shared/services/minute-sweep';
 import { listDeliveries } from '#shared/store/deliveries';
-import { askRefund, recordRefundPayment, setRefundAddress } from '#shared/services/refunds';
+import { askRefund, recordRefundPayment, refundUrl, setRefundAddress } from '#shared/services/refunds';
 
 let api: Awaited<ReturnType<typeof startApi>>;
 let call: ReturnType<typeof client>;
@@ -46,8 +48,10 @@ describe('the refund model (the contract with the watchers)', () => {
     const { id, payAmount } = await paidOrder('BTC');
     const asked = await askRefund(merchant, id, {}, actor, new Date());
     expect(asked.found.order.status).toBe('REFUND_PENDING');
-    expect(asked.refund).toMatchObject({ status: 'AWAITING_ADDRESS', currency: 'BTC', amount: payAmount, address: null });
-    const secret = secretOf(asked.refund!.refund_url);
+    expect(asked.refund).toMatchObject({ status: 'AWAITING_ADDRESS', currency: 'BTC', amount: payAmount });
+    expect(asked.refund!.address).toBeUndefined();
+    const link = await refundUrl(asked.refund!);
+    const secret = secretOf(link);
 
     const address = 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq';
     const addressed = await setRefundAddress({ secret, address, now: new Date() });
@@ -71,7 +75,7 @@ describe('the refund model (the contract with the watchers)', () => {
       expect.objectContaining({ refund_id: addressed.refund_id, status: 'SENT', amount: payAmount, address, txid: 'tx', refund_url: null }),
     ]);
     const pending = deliveries.find((delivery) => delivery.status === 'REFUND_PENDING')!;
-    expect(JSON.parse(pending.payload).refunds[0].refund_url).toBe(asked.refund!.refund_url);
+    expect(JSON.parse(pending.payload).refunds[0].refund_url).toBe(link);
   });
 
   it('partial refunds add up and never exceed what was paid, however many race', async () => {
@@ -106,5 +110,81 @@ describe('the refund model (the contract with the watchers)', () => {
     expect(asked.found.order.status).toBe('REFUND_PENDING');
     expect(asked.refund).toBeUndefined();
     await expect(askRefund(merchant, gateway.id, { basis: 'custom', amount: '1' }, actor, new Date())).rejects.toMatchObject({ code: 'PARAMETERS_INVALID' });
+  });
+});
+
+describe('Refund Order over HTTP', () => {
+  it("keeps MugglePay's bodies and answer ([] or none = all that is left), adds the refund; Get Order and the list carry it", async () => {
+    const { id, payAmount } = await paidOrder('BTC');
+    const asked = await call('POST', `/v1/orders/${id}/refund`, { token, rawBody: '[]' });
+    expect(asked.status, asked.text).toBe(200);
+    expect(Object.keys(asked.body).sort()).toEqual(['invoice', 'order', 'refund', 'status']);
+    expect(asked.body).toMatchObject({ status: 200, order: { order_id: id, status: 'REFUND_PENDING' }, invoice: { pay_currency: 'BTC' } });
+    expect(asked.body.refund).toMatchObject({ status: 'AWAITING_ADDRESS', amount: payAmount, currency: 'BTC', network: 'Bitcoin', basis: 'crypto' });
+    const got = await call('GET', `/v1/orders/${id}`, { token });
+    expect(got.body.refunds).toEqual([asked.body.refund]);
+    expect((await call('GET', `/v1/orders/${id}/refunds`, { token })).body.refunds).toEqual([asked.body.refund]);
+    // Nothing left: asked again (MugglePay's retry without a key) it is ORDER_REFUND_FAILED, as before.
+    const again = await call('POST', `/v1/orders/${id}/refund`, { token, body: { order_id: id } });
+    expect(again.body).toMatchObject({ status: 400, error_code: 'ORDER_REFUND_FAILED' });
+  });
+
+  it('one refund per Idempotency-Key; a fiat refund locks its rate; bad choices are 400 naming the field', async () => {
+    const { id } = await paidOrder('ETH');
+    const headers = { 'idempotency-key': `refund-${randomUUID()}` };
+    const first = await call('POST', `/v1/orders/${id}/refund`, { token, headers, body: { basis: 'fiat', amount: '10.00', reason: 'late delivery' } });
+    const second = await call('POST', `/v1/orders/${id}/refund`, { token, headers, body: { basis: 'fiat', amount: '10.00', reason: 'late delivery' } });
+    expect(first.status, first.text).toBe(200);
+    expect(second.text).toBe(first.text);
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+    expect((await call('GET', `/v1/orders/${id}/refunds`, { token })).body.refunds).toHaveLength(1);
+    expect(first.body.refund.rate).toMatchObject({ fiat_amount: '10', fiat_currency: 'USD', source: expect.any(String) });
+    const custom = await call('POST', `/v1/orders/${id}/refund`, { token, body: { basis: 'custom' } });
+    expect(custom.body).toMatchObject({ status: 400, error_code: 'PARAMETERS_INVALID' });
+    expect(custom.body.error).toContain('amount');
+    const basis = await call('POST', `/v1/orders/${id}/refund`, { token, body: { basis: 'all' } });
+    expect(basis.body).toMatchObject({ status: 400, error_code: 'PARAMETERS_INVALID' });
+  });
+
+  it("another merchant's refund is missing everywhere; the link is one-time through the public endpoints; a new link replaces it", async () => {
+    const { id } = await paidOrder('BTC');
+    const asked = await call('POST', `/v1/orders/${id}/refund`, { token, body: {} });
+    const refund = asked.body.refund;
+    const stranger = (await newMerchant()).api_token;
+    for (const [path, body] of [
+      [`/v1/orders/${id}/refund-txid`, { refund_id: refund.refund_id, txid: 'abc' }],
+      [`/v1/orders/${id}/refund-link`, { refund_id: refund.refund_id }],
+    ] as const) {
+      const theirs = await call('POST', path, { token: stranger, body });
+      const none = await call('POST', path.replace(id, randomUUID()), { token: stranger, body });
+      expect(theirs.status).toBe(404);
+      expect(theirs.body).toEqual(none.body);
+    }
+    expect((await call('GET', `/v1/orders/${id}/refunds`, { token: stranger })).body).toMatchObject({ status: 404, error_code: 'ORDER_NOT_FOUND' });
+
+    const secret = secretOf(refund.refund_url);
+    const opened = await call('POST', '/v1/pay/refund', { body: { secret } });
+    expect(opened.body).toMatchObject({ status: 200, refund: { amount: refund.amount, currency: 'BTC', asks: 'address' } });
+    expect(opened.text).not.toContain(id);
+    const wrong = await call('POST', '/v1/pay/refund/address', { body: { secret, address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed' } });
+    expect(wrong.body).toMatchObject({ status: 400, error_code: 'REFUND_ADDRESS_INVALID' });
+    const renewed = await call('POST', `/v1/orders/${id}/refund-link`, { token, body: { refund_id: refund.refund_id } });
+    expect(renewed.body.refund.refund_url).not.toBe(refund.refund_url);
+    expect((await call('POST', '/v1/pay/refund', { body: { secret } })).body).toMatchObject({ status: 404, error_code: 'REFUND_LINK_INVALID' });
+    const fresh = secretOf(renewed.body.refund.refund_url);
+    const set = await call('POST', '/v1/pay/refund/address', { body: { secret: fresh, address: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq' } });
+    expect(set.body.refund).toMatchObject({ status: 'AWAITING_PAYMENT', address: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq' });
+    expect((await call('POST', '/v1/pay/refund/address', { body: { secret: fresh, address: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq' } })).body.error_code).toBe('REFUND_LINK_INVALID');
+    // The merchant's waiting list has it, oldest first; the sweep counts it for the metric.
+    const waiting = await listWaitingRefunds(merchant.user_id, 100);
+    expect(waiting.refunds.map((one) => one.refund_id)).toContain(refund.refund_id);
+    expect(waiting.refunds.map((one) => one.created_at)).toEqual([...waiting.refunds.map((one) => one.created_at)].sort());
+    expect((await sweepMinute(new Date())).refundsWaiting).toBeGreaterThanOrEqual(1);
+    // The sandbox completes it: REFUNDED, and no longer waiting.
+    const done = await call('POST', `/v1/sandbox/orders/${id}/complete-refund`, { token, body: { txid: 'sandbox-tx' } });
+    expect(done.body.order.status).toBe('REFUNDED');
+    expect((await listWaitingRefunds(merchant.user_id, 100)).refunds.map((one) => one.refund_id)).not.toContain(refund.refund_id);
+    const audit = (await listAuditEntries(merchant.user_id, 50)).filter((entry) => entry.details.refund_id === refund.refund_id).map((entry) => entry.action);
+    expect(audit).toEqual(expect.arrayContaining(['refund.asked', 'refund.address_set', 'refund.link_renewed']));
   });
 });

@@ -9,6 +9,7 @@ import { payCheckoutBodySchema } from '#shared/schemas/pay';
 import { createLinkBodySchema, linkOrderBodySchema, updateLinkBodySchema } from '#shared/schemas/payment-links';
 import { PORTAL_RESPONSE_SCHEMAS } from '#shared/schemas/portal-responses';
 import { RESPONSE_SCHEMAS } from '#shared/schemas/response-catalog';
+import { payRefundAddressBodySchema, payRefundBodySchema, refundLinkBodySchema, refundOrderBodySchema, refundTxidBodySchema } from '#shared/schemas/refunds';
 
 /** The document's components: every named schema once, its `$id` turned into the component name. */
 
@@ -25,6 +26,11 @@ export const NAMED_SCHEMAS: readonly NamedSchema[] = [
   sandboxPayBodySchema,
   sandboxRefundBodySchema,
   payCheckoutBodySchema,
+  refundOrderBodySchema,
+  refundTxidBodySchema,
+  refundLinkBodySchema,
+  payRefundBodySchema,
+  payRefundAddressBodySchema,
   createLinkBodySchema,
   updateLinkBodySchema,
   linkOrderBodySchema,

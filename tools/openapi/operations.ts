@@ -6,6 +6,7 @@ import { ORDER_OPERATIONS } from '#tools/openapi/operations/orders';
 import { PAY_PAGE_OPERATIONS } from '#tools/openapi/operations/pay-page';
 import { PAYMENT_LINK_OPERATIONS } from '#tools/openapi/operations/payment-links';
 import { SANDBOX_OPERATIONS } from '#tools/openapi/operations/sandbox';
+import { REFUND_OPERATIONS } from '#tools/openapi/operations/refunds';
 
 /**
  * Operation metadata per route function. A route whose function is missing here fails the
@@ -18,5 +19,6 @@ export const OPERATIONS: Readonly<Record<string, OperationMeta>> = {
   ...CALLBACK_OPERATIONS,
   ...PAY_PAGE_OPERATIONS,
   ...HEALTH_OPERATIONS,
+  ...REFUND_OPERATIONS,
   ...PAYMENT_LINK_OPERATIONS,
 };

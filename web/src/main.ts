@@ -1,6 +1,7 @@
 import { askCancel } from './actions';
 import { startPolling } from './polling';
 import { mount, render } from './render';
+import { openRefund, refundSecret } from './refund';
 import { isLinkPage, startLinkPage } from './link-page';
 import { gatewayPath, onRerender, state, validOrderId } from './state';
 
@@ -8,12 +9,14 @@ import { gatewayPath, onRerender, state, validOrderId } from './state';
  * The hosted payment page. It works from `?id=<order_id>`, polls the public order endpoint
  * while the order can still change (polling.ts), and renders one view per order status
  * (render.ts); the buyer's actions are in actions.ts. The same bundle serves the sandbox
- * gateway's test page (`.../sandbox-gateway/<gateway>?amount=...`) and the payment link page
- * (`?link=<link_id>`, link-page.ts).
+ * gateway's test page (`.../sandbox-gateway/<gateway>?amount=...`), the payment link page
+ * (`?link=<link_id>`, link-page.ts) and the buyer's refund page (`#refund=<secret>`, refund.ts).
  */
 
 const app = document.getElementById('app') ?? document.body;
-if (isLinkPage()) {
+const secret = refundSecret();
+if (secret) void openRefund(app, secret);
+else if (isLinkPage()) {
   // A payment link (`?link=<id>`): its own page until the buyer picks a currency (link-page.ts).
   startLinkPage(app);
 } else {
@@ -21,7 +24,7 @@ if (isLinkPage()) {
   onRerender(render);
   render();
 }
-if (!isLinkPage() && !gatewayPath() && validOrderId()) {
+if (!secret && !isLinkPage() && !gatewayPath() && validOrderId()) {
   startPolling();
   // Escape closes the cancel confirmation, wherever the keyboard is.
   document.addEventListener('keydown', (event) => {

@@ -17,7 +17,7 @@ import { findMerchant } from '#shared/store/merchants';
 /** The portal's order buttons: each runs the merchant API's own use case (the same rules and answers). */
 
 /** The merchant as the API's services take it (they check the order's owner again). */
-async function actingMerchant(context: PortalContext): Promise<MerchantProfile> {
+export async function actingMerchant(context: PortalContext): Promise<MerchantProfile> {
   if (!ORDER_ACTORS.includes(context.user.role)) throw new RoleRefusedError();
   const merchant = await findMerchant(context.user.merchant_id);
   if (!merchant) throw new PortalNotFoundError();

@@ -14,6 +14,7 @@ import type { PortalContext } from '#shared/services/portal/sessions';
 import { findMerchant } from '#shared/store/merchants';
 import { findOrder, findOrderIdsByAddress, findOrderIdsByTxid, queryOrderPage, readOrderPartition } from '#shared/store/order-search';
 import { findOrderIdByGuard } from '#shared/store/orders';
+import { refundView } from '#shared/services/refunds';
 
 /**
  * The portal's orders: pages, search, an order's whole story, the actions its buttons take and
@@ -126,7 +127,7 @@ function actionsFor(context: PortalContext, order: Order, deliveries: readonly D
   const actions: PortalOrderAction[] = [];
   if (deliveries.length > 0) actions.push('resend_callback');
   if (order.status === 'NEW') actions.push('cancel');
-  if (order.status === 'PAID') actions.push('refund');
+  if (order.status === 'PAID' || order.status === 'UNRESOLVED' || (order.status === 'REFUND_PENDING' && order.refunds)) actions.push('refund');
   if (order.status === 'REFUND_PENDING' && order.sandbox) actions.push('complete_refund');
   if (order.status === 'UNRESOLVED') actions.push('resolve');
   return actions;
@@ -134,7 +135,7 @@ function actionsFor(context: PortalContext, order: Order, deliveries: readonly D
 
 /** An order's page: the order, every invoice with its payments, the status history and the callback log. */
 export async function getPortalOrder(context: PortalContext, orderId: unknown): Promise<PortalView<PortalOrderPage>> {
-  const { order, invoices, deliveries } = await ownOrder(context, orderId);
+  const { order, invoices, deliveries, refunds } = await ownOrder(context, orderId);
   return {
     order: {
       ...orderView(order),
@@ -145,6 +146,8 @@ export async function getPortalOrder(context: PortalContext, orderId: unknown): 
     },
     invoices: invoices.sort((a, b) => (a.created_at < b.created_at ? 1 : -1)).map((invoice) => portalInvoice(invoice, order.sandbox)),
     callbacks: deliveries.reverse().map(deliveryView),
+    // The schema's refund type is the API's `Refund`, which json-schema-to-ts does not derive from its strict object: the view is that shape.
+    refunds: (await Promise.all(refunds.map(refundView))) as unknown as PortalOrderPage['refunds'],
     actions: actionsFor(context, order, deliveries),
   };
 }

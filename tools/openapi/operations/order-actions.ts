@@ -1,9 +1,9 @@
-import { CancelFailedError, RefundFailedError, ResolveFailedError } from '#shared/domain/errors';
+import { CancelFailedError, ResolveFailedError } from '#shared/domain/errors';
 import { errorCase } from '#tools/openapi/errors';
-import { BTC_INVOICE, BTC_ORDER, NEW_ORDER, PAID_ORDER, moved } from '#tools/openapi/examples';
+import { BTC_INVOICE, BTC_ORDER, NEW_ORDER, moved } from '#tools/openapi/examples';
 import { type OperationMeta, orderAction } from '#tools/openapi/operation';
 
-/** The merchant's actions on one order: cancel, refund, resolve. */
+/** The merchant's actions on one order: cancel, resolve (refund: operations/refunds.ts). */
 
 export const ORDER_ACTION_OPERATIONS: Readonly<Record<string, OperationMeta>> = {
   'cancel-order': orderAction({
@@ -16,17 +16,6 @@ export const ORDER_ACTION_OPERATIONS: Readonly<Record<string, OperationMeta>> = 
     success: 'The canceled order and its invoice ({} if it was never checked out).',
     examples: { canceled: { summary: 'Canceled before checkout', value: moved(NEW_ORDER, undefined, 'CANCELED', '2019-04-24T17:00:00.000Z') } },
     refused: errorCase('ORDER_CANCELED_FAIILED', 'The order is not NEW (MugglePay\'s code, misspelling included).', new CancelFailedError()),
-  }),
-  'refund-order': orderAction({
-    operationId: 'refundOrder',
-    summary: 'Refund Order',
-    description: [
-      'Starts the refund of a PAID order (PAID -> REFUND_PENDING); it becomes REFUNDED once the refund has been sent.',
-      'Beyond the contract (MugglePay has it). The body may repeat `order_id`.',
-    ],
-    success: 'The order, now REFUND_PENDING, and its invoice.',
-    examples: { refundPending: { summary: 'Refund started', value: moved(PAID_ORDER, BTC_INVOICE, 'REFUND_PENDING', '2019-04-25T09:00:00.000Z') } },
-    refused: errorCase('ORDER_REFUND_FAILED', 'The order is not PAID.', new RefundFailedError()),
   }),
   'resolve-order': orderAction({
     operationId: 'resolveOrder',

@@ -14,6 +14,7 @@ import {
   signOutBodySchema,
   tokenNameBodySchema,
 } from '#shared/schemas/portal';
+import { portalRefundsQuerySchema, refundLinkBodySchema, refundOrderBodySchema, refundTxidBodySchema } from '#shared/schemas/refunds';
 import { createLinkBodySchema, listLinksQuerySchema, updateLinkBodySchema } from '#shared/schemas/payment-links';
 
 /**
@@ -56,7 +57,11 @@ const PORTAL_OPERATIONS: Readonly<Record<string, PortalMeta>> = {
   'portal-export-orders': { operationId: 'portalExportOrders', summary: 'Orders as CSV', description: "The list's filtered orders as CSV (columns order_id, merchant_order_id, title, status, price_amount, price_currency, pay_amount, pay_currency, created_at, updated_at, sandbox), every matching order, newest first. An export that cannot finish (a failed read, or the function's 5 minutes nearly up) ends with a line starting `# EXPORT INCOMPLETE` and its transfer is cut.", query: portalOrdersQuerySchema, produces: 'text/csv' },
   'portal-get-order': { operationId: 'portalGetOrder', summary: "An order's page", description: 'The order, its status history, every invoice with its payments (explorer links, confirmations, seen time), every callback delivery with its attempts, and the actions the user may take now.' },
   'portal-cancel-order': ACTION('Cancel the order', 'NEW -> CANCELED, as Cancel Order.', 'portalCancelOrder'),
-  'portal-refund-order': ACTION('Refund the order', 'PAID -> REFUND_PENDING, as Refund Order.', 'portalRefundOrder'),
+  'portal-refund-order': { ...ACTION('Refund the order', 'A refund (all, the overpaid part, the price at today\'s rate, or a custom amount), as Refund Order; the answer adds the new `refund`.', 'portalRefundOrder'), body: { schema: refundOrderBodySchema, required: false } },
+  'portal-refund-quote': { operationId: 'portalRefundQuote', summary: 'What a refund could be', description: "What is left to refund, the overpaid part, and the order's price at today's rate (locked only when the refund is asked); null for a gateway order." },
+  'portal-report-refund-txid': { ...ACTION('Report a refund\'s transaction', 'Checked on its chain first, as the API\'s report-refund-txid.', 'portalReportRefundTxid'), body: { schema: refundTxidBodySchema } },
+  'portal-renew-refund-link': { ...ACTION('Issue a new refund link', 'The old link and any address set through it stop counting, as the API\'s refund-link.', 'portalRenewRefundLink'), body: { schema: refundLinkBodySchema } },
+  'portal-list-refunds': { operationId: 'portalListRefunds', summary: 'Refunds waiting', description: "The merchant's refunds waiting for an address or a payment, oldest first, a page by cursor (`next_cursor`).", query: portalRefundsQuerySchema },
   'portal-complete-refund': ACTION('Complete a sandbox refund', "Sandbox orders: REFUND_PENDING -> REFUNDED, as the sandbox's complete-refund.", 'portalCompleteRefund'),
   'portal-resolve-order': ACTION('Resolve the order', 'UNRESOLVED -> RESOLVED, as Resolve Order.', 'portalResolveOrder'),
   'portal-resend-callback': ACTION('Resend the callback', "Queues the order's latest callback again (same event id), as the redeliver endpoint.", 'portalResendCallback'),

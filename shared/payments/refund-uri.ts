@@ -1,0 +1,41 @@
+/**
+ * The wallet URI (and QR code) the merchant pays a refund with from their own wallet, in the
+ * same forms the invoices use: BIP21 (BTC, LTC, BCH), EIP-681 (ether with its chain id; a token
+ * as a `transfer` call on its contract with the chain id), TRON's `tron:` with the token,
+ * Solana Pay's transfer request, the buyer's BOLT11 invoice (`lightning:`), EOS's `eos:` with
+ * quantity and memo. Undefined until the refund has an address.
+ */
+import { chainOf, currency } from '#shared/domain/currencies';
+import { formatFixed, parseDecimal } from '#shared/domain/money';
+import type { Refund } from '#shared/domain/refund';
+import { erc20TransferUri } from '#shared/payments/addresses/erc20-uri';
+import { paymentUri } from '#shared/payments/addresses/uri';
+import { evmSettings } from '#shared/chains/evm';
+import { solanaSettings } from '#shared/chains/solana';
+import { tronSettings } from '#shared/chains/tron';
+
+export function refundPaymentUri(refund: Pick<Refund, 'currency' | 'amount' | 'address' | 'memo'>): string | undefined {
+  const { address } = refund;
+  if (!address) return undefined;
+  const code = refund.currency;
+  const info = currency(code);
+  const amount = parseDecimal(refund.amount);
+  const plain = formatFixed(amount, info.precision).replace(/\.?0+$/, '') || '0';
+  try {
+    if (code === 'BTC' || code === 'LTC') return paymentUri(code, address, plain);
+    // A CashAddr already is `bitcoincash:q…`.
+    if (code === 'BCH') return `${address}?amount=${plain}`;
+    if (code === 'LBTC') return `lightning:${address}`;
+    if (code === 'EOS') return `eos:${address}?quantity=${encodeURIComponent(`${formatFixed(amount, 4)} EOS`)}${refund.memo ? `&memo=${encodeURIComponent(refund.memo)}` : ''}`;
+    if (code === 'USDT_TRC20') return `tron:${address}?token=${tronSettings().contract}&amount=${plain}`;
+    if (code === 'USDC_SOL') return `solana:${address}?amount=${plain}&spl-token=${solanaSettings().mint}`;
+    const network = evmSettings()[chainOf(code)];
+    if (!network) return undefined;
+    if (code === network.native) return paymentUri('ETH', address, plain, { chainId: network.chainId });
+    const contract = network.contracts[code];
+    return contract ? erc20TransferUri(contract, network.chainId, address, amount, info.precision) : undefined;
+  } catch {
+    // An address the URI builders do not take (a test network's, in the sandbox): no QR code.
+    return undefined;
+  }
+}
