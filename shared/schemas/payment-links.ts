@@ -106,11 +106,12 @@ export type LinkOrderBody = FromSchema<typeof linkOrderBodySchema>;
 
 // --- Views -----------------------------------------------------------------------------------
 
-const nullable = <T extends object>(schema: T) => ({ oneOf: [schema, { type: 'null' }] }) as const;
+const nullable = <const T extends object>(schema: T) => ({ oneOf: [schema, { type: 'null' }] }) as const;
 const amountText = { type: 'string', pattern: '^[0-9]+(\\.[0-9]+)?$', description: 'An exact decimal.' } as const;
 const time = { type: 'string', description: 'ISO 8601 time.' } as const;
 
-const linkProperties = {
+/** A link's fields as the merchant sees them (the portal's answers add its figures). */
+export const linkProperties = {
   link_id: { type: 'string', format: 'uuid', description: 'The link id.' },
   url: { type: 'string', description: 'The link page on the payment site: share it, or its QR code.' },
   title: editable.title,

@@ -6,6 +6,7 @@ import { ROLES } from '#shared/domain/portal';
 import { callbackDeliverySchema } from '#shared/schemas/callback-responses';
 import { invoiceProperties, orderProperties, orderSchema, status, timestamp } from '#shared/schemas/order-responses';
 import { refundSchema } from '#shared/schemas/refunds';
+import { linkProperties } from '#shared/schemas/payment-links';
 
 /**
  * The merchant portal's answers (`/v1/portal/...`), each declared once: a JSON schema, and the
@@ -311,6 +312,26 @@ export const portalInviteSchema = answer('PortalInvite', 'A one-time invite link
 export type PortalInvite = FromSchema<typeof portalInviteSchema>;
 
 /** Every portal answer's schema, by the function that answers it (the export streams CSV: none). */
+/** A payment link as the portal shows it: the merchant API's view and its figures (orders PAID or RESOLVED). */
+const portalLinkFields = fields({
+  ...linkProperties,
+  paid_count: { type: 'integer', minimum: 0, description: 'Orders of the link PAID or RESOLVED.' },
+  paid_total: { type: 'string', pattern: '^[0-9]+(\\.[0-9]+)?$', description: 'Their total, in the link\'s price_currency.' },
+});
+export type PortalLink = FromSchema<typeof portalLinkFields>;
+
+export const portalLinkSchema = answer('PortalLink', 'A payment link, created or changed.', { link: portalLinkFields });
+export const portalLinksSchema = answer('PortalLinks', "A page of the merchant's payment links, newest first, with their figures.", {
+  links: { type: 'array', items: portalLinkFields },
+  next_cursor: { oneOf: [{ type: 'string' }, { type: 'null' }] },
+});
+export type PortalLinks = FromSchema<typeof portalLinksSchema>;
+export const portalLinkPageSchema = answer('PortalLinkPage', 'A payment link with its figures and its newest 50 orders.', {
+  link: portalLinkFields,
+  orders: { type: 'array', items: portalOrderRowSchema },
+});
+export type PortalLinkPage = FromSchema<typeof portalLinkPageSchema>;
+
 export const PORTAL_RESPONSES = {
   'portal-session': portalSessionSchema,
   'portal-invite-options': portalRegistrationOptionsSchema,
@@ -346,6 +367,10 @@ export const PORTAL_RESPONSES = {
   'portal-invite-member': portalInviteSchema,
   'portal-change-role': portalMemberSchema,
   'portal-remove-member': portalMemberSchema,
+  'portal-list-links': portalLinksSchema,
+  'portal-create-link': portalLinkSchema,
+  'portal-get-link': portalLinkPageSchema,
+  'portal-update-link': portalLinkSchema,
 } as const;
 
 /** The named schemas, once each (for ajv and the OpenAPI components). */

@@ -23,7 +23,7 @@ import type {
 } from '#shared/schemas/portal-responses';
 import type { KeyPreviewBody, SettingsBody } from '#shared/schemas/portal';
 
-import type { LinkView } from '#shared/schemas/payment-links';
+import type { PortalLink, PortalLinkPage, PortalLinks } from '#shared/schemas/portal-responses';
 /**
  * The portal's one API client: every `/v1/portal/...` call goes through here. It sends the
  * session cookie (same origin), the CSRF token on every POST, and turns answers into results.
@@ -104,11 +104,11 @@ const ACTION_PATHS: Record<PortalOrderAction, string> = {
 };
 
 /** A payment link as the portal lists it: the API's view (its type from the schema module that makes it) with its paid count and total. */
-export type PaymentLinkRow = LinkView & { paid_count: number; paid_total: string };
+export type PaymentLinkRow = PortalLink;
 
 export const linksApi = {
-  list: (cursor?: string) => request<{ links: PaymentLinkRow[]; next_cursor: string | null }>('GET', `/links?limit=20${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`),
-  get: (linkId: string) => request<{ link: PaymentLinkRow; orders: PortalOrderRow[] }>('GET', `/links/${encodeURIComponent(linkId)}`),
+  list: (cursor?: string) => request<PortalLinks>('GET', `/links?limit=20${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`),
+  get: (linkId: string) => request<PortalLinkPage>('GET', `/links/${encodeURIComponent(linkId)}`),
   create: (body: Record<string, unknown>) => request<{ link: PaymentLinkRow }>('POST', '/links', body),
   change: (linkId: string, body: Record<string, unknown>) => request<{ link: PaymentLinkRow }>('POST', `/links/${encodeURIComponent(linkId)}`, body),
 };
