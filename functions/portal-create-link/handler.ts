@@ -1,6 +1,7 @@
 import { json, portalHandler } from '#shared/http/portal-handler';
 import { createLinkBody as body } from '#shared/http/validators.generated';
 import { portalCreateLink } from '#shared/services/portal/links';
+import type { PortalLinkCreated } from '#shared/schemas/portal-responses';
 
 /** POST /v1/portal/links: a new payment link (owners and developers). */
-export const handler = portalHandler({ body }, async ({ body, context, now }) => json(201, { status: 201, link: await portalCreateLink(context, body, now) }));
+export const handler = portalHandler({ body }, async ({ body, context, now }) => json(201, { status: 201, link: await portalCreateLink(context, body, now) } satisfies PortalLinkCreated));

@@ -1,6 +1,7 @@
 import { json, portalHandler } from '#shared/http/portal-handler';
 import { listLinksQuery as query } from '#shared/http/validators.generated';
 import { portalListLinks } from '#shared/services/portal/links';
+import type { PortalLinks } from '#shared/schemas/portal-responses';
 
 /** GET /v1/portal/links: the merchant's payment links, newest first, with their paid count and total. */
-export const handler = portalHandler({ query }, async ({ query, context, now }) => json(200, { status: 200, ...(await portalListLinks(context, query, now)) }));
+export const handler = portalHandler({ query }, async ({ query, context, now }) => json(200, { status: 200, ...(await portalListLinks(context, query, now)) } satisfies PortalLinks));

@@ -106,7 +106,7 @@ export type LinkOrderBody = FromSchema<typeof linkOrderBodySchema>;
 
 // --- Views -----------------------------------------------------------------------------------
 
-const nullable = <T extends object>(schema: T) => ({ oneOf: [schema, { type: 'null' }] }) as const;
+const nullable = <const T extends object>(schema: T) => ({ oneOf: [schema, { type: 'null' }] }) as const;
 const amountText = { type: 'string', pattern: '^[0-9]+(\\.[0-9]+)?$', description: 'An exact decimal.' } as const;
 const time = { type: 'string', description: 'ISO 8601 time.' } as const;
 

@@ -4,6 +4,7 @@ import { AUDIT_ACTIONS } from '#shared/domain/audit';
 import { RECEIVE_CURRENCIES } from '#shared/domain/currencies';
 import { ROLES } from '#shared/domain/portal';
 import { callbackDeliverySchema } from '#shared/schemas/callback-responses';
+import { paymentLinkSchema } from '#shared/schemas/payment-links';
 import { invoiceProperties, orderProperties, orderSchema, status, timestamp } from '#shared/schemas/order-responses';
 
 /**
@@ -275,6 +276,41 @@ export const portalInviteSchema = answer('PortalInvite', 'A one-time invite link
 });
 export type PortalInvite = FromSchema<typeof portalInviteSchema>;
 
+// --- Payment links ----------------------------------------------------------------------------------
+
+/** A link as the portal lists it: the merchant's view and how it has done. */
+const portalLinkRow = fields({
+  ...paymentLinkSchema.properties,
+  // The link keeps its currency codes as strings (the merchant API's schema lists them).
+  price_currency: code,
+  currencies: { ...nullable({ type: 'array', items: code }), description: 'The pay currencies offered, or null: all those the merchant can be paid in.' },
+  paid_count: { type: 'integer', minimum: 0, description: 'Orders of the link that were paid.' },
+  paid_total: { ...decimal, description: "Their total, in the link's price currency." },
+});
+export type PortalLinkRow = FromSchema<typeof portalLinkRow>;
+
+export const portalLinksSchema = answer('PortalLinks', "A page of the merchant's payment links, newest first.", {
+  links: { type: 'array', items: portalLinkRow },
+  next_cursor: { ...nullable({ type: 'string' }), description: "The next page's `cursor`; null on the last page." },
+});
+export type PortalLinks = FromSchema<typeof portalLinksSchema>;
+
+export const portalLinkPageSchema = answer('PortalLinkPage', 'A payment link, its figures and its newest orders.', {
+  link: portalLinkRow,
+  orders: { type: 'array', items: portalOrderRowSchema },
+});
+export type PortalLinkPage = FromSchema<typeof portalLinkPageSchema>;
+
+export const portalLinkChangedSchema = answer('PortalLinkChanged', 'The payment link as it is now.', { link: portalLinkRow });
+export type PortalLinkChanged = FromSchema<typeof portalLinkChangedSchema>;
+
+export const portalLinkCreatedSchema = {
+  $id: 'PortalLinkCreated',
+  description: 'The new payment link.',
+  ...fields({ status: { type: 'integer', const: 201 }, link: portalLinkRow }),
+} as const;
+export type PortalLinkCreated = FromSchema<typeof portalLinkCreatedSchema>;
+
 /** Every portal answer's schema, by the function that answers it (the export streams CSV: none). */
 export const PORTAL_RESPONSES = {
   'portal-session': portalSessionSchema,
@@ -307,6 +343,10 @@ export const PORTAL_RESPONSES = {
   'portal-invite-member': portalInviteSchema,
   'portal-change-role': portalMemberSchema,
   'portal-remove-member': portalMemberSchema,
+  'portal-list-links': portalLinksSchema,
+  'portal-create-link': portalLinkCreatedSchema,
+  'portal-get-link': portalLinkPageSchema,
+  'portal-update-link': portalLinkChangedSchema,
 } as const;
 
 /** The named schemas, once each (for ajv and the OpenAPI components). */

@@ -3,6 +3,11 @@ import type {
   PortalCreatedToken,
   PortalInvite,
   PortalKeyPreview,
+  PortalLinkChanged,
+  PortalLinkCreated,
+  PortalLinkPage,
+  PortalLinkRow,
+  PortalLinks,
   PortalMemberChanged,
   PortalOrderAction,
   PortalOrderPage,
@@ -23,7 +28,6 @@ import type {
 } from '#shared/schemas/portal-responses';
 import type { KeyPreviewBody, SettingsBody } from '#shared/schemas/portal';
 
-import type { LinkView } from '#shared/schemas/payment-links';
 /**
  * The portal's one API client: every `/v1/portal/...` call goes through here. It sends the
  * session cookie (same origin), the CSRF token on every POST, and turns answers into results.
@@ -103,12 +107,12 @@ const ACTION_PATHS: Record<PortalOrderAction, string> = {
   resolve: 'resolve',
 };
 
-/** A payment link as the portal lists it: the API's view (its type from the schema module that makes it) with its paid count and total. */
-export type PaymentLinkRow = LinkView & { paid_count: number; paid_total: string };
+/** A payment link as the portal lists it: the API's view with its paid count and total (shared/schemas/portal-responses.ts). */
+export type PaymentLinkRow = PortalLinkRow;
 
 export const linksApi = {
-  list: (cursor?: string) => request<{ links: PaymentLinkRow[]; next_cursor: string | null }>('GET', `/links?limit=20${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`),
-  get: (linkId: string) => request<{ link: PaymentLinkRow; orders: PortalOrderRow[] }>('GET', `/links/${encodeURIComponent(linkId)}`),
-  create: (body: Record<string, unknown>) => request<{ link: PaymentLinkRow }>('POST', '/links', body),
-  change: (linkId: string, body: Record<string, unknown>) => request<{ link: PaymentLinkRow }>('POST', `/links/${encodeURIComponent(linkId)}`, body),
+  list: (cursor?: string) => request<PortalLinks>('GET', `/links?limit=20${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`),
+  get: (linkId: string) => request<PortalLinkPage>('GET', `/links/${encodeURIComponent(linkId)}`),
+  create: (body: Record<string, unknown>) => request<PortalLinkCreated>('POST', '/links', body),
+  change: (linkId: string, body: Record<string, unknown>) => request<PortalLinkChanged>('POST', `/links/${encodeURIComponent(linkId)}`, body),
 };
