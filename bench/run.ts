@@ -28,6 +28,7 @@ import type { SteppedReport } from './stepped';
 import type { TronRequestsReport } from './tron-requests';
 import type { SolanaRequestsReport } from './solana-requests';
 import type { EvmRequestsReport } from './evm-requests';
+import type { RefundRequestsReport } from './refund-requests';
 import { runChild } from './child';
 import { watcherMonthlyCost } from './cost';
 
@@ -106,7 +107,7 @@ let paging: PagingReport | undefined;
 let wake: WakeReport | undefined;
 let stepped: SteppedReport | undefined;
 /** Provider requests a minute per chain at 2 to 1,000 open invoices (issue 28): each measured in a process of its own. */
-let requests: { tron: TronRequestsReport; solana: SolanaRequestsReport; evm: EvmRequestsReport } | undefined;
+let requests: { tron: TronRequestsReport; solana: SolanaRequestsReport; evm: EvmRequestsReport; refunds: RefundRequestsReport } | undefined;
 let dynamodb: LocalDynamoDb | undefined;
 if (wanted('api') || wanted('load') || wanted('callbacks') || wanted('watcher') || wanted('steps') || wanted('requests') || wanted('wake') || wanted('auth-flood') || wanted('export') || wanted('paging') || wanted('cost')) {
   dynamodb = await startDynamoDbLocal();
@@ -136,6 +137,8 @@ try {
       tron: await runChild<TronRequestsReport>('bench/tron-requests.ts', {}),
       solana: await runChild<SolanaRequestsReport>('bench/solana-requests.ts', {}),
       evm: await runChild<EvmRequestsReport>('bench/evm-requests.ts', {}),
+      // Refunds waiting for the merchant's payment: TRON flat, Solana one account a refund (issue 30).
+      refunds: await runChild<RefundRequestsReport>('bench/refund-requests.ts', {}),
     }));
     wake = await group('wake', async () => (await import('./wake')).measureWake({ dynamodbEndpoint: endpoint, samples: config.wake_samples }));
     authFlood = await group('auth-flood', async () =>

@@ -1,5 +1,6 @@
 import { section } from '#shared/core/config';
-import { ConfigError, type Env, optionalString } from '#shared/core/env';
+import { ConfigError, type Env } from '#shared/core/env';
+import { setting } from '#shared/core/settings';
 import { httpUrl } from '#shared/chains/sources';
 
 /**
@@ -9,8 +10,8 @@ import { httpUrl } from '#shared/chains/sources';
  * take payments nobody sees); a history URL without an account is a mistake and refuses to start.
  */
 export const readEosConfig = (env: Env) => {
-  const account = optionalString(env, 'EOS_ACCOUNT');
-  const historyUrl = optionalString(env, 'EOS_HISTORY_URL');
+  const account = setting(env, 'EOS_ACCOUNT');
+  const historyUrl = setting(env, 'EOS_HISTORY_URL');
   if (account !== undefined && !/^[a-z1-5.]{1,12}$/.test(account)) {
     throw new ConfigError('environment variable EOS_ACCOUNT must be an EOS account name (a-z, 1-5, dot; up to 12)');
   }

@@ -1,5 +1,6 @@
 import { section } from '#shared/core/config';
-import { type Env, positiveInteger } from '#shared/core/env';
+import type { Env } from '#shared/core/env';
+import { setting } from '#shared/core/settings';
 import { currency as currencyInfo, isGateway } from '#shared/domain/currencies';
 import { eosConfig } from '#shared/chains/eos';
 import { lightningConfig } from '#shared/chains/lightning';
@@ -21,8 +22,8 @@ import { tronSettings } from '#shared/chains/tron';
  * buyers (checkout answers PAYMENT_NOT_AVAILABLE); invoices already open stay watched.
  */
 export const readSourceHealthConfig = (env: Env) => ({
-  maxSilenceSeconds: positiveInteger(env, 'SOURCE_MAX_SILENCE_SECONDS', 300),
-  maxLagSeconds: positiveInteger(env, 'SOURCE_MAX_LAG_SECONDS', 900),
+  maxSilenceSeconds: setting(env, 'SOURCE_MAX_SILENCE_SECONDS'),
+  maxLagSeconds: setting(env, 'SOURCE_MAX_LAG_SECONDS'),
 });
 export const sourceHealthConfig = section(readSourceHealthConfig);
 

@@ -1,8 +1,10 @@
-import { ConfigError, type Env, flag, nonNegativeInteger, optionalString, positiveInteger, requiredString, secretSource } from '#shared/core/env';
+import { ConfigError, type Env, positiveInteger } from '#shared/core/env';
+import { SETTINGS, setting } from '#shared/core/settings';
 
 /**
  * The service's configuration: every environment variable a handler reads is read and checked
- * here, once, and nowhere else (docs/reference.md lists them all, docs/operator-guide.md "Configuration" explains them). Variables come in
+ * here, once, and nowhere else, each through its declaration in shared/core/settings.ts (its type, default and where it can
+ * be set; docs/reference.md lists them all, docs/operator-guide.md "Configuration" explains them). Variables come in
  * sections, one per part of the system; a section is read and checked as a whole the first
  * time something asks for it, then kept for the life of the process. So importing a module
  * costs nothing, a function is never asked for variables of parts it does not use (the
@@ -23,27 +25,27 @@ export function section<T extends object>(read: (env: Env) => T): () => Readonly
 }
 
 /** The CloudWatch namespace of the service's metrics (the stack's alarms read it too). */
-export const METRICS_NAMESPACE = 'CryptoPayOrders';
+export const METRICS_NAMESPACE = SETTINGS.POWERTOOLS_METRICS_NAMESPACE.default;
 
 /** Logs and metrics. */
 export const readObservabilityConfig = (env: Env) => ({
   /** The `service` of every log line and metric (the stack sets it per function). */
-  serviceName: optionalString(env, 'POWERTOOLS_SERVICE_NAME') ?? 'crypto-pay-orders',
+  serviceName: setting(env, 'POWERTOOLS_SERVICE_NAME'),
   /** The CloudWatch namespace of the service's metrics. */
-  metricsNamespace: optionalString(env, 'POWERTOOLS_METRICS_NAMESPACE') ?? METRICS_NAMESPACE,
+  metricsNamespace: setting(env, 'POWERTOOLS_METRICS_NAMESPACE'),
 });
 export const observabilityConfig = section(readObservabilityConfig);
 
 /** The table. */
 export const readStoreConfig = (env: Env) => ({
-  tableName: requiredString(env, 'TABLE_NAME'),
+  tableName: setting(env, 'TABLE_NAME'),
   /** DynamoDB Local (the local runtime, tests); unset on AWS. */
-  dynamodbEndpoint: optionalString(env, 'DYNAMODB_ENDPOINT'),
+  dynamodbEndpoint: setting(env, 'DYNAMODB_ENDPOINT'),
 });
 export const storeConfig = section(readStoreConfig);
 
-const invoiceTtlCryptoSeconds = (env: Env) => positiveInteger(env, 'INVOICE_TTL_CRYPTO_SECONDS', 3600);
-const latePaymentWindowSeconds = (env: Env) => positiveInteger(env, 'LATE_PAYMENT_WINDOW_SECONDS', 7 * 86_400);
+const invoiceTtlCryptoSeconds = (env: Env) => setting(env, 'INVOICE_TTL_CRYPTO_SECONDS');
+const latePaymentWindowSeconds = (env: Env) => setting(env, 'LATE_PAYMENT_WINDOW_SECONDS');
 
 /**
  * The block watchers' open-address list (shared/store/watch-list.ts): how long after it
@@ -59,11 +61,11 @@ export const openListConfig = section(readOpenListConfig);
 /** The API handlers' order rules. */
 export const readApiConfig = (env: Env) => ({
   /** Base address of the hosted payment page; `payment_url` adds `?id=<order_id>`. */
-  paymentPageUrl: new URL(requiredString(env, 'PAYMENT_PAGE_URL')).toString(),
+  paymentPageUrl: new URL(setting(env, 'PAYMENT_PAGE_URL')).toString(),
   invoiceTtlCryptoSeconds: invoiceTtlCryptoSeconds(env),
-  invoiceTtlGatewaySeconds: positiveInteger(env, 'INVOICE_TTL_GATEWAY_SECONDS', 10_800),
+  invoiceTtlGatewaySeconds: setting(env, 'INVOICE_TTL_GATEWAY_SECONDS'),
   /** An order never checked out expires this long after creation. */
-  orderTtlSeconds: positiveInteger(env, 'ORDER_TTL_SECONDS', 86_400),
+  orderTtlSeconds: setting(env, 'ORDER_TTL_SECONDS'),
   /** A payment this long after an invoice expired is still matched (UNRESOLVED, PAID_LATE). */
   latePaymentWindowSeconds: latePaymentWindowSeconds(env),
   /**
@@ -71,14 +73,14 @@ export const readApiConfig = (env: Env) => ({
    * is EXPIRED (the transaction was dropped or double-spent). BTCPay's default monitoring
    * window is the same 24 hours.
    */
-  unconfirmedTimeoutSeconds: positiveInteger(env, 'UNCONFIRMED_TIMEOUT_SECONDS', 86_400),
+  unconfirmedTimeoutSeconds: setting(env, 'UNCONFIRMED_TIMEOUT_SECONDS'),
 });
 export const apiConfig = section(readApiConfig);
 
 /** API tokens. */
 export const readAuthConfig = (env: Env) => ({
   /** How long a known token is remembered per process (0: not at all). */
-  cacheSeconds: nonNegativeInteger(env, 'AUTH_CACHE_SECONDS', 5),
+  cacheSeconds: setting(env, 'AUTH_CACHE_SECONDS'),
 });
 export const authConfig = section(readAuthConfig);
 
@@ -90,7 +92,7 @@ export const authConfig = section(readAuthConfig);
  * handlers count nothing and the local HTTP adapter applies the same limits in memory.
  */
 export const readQuotaConfig = (env: Env) => {
-  const store = optionalString(env, 'QUOTA_STORE');
+  const store = setting(env, 'QUOTA_STORE');
   if (store !== undefined && store !== 'table') throw new ConfigError(`environment variable QUOTA_STORE must be "table" or unset, got "${store}"`);
   return {
     store,
@@ -99,17 +101,17 @@ export const readQuotaConfig = (env: Env) => {
      * creating 50 orders at once, or syncing at tens a second, is normal use (Stripe allows 100
      * a second in live mode, 25 in test mode), so neither trips it.
      */
-    merchant: { rate: nonNegativeInteger(env, 'QUOTA_MERCHANT_RATE', 25), burst: positiveInteger(env, 'QUOTA_MERCHANT_BURST', 50) },
+    merchant: { rate: setting(env, 'QUOTA_MERCHANT_RATE'), burst: setting(env, 'QUOTA_MERCHANT_BURST') },
     /** Requests per second of one anonymous client to the payment page's routes, and its burst. */
-    public: { rate: nonNegativeInteger(env, 'QUOTA_PUBLIC_RATE', 5), burst: positiveInteger(env, 'QUOTA_PUBLIC_BURST', 10) },
+    public: { rate: setting(env, 'QUOTA_PUBLIC_RATE'), burst: setting(env, 'QUOTA_PUBLIC_BURST') },
     /**
      * Failed authentications of one client address (IPv6 by /64) per window: past `limit`, its
      * failures are answered 429 with Retry-After instead of 401 (a good token is never refused
      * for them). A limit of 0 turns the count off.
      */
     authFailures: {
-      limit: nonNegativeInteger(env, 'QUOTA_AUTH_FAILURES', 20),
-      windowSeconds: positiveInteger(env, 'QUOTA_AUTH_FAILURE_WINDOW_SECONDS', 60),
+      limit: setting(env, 'QUOTA_AUTH_FAILURES'),
+      windowSeconds: setting(env, 'QUOTA_AUTH_FAILURE_WINDOW_SECONDS'),
     },
   };
 };
@@ -122,7 +124,7 @@ export const quotaConfig = section(readQuotaConfig);
  * `TOKEN_HMAC_KEY` (the key itself, at least 32 characters). Exactly one is required.
  */
 export const readTokenKeyConfig = (env: Env) => {
-  const source = secretSource(env, 'TOKEN_HMAC_KEY');
+  const source = setting(env, 'TOKEN_HMAC_KEY');
   if (!source) throw new ConfigError('one of TOKEN_HMAC_KEY_PARAMETER, TOKEN_HMAC_KEY_FILE or TOKEN_HMAC_KEY is required');
   return { source };
 };
@@ -135,8 +137,8 @@ export const tokenKeyConfig = section(readTokenKeyConfig);
  * source cannot be read and says so.
  */
 export const readParameterExtensionConfig = (env: Env) => ({
-  port: optionalString(env, 'PARAMETERS_SECRETS_EXTENSION_HTTP_PORT') === undefined ? undefined : positiveInteger(env, 'PARAMETERS_SECRETS_EXTENSION_HTTP_PORT', 2773),
-  sessionToken: optionalString(env, 'AWS_SESSION_TOKEN'),
+  port: setting(env, 'PARAMETERS_SECRETS_EXTENSION_HTTP_PORT'),
+  sessionToken: setting(env, 'AWS_SESSION_TOKEN'),
 });
 export const parameterExtensionConfig = section(readParameterExtensionConfig);
 
@@ -146,34 +148,34 @@ export const parameterExtensionConfig = section(readParameterExtensionConfig);
  */
 export const readCallbackUrlConfig = (env: Env) => ({
   /** Accept loopback callback URLs: only the local runtime sets this (never the AWS stack). */
-  allowLoopback: flag(env, 'CALLBACK_ALLOW_LOOPBACK'),
+  allowLoopback: setting(env, 'CALLBACK_ALLOW_LOOPBACK'),
 });
 export const callbackUrlConfig = section(readCallbackUrlConfig);
 
 /** The callback pipeline: its queues and retry schedule. */
 export const readCallbackConfig = (env: Env) => ({
-  queueUrl: requiredString(env, 'CALLBACK_QUEUE_URL'),
+  queueUrl: setting(env, 'CALLBACK_QUEUE_URL'),
   /** Where a callback goes after its last failed attempt (and an alarm fires). */
-  deadLetterQueueUrl: optionalString(env, 'CALLBACK_DLQ_URL'),
-  retryBaseSeconds: positiveInteger(env, 'CALLBACK_RETRY_BASE_SECONDS', 60),
-  maxAttempts: positiveInteger(env, 'CALLBACK_MAX_ATTEMPTS', 16),
-  timeoutMs: positiveInteger(env, 'CALLBACK_TIMEOUT_MS', 10_000),
+  deadLetterQueueUrl: setting(env, 'CALLBACK_DLQ_URL'),
+  retryBaseSeconds: setting(env, 'CALLBACK_RETRY_BASE_SECONDS'),
+  maxAttempts: setting(env, 'CALLBACK_MAX_ATTEMPTS'),
+  timeoutMs: setting(env, 'CALLBACK_TIMEOUT_MS'),
   /** A PENDING delivery this far past due has lost its queue message: the sweeper re-queues it. */
-  sweepGraceSeconds: positiveInteger(env, 'CALLBACK_SWEEP_GRACE_SECONDS', 300),
+  sweepGraceSeconds: setting(env, 'CALLBACK_SWEEP_GRACE_SECONDS'),
 });
 export const callbackConfig = section(readCallbackConfig);
 
 /** The SQS client (shared/aws/sqs.ts): the emulator's endpoint locally and in tests; unset on AWS. */
-export const readSqsConfig = (env: Env) => ({ endpoint: optionalString(env, 'SQS_ENDPOINT') });
+export const readSqsConfig = (env: Env) => ({ endpoint: setting(env, 'SQS_ENDPOINT') });
 export const sqsConfig = section(readSqsConfig);
 
 /** Exchange rates for live merchants (sandbox merchants always use the demo table). */
 export const readRatesConfig = (env: Env) => ({
   /** An HTTP source in the Coinbase exchange-rates format; unset: live checkouts fail closed. */
-  sourceUrl: optionalString(env, 'RATE_SOURCE_URL'),
-  maxAgeSeconds: positiveInteger(env, 'RATE_MAX_AGE_SECONDS', 300),
+  sourceUrl: setting(env, 'RATE_SOURCE_URL'),
+  maxAgeSeconds: setting(env, 'RATE_MAX_AGE_SECONDS'),
   /** Price live merchants from the demo table (the local runtime and tests only). */
-  staticForLiveMerchants: flag(env, 'STATIC_RATES_FOR_LIVE_MERCHANTS'),
+  staticForLiveMerchants: setting(env, 'STATIC_RATES_FOR_LIVE_MERCHANTS'),
 });
 export const ratesConfig = section(readRatesConfig);
 
@@ -181,45 +183,52 @@ export const ratesConfig = section(readRatesConfig);
 export const readReceivingConfig = (env: Env) => ({
   /** Account-level extended public keys the platform derives invoice addresses from. */
   platformXpubs: {
-    BTC: optionalString(env, 'PLATFORM_XPUB_BTC'),
-    LTC: optionalString(env, 'PLATFORM_XPUB_LTC'),
-    BCH: optionalString(env, 'PLATFORM_XPUB_BCH'),
-    ETH: optionalString(env, 'PLATFORM_XPUB_ETH'),
+    BTC: setting(env, 'PLATFORM_XPUB_BTC'),
+    LTC: setting(env, 'PLATFORM_XPUB_LTC'),
+    BCH: setting(env, 'PLATFORM_XPUB_BCH'),
+    ETH: setting(env, 'PLATFORM_XPUB_ETH'),
     /** TRON (USDT_TRC20), m/44'/195'/0'. */
-    TRX: optionalString(env, 'PLATFORM_XPUB_TRX'),
+    TRX: setting(env, 'PLATFORM_XPUB_TRX'),
   },
-  eosAccount: optionalString(env, 'EOS_ACCOUNT'),
+  eosAccount: setting(env, 'EOS_ACCOUNT'),
 });
 export const receivingConfig = section(readReceivingConfig);
 
 /** The chain watchers (the AWS watch-chain functions and the local runtime's loops). */
 export const readWatchConfig = (env: Env) => ({
   /** Between two looks at a chain once caught up (the mempool and the tip). */
-  watchIntervalSeconds: positiveInteger(env, 'WATCH_INTERVAL_SECONDS', 10),
+  watchIntervalSeconds: setting(env, 'WATCH_INTERVAL_SECONDS'),
   /**
    * A chain is polled until this long after its last open invoice expires; after that, and with
    * no payment maturing, a run only looks at the source once (skipping the blocks in between).
    * The default is the late-payment window (7 days), so a late payment to an expired invoice is
    * never missed; a shorter grace trades those for a cheaper week after the last order.
    */
-  graceSeconds: positiveInteger(env, 'WATCH_GRACE_SECONDS', 7 * 86_400),
+  graceSeconds: setting(env, 'WATCH_GRACE_SECONDS'),
   /**
    * A chain nobody needs is looked at (tip, cursor, health report) at most this often; the
    * scheduled runs in between only check its demand. Well inside SOURCE_MAX_SILENCE_SECONDS
    * (300) so an idle source stays healthy; 0 looks on every run.
    */
-  idleLookSeconds: nonNegativeInteger(env, 'WATCH_IDLE_LOOK_SECONDS', 170),
+  idleLookSeconds: setting(env, 'WATCH_IDLE_LOOK_SECONDS'),
+  /**
+   * A refund's address is watched this long after the buyer set it (its chain kept in demand,
+   * its address on the watcher's list): the merchant pays from their own wallet, maybe days
+   * later. Past it, a merchant who pays reports the transaction (checked on chain, no window);
+   * watching the refund again (shared/store/refund-watches.ts) starts a new window.
+   */
+  refundWatchSeconds: setting(env, 'REFUND_WATCH_SECONDS'),
 });
 export const watchConfig = section(readWatchConfig);
 
 /** The watch-chain function (AWS): the one chain it watches. */
 export const readWatchFunctionConfig = (env: Env) => ({
-  chain: requiredString(env, 'WATCH_CHAIN'),
+  chain: setting(env, 'WATCH_CHAIN'),
   /**
    * The step timer's queue (shared/watchers/ticks.ts): a chain in demand is stepped by one short
    * invocation per step, the next one a delayed message here (the stack sets it).
    */
-  tickQueueUrl: requiredString(env, 'WATCH_TICK_QUEUE_URL'),
+  tickQueueUrl: setting(env, 'WATCH_TICK_QUEUE_URL'),
 });
 export const watchFunctionConfig = section(readWatchFunctionConfig);
 
@@ -230,7 +239,7 @@ export const watchFunctionConfig = section(readWatchFunctionConfig);
  * the endpoint in tests).
  */
 export const readWakeConfig = (env: Env) => {
-  const text = requiredString(env, 'WATCHER_FUNCTIONS');
+  const text = setting(env, 'WATCHER_FUNCTIONS');
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -242,9 +251,9 @@ export const readWakeConfig = (env: Env) => {
   }
   return {
     watcherFunctions: parsed as Readonly<Record<string, string>>,
-    region: requiredString(env, 'AWS_REGION'),
+    region: setting(env, 'AWS_REGION'),
     /** A local stand-in for the Lambda API (tests); unset on AWS. */
-    lambdaEndpoint: optionalString(env, 'LAMBDA_ENDPOINT'),
+    lambdaEndpoint: setting(env, 'LAMBDA_ENDPOINT'),
   };
 };
 export const wakeConfig = section(readWakeConfig);
@@ -256,7 +265,7 @@ export const wakeConfig = section(readWakeConfig);
  * its subdomains), and the session and sign-in limits.
  */
 export const readPortalConfig = (env: Env) => {
-  const origin = new URL(requiredString(env, 'PORTAL_ORIGIN')).origin;
+  const origin = new URL(setting(env, 'PORTAL_ORIGIN')).origin;
   const { hostname, protocol } = new URL(origin);
   const loopback = hostname === 'localhost' || hostname === '127.0.0.1' || hostname === '[::1]';
   if (protocol !== 'https:' && !loopback) throw new ConfigError(`PORTAL_ORIGIN must be https outside loopback, got "${origin}"`);
@@ -264,25 +273,25 @@ export const readPortalConfig = (env: Env) => {
     origin,
     /** Where the portal app is served (invite links point there). */
     appUrl: `${origin}/portal/`,
-    rpId: optionalString(env, 'PORTAL_RP_ID') ?? hostname,
-    rpName: optionalString(env, 'PORTAL_RP_NAME') ?? 'Crypto Pay Orders',
+    rpId: setting(env, 'PORTAL_RP_ID') ?? hostname,
+    rpName: setting(env, 'PORTAL_RP_NAME'),
     /** Cookies are Secure everywhere but a loopback http origin (browsers drop Secure cookies there). */
     secureCookies: protocol === 'https:',
     /** A session ends this long after its sign-in. */
-    sessionHours: positiveInteger(env, 'PORTAL_SESSION_HOURS', 12),
+    sessionHours: setting(env, 'PORTAL_SESSION_HOURS'),
     /** Sign-in attempts (options, passkey answers, recovery codes) per client address and minute. */
-    signInPerMinute: positiveInteger(env, 'PORTAL_SIGN_IN_PER_MINUTE', 20),
+    signInPerMinute: setting(env, 'PORTAL_SIGN_IN_PER_MINUTE'),
     /**
      * A header holding the client's `address:port` as a proxy in front saw it (the AWS stack
      * sets cloudfront-viewer-address: API Gateway's source address is CloudFront's there).
      */
-    clientIpHeader: optionalString(env, 'PORTAL_CLIENT_IP_HEADER'),
+    clientIpHeader: setting(env, 'PORTAL_CLIENT_IP_HEADER'),
     /**
      * A secret the portal's CloudFront adds to every request it forwards (`x-origin-verify`): when
      * set, a portal request without it (someone calling the API's own URL, who could write the
      * viewer-address header the sign-in limit keys on) is refused.
      */
-    originSecret: optionalString(env, 'PORTAL_ORIGIN_SECRET'),
+    originSecret: setting(env, 'PORTAL_ORIGIN_SECRET'),
   };
 };
 export const portalConfig = section(readPortalConfig);

@@ -14,6 +14,7 @@
  * | counter             | COUNTER#<name>                  | COUNTER      |                                   |                                             |
  * | rate snapshot       | RATES#<source>                  | RATES        |                                   |                                             |
  * | address index       | ADDRESS#<currency>#<address>[#<memo>] | ADDRESS |                                   |                                             |
+ * | refund payment claim | REFUNDPAY#<currency>#<payment key> | REFUNDPAY |                                 |                                             |
  * | callback delivery   | ORDER#<order_id>                | DELIVERY#<version, 10 digits> |                  |                                             |
  * | idempotency record  | IDEMPOTENCY#<scope>#<key>       | IDEMPOTENCY  |                                   |                                             |
  * | checkout slots      | ORDER#<order_id>                | CHECKOUTS    |                                   |                                             |
@@ -37,6 +38,8 @@
  * | payment link        | LINK#<link_id>                  | LINK         | MERCHANT#<uid>#LINKS / <created>#<id> |                                         |
  * | link visit (order)  | LINK#<link_id>                  | VISIT#<visit id, time-ordered> |                 |                                             |
  * | link unit hold      | LINK#<link_id>                  | HOLD#<visit id> |                                |                                             |
+ * | refund              | ORDER#<order_id>                | REFUND#<refund_id> | MERCHANT#<uid>#REFUNDS / <created>#<id> (while not sent, oldest first) |          |
+ * | refund link         | REFUNDLINK#<SHA-256 of the secret> | REFUNDLINK |                                   |                                             |
  *
  * | order number        | NUMBER#<uid>                    | <n, 12 digits> |                                 |                                             |
  * | order numbering     | NUMBER#<uid>                    | CURSOR       |                                   |                                             |
@@ -44,8 +47,9 @@
  *
  * GSI3 is sparse and holds only what a sweeper must find: NEW orders (GSI3PK =
  * EXPIRY#<shard>, GSI3SK = <due_at>#<order_id>) and callback deliveries still to make
- * (GSI3PK = OUTBOX#<shard>, GSI3SK = <next_attempt_at>#<event_id>). One Query per shard,
- * never a scan.
+ * (GSI3PK = OUTBOX#<shard>, GSI3SK = <next_attempt_at>#<event_id>), and refunds not sent yet
+ * (GSI3PK = REFUNDS#WAITING, GSI3SK = <created_at>#<refund_id>: the waiting-refunds metric).
+ * One Query per shard, never a scan.
  *
  * GSI4 (keys only) is the order log: every order by creation time, sharded (GSI4PK =
  * ORDERLOG#<shard>, GSI4SK = <created_at>#<uid>), written by the order's own put and never
@@ -72,6 +76,7 @@ export const ENTITY = {
   unmatchedPayment: 'UNMATCHED_PAYMENT',
   watchedAddress: 'WATCHED_ADDRESS',
   openAddress: 'OPEN_ADDRESS',
+  refundPayment: 'REFUND_PAYMENT',
   quota: 'QUOTA',
   sourceHealth: 'SOURCE_HEALTH',
   watchDemand: 'WATCH_DEMAND',
@@ -91,6 +96,8 @@ export const ENTITY = {
   paymentLink: 'PAYMENT_LINK',
   linkVisit: 'LINK_VISIT',
   linkHold: 'LINK_HOLD',
+  refund: 'REFUND',
+  refundLink: 'REFUND_LINK',
 } as const;
 
 export interface TableKey {
@@ -210,11 +217,19 @@ export const merchantStatusPartition = (userId: number, status: string): string 
 /**
  * Which invoice an address belongs to: how a detected payment finds its order. Currencies
  * paid to one shared account (EOS) tell invoices apart by memo, so the memo is in the key.
+ * A buyer's refund address has an item of the refund kind under the same key
+ * (refund-watches.ts: `kind` REFUND, one `refund:<id>` attribute per refund waiting on it).
  */
 export const addressKey = (currency: string, address: string, memo?: string): TableKey => ({
   PK: memo ? `ADDRESS#${currency}#${address}#${memo}` : `ADDRESS#${currency}#${address}`,
   SK: 'ADDRESS',
 });
+
+/**
+ * Which refund a transfer to a refund address paid (refund-watches.ts claimRefundPayment):
+ * written once, so a transfer never pays two refunds waiting on one address.
+ */
+export const refundPaymentKey = (currency: string, paymentKey: string): TableKey => ({ PK: `REFUNDPAY#${currency}#${paymentKey}`, SK: 'REFUNDPAY' });
 
 /** Shards of the expiry index: spreads due orders over partitions (one Query each to sweep). */
 export const EXPIRY_SHARDS = 4;
@@ -384,3 +399,26 @@ export const linkVisitKey = (linkId: string, visitId: string): TableKey => ({ PK
 export const linkHoldKey = (linkId: string, visitId: string): TableKey => ({ PK: linkPartition(linkId), SK: `${LINK_HOLD_PREFIX}${visitId}` });
 export const LINK_VISIT_PREFIX = 'VISIT#';
 export const LINK_HOLD_PREFIX = 'HOLD#';
+/**
+ * A refund lives in its order's partition, after the order item (`REFUND#` sorts above
+ * `ORDER`, outside the range the order-with-invoice Query reads). Refund ids are time-ordered.
+ */
+export const refundKey = (orderId: string, refundId: string): TableKey => ({ PK: orderPartition(orderId), SK: `${REFUND_PREFIX}${refundId}` });
+export const REFUND_PREFIX = 'REFUND#';
+
+/** A merchant's refunds not sent yet, oldest first (GSI1; the refund item leaves it when SENT). */
+export const waitingRefundsIndexKey = (userId: number, createdAt: string, refundId: string) => ({
+  GSI1PK: waitingRefundsPartition(userId),
+  GSI1SK: `${createdAt}#${refundId}`,
+});
+export const waitingRefundsPartition = (userId: number): string => `MERCHANT#${userId}#REFUNDS`;
+
+/** Every refund not sent yet, oldest first (GSI3, keys only): the waiting-refunds metric counts it. */
+export const allWaitingRefundsIndexKey = (createdAt: string, refundId: string) => ({
+  GSI3PK: ALL_WAITING_REFUNDS,
+  GSI3SK: `${createdAt}#${refundId}`,
+});
+export const ALL_WAITING_REFUNDS = 'REFUNDS#WAITING';
+
+/** A refund link, found by the SHA-256 of its secret (the table never holds the secret). */
+export const refundLinkKey = (secretHash: string): TableKey => ({ PK: `REFUNDLINK#${secretHash}`, SK: 'REFUNDLINK' });

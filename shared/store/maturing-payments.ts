@@ -6,6 +6,7 @@
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db, queryAll, tableName } from '#shared/store/client';
 import { chainPartition, ENTITY, heightSortKey, MATURING_PREFIX, maturingPaymentKey } from '#shared/store/keys';
+import type { RefundTarget } from '#shared/store/address-index';
 
 /** A payment booked from a block short of its confirmations (see the module's comment). */
 export interface MaturingPayment {
@@ -18,10 +19,14 @@ export interface MaturingPayment {
   currency: string;
   amount: string;
   order_id: string;
+  /** Empty for a refund's payment. */
   invoice_id: string;
+  /** A payment to a buyer's refund address (refund-watches.ts): the refund it pays, and the address. */
+  refund?: RefundTarget;
+  address?: string;
 }
 
-const MATURING_FIELDS = ['chain', 'height', 'block_hash', 'key', 'txid', 'currency', 'amount', 'order_id', 'invoice_id'] as const;
+const MATURING_FIELDS = ['chain', 'height', 'block_hash', 'key', 'txid', 'currency', 'amount', 'order_id', 'invoice_id', 'refund', 'address'] as const;
 
 /** Records (or re-records: same key, same item) a maturing payment. */
 export async function saveMaturingPayment(payment: MaturingPayment): Promise<void> {
@@ -45,7 +50,7 @@ export async function listMaturingPayments(chain: string, above?: number): Promi
     },
     ConsistentRead: true,
   });
-  return items.map((item) => Object.fromEntries(MATURING_FIELDS.map((field) => [field, item[field]])) as unknown as MaturingPayment);
+  return items.map((item) => Object.fromEntries(MATURING_FIELDS.filter((field) => item[field] !== undefined).map((field) => [field, item[field]])) as unknown as MaturingPayment);
 }
 
 /**

@@ -71,8 +71,14 @@ export interface WatchedAddress extends ListedAddress {
   since: string;
   /** The invoice's expiry: until then the address is polled every step. */
   open_until: string;
-  /** Solana: the merchant wallet the reference's transfer must pay. */
+  /** Solana: the merchant wallet the reference's transfer must pay (a refund's: the buyer's wallet). */
   recipient?: string;
+  /**
+   * Solana: `refund` for a refund's wallet (shared/store/refund-watches.ts): its address is the
+   * buyer's wallet, not a reference, and whatever the wallet gains in the mint pays it; `ended`
+   * ends every watch of its address read before it ({@link endWatch}).
+   */
+  kind?: 'refund' | 'ended';
 }
 
 /** How a list's items are written (see the module's comment). */
@@ -108,7 +114,7 @@ export const PER_ADDRESS_ITEMS: WatchItems<WatchedAddress> = {
   prefix: WATCH_PREFIX,
   type: ENTITY.watchedAddress,
   key: (entry, writtenAt) => watchedAddressKey(entry.chain, writtenAt, entry.address),
-  fields: ['chain', 'address', 'currency', 'since', 'open_until', 'until', 'recipient'],
+  fields: ['chain', 'address', 'currency', 'since', 'open_until', 'until', 'recipient', 'kind'],
   id: (entry) => `${entry.until}#${entry.address}`,
   keepMs: 0,
 };
@@ -125,6 +131,17 @@ export async function watchAddress<E extends ListedAddress>(items: WatchItems<E>
     `watch list of ${entry.chain}`,
     clock,
   );
+}
+
+/**
+ * Ends the watch of `address` on a per-address source's list before its window does (Solana: a
+ * refund's wallet once no refund waits on it, so its token account is no longer read every
+ * step): an item of the `ended` kind, read after the watch it ends (both keyed by write time),
+ * drops every watch of the address a reader holds; a watch written after it starts again.
+ */
+export async function endWatch(chain: string, address: string, now: Date, clock: () => number = Date.now): Promise<void> {
+  const at = now.toISOString();
+  await watchAddress(PER_ADDRESS_ITEMS, { chain, address, currency: '', since: at, open_until: at, until: new Date(now.getTime() + 86_400_000).toISOString(), kind: 'ended' }, clock);
 }
 
 /**
@@ -220,6 +237,11 @@ export class WatchList<E extends ListedAddress> {
   private take(item: Record<string, unknown>): void {
     if (item.type !== this.items.type) return;
     const entry = { chain: this.chain, ...Object.fromEntries(this.items.fields.filter((field) => item[field] !== undefined).map((field) => [field, String(item[field])])) } as E;
+    if ((entry as { kind?: string }).kind === 'ended') {
+      for (const [id, held] of this.entries) if (held.address === entry.address) this.entries.delete(id);
+      this.ordered = undefined;
+      return;
+    }
     const id = this.items.id(entry);
     const known = this.entries.get(id);
     if (known !== undefined && Date.parse(known.until) >= Date.parse(entry.until)) return;

@@ -35,7 +35,18 @@ import { deleteMaturingPayment, listMaturingPayments, type MaturingPayment, save
 import { UnknownOrderError } from '#shared/domain/errors';
 import { BLOCK_CHAIN_ITEMS, type ListedAddress, WatchList } from '#shared/store/watch-list';
 import { openListConfig } from '#shared/core/config';
-import { bookInvoice, groupInto, type InvoiceRef, type InvoiceTransfers, matchInvoices, paymentReport, type Unbookable } from '#shared/watchers/booking';
+import {
+  bookInvoice,
+  bookRefundPayment,
+  groupInto,
+  type InvoiceRef,
+  type InvoiceTransfers,
+  matchInvoices,
+  paymentReport,
+  refundPaidBy,
+  type RefundTransfers,
+  type Unbookable,
+} from '#shared/watchers/booking';
 
 export interface BlockWatcherOptions {
   /** Blocks one step scans at most: the bound on one run's work (the next step goes on). */
@@ -80,6 +91,8 @@ export interface StepReport {
   /** Address-index lookups (unique addresses paid by transfers to open addresses) and the payments to our invoices booked. */
   lookups: number;
   booked: number;
+  /** Final payments to buyers' refund addresses booked on their refunds (store/refund-watches.ts). */
+  refunds: number;
   /** Maturing payments that reached their confirmations. */
   matured: number;
   /** Payments taken back because their block left the chain. */
@@ -156,6 +169,7 @@ export class BlockWatcher {
       openRead: 0,
       lookups: 0,
       booked: 0,
+      refunds: 0,
       matured: 0,
       retracted: 0,
       kept: [],
@@ -340,24 +354,15 @@ export class BlockWatcher {
   private async bookListed(listed: readonly Transfer[], tip: BlockRef, report: StepReport): Promise<void> {
     if (listed.length === 0) return;
     const now = this.clock();
-    const { invoices, lookups } = await matchInvoices(listed);
+    const { invoices, refunds, lookups } = await matchInvoices(listed);
     report.lookups += lookups;
+    await this.bookRefunds(refunds, tip, now, report);
     for (const { target, payments } of invoices) {
       const paid: Paid[] = [];
       for (const transfer of payments) {
         const confirmations = transfer.block ? Math.max(0, tip.height - transfer.block.height + 1) : 0;
         if (transfer.block && confirmations < confirmationsRequired(transfer.currency)) {
-          await saveMaturingPayment({
-            chain: this.name,
-            height: transfer.block.height,
-            block_hash: transfer.block.hash,
-            key: transfer.key,
-            txid: transfer.txid,
-            currency: transfer.currency,
-            amount: formatDecimal(transfer.amount),
-            order_id: target.orderId,
-            invoice_id: target.invoiceId,
-          });
+          await this.saveMaturing(transfer, transfer.block, { order_id: target.orderId, invoice_id: target.invoiceId });
           // Booked unconfirmed by this container: recording its block now would change nothing the order is decided on.
           if (this.bookedUnconfirmed.has(transfer.key)) continue;
         }
@@ -368,6 +373,41 @@ export class BlockWatcher {
       report.booked += paid.length;
       for (const { transfer } of paid) if (!transfer.block) this.rememberBooked(transfer.key);
     }
+  }
+
+  /**
+   * Books the transfers to refund addresses on their refunds (booking.ts): final at the
+   * currency's confirmations, as an invoice's; one short of them is kept as a maturing payment
+   * naming its refund, booked final once it has them ({@link mature}), and meanwhile reported as seen.
+   */
+  private async bookRefunds(groups: readonly RefundTransfers[], tip: BlockRef, now: Date, report: StepReport): Promise<void> {
+    for (const { refunds, payments } of groups) {
+      for (const transfer of payments) {
+        const refund = refundPaidBy(refunds, transfer);
+        if (!refund) continue;
+        const confirmations = transfer.block ? Math.max(0, tip.height - transfer.block.height + 1) : 0;
+        const final = transfer.block !== undefined && confirmations >= confirmationsRequired(transfer.currency);
+        if (transfer.block && !final) {
+          await this.saveMaturing(transfer, transfer.block, { order_id: refund.orderId, invoice_id: '', refund, address: transfer.address });
+        }
+        await bookRefundPayment(refunds, transfer, { final, now }, refund);
+        if (final) report.refunds += 1;
+      }
+    }
+  }
+
+  /** Keeps a payment in a block short of its confirmations, for `owner` (an invoice, or a refund), until it has them. */
+  private async saveMaturing(transfer: Transfer, block: BlockRef, owner: Pick<MaturingPayment, 'order_id' | 'invoice_id' | 'refund' | 'address'>): Promise<void> {
+    await saveMaturingPayment({
+      chain: this.name,
+      height: block.height,
+      block_hash: block.hash,
+      key: transfer.key,
+      txid: transfer.txid,
+      currency: transfer.currency,
+      amount: formatDecimal(transfer.amount),
+      ...owner,
+    });
   }
 
   /** Books one invoice's payments together: undefined when booked, else why the index points at nothing bookable. */
@@ -393,10 +433,17 @@ export class BlockWatcher {
         key: payment.key,
         txid: payment.txid,
         currency: payment.currency,
-        address: '',
+        address: payment.address ?? '',
         amount: parseDecimal(payment.amount),
         block: { height: payment.height, hash: payment.block_hash },
       };
+      if (payment.refund) {
+        // A refund's payment: booked final on the refund it was found paying.
+        await bookRefundPayment([payment.refund], transfer, { final: true, now }, payment.refund);
+        await deleteMaturingPayment(payment);
+        report.refunds += 1;
+        continue;
+      }
       groupInto(ripe, { orderId: payment.order_id, invoiceId: payment.invoice_id }, { paid: { transfer, confirmations }, item: payment });
     }
     for (const { target, payments } of ripe.values()) {
@@ -450,7 +497,8 @@ export class BlockWatcher {
     now: Date,
     report: StepReport,
   ): Promise<void> {
-    const outcome = await retractPayment({ orderId: payment.order_id, invoiceId: payment.invoice_id, key: payment.key, now }).catch(
+    // A refund's payment short of its confirmations was only reported as seen: nothing to take back.
+    const outcome = payment.refund ? undefined : await retractPayment({ orderId: payment.order_id, invoiceId: payment.invoice_id, key: payment.key, now }).catch(
       (error: unknown) => {
         if (error instanceof UnknownOrderError) return 'absent' as const;
         throw error;

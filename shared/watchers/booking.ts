@@ -4,10 +4,17 @@
  * payments by the invoice they pay, and record each invoice's together through the one entry
  * point of services/payment-reports.ts (recordPayments, idempotent by each payment's own key).
  * The block watcher (block-watcher.ts) and the indexed one (indexed-watcher.ts) book here.
+ *
+ * The index dispatches by its item's kind: a transfer to a buyer's refund address (store/
+ * refund-watches.ts) is booked on the refund it pays through services/refunds.ts
+ * (recordRefundPayment, idempotent by the payment's key) instead: {@link bookRefundPayment}.
  */
-import { InvalidParameterError, InvoiceNotExistError, UnknownOrderError } from '#shared/domain/errors';
+import { InvalidParameterError, InvoiceNotExistError, RefundNotFoundError, UnknownOrderError } from '#shared/domain/errors';
+import { compare, formatDecimal, parseDecimal } from '#shared/domain/money';
 import { type PaymentReport, recordPayments } from '#shared/services/payment-reports';
-import { findInvoicesByAddresses, paidAddressId } from '#shared/store/address-index';
+import { recordRefundPayment } from '#shared/services/refunds';
+import { findTargetsByAddresses, paidAddressId, type RefundTarget } from '#shared/store/address-index';
+import { claimRefundPayment, stopWatchingRefund } from '#shared/store/refund-watches';
 import type { Transfer } from '#shared/watchers/sources/port';
 
 /** The invoice an address-index entry points at. */
@@ -22,28 +29,43 @@ export interface InvoiceTransfers<T> {
   payments: T[];
 }
 
-/** Transfers matched to invoices, grouped per invoice, and those that found none. */
+/** Transfers to one refund address and the refunds waiting on it (oldest first; none once all are sent). */
+export interface RefundTransfers {
+  refunds: RefundTarget[];
+  payments: Transfer[];
+}
+
+/** Transfers matched to invoices, grouped per invoice, those to refund addresses, and those that found none. */
 export interface Matches {
   invoices: InvoiceTransfers<Transfer>[];
+  refunds: RefundTransfers[];
   unmatched: Transfer[];
   /** Address-index lookups made (unique addresses). */
   lookups: number;
 }
 
-/** Looks the transfers' addresses up in the address index and groups them by the invoice they pay. */
+/** Looks the transfers' addresses up in the address index and groups them by the invoice (or refund address) they pay. */
 export async function matchInvoices(transfers: readonly Transfer[]): Promise<Matches> {
-  const found = await findInvoicesByAddresses(transfers);
+  const found = await findTargetsByAddresses(transfers);
   const unmatched: Transfer[] = [];
   const byInvoice = new Map<string, InvoiceTransfers<Transfer>>();
+  const byRefundAddress = new Map<string, RefundTransfers>();
   for (const transfer of transfers) {
-    const target = found.get(paidAddressId(transfer));
+    const id = paidAddressId(transfer);
+    const target = found.get(id);
     if (!target) {
       unmatched.push(transfer);
       continue;
     }
-    groupInto(byInvoice, target, transfer);
+    if (target.kind === 'invoice') {
+      groupInto(byInvoice, { orderId: target.orderId, invoiceId: target.invoiceId }, transfer);
+      continue;
+    }
+    const group = byRefundAddress.get(id) ?? { refunds: target.refunds, payments: [] };
+    group.payments.push(transfer);
+    byRefundAddress.set(id, group);
   }
-  return { invoices: [...byInvoice.values()], unmatched, lookups: new Set(transfers.map(paidAddressId)).size };
+  return { invoices: [...byInvoice.values()], refunds: [...byRefundAddress.values()], unmatched, lookups: new Set(transfers.map(paidAddressId)).size };
 }
 
 /** Adds `payment` to its invoice's group (created on first use). */
@@ -97,4 +119,55 @@ export async function bookInvoice(reports: readonly PaymentReport[]): Promise<Un
     if (error instanceof InvalidParameterError) return 'NOT_BOOKABLE';
     throw error;
   }
+}
+
+/** A transfer more than this before a refund's address was set cannot pay it (clocks differ). */
+const REFUND_SINCE_MARGIN_MS = 60_000;
+
+/**
+ * The refund a transfer to a refund address pays, of those waiting on it (oldest first): the
+ * oldest of exactly its amount, else the oldest it pays in full, else the oldest (a short
+ * payment, shown on it). A transfer whose time is known and before a refund's address was set
+ * does not pay that one. Undefined: none can.
+ */
+export function refundPaidBy(refunds: readonly RefundTarget[], transfer: Pick<Transfer, 'amount' | 'at'>): RefundTarget | undefined {
+  const candidates = transfer.at ? refunds.filter((refund) => transfer.at!.getTime() >= Date.parse(refund.since) - REFUND_SINCE_MARGIN_MS) : refunds;
+  return (
+    candidates.find((refund) => compare(parseDecimal(refund.amount), transfer.amount) === 0) ??
+    candidates.find((refund) => compare(parseDecimal(refund.amount), transfer.amount) < 0) ??
+    candidates[0]
+  );
+}
+
+/**
+ * Books one transfer on the refund it pays (services/refunds.ts recordRefundPayment). Final: the
+ * refund is claimed for the transfer's key first (store/refund-watches.ts: a transfer seen again
+ * pays the refund it paid the first time, never a second one), and once the refund is SENT its
+ * address no longer names it. Not final: reported as seen on the refund it would pay. Undefined
+ * when no refund waits on the address (all sent): nothing to book.
+ */
+export async function bookRefundPayment(
+  refunds: readonly RefundTarget[],
+  transfer: Transfer,
+  { final, now }: { final: boolean; now: Date },
+  chosen: RefundTarget | undefined = refundPaidBy(refunds, transfer),
+): Promise<'SENT' | 'SHORT' | 'IGNORED' | undefined> {
+  if (!chosen) return undefined;
+  const refund = final ? await claimRefundPayment(transfer.currency, transfer.key, chosen) : chosen;
+  const outcome = await recordRefundPayment({
+    userId: refund.userId,
+    orderId: refund.orderId,
+    refundId: refund.refundId,
+    key: transfer.key,
+    txid: transfer.txid,
+    amount: formatDecimal(transfer.amount),
+    final,
+    now,
+  }).catch((error: unknown) => {
+    // Its order is gone: nothing to book it on.
+    if (error instanceof RefundNotFoundError) return 'IGNORED' as const;
+    throw error;
+  });
+  if (outcome === 'SENT') await stopWatchingRefund({ currency: transfer.currency, address: transfer.address, ...(transfer.memo ? { memo: transfer.memo } : {}), refundId: refund.refundId });
+  return outcome;
 }

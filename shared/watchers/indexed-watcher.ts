@@ -16,14 +16,16 @@
  * transfer by the account and its memo (the invoice id). A memo naming an invoice the order
  * no longer uses, or a payment after the invoice expired, follows payment-reports.ts's replaced and
  * late rules; the wrong amount makes the order UNRESOLVED with its reason. A payment that
- * finds no invoice is reported as `unmatched` and kept in the table for an operator.
+ * finds no invoice is reported as `unmatched` and kept in the table for an operator. A payment
+ * to a buyer's refund address (TRON, Solana; EOS: from the receiving account) is booked on its
+ * refund (booking.ts bookRefundPayment); an outgoing transfer that pays none is passed over.
  */
 import { formatDecimal } from '#shared/domain/money';
 import { confirmationsRequired } from '#shared/chains/confirmations';
 import type { IndexedSource, Transfer } from '#shared/watchers/sources/port';
 import { readIndexCursor, writeIndexCursor } from '#shared/store/index-cursors';
 import { saveUnmatchedPayment } from '#shared/store/unmatched-payments';
-import { bookInvoice, matchInvoices, paymentReport, type Unbookable } from '#shared/watchers/booking';
+import { bookInvoice, bookRefundPayment, matchInvoices, paymentReport, type Unbookable } from '#shared/watchers/booking';
 
 export interface IndexedWatcherOptions {
   /** Payments one step asks the source for at most: the bound on one run's work. */
@@ -55,6 +57,8 @@ export interface IndexedStepReport {
   /** Payments the source reported and those booked on an invoice. */
   transfers: number;
   booked: number;
+  /** Payments to buyers' refund addresses booked on their refunds (store/refund-watches.ts). */
+  refunds: number;
   unmatched: UnmatchedTransfer[];
   /** 1 when the cursor moved and the source may have more (step again at once), 0 once caught up. */
   behind: number;
@@ -95,6 +99,7 @@ export class IndexedWatcher {
       cursor: stored?.position,
       transfers: transfers.length,
       booked: 0,
+      refunds: 0,
       unmatched: [],
       behind: 0,
       yielded: false,
@@ -115,9 +120,14 @@ export class IndexedWatcher {
   /** Books each invoice's payments together (booking.ts); those that find no invoice are unmatched. */
   private async book(transfers: readonly Transfer[], report: IndexedStepReport): Promise<void> {
     if (transfers.length === 0) return;
-    const { invoices, unmatched } = await matchInvoices(transfers);
-    for (const transfer of unmatched) await this.unmatched(transfer, 'NO_INVOICE', report);
+    const { invoices, refunds, unmatched } = await matchInvoices(transfers);
+    // An outgoing transfer that pays no refund is the account's own business.
+    for (const transfer of unmatched) if (!transfer.outgoing) await this.unmatched(transfer, 'NO_INVOICE', report);
     const now = this.clock();
+    // Final when reported, as an invoice's: booked on the refund it pays.
+    for (const group of refunds) {
+      for (const transfer of group.payments) if ((await bookRefundPayment(group.refunds, transfer, { final: true, now })) !== undefined) report.refunds += 1;
+    }
     for (const { target, payments: paid } of invoices) {
       // Final when reported: settled, or in an irreversible block.
       const reports = paid.map((transfer) => paymentReport(target, transfer, { confirmations: confirmationsRequired(transfer.currency), now, final: true }));

@@ -23,6 +23,7 @@ import { SolanaTransfers } from '#shared/watchers/sources/solana';
 import { currency } from '#shared/domain/currencies';
 import { PER_ADDRESS_ITEMS, type WatchedAddress, WatchList } from '#shared/store/watch-list';
 import { createBlockSource } from '#shared/watchers/sources/factories';
+import type { BlockSource } from '#shared/watchers/sources/port';
 import { BlockWatcher, type StepReport } from '#shared/watchers/block-watcher';
 import { type IndexedStepReport, IndexedWatcher } from '#shared/watchers/indexed-watcher';
 import { type PollOptions, type PollSummary, pollChain, type Progress, type Stepper } from '#shared/watchers/watch-loop';
@@ -57,13 +58,18 @@ export function runnableWatchers(readSecret?: SecretReader): RunnableWatcher[] {
 
 /** The watcher of one configured chain; the endpoint read from its SSM parameter when it has one. */
 export async function watcherFor(config: ChainSourceConfig, readSecret?: SecretReader): Promise<BlockWatcher> {
+  return new BlockWatcher(await blockSourceFor(config, readSecret));
+}
+
+/** The source of one configured chain; the endpoint read from its SSM parameter when it has one. */
+export async function blockSourceFor(config: ChainSourceConfig, readSecret?: SecretReader): Promise<BlockSource> {
   let url = config.url;
   if (url === undefined && config.urlParameter !== undefined) {
     if (!readSecret) throw new Error(`${config.chain}: ${config.urlParameter} is an SSM parameter and no reader was given`);
     url = (await readSecret(config.urlParameter)).trim();
   }
   if (!url) throw new Error(`${config.chain}: no endpoint configured`);
-  return new BlockWatcher(createBlockSource(config, url));
+  return createBlockSource(config, url);
 }
 
 /** Sources read by their own cursor, not by the block watcher: Lightning settlements, EOS transfers, TRON's Transfer events by solid block. */
@@ -96,39 +102,40 @@ export function indexedWatcherFor(chain: IndexedChain): IndexedWatcher {
     if (!client) throw new Error('LBTC: LND_REST_URL is not configured');
     return new IndexedWatcher(new LndSettlements(client), { keepUnmatched: false });
   }
-  if (chain === 'TRON') {
-    // Solidified transfers are final: booked confirmed at once, like EOS's irreversible ones.
-    const { apiUrl, apiKey, contract, genesisHash, maxBlockRange, watched } = tronSettings();
-    if (!watched) throw new Error('TRON: TRON_API_URL is not configured');
-    const source = new TronTransfers({
-      url: apiUrl!,
-      ...(apiKey ? { apiKey } : {}),
-      contract,
-      genesisHash,
-      maxBlockRange,
-      currency: 'USDT_TRC20',
-      decimals: currency('USDT_TRC20').precision,
-      watched: watchListOf('TRON'),
-    });
-    return new IndexedWatcher(source, { keepUnmatched: true });
-  }
-  if (chain === 'SOLANA') {
-    // Finalized transactions are final: booked confirmed at once.
-    const { rpcUrl, mint, genesisHash, watched } = solanaSettings();
-    if (!watched) throw new Error('SOLANA: SOLANA_RPC_URL is not configured');
-    const source = new SolanaTransfers({
-      url: rpcUrl!,
-      mint,
-      genesisHash,
-      currency: 'USDC_SOL',
-      decimals: currency('USDC_SOL').precision,
-      watched: watchListOf('SOLANA'),
-    });
-    return new IndexedWatcher(source, { keepUnmatched: true });
-  }
+  // Solidified TRON transfers, finalized Solana ones and irreversible EOS ones are final: booked confirmed at once.
+  if (chain === 'TRON') return new IndexedWatcher(tronTransfers(watchListOf('TRON')), { keepUnmatched: true });
+  if (chain === 'SOLANA') return new IndexedWatcher(solanaTransfers(watchListOf('SOLANA')), { keepUnmatched: true });
+  return new IndexedWatcher(hyperionTransfers(), { keepUnmatched: true });
+}
+
+/** TRON's source, configured (TRON_API_URL), watching `watched`. */
+export function tronTransfers(watched: (now: Date) => Promise<WatchedAddress[]>): TronTransfers {
+  const { apiUrl, apiKey, contract, genesisHash, maxBlockRange, watched: configured } = tronSettings();
+  if (!configured) throw new Error('TRON: TRON_API_URL is not configured');
+  return new TronTransfers({
+    url: apiUrl!,
+    ...(apiKey ? { apiKey } : {}),
+    contract,
+    genesisHash,
+    maxBlockRange,
+    currency: 'USDT_TRC20',
+    decimals: currency('USDT_TRC20').precision,
+    watched,
+  });
+}
+
+/** Solana's source, configured (SOLANA_RPC_URL), watching `watched`. */
+export function solanaTransfers(watched: (now: Date) => Promise<WatchedAddress[]>): SolanaTransfers {
+  const { rpcUrl, mint, genesisHash, watched: configured } = solanaSettings();
+  if (!configured) throw new Error('SOLANA: SOLANA_RPC_URL is not configured');
+  return new SolanaTransfers({ url: rpcUrl!, mint, genesisHash, currency: 'USDC_SOL', decimals: currency('USDC_SOL').precision, watched });
+}
+
+/** The EOS account's transfers from Hyperion, configured (EOS_ACCOUNT and EOS_HISTORY_URL). */
+export function hyperionTransfers(): HyperionTransfers {
   const { account, historyUrl, watched } = eosConfig();
   if (!watched) throw new Error('EOS: EOS_ACCOUNT and EOS_HISTORY_URL are not both configured');
-  return new IndexedWatcher(new HyperionTransfers({ url: historyUrl!, account: account! }), { keepUnmatched: true });
+  return new HyperionTransfers({ url: historyUrl!, account: account! });
 }
 
 /**

@@ -11,9 +11,10 @@ import { freePort } from '#infra/local/ports';
  * dead-letter queue. Split from callbacks.test.ts so the two run in parallel workers.
  *
  * The tests run at the same time: each waits for retries (seconds each) of its own order at
- * its own merchant endpoint, and the pipeline delivers concurrently, as Lambda does; run one
- * after the other they spent 80 s waiting. Together they share the machine with each other's
- * first deliveries: each may take longer than the default 30 s on a loaded machine.
+ * its own merchant endpoint, and the pipeline delivers concurrently, as Lambda does (one after
+ * the other, the file was among the suite's longest: docs/performance.md, "The test suite's
+ * time"). Together they share the machine with each other's first deliveries: each may take
+ * longer than the default timeout on a loaded machine.
  */
 const TABLE = `callback-retries-e2e-${process.pid}`;
 const { merchant, sqs, call, endpoint, endpoints, paidOrder } = useCallbackPipeline(TABLE);

@@ -30,9 +30,9 @@ describe('EOS transfers from Hyperion (the EOS watcher source)', () => {
     await hyperion.stop();
   });
 
-  it('reports incoming eosio.token EOS transfers once irreversible, in global_sequence order, with memo and exact amount', async () => {
+  it("reports the account's eosio.token EOS transfers (incoming, and outgoing marked so) once irreversible, in global_sequence order, with memo and exact amount", async () => {
     const paid = hyperion.transfer({ from: 'buyeraccount', to: ACCOUNT, quantity: '17.3625 EOS', memo: ' 01JDKQ4ZQ6V1T2X3Y4Z5A6B7C8 ' });
-    hyperion.transfer({ from: ACCOUNT, to: 'someoneelse1', quantity: '1.0000 EOS', memo: 'outgoing' });
+    const sent = hyperion.transfer({ from: ACCOUNT, to: 'someoneelse1', quantity: '1.0000 EOS', memo: 'outgoing' });
     hyperion.transfer({ from: 'buyeraccount', to: ACCOUNT, quantity: '5.0000 EOS', memo: 'fake', contract: 'fakeeostoken' });
     hyperion.transfer({ from: 'buyeraccount', to: ACCOUNT, quantity: '5.0000 TLOS', memo: 'other token' });
     const pending = hyperion.transfer({ from: 'buyeraccount', to: ACCOUNT, quantity: '2.5000 EOS', memo: 'second' });
@@ -57,8 +57,21 @@ describe('EOS transfers from Hyperion (the EOS watcher source)', () => {
         block: { height: paid.block_num, hash: paid.block_id },
         at: new Date(`${paid['@timestamp']}Z`),
       },
+      // Sent by the account (a merchant paying a buyer's refund): addressed to its recipient, marked outgoing.
+      {
+        key: String(sent.global_sequence),
+        txid: sent.trx_id,
+        currency: 'EOS',
+        address: 'someoneelse1',
+        outgoing: true,
+        memo: 'outgoing',
+        amount: expect.anything(),
+        block: { height: sent.block_num, hash: sent.block_id },
+        at: new Date(`${sent['@timestamp']}Z`),
+      },
     ]);
     expect(formatDecimal(final.transfers[0]!.amount)).toBe('17.3625');
+    expect(formatDecimal(final.transfers[1]!.amount)).toBe('1');
     // The cursor passed the skipped actions, not the reversible transfer.
     const skipped = hyperion.actions[3]!; // the TLOS transfer, the last action before the reversible one
     expect(final.next).toBe(`${skipped.global_sequence}@${skipped['@timestamp']}`);

@@ -11,7 +11,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  *
  * Here, when the cache knows every file: vitest's order (failed first, then the longest).
  * Otherwise: the files named in `LONG_FILES` first, in that order (the longest in CI's last
- * run, 58 to 83 s each on 2 cores; docs/performance.md "The test suite's time"); then the
+ * run: docs/performance.md, "The test suite's time"); then the
  * end-to-end files (each starts processes or a browser), the integration files, and the rest,
  * each the larger file first.
  */

@@ -2,7 +2,7 @@
  * A local stand-in for a Hyperion history API (v2), for tests: `GET /v2/history/get_actions`
  * with `account`, `filter`, `sort`, `after`, `limit` and `checkLib`, answering Hyperion's JSON
  * (`lib`, `total`, `actions[]` with `@timestamp`, `block_num`, `block_id`, `trx_id`, `act`,
- * `global_sequence`). The test plays the chain: `transfer` adds an action in a new block and
+ * `global_sequence`), and `GET /v2/history/get_transaction?id=` (`executed`, `lib`, `actions[]`). The test plays the chain: `transfer` adds an action in a new block and
  * `irreversible` moves the last irreversible block.
  */
 import { createHash } from 'node:crypto';
@@ -62,6 +62,15 @@ export class HyperionTestServer {
       }
       if (fault === 'not-json') {
         res.writeHead(200, { 'content-type': 'text/html' }).end('<html>gateway</html>');
+        return;
+      }
+      if (url.pathname === '/v2/history/get_transaction') {
+        // Hyperion's answer: executed false and no actions for an id it does not know.
+        const id = url.searchParams.get('id');
+        const actions = this.actions.filter((action) => action.trx_id === id);
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({ query_time_ms: 1.1, executed: actions.length > 0, trx_id: id, lib: this.lib, cached_lib: false, ...(actions.length > 0 ? { actions } : {}) }),
+        );
         return;
       }
       if (url.pathname !== '/v2/history/get_actions') {

@@ -39,8 +39,8 @@ const config = (formFactor: 'mobile' | 'desktop'): Config => ({
  * accessibility audit reads it: each lists the artifacts it needs, and together they need only
  * axe-core's (`Accessibility`), which `accessibilityNeeds` checks before the first run, so a
  * Lighthouse release that changed this fails the test instead of skipping something it needs.
- * Measuring is skipped (the report's benchmarkIndex reads -1): one core's second per screen,
- * 52 per test run.
+ * Measuring is skipped (the report's benchmarkIndex reads -1): a busy core for every screen
+ * audited (docs/performance.md, "The test suite's time").
  */
 pageFunctions.computeBenchmarkIndex = () => -1;
 

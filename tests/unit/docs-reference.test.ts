@@ -22,8 +22,11 @@ describe('docs/reference.md', () => {
   });
 
   it('gives the settings their defaults as the readers do', () => {
-    expect(generated).toContain('| `UNCONFIRMED_TIMEOUT_SECONDS` | 86400 | yes |');
-    expect(generated).toContain('| `WATCH_GRACE_SECONDS` | 604800 | no |');
-    expect(generated).toContain('| `PORTAL_SESSION_HOURS` | 12 | no |');
+    expect(generated).toContain('| `UNCONFIRMED_TIMEOUT_SECONDS` | 86400 | `unconfirmedTimeoutSeconds` |');
+    expect(generated).toContain('| `WATCH_GRACE_SECONDS` | 604800 | `watchGraceSeconds` |');
+    expect(generated).toContain('| `PORTAL_SESSION_HOURS` | 12 | `portalSessionHours` |');
+    expect(generated).toContain('| `USDT_BNB_CONFIRMATIONS` | 4 | `usdtBnbConfirmations` |');
+    expect(generated).toContain('| `TABLE_NAME` | required | set by the stack or Lambda |');
+    expect(generated).toContain('| `TOKEN_HMAC_KEY` | required; in AWS the parameter /crypto-pay-orders/token-hmac-key | `tokenHmacKeyParameter` (`TOKEN_HMAC_KEY_PARAMETER`)');
   });
 });

@@ -5,19 +5,19 @@
  * the error codes with their HTTP status, and the CLIs' commands and flags.
  *
  * Where the code exposes a value as data it is imported (the currency, network and pay-code
- * tables, the error classes). Where it exists only as code text (which variable a reader reads
- * and its default; the stack's SETTINGS, which tools/ may not import: tests/unit/layers.test.ts;
- * the CLIs' usage text, which runs on import) the source file is read and matched, strictly:
+ * tables, the settings' declarations, the error classes). Where it exists only as code text (the
+ * CLIs' usage text, which runs on import) the source file is read and matched, strictly:
  * a pattern that finds too little throws, so a refactor breaks the build of this file, not its truth.
  */
-import { readFileSync, readdirSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PAY_CURRENCIES, currency, chainOf, keyOf, requiredConfirmations } from '#shared/domain/currencies';
 import { EVM_NETWORKS, evmCurrencies, networkName } from '#shared/domain/networks';
 import { MUGGLEPAY_ALIASES, MUGGLEPAY_CODES } from '#shared/domain/pay-codes';
 import * as domainErrors from '#shared/domain/errors';
-import { MAX_TIP_AGE_DEFAULTS, maxTipAgeVariable } from '#shared/chains/tip-age';
+import { contextKeyOf, deployVariableOf, type Setting } from '#shared/core/settings';
+import { ALL_SETTINGS } from '#shared/payments/setting-families';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -72,96 +72,53 @@ function payCodesTable(): string[] {
   ];
 }
 
-/** Every `.ts` file under `dir`, sorted, tests excluded. */
-function tsFiles(dir: string): string[] {
-  return readdirSync(join(ROOT, dir), { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
-    .map((entry) => relative(ROOT, join(entry.parentPath, entry.name)))
-    .sort();
+/** A setting's default as the readers apply it. */
+function defaultOf(declared: Setting): string {
+  if (declared.defaultText !== undefined) return declared.defaultText;
+  if (declared.required) return 'required';
+  if (typeof declared.default === 'number') return String(declared.default);
+  if (typeof declared.default === 'string') return `\`${declared.default}\``;
+  return declared.type === 'flag' ? 'false' : 'none';
 }
 
-/** `7 * 86_400` -> 604800; anything but integer literals and `*` stays as written. */
-function literal(expression: string): string {
-  const text = expression.trim();
-  if (/^[\d_]+(\s*\*\s*[\d_]+)*$/.test(text)) return String(text.split('*').reduce((product, factor) => product * Number(factor.trim().replace(/_/g, '')), 1));
-  if (/^'[^']*'$/.test(text)) return `\`${text.slice(1, -1)}\``;
-  return `\`${text}\` (in code)`;
-}
-
-interface Variable {
-  name: string;
-  default: string;
-  files: Set<string>;
-}
-
-/** The variables the handlers' readers read by a literal name (shared/), with their defaults. */
-function handlerVariables(): Map<string, Variable> {
-  const found = new Map<string, Variable>();
-  const reader = /\b(requiredString|optionalString|positiveInteger|nonNegativeInteger|flag|secretSource)\(env, '([A-Z][A-Z0-9_]*)'(?:, ([^)]+))?\)(\s*\?\?\s*([^,;)\n]+))?/g;
-  for (const file of tsFiles('shared')) {
-    if (file === 'shared/core/env.ts') continue;
-    for (const match of source(file).matchAll(reader)) {
-      const [, kind, name, fallback, , orElse] = match;
-      const value =
-        kind === 'requiredString'
-          ? 'required'
-          : kind === 'flag'
-            ? 'false'
-            : kind === 'secretSource'
-              ? `one of \`${name}_PARAMETER\`, \`${name}_FILE\`, \`${name}\`, or none`
-              : fallback !== undefined
-                ? literal(fallback)
-                : orElse !== undefined
-                  ? literal(orElse)
-                  : 'none';
-      const entry = found.get(name!) ?? { name: name!, default: value, files: new Set<string>() };
-      if (entry.default === 'none') entry.default = value;
-      entry.files.add(file);
-      found.set(name!, entry);
-    }
+/** Where an operator sets it in AWS. */
+function awsOf(name: string, declared: Setting): string {
+  const key = `\`${contextKeyOf(name, declared)}\``;
+  const variable = deployVariableOf(name, declared);
+  switch (declared.aws) {
+    case 'operator':
+      return key;
+    case 'parameter':
+      return `${key}${variable === name ? '' : ` (\`${variable}\`)`}: an SSM parameter's name; the functions get \`${name}_PARAMETER\``;
+    case 'deploy':
+      return `${key}: the stack's own`;
+    case 'stack':
+      return 'set by the stack or Lambda';
+    case 'local':
+      return 'never (local only)';
   }
-  if (found.size < 40) throw new Error(`only ${found.size} configuration variables found in shared/: has the readers' shape changed?`);
-  return found;
-}
-
-/** The variables the stack takes from the operator (infra/cdk/config.ts SETTINGS and its derived settings). */
-function deployableVariables(): Set<string> {
-  const text = source('infra/cdk/config.ts');
-  const settings = text.slice(text.indexOf('export const SETTINGS'), text.indexOf('} as const;'));
-  const names = new Set([...settings.matchAll(/env: '([A-Z][A-Z0-9_]*)'/g)].map((match) => match[1]!));
-  if (names.size < 40) throw new Error(`only ${names.size} settings found in infra/cdk/config.ts SETTINGS`);
-  // NETWORK_SETTINGS and TIP_AGE_SETTINGS there: derived from these tables.
-  for (const network of EVM_NETWORKS) {
-    if (network.chain !== 'ETH') {
-      names.add(`${network.chain}_CHAIN_ID`);
-      for (const code of Object.keys(network.tokens)) names.add(`${code}_CONTRACT`);
-    }
-    for (const code of evmCurrencies(network)) if (code !== 'ETH') names.add(`${code}_CONFIRMATIONS`);
-    names.add(`${network.chain}_BLOCK_RANGE`);
-  }
-  for (const chain of Object.keys(MAX_TIP_AGE_DEFAULTS)) names.add(maxTipAgeVariable(chain));
-  return names;
 }
 
 function configurationTable(): string[] {
-  const handler = handlerVariables();
-  const deployable = deployableVariables();
-  /** A secret is given to the stack by its SSM parameter's name: `TOKEN_HMAC_KEY` by `TOKEN_HMAC_KEY_PARAMETER`. */
-  const takes = (name: string): boolean => deployable.has(name) || (handler.get(name)?.default.startsWith('one of') === true && deployable.has(`${name}_PARAMETER`));
-  const rows = [...handler.values()]
-    .sort((a, b) => a.name.localeCompare(b.name))
-    .map((v) => `| \`${v.name}\` | ${cell(v.default)} | ${takes(v.name) ? 'yes' : 'no'} | ${[...v.files].map((f) => `\`${f}\``).join(', ')} |`);
-  const onlyDeploy = [...deployable].filter((name) => !handler.has(name) && !(name.endsWith('_PARAMETER') && handler.has(name.slice(0, -'_PARAMETER'.length)))).sort();
+  const byName = Object.entries(ALL_SETTINGS).sort(([a], [b]) => a.localeCompare(b));
+  const row = ([name, declared]: [string, Setting]) => `| \`${name}\` | ${cell(defaultOf(declared))} | ${cell(awsOf(name, declared))} | ${cell(declared.about)} |`;
+  const settable = byName.filter(([, declared]) => ['operator', 'parameter', 'deploy'].includes(declared.aws));
   return [
     '## Configuration settings',
     '',
-    'Every environment variable the handlers read by a literal name (the readers of `shared/core/config.ts` and the modules it names), with its default. **Local**: every one is read from the environment of `npm start`. **AWS**: "yes" when the stack takes it from the operator (`infra/cdk/config.ts` SETTINGS and the settings it derives; [deploy.md](deploy.md) names the context key); "no" when the stack either sets it itself (the table, queues, portal origin, ...) or leaves the default. What each means: [operator guide, Configuration](operator-guide.md#configuration).',
+    'Every setting, as declared once in `shared/core/settings.ts` (and, for the names built per chain, network, currency or gateway, `shared/payments/setting-families.ts`): the handlers read them through those declarations and the AWS stack takes exactly the ones declared settable, so this table is what both do. **Locally** every one but the stack\'s own is read from the environment of `npm start` (secrets also as `<NAME>_FILE`). **In AWS** the operator sets a setting by its CDK context key (`-c key=value` or `cdk.json`) or by its variable in the shell that runs `cdk` ([deploy.md, Configuration](deploy.md#configuration)); values are checked at synth. What the important ones mean: [operator guide, Configuration](operator-guide.md#configuration).',
     '',
-    '| Variable | Default | AWS | Read in |',
+    '### Settings an operator sets',
+    '',
+    '| Variable | Default | AWS context key | Meaning |',
     '|---|---|---|---|',
-    ...rows,
+    ...settable.map(row),
     '',
-    'The stack also takes these, which no handler reader names literally (the stack\'s own settings, or variables whose names the code builds per chain, network or currency; [deploy.md](deploy.md) explains each): ' + onlyDeploy.map((name) => `\`${name}\``).join(', ') + '. The defaults of the built ones: the currency table above (confirmations, contracts, chain ids), 100 blocks for `<NETWORK>_BLOCK_RANGE`, and the tip ages in `shared/chains/tip-age.ts`.',
+    '### Set by the stack, or local only',
+    '',
+    '| Variable | Default | AWS | Meaning |',
+    '|---|---|---|---|',
+    ...byName.filter((entry) => !settable.includes(entry)).map(row),
   ];
 }
 
@@ -219,7 +176,7 @@ export function renderReference(): string {
     '',
     '<!-- Generated by `npm run docs` (tools/build-docs.ts) from the code; tests/unit/docs-reference.test.ts fails when it is stale. Do not edit by hand. -->',
     '',
-    'Tables that restate the code, generated from it. Not here, because the code does not expose them as data: the order status transitions (see the [merchant guide](merchant-guide.md#order-statuses)), the stack\'s outputs and its own settings ([deploy.md](deploy.md)), and the routes (see [openapi.json](openapi.json), generated the same way).',
+    'Tables that restate the code, generated from it. Not here, because the code does not expose them as data: the order status transitions (see the [merchant guide](merchant-guide.md#order-statuses)), the stack\'s outputs ([deploy.md](deploy.md#deploy)), and the routes (see [openapi.json](openapi.json), generated the same way).',
     '',
     ...currenciesTable(),
     '',

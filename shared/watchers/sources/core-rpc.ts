@@ -130,7 +130,7 @@ export class CoreRpcSource implements BlockSource {
     const transfers: Transfer[] = [];
     const txids = new Set<string>();
     for (const tx of block.tx) {
-      const parsed = this.transaction(tx, ref);
+      const parsed = this.parse(tx, ref);
       if (txids.has(parsed.txid)) throw this.garbage(`block ${hash} lists ${parsed.txid} twice`);
       txids.add(parsed.txid);
       transfers.push(...parsed.transfers);
@@ -154,7 +154,7 @@ export class CoreRpcSource implements BlockSource {
         }
         const tx = this.object(answer.result, `getrawtransaction ${chunk[i]}`);
         if (tx.blockhash !== undefined) return; // mined meanwhile: the block scan books it
-        const parsed = this.transaction(tx, undefined);
+        const parsed = this.parse(tx, undefined);
         if (parsed.txid !== chunk[i]) throw this.garbage(`getrawtransaction ${chunk[i]} answered ${parsed.txid}`);
         transfers.push(...parsed.transfers);
       });
@@ -162,8 +162,37 @@ export class CoreRpcSource implements BlockSource {
     return transfers;
   }
 
+  /**
+   * One transaction's transfers (`getrawtransaction txid true`: the node needs -txindex for a
+   * mined one not in its wallet), in its block when that block is on the best chain
+   * (`getblockheader`: confirmations -1 off it); undefined when the node does not know the id.
+   * A merchant's reported refund (refund-check.ts).
+   */
+  async transaction(txid: string): Promise<Transfer[] | undefined> {
+    if (!HASH.test(txid)) return undefined;
+    const [answer] = await this.batch([{ method: 'getrawtransaction', params: [txid, true] }]);
+    if (!answer) throw this.garbage(`getrawtransaction ${txid}: no answer`);
+    if (answer.error) {
+      if (answer.error.code === NO_SUCH_TRANSACTION || (isLosslessNumber(answer.error.code) && Number(answer.error.code.value) === NO_SUCH_TRANSACTION)) return undefined;
+      throw this.garbage(`getrawtransaction ${txid}: ${String(answer.error.message)}`);
+    }
+    const tx = this.object(answer.result, `getrawtransaction ${txid}`);
+    let block: BlockRef | undefined;
+    if (tx.blockhash !== undefined) {
+      const hash = this.hash(tx.blockhash, `block of ${txid}`);
+      const header = this.object(await this.call('getblockheader', [hash, true]), `getblockheader ${hash}`);
+      if (header.hash !== hash) throw this.garbage(`getblockheader ${hash} answered block ${String(header.hash)}`);
+      const confirmations = header.confirmations;
+      const onBest = !(typeof confirmations === 'number' && confirmations < 0) && !(isLosslessNumber(confirmations) && Number(confirmations.value) < 0);
+      if (onBest) block = { height: this.count(header.height, `getblockheader ${hash}.height`), hash };
+    }
+    const parsed = this.parse(tx, block);
+    if (parsed.txid !== txid) throw this.garbage(`getrawtransaction ${txid} answered ${parsed.txid}`);
+    return parsed.transfers;
+  }
+
   /** The outputs of one transaction that pay an address. */
-  private transaction(value: unknown, block: BlockRef | undefined): { txid: string; transfers: Transfer[] } {
+  private parse(value: unknown, block: BlockRef | undefined): { txid: string; transfers: Transfer[] } {
     const tx = this.object(value, 'transaction');
     const txid = this.hash(tx.txid, 'txid');
     if (!Array.isArray(tx.vout)) throw this.garbage(`transaction ${txid} has no vout list`);

@@ -98,7 +98,7 @@ export class EsploraSource implements BlockSource {
     const transfers: Transfer[] = [];
     const txids = new Set<string>();
     for (const tx of pages.flat()) {
-      const parsed = this.transaction(tx, ref);
+      const parsed = this.parse(tx, ref);
       if (txids.has(parsed.txid)) throw this.garbage(`block ${hash} lists ${parsed.txid} twice`);
       txids.add(parsed.txid);
       transfers.push(...parsed.transfers);
@@ -118,11 +118,33 @@ export class EsploraSource implements BlockSource {
       const tx = this.json(answer.body, `/tx/${txid}`) as Json;
       const status = tx.status as Json | undefined;
       if (status?.confirmed === true) return [];
-      const parsed = this.transaction(tx, undefined);
+      const parsed = this.parse(tx, undefined);
       if (parsed.txid !== txid) throw this.garbage(`/tx/${txid} answered ${parsed.txid}`);
       return parsed.transfers;
     });
     return found.flat();
+  }
+
+  /**
+   * One transaction's transfers (`GET /tx/:txid`), in its block when mined (`status`); undefined
+   * when the server does not know the id (404). A merchant's reported refund (refund-check.ts).
+   */
+  async transaction(txid: string): Promise<Transfer[] | undefined> {
+    if (!HASH.test(txid)) return undefined;
+    const answer = await requestText(this.chain, `${this.base}/tx/${txid}`, {}, this.http);
+    if (answer.status === 404 || answer.status === 400) return undefined;
+    if (answer.status !== 200) throw this.garbage(`/tx/${txid}: HTTP ${answer.status}`);
+    const tx = this.json(answer.body, `/tx/${txid}`) as Json;
+    const status = tx.status as Json | undefined;
+    if (typeof status !== 'object' || status === null || typeof status.confirmed !== 'boolean') throw this.garbage(`/tx/${txid} has no status`);
+    let block: BlockRef | undefined;
+    if (status.confirmed) {
+      if (!isCount(status.block_height)) throw this.garbage(`/tx/${txid} is confirmed without a block height`);
+      block = { height: status.block_height, hash: this.hash(status.block_hash, `block of ${txid}`) };
+    }
+    const parsed = this.parse(tx, block);
+    if (parsed.txid !== txid) throw this.garbage(`/tx/${txid} answered ${parsed.txid}`);
+    return parsed.transfers;
   }
 
   private async header(hash: string): Promise<{ height: number; previousHash: string; time: Date; txCount: number }> {
@@ -147,7 +169,7 @@ export class EsploraSource implements BlockSource {
   }
 
   /** One transaction's outputs that pay an address, as transfers (in `block` when confirmed). */
-  private transaction(tx: Json, block: BlockRef | undefined): { txid: string; transfers: Transfer[] } {
+  private parse(tx: Json, block: BlockRef | undefined): { txid: string; transfers: Transfer[] } {
     const txid = this.hash(tx.txid, 'txid');
     if (!Array.isArray(tx.vout)) throw this.garbage(`transaction ${txid} has no vout list`);
     const transfers: Transfer[] = [];

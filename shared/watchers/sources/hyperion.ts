@@ -8,8 +8,11 @@
  * with the chain's last irreversible block (`lib`). Only irreversible transfers are reported
  * (irreversibility is EOS's confirmation: a reported transfer can never leave the chain), and
  * the cursor stops before the first reversible one, so it is reported once it is final.
- * Transfers sent by the account, other tokens named EOS (another contract) and anything not
- * `x.xxxx EOS` are skipped; a transfer's memo names the invoice it pays.
+ * Other tokens named EOS (another contract) and anything not `x.xxxx EOS` are skipped; a
+ * transfer's memo names the invoice it pays. Transfers the account sends to another account are
+ * reported `outgoing` (addressed to the recipient, with its memo): a merchant paying a buyer's
+ * refund from the receiving account (store/refund-watches.ts); one that pays no refund is
+ * passed over by the watcher.
  *
  * The cursor is `<global_sequence>@<block time>`: Hyperion filters by time, the sequence
  * decides what is new (several actions share a block's time).
@@ -103,8 +106,32 @@ export class HyperionTransfers implements IndexedSource {
     return { transfers, next: `${next.sequence}@${next.time}` };
   }
 
-  /** One action, checked; `transfer` only for an incoming eosio.token EOS transfer. */
-  private action(raw: unknown): { sequence: bigint; time: string; blockNum: number; transfer?: Transfer } {
+  /**
+   * The EOS transfers of one transaction, between any accounts, each addressed to its recipient
+   * (`GET /v2/history/get_transaction?id=`), with the chain's last irreversible block: a
+   * merchant's reported refund (refund-check.ts). Undefined when Hyperion does not know the id.
+   */
+  async transaction(trxId: string): Promise<{ transfers: Transfer[]; lib: number } | undefined> {
+    if (!/^[0-9a-f]{64}$/.test(trxId)) return undefined;
+    const answer = await this.get(`/v2/history/get_transaction?${new URLSearchParams({ id: trxId })}`);
+    if (answer.executed !== true) return undefined;
+    const lib = answer.lib;
+    if (!Number.isSafeInteger(lib) || (lib as number) < 0) throw this.garbage('lib is not a block number');
+    if (!Array.isArray(answer.actions)) throw this.garbage('actions is not a list');
+    const transfers: Transfer[] = [];
+    for (const raw of answer.actions) {
+      const action = this.action(raw, true);
+      if (action.transfer?.txid !== undefined && action.transfer.txid !== trxId) throw this.garbage(`get_transaction ${trxId} answered an action of ${action.transfer.txid}`);
+      if (action.transfer) transfers.push(action.transfer);
+    }
+    return { transfers, lib: lib as number };
+  }
+
+  /**
+   * One action, checked; `transfer` only for an eosio.token EOS transfer to or from the account
+   * (`any`: between any two accounts, addressed to its recipient).
+   */
+  private action(raw: unknown, any = false): { sequence: bigint; time: string; blockNum: number; transfer?: Transfer } {
     if (typeof raw !== 'object' || raw === null) throw this.garbage('an action is not an object');
     const a = raw as Record<string, unknown>;
     const sequence = a.global_sequence;
@@ -121,10 +148,14 @@ export class HyperionTransfers implements IndexedSource {
     const data = act?.data as Record<string, unknown> | undefined;
     if (typeof act !== 'object' || act === null || typeof data !== 'object' || data === null) throw this.garbage('an action has no act.data');
     const base = { sequence: BigInt(sequence as string | number), time, blockNum: blockNum as number };
-    if (act.account !== 'eosio.token' || act.name !== 'transfer' || data.to !== this.options.account) return base;
+    if (act.account !== 'eosio.token' || act.name !== 'transfer') return base;
+    // Incoming pays an invoice; outgoing (to another account) may pay a buyer's refund.
+    const outgoing = (any || data.from === this.options.account) && data.to !== this.options.account;
+    if (data.to !== this.options.account && !outgoing) return base;
     const quantity = typeof data.quantity === 'string' ? QUANTITY.exec(data.quantity) : null;
     if (!quantity) return base; // another token of eosio.token, or a malformed quantity: not a payment in EOS
     if (typeof data.memo !== 'string' || typeof data.from !== 'string') throw this.garbage('a transfer has no from or memo');
+    if (outgoing && (typeof data.to !== 'string' || !ACCOUNT_NAME.test(data.to))) throw this.garbage('a transfer has no valid to');
     const blockId = typeof a.block_id === 'string' ? a.block_id : '';
     return {
       ...base,
@@ -132,7 +163,8 @@ export class HyperionTransfers implements IndexedSource {
         key: String(sequence),
         txid: trxId,
         currency: 'EOS',
-        address: this.options.account,
+        address: outgoing ? (data.to as string) : this.options.account,
+        ...(outgoing ? { outgoing: true as const } : {}),
         // Memos are typed by people: surrounding spaces are not part of the invoice's memo.
         memo: data.memo.trim(),
         amount: parseDecimal(quantity[1]!),

@@ -55,6 +55,12 @@ export interface Transfer {
   /** The block it is in; absent while unconfirmed (mempool, pending). */
   block?: BlockRef;
   /**
+   * Sent by the account the source reads (EOS: a merchant paying a refund from the receiving
+   * account, to the buyer's account): it can only pay a refund, and one that pays none is not
+   * a payment to us (never kept as unmatched).
+   */
+  outgoing?: true;
+  /**
    * When it was paid, where the source says (LND's settle date, the EOS block's time): the
    * late-payment rule judges this, not when a watcher happened to read it.
    */
@@ -109,6 +115,12 @@ export interface BlockSource {
   mempool(known: ReadonlySet<string>): Promise<Transfer[]>;
   /** Its chain check and the currencies failing on their own (sources without either leave it out). */
   health?(): SourceHealthNote;
+  /**
+   * One transaction's transfers as {@link block} reports them (with its block when mined on the
+   * best chain; without while unconfirmed), undefined when the source does not know the id: a
+   * merchant's reported refund is checked with it (shared/watchers/refund-check.ts).
+   */
+  transaction?(txid: string): Promise<Transfer[] | undefined>;
 }
 
 /** A source with its own growing index (LND settle_index, Hyperion global_sequence). */

@@ -29,6 +29,12 @@ import { earliestWatch, PerAddressChecks, type WatchEntry } from '#shared/watche
  *   names no watched reference is the merchant's other money: counted ({@link notOurs}), never
  *   booked nor kept as unmatched.
  *
+ * A refund (store/refund-watches.ts) is paid to the buyer's wallet with no reference: its
+ * watch-list entry names the wallet (`kind` refund), whose associated token account is read the
+ * same way while the refund waits (one more account a step: the one cost that grows with
+ * waiting refunds), and what the wallet gains in the mint in a successful transaction is
+ * reported to the wallet, keyed `<signature>:<wallet>`.
+ *
  * The newest signature read per account is kept in memory, and moves only once the watcher
  * has booked what the step found ({@link SolanaTransfers.booked}): a step whose booking failed
  * is read again. Restarts: that place is lost with the process. The watcher's cursor
@@ -65,6 +71,8 @@ export interface SolanaSourceOptions extends Pick<JsonRpcOptions, 'url' | 'timeo
 export interface SolanaWatched extends WatchEntry {
   /** The wallet it pays. */
   recipient?: string;
+  /** `refund`: a buyer's wallet awaiting a refund (its address is the wallet, no reference): whatever it gains in the mint pays it. */
+  kind?: string;
 }
 
 const COMMITMENT = 'finalized';
@@ -94,9 +102,10 @@ interface Listed {
   blockTime: number | null;
 }
 
-/** The step's watched references by key, and when its watch list was read (s). */
+/** The step's watched references by key, the refund wallets by wallet, and when its watch list was read (s). */
 interface Watched {
   references: ReadonlyMap<string, SolanaWatched>;
+  refunds: ReadonlyMap<string, SolanaWatched>;
   listedAt: number;
 }
 
@@ -201,7 +210,8 @@ export class SolanaTransfers implements IndexedSource {
     );
     this.staged = undefined;
     if (entries.length === 0) return { transfers: [], next: cursor };
-    const references = new Map(entries.map((entry) => [entry.address, entry]));
+    const references = new Map(entries.filter((entry) => entry.kind !== 'refund').map((entry) => [entry.address, entry]));
+    const refunds = new Map(entries.filter((entry) => entry.kind === 'refund').map((entry) => [entry.recipient!, entry]));
     // Each receiving account with how far back it must be read: its oldest invoice, or the watermark.
     const order = [...earliest].map(([account, { sinceMs }]): [string, number] => [account, Math.max(watermark ?? 0, Math.floor(sinceMs / 1000) - SINCE_MARGIN_S)]);
     const start = this.offset % order.length;
@@ -209,10 +219,10 @@ export class SolanaTransfers implements IndexedSource {
     const budget = { left: Math.max(limit, 1) };
     const found = new Map<string, Transfer>();
     const listedAt = Math.floor(now.getTime() / 1000);
-    for (const [signature, tx] of this.unsettled) this.book(signature, tx, { references, listedAt }, step, found);
+    for (const [signature, tx] of this.unsettled) this.book(signature, tx, { references, refunds, listedAt }, step, found);
     let complete = true;
     for (const [index, [account, floor]] of [...order.slice(start), ...order.slice(0, start)].entries()) {
-      if (!(await this.readAccount(account, floor, { references, listedAt }, budget, step, found))) {
+      if (!(await this.readAccount(account, floor, { references, refunds, listedAt }, budget, step, found))) {
         complete = false;
         step.offset = start + index + 1;
         break;
@@ -220,6 +230,20 @@ export class SolanaTransfers implements IndexedSource {
     }
     this.staged = step;
     return { transfers: [...found.values()], next: complete ? this.nextWatermark(watermark, listedAt) ?? cursor : cursor };
+  }
+
+  /**
+   * What a finalized transaction paid `wallet` in the mint (its gain over all its token
+   * accounts), and whether it succeeded: a merchant's reported refund (refund-check.ts).
+   * Undefined while the node does not serve it as finalized (unknown, or not final yet). The
+   * node's cluster is checked first.
+   */
+  async paidBy(signature: string, wallet: string): Promise<{ success: boolean; units: bigint } | undefined> {
+    await this.checks.ensure(this.clock(), { head: false });
+    if (!/^[1-9A-HJ-NP-Za-km-z]{64,88}$/.test(signature)) return undefined;
+    const tx = await this.transaction(signature, { left: 1 });
+    if (tx === null) return undefined;
+    return { success: tx.ok, units: this.balance(tx.post, wallet, signature) - this.balance(tx.pre, wallet, signature) };
   }
 
   /**
@@ -346,10 +370,10 @@ export class SolanaTransfers implements IndexedSource {
    * the mint. One that names none is kept to be looked at again while it is recent (see
    * {@link unsettled}), then counted as not ours.
    */
-  private book(signature: string, tx: ReadTransaction, { references, listedAt }: Watched, step: StepState, found: Map<string, Transfer>): void {
+  private book(signature: string, tx: ReadTransaction, { references, refunds, listedAt }: Watched, step: StepState, found: Map<string, Transfer>): void {
     if (!tx.ok) return;
     const named = [...tx.accounts].map((key) => references.get(key)).filter((entry) => entry !== undefined);
-    if (named.length === 0) {
+    if (this.bookRefunds(signature, tx, refunds, found) === 0 && named.length === 0) {
       if (!Number.isSafeInteger(tx.blockTime)) throw this.error(`transaction ${signature} has no blockTime`);
       const blockTime = tx.blockTime as number;
       if (blockTime >= listedAt - SETTLE_S && step.unsettled.size < KEEP) step.unsettled.set(signature, { ...tx, blockTime });
@@ -371,6 +395,30 @@ export class SolanaTransfers implements IndexedSource {
         at: new Date((tx.blockTime as number) * 1000),
       });
     }
+  }
+
+  /**
+   * What a successful transaction paid each refund wallet it credits in the mint (a refund is
+   * paid to the buyer's wallet, with no reference): the wallet's gain, if the transaction is not
+   * older than the refund's address (less a minute: clocks). The payment's key is
+   * `<signature>:<wallet>`. Returns how many it found.
+   */
+  private bookRefunds(signature: string, tx: ReadTransaction, refunds: ReadonlyMap<string, SolanaWatched>, found: Map<string, Transfer>): number {
+    if (refunds.size === 0 || !Array.isArray(tx.post)) return 0;
+    const owners = new Set(tx.post.map((item) => (item as { mint?: unknown; owner?: unknown } | null)?.mint === this.options.mint ? (item as { owner?: unknown }).owner : undefined));
+    let count = 0;
+    for (const owner of owners) {
+      const entry = typeof owner === 'string' ? refunds.get(owner) : undefined;
+      if (!entry) continue;
+      const units = this.balance(tx.post, owner as string, signature) - this.balance(tx.pre, owner as string, signature);
+      if (units <= 0n) continue;
+      if (!Number.isSafeInteger(tx.blockTime)) throw this.error(`transaction ${signature} has no blockTime`);
+      if ((tx.blockTime as number) * 1000 < Date.parse(entry.since) - 60_000) continue;
+      const key = `${signature}:${entry.recipient!}`;
+      found.set(key, { key, txid: signature, currency: this.options.currency, address: entry.recipient!, amount: fromMinorUnits(units, this.options.decimals), at: new Date((tx.blockTime as number) * 1000) });
+      count += 1;
+    }
+    return count;
   }
 
   /** The wallet's balance in the mint over all its token accounts, in base units, from a token balance list. */

@@ -342,6 +342,20 @@ export class TronTransfers implements IndexedSource {
     return { transfers, next: String(scanned), more: scanned < head.height };
   }
 
+  /**
+   * What a solidified transaction paid `address` in the contract's token, and whether it
+   * succeeded (a merchant's reported refund, refund-check.ts): undefined while the API has no
+   * solidified receipt of it (unknown, or not solid yet). The API's network is checked first.
+   */
+  async paidBy(txid: string, address: string): Promise<{ success: boolean; units: bigint } | undefined> {
+    await this.checks.ensure(this.clock(), { head: false });
+    if (!/^[0-9a-f]{64}$/.test(txid)) return undefined;
+    const info = await this.info(txid);
+    if (!info) return undefined;
+    const units = info.transfers.filter((transfer) => transfer.contract === this.options.contract && transfer.to === address).reduce((sum, transfer) => sum + transfer.value, 0n);
+    return { success: info.success, units };
+  }
+
   /** The watched addresses of this currency by their account hex, each with its earliest invoice's time less the margin. */
   private recipients(watched: readonly WatchEntry[]): Map<string, Recipient> {
     // Decoding base58check costs two SHA-256: each address once while it is watched, not every step (a week's late window is many).

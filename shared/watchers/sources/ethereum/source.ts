@@ -463,6 +463,50 @@ export class EthereumBlockSource implements BlockSource {
     };
   }
 
+  /**
+   * One transaction's transfers (a merchant's reported refund, refund-check.ts): the
+   * transaction and its receipt in one batch (`eth_getTransactionByHash`,
+   * `eth_getTransactionReceipt`). Mined: the receipt must say it succeeded (else none), its block
+   * must be the best chain's at its height, and its transfers are the native value and the
+   * receipt's Transfer logs of the configured tokens, as a block read gives them. Pending: its
+   * native value only, without a block. Undefined when the node does not know the hash.
+   */
+  async transaction(txid: string): Promise<Transfer[] | undefined> {
+    const hash = fixedData(txid, 32);
+    if (hash === undefined) return undefined;
+    const tokens = await this.tokens();
+    const [rawTx, rawReceipt] = await this.rpc.batch([
+      { method: 'eth_getTransactionByHash', params: [hash] },
+      { method: 'eth_getTransactionReceipt', params: [hash] },
+    ]);
+    if (rawTx === null) return undefined;
+    const [tx] = this.readTransactions({ transactions: [rawTx] }, undefined);
+    if (tx!.hash !== hash) throw this.error(`eth_getTransactionByHash ${hash} answered ${tx!.hash}`);
+    const paysCoin = this.coin !== undefined && tx!.to !== undefined && tx!.value > 0n;
+    if (rawReceipt === null) return paysCoin ? [this.native(tx!, undefined)] : [];
+    const receipt = (rawReceipt ?? {}) as Record<string, unknown>;
+    const blockHash = fixedData(receipt.blockHash, 32);
+    const height = smallQuantity(receipt.blockNumber);
+    if (blockHash === undefined || height === undefined) throw this.error(`receipt of ${hash} has no valid blockHash or blockNumber`);
+    if (!this.succeeded(rawReceipt, hash, blockHash)) return [];
+    // A receipt of a block the chain left: not paid there (the node may still know it).
+    if ((await this.blockHash(height)) !== blockHash) return [];
+    const block: BlockRef = { height, hash: blockHash };
+    const transfers: Transfer[] = paysCoin ? [this.native(tx!, block)] : [];
+    if (!Array.isArray(receipt.logs)) throw this.error(`receipt of ${hash} has no logs list`);
+    const contracts = new Set(tokens.map((token) => token.contract));
+    const ours = receipt.logs.filter((log: unknown) => {
+      const entry = (log ?? {}) as { address?: unknown; topics?: unknown };
+      const contract = fixedData(entry.address, 20);
+      return contract !== undefined && contracts.has(contract) && Array.isArray(entry.topics) && fixedData(entry.topics[0], 32) === TRANSFER_TOPIC;
+    });
+    for (const log of this.tokenLogs(ours, tokens)) {
+      if (log.txHash !== hash || log.blockHash !== blockHash) throw this.error(`${log.where} is not of ${hash} in block ${blockHash}`);
+      if (log.units !== 0n) transfers.push(this.tokenTransfer(log, block));
+    }
+    return transfers;
+  }
+
   /** The Transfer logs of an `eth_getLogs` answer for the watched contracts, each checked; where they are is the caller's to check. */
   private tokenLogs(raw: unknown, tokens: readonly Token[]): TokenLog[] {
     if (!Array.isArray(raw)) throw this.error('eth_getLogs did not answer a list');
