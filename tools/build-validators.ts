@@ -32,6 +32,7 @@ import {
   recoveryCodeBodySchema,
   rollSecretBodySchema,
   settingsBodySchema,
+  emailPreferencesBodySchema,
   signOutBodySchema,
   tokenNameBodySchema,
 } from '#shared/schemas/portal';
@@ -66,12 +67,13 @@ export const VALIDATORS: Record<string, ValidatorSpec> = {
   portalAuditQuery: { schema: auditQuerySchema, type: 'AuditQuery', coerce: true },
   portalInviteMemberBody: { schema: inviteMemberBodySchema, type: 'InviteMemberBody' },
   portalMemberRoleBody: { schema: memberRoleBodySchema, type: 'MemberRoleBody' },
+  portalEmailPreferencesBody: { schema: emailPreferencesBodySchema, type: 'EmailPreferencesBody' },
 };
 
 const TYPE_IMPORTS = [
   "import type { ValidateFunction } from 'ajv';",
   "import type { PayCheckoutBody } from '#shared/schemas/pay';",
-  "import type { AuditQuery, InviteMemberBody, KeyPreviewBody, MemberRoleBody, PasskeyAnswerBody, PortalOrdersQuery, RecoveryCodeBody, RollSecretBody, SettingsBody, SignOutBody, TokenNameBody } from '#shared/schemas/portal';",
+  "import type { AuditQuery, EmailPreferencesBody, InviteMemberBody, KeyPreviewBody, MemberRoleBody, PasskeyAnswerBody, PortalOrdersQuery, RecoveryCodeBody, RollSecretBody, SettingsBody, SignOutBody, TokenNameBody } from '#shared/schemas/portal';",
   "import type { CheckoutOrderBody, CreateOrderInput, ListOrdersQuery, OrderActionBody, SandboxPayBody, SandboxRefundBody } from '#shared/schemas/orders';",
 ];
 

@@ -78,6 +78,9 @@ const PORTAL_ROUTES: readonly Route[] = (
     { method: 'POST', path: '/v1/portal/settings/preview', fn: 'portal-preview-keys', access: 'read' },
     { method: 'POST', path: '/v1/portal/settings', fn: 'portal-change-settings', access: 'write' },
     { method: 'GET', path: '/v1/portal/audit', fn: 'portal-audit-log', access: 'read' },
+    // The user's own email preferences (every role).
+    { method: 'GET', path: '/v1/portal/email-preferences', fn: 'portal-get-email-preferences', access: 'read' },
+    { method: 'POST', path: '/v1/portal/email-preferences', fn: 'portal-change-email-preferences', access: 'write' },
     // The team (owners).
     { method: 'GET', path: '/v1/portal/team', fn: 'portal-list-team', access: 'read' },
     { method: 'POST', path: '/v1/portal/team/invites', fn: 'portal-invite-member', access: 'write' },

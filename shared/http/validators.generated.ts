@@ -5,7 +5,7 @@
 // @ts-nocheck -- ajv writes plain JavaScript; the exports carry the types.
 import type { ValidateFunction } from 'ajv';
 import type { PayCheckoutBody } from '#shared/schemas/pay';
-import type { AuditQuery, InviteMemberBody, KeyPreviewBody, MemberRoleBody, PasskeyAnswerBody, PortalOrdersQuery, RecoveryCodeBody, RollSecretBody, SettingsBody, SignOutBody, TokenNameBody } from '#shared/schemas/portal';
+import type { AuditQuery, EmailPreferencesBody, InviteMemberBody, KeyPreviewBody, MemberRoleBody, PasskeyAnswerBody, PortalOrdersQuery, RecoveryCodeBody, RollSecretBody, SettingsBody, SignOutBody, TokenNameBody } from '#shared/schemas/portal';
 import type { CheckoutOrderBody, CreateOrderInput, ListOrdersQuery, OrderActionBody, SandboxPayBody, SandboxRefundBody } from '#shared/schemas/orders';
 import runtime_ucs2length_module from 'ajv/dist/runtime/ucs2length.js';
 import { isHttpUrl } from '#shared/http/validation';
@@ -2344,3 +2344,204 @@ return errors === 0;
 }
 return validate24;
 })() as ValidateFunction<MemberRoleBody>;
+
+/** The PortalEmailPreferencesBody schema. */
+export const portalEmailPreferencesBody = /* @__PURE__ */ (() => {
+const schema26 = {"$id":"PortalEmailPreferencesBody","type":"object","required":["address","language","payments","topics"],"additionalProperties":false,"properties":{"address":{"type":"string","maxLength":254,"pattern":"^$|^[^\\s@<>,;\"]+@[^\\s@<>,;\"]+\\.[^\\s@<>,;\"]+$","description":"Where this user's email goes; an empty string sends none."},"language":{"type":"string","enum":["en","zh"]},"payments":{"type":"string","enum":["each","daily","off"],"description":"each: one email per paid order; daily: one summary a day (UTC); off."},"topics":{"type":"object","required":["unresolved","callbacks","refund_address","new_passkey","team"],"additionalProperties":false,"properties":{"unresolved":{"type":"boolean","description":"An order became UNRESOLVED (a payment did not match)."},"callbacks":{"type":"boolean","description":"An order's callbacks failing for an hour, or given up (dead-lettered)."},"refund_address":{"type":"boolean","description":"A buyer set the address of a refund."},"new_passkey":{"type":"boolean","description":"A passkey added, or a first sign-in with one."},"team":{"type":"boolean","description":"A member invited, joined, removed or given another role."}}}}};
+const func2 = runtime_ucs2length;
+const pattern15 = new RegExp("^$|^[^\\s@<>,;\"]+@[^\\s@<>,;\"]+\\.[^\\s@<>,;\"]+$", "u");
+
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="PortalEmailPreferencesBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((data.address === undefined) && (missing0 = "address")) || ((data.language === undefined) && (missing0 = "language"))) || ((data.payments === undefined) && (missing0 = "payments"))) || ((data.topics === undefined) && (missing0 = "topics"))){
+validate25.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((key0 === "address") || (key0 === "language")) || (key0 === "payments")) || (key0 === "topics"))){
+validate25.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.address !== undefined){
+let data0 = data.address;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 254){
+validate25.errors = [{instancePath:instancePath+"/address",schemaPath:"#/properties/address/maxLength",keyword:"maxLength",params:{limit: 254},message:"must NOT have more than 254 characters"}];
+return false;
+}
+else {
+if(!pattern15.test(data0)){
+validate25.errors = [{instancePath:instancePath+"/address",schemaPath:"#/properties/address/pattern",keyword:"pattern",params:{pattern: "^$|^[^\\s@<>,;\"]+@[^\\s@<>,;\"]+\\.[^\\s@<>,;\"]+$"},message:"must match pattern \""+"^$|^[^\\s@<>,;\"]+@[^\\s@<>,;\"]+\\.[^\\s@<>,;\"]+$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate25.errors = [{instancePath:instancePath+"/address",schemaPath:"#/properties/address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.language !== undefined){
+let data1 = data.language;
+const _errs4 = errors;
+if(typeof data1 !== "string"){
+validate25.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((data1 === "en") || (data1 === "zh"))){
+validate25.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/enum",keyword:"enum",params:{allowedValues: schema26.properties.language.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payments !== undefined){
+let data2 = data.payments;
+const _errs6 = errors;
+if(typeof data2 !== "string"){
+validate25.errors = [{instancePath:instancePath+"/payments",schemaPath:"#/properties/payments/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((data2 === "each") || (data2 === "daily")) || (data2 === "off"))){
+validate25.errors = [{instancePath:instancePath+"/payments",schemaPath:"#/properties/payments/enum",keyword:"enum",params:{allowedValues: schema26.properties.payments.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.topics !== undefined){
+let data3 = data.topics;
+const _errs8 = errors;
+if(errors === _errs8){
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+let missing1;
+if((((((data3.unresolved === undefined) && (missing1 = "unresolved")) || ((data3.callbacks === undefined) && (missing1 = "callbacks"))) || ((data3.refund_address === undefined) && (missing1 = "refund_address"))) || ((data3.new_passkey === undefined) && (missing1 = "new_passkey"))) || ((data3.team === undefined) && (missing1 = "team"))){
+validate25.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs10 = errors;
+for(const key1 in data3){
+if(!(((((key1 === "unresolved") || (key1 === "callbacks")) || (key1 === "refund_address")) || (key1 === "new_passkey")) || (key1 === "team"))){
+validate25.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs10 === errors){
+if(data3.unresolved !== undefined){
+const _errs11 = errors;
+if(typeof data3.unresolved !== "boolean"){
+validate25.errors = [{instancePath:instancePath+"/topics/unresolved",schemaPath:"#/properties/topics/properties/unresolved/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid1 = _errs11 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data3.callbacks !== undefined){
+const _errs13 = errors;
+if(typeof data3.callbacks !== "boolean"){
+validate25.errors = [{instancePath:instancePath+"/topics/callbacks",schemaPath:"#/properties/topics/properties/callbacks/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid1 = _errs13 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data3.refund_address !== undefined){
+const _errs15 = errors;
+if(typeof data3.refund_address !== "boolean"){
+validate25.errors = [{instancePath:instancePath+"/topics/refund_address",schemaPath:"#/properties/topics/properties/refund_address/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid1 = _errs15 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data3.new_passkey !== undefined){
+const _errs17 = errors;
+if(typeof data3.new_passkey !== "boolean"){
+validate25.errors = [{instancePath:instancePath+"/topics/new_passkey",schemaPath:"#/properties/topics/properties/new_passkey/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid1 = _errs17 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data3.team !== undefined){
+const _errs19 = errors;
+if(typeof data3.team !== "boolean"){
+validate25.errors = [{instancePath:instancePath+"/topics/team",schemaPath:"#/properties/topics/properties/team/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid1 = _errs19 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate25.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate25.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate25.errors = vErrors;
+return errors === 0;
+}
+return validate25;
+})() as ValidateFunction<EmailPreferencesBody>;

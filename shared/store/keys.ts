@@ -34,6 +34,9 @@
  * | portal session      | SESSION#<SHA-256 of the id>     | SESSION      |                                   |                                             |
  * | WebAuthn challenge  | CHALLENGE#<challenge>           | CHALLENGE    |                                   |                                             |
  * | recovery code       | RECOVERY#<SHA-256 of the code>  | RECOVERY     |                                   |                                             |
+ * | email sent          | EMAIL#<event id>                | TO#<recipient> |                                 |                                             |
+ * | suppressed address  | SUPPRESSED#<SHA-256 of the address> | SUPPRESSED |                                 |                                             |
+ * | payments of a day   | DIGEST#<YYYY-MM-DD>             | <uid>        |                                   |                                             |
  *
  * | order number        | NUMBER#<uid>                    | <n, 12 digits> |                                 |                                             |
  * | order numbering     | NUMBER#<uid>                    | CURSOR       |                                   |                                             |
@@ -85,6 +88,9 @@ export const ENTITY = {
   orderNumber: 'ORDER_NUMBER',
   orderNumbering: 'ORDER_NUMBERING',
   numberingRun: 'NUMBERING_RUN',
+  email: 'EMAIL',
+  suppressedAddress: 'SUPPRESSED_ADDRESS',
+  paymentDigest: 'PAYMENT_DIGEST',
 } as const;
 
 export interface TableKey {
@@ -358,3 +364,14 @@ export const sessionKey = (idHash: string): TableKey => ({ PK: `SESSION#${idHash
 export const recoveryCodeKey = (codeHash: string): TableKey => ({ PK: `RECOVERY#${codeHash}`, SK: 'RECOVERY' });
 /** A WebAuthn challenge waiting for its answer (single use; the answer names it in clientDataJSON). */
 export const challengeKey = (challenge: string): TableKey => ({ PK: `CHALLENGE#${challenge}`, SK: 'CHALLENGE' });
+
+/**
+ * One email of one event to one recipient (`user:<portal user id>` or `buyer`): written before
+ * it is sent, so a redelivered event sends it once.
+ */
+export const emailKey = (eventId: string, recipient: string): TableKey => ({ PK: `EMAIL#${eventId}`, SK: `TO#${recipient}` });
+/** An address that bounced or complained (by its SHA-256: the table keeps no list of addresses as keys). */
+export const suppressedAddressKey = (addressHash: string): TableKey => ({ PK: `SUPPRESSED#${addressHash}`, SK: 'SUPPRESSED' });
+/** A merchant's payments of one UTC day, for the daily summary; one Query lists the day's merchants. */
+export const paymentDigestKey = (day: string, merchantId: number): TableKey => ({ PK: paymentDigestPartition(day), SK: String(merchantId) });
+export const paymentDigestPartition = (day: string): string => `DIGEST#${day}`;
