@@ -60,6 +60,9 @@ export const SETTINGS = {
   quotaPublicRate: { env: 'QUOTA_PUBLIC_RATE', about: 'requests/s of each client address on the payment page routes, 0 turns it off (handler default 5)' },
   quotaPublicBurst: { env: 'QUOTA_PUBLIC_BURST', about: 'burst of each client address on the payment page routes (handler default 10)' },
   alarmEmail: { env: 'ALARM_EMAIL', about: 'e-mail address subscribed to the alarm topic' },
+  emailDomain: { env: 'EMAIL_DOMAIN', about: 'sender domain of merchant and buyer email (an SES identity, DKIM records in docs/deploy.md); unset: no email' },
+  emailFrom: { env: 'EMAIL_FROM', about: 'From of every email, at emailDomain (default "Crypto Pay Orders <no-reply@<emailDomain>>")' },
+  emailSesRegion: { env: 'EMAIL_SES_REGION', about: "SES region, when not the stack's (SES must be out of its sandbox there)" },
   tokenHmacKeyParameter: {
     env: 'TOKEN_HMAC_KEY_PARAMETER',
     about: `SSM SecureString parameter name holding the key API tokens are stored under (HMAC; default ${DEFAULT_TOKEN_KEY_PARAMETER})`,
@@ -139,6 +142,8 @@ export interface DeployConfig {
   /** CALLBACK_TIMEOUT_MS when set: the delivery function's timeout is sized from it. */
   callbackTimeoutMs?: number;
   alarmEmail?: string;
+  /** Email (docs/deploy.md "Email"): the SES sender domain, the From, SES's region when not the stack's; absent: no email. */
+  email?: { domain: string; from: string; sesRegion?: string };
 }
 
 /** `USDT_ARB_CONFIRMATIONS` -> `usdtArbConfirmations`: a per-network setting's context key. */
@@ -388,7 +393,24 @@ export function readDeployConfig(context: ContextLookup, env: NodeJS.ProcessEnv)
     chainSources: chainSources(sourceEnv),
     callbackTimeoutMs: raw('callbackTimeoutMs') === undefined ? undefined : integer('callbackTimeoutMs', 1),
     alarmEmail: matching('alarmEmail', /^[^@\s]+@[^@\s]+\.[^@\s]+$/, 'an e-mail address'),
+    email: readEmail(raw, fail),
   };
+}
+
+/** The email settings: a sender domain turns email on; the From must be at that domain. */
+function readEmail(raw: (key: SettingKey) => string | undefined, fail: (key: SettingKey, problem: string) => never): DeployConfig['email'] {
+  const domain = raw('emailDomain');
+  const from = raw('emailFrom');
+  const sesRegion = raw('emailSesRegion');
+  if (domain === undefined) {
+    if (from !== undefined) fail('emailFrom', 'needs emailDomain');
+    if (sesRegion !== undefined) fail('emailSesRegion', 'needs emailDomain');
+    return undefined;
+  }
+  if (!/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/.test(domain)) fail('emailDomain', `must be a lower-case DNS name, got "${domain}"`);
+  if (from !== undefined && !new RegExp(`^([^<>@]*<)?[^@\\s<>]+@${domain.replaceAll('.', '\\.')}>?$`).test(from.trim())) fail('emailFrom', `must be an address at ${domain} ("Name <name@${domain}>")`);
+  if (sesRegion !== undefined && !/^[a-z]{2}(-[a-z]+)+-\d$/.test(sesRegion)) fail('emailSesRegion', `must be an AWS region, got "${sesRegion}"`);
+  return { domain, from: from?.trim() ?? `Crypto Pay Orders <no-reply@${domain}>`, ...(sesRegion ? { sesRegion } : {}) };
 }
 
 /**
