@@ -1,3 +1,4 @@
+import type { EmailPreferencesBody } from '#shared/schemas/portal';
 /**
  * The portal's one API client: every `/v1/portal/...` call goes through here. It sends the
  * session cookie (same origin), the CSRF token on every POST, and turns answers into results.
@@ -87,6 +88,8 @@ export const portalApi = {
   settings: () => request<{ settings: Settings }>('GET', '/settings'),
   previewKeys: (xpubs: Record<string, string>) => request<{ addresses: Record<string, string[]> }>('POST', '/settings/preview', { xpubs }),
   changeSettings: (change: Record<string, unknown>) => request<{ addresses: Record<string, string[]> }>('POST', '/settings', change),
+  emailPreferences: () => request<{ preferences: EmailPreferences }>('GET', '/email-preferences'),
+  changeEmailPreferences: (preferences: EmailPreferencesBody) => request<{ preferences: EmailPreferences }>('POST', '/email-preferences', preferences),
   audit: (before?: string) => request<{ entries: AuditEntry[]; next_before: string | null }>('GET', `/audit?limit=50${before ? `&before=${encodeURIComponent(before)}` : ''}`),
   team: () => request<{ members: Member[] }>('GET', '/team'),
   invite: (name: string, role: string) => request<{ invite: { url: string; expires_at: string } }>('POST', '/team/invites', { name, role }),
@@ -103,6 +106,9 @@ const ACTION_PATHS: Record<string, string> = {
   complete_refund: 'complete-refund',
   resolve: 'resolve',
 };
+
+/** A user's email preferences as the API answers them (the address absent until given). */
+export type EmailPreferences = Omit<EmailPreferencesBody, 'address'> & { address?: string };
 
 export interface ApiToken {
   token_id: string;
