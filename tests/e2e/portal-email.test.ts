@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/browser';
-import { expectAccessible, portalPage } from '../support/portal-page';
-import { killGroup, startScript, stopLeftoverJava, type Started } from '../support/processes';
+import { acceptInvite, expectAccessible, portalPage, startLocalRuntime } from '../support/portal-page';
+import { killGroup, stopLeftoverJava, type Started } from '../support/processes';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'portal-email-e2e-'));
 let runtime: Started;
@@ -37,18 +37,11 @@ interface Listed {
 const listed = async (): Promise<Listed[]> => (await (await fetch(`${mailbox}messages.json`)).json()) as Listed[];
 
 beforeAll(async () => {
-  runtime = startScript('infra/local/start.ts', [], { PORT: '0', DATA_DIR: dataDir, TOKEN_HMAC_KEY: '', EXPIRY_SWEEP_SECONDS: '2' });
-  api = (await runtime.waitFor(/API:\s+(http:\/\/\S+)/))[1]!;
-  mailbox = (await runtime.waitFor(/Mailbox:\s+(http:\/\/\S+)/))[1]!;
-  const inviteUrl = (await runtime.waitFor(/Portal invite:\s+(http:\/\/\S+)/))[1]!;
-  token = (await runtime.waitFor(/Demo API token:\s+(\S+)/))[1]!;
-  await runtime.waitFor(/Ctrl-C stops everything/);
+  let inviteUrl: string;
+  ({ runtime, api, mailbox, inviteUrl, token } = await startLocalRuntime(dataDir));
   browser = await launchChromium();
   page = await portalPage(browser);
-  await page.goto(inviteUrl);
-  await page.getByRole('button', { name: 'Create a passkey' }).click();
-  await page.getByRole('button', { name: 'I have saved them' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Orders' }).waitFor();
+  await acceptInvite(page, inviteUrl);
 }, 180_000);
 
 afterAll(async () => {
