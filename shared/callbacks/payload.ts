@@ -1,5 +1,6 @@
 import { decimalToNumber, parseDecimal } from '#shared/domain/money';
 import type { Order } from '#shared/domain/order';
+import type { RefundNotice } from '#shared/domain/refund';
 
 const amount = (value: string | undefined): number | null =>
   value === undefined || value === '' ? null : decimalToNumber(parseDecimal(value));
@@ -7,9 +8,10 @@ const amount = (value: string | undefined): number | null =>
 /**
  * The callback body: MugglePay's callback fields (order_id ... token, merchant_token, meta), then what a
  * merchant needs to order and de-duplicate events (event_id, updated_at, version) and the
- * settlement (receive_amount, receive_currency).
+ * settlement (receive_amount, receive_currency), and for a refund's status change the order's
+ * refunds (exact amount as a string, currency, address, txid; the buyer's refund link while it is usable).
  */
-export function callbackBody(order: Order, eventId: string) {
+export function callbackBody(order: Order, eventId: string, refunds?: readonly RefundNotice[]) {
   return {
     order_id: order.order_id,
     merchant_order_id: order.merchant_order_id,
@@ -32,6 +34,7 @@ export function callbackBody(order: Order, eventId: string) {
     version: order.version,
     receive_amount: amount(order.receive_amount),
     receive_currency: order.receive_currency,
+    ...(refunds && refunds.length > 0 ? { refunds } : {}),
   };
 }
 

@@ -18,6 +18,11 @@ export const AUDIT_ACTIONS = [
   'member.role_changed',
   'passkey.added',
   'sign_in.new_passkey',
+  // Refunds (issue 30): asked by the merchant, addressed by the buyer, sent from the merchant's wallet.
+  'refund.asked',
+  'refund.address_set',
+  'refund.link_renewed',
+  'refund.sent',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

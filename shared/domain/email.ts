@@ -53,6 +53,7 @@ export const AUDIT_EMAIL_TOPICS: Partial<Record<AuditAction, EmailTopic>> = {
   'member.joined': 'team',
   'member.removed': 'team',
   'member.role_changed': 'team',
+  'refund.address_set': 'refund_address',
 };
 
 /** An order as an email shows it (never its token, callback URL or anything secret). */
@@ -91,6 +92,8 @@ export type EmailEvent =
       /** The member concerned (team changes), and a role where one was given. */
       member?: string;
       role?: string;
+      /** A refund's address set by the buyer: the refund, and where to pay it. */
+      refund?: { order_id: string; amount: string; currency: string; address: string };
     }
   | {
       kind: 'callbacks_failing' | 'callback_dead_lettered';

@@ -183,8 +183,44 @@ export class CancelFailedError extends AppError {
 }
 
 export class RefundFailedError extends AppError {
+  /** Without a message: the order is in no status a refund can be asked in. */
+  constructor(message = 'Only a PAID or UNRESOLVED order can be refunded.') {
+    super(400, 'ORDER_REFUND_FAILED', message);
+  }
+}
+
+/** A refund of this order, or of another merchant's order (answered alike), or none at all. */
+export class RefundNotFoundError extends AppError {
   constructor() {
-    super(400, 'ORDER_REFUND_FAILED', 'Only a PAID order can be refunded.');
+    super(404, 'REFUND_NOT_FOUND', 'Refund not found');
+  }
+}
+
+/** A refund link that never was, was replaced by a new one, or was used (an address is set). */
+export class RefundLinkInvalidError extends AppError {
+  constructor() {
+    super(404, 'REFUND_LINK_INVALID', 'This refund link is not valid, or it was used already. Ask the merchant for a new one.');
+  }
+}
+
+/** An address that cannot receive the refund: the reason names what is wrong (network, checksum, ...). */
+export class RefundAddressError extends AppError {
+  constructor(reason: string) {
+    super(400, 'REFUND_ADDRESS_INVALID', reason);
+  }
+}
+
+/** A reported refund transaction that does not (or not yet: 409) pay the refund. */
+export class RefundTransactionError extends AppError {
+  constructor(reason: string, statusCode: 400 | 409 = 400) {
+    super(statusCode, statusCode === 409 ? 'REFUND_TX_NOT_FINAL' : 'REFUND_TX_INVALID', reason);
+  }
+}
+
+/** A live merchant's reported transaction on a network whose check is not available (fail closed). */
+export class RefundCheckUnavailableError extends AppError {
+  constructor(network: string) {
+    super(400, 'REFUND_CHECK_UNAVAILABLE', `Transactions on ${network} cannot be checked here yet; the refund is marked sent when its payment is seen.`);
   }
 }
 

@@ -1,6 +1,7 @@
 import type { CallbackStatuses } from '#shared/domain/merchant';
 import { type Decimal, formatDecimal, parseDecimal } from '#shared/domain/money';
 import type { OrderStatus } from '#shared/domain/statuses';
+import type { AuditEntry } from '#shared/domain/audit';
 import { assertTransition, type UnresolvedReason } from '#shared/domain/status-machine';
 
 /**
@@ -56,8 +57,21 @@ export interface Order {
   callback_statuses?: CallbackStatuses;
   /** Set when the order is (or was) UNRESOLVED. */
   unresolved_reason?: UnresolvedReason;
+  /** Its refunds, summed (absent until one is asked; each refund is its own item). */
+  refunds?: RefundSummary;
   /** Its status changes, oldest first (the portal's history; the last {@link MAX_HISTORY}). */
   history?: StatusChange[];
+}
+
+/** The refunds of an order, summed on the order itself so asking one is one conditional write on it. */
+export interface RefundSummary {
+  /** Refunds asked. */
+  count: number;
+  /** Refunds not SENT yet. */
+  open: number;
+  /** What they add up to, exact decimal in `currency`. */
+  amount: string;
+  currency: string;
 }
 
 /** One status change of an order: when, from what, and why (the UNRESOLVED reason). */
@@ -230,6 +244,8 @@ export interface Change {
   invoice?: Invoice;
   /** Another (replaced) invoice of the order, written in the same transaction: a payment to it. */
   otherInvoice?: Invoice;
+  /** The audit entry the change is recorded with, in the same transaction. */
+  audit?: AuditEntry;
 }
 
 /** The next version of an order, with no status change (e.g. a payment's confirmations). */

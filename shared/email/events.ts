@@ -138,6 +138,9 @@ export function emailEventOf(record: DynamoDBRecord, alertSeconds: number): Emai
       actor: actorName(String(after.who)),
       ...(text(details.name) ? { member: text(details.name) } : {}),
       ...(text(details.role) ? { role: text(details.role) } : {}),
+      ...(action === 'refund.address_set' && text(details.order_id) && text(details.address)
+        ? { refund: { order_id: text(details.order_id)!, amount: String(details.amount ?? ''), currency: String(details.currency ?? ''), address: text(details.address)! } }
+        : {}),
     };
   }
   if (after.type === ENTITY.delivery && record.eventName === 'MODIFY') {
@@ -152,6 +155,7 @@ export function emailEventOf(record: DynamoDBRecord, alertSeconds: number): Emai
  */
 function actorName(who: string): string {
   if (who.startsWith('operator:')) return 'operator';
+  if (who === 'buyer') return 'buyer';
   const match = /^[^ ]+ \((.*)\)$/.exec(who);
   return match ? match[1]! : who;
 }

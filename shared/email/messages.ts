@@ -72,7 +72,10 @@ const EN = {
     'member.joined': 'A team member joined',
     'member.removed': 'A team member was removed',
     'member.role_changed': 'A team member\'s role changed',
+    'refund.address_set': 'Refund address set',
   } as Record<string, string>,
+  refundLead: (amount: string, address: string) => `The buyer set the address of the refund of ${amount}: ${address}. Pay it from your wallet; the order shows when it is seen.`,
+  refundAddress: 'Refund address',
   accountLead: (action: string, actor: string, member?: string, role?: string) =>
     `${actor}: ${action.toLowerCase()}${member ? ` (${member}${role ? `, ${role}` : ''})` : ''}. If this was not you or your team, sign in and check the audit log.`,
   when: 'When',
@@ -112,7 +115,10 @@ const ZH: typeof EN = {
     'member.joined': '团队成员已加入',
     'member.removed': '移除了团队成员',
     'member.role_changed': '团队成员的角色已更改',
+    'refund.address_set': '已设置退款地址',
   },
+  refundLead: (amount, address) => `买家已设置 ${amount} 退款的地址：${address}。请从您的钱包付款；付款被看到后订单会显示。`,
+  refundAddress: '退款地址',
   accountLead: (action, actor, member, role) => `${actor}：${action}${member ? `（${member}${role ? `，${role}` : ''}）` : ''}。如果这不是您或您的团队所为，请登录并查看审计日志。`,
   when: '时间',
   summarySubject: (day, count) => `${day} 收到 ${count} 笔付款`,
@@ -159,6 +165,13 @@ function merchantContent(event: EmailEvent, language: EmailLanguage, context: Me
       };
     case 'account_change': {
       const subject = words.accountSubject[event.action] ?? event.action;
+      if (event.refund) {
+        const amount = money(event.refund.amount, event.refund.currency);
+        return {
+          subject,
+          blocks: [{ p: words.refundLead(amount, event.refund.address) }, { rows: [[words.refundAddress, event.refund.address], [words.orderId, event.refund.order_id]] }, { link: orderLink(context, event.refund.order_id), label: words.openOrder }],
+        };
+      }
       return {
         subject,
         blocks: [{ p: words.accountLead(subject, event.actor, event.member, event.role) }, { rows: [[words.when, event.at]] }, { link: `${context.portalUrl}#/audit`, label: words.openAudit }],

@@ -66,6 +66,15 @@ async function readOrCreateKeyFile(path: string): Promise<string> {
   return readFile(path, 'utf8');
 }
 
+/**
+ * A secret the service must be able to make again without storing it (a refund link's):
+ * HMAC-SHA256 of `purpose` and `text` under the same server key, base64url. The table holds
+ * only its SHA-256, as for every other secret.
+ */
+export async function serverSecret(purpose: string, text: string): Promise<string> {
+  return createHmac('sha256', await tokenKey()).update(`${purpose}\n${text}`, 'utf8').digest('base64url');
+}
+
 /** A random API token: 32 bytes (256 bits), base64url. */
 export const generateApiToken = (): string => randomBytes(32).toString('base64url');
 

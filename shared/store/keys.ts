@@ -37,6 +37,8 @@
  * | email sent          | EMAIL#<event id>                | TO#<recipient> |                                 |                                             |
  * | suppressed address  | SUPPRESSED#<SHA-256 of the address> | SUPPRESSED |                                 |                                             |
  * | payments of a day   | DIGEST#<YYYY-MM-DD>             | <uid>        |                                   |                                             |
+ * | refund              | ORDER#<order_id>                | REFUND#<refund_id> | MERCHANT#<uid>#REFUNDS / <created>#<id> (while not sent, oldest first) |          |
+ * | refund link         | REFUNDLINK#<SHA-256 of the secret> | REFUNDLINK |                                   |                                             |
  *
  * | order number        | NUMBER#<uid>                    | <n, 12 digits> |                                 |                                             |
  * | order numbering     | NUMBER#<uid>                    | CURSOR       |                                   |                                             |
@@ -44,8 +46,9 @@
  *
  * GSI3 is sparse and holds only what a sweeper must find: NEW orders (GSI3PK =
  * EXPIRY#<shard>, GSI3SK = <due_at>#<order_id>) and callback deliveries still to make
- * (GSI3PK = OUTBOX#<shard>, GSI3SK = <next_attempt_at>#<event_id>). One Query per shard,
- * never a scan.
+ * (GSI3PK = OUTBOX#<shard>, GSI3SK = <next_attempt_at>#<event_id>), and refunds not sent yet
+ * (GSI3PK = REFUNDS#WAITING, GSI3SK = <created_at>#<refund_id>: the waiting-refunds metric).
+ * One Query per shard, never a scan.
  *
  * GSI4 (keys only) is the order log: every order by creation time, sharded (GSI4PK =
  * ORDERLOG#<shard>, GSI4SK = <created_at>#<uid>), written by the order's own put and never
@@ -91,6 +94,8 @@ export const ENTITY = {
   email: 'EMAIL',
   suppressedAddress: 'SUPPRESSED_ADDRESS',
   paymentDigest: 'PAYMENT_DIGEST',
+  refund: 'REFUND',
+  refundLink: 'REFUND_LINK',
 } as const;
 
 export interface TableKey {
@@ -375,3 +380,27 @@ export const suppressedAddressKey = (addressHash: string): TableKey => ({ PK: `S
 /** A merchant's payments of one UTC day, for the daily summary; one Query lists the day's merchants. */
 export const paymentDigestKey = (day: string, merchantId: number): TableKey => ({ PK: paymentDigestPartition(day), SK: String(merchantId) });
 export const paymentDigestPartition = (day: string): string => `DIGEST#${day}`;
+
+/**
+ * A refund lives in its order's partition, after the order item (`REFUND#` sorts above
+ * `ORDER`, outside the range the order-with-invoice Query reads). Refund ids are time-ordered.
+ */
+export const refundKey = (orderId: string, refundId: string): TableKey => ({ PK: orderPartition(orderId), SK: `${REFUND_PREFIX}${refundId}` });
+export const REFUND_PREFIX = 'REFUND#';
+
+/** A merchant's refunds not sent yet, oldest first (GSI1; the refund item leaves it when SENT). */
+export const waitingRefundsIndexKey = (userId: number, createdAt: string, refundId: string) => ({
+  GSI1PK: waitingRefundsPartition(userId),
+  GSI1SK: `${createdAt}#${refundId}`,
+});
+export const waitingRefundsPartition = (userId: number): string => `MERCHANT#${userId}#REFUNDS`;
+
+/** Every refund not sent yet, oldest first (GSI3, keys only): the waiting-refunds metric counts it. */
+export const allWaitingRefundsIndexKey = (createdAt: string, refundId: string) => ({
+  GSI3PK: ALL_WAITING_REFUNDS,
+  GSI3SK: `${createdAt}#${refundId}`,
+});
+export const ALL_WAITING_REFUNDS = 'REFUNDS#WAITING';
+
+/** A refund link, found by the SHA-256 of its secret (the table never holds the secret). */
+export const refundLinkKey = (secretHash: string): TableKey => ({ PK: `REFUNDLINK#${secretHash}`, SK: 'REFUNDLINK' });

@@ -227,6 +227,8 @@ export async function commitOrderChange(change: {
   invoice?: Invoice;
   /** Other items written in the same transaction (a new invoice's address index, a delivery). */
   extraItems?: Item[];
+  /** Other writes with conditions of their own (an audit entry), in the same transaction. */
+  extraActions?: TransactItems;
 }): Promise<boolean> {
   const actions: TransactItems = [
     {
@@ -239,6 +241,7 @@ export async function commitOrderChange(change: {
   ];
   if (change.invoice) actions.push({ Put: { TableName: tableName(), Item: invoiceToItem(change.invoice) } });
   for (const item of change.extraItems ?? []) actions.push({ Put: { TableName: tableName(), Item: item } });
+  actions.push(...(change.extraActions ?? []));
   try {
     await db().send(new TransactWriteCommand({ TransactItems: actions }));
     return true;

@@ -264,3 +264,22 @@ describe('account changes', () => {
     expect(mail().messages().filter(invitedAda(quiet.address))).toEqual([]);
   });
 });
+
+describe('refunds', () => {
+  it('a buyer setting a refund\'s address is emailed to the members who want it, with the address to pay', async () => {
+    const shop = await merchant('Refund Shop');
+    const owner = await member(shop.user_id);
+    const { id } = await paidOrder(shop.api_token, {});
+    const { askRefund, setRefundAddress } = await import('#shared/services/refunds');
+    const { findMerchant } = await import('#shared/store/merchants');
+    const { profileOf } = await import('#shared/domain/merchant');
+    const asked = await askRefund(profileOf((await findMerchant(shop.user_id))!), id, {}, { who: 'operator:test', from: 'test' }, new Date());
+    const secret = new URL(asked.refund!.refund_url!).hash.slice('#refund='.length);
+    secrets.push(secret);
+    const address = 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq';
+    await setRefundAddress({ secret, address, now: new Date() });
+    const [message] = await mail().waitFor(about(owner.address, 'Refund address set'));
+    expect(message!.text).toContain(`Refund address: ${address}`);
+    expect(message!.text).toContain(`${origin}/portal/#/orders/${id}`);
+  });
+});

@@ -26,7 +26,8 @@ export const ASSOCIATED_TOKEN_PROGRAM_ID = 'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTN
 
 const PDA_MARKER = new TextEncoder().encode('ProgramDerivedAddress');
 
-function onCurve(bytes: Uint8Array): boolean {
+/** Whether 32 bytes are a point of ed25519 (a wallet's key); program-derived addresses are not. */
+export function onCurve(bytes: Uint8Array): boolean {
   try {
     // Equivalent mutant: zip215 matters only for a hash that is a non-canonical encoding (y ≥ p:
     // 38 of 2^256 values).
