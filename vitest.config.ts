@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import LongestFirst from './tests/setup/sequencer.ts';
 
 /**
  * Test files run in parallel worker processes. Most of a file's time is spent waiting (on
@@ -18,5 +19,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     maxWorkers: workers,
+    // The longest files first, so that they overlap the rest (tests/setup/sequencer.ts).
+    sequence: { sequencer: LongestFirst },
   },
 });

@@ -10,7 +10,7 @@ import type { CallbackReport } from './callbacks';
 import type { FunctionUse } from './instrument';
 import type { SteppedReport } from './stepped';
 import type { WatcherReport } from './watcher';
-import { CHAINS } from '#shared/payments/chain-sources';
+import { CHAINS } from '#shared/chains/sources';
 import { readWatchConfig } from '#shared/core/config';
 import { TICKER_MEMORY_MB, watcherMemoryMb } from '#infra/cdk/constructs/chain-watchers';
 import { READ_OVERLAP_MS } from '#shared/store/incremental-list';

@@ -30,7 +30,7 @@ import { fileURLToPath } from 'node:url';
 import { currency } from '#shared/domain/currencies';
 import { EVM_NETWORKS, type EvmNetwork } from '#shared/domain/networks';
 import { toChecksumAddress } from '#shared/payments/addresses/eip55';
-import { openAddress } from '#shared/store/open-addresses';
+import { BLOCK_CHAIN_ITEMS, watchAddress } from '#shared/store/watch-list';
 import { BlockWatcher } from '#shared/watchers/block-watcher';
 import { EthereumBlockSource } from '#shared/watchers/sources/ethereum/source';
 import type { BlockSource } from '#shared/watchers/sources/port';
@@ -159,7 +159,7 @@ export async function measureEvmRequests(options: { minutes?: number; intervalSe
     const open = async (count: number) => {
       while (invoices.length < count) {
         const invoice = { currency: currencies[invoices.length % currencies.length]!, address: toChecksumAddress(randomBytes(20)) };
-        await openAddress({ chain: network.chain, ...invoice, until });
+        await watchAddress(BLOCK_CHAIN_ITEMS, { chain: network.chain, ...invoice, until });
         invoices.push(invoice);
       }
     };

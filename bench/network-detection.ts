@@ -52,10 +52,10 @@ export async function measureNetworkDetection(samples: number): Promise<NetworkD
   const { SolanaTransfers } = await import('#shared/watchers/sources/solana');
   const { IndexedWatcher } = await import('#shared/watchers/indexed-watcher');
   const { pollChain } = await import('#shared/watchers/watch-loop');
-  const { WatchList } = await import('#shared/store/watch-list');
-  const tronList = new WatchList('TRON');
-  const solanaList = new WatchList('SOLANA');
-  const { MAINNET_GENESIS_HASH } = await import('#shared/payments/solana-config');
+  const { PER_ADDRESS_ITEMS, WatchList } = await import('#shared/store/watch-list');
+  const tronList = new WatchList(PER_ADDRESS_ITEMS, 'TRON');
+  const solanaList = new WatchList(PER_ADDRESS_ITEMS, 'SOLANA');
+  const { MAINNET_GENESIS_HASH } = await import('#shared/chains/solana');
   const kit = await import('@solana/kit');
   const token = await import('@solana-program/token');
 

@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import { ensureTable, LOCAL_AWS_ENV, startDynamoDbLocal, type LocalDynamoDb } from '#infra/local/dynamodb';
 import { positiveInteger } from '#shared/core/env';
-import type { EndpointFigures } from './api-latency';
+import type { ApiClient, EndpointFigures } from './api-latency';
 import type { AuthFloodReport, FloodRun } from './auth-flood';
 import { measureBundles, type BundleReport } from './bundles';
 import { measureCallbacks, type CallbackReport, type CallbackRun } from './callbacks';
@@ -37,8 +37,13 @@ Object.assign(process.env, LOCAL_AWS_ENV, {
   TOKEN_HMAC_KEY: process.env.TOKEN_HMAC_KEY ?? randomBytes(32).toString('hex'),
 });
 const env = process.env;
+function apiClient(value: string | undefined): ApiClient {
+  if (value === undefined || value === 'http' || value === 'fetch') return value ?? 'http';
+  throw new Error(`BENCH_API_CLIENT must be http or fetch, got ${value}`);
+}
 const config = {
   iterations: positiveInteger(env, 'BENCH_ITERATIONS', 300),
+  api_client: apiClient(env.BENCH_API_CLIENT),
   bundle_load_runs: positiveInteger(env, 'BENCH_BUNDLE_RUNS', 3),
   load_seconds: positiveInteger(env, 'BENCH_LOAD_SECONDS', 8),
   load_connections: positiveInteger(env, 'BENCH_LOAD_CONNECTIONS', 10),
@@ -112,7 +117,7 @@ try {
     await ensureTable(dynamodb.endpoint, tableName);
     Object.assign(process.env, { TABLE_NAME: tableName, DYNAMODB_ENDPOINT: dynamodb.endpoint, PAYMENT_PAGE_URL: 'http://127.0.0.1/pay/' });
     const endpoint = dynamodb.endpoint;
-    endpoints = await group('api', async () => (await import('./api-latency')).measureApiLatency(config.iterations));
+    endpoints = await group('api', async () => (await import('./api-latency')).measureApiLatency(config.iterations, config.api_client));
     // The load group runs last: its flood of writes leaves DynamoDB Local slower for whatever
     // runs after it (in one trial the burst callback p50 went from 1.1 s to 1.9 s).
     callbacks = await group('callbacks', () =>

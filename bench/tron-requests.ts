@@ -22,7 +22,8 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { tronAddressOfBytes, tronHex } from '#shared/payments/addresses/tron';
-import { TronTransfers, type TronWatchedAddress } from '#shared/watchers/sources/tron';
+import { TronTransfers } from '#shared/watchers/sources/tron';
+import type { WatchEntry } from '#shared/watchers/sources/per-address';
 import { pollChain } from '#shared/watchers/watch-loop';
 import { signedTrc20Transfer, TronGridTestServer } from '../tests/support/trongrid-server';
 import { summarize, type LatencyFigures } from './stats';
@@ -83,7 +84,7 @@ async function chain(transfersPerBlock: number) {
 }
 
 /** Open invoices watched from `now` for an hour (the late window matched the same way, at no cost). */
-const targets = (count: number, now: number): (TronWatchedAddress & { open_until: string })[] =>
+const targets = (count: number, now: number): (WatchEntry & { open_until: string })[] =>
   Array.from({ length: count }, () => ({ address: account(), currency: 'USDT_TRC20', since: new Date(now - 60_000).toISOString(), open_until: new Date(now + 3_600_000).toISOString() }));
 
 async function requestsAt(openInvoices: number, options: Required<TronRequestsOptions>) {

@@ -137,7 +137,7 @@ async function run(options: WakeOptions): Promise<WakeReport> {
 /** The parts of one idle TRON run (shared/watchers/run.ts), each on a chain name of its own. Median of 5. */
 async function measureIndexedIdleRun(): Promise<WakeReport['indexed_idle_run']> {
   const { watchingNeeded } = await import('#shared/store/watch-demand');
-  const { WatchList } = await import('#shared/store/watch-list');
+  const { PER_ADDRESS_ITEMS, WatchList } = await import('#shared/store/watch-list');
   const { IndexedWatcher } = await import('#shared/watchers/indexed-watcher');
   const { TronTransfers } = await import('#shared/watchers/sources/tron');
   const { HealthReporter } = await import('#shared/watchers/health-reports');
@@ -159,7 +159,7 @@ async function measureIndexedIdleRun(): Promise<WakeReport['indexed_idle_run']> 
   let clock = Date.now();
   await new Promise<void>((resolve) => tronGrid.listen(0, '127.0.0.1', resolve));
   let name = `TRON-bench-idle-${randomUUID()}`;
-  let list = new WatchList(name);
+  let list = new WatchList(PER_ADDRESS_ITEMS, name);
   // One source, as a warm container keeps it: its first step (the network check) is not measured.
   const source = new TronTransfers({
     url: `http://127.0.0.1:${(tronGrid.address() as AddressInfo).port}`,
@@ -175,7 +175,7 @@ async function measureIndexedIdleRun(): Promise<WakeReport['indexed_idle_run']> 
     for (let i = 0; i < 5; i += 1) {
       name = `TRON-bench-idle-${randomUUID()}`;
       // A container's list (shared/watchers/run.ts): its first read is whole, of an empty list here.
-      list = new WatchList(name);
+      list = new WatchList(PER_ADDRESS_ITEMS, name);
       clock += 180_000;
       const watcher = new IndexedWatcher(source, { cursorName: name, keepUnmatched: true });
       const requestsBefore = sourceRequests;

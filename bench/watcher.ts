@@ -208,7 +208,7 @@ export async function measureWatcher(options: { orders: number }): Promise<Watch
   const { reset: resetCapacityMeter } = meterCapacity(db());
   const { parseDecimal, toMinorUnits } = await import('#shared/domain/money');
 
-  // A deployment past its first days: the open-address lists are complete (shared/store/open-addresses.ts).
+  // A deployment past its first days: the open-address lists are complete (shared/store/watch-list.ts).
   await openListsBeganLongAgo();
   const credentials = await createMerchant({ name: 'Bench watched', sandbox: true });
   const merchant = (await findMerchant(credentials.user_id))!;

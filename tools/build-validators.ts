@@ -22,6 +22,7 @@ import {
   sandboxRefundBodySchema,
 } from '#shared/schemas/orders';
 import { payCheckoutBodySchema } from '#shared/schemas/pay';
+import { createLinkBodySchema, linkOrderBodySchema, listLinksQuerySchema, updateLinkBodySchema } from '#shared/schemas/payment-links';
 import {
   auditQuerySchema,
   inviteMemberBodySchema,
@@ -68,11 +69,16 @@ export const VALIDATORS: Record<string, ValidatorSpec> = {
   portalInviteMemberBody: { schema: inviteMemberBodySchema, type: 'InviteMemberBody' },
   portalMemberRoleBody: { schema: memberRoleBodySchema, type: 'MemberRoleBody' },
   portalEmailPreferencesBody: { schema: emailPreferencesBodySchema, type: 'EmailPreferencesBody' },
+  createLinkBody: { schema: createLinkBodySchema, type: 'CreateLinkBody' },
+  updateLinkBody: { schema: updateLinkBodySchema, type: 'UpdateLinkBody' },
+  listLinksQuery: { schema: listLinksQuerySchema, type: 'ListLinksQuery', coerce: true },
+  linkOrderBody: { schema: linkOrderBodySchema, type: 'LinkOrderBody' },
 };
 
 const TYPE_IMPORTS = [
   "import type { ValidateFunction } from 'ajv';",
   "import type { PayCheckoutBody } from '#shared/schemas/pay';",
+  "import type { CreateLinkBody, LinkOrderBody, ListLinksQuery, UpdateLinkBody } from '#shared/schemas/payment-links';",
   "import type { AuditQuery, EmailPreferencesBody, InviteMemberBody, KeyPreviewBody, MemberRoleBody, PasskeyAnswerBody, PortalOrdersQuery, RecoveryCodeBody, RollSecretBody, SettingsBody, SignOutBody, TokenNameBody } from '#shared/schemas/portal';",
   "import type { CheckoutOrderBody, CreateOrderInput, ListOrdersQuery, OrderActionBody, SandboxPayBody, SandboxRefundBody } from '#shared/schemas/orders';",
 ];

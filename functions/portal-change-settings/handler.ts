@@ -2,9 +2,10 @@ import { json, portalHandler } from '#shared/http/portal-handler';
 import { portalSettingsBody as body } from '#shared/http/validators.generated';
 import { portalChangeSettings } from '#shared/services/portal/account';
 import { portalActor } from '#shared/services/portal/team';
+import type { PortalSettingsChanged } from '#shared/schemas/portal-responses';
 
 /** POST /v1/portal/settings: changes settings after their checks; invoices made from now on use them. */
 export const handler = portalHandler({ body }, async ({ body, context, clientIp, now }) => {
   const { merchant, addresses } = await portalChangeSettings(context, body as never, portalActor(context, clientIp), now);
-  return json(200, { status: 200, sandbox: merchant.sandbox, receive_currency: merchant.receive_currency, callback_statuses: merchant.callback_statuses, addresses });
+  return json(200, { status: 200, sandbox: merchant.sandbox, receive_currency: merchant.receive_currency, callback_statuses: merchant.callback_statuses ?? 'paid', addresses } satisfies PortalSettingsChanged);
 });

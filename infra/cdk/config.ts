@@ -1,11 +1,11 @@
 import { ConfigError, nonNegativeInteger, positiveInteger } from '#shared/core/env';
 import { deriveAddress, type AddressCurrency } from '#shared/payments/addresses/index';
-import { type ChainSourceConfig, chainSources } from '#shared/payments/chain-sources';
+import { type ChainSourceConfig, chainSources } from '#shared/chains/sources';
 import { EVM_NETWORKS, evmCurrencies } from '#shared/domain/networks';
-import { readSolanaConfig } from '#shared/payments/solana-config';
-import { MAX_TIP_AGE_DEFAULTS, maxTipAgeVariable, readTipAgeConfig } from '#shared/payments/tip-age';
-import { readTronConfig } from '#shared/payments/tron-config';
-import { readUtxoChainConfig } from '#shared/payments/utxo-config';
+import { readSolanaConfig } from '#shared/chains/solana';
+import { MAX_TIP_AGE_DEFAULTS, maxTipAgeVariable, readTipAgeConfig } from '#shared/chains/tip-age';
+import { readTronConfig } from '#shared/chains/tron';
+import { readUtxoChainConfig } from '#shared/chains/utxo';
 
 /** Where the API token key is read from unless tokenHmacKeyParameter names another parameter. */
 export const DEFAULT_TOKEN_KEY_PARAMETER = '/crypto-pay-orders/token-hmac-key';
@@ -169,7 +169,7 @@ export const NETWORK_SETTINGS: Readonly<Record<string, { env: string; about: str
 );
 
 /**
- * Each block chain's tip-age limit (payments/tip-age.ts): a source whose newest block is older is
+ * Each block chain's tip-age limit (chains/tip-age.ts): a source whose newest block is older is
  * not caught up, and `lagging` SOURCE_MAX_LAG_SECONDS later. Read like SETTINGS and forwarded
  * under the variable's name, checked by the handlers' own parser.
  */

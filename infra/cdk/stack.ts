@@ -17,7 +17,7 @@ import { PaymentPage } from '#infra/cdk/constructs/payment-page';
 import { ServiceAlarms } from '#infra/cdk/constructs/service-alarms';
 import { constructId, ServiceFunction, type TableAccess } from '#infra/cdk/constructs/service-function';
 import { PAYMENT_PAGE_DIR, PORTAL_DIR } from '#infra/cdk/paths';
-import { ROUTES, type Route } from '#shared/http/routes';
+import { authenticates, type Grant, ROUTES, type Route, routeGrants } from '#shared/http/routes';
 import { API_TOKEN_PREFIX, QUOTA_PREFIX } from '#shared/store/keys';
 
 export interface CryptoPayStackProps extends StackProps {
@@ -31,74 +31,78 @@ export interface CryptoPayStackProps extends StackProps {
 /** Powertools service name and the `service` tag of every resource. */
 export const SERVICE_NAME = 'crypto-pay-orders';
 
-/**
- * Functions that call a payment gateway, the only ones that may read the gateway credential
- * parameters: the invoice makers (create-order with `pay_currency`, checkout-order, the page's
- * pay-checkout-order), refund-order (gateway refunds), expire-orders (asks the gateway before
- * expiring) and the gateways' notification endpoints (verify with the gateway's key).
- */
-export const GATEWAY_FUNCTIONS: ReadonlySet<string> = new Set([
-  'create-order',
-  'checkout-order',
-  'pay-checkout-order',
-  'refund-order',
-  'expire-orders',
-  'portal-refund-order',
-  ...ROUTES.filter((route) => route.gateway).map((route) => route.fn),
-]);
+/** A function not behind a route, declared as a route's is: its table access, grants and timeout. */
+export interface EventFunction {
+  /** Folder under functions/ holding `handler.ts`. */
+  readonly fn: string;
+  readonly access: TableAccess;
+  readonly grants?: readonly Grant[];
+  readonly timeoutSeconds?: number;
+}
 
 /**
- * Functions that make Lightning invoices at the LND node (create-order with `pay_currency`,
- * checkout-order, the page's pay-checkout-order): with the LBTC watcher, the only ones that may
- * read the LND macaroon and certificate parameters.
+ * Functions not behind a route. Their triggers are wired below (schedules, the table stream,
+ * the callback queue, whose wiring grants what the trigger needs); everything else they may
+ * touch is declared here, as routes declare theirs.
  */
-export const LIGHTNING_FUNCTIONS: ReadonlySet<string> = new Set(['create-order', 'checkout-order', 'pay-checkout-order']);
-
-/** Route functions that authenticate merchants: only these may read the API token key. */
-export const authenticatingFunctions = (routes: readonly Route[]): ReadonlySet<string> =>
-  new Set(routes.filter((route) => !route.public && !route.gateway && !route.portal).map((route) => route.fn));
-
-/**
- * Portal functions that make API tokens (a token is stored as its keyed hash): beside the
- * authenticating ones, the only ones that may read the API token key.
- */
-export const TOKEN_MAKERS: ReadonlySet<string> = new Set(['portal-create-token']);
-
-/** Route functions that put deliveries on the callback queue (a merchant's redelivery request). */
-export const CALLBACK_SENDERS: ReadonlySet<string> = new Set(['redeliver-callback', 'portal-resend-callback']);
-
-/** Functions not behind a route (all but order-events and not-found write the table). */
 export const EVENT_FUNCTIONS = {
   /**
-   * Expires due NEW orders and numbers new orders (Get Orders' deep offsets); each expiry and
-   * each cursor move is a conditional write, so overlapping runs are harmless. Numbering runs
-   * here rather than in a function of its own: the stack with every network is at
-   * CloudFormation's 500 resources, and a function is about seven more.
+   * Expires due NEW orders (asking the gateway before expiring a gateway invoice) and numbers
+   * new orders (Get Orders' deep offsets); each expiry and each cursor move is a conditional
+   * write, so overlapping runs are harmless. Numbering runs here rather than in a function of
+   * its own: the stack with every network is at CloudFormation's 500 resources, and a function
+   * is about seven more.
    */
-  expireOrders: 'expire-orders',
+  expireOrders: { fn: 'expire-orders', access: 'write', grants: ['gateways'], timeoutSeconds: 50 },
   /** Re-queues deliveries whose queue message was lost (due more than the grace time ago). */
-  sweepCallbacks: 'sweep-callbacks',
-  /** Table stream (filtered to delivery inserts) -> the delivery's first queue job. */
-  orderEvents: 'order-events',
-  /** Callback queue -> signed POST to the merchant. */
-  deliverCallback: 'deliver-callback',
+  sweepCallbacks: { fn: 'sweep-callbacks', access: 'write', grants: ['callback-queue'], timeoutSeconds: 50 },
+  /** Table stream (filtered to delivery inserts) -> the delivery's first queue job: it reads only its stream (the event source grants that and the queue). */
+  orderEvents: { fn: 'order-events', access: 'none', timeoutSeconds: 30 },
+  /** Callback queue -> signed POST to the merchant (the queue's wiring grants it the queues; its timeout follows CALLBACK_TIMEOUT_MS). */
+  deliverCallback: { fn: 'deliver-callback', access: 'write' },
   /** The API's $default route: the JSON 404 for unknown paths (no table access). */
-  notFound: 'not-found',
-} as const;
+  notFound: { fn: 'not-found', access: 'none' },
+} as const satisfies Record<string, EventFunction>;
 
-/** Each function folder of the route table with the table access its routes need (write wins). */
-export function functionAccess(routes: readonly Route[]): Map<string, TableAccess> {
-  const access = new Map<string, TableAccess>();
+/** What one function folder may touch: the union over its routes (write wins), or its event declaration. */
+export interface FunctionNeeds {
+  access: TableAccess;
+  grants: ReadonlySet<Grant>;
+  /** Authenticates merchants' API tokens: may also record a token's last use. */
+  authenticates: boolean;
+  /** Behind a route: counts its clients' requests in the table. */
+  route: boolean;
+  timeout?: Duration;
+}
+
+/** Each function folder of the route table and of {@link EVENT_FUNCTIONS} with what it may touch. */
+export function functionNeeds(routes: readonly Route[]): Map<string, FunctionNeeds> {
+  const needs = new Map<string, FunctionNeeds>();
   for (const route of routes) {
-    if (access.get(route.fn) !== 'write') access.set(route.fn, route.access);
+    const known = needs.get(route.fn);
+    needs.set(route.fn, {
+      access: known?.access === 'write' ? 'write' : route.access,
+      grants: new Set([...(known?.grants ?? []), ...routeGrants(route)]),
+      authenticates: (known?.authenticates ?? false) || authenticates(route),
+      route: true,
+      timeout: known?.timeout ?? (route.timeoutSeconds ? Duration.seconds(route.timeoutSeconds) : undefined),
+    });
   }
-  return access;
+  for (const event of Object.values(EVENT_FUNCTIONS) as EventFunction[]) {
+    needs.set(event.fn, {
+      access: event.access,
+      grants: new Set(event.grants ?? []),
+      authenticates: false,
+      route: false,
+      timeout: event.timeoutSeconds ? Duration.seconds(event.timeoutSeconds) : undefined,
+    });
+  }
+  return needs;
 }
 
-/** The functions whose routes name a timeout (the streamed export's), with it. */
-export function routeTimeouts(routes: readonly Route[]): Map<string, Duration> {
-  return new Map(routes.filter((route) => route.timeoutSeconds).map((route) => [route.fn, Duration.seconds(route.timeoutSeconds!)]));
-}
+/** The function folders whose declaration grants this. */
+export const functionsGranted = (grant: Grant, routes: readonly Route[] = ROUTES): string[] =>
+  [...functionNeeds(routes)].filter(([, needs]) => needs.grants.has(grant)).map(([folder]) => folder);
 
 /**
  * PORTAL_ORIGIN of a streamed route's function. The distribution names the function's URL as
@@ -157,59 +161,49 @@ export class CryptoPayStack extends Stack {
     const pageUrl = config.paymentPage.url ?? this.paymentPage.url;
     const pageOrigin = config.paymentPage.url ? new URL(config.paymentPage.url).origin : this.paymentPage.origin;
 
+    // One function per folder, with exactly what its routes (or its EVENT_FUNCTIONS entry) declare.
     const functions = new Map<string, ServiceFunction>();
-    const authenticating = authenticatingFunctions(ROUTES);
-    const addFunction = (folder: string, tableAccess: TableAccess, timeout?: Duration, routeFunction = false) => {
+    for (const [folder, needs] of functionNeeds(ROUTES)) {
       const fn = new ServiceFunction(this, constructId(folder), {
         folder,
         serviceName: SERVICE_NAME,
         logLevel: config.logLevel,
         table: this.table.table,
-        tableAccess,
-        timeout,
+        tableAccess: needs.access,
+        timeout: folder === EVENT_FUNCTIONS.deliverCallback.fn ? deliveryTimeout : needs.timeout,
         // As the local runtime does, every handler knows the queue URL: modules that read it at
-        // load time are shared by functions that never send. Sending needs a grant below.
+        // load time are shared by functions that never send. Sending needs the grant.
         environment: {
           ...config.handlerEnvironment,
           PAYMENT_PAGE_URL: pageUrl,
           CALLBACK_QUEUE_URL: this.callbacks.queue.queueUrl,
           // Route functions count each client's requests in the table (docs/operator-guide.md "Rate limits").
-          ...(routeFunction ? { QUOTA_STORE: 'table' } : {}),
+          ...(needs.route ? { QUOTA_STORE: 'table' } : {}),
         },
-        writablePrefix: routeFunction ? QUOTA_PREFIX : undefined,
-        tokenUsePrefix: authenticating.has(folder) ? API_TOKEN_PREFIX : undefined,
+        writablePrefix: needs.route ? QUOTA_PREFIX : undefined,
+        tokenUsePrefix: needs.authenticates ? API_TOKEN_PREFIX : undefined,
         parameters: {
-          ...(GATEWAY_FUNCTIONS.has(folder) ? config.gatewayCredentialParameters : {}),
-          ...(LIGHTNING_FUNCTIONS.has(folder) ? config.lightningParameters : {}),
-          ...(authenticating.has(folder) || TOKEN_MAKERS.has(folder) ? { TOKEN_HMAC_KEY_PARAMETER: config.tokenKeyParameter } : {}),
+          ...(needs.grants.has('gateways') ? config.gatewayCredentialParameters : {}),
+          ...(needs.grants.has('lightning') ? config.lightningParameters : {}),
+          ...(needs.grants.has('token-key') ? { TOKEN_HMAC_KEY_PARAMETER: config.tokenKeyParameter } : {}),
         },
       });
+      if (needs.grants.has('callback-queue')) this.callbacks.grantEnqueue(fn.function);
       functions.set(folder, fn);
-      return fn.function;
-    };
-
-    const timeouts = routeTimeouts(ROUTES);
-    for (const [folder, tableAccess] of functionAccess(ROUTES)) {
-      const fn = addFunction(folder, tableAccess, timeouts.get(folder), true);
-      if (CALLBACK_SENDERS.has(folder)) this.callbacks.grantEnqueue(fn);
     }
+    const eventFunction = (event: EventFunction) => functions.get(event.fn)!.function;
     // A streamed route has no API Gateway throttle in front (its function URL is behind the
     // portal's CloudFront): a few at a time, so long exports cannot take the account's concurrency.
     for (const route of ROUTES.filter((entry) => entry.stream)) {
       const fn = functions.get(route.fn)?.function;
       if (fn) (fn.node.defaultChild as CfnFunction).reservedConcurrentExecutions = STREAMED_CONCURRENCY;
     }
-    const expireOrders = addFunction(EVENT_FUNCTIONS.expireOrders, 'write', Duration.seconds(50));
-    this.runEvery(EVENT_FUNCTIONS.expireOrders, expireOrders, Duration.minutes(1));
-    const sweepCallbacks = addFunction(EVENT_FUNCTIONS.sweepCallbacks, 'write', Duration.seconds(50));
-    this.callbacks.grantEnqueue(sweepCallbacks);
-    this.runEvery(EVENT_FUNCTIONS.sweepCallbacks, sweepCallbacks, Duration.minutes(5));
-    // It reads only its stream (the event source grants that) and writes only to the queue.
-    const orderEvents = addFunction(EVENT_FUNCTIONS.orderEvents, 'none', Duration.seconds(30));
+    this.runEvery(EVENT_FUNCTIONS.expireOrders.fn, eventFunction(EVENT_FUNCTIONS.expireOrders), Duration.minutes(1));
+    this.runEvery(EVENT_FUNCTIONS.sweepCallbacks.fn, eventFunction(EVENT_FUNCTIONS.sweepCallbacks), Duration.minutes(5));
+    const orderEvents = eventFunction(EVENT_FUNCTIONS.orderEvents);
     this.callbacks.addOrderEventsConsumer(orderEvents, this.table.table, config.email ? EMAIL_EVENT_PATTERNS : []);
-    const deliverCallback = addFunction(EVENT_FUNCTIONS.deliverCallback, 'write', deliveryTimeout);
-    this.callbacks.addDeliveryFunction(deliverCallback);
-    const notFound = addFunction(EVENT_FUNCTIONS.notFound, 'none');
+    this.callbacks.addDeliveryFunction(eventFunction(EVENT_FUNCTIONS.deliverCallback));
+    const notFound = eventFunction(EVENT_FUNCTIONS.notFound);
     this.functions = functions;
 
     this.api = new OrderApi(this, 'OrderApi', {
@@ -238,7 +232,7 @@ export class CryptoPayStack extends Stack {
       fn?.addEnvironment('PORTAL_ORIGIN_SECRET', this.portal.originSecret);
     }
     // Gateways post their notifications to the API: the functions that open trades name it.
-    for (const folder of GATEWAY_FUNCTIONS) functions.get(folder)?.function.addEnvironment('PUBLIC_API_URL', this.api.url);
+    for (const folder of functionsGranted('gateways')) functions.get(folder)!.function.addEnvironment('PUBLIC_API_URL', this.api.url);
 
     this.alarms = new ServiceAlarms(this, 'Alarms', { email: config.alarmEmail });
     // The watchers (about ten resources per source) in a nested stack, so that this one stays
@@ -284,7 +278,7 @@ export class CryptoPayStack extends Stack {
     this.alarms.alarmOnApiServerErrors('ApiServerErrors', this.api.api);
     // Streamed routes answer through their function URL, not the API: an alarm each, as the event-driven functions.
     const streamed = ROUTES.filter((route) => route.stream).map((route) => route.fn);
-    for (const folder of [EVENT_FUNCTIONS.expireOrders, EVENT_FUNCTIONS.sweepCallbacks, EVENT_FUNCTIONS.orderEvents, EVENT_FUNCTIONS.deliverCallback, ...streamed]) {
+    for (const folder of [EVENT_FUNCTIONS.expireOrders.fn, EVENT_FUNCTIONS.sweepCallbacks.fn, EVENT_FUNCTIONS.orderEvents.fn, EVENT_FUNCTIONS.deliverCallback.fn, ...streamed]) {
       this.alarms.alarmOnErrors(`${constructId(folder)}Errors`, functions.get(folder)!.function, `${folder} invocations are failing`);
     }
 

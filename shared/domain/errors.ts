@@ -271,3 +271,31 @@ export class IdempotencyInProgressError extends AppError {
     super(409, 'IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still being processed; retry shortly.');
   }
 }
+
+/** A payment link that does not exist (or is another merchant's): answered the same way. */
+export class LinkNotFoundError extends AppError {
+  constructor() {
+    super(404, 'LINK_NOT_FOUND', 'Payment link not found');
+  }
+}
+
+/** A buyer's order on a link the merchant disabled. */
+export class LinkDisabledError extends AppError {
+  constructor() {
+    super(409, 'LINK_DISABLED', 'This payment link has been disabled by the merchant.');
+  }
+}
+
+/** A buyer's order on a link past its expiry. */
+export class LinkExpiredError extends AppError {
+  constructor() {
+    super(409, 'LINK_EXPIRED', 'This payment link has expired.');
+  }
+}
+
+/** A buyer's order on a link whose every unit is paid for or held by a checkout in progress. */
+export class LinkSoldOutError extends AppError {
+  constructor() {
+    super(409, 'LINK_SOLD_OUT', 'This payment link is sold out: every unit is paid for or held by a checkout in progress.');
+  }
+}

@@ -1,7 +1,8 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { ServiceUnavailableError } from '#shared/domain/errors';
 import { MAX_BODY_BYTES } from '#shared/domain/limits';
-import type { LambdaHandler } from '#shared/http/api-handler';
+import { bodyText } from '#shared/http/middlewares/body';
+import type { LambdaHandler } from '#shared/http/middlewares/types';
 import { logger } from '#shared/core/logger';
 import { takeGatewayNotification } from '#shared/services/gateway-payments';
 
@@ -48,8 +49,7 @@ export const WECHAT_ANSWERS: NotifyAnswers = {
  */
 export function gatewayNotifyHandler(code: string, answers: NotifyAnswers): LambdaHandler {
   return async (event: APIGatewayProxyEventV2) => {
-    const raw = event.body ?? '';
-    const body = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
+    const body = bodyText(event);
     if (Buffer.byteLength(body, 'utf8') > MAX_BODY_BYTES) return answers.rejected;
     const headers: Record<string, string | undefined> = {};
     for (const [name, value] of Object.entries(event.headers ?? {})) headers[name.toLowerCase()] = value;

@@ -1,5 +1,6 @@
 import type { LambdaHandler } from '#shared/http/api-handler';
 import { json, portalHandler } from '#shared/http/portal-handler';
+import type { PortalOrderPage } from '#shared/schemas/portal-responses';
 import { actOnOrder, type PortalAction } from '#shared/services/portal/actions';
 
 /**
@@ -8,5 +9,5 @@ import { actOnOrder, type PortalAction } from '#shared/services/portal/actions';
  * bundles carry none of the payment code the actions need.
  */
 export function portalOrderActionHandler(action: PortalAction): LambdaHandler {
-  return portalHandler({}, async ({ path, context, now }) => json(200, { status: 200, ...(await actOnOrder(context, action, path.order_id, now)) }));
+  return portalHandler({}, async ({ path, context, now }) => json(200, { status: 200, ...(await actOnOrder(context, action, path.order_id, now)) } satisfies PortalOrderPage));
 }

@@ -1,4 +1,21 @@
 /**
+ * What a function may touch beyond the table (its `access`), declared where the function is
+ * (here for a route's, in infra/cdk/stack.ts `EVENT_FUNCTIONS` for the others). The AWS stack
+ * grants a function exactly what its routes declare and what their kind brings
+ * ({@link routeGrants}), never by function name; tests/infra/stack.test.ts checks each grant
+ * against these declarations and cdk-nag the policies. Locally every handler may do everything.
+ */
+export type Grant =
+  /** Read the payment gateways' credential parameters and know the API's public URL: opens, refunds, expires or verifies gateway trades. */
+  | 'gateways'
+  /** Read the LND node's macaroon and certificate parameters: makes Lightning invoices. */
+  | 'lightning'
+  /** Read the API token key: a merchant route authenticates with it (implied), the portal makes tokens with it. */
+  | 'token-key'
+  /** Send jobs to the callback queue: queues a delivery (a redelivery, a swept one). */
+  | 'callback-queue';
+
+/**
  * Every HTTP route of the service and the function that serves it. The CDK stack and the
  * local runtime both build their routing from this list, so they cannot drift apart.
  * Paths use API Gateway's `{param}` syntax.
@@ -37,6 +54,19 @@ export interface Route {
   stream?: true;
   /** The function's timeout in seconds, in AWS and locally (default: ServiceFunction's 10 s; locally 29 s, API Gateway's). */
   timeoutSeconds?: number;
+  /** What the function may touch beyond the table and what the route's kind brings ({@link routeGrants}). */
+  grants?: readonly Grant[];
+}
+
+/** A merchant API route: the `token` header authenticates (not the page's, a gateway's or the portal's). */
+export const authenticates = (route: Route): boolean => !route.public && !route.gateway && !route.portal;
+
+/**
+ * Everything a route's function may touch beyond the table: its declared grants, the token key
+ * when it authenticates merchants, the gateways when it is a gateway's notification endpoint.
+ */
+export function routeGrants(route: Route): ReadonlySet<Grant> {
+  return new Set<Grant>([...(route.grants ?? []), ...(authenticates(route) ? (['token-key'] as const) : []), ...(route.gateway ? (['gateways'] as const) : [])]);
 }
 
 /**
@@ -64,13 +94,13 @@ const PORTAL_ROUTES: readonly Route[] = (
     { method: 'GET', path: '/v1/portal/orders/export', fn: 'portal-export-orders', access: 'read', stream: true, timeoutSeconds: EXPORT_TIMEOUT_SECONDS },
     { method: 'GET', path: '/v1/portal/orders/{order_id}', fn: 'portal-get-order', access: 'read' },
     { method: 'POST', path: '/v1/portal/orders/{order_id}/cancel', fn: 'portal-cancel-order', access: 'write' },
-    { method: 'POST', path: '/v1/portal/orders/{order_id}/refund', fn: 'portal-refund-order', access: 'write' },
+    { method: 'POST', path: '/v1/portal/orders/{order_id}/refund', fn: 'portal-refund-order', access: 'write', grants: ['gateways'] },
     { method: 'POST', path: '/v1/portal/orders/{order_id}/complete-refund', fn: 'portal-complete-refund', access: 'write' },
     { method: 'POST', path: '/v1/portal/orders/{order_id}/resolve', fn: 'portal-resolve-order', access: 'write' },
-    { method: 'POST', path: '/v1/portal/orders/{order_id}/callbacks/resend', fn: 'portal-resend-callback', access: 'write' },
+    { method: 'POST', path: '/v1/portal/orders/{order_id}/callbacks/resend', fn: 'portal-resend-callback', access: 'write', grants: ['callback-queue'] },
     // The integration (owners and developers): API tokens, the callback secret, settings, the audit log.
     { method: 'GET', path: '/v1/portal/tokens', fn: 'portal-list-tokens', access: 'read' },
-    { method: 'POST', path: '/v1/portal/tokens', fn: 'portal-create-token', access: 'write' },
+    { method: 'POST', path: '/v1/portal/tokens', fn: 'portal-create-token', access: 'write', grants: ['token-key'] },
     { method: 'POST', path: '/v1/portal/tokens/{token_id}/revoke', fn: 'portal-revoke-token', access: 'write' },
     { method: 'POST', path: '/v1/portal/callback-secret', fn: 'portal-show-secret', access: 'read' },
     { method: 'POST', path: '/v1/portal/callback-secret/roll', fn: 'portal-roll-secret', access: 'write' },
@@ -81,6 +111,11 @@ const PORTAL_ROUTES: readonly Route[] = (
     // The user's own email preferences (every role).
     { method: 'GET', path: '/v1/portal/email-preferences', fn: 'portal-get-email-preferences', access: 'read' },
     { method: 'POST', path: '/v1/portal/email-preferences', fn: 'portal-change-email-preferences', access: 'write' },
+    // Payment links (owners and developers change them; viewers read).
+    { method: 'GET', path: '/v1/portal/links', fn: 'portal-list-links', access: 'read' },
+    { method: 'POST', path: '/v1/portal/links', fn: 'portal-create-link', access: 'write' },
+    { method: 'GET', path: '/v1/portal/links/{link_id}', fn: 'portal-get-link', access: 'read' },
+    { method: 'POST', path: '/v1/portal/links/{link_id}', fn: 'portal-update-link', access: 'write' },
     // The team (owners).
     { method: 'GET', path: '/v1/portal/team', fn: 'portal-list-team', access: 'read' },
     { method: 'POST', path: '/v1/portal/team/invites', fn: 'portal-invite-member', access: 'write' },
@@ -90,22 +125,29 @@ const PORTAL_ROUTES: readonly Route[] = (
 ).map((route) => ({ ...route, portal: true as const }));
 
 export const ROUTES: readonly Route[] = [
-  { method: 'POST', path: '/v1/orders', fn: 'create-order', access: 'write' },
+  { method: 'POST', path: '/v1/orders', fn: 'create-order', access: 'write', grants: ['gateways', 'lightning'] },
   { method: 'GET', path: '/v1/orders', fn: 'list-orders', access: 'read' },
   // The contract's path has a trailing slash; both spellings answer.
   { method: 'GET', path: '/v1/orders/', fn: 'list-orders', access: 'read' },
   { method: 'GET', path: '/v1/orders/{order_id}', fn: 'get-order', access: 'read' },
-  { method: 'POST', path: '/v1/orders/{order_id}/checkout', fn: 'checkout-order', access: 'write' },
+  { method: 'POST', path: '/v1/orders/{order_id}/checkout', fn: 'checkout-order', access: 'write', grants: ['gateways', 'lightning'] },
   { method: 'POST', path: '/v1/orders/{order_id}/cancel', fn: 'cancel-order', access: 'write' },
-  { method: 'POST', path: '/v1/orders/{order_id}/refund', fn: 'refund-order', access: 'write' },
+  { method: 'POST', path: '/v1/orders/{order_id}/refund', fn: 'refund-order', access: 'write', grants: ['gateways'] },
   { method: 'POST', path: '/v1/orders/{order_id}/resolve', fn: 'resolve-order', access: 'write' },
   { method: 'POST', path: '/v1/sandbox/orders/{order_id}/pay', fn: 'sandbox-pay', access: 'write' },
   { method: 'POST', path: '/v1/sandbox/orders/{order_id}/complete-refund', fn: 'sandbox-complete-refund', access: 'write' },
   { method: 'GET', path: '/v1/orders/{order_id}/callbacks', fn: 'list-callbacks', access: 'read' },
-  { method: 'POST', path: '/v1/orders/{order_id}/callbacks/redeliver', fn: 'redeliver-callback', access: 'write' },
+  { method: 'POST', path: '/v1/orders/{order_id}/callbacks/redeliver', fn: 'redeliver-callback', access: 'write', grants: ['callback-queue'] },
+  // Payment links (beyond the contract): the merchant's, then the link page's (no token).
+  { method: 'POST', path: '/v1/links', fn: 'create-link', access: 'write' },
+  { method: 'GET', path: '/v1/links', fn: 'list-links', access: 'read' },
+  { method: 'GET', path: '/v1/links/{link_id}', fn: 'get-link', access: 'read' },
+  { method: 'POST', path: '/v1/links/{link_id}', fn: 'update-link', access: 'write' },
+  { method: 'GET', path: '/v1/pay/links/{link_id}', fn: 'pay-get-link', access: 'read', public: true },
+  { method: 'POST', path: '/v1/pay/links/{link_id}/orders', fn: 'pay-create-link-order', access: 'write', public: true, grants: ['gateways', 'lightning'] },
   // The hosted payment page's endpoints (buyer-safe views, no token).
   { method: 'GET', path: '/v1/pay/{order_id}', fn: 'pay-get-order', access: 'read', public: true },
-  { method: 'POST', path: '/v1/pay/{order_id}/checkout', fn: 'pay-checkout-order', access: 'write', public: true },
+  { method: 'POST', path: '/v1/pay/{order_id}/checkout', fn: 'pay-checkout-order', access: 'write', public: true, grants: ['gateways', 'lightning'] },
   { method: 'POST', path: '/v1/pay/{order_id}/cancel', fn: 'pay-cancel-order', access: 'write', public: true },
   { method: 'POST', path: '/v1/pay/{order_id}/sandbox-pay', fn: 'pay-sandbox-pay', access: 'write', public: true },
   // Operators' monitors: the payment sources' health (no token, nothing secret).

@@ -1,11 +1,13 @@
-import { eosConfig, lightningConfig, receivingConfig, section } from '#shared/core/config';
+import { receivingConfig, section } from '#shared/core/config';
+import { eosConfig } from '#shared/chains/eos';
+import { lightningConfig } from '#shared/chains/lightning';
 import { optionalString, secretVariables } from '#shared/core/env';
 import { GATEWAY_CURRENCIES, isGateway, keyOf } from '#shared/domain/currencies';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import type { AddressCurrency } from '#shared/payments/addresses/types';
-import { chainSourcesConfig, SOURCE_KINDS, watchedCurrencies } from '#shared/payments/chain-sources';
-import { tronSettings } from '#shared/payments/tron-config';
-import { solanaSettings } from '#shared/payments/solana-config';
+import { chainSourcesConfig, SOURCE_KINDS, watchedCurrencies } from '#shared/chains/sources';
+import { tronSettings } from '#shared/chains/tron';
+import { solanaSettings } from '#shared/chains/solana';
 
 /**
  * Which pay currencies a merchant can be paid in, from the configuration alone (no keys

@@ -6,14 +6,13 @@ import type { PaymentGateway } from '#shared/payments/gateways/port';
 import { deriveAddress, paymentUri, type AddressCurrency } from '#shared/payments/addresses/index';
 import { lightningUri, type LightningNode } from '#shared/payments/lightning/index';
 import type { PaymentDetails, PaymentMethods, PaymentRequest } from '#shared/payments/payment-details';
-import type { EvmSettings } from '#shared/payments/ethereum-config';
+import type { EvmSettings } from '#shared/chains/evm';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { SourceError } from '#shared/core/source-error';
 import { returnAddressIndex, takeAddressIndex } from '#shared/store/derivation-indexes';
-import { watchAddress } from '#shared/store/watch-list';
-import { openAddress } from '#shared/store/open-addresses';
-import { MAINNET_USDT_TRC20 } from '#shared/payments/tron-config';
-import { MAINNET_USDC_SOL_MINT } from '#shared/payments/solana-config';
+import { BLOCK_CHAIN_ITEMS, PER_ADDRESS_ITEMS, watchAddress } from '#shared/store/watch-list';
+import { MAINNET_USDT_TRC20 } from '#shared/chains/tron';
+import { MAINNET_USDC_SOL_MINT } from '#shared/chains/solana';
 import { newSolanaReference } from '#shared/payments/addresses/solana';
 
 /**
@@ -178,13 +177,13 @@ export class HdPaymentMethods implements PaymentMethods {
   }
 
   /**
-   * Puts a block chain invoice's address on its chain's open-address list (open-addresses.ts)
+   * Puts a block chain invoice's address on its chain's watch list (watch-list.ts)
    * while the invoice and its late window last: its watcher looks up only the outputs paid to
    * listed addresses. Written for every invoice, configured source or not (a sandbox invoice
    * is watched too): it must be there before the address is shown.
    */
   private async open(code: string, address: string, request: PaymentRequest): Promise<void> {
-    await openAddress({ chain: chainOf(code), currency: code, address, until: this.lateWindowEnd(request) });
+    await watchAddress(BLOCK_CHAIN_ITEMS, { chain: chainOf(code), currency: code, address, until: this.lateWindowEnd(request) });
   }
 
   /** When an invoice's late-payment window ends (LATE_PAYMENT_WINDOW_SECONDS after it expires). */
@@ -195,7 +194,7 @@ export class HdPaymentMethods implements PaymentMethods {
   /** Puts an address (or reference) on a per-address watcher's list while the invoice and its late window last. */
   private async watch(chain: string, address: string, code: string, request: PaymentRequest, recipient?: string): Promise<void> {
     if (!this.config.watchedCurrencies?.has(code)) return;
-    await watchAddress({
+    await watchAddress(PER_ADDRESS_ITEMS, {
       chain,
       address,
       currency: code,

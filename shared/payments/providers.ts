@@ -1,4 +1,5 @@
-import { apiConfig, eosConfig, ratesConfig, type readRatesConfig, receivingConfig } from '#shared/core/config';
+import { apiConfig, ratesConfig, type readRatesConfig, receivingConfig } from '#shared/core/config';
+import { eosConfig } from '#shared/chains/eos';
 import { HttpRateProvider } from '#shared/payments/http-rates';
 import { tableRateCache } from '#shared/store/rates';
 import { SandboxLightningNode } from '#shared/payments/lightning/index';
@@ -10,9 +11,9 @@ import { HdPaymentMethods } from '#shared/payments/payment-methods';
 import { SandboxGateway } from '#shared/payments/gateways/sandbox';
 import { liveGateways } from '#shared/payments/gateways/router';
 import { liveWatchedCurrencies } from '#shared/payments/availability';
-import { evmSettings } from '#shared/payments/ethereum-config';
-import { tronSettings } from '#shared/payments/tron-config';
-import { solanaSettings } from '#shared/payments/solana-config';
+import { evmSettings } from '#shared/chains/evm';
+import { tronSettings } from '#shared/chains/tron';
+import { solanaSettings } from '#shared/chains/solana';
 
 /**
  * The payment providers of the process, each built the first time it is needed (so a module

@@ -31,10 +31,10 @@ import { isChecksumAddress } from '#shared/payments/addresses/eip55';
 import { isSolanaAddress } from '#shared/payments/addresses/solana';
 import { ASSOCIATED_TOKEN_PROGRAM_ID, onCurve, TOKEN_PROGRAM_ID } from '#shared/payments/addresses/solana-token-account';
 import { isTronAddress } from '#shared/payments/addresses/tron';
-import { evmSettings } from '#shared/payments/ethereum-config';
+import { evmSettings } from '#shared/chains/evm';
 import { decodeBolt11 } from '#shared/payments/lightning/bolt11';
-import { MAINNET_USDC_SOL_MINT, solanaSettings } from '#shared/payments/solana-config';
-import { MAINNET_USDT_TRC20, tronSettings } from '#shared/payments/tron-config';
+import { MAINNET_USDC_SOL_MINT, solanaSettings } from '#shared/chains/solana';
+import { MAINNET_USDT_TRC20, tronSettings } from '#shared/chains/tron';
 
 export type RefundAddressCheck = { ok: true; address: string; memo?: string } | { ok: false; reason: string };
 

@@ -1,45 +1,18 @@
-import { eosConfig, lightningConfig, sourceHealthConfig } from '#shared/core/config';
-import { currency as currencyInfo, isGateway } from '#shared/domain/currencies';
+import { configuredSources, sourceHealthConfig, sourceOf } from '#shared/chains/health';
 import { PaymentNotAvailableError } from '#shared/domain/errors';
 import type { MerchantProfile } from '#shared/domain/merchant';
-import { CHAINS, chainSourcesConfig } from '#shared/payments/chain-sources';
-import { solanaSettings } from '#shared/payments/solana-config';
-import { tronSettings } from '#shared/payments/tron-config';
 import { listSourceHealth, type SourceHealth } from '#shared/store/source-health';
 
 /**
  * Fail closed when a source cannot see: a currency is offered to live merchants' buyers only
  * while the source its payments are seen through is healthy, the way BTCPay Server refuses
  * invoices for a node that is not synced. The watchers write each source's health
- * (shared/store/source-health.ts); this reads it, decides, and serves the operators' view.
+ * (shared/store/source-health.ts); this reads it and decides, with the sources configured and
+ * the limits of shared/chains/health.ts, and serves the operators' view.
  */
 
 /** `ok`, or why a source's currencies are not offered now. */
 export type SourceState = 'ok' | 'unknown' | 'failing' | 'wrong_chain' | 'lagging';
-
-/** A configured source: which adapter reads it and the currencies seen through it. */
-export interface ConfiguredSource {
-  source: string;
-  kind: string;
-  currencies: readonly string[];
-}
-
-/** The sources this deployment watches (chains with a source, Lightning, EOS, TRON, Solana), from configuration alone. */
-export function configuredSources(): ConfiguredSource[] {
-  const sources: ConfiguredSource[] = chainSourcesConfig().sources.map(({ chain, kind }) => ({ source: chain, kind, currencies: CHAINS[chain]!.currencies }));
-  if (lightningConfig().restUrl !== undefined) sources.push({ source: 'LBTC', kind: 'lnd', currencies: ['LBTC'] });
-  if (eosConfig().watched) sources.push({ source: 'EOS', kind: 'hyperion', currencies: ['EOS'] });
-  if (tronSettings().watched) sources.push({ source: 'TRON', kind: 'trongrid', currencies: ['USDT_TRC20'] });
-  if (solanaSettings().watched) sources.push({ source: 'SOLANA', kind: 'solana-rpc', currencies: ['USDC_SOL'] });
-  return sources;
-}
-
-/** The source a watched currency's payments are seen through (USDT_ERC20 -> ETH); undefined for gateways. */
-export function sourceOf(code: string): string | undefined {
-  if (isGateway(code)) return undefined;
-  if (code === 'LBTC' || code === 'EOS') return code;
-  return currencyInfo(code).chain ?? code;
-}
 
 const ageSeconds = (at: string | undefined, now: Date): number => (at === undefined ? Infinity : (now.getTime() - Date.parse(at)) / 1000);
 

@@ -79,7 +79,7 @@ function omit<T extends object, K extends keyof T>(source: T, keys: readonly K[]
 }
 
 /** A strict object schema: every listed property is required, nothing else is allowed. */
-export function strictObject<P extends Record<string, object>>(id: string, description: string, properties: P) {
+export function strictObject<const P extends Record<string, object>>(id: string, description: string, properties: P) {
   return {
     $id: id,
     type: 'object',

@@ -9,6 +9,7 @@ import {
 import { checkoutOrderResponseSchema, createdOrderSchema, createOrderResponseSchema, emptyInvoiceSchema, getOrderResponseSchema, getOrdersResponseSchema, invoiceSchema, orderSchema } from '#shared/schemas/order-responses';
 import { healthResponseSchema, sourceHealthSchema } from '#shared/schemas/health-responses';
 import { payInvoiceSchema, payOrderResponseSchema, payOrderSchema } from '#shared/schemas/pay-responses';
+import { linkOrderResponseSchema, linkResponseSchema, listLinksResponseSchema, paymentLinkSchema, payLinkResponseSchema, payLinkSchema } from '#shared/schemas/payment-links';
 
 /** All named response schemas, for one ajv instance (their `$ref`s point at each other). */
 export const RESPONSE_SCHEMAS = [
@@ -28,6 +29,12 @@ export const RESPONSE_SCHEMAS = [
   payOrderResponseSchema,
   sourceHealthSchema,
   healthResponseSchema,
+  paymentLinkSchema,
+  linkResponseSchema,
+  listLinksResponseSchema,
+  payLinkSchema,
+  payLinkResponseSchema,
+  linkOrderResponseSchema,
   orderNotFoundErrorSchema,
   orderDoesNotExistErrorSchema,
   priceNotValidErrorSchema,

@@ -1,13 +1,6 @@
-import {
-  type ConfiguredSource,
-  currencyState,
-  configuredSources,
-  forgetSourceHealth,
-  sourceHealthSnapshot,
-  sourceState,
-  type SourceState,
-} from '#shared/payments/source-health';
-import { CHAINS } from '#shared/payments/chain-sources';
+import { type ConfiguredSource, configuredSources } from '#shared/chains/health';
+import { currencyState, forgetSourceHealth, sourceHealthSnapshot, sourceState, type SourceState } from '#shared/payments/source-health';
+import { CHAINS } from '#shared/chains/sources';
 import { publishValue } from '#shared/core/metrics';
 import { type HealthReport, listSourceHealth, recordSourceHealth, type SourceHealth } from '#shared/store/source-health';
 

@@ -29,21 +29,29 @@ export interface PayPage {
 /** Merchant profiles change rarely; a polling page should not read one every 3 seconds. */
 const profiles = new ExpiringCache<number, MerchantProfile>({ maxEntries: 1_000, maxAgeMs: 60_000 });
 
-async function merchantOf(userId: number): Promise<MerchantProfile> {
-  const profile = await profiles.getOrLoad(userId, async () => {
+/** A merchant's profile for the buyer's pages (cached a minute), or undefined when there is none. */
+export const buyerPageMerchant = (userId: number): Promise<MerchantProfile | undefined> =>
+  profiles.getOrLoad(userId, async () => {
     const merchant = await findMerchant(userId);
     return merchant && profileOf(merchant);
   });
+
+async function merchantOf(userId: number): Promise<MerchantProfile> {
+  const profile = await buyerPageMerchant(userId);
   if (!profile) throw new UnknownOrderError();
   return profile;
+}
+
+/** What a buyer may pick now: what the merchant can be paid in and its source sees (an unhealthy one is not shown). */
+export async function currenciesNow(merchant: MerchantProfile, now = new Date()): Promise<PayCurrency[]> {
+  const watched = await watchedNow(merchant, now);
+  return offeredCurrencies(merchant, (code) => canBePaidIn(merchant, code) && watched(code));
 }
 
 /** The page of an order just read or changed. */
 export async function withMerchant(found: Found): Promise<PayPage> {
   const merchant = await merchantOf(found.order.user_id);
-  // Only what can be paid and seen now: a currency whose source is unhealthy is not shown.
-  const watched = await watchedNow(merchant, new Date());
-  return { ...found, merchant, currencies: offeredCurrencies(merchant, (code) => canBePaidIn(merchant, code) && watched(code)) };
+  return { ...found, merchant, currencies: await currenciesNow(merchant) };
 }
 
 /** The order behind a page, or UnknownOrderError (a malformed id is never looked up). */

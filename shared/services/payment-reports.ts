@@ -11,7 +11,7 @@ import { add, compare, type Decimal, decimalPlaces, formatDecimal, multiply, par
 import { MAX_SANDBOX_PAYMENT_FACTOR } from '#shared/domain/limits';
 import { countingPayments, type Found, type Invoice, moveTo, type Payment, paymentKey, touch } from '#shared/domain/order';
 import type { OrderStatus } from '#shared/domain/statuses';
-import { confirmationsRequired } from '#shared/payments/confirmations';
+import { confirmationsRequired } from '#shared/chains/confirmations';
 import { evaluatePayment } from '#shared/domain/payment-evaluation';
 import { changeOrder, checkedId, unknownOrder } from '#shared/services/order-changes';
 import { findInvoice } from '#shared/store/invoices';

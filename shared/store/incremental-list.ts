@@ -3,8 +3,8 @@
  * prefix, each keyed by the time it was written (`<prefix><written at, ISO>#...`). An
  * {@link IncrementalReader} reads the whole range once (a cold container), then, strongly
  * consistent, only what was written since its previous read began, less {@link READ_OVERLAP_MS}.
- * Two lists use it: the block chains' open addresses (open-addresses.ts) and the per-address
- * sources' watch list (watch-list.ts).
+ * The chains' watch lists use it (watch-list.ts: the block chains' open addresses and the
+ * per-address sources' watches).
  *
  * Why nothing is missed: an item acknowledged before a read began is visible to that read
  * (strongly consistent). An item the previous read did not see was acknowledged after that read

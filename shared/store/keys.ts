@@ -39,6 +39,9 @@
  * | payments of a day   | DIGEST#<YYYY-MM-DD>             | <uid>        |                                   |                                             |
  * | refund              | ORDER#<order_id>                | REFUND#<refund_id> | MERCHANT#<uid>#REFUNDS / <created>#<id> (while not sent, oldest first) |          |
  * | refund link         | REFUNDLINK#<SHA-256 of the secret> | REFUNDLINK |                                   |                                             |
+ * | payment link        | LINK#<link_id>                  | LINK         | MERCHANT#<uid>#LINKS / <created>#<id> |                                         |
+ * | link visit (order)  | LINK#<link_id>                  | VISIT#<visit id, time-ordered> |                 |                                             |
+ * | link unit hold      | LINK#<link_id>                  | HOLD#<visit id> |                                |                                             |
  *
  * | order number        | NUMBER#<uid>                    | <n, 12 digits> |                                 |                                             |
  * | order numbering     | NUMBER#<uid>                    | CURSOR       |                                   |                                             |
@@ -96,6 +99,9 @@ export const ENTITY = {
   paymentDigest: 'PAYMENT_DIGEST',
   refund: 'REFUND',
   refundLink: 'REFUND_LINK',
+  paymentLink: 'PAYMENT_LINK',
+  linkVisit: 'LINK_VISIT',
+  linkHold: 'LINK_HOLD',
 } as const;
 
 export interface TableKey {
@@ -335,7 +341,7 @@ export const legacyWatchedAddressKey = (chain: string, until: string, address: s
 export const WATCH_PREFIX = 'WATCH#';
 
 /**
- * An invoice address a block chain's watcher must match (open-addresses.ts): sorted by when
+ * An invoice address a block chain's watcher must match (watch-list.ts): sorted by when
  * it was written, so a warm watcher reads only what was added since its last read.
  */
 export const openAddressKey = (chain: string, writtenAt: string, currency: string, address: string): TableKey => ({
@@ -344,7 +350,7 @@ export const openAddressKey = (chain: string, writtenAt: string, currency: strin
 });
 
 export const OPEN_PREFIX = 'OPEN#';
-/** When a chain's open-address list began (open-addresses.ts): outside OPEN_PREFIX, so never read as an address. */
+/** When a chain's open-address list began (watch-list.ts): outside OPEN_PREFIX, so never read as an address. */
 export const openListStartKey = (chain: string): TableKey => ({ PK: chainPartition(chain), SK: 'OPEN-LIST-START' });
 /** Which orders a transaction paid (the portal's search by txid; one transaction may pay several). */
 export const txidKey = (txid: string, orderId: string): TableKey => ({ PK: txidPartition(txid), SK: `ORDER#${orderId}` });
@@ -404,3 +410,23 @@ export const ALL_WAITING_REFUNDS = 'REFUNDS#WAITING';
 
 /** A refund link, found by the SHA-256 of its secret (the table never holds the secret). */
 export const refundLinkKey = (secretHash: string): TableKey => ({ PK: `REFUNDLINK#${secretHash}`, SK: 'REFUNDLINK' });
+
+/** A payment link, found by its id (the link page's address); listed per merchant (GSI1), newest first. */
+export const paymentLinkKey = (linkId: string): TableKey => ({ PK: linkPartition(linkId), SK: 'LINK' });
+export const merchantLinksIndexKey = (merchantId: number, createdAt: string, linkId: string) => ({
+  GSI1PK: merchantLinksPartition(merchantId),
+  GSI1SK: `${createdAt}#${linkId}`,
+});
+export const merchantLinksPartition = (merchantId: number): string => `MERCHANT#${merchantId}#LINKS`;
+export const linkPartition = (linkId: string): string => `LINK#${linkId}`;
+
+/**
+ * A buyer's order made from a link (its visit id is time-ordered, so the link's orders list
+ * newest first from one Query), and, on links with a quantity, the unit it holds until its
+ * order is paid (the hold is then dropped, the unit stays sold) or expires unpaid (the hold is
+ * dropped and the unit given back). Open holds are few: a full link reads only those.
+ */
+export const linkVisitKey = (linkId: string, visitId: string): TableKey => ({ PK: linkPartition(linkId), SK: `${LINK_VISIT_PREFIX}${visitId}` });
+export const linkHoldKey = (linkId: string, visitId: string): TableKey => ({ PK: linkPartition(linkId), SK: `${LINK_HOLD_PREFIX}${visitId}` });
+export const LINK_VISIT_PREFIX = 'VISIT#';
+export const LINK_HOLD_PREFIX = 'HOLD#';

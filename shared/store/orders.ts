@@ -59,7 +59,7 @@ export function orderToItem(order: Order): Item {
 export function orderFromItem(item: Item): Order {
   // An order's GSI3 entry is its expiry index entry.
   const due = typeof item.GSI3SK === 'string' ? dueAtOfExpiryKey(item.GSI3SK) : undefined;
-  return { ...LEFT_OUT_WHEN, order_id: orderIdOfPartition(String(item.PK)), ...(due ? { due_at: due } : {}), ...stripKeys<Partial<Order>>(item) } as Order;
+  return stripKeys<Order>(item, { ...LEFT_OUT_WHEN, order_id: orderIdOfPartition(String(item.PK)), ...(due ? { due_at: due } : {}) });
 }
 
 type TransactItems = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>;

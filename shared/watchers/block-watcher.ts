@@ -21,19 +21,19 @@
  * blocks after the cursor up to the tip at once; each block must follow the one before as
  * above, their transfers are booked together and the cursor moves past them in one write.
  *
- * Only transfers to the chain's open addresses (store/open-addresses.ts: every invoice address
+ * Only transfers to the chain's open addresses (store/watch-list.ts: every invoice address
  * from checkout to the end of its late window) are looked up in the address index; the list is
  * read after the transfers were fetched, so a checkout that came just before them is on it.
  */
 import { formatDecimal, parseDecimal } from '#shared/domain/money';
-import { confirmationsRequired } from '#shared/payments/confirmations';
+import { confirmationsRequired } from '#shared/chains/confirmations';
 import { SourceError } from '#shared/core/source-error';
 import type { BlockRef, BlockSource, Transfer } from '#shared/watchers/sources/port';
 import { retractPayment } from '#shared/services/payment-reports';
 import { type ChainCursor, readCursor, sameBlockHash, writeCursor } from '#shared/store/chain-cursors';
 import { deleteMaturingPayment, listMaturingPayments, type MaturingPayment, saveMaturingPayment } from '#shared/store/maturing-payments';
 import { UnknownOrderError } from '#shared/domain/errors';
-import { OpenAddressList } from '#shared/store/open-addresses';
+import { BLOCK_CHAIN_ITEMS, type ListedAddress, WatchList } from '#shared/store/watch-list';
 import { openListConfig } from '#shared/core/config';
 import { bookInvoice, groupInto, type InvoiceRef, type InvoiceTransfers, matchInvoices, paymentReport, type Unbookable } from '#shared/watchers/booking';
 
@@ -126,7 +126,7 @@ export class BlockWatcher {
    */
   private readonly bookedUnconfirmed = new Set<string>();
   /** The invoice addresses this chain's payments can go to (read whole once, then what was added). */
-  private readonly open: OpenAddressList;
+  private readonly open: WatchList<ListedAddress>;
 
   constructor(
     readonly source: BlockSource,
@@ -135,7 +135,7 @@ export class BlockWatcher {
     this.options = { ...DEFAULT_WATCHER_OPTIONS, ...options };
     this.clock = options.clock ?? (() => new Date());
     this.name = options.cursorName ?? source.chain;
-    this.open = new OpenAddressList(source.chain, openListConfig().fillMs);
+    this.open = new WatchList(BLOCK_CHAIN_ITEMS, source.chain, { fillMs: openListConfig().fillMs });
   }
 
   /** The cursor's (and the maturing payments') name in the table. */
@@ -325,7 +325,7 @@ export class BlockWatcher {
 
   /**
    * The transfers that may pay an open invoice. Called after the transfers were fetched: every
-   * address shown before they existed is on the list (open-addresses.ts), so only transfers to
+   * address shown before they existed is on the list (watch-list.ts), so only transfers to
    * listed addresses need a lookup, once the list is complete (invoices shown before it began
    * are past their window); every one until then.
    */

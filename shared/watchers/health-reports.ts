@@ -38,7 +38,7 @@ export class HealthReporter {
 
   /**
    * @param maxTipAgeSeconds how old a block source's tip may be while it counts as caught up
-   *   (payments/tip-age.ts: a node that stopped following its chain answers its old tip); 0: not checked.
+   *   (chains/tip-age.ts: a node that stopped following its chain answers its old tip); 0: not checked.
    */
   constructor(
     private readonly source: string,

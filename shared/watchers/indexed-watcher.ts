@@ -19,7 +19,7 @@
  * finds no invoice is reported as `unmatched` and kept in the table for an operator.
  */
 import { formatDecimal } from '#shared/domain/money';
-import { confirmationsRequired } from '#shared/payments/confirmations';
+import { confirmationsRequired } from '#shared/chains/confirmations';
 import type { IndexedSource, Transfer } from '#shared/watchers/sources/port';
 import { readIndexCursor, writeIndexCursor } from '#shared/store/index-cursors';
 import { saveUnmatchedPayment } from '#shared/store/unmatched-payments';

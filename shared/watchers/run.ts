@@ -5,27 +5,29 @@
  * idle chain gets {@link idleRun}, and a chain in demand is stepped one invocation at a time
  * (shared/watchers/stepped.ts).
  */
-import { eosConfig, lightningConfig, type readEosConfig, type readLightningConfig, watchConfig } from '#shared/core/config';
+import { watchConfig } from '#shared/core/config';
+import { eosConfig, type readEosConfig } from '#shared/chains/eos';
+import { lightningConfig, type readLightningConfig } from '#shared/chains/lightning';
 import { logger } from '#shared/core/logger';
 import { publishValue } from '#shared/core/metrics';
 import { formatDecimal } from '#shared/domain/money';
-import { chainSourcesConfig } from '#shared/payments/chain-sources';
+import { chainSourcesConfig } from '#shared/chains/sources';
 import { lndConfig } from '#shared/payments/lightning/lnd-config';
-import type { ChainSourceConfig } from '#shared/payments/chain-sources';
+import type { ChainSourceConfig } from '#shared/chains/sources';
 import { HyperionTransfers } from '#shared/watchers/sources/hyperion';
 import { LndSettlements } from '#shared/watchers/sources/lnd-settlements';
-import { type readTronConfig, tronSettings } from '#shared/payments/tron-config';
+import { type readTronConfig, tronSettings } from '#shared/chains/tron';
 import { TronTransfers } from '#shared/watchers/sources/tron';
-import { type readSolanaConfig, solanaSettings } from '#shared/payments/solana-config';
+import { type readSolanaConfig, solanaSettings } from '#shared/chains/solana';
 import { SolanaTransfers } from '#shared/watchers/sources/solana';
 import { currency } from '#shared/domain/currencies';
-import { type WatchedAddress, WatchList } from '#shared/store/watch-list';
+import { PER_ADDRESS_ITEMS, type WatchedAddress, WatchList } from '#shared/store/watch-list';
 import { createBlockSource } from '#shared/watchers/sources/factories';
 import { BlockWatcher, type StepReport } from '#shared/watchers/block-watcher';
 import { type IndexedStepReport, IndexedWatcher } from '#shared/watchers/indexed-watcher';
 import { type PollOptions, type PollSummary, pollChain, type Progress, type Stepper } from '#shared/watchers/watch-loop';
 import { HealthReporter } from '#shared/watchers/health-reports';
-import { tipAgeSettings } from '#shared/payments/tip-age';
+import { tipAgeSettings } from '#shared/chains/tip-age';
 import { watchingNeeded } from '#shared/store/watch-demand';
 
 /** Reads a secret (the SSM parameter holding a node's URL with its credentials, in AWS). */
@@ -130,11 +132,11 @@ export function indexedWatcherFor(chain: IndexedChain): IndexedWatcher {
 }
 
 /**
- * A per-address source's watch list, kept by its watcher (one per container, like the block
- * chains' open-address list): read whole at the first step, then only what was added.
+ * A per-address source's watch list, kept by its watcher (one per container, like a block
+ * chain's in its BlockWatcher): read whole at the first step, then only what was added.
  */
 function watchListOf(chain: 'TRON' | 'SOLANA'): (now: Date) => Promise<WatchedAddress[]> {
-  const list = new WatchList(chain);
+  const list = new WatchList(PER_ADDRESS_ITEMS, chain);
   return (now) => list.current(now);
 }
 
@@ -155,7 +157,7 @@ const reporters = new Map<string, HealthReporter>();
 /** The health reporter of `chain`'s source (one per process, so its writes are spaced across runs). */
 function reporterOf(chain: string, kind: string): HealthReporter {
   let reporter = reporters.get(chain);
-  // A block chain's tip is judged by its time too (payments/tip-age.ts); indexed sources say it themselves.
+  // A block chain's tip is judged by its time too (chains/tip-age.ts); indexed sources say it themselves.
   if (!reporter) reporters.set(chain, (reporter = new HealthReporter(chain, kind, undefined, chain in INDEXED_SOURCE ? 0 : (tipAgeSettings()[chain] ?? 0))));
   return reporter;
 }

@@ -9,11 +9,17 @@ import { freePort } from '#infra/local/ports';
  * (its own pipeline and table: tests/support/callback-e2e.ts): errors and retries with their
  * backoff, refused connections, timeouts, broken answers, 410, redirects, Retry-After and the
  * dead-letter queue. Split from callbacks.test.ts so the two run in parallel workers.
+ *
+ * The tests run at the same time: each waits for retries (seconds each) of its own order at
+ * its own merchant endpoint, and the pipeline delivers concurrently, as Lambda does (one after
+ * the other, the file was among the suite's longest: docs/performance.md, "The test suite's
+ * time"). Together they share the machine with each other's first deliveries: each may take
+ * longer than the default timeout on a loaded machine.
  */
 const TABLE = `callback-retries-e2e-${process.pid}`;
 const { merchant, sqs, call, endpoint, endpoints, paidOrder } = useCallbackPipeline(TABLE);
 
-describe('callback retries', () => {
+describe.concurrent('callback retries', { timeout: 120_000 }, () => {
   it('500, 500, 200: exactly three attempts with one webhook-id, then silence', async () => {
     const merchantSite = await endpoint((_, index) => ({ status: index < 2 ? 500 : 200 }));
     const id = await paidOrder(merchantSite.url);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { CfnParameter, Duration, Stack, Validations } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { AttributeType, StreamViewType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { HeadersReferrerPolicy } from 'aws-cdk-lib/aws-cloudfront';
 import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -11,6 +12,7 @@ import { CallbackPipeline } from '#infra/cdk/constructs/callback-pipeline';
 import { awsRoutePath, conflictingPathVariables, OrderApi } from '#infra/cdk/constructs/order-api';
 import { PAGE_ROUTING_FUNCTION, PaymentPage, withApiBaseUrl } from '#infra/cdk/constructs/payment-page';
 import { ServiceAlarms } from '#infra/cdk/constructs/service-alarms';
+import { StaticSite } from '#infra/cdk/constructs/static-site';
 import { CryptoPayStack } from '#infra/cdk/stack';
 import { deployConfig, logicalId, resourcesOf, TEST_ENV, testApp, type TestApp } from './support.ts';
 
@@ -168,6 +170,41 @@ describe('payment page with a built page and a custom domain', () => {
     const empty = mkdtempSync(join(pageDir, 'empty-'));
     new PaymentPage(other.stack, 'Page', { contentDir: empty, apiOrigins: [] });
     Annotations.fromStack(other.stack).hasWarning('/Scratch/Page', Match.stringLikeRegexp('has no index.html'));
+  });
+});
+
+describe('a static site under a path (as the portal is)', () => {
+  const made = scratch();
+  const dir = mkdtempSync(join(pageDir, 'site-'));
+  writeFileSync(join(dir, 'index.html'), '<!doctype html><title>Site</title>');
+  const site = new StaticSite(made.stack, 'Site', {
+    title: 'test site',
+    comment: 'Test site',
+    contentDir: dir,
+    path: '/app/',
+    routing: { id: 'Routing', comment: 'app paths', code: PAGE_ROUTING_FUNCTION },
+    accessLogsPrefix: 's3-site-bucket/',
+    referrerPolicy: HeadersReferrerPolicy.NO_REFERRER,
+    nagReasons: { geoRestriction: 'test', waf: 'test' },
+    domainSetting: 'siteDomain',
+  });
+  const template = Template.fromStack(made.stack);
+
+  it('deploys its files under the path, invalidates only them, and has no root object', () => {
+    template.hasResourceProperties('Custom::CDKBucketDeployment', {
+      DestinationBucketName: { Ref: logicalId(made.stack, site.bucket) },
+      DestinationBucketKeyPrefix: 'app/',
+      DistributionPaths: ['/app/*'],
+    });
+    const [distribution] = Object.values(resourcesOf(template, 'AWS::CloudFront::Distribution'));
+    expect((distribution!.Properties as { DistributionConfig: Record<string, unknown> }).DistributionConfig.DefaultRootObject).toBeUndefined();
+  });
+
+  it("allows scripts to call only its own origin, and says why it has no domain of its own (nag-clean)", () => {
+    const [policy] = Object.values(resourcesOf(template, 'AWS::CloudFront::ResponseHeadersPolicy'));
+    expect(JSON.stringify(policy!.Properties)).toContain("connect-src 'self';");
+    expect(JSON.stringify(site.distribution.node.metadata)).toContain('set siteDomain to enforce TLSv1.2_2021');
+    expect(nagFindings(made)).toEqual([]);
   });
 });
 

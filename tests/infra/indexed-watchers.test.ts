@@ -51,7 +51,7 @@ describe('Lightning (LND) and EOS (Hyperion) in AWS', () => {
   });
 
   it('only the invoice makers and the LBTC watcher may read the macaroon and certificate', () => {
-    expect(ssmReaders().sort()).toEqual(['checkout-order', 'create-order', 'pay-checkout-order', watcherKey('LBTC')].sort());
+    expect(ssmReaders().sort()).toEqual(['checkout-order', 'create-order', 'pay-checkout-order', 'pay-create-link-order', watcherKey('LBTC')].sort());
     for (const key of ssmReaders()) {
       const readable = JSON.stringify(ssmParametersOf(placed(key)));
       expect(readable).toContain(`parameter${MACAROON}`);

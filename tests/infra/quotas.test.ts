@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CryptoPayStack, EVENT_FUNCTIONS, functionAccess } from '#infra/cdk/stack';
+import { CryptoPayStack, EVENT_FUNCTIONS } from '#infra/cdk/stack';
 import { readQuotaConfig } from '#shared/core/config';
 import { ROUTES } from '#shared/http/routes';
 import { QUOTA_PREFIX, quotaKey } from '#shared/store/keys';
@@ -39,14 +39,14 @@ describe('request quotas in the stack', () => {
   });
 
   it('has every route function count requests in the table, with the deploy settings the handlers read', () => {
-    for (const folder of functionAccess(ROUTES).keys()) {
+    for (const folder of new Set(ROUTES.map((route) => route.fn))) {
       const environment = environmentOf(folder);
       expect(environment, folder).toMatchObject({ QUOTA_STORE: 'table', QUOTA_MERCHANT_RATE: '50', QUOTA_MERCHANT_BURST: '100', QUOTA_PUBLIC_RATE: '0' });
       // What a cold start will read from that environment.
       const quota = readQuotaConfig(environment);
       expect(quota).toEqual({ store: 'table', merchant: { rate: 50, burst: 100 }, public: { rate: 0, burst: 10 }, authFailures: { limit: 20, windowSeconds: 60 } });
     }
-    for (const folder of Object.values(EVENT_FUNCTIONS)) expect(environmentOf(folder), folder).not.toHaveProperty('QUOTA_STORE');
+    for (const { fn: folder } of Object.values(EVENT_FUNCTIONS)) expect(environmentOf(folder), folder).not.toHaveProperty('QUOTA_STORE');
   });
 
   it('keys quota items under the prefix the read-only roles may write', () => {

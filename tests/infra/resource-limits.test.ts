@@ -14,7 +14,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CryptoPayStack } from '#infra/cdk/stack';
-import { CHAINS } from '#shared/payments/chain-sources';
+import { CHAINS } from '#shared/chains/sources';
 import { deployConfig, EVERY_SOURCE_SETTINGS, EVERYTHING_ELSE_SETTINGS, TEST_ENV, testApp } from './support.ts';
 
 const SOURCES = EVERY_SOURCE_SETTINGS;

@@ -8,7 +8,7 @@ import type { IConstruct } from 'constructs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { awsRouteKey } from '#infra/cdk/constructs/order-api';
 import { DEFAULT_TOKEN_KEY_PARAMETER } from '#infra/cdk/config';
-import { authenticatingFunctions, CALLBACK_SENDERS, CryptoPayStack, EVENT_FUNCTIONS, functionAccess, GATEWAY_FUNCTIONS, STREAMED_CONCURRENCY, TOKEN_MAKERS } from '#infra/cdk/stack';
+import { CryptoPayStack, EVENT_FUNCTIONS, functionNeeds, functionsGranted, STREAMED_CONCURRENCY } from '#infra/cdk/stack';
 import { ROUTES } from '#shared/http/routes';
 import { TABLE_KEYS } from '#shared/store/table';
 import { API_TOKEN_PREFIX, QUOTA_PREFIX } from '#shared/store/keys';
@@ -42,10 +42,15 @@ afterAll(cleanup);
 
 // What each function may do with the table: its routes' access, write for the event-driven
 // ones, nothing for the $default route's not-found function.
-const ACCESS: Map<string, 'none' | 'read' | 'write'> = functionAccess(ROUTES);
+const NEEDS = functionNeeds(ROUTES);
+const EVENT_FOLDERS: string[] = Object.values(EVENT_FUNCTIONS).map((event) => event.fn);
+const ACCESS = new Map([...NEEDS].filter(([, needs]) => needs.route).map(([folder, needs]) => [folder, needs.access]));
+/** Route functions that authenticate merchants' API tokens. */
+const AUTHENTICATING = new Set([...NEEDS].filter(([, needs]) => needs.authenticates).map(([folder]) => folder));
+const GATEWAY_FUNCTIONS = new Set(functionsGranted('gateways'));
 // not-found touches nothing; order-events reads only its stream (granted by the event source) and sends to the queue.
-const NO_TABLE: string[] = [EVENT_FUNCTIONS.notFound, EVENT_FUNCTIONS.orderEvents];
-for (const folder of Object.values(EVENT_FUNCTIONS)) ACCESS.set(folder, NO_TABLE.includes(folder) ? 'none' : 'write');
+const NO_TABLE: string[] = [EVENT_FUNCTIONS.notFound.fn, EVENT_FUNCTIONS.orderEvents.fn];
+for (const folder of EVENT_FOLDERS) ACCESS.set(folder, NO_TABLE.includes(folder) ? 'none' : 'write');
 const FOLDERS = [...ACCESS.keys()];
 const WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:TransactWriteItems'];
 
@@ -75,7 +80,7 @@ describe('HTTP API', () => {
     const fallback = Object.values(routes).find((route) => route.Properties?.RouteKey === '$default');
     const target = fallback?.Properties?.Target as { 'Fn::Join': [string, [string, { Ref: string }]] };
     expect(integrations[target['Fn::Join'][1][1].Ref]?.Properties?.IntegrationUri).toEqual({
-      'Fn::GetAtt': [functionId(EVENT_FUNCTIONS.notFound), 'Arn'],
+      'Fn::GetAtt': [functionId(EVENT_FUNCTIONS.notFound.fn), 'Arn'],
     });
   });
 
@@ -160,8 +165,8 @@ describe('functions', () => {
   });
 
   it('not-found has no table access and no table name', () => {
-    expect(environmentOf(EVENT_FUNCTIONS.notFound)).not.toHaveProperty('TABLE_NAME');
-    const actions = statementsOfRole(template, roleId(EVENT_FUNCTIONS.notFound)).flatMap(actionsOf);
+    expect(environmentOf(EVENT_FUNCTIONS.notFound.fn)).not.toHaveProperty('TABLE_NAME');
+    const actions = statementsOfRole(template, roleId(EVENT_FUNCTIONS.notFound.fn)).flatMap(actionsOf);
     expect(actions.filter((action) => action.startsWith('dynamodb:'))).toEqual([]);
   });
 
@@ -183,8 +188,8 @@ describe('functions', () => {
   });
 
   it.each([
-    [EVENT_FUNCTIONS.expireOrders, 'rate(1 minute)'],
-    [EVENT_FUNCTIONS.sweepCallbacks, 'rate(5 minutes)'],
+    [EVENT_FUNCTIONS.expireOrders.fn, 'rate(1 minute)'],
+    [EVENT_FUNCTIONS.sweepCallbacks.fn, 'rate(5 minutes)'],
   ])('runs %s on schedule %s, without retries', (folder, schedule) => {
     template.hasResourceProperties('AWS::Events::Rule', {
       ScheduleExpression: schedule,
@@ -194,7 +199,7 @@ describe('functions', () => {
 
   it('feeds order-events from the table stream: partial failures, bisection, bounded retries, failure queue', () => {
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-      FunctionName: { Ref: functionId(EVENT_FUNCTIONS.orderEvents) },
+      FunctionName: { Ref: functionId(EVENT_FUNCTIONS.orderEvents.fn) },
       EventSourceArn: { 'Fn::GetAtt': [tableId, 'StreamArn'] },
       StartingPosition: 'TRIM_HORIZON',
       FunctionResponseTypes: ['ReportBatchItemFailures'],
@@ -206,11 +211,11 @@ describe('functions', () => {
 
   it('feeds deliver-callback from the callback queue with partial batch failures, and names the DLQ', () => {
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-      FunctionName: { Ref: functionId(EVENT_FUNCTIONS.deliverCallback) },
+      FunctionName: { Ref: functionId(EVENT_FUNCTIONS.deliverCallback.fn) },
       EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
-    expect(environmentOf(EVENT_FUNCTIONS.deliverCallback).CALLBACK_DLQ_URL).toEqual({ Ref: dlqId });
+    expect(environmentOf(EVENT_FUNCTIONS.deliverCallback.fn).CALLBACK_DLQ_URL).toEqual({ Ref: dlqId });
     expect(Object.keys(resourcesOf(template, 'AWS::Lambda::EventSourceMapping'))).toHaveLength(2);
   });
 });
@@ -236,7 +241,7 @@ describe('least privilege', () => {
     }
     for (const folder of FOLDERS) {
       const onStream = statementsOfRole(template, roleId(folder)).filter((s) => JSON.stringify(s.Resource) === JSON.stringify(streamArn));
-      if (folder !== EVENT_FUNCTIONS.orderEvents) expect(onStream, folder).toEqual([]);
+      if (folder !== EVENT_FUNCTIONS.orderEvents.fn) expect(onStream, folder).toEqual([]);
       else {
         expect(onStream.flatMap(actionsOf).sort()).toEqual([
           'dynamodb:DescribeStream',
@@ -250,18 +255,18 @@ describe('least privilege', () => {
 
   it('lets only the functions that queue deliveries send to the callback queue, and only deliver-callback consume it', () => {
     // deliver-callback queues the next attempt of a failed delivery itself.
-    const senders = new Set([...CALLBACK_SENDERS, EVENT_FUNCTIONS.orderEvents, EVENT_FUNCTIONS.sweepCallbacks, EVENT_FUNCTIONS.deliverCallback]);
-    for (const folder of CALLBACK_SENDERS) expect(ACCESS.has(folder), `${folder} is not a function folder`).toBe(true);
+    expect(functionsGranted('callback-queue').sort()).toEqual(['portal-resend-callback', 'redeliver-callback', EVENT_FUNCTIONS.sweepCallbacks.fn].sort());
+    const senders = new Set([...functionsGranted('callback-queue'), EVENT_FUNCTIONS.orderEvents.fn, EVENT_FUNCTIONS.deliverCallback.fn]);
     for (const folder of FOLDERS) {
       const onQueue = statementsOfRole(template, roleId(folder))
         .filter((s) => JSON.stringify(s.Resource).includes(`"${queueId}"`))
         .flatMap(actionsOf);
       expect(onQueue.includes('sqs:SendMessage'), `${folder} sends`).toBe(senders.has(folder));
-      expect(onQueue.includes('sqs:ReceiveMessage'), `${folder} receives`).toBe(folder === EVENT_FUNCTIONS.deliverCallback);
+      expect(onQueue.includes('sqs:ReceiveMessage'), `${folder} receives`).toBe(folder === EVENT_FUNCTIONS.deliverCallback.fn);
       const onDlq = statementsOfRole(template, roleId(folder))
         .filter((s) => JSON.stringify(s.Resource).includes(`"${dlqId}"`))
         .flatMap(actionsOf);
-      expect(onDlq, folder).toEqual(folder === EVENT_FUNCTIONS.deliverCallback ? ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'] : []);
+      expect(onDlq, folder).toEqual(folder === EVENT_FUNCTIONS.deliverCallback.fn ? ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'] : []);
     }
   });
 
@@ -279,7 +284,7 @@ describe('least privilege', () => {
           Resource: { 'Fn::GetAtt': [tableId, 'Arn'] },
           Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${QUOTA_PREFIX}*`] } },
         }),
-        ...(authenticatingFunctions(ROUTES).has(folder)
+        ...(AUTHENTICATING.has(folder)
           ? [
               expect.objectContaining({
                 Action: 'dynamodb:UpdateItem',
@@ -306,7 +311,7 @@ describe('least privilege', () => {
     // The indexes (GSI1 for the count of the newest orders) are covered by the same statement.
     expect(JSON.stringify(listing.map((s) => s.Resource))).toContain('/index/*');
     // A transaction is authorised per action: its Puts need PutItem.
-    expect(onTable(EVENT_FUNCTIONS.expireOrders).flatMap(actionsOf)).toEqual(expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:GetItem']));
+    expect(onTable(EVENT_FUNCTIONS.expireOrders.fn).flatMap(actionsOf)).toEqual(expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:GetItem']));
   });
 
   it.each(FOLDERS.filter((folder) => ACCESS.get(folder) === 'none'))('%s has no access to the table items', (folder) => {
@@ -339,10 +344,12 @@ describe('least privilege', () => {
 
   it('lets only the functions that call a gateway read its credential parameters, by name, and tells them the API URL', () => {
     for (const folder of GATEWAY_FUNCTIONS) {
-      expect(ACCESS.has(folder) || Object.values(EVENT_FUNCTIONS).includes(folder as never), `${folder} is not a function folder`).toBe(true);
+      expect(ACCESS.has(folder) || EVENT_FOLDERS.includes(folder as never), `${folder} is not a function folder`).toBe(true);
     }
-    expect([...GATEWAY_FUNCTIONS]).toEqual(expect.arrayContaining(['refund-order', 'expire-orders', 'alipay-notify', 'aliglobal-notify', 'wechat-notify']));
-    for (const folder of [...FOLDERS, ...Object.values(EVENT_FUNCTIONS)]) {
+    expect([...GATEWAY_FUNCTIONS].sort()).toEqual(
+      ['create-order', 'checkout-order', 'pay-checkout-order', 'pay-create-link-order', 'refund-order', 'portal-refund-order', 'expire-orders', 'alipay-notify', 'aliglobal-notify', 'wechat-notify'].sort(),
+    );
+    for (const folder of [...FOLDERS, ...EVENT_FOLDERS]) {
       const ssm = ssmReading(folder, ALIPAY_PARAMETER);
       if (GATEWAY_FUNCTIONS.has(folder)) {
         expect(ssm).toHaveLength(1);
@@ -360,7 +367,7 @@ describe('least privilege', () => {
   });
 
   it('gives every function that reads an SSM parameter the Parameters and Secrets extension (arm64), and no other function', () => {
-    for (const folder of [...FOLDERS, ...Object.values(EVENT_FUNCTIONS)]) {
+    for (const folder of [...FOLDERS, ...EVENT_FOLDERS]) {
       const reads = statementsOfRole(template, roleId(folder)).some((s) => actionsOf(s).includes('ssm:GetParameter'));
       const layers = JSON.stringify(functionProps(folder).Layers ?? []);
       if (reads) {
@@ -374,11 +381,12 @@ describe('least privilege', () => {
   });
 
   it('lets only the functions that authenticate merchants (and the portal one that makes tokens) read the API token key, and nothing else from SSM', () => {
-    const authenticating = new Set([...authenticatingFunctions(ROUTES), ...TOKEN_MAKERS]);
+    const authenticating = new Set(functionsGranted('token-key'));
+    expect([...authenticating].sort()).toEqual([...AUTHENTICATING, 'portal-create-token'].sort());
     expect([...authenticating]).toEqual(expect.arrayContaining(['create-order', 'get-order', 'list-orders', 'redeliver-callback']));
     expect(authenticating.has('pay-get-order')).toBe(false);
     expect(authenticating.has('alipay-notify')).toBe(false);
-    for (const folder of [...FOLDERS, ...Object.values(EVENT_FUNCTIONS)]) {
+    for (const folder of [...FOLDERS, ...EVENT_FOLDERS]) {
       const ssm = ssmReading(folder, DEFAULT_TOKEN_KEY_PARAMETER);
       const parameters = statementsOfRole(template, roleId(folder))
         .filter((s) => actionsOf(s).some((a) => a.startsWith('ssm:')))
@@ -446,7 +454,7 @@ describe('table', () => {
 
 describe('callback queues', () => {
   it('dead-letters a job after 15 receives, with room for six delivery timeouts', () => {
-    const deliveryTimeout = functionProps(EVENT_FUNCTIONS.deliverCallback).Timeout as number;
+    const deliveryTimeout = functionProps(EVENT_FUNCTIONS.deliverCallback.fn).Timeout as number;
     expect(deliveryTimeout).toBe(15);
     expect(resourcesOf(template, 'AWS::SQS::Queue')[queueId]?.Properties).toMatchObject({
       RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] }, maxReceiveCount: 15 },
@@ -568,13 +576,13 @@ describe('alarms', () => {
     });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: 'IteratorAge',
-      Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId(EVENT_FUNCTIONS.orderEvents) } }],
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId(EVENT_FUNCTIONS.orderEvents.fn) } }],
       AlarmActions: [topic],
     });
   });
 
   // The event-driven functions, and the streamed routes (their function URL is not behind the API).
-  const EVENT_DRIVEN = [EVENT_FUNCTIONS.expireOrders, EVENT_FUNCTIONS.sweepCallbacks, EVENT_FUNCTIONS.orderEvents, EVENT_FUNCTIONS.deliverCallback, ...ROUTES.filter((route) => route.stream).map((route) => route.fn)];
+  const EVENT_DRIVEN = [EVENT_FUNCTIONS.expireOrders.fn, EVENT_FUNCTIONS.sweepCallbacks.fn, EVENT_FUNCTIONS.orderEvents.fn, EVENT_FUNCTIONS.deliverCallback.fn, ...ROUTES.filter((route) => route.stream).map((route) => route.fn)];
   const errorAlarmsOf = (folder: string) =>
     Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm')).filter(
       (alarm) => alarm.Properties?.MetricName === 'Errors' && JSON.stringify(alarm.Properties?.Dimensions) === JSON.stringify([{ Name: 'FunctionName', Value: { Ref: functionId(folder) } }]),

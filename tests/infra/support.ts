@@ -7,7 +7,7 @@ import type { ServiceFunction } from '#infra/cdk/constructs/service-function';
 import type { CryptoPayStack } from '#infra/cdk/stack';
 import { type ContextLookup, type DeployConfig, readDeployConfig } from '#infra/cdk/config';
 import { REPO_ROOT } from '#infra/cdk/paths';
-import { CHAINS } from '#shared/payments/chain-sources';
+import { CHAINS } from '#shared/chains/sources';
 
 /** The feature flags `cdk synth` runs with, so tests synthesize what the CLI would. */
 const CDK_CONTEXT = (JSON.parse(readFileSync(join(REPO_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> })

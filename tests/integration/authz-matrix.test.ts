@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { ROUTES as ALL_ROUTES } from '#shared/http/routes';
 
 // The merchant portal's routes (session cookies, not tokens) have their own attacker tests: tests/integration/portal-authz.test.ts.
-const ROUTES = ALL_ROUTES.filter((route) => !route.portal);
+const ROUTES = ALL_ROUTES.filter((route) => !route.portal && !isLinkRoute(route));
 import { ORDER_STATUSES } from '#shared/domain/statuses';
 import { newMerchant, startApi } from '../support/api';
 import { recordAttack } from '../support/security-report';
@@ -24,6 +24,7 @@ import {
   describeRequest,
   describeResponse,
   describeRoute,
+  isLinkRoute,
   documentedErrorCodes,
   jsonRequest,
   pathOf,

@@ -9,8 +9,8 @@ import { deriveAddress, validateAddress } from '#shared/payments/addresses/index
 import { HdPaymentMethods, SANDBOX_XPUB } from '#shared/payments/payment-methods';
 import { SandboxLightningNode } from '#shared/payments/lightning/index';
 import { SandboxGateway } from '#shared/payments/gateways/sandbox';
-import { evmConfig, MAINNET_TOKEN_CONTRACTS } from '#shared/payments/ethereum-config';
-import { chainSources, watchedCurrencies } from '#shared/payments/chain-sources';
+import { evmConfig, MAINNET_TOKEN_CONTRACTS } from '#shared/chains/evm';
+import { chainSources, watchedCurrencies } from '#shared/chains/sources';
 import { SOURCE_FACTORIES } from '#shared/watchers/sources/factories';
 
 /**

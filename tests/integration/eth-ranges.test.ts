@@ -15,7 +15,7 @@ import type { ProxyFault, RpcProxy } from '../support/rpc-proxy';
 import { decimalFromNumber, formatDecimal } from '#shared/domain/money';
 import { toChecksumAddress } from '#shared/payments/addresses/eip55';
 import { SourceError, WrongChainError } from '#shared/core/source-error';
-import { openAddress } from '#shared/store/open-addresses';
+import { BLOCK_CHAIN_ITEMS, watchAddress } from '#shared/store/watch-list';
 import { readCursor } from '#shared/store/chain-cursors';
 import { BlockWatcher } from '#shared/watchers/block-watcher';
 import { EthereumBlockSource } from '#shared/watchers/sources/ethereum/source';
@@ -141,7 +141,7 @@ describe('the EVM watcher reads by range', () => {
     const { watcher } = await watched();
     // A token contract takes no ether: a transfer to it is mined and reverts (gas given, so nothing estimates it first).
     const until = new Date(Date.now() + 3_600_000).toISOString();
-    await openAddress({ chain: 'ETH', currency: 'ETH', address: toChecksumAddress(Buffer.from(tokens.USDC_ERC20.slice(2), 'hex')), until });
+    await watchAddress(BLOCK_CHAIN_ITEMS, { chain: 'ETH', currency: 'ETH', address: toChecksumAddress(Buffer.from(tokens.USDC_ERC20.slice(2), 'hex')), until });
     await sendEth(clients, buyer, tokens.USDC_ERC20, parseEther('0.01'), 60_000n);
     await mine();
     const { report, count } = await counted(watcher);
@@ -254,7 +254,7 @@ describe('the EVM watcher reads by range', () => {
     const few = await traffic();
     const until = new Date(Date.now() + 3_600_000).toISOString();
     for (let i = 0; i < 300; i += 1) {
-      await openAddress({ chain: 'ETH', currency: i % 2 ? 'ETH' : 'USDT_ERC20', address: stranger(), until });
+      await watchAddress(BLOCK_CHAIN_ITEMS, { chain: 'ETH', currency: i % 2 ? 'ETH' : 'USDT_ERC20', address: stranger(), until });
     }
     const many = await traffic();
     expect(few.report.blocks).toBe(4);

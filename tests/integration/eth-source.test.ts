@@ -166,7 +166,7 @@ describe('Ethereum JSON-RPC source on a real node', () => {
   it('gives the tip and the hash of any block on the current chain', async () => {
     const tip = await source.tip();
     const latest = await clients.public.getBlock();
-    // With its time: how old the node's view is (payments/tip-age.ts).
+    // With its time: how old the node's view is (chains/tip-age.ts).
     expect(tip).toEqual({ height: Number(latest.number), hash: latest.hash, time: new Date(Number(latest.timestamp) * 1000) });
     expect(await source.blockHash(tip.height - 1)).toBe(latest.parentHash);
     await expect(source.blockHash(tip.height + 1000)).rejects.toThrow(SourceError);

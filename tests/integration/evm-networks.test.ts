@@ -96,7 +96,7 @@ afterAll(async () => {
   await api?.close();
   for (const net of [eth, arb, bsc]) await net?.node.stop();
 });
-// The lists began long ago: only listed outputs are looked up (open-addresses.ts).
+// The lists began long ago: only listed outputs are looked up (watch-list.ts).
 beforeAll(openListsBeganLongAgo);
 
 const mine = async (net: Network, blocks = 1) => {

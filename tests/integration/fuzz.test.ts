@@ -18,13 +18,14 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { ROUTES as ALL_ROUTES } from '#shared/http/routes';
 
 // The merchant portal's routes (session cookies, not tokens) have their own attacker tests: tests/integration/portal-authz.test.ts.
-const ROUTES = ALL_ROUTES.filter((route) => !route.portal);
+const ROUTES = ALL_ROUTES.filter((route) => !route.portal && !isLinkRoute(route));
 import { db, tableName } from '#shared/store/client';
 import { newMerchant, startApi } from '../support/api';
 import {
   assertProperty,
   bodyArb,
   describeRoute,
+  isLinkRoute,
   documentedErrorCodes,
   fuzzSeed,
   invalidTokenArb,

@@ -7,7 +7,7 @@ import { checkedOutWith, type Invoice } from '#shared/domain/order';
 import { SandboxGateway } from '#shared/payments/gateways/sandbox';
 import { SandboxLightningNode } from '#shared/payments/lightning/index';
 import { HdPaymentMethods } from '#shared/payments/payment-methods';
-import { evmConfig } from '#shared/payments/ethereum-config';
+import { evmConfig } from '#shared/chains/evm';
 import { HyperionTransfers } from '#shared/watchers/sources/hyperion';
 import { SourceError } from '#shared/core/source-error';
 import { recordPayment } from '#shared/services/payment-reports';

@@ -17,7 +17,7 @@ import { SandboxGateway } from '#shared/payments/gateways/sandbox';
 import { SandboxLightningNode } from '#shared/payments/lightning/index';
 import { LndRestClient, LndRestNode } from '#shared/payments/lightning/lnd-rest';
 import { HdPaymentMethods } from '#shared/payments/payment-methods';
-import { evmConfig } from '#shared/payments/ethereum-config';
+import { evmConfig } from '#shared/chains/evm';
 import { LndSettlements } from '#shared/watchers/sources/lnd-settlements';
 import type { IndexedSource } from '#shared/watchers/sources/port';
 import { expireDueOrders } from '#shared/services/expiry';

@@ -13,13 +13,13 @@ import { stored } from '../support/watchers';
 import { reportHealthy } from '../support/source-health';
 import { DEVNET_GENESIS_HASH, SolanaTestServer, solanaPayTransfer } from '../support/solana-server';
 import { decimalFromNumber, formatDecimal } from '#shared/domain/money';
-import { MAINNET_GENESIS_HASH } from '#shared/payments/solana-config';
+import { MAINNET_GENESIS_HASH } from '#shared/chains/solana';
 import { SANDBOX_SOL_WALLET } from '#shared/payments/payment-methods';
 import { WrongChainError } from '#shared/core/source-error';
 import { SolanaTransfers } from '#shared/watchers/sources/solana';
 import { IndexedWatcher } from '#shared/watchers/indexed-watcher';
 import type { Transfer } from '#shared/watchers/sources/port';
-import { listWatchedAddresses, WatchList } from '#shared/store/watch-list';
+import { listWatchedAddresses, PER_ADDRESS_ITEMS, WatchList } from '#shared/store/watch-list';
 import { newSolanaReference } from '#shared/payments/addresses/solana';
 
 /**
@@ -77,7 +77,7 @@ async function checkedOut(as = token) {
 
 /** The Solana watcher on the local cluster, with a cursor of its own and its container's watch list (read whole at its first step). */
 function watcher(genesisHash = MAINNET_GENESIS_HASH, url = cluster.url) {
-  const list = new WatchList('SOLANA');
+  const list = new WatchList(PER_ADDRESS_ITEMS, 'SOLANA');
   const source = new SolanaTransfers({ url, mint: USDC, currency: 'USDC_SOL', decimals: 6, genesisHash, timeoutMs: 1000, watched: (now) => list.current(now) });
   const indexed = new IndexedWatcher(source, { cursorName: `SOLANA-test-${randomUUID()}` });
   return () => indexed.step();
@@ -94,7 +94,7 @@ describe('USDC_SOL checkout (Solana Pay)', () => {
     expect(a.wallet).toBe(merchantWallet);
     expect(a.reference).not.toBe(b.reference);
     expect(a.uri).toBe(`solana:${merchantWallet}?amount=30.000000&spl-token=${USDC}&reference=${a.reference}`);
-    expect(await listWatchedAddresses('SOLANA', new Date())).toContainEqual(expect.objectContaining({ address: a.reference, recipient: merchantWallet, currency: 'USDC_SOL' }));
+    expect(await listWatchedAddresses(PER_ADDRESS_ITEMS, 'SOLANA', new Date())).toContainEqual(expect.objectContaining({ address: a.reference, recipient: merchantWallet, currency: 'USDC_SOL' }));
   });
 
   it('a sandbox merchant without a wallet gets the sandbox wallet; a live one without a wallet gets PAYMENT_NOT_AVAILABLE', async () => {
@@ -293,7 +293,7 @@ describe('the Solana watcher follows receiving token accounts, not references', 
     const paid = await pay(wallet, 30_000_000n, order.reference);
     for (let i = 0; i < 1005; i += 1) await pay(wallet, 1n, newSolanaReference());
     cluster.finalize();
-    const list = new WatchList('SOLANA');
+    const list = new WatchList(PER_ADDRESS_ITEMS, 'SOLANA');
     const source = new SolanaTransfers({ url: cluster.url, mint: USDC, currency: 'USDC_SOL', decimals: 6, genesisHash: MAINNET_GENESIS_HASH, timeoutMs: 5000, watched: async (now) => (await list.current(now)).filter((entry) => entry.recipient === wallet) });
     const indexed = new IndexedWatcher(source, { cursorName: `SOLANA-test-${randomUUID()}`, limit: 400 });
     const before = new Map(cluster.requests);
@@ -379,7 +379,7 @@ async function stepOf(source: SolanaTransfers) {
 
 /** The Solana watcher on the local cluster on a moved clock, its own cursor unless named, the references of one wallet if given. */
 function watcherAt(clock: () => Date, cursorName = `SOLANA-test-${randomUUID()}`, wallet?: string) {
-  const list = new WatchList('SOLANA');
+  const list = new WatchList(PER_ADDRESS_ITEMS, 'SOLANA');
   const watched = async (now: Date) => (await list.current(now)).filter((entry) => wallet === undefined || entry.recipient === wallet);
   const source = new SolanaTransfers({ url: cluster.url, mint: USDC, currency: 'USDC_SOL', decimals: 6, genesisHash: MAINNET_GENESIS_HASH, timeoutMs: 1000, clock, watched });
   const indexed = new IndexedWatcher(source, { cursorName, clock });

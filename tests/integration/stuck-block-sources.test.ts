@@ -2,7 +2,7 @@
  * A stuck block source is not healthy (issue 28): an Esplora server, a Bitcoin Core-style node
  * or an EVM node that stopped following its chain still answers its own old tip, and its
  * watcher, at that tip, looked caught up. Now a tip older than its chain's limit
- * (payments/tip-age.ts: mainnet's defaults, BTC 3 h, LTC 45 min, BCH 4 h, ETH 300 s) is not
+ * (chains/tip-age.ts: mainnet's defaults, BTC 3 h, LTC 45 min, BCH 4 h, ETH 300 s) is not
  * caught up: the last catch-up stays, the lag grows until it is `lagging` (SOURCE_MAX_LAG_SECONDS)
  * and checkout refuses its currencies, until a new block comes. Every source is a local server of
  * mainnet's identity (so the defaults hold): Esplora for BTC, Core RPC for LTC (getblockchaininfo
@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureTable } from '#infra/local/dynamodb';
 import { type DevnetNode, startDevnetNode } from '#infra/devnet/node';
 import { forgetSourceHealth } from '#shared/payments/source-health';
-import { MAX_TIP_AGE_DEFAULTS } from '#shared/payments/tip-age';
+import { MAX_TIP_AGE_DEFAULTS } from '#shared/chains/tip-age';
 import { createMerchant, type MerchantCredentials } from '#shared/services/merchants';
 import { tableName } from '#shared/store/client';
 import { listSourceHealth, recordSourceHealth } from '#shared/store/source-health';

@@ -17,7 +17,7 @@ import { tableName } from '#shared/store/client';
 import { listSourceHealth } from '#shared/store/source-health';
 import { SolanaTransfers } from '#shared/watchers/sources/solana';
 import { TronTransfers } from '#shared/watchers/sources/tron';
-import type { TronWatchedAddress } from '#shared/watchers/sources/tron';
+import type { WatchEntry } from '#shared/watchers/sources/per-address';
 import { client, expectError, startApi } from '../support/api';
 import { DEVNET_GENESIS_HASH, MAINNET_BETA_GENESIS_HASH, SolanaTestServer, TESTNET_GENESIS_HASH } from '../support/solana-server';
 import { TRON_MAINNET_GENESIS, TRON_NILE_GENESIS, TRON_SHASTA_GENESIS, tronAddressOfKey, TronGridTestServer } from '../support/trongrid-server';
@@ -29,7 +29,7 @@ const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 const API_KEY = 'tron-api-key-s3cret';
 const FAST = { timeoutMs: 500, attempts: 1, backoffMs: 5 };
 /** An address with an open invoice: a step that passes the check reads the blocks' transfer events. */
-const WATCHED: TronWatchedAddress[] = [{ address: tronAddressOfKey('3'.repeat(64)), currency: 'USDT_TRC20', since: new Date().toISOString() }];
+const WATCHED: WatchEntry[] = [{ address: tronAddressOfKey('3'.repeat(64)), currency: 'USDT_TRC20', since: new Date().toISOString() }];
 
 const servers: { close: () => Promise<void> }[] = [];
 afterAll(async () => {
@@ -47,7 +47,7 @@ async function solanaServer(genesis?: string) {
   servers.push(server);
   return server;
 }
-const tronSource = (url: string, genesisHash?: string, watched: TronWatchedAddress[] = []) =>
+const tronSource = (url: string, genesisHash?: string, watched: WatchEntry[] = []) =>
   new TronTransfers({ url, apiKey: API_KEY, contract: USDT, currency: 'USDT_TRC20', decimals: 6, http: FAST, watched: async () => watched, ...(genesisHash ? { genesisHash } : {}) });
 const solanaSource = (url: string, genesisHash = MAINNET_BETA_GENESIS_HASH) =>
   new SolanaTransfers({ url, mint: USDC, currency: 'USDC_SOL', decimals: 6, genesisHash, timeoutMs: 500, watched: async () => [] });

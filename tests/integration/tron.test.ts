@@ -15,9 +15,10 @@ import { decimalFromNumber, formatDecimal } from '#shared/domain/money';
 import { deriveAddress } from '#shared/payments/addresses/index';
 import { tronHex } from '#shared/payments/addresses/tron';
 import { SourceError } from '#shared/core/source-error';
-import { TronGridClient, TronTransfers, type TronWatchedAddress } from '#shared/watchers/sources/tron';
+import { TronGridClient, TronTransfers } from '#shared/watchers/sources/tron';
+import type { WatchEntry } from '#shared/watchers/sources/per-address';
 import { IndexedWatcher } from '#shared/watchers/indexed-watcher';
-import { listWatchedAddresses, WatchList } from '#shared/store/watch-list';
+import { listWatchedAddresses, PER_ADDRESS_ITEMS, type WatchedAddress, WatchList } from '#shared/store/watch-list';
 import { readIndexCursor } from '#shared/store/index-cursors';
 import type { Transfer } from '#shared/watchers/sources/port';
 import { BUYER_KEY } from '#infra/devnet/chain';
@@ -75,8 +76,8 @@ const FAST = { timeoutMs: 1000, attempts: 1, backoffMs: 10 };
  * The TRON watcher on the local TronGrid, with a cursor of its own (none yet: its first step
  * starts at the oldest watched invoice) and its container's watch list (read whole at its first step).
  */
-function watcher(options: { apiKey?: string; list?: WatchList; cursorName?: string } = {}) {
-  const list = options.list ?? new WatchList('TRON');
+function watcher(options: { apiKey?: string; list?: WatchList<WatchedAddress>; cursorName?: string } = {}) {
+  const list = options.list ?? new WatchList(PER_ADDRESS_ITEMS, 'TRON');
   const source = new TronTransfers({
     url: tron.url,
     apiKey: options.apiKey ?? 'test-api-key',
@@ -101,7 +102,7 @@ describe('USDT_TRC20 checkout', () => {
     const order = await checkedOut();
     expect(order.address).toMatch(/^T[1-9A-HJ-NP-Za-km-z]{33}$/);
     expect(order.uri).toBe(`tron:${order.address}?token=${USDT}&amount=30.000000`);
-    const watched = await listWatchedAddresses('TRON', new Date());
+    const watched = await listWatchedAddresses(PER_ADDRESS_ITEMS, 'TRON', new Date());
     expect(watched).toContainEqual(expect.objectContaining({ address: order.address, currency: 'USDT_TRC20' }));
   });
 
@@ -151,7 +152,7 @@ describe('the TRON watcher on a local TronGrid with real signed transactions', (
   });
 
   it('a warm watcher polls a checkout made after its previous step', async () => {
-    const list = new WatchList('TRON');
+    const list = new WatchList(PER_ADDRESS_ITEMS, 'TRON');
     const step = watcher({ list });
     await step();
     const order = await checkedOut();
@@ -247,10 +248,10 @@ describe('the TronGrid client', () => {
 
 describe('reading by block: the provider is asked per block, not per invoice', () => {
   /** A source on the local TronGrid watching `targets` (an in-memory list: the count is what is measured). */
-  const sourceOf = (targets: TronWatchedAddress[], options: { maxBlockRange?: number } = {}) =>
+  const sourceOf = (targets: WatchEntry[], options: { maxBlockRange?: number } = {}) =>
     new TronTransfers({ url: tron.url, apiKey: 'test-api-key', contract: USDT, currency: 'USDT_TRC20', decimals: 6, http: FAST, watched: async () => targets, ...options });
   /** An entry as the watch list has it: open for `openFor` ms (negative: past its invoice, in its late window). */
-  const target = (address: string, openFor = 3_600_000): TronWatchedAddress & { open_until: string } => ({
+  const target = (address: string, openFor = 3_600_000): WatchEntry & { open_until: string } => ({
     address,
     currency: 'USDT_TRC20',
     since: new Date(Date.now() - 1000).toISOString(),
@@ -301,6 +302,19 @@ describe('reading by block: the provider is asked per block, not per invoice', (
     const found = await source.after(next, 100);
     expect(found.transfers.map(paidAs)).toEqual([{ key: `${paidLate.tx.txID}:${late.address}`, amount: '7' }]);
     expect(requestsSince(before)).toEqual({ '/walletsolidity/getnowblock': 1, eth_getLogs: 1, '/walletsolidity/gettransactioninfobyid': 1 });
+  });
+
+  it('a damaged entry (its since not a time) is left out, and the others are still watched from their own invoices', async () => {
+    const damaged = { ...target(stranger()), since: 'not a time' };
+    const open = target(stranger());
+    const source = sourceOf([damaged, open]);
+    const { next } = await source.after(undefined, 100);
+    const toDamaged = pay(damaged.address, 1_000_000n);
+    const toOpen = pay(open.address, 2_000_000n);
+    tron.solidify();
+    const found = await source.after(next, 100);
+    expect(found.transfers.map(paidAs)).toEqual([{ key: `${toOpen.tx.txID}:${open.address}`, amount: '2' }]);
+    expect(found.transfers.map((transfer) => transfer.txid)).not.toContain(toDamaged.tx.txID);
   });
 
   it("a transfer to an address no invoice watches is not ours: not reported (it is someone else's USDT)", async () => {

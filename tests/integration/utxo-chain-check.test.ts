@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureTable } from '#infra/local/dynamodb';
 import { SourceError, WrongChainError } from '#shared/core/source-error';
 import { forgetSourceHealth } from '#shared/payments/source-health';
-import { MAINNET_IDENTITIES, readUtxoChainConfig } from '#shared/payments/utxo-config';
+import { MAINNET_IDENTITIES, readUtxoChainConfig } from '#shared/chains/utxo';
 import { createMerchant, type MerchantCredentials } from '#shared/services/merchants';
 import { tableName } from '#shared/store/client';
 import { listSourceHealth } from '#shared/store/source-health';

@@ -4,7 +4,7 @@ import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '#shared/store/client';
 import { chainPartition, ENTITY, legacyWatchedAddressKey, WATCH_PREFIX } from '#shared/store/keys';
 import { READ_OVERLAP_MS, WRITE_BUDGET_MS } from '#shared/store/incremental-list';
-import { listWatchedAddresses, type WatchedAddress, watchAddress, WatchList } from '#shared/store/watch-list';
+import { listWatchedAddresses, PER_ADDRESS_ITEMS, type WatchedAddress, watchAddress, WatchList } from '#shared/store/watch-list';
 
 /**
  * The per-address sources' watch list (shared/store/watch-list.ts) against DynamoDB Local: a
@@ -52,7 +52,7 @@ describe('the watch list of a per-address source', () => {
     const chain = chainName();
     const before = Date.now();
     const watched = entry(chain);
-    await watchAddress(watched);
+    await watchAddress(PER_ADDRESS_ITEMS, watched);
     const [item] = await items(chain);
     expect(item).toMatchObject({ type: ENTITY.watchedAddress, address: watched.address, until: watched.until, open_until: watched.open_until });
     const writtenAt = Date.parse(String(item!.SK).slice(WATCH_PREFIX.length, WATCH_PREFIX.length + 24));
@@ -65,38 +65,38 @@ describe('the watch list of a per-address source', () => {
     const chain = chainName();
     const old = [entry(chain), entry(chain), entry(chain)];
     // Checked out five minutes ago: well before any warm read's overlap.
-    for (const watched of old) await watchAddress(watched, past(5 * 60_000));
-    const warm = new WatchList(chain);
+    for (const watched of old) await watchAddress(PER_ADDRESS_ITEMS, watched, past(5 * 60_000));
+    const warm = new WatchList(PER_ADDRESS_ITEMS, chain);
     expect(await warm.refresh(new Date())).toEqual({ items: 3, full: true });
 
     // A checkout between two reads.
     const fresh = entry(chain);
-    await watchAddress(fresh);
+    await watchAddress(PER_ADDRESS_ITEMS, fresh);
     const read = await warm.refresh(new Date());
     expect(read).toEqual({ items: 1, full: false });
     expect(addresses(warm.watched(new Date()))).toEqual(addresses([...old, fresh]));
 
     // A new container knows nothing of the warm one: it reads everything.
-    const cold = new WatchList(chain);
+    const cold = new WatchList(PER_ADDRESS_ITEMS, chain);
     expect(await cold.refresh(new Date())).toEqual({ items: 4, full: true });
     expect(addresses(cold.watched(new Date()))).toEqual(addresses([...old, fresh]));
   });
 
   it('a write acknowledged late (its key time before the previous read began, within the budget) is still read', async () => {
     const chain = chainName();
-    const warm = new WatchList(chain);
+    const warm = new WatchList(PER_ADDRESS_ITEMS, chain);
     await warm.refresh(new Date());
     // The writer took its key time 9 s ago and is acknowledged now (within the 10 s budget).
     const slow = entry(chain);
     const keyTime = Date.now() - (WRITE_BUDGET_MS - 1000);
     const times = [keyTime, keyTime + WRITE_BUDGET_MS - 1000];
-    await watchAddress(slow, () => times.shift() ?? Date.now());
+    await watchAddress(PER_ADDRESS_ITEMS, slow, () => times.shift() ?? Date.now());
     await warm.refresh(new Date());
     expect(addresses(warm.watched(new Date()))).toEqual([slow.address]);
     // The margin is what makes it: a key older than the overlap is not read by a warm container
     // (a writer never leaves one: a write slower than the budget is written again, open-address tests).
     const stale = entry(chain);
-    await watchAddress(stale, past(READ_OVERLAP_MS + 60_000));
+    await watchAddress(PER_ADDRESS_ITEMS, stale, past(READ_OVERLAP_MS + 60_000));
     await warm.refresh(new Date());
     expect(addresses(warm.watched(new Date()))).toEqual([slow.address]);
   });
@@ -105,16 +105,16 @@ describe('the watch list of a per-address source', () => {
     const chain = chainName();
     const twice = entry(chain);
     const times = [Date.now() - 30_000, Date.now(), Date.now()];
-    await watchAddress(twice, () => times.shift() ?? Date.now());
+    await watchAddress(PER_ADDRESS_ITEMS, twice, () => times.shift() ?? Date.now());
     expect(await items(chain)).toHaveLength(2);
-    expect(await listWatchedAddresses(chain, new Date())).toEqual([twice]);
+    expect(await listWatchedAddresses(PER_ADDRESS_ITEMS, chain, new Date())).toEqual([twice]);
   });
 
   it("an item of another type under the prefix (an earlier version's 'unwatched' item) is passed over, the watch kept", async () => {
     const chain = chainName();
     const watched = entry(chain);
-    await watchAddress(watched);
-    const warm = new WatchList(chain);
+    await watchAddress(PER_ADDRESS_ITEMS, watched);
+    const warm = new WatchList(PER_ADDRESS_ITEMS, chain);
     await warm.refresh(new Date());
     // As unwatchAddress wrote it (removed: nothing ever called it): the address and `until` only.
     const writtenAt = new Date().toISOString();
@@ -127,16 +127,16 @@ describe('the watch list of a per-address source', () => {
     expect(await warm.refresh(new Date())).toMatchObject({ full: false });
     expect(warm.watched(new Date())).toEqual([watched]);
     expect(warm.size).toBe(1);
-    expect(await listWatchedAddresses(chain, new Date())).toEqual([watched]);
+    expect(await listWatchedAddresses(PER_ADDRESS_ITEMS, chain, new Date())).toEqual([watched]);
   });
 
   it('the two horizons: open and late entries are returned until the late window ends, then dropped from memory', async () => {
     const chain = chainName();
     const short = entry(chain, { openFor: 60_000, lateFor: HOUR });
     const long = entry(chain);
-    await watchAddress(short);
-    await watchAddress(long);
-    const list = new WatchList(chain);
+    await watchAddress(PER_ADDRESS_ITEMS, short);
+    await watchAddress(PER_ADDRESS_ITEMS, long);
+    const list = new WatchList(PER_ADDRESS_ITEMS, chain);
     // Past its expiry, within its late window: still watched (the schedule polls it now and then).
     const late = new Date(Date.parse(short.open_until) + 60_000);
     expect(addresses(await list.current(late))).toEqual(addresses([short, long]));
@@ -145,11 +145,11 @@ describe('the watch list of a per-address source', () => {
     const over = new Date(Date.parse(short.until) + 2 * 60_000);
     expect(addresses(await list.current(over))).toEqual([long.address]);
     expect(list.size).toBe(1);
-    expect(await listWatchedAddresses(chain, new Date(Date.parse(long.until) + 1))).toEqual([]);
+    expect(await listWatchedAddresses(PER_ADDRESS_ITEMS, chain, new Date(Date.parse(long.until) + 1))).toEqual([]);
   });
 
   it('an idle list is one read that finds nothing', async () => {
-    const list = new WatchList(chainName());
+    const list = new WatchList(PER_ADDRESS_ITEMS, chainName());
     expect(await list.refresh(new Date())).toEqual({ items: 0, full: true });
     expect(await list.refresh(new Date())).toEqual({ items: 0, full: false });
     expect(list.watched(new Date())).toEqual([]);
@@ -172,8 +172,8 @@ describe('items the previous version wrote (keyed by the end of their late windo
     const before = entry(chain);
     await legacyWatch(before);
     const current = entry(chain);
-    await watchAddress(current, past(5 * 60_000));
-    const warm = new WatchList(chain);
+    await watchAddress(PER_ADDRESS_ITEMS, current, past(5 * 60_000));
+    const warm = new WatchList(PER_ADDRESS_ITEMS, chain);
     await warm.refresh(new Date());
     expect(addresses(warm.watched(new Date()))).toEqual(addresses([before, current]));
 
@@ -184,6 +184,6 @@ describe('items the previous version wrote (keyed by the end of their late windo
     expect(read.items).toBe(2);
     expect(addresses(warm.watched(new Date()))).toEqual(addresses([before, current, during]));
     // Once its window is over an old item is neither read nor returned.
-    expect(addresses(await listWatchedAddresses(chain, new Date(Date.parse(during.until) + 1)))).toEqual([]);
+    expect(addresses(await listWatchedAddresses(PER_ADDRESS_ITEMS, chain, new Date(Date.parse(during.until) + 1)))).toEqual([]);
   });
 });

@@ -15,14 +15,14 @@ import { UtxoChain } from '../support/utxo-chain';
 import { openListsBeganLongAgo, payTo, satsOf, stored } from '../support/watchers';
 import { BlockWatcher, type BlockWatcherOptions } from '#shared/watchers/block-watcher';
 import { EsploraSource } from '#shared/watchers/sources/esplora';
-import { KEEP_AFTER_UNTIL_MS, OpenAddressList, openAddress } from '#shared/store/open-addresses';
+import { BLOCK_CHAIN_ITEMS, KEEP_AFTER_UNTIL_MS, watchAddress, WatchList } from '#shared/store/watch-list';
 import { READ_OVERLAP_MS, WRITE_BUDGET_MS } from '#shared/store/incremental-list';
 import { chainPartition, OPEN_PREFIX } from '#shared/store/keys';
 import { expireDueOrders } from '#shared/services/expiry';
 
 
 /**
- * The open-address list (shared/store/open-addresses.ts): a block watcher looks up only the
+ * The open-address list (shared/store/watch-list.ts): a block watcher looks up only the
  * outputs paid to addresses on its chain's list, and still books every payment to an open
  * invoice: a warm watcher reading only what was added, a cold one reading all, a checkout
  * between two reads, a slow write, the late window, a reorganisation.
@@ -30,7 +30,7 @@ import { expireDueOrders } from '#shared/services/expiry';
 
 // This file's own table: the watchers here read the whole BTC list, and one runs days ahead.
 const shop = watchedShop('watcher-open', 'Open Shop');
-// The lists began long ago: only listed outputs are looked up (open-addresses.ts).
+// The lists began long ago: only listed outputs are looked up (watch-list.ts).
 beforeAll(openListsBeganLongAgo);
 
 /** A NEW order checked out in BTC through the API (its address goes on the BTC list). */
@@ -241,23 +241,23 @@ describe('reading the list incrementally', () => {
   const entry = (address = stranger()) => ({ chain: 'BTC', currency: 'BTC', address, until: new Date(Date.now() + 86_400_000).toISOString() });
 
   it('a write acknowledged late (its key time before the previous read began, within the budget) is still read', async () => {
-    const list = new OpenAddressList('BTC', 0);
+    const list = new WatchList(BLOCK_CHAIN_ITEMS, 'BTC', { fillMs: 0 });
     await list.refresh(new Date());
     // The writer took its key time 9 s ago and is acknowledged now: the previous read may not have seen it.
     const slow = entry();
     const writtenAt = Date.now() - (WRITE_BUDGET_MS - 1000);
     const times = [writtenAt, writtenAt + WRITE_BUDGET_MS - 1000];
-    await openAddress(slow, () => times.shift() ?? Date.now());
+    await watchAddress(BLOCK_CHAIN_ITEMS, slow, () => times.shift() ?? Date.now());
     const read = await list.refresh(new Date());
     expect(read.full).toBe(false);
     expect(list.has(slow, new Date())).toBe(true);
     // What the next read starts from is the overlap before this one began: an older key is not read again.
     const stale = entry();
-    await openAddress(stale, () => Date.now() - READ_OVERLAP_MS - 60_000);
+    await watchAddress(BLOCK_CHAIN_ITEMS, stale, () => Date.now() - READ_OVERLAP_MS - 60_000);
     await list.refresh(new Date());
     expect(list.has(stale, new Date())).toBe(false);
     // A cold container's first read is whole: it has it (a writer never leaves such a key: it writes again, next test).
-    const cold = new OpenAddressList('BTC', 0);
+    const cold = new WatchList(BLOCK_CHAIN_ITEMS, 'BTC', { fillMs: 0 });
     expect(await cold.refresh(new Date())).toMatchObject({ full: true });
     expect(cold.has(stale, new Date())).toBe(true);
   });
@@ -270,12 +270,12 @@ describe('reading the list incrementally', () => {
       now += WRITE_BUDGET_MS + 1; // each write "takes" longer than the budget
       return at;
     };
-    await expect(openAddress(once, clock)).rejects.toThrow(/took longer/);
+    await expect(watchAddress(BLOCK_CHAIN_ITEMS, once, clock)).rejects.toThrow(/took longer/);
     expect((await listItems()).filter((item) => item.address === once.address)).toHaveLength(3);
 
     const retried = entry();
     const times = [Date.now() - 30_000, Date.now()];
-    await openAddress(retried, () => times.shift() ?? Date.now());
+    await watchAddress(BLOCK_CHAIN_ITEMS, retried, () => times.shift() ?? Date.now());
     const items = (await listItems()).filter((item) => item.address === retried.address);
     expect(items).toHaveLength(2);
     // The second write's key time is recent: a warm reader's overlap covers it.
@@ -284,11 +284,11 @@ describe('reading the list incrementally', () => {
 
   it('keeps the latest window of an address listed twice, and forgets an address a day after its window', async () => {
     const address = stranger();
-    const list = new OpenAddressList('BTC', 0);
+    const list = new WatchList(BLOCK_CHAIN_ITEMS, 'BTC', { fillMs: 0 });
     const soon = new Date(Date.now() + 60_000).toISOString();
     const later = new Date(Date.now() + 3 * 86_400_000).toISOString();
-    await openAddress({ chain: 'BTC', currency: 'BTC', address, until: later });
-    await openAddress({ chain: 'BTC', currency: 'BTC', address, until: soon });
+    await watchAddress(BLOCK_CHAIN_ITEMS, { chain: 'BTC', currency: 'BTC', address, until: later });
+    await watchAddress(BLOCK_CHAIN_ITEMS, { chain: 'BTC', currency: 'BTC', address, until: soon });
     await list.refresh(new Date());
     const paid = { currency: 'BTC', address };
     expect(list.has(paid, new Date(Date.parse(later) + KEEP_AFTER_UNTIL_MS))).toBe(true);

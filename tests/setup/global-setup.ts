@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { TestProject } from 'vitest/node';
 import { ensureTable, LOCAL_AWS_ENV, startDynamoDbLocal } from '#infra/local/dynamodb';
 import { startLocalSqs } from '#infra/local/sqs';
-import { buildPage } from '../../web/build';
-import { buildPortal } from '../../web/portal/build';
+import { buildWeb } from '../../web/build';
 import { checkSecurityTable } from '../support/security-report';
 
 /**
@@ -13,11 +12,17 @@ import { checkSecurityTable } from '../support/security-report';
  * Lambda gets from the stack; test workers inherit it.
  */
 export default async function setup(project: TestProject) {
-  // The payment page's browser tests serve web/dist: build it from the current sources.
-  await buildPage();
-  await buildPortal();
   Object.assign(process.env, LOCAL_AWS_ENV);
-  const dynamodb = await startDynamoDbLocal();
+  const starting = startDynamoDbLocal();
+  // The page's and the portal's browser tests serve web/dist and web/portal/dist: built from the
+  // current sources while DynamoDB Local starts.
+  try {
+    await buildWeb();
+  } catch (error) {
+    await starting.then((started) => started.stop(), () => undefined);
+    throw error;
+  }
+  const dynamodb = await starting;
   const tableName = 'test-orders';
   await ensureTable(dynamodb.endpoint, tableName);
   const sqs = await startLocalSqs({ prefix: tableName });

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import jsQR from 'jsqr';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { createApiServer } from '#infra/local/http-adapter';
 import { apiFunctions } from '#infra/local/handlers';
 import { staticFiles } from '#infra/local/static-files';
@@ -91,9 +91,13 @@ export function artifact(name: string): string {
 
 /** The text of the QR code in `element`, read from its pixels as the browser drew them. */
 export async function decodeQr(element: Locator): Promise<string | undefined> {
-  const png = await element.screenshot();
-  // Let Chromium decode its own PNG: a scratch page draws it on a canvas and hands back the RGBA pixels.
-  const scratch = await element.page().context().newPage();
+  return decodeQrPng(element.page().context(), await element.screenshot());
+}
+
+/** The text of the QR code in a PNG image (a screenshot, or a downloaded file). */
+export async function decodeQrPng(context: BrowserContext, png: Buffer): Promise<string | undefined> {
+  // Let Chromium decode the PNG: a scratch page draws it on a canvas and hands back the RGBA pixels.
+  const scratch = await context.newPage();
   try {
     const { width, height, pixels } = await scratch.evaluate(async (base64) => {
       const image = new Image();

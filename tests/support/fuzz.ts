@@ -111,6 +111,13 @@ export const MONITOR_PATHS: ReadonlySet<string> = new Set(['/v1/health']);
 /** Path parameter names that hold an order id. Any other parameter fails classification. */
 const ORDER_PARAMS = new Set(['order_id', 'id', 'orderId']);
 
+/**
+ * Payment links' routes (the merchant's /v1/links and the link page's /v1/pay/links): their
+ * capability is a link id, not an order's, so the order-based matrix and fuzzer leave them to
+ * tests/integration/payment-links.test.ts (every bad field, another merchant's link, anonymous).
+ */
+export const isLinkRoute = (route: Route): boolean => route.path.startsWith('/v1/links') || route.path.startsWith('/v1/pay/links/');
+
 export interface PropertySchema {
   type?: string | readonly string[];
   enum?: readonly unknown[];

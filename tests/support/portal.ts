@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { createInvite } from '#shared/services/portal/auth';
 import { SoftwareAuthenticator } from './authenticator';
+import { portalAnswerProblems } from './portal-contract';
 
 /**
  * A browser's view of the portal API for HTTP-level tests: a cookie jar of one, the CSRF
  * token, the Origin header the portal's pages send, and a client address of its own (the tests
- * set PORTAL_CLIENT_IP_HEADER so each client has its own sign-in limit).
+ * set PORTAL_CLIENT_IP_HEADER so each client has its own sign-in limit). Each 200 answer is held
+ * against its route's schema (tests/support/portal-contract.ts): a stray or missing field fails
+ * the test that saw it.
  */
 export class PortalBrowser {
   cookie: string | undefined;
@@ -45,6 +48,11 @@ export class PortalBrowser {
       json = undefined;
     }
     if (json?.csrf_token) this.csrf = json.csrf_token;
+    // Every answer the portal's client reads is the view its route declares.
+    if (response.status === 200 && json !== undefined) {
+      const problems = portalAnswerProblems(method, path, json);
+      if (problems.length) throw new Error(`${method} ${path} answered outside its schema:\n${problems.join('\n')}\n${text.slice(0, 2000)}`);
+    }
     return { status: response.status, body: json, text, headers: response.headers, setCookie };
   }
 

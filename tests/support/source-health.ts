@@ -1,5 +1,5 @@
 import { forgetSourceHealth } from '#shared/payments/source-health';
-import { CHAINS } from '#shared/payments/chain-sources';
+import { CHAINS } from '#shared/chains/sources';
 import { type HealthReport, recordSourceHealth } from '#shared/store/source-health';
 
 /**

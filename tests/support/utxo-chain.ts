@@ -13,8 +13,8 @@ import { hexToBytes, bytesToHex } from '@noble/hashes/utils.js';
 import { Address, NETWORK, OutScript, p2wpkh, Script, Transaction, utils } from '@scure/btc-signer';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { CASHADDR_P2PKH_160, decodeCashAddr, encodeCashAddr } from '#shared/payments/addresses/cashaddr';
-import type { ChainIdentity } from '#shared/payments/chain-identity';
-import { MAINNET_IDENTITIES } from '#shared/payments/utxo-config';
+import type { ChainIdentity } from '#shared/chains/identity';
+import { MAINNET_IDENTITIES } from '#shared/chains/utxo';
 
 export type UtxoChainName = 'BTC' | 'LTC' | 'BCH';
 

@@ -19,7 +19,7 @@ export const stored = async (orderId: string) => (await findOrderWithInvoice(ord
 export const payTo = (chain: UtxoChain, address: string, sats: bigint): ChainTx => chain.pay([{ address, sats }]);
 
 /**
- * Every chain's open-address list began long ago (shared/store/open-addresses.ts): invoices
+ * Every chain's open-address list began long ago (shared/store/watch-list.ts): invoices
  * from before it are past their window, so a watcher looks up only listed outputs. Written over
  * whatever start another test file left in the shared table.
  */
@@ -27,7 +27,7 @@ export async function openListsBeganLongAgo(): Promise<void> {
   const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
   const { db, tableName } = await import('#shared/store/client');
   const { openListStartKey } = await import('#shared/store/keys');
-  const { CHAINS } = await import('#shared/payments/chain-sources');
+  const { CHAINS } = await import('#shared/chains/sources');
   for (const chain of Object.keys(CHAINS)) {
     await db().send(new PutCommand({ TableName: tableName(), Item: { ...openListStartKey(chain), started_at: '2000-01-01T00:00:00.000Z' } }));
   }

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '#shared/core/env';
-import { ethereumConfig, MAINNET_TOKEN_CONTRACTS } from '#shared/payments/ethereum-config';
+import { ethereumConfig, MAINNET_TOKEN_CONTRACTS } from '#shared/chains/evm';
 import { ethereumSourceOptions } from '#shared/watchers/sources/ethereum/source';
 import { chainOf, currency, keyOf, quoteCurrency } from '#shared/domain/currencies';
 import { EVM_NETWORKS, evmCurrencies, networkName } from '#shared/domain/networks';
 import { payCurrencyFor } from '#shared/domain/pay-codes';
-import { chainSources, watchedCurrencies } from '#shared/payments/chain-sources';
-import { evmConfig } from '#shared/payments/ethereum-config';
-import { readSolanaConfig } from '#shared/payments/solana-config';
-import { readTronConfig } from '#shared/payments/tron-config';
+import { chainSources, watchedCurrencies } from '#shared/chains/sources';
+import { evmConfig } from '#shared/chains/evm';
+import { readSolanaConfig } from '#shared/chains/solana';
+import { readTronConfig } from '#shared/chains/tron';
 
 describe('Ethereum configuration', () => {
   it('defaults to mainnet: chain 1, the mainnet USDT and USDC contracts', () => {

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { readEosConfig, readLightningConfig } from '#shared/core/config';
+import { readEosConfig } from '#shared/chains/eos';
+import { readLightningConfig } from '#shared/chains/lightning';
 import { ConfigError } from '#shared/core/env';
-import { readSolanaConfig } from '#shared/payments/solana-config';
-import { readTronConfig } from '#shared/payments/tron-config';
+import { readSolanaConfig } from '#shared/chains/solana';
+import { readTronConfig } from '#shared/chains/tron';
 import { indexedChains } from '#shared/watchers/run';
 
 describe('Lightning and EOS configuration (what is watched, what live merchants may be paid in)', () => {

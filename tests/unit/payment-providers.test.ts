@@ -13,7 +13,7 @@ import {
 } from '#shared/payments/lightning/index';
 import { HdPaymentMethods, SANDBOX_EOS_ACCOUNT, type PaymentMethodsConfig } from '#shared/payments/payment-methods';
 import type { PaymentRequest } from '#shared/payments/payment-details';
-import { evmConfig } from '#shared/payments/ethereum-config';
+import { evmConfig } from '#shared/chains/evm';
 
 /** A provider that only records that it was asked. */
 class RecordingNode implements LightningNode {

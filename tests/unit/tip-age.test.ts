@@ -1,11 +1,11 @@
 /**
- * How old a block source's tip may be (payments/tip-age.ts): mainnet's defaults per chain, set
+ * How old a block source's tip may be (chains/tip-age.ts): mainnet's defaults per chain, set
  * from its block intervals, only where the chain is configured on its mainnet (a testnet's
  * blocks are irregular, a local chain mines on demand); `<CHAIN>_MAX_TIP_AGE_SECONDS` sets it,
  * 0 turns it off.
  */
 import { describe, expect, it } from 'vitest';
-import { MAX_TIP_AGE_DEFAULTS, readTipAgeConfig } from '#shared/payments/tip-age';
+import { MAX_TIP_AGE_DEFAULTS, readTipAgeConfig } from '#shared/chains/tip-age';
 
 const TESTNET_GENESIS = '000000000933ea01ad0ee984209779baaec3ced90fa3f408719526f8d77f4943';
 

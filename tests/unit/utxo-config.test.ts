@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAINNET_IDENTITIES, readUtxoChainConfig } from '#shared/payments/utxo-config';
+import { MAINNET_IDENTITIES, readUtxoChainConfig } from '#shared/chains/utxo';
 
 const TESTNET4_LTC = '4966625a4b2851d9fdee139e56211a0d88575f59ed816ff5e6a63deb4e3e29a0';
 

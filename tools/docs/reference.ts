@@ -17,7 +17,7 @@ import { PAY_CURRENCIES, currency, chainOf, keyOf, requiredConfirmations } from 
 import { EVM_NETWORKS, evmCurrencies, networkName } from '#shared/domain/networks';
 import { MUGGLEPAY_ALIASES, MUGGLEPAY_CODES } from '#shared/domain/pay-codes';
 import * as domainErrors from '#shared/domain/errors';
-import { MAX_TIP_AGE_DEFAULTS, maxTipAgeVariable } from '#shared/payments/tip-age';
+import { MAX_TIP_AGE_DEFAULTS, maxTipAgeVariable } from '#shared/chains/tip-age';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -161,7 +161,7 @@ function configurationTable(): string[] {
     '|---|---|---|---|',
     ...rows,
     '',
-    'The stack also takes these, which no handler reader names literally (the stack\'s own settings, or variables whose names the code builds per chain, network or currency; [deploy.md](deploy.md) explains each): ' + onlyDeploy.map((name) => `\`${name}\``).join(', ') + '. The defaults of the built ones: the currency table above (confirmations, contracts, chain ids), 100 blocks for `<NETWORK>_BLOCK_RANGE`, and the tip ages in `shared/payments/tip-age.ts`.',
+    'The stack also takes these, which no handler reader names literally (the stack\'s own settings, or variables whose names the code builds per chain, network or currency; [deploy.md](deploy.md) explains each): ' + onlyDeploy.map((name) => `\`${name}\``).join(', ') + '. The defaults of the built ones: the currency table above (confirmations, contracts, chain ids), 100 blocks for `<NETWORK>_BLOCK_RANGE`, and the tip ages in `shared/chains/tip-age.ts`.',
   ];
 }
 

@@ -6,6 +6,8 @@ import {
   sandboxRefundBodySchema,
 } from '#shared/schemas/orders';
 import { payCheckoutBodySchema } from '#shared/schemas/pay';
+import { createLinkBodySchema, linkOrderBodySchema, updateLinkBodySchema } from '#shared/schemas/payment-links';
+import { PORTAL_RESPONSE_SCHEMAS } from '#shared/schemas/portal-responses';
 import { RESPONSE_SCHEMAS } from '#shared/schemas/response-catalog';
 
 /** The document's components: every named schema once, its `$id` turned into the component name. */
@@ -15,7 +17,7 @@ export interface NamedSchema {
   readonly $id: string;
 }
 
-/** Request bodies and responses; the Get Orders query becomes parameters instead. */
+/** Request bodies and responses (the merchant API's, the page's, the portal's); the Get Orders query becomes parameters instead. */
 export const NAMED_SCHEMAS: readonly NamedSchema[] = [
   createOrderBodySchema,
   checkoutBodySchema,
@@ -23,7 +25,11 @@ export const NAMED_SCHEMAS: readonly NamedSchema[] = [
   sandboxPayBodySchema,
   sandboxRefundBodySchema,
   payCheckoutBodySchema,
+  createLinkBodySchema,
+  updateLinkBodySchema,
+  linkOrderBodySchema,
   ...RESPONSE_SCHEMAS,
+  ...PORTAL_RESPONSE_SCHEMAS,
 ];
 
 export const COMPONENT_NAMES: ReadonlySet<string> = new Set(NAMED_SCHEMAS.map((schema) => schema.$id));

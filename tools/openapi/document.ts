@@ -54,7 +54,7 @@ function parameters(route: Route, meta: OperationMeta): unknown[] {
   return route.method === 'POST' ? [...inPath, ...inQuery, IDEMPOTENCY_KEY_PARAMETER] : [...inPath, ...inQuery];
 }
 
-/** Every POST takes an Idempotency-Key (shared/http/idempotency.ts). */
+/** Every POST takes an Idempotency-Key (shared/http/middlewares/idempotency.ts). */
 const IDEMPOTENCY_KEY_PARAMETER = {
   name: 'Idempotency-Key',
   in: 'header',
@@ -171,6 +171,7 @@ export function buildOpenApiDocument(routes: readonly Route[] = ROUTES): OpenApi
       { name: 'Sandbox', description: 'Sandbox merchants only: simulate what a chain or a refund would report.' },
       { name: 'Payment page', description: 'Public endpoints of the hosted payment page (no token; the order id is the capability).' },
       { name: 'Gateways', description: "Payment gateways' signed notifications (called by Alipay and WeChat Pay, not by merchants)." },
+      { name: 'Payment links', description: "A merchant's reusable payment pages (beyond the contract): each buyer who picks a currency gets an ordinary order." },
       { name: 'Health', description: "Operators' monitors: the payment sources' health (no token, nothing secret)." },
       { name: 'Portal', description: "The merchant portal's own API (its pages call it with a session cookie; not for integrations)." },
     ],

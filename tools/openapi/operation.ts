@@ -10,7 +10,7 @@ import { type Examples, ORDER_ACTION_REQUEST_EXAMPLES } from '#tools/openapi/exa
 export interface OperationMeta {
   operationId: string;
   /** Defaults to Orders. */
-  tag?: 'Orders' | 'Callbacks' | 'Sandbox' | 'Payment page' | 'Health';
+  tag?: 'Orders' | 'Callbacks' | 'Sandbox' | 'Payment page' | 'Health' | 'Payment links';
   summary: string;
   description: string;
   /** Description of each `{param}` of the route's path; must name exactly those params. */

@@ -4,6 +4,7 @@ import { HEALTH_OPERATIONS } from '#tools/openapi/operations/health';
 import { ORDER_ACTION_OPERATIONS } from '#tools/openapi/operations/order-actions';
 import { ORDER_OPERATIONS } from '#tools/openapi/operations/orders';
 import { PAY_PAGE_OPERATIONS } from '#tools/openapi/operations/pay-page';
+import { PAYMENT_LINK_OPERATIONS } from '#tools/openapi/operations/payment-links';
 import { SANDBOX_OPERATIONS } from '#tools/openapi/operations/sandbox';
 
 /**
@@ -17,4 +18,5 @@ export const OPERATIONS: Readonly<Record<string, OperationMeta>> = {
   ...CALLBACK_OPERATIONS,
   ...PAY_PAGE_OPERATIONS,
   ...HEALTH_OPERATIONS,
+  ...PAYMENT_LINK_OPERATIONS,
 };

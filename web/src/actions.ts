@@ -1,7 +1,8 @@
 import { callPage, type ApiResult } from './api';
-import { h } from './dom';
-import { safeUrl } from './format';
-import { rememberLang, type Lang } from './i18n';
+import { h } from '../common/dom';
+import { safeUrl } from '../common/format';
+import { rememberLang } from '../common/i18n';
+import { LANG_KEY, type Lang } from './i18n';
 import { apply, holdOff, nextSequence, poll, waitLeftMs } from './polling';
 import { focusAfterRender, orderId, rerender, state, t } from './state';
 
@@ -73,7 +74,7 @@ export async function cancel(): Promise<void> {
 
 export function switchLang(lang: Lang): void {
   state.lang = lang;
-  rememberLang(lang);
+  rememberLang(LANG_KEY, lang);
   rerender();
 }
 

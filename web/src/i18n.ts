@@ -1,8 +1,10 @@
+import type { Lang } from '../common/i18n';
+
 /**
- * The page's two languages. English and Chinese (the merchants of this API sell in both);
- * picked from the browser, switchable, and remembered on this device.
+ * The page's strings in its two languages (web/common/i18n.ts: picked from the browser,
+ * switchable, and remembered on this device).
  */
-export type Lang = 'en' | 'zh';
+export type { Lang };
 
 const en = {
   loading: 'Loading…',
@@ -78,6 +80,24 @@ const en = {
   gatewayMore:
     'This is a test gateway: no money moves here. Go back to the payment page and use “Simulate payment (sandbox)” to complete the order.',
   mode: (mode: string): string => (mode === 'app' ? 'App payment' : 'QR code payment'),
+  linkNotFound: 'Payment link not found',
+  linkNotFoundMore: 'This payment link is not valid. Check the link, or ask the seller for a new one.',
+  linkLoadFailed: 'The payment link could not be loaded. Retrying…',
+  DISABLED: (merchant: string) => `${merchant} has turned this payment link off. It takes no payments now.`,
+  EXPIRED: (merchant: string) => `This payment link has expired. Please ask ${merchant} for a new one.`,
+  SOLD_OUT: 'Sold out: every place has been taken.',
+  linkChoose: 'Choose how you want to pay. Your order is made when you pick a currency.',
+  amountRange: (min: string, max: string) => `From ${min} to ${max}`,
+  amountLabel: (code: string) => `Amount you pay (${code})`,
+  emailLabel: 'Email for your receipt',
+  unitsLeft: (n: number) => (n === 1 ? 'Only 1 left' : `${n} left`),
+  availableUntil: (time: string) => `Available until ${time}`,
+  preparing: 'Preparing your payment…',
+  badAmount: (min: string, max: string) => `Enter an amount from ${min} to ${max}.`,
+  badEmail: 'Enter your email address, for example name@example.com.',
+  LINK_SOLD_OUT: 'Sorry, the last place was just taken.',
+  LINK_DISABLED: 'This payment link was just turned off.',
+  LINK_EXPIRED: 'This payment link has just expired.',
   currencies: {
     BTC: 'Bitcoin',
     LTC: 'Litecoin',
@@ -177,6 +197,24 @@ const zh: Strings = {
   gatewayTitle: (gateway) => `沙盒 ${gateway}`,
   gatewayMore: '这是测试网关，不会产生真实付款。请返回支付页面，点击“模拟付款（沙盒）”完成订单。',
   mode: (mode) => (mode === 'app' ? '应用内支付' : '扫码支付'),
+  linkNotFound: '未找到付款链接',
+  linkNotFoundMore: '此付款链接无效。请检查链接，或向卖家索取新的链接。',
+  linkLoadFailed: '付款链接加载失败，正在重试…',
+  DISABLED: (merchant) => `${merchant} 已停用此付款链接，目前不接受付款。`,
+  EXPIRED: (merchant) => `此付款链接已过期，请向 ${merchant} 索取新的链接。`,
+  SOLD_OUT: '已售罄：所有名额均已被占用。',
+  linkChoose: '请选择付款方式。选择币种后即生成订单。',
+  amountRange: (min, max) => `${min} 至 ${max}`,
+  amountLabel: (code) => `付款金额（${code}）`,
+  emailLabel: '接收收据的电子邮箱',
+  unitsLeft: (n) => `仅剩 ${n} 个`,
+  availableUntil: (time) => `有效期至 ${time}`,
+  preparing: '正在准备付款…',
+  badAmount: (min, max) => `请输入 ${min} 至 ${max} 之间的金额。`,
+  badEmail: '请输入电子邮箱地址，例如 name@example.com。',
+  LINK_SOLD_OUT: '抱歉，最后一个名额刚刚被占用。',
+  LINK_DISABLED: '此付款链接刚刚被停用。',
+  LINK_EXPIRED: '此付款链接刚刚过期。',
   currencies: {
     BTC: '比特币',
     LTC: '莱特币',
@@ -205,27 +243,5 @@ const zh: Strings = {
 
 export const STRINGS: Record<Lang, Strings> = { en, zh };
 
-const STORAGE_KEY = 'pay.lang';
-
-/** The remembered choice, else the browser's first language (zh-CN, zh-TW, zh... -> zh). */
-export function initialLang(): Lang {
-  try {
-    const saved = localStorage.getItem(STORAGE_KEY);
-    if (saved === 'en' || saved === 'zh') return saved;
-  } catch {
-    // Storage may be disabled (private mode): the browser's language decides.
-  }
-  const preferred = navigator.languages?.[0] ?? navigator.language ?? 'en';
-  return preferred.toLowerCase().startsWith('zh') ? 'zh' : 'en';
-}
-
-export function rememberLang(lang: Lang): void {
-  try {
-    localStorage.setItem(STORAGE_KEY, lang);
-  } catch {
-    // Not remembered; the switch still works for this visit.
-  }
-}
-
-/** The `lang` attribute of the document for a language. */
-export const htmlLang = (lang: Lang): string => (lang === 'zh' ? 'zh-CN' : 'en');
+/** Where the buyer's choice of language is remembered (web/common/i18n.ts). */
+export const LANG_KEY = 'pay.lang';

@@ -1,5 +1,5 @@
 import { callPage, type PayInvoice, type PayView } from './api';
-import { countdown, safeUrl } from './format';
+import { countdown, safeUrl } from '../common/format';
 import { orderId, ranOut, rerender, SETTLED, state } from './state';
 
 /**

@@ -1,10 +1,12 @@
 import type { PayInvoice, PayOrder } from './api';
 import { askCancel, cancel, choose, copy, simulate, switchLang } from './actions';
-import { fill, h, type Child } from './dom';
-import { countdown, isGateway, network, payAmount, price, quoteCurrency, safeUrl } from './format';
-import { htmlLang, type Lang } from './i18n';
+import { fill, h, type Child } from '../common/dom';
+import { isGateway, network, payAmount, price, quoteCurrency } from '../common/amounts';
+import { countdown, safeUrl } from '../common/format';
+import { htmlLang, languageSwitch } from '../common/i18n';
+import { qrSvg } from '../common/qr';
 import { poll } from './polling';
-import { qrSvg } from './qr';
+import { currencyPicker } from './picker';
 import { gatewayPath, invoiceOf, ranOut, state, t, takeFocusRequest, validOrderId } from './state';
 
 /**
@@ -30,20 +32,13 @@ export function mount(element: HTMLElement): void {
 export function render(): void {
   const focused = takeFocusRequest() ?? document.activeElement?.getAttribute('data-k') ?? undefined;
   document.documentElement.lang = htmlLang(state.lang);
-  fill(bar, languageSwitch());
+  const language = languageSwitch(state.lang, t(), switchLang, 'lang');
+  language.dataset.k = 'lang';
+  fill(bar, language);
   const gateway = gatewayPath();
   if (gateway) renderGateway(gateway);
   else renderOrder();
   if (focused) root.querySelector<HTMLElement>(`[data-k="${focused}"]`)?.focus();
-}
-
-function languageSwitch(): HTMLElement {
-  const other: Lang = state.lang === 'en' ? 'zh' : 'en';
-  return h(
-    'button',
-    { type: 'button', class: 'lang', lang: htmlLang(other), 'data-k': 'lang', 'aria-label': t().switchLabel, onclick: () => switchLang(other) },
-    t().switchTo,
-  );
 }
 
 function setStatus(text: string, tone: 'info' | 'ok' | 'warn' | 'error'): void {
@@ -151,36 +146,8 @@ function orderBody(order: PayOrder, invoice: PayInvoice | undefined, currencies:
   }
 }
 
-function picker(currencies: string[], current: string | undefined): HTMLElement {
-  const strings = t();
-  return h(
-    'fieldset',
-    { class: 'picker' },
-    h('legend', null, strings.payWith),
-    h(
-      'div',
-      { class: 'grid' },
-      currencies.map((code) =>
-        h(
-          'button',
-          {
-            type: 'button',
-            'data-k': `cur-${code}`,
-            'aria-pressed': String(code === current),
-            'aria-disabled': String(state.busy !== undefined),
-            onclick: () => choose(code, current),
-          },
-          h('strong', null, breakAfterUnderscores(code)),
-          h('span', null, strings.currencies[code] ?? code),
-        ),
-      ),
-    ),
-  );
-}
-
-/** USDT_ERC20 may wrap after its underscore on a narrow phone, and nowhere else. */
-const breakAfterUnderscores = (code: string): Child[] =>
-  code.split('_').flatMap((part, index, parts) => (index < parts.length - 1 ? [`${part}_`, h('wbr')] : [part]));
+const picker = (currencies: string[], current: string | undefined): HTMLElement =>
+  currencyPicker(currencies, { current, busy: state.busy !== undefined, pick: (code) => choose(code, current) });
 
 function copyButton(text: string, what: string, key: string): HTMLElement {
   const button = h('button', { type: 'button', class: 'copy', 'data-k': key, 'aria-label': t().copyWhat(what) }, t().copy);

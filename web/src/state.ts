@@ -1,7 +1,8 @@
 import type { PayInvoice, PayOrder, PayView } from './api';
 import { GATEWAY_CURRENCIES } from '#shared/domain/currencies';
 import type { OrderStatus } from '#shared/domain/statuses';
-import { initialLang, STRINGS, type Lang, type Strings } from './i18n';
+import { initialLang } from '../common/i18n';
+import { LANG_KEY, STRINGS, type Lang, type Strings } from './i18n';
 
 /**
  * What the page knows, shared by its three parts: render.ts draws it, polling.ts keeps the
@@ -22,7 +23,7 @@ export interface State {
   leaving?: boolean;
 }
 
-export const state: State = { lang: initialLang() };
+export const state: State = { lang: initialLang(LANG_KEY) };
 export const t = (): Strings => STRINGS[state.lang];
 
 const ORDER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -1,9 +1,9 @@
-import type { AuditAction } from '#shared/domain/audit';
 import { AppError } from '#shared/domain/errors';
 import { INTEGRATION_MANAGERS, type Role } from '#shared/domain/portal';
 import { PortalInputError, PortalNotFoundError, RoleRefusedError } from '#shared/domain/portal-errors';
 import { createApiToken, listApiTokens, MerchantNotFoundError, revokeApiToken, TokenNotFoundError } from '#shared/services/api-tokens';
 import { auditLog, changeSettings, checkXpubs, rollCallbackSecret, type SettingsChange, showSecret } from '#shared/services/merchants';
+import type { PortalAuditLog, PortalSettings, PortalView } from '#shared/schemas/portal-responses';
 import type { PortalContext } from '#shared/services/portal/sessions';
 import type { AuditActor } from '#shared/domain/audit';
 
@@ -66,7 +66,7 @@ export const portalRollSecret = (context: PortalContext, overlapHours: number | 
 // --- Payment settings --------------------------------------------------------------------------
 
 /** The settings page: what the merchant's new invoices are made with, and each key's first addresses. */
-export async function portalSettings(context: PortalContext) {
+export async function portalSettings(context: PortalContext): Promise<PortalSettings['settings']> {
   merchantOf(context);
   const { merchant } = context;
   const xpubs = (merchant.xpubs ?? {}) as Record<string, string>;
@@ -131,18 +131,10 @@ export async function portalChangeSettings(context: PortalContext, body: PortalS
 
 // --- Audit log -----------------------------------------------------------------------------------
 
-export interface PortalAuditEntry {
-  at: string;
-  action: AuditAction;
-  who: string;
-  from: string;
-  details: Record<string, unknown>;
-}
-
 /** The merchant's audit log, newest first, a page of `limit` before `before` (the last entry's `at`). */
-export async function portalAuditLog(context: PortalContext, limit: number, before: string | undefined) {
+export async function portalAuditLog(context: PortalContext, limit: number, before: string | undefined): Promise<PortalView<PortalAuditLog>> {
   const merchant = merchantOf(context);
-  const entries = (await asPortal(() => auditLog(merchant, limit + 1, before))) as PortalAuditEntry[];
+  const entries = await asPortal(() => auditLog(merchant, limit + 1, before));
   const page = entries.slice(0, limit);
   return { entries: page, next_before: entries.length > limit ? page[page.length - 1]!.at : null };
 }

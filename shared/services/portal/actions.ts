@@ -8,6 +8,7 @@ import { ORDER_ACTORS } from '#shared/domain/portal';
 import { PortalNotFoundError, RoleRefusedError } from '#shared/domain/portal-errors';
 import { requestRefund } from '#shared/services/gateway-payments';
 import { cancelOrder, resolveOrder } from '#shared/services/order-actions';
+import type { PortalOrderPage, PortalView } from '#shared/schemas/portal-responses';
 import type { PortalContext } from '#shared/services/portal/sessions';
 import { getPortalOrder } from '#shared/services/portal/orders';
 import { simulateRefundSent } from '#shared/services/sandbox';
@@ -35,7 +36,7 @@ export const PORTAL_ACTIONS = {
 export type PortalAction = keyof typeof PORTAL_ACTIONS;
 
 /** Runs one action on the merchant's order and answers the order's page as it is now. */
-export async function actOnOrder(context: PortalContext, action: PortalAction, orderId: unknown, now: Date) {
+export async function actOnOrder(context: PortalContext, action: PortalAction, orderId: unknown, now: Date): Promise<PortalView<PortalOrderPage>> {
   if (!isId(orderId)) throw new PortalNotFoundError();
   const merchant = await actingMerchant(context);
   try {

@@ -27,6 +27,7 @@ import {
 } from '#shared/store/portal-users';
 import { takeFromWindow } from '#shared/store/quotas';
 import { deleteSession, insertSession } from '#shared/store/sessions';
+import type { PortalPasskeys } from '#shared/schemas/portal-responses';
 
 /**
  * Signing in to the merchant portal: invites, passkeys (WebAuthn through @simplewebauthn/server),
@@ -306,7 +307,7 @@ export async function addPasskey(context: PortalContext, response: RegistrationR
 }
 
 /** What the portal shows about its user's passkeys (no keys). */
-export async function describePasskeys(context: PortalContext) {
+export async function describePasskeys(context: PortalContext): Promise<PortalPasskeys['passkeys']> {
   return (await listPasskeys(context.user.user_id)).map(({ credential_id, created_at, last_used_at, transports }) => ({
     credential_id,
     created_at,

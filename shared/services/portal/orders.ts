@@ -9,6 +9,7 @@ import { ORDER_ACTORS } from '#shared/domain/portal';
 import { PortalNotFoundError } from '#shared/domain/portal-errors';
 import type { OrderStatus } from '#shared/domain/statuses';
 import type { PortalOrdersQuery } from '#shared/schemas/portal';
+import type { PortalOrderAction, PortalOrderPage, PortalOrderRow, PortalOrders, PortalView } from '#shared/schemas/portal-responses';
 import type { PortalContext } from '#shared/services/portal/sessions';
 import { findMerchant } from '#shared/store/merchants';
 import { findOrder, findOrderIdsByAddress, findOrderIdsByTxid, queryOrderPage, readOrderPartition } from '#shared/store/order-search';
@@ -27,7 +28,7 @@ const startOfDay = (date: string) => (date.length === 10 ? `${date}T00:00:00.000
 const endOfDay = (date: string) => (date.length === 10 ? new Date(Date.parse(`${date}T00:00:00.000Z`) + 86_400_000).toISOString() : new Date(date).toISOString());
 
 /** A row of the orders list (and of the CSV). */
-export function orderRow(order: Order) {
+export function orderRow(order: Order): PortalOrderRow {
   return {
     order_id: order.order_id,
     merchant_order_id: order.merchant_order_id,
@@ -56,7 +57,7 @@ const decodeCursor = (cursor: string | undefined): string | undefined => {
  * there are), or with `q` the orders the search finds (order_id, merchant_order_id, payment
  * address or transaction id), still filtered by status and date.
  */
-export async function listPortalOrders(context: PortalContext, query: PortalOrdersQuery) {
+export async function listPortalOrders(context: PortalContext, query: PortalOrdersQuery): Promise<PortalView<PortalOrders>> {
   const merchantId = context.user.merchant_id;
   const from = query.from ? startOfDay(query.from) : undefined;
   const to = query.to ? endOfDay(query.to) : undefined;
@@ -103,7 +104,7 @@ async function ownOrder(context: PortalContext, orderId: unknown) {
   return read;
 }
 
-function portalInvoice(invoice: Invoice, sandbox: boolean) {
+function portalInvoice(invoice: Invoice, sandbox: boolean): PortalOrderPage['invoices'][number] {
   return {
     ...invoiceView(invoice),
     payments: (invoice.payments ?? []).map((payment) => ({
@@ -120,9 +121,9 @@ function portalInvoice(invoice: Invoice, sandbox: boolean) {
 }
 
 /** What the user may do to the order now (the buttons the page shows). */
-function actionsFor(context: PortalContext, order: Order, deliveries: readonly Delivery[]): string[] {
+function actionsFor(context: PortalContext, order: Order, deliveries: readonly Delivery[]): PortalOrderAction[] {
   if (!ORDER_ACTORS.includes(context.user.role)) return [];
-  const actions: string[] = [];
+  const actions: PortalOrderAction[] = [];
   if (deliveries.length > 0) actions.push('resend_callback');
   if (order.status === 'NEW') actions.push('cancel');
   if (order.status === 'PAID') actions.push('refund');
@@ -132,7 +133,7 @@ function actionsFor(context: PortalContext, order: Order, deliveries: readonly D
 }
 
 /** An order's page: the order, every invoice with its payments, the status history and the callback log. */
-export async function getPortalOrder(context: PortalContext, orderId: unknown) {
+export async function getPortalOrder(context: PortalContext, orderId: unknown): Promise<PortalView<PortalOrderPage>> {
   const { order, invoices, deliveries } = await ownOrder(context, orderId);
   return {
     order: {

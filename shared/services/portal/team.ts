@@ -4,6 +4,7 @@ import { INVITE_TTL_HOURS, type Invite, type PortalUser, type Role, TEAM_MANAGER
 import { PortalInputError, PortalNotFoundError, TeamChangeRefusedError } from '#shared/domain/portal-errors';
 import { CLI_ACTOR } from '#shared/services/merchants';
 import { MerchantNotFoundError } from '#shared/services/api-tokens';
+import type { PortalInvite, PortalMember } from '#shared/schemas/portal-responses';
 import { requireRole } from '#shared/services/portal/account';
 import { type PortalContext, randomToken, sha256 } from '#shared/services/portal/sessions';
 import { insertInvite } from '#shared/store/invites';
@@ -23,7 +24,7 @@ export async function createInvite(
   input: { merchantId: number; role?: Role; name?: string; ttlHours?: number },
   now = new Date(),
   actor: AuditActor = CLI_ACTOR,
-): Promise<{ url: string; expires_at: string; role: Role; name: string }> {
+): Promise<PortalInvite['invite']> {
   const token = randomToken();
   const invite: Invite = {
     merchant_id: input.merchantId,
@@ -43,7 +44,7 @@ export function portalActor(context: PortalContext, clientIp: string | undefined
 }
 
 /** What the team page shows of a member. */
-export function memberView(user: PortalUser) {
+export function memberView(user: PortalUser): PortalMember {
   return { user_id: user.user_id, name: user.name, role: user.role, created_at: user.created_at, removed_at: user.removed_at ?? null };
 }
 

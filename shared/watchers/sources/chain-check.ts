@@ -12,7 +12,7 @@
  * is a known one).
  */
 import { SourceError, WrongChainError } from '#shared/core/source-error';
-import type { ChainIdentity } from '#shared/payments/chain-identity';
+import type { ChainIdentity } from '#shared/chains/identity';
 
 /** The hash of the source's block at a height, or undefined when it has none there (not synced that far). */
 export type HashAt = (height: number) => Promise<string | undefined>;

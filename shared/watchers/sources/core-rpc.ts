@@ -18,8 +18,8 @@ import { isLosslessNumber, parse } from 'lossless-json';
 import { decimalPlaces, type Decimal, isPositive, parseDecimal, ZERO, compare } from '#shared/domain/money';
 import { DEFAULT_HTTP_POLICY, type HttpPolicy, requestText } from '#shared/watchers/sources/http';
 import { SourceError } from '#shared/core/source-error';
-import type { ChainIdentity } from '#shared/payments/chain-identity';
-import { MAINNET_IDENTITIES, type UtxoChainCode } from '#shared/payments/utxo-config';
+import type { ChainIdentity } from '#shared/chains/identity';
+import { MAINNET_IDENTITIES, type UtxoChainCode } from '#shared/chains/utxo';
 import { type Block, type BlockRef, type BlockSource, type SourceHealthNote, type Transfer } from '#shared/watchers/sources/port';
 import { ChainCheck } from '#shared/watchers/sources/chain-check';
 

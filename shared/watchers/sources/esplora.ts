@@ -6,7 +6,7 @@
  * - the chain: `GET /block-height/0` (the genesis) and, for BTC, the block after the BCH fork,
  *   once per process (chain-check.ts): a server for testnet or another coin is refused.
  * - tip: `GET /blocks/tip/hash`, then `GET /block/:hash` for its height and time (one consistent
- *   pair; the time tells a server that stopped following the chain, payments/tip-age.ts).
+ *   pair; the time tells a server that stopped following the chain, chains/tip-age.ts).
  * - a block: `GET /block-height/:height` -> hash, `GET /block/:hash` (height,
  *   previousblockhash, tx_count), then its transactions 25 at a time from
  *   `GET /block/:hash/txs/:start_index`, a few pages in parallel. Every answer is checked
@@ -17,8 +17,8 @@
 import { fromMinorUnits } from '#shared/domain/money';
 import { DEFAULT_HTTP_POLICY, type HttpPolicy, requestText } from '#shared/watchers/sources/http';
 import { SourceError } from '#shared/core/source-error';
-import type { ChainIdentity } from '#shared/payments/chain-identity';
-import { MAINNET_IDENTITIES, type UtxoChainCode } from '#shared/payments/utxo-config';
+import type { ChainIdentity } from '#shared/chains/identity';
+import { MAINNET_IDENTITIES, type UtxoChainCode } from '#shared/chains/utxo';
 import { type Block, type BlockRef, type BlockSource, type SourceHealthNote, type Transfer } from '#shared/watchers/sources/port';
 import { ChainCheck } from '#shared/watchers/sources/chain-check';
 

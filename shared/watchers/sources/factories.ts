@@ -1,9 +1,9 @@
 import { CoreRpcSource } from '#shared/watchers/sources/core-rpc';
 import { EsploraSource } from '#shared/watchers/sources/esplora';
-import { evmSettings } from '#shared/payments/ethereum-config';
-import { type UtxoChainCode, utxoChainSettings } from '#shared/payments/utxo-config';
+import { evmSettings } from '#shared/chains/evm';
+import { type UtxoChainCode, utxoChainSettings } from '#shared/chains/utxo';
 import { EthereumBlockSource, ethereumSourceOptions } from '#shared/watchers/sources/ethereum/source';
-import type { ChainSourceConfig, SourceKind } from '#shared/payments/chain-sources';
+import type { ChainSourceConfig, SourceKind } from '#shared/chains/sources';
 import type { BlockSource } from '#shared/watchers/sources/port';
 
 /** Builds a chain's source from its configuration and its endpoint (the SSM parameter already read, in AWS). */
@@ -12,7 +12,7 @@ export type SourceFactory = (config: ChainSourceConfig, url: string) => BlockSou
 /**
  * The adapter of each source kind. A kind without one is not watched: its currencies stay
  * fail-closed for live merchants even when configured. The type asks for one per kind of
- * payments/chain-sources.ts's SOURCE_KINDS, which availability counts as watched.
+ * chains/sources.ts's SOURCE_KINDS, which availability counts as watched.
  */
 export const SOURCE_FACTORIES: Readonly<Record<SourceKind, SourceFactory>> = {
   // The chain each must be on: <CHAIN>_GENESIS_HASH and <CHAIN>_CHECKPOINT (mainnet's by default).

@@ -1,12 +1,13 @@
 import { fromMinorUnits } from '#shared/domain/money';
+import { ExpiringCache } from '#shared/core/cache';
 import { SourceError } from '#shared/core/source-error';
 import { isSolanaAddress } from '#shared/payments/addresses/solana';
 import { associatedTokenAddress } from '#shared/payments/addresses/solana-token-account';
-import { SOLANA_CLUSTERS } from '#shared/payments/solana-config';
-import { ChainCheck } from '#shared/watchers/sources/chain-check';
+import { SOLANA_CLUSTERS } from '#shared/chains/solana';
 import { JsonRpcClient, type JsonRpcOptions } from '#shared/watchers/sources/ethereum/json-rpc';
 import type { IndexedSource, SourceHealthNote, Transfer } from '#shared/watchers/sources/port';
-import { HeadCheck, type SourceHead } from '#shared/watchers/sources/head-check';
+import type { SourceHead } from '#shared/watchers/sources/head-check';
+import { earliestWatch, PerAddressChecks, type WatchEntry } from '#shared/watchers/sources/per-address';
 
 /**
  * USDC on Solana, paid as a Solana Pay transfer request (REFERENCE "More networks"): each
@@ -60,13 +61,8 @@ export interface SolanaSourceOptions extends Pick<JsonRpcOptions, 'url' | 'timeo
   clock?: () => Date;
 }
 
-/** What the source needs of a watched reference: the invoice's reference, currency, creation and wallet. */
-export interface SolanaWatched {
-  /** The reference key (base58). */
-  address: string;
-  currency: string;
-  /** When its invoice was made (ISO). */
-  since: string;
+/** What the source needs of a watched reference: the invoice's reference (base58, its `address`), currency, creation and wallet. */
+export interface SolanaWatched extends WatchEntry {
   /** The wallet it pays. */
   recipient?: string;
 }
@@ -128,8 +124,7 @@ export class SolanaTransfers implements IndexedSource {
   readonly chain = 'SOLANA';
   private readonly rpc: JsonRpcClient;
   private readonly clock: () => Date;
-  private readonly check: ChainCheck;
-  private readonly head = new HeadCheck();
+  private readonly checks: PerAddressChecks;
   /** The finalized head's block time (s) at the last head check. */
   private headTime: number | undefined;
   /** Per receiving account, the newest signature read and booked with everything before it. */
@@ -137,9 +132,9 @@ export class SolanaTransfers implements IndexedSource {
   /** What the last step read, until the watcher says its transfers are booked. */
   private staged: StepState | undefined;
   /** wallet -> its associated token account of the mint (a derivation is a few hundred hashes at worst). */
-  private readonly receiving = new Map<string, string>();
+  private readonly receiving = new ExpiringCache<string, string>({ maxEntries: KEEP, maxAgeMs: Number.POSITIVE_INFINITY });
   /** Transactions read: signature -> what counts of it (re-read only when a step stopped before its end). */
-  private readonly read = new Map<string, ReadTransaction>();
+  private readonly read = new ExpiringCache<string, ReadTransaction>({ maxEntries: KEEP, maxAgeMs: Number.POSITIVE_INFINITY });
   /** Where the next step starts among the accounts when a step ran out of its budget. */
   private offset = 0;
   private foreign = 0;
@@ -154,7 +149,11 @@ export class SolanaTransfers implements IndexedSource {
   constructor(private readonly options: SolanaSourceOptions) {
     this.rpc = new JsonRpcClient({ ...options, label: 'solana-rpc' });
     this.clock = options.clock ?? (() => new Date());
-    this.check = new ChainCheck('SOLANA RPC', { genesisHash: options.genesisHash }, SOLANA_CLUSTERS);
+    this.checks = new PerAddressChecks('SOLANA RPC', { genesisHash: options.genesisHash }, SOLANA_CLUSTERS, {
+      // Block 0 only: Solana's clusters share no genesis with a fork.
+      hashAt: () => this.genesisHash(),
+      head: () => this.finalizedHead(),
+    });
   }
 
   get source(): string {
@@ -182,7 +181,7 @@ export class SolanaTransfers implements IndexedSource {
   }
 
   health(): SourceHealthNote {
-    return { chainOk: this.check.chainOk, currencyErrors: {}, ...this.head.note() };
+    return this.checks.health();
   }
 
   /**
@@ -191,27 +190,20 @@ export class SolanaTransfers implements IndexedSource {
    * goes on from where this one stopped, starting with the accounts it did not reach.
    */
   async after(cursor: string | undefined, limit: number): Promise<{ transfers: Transfer[]; next: string | undefined }> {
-    // Every step starts here, an idle one too (nothing watched): the cluster first (once passed, for good).
-    await this.check.ensure(() => this.genesisHash());
     const now = this.clock();
-    // Whether the node sees the cluster now (at most once a minute): its newest finalized slot's time.
-    await this.head.ensure(now, () => this.finalizedHead());
+    // Every step starts here, an idle one too (nothing watched): the cluster first (once passed,
+    // for good), then whether the node sees it now (at most once a minute): its newest finalized slot's time.
+    await this.checks.ensure(now);
     const watermark = cursor === undefined ? undefined : parseWatermark(cursor);
     // Checkout writes a wallet and an ISO time; an entry without them (a damaged item) is left out rather than read back to the account's first transfer.
-    const watched = (await this.options.watched(now)).filter(
-      (entry) => entry.currency === this.options.currency && entry.recipient !== undefined && isSolanaAddress(entry.recipient) && Number.isFinite(Date.parse(entry.since)),
+    const { entries, earliest } = earliestWatch(await this.options.watched(now), this.options.currency, ({ recipient }) =>
+      recipient !== undefined && isSolanaAddress(recipient) ? this.accountOf(recipient) : undefined,
     );
     this.staged = undefined;
-    if (watched.length === 0) return { transfers: [], next: cursor };
-    const references = new Map(watched.map((entry) => [entry.address, entry]));
+    if (entries.length === 0) return { transfers: [], next: cursor };
+    const references = new Map(entries.map((entry) => [entry.address, entry]));
     // Each receiving account with how far back it must be read: its oldest invoice, or the watermark.
-    const accounts = new Map<string, number>();
-    for (const entry of watched) {
-      const account = this.accountOf(entry.recipient!);
-      const floor = Math.max(watermark ?? 0, Math.floor(Date.parse(entry.since) / 1000) - SINCE_MARGIN_S);
-      accounts.set(account, Math.min(accounts.get(account) ?? floor, floor));
-    }
-    const order = [...accounts];
+    const order = [...earliest].map(([account, { sinceMs }]): [string, number] => [account, Math.max(watermark ?? 0, Math.floor(sinceMs / 1000) - SINCE_MARGIN_S)]);
     const start = this.offset % order.length;
     const step: StepState = { newest: new Map(), unsettled: new Map(), foreign: 0, offset: 0 };
     const budget = { left: Math.max(limit, 1) };
@@ -243,10 +235,7 @@ export class SolanaTransfers implements IndexedSource {
 
   private accountOf(wallet: string): string {
     let account = this.receiving.get(wallet);
-    if (account === undefined) {
-      if (this.receiving.size >= KEEP) this.receiving.clear();
-      this.receiving.set(wallet, (account = associatedTokenAddress(wallet, this.options.mint)));
-    }
+    if (account === undefined) this.receiving.set(wallet, (account = associatedTokenAddress(wallet, this.options.mint)));
     return account;
   }
 
@@ -348,7 +337,6 @@ export class SolanaTransfers implements IndexedSource {
       pre: tx.meta.preTokenBalances,
       post: tx.meta.postTokenBalances,
     };
-    if (this.read.size >= KEEP) this.read.delete(this.read.keys().next().value as string);
     this.read.set(signature, read);
     return read;
   }

@@ -1,12 +1,13 @@
 import { fromMinorUnits } from '#shared/domain/money';
 import { hexToBytes } from '@noble/hashes/utils.js';
 import { isTronAddress, tronAddressOfBytes, tronHex } from '#shared/payments/addresses/tron';
-import { DEFAULT_MAX_BLOCK_RANGE, TRON_GENESIS, TRON_NETWORKS } from '#shared/payments/tron-config';
-import { ChainCheck } from '#shared/watchers/sources/chain-check';
+import { DEFAULT_MAX_BLOCK_RANGE, TRON_GENESIS, TRON_NETWORKS } from '#shared/chains/tron';
+import { ExpiringCache } from '#shared/core/cache';
 import { DEFAULT_HTTP_POLICY, type HttpPolicy, requestText } from '#shared/watchers/sources/http';
 import { SourceError } from '#shared/core/source-error';
 import type { IndexedSource, SourceHealthNote, Transfer } from '#shared/watchers/sources/port';
-import { HeadCheck, type SourceHead } from '#shared/watchers/sources/head-check';
+import type { SourceHead } from '#shared/watchers/sources/head-check';
+import { earliestWatch, PerAddressChecks, type WatchEntry } from '#shared/watchers/sources/per-address';
 
 /**
  * USDT (TRC-20) on TRON, read by block from a TronGrid-compatible API (REFERENCE "More
@@ -242,17 +243,13 @@ export class TronGridClient {
 /** A base58 address from the 20-byte hex TRON's logs write. */
 const hexAccount = (hex: string): string => tronAddressOfBytes(hexToBytes(hex.toLowerCase()));
 
-/** A watched address as the source needs it (shared/store/watch-list.ts entries are ones). */
-export interface TronWatchedAddress {
-  address: string;
-  currency: string;
-  /** When its invoice was made (ISO): a transfer more than a minute before cannot pay it. */
-  since: string;
-}
-
 export interface TronTransfersOptions extends TronGridOptions {
-  /** The addresses watched (the run reads them from shared/store/watch-list.ts): open invoices and those in their late window alike. */
-  watched: (now: Date) => Promise<readonly TronWatchedAddress[]>;
+  /**
+   * The addresses watched (the run reads them from shared/store/watch-list.ts): open invoices
+   * and those in their late window alike; a transfer more than a minute before an invoice was
+   * made cannot pay it.
+   */
+  watched: (now: Date) => Promise<readonly WatchEntry[]>;
   /** Blocks one `eth_getLogs` asks at most (TRON_MAX_BLOCK_RANGE). Default {@link DEFAULT_MAX_BLOCK_RANGE}; lowered for the process to the range the API takes, and halved for a while after a large range fails. */
   maxBlockRange?: number;
   clock?: () => Date;
@@ -282,9 +279,9 @@ export class TronTransfers implements IndexedSource {
   readonly chain = 'TRON';
   private readonly client: TronGridClient;
   private readonly clock: () => Date;
-  private readonly verified = new Map<string, TronTransactionInfo>();
-  private readonly check: ChainCheck;
-  private readonly head = new HeadCheck();
+  /** Receipts read (a solidified one never changes): each transaction once per process. */
+  private readonly verified = new ExpiringCache<string, TronTransactionInfo>({ maxEntries: 10_000, maxAgeMs: Number.POSITIVE_INFINITY });
+  private readonly checks: PerAddressChecks;
   /** Blocks the next eth_getLogs asks at most: halved when a large range fails, doubled back after each success up to `ceiling`. */
   private range: number;
   /** The setting, or the largest range the API took once it refused a larger one. */
@@ -300,7 +297,10 @@ export class TronTransfers implements IndexedSource {
     this.ceiling = range;
     this.client = new TronGridClient(options);
     this.clock = options.clock ?? (() => new Date());
-    this.check = new ChainCheck('TRON API', { genesisHash: options.genesisHash ?? TRON_GENESIS.mainnet }, TRON_NETWORKS);
+    this.checks = new PerAddressChecks('TRON API', { genesisHash: options.genesisHash ?? TRON_GENESIS.mainnet }, TRON_NETWORKS, {
+      hashAt: (height) => this.client.blockId(height),
+      head: () => this.client.solidHead(),
+    });
   }
 
   get source(): string {
@@ -313,22 +313,21 @@ export class TronTransfers implements IndexedSource {
   }
 
   health(): SourceHealthNote {
-    return { chainOk: this.check.chainOk, currencyErrors: {}, ...this.head.note() };
+    return this.checks.health();
   }
 
   async after(cursor: string | undefined, limit: number): Promise<{ transfers: Transfer[]; next: string | undefined; more: boolean }> {
-    // Every step starts here, an idle one too: the network first (once passed, for good).
-    await this.check.ensure((height) => this.client.blockId(height));
     const now = this.clock();
+    // Every step starts here, an idle one too: the network first (once passed, for good).
+    await this.checks.ensure(now, { head: false });
     const recipients = this.recipients(await this.options.watched(now));
     if (recipients.size === 0) {
       // Nothing can be ours: no transfer is read and the cursor stays (a later start is found
       // from the invoices then watched); whether the API sees now is asked at most once a minute.
-      await this.head.ensure(now, () => this.client.solidHead());
+      await this.checks.ensure(now);
       return { transfers: [], next: cursor, more: false };
     }
-    const head = await this.client.solidHead();
-    this.head.record(now, head);
+    const head = await this.checks.readHead(now);
     const from = await this.start(cursor, recipients, head);
     const transfers: Transfer[] = [];
     let scanned = from - 1;
@@ -343,25 +342,18 @@ export class TronTransfers implements IndexedSource {
     return { transfers, next: String(scanned), more: scanned < head.height };
   }
 
-  /** The watched addresses of this currency by their account hex, each with its earliest invoice's time. */
-  private recipients(watched: readonly TronWatchedAddress[]): Map<string, Recipient> {
-    const recipients = new Map<string, Recipient>();
+  /** The watched addresses of this currency by their account hex, each with its earliest invoice's time less the margin. */
+  private recipients(watched: readonly WatchEntry[]): Map<string, Recipient> {
     // Decoding base58check costs two SHA-256: each address once while it is watched, not every step (a week's late window is many).
     const accounts = new Map<string, string | null>();
-    for (const entry of watched) {
-      if (entry.currency !== this.options.currency) continue;
-      let hex = accounts.get(entry.address) ?? this.accounts.get(entry.address);
-      if (hex === undefined) hex = isTronAddress(entry.address) ? tronHex(entry.address).slice(2).toLowerCase() : null;
-      accounts.set(entry.address, hex);
-      if (hex === null) continue;
-      const sinceMs = Date.parse(entry.since) - SINCE_MARGIN_MS;
-      // Where to start reading comes from it: a bad one must not send the scan back to block 1.
-      if (Number.isNaN(sinceMs)) throw new Error(`TRON: the watched address ${entry.address} has no valid since ("${entry.since}")`);
-      const known = recipients.get(hex);
-      if (!known || sinceMs < known.sinceMs) recipients.set(hex, { address: entry.address, sinceMs });
-    }
+    const { earliest } = earliestWatch(watched, this.options.currency, ({ address }) => {
+      let hex = accounts.get(address) ?? this.accounts.get(address);
+      if (hex === undefined) hex = isTronAddress(address) ? tronHex(address).slice(2).toLowerCase() : null;
+      accounts.set(address, hex);
+      return hex ?? undefined;
+    });
     this.accounts = accounts;
-    return recipients;
+    return new Map([...earliest].map(([hex, { entry, sinceMs }]) => [hex, { address: entry.address, sinceMs: sinceMs - SINCE_MARGIN_MS }]));
   }
 
   /** The first block to read: after the cursor, or at the oldest watched invoice when the cursor is none or far older. */
@@ -448,14 +440,7 @@ export class TronTransfers implements IndexedSource {
     return { transfers };
   }
 
-  private async info(txid: string): Promise<TronTransactionInfo | undefined> {
-    const known = this.verified.get(txid);
-    if (known) return known;
-    const info = await this.client.transactionInfo(txid);
-    if (info) {
-      if (this.verified.size >= 10_000) this.verified.delete(this.verified.keys().next().value as string);
-      this.verified.set(txid, info);
-    }
-    return info;
+  private info(txid: string): Promise<TronTransactionInfo | undefined> {
+    return this.verified.getOrLoad(txid, () => this.client.transactionInfo(txid));
   }
 }

@@ -1,4 +1,6 @@
 import type { Route } from '#shared/http/routes';
+import { PORTAL_RESPONSES } from '#shared/schemas/portal-responses';
+import { type NamedSchema, ref } from '#tools/openapi/components';
 import {
   auditQuerySchema,
   inviteMemberBodySchema,
@@ -13,10 +15,12 @@ import {
   signOutBodySchema,
   tokenNameBodySchema,
 } from '#shared/schemas/portal';
+import { createLinkBodySchema, listLinksQuerySchema, updateLinkBodySchema } from '#shared/schemas/payment-links';
 
 /**
  * The merchant portal's API (`/v1/portal/`): called by the portal's own pages with a session
- * cookie, never with the API token. Documented for completeness; its answers are the portal's.
+ * cookie, never with the API token. Documented for completeness; each answer is the view the
+ * portal's client reads (shared/schemas/portal-responses.ts).
  */
 
 interface PortalMeta {
@@ -72,6 +76,10 @@ const PORTAL_OPERATIONS: Readonly<Record<string, PortalMeta>> = {
   'portal-invite-member': { operationId: 'portalInviteMember', summary: 'Invite a member', description: `A one-time invite link with a role, shown in this answer only.${OWNERS}`, body: { schema: inviteMemberBodySchema } },
   'portal-change-role': { operationId: 'portalChangeRole', summary: "Change a member's role", description: `Another member's role (your own: 409 TEAM_CHANGE_REFUSED).${OWNERS}`, body: { schema: memberRoleBodySchema } },
   'portal-remove-member': { operationId: 'portalRemoveMember', summary: 'Remove a member', description: `The member cannot sign in any more and every session of theirs ends at once (yourself: 409 TEAM_CHANGE_REFUSED).${OWNERS}` },
+  'portal-list-links': { operationId: 'portalListLinks', summary: 'Payment links', description: "The merchant's payment links, newest first, each with its paid count and total (orders PAID or RESOLVED).", query: listLinksQuerySchema },
+  'portal-create-link': { operationId: 'portalCreateLink', summary: 'Create a payment link', description: `As POST /v1/links; refusals are 400 INVALID_INPUT naming the field.${DEVELOPERS}`, body: { schema: createLinkBodySchema } },
+  'portal-get-link': { operationId: 'portalGetLink', summary: "A payment link's page", description: "The link, its paid count and total, and its newest 50 orders; another merchant's link is 404 NOT_FOUND." },
+  'portal-update-link': { operationId: 'portalUpdateLink', summary: 'Change, disable or enable a payment link', description: `As POST /v1/links/{link_id}.${DEVELOPERS}`, body: { schema: updateLinkBodySchema } },
 };
 
 const error = (description: string) => ({
@@ -89,6 +97,13 @@ const PATH_PARAMETERS: Record<string, string> = {
   token_id: 'A token id of the merchant (`tok_...`, or `initial`).',
   member_id: 'A user id of a member of the merchant.',
 };
+
+/** The schema of a portal route's JSON answer (shared/schemas/portal-responses.ts). */
+function answerOf(route: Route): NamedSchema {
+  const schema = (PORTAL_RESPONSES as Readonly<Record<string, NamedSchema>>)[route.fn];
+  if (!schema) throw new Error(`OpenAPI: no answer schema for ${route.method} ${route.path} (fn "${route.fn}") in PORTAL_RESPONSES`);
+  return schema;
+}
 
 /** The OpenAPI operation of a portal route. */
 export function portalOperation(route: Route) {
@@ -118,7 +133,7 @@ export function portalOperation(route: Route) {
     // Inline, without the $id: one schema is used by several operations.
     ...(meta.body ? { requestBody: { required: meta.body.required ?? true, content: { 'application/json': { schema: withoutId(meta.body.schema) } } } } : {}),
     responses: {
-      200: { description: route.stream ? STREAMED : 'Done.', content: { [meta.produces ?? 'application/json']: { schema: meta.produces ? { type: 'string' } : { type: 'object' } } } },
+      200: { description: route.stream ? STREAMED : 'Done.', content: { [meta.produces ?? 'application/json']: { schema: meta.produces ? { type: 'string' } : ref(answerOf(route)) } } },
       400: error('Bad input, or an unusable invite.'),
       401: error('No valid session (SESSION_REQUIRED), or a sign-in that failed (SIGN_IN_FAILED).'),
       403: error('CSRF_REFUSED or ROLE_REFUSED.'),

@@ -1,13 +1,7 @@
+import { dateTime } from '../../common/format';
 import { currentLang } from './i18n';
 
-/** Dates and amounts as the user's language writes them (UTC times, to match the CSV and the API). */
-export function formatTime(iso: string | null | undefined): string {
-  if (!iso) return '';
-  return new Intl.DateTimeFormat(currentLang() === 'zh' ? 'zh-CN' : 'en-GB', {
-    dateStyle: 'medium',
-    timeStyle: 'medium',
-    timeZone: 'UTC',
-  }).format(new Date(iso)) + ' UTC';
-}
+/** Times in the user's language (UTC, to match the CSV and the API); amounts as the API writes them. */
+export const formatTime = (iso: string | null | undefined): string => dateTime(iso, currentLang());
 
 export const formatAmount = (amount: string | number, currency: string): string => `${amount} ${currency}`;

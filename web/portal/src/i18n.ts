@@ -1,8 +1,10 @@
+import { htmlLang, initialLang, rememberLang, type Lang } from '../../common/i18n';
+
 /**
  * The portal's strings, English and Chinese, in one catalogue (as the payment page keeps its
- * own). The language is picked from the browser, switchable, and remembered on this device.
+ * own; web/common/i18n.ts picks the language from the browser and remembers the switch).
  */
-export type Lang = 'en' | 'zh';
+export type { Lang };
 
 const en = {
   product: 'Merchant portal',
@@ -182,6 +184,56 @@ const en = {
   error: 'Something went wrong. Try again.',
   rateLimited: 'Too many attempts. Wait a minute and try again.',
   notFound: 'No such order.',
+  links: 'Payment links',
+  linksLead: 'A payment link is a page you share (or print as a QR code): each buyer who picks a currency there gets an ordinary order, listed under Orders too.',
+  linksCaption: 'Payment links, newest first',
+  noLinks: 'No payment link yet.',
+  colLink: 'Link',
+  colPrice: 'Price',
+  colState: 'State',
+  colPaid: 'Paid',
+  colTotal: 'Total paid',
+  colOrders: 'Orders',
+  linkStates: { OPEN: 'Open', DISABLED: 'Disabled', EXPIRED: 'Expired', SOLD_OUT: 'Sold out' } as Record<string, string>,
+  newLink: 'Create a payment link',
+  linkTitle: 'Title',
+  linkDescription: 'Description (optional)',
+  pricing: 'Price',
+  fixedPrice: 'A fixed price',
+  buyerChooses: 'The buyer chooses the amount',
+  priceAmount: 'Price',
+  minAmount: 'Least amount',
+  maxAmount: 'Most amount',
+  priceCurrency: 'Currency',
+  linkCurrencies: 'Pay currencies (optional)',
+  linkCurrenciesHint: 'Codes separated by commas, e.g. BTC, USDT_TRC20. Empty: every currency you can be paid in.',
+  quantity: 'How many (optional)',
+  quantityHint: 'Empty: no limit. 1: single use. A buyer who picks a currency holds one until the order is paid, or gives it back when it expires unpaid.',
+  expiresAt: 'Available until (optional, UTC)',
+  successUrl: 'Page after payment (optional)',
+  askEmail: "Ask the buyer's email (for the receipt)",
+  createLink: 'Create link',
+  linkCreated: 'Payment link created.',
+  chooseRange: (min: string, max: string) => `${min} to ${max}`,
+  disable: 'Disable',
+  enable: 'Enable',
+  disableLink: (title: string) => `Disable ${title}`,
+  enableLink: (title: string) => `Enable ${title}`,
+  linkDisabled: 'Link disabled: it takes no new order.',
+  linkEnabled: 'Link enabled.',
+  linkPage: (title: string) => `Payment link: ${title}`,
+  backToLinks: 'Back to payment links',
+  linkUrl: 'Link',
+  qrTitle: 'QR code',
+  qrLabel: (title: string) => `QR code of the payment link ${title}`,
+  downloadPng: 'Download PNG',
+  downloadSvg: 'Download SVG',
+  unitsLeft: 'Left',
+  unlimited: 'No limit',
+  linkOrders: 'Orders from this link (newest 50)',
+  noLinkOrders: 'No order yet.',
+  copyLink: 'Copy link',
+  copied: 'Copied.',
   statuses: {
     NEW: 'New',
     PENDING: 'Pending',
@@ -375,6 +427,56 @@ const zh: Strings = {
   error: '出错了，请重试。',
   rateLimited: '尝试次数过多。请稍等一分钟再试。',
   notFound: '没有这个订单。',
+  links: '付款链接',
+  linksLead: '付款链接是可分享（或打印为二维码）的页面：买家在其中选择币种后即生成普通订单，也会列在“订单”中。',
+  linksCaption: '付款链接，最新在前',
+  noLinks: '还没有付款链接。',
+  colLink: '链接',
+  colPrice: '价格',
+  colState: '状态',
+  colPaid: '已付款',
+  colTotal: '已付总额',
+  colOrders: '订单',
+  linkStates: { OPEN: '开放', DISABLED: '已停用', EXPIRED: '已过期', SOLD_OUT: '已售罄' },
+  newLink: '创建付款链接',
+  linkTitle: '标题',
+  linkDescription: '描述（可选）',
+  pricing: '价格',
+  fixedPrice: '固定价格',
+  buyerChooses: '由买家填写金额',
+  priceAmount: '价格',
+  minAmount: '最低金额',
+  maxAmount: '最高金额',
+  priceCurrency: '币种',
+  linkCurrencies: '付款币种（可选）',
+  linkCurrenciesHint: '用逗号分隔的代码，例如 BTC, USDT_TRC20。留空：您可收款的所有币种。',
+  quantity: '数量（可选）',
+  quantityHint: '留空：不限。1：仅限一次。买家选择币种后占用一个名额，订单付款后售出，未付款过期则归还。',
+  expiresAt: '有效期至（可选，UTC）',
+  successUrl: '付款后跳转页面（可选）',
+  askEmail: '要求买家填写电子邮箱（用于收据）',
+  createLink: '创建链接',
+  linkCreated: '付款链接已创建。',
+  chooseRange: (min, max) => `${min} 至 ${max}`,
+  disable: '停用',
+  enable: '启用',
+  disableLink: (title) => `停用 ${title}`,
+  enableLink: (title) => `启用 ${title}`,
+  linkDisabled: '链接已停用：不再接受新订单。',
+  linkEnabled: '链接已启用。',
+  linkPage: (title) => `付款链接：${title}`,
+  backToLinks: '返回付款链接',
+  linkUrl: '链接',
+  qrTitle: '二维码',
+  qrLabel: (title) => `付款链接 ${title} 的二维码`,
+  downloadPng: '下载 PNG',
+  downloadSvg: '下载 SVG',
+  unitsLeft: '剩余',
+  unlimited: '不限',
+  linkOrders: '来自此链接的订单（最新 50 个）',
+  noLinkOrders: '还没有订单。',
+  copyLink: '复制链接',
+  copied: '已复制。',
   statuses: {
     NEW: '新建',
     PENDING: '待确认',
@@ -391,27 +493,13 @@ const zh: Strings = {
 const CATALOGUE: Record<Lang, Strings> = { en, zh };
 const STORAGE_KEY = 'portal-lang';
 
-function initialLang(): Lang {
-  try {
-    const stored = localStorage.getItem(STORAGE_KEY);
-    if (stored === 'en' || stored === 'zh') return stored;
-  } catch {
-    // Storage may be blocked: fall back to the browser's language.
-  }
-  return navigator.language.toLowerCase().startsWith('zh') ? 'zh' : 'en';
-}
-
-let lang: Lang = initialLang();
+let lang: Lang = initialLang(STORAGE_KEY);
 
 export const t = (): Strings => CATALOGUE[lang];
 export const currentLang = (): Lang => lang;
 
 export function setLang(next: Lang): void {
   lang = next;
-  document.documentElement.lang = next === 'zh' ? 'zh-CN' : 'en';
-  try {
-    localStorage.setItem(STORAGE_KEY, next);
-  } catch {
-    // Not remembered: still switched for this visit.
-  }
+  document.documentElement.lang = htmlLang(next);
+  rememberLang(STORAGE_KEY, next);
 }

@@ -1,10 +1,12 @@
-import { h } from '../../src/dom';
+import { h } from '../../common/dom';
 import { setLang, currentLang } from './i18n';
 import { listen, parseRoute, screensOf } from './router';
 import { auditScreen } from './screens/audit';
 import { developersScreen } from './screens/developers';
 import { emailScreen } from './screens/email';
 import { inviteScreen } from './screens/invite';
+import { linkScreen } from './screens/link';
+import { linksScreen } from './screens/links';
 import { renderLayout } from './screens/layout';
 import { orderScreen } from './screens/order';
 import { ordersScreen } from './screens/orders';
@@ -21,6 +23,8 @@ const SCREENS: Record<string, Screen> = {
   'sign-in': signInScreen,
   orders: ordersScreen,
   order: orderScreen,
+  links: linksScreen,
+  link: linkScreen,
   developers: developersScreen,
   settings: settingsScreen,
   audit: auditScreen,

@@ -1,17 +1,18 @@
 import { startAuthentication, startRegistration } from '@simplewebauthn/browser';
-import { portalApi, type Result, type SessionView, useCsrfToken } from './api';
+import type { PortalSession } from '#shared/schemas/portal-responses';
+import { portalApi, type Result, useCsrfToken } from './api';
 
 /**
  * The one place that knows about sessions: who is signed in, the CSRF token the API client
  * sends, and the passkey ceremonies (@simplewebauthn/browser drives navigator.credentials).
  */
-let current: SessionView | undefined;
+let current: PortalSession | undefined;
 
 export const signedInUser = () => current?.user;
 /** The signed-in user's merchant: its name and sandbox or live mode. */
 export const signedInMerchant = () => current?.merchant;
 
-async function remember(result: Result<SessionView>): Promise<Result<SessionView>> {
+async function remember(result: Result<PortalSession>): Promise<Result<PortalSession>> {
   if (result.ok) {
     current = result.data;
     useCsrfToken(result.data.csrf_token);
@@ -33,7 +34,7 @@ export async function loadSession(): Promise<boolean> {
 type Failure = { ok: false; status: number; code: string };
 const cancelled: Failure = { ok: false, status: 0, code: 'CANCELLED' };
 
-export async function acceptInvite(invite: string): Promise<Result<SessionView>> {
+export async function acceptInvite(invite: string): Promise<Result<PortalSession>> {
   const options = await portalApi.inviteOptions(invite);
   if (!options.ok) return options;
   let credential;
@@ -45,7 +46,7 @@ export async function acceptInvite(invite: string): Promise<Result<SessionView>>
   return remember(await portalApi.acceptInvite(invite, credential));
 }
 
-export async function signInWithPasskey(): Promise<Result<SessionView>> {
+export async function signInWithPasskey(): Promise<Result<PortalSession>> {
   const options = await portalApi.signInOptions();
   if (!options.ok) return options;
   let credential;
@@ -57,7 +58,7 @@ export async function signInWithPasskey(): Promise<Result<SessionView>> {
   return remember(await portalApi.signIn(credential));
 }
 
-export async function signInWithRecoveryCode(code: string): Promise<Result<SessionView>> {
+export async function signInWithRecoveryCode(code: string): Promise<Result<PortalSession>> {
   return remember(await portalApi.recover(code));
 }
 

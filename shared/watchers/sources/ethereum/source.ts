@@ -1,5 +1,5 @@
 import { currency as currencyInfo } from '#shared/domain/currencies';
-import type { EvmNetworkConfig } from '#shared/payments/ethereum-config';
+import type { EvmNetworkConfig } from '#shared/chains/evm';
 import { fromMinorUnits } from '#shared/domain/money';
 import { SourceError, WrongChainError } from '#shared/core/source-error';
 import { type Block, type BlockRef, type BlockSource, type SourceHealthNote, type Transfer, type TransferFilter } from '#shared/watchers/sources/port';
@@ -175,7 +175,7 @@ export class EthereumBlockSource implements BlockSource {
     await this.tokens();
     const header = await this.header('latest');
     if (!header) throw this.error('node has no latest block');
-    // Its time tells a node that stopped following the chain (payments/tip-age.ts).
+    // Its time tells a node that stopped following the chain (chains/tip-age.ts).
     return { height: header.height, hash: header.hash, time: new Date(header.timestamp * 1000) };
   }
 

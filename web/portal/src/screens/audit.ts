@@ -1,10 +1,11 @@
-import { h } from '../../../src/dom';
-import { type AuditEntry, portalApi } from '../api';
+import { h } from '../../../common/dom';
+import type { PortalAuditEntry } from '#shared/schemas/portal-responses';
+import { portalApi } from '../api';
 import { formatTime } from '../format';
 import { t } from '../i18n';
 import { notice, say, sayFailure, showScreen, type Screen } from './screen';
 
-const detailsText = (details: Record<string, unknown>): string =>
+const detailsText = (details: PortalAuditEntry['details']): string =>
   Object.entries(details)
     .map(([name, value]) => `${name}: ${Array.isArray(value) ? value.join(', ') : String(value)}`)
     .join('; ');
@@ -16,7 +17,7 @@ export const auditScreen: Screen = (main) => {
   const body = h('tbody');
   const more = h('button', { type: 'button', hidden: true }, strings.more);
   let before: string | null = null;
-  const row = (entry: AuditEntry) =>
+  const row = (entry: PortalAuditEntry) =>
     h(
       'tr',
       null,

@@ -1,5 +1,6 @@
-import { fill, h } from '../../../src/dom';
-import { type ApiToken, portalApi } from '../api';
+import { fill, h } from '../../../common/dom';
+import type { PortalToken } from '#shared/schemas/portal-responses';
+import { portalApi } from '../api';
 import { formatTime } from '../format';
 import { t } from '../i18n';
 import { field, notice, say, sayFailure, showScreen, type Screen } from './screen';
@@ -10,7 +11,7 @@ export const developersScreen: Screen = (main) => {
   const outcome = notice();
   const body = h('tbody');
   const fresh = h('div', { class: 'card', hidden: true });
-  const row = (token: ApiToken) => {
+  const row = (token: PortalToken) => {
     const revoke = h('button', { type: 'button', onclick: async () => {
       if (!window.confirm(strings.confirmRevoke(token.name))) return;
       const result = await portalApi.revokeToken(token.token_id);

@@ -1,4 +1,4 @@
-import { h } from '../../../src/dom';
+import { h } from '../../../common/dom';
 import { portalApi, type EmailPreferences } from '../api';
 import { t } from '../i18n';
 import { field, notice, say, sayFailure, showScreen, type Screen } from './screen';

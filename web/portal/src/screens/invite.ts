@@ -1,4 +1,4 @@
-import { h } from '../../../src/dom';
+import { h } from '../../../common/dom';
 import { t } from '../i18n';
 import { navigate } from '../router';
 import { acceptInvite } from '../session';

@@ -1,4 +1,5 @@
-import { fill, h } from '../../../src/dom';
+import { fill, h } from '../../../common/dom';
+import { languageSwitch } from '../../../common/i18n';
 import { currentLang, setLang, t } from '../i18n';
 import { navigate, screensOf } from '../router';
 import { signedInMerchant, signedInUser, signOut } from '../session';
@@ -8,13 +9,13 @@ export function renderLayout(root: HTMLElement, rerender: () => void): HTMLEleme
   const strings = t();
   const user = signedInUser();
   const merchant = signedInMerchant();
-  const NAV: [string, string][] = [['orders', strings.orders], ['developers', strings.developers], ['settings', strings.settings], ['audit', strings.audit], ['team', strings.team], ['email', strings.email]];
+  const NAV: [string, string][] = [['orders', strings.orders], ['links', strings.links], ['developers', strings.developers], ['settings', strings.settings], ['audit', strings.audit], ['team', strings.team], ['email', strings.email]];
   const current = location.hash.replace(/^#\//, '').split(/[/?]/)[0] || 'orders';
   const main = h('main', { id: 'main', class: 'content' });
-  const language = h('button', { type: 'button', class: 'link', lang: currentLang() === 'zh' ? 'en' : 'zh-CN', 'aria-label': strings.switchLabel, onclick: () => {
-    setLang(currentLang() === 'zh' ? 'en' : 'zh');
+  const language = languageSwitch(currentLang(), strings, (next) => {
+    setLang(next);
     rerender();
-  } }, strings.switchTo);
+  }, 'link');
   const header = h(
     'header',
     { class: 'top' },

@@ -1,5 +1,6 @@
-import { fill, h } from '../../../src/dom';
-import { portalApi, type OrderPage } from '../api';
+import { fill, h } from '../../../common/dom';
+import type { PortalOrderAction, PortalOrderPage } from '#shared/schemas/portal-responses';
+import { portalApi } from '../api';
 import { formatAmount, formatTime } from '../format';
 import { t } from '../i18n';
 import { navigate } from '../router';
@@ -10,7 +11,7 @@ export const ORDER_POLL_MS = 4000;
 
 const definition = (pairs: [string, string | Node][]) => h('dl', { class: 'facts' }, pairs.map(([term, value]) => [h('dt', null, term), h('dd', null, value)]));
 
-function detailsSection(page: OrderPage) {
+function detailsSection(page: PortalOrderPage) {
   const strings = t();
   const { order } = page;
   return h(
@@ -30,7 +31,7 @@ function detailsSection(page: OrderPage) {
   );
 }
 
-function historySection(page: OrderPage) {
+function historySection(page: PortalOrderPage) {
   const strings = t();
   return h(
     'section',
@@ -42,7 +43,7 @@ function historySection(page: OrderPage) {
   );
 }
 
-function invoicesSection(page: OrderPage) {
+function invoicesSection(page: PortalOrderPage) {
   const strings = t();
   return h(
     'section',
@@ -81,7 +82,7 @@ function invoicesSection(page: OrderPage) {
   );
 }
 
-function callbacksSection(page: OrderPage) {
+function callbacksSection(page: PortalOrderPage) {
   const strings = t();
   return h(
     'section',
@@ -122,7 +123,7 @@ export const orderScreen: Screen = (main, params) => {
   const actions = h('div', { class: 'actions' });
   const outcome = notice();
   let shown = '';
-  const draw = (page: OrderPage) => {
+  const draw = (page: PortalOrderPage) => {
     const { actions: allowed, ...rest } = page;
     const fingerprint = JSON.stringify(page);
     if (fingerprint === shown) return;
@@ -133,7 +134,7 @@ export const orderScreen: Screen = (main, params) => {
     if (stillFocused) actions.querySelector<HTMLElement>(`[data-action="${stillFocused}"]`)?.focus();
     void rest;
   };
-  const act = async (action: string) => {
+  const act = async (action: PortalOrderAction) => {
     const question = strings.confirm[action];
     if (question && !window.confirm(question)) return;
     const result = await portalApi.act(orderId, action);

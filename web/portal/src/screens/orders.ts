@@ -1,5 +1,6 @@
-import { h } from '../../../src/dom';
-import { portalApi, type OrderRow } from '../api';
+import { h } from '../../../common/dom';
+import type { PortalOrderRow } from '#shared/schemas/portal-responses';
+import { portalApi } from '../api';
 import { formatAmount, formatTime } from '../format';
 import { t } from '../i18n';
 import { navigate } from '../router';
@@ -48,7 +49,7 @@ export const ordersScreen: Screen = (main, params) => {
   const outcome = notice();
   const more = h('button', { type: 'button', hidden: true }, strings.more);
   let cursor: string | null = null;
-  const row = (order: OrderRow) =>
+  const row = (order: PortalOrderRow) =>
     h(
       'tr',
       null,

@@ -1,4 +1,4 @@
-import { fill, h, type Child } from '../../../src/dom';
+import { fill, h, type Child } from '../../../common/dom';
 import { t } from '../i18n';
 import { navigate } from '../router';
 

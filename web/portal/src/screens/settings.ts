@@ -1,5 +1,7 @@
-import { h } from '../../../src/dom';
-import { portalApi, type Settings } from '../api';
+import { h } from '../../../common/dom';
+import type { SettingsBody } from '#shared/schemas/portal';
+import type { PortalSettings } from '#shared/schemas/portal-responses';
+import { portalApi } from '../api';
 import { t } from '../i18n';
 import { field, notice, say, sayFailure, showScreen, type Screen } from './screen';
 
@@ -17,7 +19,7 @@ export const settingsScreen: Screen = (main) => {
     draw(result.data.settings);
   });
 
-  function draw(settings: Settings): void {
+  function draw(settings: PortalSettings['settings']): void {
     const receive = h('select', { id: 'receive-currency', name: 'receive_currency' }, RECEIVE_CURRENCIES.map((code) => h('option', { value: code, selected: settings.receive_currency === code }, code)));
     const statuses = h(
       'select',
@@ -49,7 +51,7 @@ export const settingsScreen: Screen = (main) => {
       { class: 'settings', onsubmit: async (event: Event) => {
         event.preventDefault();
         const xpubs = changedKeys();
-        const change: Record<string, unknown> = { receive_currency: receive.value, callback_statuses: statuses.value, ...(Object.keys(xpubs).length ? { xpubs } : {}) };
+        const change: SettingsBody = { receive_currency: receive.value, callback_statuses: statuses.value as SettingsBody['callback_statuses'], ...(Object.keys(xpubs).length ? { xpubs } : {}) };
         const result = await portalApi.changeSettings(change);
         if (!result.ok) return sayFailure(outcome, result);
         for (const [code, key] of Object.entries(xpubs)) settings.xpubs[code] = { key, addresses: result.data.addresses[code] ?? [] };

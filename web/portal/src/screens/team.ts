@@ -1,11 +1,12 @@
-import { h } from '../../../src/dom';
-import { type Member, portalApi } from '../api';
+import { h } from '../../../common/dom';
+import { ROLES, type Role } from '#shared/domain/portal';
+import type { PortalMember } from '#shared/schemas/portal-responses';
+import { portalApi } from '../api';
 import { formatTime } from '../format';
 import { t } from '../i18n';
 import { signedInUser } from '../session';
 import { field, notice, say, sayFailure, showScreen, type Screen } from './screen';
 
-const ROLES = ['owner', 'developer', 'viewer'];
 
 /** The team (owners): members and their roles, invite by link, change a role, remove a member. */
 export const teamScreen: Screen = (main) => {
@@ -14,11 +15,11 @@ export const teamScreen: Screen = (main) => {
   const body = h('tbody');
   const link = h('div', { class: 'card', hidden: true });
   const roleOptions = (selected: string) => ROLES.map((role) => h('option', { value: role, selected: role === selected }, strings.roles[role] ?? role));
-  const row = (member: Member) => {
+  const row = (member: PortalMember) => {
     const me = member.user_id === signedInUser()?.user_id;
     const active = !member.removed_at && !me;
     const role = h('select', { id: `role-${member.user_id}`, 'aria-label': strings.changeRole(member.name), onchange: async () => {
-      const result = await portalApi.changeRole(member.user_id, role.value);
+      const result = await portalApi.changeRole(member.user_id, role.value as Role);
       if (!result.ok) return sayFailure(outcome, result);
       say(outcome, strings.roleChanged);
     } }, roleOptions(member.role));
@@ -49,7 +50,7 @@ export const teamScreen: Screen = (main) => {
     'form',
     { class: 'inline-form', onsubmit: async (event: Event) => {
       event.preventDefault();
-      const result = await portalApi.invite(name.value.trim(), newRole.value);
+      const result = await portalApi.invite(name.value.trim(), newRole.value as Role);
       if (!result.ok) return sayFailure(outcome, result);
       name.value = '';
       link.hidden = false;

@@ -12,7 +12,7 @@ const ADDRESS = /^0x[0-9a-f]{40}$/i;
 
 /**
  * One EVM network's settings, as checkout (payment URIs) and its watcher read them. The node's
- * URL is the watchers' chain source setting (`<NETWORK>_RPC_URL`, payments/chain-sources.ts).
+ * URL is the watchers' chain source setting (`<NETWORK>_RPC_URL`, chains/sources.ts).
  */
 export interface EvmNetworkConfig {
   /** ETH, ARBITRUM, BASE, POLYGON, BSC, CELO. */

@@ -1,6 +1,4 @@
 import { createHash } from 'node:crypto';
-import type middy from '@middy/core';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import {
   IdempotencyInProgressError,
   IdempotencyKeyReusedError,
@@ -9,12 +7,11 @@ import {
   OrderNotFoundError,
   UnknownOrderError,
 } from '#shared/domain/errors';
+import { isId } from '#shared/domain/ids';
 import { JSON_HEADERS } from '#shared/http/responses';
+import { merchantOf } from '#shared/http/middlewares/token-auth';
+import type { Event, Middleware, Request } from '#shared/http/middlewares/types';
 import { complete, release, reserve } from '#shared/store/idempotency';
-
-type Event = APIGatewayProxyEventV2;
-type Result = APIGatewayProxyStructuredResultV2;
-type Request = middy.Request<Event, Result, Error, Context>;
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 /** A request still running after this long is presumed dead; its key may be taken over. */
@@ -34,13 +31,25 @@ function fingerprint(event: Event): string {
 }
 
 /**
+ * Whose keys a request's key is among: the merchant's; on the page's public calls one scope per
+ * path, hashed so that any path (however long) makes a key DynamoDB accepts. Anonymous callers
+ * store nothing for ids we never issued (undefined: the key is not kept).
+ */
+function scopeOf(event: Event): string | undefined {
+  const merchant = merchantOf(event);
+  if (merchant) return `M${merchant.user_id}`;
+  if (!Object.values(event.pathParameters ?? {}).every(isId)) return undefined;
+  return `P${createHash('sha256').update(event.rawPath).digest('hex').slice(0, 32)}`;
+}
+
+/**
  * `Idempotency-Key` on POSTs, as Stripe does: the same key with the same request returns the
  * first answer without doing the work again; with a different request it is a 422; while
  * the first is still running, a 409. Keys are kept 24 hours, per merchant (`scope`). Answers
  * of 5xx and 409 are not kept, so a retry after a server failure or a lost race runs again;
  * nor is a key whose order does not exist (or is not the caller's): records only for real orders.
  */
-export function idempotency(scopeOf: (request: Request) => string | undefined): middy.MiddlewareObj<Event, Result> {
+export function idempotency(): Middleware {
   const active = new WeakMap<Event, { scope: string; key: string }>();
   const finish = async (request: Request) => {
     const claim = active.get(request.event);
@@ -57,7 +66,7 @@ export function idempotency(scopeOf: (request: Request) => string | undefined): 
       const key = request.event.headers?.['idempotency-key'];
       if (key === undefined || request.event.requestContext?.http?.method !== 'POST') return undefined;
       if (!KEY_PATTERN.test(key)) throw new InvalidParameterError('Idempotency-Key must be 1 to 255 printable ASCII characters');
-      const scope = scopeOf(request);
+      const scope = scopeOf(request.event);
       if (scope === undefined) return undefined;
       const hash = fingerprint(request.event);
       const reservation = await reserve(scope, key, hash, new Date(), LEASE_SECONDS);

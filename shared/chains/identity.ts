@@ -6,7 +6,7 @@ import { ConfigError, type Env, optionalString } from '#shared/core/env';
  * shares the genesis (BTC and BCH), a block after the fork. The watchers' adapters check it once
  * per process (shared/watchers/sources/chain-check.ts); a source that answers otherwise is on the
  * wrong chain and its currencies fail closed. Each chain's mainnet values live in its settings
- * (utxo-config.ts, tron-config.ts, solana-config.ts).
+ * (utxo.ts, tron.ts, solana.ts here).
  */
 
 /** A block every node of a chain has at this height: it tells the chain from another that shares its genesis. */

@@ -1,8 +1,8 @@
 import { section } from '#shared/core/config';
 import { ConfigError, type Env, optionalString } from '#shared/core/env';
 import { isSolanaAddress } from '#shared/payments/addresses/solana';
-import { checkTokenOnNetwork, genesisSetting } from '#shared/payments/chain-identity';
-import { httpUrl } from '#shared/payments/chain-sources';
+import { checkTokenOnNetwork, genesisSetting } from '#shared/chains/identity';
+import { httpUrl } from '#shared/chains/sources';
 
 /** Circle's USDC on Solana (6 decimals). */
 export const MAINNET_USDC_SOL_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
@@ -31,7 +31,7 @@ export const SOLANA_CLUSTERS: Readonly<Record<string, string>> = {
  * reads; `USDC_SOL_MINT` the token (mainnet USDC by default); `SOLANA_GENESIS_HASH` the cluster
  * the node must be on (mainnet-beta by default: a node on another cluster is refused, like an
  * EVM node on another chain id; mainnet-beta takes only Circle's mint, another cluster needs its
- * own, chain-identity.ts); `PLATFORM_WALLET_SOL` the wallet live merchants without one of
+ * own, identity.ts); `PLATFORM_WALLET_SOL` the wallet live merchants without one of
  * their own are paid to. Without SOLANA_RPC_URL, live merchants' USDC_SOL fails closed.
  */
 export function readSolanaConfig(env: Env) {

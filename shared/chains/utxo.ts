@@ -1,6 +1,6 @@
 import { section } from '#shared/core/config';
 import { ConfigError, type Env, optionalString } from '#shared/core/env';
-import { type ChainIdentity, type Checkpoint, genesisSetting, HEX_HASH } from '#shared/payments/chain-identity';
+import { type ChainIdentity, type Checkpoint, genesisSetting, HEX_HASH } from '#shared/chains/identity';
 
 /** The UTXO chains whose nodes (Esplora or Bitcoin Core-style RPC) are checked for their chain. */
 export const UTXO_CHAINS = ['BTC', 'LTC', 'BCH'] as const;

@@ -1,9 +1,9 @@
 import { section } from '#shared/core/config';
 import { type Env, nonNegativeInteger } from '#shared/core/env';
 import { EVM_NETWORKS } from '#shared/domain/networks';
-import { CHAINS } from '#shared/payments/chain-sources';
-import { evmNetworkConfig } from '#shared/payments/ethereum-config';
-import { MAINNET_IDENTITIES, readUtxoChainConfig, UTXO_CHAINS } from '#shared/payments/utxo-config';
+import { CHAINS } from '#shared/chains/sources';
+import { evmNetworkConfig } from '#shared/chains/evm';
+import { MAINNET_IDENTITIES, readUtxoChainConfig, UTXO_CHAINS } from '#shared/chains/utxo';
 
 /**
  * How old a block chain source's newest block may be while it counts as following its chain

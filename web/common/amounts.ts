@@ -3,9 +3,10 @@ import { networkName } from '#shared/domain/networks';
 import type { Lang } from './i18n';
 
 /**
- * Formatting for the page. Decimals, kinds and settlement currencies come from the service's
- * own currency table (shared/domain/currencies.ts, bundled into the page at build time), so
- * the page and the API cannot disagree about them.
+ * Amounts and currencies for every web app. Decimals, kinds and settlement currencies come from
+ * the service's own currency table (shared/domain/currencies.ts, bundled at build time), so the
+ * apps and the API cannot disagree about them. Apart from format.ts so that an app that shows
+ * no price (the portal writes the API's decimal strings) carries no currency table.
  */
 
 const known = (code: string): Currency | undefined => {
@@ -48,24 +49,4 @@ export function price(amount: number, code: string, lang: Lang): string {
     maximumFractionDigits: coin ? 8 : fiatDecimals,
   }).format(amount);
   return `${formatted} ${code}`;
-}
-
-/** Time left as m:ss, or h:mm:ss from an hour up (gateway invoices run three hours). */
-export function countdown(ms: number): string {
-  const total = Math.max(0, Math.ceil(ms / 1000));
-  const hours = Math.floor(total / 3600);
-  const minutes = Math.floor((total % 3600) / 60);
-  const seconds = String(total % 60).padStart(2, '0');
-  return hours ? `${hours}:${String(minutes).padStart(2, '0')}:${seconds}` : `${minutes}:${seconds}`;
-}
-
-/** Only http(s) URLs are followed: a merchant URL can never become `javascript:` on this page. */
-export function safeUrl(url: string | undefined): string {
-  if (!url) return '';
-  try {
-    const parsed = new URL(url);
-    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : '';
-  } catch {
-    return '';
-  }
 }

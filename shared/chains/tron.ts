@@ -1,8 +1,8 @@
 import { section } from '#shared/core/config';
 import { ConfigError, type Env, optionalString, positiveInteger } from '#shared/core/env';
 import { isTronAddress } from '#shared/payments/addresses/tron';
-import { checkTokenOnNetwork, genesisSetting, HEX_HASH } from '#shared/payments/chain-identity';
-import { httpUrl } from '#shared/payments/chain-sources';
+import { checkTokenOnNetwork, genesisSetting, HEX_HASH } from '#shared/chains/identity';
+import { httpUrl } from '#shared/chains/sources';
 
 /** Tether's USDT on TRON (6 decimals). */
 export const MAINNET_USDT_TRC20 = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
@@ -41,7 +41,7 @@ export const TRON_NETWORKS: Readonly<Record<string, string>> = {
  * (TronGrid's `TRON-PRO-API-KEY`), `USDT_TRC20_CONTRACT` the token (mainnet USDT by default),
  * `TRON_GENESIS_HASH` the network the API must serve (its block 0 `blockID`, mainnet's by
  * default: an API on Shasta or Nile is refused like an EVM node on another chain id). The two go
- * together: mainnet takes only Tether's contract, a test network needs its own (chain-identity.ts).
+ * together: mainnet takes only Tether's contract, a test network needs its own (identity.ts).
  * `TRON_MAX_BLOCK_RANGE` the blocks one `eth_getLogs` asks at most (default 100; lower it for a
  * plan that caps the range, though the watcher also halves it while the API refuses one).
  * Without TRON_API_URL, live merchants' USDT_TRC20 checkouts fail closed.

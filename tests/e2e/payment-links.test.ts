@@ -1,0 +1,155 @@
+/**
+ * A payment link from creation to payment in real headless Chromium, against `npm start` itself
+ * (its DynamoDB Local, SQS emulator and sandbox demo merchant): the merchant signs in to the
+ * portal with a passkey (Chromium's virtual authenticator), creates a link that asks for the
+ * buyer's email, downloads its QR code as PNG and SVG (both decode to the link's URL); a buyer
+ * on a 375 px phone opens the link (nothing is made), picks a currency, continues on the
+ * ordinary payment page and pays in the sandbox; the order shows PAID under the link in the
+ * portal, with the buyer's email on it (what the buyer's receipt is sent to). axe-core audits
+ * every screen. Screenshots go to tests/artifacts/page-link-*.png.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeQrPng, fitsViewport, launchChromium } from '../support/browser';
+import { expectAccessible, portalPage } from '../support/portal-page';
+import { killGroup, startScript, stopLeftoverJava, type Started } from '../support/processes';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'links-e2e-'));
+let runtime: Started;
+let api = '';
+let inviteUrl = '';
+let token = '';
+let browser: Browser;
+let portal: Page;
+let phone: BrowserContext;
+let linkUrl = '';
+let orderId = '';
+
+beforeAll(async () => {
+  runtime = startScript('infra/local/start.ts', [], { PORT: '0', DATA_DIR: dataDir, TOKEN_HMAC_KEY: '' });
+  api = (await runtime.waitFor(/API:\s+(http:\/\/\S+)/))[1]!;
+  inviteUrl = (await runtime.waitFor(/Portal invite:\s+(http:\/\/\S+)/))[1]!;
+  token = (await runtime.waitFor(/Demo API token:\s+(\S+)/))[1]!;
+  await runtime.waitFor(/Ctrl-C stops everything/);
+  browser = await launchChromium();
+  portal = await portalPage(browser, { acceptDownloads: true });
+  phone = await browser.newContext({ locale: 'en-US', viewport: { width: 375, height: 800 } });
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  if (runtime) killGroup(runtime.child);
+  stopLeftoverJava(dataDir);
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const merchantApi = (path: string) => fetch(api + path, { headers: { token } }).then((response) => response.json() as Promise<any>);
+
+describe('a payment link from creation to payment', () => {
+  it('the merchant signs in with a passkey and creates a link in the portal', async () => {
+    await portal.goto(inviteUrl);
+    await portal.getByRole('button', { name: 'Create a passkey' }).click();
+    await portal.getByRole('button', { name: 'I have saved them' }).click();
+    await portal.getByRole('heading', { level: 1, name: 'Orders' }).waitFor();
+    await portal.getByRole('link', { name: 'Payment links' }).click();
+    await portal.getByRole('heading', { level: 1, name: 'Payment links' }).waitFor();
+    await portal.getByText('No payment link yet.').waitFor();
+    await expectAccessible(portal, 'link-portal-list-empty');
+
+    await portal.getByLabel('Title').fill('Chess club: annual fee');
+    await portal.getByLabel('Description (optional)').fill('Twelve months, every Tuesday');
+    await portal.getByLabel('Price', { exact: true }).fill('30');
+    await portal.getByLabel('How many (optional)').fill('20');
+    await portal.getByLabel("Ask the buyer's email (for the receipt)").check();
+    await portal.getByRole('button', { name: 'Create link' }).click();
+    await portal.getByRole('heading', { level: 1, name: 'Payment link: Chess club: annual fee' }).waitFor();
+    linkUrl = (await portal.locator('#link-url').textContent()) ?? '';
+    expect(linkUrl).toMatch(/\/pay\/\?link=[0-9a-f-]{36}$/);
+    await expectAccessible(portal, 'link-portal-link');
+  });
+
+  it('downloads the QR code as PNG and SVG, both of the link\'s URL', async () => {
+    const [png] = await Promise.all([portal.waitForEvent('download'), portal.getByRole('link', { name: 'Download PNG' }).click()]);
+    expect(png.suggestedFilename()).toMatch(/^payment-link-[0-9a-f-]{36}\.png$/);
+    const pngBytes = readFileSync((await png.path())!);
+    expect(pngBytes.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+    expect(await decodeQrPng(portal.context(), pngBytes)).toBe(linkUrl);
+
+    const [svg] = await Promise.all([portal.waitForEvent('download'), portal.getByRole('link', { name: 'Download SVG' }).click()]);
+    const svgText = readFileSync((await svg.path())!, 'utf8');
+    expect(svgText).toMatch(/^<svg [^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    // The SVG as a browser draws it, screenshotted, decodes to the link too.
+    const scratch = await portal.context().newPage();
+    await scratch.setContent(`<img id="qr" width="400" height="400" src="data:image/svg+xml;base64,${Buffer.from(svgText).toString('base64')}">`);
+    await scratch.locator('#qr').evaluate((image: HTMLImageElement) => image.decode());
+    expect(await decodeQrPng(portal.context(), await scratch.locator('#qr').screenshot())).toBe(linkUrl);
+    await scratch.close();
+    // Decoding hands every pixel to the test through the DevTools protocol: slow on a busy machine.
+  }, 90_000);
+
+  it('a buyer opens the link on a phone: nothing is made until a currency is picked', async () => {
+    const before = (await merchantApi('/v1/orders?limit=50')).orders.length;
+    const page = await phone.newPage();
+    await page.goto(linkUrl);
+    await page.getByRole('heading', { level: 1, name: 'Chess club: annual fee' }).waitFor();
+    await page.getByText('20 left').waitFor();
+    expect(await fitsViewport(page)).toBe(true);
+    await expectAccessible(page, 'link-page-375');
+    expect((await merchantApi('/v1/orders?limit=50')).orders.length).toBe(before);
+
+    // The email is asked first, in the buyer's words.
+    await page.getByRole('button', { name: /^BTC/ }).click();
+    await page.getByRole('alert').filter({ hasText: 'Enter your email address' }).waitFor();
+    expect((await merchantApi('/v1/orders?limit=50')).orders.length).toBe(before);
+
+    await page.getByRole('button', { name: '切换到中文' }).click();
+    await page.getByLabel('接收收据的电子邮箱').waitFor();
+    await expectAccessible(page, 'link-page-zh-375');
+    await page.getByRole('button', { name: 'English' }).click();
+
+    await page.getByLabel('Email for your receipt').fill('member@example.com');
+    await page.getByRole('button', { name: /^BTC/ }).click();
+    await page.waitForURL(/\/pay\/\?id=[0-9a-f-]{36}$/);
+    orderId = new URL(page.url()).searchParams.get('id')!;
+    await page.getByText('Waiting for your payment.').waitFor();
+    await page.getByRole('button', { name: 'Simulate payment (sandbox)' }).click();
+    await page.locator('#status').filter({ hasText: 'Payment received' }).waitFor();
+    await page.close();
+  });
+
+  it('the order is an ordinary order named after the link, with the buyer\'s email (the receipt\'s address)', async () => {
+    const { order } = await merchantApi(`/v1/orders/${orderId}`);
+    expect(order).toMatchObject({ status: 'PAID', title: 'Chess club: annual fee', price_amount: 30, price_currency: 'USD', pay_currency: 'BTC', email: 'member@example.com' });
+    expect(order.merchant_order_id).toBe(`link_${new URL(linkUrl).searchParams.get('link')}_${order.merchant_order_id.split('_').at(-1)}`);
+  });
+
+  it('the portal shows the order PAID under the link, with the paid count and total', async () => {
+    await portal.locator('#paid-count').filter({ hasText: '1' }).waitFor({ timeout: 20_000 });
+    await portal.getByRole('link', { name: orderId }).waitFor();
+    await portal.locator('table.orders').getByText('Paid').waitFor();
+    await portal.getByRole('link', { name: 'Back to payment links' }).click();
+    await portal.getByRole('heading', { level: 1, name: 'Payment links' }).waitFor();
+    const row = portal.locator('table.links tbody tr').first();
+    await row.getByText('30 USD').first().waitFor();
+    expect(await row.locator('td').allTextContents()).toEqual(['Chess club: annual fee', '30 USD', 'Open', '1', '1', '30 USD']);
+    await expectAccessible(portal, 'link-portal-list');
+  });
+
+  it('a disabled link says so to the buyer, and takes orders again once enabled', async () => {
+    await portal.getByRole('link', { name: 'Chess club: annual fee' }).click();
+    await portal.getByRole('button', { name: 'Disable Chess club: annual fee' }).click();
+    await portal.getByRole('status').filter({ hasText: 'Link disabled' }).waitFor();
+    const page = await phone.newPage();
+    await page.goto(linkUrl);
+    await page.locator('#status').filter({ hasText: 'has turned this payment link off' }).waitFor();
+    expect(await page.getByRole('button', { name: /^BTC/ }).count()).toBe(0);
+    await expectAccessible(page, 'link-page-disabled');
+    await portal.getByRole('button', { name: 'Enable Chess club: annual fee' }).click();
+    // The open page reads the link again by itself.
+    await page.getByRole('button', { name: /^BTC/ }).waitFor({ timeout: 20_000 });
+    await page.close();
+  });
+});

@@ -1,0 +1,42 @@
+import { statSync } from 'node:fs';
+import { relative } from 'node:path';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+/**
+ * The order test files start in: the longest first, so that they run beside the many short
+ * files instead of after them (the run ends when its last file does). Vitest's own order is
+ * the longest first only when its cache (node_modules/.vite) holds the last run's durations;
+ * on a clean checkout (CI after `npm ci`) it runs the largest files first, and the two
+ * Lighthouse files, the smallest of all and among the longest, ran last.
+ *
+ * Here, when the cache knows every file: vitest's order (failed first, then the longest).
+ * Otherwise: the files named in `LONG_FILES` first, in that order (the longest in CI's last
+ * run: docs/performance.md, "The test suite's time"); then the
+ * end-to-end files (each starts processes or a browser), the integration files, and the rest,
+ * each the larger file first.
+ */
+export const LONG_FILES = [
+  'tests/integration/portal-export-stream.test.ts',
+  'tests/integration/fuzz.test.ts',
+  'tests/e2e/portal-lighthouse-desktop.test.ts',
+  'tests/e2e/portal-lighthouse-phone.test.ts',
+  'tests/integration/portal-account.test.ts',
+  'tests/integration/order-numbers.test.ts',
+  'tests/e2e/merchant-cli.test.ts',
+];
+
+const FOLDERS = ['tests/e2e/', 'tests/integration/'];
+
+export default class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const path = (file: TestSpecification) => relative(this.ctx.config.root, file.moduleId).split('\\').join('/');
+    if (files.every((file) => this.ctx.cache.getFileTestResults(`${file.project.name}:${path(file)}`))) return super.sort(files);
+    const rank = (file: TestSpecification) => {
+      const listed = LONG_FILES.indexOf(path(file));
+      if (listed >= 0) return listed;
+      const folder = FOLDERS.findIndex((prefix) => path(file).startsWith(prefix));
+      return LONG_FILES.length + (folder >= 0 ? folder : FOLDERS.length);
+    };
+    return [...files].sort((a, b) => rank(a) - rank(b) || statSync(b.moduleId).size - statSync(a.moduleId).size);
+  }
+}

@@ -1,0 +1,129 @@
+import { h } from '../../../common/dom';
+import { linksApi, type PaymentLinkRow } from '../api';
+import { formatAmount } from '../format';
+import { t } from '../i18n';
+import { navigate } from '../router';
+import { signedInUser } from '../session';
+import { field, notice, say, sayFailure, showScreen, type Screen } from './screen';
+
+/** Price currencies a link may use: fiat and stable coins (the API refuses others, naming the field). */
+const LINK_CURRENCIES = ['USD', 'EUR', 'GBP', 'CNY', 'JPY', 'HKD', 'SGD', 'USDT', 'USDC'];
+
+/** What a link asks: its price, or the range the buyer chooses in. */
+export const linkPrice = (link: PaymentLinkRow): string =>
+  link.price_amount !== null ? formatAmount(link.price_amount, link.price_currency) : t().chooseRange(formatAmount(link.min_amount ?? '', link.price_currency), formatAmount(link.max_amount ?? '', link.price_currency));
+
+export const stateLabel = (link: PaymentLinkRow) => h('span', { class: `pill l-${link.state.toLowerCase()}` }, t().linkStates[link.state] ?? link.state);
+
+/** May the signed-in user create and change links (owners and developers; the API checks too)? */
+export const mayChangeLinks = (): boolean => ['owner', 'developer'].includes(signedInUser()?.role ?? '');
+
+/** The payment links: each with its state, paid count and total; a form to create one (owners and developers). */
+export const linksScreen: Screen = (main) => {
+  const strings = t();
+  const outcome = notice();
+  const body = h('tbody');
+  const more = h('button', { type: 'button', hidden: true }, strings.more);
+  let cursor: string | null = null;
+  const row = (link: PaymentLinkRow) =>
+    h(
+      'tr',
+      null,
+      h('td', { 'data-label': strings.colLink }, h('a', { href: `#/links/${link.link_id}` }, link.title)),
+      h('td', { 'data-label': strings.colPrice }, linkPrice(link)),
+      h('td', { 'data-label': strings.colState }, stateLabel(link)),
+      h('td', { 'data-label': strings.colOrders }, String(link.order_count)),
+      h('td', { 'data-label': strings.colPaid }, String(link.paid_count)),
+      h('td', { 'data-label': strings.colTotal }, formatAmount(link.paid_total, link.price_currency)),
+    );
+  const load = async (reset = false) => {
+    if (reset) {
+      cursor = null;
+      body.replaceChildren();
+    }
+    const result = await linksApi.list(cursor ?? undefined);
+    if (!result.ok) return sayFailure(outcome, result);
+    body.append(...result.data.links.map(row));
+    cursor = result.data.next_cursor;
+    more.hidden = !cursor;
+    if (!body.children.length) say(outcome, strings.noLinks);
+  };
+  more.addEventListener('click', () => void load());
+  const table = h(
+    'table',
+    { class: 'links' },
+    h('caption', null, strings.linksCaption),
+    h('thead', null, h('tr', null, ...[strings.colLink, strings.colPrice, strings.colState, strings.colOrders, strings.colPaid, strings.colTotal].map((label) => h('th', { scope: 'col' }, label)))),
+    body,
+  );
+  showScreen(main, strings.links, h('p', null, strings.linksLead), mayChangeLinks() ? createForm(outcome, (id) => navigate(`#/links/${id}`)) : null, outcome, h('div', { class: 'table-wrap' }, table), more);
+  void load(true);
+};
+
+function createForm(outcome: HTMLElement, created: (linkId: string) => void): HTMLElement {
+  const strings = t();
+  const input = (id: string, props: Record<string, string | boolean> = {}) => h('input', { id, name: id, autocomplete: 'off', ...props });
+  const title = input('link-title', { required: true, maxlength: '200' });
+  const description = input('link-description', { maxlength: '800' });
+  const fixed = h('input', { id: 'pricing-fixed', name: 'pricing', type: 'radio', value: 'fixed', checked: true });
+  const chosen = h('input', { id: 'pricing-chosen', name: 'pricing', type: 'radio', value: 'chosen' });
+  const amount = input('link-price', { inputmode: 'decimal' });
+  const min = input('link-min', { inputmode: 'decimal' });
+  const max = input('link-max', { inputmode: 'decimal' });
+  const currency = h('select', { id: 'link-currency', name: 'price_currency' }, LINK_CURRENCIES.map((code) => h('option', { value: code }, code)));
+  const currencies = input('link-currencies', { 'aria-describedby': 'link-currencies-hint', spellcheck: 'false' });
+  const quantity = input('link-quantity', { type: 'number', min: '1', step: '1', inputmode: 'numeric', 'aria-describedby': 'link-quantity-hint' });
+  const expires = input('link-expires', { type: 'datetime-local' });
+  const success = input('link-success', { type: 'url', maxlength: '2048' });
+  const askEmail = h('input', { id: 'link-ask-email', name: 'ask_email', type: 'checkbox' });
+  const fixedFields = h('div', { class: 'field' }, field('link-price', strings.priceAmount, amount));
+  const chosenFields = h('div', { class: 'inline-form', hidden: true }, field('link-min', strings.minAmount, min), field('link-max', strings.maxAmount, max));
+  const switchPricing = () => {
+    fixedFields.hidden = !fixed.checked;
+    chosenFields.hidden = fixed.checked;
+  };
+  fixed.addEventListener('change', switchPricing);
+  chosen.addEventListener('change', switchPricing);
+  return h(
+    'section',
+    { 'aria-labelledby': 'new-link-title' },
+    h('h2', { id: 'new-link-title' }, strings.newLink),
+    h(
+      'form',
+      {
+        class: 'inline-form',
+        onsubmit: async (event: Event) => {
+          event.preventDefault();
+          const codes = currencies.value.split(/[\s,]+/).filter(Boolean).map((code) => code.toUpperCase());
+          const body: Record<string, unknown> = {
+            title: title.value.trim(),
+            price_currency: currency.value,
+            ...(description.value.trim() ? { description: description.value.trim() } : {}),
+            ...(fixed.checked ? { price_amount: amount.value.trim() } : { min_amount: min.value.trim(), max_amount: max.value.trim() }),
+            ...(codes.length ? { currencies: codes } : {}),
+            ...(quantity.value ? { quantity: Number(quantity.value) } : {}),
+            ...(expires.value ? { expires_at: `${expires.value}:00Z` } : {}),
+            ...(success.value.trim() ? { success_url: success.value.trim() } : {}),
+            ask_email: askEmail.checked,
+          };
+          const result = await linksApi.create(body);
+          if (!result.ok) return sayFailure(outcome, result);
+          say(outcome, strings.linkCreated);
+          created(result.data.link.link_id);
+        },
+      },
+      field('link-title', strings.linkTitle, title),
+      field('link-description', strings.linkDescription, description),
+      h('fieldset', { class: 'choice' }, h('legend', null, strings.pricing), h('label', { for: 'pricing-fixed', class: 'check' }, fixed, ' ', strings.fixedPrice), h('label', { for: 'pricing-chosen', class: 'check' }, chosen, ' ', strings.buyerChooses)),
+      fixedFields,
+      chosenFields,
+      field('link-currency', strings.priceCurrency, currency),
+      field('link-currencies', strings.linkCurrencies, currencies, strings.linkCurrenciesHint),
+      field('link-quantity', strings.quantity, quantity, strings.quantityHint),
+      field('link-expires', strings.expiresAt, expires),
+      field('link-success', strings.successUrl, success),
+      h('label', { for: 'link-ask-email', class: 'check' }, askEmail, ' ', strings.askEmail),
+      h('div', { class: 'buttons' }, h('button', { type: 'submit', class: 'primary' }, strings.createLink)),
+    ),
+  );
+}
