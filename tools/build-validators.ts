@@ -33,6 +33,7 @@ import {
   recoveryCodeBodySchema,
   rollSecretBodySchema,
   settingsBodySchema,
+  emailPreferencesBodySchema,
   signOutBodySchema,
   tokenNameBodySchema,
 } from '#shared/schemas/portal';
@@ -74,6 +75,7 @@ export const VALIDATORS: Record<string, ValidatorSpec> = {
   payRefundBody: { schema: payRefundBodySchema, type: 'PayRefundBody' },
   payRefundAddressBody: { schema: payRefundAddressBodySchema, type: 'PayRefundAddressBody' },
   portalRefundsQuery: { schema: portalRefundsQuerySchema, type: 'PortalRefundsQuery', coerce: true },
+  portalEmailPreferencesBody: { schema: emailPreferencesBodySchema, type: 'EmailPreferencesBody' },
   createLinkBody: { schema: createLinkBodySchema, type: 'CreateLinkBody' },
   updateLinkBody: { schema: updateLinkBodySchema, type: 'UpdateLinkBody' },
   listLinksQuery: { schema: listLinksQuerySchema, type: 'ListLinksQuery', coerce: true },
@@ -84,7 +86,7 @@ const TYPE_IMPORTS = [
   "import type { ValidateFunction } from 'ajv';",
   "import type { PayCheckoutBody } from '#shared/schemas/pay';",
   "import type { CreateLinkBody, LinkOrderBody, ListLinksQuery, UpdateLinkBody } from '#shared/schemas/payment-links';",
-  "import type { AuditQuery, InviteMemberBody, KeyPreviewBody, MemberRoleBody, PasskeyAnswerBody, PortalOrdersQuery, RecoveryCodeBody, RollSecretBody, SettingsBody, SignOutBody, TokenNameBody } from '#shared/schemas/portal';",
+  "import type { AuditQuery, EmailPreferencesBody, InviteMemberBody, KeyPreviewBody, MemberRoleBody, PasskeyAnswerBody, PortalOrdersQuery, RecoveryCodeBody, RollSecretBody, SettingsBody, SignOutBody, TokenNameBody } from '#shared/schemas/portal';",
   "import type { PayRefundAddressBody, PayRefundBody, PortalRefundsQuery, RefundLinkBody, RefundOrderBody, RefundTxidBody } from '#shared/schemas/refunds';",
   "import type { CheckoutOrderBody, CreateOrderInput, ListOrdersQuery, OrderActionBody, SandboxPayBody, SandboxRefundBody } from '#shared/schemas/orders';",
 ];

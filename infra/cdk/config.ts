@@ -63,6 +63,8 @@ export interface DeployConfig {
   /** CALLBACK_TIMEOUT_MS when set: the delivery function's timeout is sized from it. */
   callbackTimeoutMs?: number;
   alarmEmail?: string;
+  /** Email (docs/deploy.md "Email"): the SES sender domain, the From, SES's region when not the stack's; absent: no email. */
+  email?: { domain: string; from: string; sesRegion?: string };
 }
 
 /** Looks up one context value (`app.node.tryGetContext`). */
@@ -222,7 +224,24 @@ export function readDeployConfig(context: ContextLookup, env: NodeJS.ProcessEnv)
     chainSources: chainSources(handlerEnvironment),
     callbackTimeoutMs: handlerEnvironment.CALLBACK_TIMEOUT_MS === undefined ? undefined : Number(handlerEnvironment.CALLBACK_TIMEOUT_MS),
     alarmEmail: matching('alarmEmail', /^[^@\s]+@[^@\s]+\.[^@\s]+$/, 'an e-mail address'),
+    email: readEmail(raw, fail),
   };
+}
+
+/** The email settings: a sender domain turns email on; the From must be at that domain. */
+function readEmail(raw: (key: SettingKey) => string | undefined, fail: (key: SettingKey, problem: string) => never): DeployConfig['email'] {
+  const domain = raw('emailDomain');
+  const from = raw('emailFrom');
+  const sesRegion = raw('emailSesRegion');
+  if (domain === undefined) {
+    if (from !== undefined) fail('emailFrom', 'needs emailDomain');
+    if (sesRegion !== undefined) fail('emailSesRegion', 'needs emailDomain');
+    return undefined;
+  }
+  if (!/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/.test(domain)) fail('emailDomain', `must be a lower-case DNS name, got "${domain}"`);
+  if (from !== undefined && !new RegExp(`^([^<>@]*<)?[^@\\s<>]+@${domain.replaceAll('.', '\\.')}>?$`).test(from.trim())) fail('emailFrom', `must be an address at ${domain} ("Name <name@${domain}>")`);
+  if (sesRegion !== undefined && !/^[a-z]{2}(-[a-z]+)+-\d$/.test(sesRegion)) fail('emailSesRegion', `must be an AWS region, got "${sesRegion}"`);
+  return { domain, from: from?.trim() ?? `Crypto Pay Orders <no-reply@${domain}>`, ...(sesRegion ? { sesRegion } : {}) };
 }
 
 /**

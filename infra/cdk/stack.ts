@@ -8,6 +8,8 @@ import type { DeployConfig } from '#infra/cdk/config';
 import { METRICS_NAMESPACE } from '#shared/core/config';
 import { CallbackPipeline } from '#infra/cdk/constructs/callback-pipeline';
 import { ChainWatchers } from '#infra/cdk/constructs/chain-watchers';
+import { Email } from '#infra/cdk/constructs/email';
+import { EMAIL_EVENT_PATTERNS } from '#shared/email/events';
 import { MerchantPortal } from '#infra/cdk/constructs/merchant-portal';
 import { OrderApi } from '#infra/cdk/constructs/order-api';
 import { OrderTable } from '#infra/cdk/constructs/order-table';
@@ -136,6 +138,8 @@ export class CryptoPayStack extends Stack {
    * needs a resource). Functions that start the watchers go in it (ChainWatchers.addFunction).
    */
   readonly watchers?: ChainWatchers;
+  /** Email's nested stack (absent without an emailDomain setting: no email). */
+  readonly email?: Email;
 
   constructor(scope: Construct, id: string, props: CryptoPayStackProps) {
     super(scope, id, { description: 'Hosted crypto payment orders (MugglePay v1 compatible API)', ...props });
@@ -197,7 +201,7 @@ export class CryptoPayStack extends Stack {
     this.runEvery(EVENT_FUNCTIONS.expireOrders.fn, eventFunction(EVENT_FUNCTIONS.expireOrders), Duration.minutes(1));
     this.runEvery(EVENT_FUNCTIONS.sweepCallbacks.fn, eventFunction(EVENT_FUNCTIONS.sweepCallbacks), Duration.minutes(5));
     const orderEvents = eventFunction(EVENT_FUNCTIONS.orderEvents);
-    this.callbacks.addOrderEventsConsumer(orderEvents, this.table.table);
+    this.callbacks.addOrderEventsConsumer(orderEvents, this.table.table, config.email ? EMAIL_EVENT_PATTERNS : []);
     this.callbacks.addDeliveryFunction(eventFunction(EVENT_FUNCTIONS.deliverCallback));
     const notFound = eventFunction(EVENT_FUNCTIONS.notFound);
     this.functions = functions;
@@ -241,6 +245,20 @@ export class CryptoPayStack extends Stack {
         table: this.table.table,
         environment: { PAYMENT_PAGE_URL: pageUrl, CALLBACK_QUEUE_URL: this.callbacks.queue.queueUrl },
         alarmTopic: this.alarms.topic,
+      });
+    }
+    // Email (with an emailDomain): its own nested stack; order-events queues its events.
+    if (config.email) {
+      this.email = new Email(this, 'Email', {
+        config: { ...config, email: config.email },
+        serviceName: SERVICE_NAME,
+        table: this.table.table,
+        environment: { PAYMENT_PAGE_URL: pageUrl, PORTAL_ORIGIN: this.portal.origin },
+        alarmTopic: this.alarms.topic,
+      });
+      this.email.grantEnqueue(orderEvents);
+      this.email.identity.dkimRecords.forEach((record, index) => {
+        new CfnOutput(this, `EmailDkimRecord${index + 1}`, { value: `${record.name} CNAME ${record.value}`, description: 'Add to the DNS of the email domain (docs/deploy.md "Email")' });
       });
     }
     this.alarms.alarmWhenQueueHasMessages(

@@ -76,6 +76,8 @@ const loaders: Record<string, () => Promise<HandlerModule>> = {
   'portal-preview-keys': () => import('#functions/portal-preview-keys/handler'),
   'portal-change-settings': () => import('#functions/portal-change-settings/handler'),
   'portal-audit-log': () => import('#functions/portal-audit-log/handler'),
+  'portal-get-email-preferences': () => import('#functions/portal-get-email-preferences/handler'),
+  'portal-change-email-preferences': () => import('#functions/portal-change-email-preferences/handler'),
   'portal-list-team': () => import('#functions/portal-list-team/handler'),
   'portal-invite-member': () => import('#functions/portal-invite-member/handler'),
   'portal-change-role': () => import('#functions/portal-change-role/handler'),

@@ -2,6 +2,8 @@ import type { LocalSqs } from '#infra/local/sqs';
 import { startQueuePoller } from '#infra/local/queue-poller';
 import { startStreamPoller } from '#infra/local/stream-poller';
 import { isOutboxInsert } from '#shared/callbacks/outbox';
+import { isEmailRecord } from '#shared/email/events';
+import type { EmailTransport } from '#shared/email/transport';
 
 /**
  * Concurrent delivery pollers (each takes batches of up to 10 messages): Lambda starts an SQS
@@ -18,7 +20,16 @@ export interface PipelineOptions {
   /** How often the sweeper looks for deliveries whose queue message was lost. */
   sweepSeconds: number;
   onError?: (error: unknown) => void;
+  /**
+   * Email on (EMAIL_QUEUE_URL set): the stream's email records also reach order-events, and the
+   * email queue is consumed with this transport (the runtime's SMTP server). The daily summary
+   * is queued every `summarySeconds` (in AWS once a day; a second run the same day sends nothing).
+   */
+  email?: { transport: EmailTransport; summarySeconds: number };
 }
+
+/** Concurrent email pollers: the sender function's event source runs a few batches at once. */
+export const EMAIL_CONCURRENCY = 2;
 
 /**
  * The callback pipeline as AWS runs it, on the local parts: the table's stream, filtered as
@@ -40,8 +51,8 @@ export async function startCallbackPipeline(options: PipelineOptions): Promise<(
     endpoint: options.dynamodbEndpoint,
     tableName: options.tableName,
     handler: orderEvents,
-    // The event filter of the AWS mapping: only deliveries being inserted reach order-events.
-    filter: isOutboxInsert,
+    // The event filters of the AWS mapping: deliveries being inserted, and with email on its records.
+    filter: options.email ? (record) => isOutboxInsert(record) || isEmailRecord(record) : isOutboxInsert,
     checkpointFile: options.checkpointFile,
     onError: report,
   });
@@ -56,6 +67,7 @@ export async function startCallbackPipeline(options: PipelineOptions): Promise<(
       }),
     ),
   );
+  const emails = options.email ? await startEmailSender(options.sqs, options.email, report) : async () => undefined;
   let sweeping: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
     sweeping = sweeping.then(() => sweepDeliveries(new Date(), callbackConfig().sweepGraceSeconds)).catch(report);
@@ -66,5 +78,25 @@ export async function startCallbackPipeline(options: PipelineOptions): Promise<(
     await sweeping;
     await stream.stop();
     await Promise.all(queues.map((queue) => queue.stop()));
+    await emails();
+  };
+}
+
+/** The email queue's consumers (the send-email function's, with the local transport) and the daily summary's timer. */
+async function startEmailSender(sqs: LocalSqs, email: NonNullable<PipelineOptions['email']>, report: (error: unknown) => void): Promise<() => Promise<void>> {
+  const { emailQueueHandler } = await import('#shared/email/sender');
+  const { queueDailySummaries } = await import('#shared/email/summary');
+  const handler = emailQueueHandler(email.transport);
+  const pollers = await Promise.all(
+    Array.from({ length: EMAIL_CONCURRENCY }, () => startQueuePoller({ endpoint: sqs.endpoint, queueUrl: sqs.emailQueueUrl, handler, onError: report })),
+  );
+  let summarizing: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    summarizing = summarizing.then(() => queueDailySummaries(new Date())).catch(report);
+  }, email.summarySeconds * 1000);
+  return async () => {
+    clearInterval(timer);
+    await summarizing;
+    await Promise.all(pollers.map((poller) => poller.stop()));
   };
 }

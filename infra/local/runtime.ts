@@ -10,6 +10,7 @@ import { startLocalSqs, type LocalSqs } from '#infra/local/sqs';
 import { staticFiles } from '#infra/local/static-files';
 import { startCallbackPipeline } from '#infra/local/pipeline';
 import { freePort } from '#infra/local/ports';
+import { startMailbox } from '#infra/local/mailbox';
 
 export interface RuntimeOptions {
   port: number;
@@ -29,6 +30,8 @@ export interface RuntimeOptions {
    * address header, if any (QUOTA_MAX_KEYS, QUOTA_CLIENT_IP_HEADER).
    */
   quotas?: { maxKeys: number; clientIpHeader?: string };
+  /** The local SMTP server's port (SMTP_PORT; default: a free one). */
+  smtpPort?: number;
 }
 
 export interface DemoMerchant {
@@ -45,6 +48,8 @@ export interface Runtime {
   /** A fresh one-time invite link for the demo merchant's portal (72 hours). */
   demoInviteUrl: string;
   demo: DemoMerchant;
+  /** Every email the service sends arrives at this SMTP server on loopback; its mailbox is served here. */
+  mail: { smtpUrl: string; mailboxUrl: string; messages: () => readonly import('#infra/local/mailbox').CapturedMail[] };
   dynamodbEndpoint: string;
   /** The chains whose payments are watched (those with a source configured). */
   watching: string[];
@@ -64,6 +69,7 @@ export interface RuntimeState {
 
 const PAGE_PREFIX = '/pay/';
 const PORTAL_PREFIX = '/portal/';
+const MAIL_PREFIX = '/mail/';
 
 /** Buckets the local adapter keeps by default (QUOTA_MAX_KEYS): about a megabyte at most. */
 export const DEFAULT_QUOTA_KEYS = 10_000;
@@ -193,6 +199,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     }
     const sqs: LocalSqs = await startLocalSqs({ prefix: tableName });
     stops.push(() => sqs.stop());
+    // Email goes to a real SMTP server on loopback; its mailbox is served at /mail/.
+    const mailbox = await startMailbox({ port: options.smtpPort });
+    stops.push(() => mailbox.stop());
     await ensureTable(dynamodbEndpoint, tableName);
 
     const bindings: RouteBinding[] = ROUTES.map((route) => {
@@ -220,6 +229,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       CALLBACK_QUEUE_URL: sqs.callbackQueueUrl,
       CALLBACK_DLQ_URL: sqs.callbackDeadLetterQueueUrl,
       SQS_ENDPOINT: sqs.endpoint,
+      EMAIL_QUEUE_URL: sqs.emailQueueUrl,
+      EMAIL_DLQ_URL: sqs.emailDeadLetterQueueUrl,
+      EMAIL_FROM: process.env.EMAIL_FROM ?? 'Crypto Pay Orders <no-reply@localhost>',
+      // Quick retries locally: a stopped mail server is back in a minute, not hours.
+      EMAIL_RETRY_BASE_SECONDS: process.env.EMAIL_RETRY_BASE_SECONDS ?? '5',
       // The explicit local allowance: merchants test against their own machine. Never in AWS.
       CALLBACK_ALLOW_LOOPBACK: process.env.CALLBACK_ALLOW_LOOPBACK ?? 'true',
       CALLBACK_SWEEP_GRACE_SECONDS: process.env.CALLBACK_SWEEP_GRACE_SECONDS ?? '30',
@@ -232,6 +246,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     });
 
     const demo = await seedDemoMerchant(dataDir, options.demoApiToken);
+    const { smtpTransport } = await import('#shared/email/smtp');
     const { createInvite } = await import('#shared/services/portal/auth');
     const demoInvite = await createInvite({ merchantId: demo.user_id, name: 'Demo owner' });
     stops.push(await startExpirySweeper(options.expirySweepSeconds));
@@ -244,10 +259,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         sqs,
         checkpointFile: dataDir && join(dataDir, 'stream-checkpoint.json'),
         sweepSeconds: options.expirySweepSeconds,
+        email: { transport: smtpTransport(mailbox.smtpUrl), summarySeconds: 3600 },
       }),
     );
     const limits = readQuotaConfig(process.env);
-    const server = createApiServer(bindings, [staticFiles(PAGE_PREFIX, resolve('web/dist')), staticFiles(PORTAL_PREFIX, resolve('web/portal/dist'))], {
+    const server = createApiServer(bindings, [staticFiles(PAGE_PREFIX, resolve('web/dist')), staticFiles(PORTAL_PREFIX, resolve('web/portal/dist')), mailbox.pages(MAIL_PREFIX)], {
       quotas: { merchant: limits.merchant, public: limits.public, authFailures: limits.authFailures, maxKeys: options.quotas?.maxKeys ?? DEFAULT_QUOTA_KEYS, clientIpHeader: options.quotas?.clientIpHeader },
     });
     await new Promise<void>((done, fail) => {
@@ -266,7 +282,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       writeFileSync(stateFile(dataDir), JSON.stringify(state));
       stops.push(async () => rmSync(stateFile(dataDir), { force: true }));
     }
-    return { url, paymentPageUrl, portalUrl: `${portalOrigin}${PORTAL_PREFIX}`, demoInviteUrl: demoInvite.url, demo, dynamodbEndpoint, watching: watchers.chains, stop };
+    return { url, paymentPageUrl, portalUrl: `${portalOrigin}${PORTAL_PREFIX}`, demoInviteUrl: demoInvite.url, demo, mail: { smtpUrl: mailbox.smtpUrl, mailboxUrl: `${url}${MAIL_PREFIX}`, messages: mailbox.messages }, dynamodbEndpoint, watching: watchers.chains, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -6,18 +6,24 @@ export interface LocalSqs {
   callbackDeadLetterQueueUrl: string;
   /** The watchers' step timer (shared/watchers/ticks.ts): what the stack gives the watch-chain functions. */
   watchTickQueueUrl: string;
+  /** The email queue and its dead-letter queue (shared/email/queue.ts). */
+  emailQueueUrl: string;
+  emailDeadLetterQueueUrl: string;
   stop(): Promise<void>;
 }
 
 /** Receives before a callback job is dead-lettered (the delivery schedule's attempt count). */
 export const CALLBACK_MAX_RECEIVES = 15;
 
+/** Receives before an email job no handler could process goes to the dead-letter queue (the sender counts its own attempts). */
+export const EMAIL_MAX_RECEIVES = 10;
+
 /** A tick is worth something for a few minutes: the minute's scheduled run replaces a lost one. */
 export const WATCH_TICK_RETENTION_SECONDS = 300;
 
 /**
- * Starts the SQS emulator in-process with the callback queue and its dead-letter queue, and the
- * watchers' step timer queue.
+ * Starts the SQS emulator in-process with the callback queue and its dead-letter queue, the
+ * watchers' step timer queue, and the email queue and its dead-letter queue.
  * It keeps nothing across restarts; the table's outbox is what makes callbacks durable.
  */
 export async function startLocalSqs(options: { port?: number; prefix: string }): Promise<LocalSqs> {
@@ -35,11 +41,21 @@ export async function startLocalSqs(options: { port?: number; prefix: string }):
   const ticks = server.createQueue(`${options.prefix}-watch-ticks`, {
     attributes: { VisibilityTimeout: '30', MessageRetentionPeriod: String(WATCH_TICK_RETENTION_SECONDS) },
   });
+  const emailDlq = server.createQueue(`${options.prefix}-email-dlq`, { attributes: { MessageRetentionPeriod: '1209600' } });
+  const email = server.createQueue(`${options.prefix}-email`, {
+    attributes: {
+      VisibilityTimeout: '60',
+      MessageRetentionPeriod: '1209600',
+      RedrivePolicy: JSON.stringify({ deadLetterTargetArn: emailDlq.queueArn, maxReceiveCount: EMAIL_MAX_RECEIVES }),
+    },
+  });
   return {
     endpoint: `http://127.0.0.1:${server.port}`,
     callbackQueueUrl: queue.queueUrl,
     callbackDeadLetterQueueUrl: dlq.queueUrl,
     watchTickQueueUrl: ticks.queueUrl,
+    emailQueueUrl: email.queueUrl,
+    emailDeadLetterQueueUrl: emailDlq.queueUrl,
     stop: () => server.stop(),
   };
 }

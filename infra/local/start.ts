@@ -1,7 +1,7 @@
 /**
  * `npm start`: the whole service locally, nothing else to set up (Java 17 runs DynamoDB Local).
  * Configuration: PORT (3000), HOST (127.0.0.1), DATA_DIR (.data), DEMO_API_TOKEN (generated),
- * EXPIRY_SWEEP_SECONDS (30), QUOTA_MAX_KEYS (10000), QUOTA_CLIENT_IP_HEADER (none: the socket's
+ * EXPIRY_SWEEP_SECONDS (30), SMTP_PORT (a free one: the local mail server), EMAIL_FROM, QUOTA_MAX_KEYS (10000), QUOTA_CLIENT_IP_HEADER (none: the socket's
  * address); the quotas' limits as in AWS (QUOTA_MERCHANT_RATE, ..., docs/operator-guide.md "Rate limits").
  */
 import { LOCAL_AWS_ENV } from '#infra/local/dynamodb';
@@ -22,6 +22,7 @@ export const runtime = await startRuntime({
   dataDir: process.env.DATA_DIR ?? '.data',
   demoApiToken: process.env.DEMO_API_TOKEN || undefined,
   expirySweepSeconds: positiveInteger(process.env, 'EXPIRY_SWEEP_SECONDS', 30),
+  smtpPort: process.env.SMTP_PORT ? positiveInteger(process.env, 'SMTP_PORT', 2525) : undefined,
   quotas: {
     maxKeys: positiveInteger(process.env, 'QUOTA_MAX_KEYS', DEFAULT_QUOTA_KEYS),
     clientIpHeader: process.env.QUOTA_CLIENT_IP_HEADER || undefined,
@@ -37,6 +38,7 @@ console.log(`Portal:         ${runtime.portalUrl}`);
 console.log(`Demo merchant:  user_id ${runtime.demo.user_id} (sandbox)`);
 console.log(`Demo API token: ${runtime.demo.api_token}`);
 console.log(`Callback secret: ${runtime.demo.callback_secret}`);
+console.log(`Mailbox:        ${runtime.mail.mailboxUrl}  (every email sent; SMTP at ${runtime.mail.smtpUrl})`);
 console.log(`Chain watchers: ${runtime.watching.length ? runtime.watching.join(', ') : 'none (set BTC_ESPLORA_URL, BTC_RPC_URL, ..., LND_REST_URL or EOS_HISTORY_URL to watch one)'}`);
 console.log(`Portal invite:  ${runtime.demoInviteUrl}`);
 console.log('                (open it once to make a passkey for the demo merchant; "npm run merchant -- invite <user_id>" makes another)');

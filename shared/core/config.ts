@@ -165,6 +165,31 @@ export const readCallbackConfig = (env: Env) => ({
 });
 export const callbackConfig = section(readCallbackConfig);
 
+/**
+ * Email (shared/email/): the queue of email events, and how mail is sent. `EMAIL_QUEUE_URL`
+ * unset: no email at all (the stream's events are not queued). In AWS the stack sets the queues,
+ * the sender and the SES configuration set when the deploy names a sender domain
+ * (docs/deploy.md "Email"); locally the runtime sets them and sends to its own SMTP server.
+ */
+export const readEmailConfig = (env: Env) => ({
+  queueUrl: setting(env, 'EMAIL_QUEUE_URL'),
+  /** Where an email job goes after its last failed attempt (and an alarm fires). */
+  deadLetterQueueUrl: setting(env, 'EMAIL_DLQ_URL'),
+  /** The From of every email (`Name <address>`); its domain is the SES identity in AWS. */
+  from: setting(env, 'EMAIL_FROM'),
+  /** The SES configuration set whose events (bounces, complaints) reach the bounce recorder. */
+  sesConfigurationSet: setting(env, 'EMAIL_SES_CONFIGURATION_SET'),
+  /** The SES region, when it is not the functions' own (unset: the SDK's, AWS_REGION in Lambda). */
+  sesRegion: setting(env, 'EMAIL_SES_REGION'),
+  /** Attempts to send one email before its job is dead-lettered. */
+  maxAttempts: setting(env, 'EMAIL_MAX_ATTEMPTS'),
+  /** The first retry's delay; each next one doubles (at most 12 hours). */
+  retryBaseSeconds: setting(env, 'EMAIL_RETRY_BASE_SECONDS'),
+  /** Callbacks failing for an order this long tell the merchant (once per order). */
+  callbackAlertSeconds: setting(env, 'EMAIL_CALLBACK_ALERT_SECONDS'),
+});
+export const emailConfig = section(readEmailConfig);
+
 /** The SQS client (shared/aws/sqs.ts): the emulator's endpoint locally and in tests; unset on AWS. */
 export const readSqsConfig = (env: Env) => ({ endpoint: setting(env, 'SQS_ENDPOINT') });
 export const sqsConfig = section(readSqsConfig);

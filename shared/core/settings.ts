@@ -69,6 +69,15 @@ export const SETTINGS = {
   API_BURST_LIMIT: deploy('positive', 'burst of all clients together: stage default and each read route', { default: 1000 }),
   API_WRITE_RATE_LIMIT: deploy('positive', 'requests per second of all clients together on each write route', { default: 200 }),
   API_WRITE_BURST_LIMIT: deploy('positive', 'burst of all clients together on each write route', { default: 400 }),
+  EMAIL_DOMAIN: deploy('string', 'sender domain of merchant and buyer email (an SES identity; DKIM records in docs/deploy.md); unset: no email'),
+  EMAIL_FROM: deploy('string', 'From of every email, at EMAIL_DOMAIN (locally: no-reply@localhost)', { default: 'Crypto Pay Orders <no-reply@localhost>', defaultText: '"Crypto Pay Orders <no-reply@<EMAIL_DOMAIN>>"' }),
+  EMAIL_SES_REGION: deploy('string', "SES region, when not the stack's (SES must be out of its sandbox there)", { defaultText: "the stack's region" }),
+  EMAIL_QUEUE_URL: stackSet('string', 'the queue of email jobs; unset: no email at all (the stream\'s events are not queued)'),
+  EMAIL_DLQ_URL: stackSet('string', 'where an email job goes after its last failed attempt (an alarm fires)'),
+  EMAIL_SES_CONFIGURATION_SET: stackSet('string', 'the SES configuration set whose bounces and complaints reach the bounce recorder'),
+  EMAIL_MAX_ATTEMPTS: operator('positive', 'attempts to send one email before its job is dead-lettered', { default: 8 }),
+  EMAIL_RETRY_BASE_SECONDS: operator('positive', "an email's first retry delay; each next one doubles (at most 12 hours)", { default: 60 }),
+  EMAIL_CALLBACK_ALERT_SECONDS: operator('positive', 'callbacks failing for an order this long tell the merchant by email (once per order)', { default: 3600 }),
   ALARM_EMAIL: deploy('string', 'e-mail address subscribed to the alarm topic'),
 
   // The table, queues and what the stack or Lambda sets.

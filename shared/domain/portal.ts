@@ -1,3 +1,5 @@
+import type { EmailPreferences } from '#shared/domain/email';
+
 /**
  * The merchant portal's people and credentials. A portal user belongs to one merchant with one
  * role; every portal route authorizes session -> user -> merchant -> role (DESIGN.md section 10).
@@ -33,6 +35,8 @@ export interface PortalUser {
   disabled?: boolean;
   /** Set when an owner removed the user from the team (the user is disabled too: no session, no sign-in). */
   removed_at?: string;
+  /** What email the user gets, and where (absent: none until the user gives an address). */
+  email_preferences?: Partial<EmailPreferences>;
 }
 
 /** A registered passkey (WebAuthn credential) of a user. */

@@ -112,6 +112,9 @@ const PORTAL_ROUTES: readonly Route[] = (
     { method: 'POST', path: '/v1/portal/settings/preview', fn: 'portal-preview-keys', access: 'read' },
     { method: 'POST', path: '/v1/portal/settings', fn: 'portal-change-settings', access: 'write' },
     { method: 'GET', path: '/v1/portal/audit', fn: 'portal-audit-log', access: 'read' },
+    // The user's own email preferences (every role).
+    { method: 'GET', path: '/v1/portal/email-preferences', fn: 'portal-get-email-preferences', access: 'read' },
+    { method: 'POST', path: '/v1/portal/email-preferences', fn: 'portal-change-email-preferences', access: 'write' },
     // Payment links (owners and developers change them; viewers read).
     { method: 'GET', path: '/v1/portal/links', fn: 'portal-list-links', access: 'read' },
     { method: 'POST', path: '/v1/portal/links', fn: 'portal-create-link', access: 'write' },

@@ -6,7 +6,7 @@
 import type { ValidateFunction } from 'ajv';
 import type { PayCheckoutBody } from '#shared/schemas/pay';
 import type { CreateLinkBody, LinkOrderBody, ListLinksQuery, UpdateLinkBody } from '#shared/schemas/payment-links';
-import type { AuditQuery, InviteMemberBody, KeyPreviewBody, MemberRoleBody, PasskeyAnswerBody, PortalOrdersQuery, RecoveryCodeBody, RollSecretBody, SettingsBody, SignOutBody, TokenNameBody } from '#shared/schemas/portal';
+import type { AuditQuery, EmailPreferencesBody, InviteMemberBody, KeyPreviewBody, MemberRoleBody, PasskeyAnswerBody, PortalOrdersQuery, RecoveryCodeBody, RollSecretBody, SettingsBody, SignOutBody, TokenNameBody } from '#shared/schemas/portal';
 import type { PayRefundAddressBody, PayRefundBody, PortalRefundsQuery, RefundLinkBody, RefundOrderBody, RefundTxidBody } from '#shared/schemas/refunds';
 import type { CheckoutOrderBody, CreateOrderInput, ListOrdersQuery, OrderActionBody, SandboxPayBody, SandboxRefundBody } from '#shared/schemas/orders';
 import runtime_ucs2length_module from 'ajv/dist/runtime/ucs2length.js';
@@ -2883,53 +2883,51 @@ return errors === 0;
 return validate13;
 })() as ValidateFunction<PortalRefundsQuery>;
 
-/** The CreateLinkBody schema. */
-export const createLinkBody = /* @__PURE__ */ (() => {
-const schema31 = {"$id":"CreateLinkBody","type":"object","additionalProperties":false,"required":["title"],"properties":{"title":{"type":"string","minLength":1,"maxLength":200,"description":"What the buyer pays for: the link page's heading and each order's title."},"description":{"type":"string","maxLength":800,"description":"Shown under the title; each order's description."},"currencies":{"type":"array","minItems":1,"maxItems":22,"uniqueItems":true,"items":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20","USDT_TRC20","USDT_ARB","USDT_BNB","USDT_CELO","USDC_ARB","USDC_SOL","USDC_BASE","USDC_POL","CUSD","ETH_ARB","ETH_BASE"]},"description":"The pay currencies offered, among those the merchant can be paid in. Default: all of them."},"quantity":{"type":"integer","minimum":1,"maximum":1000000,"description":"Units to sell. A buyer who picks a currency holds one until the order is paid (sold) or expires or is canceled unpaid (given back). Default: no limit."},"expires_at":{"type":"string","maxLength":40,"pattern":"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$","description":"No new order after this time (ISO 8601, in the future). Default: never."},"success_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Where the buyer goes once paid."},"callback_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Each order's callback_url: a signed POST on its status changes."},"ask_email":{"type":"boolean","description":"Ask the buyer for an email address (kept as the order's email, for the receipt). Default false."},"price_amount":{"type":["number","string"],"maxLength":40,"description":"A fixed price in price_currency. Or min_amount and max_amount: the buyer chooses."},"min_amount":{"type":["number","string"],"maxLength":40,"description":"The least a buyer may choose to pay (with max_amount; not with price_amount)."},"max_amount":{"type":["number","string"],"maxLength":40,"description":"The most a buyer may choose to pay."},"price_currency":{"type":"string","enum":["USD","CNY","EUR","GBP","HKD","SGD","CAD","AUD","JPY","USDT","USDC"],"default":"USD","description":"A fiat or stable currency. Default USD."},"single_use":{"type":"boolean","description":"One buyer only: the same as quantity 1."}}};
-const func48 = Object.prototype.hasOwnProperty;
+/** The PortalEmailPreferencesBody schema. */
+export const portalEmailPreferencesBody = /* @__PURE__ */ (() => {
+const schema31 = {"$id":"PortalEmailPreferencesBody","type":"object","required":["address","language","payments","topics"],"additionalProperties":false,"properties":{"address":{"type":"string","maxLength":254,"pattern":"^$|^[^\\s@<>,;\"]+@[^\\s@<>,;\"]+\\.[^\\s@<>,;\"]+$","description":"Where this user's email goes; an empty string sends none."},"language":{"type":"string","enum":["en","zh"]},"payments":{"type":"string","enum":["each","daily","off"],"description":"each: one email per paid order; daily: one summary a day (UTC); off."},"topics":{"type":"object","required":["unresolved","callbacks","refund_address","new_passkey","team"],"additionalProperties":false,"properties":{"unresolved":{"type":"boolean","description":"An order became UNRESOLVED (a payment did not match)."},"callbacks":{"type":"boolean","description":"An order's callbacks failing for an hour, or given up (dead-lettered)."},"refund_address":{"type":"boolean","description":"A buyer set the address of a refund."},"new_passkey":{"type":"boolean","description":"A passkey added, or a first sign-in with one."},"team":{"type":"boolean","description":"A member invited, joined, removed or given another role."}}}}};
 const func2 = runtime_ucs2length;
-const pattern19 = new RegExp("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$", "u");
-const formats0 = FORMATS["http-url"];
+const pattern19 = new RegExp("^$|^[^\\s@<>,;\"]+@[^\\s@<>,;\"]+\\.[^\\s@<>,;\"]+$", "u");
 
 function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="CreateLinkBody" */;
+/*# sourceURL="PortalEmailPreferencesBody" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((data.title === undefined) && (missing0 = "title")){
+if(((((data.address === undefined) && (missing0 = "address")) || ((data.language === undefined) && (missing0 = "language"))) || ((data.payments === undefined) && (missing0 = "payments"))) || ((data.topics === undefined) && (missing0 = "topics"))){
 validate30.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func48.call(schema31.properties, key0))){
+if(!((((key0 === "address") || (key0 === "language")) || (key0 === "payments")) || (key0 === "topics"))){
 validate30.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
 if(_errs1 === errors){
-if(data.title !== undefined){
-let data0 = data.title;
+if(data.address !== undefined){
+let data0 = data.address;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func2(data0) > 200){
-validate30.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+if(func2(data0) > 254){
+validate30.errors = [{instancePath:instancePath+"/address",schemaPath:"#/properties/address/maxLength",keyword:"maxLength",params:{limit: 254},message:"must NOT have more than 254 characters"}];
 return false;
 }
 else {
-if(func2(data0) < 1){
-validate30.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(!pattern19.test(data0)){
+validate30.errors = [{instancePath:instancePath+"/address",schemaPath:"#/properties/address/pattern",keyword:"pattern",params:{pattern: "^$|^[^\\s@<>,;\"]+@[^\\s@<>,;\"]+\\.[^\\s@<>,;\"]+$"},message:"must match pattern \""+"^$|^[^\\s@<>,;\"]+@[^\\s@<>,;\"]+\\.[^\\s@<>,;\"]+$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate30.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate30.errors = [{instancePath:instancePath+"/address",schemaPath:"#/properties/address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2939,20 +2937,16 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.description !== undefined){
-let data1 = data.description;
+if(data.language !== undefined){
+let data1 = data.language;
 const _errs4 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if(func2(data1) > 800){
-validate30.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 800},message:"must NOT have more than 800 characters"}];
+if(typeof data1 !== "string"){
+validate30.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-}
-else {
-validate30.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(!((data1 === "en") || (data1 === "zh"))){
+validate30.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/enum",keyword:"enum",params:{allowedValues: schema31.properties.language.enum},message:"must be equal to one of the allowed values"}];
 return false;
-}
 }
 var valid0 = _errs4 === errors;
 }
@@ -2960,66 +2954,16 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.currencies !== undefined){
-let data2 = data.currencies;
+if(data.payments !== undefined){
+let data2 = data.payments;
 const _errs6 = errors;
-if(errors === _errs6){
-if(Array.isArray(data2)){
-if(data2.length > 22){
-validate30.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/maxItems",keyword:"maxItems",params:{limit: 22},message:"must NOT have more than 22 items"}];
+if(typeof data2 !== "string"){
+validate30.errors = [{instancePath:instancePath+"/payments",schemaPath:"#/properties/payments/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-else {
-if(data2.length < 1){
-validate30.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+if(!(((data2 === "each") || (data2 === "daily")) || (data2 === "off"))){
+validate30.errors = [{instancePath:instancePath+"/payments",schemaPath:"#/properties/payments/enum",keyword:"enum",params:{allowedValues: schema31.properties.payments.enum},message:"must be equal to one of the allowed values"}];
 return false;
-}
-else {
-var valid1 = true;
-const len0 = data2.length;
-for(let i0=0; i0<len0; i0++){
-let data3 = data2[i0];
-const _errs8 = errors;
-if(typeof data3 !== "string"){
-validate30.errors = [{instancePath:instancePath+"/currencies/" + i0,schemaPath:"#/properties/currencies/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!((((((((((((((((((((((data3 === "ALIPAY") || (data3 === "ALIGLOBAL")) || (data3 === "WECHAT")) || (data3 === "BTC")) || (data3 === "LTC")) || (data3 === "ETH")) || (data3 === "EOS")) || (data3 === "BCH")) || (data3 === "LBTC")) || (data3 === "USDT_ERC20")) || (data3 === "USDC_ERC20")) || (data3 === "USDT_TRC20")) || (data3 === "USDT_ARB")) || (data3 === "USDT_BNB")) || (data3 === "USDT_CELO")) || (data3 === "USDC_ARB")) || (data3 === "USDC_SOL")) || (data3 === "USDC_BASE")) || (data3 === "USDC_POL")) || (data3 === "CUSD")) || (data3 === "ETH_ARB")) || (data3 === "ETH_BASE"))){
-validate30.errors = [{instancePath:instancePath+"/currencies/" + i0,schemaPath:"#/properties/currencies/items/enum",keyword:"enum",params:{allowedValues: schema31.properties.currencies.items.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid1 = _errs8 === errors;
-if(!valid1){
-break;
-}
-}
-if(valid1){
-let i1 = data2.length;
-let j0;
-if(i1 > 1){
-const indices0 = {};
-for(;i1--;){
-let item0 = data2[i1];
-if(typeof item0 !== "string"){
-continue;
-}
-if(typeof indices0[item0] == "number"){
-j0 = indices0[item0];
-validate30.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
-return false;
-break;
-}
-indices0[item0] = i1;
-}
-}
-}
-}
-}
-}
-else {
-validate30.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
 }
 var valid0 = _errs6 === errors;
 }
@@ -3027,229 +2971,101 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.quantity !== undefined){
-let data4 = data.quantity;
+if(data.topics !== undefined){
+let data3 = data.topics;
+const _errs8 = errors;
+if(errors === _errs8){
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+let missing1;
+if((((((data3.unresolved === undefined) && (missing1 = "unresolved")) || ((data3.callbacks === undefined) && (missing1 = "callbacks"))) || ((data3.refund_address === undefined) && (missing1 = "refund_address"))) || ((data3.new_passkey === undefined) && (missing1 = "new_passkey"))) || ((data3.team === undefined) && (missing1 = "team"))){
+validate30.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
 const _errs10 = errors;
-if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate30.errors = [{instancePath:instancePath+"/quantity",schemaPath:"#/properties/quantity/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+for(const key1 in data3){
+if(!(((((key1 === "unresolved") || (key1 === "callbacks")) || (key1 === "refund_address")) || (key1 === "new_passkey")) || (key1 === "team"))){
+validate30.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs10 === errors){
+if(data3.unresolved !== undefined){
+const _errs11 = errors;
+if(typeof data3.unresolved !== "boolean"){
+validate30.errors = [{instancePath:instancePath+"/topics/unresolved",schemaPath:"#/properties/topics/properties/unresolved/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-if(errors === _errs10){
-if((typeof data4 == "number") && (isFinite(data4))){
-if(data4 > 1000000 || isNaN(data4)){
-validate30.errors = [{instancePath:instancePath+"/quantity",schemaPath:"#/properties/quantity/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
-return false;
+var valid1 = _errs11 === errors;
 }
 else {
-if(data4 < 1 || isNaN(data4)){
-validate30.errors = [{instancePath:instancePath+"/quantity",schemaPath:"#/properties/quantity/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+var valid1 = true;
+}
+if(valid1){
+if(data3.callbacks !== undefined){
+const _errs13 = errors;
+if(typeof data3.callbacks !== "boolean"){
+validate30.errors = [{instancePath:instancePath+"/topics/callbacks",schemaPath:"#/properties/topics/properties/callbacks/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-}
-}
-}
-var valid0 = _errs10 === errors;
+var valid1 = _errs13 === errors;
 }
 else {
-var valid0 = true;
+var valid1 = true;
 }
-if(valid0){
-if(data.expires_at !== undefined){
-let data5 = data.expires_at;
-const _errs12 = errors;
-if(errors === _errs12){
-if(typeof data5 === "string"){
-if(func2(data5) > 40){
-validate30.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
+if(valid1){
+if(data3.refund_address !== undefined){
+const _errs15 = errors;
+if(typeof data3.refund_address !== "boolean"){
+validate30.errors = [{instancePath:instancePath+"/topics/refund_address",schemaPath:"#/properties/topics/properties/refund_address/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
+}
+var valid1 = _errs15 === errors;
 }
 else {
-if(!pattern19.test(data5)){
-validate30.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$"+"\""}];
+var valid1 = true;
+}
+if(valid1){
+if(data3.new_passkey !== undefined){
+const _errs17 = errors;
+if(typeof data3.new_passkey !== "boolean"){
+validate30.errors = [{instancePath:instancePath+"/topics/new_passkey",schemaPath:"#/properties/topics/properties/new_passkey/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-}
+var valid1 = _errs17 === errors;
 }
 else {
-validate30.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+var valid1 = true;
+}
+if(valid1){
+if(data3.team !== undefined){
+const _errs19 = errors;
+if(typeof data3.team !== "boolean"){
+validate30.errors = [{instancePath:instancePath+"/topics/team",schemaPath:"#/properties/topics/properties/team/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-}
-var valid0 = _errs12 === errors;
+var valid1 = _errs19 === errors;
 }
 else {
-var valid0 = true;
-}
-if(valid0){
-if(data.success_url !== undefined){
-let data6 = data.success_url;
-const _errs14 = errors;
-if(errors === _errs14){
-if(errors === _errs14){
-if(typeof data6 === "string"){
-if(func2(data6) > 2048){
-validate30.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
-return false;
-}
-else {
-if(!(formats0(data6))){
-validate30.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/format",keyword:"format",params:{format: "http-url"},message:"must match format \""+"http-url"+"\""}];
-return false;
+var valid1 = true;
 }
 }
 }
-else {
-validate30.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
 }
 }
-}
-var valid0 = _errs14 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.callback_url !== undefined){
-let data7 = data.callback_url;
-const _errs16 = errors;
-if(errors === _errs16){
-if(errors === _errs16){
-if(typeof data7 === "string"){
-if(func2(data7) > 2048){
-validate30.errors = [{instancePath:instancePath+"/callback_url",schemaPath:"#/properties/callback_url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
-return false;
-}
-else {
-if(!(formats0(data7))){
-validate30.errors = [{instancePath:instancePath+"/callback_url",schemaPath:"#/properties/callback_url/format",keyword:"format",params:{format: "http-url"},message:"must match format \""+"http-url"+"\""}];
-return false;
 }
 }
 }
 else {
-validate30.errors = [{instancePath:instancePath+"/callback_url",schemaPath:"#/properties/callback_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate30.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-}
-var valid0 = _errs16 === errors;
+var valid0 = _errs8 === errors;
 }
 else {
 var valid0 = true;
-}
-if(valid0){
-if(data.ask_email !== undefined){
-const _errs18 = errors;
-if(typeof data.ask_email !== "boolean"){
-validate30.errors = [{instancePath:instancePath+"/ask_email",schemaPath:"#/properties/ask_email/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid0 = _errs18 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.price_amount !== undefined){
-let data9 = data.price_amount;
-const _errs20 = errors;
-if((!((typeof data9 == "number") && (isFinite(data9)))) && (typeof data9 !== "string")){
-validate30.errors = [{instancePath:instancePath+"/price_amount",schemaPath:"#/properties/price_amount/type",keyword:"type",params:{type: schema31.properties.price_amount.type},message:"must be number,string"}];
-return false;
-}
-if(errors === _errs20){
-if(typeof data9 === "string"){
-if(func2(data9) > 40){
-validate30.errors = [{instancePath:instancePath+"/price_amount",schemaPath:"#/properties/price_amount/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
-return false;
-}
-}
-}
-var valid0 = _errs20 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.min_amount !== undefined){
-let data10 = data.min_amount;
-const _errs22 = errors;
-if((!((typeof data10 == "number") && (isFinite(data10)))) && (typeof data10 !== "string")){
-validate30.errors = [{instancePath:instancePath+"/min_amount",schemaPath:"#/properties/min_amount/type",keyword:"type",params:{type: schema31.properties.min_amount.type},message:"must be number,string"}];
-return false;
-}
-if(errors === _errs22){
-if(typeof data10 === "string"){
-if(func2(data10) > 40){
-validate30.errors = [{instancePath:instancePath+"/min_amount",schemaPath:"#/properties/min_amount/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
-return false;
-}
-}
-}
-var valid0 = _errs22 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.max_amount !== undefined){
-let data11 = data.max_amount;
-const _errs24 = errors;
-if((!((typeof data11 == "number") && (isFinite(data11)))) && (typeof data11 !== "string")){
-validate30.errors = [{instancePath:instancePath+"/max_amount",schemaPath:"#/properties/max_amount/type",keyword:"type",params:{type: schema31.properties.max_amount.type},message:"must be number,string"}];
-return false;
-}
-if(errors === _errs24){
-if(typeof data11 === "string"){
-if(func2(data11) > 40){
-validate30.errors = [{instancePath:instancePath+"/max_amount",schemaPath:"#/properties/max_amount/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
-return false;
-}
-}
-}
-var valid0 = _errs24 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.price_currency !== undefined){
-let data12 = data.price_currency;
-const _errs26 = errors;
-if(typeof data12 !== "string"){
-validate30.errors = [{instancePath:instancePath+"/price_currency",schemaPath:"#/properties/price_currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(((((((((((data12 === "USD") || (data12 === "CNY")) || (data12 === "EUR")) || (data12 === "GBP")) || (data12 === "HKD")) || (data12 === "SGD")) || (data12 === "CAD")) || (data12 === "AUD")) || (data12 === "JPY")) || (data12 === "USDT")) || (data12 === "USDC"))){
-validate30.errors = [{instancePath:instancePath+"/price_currency",schemaPath:"#/properties/price_currency/enum",keyword:"enum",params:{allowedValues: schema31.properties.price_currency.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs26 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.single_use !== undefined){
-const _errs28 = errors;
-if(typeof data.single_use !== "boolean"){
-validate30.errors = [{instancePath:instancePath+"/single_use",schemaPath:"#/properties/single_use/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid0 = _errs28 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
 }
 }
 }
@@ -3266,30 +3082,31 @@ validate30.errors = vErrors;
 return errors === 0;
 }
 return validate30;
-})() as ValidateFunction<CreateLinkBody>;
+})() as ValidateFunction<EmailPreferencesBody>;
 
-/** The UpdateLinkBody schema. */
-export const updateLinkBody = /* @__PURE__ */ (() => {
-const schema32 = {"$id":"UpdateLinkBody","type":"object","additionalProperties":false,"minProperties":1,"properties":{"title":{"type":"string","minLength":1,"maxLength":200,"description":"What the buyer pays for: the link page's heading and each order's title."},"description":{"type":"string","maxLength":800,"description":"Shown under the title; each order's description."},"currencies":{"type":"array","minItems":1,"maxItems":22,"uniqueItems":true,"items":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20","USDT_TRC20","USDT_ARB","USDT_BNB","USDT_CELO","USDC_ARB","USDC_SOL","USDC_BASE","USDC_POL","CUSD","ETH_ARB","ETH_BASE"]},"description":"The pay currencies offered, among those the merchant can be paid in. Default: all of them."},"quantity":{"type":"integer","minimum":1,"maximum":1000000,"description":"Units to sell. A buyer who picks a currency holds one until the order is paid (sold) or expires or is canceled unpaid (given back). Default: no limit."},"expires_at":{"type":"string","maxLength":40,"pattern":"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$","description":"No new order after this time (ISO 8601, in the future). Default: never."},"success_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Where the buyer goes once paid."},"callback_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Each order's callback_url: a signed POST on its status changes."},"ask_email":{"type":"boolean","description":"Ask the buyer for an email address (kept as the order's email, for the receipt). Default false."},"enabled":{"type":"boolean","description":"false: the link takes no new order (its page says so); true: it takes them again."},"remove":{"type":"array","maxItems":3,"uniqueItems":true,"items":{"type":"string","enum":["currencies","quantity","expires_at"]},"description":"Optional settings to take away: every currency offered again, no quantity limit, no expiry."}}};
-const func48 = Object.prototype.hasOwnProperty;
+/** The CreateLinkBody schema. */
+export const createLinkBody = /* @__PURE__ */ (() => {
+const schema32 = {"$id":"CreateLinkBody","type":"object","additionalProperties":false,"required":["title"],"properties":{"title":{"type":"string","minLength":1,"maxLength":200,"description":"What the buyer pays for: the link page's heading and each order's title."},"description":{"type":"string","maxLength":800,"description":"Shown under the title; each order's description."},"currencies":{"type":"array","minItems":1,"maxItems":22,"uniqueItems":true,"items":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20","USDT_TRC20","USDT_ARB","USDT_BNB","USDT_CELO","USDC_ARB","USDC_SOL","USDC_BASE","USDC_POL","CUSD","ETH_ARB","ETH_BASE"]},"description":"The pay currencies offered, among those the merchant can be paid in. Default: all of them."},"quantity":{"type":"integer","minimum":1,"maximum":1000000,"description":"Units to sell. A buyer who picks a currency holds one until the order is paid (sold) or expires or is canceled unpaid (given back). Default: no limit."},"expires_at":{"type":"string","maxLength":40,"pattern":"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$","description":"No new order after this time (ISO 8601, in the future). Default: never."},"success_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Where the buyer goes once paid."},"callback_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Each order's callback_url: a signed POST on its status changes."},"ask_email":{"type":"boolean","description":"Ask the buyer for an email address (kept as the order's email, for the receipt). Default false."},"price_amount":{"type":["number","string"],"maxLength":40,"description":"A fixed price in price_currency. Or min_amount and max_amount: the buyer chooses."},"min_amount":{"type":["number","string"],"maxLength":40,"description":"The least a buyer may choose to pay (with max_amount; not with price_amount)."},"max_amount":{"type":["number","string"],"maxLength":40,"description":"The most a buyer may choose to pay."},"price_currency":{"type":"string","enum":["USD","CNY","EUR","GBP","HKD","SGD","CAD","AUD","JPY","USDT","USDC"],"default":"USD","description":"A fiat or stable currency. Default USD."},"single_use":{"type":"boolean","description":"One buyer only: the same as quantity 1."}}};
+const func49 = Object.prototype.hasOwnProperty;
 const func2 = runtime_ucs2length;
-const pattern19 = new RegExp("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$", "u");
+const pattern20 = new RegExp("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$", "u");
 const formats0 = FORMATS["http-url"];
 
 function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="UpdateLinkBody" */;
+/*# sourceURL="CreateLinkBody" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(Object.keys(data).length < 1){
-validate31.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
+let missing0;
+if((data.title === undefined) && (missing0 = "title")){
+validate31.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func48.call(schema32.properties, key0))){
+if(!(func49.call(schema32.properties, key0))){
 validate31.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -3448,7 +3265,7 @@ validate31.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/prop
 return false;
 }
 else {
-if(!pattern19.test(data5)){
+if(!pattern20.test(data5)){
 validate31.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$"+"\""}];
 return false;
 }
@@ -3535,11 +3352,20 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.enabled !== undefined){
+if(data.price_amount !== undefined){
+let data9 = data.price_amount;
 const _errs20 = errors;
-if(typeof data.enabled !== "boolean"){
-validate31.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+if((!((typeof data9 == "number") && (isFinite(data9)))) && (typeof data9 !== "string")){
+validate31.errors = [{instancePath:instancePath+"/price_amount",schemaPath:"#/properties/price_amount/type",keyword:"type",params:{type: schema32.properties.price_amount.type},message:"must be number,string"}];
 return false;
+}
+if(errors === _errs20){
+if(typeof data9 === "string"){
+if(func2(data9) > 40){
+validate31.errors = [{instancePath:instancePath+"/price_amount",schemaPath:"#/properties/price_amount/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
+return false;
+}
+}
 }
 var valid0 = _errs20 === errors;
 }
@@ -3547,65 +3373,78 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.remove !== undefined){
-let data10 = data.remove;
+if(data.min_amount !== undefined){
+let data10 = data.min_amount;
 const _errs22 = errors;
+if((!((typeof data10 == "number") && (isFinite(data10)))) && (typeof data10 !== "string")){
+validate31.errors = [{instancePath:instancePath+"/min_amount",schemaPath:"#/properties/min_amount/type",keyword:"type",params:{type: schema32.properties.min_amount.type},message:"must be number,string"}];
+return false;
+}
 if(errors === _errs22){
-if(Array.isArray(data10)){
-if(data10.length > 3){
-validate31.errors = [{instancePath:instancePath+"/remove",schemaPath:"#/properties/remove/maxItems",keyword:"maxItems",params:{limit: 3},message:"must NOT have more than 3 items"}];
+if(typeof data10 === "string"){
+if(func2(data10) > 40){
+validate31.errors = [{instancePath:instancePath+"/min_amount",schemaPath:"#/properties/min_amount/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
 return false;
 }
-else {
-var valid3 = true;
-const len1 = data10.length;
-for(let i2=0; i2<len1; i2++){
-let data11 = data10[i2];
-const _errs24 = errors;
-if(typeof data11 !== "string"){
-validate31.errors = [{instancePath:instancePath+"/remove/" + i2,schemaPath:"#/properties/remove/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(((data11 === "currencies") || (data11 === "quantity")) || (data11 === "expires_at"))){
-validate31.errors = [{instancePath:instancePath+"/remove/" + i2,schemaPath:"#/properties/remove/items/enum",keyword:"enum",params:{allowedValues: schema32.properties.remove.items.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid3 = _errs24 === errors;
-if(!valid3){
-break;
-}
-}
-if(valid3){
-let i3 = data10.length;
-let j1;
-if(i3 > 1){
-const indices1 = {};
-for(;i3--;){
-let item1 = data10[i3];
-if(typeof item1 !== "string"){
-continue;
-}
-if(typeof indices1[item1] == "number"){
-j1 = indices1[item1];
-validate31.errors = [{instancePath:instancePath+"/remove",schemaPath:"#/properties/remove/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)"}];
-return false;
-break;
-}
-indices1[item1] = i3;
-}
-}
-}
-}
-}
-else {
-validate31.errors = [{instancePath:instancePath+"/remove",schemaPath:"#/properties/remove/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
 }
 }
 var valid0 = _errs22 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.max_amount !== undefined){
+let data11 = data.max_amount;
+const _errs24 = errors;
+if((!((typeof data11 == "number") && (isFinite(data11)))) && (typeof data11 !== "string")){
+validate31.errors = [{instancePath:instancePath+"/max_amount",schemaPath:"#/properties/max_amount/type",keyword:"type",params:{type: schema32.properties.max_amount.type},message:"must be number,string"}];
+return false;
+}
+if(errors === _errs24){
+if(typeof data11 === "string"){
+if(func2(data11) > 40){
+validate31.errors = [{instancePath:instancePath+"/max_amount",schemaPath:"#/properties/max_amount/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
+return false;
+}
+}
+}
+var valid0 = _errs24 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.price_currency !== undefined){
+let data12 = data.price_currency;
+const _errs26 = errors;
+if(typeof data12 !== "string"){
+validate31.errors = [{instancePath:instancePath+"/price_currency",schemaPath:"#/properties/price_currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((((((((((data12 === "USD") || (data12 === "CNY")) || (data12 === "EUR")) || (data12 === "GBP")) || (data12 === "HKD")) || (data12 === "SGD")) || (data12 === "CAD")) || (data12 === "AUD")) || (data12 === "JPY")) || (data12 === "USDT")) || (data12 === "USDC"))){
+validate31.errors = [{instancePath:instancePath+"/price_currency",schemaPath:"#/properties/price_currency/enum",keyword:"enum",params:{allowedValues: schema32.properties.price_currency.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs26 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.single_use !== undefined){
+const _errs28 = errors;
+if(typeof data.single_use !== "boolean"){
+validate31.errors = [{instancePath:instancePath+"/single_use",schemaPath:"#/properties/single_use/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs28 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
 }
 }
 }
@@ -3628,6 +3467,368 @@ validate31.errors = vErrors;
 return errors === 0;
 }
 return validate31;
+})() as ValidateFunction<CreateLinkBody>;
+
+/** The UpdateLinkBody schema. */
+export const updateLinkBody = /* @__PURE__ */ (() => {
+const schema33 = {"$id":"UpdateLinkBody","type":"object","additionalProperties":false,"minProperties":1,"properties":{"title":{"type":"string","minLength":1,"maxLength":200,"description":"What the buyer pays for: the link page's heading and each order's title."},"description":{"type":"string","maxLength":800,"description":"Shown under the title; each order's description."},"currencies":{"type":"array","minItems":1,"maxItems":22,"uniqueItems":true,"items":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20","USDT_TRC20","USDT_ARB","USDT_BNB","USDT_CELO","USDC_ARB","USDC_SOL","USDC_BASE","USDC_POL","CUSD","ETH_ARB","ETH_BASE"]},"description":"The pay currencies offered, among those the merchant can be paid in. Default: all of them."},"quantity":{"type":"integer","minimum":1,"maximum":1000000,"description":"Units to sell. A buyer who picks a currency holds one until the order is paid (sold) or expires or is canceled unpaid (given back). Default: no limit."},"expires_at":{"type":"string","maxLength":40,"pattern":"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$","description":"No new order after this time (ISO 8601, in the future). Default: never."},"success_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Where the buyer goes once paid."},"callback_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Each order's callback_url: a signed POST on its status changes."},"ask_email":{"type":"boolean","description":"Ask the buyer for an email address (kept as the order's email, for the receipt). Default false."},"enabled":{"type":"boolean","description":"false: the link takes no new order (its page says so); true: it takes them again."},"remove":{"type":"array","maxItems":3,"uniqueItems":true,"items":{"type":"string","enum":["currencies","quantity","expires_at"]},"description":"Optional settings to take away: every currency offered again, no quantity limit, no expiry."}}};
+const func49 = Object.prototype.hasOwnProperty;
+const func2 = runtime_ucs2length;
+const pattern20 = new RegExp("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$", "u");
+const formats0 = FORMATS["http-url"];
+
+function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="UpdateLinkBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length < 1){
+validate32.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(func49.call(schema33.properties, key0))){
+validate32.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.title !== undefined){
+let data0 = data.title;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 200){
+validate32.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+return false;
+}
+else {
+if(func2(data0) < 1){
+validate32.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+else {
+validate32.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.description !== undefined){
+let data1 = data.description;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func2(data1) > 800){
+validate32.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 800},message:"must NOT have more than 800 characters"}];
+return false;
+}
+}
+else {
+validate32.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.currencies !== undefined){
+let data2 = data.currencies;
+const _errs6 = errors;
+if(errors === _errs6){
+if(Array.isArray(data2)){
+if(data2.length > 22){
+validate32.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/maxItems",keyword:"maxItems",params:{limit: 22},message:"must NOT have more than 22 items"}];
+return false;
+}
+else {
+if(data2.length < 1){
+validate32.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+return false;
+}
+else {
+var valid1 = true;
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+validate32.errors = [{instancePath:instancePath+"/currencies/" + i0,schemaPath:"#/properties/currencies/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((((((((((((((((((((((data3 === "ALIPAY") || (data3 === "ALIGLOBAL")) || (data3 === "WECHAT")) || (data3 === "BTC")) || (data3 === "LTC")) || (data3 === "ETH")) || (data3 === "EOS")) || (data3 === "BCH")) || (data3 === "LBTC")) || (data3 === "USDT_ERC20")) || (data3 === "USDC_ERC20")) || (data3 === "USDT_TRC20")) || (data3 === "USDT_ARB")) || (data3 === "USDT_BNB")) || (data3 === "USDT_CELO")) || (data3 === "USDC_ARB")) || (data3 === "USDC_SOL")) || (data3 === "USDC_BASE")) || (data3 === "USDC_POL")) || (data3 === "CUSD")) || (data3 === "ETH_ARB")) || (data3 === "ETH_BASE"))){
+validate32.errors = [{instancePath:instancePath+"/currencies/" + i0,schemaPath:"#/properties/currencies/items/enum",keyword:"enum",params:{allowedValues: schema33.properties.currencies.items.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid1 = _errs8 === errors;
+if(!valid1){
+break;
+}
+}
+if(valid1){
+let i1 = data2.length;
+let j0;
+if(i1 > 1){
+const indices0 = {};
+for(;i1--;){
+let item0 = data2[i1];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+validate32.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
+return false;
+break;
+}
+indices0[item0] = i1;
+}
+}
+}
+}
+}
+}
+else {
+validate32.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.quantity !== undefined){
+let data4 = data.quantity;
+const _errs10 = errors;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+validate32.errors = [{instancePath:instancePath+"/quantity",schemaPath:"#/properties/quantity/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs10){
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 > 1000000 || isNaN(data4)){
+validate32.errors = [{instancePath:instancePath+"/quantity",schemaPath:"#/properties/quantity/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
+return false;
+}
+else {
+if(data4 < 1 || isNaN(data4)){
+validate32.errors = [{instancePath:instancePath+"/quantity",schemaPath:"#/properties/quantity/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.expires_at !== undefined){
+let data5 = data.expires_at;
+const _errs12 = errors;
+if(errors === _errs12){
+if(typeof data5 === "string"){
+if(func2(data5) > 40){
+validate32.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
+return false;
+}
+else {
+if(!pattern20.test(data5)){
+validate32.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate32.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.success_url !== undefined){
+let data6 = data.success_url;
+const _errs14 = errors;
+if(errors === _errs14){
+if(errors === _errs14){
+if(typeof data6 === "string"){
+if(func2(data6) > 2048){
+validate32.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
+return false;
+}
+else {
+if(!(formats0(data6))){
+validate32.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/format",keyword:"format",params:{format: "http-url"},message:"must match format \""+"http-url"+"\""}];
+return false;
+}
+}
+}
+else {
+validate32.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.callback_url !== undefined){
+let data7 = data.callback_url;
+const _errs16 = errors;
+if(errors === _errs16){
+if(errors === _errs16){
+if(typeof data7 === "string"){
+if(func2(data7) > 2048){
+validate32.errors = [{instancePath:instancePath+"/callback_url",schemaPath:"#/properties/callback_url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
+return false;
+}
+else {
+if(!(formats0(data7))){
+validate32.errors = [{instancePath:instancePath+"/callback_url",schemaPath:"#/properties/callback_url/format",keyword:"format",params:{format: "http-url"},message:"must match format \""+"http-url"+"\""}];
+return false;
+}
+}
+}
+else {
+validate32.errors = [{instancePath:instancePath+"/callback_url",schemaPath:"#/properties/callback_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs16 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.ask_email !== undefined){
+const _errs18 = errors;
+if(typeof data.ask_email !== "boolean"){
+validate32.errors = [{instancePath:instancePath+"/ask_email",schemaPath:"#/properties/ask_email/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs18 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.enabled !== undefined){
+const _errs20 = errors;
+if(typeof data.enabled !== "boolean"){
+validate32.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs20 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.remove !== undefined){
+let data10 = data.remove;
+const _errs22 = errors;
+if(errors === _errs22){
+if(Array.isArray(data10)){
+if(data10.length > 3){
+validate32.errors = [{instancePath:instancePath+"/remove",schemaPath:"#/properties/remove/maxItems",keyword:"maxItems",params:{limit: 3},message:"must NOT have more than 3 items"}];
+return false;
+}
+else {
+var valid3 = true;
+const len1 = data10.length;
+for(let i2=0; i2<len1; i2++){
+let data11 = data10[i2];
+const _errs24 = errors;
+if(typeof data11 !== "string"){
+validate32.errors = [{instancePath:instancePath+"/remove/" + i2,schemaPath:"#/properties/remove/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((data11 === "currencies") || (data11 === "quantity")) || (data11 === "expires_at"))){
+validate32.errors = [{instancePath:instancePath+"/remove/" + i2,schemaPath:"#/properties/remove/items/enum",keyword:"enum",params:{allowedValues: schema33.properties.remove.items.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid3 = _errs24 === errors;
+if(!valid3){
+break;
+}
+}
+if(valid3){
+let i3 = data10.length;
+let j1;
+if(i3 > 1){
+const indices1 = {};
+for(;i3--;){
+let item1 = data10[i3];
+if(typeof item1 !== "string"){
+continue;
+}
+if(typeof indices1[item1] == "number"){
+j1 = indices1[item1];
+validate32.errors = [{instancePath:instancePath+"/remove",schemaPath:"#/properties/remove/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)"}];
+return false;
+break;
+}
+indices1[item1] = i3;
+}
+}
+}
+}
+}
+else {
+validate32.errors = [{instancePath:instancePath+"/remove",schemaPath:"#/properties/remove/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs22 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate32.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate32.errors = vErrors;
+return errors === 0;
+}
+return validate32;
 })() as ValidateFunction<UpdateLinkBody>;
 
 /** The ListLinksQuery schema (coerces query strings). */
@@ -3750,11 +3951,11 @@ return validate14;
 
 /** The LinkOrderBody schema. */
 export const linkOrderBody = /* @__PURE__ */ (() => {
-const schema33 = {"$id":"LinkOrderBody","type":"object","additionalProperties":false,"required":["pay_currency"],"properties":{"pay_currency":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20","USDT_TRC20","USDT_ARB","USDT_BNB","USDT_CELO","USDC_ARB","USDC_SOL","USDC_BASE","USDC_POL","CUSD","ETH_ARB","ETH_BASE"],"description":"One of the link page answer's `currencies`."},"amount":{"type":["number","string"],"maxLength":40,"description":"Links where the buyer chooses: the amount, in the link's price_currency, within its bounds."},"email":{"type":"string","maxLength":254,"pattern":"^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$","description":"Links that ask for it: the buyer's email address."}}};
+const schema34 = {"$id":"LinkOrderBody","type":"object","additionalProperties":false,"required":["pay_currency"],"properties":{"pay_currency":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20","USDT_TRC20","USDT_ARB","USDT_BNB","USDT_CELO","USDC_ARB","USDC_SOL","USDC_BASE","USDC_POL","CUSD","ETH_ARB","ETH_BASE"],"description":"One of the link page answer's `currencies`."},"amount":{"type":["number","string"],"maxLength":40,"description":"Links where the buyer chooses: the amount, in the link's price_currency, within its bounds."},"email":{"type":"string","maxLength":254,"pattern":"^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$","description":"Links that ask for it: the buyer's email address."}}};
 const func2 = runtime_ucs2length;
-const pattern21 = new RegExp("^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$", "u");
+const pattern22 = new RegExp("^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$", "u");
 
-function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="LinkOrderBody" */;
 let vErrors = null;
 let errors = 0;
@@ -3762,14 +3963,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.pay_currency === undefined) && (missing0 = "pay_currency")){
-validate32.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate33.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "pay_currency") || (key0 === "amount")) || (key0 === "email"))){
-validate32.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate33.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3779,11 +3980,11 @@ if(data.pay_currency !== undefined){
 let data0 = data.pay_currency;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate32.errors = [{instancePath:instancePath+"/pay_currency",schemaPath:"#/properties/pay_currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate33.errors = [{instancePath:instancePath+"/pay_currency",schemaPath:"#/properties/pay_currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((((((((((((((((((((((data0 === "ALIPAY") || (data0 === "ALIGLOBAL")) || (data0 === "WECHAT")) || (data0 === "BTC")) || (data0 === "LTC")) || (data0 === "ETH")) || (data0 === "EOS")) || (data0 === "BCH")) || (data0 === "LBTC")) || (data0 === "USDT_ERC20")) || (data0 === "USDC_ERC20")) || (data0 === "USDT_TRC20")) || (data0 === "USDT_ARB")) || (data0 === "USDT_BNB")) || (data0 === "USDT_CELO")) || (data0 === "USDC_ARB")) || (data0 === "USDC_SOL")) || (data0 === "USDC_BASE")) || (data0 === "USDC_POL")) || (data0 === "CUSD")) || (data0 === "ETH_ARB")) || (data0 === "ETH_BASE"))){
-validate32.errors = [{instancePath:instancePath+"/pay_currency",schemaPath:"#/properties/pay_currency/enum",keyword:"enum",params:{allowedValues: schema33.properties.pay_currency.enum},message:"must be equal to one of the allowed values"}];
+validate33.errors = [{instancePath:instancePath+"/pay_currency",schemaPath:"#/properties/pay_currency/enum",keyword:"enum",params:{allowedValues: schema34.properties.pay_currency.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -3796,13 +3997,13 @@ if(data.amount !== undefined){
 let data1 = data.amount;
 const _errs4 = errors;
 if((!((typeof data1 == "number") && (isFinite(data1)))) && (typeof data1 !== "string")){
-validate32.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: schema33.properties.amount.type},message:"must be number,string"}];
+validate33.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: schema34.properties.amount.type},message:"must be number,string"}];
 return false;
 }
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func2(data1) > 40){
-validate32.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
+validate33.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
 return false;
 }
 }
@@ -3819,18 +4020,18 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(func2(data2) > 254){
-validate32.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/maxLength",keyword:"maxLength",params:{limit: 254},message:"must NOT have more than 254 characters"}];
+validate33.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/maxLength",keyword:"maxLength",params:{limit: 254},message:"must NOT have more than 254 characters"}];
 return false;
 }
 else {
-if(!pattern21.test(data2)){
-validate32.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/pattern",keyword:"pattern",params:{pattern: "^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$"},message:"must match pattern \""+"^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$"+"\""}];
+if(!pattern22.test(data2)){
+validate33.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/pattern",keyword:"pattern",params:{pattern: "^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$"},message:"must match pattern \""+"^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate32.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate33.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3845,12 +4046,12 @@ var valid0 = true;
 }
 }
 else {
-validate32.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate33.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate32.errors = vErrors;
+validate33.errors = vErrors;
 return errors === 0;
 }
-return validate32;
+return validate33;
 })() as ValidateFunction<LinkOrderBody>;

@@ -331,6 +331,17 @@ export const portalLinkPageSchema = answer('PortalLinkPage', 'A payment link wit
   orders: { type: 'array', items: portalOrderRowSchema },
 });
 export type PortalLinkPage = FromSchema<typeof portalLinkPageSchema>;
+export const portalEmailPreferencesSchema = answer("PortalEmailPreferences", "The signed-in user's email preferences (the address absent until given).", {
+  preferences: fields(
+    {
+      language: { type: 'string', enum: ['en', 'zh'] },
+      payments: { type: 'string', enum: ['each', 'daily', 'off'] },
+      topics: fields({ unresolved: { type: 'boolean' }, callbacks: { type: 'boolean' }, refund_address: { type: 'boolean' }, new_passkey: { type: 'boolean' }, team: { type: 'boolean' } }),
+    },
+    { address: { type: 'string' } },
+  ),
+});
+export type PortalEmailPreferences = FromSchema<typeof portalEmailPreferencesSchema>;
 
 export const PORTAL_RESPONSES = {
   'portal-session': portalSessionSchema,
@@ -371,6 +382,8 @@ export const PORTAL_RESPONSES = {
   'portal-create-link': portalLinkSchema,
   'portal-get-link': portalLinkPageSchema,
   'portal-update-link': portalLinkSchema,
+  'portal-get-email-preferences': portalEmailPreferencesSchema,
+  'portal-change-email-preferences': portalEmailPreferencesSchema,
 } as const;
 
 /** The named schemas, once each (for ajv and the OpenAPI components). */

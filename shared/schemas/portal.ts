@@ -1,6 +1,7 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { ROLES } from '#shared/domain/portal';
 import { ORDER_STATUSES } from '#shared/domain/statuses';
+import { EMAIL_LANGUAGES, EMAIL_TOPICS, PAYMENT_EMAIL_CHOICES } from '#shared/domain/email';
 
 /**
  * The portal API's request schemas (validated by shared/http/validators.generated.ts, like the
@@ -159,3 +160,35 @@ export const memberRoleBodySchema = {
   properties: { role: { type: 'string', enum: ROLES } },
 } as const;
 export type MemberRoleBody = FromSchema<typeof memberRoleBodySchema>;
+
+/** A portal user's email preferences (all of them: the screen sends the whole form). */
+export const emailPreferencesBodySchema = {
+  $id: 'PortalEmailPreferencesBody',
+  type: 'object',
+  required: ['address', 'language', 'payments', 'topics'],
+  additionalProperties: false,
+  properties: {
+    address: {
+      type: 'string',
+      maxLength: 254,
+      // An address, or '' for none (no email at all).
+      pattern: '^$|^[^\\s@<>,;"]+@[^\\s@<>,;"]+\\.[^\\s@<>,;"]+$',
+      description: "Where this user's email goes; an empty string sends none.",
+    },
+    language: { type: 'string', enum: EMAIL_LANGUAGES },
+    payments: { type: 'string', enum: PAYMENT_EMAIL_CHOICES, description: 'each: one email per paid order; daily: one summary a day (UTC); off.' },
+    topics: {
+      type: 'object',
+      required: [...EMAIL_TOPICS],
+      additionalProperties: false,
+      properties: {
+        unresolved: { type: 'boolean', description: 'An order became UNRESOLVED (a payment did not match).' },
+        callbacks: { type: 'boolean', description: "An order's callbacks failing for an hour, or given up (dead-lettered)." },
+        refund_address: { type: 'boolean', description: 'A buyer set the address of a refund.' },
+        new_passkey: { type: 'boolean', description: 'A passkey added, or a first sign-in with one.' },
+        team: { type: 'boolean', description: 'A member invited, joined, removed or given another role.' },
+      },
+    },
+  },
+} as const;
+export type EmailPreferencesBody = FromSchema<typeof emailPreferencesBodySchema>;

@@ -35,6 +35,9 @@
  * | portal session      | SESSION#<SHA-256 of the id>     | SESSION      |                                   |                                             |
  * | WebAuthn challenge  | CHALLENGE#<challenge>           | CHALLENGE    |                                   |                                             |
  * | recovery code       | RECOVERY#<SHA-256 of the code>  | RECOVERY     |                                   |                                             |
+ * | email sent          | EMAIL#<event id>                | TO#<recipient> |                                 |                                             |
+ * | suppressed address  | SUPPRESSED#<SHA-256 of the address> | SUPPRESSED |                                 |                                             |
+ * | payments of a day   | DIGEST#<YYYY-MM-DD>             | <uid>        |                                   |                                             |
  * | payment link        | LINK#<link_id>                  | LINK         | MERCHANT#<uid>#LINKS / <created>#<id> |                                         |
  * | link visit (order)  | LINK#<link_id>                  | VISIT#<visit id, time-ordered> |                 |                                             |
  * | link unit hold      | LINK#<link_id>                  | HOLD#<visit id> |                                |                                             |
@@ -93,6 +96,9 @@ export const ENTITY = {
   orderNumber: 'ORDER_NUMBER',
   orderNumbering: 'ORDER_NUMBERING',
   numberingRun: 'NUMBERING_RUN',
+  email: 'EMAIL',
+  suppressedAddress: 'SUPPRESSED_ADDRESS',
+  paymentDigest: 'PAYMENT_DIGEST',
   paymentLink: 'PAYMENT_LINK',
   linkVisit: 'LINK_VISIT',
   linkHold: 'LINK_HOLD',
@@ -422,3 +428,14 @@ export const ALL_WAITING_REFUNDS = 'REFUNDS#WAITING';
 
 /** A refund link, found by the SHA-256 of its secret (the table never holds the secret). */
 export const refundLinkKey = (secretHash: string): TableKey => ({ PK: `REFUNDLINK#${secretHash}`, SK: 'REFUNDLINK' });
+
+/**
+ * One email of one event to one recipient (`user:<portal user id>` or `buyer`): written before
+ * it is sent, so a redelivered event sends it once.
+ */
+export const emailKey = (eventId: string, recipient: string): TableKey => ({ PK: `EMAIL#${eventId}`, SK: `TO#${recipient}` });
+/** An address that bounced or complained (by its SHA-256: the table keeps no list of addresses as keys). */
+export const suppressedAddressKey = (addressHash: string): TableKey => ({ PK: `SUPPRESSED#${addressHash}`, SK: 'SUPPRESSED' });
+/** A merchant's payments of one UTC day, for the daily summary; one Query lists the day's merchants. */
+export const paymentDigestKey = (day: string, merchantId: number): TableKey => ({ PK: paymentDigestPartition(day), SK: String(merchantId) });
+export const paymentDigestPartition = (day: string): string => `DIGEST#${day}`;

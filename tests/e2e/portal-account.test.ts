@@ -14,8 +14,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fitsViewport, launchChromium } from '../support/browser';
 import { MerchantEndpoint } from '../support/merchant-endpoint';
-import { expectAccessible, portalPage } from '../support/portal-page';
-import { killGroup, startScript, stopLeftoverJava, type Started } from '../support/processes';
+import { acceptInvite, expectAccessible, portalPage, startLocalRuntime } from '../support/portal-page';
+import { killGroup, stopLeftoverJava, type Started } from '../support/processes';
 import { verifyCallback } from '../support/webhook-verify';
 
 const BIP84_ZPUB = 'zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs';
@@ -61,19 +61,12 @@ function integration(start: string) {
 
 beforeAll(async () => {
   await endpoint.start();
-  runtime = startScript('infra/local/start.ts', [], { PORT: '0', DATA_DIR: dataDir, TOKEN_HMAC_KEY: '', EXPIRY_SWEEP_SECONDS: '2' });
-  api = (await runtime.waitFor(/API:\s+(http:\/\/\S+)/))[1]!;
-  inviteUrl = (await runtime.waitFor(/Portal invite:\s+(http:\/\/\S+)/))[1]!;
-  firstToken = (await runtime.waitFor(/Demo API token:\s+(\S+)/))[1]!;
-  await runtime.waitFor(/Ctrl-C stops everything/);
+  ({ runtime, api, inviteUrl, token: firstToken } = await startLocalRuntime(dataDir));
   browser = await launchChromium();
   page = await portalPage(browser);
   // The screens confirm revoking, rolling and removing: this user says yes.
   page.on('dialog', (dialog) => void dialog.accept());
-  await page.goto(inviteUrl);
-  await page.getByRole('button', { name: 'Create a passkey' }).click();
-  await page.getByRole('button', { name: 'I have saved them' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Orders' }).waitFor();
+  await acceptInvite(page, inviteUrl);
 }, 180_000);
 
 afterAll(async () => {

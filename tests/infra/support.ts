@@ -101,6 +101,10 @@ export function serviceFunctions(stack: CryptoPayStack, template: Template = Tem
     const nested = Template.fromStack(stack.watchers);
     for (const [key, fn] of stack.watchers.functions) placed.set(key, { key, fn, stack: stack.watchers, template: nested });
   }
+  if (stack.email) {
+    const nested = Template.fromStack(stack.email);
+    for (const [key, fn] of stack.email.functions) placed.set(key, { key, fn, stack: stack.email, template: nested });
+  }
   return placed;
 }
 
@@ -138,4 +142,5 @@ export const EVERYTHING_ELSE_SETTINGS: Readonly<Record<string, string>> = {
   PORTAL_DOMAIN: 'portal.example.com',
   PORTAL_CERTIFICATE_ARN: CERTIFICATE,
   ALARM_EMAIL: 'oncall@example.com',
+  EMAIL_DOMAIN: 'mail.example.com',
 };

@@ -1,6 +1,7 @@
 import { inject } from 'vitest';
 import { ensureTable } from '#infra/local/dynamodb';
 import { startLocalSqs, type LocalSqs } from '#infra/local/sqs';
+import { startMailbox } from '#infra/local/mailbox';
 
 /**
  * The API and the whole callback pipeline (table stream, order-events, the SQS emulator,
@@ -8,10 +9,12 @@ import { startLocalSqs, type LocalSqs } from '#infra/local/sqs';
  * this file's orders. Callbacks may go to loopback and retry after 1 s; `env` adds or
  * overrides settings. Modules that read the environment load only after it is set.
  */
-export async function startPipeline(table: string, env: Record<string, string> = {}) {
+export async function startPipeline(table: string, env: Record<string, string> = {}, options: { email?: boolean } = {}) {
   const dynamodbEndpoint = inject('dynamodbEndpoint');
   await ensureTable(dynamodbEndpoint, table);
   const sqs: LocalSqs = await startLocalSqs({ prefix: table });
+  // With email: a real SMTP server on loopback receives what the service sends (mailbox.waitFor reads it).
+  const mailbox = options.email ? await startMailbox() : undefined;
   // The environment each Lambda of the pipeline gets; set before their modules load.
   Object.assign(process.env, {
     TABLE_NAME: table,
@@ -22,20 +25,30 @@ export async function startPipeline(table: string, env: Record<string, string> =
     CALLBACK_RETRY_BASE_SECONDS: '1',
     CALLBACK_MAX_ATTEMPTS: '4',
     CALLBACK_SWEEP_GRACE_SECONDS: '5',
+    ...(mailbox ? { EMAIL_QUEUE_URL: sqs.emailQueueUrl, EMAIL_DLQ_URL: sqs.emailDeadLetterQueueUrl, EMAIL_FROM: 'Test Shop Payments <pay@shop.test>', EMAIL_RETRY_BASE_SECONDS: '1' } : {}),
     ...env,
   });
   const support = await import('./api');
   const api = await support.startApi();
   const { startCallbackPipeline } = await import('#infra/local/pipeline');
-  const stopPipeline = await startCallbackPipeline({ dynamodbEndpoint, tableName: table, sqs, sweepSeconds: 1 });
+  const { smtpTransport } = await import('#shared/email/smtp');
+  const stopPipeline = await startCallbackPipeline({
+    dynamodbEndpoint,
+    tableName: table,
+    sqs,
+    sweepSeconds: 1,
+    ...(mailbox ? { email: { transport: smtpTransport(mailbox.smtpUrl), summarySeconds: 3600 } } : {}),
+  });
   return {
     sqs,
+    mailbox,
     api,
     support,
     stop: async () => {
       await stopPipeline();
       await api.close();
       await sqs.stop();
+      await mailbox?.stop();
     },
   };
 }

@@ -30,3 +30,23 @@ export async function expectAccessible(page: Page, name: string): Promise<void> 
   await page.screenshot({ path: artifact(name), fullPage: true });
   expect(result.violations.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`), name).toEqual([]);
 }
+
+/** `npm start` as a child process, with what it prints: the API, the mailbox, the demo's invite and token. */
+export async function startLocalRuntime(dataDir: string, env: Record<string, string> = {}) {
+  const { startScript } = await import('./processes');
+  const runtime = startScript('infra/local/start.ts', [], { PORT: '0', DATA_DIR: dataDir, TOKEN_HMAC_KEY: '', EXPIRY_SWEEP_SECONDS: '2', ...env });
+  const api = (await runtime.waitFor(/API:\s+(http:\/\/\S+)/))[1]!;
+  const mailbox = (await runtime.waitFor(/Mailbox:\s+(http:\/\/\S+)/))[1]!;
+  const inviteUrl = (await runtime.waitFor(/Portal invite:\s+(http:\/\/\S+)/))[1]!;
+  const token = (await runtime.waitFor(/Demo API token:\s+(\S+)/))[1]!;
+  await runtime.waitFor(/Ctrl-C stops everything/);
+  return { runtime, api, mailbox, inviteUrl, token };
+}
+
+/** Opens an invite in `page` and registers a passkey with Chromium's virtual authenticator: signed in, on Orders. */
+export async function acceptInvite(page: Page, inviteUrl: string): Promise<void> {
+  await page.goto(inviteUrl);
+  await page.getByRole('button', { name: 'Create a passkey' }).click();
+  await page.getByRole('button', { name: 'I have saved them' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Orders' }).waitFor();
+}

@@ -5,6 +5,7 @@ import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambd
 import { Queue, QueueEncryption, type QueueProps } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { OUTBOX_INSERT_PATTERN } from '#shared/callbacks/outbox';
+import type { FilterPattern } from '#shared/aws/lambda-event-filter';
 
 export interface CallbackPipelineProps {
   /**
@@ -55,7 +56,7 @@ export class CallbackPipeline extends Construct {
    * a bounded number of times, then recorded on a failure queue instead of blocking the shard
    * for 24 hours.
    */
-  addOrderEventsConsumer(fn: LambdaFunction, table: ITableV2): void {
+  addOrderEventsConsumer(fn: LambdaFunction, table: ITableV2, moreFilters: readonly FilterPattern[] = []): void {
     if (!this.streamFailureQueue) {
       this.streamFailureQueue = this.encryptedQueue('StreamFailureQueue');
       Validations.of(this.streamFailureQueue).acknowledge({
@@ -74,8 +75,9 @@ export class CallbackPipeline extends Construct {
         // holding back its shard until the stream's 24 h retention drops it silently.
         maxRecordAge: Duration.hours(6),
         reportBatchItemFailures: true,
-        // The same pattern the local stream poller applies (shared/aws/lambda-event-filter.ts).
-        filters: [FilterCriteria.filter(OUTBOX_INSERT_PATTERN)],
+        // The same patterns the local stream poller applies (shared/aws/lambda-event-filter.ts):
+        // delivery inserts, and with email on the records emails are made from (any one matches).
+        filters: [OUTBOX_INSERT_PATTERN, ...moreFilters].map((pattern) => FilterCriteria.filter(pattern)),
         onFailure: new SqsDlq(this.streamFailureQueue),
       }),
     );

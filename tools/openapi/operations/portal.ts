@@ -11,6 +11,7 @@ import {
   recoveryCodeBodySchema,
   rollSecretBodySchema,
   settingsBodySchema,
+  emailPreferencesBodySchema,
   signOutBodySchema,
   tokenNameBodySchema,
 } from '#shared/schemas/portal';
@@ -74,6 +75,8 @@ const PORTAL_OPERATIONS: Readonly<Record<string, PortalMeta>> = {
   'portal-preview-keys': { operationId: 'portalPreviewKeys', summary: "Preview keys' addresses", description: `The first three receive addresses of each key, nothing saved; 400 INVALID_INPUT for a key that is not an extended public key of that currency's network.${DEVELOPERS}`, body: { schema: keyPreviewBodySchema } },
   'portal-change-settings': { operationId: 'portalChangeSettings', summary: 'Change payment settings', description: `Receive currency, callback statuses, keys (an empty string removes one), each checked; invoices made from now on use them, existing ones keep theirs.${DEVELOPERS}`, body: { schema: settingsBodySchema } },
   'portal-audit-log': { operationId: 'portalAuditLog', summary: 'Audit log', description: `Every security-relevant change with who, when and from where, newest first; the next page with \`before=next_before\`.${DEVELOPERS}`, query: auditQuerySchema },
+  'portal-get-email-preferences': { operationId: 'portalGetEmailPreferences', summary: 'Email preferences', description: "The signed-in user's own: the address (absent until given), the language, payments (each, a daily summary, or off) and each event emailed. Every role." },
+  'portal-change-email-preferences': { operationId: 'portalChangeEmailPreferences', summary: 'Change email preferences', description: "Saves the signed-in user's email preferences (the whole form); an empty address sends no email. Every role.", body: { schema: emailPreferencesBodySchema } },
   'portal-list-team': { operationId: 'portalListTeam', summary: 'Team', description: `The merchant's members and roles, removed ones last.${OWNERS}` },
   'portal-invite-member': { operationId: 'portalInviteMember', summary: 'Invite a member', description: `A one-time invite link with a role, shown in this answer only.${OWNERS}`, body: { schema: inviteMemberBodySchema } },
   'portal-change-role': { operationId: 'portalChangeRole', summary: "Change a member's role", description: `Another member's role (your own: 409 TEAM_CHANGE_REFUSED).${OWNERS}`, body: { schema: memberRoleBodySchema } },

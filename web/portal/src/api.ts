@@ -21,7 +21,7 @@ import type {
   PortalTeam,
   PortalTokens,
 } from '#shared/schemas/portal-responses';
-import type { KeyPreviewBody, SettingsBody } from '#shared/schemas/portal';
+import type { EmailPreferencesBody, KeyPreviewBody, SettingsBody } from '#shared/schemas/portal';
 
 import type { PortalLink, PortalLinkPage, PortalLinks } from '#shared/schemas/portal-responses';
 /**
@@ -85,6 +85,8 @@ export const portalApi = {
   settings: () => request<PortalSettings>('GET', '/settings'),
   previewKeys: (xpubs: KeyPreviewBody['xpubs']) => request<PortalKeyPreview>('POST', '/settings/preview', { xpubs }),
   changeSettings: (change: SettingsBody) => request<PortalSettingsChanged>('POST', '/settings', change),
+  emailPreferences: () => request<{ preferences: EmailPreferences }>('GET', '/email-preferences'),
+  changeEmailPreferences: (preferences: EmailPreferencesBody) => request<{ preferences: EmailPreferences }>('POST', '/email-preferences', preferences),
   audit: (before?: string) => request<PortalAuditLog>('GET', `/audit?limit=50${before ? `&before=${encodeURIComponent(before)}` : ''}`),
   team: () => request<PortalTeam>('GET', '/team'),
   invite: (name: string, role: Role) => request<PortalInvite>('POST', '/team/invites', { name, role }),
@@ -102,6 +104,9 @@ const ACTION_PATHS: Record<PortalOrderAction, string> = {
   complete_refund: 'complete-refund',
   resolve: 'resolve',
 };
+
+/** A user's email preferences as the API answers them (the address absent until given). */
+export type EmailPreferences = Omit<EmailPreferencesBody, 'address'> & { address?: string };
 
 /** A payment link as the portal lists it: the API's view (its type from the schema module that makes it) with its paid count and total. */
 export type PaymentLinkRow = PortalLink;

@@ -3,6 +3,7 @@ import { setLang, currentLang } from './i18n';
 import { listen, parseRoute, screensOf } from './router';
 import { auditScreen } from './screens/audit';
 import { developersScreen } from './screens/developers';
+import { emailScreen } from './screens/email';
 import { inviteScreen } from './screens/invite';
 import { linkScreen } from './screens/link';
 import { linksScreen } from './screens/links';
@@ -28,6 +29,7 @@ const SCREENS: Record<string, Screen> = {
   settings: settingsScreen,
   audit: auditScreen,
   team: teamScreen,
+  email: emailScreen,
 };
 let stop: (() => void) | void;
 

@@ -1,0 +1,173 @@
+import type { DynamoDBRecord } from 'aws-lambda';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { filterPredicate, type FilterPattern } from '#shared/aws/lambda-event-filter';
+import { emailConfig } from '#shared/core/config';
+import type { AuditAction } from '#shared/domain/audit';
+import type { Delivery } from '#shared/domain/delivery';
+import { AUDIT_EMAIL_TOPICS, type EmailEvent, type OrderSummary } from '#shared/domain/email';
+import type { Order } from '#shared/domain/order';
+import { enqueueEmailJob } from '#shared/email/queue';
+import { deliveryFromItem } from '#shared/store/deliveries';
+import { ENTITY } from '#shared/store/keys';
+import { orderFromItem } from '#shared/store/orders';
+
+/**
+ * Emails come from what the table already holds durably, read from its stream by the same
+ * consumer as callbacks (functions/order-events; one reader of the stream more would be one
+ * too many per shard): an order becoming PAID or UNRESOLVED, an audit entry of a sign-in with a
+ * new passkey or a team change, a callback delivery failing for an hour or dead-lettered. Each
+ * becomes one job on the email queue, and nothing else happens here: no table read, so a
+ * payment's or a callback's records are never held back by email's work.
+ */
+
+/** An order's status write (the handler keeps only changes to PAID or UNRESOLVED). */
+export const ORDER_EMAIL_PATTERN = {
+  eventName: ['MODIFY'],
+  dynamodb: { NewImage: { type: { S: [ENTITY.order] }, status: { S: ['PAID', 'UNRESOLVED'] } } },
+} as const satisfies FilterPattern;
+
+/** An audit entry merchants are emailed about. */
+export const AUDIT_EMAIL_PATTERN = {
+  eventName: ['INSERT'],
+  dynamodb: { NewImage: { type: { S: [ENTITY.audit] }, action: { S: Object.keys(AUDIT_EMAIL_TOPICS) } } },
+} as const satisfies FilterPattern;
+
+/** A callback delivery's attempt recorded or its dead-lettering noted (the handler decides which count). */
+export const DELIVERY_EMAIL_PATTERN = {
+  eventName: ['MODIFY'],
+  dynamodb: { NewImage: { type: { S: [ENTITY.delivery] } } },
+} as const satisfies FilterPattern;
+
+/** The records emails are made from (CDK's event source filters and the local poller's). */
+export const EMAIL_EVENT_PATTERNS: readonly FilterPattern[] = [ORDER_EMAIL_PATTERN, AUDIT_EMAIL_PATTERN, DELIVERY_EMAIL_PATTERN];
+
+const predicates = EMAIL_EVENT_PATTERNS.map(filterPredicate);
+/** Whether a stream record may owe emails (see {@link EMAIL_EVENT_PATTERNS}). */
+export const isEmailRecord = (record: DynamoDBRecord): boolean => predicates.some((matches) => matches(record));
+
+type Image = Record<string, unknown>;
+const imageOf = (image: Record<string, unknown> | undefined): Image | undefined =>
+  image ? unmarshall(image as Record<string, AttributeValue>) : undefined;
+
+function orderSummary(order: Order): OrderSummary {
+  return {
+    order_id: order.order_id,
+    user_id: order.user_id,
+    merchant_order_id: order.merchant_order_id,
+    title: order.title,
+    price_amount: order.price_amount,
+    price_currency: order.price_currency,
+    pay_amount: order.pay_amount,
+    pay_currency: order.pay_currency,
+    status: order.status,
+    ...(order.email ? { email: order.email } : {}),
+    ...(order.unresolved_reason ? { unresolved_reason: order.unresolved_reason } : {}),
+    at: order.updated_at,
+  };
+}
+
+/** The last attempt's outcome as the merchant's email names it. */
+const lastError = (delivery: Delivery): string => {
+  const last = delivery.attempts.at(-1);
+  return last?.http_status !== undefined ? `HTTP ${last.http_status}` : (last?.error?.split(':')[0] ?? 'no answer');
+};
+
+/** Seconds from a delivery's creation to its last attempt (undefined before the first). */
+const failingFor = (delivery: Delivery | undefined): number | undefined => {
+  const last = delivery?.attempts?.at(-1);
+  return delivery && last ? (Date.parse(last.at) - Date.parse(delivery.created_at)) / 1000 : undefined;
+};
+
+function deliveryEvent(delivery: Delivery, before: Delivery | undefined, alertSeconds: number): EmailEvent | undefined {
+  const common = {
+    merchant_id: delivery.user_id,
+    order_id: delivery.order_id,
+    merchant_order_id: merchantOrderIdOf(delivery),
+    since: delivery.created_at,
+    last_attempt_at: delivery.attempts.at(-1)?.at ?? delivery.created_at,
+    attempts: delivery.attempt_count,
+    last_error: lastError(delivery),
+  };
+  if (delivery.dead_lettered_at && !before?.dead_lettered_at) {
+    return { kind: 'callback_dead_lettered', event_id: `callback_dead_lettered.${delivery.event_id}`, ...common };
+  }
+  // The attempt that takes an undelivered callback past the hour: once per order.
+  const now = failingFor(delivery);
+  const then = failingFor(before) ?? 0;
+  const justFailed = delivery.attempt_count > (before?.attempt_count ?? 0) && (delivery.state === 'PENDING' || delivery.state === 'FAILED');
+  if (justFailed && now !== undefined && now >= alertSeconds && then < alertSeconds) {
+    return { kind: 'callbacks_failing', event_id: `callbacks_failing.${delivery.order_id}`, ...common };
+  }
+  return undefined;
+}
+
+/** The merchant's reference of the order a delivery reports (in its frozen body). */
+function merchantOrderIdOf(delivery: Delivery): string {
+  try {
+    const body = JSON.parse(delivery.payload) as { merchant_order_id?: unknown };
+    return typeof body.merchant_order_id === 'string' ? body.merchant_order_id : delivery.order_id;
+  } catch {
+    return delivery.order_id;
+  }
+}
+
+/** The email event a stream record stands for, if any (pure over the record). */
+export function emailEventOf(record: DynamoDBRecord, alertSeconds: number): EmailEvent | undefined {
+  const after = imageOf(record.dynamodb?.NewImage);
+  const before = imageOf(record.dynamodb?.OldImage);
+  if (!after) return undefined;
+  if (after.type === ENTITY.order && record.eventName === 'MODIFY') {
+    // As stored: the order id is in the key, defaults are left out.
+    const order = orderFromItem(after);
+    if (before?.status === order.status || (order.status !== 'PAID' && order.status !== 'UNRESOLVED')) return undefined;
+    const kind = order.status === 'PAID' ? 'order_paid' : 'order_unresolved';
+    return { kind, event_id: `${kind}.${order.order_id}.${order.version}`, order: orderSummary(order) };
+  }
+  if (after.type === ENTITY.audit && record.eventName === 'INSERT') {
+    const action = after.action as AuditAction;
+    if (!AUDIT_EMAIL_TOPICS[action]) return undefined;
+    const details = (after.details ?? {}) as Record<string, unknown>;
+    const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
+    return {
+      kind: 'account_change',
+      event_id: `account_change.${String(after.PK)}.${String(after.SK)}`,
+      merchant_id: Number(after.user_id),
+      action,
+      at: String(after.at),
+      actor: actorName(String(after.who)),
+      ...(text(details.name) ? { member: text(details.name) } : {}),
+      ...(text(details.role) ? { role: text(details.role) } : {}),
+      ...(action === 'refund.address_set' && text(details.order_id) && text(details.address)
+        ? { refund: { order_id: text(details.order_id)!, amount: String(details.amount ?? ''), currency: String(details.currency ?? ''), address: text(details.address)! } }
+        : {}),
+    };
+  }
+  if (after.type === ENTITY.delivery && record.eventName === 'MODIFY') {
+    return deliveryEvent(deliveryFromItem(after), before ? deliveryFromItem(before) : undefined, alertSeconds);
+  }
+  return undefined;
+}
+
+/**
+ * Who made an audited change, as an email may name them: a portal user's name (the entry's
+ * `who` is `<user id> (<name>)`), or "the operator" for the CLI; never the user's id.
+ */
+function actorName(who: string): string {
+  if (who.startsWith('operator:')) return 'operator';
+  if (who === 'buyer') return 'buyer';
+  const match = /^[^ ]+ \((.*)\)$/.exec(who);
+  return match ? match[1]! : who;
+}
+
+/**
+ * One stream record: the email event it stands for, if any, on the email queue (as it is: the
+ * sender reads preferences and sends). Email not configured (no EMAIL_QUEUE_URL): nothing.
+ * A replayed record queues the event again; its emails are still sent once (per event id).
+ */
+export async function queueEmailEvent(record: DynamoDBRecord): Promise<void> {
+  const config = emailConfig();
+  if (!config.queueUrl || !isEmailRecord(record)) return;
+  const event = emailEventOf(record, config.callbackAlertSeconds);
+  if (event) await enqueueEmailJob({ event, attempt: 0 });
+}

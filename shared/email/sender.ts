@@ -1,0 +1,168 @@
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { handleQueueBatch } from '#shared/aws/lambda-batches';
+import { apiConfig, emailConfig, portalConfig } from '#shared/core/config';
+import { logger } from '#shared/core/logger';
+import { countMetric, publishMetrics } from '#shared/core/metrics';
+import { AUDIT_EMAIL_TOPICS, type EmailEvent, type EmailPreferences, preferencesOf, utcDay } from '#shared/domain/email';
+import type { PortalUser } from '#shared/domain/portal';
+import { merchantMessage, receiptMessage, type EmailMessage, type MessageContext } from '#shared/email/messages';
+import { deadLetterEmailJob, enqueueEmailJob, postponeEmailJob, type EmailJob } from '#shared/email/queue';
+import { EmailRefusedError, type EmailTransport } from '#shared/email/transport';
+import { claimEmail, countPaymentOnce, finishEmail, findPaymentDigest, releaseEmail, suppressedAmong } from '#shared/store/emails';
+import { findMerchant } from '#shared/store/merchants';
+import { listMerchantUsers } from '#shared/store/portal-users';
+
+/** How long one worker holds an email while it sends it (SES answers in well under a second). */
+const LEASE_SECONDS = 60;
+
+/** A user of the merchant who receives mail: active, with an address. */
+type Member = PortalUser & { email_preferences?: Partial<EmailPreferences> };
+
+/** One email owed: who (`user:<id>` or `buyer`) and the message. */
+interface Owed {
+  recipient: string;
+  message: EmailMessage;
+}
+
+const merchantOf = (event: EmailEvent): number => ('order' in event ? event.order.user_id : event.merchant_id);
+
+/** Whether a user's preferences ask for this event. */
+function wants(preferences: EmailPreferences, event: EmailEvent): boolean {
+  switch (event.kind) {
+    case 'order_paid':
+      return preferences.payments === 'each';
+    case 'daily_summary':
+      return preferences.payments === 'daily';
+    case 'order_unresolved':
+      return preferences.topics.unresolved;
+    case 'callbacks_failing':
+    case 'callback_dead_lettered':
+      return preferences.topics.callbacks;
+    case 'account_change': {
+      const topic = AUDIT_EMAIL_TOPICS[event.action];
+      return topic !== undefined && preferences.topics[topic];
+    }
+  }
+}
+
+/** The merchant's active users with an address, and their preferences. */
+async function subscribers(merchantId: number): Promise<{ user: Member; preferences: EmailPreferences & { address: string } }[]> {
+  const users = (await listMerchantUsers(merchantId)) as Member[];
+  return users
+    .filter((user) => !user.disabled && !user.removed_at)
+    .map((user) => ({ user, preferences: preferencesOf(user.email_preferences) }))
+    .filter((entry): entry is { user: Member; preferences: EmailPreferences & { address: string } } => entry.preferences.address !== undefined);
+}
+
+/**
+ * The emails an event owes, as of now: each subscribed user who wants it (in the user's
+ * language), and the buyer's receipt of a paid order with an email. A paid order is also
+ * counted, once, in the day's digest when some user takes the daily summary.
+ */
+async function owedEmails(event: EmailEvent, now: Date): Promise<Owed[]> {
+  const merchantId = merchantOf(event);
+  const merchant = await findMerchant(merchantId);
+  if (!merchant) return [];
+  const users = await subscribers(merchantId);
+  if (event.kind === 'order_paid' && users.some(({ preferences }) => preferences.payments === 'daily')) {
+    await countPaymentOnce(event.event_id, merchantId, utcDay(event.order.at), event.order.price_currency, event.order.price_amount, now);
+  }
+  const context: MessageContext = {
+    merchantName: merchant.name,
+    portalUrl: portalConfig().appUrl,
+    paymentPageUrl: apiConfig().paymentPageUrl,
+    ...(event.kind === 'daily_summary' ? { digest: await findPaymentDigest(event.date, merchantId) } : {}),
+  };
+  const owed: Owed[] = [];
+  for (const { user, preferences } of users) {
+    if (!wants(preferences, event)) continue;
+    const message = merchantMessage(event, preferences.address, preferences.language, context);
+    if (message) owed.push({ recipient: `user:${user.user_id}`, message });
+  }
+  if (event.kind === 'order_paid' && event.order.email) {
+    owed.push({ recipient: 'buyer', message: receiptMessage({ ...event.order, email: event.order.email }, context) });
+  }
+  return owed;
+}
+
+/**
+ * Sends one owed email once: claimed first (a redelivered job, or a duplicate from a replayed
+ * stream record, finds it claimed or sent and sends nothing), then sent, then recorded. A
+ * suppressed address (it bounced or complained) is recorded and skipped. A failed send releases
+ * the claim and throws, so the job is retried.
+ */
+async function sendOnce(eventId: string, owed: Owed, suppressed: ReadonlySet<string>, transport: EmailTransport, now: Date): Promise<void> {
+  const lease = await claimEmail(eventId, owed.recipient, now, LEASE_SECONDS);
+  if (!lease) return;
+  if (suppressed.has(owed.message.to)) {
+    await finishEmail(eventId, owed.recipient, lease, 'SUPPRESSED', new Date());
+    countMetric('EmailSuppressed');
+    return;
+  }
+  let messageId: string;
+  try {
+    messageId = await transport.send({ ...owed.message, from: emailConfig().from });
+  } catch (error) {
+    if (error instanceof EmailRefusedError) {
+      // Never accepted, so never retried.
+      logger.warn('email refused', { eventId, recipient: owed.recipient, reason: error.message });
+      await finishEmail(eventId, owed.recipient, lease, 'REFUSED', new Date());
+      countMetric('EmailRefused');
+      return;
+    }
+    await releaseEmail(eventId, owed.recipient, lease, (error as Error).message ?? String(error), new Date());
+    throw error;
+  }
+  await finishEmail(eventId, owed.recipient, lease, 'SENT', new Date(), messageId);
+  countMetric('EmailSent');
+}
+
+/** The delay before retry `attempt` (1: after the first failure): doubling from the base, at most 12 hours. */
+export const emailRetryDelaySeconds = (attempt: number, baseSeconds: number): number => Math.min(43_200, baseSeconds * 2 ** (attempt - 1));
+
+/**
+ * One email job: every email its event owes, each sent once. Returns 'keep' while the job
+ * waits for its retry time. When a send fails, the job comes back later as a new message
+ * (attempt + 1, after a doubling delay), and after the last attempt goes to the dead-letter
+ * queue. Nothing here touches an order or a callback.
+ */
+export async function processEmailJob(job: EmailJob, receiptHandle: string, transport: EmailTransport, now: Date): Promise<'done' | 'keep'> {
+  const dueIn = job.not_before ? (Date.parse(job.not_before) - now.getTime()) / 1000 : 0;
+  if (dueIn > 1) {
+    await postponeEmailJob(receiptHandle, dueIn);
+    return 'keep';
+  }
+  const owed = await owedEmails(job.event, now);
+  const suppressed = await suppressedAmong(owed.map(({ message }) => message.to));
+  const results = await Promise.allSettled(owed.map((email) => sendOnce(job.event.event_id, email, suppressed, transport, now)));
+  const failure = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  if (!failure) return 'done';
+  const reason = (failure.reason as Error)?.message ?? String(failure.reason);
+  const { maxAttempts, retryBaseSeconds } = emailConfig();
+  if (job.attempt + 1 >= maxAttempts) {
+    await deadLetterEmailJob(job, reason);
+    countMetric('EmailDeadLettered');
+    logger.error('email dead-lettered', { eventId: job.event.event_id, reason });
+    return 'done';
+  }
+  const delay = emailRetryDelaySeconds(job.attempt + 1, retryBaseSeconds);
+  await enqueueEmailJob({ event: job.event, attempt: job.attempt + 1, not_before: new Date(now.getTime() + delay * 1000).toISOString() }, delay);
+  countMetric('EmailRetried');
+  logger.warn('email send failed, retried later', { eventId: job.event.event_id, attempt: job.attempt + 1, delay, reason });
+  return 'done';
+}
+
+/**
+ * The email queue's consumer with `transport`: the sender function passes SES, the local
+ * runtime its SMTP server. Each message is one job (see processEmailJob).
+ */
+export function emailQueueHandler(transport: EmailTransport): (event: SQSEvent) => Promise<SQSBatchResponse> {
+  return (event) =>
+    handleQueueBatch(event, 'email', async (message) => {
+      try {
+        return await processEmailJob(JSON.parse(message.body) as EmailJob, message.receiptHandle, transport, new Date());
+      } finally {
+        publishMetrics();
+      }
+    });
+}
