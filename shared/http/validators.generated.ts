@@ -2596,7 +2596,8 @@ return validate27;
 
 /** The PayRefundBody schema. */
 export const payRefundBody = /* @__PURE__ */ (() => {
-const schema29 = {"$id":"PayRefundBody","type":"object","additionalProperties":false,"required":["secret"],"properties":{"secret":{"type":"string","pattern":"^[A-Za-z0-9_-]{43}$","description":"The refund link's secret: what follows `#refund=` in the link."}}};
+const schema29 = {"$id":"PayRefundBody","type":"object","additionalProperties":false,"required":["secret"],"properties":{"secret":{"type":"string","pattern":"^[A-Za-z0-9_-]{43}$","maxLength":43,"description":"The refund link's secret: what follows `#refund=` in the link."}}};
+const func2 = runtime_ucs2length;
 const pattern17 = new RegExp("^[A-Za-z0-9_-]{43}$", "u");
 
 function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -2625,9 +2626,15 @@ let data0 = data.secret;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
+if(func2(data0) > 43){
+validate28.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/maxLength",keyword:"maxLength",params:{limit: 43},message:"must NOT have more than 43 characters"}];
+return false;
+}
+else {
 if(!pattern17.test(data0)){
 validate28.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{43}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{43}$"+"\""}];
 return false;
+}
 }
 }
 else {
@@ -2652,9 +2659,9 @@ return validate28;
 
 /** The PayRefundAddressBody schema. */
 export const payRefundAddressBody = /* @__PURE__ */ (() => {
-const schema30 = {"$id":"PayRefundAddressBody","type":"object","additionalProperties":false,"required":["secret","address"],"properties":{"secret":{"type":"string","pattern":"^[A-Za-z0-9_-]{43}$","description":"The refund link's secret: what follows `#refund=` in the link."},"address":{"type":"string","minLength":1,"maxLength":1500,"description":"Where the refund goes: an address of the refund's network, a BOLT11 invoice of exactly the amount (LBTC), an account name (EOS)."},"memo":{"type":"string","maxLength":256,"description":"EOS only: the memo the transfer must carry (an exchange's deposit memo)."}}};
-const pattern17 = new RegExp("^[A-Za-z0-9_-]{43}$", "u");
+const schema30 = {"$id":"PayRefundAddressBody","type":"object","additionalProperties":false,"required":["secret","address"],"properties":{"secret":{"type":"string","pattern":"^[A-Za-z0-9_-]{43}$","maxLength":43,"description":"The refund link's secret: what follows `#refund=` in the link."},"address":{"type":"string","minLength":1,"maxLength":1500,"description":"Where the refund goes: an address of the refund's network, a BOLT11 invoice of exactly the amount (LBTC), an account name (EOS)."},"memo":{"type":"string","maxLength":256,"description":"EOS only: the memo the transfer must carry (an exchange's deposit memo)."}}};
 const func2 = runtime_ucs2length;
+const pattern17 = new RegExp("^[A-Za-z0-9_-]{43}$", "u");
 
 function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="PayRefundAddressBody" */;
@@ -2682,9 +2689,15 @@ let data0 = data.secret;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
+if(func2(data0) > 43){
+validate29.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/maxLength",keyword:"maxLength",params:{limit: 43},message:"must NOT have more than 43 characters"}];
+return false;
+}
+else {
 if(!pattern17.test(data0)){
 validate29.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{43}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{43}$"+"\""}];
 return false;
+}
 }
 }
 else {
@@ -3087,7 +3100,7 @@ return validate30;
 /** The CreateLinkBody schema. */
 export const createLinkBody = /* @__PURE__ */ (() => {
 const schema32 = {"$id":"CreateLinkBody","type":"object","additionalProperties":false,"required":["title"],"properties":{"title":{"type":"string","minLength":1,"maxLength":200,"description":"What the buyer pays for: the link page's heading and each order's title."},"description":{"type":"string","maxLength":800,"description":"Shown under the title; each order's description."},"currencies":{"type":"array","minItems":1,"maxItems":22,"uniqueItems":true,"items":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20","USDT_TRC20","USDT_ARB","USDT_BNB","USDT_CELO","USDC_ARB","USDC_SOL","USDC_BASE","USDC_POL","CUSD","ETH_ARB","ETH_BASE"]},"description":"The pay currencies offered, among those the merchant can be paid in. Default: all of them."},"quantity":{"type":"integer","minimum":1,"maximum":1000000,"description":"Units to sell. A buyer who picks a currency holds one until the order is paid (sold) or expires or is canceled unpaid (given back). Default: no limit."},"expires_at":{"type":"string","maxLength":40,"pattern":"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$","description":"No new order after this time (ISO 8601, in the future). Default: never."},"success_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Where the buyer goes once paid."},"callback_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Each order's callback_url: a signed POST on its status changes."},"ask_email":{"type":"boolean","description":"Ask the buyer for an email address (kept as the order's email, for the receipt). Default false."},"price_amount":{"type":["number","string"],"maxLength":40,"description":"A fixed price in price_currency. Or min_amount and max_amount: the buyer chooses."},"min_amount":{"type":["number","string"],"maxLength":40,"description":"The least a buyer may choose to pay (with max_amount; not with price_amount)."},"max_amount":{"type":["number","string"],"maxLength":40,"description":"The most a buyer may choose to pay."},"price_currency":{"type":"string","enum":["USD","CNY","EUR","GBP","HKD","SGD","CAD","AUD","JPY","USDT","USDC"],"default":"USD","description":"A fiat or stable currency. Default USD."},"single_use":{"type":"boolean","description":"One buyer only: the same as quantity 1."}}};
-const func49 = Object.prototype.hasOwnProperty;
+const func51 = Object.prototype.hasOwnProperty;
 const func2 = runtime_ucs2length;
 const pattern20 = new RegExp("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$", "u");
 const formats0 = FORMATS["http-url"];
@@ -3106,7 +3119,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func49.call(schema32.properties, key0))){
+if(!(func51.call(schema32.properties, key0))){
 validate31.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -3472,7 +3485,7 @@ return validate31;
 /** The UpdateLinkBody schema. */
 export const updateLinkBody = /* @__PURE__ */ (() => {
 const schema33 = {"$id":"UpdateLinkBody","type":"object","additionalProperties":false,"minProperties":1,"properties":{"title":{"type":"string","minLength":1,"maxLength":200,"description":"What the buyer pays for: the link page's heading and each order's title."},"description":{"type":"string","maxLength":800,"description":"Shown under the title; each order's description."},"currencies":{"type":"array","minItems":1,"maxItems":22,"uniqueItems":true,"items":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20","USDT_TRC20","USDT_ARB","USDT_BNB","USDT_CELO","USDC_ARB","USDC_SOL","USDC_BASE","USDC_POL","CUSD","ETH_ARB","ETH_BASE"]},"description":"The pay currencies offered, among those the merchant can be paid in. Default: all of them."},"quantity":{"type":"integer","minimum":1,"maximum":1000000,"description":"Units to sell. A buyer who picks a currency holds one until the order is paid (sold) or expires or is canceled unpaid (given back). Default: no limit."},"expires_at":{"type":"string","maxLength":40,"pattern":"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$","description":"No new order after this time (ISO 8601, in the future). Default: never."},"success_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Where the buyer goes once paid."},"callback_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Each order's callback_url: a signed POST on its status changes."},"ask_email":{"type":"boolean","description":"Ask the buyer for an email address (kept as the order's email, for the receipt). Default false."},"enabled":{"type":"boolean","description":"false: the link takes no new order (its page says so); true: it takes them again."},"remove":{"type":"array","maxItems":3,"uniqueItems":true,"items":{"type":"string","enum":["currencies","quantity","expires_at"]},"description":"Optional settings to take away: every currency offered again, no quantity limit, no expiry."}}};
-const func49 = Object.prototype.hasOwnProperty;
+const func51 = Object.prototype.hasOwnProperty;
 const func2 = runtime_ucs2length;
 const pattern20 = new RegExp("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$", "u");
 const formats0 = FORMATS["http-url"];
@@ -3490,7 +3503,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func49.call(schema33.properties, key0))){
+if(!(func51.call(schema33.properties, key0))){
 validate32.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;

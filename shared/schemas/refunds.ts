@@ -16,7 +16,7 @@ const decimal = { type: ['number', 'string'], pattern: '^[0-9]+(\\.[0-9]+)?$', m
 const txid = { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_.:-]+$' } as const;
 
 /** The refund link's secret (43 base64url characters), sent in the body so no log holds it. */
-const secret = { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$', description: "The refund link's secret: what follows `#refund=` in the link." } as const;
+const secret = { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$', maxLength: 43, description: "The refund link's secret: what follows `#refund=` in the link." } as const;
 
 /** Refund Order: MugglePay sends `[]`, `{}` or `{order_id}` (the full amount); the rest is optional. */
 export const refundOrderBodySchema = {
