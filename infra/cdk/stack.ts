@@ -51,8 +51,7 @@ export const EVENT_FUNCTIONS = {
    * Expires due NEW orders (asking the gateway before expiring a gateway invoice) and numbers
    * new orders (Get Orders' deep offsets); each expiry and each cursor move is a conditional
    * write, so overlapping runs are harmless. Numbering runs here rather than in a function of
-   * its own: the stack with every network is at CloudFormation's 500 resources, and a function
-   * is about seven more.
+   * its own: an event function is about five more resources in the main stack (docs/deploy.md "Stack size").
    */
   expireOrders: { fn: 'expire-orders', access: 'write', grants: ['gateways'], timeoutSeconds: 50 },
   /** Re-queues deliveries whose queue message was lost (due more than the grace time ago). */
@@ -121,7 +120,8 @@ export function streamedPortalOrigin(config: DeployConfig): string {
 export const STREAMED_CONCURRENCY = 5;
 
 /**
- * The whole service: one stack and the chain watchers' nested stack. It only wires constructs:
+ * The whole service: one stack and its nested stacks (the route functions', the chain
+ * watchers', email's; docs/deploy.md "Stack size"). It only wires constructs:
  * the table, one function per function folder of the route table plus the event-driven ones,
  * the HTTP API, the callback queues, the payment page, the alarms and the watchers.
  */
