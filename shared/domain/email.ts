@@ -108,7 +108,21 @@ export type EmailEvent =
       /** The last attempt's outcome: an HTTP status or a transport error's kind. */
       last_error: string;
     }
-  | { kind: 'daily_summary'; event_id: string; merchant_id: number; date: string };
+  | { kind: 'daily_summary'; event_id: string; merchant_id: number; date: string }
+  | {
+      /** A refund asked, or its link issued again: the buyer's one-time link, when the order has an email. */
+      kind: 'refund_link';
+      event_id: string;
+      merchant_id: number;
+      order_id: string;
+      refund_id: string;
+      /** Which of the refund's links (the sender makes it again from this, never from the record). */
+      link_version: number;
+      amount: string;
+      currency: string;
+      /** The merchant's note to the buyer. */
+      reason?: string;
+    };
 
 export type EmailEventKind = EmailEvent['kind'];
 

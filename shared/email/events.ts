@@ -11,12 +11,14 @@ import { enqueueEmailJob } from '#shared/email/queue';
 import { deliveryFromItem } from '#shared/store/deliveries';
 import { ENTITY } from '#shared/store/keys';
 import { orderFromItem } from '#shared/store/orders';
+import { refundFromItem } from '#shared/store/refunds';
 
 /**
  * Emails come from what the table already holds durably, read from its stream by the same
  * consumer as callbacks (functions/order-events; one reader of the stream more would be one
  * too many per shard): an order becoming PAID or UNRESOLVED, an audit entry of a sign-in with a
- * new passkey or a team change, a callback delivery failing for an hour or dead-lettered. Each
+ * new passkey or a team change, a callback delivery failing for an hour or dead-lettered, a
+ * refund's new link (asked, or issued again). Each
  * becomes one job on the email queue, and nothing else happens here: no table read, so a
  * payment's or a callback's records are never held back by email's work.
  */
@@ -39,8 +41,14 @@ export const DELIVERY_EMAIL_PATTERN = {
   dynamodb: { NewImage: { type: { S: [ENTITY.delivery] } } },
 } as const satisfies FilterPattern;
 
+/** A refund whose link the buyer may use: asked (INSERT) or its link issued again (the handler keeps new link versions). */
+export const REFUND_LINK_EMAIL_PATTERN = {
+  eventName: ['INSERT', 'MODIFY'],
+  dynamodb: { NewImage: { type: { S: [ENTITY.refund] }, status: { S: ['AWAITING_ADDRESS'] } } },
+} as const satisfies FilterPattern;
+
 /** The records emails are made from (CDK's event source filters and the local poller's). */
-export const EMAIL_EVENT_PATTERNS: readonly FilterPattern[] = [ORDER_EMAIL_PATTERN, AUDIT_EMAIL_PATTERN, DELIVERY_EMAIL_PATTERN];
+export const EMAIL_EVENT_PATTERNS: readonly FilterPattern[] = [ORDER_EMAIL_PATTERN, AUDIT_EMAIL_PATTERN, DELIVERY_EMAIL_PATTERN, REFUND_LINK_EMAIL_PATTERN];
 
 const predicates = EMAIL_EVENT_PATTERNS.map(filterPredicate);
 /** Whether a stream record may owe emails (see {@link EMAIL_EVENT_PATTERNS}). */
@@ -50,7 +58,7 @@ type Image = Record<string, unknown>;
 const imageOf = (image: Record<string, unknown> | undefined): Image | undefined =>
   image ? unmarshall(image as Record<string, AttributeValue>) : undefined;
 
-function orderSummary(order: Order): OrderSummary {
+export function orderSummary(order: Order): OrderSummary {
   return {
     order_id: order.order_id,
     user_id: order.user_id,
@@ -141,6 +149,22 @@ export function emailEventOf(record: DynamoDBRecord, alertSeconds: number): Emai
       ...(action === 'refund.address_set' && text(details.order_id) && text(details.address)
         ? { refund: { order_id: text(details.order_id)!, amount: String(details.amount ?? ''), currency: String(details.currency ?? ''), address: text(details.address)! } }
         : {}),
+    };
+  }
+  if (after.type === ENTITY.refund && after.status === 'AWAITING_ADDRESS') {
+    // The record holds the link's hash only: the sender makes the link itself (shared/core/server-key.ts).
+    const refund = refundFromItem(after);
+    if (before?.link_version === refund.link_version) return undefined;
+    return {
+      kind: 'refund_link',
+      event_id: `refund_link.${refund.refund_id}.${refund.link_version}`,
+      merchant_id: refund.user_id,
+      order_id: refund.order_id,
+      refund_id: refund.refund_id,
+      link_version: refund.link_version,
+      amount: refund.amount,
+      currency: refund.currency,
+      ...(refund.reason ? { reason: refund.reason } : {}),
     };
   }
   if (after.type === ENTITY.delivery && record.eventName === 'MODIFY') {

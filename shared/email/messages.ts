@@ -4,7 +4,8 @@ import type { PaymentDigest } from '#shared/store/emails';
 /**
  * Every email's words, English and Chinese, in one catalogue, and the plain text and HTML made
  * from them. A message is built only from the values given here (an order's summary, a
- * merchant's name, links): never a token, a secret, a callback URL or a session.
+ * merchant's name, links): never a token, a secret, a callback URL or a session. The one
+ * exception is the buyer's own refund link, mailed only to the order's buyer.
  */
 
 /** One email as sent: both bodies say the same. */
@@ -86,6 +87,12 @@ const EN = {
   receiptSubject: (merchant: string) => `Your receipt from ${merchant}`,
   receiptLead: (merchant: string) => `Thank you: ${merchant} received your payment.`,
   viewPayment: 'See your payment',
+  refundLinkSubject: (merchant: string) => `Your refund from ${merchant}: where to send it`,
+  refundLinkLead: (merchant: string, amount: string) =>
+    `${merchant} is refunding ${amount} to you. Open the link below and enter the address to receive it (in the same currency and network you paid with). The link works once: after the address is set, only the merchant can change it.`,
+  refundAmount: 'Refund',
+  refundNote: 'Note from the merchant',
+  setRefundAddress: 'Enter your refund address',
 };
 
 const ZH: typeof EN = {
@@ -128,6 +135,12 @@ const ZH: typeof EN = {
   receiptSubject: (merchant) => `${merchant} 的付款收据`,
   receiptLead: (merchant) => `谢谢：${merchant} 已收到您的付款。`,
   viewPayment: '查看您的付款',
+  refundLinkSubject: (merchant) => `${merchant} 的退款：请提供收款地址`,
+  refundLinkLead: (merchant, amount) =>
+    `${merchant} 将向您退款 ${amount}。请打开下面的链接，填写接收退款的地址（与您付款时相同的币种和网络）。该链接只能使用一次：地址设置后，只有商家可以更改。`,
+  refundAmount: '退款',
+  refundNote: '商家留言',
+  setRefundAddress: '填写退款地址',
 };
 
 const WORDS: Record<EmailLanguage, typeof EN> = { en: EN, zh: ZH };
@@ -189,6 +202,9 @@ function merchantContent(event: EmailEvent, language: EmailLanguage, context: Me
         ],
       };
     }
+    case 'refund_link':
+      // The buyer's alone (refundLinkMessage): the merchant already has the link in the portal.
+      return undefined;
   }
 }
 
@@ -214,6 +230,31 @@ export function receiptMessage(order: OrderSummary & { email: string }, context:
     ];
   };
   return render(order.email, `${EN.receiptSubject(context.merchantName)} / ${ZH.receiptSubject(context.merchantName)}`, [...blocksOf('en'), { p: '—' }, ...blocksOf('zh')], 'en');
+}
+
+/** A refund the buyer is asked the address of: the order it refunds and its one-time link. */
+export interface RefundLinkNotice {
+  email: string;
+  order: OrderSummary;
+  amount: string;
+  currency: string;
+  reason?: string;
+  /** The one-time refund link (its secret in the fragment): the only secret the buyer is given, and only its own. */
+  url: string;
+}
+
+/** The buyer's refund link, in English then Chinese as the receipt. */
+export function refundLinkMessage(notice: RefundLinkNotice, context: MessageContext): EmailMessage {
+  const blocksOf = (language: EmailLanguage): Block[] => {
+    const words = WORDS[language];
+    return [
+      { p: words.refundLinkLead(context.merchantName, money(notice.amount, notice.currency)) },
+      { rows: [...orderRows(notice.order, words), [words.refundAmount, money(notice.amount, notice.currency)], ...(notice.reason ? ([[words.refundNote, notice.reason]] as [string, string][]) : [])] },
+      { link: notice.url, label: words.setRefundAddress },
+    ];
+  };
+  const subject = `${EN.refundLinkSubject(context.merchantName)} / ${ZH.refundLinkSubject(context.merchantName)}`;
+  return render(notice.email, subject, [...blocksOf('en'), { p: '—' }, ...blocksOf('zh')], 'en');
 }
 
 const escapeHtml = (text: string): string =>

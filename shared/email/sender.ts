@@ -5,11 +5,15 @@ import { logger } from '#shared/core/logger';
 import { countMetric, publishMetrics } from '#shared/core/metrics';
 import { AUDIT_EMAIL_TOPICS, type EmailEvent, type EmailPreferences, preferencesOf, utcDay } from '#shared/domain/email';
 import type { PortalUser } from '#shared/domain/portal';
-import { merchantMessage, receiptMessage, type EmailMessage, type MessageContext } from '#shared/email/messages';
+import { refundUrl } from '#shared/core/server-key';
+import { orderSummary } from '#shared/email/events';
+import { merchantMessage, receiptMessage, refundLinkMessage, type EmailMessage, type MessageContext } from '#shared/email/messages';
 import { deadLetterEmailJob, enqueueEmailJob, postponeEmailJob, type EmailJob } from '#shared/email/queue';
 import { EmailRefusedError, type EmailTransport } from '#shared/email/transport';
 import { claimEmail, countPaymentOnce, finishEmail, findPaymentDigest, releaseEmail, suppressedAmong } from '#shared/store/emails';
 import { findMerchant } from '#shared/store/merchants';
+import { findOrderWithInvoice } from '#shared/store/orders';
+import { findRefund } from '#shared/store/refunds';
 import { listMerchantUsers } from '#shared/store/portal-users';
 
 /** How long one worker holds an email while it sends it (SES answers in well under a second). */
@@ -42,6 +46,8 @@ function wants(preferences: EmailPreferences, event: EmailEvent): boolean {
       const topic = AUDIT_EMAIL_TOPICS[event.action];
       return topic !== undefined && preferences.topics[topic];
     }
+    case 'refund_link':
+      return false;
   }
 }
 
@@ -82,7 +88,30 @@ async function owedEmails(event: EmailEvent, now: Date): Promise<Owed[]> {
   if (event.kind === 'order_paid' && event.order.email) {
     owed.push({ recipient: 'buyer', message: receiptMessage({ ...event.order, email: event.order.email }, context) });
   }
+  if (event.kind === 'refund_link') {
+    const refundEmail = await refundLinkEmail(event, context);
+    if (refundEmail) owed.push(refundEmail);
+  }
   return owed;
+}
+
+/**
+ * The buyer's refund-link email, when the order has an email and the link still works (the
+ * buyer may have set the address, or the merchant issued a newer link, before this job ran).
+ * The link is made here again from the refund with the server's key, as the refunds service
+ * makes it: the stream record and the queue never carry it.
+ */
+async function refundLinkEmail(event: Extract<EmailEvent, { kind: 'refund_link' }>, context: MessageContext): Promise<Owed | undefined> {
+  const [found, refund] = await Promise.all([findOrderWithInvoice(event.order_id), findRefund(event.order_id, event.refund_id)]);
+  const email = found?.order.email;
+  if (!email || found.order.user_id !== event.merchant_id) return undefined;
+  if (refund?.status !== 'AWAITING_ADDRESS' || refund.link_version !== event.link_version) return undefined;
+  const url = await refundUrl(refund);
+  const message = refundLinkMessage(
+    { email, order: orderSummary(found.order), amount: event.amount, currency: event.currency, ...(event.reason ? { reason: event.reason } : {}), url },
+    context,
+  );
+  return { recipient: 'buyer', message };
 }
 
 /**

@@ -186,6 +186,8 @@ export const portalRefundAskedSchema = {
   required: [...portalOrderPageSchema.required, 'refund'],
   properties: { ...portalOrderPageSchema.properties, refund: nullable(portalRefund) },
 } as const;
+export type PortalRefundAsked = FromSchema<typeof portalRefundAskedSchema>;
+export type PortalRefund = PortalOrderPage['refunds'][number];
 
 const rateSchema = fields({ fiat_amount: decimal, fiat_currency: { type: 'string' }, numerator: { type: 'string' }, denominator: { type: 'string' }, source: { type: 'string' }, as_of: timestamp });
 
@@ -201,12 +203,14 @@ export const portalRefundQuoteSchema = answer('PortalRefundQuote', 'What is left
     }),
   ),
 });
+export type PortalRefundQuote = FromSchema<typeof portalRefundQuoteSchema>;
 
 /** The merchant's refunds waiting for an address or a payment, oldest first. */
 export const portalRefundsSchema = answer('PortalRefunds', 'Refunds waiting, oldest first.', {
   refunds: { type: 'array', items: portalRefund },
   next_cursor: nullable({ type: 'string' }),
 });
+export type PortalRefunds = FromSchema<typeof portalRefundsSchema>;
 
 // --- The integration: API tokens, the callback secret, settings, the audit log -------------------------
 

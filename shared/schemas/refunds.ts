@@ -95,7 +95,7 @@ export type RefundLinkBody = FromSchema<typeof refundLinkBodySchema>;
 export type PayRefundBody = FromSchema<typeof payRefundBodySchema>;
 export type PayRefundAddressBody = FromSchema<typeof payRefundAddressBodySchema>;
 
-const nullable = (schema: object, description: string) => ({ oneOf: [schema, { type: 'null' }], description });
+const nullable = <const S extends object>(schema: S, description: string) => ({ oneOf: [schema, { type: 'null' }] as const, description });
 const exactAmount = { type: 'string', pattern: '^[0-9]+(\\.[0-9]+)?$', description: 'Exact decimal in `currency` (a string, never rounded).' } as const;
 
 /** One refund as the merchant sees it (Get Order's `refunds`, the refund endpoints, the portal). */

@@ -6,8 +6,7 @@
  * however many requests race, and the order moves REFUND_PENDING -> REFUNDED with its callback
  * in the same write that sends its last refund.
  */
-import { createHash } from 'node:crypto';
-import { apiConfig } from '#shared/core/config';
+import { refundLinkHash as linkHash, refundUrl } from '#shared/core/server-key';
 import { countMetric } from '#shared/core/metrics';
 import type { AuditActor, AuditEntry } from '#shared/domain/audit';
 import { currency, isGateway } from '#shared/domain/currencies';
@@ -47,7 +46,6 @@ import { networkName } from '#shared/domain/networks';
 import { checkRefundAddress } from '#shared/payments/refund-addresses';
 import { rateProvider, sandboxRateProvider } from '#shared/payments/providers';
 import { convert, RateUnavailableError } from '#shared/payments/rates';
-import { serverSecret } from '#shared/services/api-tokens';
 import { requestRefund as requestGatewayRefund } from '#shared/services/gateway-payments';
 import { changeOrder, checkedId, unknownOrder } from '#shared/services/order-changes';
 import { completeRefund } from '#shared/services/payment-reports';
@@ -96,23 +94,9 @@ function auditEntry(action: AuditEntry['action'], actor: AuditActor, refund: Ref
 }
 
 // ---------------------------------------------------------------------------------------------
-// The refund link.
+// The refund link (its secret and URL: shared/core/server-key.ts, shared with the email sender).
 
-const LINK_PURPOSE = 'refund-link';
-
-/** A refund link's secret: made again from the refund by the server's key, never stored. */
-const linkSecret = (refund: Pick<Refund, 'refund_id' | 'link_version'>): Promise<string> =>
-  serverSecret(LINK_PURPOSE, `${refund.refund_id}\n${refund.link_version}`);
-
-/** What the table keeps of a link's secret. */
-export const linkHash = (secret: string): string => createHash('sha256').update(secret, 'utf8').digest('hex');
-
-/** The buyer's one-time link on the payment site: the secret in the fragment, so no server log sees it. */
-export async function refundUrl(refund: Pick<Refund, 'refund_id' | 'link_version'>): Promise<string> {
-  const url = new URL(apiConfig().paymentPageUrl);
-  url.hash = `refund=${await linkSecret(refund)}`;
-  return url.toString();
-}
+export { linkHash, refundUrl };
 
 /** A refund as the merchant is told of it (its link while the buyer may use it). */
 export async function noticeOf(refund: Refund): Promise<RefundNotice> {

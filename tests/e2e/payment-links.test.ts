@@ -6,7 +6,8 @@
  * on a 375 px phone opens the link (nothing is made), picks a currency, continues on the
  * ordinary payment page and pays in the sandbox; the order shows PAID under the link in the
  * portal, with the buyer's email on it (what the buyer's receipt is sent to). axe-core audits
- * every screen. Screenshots go to tests/artifacts/page-link-*.png.
+ * every screen. The merchant (who chose an email of each payment in the portal) and the buyer
+ * are mailed at `npm start`'s SMTP server. Screenshots go to tests/artifacts/page-link-*.png.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,12 +15,13 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeQrPng, fitsViewport, launchChromium } from '../support/browser';
-import { expectAccessible, portalPage } from '../support/portal-page';
-import { killGroup, startScript, stopLeftoverJava, type Started } from '../support/processes';
+import { acceptInvite, chooseEmail, expectAccessible, listedMail, portalPage, startLocalRuntime } from '../support/portal-page';
+import { killGroup, stopLeftoverJava, type Started } from '../support/processes';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'links-e2e-'));
 let runtime: Started;
 let api = '';
+let mailbox = '';
 let inviteUrl = '';
 let token = '';
 let browser: Browser;
@@ -29,11 +31,7 @@ let linkUrl = '';
 let orderId = '';
 
 beforeAll(async () => {
-  runtime = startScript('infra/local/start.ts', [], { PORT: '0', DATA_DIR: dataDir, TOKEN_HMAC_KEY: '' });
-  api = (await runtime.waitFor(/API:\s+(http:\/\/\S+)/))[1]!;
-  inviteUrl = (await runtime.waitFor(/Portal invite:\s+(http:\/\/\S+)/))[1]!;
-  token = (await runtime.waitFor(/Demo API token:\s+(\S+)/))[1]!;
-  await runtime.waitFor(/Ctrl-C stops everything/);
+  ({ runtime, api, mailbox, inviteUrl, token } = await startLocalRuntime(dataDir));
   browser = await launchChromium();
   portal = await portalPage(browser, { acceptDownloads: true });
   phone = await browser.newContext({ locale: 'en-US', viewport: { width: 375, height: 800 } });
@@ -49,11 +47,9 @@ afterAll(async () => {
 const merchantApi = (path: string) => fetch(api + path, { headers: { token } }).then((response) => response.json() as Promise<any>);
 
 describe('a payment link from creation to payment', () => {
-  it('the merchant signs in with a passkey and creates a link in the portal', async () => {
-    await portal.goto(inviteUrl);
-    await portal.getByRole('button', { name: 'Create a passkey' }).click();
-    await portal.getByRole('button', { name: 'I have saved them' }).click();
-    await portal.getByRole('heading', { level: 1, name: 'Orders' }).waitFor();
+  it('the merchant signs in with a passkey, asks for an email of each payment, and creates a link in the portal', async () => {
+    await acceptInvite(portal, inviteUrl);
+    await chooseEmail(portal, 'owner@club.test');
     await portal.getByRole('link', { name: 'Payment links' }).click();
     await portal.getByRole('heading', { level: 1, name: 'Payment links' }).waitFor();
     await portal.getByText('No payment link yet.').waitFor();
@@ -124,6 +120,23 @@ describe('a payment link from creation to payment', () => {
     const { order } = await merchantApi(`/v1/orders/${orderId}`);
     expect(order).toMatchObject({ status: 'PAID', title: 'Chess club: annual fee', price_amount: 30, price_currency: 'USD', pay_currency: 'BTC', email: 'member@example.com' });
     expect(order.merchant_order_id).toBe(`link_${new URL(linkUrl).searchParams.get('link')}_${order.merchant_order_id.split('_').at(-1)}`);
+  });
+
+  it('the merchant\'s "payment received" email and the buyer\'s receipt arrive at the local SMTP server; the receipt names the link, with no secret', async () => {
+    await expect.poll(async () => (await listedMail(mailbox)).map((mail) => mail.to).sort(), { timeout: 30_000 }).toEqual(['member@example.com', 'owner@club.test']);
+    const mails = await listedMail(mailbox);
+    const { order } = await merchantApi(`/v1/orders/${orderId}`);
+    const owner = mails.find((mail) => mail.to === 'owner@club.test')!;
+    expect(owner.subject).toBe(`Payment received: order ${order.merchant_order_id}`);
+    expect(owner.text).toContain('Chess club: annual fee');
+    const receipt = mails.find((mail) => mail.to === 'member@example.com')!;
+    expect(receipt.subject).toContain('Your receipt from');
+    expect(receipt.text).toContain('Item: Chess club: annual fee');
+    expect(receipt.text).toContain('Price: 30 USD');
+    expect(receipt.text).toContain(`?id=${orderId}`);
+    // No secret: not the API token, not the order's own token, not the portal.
+    for (const mail of mails) expect(mail.text).not.toContain(token);
+    expect(receipt.text).not.toContain('/portal/');
   });
 
   it('the portal shows the order PAID under the link, with the paid count and total', async () => {

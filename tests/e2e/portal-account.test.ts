@@ -216,13 +216,13 @@ describe("the portal's account screens in Chromium", () => {
     await audit('team');
   });
 
-  it('a viewer sees orders only; removed by the owner, their page is signed out at once', async () => {
+  it('a viewer sees orders, payment links and refunds waiting (to read) and their own email settings only; removed by the owner, their page is signed out at once', async () => {
     const vic = await portalPage(browser);
     await vic.goto(vicInvite);
     await vic.getByRole('button', { name: 'Create a passkey' }).click();
     await vic.getByRole('button', { name: 'I have saved them' }).click();
     await vic.getByRole('heading', { level: 1, name: 'Orders' }).waitFor();
-    expect(await vic.getByRole('navigation').getByRole('link').allTextContents()).toEqual(['Orders']);
+    expect(await vic.getByRole('navigation').getByRole('link').allTextContents()).toEqual(['Orders', 'Payment links', 'Refunds waiting', 'Email']);
     // A typed address of an owner's screen shows the orders instead; the API refuses anyway.
     await vic.goto(vicInvite.split('#')[0] + '#/developers');
     await vic.getByRole('heading', { level: 1, name: 'Orders' }).waitFor();

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/browser';
-import { acceptInvite, expectAccessible, portalPage, startLocalRuntime } from '../support/portal-page';
+import { acceptInvite, expectAccessible, listedMail, portalPage, startLocalRuntime } from '../support/portal-page';
 import { killGroup, stopLeftoverJava, type Started } from '../support/processes';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'portal-email-e2e-'));
@@ -29,12 +29,7 @@ const post = async (path: string, body: unknown) => {
   return (await response.json()) as any;
 };
 
-interface Listed {
-  to: string;
-  subject: string;
-  text: string;
-}
-const listed = async (): Promise<Listed[]> => (await (await fetch(`${mailbox}messages.json`)).json()) as Listed[];
+const listed = () => listedMail(mailbox);
 
 beforeAll(async () => {
   let inviteUrl: string;

@@ -53,6 +53,9 @@ describe('email in the stack', () => {
     expect(resources).toContain(':configuration-set/');
     expect(resources).not.toContain('*');
     expect(variablesOf(sender)).toMatchObject({ EMAIL_FROM: 'Shop Payments <pay@mail.example.com>', EMAIL_QUEUE_URL: expect.anything(), EMAIL_DLQ_URL: expect.anything(), EMAIL_SES_CONFIGURATION_SET: expect.anything(), PORTAL_ORIGIN: expect.anything() });
+    // The buyer's refund-link email is made with the server's token key, as the refunds service makes the link.
+    expect(variablesOf(sender)).toMatchObject({ TOKEN_HMAC_KEY_PARAMETER: deployConfig({}).tokenKeyParameter });
+    expect(variablesOf(functions.get(EMAIL_FUNCTIONS.bounces)!)).not.toHaveProperty('TOKEN_HMAC_KEY_PARAMETER');
   });
 
   it('consumes the email queue with partial batch failures; its dead-letter queue is alarmed', () => {

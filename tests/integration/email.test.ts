@@ -283,3 +283,62 @@ describe('refunds', () => {
     expect(message!.text).toContain(`${origin}/portal/#/orders/${id}`);
   });
 });
+
+describe('the buyer\'s refund link', () => {
+  /** The one-time link in a message's plain text, and its secret (the fragment after `#refund=`). */
+  const linkIn = (text: string) => {
+    const url = /(https?:\/\/\S+#refund=([A-Za-z0-9_-]+))/.exec(text);
+    expect(url, text).not.toBeNull();
+    return { url: url![1]!, secret: url![2]! };
+  };
+
+  it('a refund asked on an order with an email mails the buyer its one-time link (en and zh, text and HTML), once, and again when the link is renewed', async () => {
+    const shop = await merchant('Refund Mail Shop');
+    const buyer = `buyer-${randomUUID().slice(0, 8)}@example.test`;
+    const order = await paidOrder(shop.api_token, { email: buyer });
+    await mail().waitFor((message) => to(buyer)(message) && message.subject.startsWith('Your receipt'));
+
+    const asked = await call('POST', `/v1/orders/${order.id}/refund`, { token: shop.api_token, body: { reason: 'Out of stock' } });
+    expect(asked.status, asked.text).toBe(200);
+    const refundId = asked.body.refund.refund_id as string;
+    const isRefundMail = (message: CapturedMail) => to(buyer)(message) && message.subject.startsWith('Your refund from');
+    const [first] = await mail().waitFor(isRefundMail);
+    expect(first!.subject).toBe('Your refund from Refund Mail Shop: where to send it / Refund Mail Shop 的退款：请提供收款地址');
+    expect(first!.text).toContain('Refund Mail Shop is refunding');
+    expect(first!.text).toContain('Refund Mail Shop 将向您退款');
+    expect(first!.text).toContain('Item: Blue mug');
+    expect(first!.text).toContain('Note from the merchant: Out of stock');
+    const link = linkIn(first!.text);
+    const { apiConfig } = await import('#shared/core/config');
+    expect(link.url.startsWith(apiConfig().paymentPageUrl)).toBe(true);
+    expect(first!.html).toContain(`href="${link.url}"`);
+    // The link is the refund's own: its secret's hash is what the table holds, and the page opens with it.
+    const { findRefund } = await import('#shared/store/refunds');
+    const { refundLinkHash } = await import('#shared/core/server-key');
+    expect(refundLinkHash(link.secret)).toBe((await findRefund(order.id, refundId))!.link_hash);
+    const opened = await call('POST', '/v1/pay/refund', { body: { secret: link.secret } });
+    expect(opened.status, opened.text).toBe(200);
+    expect(opened.body.order.title).toBe('Blue mug');
+    expect(opened.body.refund).toMatchObject({ status: 'AWAITING_ADDRESS', reason: 'Out of stock', currency: 'BTC' });
+
+    // The refund's record replayed to order-events: still one email (one per link version).
+    const { marshall } = await import('@aws-sdk/util-dynamodb');
+    const { refundToItem } = await import('#shared/store/refunds');
+    const { handler } = await import('#functions/order-events/handler');
+    const item = refundToItem((await findRefund(order.id, refundId))!);
+    const replay = { eventID: randomUUID(), eventName: 'INSERT' as const, dynamodb: { Keys: marshall({ PK: item.PK, SK: item.SK }) as never, NewImage: marshall(item, { removeUndefinedValues: true }) as never, SequenceNumber: '1' } };
+    expect(await handler({ Records: [replay] })).toEqual({ batchItemFailures: [] });
+
+    // A new link: a new email with the new link; the old one opens nothing.
+    const renewed = await call('POST', `/v1/orders/${order.id}/refund-link`, { token: shop.api_token, body: { refund_id: refundId } });
+    expect(renewed.status, renewed.text).toBe(200);
+    const [, second] = await mail().waitFor(isRefundMail, { count: 2 });
+    const newLink = linkIn(second!.text);
+    expect(newLink.secret).not.toBe(link.secret);
+    expect(refundLinkHash(newLink.secret)).toBe((await findRefund(order.id, refundId))!.link_hash);
+    expect((await call('POST', '/v1/pay/refund', { body: { secret: link.secret } })).status).toBe(404);
+    await sleep(1500);
+    expect(mail().messages().filter(isRefundMail)).toHaveLength(2);
+    // Nothing secret but the buyer's own link: afterAll checks the API token, callback secret and order token are in no message.
+  });
+});

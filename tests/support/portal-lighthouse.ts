@@ -20,7 +20,7 @@ import { portalPage } from './portal-page';
 import { killGroup, startScript, stopLeftoverJava, type Started } from './processes';
 
 const BIP84_ZPUB = 'zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs';
-const SCREENS = ['recovery-codes', 'orders', 'orders-filtered', 'orders-empty', 'order', 'developers', 'settings', 'audit', 'team', 'sign-in', 'recovery', 'invite', 'invite-spent'];
+const SCREENS = ['recovery-codes', 'orders', 'orders-filtered', 'orders-empty', 'order', 'order-refund', 'refunds', 'developers', 'settings', 'audit', 'team', 'sign-in', 'recovery', 'invite', 'invite-spent'];
 
 /** One pass: a language (the browser's) and a viewport; `formFactor` is what Lighthouse is told. */
 export interface LighthousePass {
@@ -37,6 +37,7 @@ export function describePortalLighthouse(title: string, passes: readonly Lightho
   let portalUrl = '';
   let inviteUrl = '';
   let orderId = '';
+  let refundOrderId = '';
   let chromium: Awaited<ReturnType<typeof lighthouseChromium>>;
   /** Every screen's score and how many audits applied and passed, by pass: printed at the end (docs/performance.md quotes them). */
   const scores: Record<string, Record<string, string>> = {};
@@ -56,6 +57,9 @@ export function describePortalLighthouse(title: string, passes: readonly Lightho
     const created = await post('/v1/orders', { merchant_order_id: 'lighthouse-1', price_amount: 25, price_currency: 'USD', title: 'Lighthouse', pay_currency: 'BTC', callback_url: endpoint.url });
     orderId = created.order.order_id;
     await post(`/v1/sandbox/orders/${orderId}/pay`, { txid: 'e'.repeat(16) + Date.now().toString(16).padStart(48, '0') });
+    // A paid order the passes refund from the portal (the first pass asks the refund, every pass audits it).
+    refundOrderId = (await post('/v1/orders', { merchant_order_id: 'refund-lh', price_amount: 12, price_currency: 'USD', title: 'Refunded', pay_currency: 'USDT_ERC20' })).order.order_id;
+    await post(`/v1/sandbox/orders/${refundOrderId}/pay`, {});
     await post('/v1/orders', { merchant_order_id: 'lighthouse-2', price_amount: 7.5, price_currency: 'USD', title: 'Unpaid', pay_currency: 'LTC' });
     for (let waited = 0; endpoint.received.length === 0 && waited < 30_000; waited += 200) await new Promise((resolve) => setTimeout(resolve, 200));
     expect(endpoint.received.length).toBeGreaterThanOrEqual(1);
@@ -109,6 +113,18 @@ export function describePortalLighthouse(title: string, passes: readonly Lightho
       await page.locator('table.attempts tbody tr').first().waitFor();
       await page.locator('.actions button').first().waitFor();
       await audit('order');
+
+      await show(`#/orders/${refundOrderId}`);
+      await page.locator('.refund-ask button[type="submit"], article.refund').first().waitFor();
+      if ((await page.locator('article.refund').count()) === 0) {
+        await page.locator('#refund-reason').fill('Out of stock');
+        await page.locator('.refund-ask button[type="submit"]').click();
+      }
+      await page.locator('article.refund [data-field="refund-url"]').waitFor();
+      await audit('order-refund');
+      await show('#/refunds');
+      await page.locator('table.orders tbody tr').first().waitFor();
+      await audit('refunds');
 
       await show('#/developers');
       await page.locator('table.tokens tbody tr').first().waitFor();

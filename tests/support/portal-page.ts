@@ -43,6 +43,27 @@ export async function startLocalRuntime(dataDir: string, env: Record<string, str
   return { runtime, api, mailbox, inviteUrl, token };
 }
 
+/** A message the local runtime's SMTP server captured, as its mailbox page's messages.json lists it. */
+export interface ListedMail {
+  to: string;
+  subject: string;
+  text: string;
+}
+
+/** Every message the runtime's SMTP server received so far (`mailbox` is the URL it prints). */
+export const listedMail = async (mailbox: string): Promise<ListedMail[]> => (await (await fetch(`${mailbox}messages.json`)).json()) as ListedMail[];
+
+/** Sets the signed-in user's email preferences in the portal's Email screen: an address, a language, each payment. */
+export async function chooseEmail(page: Page, address: string, language: 'en' | 'zh' = 'en'): Promise<void> {
+  await page.getByRole('navigation').getByRole('link', { name: 'Email' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Email' }).waitFor();
+  await page.getByLabel('Email address').fill(address);
+  await page.getByLabel('Language of the emails').selectOption(language);
+  await page.getByLabel('Payments received').selectOption('each');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByText('Saved.').waitFor();
+}
+
 /** Opens an invite in `page` and registers a passkey with Chromium's virtual authenticator: signed in, on Orders. */
 export async function acceptInvite(page: Page, inviteUrl: string): Promise<void> {
   await page.goto(inviteUrl);

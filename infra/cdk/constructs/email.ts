@@ -73,13 +73,21 @@ export class Email extends NestedStack {
     this.queue = this.encryptedQueue('Queue', { visibilityTimeout: Duration.seconds(180), deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: 10 } });
 
     const queueEnvironment = { EMAIL_QUEUE_URL: this.queue.queueUrl };
-    const sender = this.addFunction(EMAIL_FUNCTIONS.send, 'write', Duration.seconds(30), {
-      ...queueEnvironment,
-      EMAIL_DLQ_URL: this.deadLetterQueue.queueUrl,
-      EMAIL_FROM: email.from,
-      EMAIL_SES_CONFIGURATION_SET: this.configurationSet.configurationSetName,
-      ...(email.sesRegion ? { EMAIL_SES_REGION: email.sesRegion } : {}),
-    });
+    const sender = this.addFunction(
+      EMAIL_FUNCTIONS.send,
+      'write',
+      Duration.seconds(30),
+      {
+        ...queueEnvironment,
+        EMAIL_DLQ_URL: this.deadLetterQueue.queueUrl,
+        EMAIL_FROM: email.from,
+        EMAIL_SES_CONFIGURATION_SET: this.configurationSet.configurationSetName,
+        ...(email.sesRegion ? { EMAIL_SES_REGION: email.sesRegion } : {}),
+      },
+      // The token key (the 'token-key' grant of the main stack's functions): the buyer's refund-link
+      // email makes the link again from the refund, as the refunds service does (shared/core/server-key.ts).
+      { TOKEN_HMAC_KEY_PARAMETER: props.config.tokenKeyParameter },
+    );
     sender.addEventSource(new SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true }));
     // A retry is a new message on the same queue; the last failure goes to the dead-letter queue.
     this.queue.grantSendMessages(sender);
@@ -121,7 +129,7 @@ export class Email extends NestedStack {
     fn.addEnvironment('EMAIL_QUEUE_URL', this.queue.queueUrl);
   }
 
-  private addFunction(folder: string, tableAccess: TableAccess, timeout: Duration, environment: Record<string, string>): LambdaFunction {
+  private addFunction(folder: string, tableAccess: TableAccess, timeout: Duration, environment: Record<string, string>, parameters: Record<string, string> = {}): LambdaFunction {
     const fn = new ServiceFunction(this, constructId(folder), {
       folder,
       serviceName: this.settings.serviceName,
@@ -130,6 +138,7 @@ export class Email extends NestedStack {
       tableAccess,
       timeout,
       environment: { ...this.settings.config.handlerEnvironment, ...this.settings.environment, ...environment },
+      parameters,
     });
     this.functions.set(folder, fn);
     this.alarms.alarmOnErrors(`${constructId(folder)}Errors`, fn.function, `${folder} invocations are failing`);

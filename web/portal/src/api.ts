@@ -23,7 +23,8 @@ import type {
 } from '#shared/schemas/portal-responses';
 import type { EmailPreferencesBody, KeyPreviewBody, SettingsBody } from '#shared/schemas/portal';
 
-import type { PortalLink, PortalLinkPage, PortalLinks } from '#shared/schemas/portal-responses';
+import type { PortalLink, PortalLinkPage, PortalLinks, PortalRefundAsked, PortalRefundQuote, PortalRefunds } from '#shared/schemas/portal-responses';
+import type { RefundOrderBody } from '#shared/schemas/refunds';
 /**
  * The portal's one API client: every `/v1/portal/...` call goes through here. It sends the
  * session cookie (same origin), the CSRF token on every POST, and turns answers into results.
@@ -116,4 +117,15 @@ export const linksApi = {
   get: (linkId: string) => request<PortalLinkPage>('GET', `/links/${encodeURIComponent(linkId)}`),
   create: (body: Record<string, unknown>) => request<{ link: PaymentLinkRow }>('POST', '/links', body),
   change: (linkId: string, body: Record<string, unknown>) => request<{ link: PaymentLinkRow }>('POST', `/links/${encodeURIComponent(linkId)}`, body),
+};
+
+const orderPath = (orderId: string, tail: string) => `/orders/${encodeURIComponent(orderId)}/${tail}`;
+
+/** Refunds: ask one with its amount choice, today's quote, report its transaction, a new link, the ones waiting. */
+export const refundsApi = {
+  ask: (orderId: string, body: Pick<RefundOrderBody, 'basis' | 'reason'> & { amount?: string }) => request<PortalRefundAsked>('POST', orderPath(orderId, 'refund'), body),
+  quote: (orderId: string) => request<PortalRefundQuote>('GET', orderPath(orderId, 'refund-quote')),
+  reportTxid: (orderId: string, refundId: string, txid: string) => request<PortalOrderPage>('POST', orderPath(orderId, 'refund-txid'), { refund_id: refundId, txid }),
+  renewLink: (orderId: string, refundId: string) => request<PortalOrderPage>('POST', orderPath(orderId, 'refund-link'), { refund_id: refundId }),
+  waiting: (cursor?: string) => request<PortalRefunds>('GET', `/refunds?limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`),
 };

@@ -8,6 +8,7 @@ import { inviteScreen } from './screens/invite';
 import { linkScreen } from './screens/link';
 import { linksScreen } from './screens/links';
 import { renderLayout } from './screens/layout';
+import { refundsScreen } from './screens/refunds';
 import { orderScreen } from './screens/order';
 import { ordersScreen } from './screens/orders';
 import type { Screen } from './screens/screen';
@@ -25,6 +26,7 @@ const SCREENS: Record<string, Screen> = {
   order: orderScreen,
   links: linksScreen,
   link: linkScreen,
+  refunds: refundsScreen,
   developers: developersScreen,
   settings: settingsScreen,
   audit: auditScreen,

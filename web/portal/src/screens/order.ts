@@ -4,7 +4,9 @@ import { portalApi } from '../api';
 import { formatAmount, formatTime } from '../format';
 import { t } from '../i18n';
 import { navigate } from '../router';
-import { notice, say, showScreen, type Screen } from './screen';
+import { signedInUser } from '../session';
+import { drawRefundForm, refundsSection, type PageAnswer } from './refunds';
+import { notice, say, sayFailure, showScreen, type Screen } from './screen';
 
 /** How often an open order page asks for news (a payment arriving shows without a reload). */
 export const ORDER_POLL_MS = 4000;
@@ -121,18 +123,41 @@ export const orderScreen: Screen = (main, params) => {
   const orderId = params.id ?? '';
   const content = h('div', { class: 'order' });
   const actions = h('div', { class: 'actions' });
+  // The refund form and the refunds are drawn apart from the rest: a poll does not wipe what is being typed.
+  const refundBox = h('div', { class: 'refund-ask' });
+  const refundsBox = h('div', { class: 'refunds' });
   const outcome = notice();
+  const canWrite = signedInUser()?.role !== 'viewer';
   let shown = '';
+  let refundsShown = '';
+  let refundAllowed = false;
   const draw = (page: PortalOrderPage) => {
-    const { actions: allowed, ...rest } = page;
-    const fingerprint = JSON.stringify(page);
-    if (fingerprint === shown) return;
-    shown = fingerprint;
-    fill(content, detailsSection(page), historySection(page), invoicesSection(page), callbacksSection(page));
-    const stillFocused = actions.contains(document.activeElement) ? (document.activeElement as HTMLElement).dataset.action : undefined;
-    fill(actions, allowed.map((action) => h('button', { type: 'button', 'data-action': action, onclick: () => void act(action) }, strings.action[action] ?? action)));
-    if (stillFocused) actions.querySelector<HTMLElement>(`[data-action="${stillFocused}"]`)?.focus();
-    void rest;
+    const { actions: allowed, refunds, ...rest } = page;
+    const fingerprint = JSON.stringify(rest);
+    if (fingerprint !== shown) {
+      shown = fingerprint;
+      fill(content, detailsSection(page), historySection(page), invoicesSection(page), callbacksSection(page));
+    }
+    if (JSON.stringify({ refunds, allowed }) !== refundsShown) {
+      refundsShown = JSON.stringify({ refunds, allowed });
+      fill(refundsBox, refundsSection(page, canWrite, answer));
+      const stillFocused = actions.contains(document.activeElement) ? (document.activeElement as HTMLElement).dataset.action : undefined;
+      // "Refund" is its own form (the amount choices), not a button.
+      fill(actions, allowed.filter((action) => action !== 'refund').map((action) => h('button', { type: 'button', 'data-action': action, onclick: () => void act(action) }, strings.action[action] ?? action)));
+      if (stillFocused) actions.querySelector<HTMLElement>(`[data-action="${stillFocused}"]`)?.focus();
+      const canRefund = allowed.includes('refund');
+      if (canRefund !== refundAllowed) {
+        refundAllowed = canRefund;
+        if (canRefund) void drawRefundForm(refundBox, orderId, answer);
+        else fill(refundBox);
+      }
+    }
+  };
+  const answer: PageAnswer = (result, region) => {
+    if (result.ok) {
+      draw(result.data);
+      say(outcome, strings.done);
+    } else sayFailure(region, result);
   };
   const act = async (action: PortalOrderAction) => {
     const question = strings.confirm[action];
@@ -158,7 +183,8 @@ export const orderScreen: Screen = (main, params) => {
     strings.orderTitle(orderId),
     h('p', null, h('a', { href: '#/orders' }, strings.back)),
     h('p', { class: 'hint' }, strings.live),
-    h('section', { 'aria-labelledby': 'actions-title' }, h('h2', { id: 'actions-title' }, strings.actions), actions, outcome),
+    h('section', { 'aria-labelledby': 'actions-title' }, h('h2', { id: 'actions-title' }, strings.actions), actions, refundBox, outcome),
+    refundsBox,
     content,
   );
   void refresh();

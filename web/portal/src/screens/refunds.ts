@@ -1,0 +1,206 @@
+import { fill, h } from '../../../common/dom';
+import { qrSvg } from '../../../common/qr';
+import type { PortalOrderPage, PortalRefund, PortalRefundQuote } from '#shared/schemas/portal-responses';
+import { refundsApi, type Result } from '../api';
+import { formatAmount, formatTime } from '../format';
+import { t } from '../i18n';
+import { navigate } from '../router';
+import { field, notice, say, sayFailure, showScreen, type Screen } from './screen';
+
+const definition = (pairs: [string, string | Node | null][]) =>
+  h('dl', { class: 'facts' }, pairs.filter(([, value]) => value !== null).map(([term, value]) => [h('dt', null, term), h('dd', null, value)]));
+
+/** What the order page does with an answer that is the order's page again (drawn, or the failure said). */
+export type PageAnswer = (result: Result<PortalOrderPage>, region: HTMLElement) => void;
+
+type Quote = NonNullable<PortalRefundQuote['quote']>;
+
+/**
+ * The "Refund" form (owners and developers): all that is left, the price's fiat value at today's
+ * rate (the rate shown, locked when asked), or a custom amount in the paid currency; a note for
+ * the buyer. A gateway order (no quote) is refunded in full at its gateway.
+ */
+export function refundForm(orderId: string, quote: Quote | null, answer: PageAnswer): HTMLElement {
+  const strings = t();
+  const outcome = notice();
+  const reason = h('input', { id: 'refund-reason', name: 'reason', maxlength: '200', autocomplete: 'off' });
+  const amount = h('input', { id: 'refund-amount', name: 'amount', inputmode: 'decimal', autocomplete: 'off', pattern: '[0-9]+([.][0-9]+)?', 'aria-describedby': 'refund-amount-hint' });
+  const choice = (value: string, label: string, checked = false) =>
+    h('label', { class: 'check' }, h('input', { type: 'radio', name: 'basis', value, checked }), label);
+  const choices = quote
+    ? h(
+        'fieldset',
+        { class: 'choice' },
+        h('legend', null, strings.refundAmount),
+        choice('crypto', strings.refundAll(formatAmount(quote.left, quote.currency)), true),
+        quote.fiat
+          ? choice('fiat', strings.refundFiat(formatAmount(quote.fiat.amount, quote.fiat.currency), formatAmount(quote.fiat.crypto, quote.currency)))
+          : null,
+        quote.fiat
+          ? h('p', { class: 'hint', id: 'refund-rate' }, strings.refundRate(quote.fiat.rate.fiat_currency, `${quote.fiat.rate.numerator}/${quote.fiat.rate.denominator}`, quote.currency, quote.fiat.rate.source, formatTime(quote.fiat.rate.as_of)))
+          : null,
+        choice('custom', strings.refundCustom),
+        field('refund-amount', strings.refundCustomAmount(quote.currency), amount, strings.refundCustomHint(formatAmount(quote.left, quote.currency))),
+      )
+    : h('p', { class: 'hint' }, strings.refundGateway);
+  const form = h(
+    'form',
+    { class: 'inline-form', 'aria-labelledby': 'refund-ask-title', novalidate: true, onsubmit: async (event: Event) => {
+      event.preventDefault();
+      const basis = (form.querySelector<HTMLInputElement>('input[name="basis"]:checked')?.value ?? 'crypto') as 'crypto' | 'fiat' | 'custom';
+      if (basis === 'custom' && !/^[0-9]+(\.[0-9]+)?$/.test(amount.value.trim())) {
+        say(outcome, strings.refundAmountNeeded, 'error');
+        amount.focus();
+        return;
+      }
+      if (!window.confirm(strings.confirm.refund ?? '')) return;
+      const result = await refundsApi.ask(orderId, { basis, reason: reason.value.trim() || undefined, amount: basis === 'custom' ? amount.value.trim() : undefined });
+      answer(result, outcome);
+    } },
+    h('h3', { id: 'refund-ask-title' }, strings.refundAsk),
+    choices,
+    field('refund-reason', strings.refundReason, reason),
+    h('button', { type: 'submit' }, strings.action.refund),
+    outcome,
+  );
+  return form;
+}
+
+/** One refund: its state, the link for the buyer, then the address, exact amount and wallet QR code, and the forms to act. */
+function refundCard(orderId: string, refund: PortalRefund, canWrite: boolean, answer: PageAnswer): HTMLElement {
+  const strings = t();
+  const outcome = notice();
+  const id = refund.refund_id;
+  const copy = refund.refund_url
+    ? h('button', { type: 'button', onclick: async () => {
+        await navigator.clipboard.writeText(refund.refund_url ?? '').then(() => say(outcome, strings.copied)).catch(() => say(outcome, strings.error, 'error'));
+      } }, strings.copyRefundLink)
+    : null;
+  const lightning = refund.currency === 'LBTC';
+  const txid = h('input', { id: `txid-${id}`, name: 'txid', autocomplete: 'off', spellcheck: 'false', required: true });
+  const report = canWrite && refund.status === 'AWAITING_PAYMENT'
+    ? h(
+        'form',
+        { class: 'inline-form', onsubmit: async (event: Event) => {
+          event.preventDefault();
+          if (!txid.value.trim()) return say(outcome, strings.refundTxidNeeded, 'error');
+          answer(await refundsApi.reportTxid(orderId, id, txid.value.trim()), outcome);
+        } },
+        field(`txid-${id}`, lightning ? strings.refundPreimage : strings.refundTxid, txid),
+        h('button', { type: 'submit' }, strings.refundReport),
+      )
+    : null;
+  const renew = canWrite && refund.status !== 'SENT'
+    ? h('button', { type: 'button', class: 'secondary', onclick: async () => {
+        if (!window.confirm(strings.refundNewLinkConfirm)) return;
+        answer(await refundsApi.renewLink(orderId, id), outcome);
+      } }, strings.refundNewLink)
+    : null;
+  return h(
+    'article',
+    { class: 'card refund', 'data-refund': id },
+    h('h3', null, strings.refundHeading(formatAmount(refund.amount, refund.currency), strings.refundStatuses[refund.status] ?? refund.status)),
+    definition([
+      [strings.status, h('span', { class: 'pill', 'data-field': 'refund-status' }, strings.refundStatuses[refund.status] ?? refund.status)],
+      [strings.amount, h('span', { 'data-field': 'refund-amount' }, formatAmount(refund.amount, refund.currency))],
+      [strings.refundNetwork, refund.network],
+      [strings.refundRateLocked, refund.rate ? `${formatAmount(refund.rate.fiat_amount, refund.rate.fiat_currency)} · 1 ${refund.rate.fiat_currency} = ${refund.rate.numerator}/${refund.rate.denominator} ${refund.currency} (${refund.rate.source}, ${formatTime(refund.rate.as_of)})` : null],
+      [strings.refundReason, refund.reason],
+      [strings.created, formatTime(refund.created_at)],
+      [strings.refundLink, refund.refund_url ? h('span', { class: 'link-url' }, h('code', { 'data-field': 'refund-url' }, refund.refund_url), copy) : null],
+      [strings.refundAddress, refund.address ? h('code', { 'data-field': 'refund-address' }, refund.address) : null],
+      [strings.refundMemo, refund.memo],
+      [strings.refundAddressSet, refund.address_set_at ? formatTime(refund.address_set_at) : null],
+      [strings.txid, refund.txid ? h('code', null, refund.txid) : null],
+      [strings.refundSent, refund.sent_at ? formatTime(refund.sent_at) : null],
+    ]),
+    refund.payment_uri && refund.status === 'AWAITING_PAYMENT'
+      ? h(
+          'figure',
+          { class: 'refund-qr' },
+          qrSvg(refund.payment_uri, strings.refundQrLabel(formatAmount(refund.amount, refund.currency))),
+          h('figcaption', null, strings.refundQrCaption, ' ', h('code', { 'data-field': 'payment-uri' }, refund.payment_uri)),
+        )
+      : null,
+    refund.short_payments.length > 0
+      ? [
+          h('h4', null, strings.refundShort),
+          h('ul', { class: 'payments' }, refund.short_payments.map((payment) =>
+            h('li', null, h('code', null, payment.txid), ` · ${formatAmount(payment.amount, refund.currency)} · `, h('time', { datetime: payment.seen_at }, formatTime(payment.seen_at))),
+          )),
+        ]
+      : null,
+    report,
+    renew ? h('div', { class: 'actions' }, renew) : null,
+    outcome,
+  );
+}
+
+/** The order page's refunds, oldest first. */
+export function refundsSection(page: PortalOrderPage, canWrite: boolean, answer: PageAnswer): HTMLElement {
+  const strings = t();
+  return h(
+    'section',
+    { 'aria-labelledby': 'refunds-title' },
+    h('h2', { id: 'refunds-title' }, strings.refunds),
+    page.refunds.length === 0 ? h('p', null, strings.noRefunds) : page.refunds.map((refund) => refundCard(page.order.order_id, refund, canWrite, answer)),
+  );
+}
+
+/** Loads today's quote and draws the refund form into `box`. */
+export async function drawRefundForm(box: HTMLElement, orderId: string, answer: PageAnswer): Promise<void> {
+  const result = await refundsApi.quote(orderId);
+  if (result.ok) fill(box, refundForm(orderId, result.data.quote, answer));
+  else {
+    const region = notice();
+    fill(box, region);
+    sayFailure(region, result);
+  }
+}
+
+/** Refunds waiting for the buyer's address or the merchant's payment, oldest first, each linking to its order. */
+export const refundsScreen: Screen = (main) => {
+  const strings = t();
+  const body = h('tbody');
+  const outcome = notice();
+  const more = h('button', { type: 'button', hidden: true }, strings.more);
+  let cursor: string | undefined;
+  const load = async () => {
+    const result = await refundsApi.waiting(cursor);
+    if (!result.ok) {
+      if (result.status === 401) return navigate('#/sign-in');
+      return sayFailure(outcome, result);
+    }
+    body.append(...result.data.refunds.map((refund) =>
+      h('tr', null,
+        h('td', { 'data-label': strings.created }, formatTime(refund.created_at)),
+        h('td', { 'data-label': strings.colOrder }, h('a', { href: `#/orders/${encodeURIComponent(refund.order_id)}` }, refund.order_id)),
+        h('td', { 'data-label': strings.amount }, formatAmount(refund.amount, refund.currency)),
+        h('td', { 'data-label': strings.status }, strings.refundStatuses[refund.status] ?? refund.status),
+      ),
+    ));
+    cursor = result.data.next_cursor ?? undefined;
+    more.hidden = !cursor;
+    if (!body.firstChild) say(outcome, strings.noWaitingRefunds);
+  };
+  more.onclick = () => void load();
+  showScreen(
+    main,
+    strings.refundsWaiting,
+    h('p', null, strings.refundsWaitingLead),
+    h(
+      'div',
+      { class: 'table-wrap' },
+      h(
+        'table',
+        { class: 'orders' },
+        h('caption', null, strings.refundsWaitingCaption),
+        h('thead', null, h('tr', null, [strings.created, strings.colOrder, strings.amount, strings.status].map((label) => h('th', { scope: 'col' }, label)))),
+        body,
+      ),
+    ),
+    more,
+    outcome,
+  );
+  void load();
+};
