@@ -7,13 +7,14 @@ import type { Construct } from 'constructs';
 import type { DeployConfig } from '#infra/cdk/config';
 import { METRICS_NAMESPACE } from '#shared/core/config';
 import { CallbackPipeline } from '#infra/cdk/constructs/callback-pipeline';
-import { ChainWatchers } from '#infra/cdk/constructs/chain-watchers';
+import { ChainWatchers, chainSourceParameters } from '#infra/cdk/constructs/chain-watchers';
 import { Email } from '#infra/cdk/constructs/email';
 import { EMAIL_EVENT_PATTERNS } from '#shared/email/events';
 import { MerchantPortal } from '#infra/cdk/constructs/merchant-portal';
 import { OrderApi } from '#infra/cdk/constructs/order-api';
 import { OrderTable } from '#infra/cdk/constructs/order-table';
 import { PaymentPage } from '#infra/cdk/constructs/payment-page';
+import { RouteFunctions } from '#infra/cdk/constructs/route-functions';
 import { ServiceAlarms } from '#infra/cdk/constructs/service-alarms';
 import { constructId, ServiceFunction, type TableAccess } from '#infra/cdk/constructs/service-function';
 import { PAYMENT_PAGE_DIR, PORTAL_DIR } from '#infra/cdk/paths';
@@ -50,8 +51,7 @@ export const EVENT_FUNCTIONS = {
    * Expires due NEW orders (asking the gateway before expiring a gateway invoice) and numbers
    * new orders (Get Orders' deep offsets); each expiry and each cursor move is a conditional
    * write, so overlapping runs are harmless. Numbering runs here rather than in a function of
-   * its own: the stack with every network is at CloudFormation's 500 resources, and a function
-   * is about seven more.
+   * its own: an event function is about five more resources in the main stack (docs/deploy.md "Stack size").
    */
   expireOrders: { fn: 'expire-orders', access: 'write', grants: ['gateways'], timeoutSeconds: 50 },
   /** Re-queues deliveries whose queue message was lost (due more than the grace time ago). */
@@ -120,7 +120,8 @@ export function streamedPortalOrigin(config: DeployConfig): string {
 export const STREAMED_CONCURRENCY = 5;
 
 /**
- * The whole service: one stack and the chain watchers' nested stack. It only wires constructs:
+ * The whole service: one stack and its nested stacks (the route functions', the chain
+ * watchers', email's; docs/deploy.md "Stack size"). It only wires constructs:
  * the table, one function per function folder of the route table plus the event-driven ones,
  * the HTTP API, the callback queues, the payment page, the alarms and the watchers.
  */
@@ -140,6 +141,8 @@ export class CryptoPayStack extends Stack {
   readonly watchers?: ChainWatchers;
   /** Email's nested stack (absent without an emailDomain setting: no email). */
   readonly email?: Email;
+  /** The nested stack of the HTTP API routes' functions (in {@link functions} with the others). */
+  readonly routeFunctions: RouteFunctions;
 
   constructor(scope: Construct, id: string, props: CryptoPayStackProps) {
     super(scope, id, { description: 'Hosted crypto payment orders (MugglePay v1 compatible API)', ...props });
@@ -161,10 +164,14 @@ export class CryptoPayStack extends Stack {
     const pageUrl = config.paymentPage.url ?? this.paymentPage.url;
     const pageOrigin = config.paymentPage.url ? new URL(config.paymentPage.url).origin : this.paymentPage.origin;
 
-    // One function per folder, with exactly what its routes (or its EVENT_FUNCTIONS entry) declare.
+    // One function per folder, with exactly what its routes (or its EVENT_FUNCTIONS entry) declare;
+    // those behind the HTTP API in their nested stack (see RouteFunctions), the others here.
+    this.routeFunctions = new RouteFunctions(this, 'RouteFunctions');
+    const streamedFolders = new Set(ROUTES.filter((route) => route.stream).map((route) => route.fn));
     const functions = new Map<string, ServiceFunction>();
     for (const [folder, needs] of functionNeeds(ROUTES)) {
-      const fn = new ServiceFunction(this, constructId(folder), {
+      const scope = needs.route && !streamedFolders.has(folder) ? this.routeFunctions : this;
+      const fn = new ServiceFunction(scope, constructId(folder), {
         folder,
         serviceName: SERVICE_NAME,
         logLevel: config.logLevel,
@@ -186,6 +193,7 @@ export class CryptoPayStack extends Stack {
           ...(needs.grants.has('gateways') ? config.gatewayCredentialParameters : {}),
           ...(needs.grants.has('lightning') ? config.lightningParameters : {}),
           ...(needs.grants.has('token-key') ? { TOKEN_HMAC_KEY_PARAMETER: config.tokenKeyParameter } : {}),
+          ...(needs.grants.has('chain-sources') ? chainSourceParameters(config.chainSources) : {}),
         },
       });
       if (needs.grants.has('callback-queue')) this.callbacks.grantEnqueue(fn.function);

@@ -13,7 +13,13 @@ export type Grant =
   /** Read the API token key: a merchant route authenticates with it (implied), the portal makes tokens with it and shows refund links (their secret is made again with it). */
   | 'token-key'
   /** Send jobs to the callback queue: queues a delivery (a redelivery, a swept one). */
-  | 'callback-queue';
+  | 'callback-queue'
+  /**
+   * Read the chain sources' node URLs in SSM, as the chain watchers do: checks a transaction on
+   * chain through the watchers' sources (shared/watchers/refund-check.ts; the other sources'
+   * settings every function has).
+   */
+  | 'chain-sources';
 
 /**
  * Every HTTP route of the service and the function that serves it. The CDK stack and the
@@ -97,7 +103,7 @@ const PORTAL_ROUTES: readonly Route[] = (
     { method: 'POST', path: '/v1/portal/orders/{order_id}/refund', fn: 'portal-refund-order', access: 'write', grants: ['gateways', 'token-key'] },
     { method: 'POST', path: '/v1/portal/orders/{order_id}/complete-refund', fn: 'portal-complete-refund', access: 'write', grants: ['token-key'] },
     { method: 'GET', path: '/v1/portal/orders/{order_id}/refund-quote', fn: 'portal-refund-quote', access: 'read' },
-    { method: 'POST', path: '/v1/portal/orders/{order_id}/refund-txid', fn: 'portal-report-refund-txid', access: 'write', grants: ['token-key'] },
+    { method: 'POST', path: '/v1/portal/orders/{order_id}/refund-txid', fn: 'portal-report-refund-txid', access: 'write', grants: ['token-key', 'chain-sources'] },
     { method: 'POST', path: '/v1/portal/orders/{order_id}/refund-link', fn: 'portal-renew-refund-link', access: 'write', grants: ['token-key'] },
     { method: 'GET', path: '/v1/portal/refunds', fn: 'portal-list-refunds', access: 'read', grants: ['token-key'] },
     { method: 'POST', path: '/v1/portal/orders/{order_id}/resolve', fn: 'portal-resolve-order', access: 'write', grants: ['token-key'] },
@@ -141,7 +147,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/v1/sandbox/orders/{order_id}/pay', fn: 'sandbox-pay', access: 'write' },
   { method: 'POST', path: '/v1/sandbox/orders/{order_id}/complete-refund', fn: 'sandbox-complete-refund', access: 'write' },
   { method: 'GET', path: '/v1/orders/{order_id}/refunds', fn: 'list-refunds', access: 'read' },
-  { method: 'POST', path: '/v1/orders/{order_id}/refund-txid', fn: 'report-refund-txid', access: 'write' },
+  { method: 'POST', path: '/v1/orders/{order_id}/refund-txid', fn: 'report-refund-txid', access: 'write', grants: ['chain-sources'] },
   { method: 'POST', path: '/v1/orders/{order_id}/refund-link', fn: 'renew-refund-link', access: 'write' },
   { method: 'GET', path: '/v1/orders/{order_id}/callbacks', fn: 'list-callbacks', access: 'read' },
   { method: 'POST', path: '/v1/orders/{order_id}/callbacks/redeliver', fn: 'redeliver-callback', access: 'write', grants: ['callback-queue'] },

@@ -9,7 +9,7 @@ import { CryptoPayStack } from '#infra/cdk/stack';
 import { ensureTable } from '#infra/local/dynamodb';
 import { LAMBDA_RUNTIME_GLOBAL_SOURCE } from '#infra/local/lambda-streaming';
 import { ROUTES } from '#shared/http/routes';
-import { deployConfig, logicalId, resourcesOf, TEST_ENV, testApp } from './support.ts';
+import { deployConfig, logicalId, resourcesOf, serviceFunctions, TEST_ENV, testApp } from './support.ts';
 
 /**
  * The real esbuild bundling of every function, as `cdk synth` does it (no Docker): each bundle
@@ -27,12 +27,15 @@ const template = Template.fromStack(stack);
 afterAll(cleanup);
 const run = promisify(execFile);
 
-const functions = resourcesOf(template, 'AWS::Lambda::Function');
+const placed = serviceFunctions(stack, template);
 const bundles = [...stack.functions].map(([folder, fn]) => {
-  const metadata = functions[logicalId(stack, fn.function)]?.Metadata as Record<string, string> | undefined;
+  // Each function in its own stack's template (the routes' are in their nested stack).
+  const functions = resourcesOf(placed.get(folder)!.template, 'AWS::Lambda::Function');
+  const id = logicalId(placed.get(folder)!.stack, fn.function);
+  const metadata = functions[id]?.Metadata as Record<string, string> | undefined;
   const assetPath = metadata?.['aws:asset:path'];
   if (!assetPath) throw new Error(`${folder} has no asset`);
-  const variables = (functions[logicalId(stack, fn.function)]?.Properties?.Environment as { Variables: Record<string, unknown> })
+  const variables = (functions[id]?.Properties?.Environment as { Variables: Record<string, unknown> })
     .Variables;
   // CloudFormation references become placeholders of the right shape (every one is a name or a URL).
   const environment = Object.fromEntries(

@@ -14,7 +14,7 @@ import { CryptoPayStack, EVENT_FUNCTIONS } from '#infra/cdk/stack';
 import { readQuotaConfig } from '#shared/core/config';
 import { ROUTES } from '#shared/http/routes';
 import { QUOTA_PREFIX, quotaKey } from '#shared/store/keys';
-import { deployConfig, logicalId, resourcesOf, TEST_ENV, testApp } from './support.ts';
+import { deployConfig, logicalId, resourcesOf, serviceFunctions, TEST_ENV, testApp, variablesOf } from './support.ts';
 
 const { app, cleanup } = testApp({ bundle: false });
 const stack = new CryptoPayStack(app, 'QuotaTest', {
@@ -26,10 +26,8 @@ const stack = new CryptoPayStack(app, 'QuotaTest', {
 const template = Template.fromStack(stack);
 afterAll(cleanup);
 
-const environmentOf = (folder: string): Record<string, string> => {
-  const id = logicalId(stack, stack.functions.get(folder)!.function);
-  return (resourcesOf(template, 'AWS::Lambda::Function')[id]?.Properties?.Environment as { Variables: Record<string, string> }).Variables;
-};
+const placed = serviceFunctions(stack, template);
+const environmentOf = (folder: string) => variablesOf(placed.get(folder)!) as Record<string, string>;
 
 describe('request quotas in the stack', () => {
   it('is an HTTP API (no WAF web ACL can attach to it), so the quotas are counted by the functions', () => {

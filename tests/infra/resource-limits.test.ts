@@ -9,12 +9,13 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Stack } from 'aws-cdk-lib';
+import { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CryptoPayStack } from '#infra/cdk/stack';
 import { CHAINS } from '#shared/chains/sources';
+import { ROUTES } from '#shared/http/routes';
 import { deployConfig, EVERY_SOURCE_SETTINGS, EVERYTHING_ELSE_SETTINGS, TEST_ENV, testApp } from './support.ts';
 
 const SOURCES = EVERY_SOURCE_SETTINGS;
@@ -46,6 +47,7 @@ const counts = {
   sources,
   main: countOf(everything.stack),
   watchers: countOf(everything.stack.watchers!),
+  routeFunctions: countOf(everything.stack.routeFunctions),
   mainWithOneSource: countOf(oneChain.stack),
   watchersWithOneSource: countOf(oneChain.stack.watchers!),
 };
@@ -61,12 +63,21 @@ describe('stack size', () => {
   it('keeps both stacks under CloudFormation\'s 500 resources with every network configured', () => {
     expect(counts.main).toBeLessThan(500);
     expect(counts.watchers).toBeLessThan(500);
+    expect(counts.routeFunctions).toBeLessThan(500);
+  });
+
+  it('leaves the main stack room for 15 more route functions, each adding its route, integration and permission here and its function, role, policy and logs to the nested stack', () => {
+    const routeFunctions = [...everything.stack.functions.values()].filter((fn) => Stack.of(fn) === everything.stack.routeFunctions).length;
+    expect(routeFunctions).toBe(new Set(ROUTES.filter((route) => !route.stream).map((route) => route.fn)).size);
+    expect(counts.routeFunctions).toBe(4 * routeFunctions);
+    expect(counts.main + 15 * 3).toBeLessThan(400);
+    expect(counts.routeFunctions + 15 * 4).toBeLessThan(450);
   });
 
   it('keeps the watchers out of the main stack: it has the same resources with one source as with all', () => {
     expect(counts.main).toBe(counts.mainWithOneSource);
-    // The watchers' and email's nested stacks.
-    expect(Object.keys(Template.fromStack(everything.stack).findResources('AWS::CloudFormation::Stack'))).toHaveLength(2);
+    // The route functions', the watchers' and email's nested stacks.
+    expect(Object.keys(Template.fromStack(everything.stack).findResources('AWS::CloudFormation::Stack'))).toHaveLength(3);
     expect(Template.fromStack(everything.stack).findResources('AWS::Events::Rule', { Properties: { Description: 'Runs watch-chain-btc every 1 minute' } })).toEqual({});
   });
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App, type Stack } from 'aws-cdk-lib';
+import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { ServiceFunction } from '#infra/cdk/constructs/service-function';
 import type { CryptoPayStack } from '#infra/cdk/stack';
@@ -91,12 +91,17 @@ export interface PlacedFunction {
 }
 
 /**
- * Every function of the service: the main stack's and the watchers' nested stack's. A nested
+ * Every function of the service: the main stack's and the nested stacks' (route functions, watchers, email). A nested
  * stack's template is a file of its own in the assembly; Template.fromStack reads it.
  */
 export function serviceFunctions(stack: CryptoPayStack, template: Template = Template.fromStack(stack)): Map<string, PlacedFunction> {
   const placed = new Map<string, PlacedFunction>();
-  for (const [key, fn] of stack.functions) placed.set(key, { key, fn, stack, template });
+  // The routes' functions are in their nested stack, the others in the main one.
+  const routeTemplate = Template.fromStack(stack.routeFunctions);
+  for (const [key, fn] of stack.functions) {
+    const inRoutes = Stack.of(fn) === stack.routeFunctions;
+    placed.set(key, { key, fn, stack: inRoutes ? stack.routeFunctions : stack, template: inRoutes ? routeTemplate : template });
+  }
   if (stack.watchers) {
     const nested = Template.fromStack(stack.watchers);
     for (const [key, fn] of stack.watchers.functions) placed.set(key, { key, fn, stack: stack.watchers, template: nested });

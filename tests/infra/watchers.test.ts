@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TOKEN_KEY_PARAMETER } from '#infra/cdk/config';
 import { TICK_FOLDER, WAKE_FOLDER, watcherKey } from '#infra/cdk/constructs/chain-watchers';
 import { WATCH_DEMAND_PATTERN } from '#shared/store/watch-demand';
-import { CryptoPayStack } from '#infra/cdk/stack';
+import { CryptoPayStack, functionsGranted } from '#infra/cdk/stack';
 import { actionsOf, deployConfig, logicalId, resourcesOf, serviceFunctions, ssmParametersOf, statementsOfRole, TEST_ENV, testApp, variablesOf } from './support.ts';
 
 const BTC_PARAMETER = '/crypto-pay/test/btc-rpc';
@@ -58,7 +58,8 @@ describe('chain watchers in AWS', () => {
     // Every parameter a function may read, but the API token key (the merchant routes' own).
     const parametersOf = (key: string) => ssmParametersOf(functions.get(key)!).filter((parameter) => parameter !== `:parameter${DEFAULT_TOKEN_KEY_PARAMETER}`);
     const readers = [...functions.keys()].filter((key) => parametersOf(key).length > 0);
-    expect(readers).toEqual([watcherKey('BTC')]);
+    // And the refund-txid functions, which check a transaction through the same sources (the chain-sources grant).
+    expect(readers.sort()).toEqual([...functionsGranted('chain-sources'), watcherKey('BTC')].sort());
     const statement = statementsOfRole(watchersTemplate, logicalId(watchers, fnOf(watcherKey('BTC')).role)).find((s) => actionsOf(s).includes('ssm:GetParameter'))!;
     expect(JSON.stringify(statement.Resource)).toContain(`parameter${BTC_PARAMETER}`);
   });
@@ -90,7 +91,9 @@ describe('chain watchers in AWS', () => {
   });
 
   it("gets the main stack's table by parameter, and each watcher's role names only that table", () => {
-    const nestedStack = Object.values(resourcesOf(template, 'AWS::CloudFormation::Stack'));
+    const nestedStack = Object.entries(resourcesOf(template, 'AWS::CloudFormation::Stack'))
+      .filter(([id]) => id === stack.getLogicalId(watchers.nestedStackResource!))
+      .map(([, resource]) => resource);
     expect(nestedStack).toHaveLength(1);
     const passed = nestedStack[0]!.Properties!.Parameters as Record<string, unknown>;
     const tableArnParameter = Object.keys(passed).find((name) => JSON.stringify(passed[name]) === JSON.stringify({ 'Fn::GetAtt': [logicalId(stack, stack.table.table), 'Arn'] }));

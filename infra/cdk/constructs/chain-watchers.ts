@@ -44,6 +44,14 @@ export const TICKER_MEMORY_MB = 128;
 export const WATCHER_MEMORY_MB: Readonly<Record<string, number>> = { BTC: 512, BCH: 512 };
 export const watcherMemoryMb = (chain: string): number => WATCHER_MEMORY_MB[chain] ?? 256;
 
+/**
+ * The SSM parameters holding these chain sources' node URLs (with their credentials), by the
+ * variable naming each (`BTC_RPC_URL_PARAMETER`, shared/chains/sources.ts): what a chain's
+ * watcher reads, and what the `chain-sources` grant gives (every configured source's).
+ */
+export const chainSourceParameters = (sources: DeployConfig['chainSources']): Record<string, string> =>
+  Object.fromEntries(sources.flatMap((source) => (source.urlParameter ? [[`${source.chain}_RPC_URL_PARAMETER`, source.urlParameter]] : [])));
+
 /** The key of a chain's watcher in {@link ChainWatchers.functions}. */
 export const watcherKey = (chain: string): string => `${WATCHER_FOLDER}-${chain.toLowerCase()}`;
 
@@ -90,7 +98,7 @@ export class ChainWatchers extends NestedStack {
     const { config } = props;
     this.alarms = new ServiceAlarms(this, 'Alarms', { topic: props.alarmTopic });
     this.chains = [
-      ...config.chainSources.map((source) => this.addWatcher(source.chain, source.urlParameter ? { [`${source.chain}_RPC_URL_PARAMETER`]: source.urlParameter } : {})),
+      ...config.chainSources.map((source) => this.addWatcher(source.chain, chainSourceParameters([source]))),
       // Lightning settlements and EOS transfers (and TRON, Solana): the same function, schedule and alarms.
       ...config.indexedSources.map((chain) => this.addWatcher(chain, chain === 'LBTC' ? config.lightningParameters : {})),
     ];
