@@ -44,9 +44,10 @@ describe.concurrent('callback retries', { timeout: 120_000 }, () => {
     const merchantSite = await new MerchantEndpoint().start(port);
     endpoints.push(merchantSite);
     await merchantSite.waitFor(() => merchantSite.for(id).length >= 1);
-    const log = await call('GET', `/v1/orders/${id}/callbacks`, { token: merchant.api_token });
-    expect(log.body.callbacks[0].state).toBe('DELIVERED');
-    expect(log.body.callbacks[0].attempts[0].error).toBeTruthy();
+    // The delivery is recorded after the merchant's answer arrives: read the log until it is.
+    const delivered = () => call('GET', `/v1/orders/${id}/callbacks`, { token: merchant.api_token }).then((log) => log.body.callbacks[0]);
+    await expect.poll(async () => (await delivered()).state, { timeout: 15_000 }).toBe('DELIVERED');
+    expect((await delivered()).attempts[0].error).toBeTruthy();
   });
 
   it('a merchant slower than the timeout: the attempt fails as a timeout and is retried; nothing lost', async () => {
@@ -57,9 +58,9 @@ describe.concurrent('callback retries', { timeout: 120_000 }, () => {
     const id = await paidOrder(merchantSite.url);
     await merchantSite.waitFor(() => merchantSite.for(id).length >= 2, 30_000);
     for (const release of held) release();
-    const log = await call('GET', `/v1/orders/${id}/callbacks`, { token: merchant.api_token });
-    expect(log.body.callbacks[0].state).toBe('DELIVERED');
-    expect(log.body.callbacks[0].attempts[0].error).toMatch(/^timeout: /);
+    const delivered = () => call('GET', `/v1/orders/${id}/callbacks`, { token: merchant.api_token }).then((log) => log.body.callbacks[0]);
+    await expect.poll(async () => (await delivered()).state, { timeout: 15_000 }).toBe('DELIVERED');
+    expect((await delivered()).attempts[0].error).toMatch(/^timeout: /);
   });
 
   it('a merchant answering garbage: a broken HTTP answer is retried, a 2xx with any body is delivered', async () => {
