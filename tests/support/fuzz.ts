@@ -506,12 +506,15 @@ function validValue(name: string, schema: PropertySchema, orderId: string | unde
     ...types.map((type): fc.Arbitrary<unknown> => {
       switch (type) {
         case 'string': {
+          if (schema.pattern) {
+            // The pattern fixes the lengths it allows (a refund link's secret is exactly 43): keep
+            // the schema's own bounds, never the free strings' cap below, or nothing ever matches.
+            const pattern = new RegExp(schema.pattern);
+            const [least, most] = [schema.minLength ?? 0, schema.maxLength ?? Number.POSITIVE_INFINITY];
+            return fc.stringMatching(pattern, { size: 'xsmall' }).filter((s) => s.length >= least && s.length <= most);
+          }
           const max = Math.min(schema.maxLength ?? 40, 40);
           const min = Math.min(schema.minLength ?? 0, max);
-          if (schema.pattern) {
-            const pattern = new RegExp(schema.pattern);
-            return fc.stringMatching(pattern, { size: 'xsmall' }).filter((s) => s.length >= min && s.length <= max);
-          }
           return fc.oneof(fc.string({ minLength: min, maxLength: max }), fc.string({ unit: 'grapheme', minLength: min, maxLength: max }));
         }
         case 'integer':
