@@ -14,7 +14,8 @@ export const TRANSITIONS: Readonly<Record<OrderStatus, readonly OrderStatus[]>> 
   // all, EXPIRED -> UNRESOLVED (PAID_LATE) as for any late payment.
   PENDING: ['NEW', 'PAID', 'UNRESOLVED', 'EXPIRED'],
   PAID: ['REFUND_PENDING'],
-  UNRESOLVED: ['RESOLVED'],
+  // UNRESOLVED -> REFUND_PENDING: the merchant refunds the overpaid part or the whole payment (issue 30).
+  UNRESOLVED: ['RESOLVED', 'REFUND_PENDING'],
   RESOLVED: [],
   EXPIRED: ['UNRESOLVED'],
   CANCELED: [],

@@ -8,6 +8,7 @@ import { findRefund, listRefunds, listWaitingRefunds } from '#shared/store/refun
 import { listAuditEntries } from '#shared/store/audit';
 import { sweepMinute } from '#shared/services/minute-sweep';
 import { listDeliveries } from '#shared/store/deliveries';
+import { add, formatDecimal, parseDecimal } from '#shared/domain/money';
 import { askRefund, recordRefundPayment, refundUrl, setRefundAddress } from '#shared/services/refunds';
 
 let api: Awaited<ReturnType<typeof startApi>>;
@@ -114,6 +115,27 @@ describe('the refund model (the contract with the watchers)', () => {
 });
 
 describe('Refund Order over HTTP', () => {
+  it('refunds an UNRESOLVED order: the overpaid part, then the rest of the whole payment (UNRESOLVED -> REFUND_PENDING)', async () => {
+    const created = await call('POST', '/v1/orders', { token, body: { price_amount: 65, price_currency: 'USD', callback_url: 'https://shop.example/callback' } });
+    const id = created.body.order.order_id as string;
+    const checkout = await call('POST', `/v1/orders/${id}/checkout`, { token, body: { pay_currency: 'BTC' } });
+    const payAmount = String(checkout.body.invoice.pay_amount);
+    // Twice the amount: the overpaid part is exactly the invoice's amount.
+    const twice = formatDecimal(add(parseDecimal(payAmount), parseDecimal(payAmount)));
+    const overpay = await call('POST', `/v1/sandbox/orders/${id}/pay`, { token, rawBody: `{"amount":"${twice}"}` });
+    expect(overpay.status, overpay.text).toBe(200);
+    expect((await call('GET', `/v1/orders/${id}`, { token })).body.order).toMatchObject({ status: 'UNRESOLVED', unresolved_reason: 'OVERPAID' });
+
+    const overpaid = await call('POST', `/v1/orders/${id}/refund`, { token, body: { basis: 'overpaid' } });
+    expect(overpaid.status, overpaid.text).toBe(200);
+    expect(overpaid.body.order.status).toBe('REFUND_PENDING');
+    expect(overpaid.body.refund).toMatchObject({ basis: 'overpaid', amount: payAmount, currency: 'BTC' });
+    // No body: what is left of the whole payment.
+    const rest = await call('POST', `/v1/orders/${id}/refund`, { token });
+    expect(rest.status, rest.text).toBe(200);
+    expect(rest.body.refund).toMatchObject({ basis: 'crypto', amount: payAmount });
+  });
+
   it("keeps MugglePay's bodies and answer ([] or none = all that is left), adds the refund; Get Order and the list carry it", async () => {
     const { id, payAmount } = await paidOrder('BTC');
     const asked = await call('POST', `/v1/orders/${id}/refund`, { token, rawBody: '[]' });

@@ -18,6 +18,8 @@ const ALLOWED = new Set([
   'NEW>CANCELED',
   'UNRESOLVED>RESOLVED',
   'PAID>REFUND_PENDING',
+  // A refund of an UNRESOLVED order's overpaid part or whole payment (docs/merchant-guide.md "Order statuses").
+  'UNRESOLVED>REFUND_PENDING',
   'REFUND_PENDING>REFUNDED',
 ]);
 
