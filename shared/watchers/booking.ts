@@ -128,10 +128,14 @@ const REFUND_SINCE_MARGIN_MS = 60_000;
  * The refund a transfer to a refund address pays, of those waiting on it (oldest first): the
  * oldest of exactly its amount, else the oldest it pays in full, else the oldest (a short
  * payment, shown on it). A transfer whose time is known and before a refund's address was set
- * does not pay that one. Undefined: none can.
+ * does not pay that one. Undefined: none can, or the refunds it could pay are of more than one
+ * merchant (a buyer gave two shops one address): a transfer does not say who sent it, so the
+ * watcher books it on none rather than complete one merchant's refund with another's money;
+ * each merchant then reports its own transaction (checked on chain and claimed once).
  */
 export function refundPaidBy(refunds: readonly RefundTarget[], transfer: Pick<Transfer, 'amount' | 'at'>): RefundTarget | undefined {
   const candidates = transfer.at ? refunds.filter((refund) => transfer.at!.getTime() >= Date.parse(refund.since) - REFUND_SINCE_MARGIN_MS) : refunds;
+  if (new Set(candidates.map((refund) => refund.userId)).size > 1) return undefined;
   return (
     candidates.find((refund) => compare(parseDecimal(refund.amount), transfer.amount) === 0) ??
     candidates.find((refund) => compare(parseDecimal(refund.amount), transfer.amount) < 0) ??
