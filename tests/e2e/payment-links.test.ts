@@ -9,14 +9,14 @@
  * every screen. The merchant (who chose an email of each payment in the portal) and the buyer
  * are mailed at `npm start`'s SMTP server. Screenshots go to tests/artifacts/page-link-*.png.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeQrPng, fitsViewport, launchChromium } from '../support/browser';
-import { acceptInvite, chooseEmail, expectAccessible, listedMail, portalPage, startLocalRuntime } from '../support/portal-page';
-import { killGroup, stopLeftoverJava, type Started } from '../support/processes';
+import { acceptInvite, chooseEmail, expectAccessible, listedMail, portalPage, startLocalRuntime, stopLocalRuntime } from '../support/portal-page';
+import type { Started } from '../support/processes';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'links-e2e-'));
 let runtime: Started;
@@ -37,12 +37,7 @@ beforeAll(async () => {
   phone = await browser.newContext({ locale: 'en-US', viewport: { width: 375, height: 800 } });
 }, 180_000);
 
-afterAll(async () => {
-  await browser?.close();
-  if (runtime) killGroup(runtime.child);
-  stopLeftoverJava(dataDir);
-  rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(() => stopLocalRuntime(runtime, dataDir, browser));
 
 const merchantApi = (path: string) => fetch(api + path, { headers: { token } }).then((response) => response.json() as Promise<any>);
 

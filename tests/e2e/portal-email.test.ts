@@ -6,14 +6,14 @@
  * runtime's SMTP server, listed by its mailbox page. axe-core audits the screen in English and
  * Chinese. Screenshots go to tests/artifacts/page-portal-email-*.png.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/browser';
-import { acceptInvite, expectAccessible, listedMail, portalPage, startLocalRuntime } from '../support/portal-page';
-import { killGroup, stopLeftoverJava, type Started } from '../support/processes';
+import { acceptInvite, expectAccessible, listedMail, portalPage, startLocalRuntime, stopLocalRuntime } from '../support/portal-page';
+import type { Started } from '../support/processes';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'portal-email-e2e-'));
 let runtime: Started;
@@ -39,12 +39,7 @@ beforeAll(async () => {
   await acceptInvite(page, inviteUrl);
 }, 180_000);
 
-afterAll(async () => {
-  await browser?.close();
-  if (runtime) killGroup(runtime.child);
-  stopLeftoverJava(dataDir);
-  rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(() => stopLocalRuntime(runtime, dataDir, browser));
 
 describe('email preferences in Chromium', () => {
   it('a portal user gives an address, picks a language and an event off; it is kept', async () => {

@@ -7,14 +7,14 @@
  * check accepts it) and the order is REFUNDED. axe-core audits the order page's refund parts and
  * the "Refunds waiting" screen, at 375 px too. Screenshots go to tests/artifacts/page-portal-refund*.png.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fitsViewport, launchChromium } from '../support/browser';
-import { acceptInvite, expectAccessible, portalPage, startLocalRuntime } from '../support/portal-page';
-import { killGroup, stopLeftoverJava, type Started } from '../support/processes';
+import { acceptInvite, expectAccessible, portalPage, startLocalRuntime, stopLocalRuntime } from '../support/portal-page';
+import type { Started } from '../support/processes';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'portal-refunds-e2e-'));
 let runtime: Started;
@@ -44,12 +44,7 @@ beforeAll(async () => {
   await acceptInvite(page, inviteUrl);
 }, 180_000);
 
-afterAll(async () => {
-  await browser?.close();
-  if (runtime) killGroup(runtime.child);
-  stopLeftoverJava(dataDir);
-  rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(() => stopLocalRuntime(runtime, dataDir, browser));
 
 describe('refunds in the merchant portal', () => {
   it('refunds a custom amount; the buyer sets an address; the portal shows it with a QR code; a reported txid makes the order REFUNDED', async () => {

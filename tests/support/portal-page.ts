@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { artifact } from './browser';
+import type { Started } from './processes';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
@@ -41,6 +42,16 @@ export async function startLocalRuntime(dataDir: string, env: Record<string, str
   const token = (await runtime.waitFor(/Demo API token:\s+(\S+)/))[1]!;
   await runtime.waitFor(/Ctrl-C stops everything/);
   return { runtime, api, mailbox, inviteUrl, token };
+}
+
+/** Stops what {@link startLocalRuntime} started (its process group, its DynamoDB Local) and the browser, and removes its data folder. */
+export async function stopLocalRuntime(runtime: Started | undefined, dataDir: string, browser?: { close(): Promise<void> }): Promise<void> {
+  const { killGroup, stopLeftoverJava } = await import('./processes');
+  const { rmSync } = await import('node:fs');
+  await browser?.close();
+  if (runtime) killGroup(runtime.child);
+  stopLeftoverJava(dataDir);
+  rmSync(dataDir, { recursive: true, force: true });
 }
 
 /** A message the local runtime's SMTP server captured, as its mailbox page's messages.json lists it. */
