@@ -3,7 +3,7 @@ import { PaymentNotAvailableError } from '#shared/domain/errors';
 import { formatFixed, toMinorUnits } from '#shared/domain/money';
 import { erc20TransferUri } from '#shared/payments/addresses/erc20-uri';
 import type { PaymentGateway } from '#shared/payments/gateways/port';
-import { deriveAddress, paymentUri, type AddressCurrency } from '#shared/payments/addresses/index';
+import { deriveAddress, eosTransferUri, paymentUri, solanaPayUri, tronTokenUri, type AddressCurrency } from '#shared/payments/addresses/index';
 import { lightningUri, type LightningNode } from '#shared/payments/lightning/index';
 import type { PaymentDetails, PaymentMethods, PaymentRequest } from '#shared/payments/payment-details';
 import type { EvmSettings } from '#shared/chains/evm';
@@ -154,7 +154,7 @@ export class HdPaymentMethods implements PaymentMethods {
     const contract = this.config.tronContract ?? MAINNET_USDT_TRC20;
     await this.watch('TRON', address, code, request);
     const amount = formatFixed(request.amount, currencyInfo(code).payPrecision);
-    return { payment_address: address, payment_uri: `tron:${address}?token=${contract}&amount=${amount}`, address_index: index };
+    return { payment_address: address, payment_uri: tronTokenUri(address, contract, amount), address_index: index };
   }
 
   /**
@@ -173,7 +173,7 @@ export class HdPaymentMethods implements PaymentMethods {
     await this.watch('SOLANA', reference, code, request, wallet);
     const mint = this.config.solana?.mint ?? MAINNET_USDC_SOL_MINT;
     const amount = formatFixed(request.amount, currencyInfo(code).payPrecision);
-    return { payment_address: wallet, memo: reference, payment_uri: `solana:${wallet}?amount=${amount}&spl-token=${mint}&reference=${reference}` };
+    return { payment_address: wallet, memo: reference, payment_uri: solanaPayUri(wallet, amount, mint, reference) };
   }
 
   /**
@@ -213,7 +213,7 @@ export class HdPaymentMethods implements PaymentMethods {
     return {
       payment_address: account,
       memo,
-      payment_uri: `eos:${account}?quantity=${encodeURIComponent(quantity)}&memo=${memo}`,
+      payment_uri: eosTransferUri(account, quantity, memo),
     };
   }
 

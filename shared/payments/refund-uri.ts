@@ -9,7 +9,7 @@ import { chainOf, currency } from '#shared/domain/currencies';
 import { formatFixed, parseDecimal } from '#shared/domain/money';
 import type { Refund } from '#shared/domain/refund';
 import { erc20TransferUri } from '#shared/payments/addresses/erc20-uri';
-import { paymentUri } from '#shared/payments/addresses/uri';
+import { eosTransferUri, paymentUri, solanaPayUri, tronTokenUri } from '#shared/payments/addresses/uri';
 import { evmSettings } from '#shared/chains/evm';
 import { solanaSettings } from '#shared/chains/solana';
 import { tronSettings } from '#shared/chains/tron';
@@ -22,13 +22,11 @@ export function refundPaymentUri(refund: Pick<Refund, 'currency' | 'amount' | 'a
   const amount = parseDecimal(refund.amount);
   const plain = formatFixed(amount, info.precision).replace(/\.?0+$/, '') || '0';
   try {
-    if (code === 'BTC' || code === 'LTC') return paymentUri(code, address, plain);
-    // A CashAddr already is `bitcoincash:q…`.
-    if (code === 'BCH') return `${address}?amount=${plain}`;
+    if (code === 'BTC' || code === 'LTC' || code === 'BCH') return paymentUri(code, address, plain);
     if (code === 'LBTC') return `lightning:${address}`;
-    if (code === 'EOS') return `eos:${address}?quantity=${encodeURIComponent(`${formatFixed(amount, 4)} EOS`)}${refund.memo ? `&memo=${encodeURIComponent(refund.memo)}` : ''}`;
-    if (code === 'USDT_TRC20') return `tron:${address}?token=${tronSettings().contract}&amount=${plain}`;
-    if (code === 'USDC_SOL') return `solana:${address}?amount=${plain}&spl-token=${solanaSettings().mint}`;
+    if (code === 'EOS') return eosTransferUri(address, `${formatFixed(amount, 4)} EOS`, refund.memo);
+    if (code === 'USDT_TRC20') return tronTokenUri(address, tronSettings().contract, plain);
+    if (code === 'USDC_SOL') return solanaPayUri(address, plain, solanaSettings().mint);
     const network = evmSettings()[chainOf(code)];
     if (!network) return undefined;
     if (code === network.native) return paymentUri('ETH', address, plain, { chainId: network.chainId });

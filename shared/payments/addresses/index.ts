@@ -5,5 +5,5 @@
 export { deriveAddress, deriveChainAddress, type AddressChain } from '#shared/payments/addresses/derive';
 export { InvalidExtendedKeyError, type InvalidExtendedKeyReason } from '#shared/payments/addresses/errors';
 export type { AddressCurrency, AddressNetwork, AddressOptions } from '#shared/payments/addresses/types';
-export { paymentUri, type PaymentUriExtras } from '#shared/payments/addresses/uri';
+export { eosTransferUri, paymentUri, type PaymentUriExtras, solanaPayUri, tronTokenUri } from '#shared/payments/addresses/uri';
 export { validateAddress } from '#shared/payments/addresses/validate';

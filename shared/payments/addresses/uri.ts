@@ -24,7 +24,7 @@ const AMOUNT_PATTERN = /^(0|[1-9]\d*)(?:\.(\d+))?$/;
  * - BTC: `bitcoin:ADDR?amount=…`, LTC: `litecoin:ADDR?amount=…` (BIP21, amount unchanged)
  * - BCH: `bitcoincash:q…?amount=…` (the CashAddr already is `prefix:payload`)
  * - ETH: `ethereum:0xADDR@1?value=<wei>` (EIP-681, value as an integer number of wei)
- * - TRX: `tron:T…?amount=…` (TRX; a TRC-20 token's URI names its contract: tron-uri.ts)
+ * - TRX: `tron:T…?amount=…` (TRX; a TRC-20 token's URI names its contract: {@link tronTokenUri})
  *
  * @throws RangeError for an address that is not valid for the currency on mainnet or testnet,
  *   an amount that is not a plain decimal or has more decimals than the smallest unit, or an
@@ -67,3 +67,20 @@ export function paymentUri(
   const target = currency === 'BCH' ? address : `${BIP21_SCHEME[currency]}:${address}`;
   return `${target}?${params.join('&')}`;
 }
+
+/**
+ * A TRC-20 token transfer (TRON has no URI standard; wallets read this form):
+ * `tron:<address>?token=<contract>&amount=<amount in token units>`.
+ */
+export const tronTokenUri = (address: string, contract: string, amount: string): string => `tron:${address}?token=${contract}&amount=${amount}`;
+
+/**
+ * A Solana Pay transfer request of an SPL token: `solana:<wallet>?amount=..&spl-token=<mint>`,
+ * with the invoice's `reference` key when there is one (a refund has none).
+ */
+export const solanaPayUri = (wallet: string, amount: string, mint: string, reference?: string): string =>
+  `solana:${wallet}?amount=${amount}&spl-token=${mint}${reference ? `&reference=${reference}` : ''}`;
+
+/** An EOS transfer: `eos:<account>?quantity=<"1.0000 EOS">&memo=<memo>` (both encoded). */
+export const eosTransferUri = (account: string, quantity: string, memo?: string): string =>
+  `eos:${account}?quantity=${encodeURIComponent(quantity)}${memo ? `&memo=${encodeURIComponent(memo)}` : ''}`;
