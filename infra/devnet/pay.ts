@@ -3,22 +3,55 @@
  * its network of the devnet (Ethereum or Arbitrum) from the buyer account, with a real signed
  * transaction (an ether or ERC-20 transfer), as a wallet would from the payment page's QR code. `--amount` pays another amount
  * (under- or over-payment; run it twice for two partial payments). DATA_DIR as for `npm run devnet`.
+ *
+ * `npm run devnet:pay -- --uri '<wallet URI>'`: pays an EIP-681 wallet URI of the devnet (a
+ * refund's `payment_uri`, as the portal shows it and its QR code holds) from the merchant's
+ * wallet, the devnet's deployer account (it holds the test tokens' supply): the merchant paying
+ * a refund as their own wallet would.
  */
 import { parseArgs } from 'node:util';
-import { type Address, parseEther, parseUnits } from 'viem';
-import { buyer, devnetClients, sendEth, sendToken, waitFor } from '#infra/devnet/chain';
-import { DEVNET_DATA_DIR, devnetNetworkOf, readDevnetState } from '#infra/devnet/state';
+import { type Account, type Address, type Hash, parseEther, parseUnits } from 'viem';
+import { buyer, deployer, devnetClients, sendEth, sendToken, waitFor } from '#infra/devnet/chain';
+import { DEVNET_DATA_DIR, type DevnetNetwork, devnetNetworkOf, parseWalletUri, readDevnetState } from '#infra/devnet/state';
 import { decimalFromNumber, formatDecimal, parseDecimal } from '#shared/domain/money';
 
-const { positionals, values } = parseArgs({ allowPositionals: true, options: { amount: { type: 'string' } } });
+const USAGE = "usage: npm run devnet:pay -- <order_id> [--amount <amount>]\n       npm run devnet:pay -- --uri '<wallet URI>'   (a refund's payment_uri, from the merchant's wallet)";
+const { positionals, values } = parseArgs({ allowPositionals: true, options: { amount: { type: 'string' }, uri: { type: 'string' } } });
 const orderId = positionals[0];
-if (!orderId) {
-  console.error('usage: npm run devnet:pay -- <order_id> [--amount <amount>]');
+if (values.uri === undefined ? !orderId : orderId !== undefined || values.amount !== undefined) {
+  console.error(USAGE);
   process.exit(2);
 }
 
 const state = readDevnetState(process.env.DATA_DIR ?? DEVNET_DATA_DIR);
-const response = await fetch(`${state.apiUrl}/v1/pay/${encodeURIComponent(orderId)}`);
+
+/** Sends, prints the hash and waits for the block, as a wallet shows it. */
+async function send(network: DevnetNetwork, what: string, from: Account, transfer: (clients: ReturnType<typeof devnetClients>) => Promise<Hash>, to: string) {
+  const clients = devnetClients(network.rpcUrl, network.chainId);
+  const hash = await transfer(clients);
+  console.log(`sent ${what} on ${network.name} to ${to}: ${hash}`);
+  const receipt = await waitFor(clients, hash);
+  console.log(`in block ${receipt.blockNumber} (${receipt.status})`);
+}
+
+if (values.uri !== undefined) {
+  const payment = parseWalletUri(state, values.uri);
+  if ('error' in payment) {
+    console.error(payment.error);
+    process.exit(1);
+  }
+  const { network, to, units, token } = payment;
+  await send(
+    network,
+    token ? `${units} units of ${token.currency} from the merchant's wallet` : `${units} wei from the merchant's wallet`,
+    deployer,
+    (clients) => (token ? sendToken(clients, deployer, token.address, to, units) : sendEth(clients, deployer, to, units)),
+    to,
+  );
+  process.exit(0);
+}
+
+const response = await fetch(`${state.apiUrl}/v1/pay/${encodeURIComponent(orderId!)}`);
 const page = (await response.json()) as { invoice?: { pay_currency?: string; pay_amount?: number; payment_address?: string } };
 const invoice = page.invoice;
 if (!response.ok || !invoice?.payment_address || invoice.pay_amount === undefined) {
@@ -36,10 +69,10 @@ if (!found) {
   process.exit(1);
 }
 const { network, native } = found;
-const clients = devnetClients(network.rpcUrl, network.chainId);
-const hash = native
-  ? await sendEth(clients, buyer, to, parseEther(amount))
-  : await sendToken(clients, buyer, network.tokens[currency]!.address, to, parseUnits(amount, network.tokens[currency]!.decimals));
-console.log(`sent ${amount} ${currency} on ${network.name} to ${to}: ${hash}`);
-const receipt = await waitFor(clients, hash);
-console.log(`in block ${receipt.blockNumber} (${receipt.status})`);
+await send(
+  network,
+  `${amount} ${currency}`,
+  buyer,
+  (clients) => (native ? sendEth(clients, buyer, to, parseEther(amount)) : sendToken(clients, buyer, network.tokens[currency]!.address, to, parseUnits(amount, network.tokens[currency]!.decimals))),
+  to,
+);
