@@ -224,10 +224,10 @@ export class RefundTransactionNotFinalError extends AppError {
   }
 }
 
-/** A live merchant's reported transaction on a network whose check is not available (fail closed). */
+/** A live merchant's reported transaction on a network this deployment reads no source of (fail closed: never taken unchecked). */
 export class RefundCheckUnavailableError extends AppError {
   constructor(network: string) {
-    super(400, 'REFUND_CHECK_UNAVAILABLE', `Transactions on ${network} cannot be checked here yet; the refund is marked sent when its payment is seen.`);
+    super(400, 'REFUND_CHECK_UNAVAILABLE', `Transactions on ${network} cannot be checked: this deployment reads no ${network} source.`);
   }
 }
 

@@ -19,7 +19,6 @@ import {
   RefundNotFoundError,
   RefundTransactionError,
   RefundTransactionNotFinalError,
-  RefundCheckUnavailableError,
   UnknownOrderError,
 } from '#shared/domain/errors';
 import { isId, newTimeOrderedId } from '#shared/domain/ids';
@@ -447,14 +446,6 @@ export async function recordRefundPayment(report: RefundPaymentReport): Promise<
 
 /** The sandbox's check: any transaction id pays the refund in full, final (sandbox merchants only). */
 export const sandboxRefundCheck: RefundTxCheck = async (refund, txid) => ({ found: true, key: txid, amount: refund.amount, final: true });
-
-/**
- * A live merchant's check until the watchers' check of the network is wired in: refuses (fail
- * closed), never accepts a transaction it has not seen on chain.
- */
-export const unavailableRefundCheck: RefundTxCheck = async (refund) => {
-  throw new RefundCheckUnavailableError(networkName(refund.currency) ?? refund.currency);
-};
 
 /**
  * The merchant reports the transaction that paid a refund (sent some other way than the watchers

@@ -27,6 +27,8 @@ import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import { readSecureParameter } from '#shared/aws/parameters';
 import { eosConfig } from '#shared/chains/eos';
 import { chainOf, currency as currencyInfo } from '#shared/domain/currencies';
+import { RefundCheckUnavailableError } from '#shared/domain/errors';
+import { networkName } from '#shared/domain/networks';
 import { add, type Decimal, formatDecimal, fromMinorUnits, ZERO } from '#shared/domain/money';
 import type { Refund } from '#shared/domain/refund';
 import { chainSourcesConfig } from '#shared/chains/sources';
@@ -77,7 +79,10 @@ export function configuredSources(readSecret: SecretReader = readSecureParameter
   };
 }
 
-const unconfigured = (chain: string): CheckResult => notFound(`no ${chain} source is configured: the transaction cannot be checked`);
+/** No source of the refund's chain: the transaction cannot be checked, so it is refused as such (fail closed). */
+const unconfigured = (refund: Refund): never => {
+  throw new RefundCheckUnavailableError(networkName(refund.currency) ?? refund.currency);
+};
 
 /** The check of each chain family, through `sources`. */
 export function refundTransactionCheck(sources: RefundCheckSources = configuredSources()): RefundTxCheck {
@@ -88,14 +93,14 @@ export function refundTransactionCheck(sources: RefundCheckSources = configuredS
     const chain = chainOf(refund.currency);
     if (chain === 'EOS') {
       const source = sources.eos();
-      return source ? checkEos(refund, txid.toLowerCase(), source) : unconfigured('EOS history');
+      return source ? checkEos(refund, txid.toLowerCase(), source) : unconfigured(refund);
     }
     if (chain === 'TRON' || chain === 'SOLANA') {
       const source = chain === 'TRON' ? sources.tron() : sources.solana();
-      return source ? checkTokenAccount(refund, chain === 'TRON' ? txid.toLowerCase() : txid, chain, source) : unconfigured(chain);
+      return source ? checkTokenAccount(refund, chain === 'TRON' ? txid.toLowerCase() : txid, chain, source) : unconfigured(refund);
     }
     const source = await sources.block(chain);
-    if (!source) return unconfigured(chain);
+    if (!source) return unconfigured(refund);
     // The tip first: the source's chain check, and the confirmations.
     const tip = await source.tip();
     const transfers = await source.transaction?.(chain === 'BTC' || chain === 'LTC' || chain === 'BCH' ? txid.toLowerCase() : txid);

@@ -88,7 +88,7 @@ describe('TRON: a refund address on the watch list', () => {
       expect(await check(refund, paid.tx.txID)).toEqual({ found: true, key: `${paid.tx.txID}:${buyerAddress}`, amount: '30', final: true });
       expect(await check(refund, elsewhere.tx.txID)).toMatchObject({ found: false, reason: expect.stringContaining('pays nothing') });
       expect(await check(refund, 'ab'.repeat(32))).toMatchObject({ found: false, reason: expect.stringContaining('no solidified transaction') });
-      expect(await refundTransactionCheck(noSource)(refund, paid.tx.txID)).toEqual({ found: false, reason: 'no TRON source is configured: the transaction cannot be checked' });
+      await expect(refundTransactionCheck(noSource)(refund, paid.tx.txID)).rejects.toMatchObject({ code: 'REFUND_CHECK_UNAVAILABLE', message: 'Transactions on TRON cannot be checked: this deployment reads no TRON source.' });
     } finally {
       await tron.close();
     }

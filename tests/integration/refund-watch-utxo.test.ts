@@ -182,7 +182,7 @@ describe('checking a refund transaction the merchant reports (Esplora /tx, Core 
     }
     // No BTC source: fail closed.
     const none = refundTransactionCheck({ block: async () => undefined, tron: () => undefined, solana: () => undefined, eos: () => undefined });
-    expect(await none(refund, paid.txid)).toEqual({ found: false, reason: 'no BTC source is configured: the transaction cannot be checked' });
+    await expect(none(refund, paid.txid)).rejects.toMatchObject({ code: 'REFUND_CHECK_UNAVAILABLE', message: 'Transactions on Bitcoin cannot be checked: this deployment reads no Bitcoin source.' });
 
     // Reported: the wrong amount is a short payment (refused, recorded); the right one sends it.
     await expect(reportRefundTransaction(shopOnChain.profile, order.id, refund.refund_id, paid.txid, checks.esplora, actor, new Date())).rejects.toMatchObject({ code: 'REFUND_TX_INVALID' });

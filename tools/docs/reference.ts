@@ -122,17 +122,31 @@ function configurationTable(): string[] {
   ];
 }
 
-type AppErrorClass = new () => domainErrors.AppError;
+type AppErrorClass = new (...details: string[]) => domainErrors.AppError;
+
+/**
+ * An error as the table shows it: each detail its constructor takes written as its parameter's
+ * name in braces (`{network}`), so the message reads as a template, not as "undefined".
+ */
+function sampleOf(ErrorClass: AppErrorClass): domainErrors.AppError {
+  const parameters = /constructor\s*\(([^)]*)\)/.exec(String(ErrorClass))?.[1] ?? '';
+  // A parameter with a default keeps it (undefined): the message the case has without details.
+  const details = parameters
+    .split(',')
+    .filter((parameter) => parameter.trim() !== '')
+    .map((parameter) => (parameter.includes('=') ? undefined : `{${parameter.replace(/:.*$/s, '').replace(/[?\s]/g, '')}}`));
+  return new ErrorClass(...(details as string[]));
+}
 
 function errorTable(): string[] {
   const classes = (Object.values(domainErrors) as unknown[]).filter(
     (value): value is AppErrorClass => typeof value === 'function' && value.prototype instanceof domainErrors.AppError,
   );
-  const errors = classes.map((ErrorClass) => new ErrorClass()).sort((a, b) => a.code.localeCompare(b.code) || a.statusCode - b.statusCode);
+  const errors = classes.map(sampleOf).sort((a, b) => a.code.localeCompare(b.code) || a.statusCode - b.statusCode);
   return [
     '## Error codes',
     '',
-    'Every `error_code` of `shared/domain/errors.ts`, with the HTTP status it is answered with and its message when the case has no details (most messages name the field or the value). The contract\'s special bodies (`Price is not valid`, Get Order\'s `eror`, Checkout\'s 422) and the examples of each operation are in [openapi.json](openapi.json); the portal\'s own codes are not in this table.',
+    'Every `error_code` of `shared/domain/errors.ts`, with the HTTP status it is answered with and its message (a detail the case names written as `{detail}`). The contract\'s special bodies (`Price is not valid`, Get Order\'s `eror`, Checkout\'s 422) and the examples of each operation are in [openapi.json](openapi.json); the portal\'s own codes are not in this table.',
     '',
     '| error_code | HTTP | Message |',
     '|---|---|---|',
