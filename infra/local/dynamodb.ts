@@ -133,8 +133,14 @@ const indexDefinition = (index: (typeof TABLE_KEYS.indexes)[number]) => ({
 /**
  * Creates the service's table (same keys, indexes and stream as the CDK stack) if missing,
  * and adds any index a newer version defines to a table kept from an older one.
+ *
+ * `stream: false` leaves the stream off, for a table whose stream nothing reads (the test run's
+ * shared table): DynamoDB Local keeps every stream record of a database for 24 hours, and each
+ * write to a table with a stream created after many of them were written costs more the more
+ * there are (measured: 30,000 stream records made a new table's PutItem 2 ms -> 25 ms of its
+ * CPU; docs/performance.md, "The test suite's time").
  */
-export async function ensureTable(endpoint: string, tableName: string): Promise<void> {
+export async function ensureTable(endpoint: string, tableName: string, options: { stream?: boolean } = {}): Promise<void> {
   const client = localClient(endpoint);
   try {
     const existing = await client
@@ -164,7 +170,7 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
           { AttributeName: TABLE_KEYS.sortKey, KeyType: 'RANGE' },
         ],
         GlobalSecondaryIndexes: TABLE_KEYS.indexes.map(indexDefinition),
-        StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' },
+        ...(options.stream === false ? {} : { StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' } }),
       }),
     );
   } catch (error) {
