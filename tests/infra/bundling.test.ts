@@ -97,7 +97,7 @@ describe('function bundles', () => {
     // A table of its own: in the shared one the sweep and the numbering would work through every
     // other test's orders (up to the numbering's 35 s budget, past this test's timeout).
     const table = `bundling-${process.pid}`;
-    await ensureTable(inject('dynamodbEndpoint'), table);
+    await ensureTable(inject('dynamodbEndpoint'), table, { stream: false });
     const script = `const { handler } = await import(${JSON.stringify(bundle.file)}); console.log(JSON.stringify(await handler()));`;
     const env = {
       PATH: process.env.PATH,

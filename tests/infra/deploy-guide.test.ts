@@ -119,7 +119,7 @@ describe('docs/deploy.md, run without an account', () => {
     expect(env.TABLE_NAME).toBe('<TableName output>');
 
     const table = `deploy-guide-${process.pid}`;
-    await ensureTable(inject('dynamodbEndpoint'), table);
+    await ensureTable(inject('dynamodbEndpoint'), table, { stream: false });
     const args = command!.split('npm run merchant -- ')[1]!.match(/"[^"]*"|\S+/g)!.map((arg) => arg.replace(/^"|"$/g, ''));
     const { stdout } = await run('npm', ['run', '-s', 'merchant', '--', ...args], {
       cwd: REPO_ROOT,

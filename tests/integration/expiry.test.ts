@@ -19,7 +19,7 @@ let m: {
 };
 
 beforeAll(async () => {
-  await ensureTable(inject('dynamodbEndpoint'), TABLE);
+  await ensureTable(inject('dynamodbEndpoint'), TABLE, { stream: false });
   process.env.TABLE_NAME = TABLE;
   m = {
     lifecycle: await import('#shared/services/payment-reports'),

@@ -49,7 +49,7 @@ beforeAll(async () => {
   // the orders other test files are working on in the shared table. Set before the store's
   // configuration is first read.
   const table = `lightning-${process.pid}`;
-  await ensureTable(inject('dynamodbEndpoint'), table);
+  await ensureTable(inject('dynamodbEndpoint'), table, { stream: false });
   process.env.TABLE_NAME = table;
   expect(tableName()).toBe(table);
   lnd = await new LndTestServer({ now: () => clock }).start();

@@ -33,7 +33,7 @@ let live: MerchantCredentials;
 beforeAll(async () => {
   // This file's own table: other files report sources healthy in the shared one.
   const table = `source-health-${process.pid}`;
-  await ensureTable(inject('dynamodbEndpoint'), table);
+  await ensureTable(inject('dynamodbEndpoint'), table, { stream: false });
   process.env.TABLE_NAME = table;
   expect(tableName()).toBe(table);
 });

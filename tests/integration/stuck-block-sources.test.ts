@@ -57,7 +57,7 @@ const ethRpc = async (method: string, params: unknown[] = []) => {
 
 beforeAll(async () => {
   const table = `stuck-block-sources-${process.pid}`;
-  await ensureTable(inject('dynamodbEndpoint'), table);
+  await ensureTable(inject('dynamodbEndpoint'), table, { stream: false });
   process.env.TABLE_NAME = table;
   expect(tableName()).toBe(table);
   const esplora = await startEsploraServer(btc);

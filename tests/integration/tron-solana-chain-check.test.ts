@@ -160,7 +160,7 @@ describe('TRON on Nile and Solana on devnet, watched for live merchants', () => 
 
   beforeAll(async () => {
     const table = `tron-solana-chain-check-${process.pid}`;
-    await ensureTable(inject('dynamodbEndpoint'), table);
+    await ensureTable(inject('dynamodbEndpoint'), table, { stream: false });
     process.env.TABLE_NAME = table;
     expect(tableName()).toBe(table);
     tron = await tronServer(TRON_NILE_GENESIS);

@@ -118,7 +118,7 @@ describe('a stuck TRON API and Solana node, watched for live merchants', () => {
 
   beforeAll(async () => {
     const table = `tron-solana-head-${process.pid}`;
-    await ensureTable(inject('dynamodbEndpoint'), table);
+    await ensureTable(inject('dynamodbEndpoint'), table, { stream: false });
     process.env.TABLE_NAME = table;
     expect(tableName()).toBe(table);
     const tron = await tronServer();

@@ -128,7 +128,7 @@ describe('a watched chain whose source is on testnet', () => {
 
   beforeAll(async () => {
     const table = `utxo-chain-check-${process.pid}`;
-    await ensureTable(inject('dynamodbEndpoint'), table);
+    await ensureTable(inject('dynamodbEndpoint'), table, { stream: false });
     process.env.TABLE_NAME = table;
     expect(tableName()).toBe(table);
     // Read on first use, after this: BTC watched through a testnet server, mainnet expected (the default).

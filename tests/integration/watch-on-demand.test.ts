@@ -25,7 +25,7 @@ let api: Awaited<ReturnType<typeof startApi>>;
 
 beforeAll(async () => {
   const table = `watch-on-demand-${process.pid}`;
-  await ensureTable(inject('dynamodbEndpoint'), table);
+  await ensureTable(inject('dynamodbEndpoint'), table, { stream: false });
   process.env.TABLE_NAME = table;
   expect(tableName()).toBe(table);
   esplora = await startEsploraServer(chain);

@@ -43,7 +43,7 @@ const body = async (request: IncomingMessage): Promise<string> => {
 const context = { getRemainingTimeInMillis: () => 120_000 } as unknown as Context;
 
 beforeAll(async () => {
-  await ensureTable(inject('dynamodbEndpoint'), TABLE);
+  await ensureTable(inject('dynamodbEndpoint'), TABLE, { stream: false });
   esplora = await startEsploraServer(chain);
   const { handler: watchChain } = await import('#functions/watch-chain/handler');
   lambdaApi = createServer(async (request, response) => {

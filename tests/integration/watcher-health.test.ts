@@ -35,7 +35,7 @@ let running: Promise<unknown>;
 
 beforeAll(async () => {
   const table = `watcher-health-${process.pid}`;
-  await ensureTable(inject('dynamodbEndpoint'), table);
+  await ensureTable(inject('dynamodbEndpoint'), table, { stream: false });
   process.env.TABLE_NAME = table;
   expect(tableName()).toBe(table);
   node = await startDevnetNode({ balances: [{ address: deployer.address, wei: GENESIS_WEI }, { address: buyer.address, wei: GENESIS_WEI }] });

@@ -37,7 +37,7 @@ export async function startLiveGatewayHarness(table: string): Promise<LiveGatewa
       process.env[name] = value;
     }
   };
-  await ensureTable(inject('dynamodbEndpoint'), table);
+  await ensureTable(inject('dynamodbEndpoint'), table, { stream: false });
   setEnv({ TABLE_NAME: table });
   const m = {
     api: await import('./api'),

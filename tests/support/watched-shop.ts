@@ -24,7 +24,8 @@ export function watchedShop(table: string, name: string): WatchedShop {
   let api: Awaited<ReturnType<typeof startApi>>;
   beforeAll(async () => {
     const own = `${table}-${process.pid}`;
-    await ensureTable(inject('dynamodbEndpoint'), own);
+    // No stream: nothing reads it here (ensureTable's comment says what stream records cost).
+    await ensureTable(inject('dynamodbEndpoint'), own, { stream: false });
     process.env.TABLE_NAME = own;
     expect(tableName()).toBe(own);
     api = await startApi();
