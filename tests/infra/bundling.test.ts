@@ -105,7 +105,7 @@ describe('function bundles', () => {
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       ...bundle.environment,
       TABLE_NAME: table,
-      DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT!,
+      DYNAMODB_ENDPOINT: inject('dynamodbEndpoint'),
     };
     const withCredentials = await run(process.execPath, ['--input-type=module', '-e', script], {
       env: { ...env, AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local', AWS_SESSION_TOKEN: 'local' },

@@ -11,7 +11,30 @@ import { checkSecurityTable } from '../support/security-report';
  * isolate themselves by creating their own merchants. The environment set here is what each
  * Lambda gets from the stack; test workers inherit it.
  */
+/**
+ * Vitest calls the setup once per project (vitest.config.ts has two: files with a process of
+ * their own, files sharing one): the first call starts everything, the others share it, and
+ * the last teardown stops it.
+ */
+interface Shared {
+  started: Promise<{ endpoint: string; teardown: () => Promise<void> }>;
+  users: number;
+}
+// On globalThis: each project may load this module on its own.
+const holder = globalThis as { cryptoPayTestSetup?: Shared };
+
 export default async function setup(project: TestProject) {
+  const shared = (holder.cryptoPayTestSetup ??= { started: start(), users: 0 });
+  shared.users += 1;
+  const { endpoint, teardown } = await shared.started;
+  project.provide('dynamodbEndpoint', endpoint);
+  return async () => {
+    shared.users -= 1;
+    if (shared.users === 0) await teardown();
+  };
+}
+
+async function start(): Promise<{ endpoint: string; teardown: () => Promise<void> }> {
   Object.assign(process.env, LOCAL_AWS_ENV);
   const starting = startDynamoDbLocal();
   // The page's and the portal's browser tests serve web/dist and web/portal/dist: built from the
@@ -44,11 +67,10 @@ export default async function setup(project: TestProject) {
     // The server-side key API tokens are stored under (HMAC), as the stack's SSM parameter.
     TOKEN_HMAC_KEY: randomBytes(32).toString('hex'),
   });
-  project.provide('dynamodbEndpoint', dynamodb.endpoint);
   // Security tests record their attacks under this run's tag; docs/security.md's table is checked at the end.
   const securityRun = randomBytes(8).toString('hex');
   process.env.SECURITY_RUN_ID = securityRun;
-  return async () => {
+  const teardown = async () => {
     await sqs.stop();
     await dynamodb.stop();
     let table: ReturnType<typeof checkSecurityTable>;
@@ -66,6 +88,7 @@ export default async function setup(project: TestProject) {
       console.log(`docs/security.md: not rewritten, this run did not record ${table.missing.join(', ')}`);
     }
   };
+  return { endpoint: dynamodb.endpoint, teardown };
 }
 
 declare module 'vitest' {
