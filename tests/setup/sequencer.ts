@@ -16,13 +16,19 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * each the larger file first.
  */
 export const LONG_FILES = [
-  'tests/integration/portal-export-stream.test.ts',
-  'tests/integration/fuzz.test.ts',
+  'tests/e2e/merchant-cli.test.ts',
   'tests/e2e/portal-lighthouse-desktop.test.ts',
   'tests/e2e/portal-lighthouse-phone.test.ts',
+  'tests/integration/fuzz.test.ts',
+  'tests/integration/email.test.ts',
+  'tests/e2e/page.test.ts',
+  'tests/e2e/payment-links.test.ts',
+  'tests/e2e/portal-account.test.ts',
+  'tests/e2e/local-runtime-recovery.test.ts',
+  'tests/e2e/refund-chains.test.ts',
   'tests/integration/portal-account.test.ts',
-  'tests/integration/order-numbers.test.ts',
-  'tests/e2e/merchant-cli.test.ts',
+  'tests/e2e/local-runtime.test.ts',
+  'tests/e2e/devnet.test.ts',
 ];
 
 const FOLDERS = ['tests/e2e/', 'tests/integration/'];
