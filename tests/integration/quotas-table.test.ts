@@ -73,6 +73,16 @@ describe('handlers with QUOTA_STORE=table', () => {
     expect((await requestFrom('127.0.0.6', `${api.url}/v1/pay/${order}`)).status).toBe(200);
   });
 
+  it('counts a GET beside its reads: over the quota it answers 429 whatever the endpoint answered (a missing order too)', async () => {
+    const call = client(api.url);
+    const c = await newMerchant(true, 'Table Quota C');
+    const missing = randomUUID();
+    await freshWindow();
+    for (let i = 0; i < 5; i += 1) expect((await call('GET', `/v1/orders/${missing}`, { token: c.api_token })).status).toBe(404);
+    expectRateLimited(await call('GET', `/v1/orders/${missing}`, { token: c.api_token }));
+    expectRateLimited(await call('GET', '/v1/orders', { token: c.api_token }));
+  });
+
   it('limit each source address on the payment page routes; forged X-Forwarded-For changes nothing', async () => {
     const b = await newMerchant(true, 'Table Quota Seller');
     const order = (await client(api.url)('POST', '/v1/orders', { token: b.api_token, body: { price_amount: 5 } })).body.order.order_id as string;

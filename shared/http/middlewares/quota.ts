@@ -2,9 +2,11 @@ import { quotaConfig } from '#shared/core/config';
 import { logger } from '#shared/core/logger';
 import { clientAddressKey } from '#shared/core/token-bucket';
 import { RateLimitedError } from '#shared/domain/errors';
+import { errorResponse } from '#shared/http/errors';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { merchantOf } from '#shared/http/middlewares/token-auth';
 import type { Event, Middleware } from '#shared/http/middlewares/types';
+import type { Take } from '#shared/core/token-bucket';
 import { takeFromWindow, windowLimit } from '#shared/store/quotas';
 
 /**
@@ -22,19 +24,45 @@ export function quotaClient(event: Event, merchant: MerchantProfile | undefined)
  * after authentication (shared/http/middlewares/token-auth.ts), so a merchant's quota counts
  * only its own requests. If the table cannot count (down, not throttling), the request goes on:
  * API Gateway's route limits still hold, and a quota outage must not become a service outage.
+ *
+ * A GET route only reads (each is declared `access: 'read'`: its role may write nothing but
+ * its quota), so its count runs beside the endpoint's own reads instead of a round trip before
+ * them, and a refused request's answer is replaced by the 429 (whatever the endpoint answered,
+ * an error too). The refused read is the price: docs/security.md, "Request quotas".
  */
-export const quota = (kind: 'merchant' | 'public'): Middleware => ({
-  before: async ({ event }) => {
-    const config = quotaConfig();
-    const { rate, burst } = config[kind];
-    if (config.store !== 'table' || rate === 0) return;
-    let taken;
-    try {
-      taken = await takeFromWindow(quotaClient(event, merchantOf(event)), windowLimit(rate, burst));
-    } catch (error) {
-      logger.warn('request quota not counted; the request goes on', { error: String(error) });
-      return;
-    }
-    if (!taken.allowed) throw new RateLimitedError(taken.retryAfterSeconds);
-  },
-});
+export const quota = (kind: 'merchant' | 'public'): Middleware => {
+  const counting = new WeakMap<Event, Promise<Take | undefined>>();
+  const refusal = (taken: Take | undefined) => (taken && !taken.allowed ? new RateLimitedError(taken.retryAfterSeconds) : undefined);
+  /** The count of a GET begun in `before`, awaited once. */
+  const counted = async (event: Event) => {
+    const taking = counting.get(event);
+    counting.delete(event);
+    return taking ? refusal(await taking) : undefined;
+  };
+  return {
+    before: async ({ event }) => {
+      const config = quotaConfig();
+      const { rate, burst } = config[kind];
+      if (config.store !== 'table' || rate === 0) return;
+      const taking = takeFromWindow(quotaClient(event, merchantOf(event)), windowLimit(rate, burst)).catch((error: unknown) => {
+        logger.warn('request quota not counted; the request goes on', { error: String(error) });
+        return undefined;
+      });
+      if (event.requestContext?.http?.method === 'GET') {
+        counting.set(event, taking);
+        return;
+      }
+      const refused = refusal(await taking);
+      if (refused) throw refused;
+    },
+    after: async ({ event }) => {
+      const refused = await counted(event);
+      if (refused) throw refused;
+    },
+    // After the error mapper's (middy runs onError last-used first): a refused GET answers 429 whatever failed.
+    onError: async (request) => {
+      const refused = await counted(request.event);
+      if (refused) request.response = errorResponse(refused);
+    },
+  };
+};
