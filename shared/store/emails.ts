@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EmailPreferences } from '#shared/domain/email';
 import { batchGetAll } from '#shared/store/batches';
-import { db, tableName } from '#shared/store/client';
+import { db, queryAll, tableName } from '#shared/store/client';
+import { updateIf } from '#shared/store/conditional';
 import { isConditionFailure } from '#shared/store/errors';
 import { emailKey, ENTITY, paymentDigestKey, paymentDigestPartition, portalUserKey, suppressedAddressKey } from '#shared/store/keys';
 import { TABLE_KEYS } from '#shared/store/table';
@@ -19,22 +20,12 @@ export const addressHash = (address: string): string => createHash('sha256').upd
 // --- Preferences (on the portal user's item) ---------------------------------------------------
 
 /** Stores a user's email preferences, if the user is still an active member of the merchant. */
-export async function saveEmailPreferences(userId: string, merchantId: number, preferences: EmailPreferences): Promise<boolean> {
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: portalUserKey(userId),
-        UpdateExpression: 'SET email_preferences = :preferences',
-        ConditionExpression: 'merchant_id = :merchant AND attribute_not_exists(removed_at) AND (attribute_not_exists(disabled) OR disabled = :no)',
-        ExpressionAttributeValues: { ':preferences': preferences, ':merchant': merchantId, ':no': false },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+export function saveEmailPreferences(userId: string, merchantId: number, preferences: EmailPreferences): Promise<boolean> {
+  return updateIf(portalUserKey(userId), {
+    UpdateExpression: 'SET email_preferences = :preferences',
+    ConditionExpression: 'merchant_id = :merchant AND attribute_not_exists(removed_at) AND (attribute_not_exists(disabled) OR disabled = :no)',
+    ExpressionAttributeValues: { ':preferences': preferences, ':merchant': merchantId, ':no': false },
+  });
 }
 
 // --- One email of one event to one recipient ---------------------------------------------------
@@ -49,29 +40,20 @@ export type EmailState = 'SENDING' | 'SENT' | 'SUPPRESSED' | 'REFUSED';
  */
 export async function claimEmail(eventId: string, recipient: string, now: Date, leaseSeconds: number): Promise<string | undefined> {
   const leaseUntil = new Date(now.getTime() + leaseSeconds * 1000).toISOString();
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: emailKey(eventId, recipient),
-        UpdateExpression: 'SET #type = :type, #state = :sending, lease_until = :lease, #ttl = :ttl ADD attempts :one',
-        ConditionExpression: 'attribute_not_exists(PK) OR (#state = :sending AND lease_until < :now)',
-        ExpressionAttributeNames: { '#type': 'type', '#state': 'state', '#ttl': TABLE_KEYS.ttlAttribute },
-        ExpressionAttributeValues: {
-          ':type': ENTITY.email,
-          ':sending': 'SENDING',
-          ':lease': leaseUntil,
-          ':now': now.toISOString(),
-          ':ttl': epoch(now, EMAIL_TTL_SECONDS),
-          ':one': 1,
-        },
-      }),
-    );
-    return leaseUntil;
-  } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
-  }
+  const claimed = await updateIf(emailKey(eventId, recipient), {
+    UpdateExpression: 'SET #type = :type, #state = :sending, lease_until = :lease, #ttl = :ttl ADD attempts :one',
+    ConditionExpression: 'attribute_not_exists(PK) OR (#state = :sending AND lease_until < :now)',
+    ExpressionAttributeNames: { '#type': 'type', '#state': 'state', '#ttl': TABLE_KEYS.ttlAttribute },
+    ExpressionAttributeValues: {
+      ':type': ENTITY.email,
+      ':sending': 'SENDING',
+      ':lease': leaseUntil,
+      ':now': now.toISOString(),
+      ':ttl': epoch(now, EMAIL_TTL_SECONDS),
+      ':one': 1,
+    },
+  });
+  return claimed ? leaseUntil : undefined;
 }
 
 /** Records how a claimed email ended (sent, or not sent to a suppressed address). */
@@ -90,19 +72,12 @@ export async function finishEmail(eventId: string, recipient: string, lease: str
 
 /** A send failed: the lease ends now (the job's retry may claim it again), the error noted. */
 export async function releaseEmail(eventId: string, recipient: string, lease: string, error: string, now: Date): Promise<void> {
-  await db()
-    .send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: emailKey(eventId, recipient),
-        UpdateExpression: 'SET lease_until = :now, last_error = :error',
-        ConditionExpression: 'lease_until = :lease',
-        ExpressionAttributeValues: { ':now': now.toISOString(), ':lease': lease, ':error': error.slice(0, 200) },
-      }),
-    )
-    .catch((failure: unknown) => {
-      if (!isConditionFailure(failure)) throw failure;
-    });
+  // Refused: the lease was taken over or the email finished meanwhile; nothing to release.
+  await updateIf(emailKey(eventId, recipient), {
+    UpdateExpression: 'SET lease_until = :now, last_error = :error',
+    ConditionExpression: 'lease_until = :lease',
+    ExpressionAttributeValues: { ':now': now.toISOString(), ':lease': lease, ':error': error.slice(0, 200) },
+  });
 }
 
 /** The email of `eventId` to `recipient`, as recorded (tests, the operator). */
@@ -190,20 +165,6 @@ export async function findPaymentDigest(day: string, merchantId: number): Promis
 
 /** The merchants paid on `day` (whose users may want its summary). */
 export async function merchantsPaidOn(day: string): Promise<number[]> {
-  const merchants: number[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': paymentDigestPartition(day) },
-        ProjectionExpression: 'SK',
-        ExclusiveStartKey: start,
-      }),
-    );
-    merchants.push(...(page.Items ?? []).map((item) => Number(item.SK)));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return merchants;
+  const items = await queryAll({ KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': paymentDigestPartition(day) }, ProjectionExpression: 'SK' });
+  return items.map((item) => Number(item.SK));
 }
