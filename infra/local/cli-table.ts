@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { LOCAL_AWS_ENV } from '#infra/local/dynamodb';
-import { localTokenKey, stateFile, type RuntimeState } from '#infra/local/runtime';
+import { localTokenKey, stateFile, type RuntimeState } from '#infra/local/runtime-state';
 
 /**
  * Points an operator's CLI at its table: with TABLE_NAME set, that table in AWS (credentials and

@@ -128,7 +128,8 @@ await useCliTable(fail);
 // Loaded after the environment names the table.
 const merchants = await import('#shared/services/merchants');
 const tokens = await import('#shared/services/api-tokens');
-const portal = await import('#shared/services/portal/auth');
+// The invites alone, not the portal's sign-in (its WebAuthn library is most of a command's start).
+const team = await import('#shared/services/portal/team');
 const { ROLES } = await import('#shared/domain/portal');
 const actor = { who: `operator:${userInfo().username}`, from: `cli@${hostname()}` };
 
@@ -147,7 +148,7 @@ async function invite(merchantId: number, name: string | undefined) {
   if (!(ROLES as readonly string[]).includes(role)) fail(`--role must be one of ${ROLES.join(', ')}`);
   const hours = values.hours === undefined ? undefined : Number(values.hours);
   if (hours !== undefined && !(Number.isInteger(hours) && hours > 0 && hours <= 24 * 30)) fail('--hours must be a whole number of hours, at most 720');
-  return portal.createInvite({ merchantId, role: role as (typeof ROLES)[number], name, ttlHours: hours }, new Date(), actor);
+  return team.createInvite({ merchantId, role: role as (typeof ROLES)[number], name, ttlHours: hours }, new Date(), actor);
 }
 
 const profileText = (merchant: { user_id: number; name: string; sandbox: boolean; disabled?: boolean; receive_currency: string }) =>

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ROUTES } from '#shared/http/routes';
@@ -11,6 +10,7 @@ import { staticFiles } from '#infra/local/static-files';
 import { startCallbackPipeline } from '#infra/local/pipeline';
 import { freePort } from '#infra/local/ports';
 import { startMailbox } from '#infra/local/mailbox';
+import { localTokenKey, stateFile, type RuntimeState } from '#infra/local/runtime-state';
 
 export interface RuntimeOptions {
   port: number;
@@ -56,17 +56,6 @@ export interface Runtime {
   stop(): Promise<void>;
 }
 
-/** Where the merchant CLI finds a running local runtime's table. */
-export const stateFile = (dataDir: string): string => join(dataDir, 'runtime.json');
-
-export interface RuntimeState {
-  dynamodbEndpoint: string;
-  portalOrigin?: string;
-  tableName: string;
-  apiUrl: string;
-  pid: number;
-}
-
 const PAGE_PREFIX = '/pay/';
 const PORTAL_PREFIX = '/portal/';
 const MAIL_PREFIX = '/mail/';
@@ -95,18 +84,6 @@ async function stopOrphanedJava(dataDir: string): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   if (isOurJava()) process.kill(pid, 'SIGKILL');
-}
-
-/** The key file API tokens are stored under (HMAC), beside the data: created on first use. */
-export const tokenKeyFile = (dataDir: string): string => join(dataDir, 'token-hmac.key');
-
-/**
- * The token key's source when none is configured: the key file in the data folder, or, for a
- * runtime without one (in memory, its merchants die with it), a key of its own.
- */
-export function localTokenKey(dataDir: string | undefined): Record<string, string> {
-  if (['TOKEN_HMAC_KEY_PARAMETER', 'TOKEN_HMAC_KEY_FILE', 'TOKEN_HMAC_KEY'].some((name) => process.env[name])) return {};
-  return dataDir ? { TOKEN_HMAC_KEY_FILE: tokenKeyFile(dataDir) } : { TOKEN_HMAC_KEY: randomBytes(32).toString('hex') };
 }
 
 async function seedDemoMerchant(dataDir: string | undefined, demoApiToken: string | undefined): Promise<DemoMerchant> {
