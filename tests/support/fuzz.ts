@@ -496,9 +496,29 @@ const NASTY_URLS: readonly string[] = [
   'https://shop.example:0/', 'http://[::]/', 'http://0.0.0.0/', 'http://100.64.0.1/', 'http://192.168.1.1/', 'http://shop.example@127.0.0.1/',
 ];
 
+/**
+ * Arbitraries made once per schema. The request arbitraries are made anew for each run (they
+ * depend on the order id the run drew), and making fast-check's string arbitraries is not cheap
+ * (`stringMatching` tokenizes its pattern and checks its slices: about a third of this fuzzer's
+ * CPU when it was done for every run). Arbitraries hold no state, so one serves every run.
+ */
+function once<K extends object, V>(cache: WeakMap<K, Map<string, V>>, owner: K, key: string, make: () => V): V {
+  let made = cache.get(owner);
+  if (!made) cache.set(owner, (made = new Map()));
+  let value = made.get(key);
+  if (value === undefined) made.set(key, (value = make()));
+  return value;
+}
+const validValues = new WeakMap<PropertySchema, Map<string, fc.Arbitrary<unknown>>>();
+const nastyValues = new WeakMap<PropertySchema, Map<string, fc.Arbitrary<unknown>>>();
+
 /** A value that fits the schema of one property (or is close enough to pass it). */
 function validValue(name: string, schema: PropertySchema, orderId: string | undefined): fc.Arbitrary<unknown> {
   if (ORDER_ID_FIELDS.has(name) && orderId !== undefined) return fc.constant(orderId);
+  return once(validValues, schema, name, () => anyValidValue(schema));
+}
+
+function anyValidValue(schema: PropertySchema): fc.Arbitrary<unknown> {
   if (schema.enum) return fc.constantFrom(...schema.enum);
   if (schema.format === 'http-url') return fc.oneof(fc.constantFrom(...HTTP_URLS), fc.webUrl({ validSchemes: ['http', 'https'] }));
   const types = schema.type === undefined ? ['string'] : Array.isArray(schema.type) ? schema.type : [schema.type as string];
@@ -536,6 +556,10 @@ function validValue(name: string, schema: PropertySchema, orderId: string | unde
 
 /** A value of the wrong type, at a boundary, or otherwise hostile, for one property. */
 function nastyValue(schema: PropertySchema): fc.Arbitrary<unknown> {
+  return once(nastyValues, schema, '', () => anyNastyValue(schema));
+}
+
+function anyNastyValue(schema: PropertySchema): fc.Arbitrary<unknown> {
   const max = schema.maxLength ?? 255;
   const boundaries = [max - 1, max, max + 1].filter((n) => n >= 0);
   return fc.oneof(
@@ -622,13 +646,17 @@ const SPECIAL_BODIES: readonly (string | Buffer)[] = [
   Buffer.from([0x7b, 0x22, 0x74, 0x69, 0x74, 0x6c, 0x65, 0x22, 0x3a, 0x22, 0xc0, 0xaf, 0x22, 0x7d]), Buffer.from([0x1f, 0x8b, 0x08, 0x00]),
 ];
 
+const specialBodies = fc.constantFrom(...SPECIAL_BODIES);
+const binaryText = fc.string({ unit: 'binary', maxLength: 200 });
+const binaryBytes = fc.uint8Array({ maxLength: 200 }).map((bytes) => Buffer.from(bytes));
+
 /** Non-JSON or barely-JSON bodies: random text and bytes, truncated JSON, odd encodings. */
 function rawBody(info: RouteInfo, orderId: string | undefined, unique: () => string): fc.Arbitrary<string | Buffer> {
   return fc.oneof(
-    fc.constantFrom(...SPECIAL_BODIES),
-    fc.string({ unit: 'binary', maxLength: 200 }),
+    specialBodies,
+    binaryText,
     anyUnits,
-    fc.uint8Array({ maxLength: 200 }).map((bytes) => Buffer.from(bytes)),
+    binaryBytes,
     fc.nat().map((cutAt) => {
       const text = JSON.stringify(validBody(info, orderId, unique()) ?? { a: 1 });
       return text.slice(0, cutAt % text.length);
@@ -743,8 +771,14 @@ const extraHeadersArb = fc.array(
   { maxLength: 4 },
 );
 
+const pathIds = new WeakMap<readonly string[], Map<string, fc.Arbitrary<string>>>();
+
 /** Order ids for a path: real ones, random UUIDs, near misses, traversal, encodings, long and unicode. */
 export function pathIdArb(orderIds: readonly string[]): fc.Arbitrary<string> {
+  return once(pathIds, orderIds, '', () => anyPathId(orderIds));
+}
+
+function anyPathId(orderIds: readonly string[]): fc.Arbitrary<string> {
   const real = orderIds.length ? fc.constantFrom(...orderIds) : fc.uuid();
   return fc.oneof(
     { weight: 9, arbitrary: real },
