@@ -224,7 +224,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 
     const demo = await seedDemoMerchant(dataDir, options.demoApiToken);
     const { smtpTransport } = await import('#shared/email/smtp');
-    const { createInvite } = await import('#shared/services/portal/auth');
+    const { createInvite } = await import('#shared/services/portal/team');
     const demoInvite = await createInvite({ merchantId: demo.user_id, name: 'Demo owner' });
     stops.push(await startExpirySweeper(options.expirySweepSeconds));
     const watchers = await startChainWatchers();
