@@ -7,7 +7,7 @@ import { orderToItem } from '#shared/store/orders';
 /**
  * Writes `count` finished (PAID) orders of a merchant straight into the table with
  * BatchWriteItem, one a second apart going back from `newest`, with the item shape the store
- * writes (orderToItem). For tests and benches that need many orders (an export of 30,000):
+ * writes (orderToItem). For tests and benches that need many orders (an export of 10,000 with long titles):
  * making them through the API would take minutes. Returns the orders' ids, newest first.
  */
 export async function seedOrders(userId: number, count: number, options: { prefix?: string; titleLength?: number; newest?: number } = {}): Promise<string[]> {
