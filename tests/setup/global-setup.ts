@@ -36,7 +36,8 @@ export default async function setup(project: TestProject) {
 
 async function start(): Promise<{ endpoint: string; teardown: () => Promise<void> }> {
   Object.assign(process.env, LOCAL_AWS_ENV);
-  const starting = startDynamoDbLocal();
+  // The run's one database serves every integration file: a long run, worth the optimizing compiler.
+  const starting = startDynamoDbLocal({ longRun: true });
   // The page's and the portal's browser tests serve web/dist and web/portal/dist: built from the
   // current sources while DynamoDB Local starts.
   try {
