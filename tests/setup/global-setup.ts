@@ -6,12 +6,6 @@ import { buildWeb } from '../../web/build';
 import { checkSecurityTable } from '../support/security-report';
 
 /**
- * One real DynamoDB Local (in memory) and SQS emulator for the whole run, with the service's
- * table and queues (nothing consumes the queue unless a test starts the pipeline). Test files
- * isolate themselves by creating their own merchants. The environment set here is what each
- * Lambda gets from the stack; test workers inherit it.
- */
-/**
  * Vitest calls the setup once per project (vitest.config.ts has two: files with a process of
  * their own, files sharing one): the first call starts everything, the others share it, and
  * the last teardown stops it.
@@ -34,6 +28,12 @@ export default async function setup(project: TestProject) {
   };
 }
 
+/**
+ * One real DynamoDB Local (in memory) and SQS emulator for the whole run, with the service's
+ * table and queues (nothing consumes the queue unless a test starts the pipeline). Test files
+ * isolate themselves by creating their own merchants. The environment set here is what each
+ * Lambda gets from the stack; test workers inherit it.
+ */
 async function start(): Promise<{ endpoint: string; teardown: () => Promise<void> }> {
   Object.assign(process.env, LOCAL_AWS_ENV);
   // The run's one database serves every integration file: a long run, worth the optimizing compiler.

@@ -497,28 +497,27 @@ const NASTY_URLS: readonly string[] = [
 ];
 
 /**
- * Arbitraries made once per schema. The request arbitraries are made anew for each run (they
- * depend on the order id the run drew), and making fast-check's string arbitraries is not cheap
- * (`stringMatching` tokenizes its pattern and checks its slices: about a third of this fuzzer's
- * CPU when it was done for every run). Arbitraries hold no state, so one serves every run.
+ * Arbitraries made once per schema (or id list). The request arbitraries are made anew for each
+ * run (they depend on the order id the run drew), and making fast-check's string arbitraries is
+ * not cheap (`stringMatching` tokenizes its pattern and checks its slices: about a third of this
+ * fuzzer's CPU when it was done for every run). Arbitraries hold no state, so one serves every run.
  */
-function once<K extends object, V>(cache: WeakMap<K, Map<string, V>>, owner: K, key: string, make: () => V): V {
-  let made = cache.get(owner);
-  if (!made) cache.set(owner, (made = new Map()));
-  let value = made.get(key);
-  if (value === undefined) made.set(key, (value = make()));
-  return value;
+function madeOnce<K extends object, V>(make: (key: K) => V): (key: K) => V {
+  const made = new WeakMap<K, V>();
+  return (key) => {
+    let value = made.get(key);
+    if (value === undefined) made.set(key, (value = make(key)));
+    return value;
+  };
 }
-const validValues = new WeakMap<PropertySchema, Map<string, fc.Arbitrary<unknown>>>();
-const nastyValues = new WeakMap<PropertySchema, Map<string, fc.Arbitrary<unknown>>>();
 
 /** A value that fits the schema of one property (or is close enough to pass it). */
 function validValue(name: string, schema: PropertySchema, orderId: string | undefined): fc.Arbitrary<unknown> {
   if (ORDER_ID_FIELDS.has(name) && orderId !== undefined) return fc.constant(orderId);
-  return once(validValues, schema, name, () => anyValidValue(schema));
+  return anyValidValue(schema);
 }
 
-function anyValidValue(schema: PropertySchema): fc.Arbitrary<unknown> {
+const anyValidValue = madeOnce((schema: PropertySchema): fc.Arbitrary<unknown> => {
   if (schema.enum) return fc.constantFrom(...schema.enum);
   if (schema.format === 'http-url') return fc.oneof(fc.constantFrom(...HTTP_URLS), fc.webUrl({ validSchemes: ['http', 'https'] }));
   const types = schema.type === undefined ? ['string'] : Array.isArray(schema.type) ? schema.type : [schema.type as string];
@@ -552,14 +551,10 @@ function anyValidValue(schema: PropertySchema): fc.Arbitrary<unknown> {
       }
     }),
   );
-}
+});
 
 /** A value of the wrong type, at a boundary, or otherwise hostile, for one property. */
-function nastyValue(schema: PropertySchema): fc.Arbitrary<unknown> {
-  return once(nastyValues, schema, '', () => anyNastyValue(schema));
-}
-
-function anyNastyValue(schema: PropertySchema): fc.Arbitrary<unknown> {
+const nastyValue = madeOnce((schema: PropertySchema): fc.Arbitrary<unknown> => {
   const max = schema.maxLength ?? 255;
   const boundaries = [max - 1, max, max + 1].filter((n) => n >= 0);
   return fc.oneof(
@@ -576,7 +571,7 @@ function anyNastyValue(schema: PropertySchema): fc.Arbitrary<unknown> {
     fc.dictionary(fc.string({ maxLength: 10 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }),
     ...(schema.format === 'http-url' || schema.type === 'string' ? [fc.constantFrom(...NASTY_URLS)] : []),
   );
-}
+});
 
 /** Keys no body schema knows, some of them with meaning elsewhere. */
 const unknownKey = fc.oneof(
@@ -771,14 +766,8 @@ const extraHeadersArb = fc.array(
   { maxLength: 4 },
 );
 
-const pathIds = new WeakMap<readonly string[], Map<string, fc.Arbitrary<string>>>();
-
 /** Order ids for a path: real ones, random UUIDs, near misses, traversal, encodings, long and unicode. */
-export function pathIdArb(orderIds: readonly string[]): fc.Arbitrary<string> {
-  return once(pathIds, orderIds, '', () => anyPathId(orderIds));
-}
-
-function anyPathId(orderIds: readonly string[]): fc.Arbitrary<string> {
+export const pathIdArb = madeOnce((orderIds: readonly string[]): fc.Arbitrary<string> => {
   const real = orderIds.length ? fc.constantFrom(...orderIds) : fc.uuid();
   return fc.oneof(
     { weight: 9, arbitrary: real },
@@ -800,7 +789,7 @@ function anyPathId(orderIds: readonly string[]): fc.Arbitrary<string> {
     { weight: 1, arbitrary: fc.integer({ min: 64, max: 4000 }).map((n) => 'a'.repeat(n)) },
     { weight: 1, arbitrary: fc.stringMatching(/^[0-9A-Fa-f-]{30,40}$/) },
   );
-}
+});
 
 const NASTY_QUERY_VALUES: readonly string[] = [
   '', '0', '-0', '-1', '1', '10', '50', '51', '1000', '1001', '1.5', '1e1', '1e308', '99999999999999999999999', '0x10', '+5', ' 10', '10 ',

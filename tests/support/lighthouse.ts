@@ -63,8 +63,9 @@ pageFunctions.computeBenchmarkIndex = () => -1;
   const parsed = new Map<string, Map<string, unknown>>();
   Formatter.resolveLocale = (requested) => {
     const key = JSON.stringify(requested);
-    if (!locales.has(key)) locales.set(key, resolveLocale(requested));
-    return locales.get(key);
+    let locale = locales.get(key);
+    if (locale === undefined) locales.set(key, (locale = resolveLocale(requested)));
+    return locale;
   };
   Formatter.__parse = (message, options = {}) => {
     // The options IntlMessageFormat passes; any other would be a new version's, parsed each time.

@@ -1,12 +1,11 @@
 import { quotaConfig } from '#shared/core/config';
 import { logger } from '#shared/core/logger';
-import { clientAddressKey } from '#shared/core/token-bucket';
+import { clientAddressKey, type Take } from '#shared/core/token-bucket';
 import { RateLimitedError } from '#shared/domain/errors';
 import { errorResponse } from '#shared/http/errors';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { merchantOf } from '#shared/http/middlewares/token-auth';
 import type { Event, Middleware } from '#shared/http/middlewares/types';
-import type { Take } from '#shared/core/token-bucket';
 import { takeFromWindow, windowLimit } from '#shared/store/quotas';
 
 /**
