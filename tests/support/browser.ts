@@ -3,11 +3,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import jsQR from 'jsqr';
-import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { createApiServer } from '#infra/local/http-adapter';
 import { apiFunctions } from '#infra/local/handlers';
 import { staticFiles } from '#infra/local/static-files';
 import { ROUTES } from '#shared/http/routes';
+import { decodePng } from './png';
 
 /** Debian's Chromium (.ci/run installs it). */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -91,30 +92,13 @@ export function artifact(name: string): string {
 
 /** The text of the QR code in `element`, read from its pixels as the browser drew them. */
 export async function decodeQr(element: Locator): Promise<string | undefined> {
-  return decodeQrPng(element.page().context(), await element.screenshot());
+  return decodeQrPng(await element.screenshot());
 }
 
 /** The text of the QR code in a PNG image (a screenshot, or a downloaded file). */
-export async function decodeQrPng(context: BrowserContext, png: Buffer): Promise<string | undefined> {
-  // Let Chromium decode the PNG: a scratch page draws it on a canvas and hands back the RGBA pixels.
-  const scratch = await context.newPage();
-  try {
-    const { width, height, pixels } = await scratch.evaluate(async (base64) => {
-      const image = new Image();
-      image.src = `data:image/png;base64,${base64}`;
-      await image.decode();
-      const canvas = document.createElement('canvas');
-      canvas.width = image.naturalWidth;
-      canvas.height = image.naturalHeight;
-      const context = canvas.getContext('2d')!;
-      context.drawImage(image, 0, 0);
-      const data = context.getImageData(0, 0, canvas.width, canvas.height).data;
-      return { width: canvas.width, height: canvas.height, pixels: Array.from(data) };
-    }, png.toString('base64'));
-    return jsQR(Uint8ClampedArray.from(pixels), width, height)?.data;
-  } finally {
-    await scratch.close();
-  }
+export function decodeQrPng(png: Buffer): string | undefined {
+  const { width, height, rgba } = decodePng(png);
+  return jsQR(rgba, width, height)?.data;
 }
 
 /** True when the page is no wider than its viewport (nothing to scroll sideways). */
