@@ -13,22 +13,30 @@ import LongestFirst from './tests/setup/sequencer.ts';
 const workers = Number(process.env.TEST_WORKERS) || availableParallelism() + 1;
 
 /**
- * Unit and infrastructure files run one after another in a shared process per worker
- * (`isolate: false`): they read no table and set no environment, and a fresh process per file
- * cost each of them its module loading again (an infrastructure file's stack modules about 4 s
- * of CPU, 11 of them). The files that set the environment or mock modules keep a process of
- * their own, as every integration and end-to-end file does.
+ * Files run one after another in a worker process (`isolate: false`) rather than each in a new
+ * one: a process per file cost each file its start and its module loading again (the AWS SDK,
+ * the handlers; an infrastructure file's stack modules about 4 s of CPU).
+ * - Unit and infrastructure files read no table and set no environment: their modules stay
+ *   loaded from one file to the next (`shared-process`).
+ * - Integration, end-to-end and compatibility files set the environment their handlers read:
+ *   before each, tests/setup/fresh-modules.ts restores the worker's environment and reloads
+ *   the repository's modules (`fresh-modules`); packages stay loaded.
+ * - The unit files that mock modules or set the environment keep a process of their own.
  */
-const OWN_PROCESS = new Set(['metrics', 'pay-currencies', 'security-report', 'token-key', 'validators'].map((name) => `tests/unit/${name}.test.ts`));
-const SHARED_PROCESS = ['tests/unit', 'tests/infra']
-  .flatMap((folder) => readdirSync(folder).filter((name) => name.endsWith('.test.ts')).map((name) => `${folder}/${name}`))
-  .filter((file) => !OWN_PROCESS.has(file));
+const OWN_PROCESS = ['metrics', 'pay-currencies', 'security-report', 'token-key', 'validators'].map((name) => `tests/unit/${name}.test.ts`);
+const filesIn = (folders: string[]) =>
+  folders.flatMap((folder) => readdirSync(folder).filter((name) => name.endsWith('.test.ts')).map((name) => `${folder}/${name}`));
+const SHARED_PROCESS = filesIn(['tests/unit', 'tests/infra']).filter((file) => !OWN_PROCESS.includes(file));
 
 export default defineConfig({
   test: {
     projects: [
-      { extends: true, test: { name: 'own-process', include: ['tests/**/*.test.ts'], exclude: SHARED_PROCESS } },
+      { extends: true, test: { name: 'own-process', include: OWN_PROCESS } },
       { extends: true, test: { name: 'shared-process', include: SHARED_PROCESS, isolate: false } },
+      {
+        extends: true,
+        test: { name: 'fresh-modules', include: filesIn(['tests/integration', 'tests/e2e', 'tests/compat']), isolate: false, setupFiles: ['tests/setup/fresh-modules.ts'] },
+      },
     ],
     globalSetup: ['tests/setup/global-setup.ts'],
     testTimeout: 30_000,

@@ -6,9 +6,9 @@ import { buildWeb } from '../../web/build';
 import { checkSecurityTable } from '../support/security-report';
 
 /**
- * Vitest calls the setup once per project (vitest.config.ts has two: files with a process of
- * their own, files sharing one): the first call starts everything, the others share it, and
- * the last teardown stops it.
+ * Vitest calls the setup once per project (vitest.config.ts has three, by how files share a
+ * worker process): the first call starts everything, the others share it, and the last
+ * teardown stops it.
  */
 interface Shared {
   started: Promise<{ endpoint: string; teardown: () => Promise<void> }>;
