@@ -20,7 +20,11 @@ export interface QueuePollerOptions {
   handler: (event: SQSEvent) => Promise<SQSBatchResponse | void>;
   /** Messages per handler call: one ReceiveMessage, so 1 to 10. */
   batchSize?: number;
-  /** Long-poll wait per ReceiveMessage (0 to 20). */
+  /**
+   * Long-poll wait per ReceiveMessage (0 to 20; default 20, as Lambda's SQS event source
+   * polls): a message ends the wait as it arrives, and stop() aborts it. An idle runtime's ten
+   * pollers asked ten times a second with 1 s.
+   */
   waitTimeSeconds?: number;
   /** Overrides the queue's visibility timeout for the messages this poller receives. */
   visibilityTimeoutSeconds?: number;
@@ -49,7 +53,7 @@ export async function startQueuePoller(options: QueuePollerOptions): Promise<Que
   if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10) {
     throw new RangeError(`batchSize must be an integer from 1 to 10 (ReceiveMessage's limit), got ${batchSize}`);
   }
-  const waitTimeSeconds = options.waitTimeSeconds ?? 1;
+  const waitTimeSeconds = options.waitTimeSeconds ?? 20;
   const region = options.region ?? process.env.AWS_REGION ?? LOCAL_AWS_ENV.AWS_REGION;
   const onError = options.onError ?? ((error: unknown) => console.error('queue poller:', error));
   const sqs = new SQSClient({
