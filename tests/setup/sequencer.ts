@@ -17,8 +17,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  */
 export const LONG_FILES = [
   'tests/e2e/merchant-cli.test.ts',
-  'tests/e2e/portal-lighthouse-desktop.test.ts',
-  'tests/e2e/portal-lighthouse-phone.test.ts',
+  'tests/e2e/portal-lighthouse.test.ts',
   'tests/integration/fuzz.test.ts',
   'tests/integration/email.test.ts',
   'tests/e2e/page.test.ts',

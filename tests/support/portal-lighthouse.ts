@@ -6,8 +6,7 @@
  * and buttons; a token just made; the secret shown; a key's first addresses; an invite link);
  * Lighthouse audits the tab as it stands. A failing screen names the failing audits and their
  * elements. Each pass is one new user in a new browser context: it accepts the invite the last
- * pass made. tests/e2e/portal-lighthouse-*.test.ts run it on a desktop and as a phone (two files,
- * so that neither holds the suite's parallel run back for long).
+ * pass made. tests/e2e/portal-lighthouse.test.ts runs it on a desktop and as a phone.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
