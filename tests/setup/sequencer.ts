@@ -14,20 +14,29 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * run: docs/performance.md, "The test suite's time"); then the
  * end-to-end files (each starts processes or a browser), the integration files, and the rest,
  * each the larger file first.
+ *
+ * Either way, a project's files come together, in `PROJECTS`' order (vitest.config.ts): the pool
+ * keeps a worker process for the next file only when that file is of the same project, so files
+ * of two projects taking turns cost a process and its module loading at each turn (an
+ * infrastructure file's first stack about 6 CPU s).
  */
+export const PROJECTS = ['fresh-modules', 'shared-process', 'own-process'];
 export const LONG_FILES = [
-  'tests/e2e/merchant-cli.test.ts',
   'tests/e2e/portal-lighthouse.test.ts',
-  'tests/integration/fuzz.test.ts',
   'tests/integration/email.test.ts',
-  'tests/e2e/page.test.ts',
-  'tests/e2e/payment-links.test.ts',
   'tests/e2e/portal-account.test.ts',
+  'tests/integration/portal-account.test.ts',
+  'tests/integration/fuzz.test.ts',
   'tests/e2e/local-runtime-recovery.test.ts',
   'tests/e2e/refund-chains.test.ts',
-  'tests/integration/portal-account.test.ts',
-  'tests/e2e/local-runtime.test.ts',
+  'tests/e2e/page.test.ts',
+  'tests/e2e/merchant-cli.test.ts',
+  'tests/e2e/payment-links.test.ts',
+  'tests/e2e/page-edges.test.ts',
   'tests/e2e/devnet.test.ts',
+  'tests/e2e/local-runtime.test.ts',
+  // The first of the shared-process files (it makes every function's bundle with esbuild).
+  'tests/infra/bundling.test.ts',
 ];
 
 const FOLDERS = ['tests/e2e/', 'tests/integration/'];
@@ -35,13 +44,18 @@ const FOLDERS = ['tests/e2e/', 'tests/integration/'];
 export default class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const path = (file: TestSpecification) => relative(this.ctx.config.root, file.moduleId).split('\\').join('/');
-    if (files.every((file) => this.ctx.cache.getFileTestResults(`${file.project.name}:${path(file)}`))) return super.sort(files);
+    const project = (file: TestSpecification) => {
+      const index = PROJECTS.indexOf(file.project.name);
+      return index >= 0 ? index : PROJECTS.length;
+    };
+    const byProject = (sorted: TestSpecification[]) => [...sorted].sort((a, b) => project(a) - project(b));
+    if (files.every((file) => this.ctx.cache.getFileTestResults(`${file.project.name}:${path(file)}`))) return byProject(await super.sort(files));
     const rank = (file: TestSpecification) => {
       const listed = LONG_FILES.indexOf(path(file));
       if (listed >= 0) return listed;
       const folder = FOLDERS.findIndex((prefix) => path(file).startsWith(prefix));
       return LONG_FILES.length + (folder >= 0 ? folder : FOLDERS.length);
     };
-    return [...files].sort((a, b) => rank(a) - rank(b) || statSync(b.moduleId).size - statSync(a.moduleId).size);
+    return byProject([...files].sort((a, b) => rank(a) - rank(b) || statSync(b.moduleId).size - statSync(a.moduleId).size));
   }
 }
