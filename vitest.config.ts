@@ -42,6 +42,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // A larger young generation: the test processes allocate quickly (the AWS SDK's requests and
+    // answers) and V8's default 16 MB semi-space made them collect it over and over (about 3 % of
+    // the integration files' CPU: docs/performance.md, "Every file in a reused worker process").
+    execArgv: ['--max-semi-space-size=32'],
     maxWorkers: workers,
     // The longest files first, so that they overlap the rest (tests/setup/sequencer.ts).
     sequence: { sequencer: LongestFirst },
