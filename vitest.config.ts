@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
-import LongestFirst from './tests/setup/sequencer.ts';
+import LongestFirst, { PROJECT } from './tests/setup/sequencer.ts';
 
 /**
  * Test files run in parallel worker processes. Most of a file's time is spent waiting (on
@@ -31,11 +31,11 @@ const SHARED_PROCESS = filesIn(['tests/unit', 'tests/infra']).filter((file) => !
 export default defineConfig({
   test: {
     projects: [
-      { extends: true, test: { name: 'own-process', include: OWN_PROCESS } },
-      { extends: true, test: { name: 'shared-process', include: SHARED_PROCESS, isolate: false } },
+      { extends: true, test: { name: PROJECT.ownProcess, include: OWN_PROCESS } },
+      { extends: true, test: { name: PROJECT.sharedProcess, include: SHARED_PROCESS, isolate: false } },
       {
         extends: true,
-        test: { name: 'fresh-modules', include: filesIn(['tests/integration', 'tests/e2e', 'tests/compat']), isolate: false, setupFiles: ['tests/setup/fresh-modules.ts'] },
+        test: { name: PROJECT.freshModules, include: filesIn(['tests/integration', 'tests/e2e', 'tests/compat']), isolate: false, setupFiles: ['tests/setup/fresh-modules.ts'] },
       },
     ],
     globalSetup: ['tests/setup/global-setup.ts'],

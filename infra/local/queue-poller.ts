@@ -22,8 +22,8 @@ export interface QueuePollerOptions {
   batchSize?: number;
   /**
    * Long-poll wait per ReceiveMessage (0 to 20; default 20, as Lambda's SQS event source
-   * polls): a message ends the wait as it arrives, and stop() aborts it. An idle runtime's ten
-   * pollers asked ten times a second with 1 s.
+   * polls): a message ends the wait as it arrives, and stop() aborts it, so a longer wait only
+   * spares an idle queue its requests.
    */
   waitTimeSeconds?: number;
   /** Overrides the queue's visibility timeout for the messages this poller receives. */

@@ -10,12 +10,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join, resolve } from 'node:path';
 
-const bin = (name: string) => join(resolve(import.meta.dirname, '../..'), 'node_modules', '.bin', name);
+const ROOT = resolve(import.meta.dirname, '../..');
+const bin = (name: string) => join(ROOT, 'node_modules', '.bin', name);
 const exited = (child: ChildProcess) => new Promise<number>((done) => child.once('close', (code, signal) => done(code ?? (signal ? 1 : 0))));
 
 // With a larger young generation for V8 (tsc allocates quickly: 25 -> 23 CPU s, 18 -> 16 s here).
-const tscScript = join(resolve(import.meta.dirname, '../..'), 'node_modules', 'typescript', 'bin', 'tsc');
-const typecheck = spawn(process.execPath, ['--max-semi-space-size=64', tscScript, '--noEmit'], { stdio: ['ignore', 'pipe', 'pipe'] });
+const typecheck = spawn(process.execPath, ['--max-semi-space-size=64', join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit'], { stdio: ['ignore', 'pipe', 'pipe'] });
 let typeErrors = '';
 typecheck.stdout.on('data', (chunk: Buffer) => (typeErrors += chunk.toString()));
 typecheck.stderr.on('data', (chunk: Buffer) => (typeErrors += chunk.toString()));

@@ -20,7 +20,8 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * of two projects taking turns cost a process and its module loading at each turn (an
  * infrastructure file's first stack about 6 CPU s).
  */
-export const PROJECTS = ['fresh-modules', 'shared-process', 'own-process'];
+export const PROJECT = { freshModules: 'fresh-modules', sharedProcess: 'shared-process', ownProcess: 'own-process' } as const;
+export const PROJECTS: readonly string[] = [PROJECT.freshModules, PROJECT.sharedProcess, PROJECT.ownProcess];
 export const LONG_FILES = [
   'tests/e2e/portal-lighthouse.test.ts',
   'tests/integration/email.test.ts',

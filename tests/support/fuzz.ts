@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import type { Route } from '#shared/http/routes';
 import { OPERATIONS } from '#tools/openapi/operations';
+import { getOrMake } from './memo';
 
 // ---------------------------------------------------------------------------------------------
 // Raw HTTP
@@ -504,11 +505,7 @@ const NASTY_URLS: readonly string[] = [
  */
 function madeOnce<K extends object, V>(make: (key: K) => V): (key: K) => V {
   const made = new WeakMap<K, V>();
-  return (key) => {
-    let value = made.get(key);
-    if (value === undefined) made.set(key, (value = make(key)));
-    return value;
-  };
+  return (key) => getOrMake(made, key, () => make(key));
 }
 
 /** A value that fits the schema of one property (or is close enough to pass it). */

@@ -5,6 +5,7 @@ import { pageFunctions } from 'lighthouse/core/lib/page-functions.js';
 import type { Browser, Page } from 'playwright-core';
 import puppeteer, { type Browser as PuppeteerBrowser, type Page as PuppeteerPage } from 'puppeteer-core';
 import { launchChromium } from './browser';
+import { getOrMake } from './memo';
 
 /** What Lighthouse's accessibility category said about one screen. */
 export interface AccessibilityScore {
@@ -61,22 +62,13 @@ pageFunctions.computeBenchmarkIndex = () => -1;
   const parse = Formatter.__parse;
   const locales = new Map<string, unknown>();
   const parsed = new Map<string, Map<string, unknown>>();
-  Formatter.resolveLocale = (requested) => {
-    const key = JSON.stringify(requested);
-    let locale = locales.get(key);
-    if (locale === undefined) locales.set(key, (locale = resolveLocale(requested)));
-    return locale;
-  };
+  Formatter.resolveLocale = (requested) => getOrMake(locales, JSON.stringify(requested), () => resolveLocale(requested));
   Formatter.__parse = (message, options = {}) => {
     // The options IntlMessageFormat passes; any other would be a new version's, parsed each time.
     if (Object.keys(options).some((name) => name !== 'ignoreTag' && name !== 'locale')) return parse(message, options);
     // By the message itself (its hash is kept with the string), within its options.
-    const within = `${String(options.ignoreTag)} ${String(options.locale)}`;
-    let asts = parsed.get(within);
-    if (!asts) parsed.set(within, (asts = new Map()));
-    let ast = asts.get(message);
-    if (ast === undefined) asts.set(message, (ast = parse(message, options)));
-    return ast;
+    const asts = getOrMake(parsed, `${String(options.ignoreTag)} ${String(options.locale)}`, () => new Map<string, unknown>());
+    return getOrMake(asts, message, () => parse(message, options));
   };
 }
 
