@@ -43,25 +43,40 @@ export function addCapacity(totals: Omit<CapacityTotals, 'itemsRead'> & { itemsR
   }
 }
 
+interface Meter {
+  totals: CapacityTotals;
+  /** Requests sent and not yet answered, and who waits for there to be none. */
+  inFlight: number;
+  idle: (() => void)[];
+}
+
 /** One meter per client (the api and watcher groups meter the same process's client). */
-const meters = new WeakMap<DynamoDBDocumentClient, { totals: CapacityTotals }>();
+const meters = new WeakMap<DynamoDBDocumentClient, Meter>();
 
 /**
  * Meters every request of `client` from now on; `reset` answers the totals since the last
- * reset. Asked again for the same client, it gives the meter already installed.
+ * reset; `idle` resolves once no request is in flight (one a handler sent after its answer,
+ * such as a request quota's count, included). Asked again for the same client, it gives the
+ * meter already installed.
  */
-export function meterCapacity(client: DynamoDBDocumentClient): { reset: () => CapacityTotals } {
+export function meterCapacity(client: DynamoDBDocumentClient): { reset: () => CapacityTotals; idle: () => Promise<void> } {
   let meter = meters.get(client);
   if (!meter) {
-    const installed = { totals: { requests: 0, readUnits: 0, writeUnits: 0, itemsRead: 0 } };
+    const installed: Meter = { totals: { requests: 0, readUnits: 0, writeUnits: 0, itemsRead: 0 }, inFlight: 0, idle: [] };
     meter = installed;
     meters.set(client, installed);
     client.middlewareStack.add(
       (next, context) => async (args) => {
         askForCapacity(args.input);
-        const result = await next(args);
-        addCapacity(installed.totals, context.commandName ?? '', result.output);
-        return result;
+        installed.inFlight += 1;
+        try {
+          const result = await next(args);
+          addCapacity(installed.totals, context.commandName ?? '', result.output);
+          return result;
+        } finally {
+          installed.inFlight -= 1;
+          if (installed.inFlight === 0) for (const resolve of installed.idle.splice(0)) resolve();
+        }
       },
       { step: 'initialize', name: 'benchCapacityMeter' },
     );
@@ -72,6 +87,11 @@ export function meterCapacity(client: DynamoDBDocumentClient): { reset: () => Ca
       const snapshot = current.totals;
       current.totals = { requests: 0, readUnits: 0, writeUnits: 0, itemsRead: 0 };
       return snapshot;
+    },
+    idle: async () => {
+      // What a handler left to send once its answer was written (setImmediate) has started by now.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (current.inFlight > 0) await new Promise<void>((resolve) => current.idle.push(resolve));
     },
   };
 }

@@ -5,7 +5,7 @@
  * Gateway reports it; headers never choose the bucket.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '#shared/store/client';
 import { quotaKey } from '#shared/store/keys';
@@ -46,15 +46,15 @@ describe('the table quota (fixed windows)', () => {
     const key = `test-${randomUUID()}`;
     const limit = { limit: 2, windowSeconds: 10 };
     const start = 1_800_000_000_000; // a window boundary (divisible by 10 s)
-    expect(await takeFromWindow(key, limit, start)).toEqual({ allowed: true });
-    expect(await takeFromWindow(key, limit, start + 1000)).toEqual({ allowed: true });
+    expect(await takeFromWindow(key, limit, start)).toEqual({ allowed: true, used: 1 });
+    expect(await takeFromWindow(key, limit, start + 1000)).toEqual({ allowed: true, used: 2 });
     expect(await takeFromWindow(key, limit, start + 2500)).toEqual({ allowed: false, retryAfterSeconds: 8 });
     expect(await takeFromWindow(key, limit, start + 9999)).toEqual({ allowed: false, retryAfterSeconds: 1 });
-    expect(await takeFromWindow(key, limit, start + 10_000)).toEqual({ allowed: true });
+    expect(await takeFromWindow(key, limit, start + 10_000)).toEqual({ allowed: true, used: 1 });
     const item = await db().send(new GetCommand({ TableName: tableName(), Key: quotaKey(key, start / 10_000) }));
     // Refused requests change nothing: the count stays at the limit.
     expect(item.Item).toMatchObject({ used: 2, type: 'QUOTA', expires_at_epoch: start / 1000 + 10 + 60 });
-    expect(await takeFromWindow(`${key}-other`, limit, start + 2500)).toEqual({ allowed: true });
+    expect(await takeFromWindow(`${key}-other`, limit, start + 2500)).toEqual({ allowed: true, used: 1 });
   });
 });
 
@@ -81,6 +81,19 @@ describe('handlers with QUOTA_STORE=table', () => {
     for (let i = 0; i < 5; i += 1) expect((await call('GET', `/v1/orders/${missing}`, { token: c.api_token })).status).toBe(404);
     expectRateLimited(await call('GET', `/v1/orders/${missing}`, { token: c.api_token }));
     expectRateLimited(await call('GET', '/v1/orders', { token: c.api_token }));
+  });
+
+  it('answers requests well inside the quota before their counts come back, and every count still lands', async () => {
+    const call = client(api.url);
+    const d = await newMerchant(true, 'Table Quota D');
+    await freshWindow();
+    const window = Math.floor(Date.now() / WINDOW_MS);
+    // Half of 5 is 2.5: two requests may go ahead of their counts, the rest wait for theirs.
+    for (let i = 0; i < 5; i += 1) expect((await call('GET', '/v1/orders', { token: d.api_token })).status).toBe(200);
+    const used = async () => (await db().send(new GetCommand({ TableName: tableName(), Key: quotaKey(`M${d.user_id}`, window), ConsistentRead: true }))).Item?.used;
+    await vi.waitFor(async () => expect(await used()).toBe(5), { timeout: 5000 });
+    expectRateLimited(await call('GET', '/v1/orders', { token: d.api_token }));
+    expect(await used()).toBe(5);
   });
 
   it('limit each source address on the payment page routes; forged X-Forwarded-For changes nothing', async () => {

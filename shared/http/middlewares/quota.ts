@@ -6,7 +6,7 @@ import { errorResponse } from '#shared/http/errors';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { merchantOf } from '#shared/http/middlewares/token-auth';
 import type { Event, Middleware } from '#shared/http/middlewares/types';
-import { takeFromWindow, windowLimit } from '#shared/store/quotas';
+import { takeFromWindow, windowLimit, WindowHeadroom } from '#shared/store/quotas';
 
 /**
  * The quota key of a request: its merchant (`M<user_id>`), or for the payment page's routes its
@@ -17,11 +17,16 @@ export function quotaClient(event: Event, merchant: MerchantProfile | undefined)
   return merchant ? `M${merchant.user_id}` : `P${clientAddressKey(event.requestContext?.http?.sourceIp ?? 'unknown')}`;
 }
 
+/** This container's view of its clients' windows: one for every route, as a container serves one. */
+const headroom = new WindowHeadroom();
+
 /**
  * Counts the request against its client's quota in the table (QUOTA_STORE=table, as the AWS
  * stack sets it) and refuses it with 429 and Retry-After when the quota is used up. It runs
  * after authentication (shared/http/middlewares/token-auth.ts), so a merchant's quota counts
- * only its own requests. If the table cannot count (down, not throttling), the request goes on:
+ * only its own requests. A request well inside its client's quota, as this container last heard
+ * it, is answered without waiting for its count (`WindowHeadroom`): the count is still made, and
+ * its answer decides whether the next requests wait for theirs. If the table cannot count (down, not throttling), the request goes on:
  * API Gateway's route limits still hold, and a quota outage must not become a service outage.
  *
  * A GET route only reads (each is declared `access: 'read'`: its role may write nothing but
@@ -43,10 +48,22 @@ export const quota = (kind: 'merchant' | 'public'): Middleware => {
       const config = quotaConfig();
       const { rate, burst } = config[kind];
       if (config.store !== 'table' || rate === 0) return;
-      const taking = takeFromWindow(quotaClient(event, merchantOf(event)), windowLimit(rate, burst)).catch((error: unknown) => {
-        logger.warn('request quota not counted; the request goes on', { error: String(error) });
-        return undefined;
-      });
+      const client = quotaClient(event, merchantOf(event));
+      const limit = windowLimit(rate, burst);
+      const now = Date.now();
+      const { ahead, answered } = headroom.begin(client, limit, now);
+      const count = () =>
+        takeFromWindow(client, limit, now).then(
+          (taken) => (answered(taken), taken),
+          (error: unknown) => {
+            logger.warn('request quota not counted; the request goes on', { error: String(error) });
+            answered(undefined);
+            return undefined;
+          },
+        );
+      // Ahead of its count, the request's own work goes first: the count is sent once that waits on I/O.
+      if (ahead) return void setImmediate(count);
+      const taking = count();
       if (event.requestContext?.http?.method === 'GET') {
         counting.set(event, taking);
         return;
