@@ -2,7 +2,9 @@
  * `npm start`: the whole service locally, nothing else to set up (Java 17 runs DynamoDB Local).
  * Configuration: PORT (3000), HOST (127.0.0.1), DATA_DIR (.data), DEMO_API_TOKEN (generated),
  * EXPIRY_SWEEP_SECONDS (30), SMTP_PORT (a free one: the local mail server), EMAIL_FROM, QUOTA_MAX_KEYS (10000), QUOTA_CLIENT_IP_HEADER (none: the socket's
- * address); the quotas' limits as in AWS (QUOTA_MERCHANT_RATE, ..., docs/operator-guide.md "Rate limits").
+ * address); the quotas' limits as in AWS (QUOTA_MERCHANT_RATE, ..., docs/operator-guide.md "Rate limits");
+ * DYNAMODB_ENDPOINT (none: DynamoDB Local is started) with TABLE_NAME (crypto-pay-orders) to use a
+ * DynamoDB that is already running instead.
  */
 import { LOCAL_AWS_ENV } from '#infra/local/dynamodb';
 import { DEFAULT_QUOTA_KEYS, startRuntime } from '#infra/local/runtime';
@@ -21,6 +23,9 @@ export const runtime = await startRuntime({
   host: process.env.HOST,
   dataDir: process.env.DATA_DIR ?? '.data',
   demoApiToken: process.env.DEMO_API_TOKEN || undefined,
+  // A DynamoDB already running (your own DynamoDB Local): no Java is started, the table is made if missing.
+  dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT || undefined,
+  tableName: (process.env.DYNAMODB_ENDPOINT && process.env.TABLE_NAME) || undefined,
   expirySweepSeconds: positiveInteger(process.env, 'EXPIRY_SWEEP_SECONDS', 30),
   smtpPort: process.env.SMTP_PORT ? positiveInteger(process.env, 'SMTP_PORT', 2525) : undefined,
   quotas: {

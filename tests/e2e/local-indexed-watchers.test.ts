@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually, killGroup, runScript, startScript, stopLeftoverJava, type Started } from '../support/processes';
+import { eventually, killGroup, runScript, sharedDynamoDb, startScript, stopLeftoverJava, type Started } from '../support/processes';
 import { decodeIndependently } from '../support/bolt11-independent';
 import { HyperionTestServer } from '../support/hyperion-server';
 import { lightningAndEosEnv } from '../support/indexed-env';
@@ -32,7 +32,7 @@ describe('the local runtime watches Lightning and EOS', () => {
   it('a live LBTC order and a live EOS order go NEW -> PAID from the node and the chain history', { timeout: 90_000 }, async () => {
     lnd = await new LndTestServer().start();
     hyperion = await new HyperionTestServer({ start: Date.now() }).start();
-    runtime = startScript('infra/local/start.ts', [], { PORT: '0', DATA_DIR: dataDir, WATCH_INTERVAL_SECONDS: '1', ...lightningAndEosEnv(lnd, hyperion, ACCOUNT) });
+    runtime = startScript('infra/local/start.ts', [], { PORT: '0', DATA_DIR: dataDir, WATCH_INTERVAL_SECONDS: '1', ...sharedDynamoDb(), ...lightningAndEosEnv(lnd, hyperion, ACCOUNT) });
     const [, url] = await runtime.waitFor(/API:\s+(http:\/\/\S+)/);
     await runtime.waitFor(/Ctrl-C stops everything/);
     expect(runtime.output()).toContain('Chain watchers: LBTC (lnd), EOS (hyperion)');

@@ -1,5 +1,7 @@
-import { afterAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isAlive, killGroup, runScript, startScript, stopLeftoverJava, type Started } from '../support/processes';
@@ -7,6 +9,8 @@ import { demoToken, post } from '../support/local-runtime';
 import { testXpub } from '../support/watchers';
 import { deriveAddress } from '#shared/payments/addresses/index';
 import { newSolanaReference } from '#shared/payments/addresses/solana';
+import { db } from '#shared/store/client';
+import { orderKey } from '#shared/store/keys';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'runtime-e2e-'));
 const running: Started[] = [];
@@ -90,6 +94,25 @@ describe('npm start (the local runtime as a user runs it)', { timeout: 120_000 }
     expect(response.status).toBe(200);
     expect(((await response.json()) as any).order.title).toBe('E2E');
     expect(await started.stop('SIGTERM')).toBe(0);
+  });
+
+  it('uses a DynamoDB already running when DYNAMODB_ENDPOINT is set: no Java of its own, its table made there', async () => {
+    const ownDir = mkdtempSync(join(tmpdir(), 'runtime-e2e-endpoint-'));
+    const table = `runtime-e2e-${randomUUID()}`;
+    try {
+      const started = startScript('infra/local/start.ts', [], { PORT: '0', DATA_DIR: ownDir, TOKEN_HMAC_KEY: '', DYNAMODB_ENDPOINT: inject('dynamodbEndpoint'), TABLE_NAME: table });
+      running.push(started);
+      const url = (await started.waitFor(/API:\s+(http:\/\/\S+)/))[1]!;
+      const token = (await started.waitFor(/Demo API token:\s+(\S+)/))[1]!;
+      await started.waitFor(/Ctrl-C stops everything/);
+      expect(existsSync(join(ownDir, 'dynamodb.pid'))).toBe(false);
+      const created = (await (await post(`${url}/v1/orders`, token, { price_amount: 3, title: 'Elsewhere' })).json()) as any;
+      const stored = await db().send(new GetCommand({ TableName: table, Key: orderKey(created.order.order_id) }));
+      expect(stored.Item).toMatchObject({ title: 'Elsewhere', price_amount: '3' });
+      expect(await started.stop('SIGTERM')).toBe(0);
+    } finally {
+      rmSync(ownDir, { recursive: true, force: true });
+    }
   });
 
   it('the merchant CLI explains what is wrong when no runtime runs', async () => {

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually, killGroup, runScript, startScript, stopLeftoverJava, type Started } from '../support/processes';
+import { eventually, killGroup, runScript, sharedDynamoDb, startScript, stopLeftoverJava, type Started } from '../support/processes';
 import type { FaultyServer } from '../support/chain-http';
 import { startEsploraServer } from '../support/esplora-server';
 import { UtxoChain } from '../support/utxo-chain';
@@ -27,7 +27,7 @@ describe('the local runtime watches the configured chains', () => {
   it('a live BTC order goes NEW -> PENDING -> PAID from real transactions on a local Esplora server', { timeout: 90_000 }, async () => {
     const chain = new UtxoChain('BTC');
     esplora = await startEsploraServer(chain);
-    runtime = startScript('infra/local/start.ts', [], { PORT: '0', DATA_DIR: dataDir, BTC_ESPLORA_URL: esplora.url, WATCH_INTERVAL_SECONDS: '1' });
+    runtime = startScript('infra/local/start.ts', [], { PORT: '0', DATA_DIR: dataDir, BTC_ESPLORA_URL: esplora.url, WATCH_INTERVAL_SECONDS: '1', ...sharedDynamoDb() });
     const [, url] = await runtime.waitFor(/API:\s+(http:\/\/\S+)/);
     await runtime.waitFor(/Ctrl-C stops everything/);
     expect(runtime.output()).toContain('Chain watchers: BTC (esplora)');

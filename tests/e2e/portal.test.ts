@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fitsViewport, launchChromium } from '../support/browser';
 import { expectAccessible, portalPage } from '../support/portal-page';
 import { MerchantEndpoint } from '../support/merchant-endpoint';
-import { killGroup, runScript, startScript, stopLeftoverJava, type Started } from '../support/processes';
+import { killGroup, runScript, sharedDynamoDb, startScript, stopLeftoverJava, type Started } from '../support/processes';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'portal-e2e-'));
 let runtime: Started;
@@ -32,7 +32,7 @@ const audit = (name: string): Promise<void> => expectAccessible(page, `portal-${
 
 beforeAll(async () => {
   await endpoint.start();
-  runtime = startScript('infra/local/start.ts', [], { PORT: '0', DATA_DIR: dataDir, TOKEN_HMAC_KEY: '', EXPIRY_SWEEP_SECONDS: '2' });
+  runtime = startScript('infra/local/start.ts', [], { PORT: '0', DATA_DIR: dataDir, TOKEN_HMAC_KEY: '', EXPIRY_SWEEP_SECONDS: '2', ...sharedDynamoDb() });
   api = (await runtime.waitFor(/API:\s+(http:\/\/\S+)/))[1]!;
   portalUrl = (await runtime.waitFor(/Portal:\s+(http:\/\/\S+)/))[1]!;
   inviteUrl = (await runtime.waitFor(/Portal invite:\s+(http:\/\/\S+)/))[1]!;

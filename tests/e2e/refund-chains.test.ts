@@ -24,7 +24,7 @@ import type { FaultyServer } from '../support/chain-http';
 import { startEsploraServer } from '../support/esplora-server';
 import { MerchantEndpoint } from '../support/merchant-endpoint';
 import { acceptInvite, portalPage, stopLocalRuntime } from '../support/portal-page';
-import { eventually, runScript, startScript, type Started } from '../support/processes';
+import { eventually, runScript, sharedDynamoDb, startScript, type Started } from '../support/processes';
 import { UtxoChain } from '../support/utxo-chain';
 import { verifyCallback } from '../support/webhook-verify';
 import { payTo, satsOf, testXpub } from '../support/watchers';
@@ -68,6 +68,7 @@ beforeAll(async () => {
     BTC_ESPLORA_URL: esplora.url,
     // Two confirmations for the devnet's USDT, as BTC has here: the test waits two blocks, not twelve.
     USDT_ERC20_CONFIRMATIONS: '2',
+    ...sharedDynamoDb(),
   });
   api = (await runtime.waitFor(/API:\s+(http:\/\/\S+)/))[1]!;
   await runtime.waitFor(/Pay an order's invoice/);

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AccessibilityScore, lighthouseChromium } from './lighthouse';
 import { MerchantEndpoint } from './merchant-endpoint';
 import { portalPage } from './portal-page';
-import { killGroup, startScript, stopLeftoverJava, type Started } from './processes';
+import { killGroup, sharedDynamoDb, startScript, stopLeftoverJava, type Started } from './processes';
 
 const BIP84_ZPUB = 'zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs';
 const SCREENS = ['recovery-codes', 'orders', 'orders-filtered', 'orders-empty', 'order', 'order-refund', 'refunds', 'links', 'email', 'developers', 'settings', 'audit', 'team', 'sign-in', 'recovery', 'invite', 'invite-spent'];
@@ -43,7 +43,7 @@ export function describePortalLighthouse(title: string, passes: readonly Lightho
 
   beforeAll(async () => {
     await endpoint.start();
-    runtime = startScript('infra/local/start.ts', [], { PORT: '0', DATA_DIR: dataDir, TOKEN_HMAC_KEY: '', EXPIRY_SWEEP_SECONDS: '2' });
+    runtime = startScript('infra/local/start.ts', [], { PORT: '0', DATA_DIR: dataDir, TOKEN_HMAC_KEY: '', EXPIRY_SWEEP_SECONDS: '2', ...sharedDynamoDb() });
     const api = (await runtime.waitFor(/API:\s+(http:\/\/\S+)/))[1]!;
     portalUrl = (await runtime.waitFor(/Portal:\s+(http:\/\/\S+)/))[1]!;
     inviteUrl = (await runtime.waitFor(/Portal invite:\s+(http:\/\/\S+)/))[1]!;

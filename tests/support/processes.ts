@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { inject } from 'vitest';
 
 export interface Started {
   child: ChildProcess;
@@ -17,6 +19,14 @@ export interface Started {
  * a loaded machine misses (the runtime would die without stopping what it started).
  */
 const NODE_ARGS = ['--import', 'tsx'];
+
+/**
+ * `npm start`'s settings to use the run's DynamoDB Local, with a table of its own (each runtime
+ * reads its table's stream), instead of starting a JVM of its own: about 3 CPU s a start. The
+ * files that test `npm start` as a newcomer runs it (local-runtime, local-runtime-recovery,
+ * devnet) keep their own.
+ */
+export const sharedDynamoDb = () => ({ DYNAMODB_ENDPOINT: inject('dynamodbEndpoint'), TABLE_NAME: `runtime-${randomUUID()}` });
 
 /** The service's own settings, which the test setup put in this process's environment. */
 const SERVICE_VARIABLES = ['TABLE_NAME', 'DYNAMODB_ENDPOINT', 'PAYMENT_PAGE_URL'];
