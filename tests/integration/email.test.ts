@@ -80,7 +80,7 @@ function expectNoSecrets(messages: readonly CapturedMail[]): void {
 }
 
 beforeAll(async () => {
-  pipeline = await startPipeline(TABLE, { EMAIL_CALLBACK_ALERT_SECONDS: '2', CALLBACK_MAX_ATTEMPTS: '5' }, { email: true });
+  pipeline = await startPipeline(TABLE, { EMAIL_CALLBACK_ALERT_SECONDS: '2' }, { email: true });
   call = pipeline.support.client(pipeline.api.url);
   origin = `http://localhost:${new URL(pipeline.api.url).port}`;
   Object.assign(process.env, { PORTAL_ORIGIN: origin, PORTAL_CLIENT_IP_HEADER: 'x-test-client' });
@@ -241,7 +241,7 @@ describe('failing callbacks', () => {
     expect(failingMail!.subject).toBe(`Callbacks failing for order ${order.merchantOrderId}`);
     expect(failingMail!.text).toContain('HTTP 500');
     const [given] = await mail().waitFor((message) => to(owner.address)(message) && message.subject.startsWith('Callback given up'), { timeoutMs: 40_000 });
-    expect(given!.text).toContain('5 times');
+    expect(given!.text).toContain('4 times');
     // The callback URL is the merchant's own setting, but no email repeats it.
     expect(given!.raw).not.toContain(failingUrl);
     expect(mail().messages().filter((message) => to(owner.address)(message) && message.subject.startsWith('Callbacks failing'))).toHaveLength(1);
