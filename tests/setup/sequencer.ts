@@ -24,19 +24,27 @@ export const PROJECT = { freshModules: 'fresh-modules', sharedProcess: 'shared-p
 export const PROJECTS: readonly string[] = [PROJECT.freshModules, PROJECT.sharedProcess, PROJECT.ownProcess];
 export const LONG_FILES = [
   'tests/e2e/portal-lighthouse.test.ts',
-  'tests/integration/email.test.ts',
   'tests/e2e/portal-account.test.ts',
-  'tests/integration/portal-account.test.ts',
-  'tests/integration/fuzz.test.ts',
-  'tests/e2e/local-runtime-recovery.test.ts',
   'tests/e2e/refund-chains.test.ts',
-  'tests/e2e/page.test.ts',
-  'tests/e2e/merchant-cli.test.ts',
+  'tests/integration/fuzz.test.ts',
   'tests/e2e/payment-links.test.ts',
+  'tests/e2e/local-runtime-recovery.test.ts',
+  'tests/integration/email.test.ts',
+  'tests/e2e/page.test.ts',
+  'tests/integration/portal-account.test.ts',
+  'tests/e2e/merchant-cli.test.ts',
   'tests/e2e/page-edges.test.ts',
   'tests/e2e/devnet.test.ts',
+  'tests/integration/merchant-admin.test.ts',
   'tests/e2e/local-runtime.test.ts',
-  // The first of the shared-process files (it makes every function's bundle with esbuild).
+  'tests/e2e/callbacks.test.ts',
+  'tests/e2e/callback-retries.test.ts',
+  'tests/e2e/portal.test.ts',
+  'tests/integration/portal-export-stream.test.ts',
+  'tests/e2e/portal-refunds.test.ts',
+  // The first of the shared-process files: the deploy guide's commands (a `cdk synth` child),
+  // then every function's bundle with esbuild.
+  'tests/infra/deploy-guide.test.ts',
   'tests/infra/bundling.test.ts',
 ];
 
