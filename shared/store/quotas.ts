@@ -71,10 +71,10 @@ export async function takeFromWindow(client: string, limit: WindowLimit, nowMs =
  * request may go ahead of its count (be answered without waiting for it) while that count,
  * the unanswered ones and the request itself come to at most half the window's limit; past
  * that, each request waits for its own count, so the table's condition decides it exactly.
- * A count that comes back limited, or from a window this container has not yet counted, stays
- * strict. Other containers' requests are seen only through the answers, so a client past its
+ * A count that comes back limited keeps the rest of its window strict; a new window starts from
+ * nothing. Other containers' requests are seen only through the answers, so a client past its
  * quota can get one request through per container whose last answer was under half (and the
- * table counts it). At most `maxClients` clients are remembered, the oldest window first out.
+ * table counts it). At most `maxClients` clients are remembered, the oldest view first out.
  */
 export class WindowHeadroom {
   private readonly views = new Map<string, { window: number; used: number; unanswered: number }>();

@@ -26,8 +26,9 @@ const headroom = new WindowHeadroom();
  * after authentication (shared/http/middlewares/token-auth.ts), so a merchant's quota counts
  * only its own requests. A request well inside its client's quota, as this container last heard
  * it, is answered without waiting for its count (`WindowHeadroom`): the count is still made, and
- * its answer decides whether the next requests wait for theirs. If the table cannot count (down, not throttling), the request goes on:
- * API Gateway's route limits still hold, and a quota outage must not become a service outage.
+ * its answer decides whether the next requests wait for theirs. If the table cannot count (down,
+ * not throttling), the request goes on: API Gateway's route limits still hold, and a quota outage
+ * must not become a service outage.
  *
  * A GET route only reads (each is declared `access: 'read'`: its role may write nothing but
  * its quota), so its count runs beside the endpoint's own reads instead of a round trip before
