@@ -208,7 +208,7 @@ export async function measureApiLatency(iterations: number, client: ApiClient = 
     for (let i = 0; i < iterations; i += 1) {
       resetCapacityMeter();
       apiSamples.push(...(await timeSequential(1, () => call(i))));
-      // A request the API sent after answering (QUOTA_STORE=table's count) is the call's, not the raw side's.
+      // A request the API left in flight when it answered (QUOTA_STORE=table's count) is the call's, not the raw side's.
       await requestsAnswered();
       const consumed = resetCapacityMeter();
       used.requests += consumed.requests;
