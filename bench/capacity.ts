@@ -55,8 +55,8 @@ const meters = new WeakMap<DynamoDBDocumentClient, Meter>();
 
 /**
  * Meters every request of `client` from now on; `reset` answers the totals since the last
- * reset; `idle` resolves once no request is in flight (one a handler sent after its answer,
- * such as a request quota's count, included). Asked again for the same client, it gives the
+ * reset; `idle` resolves once no request is in flight (one a handler left in flight when it
+ * answered, such as a request quota's count, included). Asked again for the same client, it gives the
  * meter already installed.
  */
 export function meterCapacity(client: DynamoDBDocumentClient): { reset: () => CapacityTotals; idle: () => Promise<void> } {
@@ -89,7 +89,7 @@ export function meterCapacity(client: DynamoDBDocumentClient): { reset: () => Ca
       return snapshot;
     },
     idle: async () => {
-      // What a handler left to send once its answer was written (setImmediate) has started by now.
+      // A request a handler scheduled with setImmediate has been sent by now.
       await new Promise((resolve) => setImmediate(resolve));
       if (current.inFlight > 0) await new Promise<void>((resolve) => current.idle.push(resolve));
     },
