@@ -43,7 +43,7 @@ export function describePortalLighthouse(title: string, passes: readonly Lightho
 
   beforeAll(async () => {
     await endpoint.start();
-    runtime = startScript('infra/local/start.ts', [], { PORT: '0', DATA_DIR: dataDir, TOKEN_HMAC_KEY: '', EXPIRY_SWEEP_SECONDS: '2', ...sharedDynamoDb() });
+    runtime = startScript('infra/local/start.ts', [], { PORT: '0', DATA_DIR: dataDir, TOKEN_HMAC_KEY: '', ...sharedDynamoDb() });
     const api = (await runtime.waitFor(/API:\s+(http:\/\/\S+)/))[1]!;
     portalUrl = (await runtime.waitFor(/Portal:\s+(http:\/\/\S+)/))[1]!;
     inviteUrl = (await runtime.waitFor(/Portal invite:\s+(http:\/\/\S+)/))[1]!;

@@ -35,7 +35,7 @@ export async function expectAccessible(page: Page, name: string): Promise<void> 
 /** `npm start` as a child process, with what it prints: the API, the mailbox, the demo's invite and token. */
 export async function startLocalRuntime(dataDir: string, env: Record<string, string> = {}) {
   const { sharedDynamoDb, startScript } = await import('./processes');
-  const runtime = startScript('infra/local/start.ts', [], { PORT: '0', DATA_DIR: dataDir, TOKEN_HMAC_KEY: '', EXPIRY_SWEEP_SECONDS: '2', ...sharedDynamoDb(), ...env });
+  const runtime = startScript('infra/local/start.ts', [], { PORT: '0', DATA_DIR: dataDir, TOKEN_HMAC_KEY: '', ...sharedDynamoDb(), ...env });
   const api = (await runtime.waitFor(/API:\s+(http:\/\/\S+)/))[1]!;
   const mailbox = (await runtime.waitFor(/Mailbox:\s+(http:\/\/\S+)/))[1]!;
   const inviteUrl = (await runtime.waitFor(/Portal invite:\s+(http:\/\/\S+)/))[1]!;
