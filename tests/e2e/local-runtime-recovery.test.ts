@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +8,8 @@ import { killGroup, startScript, stopLeftoverJava, type Started } from '../suppo
 
 /**
  * The local runtime on its timers and after a crash, each test with its own DATA_DIR (split
- * from local-runtime.test.ts so the two run in parallel workers).
+ * from local-runtime.test.ts so the two run in parallel workers). The two tests are independent
+ * and mostly wait (for Java to start, the expiry timer, a restart): they run at the same time.
  */
 const running: Started[] = [];
 
@@ -16,8 +17,8 @@ afterAll(() => {
   for (const started of running) killGroup(started.child);
 });
 
-describe('expiry in the local runtime (short windows)', () => {
-  it('expires checked-out and never-checked-out orders on its timer; a late payment is PAID_LATE', async () => {
+describe('the local runtime: expiry on its timer (short windows), and callbacks after a crash', () => {
+  it.concurrent('expires checked-out and never-checked-out orders on its timer; a late payment is PAID_LATE', async ({ expect }) => {
     const expiryDir = mkdtempSync(join(tmpdir(), 'runtime-expiry-'));
     const started = startScript('infra/local/start.ts', [], {
       PORT: '0',
@@ -55,10 +56,8 @@ describe('expiry in the local runtime (short windows)', () => {
       rmSync(expiryDir, { recursive: true, force: true });
     }
   });
-});
 
-describe('crash safety of callbacks', () => {
-  it('a runtime killed (SIGKILL) between a status change and its delivery delivers after restart', async () => {
+  it.concurrent('a runtime killed (SIGKILL) between a status change and its delivery delivers after restart', async ({ expect }) => {
     const crashDir = mkdtempSync(join(tmpdir(), 'runtime-crash-'));
     // The first attempt (if it happens before the kill) fails; only a delivery after restart succeeds.
     const merchantSite = await new MerchantEndpoint((_, index) => ({ status: index === 0 ? 500 : 200 })).start();
