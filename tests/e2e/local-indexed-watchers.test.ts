@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually, killGroup, runScript, sharedDynamoDb, startScript, stopLeftoverJava, type Started } from '../support/processes';
+import { eventually, killGroup, runScript, sharedDynamoDb, startScript, type Started } from '../support/processes';
 import { decodeIndependently } from '../support/bolt11-independent';
 import { HyperionTestServer } from '../support/hyperion-server';
 import { lightningAndEosEnv } from '../support/indexed-env';
@@ -22,7 +22,6 @@ let hyperion: HyperionTestServer | undefined;
 
 afterAll(async () => {
   if (runtime) killGroup(runtime.child);
-  stopLeftoverJava(dataDir);
   rmSync(dataDir, { recursive: true, force: true });
   await lnd?.stop();
   await hyperion?.stop();

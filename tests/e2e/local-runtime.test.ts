@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isAlive, killGroup, runScript, startScript, stopLeftoverJava, type Started } from '../support/processes';
 import { demoToken, post } from '../support/local-runtime';
+import { startLocalRuntime } from '../support/portal-page';
 import { testXpub } from '../support/watchers';
 import { deriveAddress } from '#shared/payments/addresses/index';
 import { newSolanaReference } from '#shared/payments/addresses/solana';
@@ -100,11 +101,9 @@ describe('npm start (the local runtime as a user runs it)', { timeout: 120_000 }
     const ownDir = mkdtempSync(join(tmpdir(), 'runtime-e2e-endpoint-'));
     const table = `runtime-e2e-${randomUUID()}`;
     try {
-      const started = startScript('infra/local/start.ts', [], { PORT: '0', DATA_DIR: ownDir, TOKEN_HMAC_KEY: '', DYNAMODB_ENDPOINT: inject('dynamodbEndpoint'), TABLE_NAME: table });
+      // The helper sets DYNAMODB_ENDPOINT to the run's DynamoDB Local; the table is named here to read it back.
+      const { runtime: started, api: url, token } = await startLocalRuntime(ownDir, { TABLE_NAME: table });
       running.push(started);
-      const url = (await started.waitFor(/API:\s+(http:\/\/\S+)/))[1]!;
-      const token = (await started.waitFor(/Demo API token:\s+(\S+)/))[1]!;
-      await started.waitFor(/Ctrl-C stops everything/);
       expect(existsSync(join(ownDir, 'dynamodb.pid'))).toBe(false);
       const created = (await (await post(`${url}/v1/orders`, token, { price_amount: 3, title: 'Elsewhere' })).json()) as any;
       const stored = await db().send(new GetCommand({ TableName: table, Key: orderKey(created.order.order_id) }));

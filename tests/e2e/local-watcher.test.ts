@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually, killGroup, runScript, sharedDynamoDb, startScript, stopLeftoverJava, type Started } from '../support/processes';
+import { eventually, killGroup, runScript, sharedDynamoDb, startScript, type Started } from '../support/processes';
 import type { FaultyServer } from '../support/chain-http';
 import { startEsploraServer } from '../support/esplora-server';
 import { UtxoChain } from '../support/utxo-chain';
@@ -18,7 +18,6 @@ let esplora: FaultyServer | undefined;
 
 afterAll(async () => {
   if (runtime) killGroup(runtime.child);
-  stopLeftoverJava(dataDir);
   rmSync(dataDir, { recursive: true, force: true });
   await esplora?.close();
 });

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fitsViewport, launchChromium } from '../support/browser';
 import { expectAccessible, portalPage } from '../support/portal-page';
 import { MerchantEndpoint } from '../support/merchant-endpoint';
-import { killGroup, runScript, sharedDynamoDb, startScript, stopLeftoverJava, type Started } from '../support/processes';
+import { killGroup, runScript, sharedDynamoDb, startScript, type Started } from '../support/processes';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'portal-e2e-'));
 let runtime: Started;
@@ -58,7 +58,6 @@ afterAll(async () => {
   await browser?.close();
   if (runtime) killGroup(runtime.child);
   await endpoint.stop();
-  stopLeftoverJava(dataDir);
   rmSync(dataDir, { recursive: true, force: true });
 });
 

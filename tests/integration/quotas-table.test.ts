@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '#shared/store/client';
 import { quotaKey } from '#shared/store/keys';
-import { takeFromWindow, windowLimit } from '#shared/store/quotas';
+import { takeFromWindow, windowLimit, windowOf } from '#shared/store/quotas';
 import { client, newMerchant, startApi } from '../support/api';
 import { expectRateLimited, requestFrom } from '../support/quotas';
 
@@ -87,7 +87,7 @@ describe('handlers with QUOTA_STORE=table', () => {
     const call = client(api.url);
     const d = await newMerchant(true, 'Table Quota D');
     await freshWindow();
-    const window = Math.floor(Date.now() / WINDOW_MS);
+    const window = windowOf(windowLimit(1, 5), Date.now());
     // Half of 5 is 2.5: two requests may go ahead of their counts, the rest wait for theirs.
     for (let i = 0; i < 5; i += 1) expect((await call('GET', '/v1/orders', { token: d.api_token })).status).toBe(200);
     const used = async () => (await db().send(new GetCommand({ TableName: tableName(), Key: quotaKey(`M${d.user_id}`, window), ConsistentRead: true }))).Item?.used;

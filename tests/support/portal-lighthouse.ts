@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AccessibilityScore, lighthouseChromium } from './lighthouse';
 import { MerchantEndpoint } from './merchant-endpoint';
 import { portalPage } from './portal-page';
-import { killGroup, sharedDynamoDb, startScript, stopLeftoverJava, type Started } from './processes';
+import { killGroup, sharedDynamoDb, startScript, type Started } from './processes';
 
 const BIP84_ZPUB = 'zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs';
 const SCREENS = ['recovery-codes', 'orders', 'orders-filtered', 'orders-empty', 'order', 'order-refund', 'refunds', 'links', 'email', 'developers', 'settings', 'audit', 'team', 'sign-in', 'recovery', 'invite', 'invite-spent'];
@@ -70,7 +70,6 @@ export function describePortalLighthouse(title: string, passes: readonly Lightho
     await chromium?.close();
     if (runtime) killGroup(runtime.child);
     await endpoint.stop();
-    stopLeftoverJava(dataDir);
     rmSync(dataDir, { recursive: true, force: true });
     console.log(JSON.stringify({ lighthouseAccessibility: scores }));
   });

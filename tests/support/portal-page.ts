@@ -32,7 +32,11 @@ export async function expectAccessible(page: Page, name: string): Promise<void> 
   expect(result.violations.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`), name).toEqual([]);
 }
 
-/** `npm start` as a child process, with what it prints: the API, the mailbox, the demo's invite and token. */
+/**
+ * `npm start` as a child process, on the run's DynamoDB Local with a table of its own
+ * (`sharedDynamoDb`; `env` may name the table), with what it prints: the API, the mailbox, the
+ * demo's invite and token.
+ */
 export async function startLocalRuntime(dataDir: string, env: Record<string, string> = {}) {
   const { sharedDynamoDb, startScript } = await import('./processes');
   const runtime = startScript('infra/local/start.ts', [], { PORT: '0', DATA_DIR: dataDir, TOKEN_HMAC_KEY: '', ...sharedDynamoDb(), ...env });
@@ -44,13 +48,12 @@ export async function startLocalRuntime(dataDir: string, env: Record<string, str
   return { runtime, api, mailbox, inviteUrl, token };
 }
 
-/** Stops what {@link startLocalRuntime} started (its process group, its DynamoDB Local) and the browser, and removes its data folder. */
+/** Stops what {@link startLocalRuntime} started (its process group; its table stays in the run's DynamoDB Local) and the browser, and removes its data folder. */
 export async function stopLocalRuntime(runtime: Started | undefined, dataDir: string, browser?: { close(): Promise<void> }): Promise<void> {
-  const { killGroup, stopLeftoverJava } = await import('./processes');
+  const { killGroup } = await import('./processes');
   const { rmSync } = await import('node:fs');
   await browser?.close();
   if (runtime) killGroup(runtime.child);
-  stopLeftoverJava(dataDir);
   rmSync(dataDir, { recursive: true, force: true });
 }
 
