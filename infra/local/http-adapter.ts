@@ -15,7 +15,7 @@ import {
 } from '#shared/domain/errors';
 import { type BucketLimit, clientAddressKey, TokenBuckets } from '#shared/core/token-bucket';
 import { errorResponse } from '#shared/http/errors';
-import type { Route } from '#shared/http/routes';
+import { FUNCTION_TIMEOUT_SECONDS, type Route } from '#shared/http/routes';
 import type { MerchantProfile } from '#shared/domain/merchant';
 
 /** API Gateway's own limit on a request body (10 MB); larger ones never reach a function. */
@@ -170,10 +170,8 @@ export function toEvent(request: IncomingMessage, body: Buffer, matched: Matched
   };
 }
 
-/** API Gateway's integration timeout: a local function without its own timeout gets this long. */
-const GATEWAY_TIMEOUT_SECONDS = 29;
-
-function lambdaContext(functionName: string, timeoutSeconds = GATEWAY_TIMEOUT_SECONDS): Context {
+/** A local function without its own timeout gets as long as in AWS. */
+function lambdaContext(functionName: string, timeoutSeconds = FUNCTION_TIMEOUT_SECONDS): Context {
   const deadline = Date.now() + timeoutSeconds * 1000;
   return {
     callbackWaitsForEmptyEventLoop: false,

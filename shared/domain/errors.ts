@@ -4,6 +4,8 @@
  * is not an {@link AppError} is unexpected and becomes a bare 500 (details in the log only).
  */
 export class AppError extends Error {
+  /** Set on a refusal that passes with time (a quota, a held key, the store failing): the whole seconds until a retry can go through. */
+  declare readonly retryAfterSeconds?: number;
   constructor(
     readonly statusCode: number,
     readonly code: string,
@@ -144,7 +146,7 @@ export class TooManyInvoicesError extends AppError {
  * page's routes): answered 429 with `Retry-After`, the whole seconds until a request fits again.
  */
 export class RateLimitedError extends AppError {
-  constructor(readonly retryAfterSeconds: number) {
+  constructor(override readonly retryAfterSeconds: number) {
     super(429, 'API_LIMIT_EXCEEDED', `Too many requests from this client, retry after ${retryAfterSeconds} s.`);
   }
 }
@@ -163,6 +165,8 @@ export class RouteNotFoundError extends AppError {
 
 /** The store could not be reached; the client may retry (never a half-written change). */
 export class ServiceUnavailableError extends AppError {
+  /** Answered as Retry-After: the store's throttling and failures pass within about a second. */
+  override readonly retryAfterSeconds = 1;
   constructor(cause?: unknown) {
     super(503, 'SERVICE_UNAVAILABLE', 'The service is temporarily unavailable, please retry.', { cause });
   }
@@ -273,8 +277,9 @@ export class IdempotencyKeyReusedError extends AppError {
   }
 }
 
+/** Another request holds the key: `retryAfterSeconds` until its lease runs out (then a retry may take it over). */
 export class IdempotencyInProgressError extends AppError {
-  constructor() {
+  constructor(override readonly retryAfterSeconds = 1) {
     super(409, 'IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still being processed; retry shortly.');
   }
 }

@@ -5,7 +5,6 @@ import {
   MerchantOrderIdExistsError,
   OrderDoesNotExistError,
   OrderNotFoundError,
-  RateLimitedError,
 } from '#shared/domain/errors';
 import { asStoreError } from '#shared/store/errors';
 import { json } from '#shared/http/responses';
@@ -28,13 +27,11 @@ export function errorResponse(raw: unknown): APIGatewayProxyStructuredResultV2 {
     const { order, payment_url } = error.existing;
     return json(400, { status: 400, error: error.message, error_code: error.code, order, payment_url });
   }
-  if (error instanceof RateLimitedError) {
-    const response = json(429, { status: 429, error: error.message, error_code: error.code });
-    return { ...response, headers: { ...response.headers, 'retry-after': String(error.retryAfterSeconds) } };
-  }
   if (error instanceof AppError) {
     if (error.statusCode >= 500) logger.warn('request failed', { error: error.code, cause: String(error.cause) });
-    return json(error.statusCode, { status: error.statusCode, error: error.message, error_code: error.code });
+    const response = json(error.statusCode, { status: error.statusCode, error: error.message, error_code: error.code });
+    const { retryAfterSeconds } = error;
+    return retryAfterSeconds === undefined ? response : { ...response, headers: { ...response.headers, 'retry-after': String(retryAfterSeconds) } };
   }
   logger.error('unexpected error', error as Error);
   return json(500, { status: 500, error: 'Internal server error', error_code: 'INTERNAL_ERROR' });

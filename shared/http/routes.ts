@@ -58,7 +58,7 @@ export interface Route {
    * `streamifyResponse`); a test checks the two agree.
    */
   stream?: true;
-  /** The function's timeout in seconds, in AWS and locally (default: ServiceFunction's 10 s; locally 29 s, API Gateway's). */
+  /** The function's timeout in seconds, in AWS and locally (default: {@link FUNCTION_TIMEOUT_SECONDS}). */
   timeoutSeconds?: number;
   /** What the function may touch beyond the table and what the route's kind brings ({@link routeGrants}). */
   grants?: readonly Grant[];
@@ -74,6 +74,13 @@ export const authenticates = (route: Route): boolean => !route.public && !route.
 export function routeGrants(route: Route): ReadonlySet<Grant> {
   return new Set<Grant>([...(route.grants ?? []), ...(authenticates(route) ? (['token-key'] as const) : []), ...(route.gateway ? (['gateways'] as const) : [])]);
 }
+
+/**
+ * A function's timeout unless its route or event says otherwise, in AWS and locally: an API
+ * request is answered well within it, and an Idempotency-Key's holder is known to have ended
+ * once it has passed (shared/http/middlewares/idempotency.ts).
+ */
+export const FUNCTION_TIMEOUT_SECONDS = 10;
 
 /**
  * The streamed export's time: long enough for 100,000+ rows (docs/performance.md), short enough

@@ -47,7 +47,10 @@ async function conditionally<T>(write: () => Promise<unknown>, refused: (existin
 /**
  * PutItem of `item` if `condition` holds. The SDK retrying an attempt whose answer was lost
  * finds the very item it writes (DynamoDB returns the item in the way, ALL_OLD): that one is
- * ours, so it counts as written.
+ * ours, so it counts as written. Another writer's identical item counts as written too: right
+ * for a state both would write alike (a cursor, a rate, an order's next version), wrong for a
+ * claim only one may hold, whose item must carry an id of its writer's own
+ * (shared/store/idempotency.ts).
  */
 export function putIf(item: Item, condition: Condition): Promise<PutOutcome> {
   // JSON drops the undefined values the client does not write either.

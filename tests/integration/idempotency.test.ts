@@ -60,6 +60,44 @@ describe('Idempotency-Key', () => {
     for (const conflict of conflicts) expect(conflict.body.error_code).toBe('IDEMPOTENCY_IN_PROGRESS');
   });
 
+  it('two copies reserving one key in the same millisecond: one holds it, the other is told it is in progress', async () => {
+    const { reserve } = await import('#shared/store/idempotency');
+    const now = new Date();
+    const scope = `M${randomUUID()}`;
+    const key = randomUUID();
+    // The same instant for both: their items differ only by their claim.
+    const outcomes = await Promise.all(Array.from({ length: 6 }, () => reserve(scope, key, 'hash', now, 30)));
+    expect(outcomes.filter((outcome) => outcome.kind === 'reserved')).toHaveLength(1);
+    for (const outcome of outcomes.filter((o) => o.kind !== 'reserved')) expect(outcome).toMatchObject({ kind: 'in-progress', requestHash: 'hash' });
+  });
+
+  it('ten copies of one refund at once with one key make one refund; the rest replay it or are told to retry after the lease', async () => {
+    const merchant = await newMerchant(true, 'Idempotent refunds');
+    const order = (await call('POST', '/v1/orders', { token: merchant.api_token, body: { price_amount: 65, price_currency: 'USD' } })).body.order;
+    expect((await call('POST', `/v1/orders/${order.order_id}/checkout`, { token: merchant.api_token, body: { pay_currency: 'BTC' } })).status).toBe(200);
+    expect((await call('POST', `/v1/sandbox/orders/${order.order_id}/pay`, { token: merchant.api_token, body: {} })).status).toBe(200);
+    const key = randomUUID();
+    const refund = () =>
+      call('POST', `/v1/orders/${order.order_id}/refund`, {
+        token: merchant.api_token,
+        body: { basis: 'custom', amount: '0.00001' },
+        headers: { 'Idempotency-Key': key },
+      });
+    const answers = await Promise.all(Array.from({ length: 10 }, refund));
+    const fresh = answers.filter((answer) => answer.status === 200 && answer.headers.get('idempotent-replayed') === null);
+    expect(fresh, answers.map((answer) => answer.text).join('\n')).toHaveLength(1);
+    for (const answer of answers.filter((a) => a.status !== 200)) {
+      expect([answer.status, answer.body.error_code]).toEqual([409, 'IDEMPOTENCY_IN_PROGRESS']);
+      expect(Number(answer.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    }
+    const { listRefunds } = await import('#shared/store/refunds');
+    expect(await listRefunds(order.order_id)).toHaveLength(1);
+    // Once the first is done, every retry replays it.
+    const later = await refund();
+    expect([later.status, later.headers.get('idempotent-replayed')]).toEqual([200, 'true']);
+    expect(later.text).toBe(fresh[0]!.text);
+  });
+
   it('replays a client error too, and protects other POSTs (cancel twice is one cancel)', async () => {
     const key = randomUUID();
     const bad = await create(key, { price_amount: -1 });
@@ -108,6 +146,36 @@ describe('Idempotency-Key', () => {
       const first = await create(key, body, merchant.api_token);
       expect(first.status, first.text).toBe(409);
       expect(first.body.error_code).toBe('ORDER_CONFLICT');
+      const retry = await create(key, body, merchant.api_token);
+      expect(retry.status, retry.text).toBe(200);
+      expect(retry.headers.get('idempotent-replayed')).toBeNull();
+      expect(await listIds(merchant.api_token)).toEqual([retry.body.order.order_id]);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it('a key whose Put landed but whose answer was lost is given back: the retry runs and answers 200', async () => {
+    const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { db } = await import('#shared/store/client');
+    const send = db().send.bind(db());
+    // The key's Put is written, then its answer lost: a connection reset after the write.
+    let lost = 1;
+    const spy = vi.spyOn(db(), 'send').mockImplementation((async (command: unknown) => {
+      const written = await send(command as never);
+      if (command instanceof PutCommand && lost > 0 && String((command.input.Item as { type?: string })?.type) === 'IDEMPOTENCY') {
+        lost -= 1;
+        throw Object.assign(new Error('socket hang up'), { name: 'Error', code: 'ECONNRESET' });
+      }
+      return written;
+    }) as ReturnType<typeof db>['send']);
+    try {
+      const merchant = await newMerchant();
+      const key = randomUUID();
+      const body = { price_amount: 5, merchant_order_id: `lost-${key}` };
+      const first = await create(key, body, merchant.api_token);
+      expect([first.status, first.body.error_code, first.headers.get('retry-after')]).toEqual([503, 'SERVICE_UNAVAILABLE', '1']);
+      expect(lost).toBe(0);
       const retry = await create(key, body, merchant.api_token);
       expect(retry.status, retry.text).toBe(200);
       expect(retry.headers.get('idempotent-replayed')).toBeNull();

@@ -18,6 +18,7 @@ import { Construct } from 'constructs';
 import type { LogLevel } from '#infra/cdk/config';
 import { aliasArgs } from '#infra/cdk/bundling';
 import { functionEntry, LOCK_FILE, REPO_ROOT } from '#infra/cdk/paths';
+import { FUNCTION_TIMEOUT_SECONDS } from '#shared/http/routes';
 
 /** The construct id of a function folder or key: `watch-chain-btc` -> `WatchChainBtc`. */
 export const constructId = (folder: string): string => folder.replace(/(^|-)([a-z])/g, (_, _dash: string, letter: string) => letter.toUpperCase());
@@ -96,7 +97,7 @@ export class ServiceFunction extends Construct {
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
-      timeout: props.timeout ?? Duration.seconds(10),
+      timeout: props.timeout ?? Duration.seconds(FUNCTION_TIMEOUT_SECONDS),
       role: this.role,
       logGroup: this.logGroup,
       loggingFormat: LoggingFormat.JSON,

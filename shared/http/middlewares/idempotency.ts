@@ -11,11 +11,44 @@ import { isId } from '#shared/domain/ids';
 import { JSON_HEADERS } from '#shared/http/responses';
 import { merchantOf } from '#shared/http/middlewares/token-auth';
 import type { Event, Middleware, Request } from '#shared/http/middlewares/types';
-import { complete, release, reserve } from '#shared/store/idempotency';
+import { logger } from '#shared/core/logger';
+import { type Claim, complete, release, reserve } from '#shared/store/idempotency';
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
-/** A request still running after this long is presumed dead; its key may be taken over. */
-const LEASE_SECONDS = 60;
+/**
+ * How long a key is held past its function's deadline before a retry may take it over: a
+ * request still running then has been stopped (Lambda ends a function at its timeout), and
+ * the last write it sent has landed. Without a context (a direct call), a minute.
+ */
+const LEASE_MARGIN_SECONDS = 2;
+const LEASE_WITHOUT_DEADLINE_SECONDS = 60;
+/** How often the key's last write (keeping the answer, or giving the key back) is tried, beyond the SDK's own retries. */
+const FINISH_ATTEMPTS = 3;
+
+const leaseSeconds = (request: Request): number => {
+  const remaining = request.context?.getRemainingTimeInMillis?.();
+  return remaining === undefined ? LEASE_WITHOUT_DEADLINE_SECONDS : Math.ceil(remaining / 1000) + LEASE_MARGIN_SECONDS;
+};
+
+/**
+ * The key's last write, tried again while the store fails (each try already is the SDK's
+ * three). Never throws: the request's answer stands either way. A key whose answer could not be
+ * kept stays held until its lease runs out (a retry is told when, 409 with Retry-After).
+ */
+async function settle(write: () => Promise<unknown>, what: string): Promise<boolean> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await write();
+      return true;
+    } catch (error) {
+      if (attempt >= FINISH_ATTEMPTS) {
+        logger.warn('idempotency key not settled', { what, cause: String(error) });
+        return false;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+    }
+  }
+}
 
 /**
  * "No such order" in any of its forms (another merchant's order reads the same): a key sent
@@ -45,12 +78,13 @@ function scopeOf(event: Event): string | undefined {
 /**
  * `Idempotency-Key` on POSTs, as Stripe does: the same key with the same request returns the
  * first answer without doing the work again; with a different request it is a 422; while
- * the first is still running, a 409. Keys are kept 24 hours, per merchant (`scope`). Answers
+ * the first is still running, a 409 with Retry-After (the seconds until the first's lease runs
+ * out: then it has ended, and a retry may take the key over). Keys are kept 24 hours, per merchant (`scope`). Answers
  * of 5xx and 409 are not kept, so a retry after a server failure or a lost race runs again;
  * nor is a key whose order does not exist (or is not the caller's): records only for real orders.
  */
 export function idempotency(): Middleware {
-  const active = new WeakMap<Event, { scope: string; key: string }>();
+  const active = new WeakMap<Event, Claim>();
   const finish = async (request: Request) => {
     const claim = active.get(request.event);
     if (!claim || !request.response) return;
@@ -58,8 +92,9 @@ export function idempotency(): Middleware {
     const { statusCode = 200, body = '' } = request.response;
     // Not kept: a server failure, or a 409 (another write won a race; nothing was done and
     // the answer says to retry), so a retry with the key runs again instead of replaying it.
-    if (statusCode >= 500 || statusCode === 409 || isMissingOrder(request.error)) await release(claim.scope, claim.key);
-    else await complete(claim.scope, claim.key, { statusCode, body });
+    // This includes a claim whose Put failed: it may have landed with its answer lost.
+    if (statusCode >= 500 || statusCode === 409 || isMissingOrder(request.error)) await settle(() => release(claim), 'release');
+    else await settle(() => complete(claim, { statusCode, body }), 'complete');
   };
   return {
     before: async (request: Request) => {
@@ -69,13 +104,13 @@ export function idempotency(): Middleware {
       const scope = scopeOf(request.event);
       if (scope === undefined) return undefined;
       const hash = fingerprint(request.event);
-      const reservation = await reserve(scope, key, hash, new Date(), LEASE_SECONDS);
-      if (reservation.kind === 'reserved') {
-        active.set(request.event, { scope, key });
-        return undefined;
-      }
+      const now = new Date();
+      // The claim is known before its Put is sent: a Put that fails after landing is given back.
+      const reservation = await reserve(scope, key, hash, now, leaseSeconds(request), (claim) => active.set(request.event, claim));
+      if (reservation.kind === 'reserved') return undefined;
+      active.delete(request.event);
       if (reservation.requestHash !== hash) throw new IdempotencyKeyReusedError();
-      if (reservation.kind === 'in-progress') throw new IdempotencyInProgressError();
+      if (reservation.kind === 'in-progress') throw new IdempotencyInProgressError(Math.max(1, reservation.leaseUntil - Math.floor(now.getTime() / 1000)));
       return {
         statusCode: reservation.response.statusCode,
         headers: { ...JSON_HEADERS, 'idempotent-replayed': 'true' },
