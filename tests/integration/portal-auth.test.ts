@@ -208,4 +208,24 @@ describe('sign-in limit', () => {
     // Another client is not affected.
     expect((await browser().call('POST', '/v1/portal/sign-in/options')).status).toBe(200);
   });
+
+  it('counts wrong invite tokens too (options and accept): 60 random ones from one address meet a 429, a real invite from another goes through', async () => {
+    const guesser = browser();
+    // Well formed, so that the accepts reach the invite's check.
+    const unchecked = { id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: { clientDataJSON: 'e30' } };
+    const statuses: number[] = [];
+    for (let i = 0; i < 60; i++) {
+      const action = i % 2 ? 'accept' : 'options';
+      statuses.push((await guesser.call('POST', `/v1/portal/invites/${randomBytes(32).toString('base64url')}/${action}`, { body: action === 'accept' ? { credential: unchecked } : undefined })).status);
+    }
+    // 8 a minute: refused from the 9th on (at most the 17th across a window's edge).
+    expect(statuses.indexOf(429)).toBeGreaterThanOrEqual(8);
+    expect(statuses.indexOf(429)).toBeLessThan(17);
+    expect(statuses.slice(0, statuses.indexOf(429)).every((status) => status === 400)).toBe(true);
+    const limited = await guesser.call('POST', `/v1/portal/invites/${randomBytes(32).toString('base64url')}/options`);
+    expect(limited.status).toBe(429);
+    expect(limited.body.error_code).toBe('API_LIMIT_EXCEEDED');
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await browser().acceptInvite((await createInvite({ merchantId })).url)).status).toBe(200);
+  });
 });

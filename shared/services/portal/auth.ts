@@ -48,10 +48,18 @@ function newSession(user: Pick<PortalUser, 'user_id' | 'merchant_id'>, now: Date
 
 export { createInvite } from '#shared/services/portal/team';
 
-async function usableInvite(token: string, now: Date): Promise<Invite> {
+/**
+ * The invite a token names, if it can still be used. A token that names none (wrong, unknown,
+ * used up or late) costs its address one of its sign-in attempts ({@link limitSignInAttempts}):
+ * invite tokens are guessed like recovery codes, so a guesser gets the same few tries a minute
+ * over all of them, then 429. A usable invite is never counted, so a member behind the same
+ * address as a guesser can still accept theirs.
+ */
+async function usableInvite(token: string, clientIp: string | undefined, now: Date): Promise<Invite> {
   const invite = token.length <= 100 ? await findInvite(sha256(token)) : undefined;
-  if (!invite || invite.used_at || invite.expires_at <= now.toISOString()) throw new InviteUnusableError();
-  return invite;
+  if (invite && !invite.used_at && invite.expires_at > now.toISOString()) return invite;
+  await limitSignInAttempts(clientIp, now);
+  throw new InviteUnusableError();
 }
 
 // --- Rate limit --------------------------------------------------------------------------------
@@ -70,8 +78,8 @@ export async function limitSignInAttempts(clientIp: string | undefined, now = ne
 const challengeExpiry = (now: Date) => new Date(now.getTime() + CHALLENGE_TTL_SECONDS * 1000).toISOString();
 
 /** The passkey creation options for an invite's new user (a discoverable credential: no username to type). */
-export async function registrationOptions(inviteToken: string, now = new Date()) {
-  const invite = await usableInvite(inviteToken, now);
+export async function registrationOptions(inviteToken: string, clientIp: string | undefined, now = new Date()) {
+  const invite = await usableInvite(inviteToken, clientIp, now);
   const { rpId, rpName } = portalConfig();
   const userHandle = randomBytes(32);
   const options = await generateRegistrationOptions({
@@ -143,7 +151,7 @@ export async function registerByInvite(
   now = new Date(),
   clientIp?: string,
 ): Promise<IssuedSession & { recoveryCodes: string[]; user: PortalUser }> {
-  const invite = await usableInvite(inviteToken, now);
+  const invite = await usableInvite(inviteToken, clientIp, now);
   const challenge = challengeOf(response);
   const remembered = challenge && (await consumeChallenge(challenge, now));
   if (!remembered || remembered.kind !== 'register' || remembered.invite_hash !== sha256(inviteToken) || !remembered.webauthn_user_id) {
