@@ -17,7 +17,14 @@ export function isTransactionConflict(error: unknown): boolean {
   return cancellationReasons(error).includes('TransactionConflict');
 }
 
+/**
+ * Failures that pass: throttling, the store's own errors, and a plain write that met another
+ * request's transaction on its item (TransactionConflictException: nothing was written, and
+ * the SDK does not retry it). The client may retry after a moment (503 with Retry-After).
+ */
 const UNAVAILABLE_NAMES = new Set([
+  'TransactionConflictException',
+  'TransactionInProgressException',
   'ProvisionedThroughputExceededException',
   'ThrottlingException',
   'RequestLimitExceeded',

@@ -9,7 +9,11 @@ import { startMailbox } from '#infra/local/mailbox';
  * this file's orders. Callbacks may go to loopback and retry after 1 s; `env` adds or
  * overrides settings. Modules that read the environment load only after it is set.
  */
-export async function startPipeline(table: string, env: Record<string, string> = {}, options: { email?: boolean } = {}) {
+export async function startPipeline(
+  table: string,
+  env: Record<string, string> = {},
+  options: { email?: boolean; sqsEndpoint?: (emulator: string) => Promise<string> } = {},
+) {
   const dynamodbEndpoint = inject('dynamodbEndpoint');
   await ensureTable(dynamodbEndpoint, table);
   const sqs: LocalSqs = await startLocalSqs({ prefix: table });
@@ -20,7 +24,8 @@ export async function startPipeline(table: string, env: Record<string, string> =
     TABLE_NAME: table,
     CALLBACK_QUEUE_URL: sqs.callbackQueueUrl,
     CALLBACK_DLQ_URL: sqs.callbackDeadLetterQueueUrl,
-    SQS_ENDPOINT: sqs.endpoint,
+    // The functions' SQS client; `sqsEndpoint` may put a proxy in front (the event sources still read the emulator, as Lambda's do).
+    SQS_ENDPOINT: options.sqsEndpoint ? await options.sqsEndpoint(sqs.endpoint) : sqs.endpoint,
     CALLBACK_ALLOW_LOOPBACK: 'true',
     CALLBACK_RETRY_BASE_SECONDS: '1',
     CALLBACK_MAX_ATTEMPTS: '4',

@@ -1,0 +1,199 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { atRate, type Fault, type FaultProxy, startFaultProxy } from '../support/aws-faults';
+import { MerchantEndpoint, sleep } from '../support/merchant-endpoint';
+import { startPipeline } from '../support/pipeline';
+import type { ApiResponse } from '../support/api';
+
+/**
+ * The paths that move money, with DynamoDB and SQS answering as AWS does when it fails: about
+ * one call in ten throttled, a 500, a transaction conflict, a connection reset before or after
+ * the call landed (a write done with its answer lost), or stalled. Every function's client goes
+ * through the fault proxy (tests/support/aws-faults.ts); the table's stream and the queues'
+ * event sources read the real parts, as Lambda's do. The client retries as documented: with
+ * the same Idempotency-Key, after Retry-After, on a 503 or a 409 that says to. What must come
+ * out: every order in the state it would reach without faults, no order, refund or callback
+ * event made twice or lost, and no answer but a 503 with Retry-After for what could not finish.
+ */
+const TABLE = `aws-faults-${process.pid}`;
+const ORDERS = 40;
+const PAID = 30;
+const REFUNDED = 12;
+const DYNAMODB_FAULTS: readonly Fault[] = ['throttling', 'provisioned-throughput', 'internal-error', 'service-unavailable', 'transaction-conflict', 'reset', 'lost-answer', 'stall'];
+const SQS_FAULTS: readonly Fault[] = ['throttling', 'internal-error', 'reset', 'lost-answer'];
+
+let dynamodb: FaultProxy;
+let queue: FaultProxy | undefined;
+let stopPipeline: () => Promise<void>;
+let call: (method: string, path: string, options?: any) => Promise<ApiResponse>;
+let shop: { user_id: number; api_token: string };
+let site: MerchantEndpoint;
+let sweepMinute: (now: Date) => Promise<{ expired: number }>;
+const seen = { answers: 0, unavailable: 0, inProgress: 0, conflicts: 0, withoutRetryAfter: 0, otherFailures: [] as string[] };
+
+beforeAll(async () => {
+  dynamodb = await startFaultProxy(inject('dynamodbEndpoint'), { stallMs: 600 });
+  const started = await startPipeline(
+    TABLE,
+    { DYNAMODB_ENDPOINT: dynamodb.url, ORDER_TTL_SECONDS: '2', CALLBACK_TIMEOUT_MS: '2000', AUTH_CACHE_SECONDS: '0' },
+    { sqsEndpoint: async (emulator) => (queue = await startFaultProxy(emulator)).url },
+  );
+  stopPipeline = started.stop;
+  call = started.support.client(started.api.url);
+  shop = await started.support.newMerchant(true, 'Faulty Store Shop', { callbackStatuses: 'all' });
+  site = await new MerchantEndpoint().start();
+  ({ sweepMinute } = await import('#shared/services/minute-sweep'));
+}, 120_000);
+
+afterAll(async () => {
+  if (dynamodb) dynamodb.plan = () => undefined;
+  if (queue) queue.plan = () => undefined;
+  await stopPipeline?.();
+  await site?.stop();
+  await dynamodb?.stop();
+  await queue?.stop();
+});
+
+/**
+ * One request as a careful client sends it: one Idempotency-Key for all its tries; a 503 or a
+ * 409 that says to retry is tried again after its Retry-After (held keys at most 3 s here, so
+ * the test waits less than a real client would). Every other answer is final.
+ */
+async function retried(method: string, path: string, body: unknown): Promise<ApiResponse> {
+  const key = randomUUID();
+  for (let attempt = 1; attempt <= 30; attempt += 1) {
+    const answer = await call(method, path, { token: shop.api_token, body, headers: { 'Idempotency-Key': key } });
+    seen.answers += 1;
+    const retryAfter = Number(answer.headers.get('retry-after'));
+    if (answer.status >= 500) {
+      if (answer.status === 503) seen.unavailable += 1;
+      else seen.otherFailures.push(`${method} ${path}: ${answer.status} ${answer.text}`);
+    } else if (answer.status === 409 && answer.body.error_code === 'IDEMPOTENCY_IN_PROGRESS') seen.inProgress += 1;
+    else if (answer.status === 409 && answer.body.error_code === 'ORDER_CONFLICT') seen.conflicts += 1;
+    else return answer;
+    if (answer.status !== 409 || answer.body.error_code === 'IDEMPOTENCY_IN_PROGRESS') {
+      if (!(retryAfter >= 1)) seen.withoutRetryAfter += 1;
+    }
+    await sleep(Math.min(retryAfter || 1, 3) * 1000 * (0.5 + Math.random() / 2));
+  }
+  throw new Error(`${method} ${path}: no final answer in 30 tries`);
+}
+
+/** Runs `work` over `items`, `width` at a time (a client with a few connections). */
+async function inParallel<T>(items: readonly T[], width: number, work: (item: T) => Promise<void>): Promise<void> {
+  const queued = [...items];
+  await Promise.all(Array.from({ length: width }, async () => {
+    for (let item = queued.shift(); item !== undefined; item = queued.shift()) await work(item);
+  }));
+}
+
+const expectOk = (answer: ApiResponse) => expect(answer.status, answer.text).toBe(200);
+
+describe('DynamoDB and SQS failing about one call in ten', () => {
+  it('orders, checkouts, payments, refunds, expiry and callbacks come out as without faults, each once', async () => {
+    dynamodb.plan = atRate(0.1, DYNAMODB_FAULTS, { seed: 20261201 });
+    queue!.plan = atRate(0.1, SQS_FAULTS, { seed: 7, operations: ['SendMessage', 'SendMessageBatch'] });
+
+    const ids: string[] = [];
+    await inParallel([...Array(ORDERS).keys()], 5, async (index) => {
+      const created = await retried('POST', '/v1/orders', {
+        price_amount: 65,
+        price_currency: 'USD',
+        merchant_order_id: `faults-${index}`,
+        callback_url: site.url,
+      });
+      expectOk(created);
+      const id = created.body.order.order_id as string;
+      ids[index] = id;
+      if (index >= PAID) return;
+      expectOk(await retried('POST', `/v1/orders/${id}/checkout`, { pay_currency: 'BTC' }));
+      const paid = await retried('POST', `/v1/sandbox/orders/${id}/pay`, {});
+      expectOk(paid);
+      expect(paid.body.order.status).toBe('PAID');
+    });
+    await inParallel(ids.slice(0, REFUNDED), 4, async (id) => {
+      const refund = await retried('POST', `/v1/orders/${id}/refund`, { basis: 'custom', amount: '0.00001' });
+      expectOk(refund);
+    });
+
+    // The minute sweep, as the schedule runs it, until the orders never checked out have expired.
+    await sleep(2_500);
+    let expired = 0;
+    for (let round = 0; round < 30 && expired < ORDERS - PAID; round += 1) {
+      try {
+        expired += (await sweepMinute(new Date())).expired;
+      } catch {
+        // A sweep that failed is run again by the next minute's schedule.
+      }
+    }
+    // The callbacks each state change owes: PAID for all paid, REFUND_PENDING for the refunded, EXPIRED for the rest.
+    const owed = (id: string, index: number) => (index < REFUNDED ? ['PAID', 'REFUND_PENDING'] : index < PAID ? ['PAID'] : ['EXPIRED']);
+    const has = (id: string, status: string) => site.for(id).some((callback) => callback.json?.status === status);
+    await site.waitFor(() => ids.every((id, index) => owed(id, index).every((status) => has(id, status))), 60_000);
+    const faults = [...dynamodb.counts.faults.values(), ...queue!.counts.faults.values()].reduce((sum, n) => sum + n, 0);
+    // Late copies of a delivery would arrive within a retry's second or two.
+    await sleep(3_000);
+
+    // Checked with the store answering well.
+    dynamodb.plan = () => undefined;
+    queue!.plan = () => undefined;
+    expect(seen.otherFailures).toEqual([]);
+    expect(seen.withoutRetryAfter).toBe(0);
+    expect(expired).toBe(ORDERS - PAID);
+    const listed = await call('GET', '/v1/orders/?limit=50', { token: shop.api_token });
+    expect(listed.body.orders).toHaveLength(ORDERS);
+    const { listRefunds } = await import('#shared/store/refunds');
+    for (const [index, id] of ids.entries()) {
+      const order = (await call('GET', `/v1/orders/${id}`, { token: shop.api_token })).body.order;
+      expect(order.status, id).toBe(index < REFUNDED ? 'REFUND_PENDING' : index < PAID ? 'PAID' : 'EXPIRED');
+      expect((await listRefunds(id)).map((refund) => refund.amount)).toEqual(index < REFUNDED ? ['0.00001'] : []);
+      // Each state change is one event: delivered at least once, never as two events.
+      for (const status of owed(id, index)) {
+        const events = new Set(site.for(id).filter((callback) => callback.json?.status === status).map((callback) => callback.json.event_id));
+        expect(events.size, `${id} ${status}`).toBe(1);
+      }
+      expect(new Set(site.for(id).map((callback) => callback.json?.status))).toEqual(new Set(owed(id, index)));
+    }
+    const deliveries = site.received.length;
+    const events = new Set(site.received.map((callback) => callback.json?.event_id)).size;
+    console.log(
+      JSON.stringify({
+        faults: Object.fromEntries([...dynamodb.counts.faults, ...[...queue!.counts.faults].map(([name, n]) => [`SQS ${name}`, n])]),
+        dynamodbCalls: [...dynamodb.counts.calls.values()].reduce((sum, n) => sum + n, 0),
+        sqsCalls: [...queue!.counts.calls.values()].reduce((sum, n) => sum + n, 0),
+        clientAnswers: seen.answers,
+        unavailable: seen.unavailable,
+        inProgress: seen.inProgress,
+        conflicts: seen.conflicts,
+        callbackEvents: events,
+        callbackPosts: deliveries,
+      }),
+    );
+    expect(faults).toBeGreaterThan(50);
+  }, 240_000);
+
+  it("a Create whose key's Put lands with its answer lost on every try answers 503 with Retry-After, and the retry makes the one order", async () => {
+    // Each of the SDK's three tries of the key's Put is written, then its connection reset.
+    let lost = 3;
+    dynamodb.plan = (call) => {
+      const item = call.body.Item as { type?: { S?: string } } | undefined;
+      if (call.operation !== 'PutItem' || item?.type?.S !== 'IDEMPOTENCY' || lost === 0) return undefined;
+      lost -= 1;
+      return 'lost-answer';
+    };
+    const key = randomUUID();
+    const body = { price_amount: 5, merchant_order_id: `lost-${key}` };
+    const create = () => call('POST', '/v1/orders', { token: shop.api_token, body, headers: { 'Idempotency-Key': key } });
+    const first = await create();
+    expect([first.status, first.body.error_code, first.headers.get('retry-after')]).toEqual([503, 'SERVICE_UNAVAILABLE', '1']);
+    expect(lost).toBe(0);
+    // The failed request gave back the key its Put had taken: the retry runs, it does not wait out a lease.
+    const retry = await create();
+    expect(retry.status, retry.text).toBe(200);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+    const again = await create();
+    expect([again.status, again.headers.get('idempotent-replayed'), again.text]).toEqual([200, 'true', retry.text]);
+    const mine = (await call('GET', '/v1/orders/?limit=50', { token: shop.api_token })).body.orders.filter((order: any) => order.merchant_order_id === body.merchant_order_id);
+    expect(mine).toHaveLength(1);
+  });
+});
