@@ -49,7 +49,7 @@ import { requestRefund as requestGatewayRefund } from '#shared/services/gateway-
 import { changeOrder, checkedId, unknownOrder } from '#shared/services/order-changes';
 import { completeRefund } from '#shared/services/payment-reports';
 import { findRefund, findRefundByLinkHash, listRefunds } from '#shared/store/refunds';
-import { claimRefundPayment, stopWatchingRefund, watchRefund } from '#shared/store/refund-watches';
+import { claimRefundPayment, refuseInvoiceAddress, stopWatchingRefund, watchRefund } from '#shared/store/refund-watches';
 import { findOrderWithInvoice } from '#shared/store/orders';
 import { refundPaymentUri } from '#shared/payments/refund-uri';
 import { type PayRefundView, payRefundView } from '#shared/schemas/refunds';
@@ -328,19 +328,15 @@ export async function setRefundAddress(input: { secret: unknown; address: unknow
   const checked = checkRefundAddress(opened, input.address, input.memo, input.now);
   if (!checked.ok) throw new RefundAddressError(checked.reason);
   // A live refund's address is watched before anyone is shown it (store/refund-watches.ts): its
-  // payment is seen as an invoice's. An address this service receives payments on is refused.
-  if (!opened.sandbox) {
+  // payment is seen as an invoice's. An address this service receives payments on is refused,
+  // in the sandbox too (not watched there: the merchant completes it), so that a sandbox never
+  // takes what live would refuse.
+  const address = { currency: opened.currency, address: checked.address, ...(checked.memo !== undefined ? { memo: checked.memo } : {}) };
+  if (opened.sandbox) {
+    await refuseInvoiceAddress(address);
+  } else {
     await watchRefund(
-      {
-        userId: opened.user_id,
-        orderId: opened.order_id,
-        refundId: opened.refund_id,
-        currency: opened.currency,
-        address: checked.address,
-        ...(checked.memo !== undefined ? { memo: checked.memo } : {}),
-        amount: opened.amount,
-        since: input.now.toISOString(),
-      },
+      { userId: opened.user_id, orderId: opened.order_id, refundId: opened.refund_id, ...address, amount: opened.amount, since: input.now.toISOString() },
       input.now,
     );
   }

@@ -29,7 +29,7 @@
 import { chainOf } from '#shared/domain/currencies';
 import { RefundAddressError } from '#shared/domain/errors';
 import { watchConfig } from '#shared/core/config';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '#shared/store/client';
 import { putIf, updateIf } from '#shared/store/conditional';
 import { addressKey, ENTITY, refundPaymentKey } from '#shared/store/keys';
@@ -67,6 +67,25 @@ const refundMemo = (memo: string | undefined): string | undefined => {
 /** The chain a refund in `currency` is seen on, as the demand item names it (a token's chain; LBTC and EOS themselves). */
 const sourceChain = (currency: string): string => (currency === 'LBTC' || currency === 'EOS' ? currency : chainOf(currency));
 
+/** The refusal of an address that is one of this service's invoice addresses (a refund there would pay the merchant's own invoice). */
+const invoiceAddress = () => new RefundAddressError('This address receives payments to this service: a refund cannot be paid to it.');
+
+/**
+ * Refuses an address that is one of this service's invoice addresses, as {@link watchRefund}
+ * does, without watching it: for a sandbox refund, which no watcher looks for (the merchant
+ * completes it) but whose address is checked as a live one's, so a sandbox never accepts what
+ * live would refuse. Only an invoice's item refuses: another refund's (a buyer's own address,
+ * given again) does not. Read strongly: an address is indexed before anyone is shown it.
+ */
+export async function refuseInvoiceAddress(address: Pick<RefundWatch, 'currency' | 'address' | 'memo'>): Promise<void> {
+  // As in watchRefund: a Lightning refund is a BOLT11 invoice of the buyer's, not an address.
+  if (address.currency === 'LBTC') return;
+  const found = await db().send(
+    new GetCommand({ TableName: tableName(), Key: addressKey(address.currency, address.address, refundMemo(address.memo)), ConsistentRead: true, ProjectionExpression: '#kind', ExpressionAttributeNames: { '#kind': 'kind' } }),
+  );
+  if (found.Item && found.Item.kind !== REFUND_KIND) throw invoiceAddress();
+}
+
 /**
  * Watches a refund's address until REFUND_WATCH_SECONDS after `now` (see the module's comment).
  * Idempotent: the same refund watched again is the same index attribute, and a later window.
@@ -84,7 +103,7 @@ export async function watchRefund(watch: RefundWatch, now: Date = new Date()): P
     ExpressionAttributeNames: { '#type': 'type', '#kind': 'kind', '#refund': `${REFUND_ATTRIBUTE}${watch.refundId}` },
     ExpressionAttributeValues: { ':type': ENTITY.address, ':kind': REFUND_KIND, ':target': target },
   });
-  if (!indexed) throw new RefundAddressError('This address receives payments to this service: a refund cannot be paid to it.');
+  if (!indexed) throw invoiceAddress();
   const chain = sourceChain(watch.currency);
   if (chain === 'TRON' || chain === 'SOLANA') {
     // Solana: the wallet itself (its token account is read), marked as a refund's (no reference).

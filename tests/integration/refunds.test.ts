@@ -167,6 +167,27 @@ describe('Refund Order over HTTP', () => {
     expect(basis.body).toMatchObject({ status: 400, error_code: 'PARAMETERS_INVALID' });
   });
 
+  it("refuses the merchant's own invoice address as a sandbox refund's, as a live one's (any of this service's invoice addresses)", async () => {
+    for (const payCurrency of ['BTC', 'ETH']) {
+      const { id } = await paidOrder(payCurrency);
+      const own = (await findOrderWithInvoice(id))!.invoice!.payment_address!;
+      // Another of the merchant's orders, not yet paid: its address receives payments too.
+      const pending = await call('POST', '/v1/orders', { token, body: { price_amount: 5, price_currency: 'USD', callback_url: 'https://shop.example/callback' } });
+      const open = await call('POST', `/v1/orders/${pending.body.order.order_id}/checkout`, { token, body: { pay_currency: payCurrency } });
+      const asked = await call('POST', `/v1/orders/${id}/refund`, { token, body: {} });
+      const secret = secretOf(asked.body.refund.refund_url);
+      for (const address of [own, open.body.invoice.payment_address as string]) {
+        const refused = await call('POST', '/v1/pay/refund/address', { body: { secret, address } });
+        expect(refused.body, `${payCurrency} ${address}`).toMatchObject({ status: 400, error_code: 'REFUND_ADDRESS_INVALID' });
+        expect(refused.text).toContain('receives payments to this service');
+      }
+      // The link still works for the buyer's own address.
+      const buyers = payCurrency === 'BTC' ? 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq' : '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
+      const set = await call('POST', '/v1/pay/refund/address', { body: { secret, address: buyers } });
+      expect(set.body.refund, set.text).toMatchObject({ status: 'AWAITING_PAYMENT', address: buyers });
+    }
+  });
+
   it("another merchant's refund is missing everywhere; the link is one-time through the public endpoints; a new link replaces it", async () => {
     const { id } = await paidOrder('BTC');
     const asked = await call('POST', `/v1/orders/${id}/refund`, { token, body: {} });
