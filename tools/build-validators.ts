@@ -12,7 +12,7 @@ import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Ajv, { _, type AnySchemaObject, type Options } from 'ajv';
 import standaloneCode from 'ajv/dist/standalone/index.js';
-import { isHttpUrl } from '#shared/http/validation';
+import { SCHEMA_FORMATS } from '#shared/http/validation';
 import {
   checkoutBodySchema,
   createOrderBodySchema,
@@ -92,12 +92,10 @@ const TYPE_IMPORTS = [
 ];
 
 /**
- * The custom formats, for ajv here and, by name, for the generated code (which imports them:
- * `code.formats` is the expression the generated code reads them from).
+ * The custom formats (shared/http/validation.ts), for ajv here and, by name, for the generated
+ * code (which imports them: `code.formats` is the expression the generated code reads them from).
  */
-const FORMATS = { 'http-url': isHttpUrl };
-const FORMAT_IMPORT = "import { isHttpUrl } from '#shared/http/validation';";
-const FORMAT_CONST = "const FORMATS = { 'http-url': isHttpUrl };";
+const FORMAT_IMPORT = "import { SCHEMA_FORMATS as FORMATS } from '#shared/http/validation';";
 
 /** The options the service always validated with (unknown keywords and formats are errors). */
 const OPTIONS: Options = {
@@ -154,7 +152,7 @@ function validatorCode(ajv: Ajv, name: string, spec: ValidatorSpec): string {
 /** The ajv the validators are compiled with: for bodies, or (coerce) for query strings. */
 export function validatorsAjv(coerce: boolean): Ajv {
   const ajv = new Ajv({ ...OPTIONS, coerceTypes: coerce });
-  for (const [format, validate] of Object.entries(FORMATS)) ajv.addFormat(format, validate);
+  for (const [format, validate] of Object.entries(SCHEMA_FORMATS)) ajv.addFormat(format, validate);
   return ajv;
 }
 
@@ -175,7 +173,6 @@ export function generateValidatorsModule(): string {
     FORMAT_IMPORT,
     '',
     ...consts,
-    FORMAT_CONST,
     '',
     code,
     '',

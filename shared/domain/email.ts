@@ -131,10 +131,3 @@ export const utcDay = (at: Date | string): string => new Date(at).toISOString().
 
 /** The day before `day` (YYYY-MM-DD). */
 export const dayBefore = (day: string): string => utcDay(new Date(Date.parse(`${day}T00:00:00Z`) - 86_400_000));
-
-/** An address as sent to, compared and suppressed: trimmed, the domain lower-cased. */
-export function normalizeAddress(address: string): string {
-  const trimmed = address.trim();
-  const at = trimmed.lastIndexOf('@');
-  return at < 0 ? trimmed : `${trimmed.slice(0, at)}@${trimmed.slice(at + 1).toLowerCase()}`;
-}

@@ -1,6 +1,6 @@
 import { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { emailConfig } from '#shared/core/config';
-import { EmailRefusedError, type EmailTransport } from '#shared/email/transport';
+import { EmailRefusedError, recipientOf, type EmailTransport } from '#shared/email/transport';
 
 let client: SESv2Client | undefined;
 
@@ -19,11 +19,14 @@ const REFUSALS = new Set(['MessageRejected', 'BadRequestException', 'MailFromDom
  */
 export const sesTransport: EmailTransport = {
   async send(message) {
+    // SES reads a destination as an RFC 5322 address (a name, encoded words): only a checked
+    // addr-spec (ASCII, no specials, no `=?`) goes, which it can read only as itself.
+    const to = recipientOf(message);
     try {
       const result = await ses().send(
         new SendEmailCommand({
           FromEmailAddress: message.from,
-          Destination: { ToAddresses: [message.to] },
+          Destination: { ToAddresses: [to] },
           Content: {
             Simple: {
               Subject: { Data: message.subject, Charset: 'UTF-8' },

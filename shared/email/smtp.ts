@@ -1,5 +1,5 @@
 import { createTransport } from 'nodemailer';
-import { EmailRefusedError, type EmailTransport } from '#shared/email/transport';
+import { EmailRefusedError, recipientOf, type EmailTransport } from '#shared/email/transport';
 
 /**
  * SMTP (nodemailer) to a server on loopback: the local runtime's mailbox and the tests'. Never
@@ -9,8 +9,11 @@ export function smtpTransport(url: string): EmailTransport & { close(): void } {
   const transport = createTransport({ url, ignoreTLS: true, pool: false });
   return {
     async send(message) {
+      const to = recipientOf(message);
       try {
-        const info = await transport.sendMail({ from: message.from, to: message.to, subject: message.subject, text: message.text, html: message.html });
+        // An address object, not a string: nodemailer parses a string as a header's address list
+        // (a name, a list, a group); an object's address is taken as the one recipient.
+        const info = await transport.sendMail({ from: message.from, to: { name: '', address: to }, subject: message.subject, text: message.text, html: message.html });
         return info.messageId;
       } catch (error) {
         // 5xx: the server refused the message or the recipient for good.

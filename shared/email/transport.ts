@@ -1,3 +1,4 @@
+import { checkMailbox } from '#shared/domain/email-address';
 import type { EmailMessage } from '#shared/email/messages';
 
 /**
@@ -19,4 +20,16 @@ export class EmailRefusedError extends Error {
     super(message, options);
     this.name = 'EmailRefusedError';
   }
+}
+
+/**
+ * The recipient as both transports send to it: checked again as the service takes addresses
+ * (shared/domain/email-address.ts), since an order or a preference stored before that check may
+ * hold a name, a list or an encoded word. Such an address is refused for good here, never handed
+ * to a library that would read another recipient out of it.
+ */
+export function recipientOf(message: Pick<EmailMessage, 'to'>): string {
+  const checked = checkMailbox(message.to);
+  if ('problem' in checked) throw new EmailRefusedError(`not a deliverable address: it ${checked.problem}`);
+  return checked.address;
 }

@@ -10,18 +10,17 @@ import type { AuditQuery, EmailPreferencesBody, InviteMemberBody, KeyPreviewBody
 import type { PayRefundAddressBody, PayRefundBody, PortalRefundsQuery, RefundLinkBody, RefundOrderBody, RefundTxidBody } from '#shared/schemas/refunds';
 import type { CheckoutOrderBody, CreateOrderInput, ListOrdersQuery, OrderActionBody, SandboxPayBody, SandboxRefundBody } from '#shared/schemas/orders';
 import runtime_ucs2length_module from 'ajv/dist/runtime/ucs2length.js';
-import { isHttpUrl } from '#shared/http/validation';
+import { SCHEMA_FORMATS as FORMATS } from '#shared/http/validation';
 
 const runtime_ucs2length = runtime_ucs2length_module.default ?? runtime_ucs2length_module;
-const FORMATS = { 'http-url': isHttpUrl };
 
 /** The CreateOrderBody schema. */
 export const createOrderBody = /* @__PURE__ */ (() => {
-const schema11 = {"$id":"CreateOrderBody","type":"object","additionalProperties":true,"maxProperties":50,"required":["price_amount"],"properties":{"merchant_order_id":{"type":["string","integer"],"maxLength":255,"description":"The merchant's own unique reference (a number is accepted and stored as the digits sent)."},"price_amount":{"type":["number","string"],"pattern":"^-?[0-9]+(\\.[0-9]+)?$","maxLength":40,"description":"Price in price_currency, above 0, at most the currency's decimals: a JSON number or a decimal string (\"19.90\"), read exactly."},"price_currency":{"type":"string","enum":["USD","CNY","EUR","GBP","HKD","SGD","CAD","AUD","JPY","BTC","LTC","BCH","ETH","EOS","LBTC","USDT","USDC"],"default":"USD","description":"Currency of the price. Default USD."},"pay_currency":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20","USDT_TRC20","USDT_ARB","USDT_BNB","USDT_CELO","USDC_ARB","USDC_SOL","USDC_BASE","USDC_POL","CUSD","ETH_ARB","ETH_BASE","ETH_ERC20","USDT_TON","USDC_XLM","TON","PYUSD","P2P_BTC","USDT","USDC","USDT_ARBI"],"description":"Check the order out at once in this currency (gateways must be enabled for the merchant). This service's codes, or MugglePay's (ETH_ERC20 is ETH; USDT and USDC mean USDT_ERC20 and USDC_ERC20). A code this service cannot take yet is answered 400 PAYMENT_NOT_AVAILABLE, naming those it can."},"title":{"type":"string","maxLength":200},"description":{"type":"string","maxLength":800},"callback_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Receives a signed POST on every status change."},"cancel_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Where the buyer goes after cancelling."},"success_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Where the buyer goes after paying."},"mobile":{"type":"boolean","description":"Gateways: the app link instead of the PC QR page."},"fast":{"type":"boolean","description":"ALIPAY/ALIGLOBAL only: payment_url is the gateway's own link."},"token":{"type":"string","maxLength":255,"description":"Merchant-chosen token echoed in every callback."},"merchant_token":{"type":"string","maxLength":255,"description":"The same as token (its name in MugglePay's 2025 docs); if both are sent they must be equal."},"email":{"type":"string","maxLength":254,"pattern":"^[^\\s@]+@[^\\s@]+$","description":"The buyer's e-mail address (MugglePay's 2026 docs); kept on the order and shown in Get Order."}}};
+const schema11 = {"$id":"CreateOrderBody","type":"object","additionalProperties":true,"maxProperties":50,"required":["price_amount"],"properties":{"merchant_order_id":{"type":["string","integer"],"maxLength":255,"description":"The merchant's own unique reference (a number is accepted and stored as the digits sent)."},"price_amount":{"type":["number","string"],"pattern":"^-?[0-9]+(\\.[0-9]+)?$","maxLength":40,"description":"Price in price_currency, above 0, at most the currency's decimals: a JSON number or a decimal string (\"19.90\"), read exactly."},"price_currency":{"type":"string","enum":["USD","CNY","EUR","GBP","HKD","SGD","CAD","AUD","JPY","BTC","LTC","BCH","ETH","EOS","LBTC","USDT","USDC"],"default":"USD","description":"Currency of the price. Default USD."},"pay_currency":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20","USDT_TRC20","USDT_ARB","USDT_BNB","USDT_CELO","USDC_ARB","USDC_SOL","USDC_BASE","USDC_POL","CUSD","ETH_ARB","ETH_BASE","ETH_ERC20","USDT_TON","USDC_XLM","TON","PYUSD","P2P_BTC","USDT","USDC","USDT_ARBI"],"description":"Check the order out at once in this currency (gateways must be enabled for the merchant). This service's codes, or MugglePay's (ETH_ERC20 is ETH; USDT and USDC mean USDT_ERC20 and USDC_ERC20). A code this service cannot take yet is answered 400 PAYMENT_NOT_AVAILABLE, naming those it can."},"title":{"type":"string","maxLength":200},"description":{"type":"string","maxLength":800},"callback_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Receives a signed POST on every status change."},"cancel_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Where the buyer goes after cancelling."},"success_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Where the buyer goes after paying."},"mobile":{"type":"boolean","description":"Gateways: the app link instead of the PC QR page."},"fast":{"type":"boolean","description":"ALIPAY/ALIGLOBAL only: payment_url is the gateway's own link."},"token":{"type":"string","maxLength":255,"description":"Merchant-chosen token echoed in every callback."},"merchant_token":{"type":"string","maxLength":255,"description":"The same as token (its name in MugglePay's 2025 docs); if both are sent they must be equal."},"email":{"type":"string","maxLength":254,"format":"email-address","description":"The buyer's e-mail address (MugglePay's 2026 docs): one address, local@domain, nothing else (an internationalised domain is kept as its A-labels); kept on the order and shown in Get Order."}}};
 const func2 = runtime_ucs2length;
 const pattern0 = new RegExp("^-?[0-9]+(\\.[0-9]+)?$", "u");
-const pattern1 = new RegExp("^[^\\s@]+@[^\\s@]+$", "u");
 const formats0 = FORMATS["http-url"];
+const formats6 = FORMATS["email-address"];
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="CreateOrderBody" */;
@@ -321,14 +320,15 @@ if(data.email !== undefined){
 let data13 = data.email;
 const _errs28 = errors;
 if(errors === _errs28){
+if(errors === _errs28){
 if(typeof data13 === "string"){
 if(func2(data13) > 254){
 validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/maxLength",keyword:"maxLength",params:{limit: 254},message:"must NOT have more than 254 characters"}];
 return false;
 }
 else {
-if(!pattern1.test(data13)){
-validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/pattern",keyword:"pattern",params:{pattern: "^[^\\s@]+@[^\\s@]+$"},message:"must match pattern \""+"^[^\\s@]+@[^\\s@]+$"+"\""}];
+if(!(formats6(data13))){
+validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/format",keyword:"format",params:{format: "email-address"},message:"must match format \""+"email-address"+"\""}];
 return false;
 }
 }
@@ -336,6 +336,7 @@ return false;
 else {
 validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
 }
 }
 var valid0 = _errs28 === errors;
@@ -494,7 +495,7 @@ export const sandboxPayBody = /* @__PURE__ */ (() => {
 const schema14 = {"$id":"SandboxPayBody","type":"object","additionalProperties":true,"maxProperties":50,"properties":{"amount":{"type":["number","string"],"pattern":"^-?[0-9]+(\\.[0-9]+)?$","maxLength":40,"description":"Amount paid, in the invoice's pay_currency, above 0 and at most 1000 times the invoice's pay_amount (a number or a decimal string, read exactly). Default: the full amount."},"confirmations":{"type":"integer","minimum":0,"maximum":1000,"description":"Confirmations of the payment. Default: enough for the currency (BTC 2, LTC/BCH 6, ETH 12, others 1)."},"txid":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[A-Za-z0-9_.:-]+$","description":"Transaction id; reporting the same one again is idempotent. Default: a new random id."}}};
 const func2 = runtime_ucs2length;
 const pattern0 = new RegExp("^-?[0-9]+(\\.[0-9]+)?$", "u");
-const pattern3 = new RegExp("^[A-Za-z0-9_.:-]+$", "u");
+const pattern2 = new RegExp("^[A-Za-z0-9_.:-]+$", "u");
 
 function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="SandboxPayBody" */;
@@ -576,7 +577,7 @@ validate13.errors = [{instancePath:instancePath+"/txid",schemaPath:"#/properties
 return false;
 }
 else {
-if(!pattern3.test(data2)){
+if(!pattern2.test(data2)){
 validate13.errors = [{instancePath:instancePath+"/txid",schemaPath:"#/properties/txid/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.:-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.:-]+$"+"\""}];
 return false;
 }
@@ -612,7 +613,7 @@ return validate13;
 export const sandboxRefundBody = /* @__PURE__ */ (() => {
 const schema15 = {"$id":"SandboxCompleteRefundBody","type":"object","additionalProperties":true,"maxProperties":50,"properties":{"txid":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[A-Za-z0-9_.:-]+$"}}};
 const func2 = runtime_ucs2length;
-const pattern3 = new RegExp("^[A-Za-z0-9_.:-]+$", "u");
+const pattern2 = new RegExp("^[A-Za-z0-9_.:-]+$", "u");
 
 function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="SandboxCompleteRefundBody" */;
@@ -640,7 +641,7 @@ validate14.errors = [{instancePath:instancePath+"/txid",schemaPath:"#/properties
 return false;
 }
 else {
-if(!pattern3.test(data0)){
+if(!pattern2.test(data0)){
 validate14.errors = [{instancePath:instancePath+"/txid",schemaPath:"#/properties/txid/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.:-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.:-]+$"+"\""}];
 return false;
 }
@@ -870,7 +871,7 @@ return validate10;
 export const portalPasskeyAnswerBody = /* @__PURE__ */ (() => {
 const schema17 = {"$id":"PortalPasskeyAnswerBody","type":"object","required":["credential"],"additionalProperties":false,"properties":{"credential":{"type":"object","required":["id","rawId","type","response"],"additionalProperties":false,"properties":{"id":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":1024},"rawId":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":1024},"type":{"type":"string","const":"public-key"},"authenticatorAttachment":{"type":"string","maxLength":32},"clientExtensionResults":{"type":"object","maxProperties":20},"response":{"type":"object","required":["clientDataJSON"],"additionalProperties":false,"properties":{"clientDataJSON":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":16384},"attestationObject":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":16384},"authenticatorData":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":16384},"signature":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":16384},"userHandle":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":128},"transports":{"type":"array","maxItems":10,"items":{"type":"string","maxLength":32}},"publicKeyAlgorithm":{"type":"integer"},"publicKey":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":16384}}}}}}};
 const func2 = runtime_ucs2length;
-const pattern5 = new RegExp("^[A-Za-z0-9_-]*$", "u");
+const pattern4 = new RegExp("^[A-Za-z0-9_-]*$", "u");
 
 function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="PortalPasskeyAnswerBody" */;
@@ -923,7 +924,7 @@ validate16.errors = [{instancePath:instancePath+"/credential/id",schemaPath:"#/p
 return false;
 }
 else {
-if(!pattern5.test(data1)){
+if(!pattern4.test(data1)){
 validate16.errors = [{instancePath:instancePath+"/credential/id",schemaPath:"#/properties/credential/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
 return false;
 }
@@ -950,7 +951,7 @@ validate16.errors = [{instancePath:instancePath+"/credential/rawId",schemaPath:"
 return false;
 }
 else {
-if(!pattern5.test(data2)){
+if(!pattern4.test(data2)){
 validate16.errors = [{instancePath:instancePath+"/credential/rawId",schemaPath:"#/properties/credential/properties/rawId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
 return false;
 }
@@ -1056,7 +1057,7 @@ validate16.errors = [{instancePath:instancePath+"/credential/response/clientData
 return false;
 }
 else {
-if(!pattern5.test(data7)){
+if(!pattern4.test(data7)){
 validate16.errors = [{instancePath:instancePath+"/credential/response/clientDataJSON",schemaPath:"#/properties/credential/properties/response/properties/clientDataJSON/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
 return false;
 }
@@ -1083,7 +1084,7 @@ validate16.errors = [{instancePath:instancePath+"/credential/response/attestatio
 return false;
 }
 else {
-if(!pattern5.test(data8)){
+if(!pattern4.test(data8)){
 validate16.errors = [{instancePath:instancePath+"/credential/response/attestationObject",schemaPath:"#/properties/credential/properties/response/properties/attestationObject/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
 return false;
 }
@@ -1110,7 +1111,7 @@ validate16.errors = [{instancePath:instancePath+"/credential/response/authentica
 return false;
 }
 else {
-if(!pattern5.test(data9)){
+if(!pattern4.test(data9)){
 validate16.errors = [{instancePath:instancePath+"/credential/response/authenticatorData",schemaPath:"#/properties/credential/properties/response/properties/authenticatorData/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
 return false;
 }
@@ -1137,7 +1138,7 @@ validate16.errors = [{instancePath:instancePath+"/credential/response/signature"
 return false;
 }
 else {
-if(!pattern5.test(data10)){
+if(!pattern4.test(data10)){
 validate16.errors = [{instancePath:instancePath+"/credential/response/signature",schemaPath:"#/properties/credential/properties/response/properties/signature/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
 return false;
 }
@@ -1164,7 +1165,7 @@ validate16.errors = [{instancePath:instancePath+"/credential/response/userHandle
 return false;
 }
 else {
-if(!pattern5.test(data11)){
+if(!pattern4.test(data11)){
 validate16.errors = [{instancePath:instancePath+"/credential/response/userHandle",schemaPath:"#/properties/credential/properties/response/properties/userHandle/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
 return false;
 }
@@ -1249,7 +1250,7 @@ validate16.errors = [{instancePath:instancePath+"/credential/response/publicKey"
 return false;
 }
 else {
-if(!pattern5.test(data15)){
+if(!pattern4.test(data15)){
 validate16.errors = [{instancePath:instancePath+"/credential/response/publicKey",schemaPath:"#/properties/credential/properties/response/properties/publicKey/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
 return false;
 }
@@ -1824,7 +1825,7 @@ return validate20;
 export const portalKeyPreviewBody = /* @__PURE__ */ (() => {
 const schema22 = {"$id":"PortalKeyPreviewBody","type":"object","required":["xpubs"],"additionalProperties":false,"properties":{"xpubs":{"type":"object","maxProperties":4,"propertyNames":{"enum":["BTC","LTC","BCH","ETH"]},"additionalProperties":{"type":"string","maxLength":200,"pattern":"^[A-Za-z0-9]*$"},"description":"Extended public keys by currency; an empty string removes that currency's key."}}};
 const func2 = runtime_ucs2length;
-const pattern13 = new RegExp("^[A-Za-z0-9]*$", "u");
+const pattern12 = new RegExp("^[A-Za-z0-9]*$", "u");
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="PortalKeyPreviewBody" */;
@@ -1895,7 +1896,7 @@ validate21.errors = [{instancePath:instancePath+"/xpubs/" + key2.replace(/~/g, "
 return false;
 }
 else {
-if(!pattern13.test(data1)){
+if(!pattern12.test(data1)){
 validate21.errors = [{instancePath:instancePath+"/xpubs/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/xpubs/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]*$"},message:"must match pattern \""+"^[A-Za-z0-9]*$"+"\""}];
 return false;
 }
@@ -1938,7 +1939,7 @@ return validate21;
 export const portalSettingsBody = /* @__PURE__ */ (() => {
 const schema23 = {"$id":"PortalSettingsBody","type":"object","additionalProperties":false,"minProperties":1,"properties":{"receive_currency":{"type":"string","maxLength":10},"callback_statuses":{"type":"string","enum":["paid","all"]},"xpubs":{"type":"object","maxProperties":4,"propertyNames":{"enum":["BTC","LTC","BCH","ETH"]},"additionalProperties":{"type":"string","maxLength":200,"pattern":"^[A-Za-z0-9]*$"},"description":"Extended public keys by currency; an empty string removes that currency's key."}}};
 const func2 = runtime_ucs2length;
-const pattern13 = new RegExp("^[A-Za-z0-9]*$", "u");
+const pattern12 = new RegExp("^[A-Za-z0-9]*$", "u");
 
 function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="PortalSettingsBody" */;
@@ -2046,7 +2047,7 @@ validate22.errors = [{instancePath:instancePath+"/xpubs/" + key2.replace(/~/g, "
 return false;
 }
 else {
-if(!pattern13.test(data3)){
+if(!pattern12.test(data3)){
 validate22.errors = [{instancePath:instancePath+"/xpubs/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/xpubs/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]*$"},message:"must match pattern \""+"^[A-Za-z0-9]*$"+"\""}];
 return false;
 }
@@ -2351,7 +2352,7 @@ return validate24;
 export const refundOrderBody = /* @__PURE__ */ (() => {
 const schema26 = {"$id":"RefundOrderBody","type":"object","additionalProperties":true,"maxProperties":20,"properties":{"order_id":{"type":"string","maxLength":64,"description":"Optional; must equal the path id when given."},"basis":{"type":"string","enum":["crypto","overpaid","fiat","custom"],"description":"How the amount is chosen (default `crypto`): `crypto` all that is left of the crypto paid; `overpaid` the part an UNRESOLVED order was paid beyond its invoice; `fiat` a fiat value (`amount` in the order's price_currency, default its price) at today's rate, locked and shown; `custom` `amount` in the paid currency."},"amount":{"type":["number","string"],"pattern":"^[0-9]+(\\.[0-9]+)?$","maxLength":40,"description":"For `custom`: in the paid invoice's currency; for `fiat`: in the order's price_currency. A number or a decimal string, read exactly."},"reason":{"type":"string","maxLength":200,"description":"A note for the buyer, shown on the refund page."}}};
 const func2 = runtime_ucs2length;
-const pattern15 = new RegExp("^[0-9]+(\\.[0-9]+)?$", "u");
+const pattern14 = new RegExp("^[0-9]+(\\.[0-9]+)?$", "u");
 
 function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="RefundOrderBody" */;
@@ -2416,7 +2417,7 @@ validate25.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properti
 return false;
 }
 else {
-if(!pattern15.test(data2)){
+if(!pattern14.test(data2)){
 validate25.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""}];
 return false;
 }
@@ -2469,7 +2470,7 @@ return validate25;
 export const refundTxidBody = /* @__PURE__ */ (() => {
 const schema27 = {"$id":"RefundTxidBody","type":"object","additionalProperties":true,"maxProperties":20,"properties":{"refund_id":{"type":"string","maxLength":64,"description":"Required. Which refund of the order (its `refund_id`)."},"txid":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[A-Za-z0-9_.:-]+$","description":"Required. The transaction that paid the refund: checked on its chain before it counts."}}};
 const func2 = runtime_ucs2length;
-const pattern3 = new RegExp("^[A-Za-z0-9_.:-]+$", "u");
+const pattern2 = new RegExp("^[A-Za-z0-9_.:-]+$", "u");
 
 function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="RefundTxidBody" */;
@@ -2518,7 +2519,7 @@ validate26.errors = [{instancePath:instancePath+"/txid",schemaPath:"#/properties
 return false;
 }
 else {
-if(!pattern3.test(data1)){
+if(!pattern2.test(data1)){
 validate26.errors = [{instancePath:instancePath+"/txid",schemaPath:"#/properties/txid/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.:-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.:-]+$"+"\""}];
 return false;
 }
@@ -2598,7 +2599,7 @@ return validate27;
 export const payRefundBody = /* @__PURE__ */ (() => {
 const schema29 = {"$id":"PayRefundBody","type":"object","additionalProperties":false,"required":["secret"],"properties":{"secret":{"type":"string","pattern":"^[A-Za-z0-9_-]{43}$","maxLength":43,"description":"The refund link's secret: what follows `#refund=` in the link."}}};
 const func2 = runtime_ucs2length;
-const pattern17 = new RegExp("^[A-Za-z0-9_-]{43}$", "u");
+const pattern16 = new RegExp("^[A-Za-z0-9_-]{43}$", "u");
 
 function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="PayRefundBody" */;
@@ -2631,7 +2632,7 @@ validate28.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properti
 return false;
 }
 else {
-if(!pattern17.test(data0)){
+if(!pattern16.test(data0)){
 validate28.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{43}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{43}$"+"\""}];
 return false;
 }
@@ -2661,7 +2662,7 @@ return validate28;
 export const payRefundAddressBody = /* @__PURE__ */ (() => {
 const schema30 = {"$id":"PayRefundAddressBody","type":"object","additionalProperties":false,"required":["secret","address"],"properties":{"secret":{"type":"string","pattern":"^[A-Za-z0-9_-]{43}$","maxLength":43,"description":"The refund link's secret: what follows `#refund=` in the link."},"address":{"type":"string","minLength":1,"maxLength":1500,"description":"Where the refund goes: an address of the refund's network, a BOLT11 invoice of exactly the amount (LBTC), an account name (EOS)."},"memo":{"type":"string","maxLength":256,"description":"EOS only: the memo the transfer must carry (an exchange's deposit memo)."}}};
 const func2 = runtime_ucs2length;
-const pattern17 = new RegExp("^[A-Za-z0-9_-]{43}$", "u");
+const pattern16 = new RegExp("^[A-Za-z0-9_-]{43}$", "u");
 
 function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="PayRefundAddressBody" */;
@@ -2694,7 +2695,7 @@ validate29.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properti
 return false;
 }
 else {
-if(!pattern17.test(data0)){
+if(!pattern16.test(data0)){
 validate29.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{43}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{43}$"+"\""}];
 return false;
 }
@@ -2898,9 +2899,9 @@ return validate13;
 
 /** The PortalEmailPreferencesBody schema. */
 export const portalEmailPreferencesBody = /* @__PURE__ */ (() => {
-const schema31 = {"$id":"PortalEmailPreferencesBody","type":"object","required":["address","language","payments","topics"],"additionalProperties":false,"properties":{"address":{"type":"string","maxLength":254,"pattern":"^$|^[^\\s@<>,;\"]+@[^\\s@<>,;\"]+\\.[^\\s@<>,;\"]+$","description":"Where this user's email goes; an empty string sends none."},"language":{"type":"string","enum":["en","zh"]},"payments":{"type":"string","enum":["each","daily","off"],"description":"each: one email per paid order; daily: one summary a day (UTC); off."},"topics":{"type":"object","required":["unresolved","callbacks","refund_address","new_passkey","team"],"additionalProperties":false,"properties":{"unresolved":{"type":"boolean","description":"An order became UNRESOLVED (a payment did not match)."},"callbacks":{"type":"boolean","description":"An order's callbacks failing for an hour, or given up (dead-lettered)."},"refund_address":{"type":"boolean","description":"A buyer set the address of a refund."},"new_passkey":{"type":"boolean","description":"A passkey added, or a first sign-in with one."},"team":{"type":"boolean","description":"A member invited, joined, removed or given another role."}}}}};
+const schema31 = {"$id":"PortalEmailPreferencesBody","type":"object","required":["address","language","payments","topics"],"additionalProperties":false,"properties":{"address":{"type":"string","maxLength":254,"format":"email-address-or-empty","description":"Where this user's email goes (one address, local@domain, nothing else); an empty string sends none."},"language":{"type":"string","enum":["en","zh"]},"payments":{"type":"string","enum":["each","daily","off"],"description":"each: one email per paid order; daily: one summary a day (UTC); off."},"topics":{"type":"object","required":["unresolved","callbacks","refund_address","new_passkey","team"],"additionalProperties":false,"properties":{"unresolved":{"type":"boolean","description":"An order became UNRESOLVED (a payment did not match)."},"callbacks":{"type":"boolean","description":"An order's callbacks failing for an hour, or given up (dead-lettered)."},"refund_address":{"type":"boolean","description":"A buyer set the address of a refund."},"new_passkey":{"type":"boolean","description":"A passkey added, or a first sign-in with one."},"team":{"type":"boolean","description":"A member invited, joined, removed or given another role."}}}}};
+const formats8 = FORMATS["email-address-or-empty"];
 const func2 = runtime_ucs2length;
-const pattern19 = new RegExp("^$|^[^\\s@<>,;\"]+@[^\\s@<>,;\"]+\\.[^\\s@<>,;\"]+$", "u");
 
 function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="PortalEmailPreferencesBody" */;
@@ -2927,14 +2928,15 @@ if(data.address !== undefined){
 let data0 = data.address;
 const _errs2 = errors;
 if(errors === _errs2){
+if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func2(data0) > 254){
 validate30.errors = [{instancePath:instancePath+"/address",schemaPath:"#/properties/address/maxLength",keyword:"maxLength",params:{limit: 254},message:"must NOT have more than 254 characters"}];
 return false;
 }
 else {
-if(!pattern19.test(data0)){
-validate30.errors = [{instancePath:instancePath+"/address",schemaPath:"#/properties/address/pattern",keyword:"pattern",params:{pattern: "^$|^[^\\s@<>,;\"]+@[^\\s@<>,;\"]+\\.[^\\s@<>,;\"]+$"},message:"must match pattern \""+"^$|^[^\\s@<>,;\"]+@[^\\s@<>,;\"]+\\.[^\\s@<>,;\"]+$"+"\""}];
+if(!(formats8(data0))){
+validate30.errors = [{instancePath:instancePath+"/address",schemaPath:"#/properties/address/format",keyword:"format",params:{format: "email-address-or-empty"},message:"must match format \""+"email-address-or-empty"+"\""}];
 return false;
 }
 }
@@ -2942,6 +2944,7 @@ return false;
 else {
 validate30.errors = [{instancePath:instancePath+"/address",schemaPath:"#/properties/address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
 }
 }
 var valid0 = _errs2 === errors;
@@ -3102,7 +3105,7 @@ export const createLinkBody = /* @__PURE__ */ (() => {
 const schema32 = {"$id":"CreateLinkBody","type":"object","additionalProperties":false,"required":["title"],"properties":{"title":{"type":"string","minLength":1,"maxLength":200,"description":"What the buyer pays for: the link page's heading and each order's title."},"description":{"type":"string","maxLength":800,"description":"Shown under the title; each order's description."},"currencies":{"type":"array","minItems":1,"maxItems":22,"uniqueItems":true,"items":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20","USDT_TRC20","USDT_ARB","USDT_BNB","USDT_CELO","USDC_ARB","USDC_SOL","USDC_BASE","USDC_POL","CUSD","ETH_ARB","ETH_BASE"]},"description":"The pay currencies offered, among those the merchant can be paid in. Default: all of them."},"quantity":{"type":"integer","minimum":1,"maximum":1000000,"description":"Units to sell. A buyer who picks a currency holds one until the order is paid (sold) or expires or is canceled unpaid (given back). Default: no limit."},"expires_at":{"type":"string","maxLength":40,"pattern":"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$","description":"No new order after this time (ISO 8601, in the future). Default: never."},"success_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Where the buyer goes once paid."},"callback_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Each order's callback_url: a signed POST on its status changes."},"ask_email":{"type":"boolean","description":"Ask the buyer for an email address (kept as the order's email, for the receipt). Default false."},"price_amount":{"type":["number","string"],"maxLength":40,"description":"A fixed price in price_currency. Or min_amount and max_amount: the buyer chooses."},"min_amount":{"type":["number","string"],"maxLength":40,"description":"The least a buyer may choose to pay (with max_amount; not with price_amount)."},"max_amount":{"type":["number","string"],"maxLength":40,"description":"The most a buyer may choose to pay."},"price_currency":{"type":"string","enum":["USD","CNY","EUR","GBP","HKD","SGD","CAD","AUD","JPY","USDT","USDC"],"default":"USD","description":"A fiat or stable currency. Default USD."},"single_use":{"type":"boolean","description":"One buyer only: the same as quantity 1."}}};
 const func51 = Object.prototype.hasOwnProperty;
 const func2 = runtime_ucs2length;
-const pattern20 = new RegExp("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$", "u");
+const pattern18 = new RegExp("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$", "u");
 const formats0 = FORMATS["http-url"];
 
 function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -3278,7 +3281,7 @@ validate31.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/prop
 return false;
 }
 else {
-if(!pattern20.test(data5)){
+if(!pattern18.test(data5)){
 validate31.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$"+"\""}];
 return false;
 }
@@ -3487,7 +3490,7 @@ export const updateLinkBody = /* @__PURE__ */ (() => {
 const schema33 = {"$id":"UpdateLinkBody","type":"object","additionalProperties":false,"minProperties":1,"properties":{"title":{"type":"string","minLength":1,"maxLength":200,"description":"What the buyer pays for: the link page's heading and each order's title."},"description":{"type":"string","maxLength":800,"description":"Shown under the title; each order's description."},"currencies":{"type":"array","minItems":1,"maxItems":22,"uniqueItems":true,"items":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20","USDT_TRC20","USDT_ARB","USDT_BNB","USDT_CELO","USDC_ARB","USDC_SOL","USDC_BASE","USDC_POL","CUSD","ETH_ARB","ETH_BASE"]},"description":"The pay currencies offered, among those the merchant can be paid in. Default: all of them."},"quantity":{"type":"integer","minimum":1,"maximum":1000000,"description":"Units to sell. A buyer who picks a currency holds one until the order is paid (sold) or expires or is canceled unpaid (given back). Default: no limit."},"expires_at":{"type":"string","maxLength":40,"pattern":"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$","description":"No new order after this time (ISO 8601, in the future). Default: never."},"success_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Where the buyer goes once paid."},"callback_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Each order's callback_url: a signed POST on its status changes."},"ask_email":{"type":"boolean","description":"Ask the buyer for an email address (kept as the order's email, for the receipt). Default false."},"enabled":{"type":"boolean","description":"false: the link takes no new order (its page says so); true: it takes them again."},"remove":{"type":"array","maxItems":3,"uniqueItems":true,"items":{"type":"string","enum":["currencies","quantity","expires_at"]},"description":"Optional settings to take away: every currency offered again, no quantity limit, no expiry."}}};
 const func51 = Object.prototype.hasOwnProperty;
 const func2 = runtime_ucs2length;
-const pattern20 = new RegExp("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$", "u");
+const pattern18 = new RegExp("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$", "u");
 const formats0 = FORMATS["http-url"];
 
 function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -3662,7 +3665,7 @@ validate32.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/prop
 return false;
 }
 else {
-if(!pattern20.test(data5)){
+if(!pattern18.test(data5)){
 validate32.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$"+"\""}];
 return false;
 }
@@ -3964,9 +3967,9 @@ return validate14;
 
 /** The LinkOrderBody schema. */
 export const linkOrderBody = /* @__PURE__ */ (() => {
-const schema34 = {"$id":"LinkOrderBody","type":"object","additionalProperties":false,"required":["pay_currency"],"properties":{"pay_currency":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20","USDT_TRC20","USDT_ARB","USDT_BNB","USDT_CELO","USDC_ARB","USDC_SOL","USDC_BASE","USDC_POL","CUSD","ETH_ARB","ETH_BASE"],"description":"One of the link page answer's `currencies`."},"amount":{"type":["number","string"],"maxLength":40,"description":"Links where the buyer chooses: the amount, in the link's price_currency, within its bounds."},"email":{"type":"string","maxLength":254,"pattern":"^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$","description":"Links that ask for it: the buyer's email address."}}};
+const schema34 = {"$id":"LinkOrderBody","type":"object","additionalProperties":false,"required":["pay_currency"],"properties":{"pay_currency":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20","USDT_TRC20","USDT_ARB","USDT_BNB","USDT_CELO","USDC_ARB","USDC_SOL","USDC_BASE","USDC_POL","CUSD","ETH_ARB","ETH_BASE"],"description":"One of the link page answer's `currencies`."},"amount":{"type":["number","string"],"maxLength":40,"description":"Links where the buyer chooses: the amount, in the link's price_currency, within its bounds."},"email":{"type":"string","maxLength":254,"format":"email-address","description":"Links that ask for it: the buyer's email address (one address, local@domain, nothing else)."}}};
 const func2 = runtime_ucs2length;
-const pattern22 = new RegExp("^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$", "u");
+const formats6 = FORMATS["email-address"];
 
 function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="LinkOrderBody" */;
@@ -4031,14 +4034,15 @@ if(data.email !== undefined){
 let data2 = data.email;
 const _errs6 = errors;
 if(errors === _errs6){
+if(errors === _errs6){
 if(typeof data2 === "string"){
 if(func2(data2) > 254){
 validate33.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/maxLength",keyword:"maxLength",params:{limit: 254},message:"must NOT have more than 254 characters"}];
 return false;
 }
 else {
-if(!pattern22.test(data2)){
-validate33.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/pattern",keyword:"pattern",params:{pattern: "^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$"},message:"must match pattern \""+"^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$"+"\""}];
+if(!(formats6(data2))){
+validate33.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/format",keyword:"format",params:{format: "email-address"},message:"must match format \""+"email-address"+"\""}];
 return false;
 }
 }
@@ -4046,6 +4050,7 @@ return false;
 else {
 validate33.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
 }
 }
 var valid0 = _errs6 === errors;

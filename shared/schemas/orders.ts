@@ -70,8 +70,8 @@ export const createOrderBodySchema = {
     email: {
       type: 'string',
       maxLength: 254,
-      pattern: '^[^\\s@]+@[^\\s@]+$',
-      description: "The buyer's e-mail address (MugglePay's 2026 docs); kept on the order and shown in Get Order.",
+      format: 'email-address',
+      description: "The buyer's e-mail address (MugglePay's 2026 docs): one address, local@domain, nothing else (an internationalised domain is kept as its A-labels); kept on the order and shown in Get Order.",
     },
   },
 } as const;

@@ -99,7 +99,7 @@ export const linkOrderBodySchema = {
   properties: {
     pay_currency: { type: 'string', enum: PAY_CURRENCIES, description: 'One of the link page answer\'s `currencies`.' },
     amount: { ...decimal, description: "Links where the buyer chooses: the amount, in the link's price_currency, within its bounds." },
-    email: { type: 'string', maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$', description: 'Links that ask for it: the buyer\'s email address.' },
+    email: { type: 'string', maxLength: 254, format: 'email-address', description: 'Links that ask for it: the buyer\'s email address (one address, local@domain, nothing else).' },
   },
 } as const;
 export type LinkOrderBody = FromSchema<typeof linkOrderBodySchema>;

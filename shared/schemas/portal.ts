@@ -172,8 +172,8 @@ export const emailPreferencesBodySchema = {
       type: 'string',
       maxLength: 254,
       // An address, or '' for none (no email at all).
-      pattern: '^$|^[^\\s@<>,;"]+@[^\\s@<>,;"]+\\.[^\\s@<>,;"]+$',
-      description: "Where this user's email goes; an empty string sends none.",
+      format: 'email-address-or-empty',
+      description: "Where this user's email goes (one address, local@domain, nothing else); an empty string sends none.",
     },
     language: { type: 'string', enum: EMAIL_LANGUAGES },
     payments: { type: 'string', enum: PAYMENT_EMAIL_CHOICES, description: 'each: one email per paid order; daily: one summary a day (UTC); off.' },

@@ -4,7 +4,7 @@ import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES, type Route } from '#shared/http/routes';
-import { isHttpUrl } from '#shared/http/validation';
+import { SCHEMA_FORMATS } from '#shared/http/validation';
 import {
   buildOpenApiDocument,
   OPENAPI_DOCUMENT_FILE,
@@ -31,7 +31,8 @@ const DOC_ID = 'openapi.json';
 function strictAjv(): Ajv2020 {
   const ajv = new Ajv2020({ strict: true, allowUnionTypes: true, allErrors: true });
   addFormats(ajv);
-  return ajv.addFormat('http-url', isHttpUrl);
+  for (const [name, validate] of Object.entries(SCHEMA_FORMATS)) ajv.addFormat(name, validate);
+  return ajv;
 }
 
 /** The response schemas as exported (relative `$ref`s between their `$id`s). */

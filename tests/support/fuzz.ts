@@ -7,6 +7,7 @@ import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:ht
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
+import { isMailbox } from '#shared/domain/email-address';
 import type { Route } from '#shared/http/routes';
 import { OPERATIONS } from '#tools/openapi/operations';
 import { getOrMake } from './memo';
@@ -487,6 +488,11 @@ const HTTP_URLS: readonly string[] = [
   'https://shop.example/callback', 'http://shop.example:8080/cb?x=1&y=2#f', 'https://xn--fsqu00a.xn--0zwm56d/cb', '',
 ];
 
+const EMAIL_ADDRESSES: readonly string[] = ['buyer@example.test', "o'brien+tag@mail.example.co", 'kaeufer@münchen.example', 'a@例子.测试'];
+
+/** Address strings mail software reads as something else (issue #43): each must be a 400. */
+const NASTY_EMAILS: readonly string[] = ['a@x.test,b', 'Eve<a@x.test>', 'undisclosed:a@x.test;', '=?utf-8?Q?victim=40evil.test?=@example.test', '"q"@example.test', 'a@[127.0.0.1]'];
+
 const NASTY_URLS: readonly string[] = [
   'javascript:alert(1)', 'ftp://shop.example/x', 'file:///etc/passwd', 'data:text/plain,hi', '//shop.example/x', '/relative', 'http://',
   'http:///x', 'https://user:pw@shop.example/', 'http://169.254.169.254/latest/meta-data/', 'http://[::1]/', 'http://[::ffff:127.0.0.1]/',
@@ -517,6 +523,8 @@ function validValue(name: string, schema: PropertySchema, orderId: string | unde
 const anyValidValue = madeOnce((schema: PropertySchema): fc.Arbitrary<unknown> => {
   if (schema.enum) return fc.constantFrom(...schema.enum);
   if (schema.format === 'http-url') return fc.oneof(fc.constantFrom(...HTTP_URLS), fc.webUrl({ validSchemes: ['http', 'https'] }));
+  // fast-check's addresses include forms the service refuses (quoted, literals): the valid ones.
+  if (schema.format === 'email-address' || schema.format === 'email-address-or-empty') return fc.oneof(fc.constantFrom(...EMAIL_ADDRESSES), fc.emailAddress().filter(isMailbox));
   const types = schema.type === undefined ? ['string'] : Array.isArray(schema.type) ? schema.type : [schema.type as string];
   return fc.oneof(
     ...types.map((type): fc.Arbitrary<unknown> => {
@@ -567,6 +575,7 @@ const nastyValue = madeOnce((schema: PropertySchema): fc.Arbitrary<unknown> => {
     fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 3 }),
     fc.dictionary(fc.string({ maxLength: 10 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }),
     ...(schema.format === 'http-url' || schema.type === 'string' ? [fc.constantFrom(...NASTY_URLS)] : []),
+    ...(schema.type === 'string' ? [fc.constantFrom(...NASTY_EMAILS)] : []),
   );
 });
 

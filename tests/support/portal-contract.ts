@@ -1,7 +1,7 @@
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { ROUTES, type Route } from '#shared/http/routes';
-import { isHttpUrl } from '#shared/http/validation';
+import { SCHEMA_FORMATS } from '#shared/http/validation';
 import { PORTAL_RESPONSE_SCHEMAS, PORTAL_RESPONSES } from '#shared/schemas/portal-responses';
 
 /**
@@ -12,7 +12,7 @@ import { PORTAL_RESPONSE_SCHEMAS, PORTAL_RESPONSES } from '#shared/schemas/porta
  */
 const ajv = new Ajv2020({ strict: true, allowUnionTypes: true, allErrors: true });
 addFormats(ajv);
-ajv.addFormat('http-url', isHttpUrl);
+for (const [name, validate] of Object.entries(SCHEMA_FORMATS)) ajv.addFormat(name, validate);
 for (const schema of PORTAL_RESPONSE_SCHEMAS) ajv.addSchema(schema);
 
 const PORTAL_ROUTES = ROUTES.filter((route) => route.portal).map((route) => ({
