@@ -187,6 +187,15 @@ export const readEmailConfig = (env: Env) => ({
   retryBaseSeconds: setting(env, 'EMAIL_RETRY_BASE_SECONDS'),
   /** Callbacks failing for an order this long tell the merchant (once per order). */
   callbackAlertSeconds: setting(env, 'EMAIL_CALLBACK_ALERT_SECONDS'),
+  /** How much mail one mailbox, merchant and payment link may be sent (shared/email/limits.ts). */
+  limits: {
+    buyerPerAddressDay: setting(env, 'EMAIL_BUYER_PER_ADDRESS_DAY'),
+    buyerPerLinkHour: setting(env, 'EMAIL_BUYER_PER_LINK_HOUR'),
+    buyerPerMerchantHour: setting(env, 'EMAIL_BUYER_PER_MERCHANT_HOUR'),
+    buyerPerMerchantDay: setting(env, 'EMAIL_BUYER_PER_MERCHANT_DAY'),
+    sandboxBuyerPerDay: setting(env, 'EMAIL_SANDBOX_BUYER_PER_DAY'),
+    teamPerAddressDay: setting(env, 'EMAIL_TEAM_PER_ADDRESS_DAY'),
+  },
 });
 export const emailConfig = section(readEmailConfig);
 

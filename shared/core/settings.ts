@@ -78,6 +78,13 @@ export const SETTINGS = {
   EMAIL_MAX_ATTEMPTS: operator('positive', 'attempts to send one email before its job is dead-lettered', { default: 8 }),
   EMAIL_RETRY_BASE_SECONDS: operator('positive', "an email's first retry delay; each next one doubles (at most 12 hours)", { default: 60 }),
   EMAIL_CALLBACK_ALERT_SECONDS: operator('positive', 'callbacks failing for an order this long tell the merchant by email (once per order)', { default: 3600 }),
+  // Outbound mail limits (docs/security.md "Outbound mail"): past one, an email is recorded LIMITED, never sent or retried.
+  EMAIL_BUYER_PER_ADDRESS_DAY: operator('positive', "emails to one buyer mailbox outside the merchant's team, across all merchants, per UTC day", { default: 5 }),
+  EMAIL_BUYER_PER_LINK_HOUR: operator('positive', "buyer emails of one payment link's orders per hour", { default: 100 }),
+  EMAIL_BUYER_PER_MERCHANT_HOUR: operator('positive', 'buyer emails of one merchant per hour', { default: 300 }),
+  EMAIL_BUYER_PER_MERCHANT_DAY: operator('positive', 'buyer emails of one merchant per UTC day', { default: 2000 }),
+  EMAIL_SANDBOX_BUYER_PER_DAY: operator('nonNegative', "a sandbox merchant's buyer emails to mailboxes outside its team per UTC day (0: its team's only)", { default: 10 }),
+  EMAIL_TEAM_PER_ADDRESS_DAY: operator('positive', "emails to one merchant team member's mailbox (their notices, and buyer mail a team member sent themselves) per UTC day", { default: 200 }),
   ALARM_EMAIL: deploy('string', 'e-mail address subscribed to the alarm topic'),
 
   // The table, queues and what the stack or Lambda sets.

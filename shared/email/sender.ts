@@ -4,9 +4,11 @@ import { apiConfig, emailConfig, portalConfig } from '#shared/core/config';
 import { logger } from '#shared/core/logger';
 import { countMetric, publishMetrics } from '#shared/core/metrics';
 import { AUDIT_EMAIL_TOPICS, type EmailEvent, type EmailPreferences, preferencesOf, utcDay } from '#shared/domain/email';
+import { linkIdOfReference } from '#shared/domain/payment-link';
 import type { PortalUser } from '#shared/domain/portal';
 import { refundUrl } from '#shared/core/server-key';
 import { orderSummary } from '#shared/email/events';
+import { type Audience, firstFullWindow, type LimitName, mailboxOf, type MailWindow, windowsOf } from '#shared/email/limits';
 import { merchantMessage, receiptMessage, refundLinkMessage, type EmailMessage, type MessageContext } from '#shared/email/messages';
 import { deadLetterEmailJob, enqueueEmailJob, postponeEmailJob, type EmailJob } from '#shared/email/queue';
 import { EmailRefusedError, type EmailTransport } from '#shared/email/transport';
@@ -22,10 +24,11 @@ const LEASE_SECONDS = 60;
 /** A user of the merchant who receives mail: active, with an address. */
 type Member = PortalUser & { email_preferences?: Partial<EmailPreferences> };
 
-/** One email owed: who (`user:<id>` or `buyer`) and the message. */
+/** One email owed: who (`user:<id>` or `buyer`), the message, and the mail limits' windows it counts against. */
 interface Owed {
   recipient: string;
   message: EmailMessage;
+  windows: MailWindow[];
 }
 
 const merchantOf = (event: EmailEvent): number => ('order' in event ? event.order.user_id : event.merchant_id);
@@ -79,18 +82,28 @@ async function owedEmails(event: EmailEvent, now: Date): Promise<Owed[]> {
     paymentPageUrl: apiConfig().paymentPageUrl,
     ...(event.kind === 'daily_summary' ? { digest: await findPaymentDigest(event.date, merchantId) } : {}),
   };
+  // A buyer address that is a member's own mailbox was given by the team itself: team mail.
+  const team = new Set(users.map(({ preferences }) => mailboxOf(preferences.address)));
+  const { limits } = emailConfig();
+  const counted = (recipient: string, message: EmailMessage, audience: Audience, linkId?: string): Owed => ({
+    recipient,
+    message,
+    windows: windowsOf({ audience, address: message.to, merchantId, sandbox: merchant.sandbox, ...(linkId ? { linkId } : {}) }, limits),
+  });
+  const buyer = (message: EmailMessage, merchantOrderId: string): Owed =>
+    counted('buyer', message, team.has(mailboxOf(message.to)) ? 'team' : 'buyer', linkIdOfReference(merchantOrderId));
   const owed: Owed[] = [];
   for (const { user, preferences } of users) {
     if (!wants(preferences, event)) continue;
     const message = merchantMessage(event, preferences.address, preferences.language, context);
-    if (message) owed.push({ recipient: `user:${user.user_id}`, message });
+    if (message) owed.push(counted(`user:${user.user_id}`, message, 'team'));
   }
   if (event.kind === 'order_paid' && event.order.email) {
-    owed.push({ recipient: 'buyer', message: receiptMessage({ ...event.order, email: event.order.email }, context) });
+    owed.push(buyer(receiptMessage({ ...event.order, email: event.order.email }, context), event.order.merchant_order_id));
   }
   if (event.kind === 'refund_link') {
     const refundEmail = await refundLinkEmail(event, context);
-    if (refundEmail) owed.push(refundEmail);
+    if (refundEmail) owed.push(buyer(refundEmail.message, refundEmail.merchantOrderId));
   }
   return owed;
 }
@@ -101,7 +114,7 @@ async function owedEmails(event: EmailEvent, now: Date): Promise<Owed[]> {
  * The link is made here again from the refund with the server's key, as the refunds service
  * makes it: the stream record and the queue never carry it.
  */
-async function refundLinkEmail(event: Extract<EmailEvent, { kind: 'refund_link' }>, context: MessageContext): Promise<Owed | undefined> {
+async function refundLinkEmail(event: Extract<EmailEvent, { kind: 'refund_link' }>, context: MessageContext): Promise<{ message: EmailMessage; merchantOrderId: string } | undefined> {
   const [found, refund] = await Promise.all([findOrderWithInvoice(event.order_id), findRefund(event.order_id, event.refund_id)]);
   const email = found?.order.email;
   if (!email || found.order.user_id !== event.merchant_id) return undefined;
@@ -111,21 +124,38 @@ async function refundLinkEmail(event: Extract<EmailEvent, { kind: 'refund_link' 
     { email, order: orderSummary(found.order), amount: event.amount, currency: event.currency, ...(event.reason ? { reason: event.reason } : {}), url },
     context,
   );
-  return { recipient: 'buyer', message };
+  return { message, merchantOrderId: found.order.merchant_order_id };
 }
 
 /**
  * Sends one owed email once: claimed first (a redelivered job, or a duplicate from a replayed
- * stream record, finds it claimed or sent and sends nothing), then sent, then recorded. A
- * suppressed address (it bounced or complained) is recorded and skipped. A failed send releases
- * the claim and throws, so the job is retried.
+ * stream record, finds it claimed or sent and sends nothing), counted in its mail limits' windows
+ * at `now`, then sent, then recorded. A suppressed address (it bounced or complained) is
+ * recorded and skipped; so is an email over a limit (LIMITED, naming the limit): kept in the
+ * email log, never sent and never retried, so a flood neither reaches the mailbox later nor
+ * fills the queue. A failed send releases the claim (marked counted: its retries are not counted
+ * again) and throws, so the job is retried.
  */
 async function sendOnce(eventId: string, owed: Owed, suppressed: ReadonlySet<string>, transport: EmailTransport, now: Date): Promise<void> {
-  const lease = await claimEmail(eventId, owed.recipient, now, LEASE_SECONDS);
-  if (!lease) return;
+  const claim = await claimEmail(eventId, owed.recipient, now, LEASE_SECONDS);
+  if (!claim) return;
+  const { lease } = claim;
   if (suppressed.has(owed.message.to)) {
     await finishEmail(eventId, owed.recipient, lease, 'SUPPRESSED', new Date());
     countMetric('EmailSuppressed');
+    return;
+  }
+  let full: LimitName | undefined;
+  try {
+    full = claim.counted ? undefined : await firstFullWindow(owed.windows, now.getTime());
+  } catch (error) {
+    await releaseEmail(eventId, owed.recipient, lease, (error as Error).message ?? String(error), new Date(), false);
+    throw error;
+  }
+  if (full) {
+    await finishEmail(eventId, owed.recipient, lease, 'LIMITED', new Date(), { limitedBy: full });
+    countMetric('EmailLimited');
+    logger.warn('email over its limit, not sent', { eventId, recipient: owed.recipient, limit: full });
     return;
   }
   let messageId: string;
@@ -139,10 +169,10 @@ async function sendOnce(eventId: string, owed: Owed, suppressed: ReadonlySet<str
       countMetric('EmailRefused');
       return;
     }
-    await releaseEmail(eventId, owed.recipient, lease, (error as Error).message ?? String(error), new Date());
+    await releaseEmail(eventId, owed.recipient, lease, (error as Error).message ?? String(error), new Date(), true);
     throw error;
   }
-  await finishEmail(eventId, owed.recipient, lease, 'SENT', new Date(), messageId);
+  await finishEmail(eventId, owed.recipient, lease, 'SENT', new Date(), { messageId });
   countMetric('EmailSent');
 }
 

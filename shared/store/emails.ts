@@ -30,60 +30,104 @@ export function saveEmailPreferences(userId: string, merchantId: number, prefere
 
 // --- One email of one event to one recipient ---------------------------------------------------
 
-/** Where one email stands: being sent (under a lease), sent, or not sent (a suppressed address, or refused by the transport for good). */
-export type EmailState = 'SENDING' | 'SENT' | 'SUPPRESSED' | 'REFUSED';
+/**
+ * Where one email stands: being sent (under a lease), sent, or not sent: a suppressed address, refused by
+ * the transport for good, or over one of the mail limits (shared/email/limits.ts; `limited_by` names it).
+ */
+export type EmailState = 'SENDING' | 'SENT' | 'SUPPRESSED' | 'REFUSED' | 'LIMITED';
+
+/** A claimed email: the lease, and whether an earlier attempt counted it in the mail limits already (its send failed). */
+export interface EmailClaim {
+  lease: string;
+  counted: boolean;
+}
 
 /**
  * Claims the email of `eventId` to `recipient` for `leaseSeconds`: written if it was never
  * claimed, or taken over when a worker's lease ran out before it was sent (a crash). Undefined
  * when it was sent (or suppressed) already, or another worker holds it: the caller sends nothing.
  */
-export async function claimEmail(eventId: string, recipient: string, now: Date, leaseSeconds: number): Promise<string | undefined> {
+export async function claimEmail(eventId: string, recipient: string, now: Date, leaseSeconds: number): Promise<EmailClaim | undefined> {
   const leaseUntil = new Date(now.getTime() + leaseSeconds * 1000).toISOString();
-  const claimed = await updateIf(emailKey(eventId, recipient), {
-    UpdateExpression: 'SET #type = :type, #state = :sending, lease_until = :lease, #ttl = :ttl ADD attempts :one',
-    ConditionExpression: 'attribute_not_exists(PK) OR (#state = :sending AND lease_until < :now)',
-    ExpressionAttributeNames: { '#type': 'type', '#state': 'state', '#ttl': TABLE_KEYS.ttlAttribute },
-    ExpressionAttributeValues: {
-      ':type': ENTITY.email,
-      ':sending': 'SENDING',
-      ':lease': leaseUntil,
-      ':now': now.toISOString(),
-      ':ttl': epoch(now, EMAIL_TTL_SECONDS),
-      ':one': 1,
-    },
-  });
-  return claimed ? leaseUntil : undefined;
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: emailKey(eventId, recipient),
+        UpdateExpression: 'SET #type = :type, #state = :sending, lease_until = :lease, #ttl = :ttl ADD attempts :one',
+        ConditionExpression: 'attribute_not_exists(PK) OR (#state = :sending AND lease_until < :now)',
+        ExpressionAttributeNames: { '#type': 'type', '#state': 'state', '#ttl': TABLE_KEYS.ttlAttribute },
+        ExpressionAttributeValues: {
+          ':type': ENTITY.email,
+          ':sending': 'SENDING',
+          ':lease': leaseUntil,
+          ':now': now.toISOString(),
+          ':ttl': epoch(now, EMAIL_TTL_SECONDS),
+          ':one': 1,
+        },
+        // Only to learn whether a failed attempt counted it already (releaseEmail marks it).
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return { lease: leaseUntil, counted: Attributes?.counted === true };
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
 }
 
-/** Records how a claimed email ended (sent, or not sent to a suppressed address). */
-export async function finishEmail(eventId: string, recipient: string, lease: string, state: Exclude<EmailState, 'SENDING'>, now: Date, messageId?: string): Promise<void> {
+/**
+ * Records how a claimed email ended (sent, or not sent: a suppressed address, refused, or over
+ * the limit `limitedBy`).
+ */
+export async function finishEmail(
+  eventId: string,
+  recipient: string,
+  lease: string,
+  state: Exclude<EmailState, 'SENDING'>,
+  now: Date,
+  outcome: { messageId?: string; limitedBy?: string } = {},
+): Promise<void> {
   await db().send(
     new UpdateCommand({
       TableName: tableName(),
       Key: emailKey(eventId, recipient),
-      UpdateExpression: 'SET #state = :state, finished_at = :now, message_id = :id REMOVE lease_until',
+      UpdateExpression: `SET #state = :state, finished_at = :now, message_id = :id${outcome.limitedBy ? ', limited_by = :limit' : ''} REMOVE lease_until`,
       ConditionExpression: 'lease_until = :lease',
       ExpressionAttributeNames: { '#state': 'state' },
-      ExpressionAttributeValues: { ':state': state, ':now': now.toISOString(), ':lease': lease, ':id': messageId ?? '' },
+      ExpressionAttributeValues: {
+        ':state': state,
+        ':now': now.toISOString(),
+        ':lease': lease,
+        ':id': outcome.messageId ?? '',
+        ...(outcome.limitedBy ? { ':limit': outcome.limitedBy } : {}),
+      },
     }),
   );
 }
 
-/** A send failed: the lease ends now (the job's retry may claim it again), the error noted. */
-export async function releaseEmail(eventId: string, recipient: string, lease: string, error: string, now: Date): Promise<void> {
+/**
+ * A send failed: the lease ends now (the job's retry may claim it again), the error noted, and
+ * whether the email was `counted` in the mail limits already: a send fails after the count, and
+ * its retries are not counted again (a transport failing for hours would otherwise use up a
+ * buyer's day); a count that failed half-way is counted again.
+ */
+export async function releaseEmail(eventId: string, recipient: string, lease: string, error: string, now: Date, counted: boolean): Promise<void> {
   // Refused: the lease was taken over or the email finished meanwhile; nothing to release.
   await updateIf(emailKey(eventId, recipient), {
-    UpdateExpression: 'SET lease_until = :now, last_error = :error',
+    UpdateExpression: 'SET lease_until = :now, last_error = :error, counted = :counted',
     ConditionExpression: 'lease_until = :lease',
-    ExpressionAttributeValues: { ':now': now.toISOString(), ':lease': lease, ':error': error.slice(0, 200) },
+    ExpressionAttributeValues: { ':now': now.toISOString(), ':lease': lease, ':error': error.slice(0, 200), ':counted': counted },
   });
 }
 
 /** The email of `eventId` to `recipient`, as recorded (tests, the operator). */
-export async function findEmail(eventId: string, recipient: string): Promise<{ state: EmailState; attempts: number; message_id?: string; last_error?: string } | undefined> {
+export async function findEmail(
+  eventId: string,
+  recipient: string,
+): Promise<{ state: EmailState; attempts: number; message_id?: string; last_error?: string; limited_by?: string; counted?: boolean } | undefined> {
   const result = await db().send(new GetCommand({ TableName: tableName(), Key: emailKey(eventId, recipient), ConsistentRead: true }));
-  return result.Item as { state: EmailState; attempts: number; message_id?: string } | undefined;
+  return result.Item as { state: EmailState; attempts: number; message_id?: string; limited_by?: string; counted?: boolean } | undefined;
 }
 
 // --- Suppressed addresses (bounces, complaints) -------------------------------------------------

@@ -21,6 +21,7 @@
  * | returned address    | ADDRPOOL#<counter name>         | <index, 12 digits> |                             |                                             |
  * | chain cursor        | CHAIN#<chain>                   | CURSOR       |                                   |                                             |
  * | request quota       | QUOTA#<M<uid> or P<address>>     | W#<window number> |                              |                                             |
+ * | mail limit count    | QUOTA#E<window kind><mailbox hash, link id or uid> | W#<window number> |         |                                             |
  * | maturing payment    | CHAIN#<chain>                   | PAYMENT#<height, 12 digits>#<payment key> |      |                                             |
  * | unmatched payment   | CHAIN#<LBTC or EOS>             | UNMATCHED#<payment key> |                        |                                             |
  * | source health       | HEALTH                          | <source: BTC, ETH, LBTC, ...> |                  |                                             |

@@ -29,6 +29,7 @@ export const ATTACKS = [
   'quota-exhaustion',
   'idempotency-flood',
   'auth-failure-flood',
+  'mail-bomb',
 ] as const;
 
 export type AttackId = (typeof ATTACKS)[number];
