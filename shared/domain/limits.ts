@@ -22,6 +22,15 @@ export const MAX_OFFSET = 1000;
 export const MAX_INVOICES_PER_ORDER = 16;
 
 /**
+ * The stock of a payment link with a quantity: at most 10,000 units. A quantity is for stock that
+ * runs out (seats, tickets, a batch); past that it is in effect no limit, which is leaving the
+ * quantity out. Each unit is held by an order while it is being paid, and a buyer's order is one
+ * unit (the link page takes no quantity): more units mean more orders, each counted against the
+ * stock and the payment page's per-client limits.
+ */
+export const MAX_LINK_QUANTITY = 10_000;
+
+/**
  * Fields one request body may have. Unknown fields are ignored (real MugglePay clients send
  * some), but not without bound: the largest body the contract defines has 15 fields.
  */

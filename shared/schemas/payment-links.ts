@@ -1,5 +1,6 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { PAY_CURRENCIES, PRICE_CURRENCIES } from '#shared/domain/currencies';
+import { MAX_LINK_QUANTITY } from '#shared/domain/limits';
 import { isLinkPriceCurrency, LINK_STATES, linkState, type PaymentLink, unitsLeft } from '#shared/domain/payment-link';
 
 /**
@@ -13,8 +14,6 @@ const decimal = { type: ['number', 'string'], maxLength: 40 } as const;
 const url = { type: 'string', maxLength: 2048, format: 'http-url', description: 'Absolute http(s) URL.' } as const;
 const LINK_PRICE_CURRENCIES = PRICE_CURRENCIES.filter(isLinkPriceCurrency);
 const ISO_TIME = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$';
-/** Units a link may sell. */
-export const MAX_LINK_QUANTITY = 1_000_000;
 
 const editable = {
   title: { type: 'string', minLength: 1, maxLength: 200, description: "What the buyer pays for: the link page's heading and each order's title." },
@@ -25,14 +24,13 @@ const editable = {
     maxItems: PAY_CURRENCIES.length,
     uniqueItems: true,
     items: { type: 'string', enum: PAY_CURRENCIES },
-    description: 'The pay currencies offered, among those the merchant can be paid in. Default: all of them.',
+    description: 'The pay currencies offered, among those the merchant can be paid in (one it cannot, such as a gateway not enabled for it or not configured, is refused). Default: all of them.',
   },
   quantity: {
     type: 'integer',
     minimum: 1,
     maximum: MAX_LINK_QUANTITY,
-    description:
-      'Units to sell. A buyer who picks a currency holds one until the order is paid (sold) or expires or is canceled unpaid (given back). Default: no limit.',
+    description: `Units to sell, 1 to ${MAX_LINK_QUANTITY}. Each buyer's order is one unit: a buyer who picks a currency holds one until the order is paid (sold) or expires or is canceled unpaid (given back). Default: no limit.`,
   },
   expires_at: { type: 'string', maxLength: 40, pattern: ISO_TIME, description: 'No new order after this time (ISO 8601, in the future). Default: never.' },
   success_url: { ...url, description: 'Where the buyer goes once paid.' },

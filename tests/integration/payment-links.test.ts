@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_LINK_QUANTITY } from '#shared/domain/limits';
 import type { MerchantCredentials } from '#shared/services/merchants';
 import { client, expectError, newMerchant, startApi } from '../support/api';
 import { signedInUser } from '../support/portal';
@@ -86,6 +87,8 @@ describe('the merchant routes', () => {
     ['no pay currency', { title: 't', price_amount: 5, currencies: [] }, 'PARAMETERS_INVALID', 'currencies'],
     ['a zero quantity', { title: 't', price_amount: 5, quantity: 0 }, 'PARAMETERS_INVALID', 'quantity'],
     ['a fractional quantity', { title: 't', price_amount: 5, quantity: 1.5 }, 'PARAMETERS_INVALID', 'quantity'],
+    ['a quantity above the stock bound', { title: 't', price_amount: 5, quantity: MAX_LINK_QUANTITY + 1 }, 'PARAMETERS_INVALID', 'quantity'],
+    ['a million units', { title: 't', price_amount: 5, quantity: 1_000_000 }, 'PARAMETERS_INVALID', 'quantity'],
     ['single use and quantity 3', { title: 't', price_amount: 5, quantity: 3, single_use: true }, 'PARAMETERS_INVALID', 'single_use'],
     ['an expiry in the past', { title: 't', price_amount: 5, expires_at: '2020-01-01T00:00:00Z' }, 'PARAMETERS_INVALID', 'expires_at'],
     ['an expiry that is no time', { title: 't', price_amount: 5, expires_at: 'tomorrow' }, 'PARAMETERS_INVALID', 'expires_at'],
@@ -101,6 +104,35 @@ describe('the merchant routes', () => {
 
   it('refuses currencies the merchant cannot be paid in (a live merchant without keys)', async () => {
     expectError(await call('POST', '/v1/links', { token: live.api_token, body: { title: 't', price_amount: 5, currencies: ['BTC'] } }), 400, 'PARAMETERS_INVALID', 'BTC');
+  });
+
+  it('refuses a gateway checkout would refuse (enabled for the merchant, not configured here) at create, change and in the portal', async () => {
+    const gatewayShop = await newMerchant(false, 'Gateway Shop', { gateways: ['ALIPAY'] });
+    // Checkout's answer for the same merchant and currency: the link takes what checkout takes.
+    const order = await call('POST', '/v1/orders', { token: gatewayShop.api_token, body: { price_amount: 5, price_currency: 'USD' } });
+    expectError(await call('POST', `/v1/orders/${order.body.order.order_id}/checkout`, { token: gatewayShop.api_token, body: { pay_currency: 'ALIPAY' } }), 400, 'PAYMENT_NOT_AVAILABLE');
+    for (const currencies of [['ALIPAY'], ['WECHAT']]) {
+      expectError(await call('POST', '/v1/links', { token: gatewayShop.api_token, body: { title: 't', price_amount: 5, currencies } }), 400, 'PARAMETERS_INVALID', currencies[0]);
+    }
+    const link = await createLink({ title: 'Any currency', price_amount: 5 }, gatewayShop);
+    expectError(await call('POST', `/v1/links/${link.link_id}`, { token: gatewayShop.api_token, body: { currencies: ['ALIPAY'] } }), 400, 'PARAMETERS_INVALID', 'ALIPAY');
+    const owner = (await signedInUser(api.url, origin, gatewayShop.user_id, 'owner')).browser;
+    const refused = await owner.call('POST', '/v1/portal/links', { body: { title: 't', price_amount: '5', currencies: ['ALIPAY'] } });
+    expect(refused.body).toMatchObject({ status: 400, error_code: 'INVALID_INPUT', error: expect.stringContaining('ALIPAY') });
+    expect((await call('GET', `/v1/links/${link.link_id}`, { token: gatewayShop.api_token })).body.link.currencies).toBeNull();
+  });
+
+  it(`bounds a link's stock at ${MAX_LINK_QUANTITY} units: at create, change and in the portal`, async () => {
+    const link = await createLink({ title: 'Big batch', price_amount: 5, quantity: MAX_LINK_QUANTITY });
+    expect(link).toMatchObject({ quantity: MAX_LINK_QUANTITY, units_left: MAX_LINK_QUANTITY });
+    expectError(await call('POST', `/v1/links/${link.link_id}`, { token: shop.api_token, body: { quantity: MAX_LINK_QUANTITY + 1 } }), 400, 'PARAMETERS_INVALID', 'quantity');
+    const owner = (await signedInUser(api.url, origin, shop.user_id, 'owner')).browser;
+    for (const path of ['/v1/portal/links', `/v1/portal/links/${link.link_id}`]) {
+      const refused = await owner.call('POST', path, { body: { ...(path.endsWith('links') ? { title: 't', price_amount: '5' } : {}), quantity: 1_000_000 } });
+      // The request schema's bound: refused before the service, as the API's.
+      expect(refused.body, path).toMatchObject({ status: 400, error_code: 'PARAMETERS_INVALID', error: expect.stringContaining('quantity') });
+    }
+    expect((await call('GET', `/v1/links/${link.link_id}`, { token: shop.api_token })).body.link.quantity).toBe(MAX_LINK_QUANTITY);
   });
 
   it('changes a link: disable, enable, more units, remove the expiry; refuses a quantity below what is held and bad fields', async () => {

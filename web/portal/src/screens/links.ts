@@ -1,3 +1,4 @@
+import { MAX_LINK_QUANTITY } from '#shared/domain/limits';
 import { h } from '../../../common/dom';
 import { linksApi, type PaymentLinkRow } from '../api';
 import { formatAmount } from '../format';
@@ -72,7 +73,7 @@ function createForm(outcome: HTMLElement, created: (linkId: string) => void): HT
   const max = input('link-max', { inputmode: 'decimal' });
   const currency = h('select', { id: 'link-currency', name: 'price_currency' }, LINK_CURRENCIES.map((code) => h('option', { value: code }, code)));
   const currencies = input('link-currencies', { 'aria-describedby': 'link-currencies-hint', spellcheck: 'false' });
-  const quantity = input('link-quantity', { type: 'number', min: '1', step: '1', inputmode: 'numeric', 'aria-describedby': 'link-quantity-hint' });
+  const quantity = input('link-quantity', { type: 'number', min: '1', max: String(MAX_LINK_QUANTITY), step: '1', inputmode: 'numeric', 'aria-describedby': 'link-quantity-hint' });
   const expires = input('link-expires', { type: 'datetime-local' });
   const success = input('link-success', { type: 'url', maxlength: '2048' });
   const askEmail = h('input', { id: 'link-ask-email', name: 'ask_email', type: 'checkbox' });
