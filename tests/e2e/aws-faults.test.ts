@@ -59,10 +59,10 @@ afterAll(async () => {
  * 409 that says to retry is tried again after its Retry-After (held keys at most 3 s here, so
  * the test waits less than a real client would). Every other answer is final.
  */
-async function retried(method: string, path: string, body: unknown): Promise<ApiResponse> {
+async function retried(method: string, path: string, body: unknown, asMerchant = true): Promise<ApiResponse> {
   const key = randomUUID();
   for (let attempt = 1; attempt <= 30; attempt += 1) {
-    const answer = await call(method, path, { token: shop.api_token, body, headers: { 'Idempotency-Key': key } });
+    const answer = await call(method, path, { ...(asMerchant ? { token: shop.api_token } : {}), body, headers: { 'Idempotency-Key': key } });
     seen.answers += 1;
     const retryAfter = Number(answer.headers.get('retry-after'));
     if (answer.status >= 500) {
@@ -94,6 +94,8 @@ describe('DynamoDB and SQS failing about one call in ten', () => {
     dynamodb.plan = atRate(0.1, DYNAMODB_FAULTS, { seed: 20261201 });
     queue!.plan = atRate(0.1, SQS_FAULTS, { seed: 7, operations: ['SendMessage', 'SendMessageBatch'] });
 
+    const started = Date.now();
+    const phases: Record<string, number> = {};
     const ids: string[] = [];
     await inParallel([...Array(ORDERS).keys()], 5, async (index) => {
       const created = await retried('POST', '/v1/orders', {
@@ -116,6 +118,7 @@ describe('DynamoDB and SQS failing about one call in ten', () => {
       expectOk(refund);
     });
 
+    phases.requests = Date.now() - started;
     // The minute sweep, as the schedule runs it, until the orders never checked out have expired.
     await sleep(2_500);
     let expired = 0;
@@ -126,10 +129,12 @@ describe('DynamoDB and SQS failing about one call in ten', () => {
         // A sweep that failed is run again by the next minute's schedule.
       }
     }
+    phases.expiry = Date.now() - started;
     // The callbacks each state change owes: PAID for all paid, REFUND_PENDING for the refunded, EXPIRED for the rest.
     const owed = (id: string, index: number) => (index < REFUNDED ? ['PAID', 'REFUND_PENDING'] : index < PAID ? ['PAID'] : ['EXPIRED']);
     const has = (id: string, status: string) => site.for(id).some((callback) => callback.json?.status === status);
     await site.waitFor(() => ids.every((id, index) => owed(id, index).every((status) => has(id, status))), 60_000);
+    phases.callbacks = Date.now() - started;
     const faults = [...dynamodb.counts.faults.values(), ...queue!.counts.faults.values()].reduce((sum, n) => sum + n, 0);
     // Late copies of a delivery would arrive within a retry's second or two.
     await sleep(3_000);
@@ -167,10 +172,50 @@ describe('DynamoDB and SQS failing about one call in ten', () => {
         conflicts: seen.conflicts,
         callbackEvents: events,
         callbackPosts: deliveries,
+        msFromStart: phases,
       }),
     );
     expect(faults).toBeGreaterThan(50);
   }, 240_000);
+
+  it("a link's units: each held once, sold once, given back once", async () => {
+    const link = (await retried('POST', '/v1/links', { title: 'Faulty stock', price_amount: 10, currencies: ['BTC'], quantity: 8 })).body.link;
+    dynamodb.plan = atRate(0.1, DYNAMODB_FAULTS, { seed: 4242 });
+    // Twelve buyers for eight units, each retrying its own purchase with its own key.
+    const bought: string[] = [];
+    const refused: string[] = [];
+    await inParallel([...Array(12).keys()], 6, async () => {
+      const answer = await retried('POST', `/v1/pay/links/${link.link_id}/orders`, { pay_currency: 'BTC' }, false);
+      if (answer.status === 201) bought.push(answer.body.order_id as string);
+      else refused.push(answer.body.error_code ?? `${answer.status} ${answer.text}`);
+    });
+    expect(bought, refused.join(' ')).toHaveLength(8);
+    expect(refused).toEqual(Array(4).fill('LINK_SOLD_OUT'));
+    // Five paid (sold), two canceled unpaid (given back), one still held.
+    await inParallel(bought.slice(0, 5), 3, async (id) => expectOk(await retried('POST', `/v1/sandbox/orders/${id}/pay`, {})));
+    await inParallel(bought.slice(5, 7), 2, async (id) => expectOk(await retried('POST', `/v1/pay/${id}/cancel`, {}, false)));
+    // The two given back go to the next buyers (a full link takes back what canceled orders held), and no more.
+    const later = await Promise.all([0, 1, 2].map(() => retried('POST', `/v1/pay/links/${link.link_id}/orders`, { pay_currency: 'BTC' }, false)));
+    expect(later.map((answer) => answer.status).sort()).toEqual([201, 201, 409]);
+    dynamodb.plan = () => undefined;
+    expect((await call('GET', `/v1/pay/links/${link.link_id}`)).body.link).toMatchObject({ state: 'SOLD_OUT', units_left: 0 });
+    expect((await call('GET', `/v1/links/${link.link_id}`, { token: shop.api_token })).body.link).toMatchObject({ order_count: 10, quantity: 8, units_left: 0 });
+    expect(seen.otherFailures).toEqual([]);
+  });
+
+  it("a transaction whose answer was lost is answered as done when the SDK tries it again: a link's unit held once, answered 201", async () => {
+    const link = (await retried('POST', '/v1/links', { title: 'One lost answer', price_amount: 10, currencies: ['BTC'], quantity: 3 })).body.link;
+    let transactions = 0;
+    dynamodb.plan = (call) => (call.operation === 'TransactWriteItems' && transactions++ === 0 ? 'lost-answer' : undefined);
+    const bought = await call('POST', `/v1/pay/links/${link.link_id}/orders`, { body: { pay_currency: 'BTC' } });
+    dynamodb.plan = () => undefined;
+    // The SDK's retry was the second transaction. It carries the first's ClientRequestToken (the
+    // SDK fills one in when the caller gives none), and DynamoDB answers it as the transaction it
+    // already ran: were it run again, its condition on the visit it wrote would refuse it.
+    expect(transactions).toBeGreaterThanOrEqual(2);
+    expect(bought.status, bought.text).toBe(201);
+    expect((await call('GET', `/v1/links/${link.link_id}`, { token: shop.api_token })).body.link).toMatchObject({ order_count: 1, units_left: 2 });
+  });
 
   it("a Create whose key's Put lands with its answer lost on every try answers 503 with Retry-After, and the retry makes the one order", async () => {
     // Each of the SDK's three tries of the key's Put is written, then its connection reset.
