@@ -95,11 +95,15 @@ export async function takeWatchLease(chain: string, owner: string, until: Date, 
  * Hands `chain`'s lease from `from` to `to` until `until` (the stepped watcher's claim, once a
  * minute: shared/watchers/stepped.ts): true when `from` still held it (expired or not: nobody
  * took it since), false when another run took it or a twin of this run passed it first.
+ * `to` is a fresh id of this claim's own, so finding it already there means this very write
+ * landed: the SDK tried again an attempt whose answer was lost (a reset, a timeout). Without
+ * that, the retry failed its own condition and the line ended as superseded, its new owner
+ * holding the lease with no tick until it expired (issue 43).
  */
 export async function passWatchLease(chain: string, from: string, to: string, until: Date): Promise<boolean> {
   return updateIf(watchLeaseKey(chain), {
     UpdateExpression: 'SET #owner = :to, lease_until = :until',
-    ConditionExpression: '#owner = :from',
+    ConditionExpression: '#owner = :from OR #owner = :to',
     ExpressionAttributeNames: { '#owner': 'owner' },
     ExpressionAttributeValues: { ':from': from, ':to': to, ':until': until.toISOString() },
   });

@@ -78,14 +78,19 @@ export async function watchChainStep(chain: string, tick: WatchTick | undefined,
     owner = tick.owner;
     claimedAt = new Date(tick.claimed_at);
     if (now.getTime() - claimedAt.getTime() >= CLAIM_EVERY_MS) {
-      if (!(await watchingNeeded(chain, now))) {
-        await releaseWatchLease(chain, owner);
-        logger.info('watch line ended: nothing needs the chain', { chain });
-        return { steps: 0, failures: 0, ended: true };
+      let claim: { owner: string } | 'ended' | 'superseded';
+      try {
+        claim = await claimAgain(chain, owner, now);
+      } catch (error) {
+        // The store failed the claim (throttled, down) past the SDK's retries: the line's tick
+        // goes on as a failed step's, to claim again after the backoff. Thrown without it, the
+        // line was lost until its lease expired and the next scheduled minute (issue 43).
+        await sendNext(chain, owner, claimedAt, tick.failures + 1, options.send);
+        throw error;
       }
-      const next = randomUUID();
-      if (!(await passWatchLease(chain, owner, next, new Date(now.getTime() + LEASE_MS)))) return { steps: 0, failures: 0, superseded: true };
-      owner = next;
+      if (claim === 'ended') return { steps: 0, failures: 0, ended: true };
+      if (claim === 'superseded') return { steps: 0, failures: 0, superseded: true };
+      owner = claim.owner;
       claimedAt = now;
     }
   }
@@ -101,6 +106,17 @@ export async function watchChainStep(chain: string, tick: WatchTick | undefined,
   return { ...steps, next: { delaySeconds, failures } };
 }
 
+/** A line's claim: the lease passed to a fresh owner id, or the line ends (nothing needs the chain: the lease given back; or another line holds it). */
+async function claimAgain(chain: string, owner: string, now: Date): Promise<{ owner: string } | 'ended' | 'superseded'> {
+  if (!(await watchingNeeded(chain, now))) {
+    await releaseWatchLease(chain, owner);
+    logger.info('watch line ended: nothing needs the chain', { chain });
+    return 'ended';
+  }
+  const next = randomUUID();
+  return (await passWatchLease(chain, owner, next, new Date(now.getTime() + LEASE_MS))) ? { owner: next } : 'superseded';
+}
+
 /** The next tick's delay: none while behind, the interval, or after failures a backoff with jitter up to {@link MAX_BACKOFF_SECONDS}. */
 export function nextDelaySeconds(failures: number, behind: boolean, intervalSeconds = watchConfig().watchIntervalSeconds, random = Math.random): number {
   if (behind) return 0;
@@ -109,8 +125,26 @@ export function nextDelaySeconds(failures: number, behind: boolean, intervalSeco
   return Math.max(intervalSeconds, Math.round(backoff * (0.5 + random() / 2)));
 }
 
+/**
+ * A failed send is tried again this many times more (after {@link SEND_RETRY_MS}, then twice
+ * that), whatever the error: the SDK's own three tries can all meet a throttled or failing
+ * queue, and a line whose tick is not sent is lost until its lease expires and the next
+ * scheduled minute (issue 43). An error that will not pass costs only the pauses.
+ */
+const SEND_RETRIES = 2;
+const SEND_RETRY_MS = 200;
+
 async function sendNext(chain: string, owner: string, claimedAt: Date, failures: number, send: TickSender, behind = false): Promise<number> {
   const delay = nextDelaySeconds(failures, behind);
-  await send({ source: 'watch-tick', chain, owner, claimed_at: claimedAt.toISOString(), failures }, delay);
-  return delay;
+  const tick: WatchTick = { source: 'watch-tick', chain, owner, claimed_at: claimedAt.toISOString(), failures };
+  for (let retry = 0; ; retry += 1) {
+    try {
+      await send(tick, delay);
+      return delay;
+    } catch (error) {
+      if (retry >= SEND_RETRIES) throw error;
+      logger.warn('a watch tick was not sent: trying again', { chain, error: error as Error });
+      await new Promise((resolve) => setTimeout(resolve, SEND_RETRY_MS * 2 ** retry));
+    }
+  }
 }

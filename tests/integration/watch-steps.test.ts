@@ -63,17 +63,10 @@ beforeAll(async () => {
   };
   queueUrl = await modules.steps.freshQueue();
   // The watch-chain function's environment as the stack sets it, and tick-watchers' (WATCHER_FUNCTIONS).
-  Object.assign(process.env, {
-    TABLE_NAME: TABLE,
-    WATCH_CHAIN: 'BTC',
-    WATCH_TICK_QUEUE_URL: queueUrl,
-    WATCHER_FUNCTIONS: JSON.stringify({ BTC: 'watch-chain-btc' }),
-    LAMBDA_ENDPOINT: `http://127.0.0.1:${(lambdaApi.address() as AddressInfo).port}`,
-    AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
-    BTC_ESPLORA_URL: esplora.url,
-    BTC_CONFIRMATIONS: '1',
-    WATCH_INTERVAL_SECONDS: '1',
-  });
+  Object.assign(
+    process.env,
+    modules.steps.steppedBtcEnv({ table: TABLE, tickQueueUrl: queueUrl, lambdaEndpoint: `http://127.0.0.1:${(lambdaApi.address() as AddressInfo).port}`, esploraUrl: esplora.url }),
+  );
 });
 
 afterAll(async () => {

@@ -31,6 +31,7 @@ export const LONG_FILES = [
   'tests/e2e/local-runtime-recovery.test.ts',
   'tests/integration/email.test.ts',
   'tests/e2e/aws-faults.test.ts',
+  'tests/integration/watch-steps-faults.test.ts',
   'tests/e2e/page.test.ts',
   'tests/integration/portal-account.test.ts',
   'tests/e2e/merchant-cli.test.ts',

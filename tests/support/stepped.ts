@@ -35,3 +35,22 @@ export async function receiveTicks(queueUrl: string, waitSeconds = 2): Promise<W
   const { Messages } = await sqs().send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: waitSeconds }));
   return (Messages ?? []).map((message) => tickInMessage(message.Body ?? '')).filter((tick): tick is WatchTick => tick !== undefined);
 }
+
+/**
+ * The BTC watch-chain function's environment as the stack sets it, and tick-watchers'
+ * (WATCHER_FUNCTIONS): the function `watch-chain-btc` behind a Lambda API at `lambdaEndpoint`,
+ * an Esplora source at `esploraUrl`, one confirmation, a step a second.
+ */
+export function steppedBtcEnv(options: { table: string; lambdaEndpoint: string; esploraUrl: string; tickQueueUrl?: string }): Record<string, string> {
+  return {
+    TABLE_NAME: options.table,
+    WATCH_CHAIN: 'BTC',
+    ...(options.tickQueueUrl ? { WATCH_TICK_QUEUE_URL: options.tickQueueUrl } : {}),
+    WATCHER_FUNCTIONS: JSON.stringify({ BTC: 'watch-chain-btc' }),
+    LAMBDA_ENDPOINT: options.lambdaEndpoint,
+    AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
+    BTC_ESPLORA_URL: options.esploraUrl,
+    BTC_CONFIRMATIONS: '1',
+    WATCH_INTERVAL_SECONDS: '1',
+  };
+}
