@@ -240,7 +240,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       }),
     );
     const limits = readQuotaConfig(process.env);
-    const server = createApiServer(bindings, [staticFiles(PAGE_PREFIX, resolve('web/dist')), staticFiles(PORTAL_PREFIX, resolve('web/portal/dist')), mailbox.pages(MAIL_PREFIX)], {
+    const server = createApiServer(bindings, [staticFiles(PAGE_PREFIX, resolve('web/dist'), 'page'), staticFiles(PORTAL_PREFIX, resolve('web/portal/dist'), 'portal'), mailbox.pages(MAIL_PREFIX)], {
       quotas: { merchant: limits.merchant, public: limits.public, authFailures: limits.authFailures, maxKeys: options.quotas?.maxKeys ?? DEFAULT_QUOTA_KEYS, clientIpHeader: options.quotas?.clientIpHeader },
     });
     await new Promise<void>((done, fail) => {

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { securityHeaderFields, siteSecurityHeaders } from '#shared/core/site-headers';
 import { newMerchant } from '../support/api';
-import { artifact, decodeQr, fitsViewport } from '../support/browser';
-import { AXE, browser, createOrder, english, eventually, live, merchantView, open, server, status, usePaymentPage } from '../support/page-e2e';
+import { addAxe, artifact, decodeQr, fitsViewport } from '../support/browser';
+import { browser, createOrder, english, eventually, live, merchantView, open, server, status, usePaymentPage } from '../support/page-e2e';
 
 /**
  * The hosted payment page's edges in real headless Chromium (set up as in page.test.ts, from
@@ -115,7 +116,7 @@ describe('the payment page', () => {
     expect(await page.getByRole('group', { name: 'Account' }).locator('code').textContent()).toBe(invoice.payment_address);
     expect(await page.getByRole('group', { name: 'Memo (required)' }).locator('code').textContent()).toBe(invoice.memo);
     expect(await page.getByRole('group', { name: 'Amount (EOS)' }).locator('code').textContent()).toBe(invoice.pay_amount.toFixed(4));
-    await page.addScriptTag({ path: AXE });
+    await addAxe(page);
     const violations = await page.evaluate(async () => {
       const result = await (window as unknown as { axe: { run: () => Promise<{ violations: { id: string }[] }> } }).axe.run();
       return result.violations.map((violation) => violation.id);
@@ -194,7 +195,8 @@ describe('the payment page', () => {
     await page.route(paymentUrl, async (route) => {
       const response = await route.fetch();
       const html = (await response.text()).replace('<meta name="api-base-url" content="">', `<meta name="api-base-url" content="${elsewhere}/">`);
-      await route.fulfill({ response, body: html });
+      // With the headers CloudFront sends in AWS, whose CSP lets the page call the API's origin.
+      await route.fulfill({ response, body: html, headers: { ...response.headers(), ...securityHeaderFields(siteSecurityHeaders('page', [elsewhere])) } });
     });
     const asked = page.waitForRequest((request) => request.url().includes('/v1/pay/'));
     await page.goto(paymentUrl);

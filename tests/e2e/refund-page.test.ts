@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fitsViewport } from '../support/browser';
-import { AXE, browser, call, createOrder, english, eventually, merchant, open, server, status, usePaymentPage } from '../support/page-e2e';
+import { addAxe, fitsViewport } from '../support/browser';
+import { browser, call, createOrder, english, eventually, merchant, open, server, status, usePaymentPage } from '../support/page-e2e';
 
 /**
  * The buyer's refund page in Chromium, against the real handlers: the sandbox flow end to end
@@ -22,7 +22,7 @@ async function refundedOrder(payCurrency: string, body: Record<string, unknown> 
 }
 
 async function axeViolations(page: import('playwright-core').Page): Promise<string[]> {
-  await page.addScriptTag({ path: AXE });
+  await addAxe(page);
   return page.evaluate(async () => {
     const result = await (window as unknown as { axe: { run: () => Promise<{ violations: { id: string }[] }> } }).axe.run();
     return result.violations.map((violation) => violation.id);

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { CfnParameter, Duration, Stack, Validations } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { AttributeType, StreamViewType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { HeadersReferrerPolicy } from 'aws-cdk-lib/aws-cloudfront';
 import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -14,6 +13,7 @@ import { PAGE_ROUTING_FUNCTION, PaymentPage, withApiBaseUrl } from '#infra/cdk/c
 import { ServiceAlarms } from '#infra/cdk/constructs/service-alarms';
 import { StaticSite } from '#infra/cdk/constructs/static-site';
 import { CryptoPayStack } from '#infra/cdk/stack';
+import { siteSecurityHeaders } from '#shared/core/site-headers';
 import { deployConfig, logicalId, resourcesOf, TEST_ENV, testApp, type TestApp } from './support.ts';
 
 const apps: TestApp[] = [];
@@ -184,7 +184,7 @@ describe('a static site under a path (as the portal is)', () => {
     path: '/app/',
     routing: { id: 'Routing', comment: 'app paths', code: PAGE_ROUTING_FUNCTION },
     accessLogsPrefix: 's3-site-bucket/',
-    referrerPolicy: HeadersReferrerPolicy.NO_REFERRER,
+    headers: siteSecurityHeaders('portal'),
     nagReasons: { geoRestriction: 'test', waf: 'test' },
     domainSetting: 'siteDomain',
   });

@@ -22,7 +22,7 @@ beforeAll(async () => {
   writeFileSync(join(page, 'index.html'), '<!doctype html><title>Pay</title>');
   const server = createApiServer(
     ROUTES.map((route) => ({ ...route, load: apiFunctions[route.fn]! })),
-    [staticFiles('/pay/', page)],
+    [staticFiles('/pay/', page, 'page')],
   );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;

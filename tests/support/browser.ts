@@ -1,4 +1,5 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -57,7 +58,7 @@ const closer = (server: Server) => () =>
 export async function startPageServer(): Promise<{ url: string; pageUrl: string; close: () => Promise<void> }> {
   const server = createApiServer(
     ROUTES.map((route) => ({ ...route, load: apiFunctions[route.fn]! })),
-    [staticFiles('/pay/', resolve('web/dist'))],
+    [staticFiles('/pay/', resolve('web/dist'), 'page')],
   );
   const url = await listen(server);
   const previous = process.env.PAYMENT_PAGE_URL;
@@ -85,6 +86,18 @@ export async function startShopSite(): Promise<{ url: string; visits: string[]; 
 }
 
 /** tests/artifacts/page-<name>.png (gitignored), for a human to review each state. */
+/** axe-core's browser build, for an accessibility audit. */
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+/**
+ * Puts axe-core (`window.axe`) in the page through DevTools, not as a script tag: the apps are
+ * served under their CSP (script-src 'self', shared/core/site-headers.ts), which rightly refuses
+ * an inline script, and DevTools' evaluation is outside the page's CSP.
+ */
+export async function addAxe(page: Page): Promise<void> {
+  await page.evaluate(readFileSync(AXE, 'utf8'));
+}
+
 export function artifact(name: string): string {
   mkdirSync(ARTIFACTS, { recursive: true });
   return join(ARTIFACTS, `page-${name}.png`);

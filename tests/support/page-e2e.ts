@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import { randomUUID } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
@@ -14,9 +13,6 @@ import type { MerchantCredentials } from '#shared/services/merchants';
  */
 
 export type Json = Record<string, any>;
-
-/** axe-core's browser build, injected into the page for an accessibility audit. */
-export const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
 export let server: Awaited<ReturnType<typeof startPageServer>>;
 export let shop: Awaited<ReturnType<typeof startShopSite>>;

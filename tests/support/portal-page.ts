@@ -1,10 +1,7 @@
-import { createRequire } from 'node:module';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { artifact } from './browser';
+import { addAxe, artifact } from './browser';
 import type { Started } from './processes';
-
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
 /**
  * A Chromium page for the merchant portal with the browser's own passkey authenticator (the
@@ -26,7 +23,7 @@ export async function portalPage(browser: Browser, options: BrowserContextOption
 
 /** axe-core on the page as it is: no violation; a full-page screenshot to tests/artifacts/page-<name>.png. */
 export async function expectAccessible(page: Page, name: string): Promise<void> {
-  await page.addScriptTag({ path: AXE });
+  await addAxe(page);
   const result = await page.evaluate(async () => (window as unknown as { axe: { run: () => Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe.run());
   await page.screenshot({ path: artifact(name), fullPage: true });
   expect(result.violations.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`), name).toEqual([]);

@@ -4,7 +4,6 @@ import {
   AllowedMethods,
   type BehaviorOptions,
   CachePolicy,
-  HeadersReferrerPolicy,
   OriginProtocolPolicy,
   OriginRequestCookieBehavior,
   OriginRequestHeaderBehavior,
@@ -17,6 +16,7 @@ import { FunctionUrlAuthType, type FunctionUrl, type IFunction, InvokeMode } fro
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { type CustomDomain, StaticSite } from '#infra/cdk/constructs/static-site';
+import { siteSecurityHeaders } from '#shared/core/site-headers';
 
 export interface MerchantPortalProps {
   /** The built portal (web/portal/dist). Deployed only if the folder exists at synth time. */
@@ -74,7 +74,7 @@ export class MerchantPortal extends StaticSite {
       path: PORTAL_PATH,
       routing: { id: 'PortalRouting', comment: 'Portal app paths get its index.html; / goes to /portal/', code: PORTAL_ROUTING_FUNCTION },
       accessLogsPrefix: 's3-portal-bucket/',
-      referrerPolicy: HeadersReferrerPolicy.NO_REFERRER,
+      headers: siteSecurityHeaders('portal'),
       ...(props.customDomain ? { customDomain: props.customDomain } : {}),
       nagReasons: {
         geoRestriction: "Merchants sign in from any country; where a merchant may work from is not the platform's decision.",

@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { HeadersReferrerPolicy } from 'aws-cdk-lib/aws-cloudfront';
 import { Source } from 'aws-cdk-lib/aws-s3-deployment';
 import type { Construct } from 'constructs';
 import { type CustomDomain, StaticSite } from '#infra/cdk/constructs/static-site';
+import { siteSecurityHeaders } from '#shared/core/site-headers';
 
 /** What the deployed page is told, in its index.html (`<meta name="api-base-url">`; in AWS only). */
 export interface PaymentPageConfig {
@@ -61,9 +61,8 @@ export class PaymentPage extends StaticSite {
       path: '/',
       routing: { id: 'PageRouting', comment: 'Extensionless page paths (the sandbox gateway) get index.html', code: PAGE_ROUTING_FUNCTION },
       accessLogsPrefix: 's3-page-bucket/',
-      connectOrigins: props.apiOrigins,
-      // The page URL carries the order id: other sites see only our origin.
-      referrerPolicy: HeadersReferrerPolicy.STRICT_ORIGIN_WHEN_CROSS_ORIGIN,
+      // Its scripts call the API's origin.
+      headers: siteSecurityHeaders('page', props.apiOrigins),
       ...(props.customDomain ? { customDomain: props.customDomain } : {}),
       nagReasons: {
         geoRestriction: "Buyers pay from any country; which countries a merchant sells to is the merchant's decision, not the platform's.",

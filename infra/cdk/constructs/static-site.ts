@@ -10,7 +10,7 @@ import {
   FunctionRuntime,
   Function as CloudFrontFunction,
   HeadersFrameOption,
-  type HeadersReferrerPolicy,
+  HeadersReferrerPolicy,
   HttpVersion,
   ResponseHeadersPolicy,
   SecurityPolicyProtocol,
@@ -21,6 +21,7 @@ import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aw
 import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
 import { acknowledgeAllFindings } from '#infra/cdk/nag';
+import type { SiteSecurityHeaders } from '#shared/core/site-headers';
 
 /** A domain of the site's own (its certificate in us-east-1); default: the CloudFront name. */
 export interface CustomDomain {
@@ -41,9 +42,8 @@ export interface StaticSiteProps {
   readonly routing: { readonly id: string; readonly comment: string; readonly code: string };
   /** Prefix of the bucket's S3 access logs in the logs bucket. */
   readonly accessLogsPrefix: string;
-  /** Origins the app's scripts may call (CSP connect-src), besides its own. */
-  readonly connectOrigins?: readonly string[];
-  readonly referrerPolicy: HeadersReferrerPolicy;
+  /** The site's security headers (shared/core/site-headers.ts: the local runtime serves the same). */
+  readonly headers: SiteSecurityHeaders;
   readonly customDomain?: CustomDomain;
   /** Why the distribution has no geo restriction (CFR1) and no WAF (CFR2), for cdk-nag. */
   readonly nagReasons: { readonly geoRestriction: string; readonly waf: string };
@@ -108,7 +108,7 @@ export class StaticSite extends Construct {
       code: FunctionCode.fromInline(props.routing.code),
       runtime: FunctionRuntime.JS_2_0,
     });
-    this.headers = this.securityHeaders(props);
+    this.headers = this.securityHeaders(props.title, props.headers);
     this.distribution = new Distribution(this, 'Distribution', {
       comment: props.comment,
       defaultBehavior: {
@@ -153,25 +153,22 @@ export class StaticSite extends Construct {
     }
   }
 
-  private securityHeaders(props: StaticSiteProps): ResponseHeadersPolicy {
-    const csp = [
-      "default-src 'none'",
-      "script-src 'self'",
-      "style-src 'self'",
-      "img-src 'self' data:",
-      `connect-src ${['\'self\'', ...(props.connectOrigins ?? [])].join(' ')}`,
-      "base-uri 'none'",
-      "form-action 'self'",
-      "frame-ancestors 'none'",
-    ].join('; ');
+  /** The declared headers as CloudFront's policy: exactly those, each overriding the origin's. */
+  private securityHeaders(title: string, headers: SiteSecurityHeaders): ResponseHeadersPolicy {
+    const frameOption = { DENY: HeadersFrameOption.DENY }[headers.frameOptions];
+    const referrerPolicy = { 'strict-origin-when-cross-origin': HeadersReferrerPolicy.STRICT_ORIGIN_WHEN_CROSS_ORIGIN, 'no-referrer': HeadersReferrerPolicy.NO_REFERRER }[headers.referrerPolicy];
     return new ResponseHeadersPolicy(this, 'SecurityHeaders', {
-      comment: `${props.title[0]!.toUpperCase()}${props.title.slice(1)}: HSTS, no framing, no sniffing, strict CSP`,
+      comment: `${title[0]!.toUpperCase()}${title.slice(1)}: HSTS, no framing, no sniffing, strict CSP`,
       securityHeadersBehavior: {
-        strictTransportSecurity: { accessControlMaxAge: Duration.days(730), includeSubdomains: true, override: true },
+        strictTransportSecurity: {
+          accessControlMaxAge: Duration.seconds(headers.strictTransportSecurity.maxAgeSeconds),
+          includeSubdomains: headers.strictTransportSecurity.includeSubdomains,
+          override: true,
+        },
         contentTypeOptions: { override: true },
-        frameOptions: { frameOption: HeadersFrameOption.DENY, override: true },
-        referrerPolicy: { referrerPolicy: props.referrerPolicy, override: true },
-        contentSecurityPolicy: { contentSecurityPolicy: csp, override: true },
+        frameOptions: { frameOption, override: true },
+        referrerPolicy: { referrerPolicy, override: true },
+        contentSecurityPolicy: { contentSecurityPolicy: headers.contentSecurityPolicy, override: true },
       },
     });
   }
