@@ -61,6 +61,11 @@ export interface Order {
   refunds?: RefundSummary;
   /** Its status changes, oldest first (the portal's history; the last {@link MAX_HISTORY}). */
   history?: StatusChange[];
+  /**
+   * The Idempotency-Key of the Create Order that made it, hashed with its merchant: a retry of
+   * that request whose first try wrote the order and then failed finds its own order here.
+   */
+  request_key?: string;
 }
 
 /** The refunds of an order, summed on the order itself so asking one is one conditional write on it. */

@@ -4,7 +4,7 @@ import type { MerchantProfile } from '#shared/domain/merchant';
 import { type ExactField, lenientBody, parseJsonBody } from '#shared/http/json-body';
 import { jsonBody } from '#shared/http/middlewares/body';
 import { errorMapper } from '#shared/http/middlewares/error-mapper';
-import { idempotency } from '#shared/http/middlewares/idempotency';
+import { idempotency, requestKeyOf } from '#shared/http/middlewares/idempotency';
 import { normalized } from '#shared/http/middlewares/normalizers';
 import { quota } from '#shared/http/middlewares/quota';
 import { merchantOf, tokenAuth } from '#shared/http/middlewares/token-auth';
@@ -23,6 +23,8 @@ export interface ApiInput<TBody, TQuery> {
   now: Date;
   /** The caller's IP address as API Gateway saw it (the buyer's, on the payment page's endpoints). */
   clientIp: string | undefined;
+  /** The request's Idempotency-Key, hashed with its merchant (undefined: none sent). */
+  requestKey: string | undefined;
 }
 
 export interface ApiOptions<TBody, TQuery> {
@@ -71,6 +73,7 @@ export function apiHandler<TBody = undefined, TQuery = undefined>(
         merchant: merchantOf(event) as MerchantProfile,
         now: new Date(),
         clientIp: event.requestContext?.http?.sourceIp,
+        requestKey: requestKeyOf(event),
       });
     });
   // Lambda calls handlers with (event, context); middy's third argument is optional at run time.

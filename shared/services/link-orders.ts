@@ -6,7 +6,7 @@ import { assertOpen, linkReference, linkState, orderPriceOf, type PaymentLink } 
 import type { LinkOrderBody } from '#shared/schemas/payment-links';
 import { createOrder } from '#shared/services/orders';
 import { buyerLink, lookAtHolds, offeredBy } from '#shared/services/payment-links';
-import { findLink, type LinkVisit, openVisit, recordVisitOrder, releaseHold, settleHold, undoVisit } from '#shared/store/payment-links';
+import { findLink, findRequestVisit, type LinkVisit, openVisit, recordVisitOrder, releaseHold, settleHold, undoVisit } from '#shared/store/payment-links';
 
 /**
  * The buyer's order from a payment link: the one link action that makes something. It counts
@@ -29,14 +29,19 @@ export async function giveBackUnits(link: PaymentLink, merchant: MerchantProfile
 }
 
 /** Opens the buyer's visit; a full link first gives back what it can, then tries once more. */
-async function open(link: PaymentLink, merchant: MerchantProfile, visit: LinkVisit, now: Date): Promise<void> {
+async function open(link: PaymentLink, merchant: MerchantProfile, visit: LinkVisit, now: Date, requestKey?: string): Promise<void> {
   for (let attempt = 1; ; attempt += 1) {
     visit.held = link.quantity !== undefined;
-    if (await openVisit(link, visit, now)) return;
+    if (await openVisit(link, visit, now, requestKey)) return;
     // Refused: read the link again to say why (disabled, expired or full; gone reads as not found).
     const fresh = (await findLink(link.link_id)) ?? link;
     const state = linkState(fresh, now);
-    if (state === 'SOLD_OUT' && attempt === 1 && (await giveBackUnits(fresh, merchant, now)) > 0) continue;
+    // Tried again whatever this one gave back: another buyer may have given back the same units
+    // a moment before (they are then free, and this look finds none left to give back).
+    if (state === 'SOLD_OUT' && attempt === 1) {
+      await giveBackUnits(fresh, merchant, now);
+      continue;
+    }
     // OPEN: the quantity was set or removed in between; once more with the link as it is now.
     if (state === 'OPEN' && attempt === 1) {
       link = fresh;
@@ -51,7 +56,7 @@ async function open(link: PaymentLink, merchant: MerchantProfile, visit: LinkVis
  * link's price or the buyer's `amount` (within its bounds), with the buyer's `email` when the
  * link asks for one. Answers the order and its payment page.
  */
-export async function createLinkOrder(linkId: unknown, input: LinkOrderBody, now: Date, clientIp?: string) {
+export async function createLinkOrder(linkId: unknown, input: LinkOrderBody, now: Date, clientIp?: string, requestKey?: string) {
   const { link, merchant } = await buyerLink(linkId);
   // A full link may have units to give back: open() looks.
   const state = linkState(link, now);
@@ -63,9 +68,11 @@ export async function createLinkOrder(linkId: unknown, input: LinkOrderBody, now
   if (!offered.includes(input.pay_currency)) {
     throw new PaymentNotAvailableError(`pay_currency: this link takes ${offered.join(', ') || 'no currency right now'}`);
   }
-  const visitId = newTimeOrderedId(now.getTime());
+  // A retry (the same Idempotency-Key) whose first try opened its visit goes on with that visit and its unit.
+  const earlier = requestKey ? await findRequestVisit(link.link_id, requestKey) : undefined;
+  const visitId = earlier?.visit_id ?? newTimeOrderedId(now.getTime());
   const reference = linkReference(link.link_id, visitId);
-  const visit: LinkVisit = {
+  const visit: LinkVisit = earlier ?? {
     visit_id: visitId,
     link_id: link.link_id,
     merchant_order_id: reference,
@@ -73,7 +80,7 @@ export async function createLinkOrder(linkId: unknown, input: LinkOrderBody, now
     created_at: now.toISOString(),
     held: false,
   };
-  await open(link, merchant, visit, now);
+  if (!earlier) await open(link, merchant, visit, now, requestKey);
   let created;
   try {
     created = await createOrder(
@@ -91,10 +98,11 @@ export async function createLinkOrder(linkId: unknown, input: LinkOrderBody, now
       },
       now,
       clientIp,
+      requestKey,
     );
   } catch (error) {
     // No order: the count and the unit go back (on the condition that no order has the id).
-    const undone = await undoVisit(visit).catch(() => false);
+    const undone = await undoVisit(visit, requestKey).catch(() => false);
     if (!undone) logger.warn('a payment link visit was not taken back', { link_id: link.link_id, visit_id: visitId });
     throw error;
   }

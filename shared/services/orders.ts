@@ -145,8 +145,13 @@ async function releaseInvoice(merchant: MerchantProfile, invoice: Invoice): Prom
   }
 }
 
-/** Create Order: stores a NEW order; with `pay_currency` it is checked out at once. */
-export async function createOrder(merchant: MerchantProfile, input: CreateOrderInput, now: Date, clientIp?: string) {
+/**
+ * Create Order: stores a NEW order; with `pay_currency` it is checked out at once.
+ * `requestKey` (the request's Idempotency-Key, hashed) is kept on the order: a retry whose
+ * first try wrote the order but could not answer (the store failed after the write) gets that
+ * order as its answer, where another request with the same reference is refused.
+ */
+export async function createOrder(merchant: MerchantProfile, input: CreateOrderInput, now: Date, clientIp?: string, requestKey?: string) {
   const priceCurrency = input.price_currency ?? 'USD';
   const price = parsePrice(input.price_amount, priceCurrency);
   const token = callbackToken(input);
@@ -165,7 +170,10 @@ export async function createOrder(merchant: MerchantProfile, input: CreateOrderI
     callbackStatuses: merchant.callback_statuses,
   };
   const choices = { ...input, token, pay_currency: payCurrency, email: buyerEmail(input.email) };
-  let order = newOrder(identity, { amount: price, currency: priceCurrency }, choices, apiConfig().orderTtlSeconds, now);
+  let order: Order = {
+    ...newOrder(identity, { amount: price, currency: priceCurrency }, choices, apiConfig().orderTtlSeconds, now),
+    ...(requestKey ? { request_key: requestKey } : {}),
+  };
   let invoice: Invoice | undefined;
   if (payCurrency) {
     invoice = await withPaymentDetails(merchant, order, await priceInvoice(merchant, order, payCurrency, now), now, clientIp);
@@ -176,8 +184,10 @@ export async function createOrder(merchant: MerchantProfile, input: CreateOrderI
   } catch (error) {
     // The reference is taken: the transaction wrote nothing, so the address was never shown.
     if (invoice && error instanceof MerchantOrderIdExistsError) await releaseInvoice(merchant, invoice);
-    if (error instanceof MerchantOrderIdExistsError) throw await referenceTaken(merchant, reference, derived ? order.order_id : undefined, error);
-    throw error;
+    if (!(error instanceof MerchantOrderIdExistsError)) throw error;
+    const holder = await orderOfReference(merchant, reference, derived ? order.order_id : undefined);
+    if (requestKey && holder?.order.request_key === requestKey) return { order: holder.order, invoice: holder.invoice, paymentUrl: paymentUrlFor(holder.order, holder.invoice) };
+    throw referenceTaken(holder, error);
   }
   return { order, invoice, paymentUrl: paymentUrlFor(order, invoice) };
 }
@@ -185,20 +195,20 @@ export async function createOrder(merchant: MerchantProfile, input: CreateOrderI
 /** How often a checkout is tried again when another write moved the order first. */
 const CHECKOUT_ATTEMPTS = 5;
 
+/** The merchant's order that holds `reference` (its derived id, or the guard's), if any. */
+async function orderOfReference(merchant: MerchantProfile, reference: string, derivedId: string | undefined): Promise<Found | undefined> {
+  const orderId = derivedId ?? (await findOrderIdByGuard(merchant.user_id, reference));
+  const found = orderId === undefined ? undefined : await findOrderWithInvoice(orderId);
+  return found?.order.user_id === merchant.user_id ? found : undefined;
+}
+
 /**
  * A repeated merchant_order_id: the error carries the order that holds it, as Create Order
  * answers it, and its payment_url (MugglePay's plugins read both from this answer).
  */
-async function referenceTaken(
-  merchant: MerchantProfile,
-  reference: string,
-  derivedId: string | undefined,
-  error: MerchantOrderIdExistsError,
-): Promise<MerchantOrderIdExistsError> {
-  const orderId = derivedId ?? (await findOrderIdByGuard(merchant.user_id, reference));
-  const found = orderId === undefined ? undefined : await findOrderWithInvoice(orderId);
-  if (!found || found.order.user_id !== merchant.user_id) return error;
-  return new MerchantOrderIdExistsError({ order: createdOrderView(found.order), payment_url: paymentUrlFor(found.order, found.invoice) });
+function referenceTaken(holder: Found | undefined, error: MerchantOrderIdExistsError): MerchantOrderIdExistsError {
+  if (!holder) return error;
+  return new MerchantOrderIdExistsError({ order: createdOrderView(holder.order), payment_url: paymentUrlFor(holder.order, holder.invoice) });
 }
 
 /**

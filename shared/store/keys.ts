@@ -103,6 +103,7 @@ export const ENTITY = {
   paymentLink: 'PAYMENT_LINK',
   linkVisit: 'LINK_VISIT',
   linkHold: 'LINK_HOLD',
+  linkRequest: 'LINK_REQUEST',
   refund: 'REFUND',
   refundLink: 'REFUND_LINK',
 } as const;
@@ -404,6 +405,8 @@ export const linkPartition = (linkId: string): string => `LINK#${linkId}`;
  */
 export const linkVisitKey = (linkId: string, visitId: string): TableKey => ({ PK: linkPartition(linkId), SK: `${LINK_VISIT_PREFIX}${visitId}` });
 export const linkHoldKey = (linkId: string, visitId: string): TableKey => ({ PK: linkPartition(linkId), SK: `${LINK_HOLD_PREFIX}${visitId}` });
+/** The visit a buyer's request (its Idempotency-Key, hashed) opened: a retry of the request goes on with it. */
+export const linkRequestKey = (linkId: string, requestKey: string): TableKey => ({ PK: linkPartition(linkId), SK: `REQUEST#${requestKey}` });
 export const LINK_VISIT_PREFIX = 'VISIT#';
 export const LINK_HOLD_PREFIX = 'HOLD#';
 /**

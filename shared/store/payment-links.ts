@@ -13,12 +13,15 @@ import {
   LINK_VISIT_PREFIX,
   linkHoldKey,
   linkPartition,
+  linkRequestKey,
   linkVisitKey,
   merchantLinksIndexKey,
   merchantLinksPartition,
   orderKey,
   paymentLinkKey,
 } from '#shared/store/keys';
+import { TABLE_KEYS } from '#shared/store/table';
+import { IDEMPOTENCY_TTL_SECONDS as REQUEST_TTL_SECONDS } from '#shared/store/idempotency';
 
 /**
  * Payment links in the table: the link item (its settings and two counters, `order_count` and
@@ -158,9 +161,13 @@ const holdItem = (visit: LinkVisit) => ({ ...linkHoldKey(visit.link_id, visit.vi
  * enabled and not expired, and the visit (and, when `visit.held`, its hold) is written. False when the link's
  * condition failed: disabled, expired, full or gone (the caller reads it again to say which).
  */
-export async function openVisit(link: Pick<PaymentLink, 'link_id' | 'quantity'>, visit: LinkVisit, now: Date): Promise<boolean> {
+export async function openVisit(link: Pick<PaymentLink, 'link_id' | 'quantity'>, visit: LinkVisit, now: Date, requestKey?: string): Promise<boolean> {
   const held = visit.held;
   return transact([
+    // The request that opened it, for its retries (findRequestVisit); kept a day, as the key.
+    ...(requestKey
+      ? [{ Put: { TableName: tableName(), Item: { ...linkRequestKey(link.link_id, requestKey), type: ENTITY.linkRequest, ...visit, held, [TABLE_KEYS.ttlAttribute]: Math.floor(now.getTime() / 1000) + REQUEST_TTL_SECONDS } } }]
+      : []),
     {
       Update: {
         TableName: tableName(),
@@ -178,6 +185,16 @@ export async function openVisit(link: Pick<PaymentLink, 'link_id' | 'quantity'>,
     { Put: { TableName: tableName(), Item: visitItem({ ...visit, held }), ConditionExpression: 'attribute_not_exists(PK)' } },
     ...(held ? [{ Put: { TableName: tableName(), Item: holdItem({ ...visit, held }), ConditionExpression: 'attribute_not_exists(PK)' } }] : []),
   ]);
+}
+
+/**
+ * The visit an earlier try of the same buyer's request opened (its unit held for it), if any:
+ * a try whose visit was written but that could not go on (the store failed after the write)
+ * leaves it, and its retry makes that visit's order instead of holding a second unit.
+ */
+export async function findRequestVisit(linkId: string, requestKey: string): Promise<LinkVisit | undefined> {
+  const result = await db().send(new GetCommand({ TableName: tableName(), Key: linkRequestKey(linkId, requestKey), ConsistentRead: true }));
+  return result.Item ? (stripKeys<LinkVisit & { type?: string }>(result.Item) as LinkVisit) : undefined;
 }
 
 /** Records the order id of a visit once its order is stored (merchants whose order ids are not derived). */
@@ -200,9 +217,11 @@ export async function recordVisitOrder(visit: LinkVisit, orderId: string): Promi
  * and the link's counts, in one transaction, on the condition (when the order id is known) that
  * no order has that id. False when something had changed.
  */
-export async function undoVisit(visit: LinkVisit): Promise<boolean> {
+export async function undoVisit(visit: LinkVisit, requestKey?: string): Promise<boolean> {
   return transact([
     { Delete: { TableName: tableName(), Key: linkVisitKey(visit.link_id, visit.visit_id), ConditionExpression: 'attribute_exists(PK)' } },
+    // Taken back with it: a retry of the request opens a visit of its own.
+    ...(requestKey ? [{ Delete: { TableName: tableName(), Key: linkRequestKey(visit.link_id, requestKey) } }] : []),
     ...(visit.held ? [{ Delete: { TableName: tableName(), Key: linkHoldKey(visit.link_id, visit.visit_id), ConditionExpression: 'attribute_exists(PK)' } }] : []),
     {
       Update: {

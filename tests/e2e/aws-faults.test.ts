@@ -12,8 +12,8 @@ import type { ApiResponse } from '../support/api';
  * through the fault proxy (tests/support/aws-faults.ts); the table's stream and the queues'
  * event sources read the real parts, as Lambda's do. The client retries as documented: with
  * the same Idempotency-Key, after Retry-After, on a 503 or a 409 that says to. What must come
- * out: every order in the state it would reach without faults, no order, refund or callback
- * event made twice or lost, and no answer but a 503 with Retry-After for what could not finish.
+ * out: every order in the state it would reach without faults, no order, refund, callback
+ * event or receipt made twice or lost, and no answer but a 503 with Retry-After for what could not finish.
  */
 const TABLE = `aws-faults-${process.pid}`;
 const ORDERS = 40;
@@ -28,6 +28,7 @@ let stopPipeline: () => Promise<void>;
 let call: (method: string, path: string, options?: any) => Promise<ApiResponse>;
 let shop: { user_id: number; api_token: string };
 let site: MerchantEndpoint;
+let mailbox: NonNullable<Awaited<ReturnType<typeof startPipeline>>['mailbox']>;
 let sweepMinute: (now: Date) => Promise<{ expired: number }>;
 const seen = { answers: 0, unavailable: 0, inProgress: 0, conflicts: 0, withoutRetryAfter: 0, otherFailures: [] as string[] };
 
@@ -35,9 +36,11 @@ beforeAll(async () => {
   dynamodb = await startFaultProxy(inject('dynamodbEndpoint'), { stallMs: 600 });
   const started = await startPipeline(
     TABLE,
-    { DYNAMODB_ENDPOINT: dynamodb.url, ORDER_TTL_SECONDS: '2', CALLBACK_TIMEOUT_MS: '2000', AUTH_CACHE_SECONDS: '0' },
-    { sqsEndpoint: async (emulator) => (queue = await startFaultProxy(emulator)).url },
+    // A sandbox merchant's receipts to 30 buyers a day: past the default sandbox limit, on purpose.
+    { DYNAMODB_ENDPOINT: dynamodb.url, ORDER_TTL_SECONDS: '2', CALLBACK_TIMEOUT_MS: '2000', AUTH_CACHE_SECONDS: '0', EMAIL_SANDBOX_BUYER_PER_DAY: '1000', PORTAL_ORIGIN: 'http://localhost:9' },
+    { email: true, sqsEndpoint: async (emulator) => (queue = await startFaultProxy(emulator)).url },
   );
+  mailbox = started.mailbox!;
   stopPipeline = started.stop;
   call = started.support.client(started.api.url);
   shop = await started.support.newMerchant(true, 'Faulty Store Shop', { callbackStatuses: 'all' });
@@ -87,10 +90,11 @@ async function inParallel<T>(items: readonly T[], width: number, work: (item: T)
   }));
 }
 
+const buyer = (index: number) => `buyer-${index}-${process.pid}@example.test`;
 const expectOk = (answer: ApiResponse) => expect(answer.status, answer.text).toBe(200);
 
 describe('DynamoDB and SQS failing about one call in ten', () => {
-  it('orders, checkouts, payments, refunds, expiry and callbacks come out as without faults, each once', async () => {
+  it('orders, checkouts, payments, refunds, expiry, callbacks and receipts come out as without faults, each once', async () => {
     dynamodb.plan = atRate(0.1, DYNAMODB_FAULTS, { seed: 20261201 });
     queue!.plan = atRate(0.1, SQS_FAULTS, { seed: 7, operations: ['SendMessage', 'SendMessageBatch'] });
 
@@ -103,6 +107,7 @@ describe('DynamoDB and SQS failing about one call in ten', () => {
         price_currency: 'USD',
         merchant_order_id: `faults-${index}`,
         callback_url: site.url,
+        email: buyer(index),
       });
       expectOk(created);
       const id = created.body.order.order_id as string;
@@ -133,8 +138,15 @@ describe('DynamoDB and SQS failing about one call in ten', () => {
     // The callbacks each state change owes: PAID for all paid, REFUND_PENDING for the refunded, EXPIRED for the rest.
     const owed = (id: string, index: number) => (index < REFUNDED ? ['PAID', 'REFUND_PENDING'] : index < PAID ? ['PAID'] : ['EXPIRED']);
     const has = (id: string, status: string) => site.for(id).some((callback) => callback.json?.status === status);
-    await site.waitFor(() => ids.every((id, index) => owed(id, index).every((status) => has(id, status))), 60_000);
+    // Waited for, then checked order by order below (a missing one is named there).
+    await site.waitFor(() => ids.every((id, index) => owed(id, index).every((status) => has(id, status))), 60_000).catch(() => undefined);
     phases.callbacks = Date.now() - started;
+    // Each paid order's buyer gets a receipt.
+    const receipts = (index: number) => mailbox.messages().filter((mail) => mail.envelopeTo.includes(buyer(index)));
+    const paidIndexes = [...Array(PAID).keys()];
+    const isReceipt = (mail: { envelopeTo: string[]; subject: string }) => mail.subject.startsWith('Your receipt') && paidIndexes.some((index) => mail.envelopeTo.includes(buyer(index)));
+    await mailbox.waitFor(isReceipt, { count: PAID, timeoutMs: 60_000 }).catch(() => undefined);
+    phases.receipts = Date.now() - started;
     const faults = [...dynamodb.counts.faults.values(), ...queue!.counts.faults.values()].reduce((sum, n) => sum + n, 0);
     // Late copies of a delivery would arrive within a retry's second or two.
     await sleep(3_000);
@@ -150,7 +162,7 @@ describe('DynamoDB and SQS failing about one call in ten', () => {
     const { listRefunds } = await import('#shared/store/refunds');
     for (const [index, id] of ids.entries()) {
       const order = (await call('GET', `/v1/orders/${id}`, { token: shop.api_token })).body.order;
-      expect(order.status, id).toBe(index < REFUNDED ? 'REFUND_PENDING' : index < PAID ? 'PAID' : 'EXPIRED');
+      expect(order.status, `${id}: ${JSON.stringify(order)}`).toBe(index < REFUNDED ? 'REFUND_PENDING' : index < PAID ? 'PAID' : 'EXPIRED');
       expect((await listRefunds(id)).map((refund) => refund.amount)).toEqual(index < REFUNDED ? ['0.00001'] : []);
       // Each state change is one event: delivered at least once, never as two events.
       for (const status of owed(id, index)) {
@@ -158,6 +170,8 @@ describe('DynamoDB and SQS failing about one call in ten', () => {
         expect(events.size, `${id} ${status}`).toBe(1);
       }
       expect(new Set(site.for(id).map((callback) => callback.json?.status))).toEqual(new Set(owed(id, index)));
+      // One receipt for a paid order, none for one that expired: never two.
+      expect(receipts(index).filter((mail) => mail.subject.startsWith('Your receipt')), buyer(index)).toHaveLength(index < PAID ? 1 : 0);
     }
     const deliveries = site.received.length;
     const events = new Set(site.received.map((callback) => callback.json?.event_id)).size;
@@ -172,6 +186,7 @@ describe('DynamoDB and SQS failing about one call in ten', () => {
         conflicts: seen.conflicts,
         callbackEvents: events,
         callbackPosts: deliveries,
+        receipts: mailbox.messages().filter(isReceipt).length,
         msFromStart: phases,
       }),
     );
@@ -196,7 +211,7 @@ describe('DynamoDB and SQS failing about one call in ten', () => {
     await inParallel(bought.slice(5, 7), 2, async (id) => expectOk(await retried('POST', `/v1/pay/${id}/cancel`, {}, false)));
     // The two given back go to the next buyers (a full link takes back what canceled orders held), and no more.
     const later = await Promise.all([0, 1, 2].map(() => retried('POST', `/v1/pay/links/${link.link_id}/orders`, { pay_currency: 'BTC' }, false)));
-    expect(later.map((answer) => answer.status).sort()).toEqual([201, 201, 409]);
+    expect(later.map((answer) => `${answer.status} ${answer.body.error_code ?? ''}`).sort()).toEqual(['201 ', '201 ', '409 LINK_SOLD_OUT']);
     dynamodb.plan = () => undefined;
     expect((await call('GET', `/v1/pay/links/${link.link_id}`)).body.link).toMatchObject({ state: 'SOLD_OUT', units_left: 0 });
     expect((await call('GET', `/v1/links/${link.link_id}`, { token: shop.api_token })).body.link).toMatchObject({ order_count: 10, quantity: 8, units_left: 0 });
@@ -215,6 +230,42 @@ describe('DynamoDB and SQS failing about one call in ten', () => {
     expect(transactions).toBeGreaterThanOrEqual(2);
     expect(bought.status, bought.text).toBe(201);
     expect((await call('GET', `/v1/links/${link.link_id}`, { token: shop.api_token })).body.link).toMatchObject({ order_count: 1, units_left: 2 });
+  });
+
+  it("a buyer's order whose unit was held but whose answer was lost on every try: the retry makes that visit's order, one unit held", async () => {
+    const link = (await retried('POST', '/v1/links', { title: 'Held once', price_amount: 10, currencies: ['BTC'], quantity: 3 })).body.link;
+    // The visit's transaction is written, then its answer lost, on each of the SDK's three tries.
+    let lost = 3;
+    dynamodb.plan = (call) => (call.operation === 'TransactWriteItems' && lost > 0 ? (lost--, 'lost-answer') : undefined);
+    const key = randomUUID();
+    const buy = () => call('POST', `/v1/pay/links/${link.link_id}/orders`, { body: { pay_currency: 'BTC' }, headers: { 'Idempotency-Key': key } });
+    const first = await buy();
+    dynamodb.plan = () => undefined;
+    expect([first.status, first.headers.get('retry-after')]).toEqual([503, '1']);
+    const retry = await buy();
+    expect(retry.status, retry.text).toBe(201);
+    expect((await call('GET', `/v1/links/${link.link_id}`, { token: shop.api_token })).body.link).toMatchObject({ order_count: 1, units_left: 2 });
+  });
+
+  it('a Create whose order was written but whose every try then failed: the retry with its key gets that order, not "merchant_order_id exists"', async () => {
+    // The order's Put is written with its answer lost, then the SDK's two more tries are throttled: 503.
+    const faults: Fault[] = ['lost-answer', 'throttling', 'throttling'];
+    dynamodb.plan = (call) => {
+      const item = call.body.Item as { type?: { S?: string } } | undefined;
+      return call.operation === 'PutItem' && item?.type?.S === 'ORDER' ? faults.shift() : undefined;
+    };
+    const key = randomUUID();
+    const body = { price_amount: 7, merchant_order_id: `written-${key}` };
+    const create = () => call('POST', '/v1/orders', { token: shop.api_token, body, headers: { 'Idempotency-Key': key } });
+    const first = await create();
+    dynamodb.plan = () => undefined;
+    expect([first.status, faults]).toEqual([503, []]);
+    const retry = await create();
+    expect(retry.status, retry.text).toBe(200);
+    expect(retry.body.order.merchant_order_id).toBe(body.merchant_order_id);
+    // Without the key it is another request: the contract's answer for a reference taken.
+    const other = await call('POST', '/v1/orders', { token: shop.api_token, body });
+    expect([other.status, other.body.error_code, other.body.order?.order_id]).toEqual([400, 'ORDER_MERCHANTID_EXIST', retry.body.order.order_id]);
   });
 
   it("a Create whose key's Put lands with its answer lost on every try answers 503 with Retry-After, and the retry makes the one order", async () => {

@@ -83,8 +83,19 @@ function scopeOf(event: Event): string | undefined {
  * of 5xx and 409 are not kept, so a retry after a server failure or a lost race runs again;
  * nor is a key whose order does not exist (or is not the caller's): records only for real orders.
  */
+/** The key each request holds (one claim a request). */
+const active = new WeakMap<Event, Claim>();
+
+/**
+ * The Idempotency-Key the request holds, hashed with its scope: what a use case keeps on what
+ * it makes, so that a retry whose first try made it and then failed knows it for its own.
+ */
+export function requestKeyOf(event: Event): string | undefined {
+  const claim = active.get(event);
+  return claim && createHash('sha256').update(`${claim.scope}\n${claim.key}`).digest('hex').slice(0, 32);
+}
+
 export function idempotency(): Middleware {
-  const active = new WeakMap<Event, Claim>();
   const finish = async (request: Request) => {
     const claim = active.get(request.event);
     if (!claim || !request.response) return;
