@@ -26,7 +26,7 @@ export const WATCH_TICK_RETENTION_SECONDS = 300;
  * watchers' step timer queue, and the email queue and its dead-letter queue.
  * It keeps nothing across restarts; the table's outbox is what makes callbacks durable.
  */
-export async function startLocalSqs(options: { port?: number; prefix: string }): Promise<LocalSqs> {
+export async function startLocalSqs(options: { port?: number; prefix: string; emailVisibilitySeconds?: number }): Promise<LocalSqs> {
   const server = await startFauxqs({ port: options.port ?? 0, logger: false });
   const dlq = server.createQueue(`${options.prefix}-callbacks-dlq`, {
     attributes: { MessageRetentionPeriod: '1209600' },
@@ -44,7 +44,8 @@ export async function startLocalSqs(options: { port?: number; prefix: string }):
   const emailDlq = server.createQueue(`${options.prefix}-email-dlq`, { attributes: { MessageRetentionPeriod: '1209600' } });
   const email = server.createQueue(`${options.prefix}-email`, {
     attributes: {
-      VisibilityTimeout: '60',
+      // A job whose handler failed comes back after this (a test that waits on such retries sets it shorter).
+      VisibilityTimeout: String(options.emailVisibilitySeconds ?? 60),
       MessageRetentionPeriod: '1209600',
       RedrivePolicy: JSON.stringify({ deadLetterTargetArn: emailDlq.queueArn, maxReceiveCount: EMAIL_MAX_RECEIVES }),
     },

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createHash } from 'node:crypto';
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EmailPreferences } from '#shared/domain/email';
@@ -49,17 +50,21 @@ export interface EmailClaim {
  */
 export async function claimEmail(eventId: string, recipient: string, now: Date, leaseSeconds: number): Promise<EmailClaim | undefined> {
   const leaseUntil = new Date(now.getTime() + leaseSeconds * 1000).toISOString();
+  // This claim's own id: the SDK's retry of a claim whose answer was lost finds it and goes on,
+  // where it would otherwise read its own lease as another's and send nothing, the email lost.
+  const claim = randomUUID();
   try {
     const { Attributes } = await db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: emailKey(eventId, recipient),
-        UpdateExpression: 'SET #type = :type, #state = :sending, lease_until = :lease, #ttl = :ttl ADD attempts :one',
-        ConditionExpression: 'attribute_not_exists(PK) OR (#state = :sending AND lease_until < :now)',
+        UpdateExpression: 'SET #type = :type, #state = :sending, lease_until = :lease, claim_id = :claim, #ttl = :ttl ADD attempts :one',
+        ConditionExpression: 'attribute_not_exists(PK) OR (#state = :sending AND (lease_until < :now OR claim_id = :claim))',
         ExpressionAttributeNames: { '#type': 'type', '#state': 'state', '#ttl': TABLE_KEYS.ttlAttribute },
         ExpressionAttributeValues: {
           ':type': ENTITY.email,
           ':sending': 'SENDING',
+          ':claim': claim,
           ':lease': leaseUntil,
           ':now': now.toISOString(),
           ':ttl': epoch(now, EMAIL_TTL_SECONDS),

@@ -38,7 +38,8 @@ beforeAll(async () => {
     TABLE,
     // A sandbox merchant's receipts to 30 buyers a day: past the default sandbox limit, on purpose.
     { DYNAMODB_ENDPOINT: dynamodb.url, ORDER_TTL_SECONDS: '2', CALLBACK_TIMEOUT_MS: '2000', AUTH_CACHE_SECONDS: '0', EMAIL_SANDBOX_BUYER_PER_DAY: '1000', PORTAL_ORIGIN: 'http://localhost:9' },
-    { email: true, sqsEndpoint: async (emulator) => (queue = await startFaultProxy(emulator)).url },
+    // An email job whose handler failed comes back after 3 s, not the local queue's 60 (AWS's 180).
+    { email: true, emailVisibilitySeconds: 3, sqsEndpoint: async (emulator) => (queue = await startFaultProxy(emulator)).url },
   );
   mailbox = started.mailbox!;
   stopPipeline = started.stop;

@@ -12,11 +12,11 @@ import { startMailbox } from '#infra/local/mailbox';
 export async function startPipeline(
   table: string,
   env: Record<string, string> = {},
-  options: { email?: boolean; sqsEndpoint?: (emulator: string) => Promise<string> } = {},
+  options: { email?: boolean; emailVisibilitySeconds?: number; sqsEndpoint?: (emulator: string) => Promise<string> } = {},
 ) {
   const dynamodbEndpoint = inject('dynamodbEndpoint');
   await ensureTable(dynamodbEndpoint, table);
-  const sqs: LocalSqs = await startLocalSqs({ prefix: table });
+  const sqs: LocalSqs = await startLocalSqs({ prefix: table, emailVisibilitySeconds: options.emailVisibilitySeconds });
   // With email: a real SMTP server on loopback receives what the service sends (mailbox.waitFor reads it).
   const mailbox = options.email ? await startMailbox() : undefined;
   // The environment each Lambda of the pipeline gets; set before their modules load.
