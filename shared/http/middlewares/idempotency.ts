@@ -12,6 +12,7 @@ import { JSON_HEADERS } from '#shared/http/responses';
 import { merchantOf } from '#shared/http/middlewares/token-auth';
 import type { Event, Middleware, Request } from '#shared/http/middlewares/types';
 import { logger } from '#shared/core/logger';
+import { type RetryPolicy, withRetries } from '#shared/core/retry';
 import { type Claim, complete, release, reserve } from '#shared/store/idempotency';
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -22,8 +23,8 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
  */
 const LEASE_MARGIN_SECONDS = 2;
 const LEASE_WITHOUT_DEADLINE_SECONDS = 60;
-/** How often the key's last write (keeping the answer, or giving the key back) is tried, beyond the SDK's own retries. */
-const FINISH_ATTEMPTS = 3;
+/** The key's last write (keeping the answer, or giving the key back): tried again while the store fails, beyond the SDK's own retries. */
+const SETTLE_POLICY: RetryPolicy = { attempts: 3, baseDelayMs: 50 };
 
 const leaseSeconds = (request: Request): number => {
   const remaining = request.context?.getRemainingTimeInMillis?.();
@@ -31,22 +32,15 @@ const leaseSeconds = (request: Request): number => {
 };
 
 /**
- * The key's last write, tried again while the store fails (each try already is the SDK's
- * three). Never throws: the request's answer stands either way. A key whose answer could not be
- * kept stays held until its lease runs out (a retry is told when, 409 with Retry-After).
+ * The key's last write, tried again while the store fails. Never throws: the request's answer
+ * stands either way. A key whose answer could not be kept stays held until its lease runs out
+ * (a retry is told when, 409 with Retry-After).
  */
-async function settle(write: () => Promise<unknown>, what: string): Promise<boolean> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      await write();
-      return true;
-    } catch (error) {
-      if (attempt >= FINISH_ATTEMPTS) {
-        logger.warn('idempotency key not settled', { what, cause: String(error) });
-        return false;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
-    }
+async function settle(write: () => Promise<unknown>, what: string): Promise<void> {
+  try {
+    await withRetries(SETTLE_POLICY, { retried: () => true }, write);
+  } catch (error) {
+    logger.warn('idempotency key not settled', { what, cause: String(error) });
   }
 }
 
