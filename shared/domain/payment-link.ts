@@ -5,7 +5,7 @@ import { parsePrice } from '#shared/domain/price';
 import type { OrderStatus } from '#shared/domain/statuses';
 
 /**
- * A payment link (DESIGN.md section 12): a merchant's reusable page with a fixed price or an
+ * A payment link (docs/merchant-guide.md, "Payment links"): a merchant's reusable page with a fixed price or an
  * amount the buyer chooses between a minimum and a maximum. Opening it makes nothing; each
  * buyer who picks a currency gets an ordinary order (merchant_order_id `link_<link id>_<visit
  * id>`), so callbacks, the portal, exports and refunds treat it like any other.

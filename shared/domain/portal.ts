@@ -2,7 +2,7 @@ import type { EmailPreferences } from '#shared/domain/email';
 
 /**
  * The merchant portal's people and credentials. A portal user belongs to one merchant with one
- * role; every portal route authorizes session -> user -> merchant -> role (DESIGN.md section 10).
+ * role; every portal route authorizes session -> user -> merchant -> role (docs/merchant-guide.md, "The merchant portal").
  * Secrets (session ids, invite tokens, recovery codes) are random and stored only as hashes.
  */
 

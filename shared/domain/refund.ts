@@ -1,5 +1,5 @@
 /**
- * Refunds (DESIGN.md section 11): the service holds no keys, so the merchant pays a refund from
+ * Refunds (docs/merchant-guide.md, "Refunds"): the service holds no keys, so the merchant pays a refund from
  * their own wallet and the service does everything around it. A refund is asked for an amount
  * in the paid invoice's currency; the buyer sets its address through a one-time link; it is
  * SENT when a final transfer of its amount to that address is seen (or a reported transaction

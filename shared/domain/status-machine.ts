@@ -2,7 +2,7 @@ import { AppError } from '#shared/domain/errors';
 import { ORDER_STATUSES, type OrderStatus } from '#shared/domain/statuses';
 
 /**
- * The order lifecycle (DESIGN.md section 3). NEW -> NEW is a checkout that replaces the
+ * The order lifecycle (docs/merchant-guide.md, "Order statuses"). NEW -> NEW is a checkout that replaces the
  * invoice; every other edge is a status change that produces exactly one callback.
  */
 export const TRANSITIONS: Readonly<Record<OrderStatus, readonly OrderStatus[]>> = {

@@ -18,7 +18,7 @@ import type { IssuedSession, PortalContext } from '#shared/services/portal/sessi
 export { clearedSessionCookie, sessionCookie, sessionCookieName, withCookies } from '#shared/http/middlewares/portal-cookies';
 
 /**
- * The portal API's stack (STYLE.md habit 14), composed of the shared middlewares
+ * The portal API's stack (docs/architecture.md, "Layers and the direction of imports"), composed of the shared middlewares
  * (shared/http/middlewares/): the portal's origin rules (portal-origin.ts), its session and CSRF
  * token (portal-session.ts, cookies in portal-cookies.ts), typed input, its errors. Browsers
  * authenticate with a session cookie, never with the merchant API's `token` header.

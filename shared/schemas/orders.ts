@@ -11,7 +11,7 @@ import { MAX_BODY_FIELDS, MAX_SANDBOX_PAYMENT_FACTOR } from '#shared/domain/limi
  * maxLength, a pattern or an enum, and every object a bounded number of fields (maxProperties),
  * so the OpenAPI document states every bound.
  *
- * What real MugglePay clients send is accepted (DESIGN.md section 2): unknown fields are
+ * What real MugglePay clients send is accepted (docs/merchant-guide.md, "Migrating from MugglePay"): unknown fields are
  * ignored (`additionalProperties: true`, up to MAX_BODY_FIELDS of them), and before validation
  * a `""` or `null` field reads as absent and `[]` as `{}` (shared/http/json-body.ts).
  */

@@ -1,5 +1,5 @@
 /**
- * Refunds, without holding a key (DESIGN.md section 11): asking one (API and portal), the
+ * Refunds, without holding a key (docs/merchant-guide.md, "Refunds"): asking one (API and portal), the
  * buyer's address through the one-time link, and the refund's payment (seen by a watcher, or a
  * transaction the merchant reports and a check confirms on chain). Every write goes through the
  * order's own conditional transaction (changeOrder), so refunds add up to at most what was paid
@@ -56,7 +56,7 @@ import { type PayRefundView, payRefundView } from '#shared/schemas/refunds';
 import { findMerchant } from '#shared/store/merchants';
 
 // ---------------------------------------------------------------------------------------------
-// The contract with the watchers (REFUND-CONTRACT.md): what they report, and the check of a txid.
+// The contract with the watchers (docs/merchant-guide.md, "How a refund's payment is seen"): what they report, and the check of a txid.
 
 export interface RefundPaymentReport {
   userId: number;

@@ -37,7 +37,7 @@ import { demandWatching } from '#shared/store/watch-demand';
 import { BLOCK_CHAIN_ITEMS, endWatch, PER_ADDRESS_ITEMS, watchAddress } from '#shared/store/watch-list';
 import { REFUND_ATTRIBUTE, REFUND_KIND, type RefundTarget, refundTargetOf } from '#shared/store/address-index';
 
-/** What the refunds service asks to watch (REFUND-CONTRACT.md). */
+/** What the refunds service asks to watch (docs/merchant-guide.md, "How a refund's payment is seen"). */
 export interface RefundWatch {
   userId: number;
   orderId: string;

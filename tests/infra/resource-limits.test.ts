@@ -1,5 +1,5 @@
 /**
- * CloudFormation takes at most 500 resources per stack (REFERENCE.md, AWS limits). The chain
+ * CloudFormation takes at most 500 resources per stack (AWS CloudFormation's quotas). The chain
  * watchers (about ten resources per source) are a nested stack of their own, so the main stack
  * does not grow with the networks. Built here with every setting that adds resources: every
  * network and indexed source, the gateways, custom domains, the alarm e-mail and both built web

@@ -1,6 +1,6 @@
 /**
- * The leniency MugglePay's published clients need, and the strictness that stays (DESIGN.md
- * section 2): decimal strings and exact numbers, empty fields, unknown fields, `[]` bodies,
+ * The leniency MugglePay's published clients need, and the strictness that stays
+ * (docs/merchant-guide.md, "Migrating from MugglePay"): decimal strings and exact numbers, empty fields, unknown fields, `[]` bodies,
  * `merchant_token` and `email`, MugglePay's pay_currency codes, and authentication before
  * validation. Over loopback against the real handlers and DynamoDB Local; the replays of each
  * real client are in tests/compat/.

@@ -25,7 +25,7 @@ import { newMerchant, type TestApi, useTestApi } from '../support/api';
 
 const actor = { who: 'operator:test', from: 'cli@test' };
 const hmac = (token: string) => createHmac('sha256', process.env.TOKEN_HMAC_KEY!).update(token, 'utf8').digest('hex');
-// BIP32 test vector 1's m/84'/0'/0' account key and its first receive address (REFERENCE.md, BIP84).
+// BIP32 test vector 1's m/84'/0'/0' account key and its first receive address (BIP84's test vectors).
 const BIP84_ZPUB = 'zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs';
 const BIP84_FIRST = 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu';
 

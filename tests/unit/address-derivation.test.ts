@@ -1,7 +1,7 @@
 import { pbkdf2Sync } from 'node:crypto';
 /**
  * Pins address derivation: every currency and every key version it accepts against published
- * vectors (BIP32, BIP84, REFERENCE.md) and against an independent implementation from npm
+ * vectors (BIP32, BIP84) and against an independent implementation from npm
  * (bitcoinjs's bip32 + bitcoinjs-lib for BTC/LTC, cashaddrjs for BCH, viem for ETH), and the
  * refusals of what cannot be derived correctly: another network or script type, private keys,
  * hardened indexes, keys BIP32 itself calls invalid (test vector 5).
@@ -61,7 +61,7 @@ const NETWORKS: readonly AddressNetwork[] = ['mainnet', 'testnet'];
 // BIP32 test vector 1 (seed 000102030405060708090a0b0c0d0e0f), public keys as published.
 const TV1_M0H = 'xpub68Gmy5EdvgibQVfPdqkBBCHxA5htiqg55crXYuXoQRKfDBFA1WEjWgP6LHhwBZeNK1VTsfTFUHCdrfp1bgwQ9xv5ski8PX9rL2dZXvgGDnw';
 const TV1_M0H_1 = 'xpub6ASuArnXKPbfEwhqN6e3mwBcDTgzisQN1wXN9BJcM47sSikHjJf3UFHKkNAWbWMiGj7Wf5uMash7SyYq527Hqck2AxYysAA7xmALppuCkwQ';
-// The account key of REFERENCE.md's vectors: BIP32 vector-1 seed, m/84'/0'/0'.
+// The account key of BIP84's vectors: BIP32 vector-1 seed, m/84'/0'/0'.
 const REFERENCE_ACCOUNT = HDKey.fromMasterSeed(hexToBytes('000102030405060708090a0b0c0d0e0f')).derive("m/84'/0'/0'");
 const REFERENCE_XPUB = REFERENCE_ACCOUNT.publicExtendedKey;
 
@@ -177,7 +177,7 @@ describe('every currency and key version agrees with an independent implementati
 });
 
 describe('published vectors', () => {
-  it('REFERENCE.md: BIP32 vector-1 seed, m/84h/0h/0h, receiving index 7', () => {
+  it('BIP84: BIP32 vector-1 seed, m/84h/0h/0h, receiving index 7', () => {
     expect(deriveAddress('BTC', REFERENCE_XPUB, 7)).toBe('bc1q3utnvcdn0ekpzp9pstymxvhqlr8y5chwyt5fkp');
     expect(deriveAddress('LTC', REFERENCE_XPUB, 7)).toBe('ltc1q3utnvcdn0ekpzp9pstymxvhqlr8y5chwqhwdw3');
     expect(deriveAddress('BCH', REFERENCE_XPUB, 7)).toBe('bitcoincash:qz83wdnpkdlxcygy5xpvnvejuruvujnzacjz42q5up');
