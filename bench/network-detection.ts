@@ -78,7 +78,7 @@ export async function measureNetworkDetection(samples: number): Promise<NetworkD
     { cursorName: `TRON-bench-${randomUUID()}` },
   );
   const solanaWatcher = new IndexedWatcher(
-    new SolanaTransfers({ url: solana.url, mint: USDC, currency: 'USDC_SOL', decimals: 6, genesisHash: MAINNET_GENESIS_HASH, watched: (now) => solanaList.current(now) }),
+    new SolanaTransfers({ url: solana.url, tokens: [{ currency: 'USDC_SOL', mint: USDC, decimals: 6 }], genesisHash: MAINNET_GENESIS_HASH, watched: (now) => solanaList.current(now) }),
     { cursorName: `SOLANA-bench-${randomUUID()}` },
   );
   const loops = [tronWatcher, solanaWatcher].map((watcher) => pollChain(watcher, { intervalMs: 1000, signal: controller.signal }));

@@ -80,7 +80,7 @@ async function solanaAt(refunds: number, steps: number) {
     const invoices = Array.from({ length: OPEN_INVOICES }, () => ({ address: base58.encode(randomBytes(32)), currency: 'USDC_SOL', since, recipient: merchant }));
     const waiting = Array.from({ length: refunds }, () => base58.encode(randomBytes(32))).map((wallet) => ({ address: wallet, currency: 'USDC_SOL', since, recipient: wallet, kind: 'refund' }));
     const watched = [...invoices, ...waiting];
-    const source = new SolanaTransfers({ url: cluster.url, mint: USDC, currency: 'USDC_SOL', decimals: 6, genesisHash: MAINNET_BETA_GENESIS_HASH, watched: async () => watched });
+    const source = new SolanaTransfers({ url: cluster.url, tokens: [{ currency: 'USDC_SOL', mint: USDC, decimals: 6 }], genesisHash: MAINNET_BETA_GENESIS_HASH, watched: async () => watched });
     let { next: cursor } = await source.after(undefined, 100); // the cold start
     source.booked();
     const before = new Map(cluster.requests);

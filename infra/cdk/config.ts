@@ -178,7 +178,7 @@ export function readDeployConfig(context: ContextLookup, env: NodeJS.ProcessEnv)
   const chainChecks: [readonly string[], (env: Record<string, string>) => unknown][] = [
     ...UTXO_CHAINS.flatMap((chain) => [`${chain}_GENESIS_HASH`, `${chain}_CHECKPOINT`]).map((name) => [[name], readUtxoChainConfig] as [readonly string[], typeof readUtxoChainConfig]),
     [['TRON_GENESIS_HASH', 'USDT_TRC20_CONTRACT'], readTronConfig],
-    [['SOLANA_GENESIS_HASH', 'USDC_SOL_MINT'], readSolanaConfig],
+    [['SOLANA_GENESIS_HASH', 'USDC_SOL_MINT', 'PYUSD_MINT'], readSolanaConfig],
   ];
   for (const [names, parse] of chainChecks) {
     const values = Object.fromEntries(names.flatMap((name) => (handlerEnvironment[name] === undefined ? [] : [[name, handlerEnvironment[name]]])));

@@ -40,7 +40,7 @@ export function configuredSources(): ConfiguredSource[] {
   if (lightningConfig().restUrl !== undefined) sources.push({ source: 'LBTC', kind: 'lnd', currencies: ['LBTC'] });
   if (eosConfig().watched) sources.push({ source: 'EOS', kind: 'hyperion', currencies: ['EOS'] });
   if (tronSettings().watched) sources.push({ source: 'TRON', kind: 'trongrid', currencies: ['USDT_TRC20'] });
-  if (solanaSettings().watched) sources.push({ source: 'SOLANA', kind: 'solana-rpc', currencies: ['USDC_SOL'] });
+  if (solanaSettings().watched) sources.push({ source: 'SOLANA', kind: 'solana-rpc', currencies: solanaSettings().tokens.map((token) => token.currency) });
   return sources;
 }
 

@@ -167,10 +167,11 @@ export const SETTINGS = {
   TRON_GENESIS_HASH: operator('string', 'block 0 blockID the TRON API must answer; set for Shasta or Nile with USDT_TRC20_CONTRACT', { defaultText: "mainnet's" }),
   USDT_TRC20_CONTRACT: operator('string', "USDT_TRC20 token contract: only with TRON_GENESIS_HASH, the test network's token", { defaultText: 'mainnet USDT' }),
   TRON_MAX_BLOCK_RANGE: operator('positive', 'blocks one eth_getLogs of the TRON watcher asks at most', { default: 100 }),
-  SOLANA_RPC_URL: operator('url', 'https Solana JSON-RPC node the Solana watcher reads (USDC_SOL)'),
-  SOLANA_GENESIS_HASH: operator('string', 'genesis hash the Solana node must answer; set for devnet or testnet with USDC_SOL_MINT', { defaultText: "mainnet-beta's" }),
-  USDC_SOL_MINT: operator('string', "USDC_SOL token mint: only with SOLANA_GENESIS_HASH, the cluster's token", { defaultText: 'mainnet USDC' }),
-  PLATFORM_WALLET_SOL: operator('string', 'the platform Solana wallet USDC_SOL is paid to for merchants without their own'),
+  SOLANA_RPC_URL: operator('url', 'https Solana JSON-RPC node the Solana watcher reads (USDC_SOL, PYUSD)'),
+  SOLANA_GENESIS_HASH: operator('string', 'genesis hash the Solana node must answer; set for devnet or testnet with USDC_SOL_MINT and PYUSD_MINT', { defaultText: "mainnet-beta's" }),
+  USDC_SOL_MINT: operator('string', "USDC_SOL token mint (SPL Token program): only with SOLANA_GENESIS_HASH, the cluster's token", { defaultText: 'mainnet USDC' }),
+  PYUSD_MINT: operator('string', "PYUSD token mint (Token-2022 program): only with SOLANA_GENESIS_HASH, the cluster's token", { defaultText: 'mainnet PYUSD' }),
+  PLATFORM_WALLET_SOL: operator('string', 'the platform Solana wallet USDC_SOL and PYUSD are paid to for merchants without their own'),
 
   // Watching and source health.
   WATCH_INTERVAL_SECONDS: operator('positive', 'between two looks at a chain in demand (the step timer)', { default: 10 }),

@@ -80,6 +80,8 @@ const table: readonly Currency[] = [
   { code: 'USDT_TRC20', kind: 'token', precision: 6, payPrecision: 6, confirmations: 1, chain: 'TRON', key: 'TRX', asset: 'USDT' },
   // Solana: the merchant's one wallet and a reference key per invoice; counted at `finalized`.
   { code: 'USDC_SOL', kind: 'token', precision: 6, payPrecision: 6, confirmations: 1, chain: 'SOLANA', key: 'SOL', asset: 'USDC' },
+  // PayPal's dollar on Solana, a Token-2022 mint: the same wallet and references as USDC_SOL; priced as PYUSD.
+  { code: 'PYUSD', kind: 'token', precision: 6, payPrecision: 6, confirmations: 1, chain: 'SOLANA', key: 'SOL', asset: 'PYUSD' },
   { code: 'ALIPAY', kind: 'gateway', precision: 2, payPrecision: 2, settles: 'CNY' },
   { code: 'ALIGLOBAL', kind: 'gateway', precision: 2, payPrecision: 2, settles: 'CNY' },
   { code: 'WECHAT', kind: 'gateway', precision: 2, payPrecision: 2, settles: 'CNY' },
@@ -114,6 +116,7 @@ export const PAY_CURRENCIES = [
   'CUSD',
   'ETH_ARB',
   'ETH_BASE',
+  'PYUSD',
 ] as const;
 export type PayCurrency = (typeof PAY_CURRENCIES)[number];
 

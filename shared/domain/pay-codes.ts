@@ -28,11 +28,11 @@ export const MUGGLEPAY_CODES: Readonly<Record<string, PayCurrency | null>> = {
   ETH_ARB: 'ETH_ARB',
   ETH_BASE: 'ETH_BASE',
   CUSD: 'CUSD',
+  PYUSD: 'PYUSD',
   // Not watched yet.
   USDT_TON: null,
   USDC_XLM: null,
   TON: null,
-  PYUSD: null,
   // The Go SDK's README example (MugglePay's peer-to-peer BTC flow).
   P2P_BTC: null,
 };

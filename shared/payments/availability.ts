@@ -7,7 +7,7 @@ import type { MerchantProfile } from '#shared/domain/merchant';
 import type { AddressCurrency } from '#shared/payments/addresses/types';
 import { chainSourcesConfig, SOURCE_KINDS, watchedCurrencies } from '#shared/chains/sources';
 import { tronSettings } from '#shared/chains/tron';
-import { solanaSettings } from '#shared/chains/solana';
+import { isSolanaCurrency, solanaSettings } from '#shared/chains/solana';
 
 /**
  * Which pay currencies a merchant can be paid in, from the configuration alone (no keys
@@ -25,7 +25,7 @@ export const liveWatchedCurrencies = (): ReadonlySet<string> =>
     // Sources asked per address (store/watch-list.ts): TRON with TRON_API_URL.
     ...(tronSettings().watched ? ['USDT_TRC20'] : []),
     // Solana with SOLANA_RPC_URL (references, watch-list.ts too).
-    ...(solanaSettings().watched ? ['USDC_SOL'] : []),
+    ...(solanaSettings().watched ? solanaSettings().tokens.map((token) => token.currency) : []),
   ]));
 
 /** The platform keys of the process (the fallback of a merchant without its own). */
@@ -52,7 +52,7 @@ export function canBePaidIn(merchant: Pick<MerchantProfile, 'sandbox' | 'gateway
   if (merchant.sandbox) return true;
   if (code === 'EOS') return eosConfig().watched;
   if (code === 'LBTC') return lightningConfig().restUrl !== undefined;
-  if (code === 'USDC_SOL') return (merchant.wallets?.SOL ?? solanaSettings().platformWallet) !== undefined && liveWatchedCurrencies().has(code);
+  if (isSolanaCurrency(code)) return (merchant.wallets?.SOL ?? solanaSettings().platformWallet) !== undefined && liveWatchedCurrencies().has(code);
   const chain = keyOf(code) as AddressCurrency;
   const key = merchant.xpubs?.[chain] ?? platformXpub(chain);
   return key !== undefined && liveWatchedCurrencies().has(code);

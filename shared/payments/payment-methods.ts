@@ -12,7 +12,7 @@ import { SourceError } from '#shared/core/source-error';
 import { returnAddressIndex, takeAddressIndex } from '#shared/store/derivation-indexes';
 import { BLOCK_CHAIN_ITEMS, PER_ADDRESS_ITEMS, watchAddress } from '#shared/store/watch-list';
 import { MAINNET_USDT_TRC20 } from '#shared/chains/tron';
-import { MAINNET_USDC_SOL_MINT } from '#shared/chains/solana';
+import { isSolanaCurrency, MAINNET_PYUSD_MINT, MAINNET_USDC_SOL_MINT } from '#shared/chains/solana';
 import { newSolanaReference } from '#shared/payments/addresses/solana';
 
 /**
@@ -61,8 +61,8 @@ export interface PaymentMethodsConfig {
   evm: EvmSettings;
   /** TRON: the USDT contract payment URIs name (default mainnet USDT). */
   tronContract?: string;
-  /** Solana: the USDC mint payment URIs name, and the platform's wallet (live merchants without their own). */
-  solana?: { mint: string; platformWallet?: string };
+  /** Solana: the mints payment URIs name (USDC_SOL's, PYUSD's), and the platform's wallet (live merchants without their own). */
+  solana?: { mints: Readonly<Record<string, string>>; platformWallet?: string };
   /**
    * How long after expiry a per-address source still asks about an invoice's address
    * (LATE_PAYMENT_WINDOW_SECONDS): TRON's watcher polls addresses, not blocks (watch-list.ts).
@@ -91,7 +91,7 @@ export class HdPaymentMethods implements PaymentMethods {
   async paymentDetails(request: PaymentRequest): Promise<PaymentDetails> {
     const code = request.currency;
     if (isDerived(code)) return this.derived(code, request);
-    if (code === 'USDC_SOL') return this.solana(code, request);
+    if (isSolanaCurrency(code)) return this.solana(code, request);
     if (code === 'EOS') return this.eos(request);
     if (code === 'LBTC') return this.lightning(request);
     if (isGateway(code)) return this.gateway(request);
@@ -158,7 +158,7 @@ export class HdPaymentMethods implements PaymentMethods {
   }
 
   /**
-   * USDC on Solana (Solana Pay): every invoice is paid to the merchant's one wallet, told apart
+   * USDC and PYUSD on Solana (Solana Pay): every invoice is paid to the merchant's one wallet, told apart
    * by a fresh reference key the wallet adds to the transfer (the invoice's memo: the address
    * index finds the invoice by wallet and reference). The reference goes on the Solana
    * watcher's list. `solana:<wallet>?amount=..&spl-token=<mint>&reference=<reference>`.
@@ -171,7 +171,7 @@ export class HdPaymentMethods implements PaymentMethods {
     }
     const reference = newSolanaReference();
     await this.watch('SOLANA', reference, code, request, wallet);
-    const mint = this.config.solana?.mint ?? MAINNET_USDC_SOL_MINT;
+    const mint = this.config.solana?.mints[code] ?? (code === 'PYUSD' ? MAINNET_PYUSD_MINT : MAINNET_USDC_SOL_MINT);
     const amount = formatFixed(request.amount, currencyInfo(code).payPrecision);
     return { payment_address: wallet, memo: reference, payment_uri: solanaPayUri(wallet, amount, mint, reference) };
   }

@@ -66,7 +66,7 @@ export function paymentMethods(): PaymentMethods {
     sandboxGateway: new SandboxGateway(apiConfig().paymentPageUrl),
     evm: evmSettings(),
     tronContract: tronSettings().contract,
-    solana: { mint: solanaSettings().mint, platformWallet: solanaSettings().platformWallet },
+    solana: { mints: Object.fromEntries(solanaSettings().tokens.map((token) => [token.currency, token.mint])), platformWallet: solanaSettings().platformWallet },
     latePaymentWindowSeconds: apiConfig().latePaymentWindowSeconds,
     watchedCurrencies: liveWatchedCurrencies(),
   }));

@@ -44,8 +44,9 @@ export const SANDBOX_USD_PRICES: Readonly<Record<string, string>> = {
   USD: '1',
   USDT: '1',
   USDC: '1',
-  // Celo's dollar (the others on other networks are priced as USDT, USDC and ETH).
+  // Celo's and PayPal's dollars (the others on other networks are priced as USDT, USDC and ETH).
   CUSD: '1',
+  PYUSD: '1',
   CNY: '0.1389',
   EUR: '1.0850',
   GBP: '1.2700',

@@ -29,11 +29,11 @@ import type { Refund } from '#shared/domain/refund';
 import { CASHADDR_P2PKH_160, decodeCashAddr } from '#shared/payments/addresses/cashaddr';
 import { isChecksumAddress } from '#shared/payments/addresses/eip55';
 import { isSolanaAddress } from '#shared/payments/addresses/solana';
-import { ASSOCIATED_TOKEN_PROGRAM_ID, onCurve, TOKEN_PROGRAM_ID } from '#shared/payments/addresses/solana-token-account';
+import { ASSOCIATED_TOKEN_PROGRAM_ID, onCurve, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '#shared/payments/addresses/solana-token-account';
 import { isTronAddress } from '#shared/payments/addresses/tron';
 import { evmSettings } from '#shared/chains/evm';
 import { decodeBolt11 } from '#shared/payments/lightning/bolt11';
-import { MAINNET_USDC_SOL_MINT, solanaSettings } from '#shared/chains/solana';
+import { isSolanaCurrency, MAINNET_PYUSD_MINT, MAINNET_USDC_SOL_MINT, solanaSettings } from '#shared/chains/solana';
 import { MAINNET_USDT_TRC20, tronSettings } from '#shared/chains/tron';
 
 export type RefundAddressCheck = { ok: true; address: string; memo?: string } | { ok: false; reason: string };
@@ -195,19 +195,22 @@ function checkTron(address: string): RefundAddressCheck {
   return { ok: true, address };
 }
 
-function checkSolana(address: string): RefundAddressCheck {
-  if (!isSolanaAddress(address)) return wrongKind(address, 'USDC_SOL', 'a Solana wallet address');
+function checkSolana(code: string, address: string): RefundAddressCheck {
+  if (!isSolanaAddress(address)) return wrongKind(address, code, 'a Solana wallet address');
   const programs = new Map([
     [solanaSettings().mint, 'the USDC mint'],
     [MAINNET_USDC_SOL_MINT, 'the USDC mint'],
+    ...(solanaSettings().pyusdMint !== undefined ? ([[solanaSettings().pyusdMint!, 'the PYUSD mint']] as const) : []),
+    [MAINNET_PYUSD_MINT, 'the PYUSD mint'],
     [TOKEN_PROGRAM_ID, 'the SPL Token program'],
+    [TOKEN_2022_PROGRAM_ID, 'the Token-2022 program'],
     [ASSOCIATED_TOKEN_PROGRAM_ID, 'the Associated Token program'],
     ['11111111111111111111111111111111', 'the System program'],
   ]);
   const known = programs.get(address);
   if (known) return refuse(`This is ${known}, not a wallet: give your own wallet's address.`);
   if (!onCurve(base58.decode(address))) {
-    return refuse("This is a program-derived address (such as a token account), not a wallet: give your wallet's own address; the refund goes to its USDC account.");
+    return refuse(`This is a program-derived address (such as a token account), not a wallet: give your wallet's own address; the refund goes to its ${code === 'PYUSD' ? 'PYUSD' : 'USDC'} account.`);
   }
   return { ok: true, address };
 }
@@ -256,7 +259,7 @@ export function checkRefundAddress(refund: Pick<Refund, 'currency' | 'amount' | 
   if (code === 'LBTC') return checkLightning(refund, address, now);
   if (code === 'EOS') return checkEos(address, memo === '' ? undefined : memo);
   if (code === 'USDT_TRC20') return checkTron(address);
-  if (code === 'USDC_SOL') return checkSolana(address);
+  if (isSolanaCurrency(code)) return checkSolana(code, address);
   if (code === 'ETH' || evmNetwork(currencyOf(code).chain ?? '')) return checkEvm(code, address);
   return refuse(`Refunds in ${code} cannot be sent to an address.`);
 }

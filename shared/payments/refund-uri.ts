@@ -11,7 +11,7 @@ import type { Refund } from '#shared/domain/refund';
 import { erc20TransferUri } from '#shared/payments/addresses/erc20-uri';
 import { eosTransferUri, paymentUri, solanaPayUri, tronTokenUri } from '#shared/payments/addresses/uri';
 import { evmSettings } from '#shared/chains/evm';
-import { solanaSettings } from '#shared/chains/solana';
+import { isSolanaCurrency, solanaSettings, solanaToken } from '#shared/chains/solana';
 import { tronSettings } from '#shared/chains/tron';
 
 export function refundPaymentUri(refund: Pick<Refund, 'currency' | 'amount' | 'address' | 'memo'>): string | undefined {
@@ -26,7 +26,7 @@ export function refundPaymentUri(refund: Pick<Refund, 'currency' | 'amount' | 'a
     if (code === 'LBTC') return `lightning:${address}`;
     if (code === 'EOS') return eosTransferUri(address, `${formatFixed(amount, 4)} EOS`, refund.memo);
     if (code === 'USDT_TRC20') return tronTokenUri(address, tronSettings().contract, plain);
-    if (code === 'USDC_SOL') return solanaPayUri(address, plain, solanaSettings().mint);
+    if (isSolanaCurrency(code)) return solanaPayUri(address, plain, solanaToken(solanaSettings(), code).mint);
     const network = evmSettings()[chainOf(code)];
     if (!network) return undefined;
     if (code === network.native) return paymentUri('ETH', address, plain, { chainId: network.chainId });

@@ -44,6 +44,7 @@ const CHAIN_CURRENCIES: readonly PayCurrency[] = [
   'USDT_CELO',
   'CUSD',
   'USDC_SOL',
+  'PYUSD',
   'EOS',
   'BCH',
   'LBTC',

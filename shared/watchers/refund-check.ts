@@ -115,7 +115,7 @@ export function refundTransactionCheck(sources: RefundCheckSources = configuredS
 
 /** TRON (solidified receipts) and Solana (finalized transactions): final when found; the key is the watcher's `<txid>:<address>`. */
 async function checkTokenAccount(refund: Refund, txid: string, chain: 'TRON' | 'SOLANA', source: TronTransfers | SolanaTransfers): Promise<CheckResult> {
-  const paid = await source.paidBy(txid, refund.address!);
+  const paid = chain === 'SOLANA' ? await (source as SolanaTransfers).paidBy(txid, refund.address!, refund.currency) : await (source as TronTransfers).paidBy(txid, refund.address!);
   if (!paid) return notFound(`${chain} has no ${chain === 'TRON' ? 'solidified' : 'finalized'} transaction ${txid} (a transaction just sent is there within a minute)`);
   if (!paid.success) return notFound(`the transaction ${txid} failed`);
   if (paid.units <= 0n) return notFound(`the transaction pays nothing in ${refund.currency} to the refund's address`);

@@ -126,9 +126,10 @@ export function tronTransfers(watched: (now: Date) => Promise<WatchedAddress[]>)
 
 /** Solana's source, configured (SOLANA_RPC_URL), watching `watched`. */
 export function solanaTransfers(watched: (now: Date) => Promise<WatchedAddress[]>): SolanaTransfers {
-  const { rpcUrl, mint, genesisHash, watched: configured } = solanaSettings();
+  const { rpcUrl, tokens, genesisHash, watched: configured } = solanaSettings();
   if (!configured) throw new Error('SOLANA: SOLANA_RPC_URL is not configured');
-  return new SolanaTransfers({ url: rpcUrl!, mint, genesisHash, currency: 'USDC_SOL', decimals: currency('USDC_SOL').precision, watched });
+  // USDC_SOL and PYUSD: one source, one watch list, each token's accounts derived with its program.
+  return new SolanaTransfers({ url: rpcUrl!, tokens: tokens.map((token) => ({ ...token, decimals: currency(token.currency).precision })), genesisHash, watched });
 }
 
 /** The EOS account's transfers from Hyperion, configured (EOS_ACCOUNT and EOS_HISTORY_URL). */

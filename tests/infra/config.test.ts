@@ -118,7 +118,7 @@ describe('deploy configuration', () => {
     expect(() => deployConfig({ TRON_GENESIS_HASH: nile, USDT_TRC20_CONTRACT: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' })).toThrow(pair);
     expect(() => deployConfig({ USDT_TRC20_CONTRACT: 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf' })).toThrow(/do not go together: USDT_TRC20_CONTRACT TXYZ\w+ is not USDT_TRC20's mainnet token/);
     expect(() => deployConfig({ SOLANA_GENESIS_HASH: 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG' })).toThrow(
-      /deploy settings solanaGenesisHash \(SOLANA_GENESIS_HASH\) and usdcSolMint \(USDC_SOL_MINT\) do not go together: SOLANA_GENESIS_HASH is devnet's/,
+      /deploy settings solanaGenesisHash \(SOLANA_GENESIS_HASH\) and usdcSolMint \(USDC_SOL_MINT\) and pyusdMint \(PYUSD_MINT\) do not go together: SOLANA_GENESIS_HASH is devnet's/,
     );
     expect(() => deployConfig({ USDC_SOL_MINT: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU' })).toThrow(/usdcSolMint .* is not USDC_SOL's mainnet token/);
     // A malformed value is still named as its own setting.
@@ -188,6 +188,7 @@ describe('deploy configuration', () => {
     USDT_TRC20_CONTRACT: 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf',
     SOLANA_GENESIS_HASH: 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG',
     USDC_SOL_MINT: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU',
+    PYUSD_MINT: 'CXk2AMBfi3TwaEL2468s6zP8xq9NxTXjp9gjMgzeUynM',
   };
   const sample = (name: string, declared: Setting): string => {
     if (SAMPLES[name] !== undefined) return SAMPLES[name];

@@ -106,7 +106,7 @@ describe('Solana: a refund paid to the buyer’s wallet (its USDC token account,
       await cluster.tokenAccount(buyerWallet, USDC);
       const refund = await watchedRefund('USDC_SOL', buyerWallet);
       const list = new WatchList(PER_ADDRESS_ITEMS, 'SOLANA');
-      const source = () => new SolanaTransfers({ url: cluster.url, mint: USDC, currency: 'USDC_SOL', decimals: 6, genesisHash: MAINNET_BETA_GENESIS_HASH, timeoutMs: 1000, watched: (now) => list.current(now) });
+      const source = () => new SolanaTransfers({ url: cluster.url, tokens: [{ currency: 'USDC_SOL', mint: USDC, decimals: 6 }], genesisHash: MAINNET_BETA_GENESIS_HASH, timeoutMs: 1000, watched: (now) => list.current(now) });
       const watcher = new IndexedWatcher(source(), { cursorName: `SOLANA-refund-${randomUUID()}` });
       // The merchant's wallet pays from a Solana Pay request of the buyer's wallet (any reference: none is watched).
       const anyReference = (await generateKeyPairSigner()).address;

@@ -78,7 +78,7 @@ async function checkedOut(as = token) {
 /** The Solana watcher on the local cluster, with a cursor of its own and its container's watch list (read whole at its first step). */
 function watcher(genesisHash = MAINNET_GENESIS_HASH, url = cluster.url) {
   const list = new WatchList(PER_ADDRESS_ITEMS, 'SOLANA');
-  const source = new SolanaTransfers({ url, mint: USDC, currency: 'USDC_SOL', decimals: 6, genesisHash, timeoutMs: 1000, watched: (now) => list.current(now) });
+  const source = new SolanaTransfers({ url, tokens: [{ currency: 'USDC_SOL', mint: USDC, decimals: 6 }], genesisHash, timeoutMs: 1000, watched: (now) => list.current(now) });
   const indexed = new IndexedWatcher(source, { cursorName: `SOLANA-test-${randomUUID()}` });
   return () => indexed.step();
 }
@@ -223,7 +223,7 @@ describe('the Solana watcher follows receiving token accounts, not references', 
     const perStep: Record<number, Record<string, number>> = {};
     for (const open of [2, 40, 200]) {
       const watched = Array.from({ length: open }, (_, i) => reference(wallets[i % wallets.length]!));
-      const source = new SolanaTransfers({ url: cluster.url, mint: USDC, currency: 'USDC_SOL', decimals: 6, genesisHash: MAINNET_GENESIS_HASH, timeoutMs: 1000, watched: async () => watched });
+      const source = new SolanaTransfers({ url: cluster.url, tokens: [{ currency: 'USDC_SOL', mint: USDC, decimals: 6 }], genesisHash: MAINNET_GENESIS_HASH, timeoutMs: 1000, watched: async () => watched });
       await stepOf(source); // a cold start reads back to the oldest reference's creation
       const before = new Map(cluster.requests);
       await stepOf(source);
@@ -247,7 +247,7 @@ describe('the Solana watcher follows receiving token accounts, not references', 
       await cluster.tokenAccount(wallet, USDC);
       const [watched, late] = [reference(wallet), reference(wallet)];
       const list = [watched];
-      const source = new SolanaTransfers({ url: cluster.url, mint: USDC, currency: 'USDC_SOL', decimals: 6, genesisHash: MAINNET_GENESIS_HASH, timeoutMs: 1000, clock: time.date, watched: async () => list });
+      const source = new SolanaTransfers({ url: cluster.url, tokens: [{ currency: 'USDC_SOL', mint: USDC, decimals: 6 }], genesisHash: MAINNET_GENESIS_HASH, timeoutMs: 1000, clock: time.date, watched: async () => list });
       await stepOf(source);
       const other = await pay(wallet, 5n, newSolanaReference()); // the merchant's other money (a reference of nobody's)
       const early = await pay(wallet, 2_000_000n, late.address); // its checkout was acknowledged after this step's list was read
@@ -271,7 +271,7 @@ describe('the Solana watcher follows receiving token accounts, not references', 
     const wallet = (await createKeyPairSignerFromPrivateKeyBytes(new Uint8Array(32).fill(14))).address;
     await cluster.tokenAccount(wallet, USDC);
     const watched = [reference(wallet)];
-    const source = new SolanaTransfers({ url: cluster.url, mint: USDC, currency: 'USDC_SOL', decimals: 6, genesisHash: MAINNET_GENESIS_HASH, timeoutMs: 1000, watched: async () => watched });
+    const source = new SolanaTransfers({ url: cluster.url, tokens: [{ currency: 'USDC_SOL', mint: USDC, decimals: 6 }], genesisHash: MAINNET_GENESIS_HASH, timeoutMs: 1000, watched: async () => watched });
     await stepOf(source);
     const paid = await pay(wallet, 3_000_000n, watched[0]!.address);
     cluster.finalize();
@@ -294,7 +294,7 @@ describe('the Solana watcher follows receiving token accounts, not references', 
     for (let i = 0; i < 1005; i += 1) await pay(wallet, 1n, newSolanaReference());
     cluster.finalize();
     const list = new WatchList(PER_ADDRESS_ITEMS, 'SOLANA');
-    const source = new SolanaTransfers({ url: cluster.url, mint: USDC, currency: 'USDC_SOL', decimals: 6, genesisHash: MAINNET_GENESIS_HASH, timeoutMs: 5000, watched: async (now) => (await list.current(now)).filter((entry) => entry.recipient === wallet) });
+    const source = new SolanaTransfers({ url: cluster.url, tokens: [{ currency: 'USDC_SOL', mint: USDC, decimals: 6 }], genesisHash: MAINNET_GENESIS_HASH, timeoutMs: 5000, watched: async (now) => (await list.current(now)).filter((entry) => entry.recipient === wallet) });
     const indexed = new IndexedWatcher(source, { cursorName: `SOLANA-test-${randomUUID()}`, limit: 400 });
     const before = new Map(cluster.requests);
     const first = await indexed.step();
@@ -381,7 +381,7 @@ async function stepOf(source: SolanaTransfers) {
 function watcherAt(clock: () => Date, cursorName = `SOLANA-test-${randomUUID()}`, wallet?: string) {
   const list = new WatchList(PER_ADDRESS_ITEMS, 'SOLANA');
   const watched = async (now: Date) => (await list.current(now)).filter((entry) => wallet === undefined || entry.recipient === wallet);
-  const source = new SolanaTransfers({ url: cluster.url, mint: USDC, currency: 'USDC_SOL', decimals: 6, genesisHash: MAINNET_GENESIS_HASH, timeoutMs: 1000, clock, watched });
+  const source = new SolanaTransfers({ url: cluster.url, tokens: [{ currency: 'USDC_SOL', mint: USDC, decimals: 6 }], genesisHash: MAINNET_GENESIS_HASH, timeoutMs: 1000, clock, watched });
   const indexed = new IndexedWatcher(source, { cursorName, clock });
   return () => indexed.step();
 }

@@ -50,7 +50,7 @@ async function solanaServer(genesis?: string) {
 const tronSource = (url: string, genesisHash?: string, watched: WatchEntry[] = []) =>
   new TronTransfers({ url, apiKey: API_KEY, contract: USDT, currency: 'USDT_TRC20', decimals: 6, http: FAST, watched: async () => watched, ...(genesisHash ? { genesisHash } : {}) });
 const solanaSource = (url: string, genesisHash = MAINNET_BETA_GENESIS_HASH) =>
-  new SolanaTransfers({ url, mint: USDC, currency: 'USDC_SOL', decimals: 6, genesisHash, timeoutMs: 500, watched: async () => [] });
+  new SolanaTransfers({ url, tokens: [{ currency: 'USDC_SOL', mint: USDC, decimals: 6 }], genesisHash, timeoutMs: 500, watched: async () => [] });
 const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error);
 
 describe('the chain check of the TRON source', () => {

@@ -65,7 +65,7 @@ describe.each([
     head: 'getSlot',
     make: async (time: () => Date) => {
       const server = await solanaServer();
-      const source = new SolanaTransfers({ url: server.url, mint: USDC, currency: 'USDC_SOL', decimals: 6, genesisHash: MAINNET_BETA_GENESIS_HASH, timeoutMs: 500, clock: time, watched: async () => [] });
+      const source = new SolanaTransfers({ url: server.url, tokens: [{ currency: 'USDC_SOL', mint: USDC, decimals: 6 }], genesisHash: MAINNET_BETA_GENESIS_HASH, timeoutMs: 500, clock: time, watched: async () => [] });
       return {
         source,
         asked: () => server.requests.get('getSlot') ?? 0,

@@ -11,6 +11,12 @@
  * and runs the Token program's Transfer (3) and TransferChecked (12) against its token
  * accounts (owner, mint and decimals checked; a failed instruction fails the transaction and
  * moves nothing). Its answers carry pre/post token balances as a node's do.
+ *
+ * Both token programs run here: the SPL Token program (USDC) and Token-2022 (PayPal's PYUSD),
+ * whose Transfer and TransferChecked instructions have the same layout. A mint belongs to one
+ * program (registered with {@link SolanaTestServer.mint}); its token accounts are derived and
+ * owned by that program, an instruction of the other program on them fails with
+ * IncorrectProgramId, and each balance names its program (`programId`) as a node's does.
  */
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { base58 } from '@scure/base';
@@ -38,15 +44,21 @@ export const MAINNET_BETA_GENESIS_HASH = '5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147
 export const DEVNET_GENESIS_HASH = 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG';
 export const TESTNET_GENESIS_HASH = '4uhcVJyU9pJkvQyS88uRDiswHXSCkY3zQawwpjk2NsNY';
 
+/** The Token-2022 program (Token Extensions), written here apart from the service's constant. */
+export const TOKEN_2022_PROGRAM = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb';
+
 /**
  * A wallet's Solana Pay transfer as its wire bytes (base64), built and signed with @solana/kit as a
  * wallet does from the QR code: TransferChecked of `units` of `mint` from the buyer's associated
- * token account to `to`'s, the reference as a read-only account of the instruction.
+ * token account to `to`'s, the reference as a read-only account of the instruction. `program`:
+ * the mint's token program (Token-2022 for PYUSD), whose id derives the accounts and runs the
+ * instruction.
  */
-export async function solanaPayTransfer(buyer: KeyPairSigner, to: string, units: bigint, reference: string, mint: string, decimals = 6): Promise<string> {
-  const [from] = await findAssociatedTokenPda({ owner: buyer.address, mint: kitAddress(mint), tokenProgram: TOKEN_PROGRAM_ADDRESS });
-  const [dest] = await findAssociatedTokenPda({ owner: kitAddress(to), mint: kitAddress(mint), tokenProgram: TOKEN_PROGRAM_ADDRESS });
-  const transfer = getTransferCheckedInstruction({ source: from, mint: kitAddress(mint), destination: dest, authority: buyer, amount: units, decimals });
+export async function solanaPayTransfer(buyer: KeyPairSigner, to: string, units: bigint, reference: string, mint: string, decimals = 6, program: string = TOKEN_PROGRAM_ADDRESS): Promise<string> {
+  const tokenProgram = kitAddress(program);
+  const [from] = await findAssociatedTokenPda({ owner: buyer.address, mint: kitAddress(mint), tokenProgram });
+  const [dest] = await findAssociatedTokenPda({ owner: kitAddress(to), mint: kitAddress(mint), tokenProgram });
+  const transfer = getTransferCheckedInstruction({ source: from, mint: kitAddress(mint), destination: dest, authority: buyer, amount: units, decimals }, { programAddress: tokenProgram });
   const instruction = { ...transfer, accounts: [...transfer.accounts, { address: kitAddress(reference), role: AccountRole.READONLY }] };
   const message = pipe(
     createTransactionMessage({ version: 'legacy' }),
@@ -61,6 +73,8 @@ interface TokenAccount {
   mint: string;
   owner: string;
   amount: bigint;
+  /** The token program that owns it (its mint's). */
+  program: string;
 }
 
 interface Recorded {
@@ -89,6 +103,8 @@ export class SolanaTestServer {
   readonly transactions: Recorded[] = [];
   private readonly accounts = new Map<string, TokenAccount>();
   private readonly decimals = new Map<string, number>();
+  /** Each mint's token program (the SPL Token program unless registered otherwise). */
+  private readonly programs = new Map<string, string>();
   private server: FaultyServer | undefined;
   private slot = 300_000_000;
   /** How old the newest finalized slot's block is (a test sets a stuck node's). */
@@ -131,15 +147,19 @@ export class SolanaTestServer {
     await this.server?.close();
   }
 
-  /** A mint with its decimals. */
-  mint(mint: string, decimals: number): void {
+  /** A mint with its decimals, of `program` (the SPL Token program by default; Token-2022 for PYUSD). */
+  mint(mint: string, decimals: number, program: string = TOKEN_PROGRAM_ADDRESS): void {
     this.decimals.set(mint, decimals);
+    this.programs.set(mint, program);
   }
 
-  /** The owner's associated token account of the mint, holding `amount` base units. */
-  async tokenAccount(owner: string, mint: string, amount = 0n): Promise<string> {
-    const [ata] = await findAssociatedTokenPda({ owner: kitAddress(owner), mint: kitAddress(mint), tokenProgram: TOKEN_PROGRAM_ADDRESS });
-    this.accounts.set(ata, { mint, owner, amount });
+  /**
+   * The owner's associated token account of the mint, holding `amount` base units, derived with
+   * and owned by the mint's program (or `program`: a test may make an account a wallet could not).
+   */
+  async tokenAccount(owner: string, mint: string, amount = 0n, program: string = this.programs.get(mint) ?? TOKEN_PROGRAM_ADDRESS): Promise<string> {
+    const [ata] = await findAssociatedTokenPda({ owner: kitAddress(owner), mint: kitAddress(mint), tokenProgram: kitAddress(program) });
+    this.accounts.set(ata, { mint, owner, amount, program });
     return ata;
   }
 
@@ -187,7 +207,7 @@ export class SolanaTestServer {
           accountIndex: index,
           mint: account.mint,
           owner: account.owner,
-          programId: TOKEN_PROGRAM_ADDRESS,
+          programId: account.program,
           uiTokenAmount: { amount, decimals, uiAmount: Number(account.amount) / 10 ** decimals, uiAmountString: amount },
         };
       });
@@ -222,7 +242,8 @@ export class SolanaTestServer {
 
   /** Runs one instruction; a Token program error code, or 0 when it succeeded. */
   private run(keys: string[], signers: Set<string>, instruction: Recorded['message']['instructions'][number]): number {
-    if (keys[instruction.programIdIndex] !== TOKEN_PROGRAM_ADDRESS) return 0; // other programs: nothing to do here
+    const program = keys[instruction.programIdIndex]!;
+    if (program !== TOKEN_PROGRAM_ADDRESS && program !== TOKEN_2022_PROGRAM) return 0; // other programs: nothing to do here
     const data = base58.decode(instruction.data);
     const account = (i: number) => keys[instruction.accounts[i]!]!;
     let source: string, destination: string, authority: string, mint: string | undefined, decimals: number | undefined;
@@ -236,6 +257,7 @@ export class SolanaTestServer {
     const from = this.accounts.get(source);
     const to = this.accounts.get(destination);
     if (!from || !to) return 0xd; // uninitialized account
+    if (from.program !== program || to.program !== program) return 0x10000; // IncorrectProgramId: an account of the other token program
     if (from.owner !== authority || !signers.has(authority)) return 0x4; // owner does not match
     if (from.mint !== to.mint || (mint !== undefined && from.mint !== mint)) return 0x3; // mint mismatch
     if (decimals !== undefined && this.decimals.get(from.mint) !== decimals) return 0x12; // wrong decimals

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { base58 } from '@scure/base';
 import { address, getProgramDerivedAddress } from '@solana/kit';
 import { ASSOCIATED_TOKEN_PROGRAM_ADDRESS, findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
-import { ASSOCIATED_TOKEN_PROGRAM_ID, associatedTokenAddress, findProgramAddress, TOKEN_PROGRAM_ID } from '#shared/payments/addresses/solana-token-account';
+import { ASSOCIATED_TOKEN_PROGRAM_ID, associatedTokenAddress, findProgramAddress, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '#shared/payments/addresses/solana-token-account';
 
 /**
  * The watcher's own associated token account derivation against an independent implementation:
@@ -26,6 +26,16 @@ describe('associatedTokenAddress', () => {
       expect(associatedTokenAddress(owner, mint)).toBe(expected);
       const seeds = [owner, TOKEN_PROGRAM_ID, mint].map((key) => base58.decode(key));
       expect(findProgramAddress(seeds, ASSOCIATED_TOKEN_PROGRAM_ID)).toEqual({ address: expected, bump });
+    }
+  });
+
+  it("derives Token-2022 accounts (PYUSD's) with that program's id, as the SDK does, and not the classic program's", async () => {
+    const PYUSD = '2b1kV6DkPAnxd5ixfnxCpjxmKwqjjaYmCZfHsFu24GXo';
+    for (let i = 0; i < 50; i += 1) {
+      const owner = base58.encode(randomBytes(32));
+      const [expected] = await findAssociatedTokenPda({ owner: address(owner), mint: address(PYUSD), tokenProgram: address(TOKEN_2022_PROGRAM_ID) });
+      expect(associatedTokenAddress(owner, PYUSD, TOKEN_2022_PROGRAM_ID)).toBe(expected);
+      expect(associatedTokenAddress(owner, PYUSD)).not.toBe(expected);
     }
   });
 

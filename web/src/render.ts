@@ -191,7 +191,7 @@ function paymentDetails(invoice: PayInvoice, payable = true): HTMLElement {
       : null,
     gateway ? null : field(where, invoice.payment_address, 'address'),
     // Solana Pay: the memo is the transfer's reference, which the wallet adds from the QR code.
-    invoice.memo && code === 'USDC_SOL'
+    invoice.memo && (code === 'USDC_SOL' || code === 'PYUSD')
       ? [field(strings.reference, invoice.memo, 'memo'), h('p', { class: 'hint warn' }, strings.referenceHint)]
       : invoice.memo
         ? [field(strings.memo, invoice.memo, 'memo'), h('p', { class: 'hint warn' }, strings.memoHint)]

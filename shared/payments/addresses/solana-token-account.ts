@@ -19,8 +19,10 @@ import { isSolanaAddress } from '#shared/payments/addresses/solana';
  * @solana-program/token's findAssociatedTokenPda.
  */
 
-/** The SPL Token program (USDC's; Token-2022 mints are not served). */
+/** The SPL Token program (USDC's). */
 export const TOKEN_PROGRAM_ID = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
+/** The Token-2022 program (Token Extensions: PayPal's PYUSD): its accounts are derived with its own id. */
+export const TOKEN_2022_PROGRAM_ID = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb';
 /** The Associated Token Account program. */
 export const ASSOCIATED_TOKEN_PROGRAM_ID = 'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL';
 
@@ -53,8 +55,8 @@ export function findProgramAddress(seeds: readonly Uint8Array[], programId: stri
   throw new Error(`no program address for these seeds under ${programId}`);
 }
 
-/** The associated token account of `owner` for `mint` under the SPL Token program. */
-export function associatedTokenAddress(owner: string, mint: string): string {
+/** The associated token account of `owner` for `mint` under its token `program` (the SPL Token program unless told). */
+export function associatedTokenAddress(owner: string, mint: string, program: string = TOKEN_PROGRAM_ID): string {
   if (!isSolanaAddress(owner) || !isSolanaAddress(mint)) throw new RangeError(`not a Solana address: ${isSolanaAddress(owner) ? mint : owner}`);
-  return findProgramAddress([base58.decode(owner), base58.decode(TOKEN_PROGRAM_ID), base58.decode(mint)], ASSOCIATED_TOKEN_PROGRAM_ID).address;
+  return findProgramAddress([base58.decode(owner), base58.decode(program), base58.decode(mint)], ASSOCIATED_TOKEN_PROGRAM_ID).address;
 }

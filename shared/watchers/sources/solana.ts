@@ -2,7 +2,7 @@ import { fromMinorUnits } from '#shared/domain/money';
 import { ExpiringCache } from '#shared/core/cache';
 import { SourceError } from '#shared/core/source-error';
 import { isSolanaAddress } from '#shared/payments/addresses/solana';
-import { associatedTokenAddress } from '#shared/payments/addresses/solana-token-account';
+import { associatedTokenAddress, TOKEN_PROGRAM_ID } from '#shared/payments/addresses/solana-token-account';
 import { SOLANA_CLUSTERS } from '#shared/chains/solana';
 import { JsonRpcClient, type JsonRpcOptions } from '#shared/watchers/sources/ethereum/json-rpc';
 import type { IndexedSource, SourceHealthNote, Transfer } from '#shared/watchers/sources/port';
@@ -10,9 +10,13 @@ import type { SourceHead } from '#shared/watchers/sources/head-check';
 import { earliestWatch, PerAddressChecks, type WatchEntry } from '#shared/watchers/sources/per-address';
 
 /**
- * USDC on Solana, paid as a Solana Pay transfer request (REFERENCE "More networks"): each
- * invoice has a unique reference key that the buyer's wallet adds to its transfer to the
- * merchant's wallet, i.e. to the wallet's associated token account (ATA) of the mint. The
+ * USDC and PYUSD on Solana, paid as a Solana Pay transfer request (docs/merchant-guide.md
+ * "Networks"): each invoice has a unique reference key that the buyer's wallet adds to its
+ * transfer to the merchant's wallet, i.e. to the wallet's associated token account (ATA) of the
+ * mint, derived with the mint's token program (USDC: the SPL Token program; PYUSD: Token-2022,
+ * whose accounts are other addresses). One source watches every configured token; each token
+ * balance counts only in its own mint under its own program (`programId`), so another
+ * Token-2022 mint, or a token of the classic program, pays nothing. The
  * watcher follows the receiving accounts, not the references, over the standard JSON-RPC API
  * at `finalized` commitment, so its requests grow with merchants and payments, not with open
  * invoices:
@@ -54,12 +58,21 @@ import { earliestWatch, PerAddressChecks, type WatchEntry } from '#shared/watche
  * nothing, and is reported `wrong_chain`. The time booked is the block's.
  */
 
-export interface SolanaSourceOptions extends Pick<JsonRpcOptions, 'url' | 'timeoutMs' | 'fetch'> {
-  /** The token mint (USDC: EPjF...), of the SPL Token program. */
-  mint: string;
-  /** The pay currency of its transfers (USDC_SOL) and its decimals (6). */
+/** A token the source watches: its pay currency, mint, decimals and token program. */
+export interface SolanaToken {
+  /** USDC_SOL, PYUSD. */
   currency: string;
+  /** The token mint (USDC: EPjF...; PYUSD: 2b1k...). */
+  mint: string;
+  /** Its decimals (6 for both). */
   decimals: number;
+  /** The token program that owns the mint (default the SPL Token program; PYUSD's is Token-2022). */
+  program?: string;
+}
+
+export interface SolanaSourceOptions extends Pick<JsonRpcOptions, 'url' | 'timeoutMs' | 'fetch'> {
+  /** The tokens watched (at least one), each its own pay currency. */
+  tokens: readonly SolanaToken[];
   /** The cluster the node must be on (its genesis hash). */
   genesisHash: string;
   /** The references to look for and the wallets they pay (the run reads them from shared/store/watch-list.ts). */
@@ -102,12 +115,15 @@ interface Listed {
   blockTime: number | null;
 }
 
-/** The step's watched references by key, the refund wallets by wallet, and when its watch list was read (s). */
+/** The step's watched references by key, the refund wallets by `<currency>:<wallet>`, and when its watch list was read (s). */
 interface Watched {
   references: ReadonlyMap<string, SolanaWatched>;
   refunds: ReadonlyMap<string, SolanaWatched>;
   listedAt: number;
 }
+
+/** A watched token with its program known. */
+type Token = Required<SolanaToken>;
 
 /** Recent transactions that named no watched reference (see {@link SolanaTransfers.booked}). */
 type Unsettled = Map<string, ReadTransaction & { blockTime: number }>;
@@ -140,7 +156,9 @@ export class SolanaTransfers implements IndexedSource {
   private readonly newest = new Map<string, Listed>();
   /** What the last step read, until the watcher says its transfers are booked. */
   private staged: StepState | undefined;
-  /** wallet -> its associated token account of the mint (a derivation is a few hundred hashes at worst). */
+  /** The watched tokens by pay currency. */
+  private readonly tokens: ReadonlyMap<string, Token>;
+  /** `<mint>:<wallet>` -> the wallet's associated token account of the mint (a derivation is a few hundred hashes at worst). */
   private readonly receiving = new ExpiringCache<string, string>({ maxEntries: KEEP, maxAgeMs: Number.POSITIVE_INFINITY });
   /** Transactions read: signature -> what counts of it (re-read only when a step stopped before its end). */
   private readonly read = new ExpiringCache<string, ReadTransaction>({ maxEntries: KEEP, maxAgeMs: Number.POSITIVE_INFINITY });
@@ -156,6 +174,8 @@ export class SolanaTransfers implements IndexedSource {
   private unsettled: Unsettled = new Map();
 
   constructor(private readonly options: SolanaSourceOptions) {
+    if (options.tokens.length === 0) throw new RangeError('the Solana source needs a token to watch');
+    this.tokens = new Map(options.tokens.map((token) => [token.currency, { program: TOKEN_PROGRAM_ID, ...token }]));
     this.rpc = new JsonRpcClient({ ...options, label: 'solana-rpc' });
     this.clock = options.clock ?? (() => new Date());
     this.checks = new PerAddressChecks('SOLANA RPC', { genesisHash: options.genesisHash }, SOLANA_CLUSTERS, {
@@ -205,13 +225,20 @@ export class SolanaTransfers implements IndexedSource {
     await this.checks.ensure(now);
     const watermark = cursor === undefined ? undefined : parseWatermark(cursor);
     // Checkout writes a wallet and an ISO time; an entry without them (a damaged item) is left out rather than read back to the account's first transfer.
-    const { entries, earliest } = earliestWatch(await this.options.watched(now), this.options.currency, ({ recipient }) =>
-      recipient !== undefined && isSolanaAddress(recipient) ? this.accountOf(recipient) : undefined,
-    );
+    const list = await this.options.watched(now);
+    const entries: SolanaWatched[] = [];
+    const earliest = new Map<string, { sinceMs: number }>();
+    const refunds = new Map<string, SolanaWatched>();
+    for (const token of this.tokens.values()) {
+      const watches = earliestWatch(list, token.currency, ({ recipient }) => (recipient !== undefined && isSolanaAddress(recipient) ? this.accountOf(recipient, token) : undefined));
+      entries.push(...watches.entries);
+      // Token accounts differ by mint: no account is another token's.
+      for (const [account, { sinceMs }] of watches.earliest) earliest.set(account, { sinceMs });
+      for (const entry of watches.entries) if (entry.kind === 'refund') refunds.set(`${token.currency}:${entry.recipient!}`, entry);
+    }
     this.staged = undefined;
     if (entries.length === 0) return { transfers: [], next: cursor };
     const references = new Map(entries.filter((entry) => entry.kind !== 'refund').map((entry) => [entry.address, entry]));
-    const refunds = new Map(entries.filter((entry) => entry.kind === 'refund').map((entry) => [entry.recipient!, entry]));
     // Each receiving account with how far back it must be read: its oldest invoice, or the watermark.
     const order = [...earliest].map(([account, { sinceMs }]): [string, number] => [account, Math.max(watermark ?? 0, Math.floor(sinceMs / 1000) - SINCE_MARGIN_S)]);
     const start = this.offset % order.length;
@@ -233,17 +260,19 @@ export class SolanaTransfers implements IndexedSource {
   }
 
   /**
-   * What a finalized transaction paid `wallet` in the mint (its gain over all its token
-   * accounts), and whether it succeeded: a merchant's reported refund (refund-check.ts).
+   * What a finalized transaction paid `wallet` in the mint of `currency` (its gain over all its
+   * token accounts), and whether it succeeded: a merchant's reported refund (refund-check.ts).
    * Undefined while the node does not serve it as finalized (unknown, or not final yet). The
    * node's cluster is checked first.
    */
-  async paidBy(signature: string, wallet: string): Promise<{ success: boolean; units: bigint } | undefined> {
+  async paidBy(signature: string, wallet: string, currency: string): Promise<{ success: boolean; units: bigint } | undefined> {
+    const token = this.tokens.get(currency);
+    if (!token) throw new RangeError(`the Solana source does not watch ${currency}`);
     await this.checks.ensure(this.clock(), { head: false });
     if (!/^[1-9A-HJ-NP-Za-km-z]{64,88}$/.test(signature)) return undefined;
     const tx = await this.transaction(signature, { left: 1 });
     if (tx === null) return undefined;
-    return { success: tx.ok, units: this.balance(tx.post, wallet, signature) - this.balance(tx.pre, wallet, signature) };
+    return { success: tx.ok, units: this.gain(tx, wallet, token, signature) };
   }
 
   /**
@@ -257,9 +286,10 @@ export class SolanaTransfers implements IndexedSource {
     return stored === undefined || candidate >= stored + WATERMARK_EVERY_S ? String(candidate) : undefined;
   }
 
-  private accountOf(wallet: string): string {
-    let account = this.receiving.get(wallet);
-    if (account === undefined) this.receiving.set(wallet, (account = associatedTokenAddress(wallet, this.options.mint)));
+  private accountOf(wallet: string, token: Token): string {
+    const key = `${token.mint}:${wallet}`;
+    let account = this.receiving.get(key);
+    if (account === undefined) this.receiving.set(key, (account = associatedTokenAddress(wallet, token.mint, token.program)));
     return account;
   }
 
@@ -381,56 +411,74 @@ export class SolanaTransfers implements IndexedSource {
       return;
     }
     for (const entry of named) {
-      const units = this.balance(tx.post, entry.recipient!, signature) - this.balance(tx.pre, entry.recipient!, signature);
+      const token = this.tokens.get(entry.currency)!;
+      const units = this.gain(tx, entry.recipient!, token, signature);
       if (units <= 0n) continue;
       if (!Number.isSafeInteger(tx.blockTime)) throw this.error(`transaction ${signature} has no blockTime`);
       const key = `${signature}:${entry.address}`;
       found.set(key, {
         key,
         txid: signature,
-        currency: this.options.currency,
+        currency: token.currency,
         address: entry.recipient!,
         memo: entry.address,
-        amount: fromMinorUnits(units, this.options.decimals),
+        amount: fromMinorUnits(units, token.decimals),
         at: new Date((tx.blockTime as number) * 1000),
       });
     }
   }
 
   /**
-   * What a successful transaction paid each refund wallet it credits in the mint (a refund is
-   * paid to the buyer's wallet, with no reference): the wallet's gain, if the transaction is not
-   * older than the refund's address (less a minute: clocks). The payment's key is
-   * `<signature>:<wallet>`. Returns how many it found.
+   * What a successful transaction paid each refund wallet it credits in the refund's mint (a
+   * refund is paid to the buyer's wallet, with no reference): the wallet's gain, if the
+   * transaction is not older than the refund's address (less a minute: clocks). The payment's
+   * key is `<signature>:<wallet>`. Returns how many it found.
    */
   private bookRefunds(signature: string, tx: ReadTransaction, refunds: ReadonlyMap<string, SolanaWatched>, found: Map<string, Transfer>): number {
     if (refunds.size === 0 || !Array.isArray(tx.post)) return 0;
-    const owners = new Set(tx.post.map((item) => (item as { mint?: unknown; owner?: unknown } | null)?.mint === this.options.mint ? (item as { owner?: unknown }).owner : undefined));
+    // Any token account the wallet owns in the refund's mint (under its program) may receive it.
+    const owners = new Set<string>();
+    for (const item of tx.post) {
+      const { mint, owner, programId } = (item ?? {}) as { mint?: unknown; owner?: unknown; programId?: unknown };
+      const token = [...this.tokens.values()].find((candidate) => candidate.mint === mint && candidate.program === (programId ?? TOKEN_PROGRAM_ID));
+      if (token && typeof owner === 'string') owners.add(`${token.currency}:${owner}`);
+    }
     let count = 0;
-    for (const owner of owners) {
-      const entry = typeof owner === 'string' ? refunds.get(owner) : undefined;
+    for (const owned of owners) {
+      const entry = refunds.get(owned);
       if (!entry) continue;
-      const units = this.balance(tx.post, owner as string, signature) - this.balance(tx.pre, owner as string, signature);
+      const token = this.tokens.get(entry.currency)!;
+      const units = this.gain(tx, entry.recipient!, token, signature);
       if (units <= 0n) continue;
       if (!Number.isSafeInteger(tx.blockTime)) throw this.error(`transaction ${signature} has no blockTime`);
       if ((tx.blockTime as number) * 1000 < Date.parse(entry.since) - 60_000) continue;
       const key = `${signature}:${entry.recipient!}`;
-      found.set(key, { key, txid: signature, currency: this.options.currency, address: entry.recipient!, amount: fromMinorUnits(units, this.options.decimals), at: new Date((tx.blockTime as number) * 1000) });
+      found.set(key, { key, txid: signature, currency: token.currency, address: entry.recipient!, amount: fromMinorUnits(units, token.decimals), at: new Date((tx.blockTime as number) * 1000) });
       count += 1;
     }
     return count;
   }
 
-  /** The wallet's balance in the mint over all its token accounts, in base units, from a token balance list. */
-  private balance(list: unknown, owner: string, signature: string): bigint {
+  /** What the wallet gained in the token over the transaction (its balances after less before). */
+  private gain(tx: ReadTransaction, owner: string, token: Token, signature: string): bigint {
+    return this.balance(tx.post, owner, token, signature) - this.balance(tx.pre, owner, token, signature);
+  }
+
+  /**
+   * The wallet's balance in the token over all its token accounts, in base units, from a token
+   * balance list: only balances of the token's mint under the token's program count (a node
+   * names each balance's program; one that does not is of the classic program, the only one
+   * older nodes knew).
+   */
+  private balance(list: unknown, owner: string, token: Token, signature: string): bigint {
     if (list === undefined || list === null) return 0n;
     if (!Array.isArray(list)) throw this.error(`transaction ${signature} token balances are not a list`);
     let sum = 0n;
     for (const item of list) {
-      const entry = (item ?? {}) as { mint?: unknown; owner?: unknown; uiTokenAmount?: { amount?: unknown; decimals?: unknown } };
-      if (entry.mint !== this.options.mint || entry.owner !== owner) continue;
+      const entry = (item ?? {}) as { mint?: unknown; owner?: unknown; programId?: unknown; uiTokenAmount?: { amount?: unknown; decimals?: unknown } };
+      if (entry.mint !== token.mint || entry.owner !== owner || (entry.programId ?? TOKEN_PROGRAM_ID) !== token.program) continue;
       const amount = entry.uiTokenAmount?.amount;
-      if (typeof amount !== 'string' || !/^\d{1,20}$/.test(amount) || entry.uiTokenAmount?.decimals !== this.options.decimals) {
+      if (typeof amount !== 'string' || !/^\d{1,20}$/.test(amount) || entry.uiTokenAmount?.decimals !== token.decimals) {
         throw this.error(`transaction ${signature} has a malformed token balance`);
       }
       sum += BigInt(amount);
