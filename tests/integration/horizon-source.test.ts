@@ -8,7 +8,7 @@
  * cursor misses nothing; a Horizon of another network is refused; the account check answers
  * its three ways. No table: the source never touches it.
  */
-import { Asset, Keypair, Memo, type MemoType, Operation, type Transaction } from '@stellar/stellar-base';
+import { Address, Asset, Keypair, Memo, type MemoType, nativeToScVal, Operation, type Transaction, type xdr } from '@stellar/stellar-base';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WrongChainError } from '#shared/core/source-error';
 import { formatDecimal } from '#shared/domain/money';
@@ -58,7 +58,7 @@ function source(server: HorizonTestServer, watched: () => readonly WatchedAddres
 }
 
 /** A transaction of the buyer's with `operations` and a memo, signed, sent (its ledger closes): its hash and ledger. */
-function send(server: HorizonTestServer, operations: xdrOperation[], memo?: Memo<MemoType>, from = BUYER): { hash: string; ledger: number } {
+function send(server: HorizonTestServer, operations: xdr.Operation[], memo?: Memo<MemoType>, from = BUYER): { hash: string; ledger: number } {
   const builder = server.builder(from);
   for (const operation of operations) builder.addOperation(operation);
   if (memo) builder.addMemo(memo);
@@ -67,7 +67,6 @@ function send(server: HorizonTestServer, operations: xdrOperation[], memo?: Memo
   const { hash } = server.send(tx);
   return { hash, ledger: server.latestLedger };
 }
-type xdrOperation = ReturnType<typeof Operation.payment>;
 
 const pay = (destination: string, amount: string, asset = USDC) => Operation.payment({ destination, asset, amount });
 
@@ -138,6 +137,23 @@ describe('what the Stellar source reports', () => {
       [send1.hash, '7', '25'],
       [receive.hash, '8', '10.1234567'],
     ]);
+  });
+
+  it("counts a contract call's USDC transfer to the merchant (a smart wallet paying through USDC's asset contract) by its balance change", async () => {
+    const transfer = (asset: Asset, to: string, stroops: bigint) =>
+      Operation.invokeContractFunction({ contract: asset.contractId(PUBLIC_PASSPHRASE), function: 'transfer', args: [new Address(BUYER.publicKey()).toScVal(), Address.fromString(to).toScVal(), nativeToScVal(stroops, { type: 'i128' })] });
+    const paid = send(server, [transfer(USDC, muxedAddress(MERCHANT, '31'), 25_000_000n)]);
+    const plain = send(server, [transfer(USDC, MERCHANT, 10_000_000n)], Memo.id('32'));
+    send(server, [transfer(FAKE_USDC, muxedAddress(MERCHANT, '33'), 25_000_000n)]);
+    expect(server.balance(MERCHANT, USDC)).toBe('3.5000000');
+
+    const { transfers } = await drain(source(server, () => [watch(MERCHANT)]), undefined);
+
+    expect(transfers.map(shape)).toEqual([
+      { key: `${operationId(paid.ledger, 1, 1)}-0`, txid: paid.hash, currency: 'USDC_XLM', address: MERCHANT, memo: '31', amount: '2.5', block: { height: paid.ledger, hash: '' }, at: expect.any(Date) },
+      { key: `${operationId(plain.ledger, 1, 1)}-0`, txid: plain.hash, currency: 'USDC_XLM', address: MERCHANT, memo: '32', amount: '1', block: { height: plain.ledger, hash: '' }, at: expect.any(Date) },
+    ]);
+    expect((await source(server, () => []).transaction(paid.hash))?.map((transfer) => transfer.key)).toEqual([transfers[0]!.key]);
   });
 
   it('never reports a failed transaction, another issuer\'s "USDC", XLM, or a payment to an account nobody watches', async () => {

@@ -33,7 +33,7 @@
  * closes one with what was sent. Requests are counted by route.
  */
 import { createHash } from 'node:crypto';
-import { Account, Asset, hash, Keypair, type Transaction, TransactionBuilder, xdr } from '@stellar/stellar-base';
+import { Account, Address, Asset, hash, Keypair, scValToNative, StrKey, type Transaction, TransactionBuilder, xdr } from '@stellar/stellar-base';
 import { parseMuxed } from '#shared/payments/addresses/stellar';
 import { type FaultyServer, startFaultyServer } from './chain-http';
 
@@ -113,6 +113,8 @@ interface Outcome {
   ok: boolean;
   result: xdr.OperationResult;
   details: Record<string, unknown>;
+  /** A contract call is in `/payments` when it moved an asset (Horizon's IsPayment: a Stellar Asset Contract event). */
+  payment?: boolean;
 }
 
 /** A result union's arm by its code's name (`paymentNoTrust`, ...): js-xdr makes one factory per arm. */
@@ -324,7 +326,8 @@ export class HorizonTestServer {
       feeCharged: fee,
       operations: tx.operations.map((operation, i) => {
         const source = operation.source ?? tx.source;
-        return { ...operationKind(operation.type), source, details: outcomes[i]!.details };
+        const kind = operationKind(operation.type);
+        return { ...kind, source, details: outcomes[i]!.details, payment: outcomes[i]!.payment ?? kind.payment };
       }),
     };
     this.byHash.set(applied.hash, applied);
@@ -393,9 +396,53 @@ export class HorizonTestServer {
           : arm<xdr.PathPaymentStrictReceiveResult>(xdr.PathPaymentStrictReceiveResult, `pathPaymentStrictReceive${code}`);
         return { ok, result: xdr.OperationResult.opInner(xdr.OperationResultTr.pathPaymentStrictReceive(result)), details };
       }
+      case 'invokeHostFunction':
+        return this.invoke(operation, from, state, ledger);
       default:
         return { ok: false, result: xdr.OperationResult.opNotSupported(), details: {} };
     }
+  }
+
+  /**
+   * A contract call: only `transfer(from, to, amount)` of a Stellar Asset Contract (an asset with
+   * a trustline here, or XLM), from the operation's source (its signature stands for the
+   * authorization), run as a payment; Horizon's record of it (function, parameters, and the
+   * asset balance change of its transfer event: `to` the base account, a muxed destination's id
+   * as `destination_muxed_id`, as CAP-67's events carry it). Anything else traps.
+   */
+  private invoke(operation: Extract<Transaction['operations'][number], { type: 'invokeHostFunction' }>, from: string, state: Map<string, AccountState>, ledger: number): Outcome {
+    const trapped = (details: Record<string, unknown>): Outcome => ({ ok: false, result: xdr.OperationResult.opInner(xdr.OperationResultTr.invokeHostFunction(xdr.InvokeHostFunctionResult.invokeHostFunctionTrapped())), details, payment: false });
+    if (operation.func.switch().name !== 'hostFunctionTypeInvokeContract') return trapped({ function: 'HostFunctionTypeHostFunctionTypeUploadContractWasm' });
+    const call = operation.func.invokeContract();
+    const args = [xdr.ScVal.scvAddress(call.contractAddress()), xdr.ScVal.scvSymbol(call.functionName()), ...call.args()];
+    const details: Record<string, unknown> = {
+      function: 'HostFunctionTypeHostFunctionTypeInvokeContract',
+      parameters: args.map((arg) => ({ value: arg.toXDR('base64'), type: scValArm(arg) })),
+      address: '',
+      salt: '',
+      asset_balance_changes: null,
+    };
+    const contract = StrKey.encodeContract(call.contractAddress().contractId() as unknown as Buffer);
+    const assets = [Asset.native(), ...[...this.accounts.values()].flatMap((account) => [...account.lines.values()].map((line) => line.asset))];
+    const asset = assets.find((candidate) => candidate.contractId(this.passphrase) === contract);
+    if (!asset || call.functionName().toString() !== 'transfer' || call.args().length !== 3) return trapped(details);
+    const [payer, payee] = call.args().slice(0, 2).map((arg) => Address.fromScVal(arg).toString());
+    const amount = BigInt(scValToNative(call.args()[2]!) as bigint);
+    if (payer !== from || amount <= 0n || !/^[GM]/.test(payee!)) return trapped(details);
+    if (this.move(state, from, payee!, asset, amount, amount, ledger) !== 'Success') return trapped(details);
+    const muxed = parseMuxed(payee!);
+    details.asset_balance_changes = [
+      {
+        ...(asset.isNative() ? { asset_type: 'native' } : { asset_type: asset.getAssetType(), asset_code: asset.getCode(), asset_issuer: asset.getIssuer() }),
+        type: 'transfer',
+        from: payer,
+        to: muxed?.account ?? payee,
+        amount: amountString(amount),
+        ...(muxed ? { destination_muxed_id: muxed.id } : {}),
+      },
+    ];
+    const result = xdr.InvokeHostFunctionResult.invokeHostFunctionSuccess(hash(Buffer.from(xdr.ScVal.scvVoid().toXDR())));
+    return { ok: true, result: xdr.OperationResult.opInner(xdr.OperationResultTr.invokeHostFunction(result)), details, payment: true };
   }
 
   /** `amount` of `from` converted at the test's rate (a path of the asset itself is 1:1); undefined with no rate (no offers). */
@@ -740,9 +787,17 @@ function operationKind(type: string): { type: string; typeI: number; payment: bo
     payment: { type: 'payment', typeI: 1, payment: true },
     pathPaymentStrictReceive: { type: 'path_payment_strict_receive', typeI: 2, payment: true },
     pathPaymentStrictSend: { type: 'path_payment_strict_send', typeI: 13, payment: true },
+    // In `/payments` only when it moved an asset (decided when it runs).
+    invokeHostFunction: { type: 'invoke_host_function', typeI: 24, payment: false },
   };
   // Anything else fails here (op_not_supported) and is not a payment.
   return kinds[type] ?? { type: 'unknown', typeI: -1, payment: false };
+}
+
+/** An ScVal's arm as Horizon names a parameter's type (xdr.ScVal ArmForSwitch: `Address`, `Sym`, `I128`, ...). */
+function scValArm(value: xdr.ScVal): string {
+  const arms: Record<string, string> = { scvAddress: 'Address', scvSymbol: 'Sym', scvI128: 'I128', scvU64: 'U64', scvBool: 'B', scvString: 'Str', scvBytes: 'Bytes' };
+  return arms[value.switch().name] ?? 'n/a';
 }
 
 /** A request's route, for counting. */

@@ -92,15 +92,19 @@ import type { IndexedSource, SourceHealthNote, Transfer } from '#shared/watchers
  * whose asset is `credit_alphanum4` USDC of the configured issuer, to a watched account (its
  * `to`: a muxed destination's base account). The amount is the record's `amount`: what the
  * destination received (a strict-send path payment's is taken from its result, a
- * strict-receive's is the amount asked; its `source_amount` is what the payer spent). Another
- * issuer's "USDC", XLM and every other operation are not ours. A refund's watch (`kind`
- * refund) names the buyer's account: what it receives in USDC is reported to it the same way.
+ * strict-receive's is the amount asked; its `source_amount` is what the payer spent). A
+ * contract call (`invoke_host_function`: a smart wallet paying through USDC's Stellar Asset
+ * Contract) counts by its `asset_balance_changes`: each `transfer` or `mint` of USDC to a
+ * watched account, its `destination_muxed_id` as the muxed id. Another issuer's "USDC", XLM
+ * and every other operation are not ours. A refund's watch (`kind` refund) names the buyer's
+ * account: what it receives in USDC is reported to it the same way.
  *
  * The payment's key is the operation id (unique forever: one payment operation pays one
- * destination), its txid the transaction hash, its memo the muxed id, else the transaction's
- * MEMO_ID, else a MEMO_TEXT that is digits only (trimmed; exchanges often send the id as text),
- * as a canonical decimal; the block is the ledger (its sequence; the hash is not in the record,
- * so it is left empty) and the time the ledger's close.
+ * destination; a contract call's balance change is `<operation id>-<its index>`), its txid the
+ * transaction hash, its memo the muxed id, else the transaction's MEMO_ID, else a MEMO_TEXT
+ * that is digits only (trimmed; exchanges often send the id as text), as a canonical decimal;
+ * the block is the ledger (its sequence; the hash is not in the record, so it is left empty) and
+ * the time the ledger's close.
  *
  * ## The network
  *
@@ -141,8 +145,8 @@ const KEEP = 10_000;
 
 const HASH = /^[0-9a-f]{64}$/;
 const TOKEN = /^\d{1,19}$/;
-/** Horizon writes every amount with 7 decimals (amount.String), at most 2^63 - 1 stroops. */
-const AMOUNT = /^(\d{1,12})\.(\d{7})$/;
+/** Horizon writes every amount with 7 decimals (amount.String; a contract's balance change as an i128, amount.String128). */
+const AMOUNT = /^(\d{1,32})\.(\d{7})$/;
 const PAYMENT_TYPES = new Set(['payment', 'path_payment_strict_receive', 'path_payment_strict_send']);
 
 /** The network id of a passphrase (SHA-256), as hex. */
@@ -201,13 +205,19 @@ interface PaymentRecord {
   successful: boolean;
   txHash: string;
   at: Date;
-  /** Payments only: the destination's account, the muxed id it was paid with, the asset and the amount received. */
-  to?: string;
-  muxedId?: string;
-  asset?: { type: string; code?: string; issuer?: string };
-  amount?: string;
+  /** What it credited to accounts: a payment's destination, or a contract call's asset balance changes (transfers and mints). */
+  credits: Credit[];
   /** With join=transactions: the transaction's memo. */
   memo?: Memo;
+}
+
+/** One account credited by a record: its key (unique forever), the account, the muxed id it was paid with, the asset and the amount received. */
+interface Credit {
+  key: string;
+  to: string;
+  muxedId?: string;
+  asset: { type: string; code?: string; issuer?: string };
+  amount: string;
 }
 
 /** A transaction's memo as the service reads it: the invoice id, or none. */
@@ -310,29 +320,50 @@ class HorizonClient {
     const where = `operation ${token}`;
     if (typeof type !== 'string' || typeof successful !== 'boolean') throw this.error(`${where} has no type or transaction_successful`);
     if (typeof txHash !== 'string' || !HASH.test(txHash)) throw this.error(`${where} has no valid transaction_hash`);
-    const payment: PaymentRecord = { token, type, successful, txHash, at: this.time(record.created_at, `${where} created_at`) };
+    const payment: PaymentRecord = { token, type, successful, txHash, at: this.time(record.created_at, `${where} created_at`), credits: [] };
     if (join) {
       const tx = record.transaction as Record<string, unknown> | undefined;
       if (!tx || typeof tx !== 'object') throw this.error(`${where} has no transaction although joined`);
       payment.memo = this.transactionOf(tx, txHash).memo;
     }
-    if (!PAYMENT_TYPES.has(type)) return payment;
-    const { to, to_muxed: toMuxed, to_muxed_id: muxedId, asset_type: assetType, asset_code: code, asset_issuer: issuer, amount } = record;
-    if (typeof to !== 'string' || !isStellarAccount(to)) throw this.error(`${where} has no valid to`);
-    if (typeof assetType !== 'string' || (code !== undefined && typeof code !== 'string') || (issuer !== undefined && typeof issuer !== 'string')) {
+    if (PAYMENT_TYPES.has(type)) {
+      const { to, to_muxed: toMuxed, to_muxed_id: muxedId } = record;
+      if (typeof to !== 'string' || !isStellarAccount(to)) throw this.error(`${where} has no valid to`);
+      const credit: Credit = { key: token, to, ...this.assetAmount(record, where) };
+      if (toMuxed !== undefined || muxedId !== undefined) {
+        // The id is written as a string (JSON numbers lose 64 bits); it must be the muxed address's own.
+        const muxed = typeof toMuxed === 'string' ? parseMuxed(toMuxed) : undefined;
+        if (!muxed || muxed.account !== to || muxedId !== muxed.id) throw this.error(`${where} has a to_muxed and to_muxed_id that do not agree with to`);
+        credit.muxedId = muxed.id;
+      }
+      payment.credits.push(credit);
+    } else if (type === 'invoke_host_function') {
+      // A contract call listed as a payment moved an asset through its Stellar Asset Contract (a smart wallet paying):
+      // each transfer or mint to an account (G...) is a credit; to a contract (C...), a burn or a clawback, none.
+      const changes = record.asset_balance_changes ?? [];
+      if (!Array.isArray(changes)) throw this.error(`${where} has malformed asset_balance_changes`);
+      for (const [index, raw] of changes.entries()) {
+        const change = (raw ?? {}) as Record<string, unknown>;
+        const { type: kind, to, destination_muxed_id: muxedId } = change;
+        if (typeof kind !== 'string' || (to !== undefined && typeof to !== 'string') || (muxedId !== undefined && (typeof muxedId !== 'string' || !isMemoId(muxedId)))) {
+          throw this.error(`${where} has a malformed asset balance change`);
+        }
+        // A negative amount would be a debit written as a credit: not a payment to `to`.
+        if ((kind !== 'transfer' && kind !== 'mint') || to === undefined || !isStellarAccount(to) || String(change.amount).startsWith('-')) continue;
+        payment.credits.push({ key: `${token}-${index}`, to, ...this.assetAmount(change, where), ...(muxedId !== undefined ? { muxedId } : {}) });
+      }
+    }
+    return payment;
+  }
+
+  /** A record's (or balance change's) asset and amount, checked. */
+  private assetAmount(fields: Record<string, unknown>, where: string): Pick<Credit, 'asset' | 'amount'> {
+    const { asset_type: type, asset_code: code, asset_issuer: issuer, amount } = fields;
+    if (typeof type !== 'string' || (code !== undefined && typeof code !== 'string') || (issuer !== undefined && typeof issuer !== 'string')) {
       throw this.error(`${where} has a malformed asset`);
     }
     if (typeof amount !== 'string' || !AMOUNT.test(amount)) throw this.error(`${where} has a malformed amount`);
-    if (toMuxed !== undefined || muxedId !== undefined) {
-      // The id is written as a string (JSON numbers lose 64 bits); it must be the muxed address's own.
-      const muxed = typeof toMuxed === 'string' ? parseMuxed(toMuxed) : undefined;
-      if (!muxed || muxed.account !== to || muxedId !== muxed.id) throw this.error(`${where} has a to_muxed and to_muxed_id that do not agree with to`);
-      payment.muxedId = muxed.id;
-    }
-    payment.to = to;
-    payment.asset = { type: assetType, ...(code !== undefined ? { code } : {}), ...(issuer !== undefined ? { issuer } : {}) };
-    payment.amount = amount;
-    return payment;
+    return { asset: { type, ...(code !== undefined ? { code } : {}), ...(issuer !== undefined ? { issuer } : {}) }, amount };
   }
 
   /** A transaction resource's success, ledger and memo. */
@@ -452,6 +483,13 @@ async function checkAccount(client: HorizonClient, issuer: string, account: stri
 /** The watched accounts of a step: each with the earliest time a payment to it can count (ms). */
 type Watched = Map<string, number>;
 
+/** A credit to a watched account found on a page. */
+interface Found {
+  page: number;
+  record: PaymentRecord;
+  credit: Credit;
+}
+
 export class StellarPayments implements IndexedSource {
   readonly chain = 'STELLAR';
   private readonly client: HorizonClient;
@@ -505,13 +543,13 @@ export class StellarPayments implements IndexedSource {
       }
       const records = await this.client.payments(at);
       pages.push({ cursor: at, records });
-      candidates += records.filter((record) => this.pays(record, first)).length;
+      candidates += records.reduce((sum, record) => sum + this.paid(record, first).length, 0);
       if (records.length > 0) at = records.at(-1)!.token;
       if (records.length < PAGE) break;
     }
     // Read again after the pages: every invoice their payments can pay is on it (see the module's comment).
     const watched = this.watches(await this.options.watched(this.clock()), first);
-    const found: { page: number; record: PaymentRecord }[] = [];
+    const found: Found[] = [];
     let next = start;
     stop: for (const [page, { records }] of pages.entries()) {
       for (const record of records) {
@@ -520,11 +558,11 @@ export class StellarPayments implements IndexedSource {
           break stop;
         }
         next = record.token;
-        if (this.pays(record, watched)) found.push({ page, record });
+        for (const credit of this.paid(record, watched)) found.push({ page, record, credit });
       }
     }
     await this.readMemos(found, pages);
-    const transfers = found.map(({ record }) => this.transfer(record, record.muxedId ?? this.memos.get(record.txHash)?.id));
+    const transfers = found.map(({ record, credit }) => this.transfer(record, credit, credit.muxedId ?? this.memos.get(record.txHash)?.id));
     return { transfers, next, more };
   }
 
@@ -542,7 +580,7 @@ export class StellarPayments implements IndexedSource {
     if (!tx.successful) return [];
     this.memos.set(normalized, tx.memo);
     const records = await this.client.transactionPayments(normalized);
-    return records.filter((record) => record.successful && this.isUsdc(record)).map((record) => this.transfer(record, record.muxedId ?? tx.memo.id));
+    return records.flatMap((record) => (record.successful ? record.credits.filter((credit) => this.isUsdc(credit)) : []).map((credit) => this.transfer(record, credit, credit.muxedId ?? tx.memo.id)));
   }
 
   /** {@link accountCheck} through this source's Horizon (its network already checked once). */
@@ -590,30 +628,27 @@ export class StellarPayments implements IndexedSource {
     return ledger;
   }
 
-  private isUsdc(record: PaymentRecord): boolean {
-    return (
-      PAYMENT_TYPES.has(record.type) &&
-      record.asset?.type === 'credit_alphanum4' &&
-      record.asset.code === 'USDC' &&
-      record.asset.issuer === this.options.issuer
-    );
+  private isUsdc({ asset }: Credit): boolean {
+    return asset.type === 'credit_alphanum4' && asset.code === 'USDC' && asset.issuer === this.options.issuer;
   }
 
-  /** Whether a record is a successful USDC payment to a watched account, made no earlier than its oldest invoice (less the margin). */
-  private pays(record: PaymentRecord, watched: Watched): boolean {
-    if (!record.successful || !this.isUsdc(record)) return false;
-    const since = watched.get(record.to!);
-    return since !== undefined && record.at.getTime() >= since;
+  /** What a successful record credited in USDC to watched accounts, made no earlier than their oldest invoice (less the margin). */
+  private paid(record: PaymentRecord, watched: Watched): Credit[] {
+    if (!record.successful) return [];
+    return record.credits.filter((credit) => {
+      const since = watched.get(credit.to);
+      return since !== undefined && this.isUsdc(credit) && record.at.getTime() >= since;
+    });
   }
 
   /**
    * The memos of the found payments to plain accounts: a page with one such transaction reads it
    * alone, a page with more is read again with its transactions joined (one request for all).
    */
-  private async readMemos(found: readonly { page: number; record: PaymentRecord }[], pages: readonly { cursor: string; records: PaymentRecord[] }[]): Promise<void> {
+  private async readMemos(found: readonly Found[], pages: readonly { cursor: string; records: PaymentRecord[] }[]): Promise<void> {
     const needed = new Map<number, Set<string>>();
-    for (const { page, record } of found) {
-      if (record.muxedId !== undefined || this.memos.get(record.txHash) !== undefined) continue;
+    for (const { page, record, credit } of found) {
+      if (credit.muxedId !== undefined || this.memos.get(record.txHash) !== undefined) continue;
       needed.set(page, (needed.get(page) ?? new Set()).add(record.txHash));
     }
     for (const [page, hashes] of needed) {
@@ -630,13 +665,13 @@ export class StellarPayments implements IndexedSource {
     }
   }
 
-  private transfer(record: PaymentRecord, memo: string | undefined): Transfer {
-    const [, whole, fraction] = AMOUNT.exec(record.amount!)!;
+  private transfer(record: PaymentRecord, credit: Credit, memo: string | undefined): Transfer {
+    const [, whole, fraction] = AMOUNT.exec(credit.amount)!;
     return {
-      key: record.token,
+      key: credit.key,
       txid: record.txHash,
       currency: this.options.currency,
-      address: record.to!,
+      address: credit.to,
       ...(memo !== undefined ? { memo } : {}),
       amount: fromMinorUnits(BigInt(`${whole}${fraction}`), this.options.decimals),
       block: { height: ledgerOfToken(record.token), hash: '' },
