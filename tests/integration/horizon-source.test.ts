@@ -302,6 +302,24 @@ describe('the requests', () => {
     expect([...server.requests]).toEqual([['/', 1]]);
     expect(stellar.health()).toEqual({ chainOk: true, currencyErrors: {}, tipHeight: server.latestLedger, caughtUp: true });
   });
+
+  it('reports the source behind while its steps stop far behind the head, and caught up once they reach it', async () => {
+    const server = await network();
+    const start = (BigInt(server.latestLedger) << 32n).toString();
+    // 2,400 payments over 240 ledgers: a step reads 10 pages (2,000), then stops.
+    for (let i = 0; i < 240; i += 1) send(server, Array.from({ length: 10 }, () => pay(STRANGER, '0.01')));
+    const stellar = source(server, () => [watch(MERCHANT)]);
+
+    const step = await stellar.after(start, 100);
+
+    expect(step.more).toBe(true);
+    expect(server.requests.get('/payments')).toBe(10);
+    expect(stellar.health()).toMatchObject({ chainOk: true, caughtUp: false });
+    const rest = await stellar.after(step.next, 100);
+    expect(rest.more).toBe(false);
+    expect(rest.next).toBe(operationId(server.latestLedger, 1, 10));
+    expect(stellar.health()).toMatchObject({ chainOk: true, caughtUp: true });
+  });
 });
 
 describe('the cursor', () => {

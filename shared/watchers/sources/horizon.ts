@@ -115,7 +115,9 @@ import type { IndexedSource, SourceHealthNote, Transfer } from '#shared/watchers
  * commits to, and from which stellar-core makes the network's genesis (its root account's key).
  * A mismatch is a WrongChainError (`wrong_chain` in the health). The head (the root's latest
  * ingested ledger and its close time) is looked at once a minute, so a Horizon that stopped
- * ingesting is seen (head-check.ts).
+ * ingesting is seen (head-check.ts); a step that stops {@link MAX_BEHIND_LEDGERS} or more
+ * ledgers behind that head (catching up after an outage, or more traffic than the request
+ * budget reads) reports the source not caught up as well, so its lag is seen and counted.
  *
  * Horizon's JSON as its source writes it (stellar/go-stellar-sdk protocols/horizon: Root,
  * Transaction, Account, Balance, Ledger; operations/main.go: Base, Payment, PathPayment,
@@ -140,6 +142,11 @@ const LEDGER_MIN_MS = 5000;
 const SKIP_SLACK_LEDGERS = 12;
 /** The largest answer taken (a plain page of 200 payments is ~300 kB; a joined one a few MB). */
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
+/**
+ * A step that stops this many ledgers (~3 minutes) or more behind the head reports the source
+ * as not caught up (as head-check.ts does for a head that old): payments are being seen late.
+ */
+const MAX_BEHIND_LEDGERS = 33;
 /** Transactions whose memo was read, kept per process (a transaction never changes). */
 const KEEP = 10_000;
 
@@ -497,6 +504,8 @@ export class StellarPayments implements IndexedSource {
   private readonly checks: PerAddressChecks;
   /** The newest head read (the root's latest ledger and its close time). */
   private head: SourceHead | undefined;
+  /** Whether the last step stopped far behind the head (an outage caught up, or more traffic than a step reads). */
+  private behind = false;
   /** Transactions' memos read (a transaction never changes). */
   private readonly memos = new ExpiringCache<string, Memo>({ maxEntries: KEEP, maxAgeMs: Number.POSITIVE_INFINITY });
 
@@ -513,8 +522,10 @@ export class StellarPayments implements IndexedSource {
     return this.client.source;
   }
 
+  /** The network check, the head's age, and whether the source keeps up with the head. */
   health(): SourceHealthNote {
-    return this.checks.health();
+    const note = this.checks.health();
+    return this.behind ? { ...note, caughtUp: false } : note;
   }
 
   /**
@@ -563,6 +574,7 @@ export class StellarPayments implements IndexedSource {
     }
     await this.readMemos(found, pages);
     const transfers = found.map(({ record, credit }) => this.transfer(record, credit, credit.muxedId ?? this.memos.get(record.txHash)?.id));
+    this.behind = more && this.head !== undefined && ledgerOfToken(next) + MAX_BEHIND_LEDGERS <= this.head.height;
     return { transfers, next, more };
   }
 
