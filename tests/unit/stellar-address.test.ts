@@ -1,4 +1,4 @@
-import { Keypair } from '@stellar/stellar-base';
+import { Keypair, StrKey } from '@stellar/stellar-base';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkStellarRefundAddress, isMemoId, isStellarAccount, muxedAddress, newMemoId, parseMuxed, stellarPayUri } from '#shared/payments/addresses/stellar';
@@ -70,6 +70,39 @@ describe('accounts and muxed addresses (SEP-23)', () => {
   it('refuses to mux what is not an account', () => {
     expect(() => muxedAddress(MUXED_VECTORS[0][0], '1')).toThrow(/not a Stellar account/);
     expect(() => muxedAddress('GA7QYNF7SOWQ3GLR2BGMZEHXAVIRZA4KVWLTJJFC7MGXUA74P7UJVSGA', '1')).toThrow(/not a Stellar account/);
+  });
+});
+
+describe("the service's own StrKey codec, against @stellar/stellar-base's", () => {
+  it('reads and writes accounts and muxed addresses as StrKey does, for random keys and ids', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }), (key, id) => {
+        const account = StrKey.encodeEd25519PublicKey(Buffer.from(key));
+        expect(isStellarAccount(account)).toBe(true);
+        const bytes = Buffer.alloc(40);
+        Buffer.from(key).copy(bytes);
+        bytes.writeBigUInt64BE(id, 32);
+        const muxed = StrKey.encodeMed25519PublicKey(bytes);
+        expect(muxedAddress(account, id.toString())).toBe(muxed);
+        expect(parseMuxed(muxed)).toEqual({ account, id: id.toString() });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('refuses what StrKey refuses: a changed character, lower case, a seed, another length', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.nat(55), fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'), (key, at, letter) => {
+        const account = StrKey.encodeEd25519PublicKey(Buffer.from(key));
+        const changed = account.slice(0, at) + letter + account.slice(at + 1);
+        expect(isStellarAccount(changed)).toBe(StrKey.isValidEd25519PublicKey(changed));
+      }),
+      { numRuns: 300 },
+    );
+    const account = Keypair.random().publicKey();
+    for (const bad of [account.toLowerCase(), account.slice(0, 55), `${account}A`, Keypair.random().secret()]) {
+      expect([isStellarAccount(bad), StrKey.isValidEd25519PublicKey(bad)]).toEqual([false, false]);
+    }
   });
 });
 

@@ -1,13 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { StrKey } from '@stellar/stellar-base';
+import { base32nopad } from '@scure/base';
 
 /**
- * Stellar accounts, muxed addresses and payment links for USDC_XLM (docs/DESIGN §13: a
+ * Stellar accounts, muxed addresses and payment links for USDC_XLM (docs/merchant-guide.md "USDC on Stellar": a
  * merchant gives one account; each invoice gets a 64-bit id, paid either to the muxed address
  * of the account and the id or to the plain account with the id as a MEMO_ID):
  *
  * - an account is an ed25519 public key in StrKey form (SEP-23: version byte 6 << 3, `G...`,
- *   56 characters, CRC16 checksum), checked by @stellar/stellar-base's StrKey;
+ *   56 characters, CRC16-XMODEM checksum), read and written by {@link StrKeyCodec} here (a few
+ *   lines over @scure/base's base32: @stellar/stellar-base's StrKey cannot be had without its
+ *   whole XDR, 400 KB in every function's bundle; tests/unit/stellar-address.test.ts checks this
+ *   codec against it);
  * - a muxed address (SEP-23, CAP-27: version byte 12 << 3, `M...`, 69 characters) is the
  *   account's 32 key bytes followed by the id as 8 bytes, most significant first: a wallet that
  *   pays it pays the account, and Horizon shows the id as the payment's `to_muxed_id`;
@@ -28,6 +31,49 @@ const ASSET_CODE = /^[A-Za-z0-9]{1,12}$/;
 /** MEMO_TEXT holds at most 28 bytes. */
 const MAX_MEMO_TEXT_BYTES = 28;
 
+/** CRC16-XMODEM (polynomial 0x1021, initial 0), StrKey's checksum. */
+function crc16(bytes: Uint8Array): number {
+  let crc = 0;
+  for (const byte of bytes) {
+    crc ^= byte << 8;
+    for (let bit = 0; bit < 8; bit += 1) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  }
+  return crc;
+}
+
+/**
+ * StrKey (SEP-23): a version byte, the payload and its CRC16-XMODEM (little-endian), in base32
+ * without padding. A string is read only in its canonical form (upper case, the exact length,
+ * no stray bits in its last character), as stellar-base's StrKey reads it.
+ */
+const StrKeyCodec = {
+  encode(version: number, payload: Uint8Array): string {
+    const data = new Uint8Array(payload.length + 3);
+    data[0] = version;
+    data.set(payload, 1);
+    const crc = crc16(data.subarray(0, payload.length + 1));
+    data[payload.length + 1] = crc & 0xff;
+    data[payload.length + 2] = crc >> 8;
+    return base32nopad.encode(data);
+  },
+  decode(version: number, text: string, payloadLength: number): Buffer | undefined {
+    if (typeof text !== 'string' || !/^[A-Z2-7]+$/.test(text) || text.length !== Math.ceil(((payloadLength + 3) * 8) / 5)) return undefined;
+    let data: Uint8Array;
+    try {
+      data = base32nopad.decode(text);
+    } catch {
+      return undefined;
+    }
+    if (data.length !== payloadLength + 3 || data[0] !== version) return undefined;
+    const payload = data.subarray(1, payloadLength + 1);
+    return StrKeyCodec.encode(version, payload) === text ? Buffer.from(payload) : undefined;
+  },
+};
+
+/** SEP-23's version bytes: an ed25519 account (`G`) and a muxed account (`M`). */
+const ACCOUNT_VERSION = 6 << 3;
+const MUXED_VERSION = 12 << 3;
+
 /** Whether `id` is a uint64 written as a canonical decimal (what a MEMO_ID and a muxed id are). */
 export function isMemoId(id: string): boolean {
   return typeof id === 'string' && DECIMAL.test(id) && BigInt(id) <= UINT64_MAX;
@@ -35,7 +81,7 @@ export function isMemoId(id: string): boolean {
 
 /** Whether `account` is a Stellar account id (`G...`, an ed25519 public key with a valid checksum). */
 export function isStellarAccount(account: string): boolean {
-  return typeof account === 'string' && StrKey.isValidEd25519PublicKey(account);
+  return StrKeyCodec.decode(ACCOUNT_VERSION, account, 32) !== undefined;
 }
 
 /**
@@ -47,16 +93,16 @@ export function muxedAddress(account: string, id: string): string {
   if (!isStellarAccount(account)) throw new RangeError(`not a Stellar account: ${account}`);
   if (!isMemoId(id)) throw new RangeError(`a muxed id is a decimal uint64, got "${id}"`);
   const bytes = Buffer.alloc(40);
-  Buffer.from(StrKey.decodeEd25519PublicKey(account)).copy(bytes, 0);
+  StrKeyCodec.decode(ACCOUNT_VERSION, account, 32)!.copy(bytes, 0);
   bytes.writeBigUInt64BE(BigInt(id), 32);
-  return StrKey.encodeMed25519PublicKey(bytes);
+  return StrKeyCodec.encode(MUXED_VERSION, bytes);
 }
 
 /** The account and id of a muxed address (`M...`), or undefined when it is not one (a wrong checksum, length or padding). */
 export function parseMuxed(address: string): { account: string; id: string } | undefined {
-  if (typeof address !== 'string' || !StrKey.isValidMed25519PublicKey(address)) return undefined;
-  const bytes = Buffer.from(StrKey.decodeMed25519PublicKey(address));
-  return { account: StrKey.encodeEd25519PublicKey(bytes.subarray(0, 32)), id: bytes.readBigUInt64BE(32).toString() };
+  const bytes = StrKeyCodec.decode(MUXED_VERSION, address, 40);
+  if (!bytes) return undefined;
+  return { account: StrKeyCodec.encode(ACCOUNT_VERSION, bytes.subarray(0, 32)), id: bytes.readBigUInt64BE(32).toString() };
 }
 
 /** What a SEP-7 payment link asks for. */

@@ -1,4 +1,4 @@
-import { hash, Networks } from '@stellar/stellar-base';
+import { createHash } from 'node:crypto';
 import { ExpiringCache } from '#shared/core/cache';
 import { SourceError } from '#shared/core/source-error';
 import { fromMinorUnits } from '#shared/domain/money';
@@ -9,8 +9,8 @@ import { earliestWatch, PerAddressChecks, type WatchEntry } from '#shared/watche
 import type { IndexedSource, SourceHealthNote, Transfer } from '#shared/watchers/sources/port';
 
 /**
- * USDC on Stellar (USDC_XLM), seen from a Horizon server without holding a key (docs/DESIGN
- * §13). A merchant gives its own account (`G...`); each invoice has a 64-bit id, paid either
+ * USDC on Stellar (USDC_XLM), seen from a Horizon server without holding a key
+ * (docs/merchant-guide.md "USDC on Stellar"). A merchant gives its own account (`G...`); each invoice has a 64-bit id, paid either
  * to the muxed address of the account and the id (SEP-23 `M...`: Horizon shows the id as the
  * payment's `to_muxed_id`) or to the plain account with the id as the transaction's MEMO_ID.
  *
@@ -157,13 +157,13 @@ const AMOUNT = /^(\d{1,32})\.(\d{7})$/;
 const PAYMENT_TYPES = new Set(['payment', 'path_payment_strict_receive', 'path_payment_strict_send']);
 
 /** The network id of a passphrase (SHA-256), as hex. */
-export const stellarNetworkId = (passphrase: string): string => Buffer.from(hash(Buffer.from(passphrase, 'utf8'))).toString('hex');
+export const stellarNetworkId = (passphrase: string): string => createHash('sha256').update(passphrase, 'utf8').digest('hex');
 
 /** Stellar's public networks by their id, named in a wrong-network error. */
 const KNOWN_NETWORKS: Readonly<Record<string, string>> = {
-  [Networks.PUBLIC]: 'mainnet',
-  [Networks.TESTNET]: 'testnet',
-  [Networks.FUTURENET]: 'futurenet',
+  'Public Global Stellar Network ; September 2015': 'mainnet',
+  'Test SDF Network ; September 2015': 'testnet',
+  'Test SDF Future Network ; October 2022': 'futurenet',
 };
 
 /** The cursor before every operation of ledger `ledger` (its TOID with transaction and operation 0). */
