@@ -6,6 +6,8 @@ import { deriveAddress, type AddressCurrency } from '#shared/payments/addresses/
 import { type ChainSourceConfig, chainSources } from '#shared/chains/sources';
 import { readSolanaConfig } from '#shared/chains/solana';
 import { readTronConfig } from '#shared/chains/tron';
+import { readTonConfig } from '#shared/chains/ton';
+import { readStellarConfig } from '#shared/chains/stellar';
 import { readUtxoChainConfig, UTXO_CHAINS } from '#shared/chains/utxo';
 import { deploySettings } from '#shared/payments/setting-families';
 
@@ -51,7 +53,7 @@ export interface DeployConfig {
    */
   lightningParameters: Readonly<Record<string, string>>;
   /** Sources watched by their own index, one watcher function each: LBTC (LND) and EOS (Hyperion). */
-  indexedSources: readonly ('LBTC' | 'EOS' | 'TRON' | 'SOLANA')[];
+  indexedSources: readonly ('LBTC' | 'EOS' | 'TRON' | 'SOLANA' | 'TON' | 'STELLAR')[];
   /** The SSM SecureString holding the API token key: read by the functions that authenticate merchants. */
   tokenKeyParameter: string;
   apiThrottle: { read: Throttle; write: Throttle };
@@ -171,6 +173,8 @@ export function readDeployConfig(context: ContextLookup, env: NodeJS.ProcessEnv)
     ...(handlerEnvironment.EOS_HISTORY_URL !== undefined ? (['EOS'] as const) : []),
     ...(handlerEnvironment.TRON_API_URL !== undefined ? (['TRON'] as const) : []),
     ...(handlerEnvironment.SOLANA_RPC_URL !== undefined ? (['SOLANA'] as const) : []),
+    ...(handlerEnvironment.TON_API_URL !== undefined ? (['TON'] as const) : []),
+    ...(handlerEnvironment.STELLAR_HORIZON_URL !== undefined ? (['STELLAR'] as const) : []),
   ];
 
   // The chain each UTXO, TRON and Solana source must be on, checked by the handlers' own parser;
@@ -179,6 +183,8 @@ export function readDeployConfig(context: ContextLookup, env: NodeJS.ProcessEnv)
     ...UTXO_CHAINS.flatMap((chain) => [`${chain}_GENESIS_HASH`, `${chain}_CHECKPOINT`]).map((name) => [[name], readUtxoChainConfig] as [readonly string[], typeof readUtxoChainConfig]),
     [['TRON_GENESIS_HASH', 'USDT_TRC20_CONTRACT'], readTronConfig],
     [['SOLANA_GENESIS_HASH', 'USDC_SOL_MINT', 'PYUSD_MINT'], readSolanaConfig],
+    [['STELLAR_NETWORK_PASSPHRASE', 'USDC_XLM_ISSUER'], readStellarConfig],
+    [['PLATFORM_WALLET_TON'], readTonConfig],
   ];
   for (const [names, parse] of chainChecks) {
     const values = Object.fromEntries(names.flatMap((name) => (handlerEnvironment[name] === undefined ? [] : [[name, handlerEnvironment[name]]])));

@@ -41,7 +41,9 @@ const USAGE = `usage: npm run merchant -- <command> [--json]
 settings: --name NAME --receive-currency USD|USDT|USDC --gateway ALIPAY|ALIGLOBAL|WECHAT (repeatable)
           --tolerance PERCENT --callback-statuses paid|all --xpub KEY=XPUB (repeatable; KEY= removes)
           KEY: BTC, LTC, BCH, ETH (every EVM network), TRX (TRON), or a pay currency naming its key (USDT_TRC20=, USDC_BASE=)
-          --wallet SOL=ADDRESS (create: the Solana wallet USDC_SOL and PYUSD are paid to; USDC_SOL= or PYUSD= too)`;
+          --wallet SOL=ADDRESS (create: the Solana wallet USDC_SOL and PYUSD are paid to; USDC_SOL= or PYUSD= too)
+          --wallet TON=ADDRESS (create: the TON wallet TON and USDT_TON are paid to; USDT_TON= too)
+          --wallet XLM=ACCOUNT (create: the Stellar account USDC_XLM is paid to, G...; USDC_XLM= too)`;
 
 function fail(message: string): never {
   console.error(message);
@@ -104,14 +106,17 @@ function xpubOptions(): Record<string, string> | undefined {
   return keys;
 }
 
-/** `--wallet SOL=ADDRESS` (or `USDC_SOL=`, `PYUSD=`: the same Solana wallet) options as a record. */
+/** Currency names taken for a wallet's network in `--wallet`: each network's one wallet receives all its currencies. */
+const WALLET_ALIASES: Readonly<Record<string, string>> = { USDC_SOL: 'SOL', PYUSD: 'SOL', USDT_TON: 'TON', USDC_XLM: 'XLM' };
+
+/** `--wallet SOL=ADDRESS` (or `USDC_SOL=`, `PYUSD=`), `--wallet TON=` (or `USDT_TON=`), `--wallet XLM=` (or `USDC_XLM=`) options as a record. */
 function walletOptions(): Record<string, string> {
   return Object.fromEntries(
     (values.wallet ?? []).map((entry) => {
       const at = entry.indexOf('=');
       if (at < 1) fail(`--wallet takes NETWORK=ADDRESS, got "${entry}"`);
       const named = entry.slice(0, at).toUpperCase();
-      return [named === 'USDC_SOL' || named === 'PYUSD' ? 'SOL' : named, entry.slice(at + 1)];
+      return [WALLET_ALIASES[named] ?? named, entry.slice(at + 1)];
     }),
   );
 }

@@ -5,6 +5,8 @@ import { currency as currencyInfo, isGateway } from '#shared/domain/currencies';
 import { eosConfig } from '#shared/chains/eos';
 import { lightningConfig } from '#shared/chains/lightning';
 import { solanaSettings } from '#shared/chains/solana';
+import { TON_CURRENCIES, tonSettings } from '#shared/chains/ton';
+import { stellarSettings } from '#shared/chains/stellar';
 import { CHAINS, chainSourcesConfig } from '#shared/chains/sources';
 import { tronSettings } from '#shared/chains/tron';
 
@@ -34,13 +36,15 @@ export interface ConfiguredSource {
   currencies: readonly string[];
 }
 
-/** The sources this deployment watches (chains with a source, Lightning, EOS, TRON, Solana), from configuration alone. */
+/** The sources this deployment watches (chains with a source, Lightning, EOS, TRON, Solana, TON, Stellar), from configuration alone. */
 export function configuredSources(): ConfiguredSource[] {
   const sources: ConfiguredSource[] = chainSourcesConfig().sources.map(({ chain, kind }) => ({ source: chain, kind, currencies: CHAINS[chain]!.currencies }));
   if (lightningConfig().restUrl !== undefined) sources.push({ source: 'LBTC', kind: 'lnd', currencies: ['LBTC'] });
   if (eosConfig().watched) sources.push({ source: 'EOS', kind: 'hyperion', currencies: ['EOS'] });
   if (tronSettings().watched) sources.push({ source: 'TRON', kind: 'trongrid', currencies: ['USDT_TRC20'] });
   if (solanaSettings().watched) sources.push({ source: 'SOLANA', kind: 'solana-rpc', currencies: solanaSettings().tokens.map((token) => token.currency) });
+  if (tonSettings().watched) sources.push({ source: 'TON', kind: 'toncenter', currencies: TON_CURRENCIES });
+  if (stellarSettings().watched) sources.push({ source: 'STELLAR', kind: 'horizon', currencies: ['USDC_XLM'] });
   return sources;
 }
 

@@ -172,6 +172,13 @@ export const SETTINGS = {
   USDC_SOL_MINT: operator('string', "USDC_SOL token mint (SPL Token program): only with SOLANA_GENESIS_HASH, the cluster's token", { defaultText: 'mainnet USDC' }),
   PYUSD_MINT: operator('string', "PYUSD token mint (Token-2022 program): only with SOLANA_GENESIS_HASH, the cluster's token", { defaultText: 'mainnet PYUSD' }),
   PLATFORM_WALLET_SOL: operator('string', 'the platform Solana wallet USDC_SOL and PYUSD are paid to for merchants without their own'),
+  TON_API_URL: operator('url', 'https toncenter API v3 (ton-indexer) the TON watcher reads (TON, USDT_TON); TON mainnet only'),
+  TON_API_KEY: localOnly('string', "a toncenter API key (X-API-Key: 10 requests a second instead of 1); not in AWS yet: a key would belong in SSM"),
+  PLATFORM_WALLET_TON: operator('string', 'the platform TON wallet TON and USDT_TON are paid to for merchants without their own'),
+  STELLAR_HORIZON_URL: operator('url', 'https Horizon API the Stellar watcher reads (USDC_XLM)'),
+  STELLAR_NETWORK_PASSPHRASE: operator('string', "network passphrase Horizon must answer; set for testnet with USDC_XLM_ISSUER", { defaultText: "mainnet's" }),
+  USDC_XLM_ISSUER: operator('string', "USDC_XLM issuer account: only with STELLAR_NETWORK_PASSPHRASE, the network's USDC", { defaultText: "Circle's" }),
+  PLATFORM_WALLET_XLM: operator('string', 'the platform Stellar account USDC_XLM is paid to for merchants without their own'),
 
   // Watching and source health.
   WATCH_INTERVAL_SECONDS: operator('positive', 'between two looks at a chain in demand (the step timer)', { default: 10 }),

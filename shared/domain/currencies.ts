@@ -82,6 +82,12 @@ const table: readonly Currency[] = [
   { code: 'USDC_SOL', kind: 'token', precision: 6, payPrecision: 6, confirmations: 1, chain: 'SOLANA', key: 'SOL', asset: 'USDC' },
   // PayPal's dollar on Solana, a Token-2022 mint: the same wallet and references as USDC_SOL; priced as PYUSD.
   { code: 'PYUSD', kind: 'token', precision: 6, payPrecision: 6, confirmations: 1, chain: 'SOLANA', key: 'SOL', asset: 'PYUSD' },
+  // TON: the merchant's one wallet and a comment per invoice; final once the indexer has it.
+  // Toncoin has 9 decimals (nanotons); buyers are quoted to 6, as ether is to 8.
+  { code: 'TON', kind: 'crypto', precision: 9, payPrecision: 6, confirmations: 1, chain: 'TON' },
+  { code: 'USDT_TON', kind: 'token', precision: 6, payPrecision: 6, confirmations: 1, chain: 'TON', key: 'TON', asset: 'USDT' },
+  // Stellar: the merchant's one account, a muxed address (and MEMO_ID) per invoice; 7 decimals on the ledger.
+  { code: 'USDC_XLM', kind: 'token', precision: 7, payPrecision: 6, confirmations: 1, chain: 'STELLAR', key: 'XLM', asset: 'USDC' },
   { code: 'ALIPAY', kind: 'gateway', precision: 2, payPrecision: 2, settles: 'CNY' },
   { code: 'ALIGLOBAL', kind: 'gateway', precision: 2, payPrecision: 2, settles: 'CNY' },
   { code: 'WECHAT', kind: 'gateway', precision: 2, payPrecision: 2, settles: 'CNY' },
@@ -117,6 +123,9 @@ export const PAY_CURRENCIES = [
   'ETH_ARB',
   'ETH_BASE',
   'PYUSD',
+  'USDT_TON',
+  'TON',
+  'USDC_XLM',
 ] as const;
 export type PayCurrency = (typeof PAY_CURRENCIES)[number];
 
@@ -124,7 +133,8 @@ export const GATEWAY_CURRENCIES: readonly PayCurrency[] = ['ALIPAY', 'ALIGLOBAL'
 
 /** Currencies a price may be set in: fiat, crypto and stable coins (not gateways, not a chain's tokens). */
 export const PRICE_CURRENCIES: readonly string[] = table
-  .filter((c) => c.kind !== 'gateway' && c.kind !== 'token')
+  // TON came with MugglePay's token list, as a pay currency only.
+  .filter((c) => c.kind !== 'gateway' && c.kind !== 'token' && c.code !== 'TON')
   .map((c) => c.code);
 
 /** Settlement currencies a merchant may choose (USD by default, or a stable coin). */

@@ -93,6 +93,8 @@ const OTHER_NETWORKS: Readonly<Record<string, string>> = {
   EOS: 'EOS',
   TRON: 'TRON',
   SOLANA: 'Solana',
+  TON: 'TON',
+  STELLAR: 'Stellar',
 };
 
 /** The network a pay currency is sent on, by name (`Arbitrum One` for USDT_ARB), or undefined for gateways and fiat. */

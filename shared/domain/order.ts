@@ -224,8 +224,10 @@ export interface Invoice {
   expired_at: string;
   payment_address: string;
   payment_uri: string;
-  /** EOS: the memo that ties a transfer to this invoice. */
+  /** EOS, TON, Stellar: the memo that ties a transfer to this invoice (Solana: its reference). */
   memo?: string;
+  /** USDC_XLM: the plain account payments reach (`payment_address` is its muxed form); the address index names it. */
+  watched_address?: string;
   /** Gateways with `fast`: the gateway's own payment link. */
   gateway_url?: string;
   /** HD currencies: the child index of the address under its key (operators sweep by it). */

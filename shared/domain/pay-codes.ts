@@ -29,10 +29,10 @@ export const MUGGLEPAY_CODES: Readonly<Record<string, PayCurrency | null>> = {
   ETH_BASE: 'ETH_BASE',
   CUSD: 'CUSD',
   PYUSD: 'PYUSD',
-  // Not watched yet.
-  USDT_TON: null,
-  USDC_XLM: null,
-  TON: null,
+  USDT_TON: 'USDT_TON',
+  TON: 'TON',
+  USDC_XLM: 'USDC_XLM',
+  // Not taken.
   // The Go SDK's README example (MugglePay's peer-to-peer BTC flow).
   P2P_BTC: null,
 };

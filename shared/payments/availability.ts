@@ -8,6 +8,8 @@ import type { AddressCurrency } from '#shared/payments/addresses/types';
 import { chainSourcesConfig, SOURCE_KINDS, watchedCurrencies } from '#shared/chains/sources';
 import { tronSettings } from '#shared/chains/tron';
 import { isSolanaCurrency, solanaSettings } from '#shared/chains/solana';
+import { isTonCurrency, TON_CURRENCIES, tonSettings } from '#shared/chains/ton';
+import { stellarSettings } from '#shared/chains/stellar';
 
 /**
  * Which pay currencies a merchant can be paid in, from the configuration alone (no keys
@@ -26,6 +28,9 @@ export const liveWatchedCurrencies = (): ReadonlySet<string> =>
     ...(tronSettings().watched ? ['USDT_TRC20'] : []),
     // Solana with SOLANA_RPC_URL (references, watch-list.ts too).
     ...(solanaSettings().watched ? solanaSettings().tokens.map((token) => token.currency) : []),
+    // TON with TON_API_URL and Stellar with STELLAR_HORIZON_URL (merchant accounts, watch-list.ts too).
+    ...(tonSettings().watched ? TON_CURRENCIES : []),
+    ...(stellarSettings().watched ? ['USDC_XLM'] : []),
   ]));
 
 /** The platform keys of the process (the fallback of a merchant without its own). */
@@ -52,6 +57,8 @@ export function canBePaidIn(merchant: Pick<MerchantProfile, 'sandbox' | 'gateway
   if (merchant.sandbox) return true;
   if (code === 'EOS') return eosConfig().watched;
   if (code === 'LBTC') return lightningConfig().restUrl !== undefined;
+  if (isTonCurrency(code)) return (merchant.wallets?.TON ?? tonSettings().platformWallet) !== undefined && liveWatchedCurrencies().has(code);
+  if (code === 'USDC_XLM') return (merchant.wallets?.XLM ?? stellarSettings().platformWallet) !== undefined && liveWatchedCurrencies().has(code);
   if (isSolanaCurrency(code)) return (merchant.wallets?.SOL ?? solanaSettings().platformWallet) !== undefined && liveWatchedCurrencies().has(code);
   const chain = keyOf(code) as AddressCurrency;
   const key = merchant.xpubs?.[chain] ?? platformXpub(chain);

@@ -7,6 +7,11 @@ export interface PaymentDetails {
   /** A URI a wallet opens (BIP21, EIP-681, lightning:...), also the QR code's content. */
   payment_uri: string;
   memo?: string;
+  /**
+   * Where payments arrive when it is not `payment_address` (USDC_XLM: the plain account of the
+   * muxed payment address): what the address index and the watcher's list name.
+   */
+  watched_address?: string;
   /** A gateway's own payment link (used as `payment_url` when `fast` is set). */
   gateway_url?: string;
   /** HD currencies: the child index the address was derived at (operators sweep by it). */

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { chainOf, currency as currencyInfo, isGateway, keyOf } from '#shared/domain/currencies';
 import { PaymentNotAvailableError } from '#shared/domain/errors';
 import { formatFixed, toMinorUnits } from '#shared/domain/money';
@@ -14,6 +15,10 @@ import { BLOCK_CHAIN_ITEMS, PER_ADDRESS_ITEMS, watchAddress } from '#shared/stor
 import { MAINNET_USDT_TRC20 } from '#shared/chains/tron';
 import { isSolanaCurrency, MAINNET_PYUSD_MINT, MAINNET_USDC_SOL_MINT } from '#shared/chains/solana';
 import { newSolanaReference } from '#shared/payments/addresses/solana';
+import { tonTransferUri, usdtTonTransferUri } from '#shared/payments/addresses/ton';
+import { muxedAddress, newMemoId, stellarPayUri } from '#shared/payments/addresses/stellar';
+import { MAINNET_USDT_TON_MASTER } from '#shared/chains/ton';
+import { MAINNET_USDC_XLM_ISSUER } from '#shared/chains/stellar';
 
 /**
  * The public BIP32 test-vector-1 account key m/84'/0'/0' (seed 000102...0f). Its private key
@@ -27,6 +32,15 @@ export const SANDBOX_XPUB =
  * (its private key is that seed: anyone has it). Sandbox payments are simulated.
  */
 export const SANDBOX_SOL_WALLET = '4zvwRjXUKGfvwnParsHAS3HuSVzV5cA4McphgmoCtajS';
+
+/**
+ * The TON wallet sandbox TON and USDT_TON invoices name: an account whose address is a hash of a
+ * text (no key has it, no contract can be deployed at it). Sandbox payments are simulated.
+ */
+export const SANDBOX_TON_WALLET = 'UQB3we_mCY94Qap7o--GvWAXgaKI9iJ-r9QgNAEmR1UokEKN';
+
+/** The Stellar account sandbox USDC_XLM invoices name: the all-zero seed's (anyone has its key). Sandbox payments are simulated. */
+export const SANDBOX_XLM_ACCOUNT = 'GA5WUJ54Z23KILLCUOUNAKTPBVZWKMQVO4O6EQ5GHLAERIMLLHNCSKYH';
 
 /** The EOS account sandbox invoices name; nothing watches it, sandbox payments are simulated. */
 export const SANDBOX_EOS_ACCOUNT = 'sandboxpayio';
@@ -63,6 +77,10 @@ export interface PaymentMethodsConfig {
   tronContract?: string;
   /** Solana: the mints payment URIs name (USDC_SOL's, PYUSD's), and the platform's wallet (live merchants without their own). */
   solana?: { mints: Readonly<Record<string, string>>; platformWallet?: string };
+  /** TON: the USDT jetton master payment URIs name, and the platform's wallet (live merchants without their own). */
+  ton?: { usdtMaster: string; platformWallet?: string };
+  /** Stellar: the USDC issuer payment URIs name, and the platform's account (live merchants without their own). */
+  stellar?: { issuer: string; platformWallet?: string };
   /**
    * How long after expiry a per-address source still asks about an invoice's address
    * (LATE_PAYMENT_WINDOW_SECONDS): TRON's watcher polls addresses, not blocks (watch-list.ts).
@@ -92,6 +110,8 @@ export class HdPaymentMethods implements PaymentMethods {
     const code = request.currency;
     if (isDerived(code)) return this.derived(code, request);
     if (isSolanaCurrency(code)) return this.solana(code, request);
+    if (code === 'TON' || code === 'USDT_TON') return this.ton(code, request);
+    if (code === 'USDC_XLM') return this.stellar(code, request);
     if (code === 'EOS') return this.eos(request);
     if (code === 'LBTC') return this.lightning(request);
     if (isGateway(code)) return this.gateway(request);
@@ -177,6 +197,54 @@ export class HdPaymentMethods implements PaymentMethods {
   }
 
   /**
+   * TON and USDT on TON: every invoice is paid to the merchant's one wallet (its canonical form),
+   * told apart by a comment of its own the transfer must carry (the invoice's memo: the address
+   * index finds the invoice by wallet and comment): 16 random digits, so no wallet or exchange
+   * changes it (no case, no spaces) and two open invoices of a wallet never share one. The
+   * wallet goes on the TON watcher's list (it reads the wallet, not the comment). The URI is the
+   * `ton://transfer` link wallets open: the amount in nanotons, or for USDT the jetton form with
+   * the amount in the jetton's units.
+   */
+  private async ton(code: string, request: PaymentRequest): Promise<PaymentDetails> {
+    const wallet = request.merchant.wallets?.TON ?? this.config.ton?.platformWallet ?? (request.merchant.sandbox ? SANDBOX_TON_WALLET : undefined);
+    if (!wallet) throw new PaymentNotAvailableError(`${code} has no receiving wallet configured`);
+    if (!request.merchant.sandbox && !this.config.watchedCurrencies?.has(code)) {
+      throw new PaymentNotAvailableError(`${code} payments cannot be seen: no TON source is configured`);
+    }
+    const comment = newDigitsMemo();
+    await this.watch('TON', wallet, code, request);
+    const units = toMinorUnits(request.amount, currencyInfo(code).precision);
+    const uri = code === 'TON' ? tonTransferUri(wallet, units, comment) : usdtTonTransferUri(wallet, units, comment, this.config.ton?.usdtMaster ?? MAINNET_USDT_TON_MASTER);
+    return { payment_address: wallet, memo: comment, payment_uri: uri };
+  }
+
+  /**
+   * USDC on Stellar: every invoice is paid to the merchant's one account, told apart by a random
+   * 64-bit id: the payment address is the muxed address (SEP-23 `M...`) of the account and the
+   * id, and the id is the memo, a MEMO_ID for wallets and exchanges that can pay only the plain
+   * account. The address index and the Stellar watcher's list name the plain account
+   * (`watched_address`), which both kinds of payment reach. The URI is a SEP-7 `web+stellar:pay`
+   * link to the plain account with the MEMO_ID, which every SEP-7 wallet reads.
+   */
+  private async stellar(code: string, request: PaymentRequest): Promise<PaymentDetails> {
+    const account = request.merchant.wallets?.XLM ?? this.config.stellar?.platformWallet ?? (request.merchant.sandbox ? SANDBOX_XLM_ACCOUNT : undefined);
+    if (!account) throw new PaymentNotAvailableError(`${code} has no receiving account configured`);
+    if (!request.merchant.sandbox && !this.config.watchedCurrencies?.has(code)) {
+      throw new PaymentNotAvailableError(`${code} payments cannot be seen: no STELLAR source is configured`);
+    }
+    const id = newMemoId();
+    await this.watch('STELLAR', account, code, request);
+    const amount = formatFixed(request.amount, currencyInfo(code).payPrecision);
+    const issuer = this.config.stellar?.issuer ?? MAINNET_USDC_XLM_ISSUER;
+    return {
+      payment_address: muxedAddress(account, id),
+      watched_address: account,
+      memo: id,
+      payment_uri: stellarPayUri({ destination: account, amount, assetCode: 'USDC', assetIssuer: issuer, memo: id, memoType: 'MEMO_ID' }),
+    };
+  }
+
+  /**
    * Puts a block chain invoice's address on its chain's watch list (watch-list.ts)
    * while the invoice and its late window last: its watcher looks up only the outputs paid to
    * listed addresses. Written for every invoice, configured source or not (a sandbox invoice
@@ -254,4 +322,10 @@ export class HdPaymentMethods implements PaymentMethods {
     });
     return { payment_address: url, payment_uri: url, gateway_url: url };
   }
+}
+
+/** 16 random decimal digits, the first not 0 (53 bits: two open invoices of one wallet never share one). */
+export function newDigitsMemo(): string {
+  const value = 10n ** 15n + (BigInt(`0x${randomBytes(8).toString('hex')}`) % (9n * 10n ** 15n));
+  return value.toString();
 }

@@ -14,6 +14,8 @@ import { liveWatchedCurrencies } from '#shared/payments/availability';
 import { evmSettings } from '#shared/chains/evm';
 import { tronSettings } from '#shared/chains/tron';
 import { solanaSettings } from '#shared/chains/solana';
+import { tonSettings } from '#shared/chains/ton';
+import { stellarSettings } from '#shared/chains/stellar';
 
 /**
  * The payment providers of the process, each built the first time it is needed (so a module
@@ -67,6 +69,8 @@ export function paymentMethods(): PaymentMethods {
     evm: evmSettings(),
     tronContract: tronSettings().contract,
     solana: { mints: Object.fromEntries(solanaSettings().tokens.map((token) => [token.currency, token.mint])), platformWallet: solanaSettings().platformWallet },
+    ton: { usdtMaster: tonSettings().usdtMaster, platformWallet: tonSettings().platformWallet },
+    stellar: { issuer: stellarSettings().issuer, platformWallet: stellarSettings().platformWallet },
     latePaymentWindowSeconds: apiConfig().latePaymentWindowSeconds,
     watchedCurrencies: liveWatchedCurrencies(),
   }));

@@ -61,6 +61,7 @@ export const SANDBOX_USD_PRICES: Readonly<Record<string, string>> = {
   BCH: '350',
   ETH: '3000',
   EOS: '0.80',
+  TON: '5.00',
 };
 
 /** A fixed table of USD prices; any pair is the ratio of the two prices. */

@@ -34,6 +34,9 @@ import { isTronAddress } from '#shared/payments/addresses/tron';
 import { evmSettings } from '#shared/chains/evm';
 import { decodeBolt11 } from '#shared/payments/lightning/bolt11';
 import { isSolanaCurrency, MAINNET_PYUSD_MINT, MAINNET_USDC_SOL_MINT, solanaSettings } from '#shared/chains/solana';
+import { canonicalTonAddress, knownTonContract, parseTonAddress } from '#shared/payments/addresses/ton';
+import { checkStellarRefundAddress } from '#shared/payments/addresses/stellar';
+import { stellarSettings } from '#shared/chains/stellar';
 import { MAINNET_USDT_TRC20, tronSettings } from '#shared/chains/tron';
 
 export type RefundAddressCheck = { ok: true; address: string; memo?: string } | { ok: false; reason: string };
@@ -238,6 +241,23 @@ function checkLightning(refund: Pick<Refund, 'amount' | 'sandbox'>, given: strin
   return { ok: true, address: invoice.toLowerCase() };
 }
 
+/** The longest comment a TON refund carries (bytes): what fits one cell beside the op (127 bytes less 4), as wallets send it. */
+export const MAX_TON_COMMENT_BYTES = 123;
+
+/** A TON wallet (any form, kept canonical), not a known contract; the comment an exchange's deposit needs, if any. */
+function checkTon(code: string, address: string, memo: string | undefined): RefundAddressCheck {
+  const canonical = canonicalTonAddress(address);
+  if (canonical === undefined) {
+    if (parseTonAddress(address)?.testOnly) return refuse('This TON address is a testnet one; this refund is paid on TON mainnet.');
+    return wrongKind(address, code, 'a TON wallet address (UQ… or EQ…)');
+  }
+  const contract = knownTonContract(canonical);
+  if (contract) return refuse(`This is ${contract}, not a wallet: coins sent there are lost.`);
+  const comment = memo?.trim();
+  if (comment !== undefined && Buffer.byteLength(comment, 'utf8') > MAX_TON_COMMENT_BYTES) return refuse(`The comment is longer than ${MAX_TON_COMMENT_BYTES} bytes.`);
+  return { ok: true, address: canonical, ...(comment ? { memo: comment } : {}) };
+}
+
 function checkEos(address: string, memo: string | undefined): RefundAddressCheck {
   if (!/^[a-z1-5.]{1,12}$/.test(address) || address.endsWith('.')) return wrongKind(address, 'EOS', 'an EOS account name (a-z, 1-5 and dots, at most 12 characters)');
   if (address === 'eosio' || address.startsWith('eosio.')) return refuse('This is an EOS system account, not yours: give your own account name.');
@@ -251,7 +271,7 @@ export function checkRefundAddress(refund: Pick<Refund, 'currency' | 'amount' | 
   const address = given.trim();
   if (address.length > 1500) return refuse('This is too long for an address or a Lightning invoice.');
   if (memo !== undefined && typeof memo !== 'string') return refuse('memo must be a string');
-  if (memo !== undefined && refund.currency !== 'EOS' && memo !== '') return refuse(`${refund.currency} refunds take no memo.`);
+  if (memo !== undefined && !['EOS', 'TON', 'USDT_TON', 'USDC_XLM'].includes(refund.currency) && memo !== '') return refuse(`${refund.currency} refunds take no memo.`);
   const code = refund.currency;
   if (isGateway(code)) return refuse(`${code} payments are refunded by the gateway, not to an address.`);
   if (code === 'BTC' || code === 'LTC') return checkUtxo(code, address, refund.sandbox);
@@ -260,6 +280,11 @@ export function checkRefundAddress(refund: Pick<Refund, 'currency' | 'amount' | 
   if (code === 'EOS') return checkEos(address, memo === '' ? undefined : memo);
   if (code === 'USDT_TRC20') return checkTron(address);
   if (isSolanaCurrency(code)) return checkSolana(code, address);
+  if (code === 'TON' || code === 'USDT_TON') return checkTon(code, address, memo === '' ? undefined : memo);
+  if (code === 'USDC_XLM') {
+    const checked = checkStellarRefundAddress(address, { ...(memo ? { memo } : {}), issuer: stellarSettings().issuer });
+    return checked.ok ? { ok: true, address: checked.address, ...(checked.memo ? { memo: checked.memo } : {}) } : refuse(checked.reason);
+  }
   if (code === 'ETH' || evmNetwork(currencyOf(code).chain ?? '')) return checkEvm(code, address);
   return refuse(`Refunds in ${code} cannot be sent to an address.`);
 }

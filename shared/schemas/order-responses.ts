@@ -129,15 +129,19 @@ export const invoiceProperties = {
   payment_address: {
     type: 'string',
     minLength: 1,
-    description: 'Where to pay: a chain address, the EOS account, a BOLT11 invoice (LBTC) or the gateway link.',
+    description: "Where to pay: a chain address, the merchant's wallet (TON, Solana), a Stellar muxed address (USDC_XLM), the EOS account, a BOLT11 invoice (LBTC) or the gateway link.",
   },
   payment_uri: {
     type: 'string',
     minLength: 1,
-    description: 'Wallet URI for a QR code (BIP21 bitcoin:/litecoin:/bitcoincash:, EIP-681 ethereum:, eos:, lightning:, or the gateway link).',
+    description: 'Wallet URI for a QR code (BIP21 bitcoin:/litecoin:/bitcoincash:, EIP-681 ethereum:, tron:, solana:, ton://transfer, SEP-7 web+stellar:pay, eos:, lightning:, or the gateway link).',
+  },
+  payment_memo: {
+    type: 'string',
+    description: "What the transfer must carry beside payment_address, or '': TON's and USDT_TON's comment (a transfer without it cannot be matched), USDC_XLM's MEMO_ID (for wallets that cannot pay the muxed address), EOS's memo, USDC_SOL's and PYUSD's Solana Pay reference.",
   },
   address: { type: 'string', minLength: 1, description: "MugglePay's name for payment_address (the same value)." },
-  memo: { type: 'string', description: "The memo the transfer must carry: the EOS invoice's memo; '' for every other currency." },
+  memo: { type: 'string', description: "MugglePay's name for payment_memo (the same value)." },
   qrcode: { type: 'string', minLength: 1, description: "MugglePay's name for what to encode in a QR code: the same value as payment_uri." },
 } as const;
 

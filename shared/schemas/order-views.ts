@@ -57,6 +57,8 @@ export function invoiceView(invoice: Invoice) {
     expired_at_t: epochMillis(invoice.expired_at),
     payment_address: invoice.payment_address,
     payment_uri: invoice.payment_uri,
+    // What the transfer must carry beside the address ('' when nothing): TON's comment, Stellar's MEMO_ID, EOS's memo, Solana Pay's reference.
+    payment_memo: invoice.memo ?? '',
     // MugglePay's names (its GetOrder; the Go SDK reads Invoice.Address): where to pay, the
     // memo the transfer must carry ('' when none) and what to encode in a QR code.
     address: invoice.payment_address,

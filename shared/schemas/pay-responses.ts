@@ -35,10 +35,14 @@ const payInvoiceProperties = {
   status: invoiceProperties.status,
 } as const;
 
-/** The current invoice as the payment page sees it; `memo` only for EOS. */
+/** The current invoice as the payment page sees it; `memo` only where the transfer carries one, `account` only for USDC_XLM. */
 export const payInvoiceSchema = {
   ...strictObject('PayInvoice', 'What to pay, where, and until when.', payInvoiceProperties),
-  properties: { ...payInvoiceProperties, memo: invoiceSchema.properties.memo },
+  properties: {
+    ...payInvoiceProperties,
+    memo: { type: 'string', description: "What the transfer must carry: TON's comment, Stellar's MEMO_ID, EOS's memo, Solana Pay's reference." },
+    account: { type: 'string', description: 'USDC_XLM: the plain account (G...) of the muxed payment_address, paid with `memo` as a MEMO_ID by wallets that cannot pay a muxed address.' },
+  },
 } as const;
 
 /** Every answer of the payment page's endpoints. */

@@ -45,6 +45,9 @@ const CHAIN_CURRENCIES: readonly PayCurrency[] = [
   'CUSD',
   'USDC_SOL',
   'PYUSD',
+  'USDT_TON',
+  'TON',
+  'USDC_XLM',
   'EOS',
   'BCH',
   'LBTC',
@@ -94,6 +97,7 @@ export function payInvoiceView(invoice: Invoice) {
     expired_at_t: Date.parse(invoice.expired_at),
     status: invoice.status,
     ...(invoice.memo !== undefined ? { memo: invoice.memo } : {}),
+    ...(invoice.watched_address !== undefined ? { account: invoice.watched_address } : {}),
   };
 }
 

@@ -173,7 +173,7 @@ export const payRefundResponseSchema = strictObject('PayRefundResponse', "The bu
     status: { type: 'string', enum: REFUND_STATUSES },
     address: nullable({ type: 'string' }, 'Once set.'),
     memo: nullable({ type: 'string' }, 'EOS: the memo given.'),
-    takes_memo: { type: 'boolean', description: 'EOS: the page asks a memo too.' },
+    takes_memo: { type: 'boolean', description: "EOS, TON, USDT_TON and USDC_XLM: the page asks a memo too (an exchange's deposit memo or comment)." },
     asks: { type: 'string', enum: ['address', 'invoice', 'account'], description: 'What the page asks for: an address, a Lightning invoice (LBTC) or an account (EOS).' },
   }),
 });
@@ -182,6 +182,9 @@ export const payRefundResponseSchema = strictObject('PayRefundResponse', "The bu
  * The buyer's refund page's answer (`PayRefundResponse`). Fields named one by one: nothing the
  * merchant owns (callback, token, ids) can slip in.
  */
+/** Refunds whose page asks a memo too (the buyer's exchange may need one): EOS's, TON's comment, Stellar's MEMO_ID. */
+const MEMO_REFUNDS: readonly string[] = ['EOS', 'TON', 'USDT_TON', 'USDC_XLM'];
+
 export function payRefundView(refund: Refund, order: Pick<Order, 'title' | 'price_amount' | 'price_currency' | 'status' | 'sandbox'>, merchantName: string) {
   return {
     status: 200 as const,
@@ -194,7 +197,7 @@ export function payRefundView(refund: Refund, order: Pick<Order, 'title' | 'pric
       status: refund.status,
       address: refund.address ?? null,
       memo: refund.memo ?? null,
-      takes_memo: refund.currency === 'EOS',
+      takes_memo: MEMO_REFUNDS.includes(refund.currency),
       asks: (refund.currency === 'LBTC' ? 'invoice' : refund.currency === 'EOS' ? 'account' : 'address') as 'address' | 'invoice' | 'account',
     },
   };

@@ -4,6 +4,8 @@ import { isGateway, RECEIVE_CURRENCIES } from '#shared/domain/currencies';
 import { CALLBACK_STATUSES, type CallbackStatuses, type Merchant, type MerchantProfile, profileOf, TOKEN_PATTERN } from '#shared/domain/merchant';
 import { deriveAddress, type AddressCurrency } from '#shared/payments/addresses/index';
 import { isSolanaAddress } from '#shared/payments/addresses/solana';
+import { canonicalTonAddress, knownTonContract } from '#shared/payments/addresses/ton';
+import { isStellarAccount } from '#shared/payments/addresses/stellar';
 import { apiTokenHash, generateApiToken, MerchantNotFoundError, newStoredToken } from '#shared/services/api-tokens';
 import { listAuditEntries } from '#shared/store/audit';
 import { findMerchant, insertMerchant, listMerchants, type MerchantChanges, updateMerchant } from '#shared/store/merchants';
@@ -21,7 +23,7 @@ export interface NewMerchant {
   tolerancePercent?: string;
   /** The merchant's own account-level extended public keys, by currency (BTC, LTC, BCH, ETH). */
   xpubs?: Record<string, string>;
-  /** The merchant's own receiving wallets, by network (SOL: a Solana wallet address for USDC_SOL). */
+  /** The merchant's own receiving wallets, by network (SOL: USDC_SOL and PYUSD; TON: TON and USDT_TON; XLM: USDC_XLM). */
   wallets?: Record<string, string>;
   /** Which status changes are called back: 'paid' (default) or 'all'. */
   callbackStatuses?: string;
@@ -52,7 +54,7 @@ export async function createMerchant(input: NewMerchant, now = new Date(), actor
   const tolerance = input.tolerancePercent ?? '0';
   checkTolerance(tolerance);
   checkXpubs(input.xpubs ?? {});
-  checkWallets(input.wallets ?? {});
+  const wallets = checkWallets(input.wallets ?? {});
   checkGateways(input.gateways ?? []);
   const callbackStatuses = (input.callbackStatuses ?? 'paid') as CallbackStatuses;
   checkCallbackStatuses(callbackStatuses);
@@ -67,7 +69,7 @@ export async function createMerchant(input: NewMerchant, now = new Date(), actor
     payment_tolerance_percent: tolerance,
     callback_statuses: callbackStatuses,
     xpubs: input.xpubs ?? {},
-    ...(input.wallets && Object.keys(input.wallets).length > 0 ? { wallets: input.wallets } : {}),
+    ...(Object.keys(wallets).length > 0 ? { wallets } : {}),
     created_at: now.toISOString(),
     order_id_key: generateOrderIdKey(),
     token_hash: token.token_hash,
@@ -91,12 +93,33 @@ function checkTolerance(percent: string): void {
   if (!/^\d{1,2}(\.\d{1,2})?$/.test(percent)) throw new RangeError('tolerance must be a percent from 0 to 99.99');
 }
 
-/** The merchant's receiving wallets: only Solana's (USDC_SOL), a base58 32-byte address. */
-function checkWallets(wallets: Readonly<Record<string, string>>): void {
+/**
+ * The merchant's receiving wallets, each in the one form the service keeps (what invoices show
+ * and watchers report): Solana's (USDC_SOL, PYUSD) a base58 32-byte address; TON's (TON,
+ * USDT_TON) a mainnet basechain address, kept in its non-bounceable form, not a known contract
+ * (a jetton master keeps what it is sent); Stellar's (USDC_XLM) a `G...` account (a muxed `M...`
+ * address is an invoice's, not the account).
+ */
+export function checkWallets(wallets: Readonly<Record<string, string>>): Record<string, string> {
+  const checked: Record<string, string> = {};
   for (const [network, wallet] of Object.entries(wallets)) {
-    if (network !== 'SOL') throw new RangeError(`no wallet is taken for ${network} (only SOL)`);
-    if (!isSolanaAddress(wallet)) throw new RangeError(`the SOL wallet must be a Solana address (base58, 32 bytes), got "${wallet}"`);
+    if (network === 'SOL') {
+      if (!isSolanaAddress(wallet)) throw new RangeError(`the SOL wallet must be a Solana address (base58, 32 bytes), got "${wallet}"`);
+      checked.SOL = wallet;
+    } else if (network === 'TON') {
+      const canonical = canonicalTonAddress(wallet);
+      if (canonical === undefined) throw new RangeError(`the TON wallet must be a TON mainnet address (UQ... or EQ..., or 0:<hex>), got "${wallet}"`);
+      const contract = knownTonContract(canonical);
+      if (contract) throw new RangeError(`the TON wallet "${wallet}" is ${contract}, not a wallet: funds sent there are lost`);
+      checked.TON = canonical;
+    } else if (network === 'XLM') {
+      if (!isStellarAccount(wallet)) throw new RangeError(`the XLM wallet must be a Stellar account (G..., 56 characters), got "${wallet}"`);
+      checked.XLM = wallet;
+    } else {
+      throw new RangeError(`no wallet is taken for ${network} (only SOL, TON, XLM)`);
+    }
   }
+  return checked;
 }
 
 function checkGateways(gateways: readonly string[]): void {

@@ -14,7 +14,7 @@ import { addressKey, ENTITY } from '#shared/store/keys';
 /** The index item that lets a payment to `invoice`'s address find it. */
 export function addressIndexItem(invoice: Invoice): Item {
   return {
-    ...addressKey(invoice.pay_currency, invoice.payment_address, invoice.memo),
+    ...addressKey(invoice.pay_currency, invoice.watched_address ?? invoice.payment_address, invoice.memo),
     type: ENTITY.address,
     order_id: invoice.order_id,
     invoice_id: invoice.invoice_id,

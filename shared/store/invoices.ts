@@ -69,7 +69,7 @@ export async function discardInvoice(invoice: Invoice): Promise<void> {
     await db().send(
       new DeleteCommand({
         TableName: tableName(),
-        Key: addressKey(invoice.pay_currency, invoice.payment_address, invoice.memo),
+        Key: addressKey(invoice.pay_currency, invoice.watched_address ?? invoice.payment_address, invoice.memo),
         ConditionExpression: 'invoice_id = :id',
         ExpressionAttributeValues: { ':id': invoice.invoice_id },
       }),

@@ -105,8 +105,9 @@ export async function watchRefund(watch: RefundWatch, now: Date = new Date()): P
   });
   if (!indexed) throw invoiceAddress();
   const chain = sourceChain(watch.currency);
-  if (chain === 'TRON' || chain === 'SOLANA') {
-    // Solana: the wallet itself (its token account is read), marked as a refund's (no reference).
+  if (chain === 'TRON' || chain === 'SOLANA' || chain === 'TON' || chain === 'STELLAR') {
+    // Solana: the wallet itself (its token account is read), marked as a refund's (no reference);
+    // TON and Stellar: the buyer's account, read as a merchant's is (the refund's memo, if any, is in the index's key).
     await watchAddress(PER_ADDRESS_ITEMS, {
       chain,
       address: watch.address,
@@ -115,6 +116,7 @@ export async function watchRefund(watch: RefundWatch, now: Date = new Date()): P
       open_until: until,
       until,
       ...(chain === 'SOLANA' ? { recipient: watch.address, kind: 'refund' as const } : {}),
+      ...(chain === 'TON' || chain === 'STELLAR' ? { kind: 'refund' as const } : {}),
     });
   } else if (chain !== 'EOS') {
     await watchAddress(BLOCK_CHAIN_ITEMS, { chain, currency: watch.currency, address: watch.address, until });

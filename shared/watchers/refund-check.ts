@@ -36,8 +36,10 @@ import { confirmationsRequired } from '#shared/chains/confirmations';
 import { decodeBolt11 } from '#shared/payments/lightning/bolt11';
 import { solanaSettings } from '#shared/chains/solana';
 import { tronSettings } from '#shared/chains/tron';
+import { tonSettings } from '#shared/chains/ton';
+import { stellarSettings } from '#shared/chains/stellar';
 import type { RefundTxCheck } from '#shared/services/refunds';
-import { blockSourceFor, hyperionTransfers, type SecretReader, solanaTransfers, tronTransfers } from '#shared/watchers/run';
+import { blockSourceFor, hyperionTransfers, type SecretReader, solanaTransfers, stellarPayments, tonTransfers, tronTransfers } from '#shared/watchers/run';
 import type { HyperionTransfers } from '#shared/watchers/sources/hyperion';
 import type { BlockSource, Transfer } from '#shared/watchers/sources/port';
 import type { SolanaTransfers } from '#shared/watchers/sources/solana';
@@ -64,6 +66,8 @@ export interface RefundCheckSources {
   tron(): TronTransfers | undefined;
   solana(): SolanaTransfers | undefined;
   eos(): HyperionTransfers | undefined;
+  /** TON's and Stellar's indexes: what they serve is final. */
+  indexed(chain: 'TON' | 'STELLAR'): { transaction(hash: string): Promise<Transfer[] | undefined> } | undefined;
 }
 
 /** The configured sources, the watchers' own; an endpoint kept in SSM read with `readSecret`. */
@@ -76,6 +80,10 @@ export function configuredSources(readSecret: SecretReader = readSecureParameter
     tron: () => (tronSettings().watched ? tronTransfers(nothingWatched) : undefined),
     solana: () => (solanaSettings().watched ? solanaTransfers(nothingWatched) : undefined),
     eos: () => (eosConfig().watched ? hyperionTransfers() : undefined),
+    indexed: (chain) => {
+      if (chain === 'TON') return tonSettings().watched ? tonTransfers(nothingWatched) : undefined;
+      return stellarSettings().watched ? stellarPayments(nothingWatched) : undefined;
+    },
   };
 }
 
@@ -98,6 +106,16 @@ export function refundTransactionCheck(sources: RefundCheckSources = configuredS
     if (chain === 'TRON' || chain === 'SOLANA') {
       const source = chain === 'TRON' ? sources.tron() : sources.solana();
       return source ? checkTokenAccount(refund, chain === 'TRON' ? txid.toLowerCase() : txid, chain, source) : unconfigured(refund);
+    }
+    if (chain === 'TON' || chain === 'STELLAR') {
+      const source = sources.indexed(chain);
+      if (!source) return unconfigured(refund);
+      // TON's hashes are hex (any case); Stellar's are hex, lowercase on Horizon.
+      const transfers = await source.transaction(txid.toLowerCase());
+      if (transfers === undefined) return notFound(`${networkName(refund.currency) ?? chain} does not know the transaction ${txid}`);
+      const paid = paidTo(refund, transfers);
+      if (!paid) return notFound(`the transaction pays nothing in ${refund.currency} to the refund's address${refund.memo ? ' with its memo' : ''}`);
+      return { found: true, key: paid.key, amount: formatDecimal(paid.amount), final: true };
     }
     const source = await sources.block(chain);
     if (!source) return unconfigured(refund);

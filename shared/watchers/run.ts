@@ -20,6 +20,10 @@ import { type readTronConfig, tronSettings } from '#shared/chains/tron';
 import { TronTransfers } from '#shared/watchers/sources/tron';
 import { type readSolanaConfig, solanaSettings } from '#shared/chains/solana';
 import { SolanaTransfers } from '#shared/watchers/sources/solana';
+import { type readTonConfig, tonSettings } from '#shared/chains/ton';
+import { TonTransfers } from '#shared/watchers/sources/toncenter';
+import { type readStellarConfig, stellarSettings } from '#shared/chains/stellar';
+import { StellarPayments } from '#shared/watchers/sources/horizon';
 import { currency } from '#shared/domain/currencies';
 import { PER_ADDRESS_ITEMS, type WatchedAddress, WatchList } from '#shared/store/watch-list';
 import { createBlockSource } from '#shared/watchers/sources/factories';
@@ -35,7 +39,7 @@ import { watchingNeeded } from '#shared/store/watch-demand';
 export type SecretReader = (name: string) => Promise<string>;
 
 /** The kind of source each indexed chain reads. */
-const INDEXED_SOURCE = { LBTC: 'lnd', EOS: 'hyperion', TRON: 'trongrid', SOLANA: 'solana-rpc' } as const;
+const INDEXED_SOURCE = { LBTC: 'lnd', EOS: 'hyperion', TRON: 'trongrid', SOLANA: 'solana-rpc', TON: 'toncenter', STELLAR: 'horizon' } as const;
 
 /** A watcher this process can run: its chain and the kind of source it reads. */
 export interface RunnableWatcher {
@@ -73,7 +77,7 @@ export async function blockSourceFor(config: ChainSourceConfig, readSecret?: Sec
 }
 
 /** Sources read by their own cursor, not by the block watcher: Lightning settlements, EOS transfers, TRON's Transfer events by solid block. */
-export type IndexedChain = 'LBTC' | 'EOS' | 'TRON' | 'SOLANA';
+export type IndexedChain = 'LBTC' | 'EOS' | 'TRON' | 'SOLANA' | 'TON' | 'STELLAR';
 
 /** The configured indexed sources: LBTC with `LND_REST_URL`, EOS with `EOS_ACCOUNT` and `EOS_HISTORY_URL`, TRON with `TRON_API_URL`. */
 export function indexedChains(
@@ -81,12 +85,16 @@ export function indexedChains(
   eos: ReturnType<typeof readEosConfig> = eosConfig(),
   tron: ReturnType<typeof readTronConfig> = tronSettings(),
   solana: ReturnType<typeof readSolanaConfig> = solanaSettings(),
+  ton: ReturnType<typeof readTonConfig> = tonSettings(),
+  stellar: ReturnType<typeof readStellarConfig> = stellarSettings(),
 ): IndexedChain[] {
   const chains: IndexedChain[] = [];
   if (lightning.restUrl !== undefined) chains.push('LBTC');
   if (eos.watched) chains.push('EOS');
   if (tron.watched) chains.push('TRON');
   if (solana.watched) chains.push('SOLANA');
+  if (ton.watched) chains.push('TON');
+  if (stellar.watched) chains.push('STELLAR');
   return chains;
 }
 
@@ -105,6 +113,10 @@ export function indexedWatcherFor(chain: IndexedChain): IndexedWatcher {
   // Solidified TRON transfers, finalized Solana ones and irreversible EOS ones are final: booked confirmed at once.
   if (chain === 'TRON') return new IndexedWatcher(tronTransfers(watchListOf('TRON')), { keepUnmatched: true });
   if (chain === 'SOLANA') return new IndexedWatcher(solanaTransfers(watchListOf('SOLANA')), { keepUnmatched: true });
+  // TON and Stellar: what the indexer or Horizon serves is final. A transfer to a merchant's
+  // account whose comment or memo matches no invoice is kept as unmatched (the merchant's portal shows it).
+  if (chain === 'TON') return new IndexedWatcher(tonTransfers(watchListOf('TON')), { keepUnmatched: true });
+  if (chain === 'STELLAR') return new IndexedWatcher(stellarPayments(watchListOf('STELLAR')), { keepUnmatched: true });
   return new IndexedWatcher(hyperionTransfers(), { keepUnmatched: true });
 }
 
@@ -132,6 +144,20 @@ export function solanaTransfers(watched: (now: Date) => Promise<WatchedAddress[]
   return new SolanaTransfers({ url: rpcUrl!, tokens: tokens.map((token) => ({ ...token, decimals: currency(token.currency).precision })), genesisHash, watched });
 }
 
+/** TON's source, configured (TON_API_URL), watching `watched` (merchants' wallets). */
+export function tonTransfers(watched: (now: Date) => Promise<WatchedAddress[]>): TonTransfers {
+  const { apiUrl, apiKey, usdtMaster, watched: configured } = tonSettings();
+  if (!configured) throw new Error('TON: TON_API_URL is not configured');
+  return new TonTransfers({ url: apiUrl!, ...(apiKey ? { apiKey } : {}), usdtMaster, watched });
+}
+
+/** Stellar's source, configured (STELLAR_HORIZON_URL), watching `watched` (merchants' accounts). */
+export function stellarPayments(watched: (now: Date) => Promise<WatchedAddress[]>): StellarPayments {
+  const { horizonUrl, issuer, passphrase, watched: configured } = stellarSettings();
+  if (!configured) throw new Error('STELLAR: STELLAR_HORIZON_URL is not configured');
+  return new StellarPayments({ url: horizonUrl!, issuer, networkPassphrase: passphrase, currency: 'USDC_XLM', decimals: 7, watched });
+}
+
 /** The EOS account's transfers from Hyperion, configured (EOS_ACCOUNT and EOS_HISTORY_URL). */
 export function hyperionTransfers(): HyperionTransfers {
   const { account, historyUrl, watched } = eosConfig();
@@ -143,7 +169,7 @@ export function hyperionTransfers(): HyperionTransfers {
  * A per-address source's watch list, kept by its watcher (one per container, like a block
  * chain's in its BlockWatcher): read whole at the first step, then only what was added.
  */
-function watchListOf(chain: 'TRON' | 'SOLANA'): (now: Date) => Promise<WatchedAddress[]> {
+function watchListOf(chain: 'TRON' | 'SOLANA' | 'TON' | 'STELLAR'): (now: Date) => Promise<WatchedAddress[]> {
   const list = new WatchList(PER_ADDRESS_ITEMS, chain);
   return (now) => list.current(now);
 }

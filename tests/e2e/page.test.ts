@@ -22,7 +22,7 @@ describe('the payment page', () => {
     expect(await page.locator('.price strong').textContent()).toBe('9.99 USD');
     expect(await page.locator('.badge').textContent()).toContain('Sandbox');
     const currencies = await page.locator('.picker button strong').allTextContents();
-    expect(currencies).toEqual(['BTC', 'LTC', 'ETH', 'USDT_ERC20', 'USDC_ERC20', 'USDT_TRC20', 'USDT_ARB', 'USDC_ARB', 'ETH_ARB', 'USDC_BASE', 'ETH_BASE', 'USDC_POL', 'USDT_BNB', 'USDT_CELO', 'CUSD', 'USDC_SOL', 'PYUSD', 'EOS', 'BCH', 'LBTC', 'ALIPAY', 'ALIGLOBAL', 'WECHAT']);
+    expect(currencies).toEqual(['BTC', 'LTC', 'ETH', 'USDT_ERC20', 'USDC_ERC20', 'USDT_TRC20', 'USDT_ARB', 'USDC_ARB', 'ETH_ARB', 'USDC_BASE', 'ETH_BASE', 'USDC_POL', 'USDT_BNB', 'USDT_CELO', 'CUSD', 'USDC_SOL', 'PYUSD', 'USDT_TON', 'TON', 'USDC_XLM', 'EOS', 'BCH', 'LBTC', 'ALIPAY', 'ALIGLOBAL', 'WECHAT']);
     expect(await page.title()).toBe('Monthly Program x 1 · Page Shop');
     await page.screenshot({ path: artifact('order'), fullPage: true });
     await page.close();

@@ -189,6 +189,11 @@ describe('deploy configuration', () => {
     SOLANA_GENESIS_HASH: 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG',
     USDC_SOL_MINT: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU',
     PYUSD_MINT: 'CXk2AMBfi3TwaEL2468s6zP8xq9NxTXjp9gjMgzeUynM',
+    PLATFORM_WALLET_TON: 'UQB3we_mCY94Qap7o--GvWAXgaKI9iJ-r9QgNAEmR1UokEKN',
+    STELLAR_NETWORK_PASSPHRASE: 'Test SDF Network ; September 2015',
+    // Circle's testnet USDC issuer.
+    USDC_XLM_ISSUER: 'GBBD47IF6LWK7P7MDEVSCWR7DPUWV3NY3DTQEVFL4NAT4AQH3ZLLFLA5',
+    PLATFORM_WALLET_XLM: 'GA5WUJ54Z23KILLCUOUNAKTPBVZWKMQVO4O6EQ5GHLAERIMLLHNCSKYH',
   };
   const sample = (name: string, declared: Setting): string => {
     if (SAMPLES[name] !== undefined) return SAMPLES[name];
@@ -219,7 +224,7 @@ describe('deploy configuration', () => {
       const variable = declared.aws === 'parameter' ? `${name}_PARAMETER` : env;
       expect(reached[variable], variable).toBe(given[env]);
     }
-    expect(config.indexedSources).toEqual(['LBTC', 'EOS', 'TRON', 'SOLANA']);
+    expect(config.indexedSources).toEqual(['LBTC', 'EOS', 'TRON', 'SOLANA', 'TON', 'STELLAR']);
     expect(config.chainSources.map((source) => source.chain).sort()).toEqual(Object.keys(CHAINS).sort());
   });
 

@@ -57,7 +57,7 @@ describe('stack size', () => {
   it('watches every chain and indexed source, and deploys both web apps', () => {
     expect(everything.stack.paymentPage.contentDeployed).toBe(true);
     expect(everything.stack.portal.contentDeployed).toBe(true);
-    expect(everything.stack.watchers!.chains).toEqual([...Object.keys(CHAINS), 'LBTC', 'EOS', 'TRON', 'SOLANA']);
+    expect(everything.stack.watchers!.chains).toEqual([...Object.keys(CHAINS), 'LBTC', 'EOS', 'TRON', 'SOLANA', 'TON', 'STELLAR']);
   });
 
   it('keeps both stacks under CloudFormation\'s 500 resources with every network configured', () => {

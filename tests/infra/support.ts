@@ -130,6 +130,8 @@ export const EVERY_SOURCE_SETTINGS: Readonly<Record<string, string>> = {
   ...Object.fromEntries(Object.keys(CHAINS).map((chain) => [`${chain}_RPC_URL`, `/crypto-pay/test/${chain.toLowerCase()}-rpc`])),
   TRON_API_URL: 'https://api.trongrid.io',
   SOLANA_RPC_URL: 'https://solana.example/',
+  TON_API_URL: 'https://toncenter.com/',
+  STELLAR_HORIZON_URL: 'https://horizon.stellar.org/',
   LND_REST_URL: 'https://lnd.internal.example:8080/',
   LND_MACAROON_PARAMETER: '/crypto-pay/test/lnd-macaroon',
   LND_TLS_CERT_PARAMETER: '/crypto-pay/test/lnd-tls-cert',

@@ -24,7 +24,7 @@ const ORDER_KEYS = [
   'sandbox',
 ];
 const INVOICE_KEYS = ['pay_amount', 'pay_currency', 'payment_address', 'payment_uri', 'expired_at', 'expired_at_t', 'status'];
-const CHAIN = ['BTC', 'LTC', 'ETH', 'USDT_ERC20', 'USDC_ERC20', 'USDT_TRC20', 'USDT_ARB', 'USDC_ARB', 'ETH_ARB', 'USDC_BASE', 'ETH_BASE', 'USDC_POL', 'USDT_BNB', 'USDT_CELO', 'CUSD', 'USDC_SOL', 'PYUSD', 'EOS', 'BCH', 'LBTC'];
+const CHAIN = ['BTC', 'LTC', 'ETH', 'USDT_ERC20', 'USDC_ERC20', 'USDT_TRC20', 'USDT_ARB', 'USDC_ARB', 'ETH_ARB', 'USDC_BASE', 'ETH_BASE', 'USDC_POL', 'USDT_BNB', 'USDT_CELO', 'CUSD', 'USDC_SOL', 'PYUSD', 'USDT_TON', 'TON', 'USDC_XLM', 'EOS', 'BCH', 'LBTC'];
 const NOT_FOUND = { status: 404, error: 'Order not found', error_code: 'ORDER_NOT_FOUND' };
 
 let api: Awaited<ReturnType<typeof startApi>>;

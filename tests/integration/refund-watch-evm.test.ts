@@ -77,7 +77,7 @@ describe('a USDT refund on the EVM devnet', () => {
     await mine();
     await watcher.step();
     expect((await findRefund(id, refund.refund_id))!.status).toBe('AWAITING_PAYMENT');
-    const check = refundTransactionCheck({ block: async (chain) => (chain === 'ETH' ? source() : undefined), tron: () => undefined, solana: () => undefined, eos: () => undefined });
+    const check = refundTransactionCheck({ block: async (chain) => (chain === 'ETH' ? source() : undefined), tron: () => undefined, solana: () => undefined, eos: () => undefined, indexed: () => undefined });
     expect(await check(refund, paid)).toEqual({ found: true, key: `${paid}:0`, amount: '30', final: false });
 
     await mine(2);

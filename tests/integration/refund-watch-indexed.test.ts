@@ -63,7 +63,7 @@ async function watchedRefund(currency: string, address: string, memo?: string): 
 }
 
 const status = async (refund: Refund) => (await findRefund(refund.order_id, refund.refund_id))!;
-const noSource = { block: async () => undefined, tron: () => undefined, solana: () => undefined, eos: () => undefined };
+const noSource = { block: async () => undefined, tron: () => undefined, solana: () => undefined, eos: () => undefined, indexed: () => undefined };
 
 describe('TRON: a refund address on the watch list', () => {
   it('the merchant’s real TRC-20 transfer makes it SENT once solid; its txid checks out; another recipient’s does not', async () => {

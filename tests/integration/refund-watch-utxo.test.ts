@@ -161,7 +161,7 @@ describe('checking a refund transaction the merchant reports (Esplora /tx, Core 
     const rpcUrl = new URL(rpc.url);
     rpcUrl.username = 'watcher';
     rpcUrl.password = 'pw';
-    const through = (source: BlockSource): RefundCheckSources => ({ block: async (name) => (name === 'BTC' ? source : undefined), tron: () => undefined, solana: () => undefined, eos: () => undefined });
+    const through = (source: BlockSource): RefundCheckSources => ({ block: async (name) => (name === 'BTC' ? source : undefined), tron: () => undefined, solana: () => undefined, eos: () => undefined, indexed: () => undefined });
     const checks = {
       esplora: refundTransactionCheck(through(shopOnChain.source)),
       rpc: refundTransactionCheck(through(new CoreRpcSource({ chain: 'BTC', url: rpcUrl.toString(), http: { timeoutMs: 300, attempts: 2, backoffMs: 5 } }))),
@@ -181,7 +181,7 @@ describe('checking a refund transaction the merchant reports (Esplora /tx, Core 
       expect(await check(refund, 'ab'.repeat(32))).toMatchObject({ found: false, reason: expect.stringContaining('does not know') });
     }
     // No BTC source: fail closed.
-    const none = refundTransactionCheck({ block: async () => undefined, tron: () => undefined, solana: () => undefined, eos: () => undefined });
+    const none = refundTransactionCheck({ block: async () => undefined, tron: () => undefined, solana: () => undefined, eos: () => undefined, indexed: () => undefined });
     await expect(none(refund, paid.txid)).rejects.toMatchObject({ code: 'REFUND_CHECK_UNAVAILABLE', message: 'Transactions on Bitcoin cannot be checked: this deployment reads no Bitcoin source.' });
 
     // Reported: the wrong amount is a short payment (refused, recorded); the right one sends it.

@@ -193,7 +193,17 @@ function paymentDetails(invoice: PayInvoice, payable = true): HTMLElement {
     // Solana Pay: the memo is the transfer's reference, which the wallet adds from the QR code.
     invoice.memo && (code === 'USDC_SOL' || code === 'PYUSD')
       ? [field(strings.reference, invoice.memo, 'memo'), h('p', { class: 'hint warn' }, strings.referenceHint)]
-      : invoice.memo
+      : // TON: the comment is how the transfer finds the order; the wallet's "comment" field.
+        invoice.memo && (code === 'TON' || code === 'USDT_TON')
+        ? [field(strings.comment, invoice.memo, 'memo'), h('p', { class: 'hint warn', 'data-k': 'memo-hint' }, strings.commentHint)]
+        : // Stellar: the muxed address carries the id; a wallet that cannot pay one pays the account with the id as a MEMO_ID.
+          invoice.memo && invoice.account
+          ? [
+              h('p', { class: 'hint', 'data-k': 'memo-hint' }, strings.muxedHint),
+              field(strings.account, invoice.account, 'account'),
+              field(strings.memoId, invoice.memo, 'memo'),
+            ]
+          : invoice.memo
         ? [field(strings.memo, invoice.memo, 'memo'), h('p', { class: 'hint warn' }, strings.memoHint)]
         : null,
     payable
