@@ -4,7 +4,7 @@ import { SourceError } from '#shared/core/source-error';
 import { fromMinorUnits } from '#shared/domain/money';
 import { isMemoId, isStellarAccount, parseMuxed } from '#shared/payments/addresses/stellar';
 import type { SourceHead } from '#shared/watchers/sources/head-check';
-import { DEFAULT_HTTP_POLICY, type HttpPolicy, requestText } from '#shared/watchers/sources/http';
+import { DEFAULT_HTTP_POLICY, type HttpPolicy, requestJsonObject } from '#shared/watchers/sources/http';
 import { earliestWatch, PerAddressChecks, type WatchEntry } from '#shared/watchers/sources/per-address';
 import type { IndexedSource, SourceHealthNote, Transfer } from '#shared/watchers/sources/port';
 
@@ -241,7 +241,7 @@ class HorizonClient {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new RangeError(`Horizon URL must be http(s), got "${url.protocol}"`);
     this.base = url.toString().replace(/\/+$/, '');
     this.source = `horizon:${url.host}`;
-    this.http = { ...DEFAULT_HTTP_POLICY, ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}), ...(options.attempts !== undefined ? { attempts: options.attempts } : {}) };
+    this.http = { ...DEFAULT_HTTP_POLICY, maxBodyBytes: MAX_BODY_BYTES, ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}), ...(options.attempts !== undefined ? { attempts: options.attempts } : {}) };
   }
 
   /** The root: the network's passphrase and the newest ledger Horizon ingested, with its close time. */
@@ -412,19 +412,7 @@ class HorizonClient {
 
   /** GET `path`: its JSON object; undefined for a status in `missing`. */
   private async get(path: string, missing: readonly number[] = []): Promise<Record<string, unknown> | undefined> {
-    const { status, body } = await requestText(this.source, `${this.base}${path}`, { headers: { accept: 'application/hal+json, application/json' } }, this.http);
-    const name = path.split('?')[0]!;
-    if (body.length > MAX_BODY_BYTES) throw this.error(`${name}: answer larger than ${MAX_BODY_BYTES} bytes`);
-    if (missing.includes(status)) return undefined;
-    if (status !== 200) throw this.error(`${name}: HTTP ${status}`);
-    let answer: unknown;
-    try {
-      answer = JSON.parse(body);
-    } catch {
-      throw this.error(`${name}: answer is not JSON`);
-    }
-    if (!answer || typeof answer !== 'object' || Array.isArray(answer)) throw this.error(`${name}: answer is not an object`);
-    return answer as Record<string, unknown>;
+    return requestJsonObject(this.source, `${this.base}${path}`, { headers: { accept: 'application/hal+json, application/json' } }, this.http, { name: path.split('?')[0]!, missing });
   }
 
   error(message: string): SourceError {

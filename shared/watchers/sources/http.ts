@@ -1,3 +1,4 @@
+import { readTextLimited } from '#shared/core/fetch-text';
 import { RetriesExhaustedError, RetryableStatusError, withRetries } from '#shared/core/retry';
 import { SourceError } from '#shared/core/source-error';
 
@@ -9,6 +10,8 @@ export interface HttpPolicy {
   attempts: number;
   /** First backoff, ms; doubled each retry, with jitter. */
   backoffMs: number;
+  /** The largest answer read, bytes: a larger one is refused while it streams (a SourceError, not tried again). */
+  maxBodyBytes?: number;
 }
 
 export const DEFAULT_HTTP_POLICY: HttpPolicy = { timeoutMs: 10_000, attempts: 3, backoffMs: 250 };
@@ -33,10 +36,15 @@ export async function requestText(
   try {
     return await withRetries(
       { attempts: policy.attempts, baseDelayMs: policy.backoffMs },
-      { retried: () => true, describe: (error) => transportProblem(error, policy.timeoutMs) },
+      // An answer too large is the source's answer, not a transport failure: not asked again.
+      { retried: (error) => !(error instanceof SourceError), describe: (error) => transportProblem(error, policy.timeoutMs) },
       async () => {
         const response = await fetch(url, { ...init, signal: AbortSignal.timeout(policy.timeoutMs), redirect: 'error' });
-        const body = await response.text();
+        const limit = policy.maxBodyBytes;
+        const body =
+          limit === undefined
+            ? await response.text()
+            : await readTextLimited(response, limit, () => new SourceError(source, `${new URL(url).pathname}: answer larger than ${limit} bytes`));
         if (!retryable(response.status) || acceptStatus(response.status, body)) return { status: response.status, body };
         throw new RetryableStatusError(response.status);
       },
@@ -50,4 +58,30 @@ export async function requestText(
 /** A failed try in an error message's words: a timeout says how long was waited. */
 export function transportProblem(error: unknown, timeoutMs: number): string {
   return (error as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : String((error as Error).message ?? error);
+}
+
+/**
+ * One GET-style request whose answer must be a JSON object (REST sources: toncenter, Horizon):
+ * the object; undefined for a status in `missing` (a 404 that means "none"); any other status,
+ * a body that is not JSON or not an object is a {@link SourceError} naming `name` (the path,
+ * without its query) and, for a status, what `detail` reads of the body.
+ */
+export async function requestJsonObject(
+  source: string,
+  url: string,
+  init: RequestInit,
+  policy: HttpPolicy,
+  options: { name: string; missing?: readonly number[]; detail?: (body: string) => string },
+): Promise<Record<string, unknown> | undefined> {
+  const { status, body } = await requestText(source, url, init, policy);
+  if (options.missing?.includes(status)) return undefined;
+  if (status !== 200) throw new SourceError(source, `${options.name}: HTTP ${status}${options.detail?.(body) ?? ''}`);
+  let answer: unknown;
+  try {
+    answer = JSON.parse(body);
+  } catch {
+    throw new SourceError(source, `${options.name}: answer is not JSON`);
+  }
+  if (!answer || typeof answer !== 'object' || Array.isArray(answer)) throw new SourceError(source, `${options.name}: answer is not an object`);
+  return answer as Record<string, unknown>;
 }

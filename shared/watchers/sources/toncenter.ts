@@ -4,7 +4,7 @@ import { SourceError } from '#shared/core/source-error';
 import { fromMinorUnits } from '#shared/domain/money';
 import { canonicalTonAddress, parseTonAddress } from '#shared/payments/addresses/ton';
 import type { SourceHead } from '#shared/watchers/sources/head-check';
-import { DEFAULT_HTTP_POLICY, type HttpPolicy, requestText } from '#shared/watchers/sources/http';
+import { DEFAULT_HTTP_POLICY, type HttpPolicy, requestJsonObject } from '#shared/watchers/sources/http';
 import { earliestWatch, PerAddressChecks, type WatchEntry } from '#shared/watchers/sources/per-address';
 import type { IndexedSource, SourceHealthNote, Transfer } from '#shared/watchers/sources/port';
 
@@ -130,7 +130,7 @@ export const MAX_COMMENT_CHARS = 128;
 /** Accounts whose places are further apart than this are read in requests of their own while one catches up (a new account's week is not read for all). */
 const CATCH_UP_SPLIT_S = 600;
 /** An answer larger than this is not one of ours (1,000 transactions are a few MB). */
-const MAX_BODY_CHARS = 16_000_000;
+const MAX_BODY_BYTES = 16_000_000;
 
 /** TEP-74's ops: a jetton wallet's `transfer`. */
 const JETTON_TRANSFER = 0x0f8a7ea5;
@@ -230,7 +230,7 @@ export class ToncenterClient {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new RangeError(`TON API URL must be http(s), got "${url.protocol}"`);
     this.base = url.toString().replace(/\/+$/, '').replace(/\/api\/v3$/, '');
     this.source = `toncenter:${url.host}`;
-    this.http = { ...DEFAULT_HTTP_POLICY, ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}), ...(options.attempts ? { attempts: options.attempts } : {}) };
+    this.http = { ...DEFAULT_HTTP_POLICY, maxBodyBytes: MAX_BODY_BYTES, ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}), ...(options.attempts ? { attempts: options.attempts } : {}) };
     // The address book and the jettons' metadata are other look-ups of the index for each answer; nothing here reads them.
     this.headers = { accept: 'application/json', 'X-No-Address-Book': 'true', 'X-No-Metadata': 'true', ...(options.apiKey ? { 'X-API-Key': options.apiKey } : {}) };
     this.interval = options.minIntervalMs ?? (options.apiKey ? 110 : 1100);
@@ -240,18 +240,11 @@ export class ToncenterClient {
   async get(path: string, params: readonly (readonly [string, string])[], notFound = false): Promise<Record<string, unknown> | undefined> {
     const query = new URLSearchParams(params.map(([name, value]) => [name, value]));
     await this.pace();
-    const { status, body } = await requestText(this.source, `${this.base}/api/v3/${path}?${query}`, { method: 'GET', headers: this.headers }, this.http);
-    if (body.length > MAX_BODY_CHARS) throw this.error(`${path}: answer larger than ${MAX_BODY_CHARS} characters`);
-    if (status === 404 && notFound) return undefined;
-    if (status !== 200) throw this.error(`${path}: HTTP ${status}${errorOf(body)}`);
-    let answer: unknown;
-    try {
-      answer = JSON.parse(body);
-    } catch {
-      throw this.error(`${path}: answer is not JSON`);
-    }
-    if (!answer || typeof answer !== 'object' || Array.isArray(answer)) throw this.error(`${path}: answer is not an object`);
-    return answer as Record<string, unknown>;
+    return requestJsonObject(this.source, `${this.base}/api/v3/${path}?${query}`, { method: 'GET', headers: this.headers }, this.http, {
+      name: path,
+      ...(notFound ? { missing: [404] } : {}),
+      detail: errorOf,
+    });
   }
 
   /** The newest indexed masterchain block: its seqno, time and network (`GET /api/v3/masterchainInfo`). */
