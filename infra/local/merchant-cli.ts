@@ -121,6 +121,25 @@ function walletOptions(): Record<string, string> {
   );
 }
 
+/**
+ * A Stellar account given for USDC_XLM must exist and trust Circle's USDC, or every payment to
+ * it fails: asked of the configured Horizon (without one there is nothing to ask, and a live
+ * merchant's USDC_XLM fails closed anyway). The reason is shown and nothing is created.
+ */
+async function checkStellarAccount(account: string): Promise<void> {
+  const { stellarSettings } = await import('#shared/chains/stellar');
+  const { accountCheck } = await import('#shared/watchers/sources/horizon');
+  const { horizonUrl, issuer, passphrase, watched } = stellarSettings();
+  if (!watched || !merchants.checkWallets({ XLM: account }).XLM) return;
+  const checked = await accountCheck({ url: horizonUrl!, issuer, networkPassphrase: passphrase }, account);
+  if (checked.ok) return;
+  fail(
+    checked.reason === 'ACCOUNT_NOT_FOUND'
+      ? `the XLM wallet ${account} does not exist on Stellar: fund it first (payments to a missing account fail)`
+      : `the XLM wallet ${account} does not trust Circle's USDC (${issuer}): add the trustline first (USDC payments to it fail)`,
+  );
+}
+
 /** Prints `json` as JSON (always for `alwaysJson`, else with --json), otherwise `text`. */
 function print(json: unknown, text: () => string, alwaysJson = false): void {
   console.log(alwaysJson || values.json ? JSON.stringify(json) : text());
@@ -165,8 +184,10 @@ const commands: Record<(typeof COMMANDS)[number], () => Promise<void>> = {
     // The invite link needs the portal's address: refuse before the merchant exists, not after.
     (await import('#shared/core/config')).portalConfig();
     const { xpubs, ...rest } = settings();
+    const wallets = walletOptions();
+    if (wallets.XLM !== undefined) await checkStellarAccount(wallets.XLM);
     const credentials = await merchants.createMerchant(
-      { ...rest, name: values.name, sandbox: values.sandbox, apiToken: values.token, xpubs: xpubs ?? {}, wallets: walletOptions() },
+      { ...rest, name: values.name, sandbox: values.sandbox, apiToken: values.token, xpubs: xpubs ?? {}, wallets },
       new Date(),
       actor,
     );

@@ -4,7 +4,9 @@
  * The same commands against the local runtime's table are covered in local-runtime.test.ts.
  */
 import { describe, expect, it } from 'vitest';
+import { Keypair } from '@stellar/stellar-base';
 import { runScript } from '../support/processes';
+import { HorizonTestServer, USDC } from '../support/horizon-server';
 
 const env = {
   TABLE_NAME: process.env.TABLE_NAME!,
@@ -106,5 +108,31 @@ describe('npm run merchant', { timeout: 120_000 }, () => {
     const missing = await cli('show', '999999999');
     expect(missing.code).toBe(2);
     expect(missing.output).toContain('no merchant has user_id 999999999');
+  });
+
+  it("takes TON and Stellar wallets: TON's kept in its canonical form, a Stellar account only if it exists and trusts USDC", async () => {
+    const horizon = await new HorizonTestServer().start();
+    try {
+      const [trusting, untrusting, missing] = [51, 52, 53].map((seed) => Keypair.fromRawEd25519Seed(Buffer.alloc(32, seed)).publicKey());
+      for (const account of [trusting!, untrusting!]) horizon.createAccount(account, '100');
+      horizon.trust(trusting!, USDC);
+      const withHorizon = (...args: string[]) => runScript('infra/local/merchant-cli.ts', args, { ...env, STELLAR_HORIZON_URL: horizon.url });
+      // The USDT master in its bounceable form is refused; a wallet's bounceable form is kept non-bounceable.
+      const master = await cli('create', '--name', 'CLI TON master', '--wallet', 'USDT_TON=EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs');
+      expect(master.code).not.toBe(0);
+      expect(master.output).toContain('the USDT jetton master, not a wallet');
+      const created = await withHorizon('create', '--name', 'CLI TON Stellar', '--wallet', 'TON=EQB3we_mCY94Qap7o--GvWAXgaKI9iJ-r9QgNAEmR1UokB9I', '--wallet', `USDC_XLM=${trusting}`);
+      expect(created.code, created.output).toBe(0);
+      const id = String(JSON.parse(created.output.trim().split('\n').at(-1)!).user_id);
+      expect((await cli('show', id, '--json')).json().merchant.wallets).toEqual({ TON: 'UQB3we_mCY94Qap7o--GvWAXgaKI9iJ-r9QgNAEmR1UokEKN', XLM: trusting });
+      const noTrust = await withHorizon('create', '--name', 'CLI no trustline', '--wallet', `XLM=${untrusting}`);
+      expect(noTrust.code).not.toBe(0);
+      expect(noTrust.output).toContain("does not trust Circle's USDC");
+      const absent = await withHorizon('create', '--name', 'CLI no account', '--wallet', `XLM=${missing}`);
+      expect(absent.code).not.toBe(0);
+      expect(absent.output).toContain('does not exist on Stellar');
+    } finally {
+      await horizon.close();
+    }
   });
 });
