@@ -121,8 +121,8 @@ async function startExpirySweeper(seconds: number): Promise<() => Promise<void>>
 
 /**
  * Runs the chain watcher of every chain with a source configured (BTC_ESPLORA_URL,
- * BTC_RPC_URL, ...) and the Lightning and EOS watchers (LND_REST_URL; EOS_ACCOUNT with
- * EOS_HISTORY_URL), in process, as the AWS watcher functions do: each polls every
+ * BTC_RPC_URL, ...) and the indexed ones (LND_REST_URL; EOS_ACCOUNT with EOS_HISTORY_URL;
+ * TRON_API_URL; SOLANA_RPC_URL; TON_API_URL; STELLAR_HORIZON_URL), in process, as the AWS watcher functions do: each polls every
  * WATCH_INTERVAL_SECONDS and backs off on errors. Returns the chains and the stop.
  */
 async function startChainWatchers(): Promise<{ chains: string[]; stop: () => Promise<void> }> {
@@ -131,9 +131,11 @@ async function startChainWatchers(): Promise<{ chains: string[]; stop: () => Pro
   const { readLightningConfig } = await import('#shared/chains/lightning');
   const { readTronConfig } = await import('#shared/chains/tron');
   const { readSolanaConfig } = await import('#shared/chains/solana');
+  const { readTonConfig } = await import('#shared/chains/ton');
+  const { readStellarConfig } = await import('#shared/chains/stellar');
   // Nothing configured (the default): load none of the watcher code.
-  const nothing =
-    chainSources(process.env).length === 0 && readLightningConfig(process.env).restUrl === undefined && !readEosConfig(process.env).watched && !readTronConfig(process.env).watched && !readSolanaConfig(process.env).watched;
+  const indexed = [readEosConfig, readTronConfig, readSolanaConfig, readTonConfig, readStellarConfig].some((read) => read(process.env).watched);
+  const nothing = chainSources(process.env).length === 0 && readLightningConfig(process.env).restUrl === undefined && !indexed;
   if (nothing) return { chains: [], stop: async () => undefined };
   const { runnableWatchers, watchChainRun } = await import('#shared/watchers/run');
   const controller = new AbortController();

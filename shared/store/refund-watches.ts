@@ -59,6 +59,14 @@ export interface RefundWatch {
 }
 
 /** An EOS memo as the EOS watcher reports it: trimmed, an invoice id (UUID) in lower case (indexed-watcher.ts). */
+/**
+ * The memo a refund's address-index key carries. TON's is none: the TON source reports what a
+ * buyer's address receives without its comment (a merchant's own comment, or none, must not
+ * stop the match), so the key is the address alone; the comment is still the refund's, shown to
+ * the merchant to send with it.
+ */
+const indexMemo = (currency: string, memo: string | undefined): string | undefined => (currency === 'TON' || currency === 'USDT_TON' ? undefined : refundMemo(memo));
+
 const refundMemo = (memo: string | undefined): string | undefined => {
   const trimmed = memo?.trim();
   return trimmed && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(trimmed) ? trimmed.toLowerCase() : trimmed || undefined;
@@ -81,7 +89,7 @@ export async function refuseInvoiceAddress(address: Pick<RefundWatch, 'currency'
   // As in watchRefund: a Lightning refund is a BOLT11 invoice of the buyer's, not an address.
   if (address.currency === 'LBTC') return;
   const found = await db().send(
-    new GetCommand({ TableName: tableName(), Key: addressKey(address.currency, address.address, refundMemo(address.memo)), ConsistentRead: true, ProjectionExpression: '#kind', ExpressionAttributeNames: { '#kind': 'kind' } }),
+    new GetCommand({ TableName: tableName(), Key: addressKey(address.currency, address.address, indexMemo(address.currency, address.memo)), ConsistentRead: true, ProjectionExpression: '#kind', ExpressionAttributeNames: { '#kind': 'kind' } }),
   );
   if (found.Item && found.Item.kind !== REFUND_KIND) throw invoiceAddress();
 }
@@ -97,7 +105,7 @@ export async function watchRefund(watch: RefundWatch, now: Date = new Date()): P
   if (watch.currency === 'LBTC') return;
   const until = new Date(now.getTime() + watchConfig().refundWatchSeconds * 1000).toISOString();
   const target: RefundTarget = { userId: watch.userId, orderId: watch.orderId, refundId: watch.refundId, amount: watch.amount, since: watch.since };
-  const indexed = await updateIf(addressKey(watch.currency, watch.address, refundMemo(watch.memo)), {
+  const indexed = await updateIf(addressKey(watch.currency, watch.address, indexMemo(watch.currency, watch.memo)), {
     UpdateExpression: 'SET #type = :type, #kind = :kind, #refund = :target',
     ConditionExpression: 'attribute_not_exists(PK) OR #kind = :kind',
     ExpressionAttributeNames: { '#type': 'type', '#kind': 'kind', '#refund': `${REFUND_ATTRIBUTE}${watch.refundId}` },
@@ -136,7 +144,7 @@ export async function stopWatchingRefund(watch: Pick<RefundWatch, 'currency' | '
     const result = await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: addressKey(watch.currency, watch.address, refundMemo(watch.memo)),
+        Key: addressKey(watch.currency, watch.address, indexMemo(watch.currency, watch.memo)),
         UpdateExpression: 'REMOVE #refund',
         ConditionExpression: '#kind = :kind',
         ExpressionAttributeNames: { '#kind': 'kind', '#refund': `${REFUND_ATTRIBUTE}${watch.refundId}` },

@@ -404,8 +404,8 @@ describe('MugglePay/MugglePayForWooCommerce (wp_remote_request, json_encode, php
     expect(refund.json.order.status).toBe('REFUND_PENDING');
   });
 
-  it('a method this service cannot take (USDC_XLM) gets PAYMENT_NOT_AVAILABLE, which get_error_str knows', async () => {
-    const response = await send({ method: 'POST', path: '/v1/orders', headers: headers(), body: phpJsonEncode(args(wcOrderKey(), 124, 'https://shop.example/?wc-api=WC_Gateway_MPWP', 'USDC_XLM')) });
+  it('a method this service cannot take (P2P_BTC) gets PAYMENT_NOT_AVAILABLE, which get_error_str knows', async () => {
+    const response = await send({ method: 'POST', path: '/v1/orders', headers: headers(), body: phpJsonEncode(args(wcOrderKey(), 124, 'https://shop.example/?wc-api=WC_Gateway_MPWP', 'P2P_BTC')) });
     expect(response.json).toMatchObject({ status: 400, error_code: 'PAYMENT_NOT_AVAILABLE' });
   });
 });
@@ -542,12 +542,19 @@ describe("MugglePay's API docs (MugglePay/MugglePay API/)", () => {
     expect(merchant.for(orderId)[0]!.json).toMatchObject({ token: 'XI231SD02-SDFWE123D', merchant_token: 'XI231SD02-SDFWE123D', status: 'PAID' });
   });
 
-  it('SupportedTokens.md: ETH_ERC20 is taken as ETH; USDT_TON is known but not taken here', async () => {
+  it('SupportedTokens.md: ETH_ERC20 is taken as ETH; USDT_TON, TON and USDC_XLM are taken with a memo; P2P_BTC is known but not taken here', async () => {
     const eth = await send({ method: 'POST', path: '/v1/orders', headers: headers(), body: '{"price_amount":100.00,"price_currency":"USD","pay_currency":"ETH_ERC20","title":"Product Purchase"}' });
     expect(eth.status, eth.text).toBe(200);
     expect(eth.json.order.pay_currency).toBe('ETH');
-    const trc = await send({ method: 'POST', path: '/v1/orders', headers: headers(), body: '{"price_amount":100.00,"price_currency":"USD","pay_currency":"USDT_TON","title":"Product Purchase"}' });
-    expect(trc.json).toMatchObject({ status: 400, error_code: 'PAYMENT_NOT_AVAILABLE' });
+    for (const code of ['USDT_TON', 'TON', 'USDC_XLM']) {
+      const taken = await send({ method: 'POST', path: '/v1/orders', headers: headers(), body: `{"price_amount":100.00,"price_currency":"USD","pay_currency":"${code}","title":"Product Purchase"}` });
+      expect(taken.status, taken.text).toBe(200);
+      const got = await send({ method: 'GET', path: `/v1/orders/${taken.json.order.order_id}`, headers: headers() });
+      expect(got.json.invoice).toMatchObject({ pay_currency: code, memo: expect.stringMatching(/^\d+$/) });
+      expect(got.json.invoice.payment_memo).toBe(got.json.invoice.memo);
+    }
+    const p2p = await send({ method: 'POST', path: '/v1/orders', headers: headers(), body: '{"price_amount":100.00,"price_currency":"USD","pay_currency":"P2P_BTC","title":"Product Purchase"}' });
+    expect(p2p.json).toMatchObject({ status: 400, error_code: 'PAYMENT_NOT_AVAILABLE' });
   });
 
   it("CancelOrder.md: POST with no body and no content-type; PaymentCallback.md's {\"status\":200} reply was used above", async () => {

@@ -301,7 +301,7 @@ describe('Checkout Order', () => {
     expect(order).toMatchObject({ order_id: created.order_id, status: 'NEW', pay_amount: 0.01, pay_currency: 'ETH', deleted: 0 });
     expect(Object.keys(invoice)).toEqual([
       'invoice_id', 'order_id', 'merchant_order_id', 'pay_amount', 'pay_currency', 'receive_amount', 'receive_currency',
-      'status', 'created_at', 'created_at_t', 'expired_at', 'expired_at_t', 'payment_address', 'payment_uri',
+      'status', 'created_at', 'created_at_t', 'expired_at', 'expired_at_t', 'payment_address', 'payment_uri', 'payment_memo',
       'address', 'memo', 'qrcode',
     ]);
     expect(invoice).toMatchObject({

@@ -4,18 +4,13 @@ import { createKeyPairSignerFromPrivateKeyBytes, generateKeyPairSigner } from '@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { watchedShop } from '../support/watched-shop';
-import { newMerchant } from '../support/api';
+import { NO_REFUND_SOURCE, watchedRefunds } from '../support/watched-refunds';
 import { signedTrc20Transfer, TronGridTestServer, tronAddressOfKey } from '../support/trongrid-server';
 import { MAINNET_BETA_GENESIS_HASH, SolanaTestServer, solanaPayTransfer } from '../support/solana-server';
 import { HyperionTestServer } from '../support/hyperion-server';
 import { BUYER_KEY } from '#infra/devnet/chain';
-import { profileOf, type MerchantProfile } from '#shared/domain/merchant';
 import type { Refund } from '#shared/domain/refund';
 import { encodeBolt11, privateKeySigner } from '#shared/payments/lightning/bolt11';
-import { askRefund, setRefundAddress, refundUrl } from '#shared/services/refunds';
-import { findMerchant } from '#shared/store/merchants';
-import { findRefund } from '#shared/store/refunds';
-import { watchRefund } from '#shared/store/refund-watches';
 import { PER_ADDRESS_ITEMS, WatchList } from '#shared/store/watch-list';
 import { IndexedWatcher } from '#shared/watchers/indexed-watcher';
 import { refundTransactionCheck } from '#shared/watchers/refund-check';
@@ -32,38 +27,12 @@ import { TronTransfers } from '#shared/watchers/sources/tron';
  */
 
 const shop = watchedShop('refund-watch-indexed', 'Indexed Refund Shop');
-const actor = { who: 'test', from: '127.0.0.1' };
 const USDT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
 const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 const EOS_ACCOUNT = 'refundshop11';
 const FAST = { timeoutMs: 1000, attempts: 1, backoffMs: 10 };
-
-let merchant: { token: string; profile: MerchantProfile } | undefined;
-async function sandboxMerchant() {
-  if (!merchant) {
-    const made = await newMerchant(true, 'Refunding Shop', { callbackStatuses: 'all' });
-    merchant = { token: made.api_token, profile: profileOf((await findMerchant(made.user_id))!) };
-  }
-  return merchant;
-}
-
-/** A sandbox order paid in `currency`, a refund of it for its whole amount, its address (and memo) set by the buyer and watched. */
-async function watchedRefund(currency: string, address: string, memo?: string): Promise<Refund> {
-  const { token, profile } = await sandboxMerchant();
-  const created = await shop.call('POST', '/v1/orders', { token, body: { price_amount: 30, price_currency: 'USD', callback_url: 'https://shop.example/callback' } });
-  const id = created.body.order.order_id as string;
-  const checkout = await shop.call('POST', `/v1/orders/${id}/checkout`, { token, body: { pay_currency: currency } });
-  expect(checkout.status, checkout.text).toBe(200);
-  expect((await shop.call('POST', `/v1/sandbox/orders/${id}/pay`, { token, body: {} })).status).toBe(200);
-  const asked = await askRefund(profile, id, {}, actor, new Date());
-  const secret = new URL(await refundUrl(asked.refund!)).hash.slice('#refund='.length);
-  const refund = await setRefundAddress({ secret, address, ...(memo !== undefined ? { memo } : {}), now: new Date() });
-  await watchRefund({ userId: refund.user_id, orderId: refund.order_id, refundId: refund.refund_id, currency, address: refund.address!, ...(refund.memo ? { memo: refund.memo } : {}), amount: refund.amount, since: refund.address_set_at! });
-  return refund;
-}
-
-const status = async (refund: Refund) => (await findRefund(refund.order_id, refund.refund_id))!;
-const noSource = { block: async () => undefined, tron: () => undefined, solana: () => undefined, eos: () => undefined, indexed: () => undefined };
+const { watchedRefund, status } = watchedRefunds(shop, 'Refunding Shop');
+const noSource = NO_REFUND_SOURCE;
 
 describe('TRON: a refund address on the watch list', () => {
   it('the merchant’s real TRC-20 transfer makes it SENT once solid; its txid checks out; another recipient’s does not', async () => {
