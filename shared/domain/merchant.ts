@@ -31,7 +31,8 @@ export interface MerchantProfile {
   xpubs?: Partial<Record<string, string>>;
   /**
    * The merchant's own receiving wallets, for networks where one address takes every invoice and
-   * a per-invoice reference tells them apart (Solana Pay: `SOL`, a base58 wallet address).
+   * a per-invoice reference, comment or id tells them apart (Solana Pay: `SOL`, a base58 wallet
+   * address; `TON`: a wallet in its non-bounceable form; `XLM`: a Stellar account).
    */
   wallets?: Partial<Record<string, string>>;
   created_at: string;
@@ -121,3 +122,7 @@ export function legacyTokenHash(token: string): string {
 
 /** What an API token may look like (checked before any read). */
 export const TOKEN_PATTERN = /^[\x21-\x7e]{16,256}$/;
+
+/** The merchant's receiving wallets that are set, by network (what the portal shows). */
+export const walletsOf = (merchant: { wallets?: Partial<Record<string, string>> }): Record<string, string> =>
+  Object.fromEntries(Object.entries(merchant.wallets ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined));

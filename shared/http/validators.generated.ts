@@ -1937,9 +1937,10 @@ return validate21;
 
 /** The PortalSettingsBody schema. */
 export const portalSettingsBody = /* @__PURE__ */ (() => {
-const schema23 = {"$id":"PortalSettingsBody","type":"object","additionalProperties":false,"minProperties":1,"properties":{"receive_currency":{"type":"string","maxLength":10},"callback_statuses":{"type":"string","enum":["paid","all"]},"xpubs":{"type":"object","maxProperties":4,"propertyNames":{"enum":["BTC","LTC","BCH","ETH"]},"additionalProperties":{"type":"string","maxLength":200,"pattern":"^[A-Za-z0-9]*$"},"description":"Extended public keys by currency; an empty string removes that currency's key."}}};
+const schema23 = {"$id":"PortalSettingsBody","type":"object","additionalProperties":false,"minProperties":1,"properties":{"receive_currency":{"type":"string","maxLength":10},"callback_statuses":{"type":"string","enum":["paid","all"]},"xpubs":{"type":"object","maxProperties":4,"propertyNames":{"enum":["BTC","LTC","BCH","ETH"]},"additionalProperties":{"type":"string","maxLength":200,"pattern":"^[A-Za-z0-9]*$"},"description":"Extended public keys by currency; an empty string removes that currency's key."},"wallets":{"type":"object","maxProperties":3,"propertyNames":{"enum":["SOL","TON","XLM"]},"additionalProperties":{"type":"string","maxLength":100,"pattern":"^[A-Za-z0-9:_+/=-]*$"},"description":"Receiving wallets by network (SOL: USDC_SOL and PYUSD; TON: TON and USDT_TON; XLM: USDC_XLM); an empty string removes that network's wallet."}}};
 const func2 = runtime_ucs2length;
 const pattern12 = new RegExp("^[A-Za-z0-9]*$", "u");
+const pattern14 = new RegExp("^[A-Za-z0-9:_+/=-]*$", "u");
 
 function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="PortalSettingsBody" */;
@@ -1954,7 +1955,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(((key0 === "receive_currency") || (key0 === "callback_statuses")) || (key0 === "xpubs"))){
+if(!((((key0 === "receive_currency") || (key0 === "callback_statuses")) || (key0 === "xpubs")) || (key0 === "wallets"))){
 validate22.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -2075,6 +2076,85 @@ var valid0 = _errs6 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.wallets !== undefined){
+let data4 = data.wallets;
+const _errs12 = errors;
+if(errors === _errs12){
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+if(Object.keys(data4).length > 3){
+validate22.errors = [{instancePath:instancePath+"/wallets",schemaPath:"#/properties/wallets/maxProperties",keyword:"maxProperties",params:{limit: 3},message:"must NOT have more than 3 properties"}];
+return false;
+}
+else {
+for(const key3 in data4){
+const _errs14 = errors;
+if(!(((key3 === "SOL") || (key3 === "TON")) || (key3 === "XLM"))){
+const err2 = {instancePath:instancePath+"/wallets",schemaPath:"#/properties/wallets/propertyNames/enum",keyword:"enum",params:{allowedValues: schema23.properties.wallets.propertyNames.enum},message:"must be equal to one of the allowed values",propertyName:key3};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+var valid3 = _errs14 === errors;
+if(!valid3){
+const err3 = {instancePath:instancePath+"/wallets",schemaPath:"#/properties/wallets/propertyNames",keyword:"propertyNames",params:{propertyName: key3},message:"property name must be valid"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+validate22.errors = vErrors;
+return false;
+break;
+}
+}
+if(valid3){
+for(const key4 in data4){
+let data5 = data4[key4];
+const _errs16 = errors;
+if(errors === _errs16){
+if(typeof data5 === "string"){
+if(func2(data5) > 100){
+validate22.errors = [{instancePath:instancePath+"/wallets/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/wallets/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
+return false;
+}
+else {
+if(!pattern14.test(data5)){
+validate22.errors = [{instancePath:instancePath+"/wallets/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/wallets/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9:_+/=-]*$"},message:"must match pattern \""+"^[A-Za-z0-9:_+/=-]*$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate22.errors = [{instancePath:instancePath+"/wallets/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/wallets/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid4 = _errs16 === errors;
+if(!valid4){
+break;
+}
+}
+}
+}
+}
+else {
+validate22.errors = [{instancePath:instancePath+"/wallets",schemaPath:"#/properties/wallets/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }
@@ -2352,7 +2432,7 @@ return validate24;
 export const refundOrderBody = /* @__PURE__ */ (() => {
 const schema26 = {"$id":"RefundOrderBody","type":"object","additionalProperties":true,"maxProperties":20,"properties":{"order_id":{"type":"string","maxLength":64,"description":"Optional; must equal the path id when given."},"basis":{"type":"string","enum":["crypto","overpaid","fiat","custom"],"description":"How the amount is chosen (default `crypto`): `crypto` all that is left of the crypto paid; `overpaid` the part an UNRESOLVED order was paid beyond its invoice; `fiat` a fiat value (`amount` in the order's price_currency, default its price) at today's rate, locked and shown; `custom` `amount` in the paid currency."},"amount":{"type":["number","string"],"pattern":"^[0-9]+(\\.[0-9]+)?$","maxLength":40,"description":"For `custom`: in the paid invoice's currency; for `fiat`: in the order's price_currency. A number or a decimal string, read exactly."},"reason":{"type":"string","maxLength":200,"description":"A note for the buyer, shown on the refund page."}}};
 const func2 = runtime_ucs2length;
-const pattern14 = new RegExp("^[0-9]+(\\.[0-9]+)?$", "u");
+const pattern15 = new RegExp("^[0-9]+(\\.[0-9]+)?$", "u");
 
 function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="RefundOrderBody" */;
@@ -2417,7 +2497,7 @@ validate25.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properti
 return false;
 }
 else {
-if(!pattern14.test(data2)){
+if(!pattern15.test(data2)){
 validate25.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""}];
 return false;
 }
@@ -2599,7 +2679,7 @@ return validate27;
 export const payRefundBody = /* @__PURE__ */ (() => {
 const schema29 = {"$id":"PayRefundBody","type":"object","additionalProperties":false,"required":["secret"],"properties":{"secret":{"type":"string","pattern":"^[A-Za-z0-9_-]{43}$","maxLength":43,"description":"The refund link's secret: what follows `#refund=` in the link."}}};
 const func2 = runtime_ucs2length;
-const pattern16 = new RegExp("^[A-Za-z0-9_-]{43}$", "u");
+const pattern17 = new RegExp("^[A-Za-z0-9_-]{43}$", "u");
 
 function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="PayRefundBody" */;
@@ -2632,7 +2712,7 @@ validate28.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properti
 return false;
 }
 else {
-if(!pattern16.test(data0)){
+if(!pattern17.test(data0)){
 validate28.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{43}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{43}$"+"\""}];
 return false;
 }
@@ -2662,7 +2742,7 @@ return validate28;
 export const payRefundAddressBody = /* @__PURE__ */ (() => {
 const schema30 = {"$id":"PayRefundAddressBody","type":"object","additionalProperties":false,"required":["secret","address"],"properties":{"secret":{"type":"string","pattern":"^[A-Za-z0-9_-]{43}$","maxLength":43,"description":"The refund link's secret: what follows `#refund=` in the link."},"address":{"type":"string","minLength":1,"maxLength":1500,"description":"Where the refund goes: an address of the refund's network, a BOLT11 invoice of exactly the amount (LBTC), an account name (EOS)."},"memo":{"type":"string","maxLength":256,"description":"EOS only: the memo the transfer must carry (an exchange's deposit memo)."}}};
 const func2 = runtime_ucs2length;
-const pattern16 = new RegExp("^[A-Za-z0-9_-]{43}$", "u");
+const pattern17 = new RegExp("^[A-Za-z0-9_-]{43}$", "u");
 
 function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="PayRefundAddressBody" */;
@@ -2695,7 +2775,7 @@ validate29.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properti
 return false;
 }
 else {
-if(!pattern16.test(data0)){
+if(!pattern17.test(data0)){
 validate29.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{43}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{43}$"+"\""}];
 return false;
 }
@@ -3103,9 +3183,9 @@ return validate30;
 /** The CreateLinkBody schema. */
 export const createLinkBody = /* @__PURE__ */ (() => {
 const schema32 = {"$id":"CreateLinkBody","type":"object","additionalProperties":false,"required":["title"],"properties":{"title":{"type":"string","minLength":1,"maxLength":200,"description":"What the buyer pays for: the link page's heading and each order's title."},"description":{"type":"string","maxLength":800,"description":"Shown under the title; each order's description."},"currencies":{"type":"array","minItems":1,"maxItems":26,"uniqueItems":true,"items":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20","USDT_TRC20","USDT_ARB","USDT_BNB","USDT_CELO","USDC_ARB","USDC_SOL","USDC_BASE","USDC_POL","CUSD","ETH_ARB","ETH_BASE","PYUSD","USDT_TON","TON","USDC_XLM"]},"description":"The pay currencies offered, among those the merchant can be paid in (one it cannot, such as a gateway not enabled for it or not configured, is refused). Default: all of them."},"quantity":{"type":"integer","minimum":1,"maximum":10000,"description":"Units to sell, 1 to 10000. Each buyer's order is one unit: a buyer who picks a currency holds one until the order is paid (sold) or expires or is canceled unpaid (given back). Default: no limit."},"expires_at":{"type":"string","maxLength":40,"pattern":"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$","description":"No new order after this time (ISO 8601, in the future). Default: never."},"success_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Where the buyer goes once paid."},"callback_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Each order's callback_url: a signed POST on its status changes."},"ask_email":{"type":"boolean","description":"Ask the buyer for an email address (kept as the order's email, for the receipt). Default false."},"price_amount":{"type":["number","string"],"maxLength":40,"description":"A fixed price in price_currency. Or min_amount and max_amount: the buyer chooses."},"min_amount":{"type":["number","string"],"maxLength":40,"description":"The least a buyer may choose to pay (with max_amount; not with price_amount)."},"max_amount":{"type":["number","string"],"maxLength":40,"description":"The most a buyer may choose to pay."},"price_currency":{"type":"string","enum":["USD","CNY","EUR","GBP","HKD","SGD","CAD","AUD","JPY","USDT","USDC"],"default":"USD","description":"A fiat or stable currency. Default USD."},"single_use":{"type":"boolean","description":"One buyer only: the same as quantity 1."}}};
-const func51 = Object.prototype.hasOwnProperty;
+const func52 = Object.prototype.hasOwnProperty;
 const func2 = runtime_ucs2length;
-const pattern18 = new RegExp("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$", "u");
+const pattern19 = new RegExp("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$", "u");
 const formats0 = FORMATS["http-url"];
 
 function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -3122,7 +3202,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func51.call(schema32.properties, key0))){
+if(!(func52.call(schema32.properties, key0))){
 validate31.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -3281,7 +3361,7 @@ validate31.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/prop
 return false;
 }
 else {
-if(!pattern18.test(data5)){
+if(!pattern19.test(data5)){
 validate31.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$"+"\""}];
 return false;
 }
@@ -3488,9 +3568,9 @@ return validate31;
 /** The UpdateLinkBody schema. */
 export const updateLinkBody = /* @__PURE__ */ (() => {
 const schema33 = {"$id":"UpdateLinkBody","type":"object","additionalProperties":false,"minProperties":1,"properties":{"title":{"type":"string","minLength":1,"maxLength":200,"description":"What the buyer pays for: the link page's heading and each order's title."},"description":{"type":"string","maxLength":800,"description":"Shown under the title; each order's description."},"currencies":{"type":"array","minItems":1,"maxItems":26,"uniqueItems":true,"items":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20","USDT_TRC20","USDT_ARB","USDT_BNB","USDT_CELO","USDC_ARB","USDC_SOL","USDC_BASE","USDC_POL","CUSD","ETH_ARB","ETH_BASE","PYUSD","USDT_TON","TON","USDC_XLM"]},"description":"The pay currencies offered, among those the merchant can be paid in (one it cannot, such as a gateway not enabled for it or not configured, is refused). Default: all of them."},"quantity":{"type":"integer","minimum":1,"maximum":10000,"description":"Units to sell, 1 to 10000. Each buyer's order is one unit: a buyer who picks a currency holds one until the order is paid (sold) or expires or is canceled unpaid (given back). Default: no limit."},"expires_at":{"type":"string","maxLength":40,"pattern":"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$","description":"No new order after this time (ISO 8601, in the future). Default: never."},"success_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Where the buyer goes once paid."},"callback_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Each order's callback_url: a signed POST on its status changes."},"ask_email":{"type":"boolean","description":"Ask the buyer for an email address (kept as the order's email, for the receipt). Default false."},"enabled":{"type":"boolean","description":"false: the link takes no new order (its page says so); true: it takes them again."},"remove":{"type":"array","maxItems":3,"uniqueItems":true,"items":{"type":"string","enum":["currencies","quantity","expires_at"]},"description":"Optional settings to take away: every currency offered again, no quantity limit, no expiry."}}};
-const func51 = Object.prototype.hasOwnProperty;
+const func52 = Object.prototype.hasOwnProperty;
 const func2 = runtime_ucs2length;
-const pattern18 = new RegExp("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$", "u");
+const pattern19 = new RegExp("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$", "u");
 const formats0 = FORMATS["http-url"];
 
 function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -3506,7 +3586,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func51.call(schema33.properties, key0))){
+if(!(func52.call(schema33.properties, key0))){
 validate32.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -3665,7 +3745,7 @@ validate32.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/prop
 return false;
 }
 else {
-if(!pattern18.test(data5)){
+if(!pattern19.test(data5)){
 validate32.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$"+"\""}];
 return false;
 }

@@ -268,6 +268,11 @@ export const portalSettingsSchema = answer('PortalSettings', 'The payment settin
       additionalProperties: fields({ key: { type: 'string' }, addresses: { type: 'array', items: { type: 'string' } } }),
       description: 'Each extended public key by currency, with its first receive addresses.',
     },
+    wallets: {
+      type: 'object',
+      additionalProperties: { type: 'string' },
+      description: 'The receiving wallet of each network that has one (SOL, TON, XLM), in the form invoices show.',
+    },
   }),
 });
 export type PortalSettings = FromSchema<typeof portalSettingsSchema>;
@@ -277,6 +282,7 @@ export type PortalKeyPreview = FromSchema<typeof portalKeyPreviewSchema>;
 
 export const portalSettingsChangedSchema = answer('PortalSettingsChanged', 'The settings as saved, and the first addresses of each key that changed.', {
   sandbox: { type: 'boolean' },
+  wallets: { type: 'object', additionalProperties: { type: 'string' }, description: 'The receiving wallets as saved (each in the form invoices show).' },
   receive_currency: receiveCurrency,
   callback_statuses: callbackStatuses,
   addresses: addressesByCurrency,

@@ -119,6 +119,14 @@ export const keyPreviewBodySchema = {
 } as const;
 export type KeyPreviewBody = FromSchema<typeof keyPreviewBodySchema>;
 
+const walletsSchema = {
+  type: 'object',
+  maxProperties: 3,
+  propertyNames: { enum: ['SOL', 'TON', 'XLM'] },
+  additionalProperties: { type: 'string', maxLength: 100, pattern: '^[A-Za-z0-9:_+/=-]*$' },
+  description: "Receiving wallets by network (SOL: USDC_SOL and PYUSD; TON: TON and USDT_TON; XLM: USDC_XLM); an empty string removes that network's wallet.",
+} as const;
+
 export const settingsBodySchema = {
   $id: 'PortalSettingsBody',
   type: 'object',
@@ -128,6 +136,7 @@ export const settingsBodySchema = {
     receive_currency: { type: 'string', maxLength: 10 },
     callback_statuses: { type: 'string', enum: ['paid', 'all'] },
     xpubs: xpubsSchema,
+    wallets: walletsSchema,
   },
 } as const;
 export type SettingsBody = FromSchema<typeof settingsBodySchema>;

@@ -160,6 +160,8 @@ export interface SettingsChange {
   callbackStatuses?: string;
   /** Keys to set, by currency; an empty string removes that currency's key. */
   xpubs?: Record<string, string>;
+  /** Receiving wallets to set, by network (SOL, TON, XLM); an empty string removes that network's wallet. */
+  wallets?: Record<string, string>;
 }
 
 /**
@@ -204,11 +206,21 @@ export async function changeSettings(
     for (const code of removed) delete xpubs[code];
     changes.xpubs = { ...xpubs, ...set };
   }
+  if (change.wallets !== undefined) {
+    const set = checkWallets(Object.fromEntries(Object.entries(change.wallets).filter(([, wallet]) => wallet !== '')));
+    const wallets: Record<string, string> = { ...(merchant.wallets as Record<string, string> | undefined) };
+    for (const [network, wallet] of Object.entries(change.wallets)) if (wallet === '') delete wallets[network];
+    changes.wallets = { ...wallets, ...set };
+  }
   if (Object.keys(changes).length === 0) throw new RangeError('nothing to change');
   // Keys are public but long: the log names which currencies' keys changed, with their first address.
   const details = Object.fromEntries(
     Object.entries(changes).map(([field, value]) =>
-      field === 'xpubs' ? [field, Object.keys(change.xpubs!).map((code) => `${code}:${addresses[code]?.[0] ?? 'removed'}`)] : [field, value as string],
+      field === 'xpubs'
+        ? [field, Object.keys(change.xpubs!).map((code) => `${code}:${addresses[code]?.[0] ?? 'removed'}`)]
+        : field === 'wallets'
+          ? [field, Object.keys(change.wallets!).map((network) => `${network}:${(value as Record<string, string>)[network] ?? 'removed'}`)]
+          : [field, value as string],
     ),
   );
   if (!(await updateMerchant(userId, changes, { at: now.toISOString(), action: 'settings.changed', ...actor, details }))) {

@@ -56,6 +56,7 @@ export type MerchantChanges = Partial<
     | 'payment_tolerance_percent'
     | 'callback_statuses'
     | 'xpubs'
+    | 'wallets'
     | 'disabled'
     | 'callback_secret'
     | 'previous_callback_secret'

@@ -201,6 +201,30 @@ describe('payment settings', () => {
     expect(bSettings).toMatchObject({ name: 'Shop B', sandbox: false, xpubs: {} });
     await a.owner.call('POST', '/v1/portal/settings', { body: { xpubs: { BTC: '' }, receive_currency: 'USD', callback_statuses: 'paid' } });
   });
+
+  it('sets, shows and removes the receiving wallets of Solana, TON and Stellar, each checked and kept in the form invoices show', async () => {
+    expect((await a.developer.call('GET', '/v1/portal/settings')).body.settings.wallets).toEqual({});
+    const TON_BOUNCEABLE = 'EQB3we_mCY94Qap7o--GvWAXgaKI9iJ-r9QgNAEmR1UokB9I';
+    const TON_WALLET = 'UQB3we_mCY94Qap7o--GvWAXgaKI9iJ-r9QgNAEmR1UokEKN';
+    const XLM = 'GA5WUJ54Z23KILLCUOUNAKTPBVZWKMQVO4O6EQ5GHLAERIMLLHNCSKYH';
+    const saved = await a.owner.call('POST', '/v1/portal/settings', { body: { wallets: { TON: TON_BOUNCEABLE, XLM } } });
+    expect(saved.status, saved.text).toBe(200);
+    expect(saved.body.wallets).toEqual({ TON: TON_WALLET, XLM });
+    expect((await a.developer.call('GET', '/v1/portal/settings')).body.settings.wallets).toEqual({ TON: TON_WALLET, XLM });
+    // The USDT master, a muxed address and another network's address are refused, and nothing changes.
+    for (const wallets of [{ TON: 'EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs' }, { XLM: 'MA7QYNF7SOWQ3GLR2BGMZEHXAVIRZA4KVWLTJJFC7MGXUA74P7UJUAAAAAAAAAAAACJUQ' }, { SOL: XLM }]) {
+      const refused = await a.owner.call('POST', '/v1/portal/settings', { body: { wallets } });
+      expect(refused.status, JSON.stringify(wallets)).toBe(400);
+      expect(refused.body.error_code).toBe('INVALID_INPUT');
+    }
+    expect((await a.owner.call('POST', '/v1/portal/settings', { body: { wallets: { DOGE: 'x' } } })).status).toBe(400);
+    // A developer manages integrations; a viewer may not change them.
+    expect((await a.viewer.call('POST', '/v1/portal/settings', { body: { wallets: { XLM: '' } } })).status).toBe(403);
+    expect((await a.owner.call('POST', '/v1/portal/settings', { body: { wallets: { XLM: '' } } })).body.wallets).toEqual({ TON: TON_WALLET });
+    const log = (await a.owner.call('GET', '/v1/portal/audit?limit=1')).body.entries[0];
+    expect(log).toMatchObject({ action: 'settings.changed', details: { wallets: ['XLM:removed'] } });
+    await a.owner.call('POST', '/v1/portal/settings', { body: { wallets: { TON: '' } } });
+  });
 });
 
 describe('the audit log', () => {

@@ -1,4 +1,5 @@
 import { AppError } from '#shared/domain/errors';
+import { walletsOf } from '#shared/domain/merchant';
 import { INTEGRATION_MANAGERS, type Role } from '#shared/domain/portal';
 import { PortalInputError, PortalNotFoundError, RoleRefusedError } from '#shared/domain/portal-errors';
 import { createApiToken, listApiTokens, MerchantNotFoundError, revokeApiToken, TokenNotFoundError } from '#shared/services/api-tokens';
@@ -78,6 +79,7 @@ export async function portalSettings(context: PortalContext): Promise<PortalSett
     gateways: merchant.gateways ?? [],
     payment_tolerance_percent: merchant.payment_tolerance_percent ?? '0',
     xpubs: Object.fromEntries(Object.entries(xpubs).map(([code, key]) => [code, { key, addresses: safePreview(code, key) }])),
+    wallets: walletsOf(merchant),
   };
 }
 
@@ -115,6 +117,8 @@ export interface PortalSettingsChange {
   callback_statuses?: string;
   /** Keys by currency; an empty string removes one. */
   xpubs?: Record<string, string>;
+  /** Wallets by network (SOL, TON, XLM); an empty string removes one. */
+  wallets?: Record<string, string>;
 }
 
 /** Changes settings after the same checks as the CLI; applies to invoices made from now on. */
@@ -125,6 +129,7 @@ export async function portalChangeSettings(context: PortalContext, body: PortalS
     ...(body.receive_currency !== undefined ? { receiveCurrency: body.receive_currency } : {}),
     ...(body.callback_statuses !== undefined ? { callbackStatuses: body.callback_statuses } : {}),
     ...(body.xpubs !== undefined ? { xpubs: body.xpubs } : {}),
+    ...(body.wallets !== undefined ? { wallets: body.wallets } : {}),
   };
   return asPortal(() => changeSettings(merchant, change, actor, now));
 }

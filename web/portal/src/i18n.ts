@@ -53,6 +53,15 @@ const en = {
   keysLead: 'Each currency pays to addresses derived from your wallet\'s extended public key. Check the first addresses against your wallet before saving.',
   keyLabel: (code: string) => `${code} extended public key`,
   keyHint: 'Leave empty to remove the key.',
+  walletsTitle: 'Receiving wallets',
+  walletsLead: 'These networks pay every invoice to one wallet of yours, and tell invoices apart by a reference, comment or id the transfer carries.',
+  walletLabel: (network: string) => ({ SOL: 'Solana wallet', TON: 'TON wallet', XLM: 'Stellar account' })[network] ?? network,
+  walletHint: (network: string) =>
+    ({
+      SOL: 'Receives USDC_SOL and PYUSD (a wallet address, not a token account). Leave empty to remove it.',
+      TON: 'Receives TON and USDT_TON (your wallet, not a jetton master). Leave empty to remove it.',
+      XLM: "Receives USDC_XLM (an account, G..., that trusts Circle's USDC). Leave empty to remove it.",
+    })[network] ?? '',
   firstAddresses: (code: string) => `First ${code} addresses`,
   previewKeys: 'Show first addresses',
   checkAddresses: 'Compare these addresses with your wallet, then save.',
@@ -332,6 +341,15 @@ const zh: Strings = {
   keysLead: '每种币种的收款地址由您钱包的扩展公钥派生。保存前请将前几个地址与您的钱包核对。',
   keyLabel: (code) => `${code} 扩展公钥`,
   keyHint: '留空即删除该公钥。',
+  walletsTitle: '收款钱包',
+  walletsLead: '这些网络的每笔账单都付到您的同一个钱包，并以转账携带的参考、附言或编号区分账单。',
+  walletLabel: (network) => ({ SOL: 'Solana 钱包', TON: 'TON 钱包', XLM: 'Stellar 账户' })[network] ?? network,
+  walletHint: (network) =>
+    ({
+      SOL: '接收 USDC_SOL 和 PYUSD（钱包地址，不是代币账户）。留空即删除。',
+      TON: '接收 TON 和 USDT_TON（您的钱包，不是 jetton 主合约）。留空即删除。',
+      XLM: '接收 USDC_XLM（信任 Circle USDC 的 G... 账户）。留空即删除。',
+    })[network] ?? '',
   firstAddresses: (code) => `前几个 ${code} 地址`,
   previewKeys: '显示前几个地址',
   checkAddresses: '请将这些地址与您的钱包核对后再保存。',

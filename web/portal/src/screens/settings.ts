@@ -7,6 +7,8 @@ import { field, notice, say, sayFailure, showScreen, type Screen } from './scree
 
 const KEY_CURRENCIES = ['BTC', 'LTC', 'BCH', 'ETH'] as const;
 const RECEIVE_CURRENCIES = ['USD', 'USDT', 'USDC'];
+/** Networks paid to one wallet of the merchant's (each invoice told apart by a reference, comment or id). */
+const WALLET_NETWORKS = ['SOL', 'TON', 'XLM'] as const;
 
 /** Payment settings: the mode shown plainly, receive currency, callback statuses, and each key with its first addresses before saving. */
 export const settingsScreen: Screen = (main) => {
@@ -38,6 +40,10 @@ export const settingsScreen: Screen = (main) => {
       }
     };
     showAddresses(Object.fromEntries(Object.entries(settings.xpubs).map(([code, entry]) => [code, entry.addresses])));
+    const wallets = Object.fromEntries(
+      WALLET_NETWORKS.map((network) => [network, h('input', { id: `wallet-${network}`, name: `wallet-${network}`, value: settings.wallets?.[network] ?? '', spellcheck: 'false', autocomplete: 'off', maxlength: '100', 'aria-describedby': `wallet-${network}-hint` })]),
+    ) as Record<string, HTMLInputElement>;
+    const changedWallets = () => Object.fromEntries(WALLET_NETWORKS.filter((network) => wallets[network]!.value.trim() !== (settings.wallets?.[network] ?? '')).map((network) => [network, wallets[network]!.value.trim()]));
     const changedKeys = () => Object.fromEntries(KEY_CURRENCIES.filter((code) => keys[code]!.value.trim() !== (settings.xpubs[code]?.key ?? '')).map((code) => [code, keys[code]!.value.trim()]));
     const preview = h('button', { type: 'button', onclick: async () => {
       const shown = Object.fromEntries(KEY_CURRENCIES.filter((code) => keys[code]!.value.trim()).map((code) => [code, keys[code]!.value.trim()]));
@@ -51,9 +57,18 @@ export const settingsScreen: Screen = (main) => {
       { class: 'settings', onsubmit: async (event: Event) => {
         event.preventDefault();
         const xpubs = changedKeys();
-        const change: SettingsBody = { receive_currency: receive.value, callback_statuses: statuses.value as SettingsBody['callback_statuses'], ...(Object.keys(xpubs).length ? { xpubs } : {}) };
+        const walletChanges = changedWallets();
+        const change: SettingsBody = {
+          receive_currency: receive.value,
+          callback_statuses: statuses.value as SettingsBody['callback_statuses'],
+          ...(Object.keys(xpubs).length ? { xpubs } : {}),
+          ...(Object.keys(walletChanges).length ? { wallets: walletChanges } : {}),
+        };
         const result = await portalApi.changeSettings(change);
         if (!result.ok) return sayFailure(outcome, result);
+        // As saved: a TON wallet is kept in its one form (UQ...).
+        settings.wallets = result.data.wallets;
+        for (const network of WALLET_NETWORKS) wallets[network]!.value = result.data.wallets[network] ?? '';
         for (const [code, key] of Object.entries(xpubs)) settings.xpubs[code] = { key, addresses: result.data.addresses[code] ?? [] };
         for (const [code, key] of Object.entries(xpubs)) if (key === '') delete settings.xpubs[code];
         say(outcome, strings.saved);
@@ -63,6 +78,9 @@ export const settingsScreen: Screen = (main) => {
       h('h2', null, strings.keysTitle),
       h('p', null, strings.keysLead),
       KEY_CURRENCIES.map((code) => h('div', { class: 'key' }, field(`key-${code}`, strings.keyLabel(code), keys[code]!, strings.keyHint), previews[code]!)),
+      h('h2', null, strings.walletsTitle),
+      h('p', null, strings.walletsLead),
+      WALLET_NETWORKS.map((network) => h('div', { class: 'key' }, field(`wallet-${network}`, strings.walletLabel(network), wallets[network]!, strings.walletHint(network)))),
       h('div', { class: 'buttons' }, preview, h('button', { type: 'submit', class: 'primary' }, strings.save)),
     );
     content.replaceChildren(
