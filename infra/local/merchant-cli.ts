@@ -123,21 +123,12 @@ function walletOptions(): Record<string, string> {
 
 /**
  * A Stellar account given for USDC_XLM must exist and trust Circle's USDC, or every payment to
- * it fails: asked of the configured Horizon (without one there is nothing to ask, and a live
- * merchant's USDC_XLM fails closed anyway). The reason is shown and nothing is created.
+ * it fails (shared/watchers/stellar-account.ts). The reason is shown and nothing is created.
  */
 async function checkStellarAccount(account: string): Promise<void> {
-  const { stellarSettings } = await import('#shared/chains/stellar');
-  const { accountCheck } = await import('#shared/watchers/sources/horizon');
-  const { horizonUrl, issuer, passphrase, watched } = stellarSettings();
-  if (!watched || !merchants.checkWallets({ XLM: account }).XLM) return;
-  const checked = await accountCheck({ url: horizonUrl!, issuer, networkPassphrase: passphrase }, account);
-  if (checked.ok) return;
-  fail(
-    checked.reason === 'ACCOUNT_NOT_FOUND'
-      ? `the XLM wallet ${account} does not exist on Stellar: fund it first (payments to a missing account fail)`
-      : `the XLM wallet ${account} does not trust Circle's USDC (${issuer}): add the trustline first (USDC payments to it fail)`,
-  );
+  const { stellarAccountProblem } = await import('#shared/watchers/stellar-account');
+  const problem = await stellarAccountProblem(account);
+  if (problem) fail(problem);
 }
 
 /** Prints `json` as JSON (always for `alwaysJson`, else with --json), otherwise `text`. */
