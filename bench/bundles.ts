@@ -81,7 +81,7 @@ export function functionFolders(): string[] {
 }
 
 /** The environment a function has at load in AWS (the stack's variables), with local values. */
-function lambdaEnvironment(): NodeJS.ProcessEnv {
+export function lambdaEnvironment(): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH,
     AWS_REGION: 'us-east-1',
@@ -116,7 +116,7 @@ function largestParts(metafile: Metafile): { part: string; bytes: number }[] {
 }
 
 /** One fresh node process: import() the bundle, report how long it took. */
-function timeImport(file: string): Promise<number> {
+export function timeImport(file: string): Promise<number> {
   // The Lambda runtime's global first (a streamed route's handler needs it at load), outside the timing.
   const script = `${LAMBDA_RUNTIME_GLOBAL_SOURCE} const t = performance.now(); await import(${JSON.stringify(pathToFileURL(file).href)}); process.stdout.write('LOAD_MS=' + (performance.now() - t));`;
   return new Promise((resolve, reject) => {
