@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { Address } from '@ton/core';
 import { describe, expect, it } from 'vitest';
 import { canonicalTonAddress, isKnownTonContract, knownTonContract, parseTonAddress, tonRawAddress, tonTransferUri, usdtTonTransferUri } from '#shared/payments/addresses/ton';
 
@@ -119,6 +120,39 @@ describe('TON addresses', () => {
     expect(isKnownTonContract('not an address')).toBe(false);
     // A testnet form of the master is refused as an address, not taken as the master.
     expect(isKnownTonContract(friendly(usdtHash, { testOnly: true }))).toBe(false);
+  });
+});
+
+describe("the service's own TON address codec, against @ton/core's Address", () => {
+  it('reads every form @ton/core writes, and writes the forms @ton/core writes, for random accounts', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.boolean(), fc.boolean(), fc.boolean(), (hash, bounceable, testOnly, urlSafe) => {
+        const address = new Address(0, Buffer.from(hash));
+        const written = address.toString({ bounceable, testOnly, urlSafe });
+        expect(parseTonAddress(written)).toEqual({ workchain: 0, hash: Buffer.from(hash), bounceable, testOnly });
+        expect(canonicalTonAddress(written)).toBe(testOnly ? undefined : address.toString({ bounceable: false, urlSafe: true, testOnly: false }));
+        expect(Address.parse(canonicalTonAddress(address.toRawString())!).equals(address)).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('refuses what @ton/core refuses: any changed character of a friendly address', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.nat(47), fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'), (hash, at, letter) => {
+        const written = new Address(0, Buffer.from(hash)).toString({ bounceable: false, urlSafe: true });
+        const changed = written.slice(0, at) + letter + written.slice(at + 1);
+        let theirs: boolean;
+        try {
+          Address.parseFriendly(changed);
+          theirs = true;
+        } catch {
+          theirs = false;
+        }
+        expect(parseTonAddress(changed) !== undefined).toBe(theirs);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 

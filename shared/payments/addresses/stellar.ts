@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { base32nopad } from '@scure/base';
+import { crc16Xmodem } from '#shared/payments/addresses/crc16';
 
 /**
  * Stellar accounts, muxed addresses and payment links for USDC_XLM (docs/merchant-guide.md "USDC on Stellar": a
@@ -31,16 +32,6 @@ const ASSET_CODE = /^[A-Za-z0-9]{1,12}$/;
 /** MEMO_TEXT holds at most 28 bytes. */
 const MAX_MEMO_TEXT_BYTES = 28;
 
-/** CRC16-XMODEM (polynomial 0x1021, initial 0), StrKey's checksum. */
-function crc16(bytes: Uint8Array): number {
-  let crc = 0;
-  for (const byte of bytes) {
-    crc ^= byte << 8;
-    for (let bit = 0; bit < 8; bit += 1) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
-  }
-  return crc;
-}
-
 /**
  * StrKey (SEP-23): a version byte, the payload and its CRC16-XMODEM (little-endian), in base32
  * without padding. A string is read only in its canonical form (upper case, the exact length,
@@ -51,7 +42,7 @@ const StrKeyCodec = {
     const data = new Uint8Array(payload.length + 3);
     data[0] = version;
     data.set(payload, 1);
-    const crc = crc16(data.subarray(0, payload.length + 1));
+    const crc = crc16Xmodem(data.subarray(0, payload.length + 1));
     data[payload.length + 1] = crc & 0xff;
     data[payload.length + 2] = crc >> 8;
     return base32nopad.encode(data);

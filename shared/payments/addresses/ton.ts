@@ -1,4 +1,4 @@
-import { Address } from '@ton/core';
+import { crc16Xmodem } from '#shared/payments/addresses/crc16';
 
 /**
  * TON addresses (TON and USDT on TON, a merchant's own wallet). An account is a workchain and
@@ -14,7 +14,27 @@ import { Address } from '@ton/core';
  * (`UQ...`), the form wallets show for a wallet, so a buyer's wallet sends a non-bounceable
  * transfer that is credited even before the merchant's wallet is deployed. It is what the
  * service stores, shows as the payment address and reports transfers to.
+ *
+ * The codec is the service's own (a few lines: the format above), not @ton/core's Address: that
+ * library cannot be had without its cells and its crypto, about 280 KB and 20 ms of cold load in
+ * every function that makes an invoice. tests/unit/ton-address.test.ts checks it against
+ * @ton/core, which the TON watcher keeps for its cells.
  */
+
+/** The tag byte's flags: bounceable 0x11, not 0x51; testnet-only adds 0x80. */
+const TAG_BOUNCEABLE = 0x11;
+const TAG_NON_BOUNCEABLE = 0x51;
+const TAG_TEST_ONLY = 0x80;
+
+/** The user-friendly form of an account: tag, workchain, hash, CRC16-XMODEM (big-endian), in url-safe base64. */
+function friendly(workchain: number, hash: Uint8Array, bounceable: boolean): string {
+  const bytes = Buffer.alloc(36);
+  bytes[0] = bounceable ? TAG_BOUNCEABLE : TAG_NON_BOUNCEABLE;
+  bytes.writeInt8(workchain, 1);
+  Buffer.from(hash).copy(bytes, 2);
+  bytes.writeUInt16BE(crc16Xmodem(bytes.subarray(0, 34)), 34);
+  return bytes.toString('base64url');
+}
 
 /** The workchain of wallets and jettons (the masterchain, -1, holds validators' contracts). */
 const BASECHAIN = 0;
@@ -41,13 +61,11 @@ export function parseTonAddress(input: string): TonAddress | undefined {
   const raw = RAW.exec(text);
   if (raw) return { workchain: Number(raw[1]), hash: Buffer.from(raw[2]!, 'hex') };
   if (!FRIENDLY.test(text)) return undefined;
-  try {
-    // @ton/core checks the length, the tag and the checksum (it throws a string for an unknown tag).
-    const { address, isBounceable, isTestOnly } = Address.parseFriendly(text);
-    return { workchain: address.workChain, hash: address.hash, bounceable: isBounceable, testOnly: isTestOnly };
-  } catch {
-    return undefined;
-  }
+  const bytes = Buffer.from(text.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+  if (bytes.length !== 36 || bytes.readUInt16BE(34) !== crc16Xmodem(bytes.subarray(0, 34))) return undefined;
+  const tag = bytes[0]! & ~TAG_TEST_ONLY;
+  if (tag !== TAG_BOUNCEABLE && tag !== TAG_NON_BOUNCEABLE) return undefined;
+  return { workchain: bytes.readInt8(1), hash: Buffer.from(bytes.subarray(2, 34)), bounceable: tag === TAG_BOUNCEABLE, testOnly: (bytes[0]! & TAG_TEST_ONLY) !== 0 };
 }
 
 /**
@@ -59,7 +77,7 @@ export function parseTonAddress(input: string): TonAddress | undefined {
 export function canonicalTonAddress(input: string): string | undefined {
   const parsed = parseTonAddress(input);
   if (!parsed || parsed.testOnly || parsed.workchain !== BASECHAIN) return undefined;
-  return new Address(BASECHAIN, parsed.hash).toString({ urlSafe: true, bounceable: false, testOnly: false });
+  return friendly(BASECHAIN, parsed.hash, false);
 }
 
 /** The raw form (`0:<64 lowercase hex>`) of a canonical address: how toncenter's answers name accounts (upper case there). */
@@ -132,6 +150,6 @@ export function usdtTonTransferUri(address: string, units: bigint, text: string,
   const jetton = parseTonAddress(master);
   if (!jetton || jetton.workchain !== BASECHAIN || jetton.testOnly) throw new RangeError(`jetton master is not a mainnet basechain TON address: ${master}`);
   // The master as the issuer writes it (bounceable: it is a contract).
-  const masterForm = new Address(BASECHAIN, jetton.hash).toString({ urlSafe: true, bounceable: true });
+  const masterForm = friendly(BASECHAIN, jetton.hash, true);
   return `ton://transfer/${checkedTarget(address)}?jetton=${masterForm}&amount=${checkedUnits(units, 'amount')}&text=${encodeURIComponent(text)}`;
 }
