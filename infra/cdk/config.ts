@@ -52,6 +52,11 @@ export interface DeployConfig {
    * the names (handlerEnvironment), only the invoice makers and the LBTC watcher may read them.
    */
   lightningParameters: Readonly<Record<string, string>>;
+  /**
+   * The toncenter key's parameter (TON_API_KEY_PARAMETER -> SSM name), when TON is watched: every
+   * function knows the name, only the TON watcher and the refund checks may read it.
+   */
+  tonParameters: Readonly<Record<string, string>>;
   /** Sources watched by their own index, one watcher function each: LBTC (LND) and EOS (Hyperion). */
   indexedSources: readonly ('LBTC' | 'EOS' | 'TRON' | 'SOLANA' | 'TON' | 'STELLAR')[];
   /** The SSM SecureString holding the API token key: read by the functions that authenticate merchants. */
@@ -166,6 +171,9 @@ export function readDeployConfig(context: ContextLookup, env: NodeJS.ProcessEnv)
     handlerEnvironment.LND_REST_URL = httpsUrl('lndRestUrl', raw('lndRestUrl')!, fail);
     Object.assign(handlerEnvironment, lightningParameters);
   }
+  const tonParameters: Record<string, string> = parameters.TON_API_KEY !== undefined ? { TON_API_KEY_PARAMETER: parameters.TON_API_KEY } : {};
+  if (tonParameters.TON_API_KEY_PARAMETER !== undefined && handlerEnvironment.TON_API_URL === undefined) fail('tonApiKeyParameter', 'is set without tonApiUrl');
+  Object.assign(handlerEnvironment, tonParameters);
   // Sources watched by their own index. TRON and Solana: public API URLs (a TronGrid key, or a
   // provider's key in a Solana URL, is not supported here yet), their watchers asked per open invoice.
   const indexedSources: DeployConfig['indexedSources'] = [
@@ -221,6 +229,7 @@ export function readDeployConfig(context: ContextLookup, env: NodeJS.ProcessEnv)
     handlerEnvironment,
     gatewayCredentialParameters,
     lightningParameters,
+    tonParameters,
     indexedSources,
     tokenKeyParameter: parameters.TOKEN_HMAC_KEY ?? DEFAULT_TOKEN_KEY_PARAMETER,
     apiThrottle: {

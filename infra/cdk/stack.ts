@@ -193,7 +193,8 @@ export class CryptoPayStack extends Stack {
           ...(needs.grants.has('gateways') ? config.gatewayCredentialParameters : {}),
           ...(needs.grants.has('lightning') ? config.lightningParameters : {}),
           ...(needs.grants.has('token-key') ? { TOKEN_HMAC_KEY_PARAMETER: config.tokenKeyParameter } : {}),
-          ...(needs.grants.has('chain-sources') ? chainSourceParameters(config.chainSources) : {}),
+          // The refund checks read the chain sources, TON's key among them.
+          ...(needs.grants.has('chain-sources') ? { ...chainSourceParameters(config.chainSources), ...config.tonParameters } : {}),
         },
       });
       if (needs.grants.has('callback-queue')) this.callbacks.grantEnqueue(fn.function);

@@ -1,5 +1,6 @@
 import { parameterExtensionConfig } from '#shared/core/config';
-import { ConfigError } from '#shared/core/env';
+import { readFile } from 'node:fs/promises';
+import { ConfigError, type SecretSource } from '#shared/core/env';
 import { describeFetchError } from '#shared/core/fetch-text';
 import { RetriesExhaustedError, RetryableStatusError, type RetryPolicy, withRetries } from '#shared/core/retry';
 
@@ -61,4 +62,11 @@ export async function readSecureParameter(name: string): Promise<string> {
     if (error instanceof RetriesExhaustedError) throw unreadable(error.problem);
     throw error;
   }
+}
+
+/** A secret from where its settings name it (shared/core/env.ts secretSource): its SSM parameter, its file, or the value itself. */
+export async function readSecret(source: SecretSource): Promise<Buffer> {
+  if (source.kind === 'value') return Buffer.from(source.ref, 'utf8');
+  if (source.kind === 'file') return readFile(source.ref);
+  return Buffer.from(await readSecureParameter(source.ref), 'utf8');
 }

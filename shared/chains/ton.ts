@@ -1,5 +1,5 @@
 import { section } from '#shared/core/config';
-import { ConfigError, type Env, optionalString } from '#shared/core/env';
+import { ConfigError, type Env, optionalString, secretSource } from '#shared/core/env';
 import { canonicalTonAddress, knownTonContract } from '#shared/payments/addresses/ton';
 import { httpUrl } from '#shared/chains/sources';
 
@@ -13,7 +13,8 @@ export const isTonCurrency = (code: string): boolean => (TON_CURRENCIES as reado
 /**
  * TON and USDT_TON for live merchants: `TON_API_URL` names a toncenter API v3 (the ton-indexer:
  * https://toncenter.com, or a provider's) the TON watcher reads, `TON_API_KEY` its key
- * (`X-API-Key`: 10 requests a second on toncenter's free key, 1 without), and
+ * (`X-API-Key`: 10 requests a second on toncenter's free key, 1 without; a secret: in AWS
+ * `TON_API_KEY_PARAMETER` names the SSM SecureString holding it, read on first use), and
  * `PLATFORM_WALLET_TON` the wallet live merchants without one of their own are paid to. Only
  * TON mainnet is taken: the watcher checks the API's network once per process and fails closed
  * on another (docs/merchant-guide.md "TON and USDT on TON"). Without TON_API_URL, live
@@ -26,7 +27,9 @@ export function readTonConfig(env: Env) {
   const platformWallet = given === undefined ? undefined : canonicalTonAddress(given);
   if (given !== undefined && platformWallet === undefined) throw new ConfigError(`environment variable PLATFORM_WALLET_TON must be a mainnet TON address, got "${given}"`);
   if (platformWallet !== undefined && knownTonContract(platformWallet)) throw new ConfigError(`environment variable PLATFORM_WALLET_TON is ${knownTonContract(platformWallet)}, not a wallet`);
-  return { apiUrl, apiKey: optionalString(env, 'TON_API_KEY'), usdtMaster: MAINNET_USDT_TON_MASTER, platformWallet, watched: apiUrl !== undefined };
+  const apiKey = secretSource(env, 'TON_API_KEY');
+  if (apiKey !== undefined && apiUrl === undefined) throw new ConfigError(`${apiKey.variable} is set without TON_API_URL`);
+  return { apiUrl, apiKey, usdtMaster: MAINNET_USDT_TON_MASTER, platformWallet, watched: apiUrl !== undefined };
 }
 
 /** The process's TON settings (the environment read once, by shared/core/config.ts). */

@@ -173,7 +173,7 @@ export const SETTINGS = {
   PYUSD_MINT: operator('string', "PYUSD token mint (Token-2022 program): only with SOLANA_GENESIS_HASH, the cluster's token", { defaultText: 'mainnet PYUSD' }),
   PLATFORM_WALLET_SOL: operator('string', 'the platform Solana wallet USDC_SOL and PYUSD are paid to for merchants without their own'),
   TON_API_URL: operator('url', 'https toncenter API v3 (ton-indexer) the TON watcher reads (TON, USDT_TON); TON mainnet only'),
-  TON_API_KEY: localOnly('string', "a toncenter API key (X-API-Key: 10 requests a second instead of 1); not in AWS yet: a key would belong in SSM"),
+  TON_API_KEY: declare('parameter')('secret', 'a toncenter API key (X-API-Key: 10 requests a second instead of 1); in AWS the name of the SSM SecureString holding it'),
   PLATFORM_WALLET_TON: operator('string', 'the platform TON wallet TON and USDT_TON are paid to for merchants without their own'),
   STELLAR_HORIZON_URL: operator('url', 'https Horizon API the Stellar watcher reads (USDC_XLM)'),
   STELLAR_NETWORK_PASSPHRASE: operator('string', "network passphrase Horizon must answer; set for testnet with USDC_XLM_ISSUER", { defaultText: "mainnet's" }),

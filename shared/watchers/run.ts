@@ -21,6 +21,7 @@ import { TronTransfers } from '#shared/watchers/sources/tron';
 import { type readSolanaConfig, solanaSettings } from '#shared/chains/solana';
 import { SolanaTransfers } from '#shared/watchers/sources/solana';
 import { type readTonConfig, tonSettings } from '#shared/chains/ton';
+import { readSecret } from '#shared/aws/parameters';
 import { TonTransfers } from '#shared/watchers/sources/toncenter';
 import { type readStellarConfig, stellarSettings } from '#shared/chains/stellar';
 import { StellarPayments } from '#shared/watchers/sources/horizon';
@@ -148,7 +149,8 @@ export function solanaTransfers(watched: (now: Date) => Promise<WatchedAddress[]
 export function tonTransfers(watched: (now: Date) => Promise<WatchedAddress[]>): TonTransfers {
   const { apiUrl, apiKey, usdtMaster, watched: configured } = tonSettings();
   if (!configured) throw new Error('TON: TON_API_URL is not configured');
-  return new TonTransfers({ url: apiUrl!, ...(apiKey ? { apiKey } : {}), usdtMaster, watched });
+  // The key is a secret (an SSM parameter in AWS): read on the first request, then kept.
+  return new TonTransfers({ url: apiUrl!, ...(apiKey ? { apiKey: async () => (await readSecret(apiKey)).toString('utf8').trim() } : {}), usdtMaster, watched });
 }
 
 /** Stellar's source, configured (STELLAR_HORIZON_URL), watching `watched` (merchants' accounts). */

@@ -25,6 +25,7 @@ describe('deploy configuration', () => {
       handlerEnvironment: {},
       gatewayCredentialParameters: {},
       lightningParameters: {},
+      tonParameters: {},
       indexedSources: [],
       tokenKeyParameter: '/crypto-pay-orders/token-hmac-key',
       chainSources: [],
@@ -217,6 +218,7 @@ describe('deploy configuration', () => {
       ...config.handlerEnvironment,
       ...config.gatewayCredentialParameters,
       ...config.lightningParameters,
+      ...config.tonParameters,
       TOKEN_HMAC_KEY_PARAMETER: config.tokenKeyParameter,
       ...(config.paymentPage.url ? { PAYMENT_PAGE_URL: config.paymentPage.url } : {}),
     };

@@ -223,6 +223,25 @@ describe('the other networks in AWS', () => {
     expect(alarms.sort()).toEqual(['Errors', 'Errors', 'UnhealthyCurrencies', 'UnmatchedPayments']);
   });
 
+  it("TON's key stays in SSM: every function knows its name, only the TON watcher and the refund checks may read it", () => {
+    const { app: tonApp, cleanup: cleanupTon } = testApp({ bundle: false });
+    try {
+      const stack = new CryptoPayStack(tonApp, 'Ton', {
+        env: TEST_ENV,
+        config: deployConfig({ TON_API_URL: 'https://toncenter.com', TON_API_KEY_PARAMETER: '/crypto-pay/test/toncenter-key' }),
+        paymentPageDir: join(tmpdir(), 'crypto-pay-test-no-page'),
+      });
+      const functions = serviceFunctions(stack);
+      const readers = [...functions].filter(([, placed]) => ssmParametersOf(placed).includes(':parameter/crypto-pay/test/toncenter-key')).map(([key]) => key);
+      expect(readers.sort()).toEqual([watcherKey('TON'), 'portal-report-refund-txid', 'report-refund-txid'].sort());
+      expect(variablesOf(functions.get('checkout-order')!)).toMatchObject({ TON_API_URL: 'https://toncenter.com/', TON_API_KEY_PARAMETER: '/crypto-pay/test/toncenter-key' });
+      expect(() => deployConfig({ TON_API_KEY_PARAMETER: '/crypto-pay/test/toncenter-key' })).toThrow(/tonApiKeyParameter .* is set without tonApiUrl/);
+      expect(() => deployConfig({ TON_API_URL: 'https://toncenter.com', TON_API_KEY_PARAMETER: 'the-key-itself' })).toThrow(/must be an SSM parameter name/);
+    } finally {
+      cleanupTon();
+    }
+  });
+
   it('refuses a plain-http TRON API and a node URL in place of its parameter name', () => {
     expect(() => deployConfig({ TRON_API_URL: 'http://api.trongrid.io' })).toThrow(/tronApiUrl \(TRON_API_URL\) must use https/);
     expect(() => deployConfig({ BASE_RPC_URL: 'https://base.example/key' })).toThrow(/baseRpcUrl \(BASE_RPC_URL\) must be an SSM parameter name/);

@@ -100,7 +100,7 @@ export class ChainWatchers extends NestedStack {
     this.chains = [
       ...config.chainSources.map((source) => this.addWatcher(source.chain, chainSourceParameters([source]))),
       // Lightning settlements and EOS transfers (and TRON, Solana): the same function, schedule and alarms.
-      ...config.indexedSources.map((chain) => this.addWatcher(chain, chain === 'LBTC' ? config.lightningParameters : {})),
+      ...config.indexedSources.map((chain) => this.addWatcher(chain, chain === 'LBTC' ? config.lightningParameters : chain === 'TON' ? config.tonParameters : {})),
     ];
     // One alarm for every source (each watcher counts them all), and one for payments no invoice
     // takes where the money is a buyer's (EOS, TRON, Solana; LBTC's are other applications' invoices).

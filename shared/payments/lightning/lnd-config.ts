@@ -13,17 +13,10 @@
  * checkouts fail closed; a half configuration (a URL without a macaroon, a secret without a
  * URL, two sources for one secret) refuses to start.
  */
-import { readFile } from 'node:fs/promises';
-import { readSecureParameter } from '#shared/aws/parameters';
+import { readSecret } from '#shared/aws/parameters';
 import { section } from '#shared/core/config';
 import { ConfigError, type Env, optionalString, type SecretSource, secretSource } from '#shared/core/env';
 import { type LndCredentials, LndRestClient } from '#shared/payments/lightning/lnd-rest';
-
-async function readSecret(source: SecretSource): Promise<Buffer> {
-  if (source.kind === 'value') return Buffer.from(source.ref, 'utf8');
-  if (source.kind === 'file') return readFile(source.ref);
-  return Buffer.from(await readSecureParameter(source.ref), 'utf8');
-}
 
 /** A macaroon file is binary; the environment and SSM hold it as hex. Messages never echo it. */
 function macaroonHex(source: SecretSource, bytes: Buffer): string {

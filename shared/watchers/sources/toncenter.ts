@@ -138,8 +138,8 @@ const JETTON_TRANSFER = 0x0f8a7ea5;
 export interface ToncenterOptions {
   /** The API's base URL (TON_API_URL): https://toncenter.com, or a ton-indexer of one's own; `/api/v3` may be included. */
   url: string;
-  /** TON_API_KEY, sent as X-API-Key: 10 requests a second instead of 1. */
-  apiKey?: string;
+  /** TON_API_KEY, sent as X-API-Key: 10 requests a second instead of 1 (or how to read it: an SSM parameter, on first use). */
+  apiKey?: string | (() => Promise<string>);
   /** The USDT jetton master (any form); its transfers are USDT_TON. */
   usdtMaster: string;
   /** The accounts watched (the run reads them from shared/store/watch-list.ts). */
@@ -221,7 +221,8 @@ export class ToncenterClient {
   readonly source: string;
   private readonly base: string;
   private readonly http: HttpPolicy;
-  private readonly headers: Record<string, string>;
+  private headers: Record<string, string> | undefined;
+  private readonly key: ToncenterOptions['apiKey'];
   private readonly interval: number;
   private nextAt = 0;
 
@@ -231,8 +232,7 @@ export class ToncenterClient {
     this.base = url.toString().replace(/\/+$/, '').replace(/\/api\/v3$/, '');
     this.source = `toncenter:${url.host}`;
     this.http = { ...DEFAULT_HTTP_POLICY, maxBodyBytes: MAX_BODY_BYTES, ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}), ...(options.attempts ? { attempts: options.attempts } : {}) };
-    // The address book and the jettons' metadata are other look-ups of the index for each answer; nothing here reads them.
-    this.headers = { accept: 'application/json', 'X-No-Address-Book': 'true', 'X-No-Metadata': 'true', ...(options.apiKey ? { 'X-API-Key': options.apiKey } : {}) };
+    this.key = options.apiKey;
     this.interval = options.minIntervalMs ?? (options.apiKey ? 110 : 1100);
   }
 
@@ -240,7 +240,7 @@ export class ToncenterClient {
   async get(path: string, params: readonly (readonly [string, string])[], notFound = false): Promise<Record<string, unknown> | undefined> {
     const query = new URLSearchParams(params.map(([name, value]) => [name, value]));
     await this.pace();
-    return requestJsonObject(this.source, `${this.base}/api/v3/${path}?${query}`, { method: 'GET', headers: this.headers }, this.http, {
+    return requestJsonObject(this.source, `${this.base}/api/v3/${path}?${query}`, { method: 'GET', headers: await this.requestHeaders() }, this.http, {
       name: path,
       ...(notFound ? { missing: [404] } : {}),
       detail: errorOf,
@@ -264,6 +264,16 @@ export class ToncenterClient {
   }
 
   /** Spaces requests by the interval (toncenter answers 429 past its rate). */
+  /** The headers of every request, the key read once (from SSM in AWS) on the first. */
+  private async requestHeaders(): Promise<Record<string, string>> {
+    if (!this.headers) {
+      const key = typeof this.key === 'function' ? await this.key() : this.key;
+      // The address book and the jettons' metadata are other look-ups of the index for each answer; nothing here reads them.
+      this.headers = { accept: 'application/json', 'X-No-Address-Book': 'true', 'X-No-Metadata': 'true', ...(key ? { 'X-API-Key': key } : {}) };
+    }
+    return this.headers;
+  }
+
   private async pace(): Promise<void> {
     const now = Date.now();
     const wait = this.nextAt - now;
