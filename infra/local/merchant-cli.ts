@@ -22,6 +22,7 @@ import { hostname, userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { useCliTable } from '#infra/local/cli-table';
 import { keyOf } from '#shared/domain/currencies';
+import { WALLET_NETWORK_OF } from '#shared/domain/networks';
 
 const USAGE = `usage: npm run merchant -- <command> [--json]
   create --name NAME [--sandbox] [--token TOKEN] [settings]
@@ -106,9 +107,6 @@ function xpubOptions(): Record<string, string> | undefined {
   return keys;
 }
 
-/** Currency names taken for a wallet's network in `--wallet`: each network's one wallet receives all its currencies. */
-const WALLET_ALIASES: Readonly<Record<string, string>> = { USDC_SOL: 'SOL', PYUSD: 'SOL', USDT_TON: 'TON', USDC_XLM: 'XLM' };
-
 /** `--wallet SOL=ADDRESS` (or `USDC_SOL=`, `PYUSD=`), `--wallet TON=` (or `USDT_TON=`), `--wallet XLM=` (or `USDC_XLM=`) options as a record. */
 function walletOptions(): Record<string, string> {
   return Object.fromEntries(
@@ -116,7 +114,8 @@ function walletOptions(): Record<string, string> {
       const at = entry.indexOf('=');
       if (at < 1) fail(`--wallet takes NETWORK=ADDRESS, got "${entry}"`);
       const named = entry.slice(0, at).toUpperCase();
-      return [WALLET_ALIASES[named] ?? named, entry.slice(at + 1)];
+      // A currency's name stands for its network's one wallet (USDC_SOL= is SOL=).
+      return [WALLET_NETWORK_OF[named] ?? named, entry.slice(at + 1)];
     }),
   );
 }

@@ -107,3 +107,10 @@ export function networkName(code: string): string | undefined {
   }
   return evmNetwork(chain)?.name ?? OTHER_NETWORKS[chain];
 }
+
+/** The networks paid to one wallet of the merchant's (each invoice told apart by a reference, comment or id). */
+export const WALLET_NETWORKS = ['SOL', 'TON', 'XLM'] as const;
+export type WalletNetwork = (typeof WALLET_NETWORKS)[number];
+
+/** The wallet network each such pay currency is paid on: Solana's USDC and PYUSD, TON's coin and USDT, Stellar's USDC. */
+export const WALLET_NETWORK_OF: Readonly<Record<string, WalletNetwork>> = { USDC_SOL: 'SOL', PYUSD: 'SOL', TON: 'TON', USDT_TON: 'TON', USDC_XLM: 'XLM' };

@@ -4,11 +4,12 @@ import { lightningConfig } from '#shared/chains/lightning';
 import { optionalString, secretVariables } from '#shared/core/env';
 import { GATEWAY_CURRENCIES, isGateway, keyOf } from '#shared/domain/currencies';
 import type { MerchantProfile } from '#shared/domain/merchant';
+import { WALLET_NETWORK_OF, type WalletNetwork } from '#shared/domain/networks';
 import type { AddressCurrency } from '#shared/payments/addresses/types';
 import { chainSourcesConfig, SOURCE_KINDS, watchedCurrencies } from '#shared/chains/sources';
 import { tronSettings } from '#shared/chains/tron';
-import { isSolanaCurrency, solanaSettings } from '#shared/chains/solana';
-import { isTonCurrency, TON_CURRENCIES, tonSettings } from '#shared/chains/ton';
+import { solanaSettings } from '#shared/chains/solana';
+import { TON_CURRENCIES, tonSettings } from '#shared/chains/ton';
 import { stellarSettings } from '#shared/chains/stellar';
 
 /**
@@ -32,6 +33,10 @@ export const liveWatchedCurrencies = (): ReadonlySet<string> =>
     ...(tonSettings().watched ? TON_CURRENCIES : []),
     ...(stellarSettings().watched ? ['USDC_XLM'] : []),
   ]));
+
+/** The platform's wallet of a network paid to one wallet (the fallback of a merchant without its own). */
+const platformWallet = (network: WalletNetwork): string | undefined =>
+  ({ SOL: solanaSettings().platformWallet, TON: tonSettings().platformWallet, XLM: stellarSettings().platformWallet })[network];
 
 /** The platform keys of the process (the fallback of a merchant without its own). */
 const platformXpub = (chain: AddressCurrency): string | undefined => receivingConfig().platformXpubs[chain];
@@ -57,9 +62,8 @@ export function canBePaidIn(merchant: Pick<MerchantProfile, 'sandbox' | 'gateway
   if (merchant.sandbox) return true;
   if (code === 'EOS') return eosConfig().watched;
   if (code === 'LBTC') return lightningConfig().restUrl !== undefined;
-  if (isTonCurrency(code)) return (merchant.wallets?.TON ?? tonSettings().platformWallet) !== undefined && liveWatchedCurrencies().has(code);
-  if (code === 'USDC_XLM') return (merchant.wallets?.XLM ?? stellarSettings().platformWallet) !== undefined && liveWatchedCurrencies().has(code);
-  if (isSolanaCurrency(code)) return (merchant.wallets?.SOL ?? solanaSettings().platformWallet) !== undefined && liveWatchedCurrencies().has(code);
+  const network = WALLET_NETWORK_OF[code];
+  if (network) return (merchant.wallets?.[network] ?? platformWallet(network)) !== undefined && liveWatchedCurrencies().has(code);
   const chain = keyOf(code) as AddressCurrency;
   const key = merchant.xpubs?.[chain] ?? platformXpub(chain);
   return key !== undefined && liveWatchedCurrencies().has(code);

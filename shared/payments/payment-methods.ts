@@ -9,11 +9,12 @@ import { lightningUri, type LightningNode } from '#shared/payments/lightning/ind
 import type { PaymentDetails, PaymentMethods, PaymentRequest } from '#shared/payments/payment-details';
 import type { EvmSettings } from '#shared/chains/evm';
 import type { MerchantProfile } from '#shared/domain/merchant';
+import { WALLET_NETWORK_OF, type WalletNetwork } from '#shared/domain/networks';
 import { SourceError } from '#shared/core/source-error';
 import { returnAddressIndex, takeAddressIndex } from '#shared/store/derivation-indexes';
 import { BLOCK_CHAIN_ITEMS, PER_ADDRESS_ITEMS, watchAddress } from '#shared/store/watch-list';
 import { MAINNET_USDT_TRC20 } from '#shared/chains/tron';
-import { isSolanaCurrency, MAINNET_PYUSD_MINT, MAINNET_USDC_SOL_MINT } from '#shared/chains/solana';
+import { MAINNET_PYUSD_MINT, MAINNET_USDC_SOL_MINT } from '#shared/chains/solana';
 import { newSolanaReference } from '#shared/payments/addresses/solana';
 import { tonTransferUri, usdtTonTransferUri } from '#shared/payments/addresses/ton';
 import { muxedAddress, newMemoId, stellarPayUri } from '#shared/payments/addresses/stellar';
@@ -41,6 +42,9 @@ export const SANDBOX_TON_WALLET = 'UQB3we_mCY94Qap7o--GvWAXgaKI9iJ-r9QgNAEmR1Uok
 
 /** The Stellar account sandbox USDC_XLM invoices name: the all-zero seed's (anyone has its key). Sandbox payments are simulated. */
 export const SANDBOX_XLM_ACCOUNT = 'GA5WUJ54Z23KILLCUOUNAKTPBVZWKMQVO4O6EQ5GHLAERIMLLHNCSKYH';
+
+/** Each wallet network's sandbox wallet (their keys are public or nonexistent: nothing of them settles). */
+const SANDBOX_WALLETS: Readonly<Record<WalletNetwork, string>> = { SOL: SANDBOX_SOL_WALLET, TON: SANDBOX_TON_WALLET, XLM: SANDBOX_XLM_ACCOUNT };
 
 /** The EOS account sandbox invoices name; nothing watches it, sandbox payments are simulated. */
 export const SANDBOX_EOS_ACCOUNT = 'sandboxpayio';
@@ -109,9 +113,10 @@ export class HdPaymentMethods implements PaymentMethods {
   async paymentDetails(request: PaymentRequest): Promise<PaymentDetails> {
     const code = request.currency;
     if (isDerived(code)) return this.derived(code, request);
-    if (isSolanaCurrency(code)) return this.solana(code, request);
-    if (code === 'TON' || code === 'USDT_TON') return this.ton(code, request);
-    if (code === 'USDC_XLM') return this.stellar(code, request);
+    const network = WALLET_NETWORK_OF[code];
+    if (network === 'SOL') return this.solana(code, request);
+    if (network === 'TON') return this.ton(code, request);
+    if (network === 'XLM') return this.stellar(code, request);
     if (code === 'EOS') return this.eos(request);
     if (code === 'LBTC') return this.lightning(request);
     if (isGateway(code)) return this.gateway(request);
@@ -184,11 +189,7 @@ export class HdPaymentMethods implements PaymentMethods {
    * watcher's list. `solana:<wallet>?amount=..&spl-token=<mint>&reference=<reference>`.
    */
   private async solana(code: string, request: PaymentRequest): Promise<PaymentDetails> {
-    const wallet = request.merchant.wallets?.SOL ?? this.config.solana?.platformWallet ?? (request.merchant.sandbox ? SANDBOX_SOL_WALLET : undefined);
-    if (!wallet) throw new PaymentNotAvailableError(`${code} has no receiving wallet configured`);
-    if (!request.merchant.sandbox && !this.config.watchedCurrencies?.has(code)) {
-      throw new PaymentNotAvailableError(`${code} payments cannot be seen: no SOLANA source is configured`);
-    }
+    const wallet = this.receivingWallet(code, request);
     const reference = newSolanaReference();
     await this.watch('SOLANA', reference, code, request, wallet);
     const mint = this.config.solana?.mints[code] ?? (code === 'PYUSD' ? MAINNET_PYUSD_MINT : MAINNET_USDC_SOL_MINT);
@@ -206,11 +207,7 @@ export class HdPaymentMethods implements PaymentMethods {
    * the amount in the jetton's units.
    */
   private async ton(code: string, request: PaymentRequest): Promise<PaymentDetails> {
-    const wallet = request.merchant.wallets?.TON ?? this.config.ton?.platformWallet ?? (request.merchant.sandbox ? SANDBOX_TON_WALLET : undefined);
-    if (!wallet) throw new PaymentNotAvailableError(`${code} has no receiving wallet configured`);
-    if (!request.merchant.sandbox && !this.config.watchedCurrencies?.has(code)) {
-      throw new PaymentNotAvailableError(`${code} payments cannot be seen: no TON source is configured`);
-    }
+    const wallet = this.receivingWallet(code, request);
     const comment = newDigitsMemo();
     await this.watch('TON', wallet, code, request);
     const units = toMinorUnits(request.amount, currencyInfo(code).precision);
@@ -227,11 +224,7 @@ export class HdPaymentMethods implements PaymentMethods {
    * link to the plain account with the MEMO_ID, which every SEP-7 wallet reads.
    */
   private async stellar(code: string, request: PaymentRequest): Promise<PaymentDetails> {
-    const account = request.merchant.wallets?.XLM ?? this.config.stellar?.platformWallet ?? (request.merchant.sandbox ? SANDBOX_XLM_ACCOUNT : undefined);
-    if (!account) throw new PaymentNotAvailableError(`${code} has no receiving account configured`);
-    if (!request.merchant.sandbox && !this.config.watchedCurrencies?.has(code)) {
-      throw new PaymentNotAvailableError(`${code} payments cannot be seen: no STELLAR source is configured`);
-    }
+    const account = this.receivingWallet(code, request);
     const id = newMemoId();
     await this.watch('STELLAR', account, code, request);
     const amount = formatFixed(request.amount, currencyInfo(code).payPrecision);
@@ -242,6 +235,22 @@ export class HdPaymentMethods implements PaymentMethods {
       memo: id,
       payment_uri: stellarPayUri({ destination: account, amount, assetCode: 'USDC', assetIssuer: issuer, memo: id, memoType: 'MEMO_ID' }),
     };
+  }
+
+  /**
+   * The one wallet a currency of a wallet network is paid to: the merchant's own, else the
+   * platform's; a sandbox merchant's falls back to the public sandbox wallet, never a live one's.
+   * A live merchant's fails closed while no source of the currency's chain is configured.
+   */
+  private receivingWallet(code: string, request: PaymentRequest): string {
+    const network = WALLET_NETWORK_OF[code]!;
+    const platform = { SOL: this.config.solana?.platformWallet, TON: this.config.ton?.platformWallet, XLM: this.config.stellar?.platformWallet }[network];
+    const wallet = request.merchant.wallets?.[network] ?? platform ?? (request.merchant.sandbox ? SANDBOX_WALLETS[network] : undefined);
+    if (!wallet) throw new PaymentNotAvailableError(`${code} has no receiving wallet configured`);
+    if (!request.merchant.sandbox && !this.config.watchedCurrencies?.has(code)) {
+      throw new PaymentNotAvailableError(`${code} payments cannot be seen: no ${chainOf(code)} source is configured`);
+    }
+    return wallet;
   }
 
   /**
@@ -325,7 +334,7 @@ export class HdPaymentMethods implements PaymentMethods {
 }
 
 /** 16 random decimal digits, the first not 0 (53 bits: two open invoices of one wallet never share one). */
-export function newDigitsMemo(): string {
+function newDigitsMemo(): string {
   const value = 10n ** 15n + (BigInt(`0x${randomBytes(8).toString('hex')}`) % (9n * 10n ** 15n));
   return value.toString();
 }

@@ -1,5 +1,6 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { ROLES } from '#shared/domain/portal';
+import { WALLET_NETWORKS } from '#shared/domain/networks';
 import { ORDER_STATUSES } from '#shared/domain/statuses';
 import { EMAIL_LANGUAGES, EMAIL_TOPICS, PAYMENT_EMAIL_CHOICES } from '#shared/domain/email';
 
@@ -121,8 +122,8 @@ export type KeyPreviewBody = FromSchema<typeof keyPreviewBodySchema>;
 
 const walletsSchema = {
   type: 'object',
-  maxProperties: 3,
-  propertyNames: { enum: ['SOL', 'TON', 'XLM'] },
+  maxProperties: WALLET_NETWORKS.length,
+  propertyNames: { enum: WALLET_NETWORKS },
   additionalProperties: { type: 'string', maxLength: 100, pattern: '^[A-Za-z0-9:_+/=-]*$' },
   description: "Receiving wallets by network (SOL: USDC_SOL and PYUSD; TON: TON and USDT_TON; XLM: USDC_XLM); an empty string removes that network's wallet.",
 } as const;

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AuditActor, AuditEntry } from '#shared/domain/audit';
 import { isGateway, RECEIVE_CURRENCIES } from '#shared/domain/currencies';
 import { CALLBACK_STATUSES, type CallbackStatuses, type Merchant, type MerchantProfile, profileOf, TOKEN_PATTERN } from '#shared/domain/merchant';
+import { WALLET_NETWORKS } from '#shared/domain/networks';
 import { deriveAddress, type AddressCurrency } from '#shared/payments/addresses/index';
 import { isSolanaAddress } from '#shared/payments/addresses/solana';
 import { canonicalTonAddress, knownTonContract } from '#shared/payments/addresses/ton';
@@ -116,7 +117,7 @@ export function checkWallets(wallets: Readonly<Record<string, string>>): Record<
       if (!isStellarAccount(wallet)) throw new RangeError(`the XLM wallet must be a Stellar account (G..., 56 characters), got "${wallet}"`);
       checked.XLM = wallet;
     } else {
-      throw new RangeError(`no wallet is taken for ${network} (only SOL, TON, XLM)`);
+      throw new RangeError(`no wallet is taken for ${network} (only ${WALLET_NETWORKS.join(', ')})`);
     }
   }
   return checked;

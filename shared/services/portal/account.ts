@@ -121,10 +121,23 @@ export interface PortalSettingsChange {
   wallets?: Record<string, string>;
 }
 
-/** Changes settings after the same checks as the CLI; applies to invoices made from now on. */
-export async function portalChangeSettings(context: PortalContext, body: PortalSettingsChange, actor: AuditActor, now: Date) {
+/**
+ * Changes settings after the same checks as the CLI; applies to invoices made from now on.
+ * `stellarAccountProblem` asks the network whether a Stellar account can receive USDC_XLM (the
+ * watchers' Horizon check, shared/watchers/stellar-account.ts): why not, or undefined.
+ */
+export async function portalChangeSettings(
+  context: PortalContext,
+  body: PortalSettingsChange,
+  actor: AuditActor,
+  now: Date,
+  stellarAccountProblem: (account: string) => Promise<string | undefined> = async () => undefined,
+) {
   const merchant = merchantOf(context);
   if (body.xpubs) previewKeys(body.xpubs);
+  // A Stellar account that cannot receive USDC would fail every payment: refused with why.
+  const problem = body.wallets?.XLM ? await stellarAccountProblem(body.wallets.XLM) : undefined;
+  if (problem) throw new PortalInputError(problem);
   const change: SettingsChange = {
     ...(body.receive_currency !== undefined ? { receiveCurrency: body.receive_currency } : {}),
     ...(body.callback_statuses !== undefined ? { callbackStatuses: body.callback_statuses } : {}),

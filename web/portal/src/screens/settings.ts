@@ -1,4 +1,5 @@
 import { h } from '../../../common/dom';
+import { WALLET_NETWORKS } from '#shared/domain/networks';
 import type { SettingsBody } from '#shared/schemas/portal';
 import type { PortalSettings } from '#shared/schemas/portal-responses';
 import { portalApi } from '../api';
@@ -7,8 +8,6 @@ import { field, notice, say, sayFailure, showScreen, type Screen } from './scree
 
 const KEY_CURRENCIES = ['BTC', 'LTC', 'BCH', 'ETH'] as const;
 const RECEIVE_CURRENCIES = ['USD', 'USDT', 'USDC'];
-/** Networks paid to one wallet of the merchant's (each invoice told apart by a reference, comment or id). */
-const WALLET_NETWORKS = ['SOL', 'TON', 'XLM'] as const;
 
 /** Payment settings: the mode shown plainly, receive currency, callback statuses, and each key with its first addresses before saving. */
 export const settingsScreen: Screen = (main) => {
