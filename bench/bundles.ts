@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { build, type Metafile } from 'esbuild';
+import { build, type BuildOptions, type Metafile } from 'esbuild';
 import { LAMBDA_BUNDLE_ALIASES } from '#infra/cdk/bundling';
 import { median, round2 } from './stats';
 
@@ -134,6 +134,33 @@ export function timeImport(file: string): Promise<number> {
   });
 }
 
+/**
+ * One bundle as NodejsFunction builds it (esbuild --bundle <entry> --target --platform=node
+ * --format=esm --minify --sourcemap --sources-content=false --banner:js --main-fields --alias,
+ * from the project root), with its metafile; `input` names the entry (or stdin), the output and
+ * any plugins.
+ */
+export function buildAsLambda(input: Pick<BuildOptions, 'entryPoints' | 'stdin' | 'outfile' | 'plugins'>, options = constructBundlingOptions()) {
+  return build({
+    absWorkingDir: REPO_ROOT,
+    ...input,
+    bundle: true,
+    platform: options.platform,
+    target: options.target,
+    format: options.format,
+    minify: options.minify,
+    treeShaking: true,
+    sourcemap: options.sourcemap,
+    sourcesContent: false,
+    mainFields: options.mainFields,
+    banner: { js: options.banner },
+    external: options.external,
+    alias: options.alias,
+    logLevel: 'silent',
+    metafile: true,
+  });
+}
+
 export async function measureBundles(loadRuns: number): Promise<BundleReport> {
   const options = constructBundlingOptions();
   const folders = functionFolders();
@@ -145,25 +172,7 @@ export async function measureBundles(loadRuns: number): Promise<BundleReport> {
     const metafiles = new Map<string, Metafile>();
     await Promise.all(
       folders.map(async (fn) => {
-        const built = await build({
-          absWorkingDir: REPO_ROOT,
-          entryPoints: [join(REPO_ROOT, 'functions', fn, 'handler.ts')],
-          outfile: outfile(fn),
-          bundle: true,
-          platform: options.platform,
-          target: options.target,
-          format: options.format,
-          minify: options.minify,
-          treeShaking: true,
-          sourcemap: options.sourcemap,
-          sourcesContent: false,
-          mainFields: options.mainFields,
-          banner: { js: options.banner },
-          external: options.external,
-          alias: options.alias,
-          logLevel: 'silent',
-          metafile: true,
-        });
+        const built = await buildAsLambda({ entryPoints: [join(REPO_ROOT, 'functions', fn, 'handler.ts')], outfile: outfile(fn) }, options);
         metafiles.set(fn, built.metafile);
       }),
     );

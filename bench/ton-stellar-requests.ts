@@ -50,7 +50,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, type Metafile, type Plugin } from 'esbuild';
+import type { Metafile, Plugin } from 'esbuild';
 import { Asset, Keypair, Memo, Operation, type xdr } from '@stellar/stellar-base';
 import { readWatchConfig } from '#shared/core/config';
 import { canonicalTonAddress } from '#shared/payments/addresses/ton';
@@ -63,7 +63,7 @@ import { nextDelaySeconds } from '#shared/watchers/stepped';
 import { watcherMemoryMb } from '#infra/cdk/constructs/chain-watchers';
 import { type TestWallet, ToncenterTestServer, USDT_MASTER } from '../tests/support/toncenter-server';
 import { CIRCLE_USDC_ISSUER, HorizonTestServer, PUBLIC_PASSPHRASE, USDC } from '../tests/support/horizon-server';
-import { constructBundlingOptions, timeImport } from './bundles';
+import { buildAsLambda, constructBundlingOptions, timeImport } from './bundles';
 import { runChild } from './child';
 import { DEFAULT_WATCHER_ASSUMPTIONS, PRICES, steppingMonthlyCost } from './cost';
 import type { InvocationFigures, SteppedReport } from './stepped';
@@ -760,26 +760,10 @@ export async function measureColdLoad(runs: number): Promise<{ runs: number; nod
     const files = await Promise.all(
       entries.map(async ({ contents, entry, plugins }, index) => {
         const outfile = join(outDir, String(index), 'index.mjs');
-        const built = await build({
-          absWorkingDir: REPO_ROOT,
-          ...(entry ? { entryPoints: [join(REPO_ROOT, entry)] } : { stdin: { contents: contents!, resolveDir: REPO_ROOT, sourcefile: `entry-${index}.ts`, loader: 'ts' } }),
-          outfile,
-          bundle: true,
-          platform: options.platform,
-          target: options.target,
-          format: options.format,
-          minify: options.minify,
-          treeShaking: true,
-          sourcemap: options.sourcemap,
-          sourcesContent: false,
-          mainFields: options.mainFields,
-          banner: { js: options.banner },
-          external: options.external,
-          alias: options.alias,
-          plugins: plugins ?? [],
-          logLevel: 'silent',
-          metafile: true,
-        });
+        const built = await buildAsLambda(
+          { ...(entry ? { entryPoints: [join(REPO_ROOT, entry)] } : { stdin: { contents: contents!, resolveDir: REPO_ROOT, sourcefile: `entry-${index}.ts`, loader: 'ts' } }), outfile, plugins: plugins ?? [] },
+          options,
+        );
         return { outfile, metafile: built.metafile };
       }),
     );

@@ -77,7 +77,7 @@ export function readSolanaConfig(env: Env) {
 }
 
 /** The Solana tokens this service takes, as pay currencies. */
-export const SOLANA_CURRENCIES = ['USDC_SOL', 'PYUSD'] as const;
+const SOLANA_CURRENCIES = ['USDC_SOL', 'PYUSD'] as const;
 export const isSolanaCurrency = (code: string): boolean => (SOLANA_CURRENCIES as readonly string[]).includes(code);
 
 /** The mint and program of a Solana pay currency, from the settings. */

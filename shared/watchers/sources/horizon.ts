@@ -157,7 +157,7 @@ const AMOUNT = /^(\d{1,32})\.(\d{7})$/;
 const PAYMENT_TYPES = new Set(['payment', 'path_payment_strict_receive', 'path_payment_strict_send']);
 
 /** The network id of a passphrase (SHA-256), as hex. */
-export const stellarNetworkId = (passphrase: string): string => createHash('sha256').update(passphrase, 'utf8').digest('hex');
+const stellarNetworkId = (passphrase: string): string => createHash('sha256').update(passphrase, 'utf8').digest('hex');
 
 /** Stellar's public networks by their id, named in a wrong-network error. */
 const KNOWN_NETWORKS: Readonly<Record<string, string>> = {
@@ -167,10 +167,10 @@ const KNOWN_NETWORKS: Readonly<Record<string, string>> = {
 };
 
 /** The cursor before every operation of ledger `ledger` (its TOID with transaction and operation 0). */
-export const ledgerCursor = (ledger: number): string => (BigInt(ledger) << 32n).toString();
+const ledgerCursor = (ledger: number): string => (BigInt(ledger) << 32n).toString();
 
 /** The ledger of a paging token (an operation's TOID). */
-export const ledgerOfToken = (token: string): number => Number(BigInt(token) >> 32n);
+const ledgerOfToken = (token: string): number => Number(BigInt(token) >> 32n);
 
 /** How Horizon is reached. */
 export interface HorizonOptions {

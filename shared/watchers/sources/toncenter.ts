@@ -88,13 +88,13 @@ import type { IndexedSource, SourceHealthNote, Transfer } from '#shared/watchers
  */
 
 /** The networks' `global_id` as each block header writes it (block.tlb `global_id:int32`; the global config's). */
-export const TON_GLOBAL_ID = { mainnet: -239, testnet: -3 } as const;
+const TON_GLOBAL_ID = { mainnet: -239, testnet: -3 } as const;
 
 /** What the chain check compares: the network's global id, as a string. */
 const networkIdentity = (globalId: number): string => `global_id ${globalId}`;
 
 /** The known networks by what the check reads, named in a wrong-chain error. */
-export const TON_NETWORKS: Readonly<Record<string, string>> = {
+const TON_NETWORKS: Readonly<Record<string, string>> = {
   [networkIdentity(TON_GLOBAL_ID.mainnet)]: 'mainnet',
   [networkIdentity(TON_GLOBAL_ID.testnet)]: 'testnet',
 };
@@ -126,7 +126,7 @@ const KEEP_MS = 3_600_000;
  * of the address index's key (DynamoDB takes 2,048 bytes at most), so a longer one is no
  * invoice's and is not reported.
  */
-export const MAX_COMMENT_CHARS = 128;
+const MAX_COMMENT_CHARS = 128;
 /** Accounts whose places are further apart than this are read in requests of their own while one catches up (a new account's week is not read for all). */
 const CATCH_UP_SPLIT_S = 600;
 /** An answer larger than this is not one of ours (1,000 transactions are a few MB). */
@@ -217,7 +217,7 @@ interface StepState {
 /** The currencies this source reads. */
 type Currency = 'TON' | 'USDT_TON';
 
-export class ToncenterClient {
+class ToncenterClient {
   readonly source: string;
   private readonly base: string;
   private readonly http: HttpPolicy;
@@ -263,7 +263,6 @@ export class ToncenterClient {
     return new SourceError(this.source, message);
   }
 
-  /** Spaces requests by the interval (toncenter answers 429 past its rate). */
   /** The headers of every request, the key read once (from SSM in AWS) on the first. */
   private async requestHeaders(): Promise<Record<string, string>> {
     if (!this.headers) {
@@ -274,6 +273,7 @@ export class ToncenterClient {
     return this.headers;
   }
 
+  /** Spaces requests by the interval (toncenter answers 429 past its rate). */
   private async pace(): Promise<void> {
     const now = Date.now();
     const wait = this.nextAt - now;
@@ -720,7 +720,7 @@ function batchesOf(accounts: readonly Watched[]): Watched[][] {
 }
 
 /** A hash in hex (64) or base64 / base64url (44, as toncenter writes them) as 64 lowercase hex; undefined otherwise. */
-export function hashHex(value: unknown): string | undefined {
+function hashHex(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
   if (/^(0x)?[0-9a-fA-F]{64}$/.test(value)) return value.replace(/^0x/, '').toLowerCase();
   if (!/^[A-Za-z0-9+/_-]{43}=$/.test(value)) return undefined;
