@@ -12,6 +12,7 @@ import type { AttributeValue, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStr
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { LOCAL_AWS_ENV } from '#infra/local/dynamodb';
+import { type Backoff, backoffDelay } from '#shared/core/backoff';
 
 export interface StreamPollerOptions {
   /** DynamoDB Local's endpoint (it serves the Streams API on the same port). */
@@ -80,7 +81,8 @@ export function readableShards<T extends { id: string; parentId: string | undefi
   });
 }
 
-const MAX_BACKOFF_MS = 5_000;
+/** A shard's wait after failed handler calls, ms, from the poll interval: doubling per failure up to 5 s, no jitter. */
+export const SHARD_BACKOFF: Omit<Backoff, 'base'> = { cap: 5_000, jitter: 'none' };
 /** New child shards appear when DynamoDB (and DynamoDB Local) rolls shards over, every 4 h. */
 const DESCRIBE_EVERY_MS = 10_000;
 
@@ -190,7 +192,7 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
   function backOff(shard: ShardState): void {
     shard.failures += 1;
     shard.iterator = undefined; // re-read from the checkpoint
-    shard.retryAt = Date.now() + Math.min(pollIntervalMs * 2 ** (shard.failures - 1), MAX_BACKOFF_MS);
+    shard.retryAt = Date.now() + backoffDelay({ ...SHARD_BACKOFF, base: pollIntervalMs }, shard.failures);
   }
 
   async function pollShard(shard: ShardState): Promise<PollOutcome> {

@@ -1,5 +1,6 @@
 import { ChangeMessageVisibilityCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { delaySeconds as sqsDelay, sqs } from '#shared/aws/sqs';
+import { SQS_LONGEST_WAIT_SECONDS } from '#shared/core/backoff';
 import { callbackConfig } from '#shared/core/config';
 
 /** A queue message names one attempt of one delivery; a message for an older attempt is stale. */
@@ -28,7 +29,7 @@ export async function postpone(receiptHandle: string, seconds: number): Promise<
     new ChangeMessageVisibilityCommand({
       QueueUrl: callbackConfig().queueUrl,
       ReceiptHandle: receiptHandle,
-      VisibilityTimeout: Math.max(1, Math.min(43_200, Math.ceil(seconds))),
+      VisibilityTimeout: Math.max(1, Math.min(SQS_LONGEST_WAIT_SECONDS, Math.ceil(seconds))),
     }),
   );
 }

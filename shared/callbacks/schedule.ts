@@ -6,15 +6,17 @@
  * for at least 72). Steps past SQS's 12-hour limit are waited out by postponing the message
  * again (processDeliveryJob).
  */
-export const MAX_STEP_SECONDS = 12 * 3600;
+import { type Backoff, backoffDelay, SQS_LONGEST_WAIT_SECONDS } from '#shared/core/backoff';
+
+/** The callbacks' schedule, seconds, from CALLBACK_RETRY_BASE_SECONDS: doubling to 12 hours, each step lengthened by 0 to 20%. */
+export const CALLBACK_BACKOFF: Omit<Backoff, 'base'> = { cap: SQS_LONGEST_WAIT_SECONDS, jitter: 'lengthen' };
 
 /** The longest Retry-After honoured: a merchant may ask for a day's pause, not a week's. */
 export const MAX_RETRY_AFTER_SECONDS = 24 * 3600;
 
-/** Delay before attempt `attempt + 1` after `attempt` failed (attempt counts from 1). */
+/** Delay before attempt `attempt + 1` after `attempt` failed (attempt counts from 1), in whole seconds (SQS's unit), at least 1. */
 export function retryDelaySeconds(attempt: number, baseSeconds: number, random: () => number = Math.random): number {
-  const nominal = Math.min(MAX_STEP_SECONDS, baseSeconds * 2 ** (attempt - 1));
-  return Math.max(1, Math.round(nominal * (1 + 0.2 * random())));
+  return Math.max(1, Math.round(backoffDelay({ ...CALLBACK_BACKOFF, base: baseSeconds }, attempt, random)));
 }
 
 /** Delay honouring the merchant's Retry-After (seconds or HTTP date), at most a day. */

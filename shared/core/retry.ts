@@ -5,6 +5,7 @@
  * predicate, which failures are worth another try (a garbage answer never is: it would only be
  * garbage again); it keeps its own words for the error it finally throws.
  */
+import { backoffDelay } from '#shared/core/backoff';
 
 /** How often a call is tried and how long is waited between tries. */
 export interface RetryPolicy {
@@ -36,10 +37,9 @@ export class RetriesExhaustedError extends Error {
   }
 }
 
-/** The wait before try `retry + 1` (`retry` = 1: the wait after the first failure), ms. */
+/** The wait before try `retry + 1` (`retry` = 1: the wait after the first failure), ms: the policy's backoff, spread unless told not to. */
 export function retryDelayMs(policy: RetryPolicy, retry: number, random: () => number = Math.random): number {
-  const delay = Math.min(policy.baseDelayMs * 2 ** (retry - 1), policy.capMs ?? Number.POSITIVE_INFINITY);
-  return policy.jitter === false ? delay : delay * (0.5 + random());
+  return backoffDelay({ base: policy.baseDelayMs, cap: policy.capMs, jitter: policy.jitter === false ? 'none' : 'spread' }, retry, random);
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,5 +1,6 @@
 import { ChangeMessageVisibilityCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { delaySeconds as sqsDelay, sqs } from '#shared/aws/sqs';
+import { SQS_LONGEST_WAIT_SECONDS } from '#shared/core/backoff';
 import { emailConfig } from '#shared/core/config';
 import type { EmailEvent } from '#shared/domain/email';
 
@@ -26,7 +27,7 @@ export async function enqueueEmailJob(job: EmailJob, delaySeconds = 0): Promise<
 /** Hides a received message until its retry is due (SQS delays a message by 15 minutes at most). */
 export async function postponeEmailJob(receiptHandle: string, seconds: number): Promise<void> {
   await sqs().send(
-    new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl(), ReceiptHandle: receiptHandle, VisibilityTimeout: Math.max(1, Math.min(43_200, Math.ceil(seconds))) }),
+    new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl(), ReceiptHandle: receiptHandle, VisibilityTimeout: Math.max(1, Math.min(SQS_LONGEST_WAIT_SECONDS, Math.ceil(seconds))) }),
   );
 }
 

@@ -1,5 +1,6 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { handleQueueBatch } from '#shared/aws/lambda-batches';
+import { type Backoff, backoffDelay, SQS_LONGEST_WAIT_SECONDS } from '#shared/core/backoff';
 import { apiConfig, emailConfig, portalConfig } from '#shared/core/config';
 import { logger } from '#shared/core/logger';
 import { countMetric, publishMetrics } from '#shared/core/metrics';
@@ -176,8 +177,8 @@ async function sendOnce(eventId: string, owed: Owed, suppressed: ReadonlySet<str
   countMetric('EmailSent');
 }
 
-/** The delay before retry `attempt` (1: after the first failure): doubling from the base, at most 12 hours. */
-export const emailRetryDelaySeconds = (attempt: number, baseSeconds: number): number => Math.min(43_200, baseSeconds * 2 ** (attempt - 1));
+/** The email retries' schedule, seconds, from EMAIL_RETRY_BASE_SECONDS: doubling to 12 hours, no jitter. */
+export const EMAIL_BACKOFF: Omit<Backoff, 'base'> = { cap: SQS_LONGEST_WAIT_SECONDS, jitter: 'none' };
 
 /**
  * One email job: every email its event owes, each sent once. Returns 'keep' while the job
@@ -204,7 +205,7 @@ export async function processEmailJob(job: EmailJob, receiptHandle: string, tran
     logger.error('email dead-lettered', { eventId: job.event.event_id, reason });
     return 'done';
   }
-  const delay = emailRetryDelaySeconds(job.attempt + 1, retryBaseSeconds);
+  const delay = backoffDelay({ ...EMAIL_BACKOFF, base: retryBaseSeconds }, job.attempt + 1);
   await enqueueEmailJob({ event: job.event, attempt: job.attempt + 1, not_before: new Date(now.getTime() + delay * 1000).toISOString() }, delay);
   countMetric('EmailRetried');
   logger.warn('email send failed, retried later', { eventId: job.event.event_id, attempt: job.attempt + 1, delay, reason });

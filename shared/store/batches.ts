@@ -1,10 +1,12 @@
 /**
  * Every key of a BatchGetItem, every request of a BatchWriteItem: DynamoDB takes at most 100
  * keys (25 writes) a request and may leave some unprocessed under load; those are sent again
- * with exponential backoff and jitter, at most UNPROCESSED_ROUNDS times, then the call fails
- * (a table throttled that long is an error for the caller, not a loop until its timeout).
+ * with exponential backoff and jitter ({@link UNPROCESSED_BACKOFF}), at most UNPROCESSED_ROUNDS
+ * times, then the call fails (a table throttled that long is an error for the caller, not a
+ * loop until its timeout).
  */
 import { BatchGetCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { type Backoff, backoffDelay } from '#shared/core/backoff';
 import { db, tableName } from '#shared/store/client';
 import type { Item } from '#shared/store/items';
 import type { TableKey } from '#shared/store/keys';
@@ -12,12 +14,14 @@ import type { TableKey } from '#shared/store/keys';
 const BATCH_GET_LIMIT = 100;
 const BATCH_WRITE_LIMIT = 25;
 const UNPROCESSED_ROUNDS = 5;
+/** The waits before the rounds after the first, ms: 100, 200, 400, 800, each spread over half to one and a half of it. */
+export const UNPROCESSED_BACKOFF: Backoff = { base: 100, jitter: 'spread' };
 
 /** Sends `pending` until nothing is left unprocessed (`send` answers what is). */
 async function untilProcessed<T>(pending: T[], what: string, send: (batch: T[]) => Promise<T[]>): Promise<void> {
   for (let round = 0; pending.length > 0; round += 1) {
     if (round >= UNPROCESSED_ROUNDS) throw new Error(`${what}: ${pending.length} still unprocessed after ${round} rounds`);
-    if (round > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** round * (0.5 + Math.random())));
+    if (round > 0) await new Promise((resolve) => setTimeout(resolve, backoffDelay(UNPROCESSED_BACKOFF, round)));
     pending = await send(pending);
   }
 }

@@ -14,6 +14,7 @@
  * ends, and gives the lease back, once nothing needs the chain.
  */
 import { randomUUID } from 'node:crypto';
+import { type Backoff, backoffDelay } from '#shared/core/backoff';
 import { watchConfig } from '#shared/core/config';
 import { logger } from '#shared/core/logger';
 import { passWatchLease, releaseWatchLease, takeWatchLease, watchingNeeded, watchLeaseHeld } from '#shared/store/watch-demand';
@@ -21,7 +22,7 @@ import type { StepReport } from '#shared/watchers/block-watcher';
 import type { IndexedStepReport } from '#shared/watchers/indexed-watcher';
 import { chainStepper, idleRun, type IdleSummary, type SecretReader } from '#shared/watchers/run';
 import type { TickSender, WatchTick } from '#shared/watchers/ticks';
-import { type StepsSummary, stepWhileBehind } from '#shared/watchers/watch-loop';
+import { type StepsSummary, stepWhileBehind, WATCH_BACKOFF } from '#shared/watchers/watch-loop';
 
 /**
  * How long a claim holds the chain. A line claims again after {@link CLAIM_EVERY_MS}, at its
@@ -32,8 +33,8 @@ import { type StepsSummary, stepWhileBehind } from '#shared/watchers/watch-loop'
 export const LEASE_MS = 150_000;
 /** A line claims the lease again (and checks the demand) at its first tick this long after its last claim. */
 export const CLAIM_EVERY_MS = 60_000;
-/** The longest wait after failed steps (the backoff doubles from the interval up to this). */
-export const MAX_BACKOFF_SECONDS = 60;
+/** The longest wait after failed steps (the backoff doubles from the interval up to this): the watch loop's cap. */
+export const MAX_BACKOFF_SECONDS = WATCH_BACKOFF.cap / 1000;
 
 /** What one invocation did: stepped (with the next tick's delay), or why not. */
 export type SteppedSummary =
@@ -121,18 +122,19 @@ async function claimAgain(chain: string, owner: string, now: Date): Promise<{ ow
 export function nextDelaySeconds(failures: number, behind: boolean, intervalSeconds = watchConfig().watchIntervalSeconds, random = Math.random): number {
   if (behind) return 0;
   if (failures === 0) return intervalSeconds;
-  const backoff = Math.min(MAX_BACKOFF_SECONDS, intervalSeconds * 2 ** Math.min(failures, 10));
-  return Math.max(intervalSeconds, Math.round(backoff * (0.5 + random() / 2)));
+  const backoff = backoffDelay({ ...WATCH_BACKOFF, base: 2 * intervalSeconds, cap: MAX_BACKOFF_SECONDS }, failures, random);
+  return Math.max(intervalSeconds, Math.round(backoff));
 }
 
 /**
- * A failed send is tried again this many times more (after {@link SEND_RETRY_MS}, then twice
- * that), whatever the error: the SDK's own three tries can all meet a throttled or failing
- * queue, and a line whose tick is not sent is lost until its lease expires and the next
- * scheduled minute (issue 43). An error that will not pass costs only the pauses.
+ * A failed send is tried again this many times more (after {@link SEND_BACKOFF}'s waits),
+ * whatever the error: the SDK's own three tries can all meet a throttled or failing queue, and
+ * a line whose tick is not sent is lost until its lease expires and the next scheduled minute
+ * (issue 43). An error that will not pass costs only the pauses.
  */
 const SEND_RETRIES = 2;
-const SEND_RETRY_MS = 200;
+/** The waits before a tick's send is tried again, ms: 200, then 400, no jitter. */
+export const SEND_BACKOFF: Backoff = { base: 200, jitter: 'none' };
 
 async function sendNext(chain: string, owner: string, claimedAt: Date, failures: number, send: TickSender, behind = false): Promise<number> {
   const delay = nextDelaySeconds(failures, behind);
@@ -144,7 +146,7 @@ async function sendNext(chain: string, owner: string, claimedAt: Date, failures:
     } catch (error) {
       if (retry >= SEND_RETRIES) throw error;
       logger.warn('a watch tick was not sent: trying again', { chain, error: error as Error });
-      await new Promise((resolve) => setTimeout(resolve, SEND_RETRY_MS * 2 ** retry));
+      await new Promise((resolve) => setTimeout(resolve, backoffDelay(SEND_BACKOFF, retry + 1)));
     }
   }
 }

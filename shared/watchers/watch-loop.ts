@@ -1,3 +1,5 @@
+import { type Backoff, backoffDelay } from '#shared/core/backoff';
+
 /** What the loop needs of a step's report: whether there is more to do at once. */
 export interface Progress {
   /** More than 0: the watcher is behind its source (step again at once). */
@@ -43,6 +45,13 @@ export const pause = (ms: number, signal: AbortSignal) =>
   });
 
 /**
+ * A watcher's wait after failed steps, ms, from twice its interval: doubling per failure, 9
+ * times at most (1024 intervals), up to a minute, each wait shortened by up to half (so the
+ * first is 1 to 2 intervals). The stepped watcher waits the same, in seconds.
+ */
+export const WATCH_BACKOFF = { cap: 60_000, doublings: 9, jitter: 'shorten' } satisfies Omit<Backoff, 'base'>;
+
+/**
  * Steps a watcher until `signal` stops it: again at once while blocks are still to scan (each
  * step's work is bounded), every `intervalMs` once caught up, and after a failure (the source
  * timing out or answering garbage, the store throttling) with exponential backoff and jitter.
@@ -51,7 +60,7 @@ export const pause = (ms: number, signal: AbortSignal) =>
  */
 export async function pollChain<R extends Progress>(watcher: Stepper<R>, options: PollOptions<R>): Promise<PollSummary<R>> {
   const summary: PollSummary<R> = { steps: 0, failures: 0 };
-  const maxBackoff = options.maxBackoffMs ?? 60_000;
+  const backoff: Backoff = { ...WATCH_BACKOFF, base: 2 * options.intervalMs, cap: options.maxBackoffMs ?? WATCH_BACKOFF.cap };
   let inARow = 0;
   while (!options.signal.aborted) {
     try {
@@ -66,8 +75,7 @@ export async function pollChain<R extends Progress>(watcher: Stepper<R>, options
       summary.failures += 1;
       inARow += 1;
       await options.onError?.(error, inARow);
-      const backoff = Math.min(maxBackoff, options.intervalMs * 2 ** Math.min(inARow, 10));
-      await pause(backoff * (0.5 + Math.random() / 2), options.signal);
+      await pause(backoffDelay(backoff, inARow), options.signal);
     }
   }
   return summary;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { sign, webhookHeaders } from '#shared/callbacks/signing';
 import { verifyCallback } from '../support/webhook-verify';
-import { MAX_RETRY_AFTER_SECONDS, MAX_STEP_SECONDS, nominalSchedule, retryDelaySeconds, withRetryAfter } from '#shared/callbacks/schedule';
+import { MAX_RETRY_AFTER_SECONDS, nominalSchedule, retryDelaySeconds, withRetryAfter } from '#shared/callbacks/schedule';
+import { SQS_LONGEST_WAIT_SECONDS } from '#shared/core/backoff';
 import { deliveryFor } from '#shared/callbacks/outbox';
 import type { Order } from '#shared/domain/order';
 
@@ -49,8 +50,8 @@ describe('retry schedule', () => {
     expect(retryDelaySeconds(2, 60, () => 0)).toBe(120);
     expect(retryDelaySeconds(1, 60, () => 0.5)).toBe(66);
     expect(retryDelaySeconds(1, 60, () => 0.999999)).toBe(72);
-    expect(retryDelaySeconds(20, 60, () => 0)).toBe(MAX_STEP_SECONDS);
-    expect(retryDelaySeconds(20, 60, () => 0.999999)).toBe(Math.round(MAX_STEP_SECONDS * 1.2));
+    expect(retryDelaySeconds(20, 60, () => 0)).toBe(SQS_LONGEST_WAIT_SECONDS);
+    expect(retryDelaySeconds(20, 60, () => 0.999999)).toBe(Math.round(SQS_LONGEST_WAIT_SECONDS * 1.2));
   });
 
   it('spans at least 72 hours with the defaults whatever the jitter draws', () => {
