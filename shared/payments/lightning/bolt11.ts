@@ -1,6 +1,7 @@
 /**
- * BOLT #11 Lightning invoices ("payment requests"): an encoder for the invoices we issue and a
- * decoder good enough to check them (and the spec's published examples).
+ * BOLT #11 Lightning invoices ("payment requests"): an encoder for the invoices we issue, and a
+ * reader of any invoice that parses with light-bolt11-decoder (npm) and checks the signature,
+ * which that library does not.
  * Spec: https://github.com/lightning/bolts/blob/master/11-payment-encoding.md
  *
  * Amounts are bigint millisatoshis throughout; the human-readable amount is BTC with a
@@ -8,8 +9,9 @@
  */
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { concatBytes } from '@noble/hashes/utils.js';
+import { concatBytes, hexToBytes } from '@noble/hashes/utils.js';
 import { bech32 } from '@scure/base';
+import { decode } from 'light-bolt11-decoder';
 
 /** BIP-173 currency prefix: mainnet, testnet (also used for signet), regtest. */
 export type Bolt11Network = 'bc' | 'tb' | 'bcrt';
@@ -46,8 +48,6 @@ export interface DecodedBolt11 {
   descriptionHash: Uint8Array | undefined;
   expirySeconds: number;
   minFinalCltvExpiry: number;
-  /** The `9` field as a bit vector (bit 0 = least significant). */
-  features: bigint;
   /** Compressed (33-byte) key: the `n` field if present, otherwise recovered from the signature. */
   payeeNodeKey: Uint8Array | undefined;
   /** False when the signature does not verify or no key can be recovered from it. */
@@ -74,8 +74,6 @@ const TAG = {
   expiry: 6, // x
   description: 13, // d
   paymentSecret: 16, // s
-  payeeNodeKey: 19, // n
-  descriptionHash: 23, // h
   minFinalCltvExpiry: 24, // c
 } as const;
 
@@ -116,22 +114,12 @@ export function encodeAmount(amountMsat: bigint): string {
   return `${amountMsat * 10n}p`;
 }
 
-function decodeAmount(digits: string, multiplier: string): bigint {
-  const value = BigInt(digits);
-  if (multiplier === 'p') {
-    if (value % 10n !== 0n) throw new Bolt11Error('sub-millisatoshi amount');
-    return value / 10n;
-  }
-  const unit = MULTIPLIERS.find(([suffix]) => suffix === multiplier);
-  return value * unit![1];
-}
-
 /**
  * The bytes a BOLT #11 signature commits to: the human-readable part as UTF-8, then the data
  * part (without the signature) regrouped into bytes, zero-padded to a byte boundary.
  */
 export function bolt11SigningData(hrp: string, dataWords: readonly number[]): Uint8Array {
-  return concatBytes(new TextEncoder().encode(hrp), wordsToBytes(dataWords, true));
+  return concatBytes(new TextEncoder().encode(hrp), wordsToPaddedBytes(dataWords));
 }
 
 /** Signs with a local secp256k1 private key (RFC 6979 deterministic nonces, low-S). */
@@ -177,6 +165,16 @@ export function encodeBolt11(input: Bolt11InvoiceInput, sign: Bolt11Signer): str
   return bech32.encode(hrp, [...dataWords, ...signatureWords], false);
 }
 
+/** A field as light-bolt11-decoder lists it: `letters` are its tag, length and data characters. */
+interface Section {
+  name: string;
+  letters: string;
+  value?: unknown;
+}
+
+/** Data words of the fixed-size fields; the spec has readers skip such a field of another length. */
+const FIELD_WORDS: Readonly<Record<string, number>> = { payment_hash: 52, payment_secret: 52, description_hash: 52, payee: 53 };
+
 /**
  * Parses a BOLT #11 invoice (either case) and checks its signature. Throws {@link Bolt11Error}
  * on a bad checksum, unknown prefix, invalid amount or missing payment hash; an invalid
@@ -186,98 +184,55 @@ export function decodeBolt11(invoice: string): DecodedBolt11 {
   let prefix: string;
   let words: number[];
   try {
+    // The words are the signed data, which the library does not give.
     ({ prefix, words } = bech32.decode(invoice as `${string}1${string}`, false));
   } catch (error) {
     throw new Bolt11Error('invalid bech32 invoice', { cause: error });
   }
   const hrp = HRP_PATTERN.exec(prefix);
   if (!hrp) throw new Bolt11Error(`unsupported invoice prefix: ${prefix}`);
-  const [, network, amountDigits, multiplier = ''] = hrp;
   if (words.length < TIMESTAMP_WORDS + SIGNATURE_WORDS) throw new Bolt11Error('invoice too short');
+  let sections: Section[];
+  try {
+    sections = decode(invoice).sections as Section[];
+  } catch (error) {
+    throw new Bolt11Error(`invalid invoice: ${(error as Error).message}`, { cause: error });
+  }
+  // A field longer than the data left takes letters of the signature and checksum with it.
+  if (sections.find((section) => section.name === 'checksum')!.letters.length !== 6) {
+    throw new Bolt11Error('truncated tagged field');
+  }
+  /** The first field of that name (of the right length, for the fixed-size ones). */
+  const field = (name: string): unknown =>
+    sections.find(({ name: found, letters }) => found === name && (!(name in FIELD_WORDS) || letters.length === 3 + FIELD_WORDS[name]!))?.value;
+  const bytes = (name: string) => (field(name) === undefined ? undefined : hexToBytes(field(name) as string));
+  const paymentHash = bytes('payment_hash');
+  if (!paymentHash) throw new Bolt11Error('invoice has no payment hash');
 
-  const dataWords = words.slice(0, -SIGNATURE_WORDS);
-  const fields = readTaggedFields(dataWords.slice(TIMESTAMP_WORDS));
-  if (!fields.paymentHash) throw new Bolt11Error('invoice has no payment hash');
-
-  const signatureBytes = wordsToBytes(words.slice(-SIGNATURE_WORDS), false);
-  const digest = sha256(bolt11SigningData(prefix, dataWords));
-  const { payeeNodeKey, signatureValid } = checkSignature(
-    digest,
-    signatureBytes.subarray(0, 64),
-    signatureBytes[64]!,
-    fields.payeeNodeKey,
-  );
+  const signature = hexToBytes(field('signature') as string);
+  const digest = sha256(bolt11SigningData(prefix, words.slice(0, -SIGNATURE_WORDS)));
+  const { payeeNodeKey, signatureValid } = checkSignature(digest, signature.subarray(0, 64), signature[64]!, bytes('payee'));
+  const amount = field('amount') as string | undefined;
 
   return {
-    network: network as Bolt11Network,
-    amountMsat: amountDigits === undefined ? undefined : decodeAmount(amountDigits, multiplier),
-    timestamp: toSafeNumber(wordsToInt(dataWords.slice(0, TIMESTAMP_WORDS))),
-    paymentHash: fields.paymentHash,
-    paymentSecret: fields.paymentSecret,
-    description: fields.description,
-    descriptionHash: fields.descriptionHash,
-    expirySeconds: fields.expirySeconds ?? DEFAULT_EXPIRY_SECONDS,
-    minFinalCltvExpiry: fields.minFinalCltvExpiry ?? DEFAULT_MIN_FINAL_CLTV_EXPIRY,
-    features: fields.features ?? 0n,
+    network: hrp[1] as Bolt11Network,
+    amountMsat: amount === undefined ? undefined : BigInt(amount),
+    timestamp: field('timestamp') as number,
+    paymentHash,
+    paymentSecret: bytes('payment_secret'),
+    description: field('description') as string | undefined,
+    descriptionHash: bytes('description_hash'),
+    expirySeconds: safeInteger(field('expiry')) ?? DEFAULT_EXPIRY_SECONDS,
+    minFinalCltvExpiry: safeInteger(field('min_final_cltv_expiry')) ?? DEFAULT_MIN_FINAL_CLTV_EXPIRY,
     payeeNodeKey,
     signatureValid,
   };
 }
 
-interface TaggedFields {
-  paymentHash?: Uint8Array;
-  paymentSecret?: Uint8Array;
-  description?: string;
-  descriptionHash?: Uint8Array;
-  payeeNodeKey?: Uint8Array;
-  expirySeconds?: number;
-  minFinalCltvExpiry?: number;
-  features?: bigint;
-}
-
-/**
- * Reads the fields we understand. Per the spec, unknown tags and p/h/s/n fields of the wrong
- * length are skipped (they leave room for future variants), and the first valid one of each wins.
- */
-function readTaggedFields(words: readonly number[]): TaggedFields {
-  const fields: TaggedFields = {};
-  let offset = 0;
-  while (offset < words.length) {
-    const [tag, lengthHigh, lengthLow] = words.slice(offset, offset + 3);
-    if (lengthLow === undefined) throw new Bolt11Error('truncated tagged field');
-    const length = lengthHigh! * 32 + lengthLow;
-    const data = words.slice(offset + 3, offset + 3 + length);
-    if (data.length < length) throw new Bolt11Error('truncated tagged field');
-    offset += 3 + length;
-
-    switch (tag) {
-      case TAG.paymentHash:
-        if (length === 52) fields.paymentHash ??= wordsToBytes(data, false);
-        break;
-      case TAG.paymentSecret:
-        if (length === 52) fields.paymentSecret ??= wordsToBytes(data, false);
-        break;
-      case TAG.descriptionHash:
-        if (length === 52) fields.descriptionHash ??= wordsToBytes(data, false);
-        break;
-      case TAG.payeeNodeKey:
-        if (length === 53) fields.payeeNodeKey ??= wordsToBytes(data, false);
-        break;
-      case TAG.description:
-        fields.description ??= decodeUtf8(wordsToBytes(data, false));
-        break;
-      case TAG.expiry:
-        fields.expirySeconds ??= toSafeNumber(wordsToInt(data));
-        break;
-      case TAG.minFinalCltvExpiry:
-        fields.minFinalCltvExpiry ??= toSafeNumber(wordsToInt(data));
-        break;
-      case TAG.features:
-        fields.features ??= wordsToInt(data);
-        break;
-    }
-  }
-  return fields;
+/** The library sums an integer field in floating point: past 2^53 it is no longer exact. */
+function safeInteger(value: unknown): number | undefined {
+  if (value !== undefined && !Number.isSafeInteger(value)) throw new Bolt11Error(`integer field too large: ${value}`);
+  return value as number | undefined;
 }
 
 /**
@@ -318,15 +273,8 @@ function intToWords(value: number | bigint, width = 0): number[] {
   return words;
 }
 
-function wordsToInt(words: readonly number[]): bigint {
-  return words.reduce((acc, word) => (acc << 5n) | BigInt(word), 0n);
-}
-
-/**
- * Regroups 5-bit words into bytes. `pad` keeps a final partial byte (zero-filled), as the
- * signing data needs; otherwise leftover padding bits are dropped, as field data needs.
- */
-function wordsToBytes(words: readonly number[], pad: boolean): Uint8Array {
+/** Regroups 5-bit words into bytes, a final partial byte zero-filled (as the signing data wants). */
+function wordsToPaddedBytes(words: readonly number[]): Uint8Array {
   const bytes: number[] = [];
   let acc = 0;
   let bits = 0;
@@ -338,21 +286,8 @@ function wordsToBytes(words: readonly number[], pad: boolean): Uint8Array {
       bytes.push((acc >> bits) & 0xff);
     }
   }
-  if (pad && bits > 0) bytes.push((acc << (8 - bits)) & 0xff);
+  if (bits > 0) bytes.push((acc << (8 - bits)) & 0xff);
   return Uint8Array.from(bytes);
-}
-
-function decodeUtf8(bytes: Uint8Array): string {
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch (error) {
-    throw new Bolt11Error('description is not valid UTF-8', { cause: error });
-  }
-}
-
-function toSafeNumber(value: bigint): number {
-  if (value > BigInt(Number.MAX_SAFE_INTEGER)) throw new Bolt11Error(`integer field too large: ${value}`);
-  return Number(value);
 }
 
 function requirePositiveInteger(name: string, value: number): void {
