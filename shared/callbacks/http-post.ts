@@ -1,8 +1,8 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { Agent, buildConnector, type Dispatcher, errors as undiciErrors } from 'undici';
 import { checkCallbackUrl, forbiddenAddressReason, type SsrfOptions } from '#shared/callbacks/ssrf';
-import { Agent, buildConnector, errors as undiciErrors, request } from '#shared/callbacks/undici';
 import { InvalidParameterError } from '#shared/domain/errors';
 
 /**
@@ -244,10 +244,10 @@ export async function postJson(url: string, options: PostJsonOptions): Promise<P
     timeoutMs,
   );
   try {
-    let response: Awaited<ReturnType<typeof request>>;
+    let response: Dispatcher.ResponseData;
     try {
       const target = new URL(url);
-      response = await request(dispatcherFor(ssrf, timeoutMs, options.lookup), {
+      response = await dispatcherFor(ssrf, timeoutMs, options.lookup).request({
         origin: target.origin,
         path: `${target.pathname}${target.search}`,
         method: 'POST',
