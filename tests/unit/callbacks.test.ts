@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { sign, webhookHeaders } from '#shared/callbacks/signing';
 import { verifyCallback } from '../support/webhook-verify';
 import { MAX_RETRY_AFTER_SECONDS, nominalSchedule, retryDelaySeconds, withRetryAfter } from '#shared/callbacks/schedule';
@@ -15,6 +15,17 @@ const VECTOR = {
   signature: 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=',
 };
 
+/** verifyCallback with the clock at `seconds` (the library reads Date.now). */
+function verifyAt(seconds: number, ...args: Parameters<typeof verifyCallback>): boolean {
+  vi.useFakeTimers({ toFake: ['Date'] });
+  try {
+    vi.setSystemTime(seconds * 1000);
+    return verifyCallback(...args);
+  } finally {
+    vi.useRealTimers();
+  }
+}
+
 describe('Standard Webhooks signing', () => {
   it('reproduces the specification test vector', () => {
     expect(sign(VECTOR.secret, VECTOR.id, VECTOR.timestamp, VECTOR.body)).toBe(VECTOR.signature);
@@ -22,13 +33,13 @@ describe('Standard Webhooks signing', () => {
 
   it('verifies its own headers and refuses tampering, other secrets and stale timestamps', () => {
     const headers = webhookHeaders(VECTOR.secret, VECTOR.id, VECTOR.timestamp, VECTOR.body);
-    expect(verifyCallback(VECTOR.secret, headers, VECTOR.body, VECTOR.timestamp + 10)).toBe(true);
-    expect(verifyCallback(VECTOR.secret, headers, VECTOR.body.replace('2', '3'), VECTOR.timestamp)).toBe(false);
-    expect(verifyCallback('whsec_c2VjcmV0LW9mLWFub3RoZXItbWVyY2hhbnQ=', headers, VECTOR.body, VECTOR.timestamp)).toBe(false);
-    expect(verifyCallback(VECTOR.secret, headers, VECTOR.body, VECTOR.timestamp + 301)).toBe(false);
-    expect(verifyCallback(VECTOR.secret, { ...headers, 'webhook-id': 'msg_other' }, VECTOR.body, VECTOR.timestamp)).toBe(false);
+    expect(verifyAt(VECTOR.timestamp + 10, VECTOR.secret, headers, VECTOR.body)).toBe(true);
+    expect(verifyAt(VECTOR.timestamp, VECTOR.secret, headers, VECTOR.body.replace('2', '3'))).toBe(false);
+    expect(verifyAt(VECTOR.timestamp, 'whsec_c2VjcmV0LW9mLWFub3RoZXItbWVyY2hhbnQ=', headers, VECTOR.body)).toBe(false);
+    expect(verifyAt(VECTOR.timestamp + 301, VECTOR.secret, headers, VECTOR.body)).toBe(false);
+    expect(verifyAt(VECTOR.timestamp, VECTOR.secret, { ...headers, 'webhook-id': 'msg_other' }, VECTOR.body)).toBe(false);
     // Several signatures (key rotation): any one valid is enough.
-    expect(verifyCallback(VECTOR.secret, { ...headers, 'webhook-signature': `v1,bm90LWl0 ${VECTOR.signature}` }, VECTOR.body, VECTOR.timestamp)).toBe(true);
+    expect(verifyAt(VECTOR.timestamp, VECTOR.secret, { ...headers, 'webhook-signature': `v1,bm90LWl0 ${VECTOR.signature}` }, VECTOR.body)).toBe(true);
   });
 
   it('refuses a secret without the whsec_ prefix', () => {
@@ -39,8 +50,8 @@ describe('Standard Webhooks signing', () => {
     const previous = 'whsec_c2VjcmV0LW9mLWFub3RoZXItbWVyY2hhbnQ=';
     const headers = webhookHeaders([VECTOR.secret, previous], VECTOR.id, VECTOR.timestamp, VECTOR.body);
     expect(headers['webhook-signature']!.split(' ')).toEqual([VECTOR.signature, sign(previous, VECTOR.id, VECTOR.timestamp, VECTOR.body)]);
-    for (const secret of [VECTOR.secret, previous]) expect(verifyCallback(secret, headers, VECTOR.body, VECTOR.timestamp)).toBe(true);
-    expect(verifyCallback('whsec_b3RoZXI=', headers, VECTOR.body, VECTOR.timestamp)).toBe(false);
+    for (const secret of [VECTOR.secret, previous]) expect(verifyAt(VECTOR.timestamp, secret, headers, VECTOR.body)).toBe(true);
+    expect(verifyAt(VECTOR.timestamp, 'whsec_b3RoZXI=', headers, VECTOR.body)).toBe(false);
   });
 });
 
