@@ -5,11 +5,11 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import jsQR from 'jsqr';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { PNG } from 'pngjs';
 import { createApiServer } from '#infra/local/http-adapter';
 import { apiFunctions } from '#infra/local/handlers';
 import { staticFiles } from '#infra/local/static-files';
 import { ROUTES } from '#shared/http/routes';
-import { decodePng } from './png';
 
 /** Debian's Chromium (.ci/run installs it). */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -110,8 +110,9 @@ export async function decodeQr(element: Locator): Promise<string | undefined> {
 
 /** The text of the QR code in a PNG image (a screenshot, or a downloaded file). */
 export function decodeQrPng(png: Buffer): string | undefined {
-  const { width, height, rgba } = decodePng(png);
-  return jsQR(rgba, width, height)?.data;
+  // pngjs gives 8-bit RGBA whatever the file holds, as jsQR reads it.
+  const { width, height, data } = PNG.sync.read(png);
+  return jsQR(new Uint8ClampedArray(data.buffer, data.byteOffset, data.length), width, height)?.data;
 }
 
 /** True when the page is no wider than its viewport (nothing to scroll sideways). */
