@@ -65,6 +65,7 @@ const loaders: Record<string, () => Promise<HandlerModule>> = {
   'portal-report-refund-txid': () => import('#functions/portal-report-refund-txid/handler'),
   'portal-renew-refund-link': () => import('#functions/portal-renew-refund-link/handler'),
   'portal-list-refunds': () => import('#functions/portal-list-refunds/handler'),
+  'portal-list-unmatched': () => import('#functions/portal-list-unmatched/handler'),
   'portal-resolve-order': () => import('#functions/portal-resolve-order/handler'),
   'portal-resend-callback': () => import('#functions/portal-resend-callback/handler'),
   'portal-list-tokens': () => import('#functions/portal-list-tokens/handler'),

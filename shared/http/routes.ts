@@ -113,6 +113,7 @@ const PORTAL_ROUTES: readonly Route[] = (
     { method: 'POST', path: '/v1/portal/orders/{order_id}/refund-txid', fn: 'portal-report-refund-txid', access: 'write', grants: ['token-key', 'chain-sources'] },
     { method: 'POST', path: '/v1/portal/orders/{order_id}/refund-link', fn: 'portal-renew-refund-link', access: 'write', grants: ['token-key'] },
     { method: 'GET', path: '/v1/portal/refunds', fn: 'portal-list-refunds', access: 'read', grants: ['token-key'] },
+    { method: 'GET', path: '/v1/portal/unmatched-payments', fn: 'portal-list-unmatched', access: 'read' },
     { method: 'POST', path: '/v1/portal/orders/{order_id}/resolve', fn: 'portal-resolve-order', access: 'write', grants: ['token-key'] },
     { method: 'POST', path: '/v1/portal/orders/{order_id}/callbacks/resend', fn: 'portal-resend-callback', access: 'write', grants: ['callback-queue', 'token-key'] },
     // The integration (owners and developers): API tokens, the callback secret, settings, the audit log.

@@ -12,7 +12,7 @@ import type { MerchantProfile } from '#shared/domain/merchant';
 import { WALLET_NETWORK_OF, type WalletNetwork } from '#shared/domain/networks';
 import { SourceError } from '#shared/core/source-error';
 import { returnAddressIndex, takeAddressIndex } from '#shared/store/derivation-indexes';
-import { BLOCK_CHAIN_ITEMS, PER_ADDRESS_ITEMS, watchAddress } from '#shared/store/watch-list';
+import { BLOCK_CHAIN_ITEMS, PER_ADDRESS_ITEMS, type WatchedAddress, watchAddress } from '#shared/store/watch-list';
 import { MAINNET_USDT_TRC20 } from '#shared/chains/tron';
 import { MAINNET_PYUSD_MINT, MAINNET_USDC_SOL_MINT } from '#shared/chains/solana';
 import { newSolanaReference } from '#shared/payments/addresses/solana';
@@ -191,7 +191,7 @@ export class HdPaymentMethods implements PaymentMethods {
   private async solana(code: string, request: PaymentRequest): Promise<PaymentDetails> {
     const wallet = this.receivingWallet(code, request);
     const reference = newSolanaReference();
-    await this.watch('SOLANA', reference, code, request, wallet);
+    await this.watch('SOLANA', reference, code, request, { recipient: wallet });
     const mint = this.config.solana?.mints[code] ?? (code === 'PYUSD' ? MAINNET_PYUSD_MINT : MAINNET_USDC_SOL_MINT);
     const amount = formatFixed(request.amount, currencyInfo(code).payPrecision);
     return { payment_address: wallet, memo: reference, payment_uri: solanaPayUri(wallet, amount, mint, reference) };
@@ -209,7 +209,7 @@ export class HdPaymentMethods implements PaymentMethods {
   private async ton(code: string, request: PaymentRequest): Promise<PaymentDetails> {
     const wallet = this.receivingWallet(code, request);
     const comment = newDigitsMemo();
-    await this.watch('TON', wallet, code, request);
+    await this.watch('TON', wallet, code, request, { owner: this.ownerOf(code, request) });
     const units = toMinorUnits(request.amount, currencyInfo(code).precision);
     const uri = code === 'TON' ? tonTransferUri(wallet, units, comment) : usdtTonTransferUri(wallet, units, comment, this.config.ton?.usdtMaster ?? MAINNET_USDT_TON_MASTER);
     return { payment_address: wallet, memo: comment, payment_uri: uri };
@@ -226,7 +226,7 @@ export class HdPaymentMethods implements PaymentMethods {
   private async stellar(code: string, request: PaymentRequest): Promise<PaymentDetails> {
     const account = this.receivingWallet(code, request);
     const id = newMemoId();
-    await this.watch('STELLAR', account, code, request);
+    await this.watch('STELLAR', account, code, request, { owner: this.ownerOf(code, request) });
     const amount = formatFixed(request.amount, currencyInfo(code).payPrecision);
     const issuer = this.config.stellar?.issuer ?? MAINNET_USDC_XLM_ISSUER;
     return {
@@ -268,8 +268,13 @@ export class HdPaymentMethods implements PaymentMethods {
     return new Date(request.expiresAt.getTime() + (this.config.latePaymentWindowSeconds ?? 7 * 86_400) * 1000).toISOString();
   }
 
+  /** The merchant whose own wallet receives `code` (its user id, for the watch list); undefined for the platform's. */
+  private ownerOf(code: string, request: PaymentRequest): string | undefined {
+    return request.merchant.wallets?.[WALLET_NETWORK_OF[code]!] ? String(request.merchant.user_id) : undefined;
+  }
+
   /** Puts an address (or reference) on a per-address watcher's list while the invoice and its late window last. */
-  private async watch(chain: string, address: string, code: string, request: PaymentRequest, recipient?: string): Promise<void> {
+  private async watch(chain: string, address: string, code: string, request: PaymentRequest, extra: Pick<WatchedAddress, 'recipient' | 'owner'> = {}): Promise<void> {
     if (!this.config.watchedCurrencies?.has(code)) return;
     await watchAddress(PER_ADDRESS_ITEMS, {
       chain,
@@ -278,7 +283,8 @@ export class HdPaymentMethods implements PaymentMethods {
       since: request.now.toISOString(),
       open_until: request.expiresAt.toISOString(),
       until: this.lateWindowEnd(request),
-      ...(recipient ? { recipient } : {}),
+      ...(extra.recipient ? { recipient: extra.recipient } : {}),
+      ...(extra.owner ? { owner: extra.owner } : {}),
     });
   }
 

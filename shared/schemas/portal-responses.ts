@@ -212,6 +212,27 @@ export const portalRefundsSchema = answer('PortalRefunds', 'Refunds waiting, old
 });
 export type PortalRefunds = FromSchema<typeof portalRefundsSchema>;
 
+/** A payment to one of the merchant's own wallets that no invoice took (store/unmatched-payments.ts). */
+const unmatchedPayment = fields(
+  {
+    currency: code,
+    amount: decimal,
+    txid: { type: 'string', minLength: 1 },
+    address: { type: 'string', minLength: 1, description: 'The wallet it paid.' },
+    reason: { type: 'string', enum: ['NO_INVOICE', 'ORDER_GONE', 'NOT_BOOKABLE'], description: 'NO_INVOICE: its comment or memo names no open invoice (or it had none).' },
+    seen_at: dateTime,
+    explorer_url: nullable({ type: 'string' }),
+  },
+  { memo: { type: 'string', description: 'The comment (TON) or memo (Stellar) it carried.' } },
+);
+
+/** The payments to the merchant's own wallets that no invoice took, newest first. */
+export const portalUnmatchedSchema = answer('PortalUnmatchedPayments', 'Payments no invoice took, newest first.', {
+  payments: { type: 'array', items: unmatchedPayment },
+  next_cursor: nullable({ type: 'string' }),
+});
+export type PortalUnmatchedPayments = FromSchema<typeof portalUnmatchedSchema>;
+
 // --- The integration: API tokens, the callback secret, settings, the audit log -------------------------
 
 const tokenSummary = {
@@ -372,6 +393,7 @@ export const PORTAL_RESPONSES = {
   'portal-report-refund-txid': portalOrderPageSchema,
   'portal-renew-refund-link': portalOrderPageSchema,
   'portal-list-refunds': portalRefundsSchema,
+  'portal-list-unmatched': portalUnmatchedSchema,
   'portal-complete-refund': portalOrderPageSchema,
   'portal-resolve-order': portalOrderPageSchema,
   'portal-resend-callback': portalOrderPageSchema,

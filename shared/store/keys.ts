@@ -23,7 +23,8 @@
  * | request quota       | QUOTA#<M<uid> or P<address>>     | W#<window number> |                              |                                             |
  * | mail limit count    | QUOTA#E<window kind><mailbox hash, link id or uid> | W#<window number> |         |                                             |
  * | maturing payment    | CHAIN#<chain>                   | PAYMENT#<height, 12 digits>#<payment key> |      |                                             |
- * | unmatched payment   | CHAIN#<LBTC or EOS>             | UNMATCHED#<payment key> |                        |                                             |
+ * | unmatched payment   | CHAIN#<EOS, TRON, SOLANA, TON or STELLAR> | UNMATCHED#<payment key> |              |                                             |
+ * | merchant's unmatched payment | MERCHANT#<uid>         | UNMATCHED#<seen at>#<payment key> |              |                                             |
  * | source health       | HEALTH                          | <source: BTC, ETH, LBTC, ...> |                  |                                             |
  * | watch demand        | CHAIN#<chain>                   | DEMAND       |                                   |                                             |
  * | watch lease         | CHAIN#<chain>                   | LEASE        |                                   |                                             |
@@ -160,6 +161,14 @@ export const auditKey = (userId: number, at: string, id: string): TableKey => ({
 });
 
 export const AUDIT_PREFIX = 'AUDIT#';
+
+/** The copy of an unmatched payment to a merchant's own wallet, newest first in its portal (store/unmatched-payments.ts). */
+export const merchantUnmatchedKey = (userId: number, seenAt: string, key: string): TableKey => ({
+  PK: `MERCHANT#${userId}`,
+  SK: `${MERCHANT_UNMATCHED_PREFIX}${seenAt}#${key}`,
+});
+
+export const MERCHANT_UNMATCHED_PREFIX = 'UNMATCHED#';
 
 export const merchantOrderIdKey = (userId: number, merchantOrderId: string): TableKey => ({
   PK: `MOID#${userId}#${merchantOrderId}`,

@@ -1,13 +1,19 @@
 /**
  * The payments an indexed source's watcher found no invoice for (`UNMATCHED#<payment key>` in
- * the source's partition, keys.ts: CHAIN#<name>): an EOS transfer whose memo names no invoice
- * (or a settled Lightning invoice that is not ours) cannot be booked on any order, so it is
- * kept here for an operator, once per payment key.
+ * the source's partition, keys.ts: CHAIN#<name>): an EOS transfer whose memo names no invoice,
+ * a TON transfer whose comment or a Stellar payment whose memo matches no open invoice, cannot
+ * be booked on any order, so it is kept here for an operator, once per payment key.
+ *
+ * A payment to a merchant's own wallet (TON, Stellar: one account per merchant, told apart by
+ * the memo) is the merchant's money: it is kept in the same transaction under each merchant
+ * whose wallet it is too (`UNMATCHED#<seen at>#<payment key>` in the merchant's partition),
+ * which the portal lists newest first, so the merchant can return it or settle it with the
+ * buyer. A payment to the platform's wallet, or to an EOS memo, belongs to no one merchant.
  */
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, queryAll, tableName } from '#shared/store/client';
-import { isConditionFailure } from '#shared/store/errors';
-import { chainPartition, ENTITY } from '#shared/store/keys';
+import { isConditionFailure, isTransactionConflict } from '#shared/store/errors';
+import { chainPartition, ENTITY, MERCHANT_UNMATCHED_PREFIX, merchantKey, merchantUnmatchedKey } from '#shared/store/keys';
 
 const UNMATCHED_PREFIX = 'UNMATCHED#';
 
@@ -29,20 +35,53 @@ export interface UnmatchedPayment {
 const UNMATCHED_FIELDS = ['chain', 'key', 'txid', 'currency', 'amount', 'address', 'memo', 'reason', 'seen_at'] as const;
 
 /**
- * Keeps an unmatched payment; true the first time its key is seen, false when it was already
+ * Keeps an unmatched payment (and its copy under each of `merchants`, the owners of the wallet
+ * it paid); true the first time its key is seen, false when it was already
  * kept (a second run, a restart: nothing changes). The report of the first time is what the
  * watcher logs and counts, so an operator hears of each payment once (twice at worst, when the
  * answer to the first write was lost and it was tried again).
  */
-export async function saveUnmatchedPayment(payment: UnmatchedPayment): Promise<boolean> {
+export async function saveUnmatchedPayment(payment: UnmatchedPayment, merchants: readonly number[] = []): Promise<boolean> {
   const item = { PK: chainPartition(payment.chain), SK: `${UNMATCHED_PREFIX}${payment.key}`, type: ENTITY.unmatchedPayment, ...payment };
+  const condition = 'attribute_not_exists(PK)';
   try {
-    await db().send(new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' }));
+    if (merchants.length === 0) await db().send(new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: condition }));
+    else {
+      // A transaction holds 100 writes: the chain's item and 99 owners (one wallet is one merchant's in practice).
+      const copies = merchants.slice(0, 99).map((userId) => ({ Put: { TableName: tableName(), Item: { ...merchantUnmatchedKey(userId, payment.seen_at, payment.key), type: ENTITY.unmatchedPayment, ...payment } } }));
+      await db().send(new TransactWriteCommand({ TransactItems: [{ Put: { TableName: tableName(), Item: item, ConditionExpression: condition } }, ...copies] }));
+    }
     return true;
   } catch (error) {
-    if (isConditionFailure(error)) return false;
+    // Cancelled by another transaction on an item: nothing was written, so the step fails and is tried again.
+    if (isConditionFailure(error) && !isTransactionConflict(error)) return false;
     throw error;
   }
+}
+
+const unmatchedOf = (item: Record<string, unknown>): UnmatchedPayment =>
+  Object.fromEntries(UNMATCHED_FIELDS.filter((field) => item[field] !== undefined).map((field) => [field, item[field]])) as unknown as UnmatchedPayment;
+
+/**
+ * One page of the payments to the merchant's own wallets that no invoice took, newest first,
+ * after `after` (the last one's sort key from the page before); `next` only when more follow.
+ */
+export async function listMerchantUnmatched(userId: number, limit: number, after?: string): Promise<{ payments: UnmatchedPayment[]; next?: string }> {
+  const partition = merchantKey(userId).PK;
+  const result = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': partition, ':prefix': MERCHANT_UNMATCHED_PREFIX },
+      ...(after?.startsWith(MERCHANT_UNMATCHED_PREFIX) ? { ExclusiveStartKey: { PK: partition, SK: after } } : {}),
+      ScanIndexForward: false,
+      // One more than the page: `next` is given only when a row is left for it.
+      Limit: limit + 1,
+    }),
+  );
+  const items = result.Items ?? [];
+  const page = items.slice(0, limit);
+  return { payments: page.map(unmatchedOf), ...(items.length > limit ? { next: String(page[page.length - 1]!.SK) } : {}) };
 }
 
 /** The source's unmatched payments (an operator's list), by payment key. */
@@ -51,7 +90,5 @@ export async function listUnmatchedPayments(chain: string): Promise<UnmatchedPay
     KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
     ExpressionAttributeValues: { ':pk': chainPartition(chain), ':prefix': UNMATCHED_PREFIX },
   });
-  return items.map(
-    (item) => Object.fromEntries(UNMATCHED_FIELDS.filter((field) => item[field] !== undefined).map((field) => [field, item[field]])) as unknown as UnmatchedPayment,
-  );
+  return items.map(unmatchedOf);
 }

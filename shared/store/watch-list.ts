@@ -79,6 +79,11 @@ export interface WatchedAddress extends ListedAddress {
    * ends every watch of its address read before it ({@link endWatch}).
    */
   kind?: 'refund' | 'ended';
+  /**
+   * TON, Stellar: the merchant (user id) whose own wallet `address` is, so a payment to it that
+   * no invoice takes is shown in that merchant's portal; absent for the platform's wallet.
+   */
+  owner?: string;
 }
 
 /** How a list's items are written (see the module's comment). */
@@ -114,7 +119,7 @@ export const PER_ADDRESS_ITEMS: WatchItems<WatchedAddress> = {
   prefix: WATCH_PREFIX,
   type: ENTITY.watchedAddress,
   key: (entry, writtenAt) => watchedAddressKey(entry.chain, writtenAt, entry.address),
-  fields: ['chain', 'address', 'currency', 'since', 'open_until', 'until', 'recipient', 'kind'],
+  fields: ['chain', 'address', 'currency', 'since', 'open_until', 'until', 'recipient', 'kind', 'owner'],
   id: (entry) => `${entry.until}#${entry.address}`,
   keepMs: 0,
 };

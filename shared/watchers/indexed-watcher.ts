@@ -16,7 +16,8 @@
  * transfer by the account and its memo (the invoice id). A memo naming an invoice the order
  * no longer uses, or a payment after the invoice expired, follows payment-reports.ts's replaced and
  * late rules; the wrong amount makes the order UNRESOLVED with its reason. A payment that
- * finds no invoice is reported as `unmatched` and kept in the table for an operator. A payment
+ * finds no invoice is reported as `unmatched` and kept in the table for an operator, and for
+ * the merchant whose own wallet it paid (TON, Stellar: `ownersOf`). A payment
  * to a buyer's refund address (TRON, Solana; EOS: from the receiving account) is booked on its
  * refund (booking.ts bookRefundPayment); an outgoing transfer that pays none is passed over.
  */
@@ -25,6 +26,7 @@ import { confirmationsRequired } from '#shared/chains/confirmations';
 import type { IndexedSource, Transfer } from '#shared/watchers/sources/port';
 import { readIndexCursor, writeIndexCursor } from '#shared/store/index-cursors';
 import { saveUnmatchedPayment } from '#shared/store/unmatched-payments';
+import type { WatchedAddress, WatchList } from '#shared/store/watch-list';
 import { bookInvoice, bookRefundPayment, matchInvoices, paymentReport, type Unbookable } from '#shared/watchers/booking';
 
 export interface IndexedWatcherOptions {
@@ -38,6 +40,11 @@ export interface IndexedWatcherOptions {
    * invoices are not ours and are only counted.
    */
   keepUnmatched?: boolean;
+  /**
+   * The merchants whose own wallet `address` is (TON, Stellar: from the watch list the source
+   * read this step), under whom a payment to it that no invoice takes is kept too.
+   */
+  ownersOf?: (address: string, now: Date) => number[];
   clock?: () => Date;
 }
 
@@ -75,6 +82,7 @@ export class IndexedWatcher {
   private readonly clock: () => Date;
   private readonly name: string;
   private readonly keepUnmatched: boolean;
+  private readonly ownersOf: (address: string, now: Date) => number[];
 
   constructor(
     readonly source: IndexedSource,
@@ -84,6 +92,7 @@ export class IndexedWatcher {
     this.clock = options.clock ?? (() => new Date());
     this.name = options.cursorName ?? source.chain;
     this.keepUnmatched = options.keepUnmatched ?? true;
+    this.ownersOf = options.ownersOf ?? (() => []);
   }
 
   get chain(): string {
@@ -142,7 +151,7 @@ export class IndexedWatcher {
       report.unmatched.push({ transfer, reason, first: true });
       return;
     }
-    const first = await saveUnmatchedPayment({
+    const payment = {
       chain: this.name,
       key: transfer.key,
       txid: transfer.txid,
@@ -152,7 +161,21 @@ export class IndexedWatcher {
       ...(transfer.memo !== undefined ? { memo: transfer.memo } : {}),
       reason,
       seen_at: (transfer.at ?? this.clock()).toISOString(),
-    });
+    };
+    const first = await saveUnmatchedPayment(payment, transfer.outgoing ? [] : this.ownersOf(transfer.address, this.clock()));
     report.unmatched.push({ transfer, reason, first });
   }
+}
+
+/**
+ * The watcher of a source that reads merchants' own wallets (TON, Stellar) from `list`: a
+ * payment to a wallet that no invoice takes is kept under the merchants whose wallet it is, as
+ * the watches of their invoices say (the list as the source last read it this step).
+ */
+export function walletWatcher(source: IndexedSource, list: WatchList<WatchedAddress>, options: Partial<IndexedWatcherOptions> = {}): IndexedWatcher {
+  const ownersOf = (address: string, now: Date): number[] => {
+    const owners = list.watched(now).filter((entry) => entry.address === address && entry.owner !== undefined).map((entry) => Number(entry.owner));
+    return [...new Set(owners)].filter(Number.isSafeInteger);
+  };
+  return new IndexedWatcher(source, { keepUnmatched: true, ...options, ownersOf });
 }

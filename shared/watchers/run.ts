@@ -30,7 +30,7 @@ import { PER_ADDRESS_ITEMS, type WatchedAddress, WatchList } from '#shared/store
 import { createBlockSource } from '#shared/watchers/sources/factories';
 import type { BlockSource } from '#shared/watchers/sources/port';
 import { BlockWatcher, type StepReport } from '#shared/watchers/block-watcher';
-import { type IndexedStepReport, IndexedWatcher } from '#shared/watchers/indexed-watcher';
+import { type IndexedStepReport, IndexedWatcher, walletWatcher } from '#shared/watchers/indexed-watcher';
 import { type PollOptions, type PollSummary, pollChain, type Progress, type Stepper } from '#shared/watchers/watch-loop';
 import { HealthReporter } from '#shared/watchers/health-reports';
 import { tipAgeSettings } from '#shared/chains/tip-age';
@@ -102,8 +102,10 @@ export function indexedChains(
 /**
  * The watcher of an indexed source, from the process's configuration: LND's settlements (its
  * macaroon and certificate read from SSM, a file or the environment on first use) or the EOS
- * account's transfers from Hyperion. Only EOS keeps unmatched payments in the table: a
- * Lightning node may also serve other applications, whose settled invoices are not ours.
+ * account's transfers from Hyperion, TRON's, Solana's, TON's and Stellar's. Every one but
+ * Lightning keeps unmatched payments in the table (a Lightning node may also serve other
+ * applications, whose settled invoices are not ours); TON's and Stellar's also under the
+ * merchant whose own wallet was paid.
  */
 export function indexedWatcherFor(chain: IndexedChain): IndexedWatcher {
   if (chain === 'LBTC') {
@@ -116,8 +118,12 @@ export function indexedWatcherFor(chain: IndexedChain): IndexedWatcher {
   if (chain === 'SOLANA') return new IndexedWatcher(solanaTransfers(watchListOf('SOLANA')), { keepUnmatched: true });
   // TON and Stellar: what the indexer or Horizon serves is final. A transfer to a merchant's
   // account whose comment or memo matches no invoice is kept as unmatched (the merchant's portal shows it).
-  if (chain === 'TON') return new IndexedWatcher(tonTransfers(watchListOf('TON')), { keepUnmatched: true });
-  if (chain === 'STELLAR') return new IndexedWatcher(stellarPayments(watchListOf('STELLAR')), { keepUnmatched: true });
+  if (chain === 'TON' || chain === 'STELLAR') {
+    const list = new WatchList(PER_ADDRESS_ITEMS, chain);
+    const watched = (now: Date) => list.current(now);
+    const source = chain === 'TON' ? tonTransfers(watched) : stellarPayments(watched);
+    return walletWatcher(source, list);
+  }
   return new IndexedWatcher(hyperionTransfers(), { keepUnmatched: true });
 }
 

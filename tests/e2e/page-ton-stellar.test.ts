@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalTonAddress } from '#shared/payments/addresses/ton';
 import { parseMuxed } from '#shared/payments/addresses/stellar';
 import { artifact, decodeQr, launchChromium } from '../support/browser';
+import { expectAccessible, portalPage } from '../support/portal-page';
 import { CIRCLE_USDC_ISSUER, HorizonTestServer, USDC } from '../support/horizon-server';
 import { MerchantEndpoint } from '../support/merchant-endpoint';
 import { eventually, runScript, sharedDynamoDb, startScript, type Started } from '../support/processes';
@@ -20,6 +21,8 @@ import { verifyCallback } from '../support/webhook-verify';
  * muxed address, account and MEMO_ID the API gave, with their hints and a QR code of
  * payment_uri; the buyer's real transfer carrying them is booked by the runtime's own watcher
  * (nothing here steps one), the page turns PAID and the merchant's signed PAID callback arrives.
+ * The transfers that carried another comment or memo are in the merchant's portal, on its
+ * Unmatched payments screen, in English and Chinese.
  */
 
 type Json = Record<string, any>;
@@ -36,7 +39,7 @@ let runtime: Started | undefined;
 let browser: Browser | undefined;
 let context: BrowserContext;
 let api: string;
-let merchant: { api_token: string; callback_secret: string };
+let merchant: { api_token: string; callback_secret: string; portal_invite: string };
 let buyerTon: TestWallet;
 let tonWallet: string;
 
@@ -206,5 +209,29 @@ describe('the payment page of a live merchant paid in TON and USDC on Stellar, w
     await expectPaidCallback(id, 'USDC_XLM');
     await poll(() => Promise.resolve(unmatchedLogged('42'))).toBe(true);
     await page.close();
+  });
+
+  it("the merchant's portal lists the transfers whose comment or memo no invoice had, newest first, with their explorer pages (in Chinese too)", async () => {
+    const page = await portalPage(browser!, { viewport: { width: 375, height: 812 } });
+    try {
+      await page.goto(merchant.portal_invite);
+      await page.locator('main button.primary').click();
+      await page.locator('.codes li').nth(9).waitFor();
+      await page.locator('main button.primary').click();
+      await page.getByRole('link', { name: 'Unmatched payments' }).click();
+      const rows = page.locator('table.orders tbody tr');
+      await poll(() => rows.count()).toBe(2);
+      // The Stellar payment was made after the TON transfer: first.
+      expect((await rows.nth(0).innerText()).replace(/\s+/g, ' ')).toMatch(/30 USDC_XLM 42 No open invoice has this comment or memo [0-9a-f]{64}/);
+      expect((await rows.nth(1).innerText()).replace(/\s+/g, ' ')).toMatch(/6 TON order 1234 thanks No open invoice has this comment or memo [0-9a-f]{64}/);
+      expect(await rows.nth(1).getByRole('link').getAttribute('href')).toMatch(/^https:\/\/tonviewer\.com\/transaction\/[0-9a-f]{64}$/);
+      await expectAccessible(page, 'portal-unmatched-375');
+      await page.getByRole('button', { name: '切换到中文' }).click();
+      await poll(() => page.locator('h1').textContent()).toBe('未匹配的付款');
+      expect(await rows.nth(1).innerText()).toContain('没有未结账单使用此备注');
+      await page.screenshot({ path: artifact('portal-unmatched-375-zh'), fullPage: true });
+    } finally {
+      await page.context().close();
+    }
   });
 });

@@ -10,6 +10,7 @@ vi.hoisted(() => {
 
 import { Keypair, Memo, Operation } from '@stellar/stellar-base';
 import { client, newMerchant, startApi } from '../support/api';
+import { signedInUser } from '../support/portal';
 import { stored } from '../support/watchers';
 import { reportHealthy } from '../support/source-health';
 import { type TestWallet, ToncenterTestServer, USDT_MASTER } from '../support/toncenter-server';
@@ -19,7 +20,7 @@ import { parseMuxed } from '#shared/payments/addresses/stellar';
 import { SANDBOX_TON_WALLET, SANDBOX_XLM_ACCOUNT } from '#shared/payments/payment-methods';
 import { TonTransfers } from '#shared/watchers/sources/toncenter';
 import { StellarPayments } from '#shared/watchers/sources/horizon';
-import { IndexedWatcher } from '#shared/watchers/indexed-watcher';
+import { walletWatcher } from '#shared/watchers/indexed-watcher';
 import { PER_ADDRESS_ITEMS, WatchList } from '#shared/store/watch-list';
 import { listUnmatchedPayments } from '#shared/store/unmatched-payments';
 
@@ -38,6 +39,8 @@ let horizon: HorizonTestServer;
 let api: Awaited<ReturnType<typeof startApi>>;
 let call: ReturnType<typeof client>;
 let token: string;
+let merchantId: number;
+let origin: string;
 let buyer: TestWallet;
 let tonWallet: string;
 const buyerXlm = Keypair.fromRawEd25519Seed(Buffer.alloc(32, 41));
@@ -57,8 +60,25 @@ beforeAll(async () => {
   await reportHealthy('STELLAR', 'horizon');
   // The merchant gives its wallet in the bounceable form: kept in the canonical one.
   const bounceable = ton.wallet(78).address.toString({ bounceable: true, urlSafe: true });
-  token = (await newMerchant(false, 'TON and Stellar Shop', { wallets: { TON: bounceable, XLM: merchantXlm } })).api_token;
+  const shop = await newMerchant(false, 'TON and Stellar Shop', { wallets: { TON: bounceable, XLM: merchantXlm } });
+  ({ api_token: token, user_id: merchantId } = shop);
+  origin = `http://localhost:${new URL(api.url).port}`;
+  Object.assign(process.env, { PORTAL_ORIGIN: origin });
 });
+
+/** What the merchant's portal lists of payments no invoice took (a viewer reads it), every page. */
+async function portalUnmatched(userId = merchantId) {
+  const { browser } = await signedInUser(api.url, origin, userId, 'viewer');
+  const payments: Record<string, unknown>[] = [];
+  let cursor: string | null = null;
+  do {
+    const page = await browser.call('GET', `/v1/portal/unmatched-payments?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+    expect(page.status, page.text).toBe(200);
+    payments.push(...page.body.payments);
+    cursor = page.body.next_cursor;
+  } while (cursor);
+  return payments;
+}
 
 afterAll(async () => {
   await api?.close();
@@ -79,14 +99,14 @@ async function checkedOut(currency: string, as = token) {
 function tonWatcher(cursorName = `TON-test-${randomUUID()}`) {
   const list = new WatchList(PER_ADDRESS_ITEMS, 'TON');
   const source = new TonTransfers({ url: ton.url, usdtMaster: USDT_MASTER, watched: (now) => list.current(now), minIntervalMs: 0, timeoutMs: 2000 });
-  const watcher = new IndexedWatcher(source, { cursorName });
+  const watcher = walletWatcher(source, list, { cursorName });
   return () => watcher.step();
 }
 
 function stellarWatcher() {
   const list = new WatchList(PER_ADDRESS_ITEMS, 'STELLAR');
   const source = new StellarPayments({ url: horizon.url, issuer: CIRCLE_USDC_ISSUER, networkPassphrase: PUBLIC_PASSPHRASE, currency: 'USDC_XLM', decimals: 7, watched: (now) => list.current(now), timeoutMs: 2000 });
-  const watcher = new IndexedWatcher(source, { cursorName: `STELLAR-test-${randomUUID()}` });
+  const watcher = walletWatcher(source, list, { cursorName: `STELLAR-test-${randomUUID()}` });
   return () => watcher.step();
 }
 
@@ -137,16 +157,27 @@ describe('TON and USDT on TON: the merchant wallet and a comment per invoice', (
     expect((await stored(order.id)).order.status).toBe('PAID');
   });
 
-  it('a transfer whose comment matches no invoice is kept as an unmatched payment, never dropped; the order stays NEW', async () => {
+  it("a transfer whose comment matches no invoice, or that has none, is kept as unmatched and shown in the merchant's portal, never dropped; the order stays NEW", async () => {
     const name = `TON-test-${randomUUID()}`;
     const step = tonWatcher(name);
     const order = await checkedOut('TON');
     const sent = ton.addTonTransfer({ from: buyer, to: tonWallet, nanotons: 6_000_000_000n, comment: 'order 1234 thanks' });
+    const bare = ton.addJettonTransfer({ master: USDT_MASTER, from: buyer, to: tonWallet, units: 7_000_000n });
     await drain(step);
     expect((await stored(order.id)).order.status).toBe('NEW');
     const unmatched = await listUnmatchedPayments(name);
     expect(unmatched).toContainEqual(expect.objectContaining({ address: tonWallet, memo: 'order 1234 thanks', amount: '6', txid: expect.any(String) }));
     expect(unmatched.some((item) => item.txid === sent.hex || item.txid === sent.hash)).toBe(true);
+    const shown = await portalUnmatched();
+    expect(shown).toContainEqual({ currency: 'TON', amount: '6', txid: sent.hex, address: tonWallet, memo: 'order 1234 thanks', reason: 'NO_INVOICE', seen_at: expect.any(String), explorer_url: `https://tonviewer.com/transaction/${sent.hex}` });
+    expect(shown).toContainEqual(expect.objectContaining({ currency: 'USDT_TON', amount: '7', txid: bare.hex, reason: 'NO_INVOICE' }));
+    expect(shown.find((payment) => payment.txid === bare.hex)).not.toHaveProperty('memo');
+    // Newest first, each once, across pages.
+    expect(new Set(shown.map((payment) => payment.txid)).size).toBe(shown.length);
+    expect(shown.map((payment) => payment.seen_at)).toEqual(shown.map((payment) => payment.seen_at).sort().reverse());
+    // Another merchant's portal never sees them.
+    const other = await newMerchant(false, 'Another TON shop');
+    expect(await portalUnmatched(other.user_id)).toEqual([]);
   });
 
   it('a sandbox merchant without a wallet gets the sandbox wallet; a live one without gets PAYMENT_NOT_AVAILABLE', async () => {
@@ -180,6 +211,15 @@ describe('USDC on Stellar: a muxed address and its id as MEMO_ID', () => {
       expect(now.order.status).toBe('PAID');
       expect(now.invoice!.payments).toEqual([expect.objectContaining({ amount: '30' })]);
     }
+  });
+
+  it("a payment to the account with a memo no invoice has is kept as unmatched and shown in the merchant's portal", async () => {
+    const step = stellarWatcher();
+    await checkedOut('USDC_XLM');
+    const sent = sendXlm([Operation.payment({ destination: merchantXlm, asset: USDC, amount: '12.5' })], Memo.id('424242'));
+    horizon.closeLedger();
+    await drain(step);
+    expect(await portalUnmatched()).toContainEqual(expect.objectContaining({ currency: 'USDC_XLM', amount: '12.5', address: merchantXlm, memo: '424242', reason: 'NO_INVOICE', txid: sent.hash }));
   });
 
   it('the payment page is told the plain account to pay with the memo', async () => {

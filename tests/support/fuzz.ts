@@ -240,11 +240,11 @@ export function validBody(info: RouteInfo, orderId: string | undefined, unique: 
 
 const MERCHANT_GUIDE = fileURLToPath(new URL('../../docs/merchant-guide.md', import.meta.url));
 
-/** The error codes docs/merchant-guide.md documents (its "Error codes:" paragraph and `<status> <CODE>` spans), with the status it gives, if any. */
+/** The error codes docs/merchant-guide.md documents (its paragraph that starts "Error codes" and `<status> <CODE>` spans), with the status it gives, if any. */
 export function documentedErrorCodes(): Map<string, number | undefined> {
   const text = readFileSync(MERCHANT_GUIDE, 'utf8');
-  const start = text.indexOf('Error codes:');
-  if (start < 0) throw new Error('docs/merchant-guide.md has no "Error codes:" paragraph');
+  const start = text.search(/^Error codes\b/m);
+  if (start < 0) throw new Error('docs/merchant-guide.md has no paragraph that starts "Error codes"');
   const end = text.indexOf('\n\n', start);
   const paragraph = text.slice(start, end < 0 ? undefined : end);
   const codes = new Map<string, number | undefined>();

@@ -19,7 +19,7 @@ import { portalPage } from './portal-page';
 import { killGroup, sharedDynamoDb, startScript, type Started } from './processes';
 
 const BIP84_ZPUB = 'zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs';
-const SCREENS = ['recovery-codes', 'orders', 'orders-filtered', 'orders-empty', 'order', 'order-refund', 'refunds', 'links', 'email', 'developers', 'settings', 'audit', 'team', 'sign-in', 'recovery', 'invite', 'invite-spent'];
+const SCREENS = ['recovery-codes', 'orders', 'orders-filtered', 'orders-empty', 'order', 'order-refund', 'refunds', 'unmatched', 'links', 'email', 'developers', 'settings', 'audit', 'team', 'sign-in', 'recovery', 'invite', 'invite-spent'];
 
 /** One pass: a language (the browser's) and a viewport; `formFactor` is what Lighthouse is told. */
 export interface LighthousePass {
@@ -123,6 +123,9 @@ export function describePortalLighthouse(title: string, passes: readonly Lightho
       await show('#/refunds');
       await page.locator('table.orders tbody tr').first().waitFor();
       await audit('refunds');
+      await show('#/unmatched');
+      await page.locator('main [role="status"]:not(:empty)').waitFor();
+      await audit('unmatched');
       await show('#/links');
       await page.locator('section[aria-labelledby="new-link-title"] form').waitFor();
       await audit('links');

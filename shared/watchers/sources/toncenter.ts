@@ -42,9 +42,10 @@ import type { IndexedSource, SourceHealthNote, Transfer } from '#shared/watchers
  *   read by hash (`GET /api/v3/transactions?hash=...`, one request for many) and the payload
  *   read from its `transfer` body. Whether the owner's transfer notification was aborted does
  *   not matter: the jettons moved.
- * - A transfer without a comment to a merchant's account is the merchant's other money: counted
- *   ({@link TonTransfers.notOurs}), never reported. A comment is reported as it is, trimmed: the
- *   booking matches it against the invoices.
+ * - A transfer to a merchant's account is reported with its comment as it is, trimmed: the
+ *   booking matches it against the invoices. One without a comment (or with one no invoice could
+ *   have: not text, too long) is reported without a memo: a buyer who left it out paid the
+ *   merchant all the same, and the watcher keeps it as unmatched for the merchant to see.
  * - Refunds (store/refund-watches.ts): a watch-list entry of kind `refund` names a buyer's
  *   address; what that address is credited in the entry's currency (TON as above, comment or
  *   not; USDT by a record to it as owner) is reported to it without a memo.
@@ -208,9 +209,8 @@ interface Watched {
 /** What a step moves, applied once its transfers are booked. */
 interface StepState {
   through: Map<string, number>;
-  /** Reported, and the merchant's other money: skipped when read again. */
+  /** Reported: skipped when read again. */
   keys: Set<string>;
-  foreign: number;
   offset: number;
 }
 
@@ -312,7 +312,6 @@ export class TonTransfers implements IndexedSource {
   private staged: StepState | undefined;
   /** Where the next step starts among the batches when a step ran out of pages. */
   private offset = 0;
-  private foreign = 0;
 
   constructor(private readonly options: ToncenterOptions) {
     const master = canonicalTonAddress(options.usdtMaster);
@@ -337,11 +336,6 @@ export class TonTransfers implements IndexedSource {
     return this.client.source;
   }
 
-  /** Credited transfers to a watched merchant account without a comment: the merchant's other money, not ours. */
-  get notOurs(): number {
-    return this.foreign;
-  }
-
   health(): SourceHealthNote {
     return this.checks.health();
   }
@@ -353,7 +347,6 @@ export class TonTransfers implements IndexedSource {
     if (!staged) return;
     this.through = staged.through;
     for (const key of staged.keys) this.bookedKeys.set(key, true);
-    this.foreign += staged.foreign;
     this.offset = staged.offset;
   }
 
@@ -373,7 +366,7 @@ export class TonTransfers implements IndexedSource {
     await this.checks.readHead(now);
     const complete = Math.max(0, this.headTime - HEAD_MARGIN_S);
     const batches = groups.flatMap(({ currency, accounts }) => batchesOf(accounts).map((batch) => ({ currency, batch })));
-    const step: StepState = { through: new Map(), keys: new Set(), foreign: 0, offset: 0 };
+    const step: StepState = { through: new Map(), keys: new Set(), offset: 0 };
     const found = new Map<string, Transfer>();
     const budget = { pages: PAGES_PER_STEP, transfers: Math.max(limit, 1) };
     const start = this.offset % batches.length;
@@ -446,7 +439,7 @@ export class TonTransfers implements IndexedSource {
     if (currency === 'TON') {
       return this.pages(floor, complete, budget, async (start, offset) => {
         const txs = this.transactions(await this.client.get('transactions', [...names, ...window(start, offset)]), 'transactions');
-        for (const tx of txs) this.bookTon(tx, accounts, step, found, budget);
+        for (const tx of txs) this.bookTon(tx, accounts, found, budget);
         return txs;
       });
     }
@@ -457,7 +450,7 @@ export class TonTransfers implements IndexedSource {
       const payloads = await this.inlinePayloads(ours.filter((record) => record.payload === undefined));
       for (const record of ours) {
         const comment = commentOf(record.payload ?? payloads.get(record.hash));
-        const transfer = this.jettonTransfer(record, accounts.get(record.destination!)!, comment, step);
+        const transfer = this.jettonTransfer(record, accounts.get(record.destination!)!, comment);
         if (transfer) this.keep(found, transfer, budget);
       }
       return records;
@@ -500,15 +493,18 @@ export class TonTransfers implements IndexedSource {
     }
   }
 
-  /** A TON transaction of a watched account: a plain credit pays an invoice (with a comment) or a refund (any). */
-  private bookTon(tx: ReadTx, accounts: ReadonlyMap<string, Watched>, step: StepState, found: Map<string, Transfer>, budget: { transfers: number }): void {
+  /**
+   * A TON transaction of a watched account: a plain credit pays an invoice (by its comment) or a
+   * refund (any). A credit to a merchant's wallet without a comment is reported too: a buyer who
+   * left the comment out paid the merchant, and the watcher keeps it as unmatched.
+   */
+  private bookTon(tx: ReadTx, accounts: ReadonlyMap<string, Watched>, found: Map<string, Transfer>, budget: { transfers: number }): void {
     const watched = tx.account === undefined ? undefined : accounts.get(tx.account);
     if (!watched || !tx.credit || this.bookedKeys.get(tx.hash)) return;
     const { comment, nanotons } = tx.credit;
     const base = { key: tx.hash, txid: tx.hash, currency: 'TON', address: watched.account, amount: fromMinorUnits(nanotons, TON_DECIMALS), at: new Date(tx.now * 1000) };
-    if (watched.invoice && comment !== undefined) this.keep(found, { ...base, memo: comment }, budget);
+    if (watched.invoice) this.keep(found, comment !== undefined ? { ...base, memo: comment } : base, budget);
     else if (watched.refund) this.keep(found, base, budget);
-    else notOurs(step, tx.hash);
   }
 
   /** Whether a record is a transfer of the configured master to a watched owner that did not fail. */
@@ -516,14 +512,12 @@ export class TonTransfers implements IndexedSource {
     return !record.aborted && record.master === this.master && record.destination !== undefined && accounts.has(record.destination) && record.units > 0n;
   }
 
-  /** A USDT payment to a watched owner: an invoice's (with a comment) or a refund's (any); undefined for the merchant's other money. */
-  private jettonTransfer(record: JettonRecord, watched: Watched, comment: string | undefined, step: StepState): Transfer | undefined {
+  /** A USDT payment to a watched owner: an invoice's (by its comment; without one, kept as unmatched) or a refund's (any). */
+  private jettonTransfer(record: JettonRecord, watched: Watched, comment: string | undefined): Transfer | undefined {
     const key = `${record.hash}:jetton`;
     const base = { key, txid: record.hash, currency: 'USDT_TON', address: watched.account, amount: fromMinorUnits(record.units, USDT_DECIMALS), at: new Date(record.now * 1000) };
-    if (watched.invoice && comment !== undefined) return { ...base, memo: comment };
-    if (watched.refund) return base;
-    notOurs(step, key);
-    return undefined;
+    if (watched.invoice) return comment !== undefined ? { ...base, memo: comment } : base;
+    return watched.refund ? base : undefined;
   }
 
   private keep(found: Map<string, Transfer>, transfer: Transfer, budget: { transfers: number }): void {
@@ -683,13 +677,6 @@ export class TonTransfers implements IndexedSource {
       };
     });
   }
-}
-
-/** Counts the merchant's other money once: its key is kept with the booked ones, so the next step's overlap skips it. */
-function notOurs(step: StepState, key: string): void {
-  if (step.keys.has(key)) return;
-  step.keys.add(key);
-  step.foreign += 1;
 }
 
 /** Where an account's place is kept. */

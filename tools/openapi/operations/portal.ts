@@ -63,6 +63,7 @@ const PORTAL_OPERATIONS: Readonly<Record<string, PortalMeta>> = {
   'portal-report-refund-txid': { ...ACTION('Report a refund\'s transaction', 'Checked on its chain first, as the API\'s report-refund-txid.', 'portalReportRefundTxid'), body: { schema: refundTxidBodySchema } },
   'portal-renew-refund-link': { ...ACTION('Issue a new refund link', 'The old link and any address set through it stop counting, as the API\'s refund-link.', 'portalRenewRefundLink'), body: { schema: refundLinkBodySchema } },
   'portal-list-refunds': { operationId: 'portalListRefunds', summary: 'Refunds waiting', description: "The merchant's refunds waiting for an address or a payment, oldest first, a page by cursor (`next_cursor`).", query: portalRefundsQuerySchema },
+  'portal-list-unmatched': { operationId: 'portalListUnmatched', summary: 'Payments no invoice took', description: "Payments to the merchant's own TON or Stellar wallet whose comment or memo matched no open invoice, newest first, a page by cursor (`next_cursor`): money to return to the buyer or to settle by hand.", query: portalRefundsQuerySchema },
   'portal-complete-refund': ACTION('Complete a sandbox refund', "Sandbox orders: REFUND_PENDING -> REFUNDED, as the sandbox's complete-refund.", 'portalCompleteRefund'),
   'portal-resolve-order': ACTION('Resolve the order', 'UNRESOLVED -> RESOLVED, as Resolve Order.', 'portalResolveOrder'),
   'portal-resend-callback': ACTION('Resend the callback', "Queues the order's latest callback again (same event id), as the redeliver endpoint.", 'portalResendCallback'),

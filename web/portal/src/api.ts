@@ -23,7 +23,7 @@ import type {
 } from '#shared/schemas/portal-responses';
 import type { EmailPreferencesBody, KeyPreviewBody, SettingsBody } from '#shared/schemas/portal';
 
-import type { PortalLink, PortalLinkPage, PortalLinks, PortalRefundAsked, PortalRefundQuote, PortalRefunds } from '#shared/schemas/portal-responses';
+import type { PortalLink, PortalLinkPage, PortalLinks, PortalRefundAsked, PortalRefundQuote, PortalRefunds, PortalUnmatchedPayments } from '#shared/schemas/portal-responses';
 import type { RefundOrderBody } from '#shared/schemas/refunds';
 /**
  * The portal's one API client: every `/v1/portal/...` call goes through here. It sends the
@@ -128,4 +128,6 @@ export const refundsApi = {
   reportTxid: (orderId: string, refundId: string, txid: string) => request<PortalOrderPage>('POST', orderPath(orderId, 'refund-txid'), { refund_id: refundId, txid }),
   renewLink: (orderId: string, refundId: string) => request<PortalOrderPage>('POST', orderPath(orderId, 'refund-link'), { refund_id: refundId }),
   waiting: (cursor?: string) => request<PortalRefunds>('GET', `/refunds?limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`),
+  /** Payments to the merchant's own wallets that no invoice took, newest first. */
+  unmatched: (cursor?: string) => request<PortalUnmatchedPayments>('GET', `/unmatched-payments?limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`),
 };

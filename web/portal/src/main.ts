@@ -9,6 +9,7 @@ import { linkScreen } from './screens/link';
 import { linksScreen } from './screens/links';
 import { renderLayout } from './screens/layout';
 import { refundsScreen } from './screens/refunds';
+import { unmatchedScreen } from './screens/unmatched';
 import { orderScreen } from './screens/order';
 import { ordersScreen } from './screens/orders';
 import type { Screen } from './screens/screen';
@@ -27,6 +28,7 @@ const SCREENS: Record<string, Screen> = {
   links: linksScreen,
   link: linkScreen,
   refunds: refundsScreen,
+  unmatched: unmatchedScreen,
   developers: developersScreen,
   settings: settingsScreen,
   audit: auditScreen,

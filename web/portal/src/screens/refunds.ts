@@ -4,8 +4,7 @@ import type { PortalOrderPage, PortalRefund, PortalRefundQuote } from '#shared/s
 import { refundsApi, type Result } from '../api';
 import { formatAmount, formatTime } from '../format';
 import { t } from '../i18n';
-import { navigate } from '../router';
-import { field, notice, say, sayFailure, showScreen, type Screen } from './screen';
+import { field, notice, pagedListScreen, say, sayFailure, type Screen } from './screen';
 
 const definition = (pairs: [string, string | Node | null][]) =>
   h('dl', { class: 'facts' }, pairs.filter(([, value]) => value !== null).map(([term, value]) => [h('dt', null, term), h('dd', null, value)]));
@@ -161,46 +160,20 @@ export async function drawRefundForm(box: HTMLElement, orderId: string, answer: 
 /** Refunds waiting for the buyer's address or the merchant's payment, oldest first, each linking to its order. */
 export const refundsScreen: Screen = (main) => {
   const strings = t();
-  const body = h('tbody');
-  const outcome = notice();
-  const more = h('button', { type: 'button', hidden: true }, strings.more);
-  let cursor: string | undefined;
-  const load = async () => {
-    const result = await refundsApi.waiting(cursor);
-    if (!result.ok) {
-      if (result.status === 401) return navigate('#/sign-in');
-      return sayFailure(outcome, result);
-    }
-    body.append(...result.data.refunds.map((refund) =>
-      h('tr', null,
-        h('td', { 'data-label': strings.created }, formatTime(refund.created_at)),
-        h('td', { 'data-label': strings.colOrder }, h('a', { href: `#/orders/${encodeURIComponent(refund.order_id)}` }, refund.order_id)),
-        h('td', { 'data-label': strings.amount }, formatAmount(refund.amount, refund.currency)),
-        h('td', { 'data-label': strings.status }, strings.refundStatuses[refund.status] ?? refund.status),
-      ),
-    ));
-    cursor = result.data.next_cursor ?? undefined;
-    more.hidden = !cursor;
-    if (!body.firstChild) say(outcome, strings.noWaitingRefunds);
-  };
-  more.onclick = () => void load();
-  showScreen(
-    main,
-    strings.refundsWaiting,
-    h('p', null, strings.refundsWaitingLead),
-    h(
-      'div',
-      { class: 'table-wrap' },
-      h(
-        'table',
-        { class: 'orders' },
-        h('caption', null, strings.refundsWaitingCaption),
-        h('thead', null, h('tr', null, [strings.created, strings.colOrder, strings.amount, strings.status].map((label) => h('th', { scope: 'col' }, label)))),
-        body,
-      ),
-    ),
-    more,
-    outcome,
-  );
-  void load();
+  pagedListScreen<PortalRefund>(main, {
+    title: strings.refundsWaiting,
+    lead: strings.refundsWaitingLead,
+    caption: strings.refundsWaitingCaption,
+    empty: strings.noWaitingRefunds,
+    columns: [
+      [strings.created, (refund) => formatTime(refund.created_at)],
+      [strings.colOrder, (refund) => h('a', { href: `#/orders/${encodeURIComponent(refund.order_id)}` }, refund.order_id)],
+      [strings.amount, (refund) => formatAmount(refund.amount, refund.currency)],
+      [strings.status, (refund) => strings.refundStatuses[refund.status] ?? refund.status],
+    ],
+    page: async (cursor) => {
+      const result = await refundsApi.waiting(cursor);
+      return result.ok ? { ...result, data: { rows: result.data.refunds, next_cursor: result.data.next_cursor } } : result;
+    },
+  });
 };

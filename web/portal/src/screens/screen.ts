@@ -1,4 +1,5 @@
 import { fill, h, type Child } from '../../../common/dom';
+import type { Result } from '../api';
 import { t } from '../i18n';
 import { navigate } from '../router';
 
@@ -33,3 +34,48 @@ export function sayFailure(region: HTMLElement, result: { status: number; code: 
 /** A labelled form field. */
 export const field = (id: string, label: string, control: HTMLElement, hint?: string): HTMLElement =>
   h('div', { class: 'field' }, h('label', { for: id }, label), control, hint ? h('p', { id: `${id}-hint`, class: 'hint' }, hint) : null);
+
+/** What a list screen shows: its words, its columns, and how to read one page after a cursor. */
+export interface PagedList<T> {
+  title: string;
+  lead: string;
+  caption: string;
+  empty: string;
+  /** Each column's heading and its cell of a row. */
+  columns: [string, (row: T) => Child][];
+  page: (cursor?: string) => Promise<Result<{ rows: T[]; next_cursor: string | null }>>;
+}
+
+/**
+ * A screen of one table read a page at a time: "Load more" shows only while a next page is
+ * there, and appends it (each row once: the cursor is the last page's).
+ */
+export function pagedListScreen<T>(main: HTMLElement, list: PagedList<T>): void {
+  const strings = t();
+  const body = h('tbody');
+  const outcome = notice();
+  const more = h('button', { type: 'button', hidden: true }, strings.more);
+  let cursor: string | undefined;
+  const load = async () => {
+    const result = await list.page(cursor);
+    if (!result.ok) return sayFailure(outcome, result);
+    body.append(...result.data.rows.map((row) => h('tr', null, list.columns.map(([label, cell]) => h('td', { 'data-label': label }, cell(row))))));
+    cursor = result.data.next_cursor ?? undefined;
+    more.hidden = !cursor;
+    if (!body.firstChild) say(outcome, list.empty);
+  };
+  more.onclick = () => void load();
+  showScreen(
+    main,
+    list.title,
+    h('p', null, list.lead),
+    h(
+      'div',
+      { class: 'table-wrap' },
+      h('table', { class: 'orders' }, h('caption', null, list.caption), h('thead', null, h('tr', null, list.columns.map(([label]) => h('th', { scope: 'col' }, label)))), body),
+    ),
+    more,
+    outcome,
+  );
+  void load();
+}
