@@ -4,7 +4,7 @@ import { SourceError } from '#shared/core/source-error';
 import { isSolanaAddress } from '#shared/payments/addresses/solana';
 import { associatedTokenAddress, TOKEN_PROGRAM_ID } from '#shared/payments/addresses/solana-token-account';
 import { SOLANA_CLUSTERS } from '#shared/chains/solana';
-import { JsonRpcClient, type JsonRpcOptions } from '#shared/watchers/sources/ethereum/json-rpc';
+import { JsonRpcClient, type JsonRpcOptions } from '#shared/watchers/sources/json-rpc';
 import type { IndexedSource, SourceHealthNote, Transfer } from '#shared/watchers/sources/port';
 import type { SourceHead } from '#shared/watchers/sources/head-check';
 import { earliestWatch, PerAddressChecks, type WatchEntry } from '#shared/watchers/sources/per-address';
@@ -70,7 +70,7 @@ export interface SolanaToken {
   program?: string;
 }
 
-export interface SolanaSourceOptions extends Pick<JsonRpcOptions, 'url' | 'timeoutMs' | 'fetch'> {
+export interface SolanaSourceOptions extends Pick<JsonRpcOptions, 'url' | 'timeoutMs' | 'attempts' | 'backoffMs' | 'maxBodyBytes'> {
   /** The tokens watched (at least one), each its own pay currency. */
   tokens: readonly SolanaToken[];
   /** The cluster the node must be on (its genesis hash). */

@@ -15,7 +15,7 @@ import {
   TRANSFER_TOPIC,
   word,
 } from '#shared/watchers/sources/ethereum/codec';
-import { JsonRpcClient, JsonRpcError, type JsonRpcOptions, type RpcCall } from '#shared/watchers/sources/ethereum/json-rpc';
+import { JsonRpcClient, JsonRpcError, type JsonRpcOptions, type RpcCall } from '#shared/watchers/sources/json-rpc';
 
 /** An ERC-20 token the service is paid in: its pay currency and its contract. */
 export interface TokenContract {
@@ -157,7 +157,7 @@ export class EthereumBlockSource implements BlockSource {
   private readonly blocksPerBatch: number;
 
   constructor(private readonly options: EthereumSourceOptions) {
-    this.rpc = new JsonRpcClient(options);
+    this.rpc = new JsonRpcClient({ ...options, label: options.label ?? 'eth-rpc' });
     this.chain = options.chain ?? 'ETH';
     this.coin = options.native ?? (this.chain === 'ETH' ? 'ETH' : undefined);
     this.batchSize = options.batchSize ?? 100;
