@@ -3,7 +3,8 @@ import { hexToBytes } from '@noble/hashes/utils.js';
 import { isTronAddress, tronAddressOfBytes, tronHex } from '#shared/payments/addresses/tron';
 import { DEFAULT_MAX_BLOCK_RANGE, TRON_GENESIS, TRON_NETWORKS } from '#shared/chains/tron';
 import { ExpiringCache } from '#shared/core/cache';
-import { DEFAULT_HTTP_POLICY, type HttpPolicy, requestText } from '#shared/watchers/sources/http';
+import { DEFAULT_HTTP_POLICY, endpoint, type HttpPolicy, requestText } from '#shared/watchers/sources/http';
+import { JsonRpcClient, JsonRpcError } from '#shared/watchers/sources/json-rpc';
 import { SourceError } from '#shared/core/source-error';
 import type { IndexedSource, SourceHealthNote, Transfer } from '#shared/watchers/sources/port';
 import type { SourceHead } from '#shared/watchers/sources/head-check';
@@ -94,25 +95,12 @@ export interface TronTransactionInfo {
   transfers: { contract: string; to: string; value: bigint }[];
 }
 
-/** The JSON-RPC answered an error object (java-tron: -32602 invalid params, -32005 too many results). */
-export class TronRpcError extends SourceError {
-  constructor(
-    source: string,
-    readonly code: unknown,
-    readonly rpcMessage: string,
-  ) {
-    super(source, `eth_getLogs: error ${String(code)} ${rpcMessage}`);
-    this.name = 'TronRpcError';
-  }
-
-  /**
-   * Whether it refuses the range's size: java-tron's "exceed max block range: N" (-32602) and
-   * "query returned more than 10000 results" (-32005), and hosted plans' own words for a cap.
-   */
-  get refusesRange(): boolean {
-    return this.code === -32005 || /range|too many|too large|exceed|limit|results/i.test(this.rpcMessage);
-  }
-}
+/**
+ * Whether the JSON-RPC's error refuses the range's size: java-tron's "exceed max block range: N"
+ * (-32602) and "query returned more than 10000 results" (-32005), and hosted plans' own words
+ * for a cap.
+ */
+const refusesRange = (error: JsonRpcError): boolean => error.code === -32005 || /range|too many|too large|exceed|limit|results/i.test(error.rpcMessage);
 
 const HEX_QUANTITY = /^0x[0-9a-f]{1,13}$/i;
 const quantity = (n: number): string => `0x${n.toString(16)}`;
@@ -122,14 +110,18 @@ export class TronGridClient {
   private readonly base: string;
   private readonly http: HttpPolicy;
   private readonly headers: Record<string, string>;
+  /** java-tron's JSON-RPC at `/jsonrpc` (eth_getLogs). */
+  private readonly rpc: JsonRpcClient;
 
   constructor(options: Pick<TronGridOptions, 'url' | 'apiKey' | 'http'>) {
-    const url = new URL(options.url);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new RangeError(`TronGrid URL must be http(s), got "${url.protocol}"`);
-    this.base = url.toString().replace(/\/+$/, '');
-    this.source = `trongrid:${url.host}`;
+    const { url, host, headers } = endpoint(options.url, 'TronGrid');
+    this.base = url.replace(/\/+$/, '');
+    this.source = `trongrid:${host}`;
     this.http = options.http ?? DEFAULT_HTTP_POLICY;
-    this.headers = { accept: 'application/json', 'content-type': 'application/json', ...(options.apiKey ? { 'TRON-PRO-API-KEY': options.apiKey } : {}) };
+    const auth = { ...headers, ...(options.apiKey ? { 'TRON-PRO-API-KEY': options.apiKey } : {}) };
+    this.headers = { accept: 'application/json', 'content-type': 'application/json', ...auth };
+    // Hosted plans answer a refused range with HTTP 400 and a JSON-RPC error object: read it as the answer.
+    this.rpc = new JsonRpcClient({ url: `${this.base}/jsonrpc`, label: 'trongrid', headers: auth, answerStatuses: [200, 400], ...this.http });
   }
 
   /** The `blockID` of block `num`, or undefined when the node has none there (it answers {}). */
@@ -166,14 +158,9 @@ export class TronGridClient {
    */
   async transferLogs(contract: string, from: number, to: number): Promise<TronTransferLog[]> {
     const address = `0x${tronHex(contract).slice(2).toLowerCase()}`;
-    const request = { jsonrpc: '2.0', id: 1, method: 'eth_getLogs', params: [{ fromBlock: quantity(from), toBlock: quantity(to), address, topics: [`0x${TRANSFER_TOPIC}`] }] };
-    const { status, body } = await requestText(this.source, `${this.base}/jsonrpc`, { method: 'POST', headers: this.headers, body: JSON.stringify(request) }, this.http);
-    // Hosted plans answer a refused range with HTTP 400 and a JSON-RPC error; anything else not 200 is trouble.
-    if (status !== 200 && status !== 400) throw this.error(`/jsonrpc: HTTP ${status}`);
-    const answer = this.json(body) as { result?: unknown; error?: { code?: unknown; message?: unknown } } | null;
-    if (answer?.error && typeof answer.error === 'object') throw new TronRpcError(this.source, answer.error.code, String(answer.error.message ?? ''));
-    if (status !== 200 || !answer || !Array.isArray(answer.result)) throw this.error('eth_getLogs did not answer a list of logs');
-    return answer.result.flatMap((raw: unknown) => this.transferLog(raw, address, from, to));
+    const result = await this.rpc.call('eth_getLogs', [{ fromBlock: quantity(from), toBlock: quantity(to), address, topics: [`0x${TRANSFER_TOPIC}`] }]);
+    if (!Array.isArray(result)) throw this.error('eth_getLogs did not answer a list of logs');
+    return result.flatMap((raw: unknown) => this.transferLog(raw, address, from, to));
   }
 
   /** The transaction's solidified receipt, or undefined while it is not solidified (the node answers {}). */
@@ -413,7 +400,7 @@ export class TronTransfers implements IndexedSource {
       } catch (error) {
         if (!(error instanceof SourceError) || span === 1) throw error;
         this.range = Math.ceil(span / 2);
-        if (!(error instanceof TronRpcError) || !error.refusesRange) throw error;
+        if (!(error instanceof JsonRpcError) || !refusesRange(error)) throw error;
         this.ceiling = this.range;
         to = from + this.range - 1;
       }
