@@ -45,6 +45,14 @@ export interface IndexedWatcherOptions {
    * read this step), under whom a payment to it that no invoice takes is kept too.
    */
   ownersOf?: (address: string, now: Date) => number[];
+  /**
+   * Write the cursor at most this often while a step books nothing and is caught up (Stellar:
+   * the network's paging token moves every step, and its write was a sixth of the watcher's
+   * cost); between writes the place is kept in memory, on top of the stored version it read
+   * from, and a restart reads again from the stored cursor (booking is idempotent). Default 0:
+   * every move is written.
+   */
+  cursorEveryMs?: number;
   clock?: () => Date;
 }
 
@@ -54,6 +62,8 @@ export interface UnmatchedTransfer {
   reason: 'NO_INVOICE' | Unbookable;
   /** False when an earlier run already kept it (it is kept once; always true where nothing is kept). */
   first: boolean;
+  /** It paid a merchant's own wallet (TON, Stellar): kept for that merchant too, whose portal shows it; not the operator's to return. */
+  owned: boolean;
 }
 
 /** What one step did (logged by the runtime). */
@@ -83,6 +93,10 @@ export class IndexedWatcher {
   private readonly name: string;
   private readonly keepUnmatched: boolean;
   private readonly ownersOf: (address: string, now: Date) => number[];
+  private readonly cursorEveryMs: number;
+  /** The place read and booked past the stored cursor of `version`, not written yet ({@link IndexedWatcherOptions.cursorEveryMs}). */
+  private unwritten: { version: number; position: string } | undefined;
+  private writtenAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     readonly source: IndexedSource,
@@ -93,6 +107,7 @@ export class IndexedWatcher {
     this.name = options.cursorName ?? source.chain;
     this.keepUnmatched = options.keepUnmatched ?? true;
     this.ownersOf = options.ownersOf ?? (() => []);
+    this.cursorEveryMs = options.cursorEveryMs ?? 0;
   }
 
   get chain(): string {
@@ -101,11 +116,14 @@ export class IndexedWatcher {
 
   async step(): Promise<IndexedStepReport> {
     const stored = await readIndexCursor(this.name);
-    const { transfers: reported, next, more } = await this.source.after(stored?.position, this.limit);
+    const version = stored?.version ?? 0;
+    // Another run wrote since this one's unwritten place was read: its cursor counts.
+    const from = this.unwritten?.version === version ? this.unwritten.position : stored?.position;
+    const { transfers: reported, next, more } = await this.source.after(from, this.limit);
     const transfers = reported.map((transfer) => (transfer.memo === undefined ? transfer : { ...transfer, memo: canonicalMemo(transfer.memo) }));
     const report: IndexedStepReport = {
       chain: this.chain,
-      cursor: stored?.position,
+      cursor: from,
       transfers: transfers.length,
       booked: 0,
       refunds: 0,
@@ -116,13 +134,15 @@ export class IndexedWatcher {
     await this.book(transfers, report);
     this.source.booked?.();
     if (next === undefined || next === stored?.position) return report;
-    const written = await writeIndexCursor({
-      chain: this.name,
-      position: next,
-      updated_at: this.clock().toISOString(),
-      version: (stored?.version ?? 0) + 1,
-    });
+    const now = this.clock().getTime();
+    if (transfers.length === 0 && more === false && now - this.writtenAt < this.cursorEveryMs) {
+      this.unwritten = { version, position: next };
+      return { ...report, cursor: next };
+    }
+    const written = await writeIndexCursor({ chain: this.name, position: next, updated_at: new Date(now).toISOString(), version: version + 1 });
+    this.unwritten = undefined;
     if (!written) return { ...report, yielded: true };
+    this.writtenAt = now;
     return { ...report, cursor: next, behind: more === false ? 0 : 1 };
   }
 
@@ -148,7 +168,7 @@ export class IndexedWatcher {
 
   private async unmatched(transfer: Transfer, reason: UnmatchedTransfer['reason'], report: IndexedStepReport): Promise<void> {
     if (!this.keepUnmatched) {
-      report.unmatched.push({ transfer, reason, first: true });
+      report.unmatched.push({ transfer, reason, first: true, owned: false });
       return;
     }
     const payment = {
@@ -162,8 +182,9 @@ export class IndexedWatcher {
       reason,
       seen_at: (transfer.at ?? this.clock()).toISOString(),
     };
-    const first = await saveUnmatchedPayment(payment, transfer.outgoing ? [] : this.ownersOf(transfer.address, this.clock()));
-    report.unmatched.push({ transfer, reason, first });
+    const owners = transfer.outgoing ? [] : this.ownersOf(transfer.address, this.clock());
+    const first = await saveUnmatchedPayment(payment, owners);
+    report.unmatched.push({ transfer, reason, first, owned: owners.length > 0 });
   }
 }
 

@@ -99,6 +99,9 @@ export function indexedChains(
   return chains;
 }
 
+/** Horizon's paging token moves with every ledger of the network: its cursor is written once a minute while nothing is booked. */
+export const STELLAR_CURSOR_EVERY_MS = 60_000;
+
 /**
  * The watcher of an indexed source, from the process's configuration: LND's settlements (its
  * macaroon and certificate read from SSM, a file or the environment on first use) or the EOS
@@ -122,7 +125,7 @@ export function indexedWatcherFor(chain: IndexedChain): IndexedWatcher {
     const list = new WatchList(PER_ADDRESS_ITEMS, chain);
     const watched = (now: Date) => list.current(now);
     const source = chain === 'TON' ? tonTransfers(watched) : stellarPayments(watched);
-    return walletWatcher(source, list);
+    return walletWatcher(source, list, chain === 'STELLAR' ? { cursorEveryMs: STELLAR_CURSOR_EVERY_MS } : {});
   }
   return new IndexedWatcher(hyperionTransfers(), { keepUnmatched: true });
 }
@@ -270,14 +273,16 @@ function indexedStepper(chain: IndexedChain): ChainStepper {
       const report = step as IndexedStepReport;
       await reporter.succeeded({ caughtUp: report.behind === 0, note: source.health?.() });
       const fresh = report.unmatched.filter((found) => found.first);
-      // Only when there are some: a series published all the time is billed all the time (LBTC's are other applications' invoices).
-      if (fresh.length > 0 && chain !== 'LBTC') publishValue('UnmatchedPayments', fresh.length);
+      // The operator's to return: not another application's settled invoice (LBTC), nor money in a merchant's own wallet (its portal shows it).
+      const operators = fresh.filter(({ owned }) => !owned && chain !== 'LBTC');
+      // Only when there are some: a series published all the time is billed all the time.
+      if (operators.length > 0) publishValue('UnmatchedPayments', operators.length);
       if (report.booked > 0) logger.info('payments watched', { ...report, unmatched: report.unmatched.length });
-      for (const { transfer, reason } of fresh) {
+      for (const { transfer, reason, owned } of fresh) {
         const details = { chain, reason, key: transfer.key, txid: transfer.txid, address: transfer.address, memo: transfer.memo, amount: formatDecimal(transfer.amount) };
-        // Another application's settled invoice on a shared LND node is normal; a transfer to our account or address without an invoice is a buyer's money.
-        if (chain !== 'LBTC') logger.error('a payment matches no invoice: return it to its sender', details);
-        else logger.info('a settled invoice is not one of ours', details);
+        if (chain === 'LBTC') logger.info('a settled invoice is not one of ours', details);
+        else if (owned) logger.warn("a payment to a merchant's own wallet matches no invoice: listed in its portal", details);
+        else logger.error('a payment matches no invoice: return it to its sender', details);
       }
     },
     onError: async (error, inARow) => {
