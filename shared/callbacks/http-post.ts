@@ -1,19 +1,24 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type ClientRequestArgs, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
+import type { Duplex } from 'node:stream';
 import ipaddr from 'ipaddr.js';
-import { Agent, buildConnector, type Dispatcher, errors as undiciErrors } from 'undici';
 import { checkCallbackUrl, forbiddenAddressReason, type SsrfOptions } from '#shared/callbacks/ssrf';
 import { InvalidParameterError } from '#shared/domain/errors';
 
 /**
- * The one way the service POSTs to a merchant's URL: undici, through an Agent whose connector
- * judges every address at connect time with the one SSRF policy of ssrf.ts
+ * The one way the service POSTs to a merchant's URL: node:http and node:https, through an agent
+ * that judges every address at connect time with the one SSRF policy of ssrf.ts
  * ({@link forbiddenAddressReason}): a literal host before the socket opens, a name on every
  * address its DNS lookup returns (all of them: with happy eyeballs node may try any). So DNS
  * rebinding and names pointing inside the network are refused after resolution, not only when
- * the URL was stored. Redirects are never followed (undici's `request` does not), the agent
- * has its own connect, headers and body timeouts, the whole exchange has one deadline, and the
- * response body is read up to a bound.
+ * the URL was stored. Redirects are never followed (node:http does not), each request has a
+ * fresh agent that keeps no socket (no pooled connection skips the check), the whole exchange
+ * has one deadline, and the response body is read up to a bound.
+ *
+ * Node's own client, not undici: undici's entry point (its only public API) put 535 KB into
+ * every bundle that carries this file and about 25 ms into their cold load (docs/performance.md).
  */
 
 export const DEFAULT_CALLBACK_TIMEOUT_MS = 10_000;
@@ -101,58 +106,44 @@ function guardedLookup(resolve: LookupFunction, ssrf: SsrfOptions): LookupFuncti
   };
 }
 
+type Connect = (options: ClientRequestArgs, callback: (error: Error | null, stream: Duplex) => void) => Duplex | null | undefined;
+
 /**
- * undici's own connector (TCP or TLS, with its connect timeout) given the guarded lookup, behind
- * a check of a literal host, for which no lookup happens.
+ * The agent's own connect (TCP, or TLS with SNI from the host name) behind a check of a literal
+ * host, for which node does no lookup: a forbidden one fails the request before a socket opens.
  */
-function guardedConnector(ssrf: SsrfOptions, timeoutMs: number, resolve: LookupFunction): buildConnector.connector {
-  const connect = buildConnector({ timeout: timeoutMs, lookup: guardedLookup(resolve, ssrf) } as buildConnector.BuildOptions);
+function guardedConnect(ssrf: SsrfOptions, connect: Connect): Connect {
   return (options, callback) => {
-    if (isIP(options.hostname) !== 0) {
-      const reason = forbiddenAddressReason(options.hostname, ssrf);
+    const host = options.host ?? options.hostname ?? '';
+    if (isIP(host) !== 0) {
+      const reason = forbiddenAddressReason(host, ssrf);
       if (reason !== undefined) {
-        callback(forbidden(reason), null);
-        return;
+        callback(forbidden(reason), undefined as unknown as Duplex);
+        return undefined;
       }
     }
-    connect(options, callback);
+    return connect(options, callback);
   };
 }
 
 /**
- * The dispatcher of callback POSTs with this SSRF setting. Sockets are not kept alive (each
- * request closes its connection): callbacks go to many hosts, rarely twice in a row, and a
- * reused idle socket the merchant already closed would fail an attempt for nothing.
+ * An agent for callback POSTs to `protocol` URLs with this SSRF setting: every connection it
+ * opens is judged at connect time (a literal host before the socket opens, a name on every
+ * address `resolve` returns). It keeps no socket alive (each request closes its connection, so
+ * none is reused past its check): callbacks go to many hosts, rarely twice in a row, and a
+ * reused idle socket the merchant already closed would fail an attempt for nothing. Its lookup
+ * replaces any a request names.
  */
-export function callbackDispatcher(
+export function callbackAgent(
+  protocol: 'http:' | 'https:',
   ssrf: SsrfOptions,
-  timeoutMs = DEFAULT_CALLBACK_TIMEOUT_MS,
   resolve: LookupFunction = dnsLookup as unknown as LookupFunction,
-): Agent {
-  return new Agent({
-    connect: guardedConnector(ssrf, timeoutMs, resolve),
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
-  });
-}
-
-/** Dispatchers are made on first use and reused, one per SSRF setting, timeout and lookup. */
-const dispatchers = new Map<string, Agent>();
-const injectedLookups = new WeakMap<LookupFunction, Map<string, Agent>>();
-
-function dispatcherFor(ssrf: SsrfOptions, timeoutMs: number, lookup: LookupFunction | undefined): Agent {
-  const key = `${ssrf.allowLoopback}:${timeoutMs}`;
-  let cache = dispatchers;
-  if (lookup) {
-    cache = injectedLookups.get(lookup) ?? new Map();
-    injectedLookups.set(lookup, cache);
-  }
-  let dispatcher = cache.get(key);
-  if (!dispatcher) {
-    dispatcher = callbackDispatcher(ssrf, timeoutMs, lookup);
-    cache.set(key, dispatcher);
-  }
-  return dispatcher;
+): HttpAgent {
+  const agent = protocol === 'https:'
+    ? new HttpsAgent({ keepAlive: false, lookup: guardedLookup(resolve, ssrf) })
+    : new HttpAgent({ keepAlive: false, lookup: guardedLookup(resolve, ssrf) });
+  agent.createConnection = guardedConnect(ssrf, agent.createConnection.bind(agent) as Connect) as HttpAgent['createConnection'];
+  return agent;
 }
 
 const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME', 'EAI_NODATA', 'ENODATA', 'ESERVFAIL', 'ENONAME']);
@@ -180,11 +171,8 @@ function codeOf(error: unknown): string | undefined {
 }
 
 /** Any failure before a status line, as a typed error with a message fit for the merchant. */
-function transportError(error: unknown, timeoutMs: number): CallbackTransportError {
+function transportError(error: unknown): CallbackTransportError {
   if (error instanceof CallbackTransportError) return error;
-  if (error instanceof undiciErrors.ConnectTimeoutError || error instanceof undiciErrors.HeadersTimeoutError) {
-    return new CallbackTransportError('timeout', `no response from the callback host within ${timeoutMs} ms`, error.code, { cause: error });
-  }
   const code = codeOf(error);
   const syscall = (error as { syscall?: unknown } | null)?.syscall;
   if ((code && DNS_CODES.has(code)) || syscall === 'getaddrinfo') {
@@ -196,9 +184,10 @@ function transportError(error: unknown, timeoutMs: number): CallbackTransportErr
   if (code && TIMEOUT_CODES.has(code)) {
     return new CallbackTransportError('timeout', `connecting to the callback host timed out (${code})`, code, { cause: error });
   }
+  // node:http reports a connection closed before the status line ("socket hang up") as ECONNRESET.
   const what =
     code === 'ECONNREFUSED' ? 'connection refused' :
-    code === 'ECONNRESET' || error instanceof undiciErrors.SocketError ? 'connection reset' :
+    code === 'ECONNRESET' ? 'connection reset' :
     code === 'EHOSTUNREACH' || code === 'ENETUNREACH' ? 'host unreachable' :
     'connection failed';
   return new CallbackTransportError('connection', `${what} by the callback host${code ? ` (${code})` : ''}`, code, { cause: error });
@@ -212,6 +201,21 @@ function requestHeaders(options: PostJsonOptions): Record<string, string> {
   }
   if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
   headers['content-length'] = String(Buffer.byteLength(options.body));
+  return headers;
+}
+
+/**
+ * The response headers by lower-case name: a header sent once as its value, one sent more than
+ * once as all its values in order (node's own `headers` would join some and drop others).
+ */
+function responseHeaders(raw: readonly string[]): Record<string, string | string[] | undefined> {
+  const headers: Record<string, string | string[] | undefined> = Object.create(null);
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    const value = raw[i + 1]!;
+    const seen = headers[name];
+    headers[name] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
+  }
   return headers;
 }
 
@@ -238,34 +242,44 @@ export async function postJson(url: string, options: PostJsonOptions): Promise<P
   }
 
   const started = performance.now();
+  const target = new URL(url);
   const deadline = new AbortController();
   const timer = setTimeout(
     () => deadline.abort(new CallbackTransportError('timeout', `no response from the callback host within ${timeoutMs} ms`)),
     timeoutMs,
   );
+  let request: ClientRequest | undefined;
+  let response: IncomingMessage | undefined;
+  // At the deadline: before the status line the request fails with the timeout error; after it
+  // the body stops where it is. Either way the connection is dropped.
+  const onDeadline = () => (response ?? request)?.destroy(deadline.signal.reason as Error);
+  deadline.signal.addEventListener('abort', onDeadline, { once: true });
   try {
-    let response: Dispatcher.ResponseData;
     try {
-      const target = new URL(url);
-      response = await dispatcherFor(ssrf, timeoutMs, options.lookup).request({
-        origin: target.origin,
-        path: `${target.pathname}${target.search}`,
-        method: 'POST',
-        headers: requestHeaders(options),
-        body: options.body,
-        signal: deadline.signal,
-        // No keep-alive: the connection closes after this exchange.
-        reset: true,
+      response = await new Promise<IncomingMessage>((resolve, reject) => {
+        const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+        request = send(target, {
+          method: 'POST',
+          headers: requestHeaders(options),
+          // A fresh agent that keeps no socket: the connection is opened (and judged) for this
+          // exchange alone, and closes after it (connection: close).
+          agent: callbackAgent(target.protocol as 'http:' | 'https:', ssrf, options.lookup),
+        });
+        request.once('response', resolve);
+        // Kept for the request's whole life: an error after the status line must not go unhandled.
+        request.on('error', reject);
+        request.end(options.body);
       });
     } catch (error) {
-      throw transportError(error, timeoutMs);
+      request?.destroy();
+      throw deadline.signal.aborted ? deadline.signal.reason : transportError(error);
     }
 
     const chunks: Buffer[] = [];
     let size = 0;
     let truncated = false;
     try {
-      for await (const chunk of response.body as AsyncIterable<Buffer>) {
+      for await (const chunk of response as AsyncIterable<Buffer>) {
         const room = maxResponseBytes - size;
         if (chunk.length > room) {
           // Enough read: keep the status, stop reading, drop the connection.
@@ -277,21 +291,23 @@ export async function postJson(url: string, options: PostJsonOptions): Promise<P
         chunks.push(chunk);
         size += chunk.length;
       }
-    } catch (error) {
-      // The status arrived in time: a body cut short (by the deadline, the body timeout or the
-      // merchant's side) still yields it; cut by us, it counts as truncated.
-      truncated ||= deadline.signal.aborted || error instanceof undiciErrors.BodyTimeoutError;
+    } catch {
+      // The status arrived in time: a body cut short (by the deadline or the merchant's side)
+      // still yields it; cut by us, it counts as truncated.
+      truncated ||= deadline.signal.aborted;
     } finally {
-      response.body.destroy();
+      // An unfinished body destroys the socket with it.
+      response.destroy();
     }
     return {
-      status: response.statusCode,
-      headers: response.headers,
+      status: response.statusCode ?? 0,
+      headers: responseHeaders(response.rawHeaders),
       body: Buffer.concat(chunks, size).toString('utf8'),
       truncated,
       latencyMs: performance.now() - started,
     };
   } finally {
     clearTimeout(timer);
+    deadline.signal.removeEventListener('abort', onDeadline);
   }
 }

@@ -1,12 +1,14 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
+import { readFileSync } from 'node:fs';
 import { isIP, type AddressInfo, type LookupFunction } from 'node:net';
-import { request } from 'undici';
+import { createSecureContext } from 'node:tls';
 import { recordAttack } from '../support/security-report';
 import {
   CallbackTransportError,
   type CallbackTransportErrorKind,
-  callbackDispatcher,
+  callbackAgent,
   postJson,
   type PostJsonOptions,
 } from '#shared/callbacks/http-post';
@@ -133,14 +135,15 @@ describe('postJson to a loopback address', () => {
     expect(merchant.bodies).toEqual(['{"event":"test"}']);
   });
 
-  it('is refused at connect time by the dispatcher itself, without the URL pre-check', async () => {
+  it('is refused at connect time by the agent itself, without the URL pre-check', async () => {
     const merchant = await startServer(ok);
-    const dispatcher = callbackDispatcher({ allowLoopback: false });
+    const agent = callbackAgent('http:', { allowLoopback: false });
 
-    const error = await request(`${merchant.url}/`, { method: 'POST', dispatcher, body: '{}' }).then(
-      () => undefined,
-      (reason: unknown) => reason,
-    );
+    const error = await new Promise<unknown>((resolve) => {
+      const req = request(`${merchant.url}/`, { method: 'POST', agent }, () => resolve(undefined));
+      req.on('error', resolve);
+      req.end('{}');
+    });
 
     expect(error).toBeInstanceOf(CallbackTransportError);
     expect((error as CallbackTransportError).kind).toBe('forbidden-address');
@@ -328,5 +331,92 @@ describe('postJson reports transport failures by kind', () => {
     await expectKind(post(`http://user:pw@127.0.0.1:${merchant.port}/`, { allowLoopback: true }), 'forbidden-address');
     await expectKind(post('ftp://shop.example.com/'), 'forbidden-address');
     expect(merchant.connections).toBe(0);
+  });
+});
+
+describe('postJson over the wire', () => {
+  it("rejects with 'connection' (reset) when the server drops the connection before the status line", async () => {
+    const dropping = await startServer((req) => req.socket.destroy());
+
+    const error = await expectKind(post(dropping.url, { allowLoopback: true }), 'connection');
+
+    expect(error.message).toBe('connection reset by the callback host (ECONNRESET)');
+    expect(dropping.requests).toBe(1);
+  });
+
+  it("rejects with 'timeout' when DNS never answers", async () => {
+    const silentDns: LookupFunction = () => undefined;
+
+    const error = await expectKind(post('http://slow-dns.example/', { lookup: silentDns, timeoutMs: 200 }), 'timeout');
+
+    expect(error.message).toBe('no response from the callback host within 200 ms');
+  });
+
+  it('returns a header sent twice as both its values, in order', async () => {
+    const merchant = await startServer((req, res) => {
+      req.resume();
+      res.setHeader('x-seen', ['one', 'two']);
+      res.writeHead(204, { 'Retry-After': '30' }).end();
+    });
+
+    const result = await post(merchant.url, { allowLoopback: true });
+
+    expect(result.status).toBe(204);
+    expect(result.headers['x-seen']).toEqual(['one', 'two']);
+    expect(result.headers['retry-after']).toBe('30');
+  });
+
+  it('sends the host name as SNI over https (none for a literal address) and fails an untrusted certificate as tls', async () => {
+    const fixtures = new URL('../fixtures/lnd/', import.meta.url);
+    const context = createSecureContext({ cert: readFileSync(new URL('node.cert', fixtures)), key: readFileSync(new URL('node.key', fixtures)) });
+    const names: string[] = [];
+    let requests = 0;
+    const server = createTlsServer(
+      {
+        SNICallback: (name, callback) => {
+          names.push(name);
+          callback(null, context);
+        },
+        cert: readFileSync(new URL('node.cert', fixtures)),
+        key: readFileSync(new URL('node.key', fixtures)),
+      },
+      (_req, res) => {
+        requests += 1;
+        res.end();
+      },
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const lookup = fakeDns({ 'shop.example': '127.0.0.1' });
+
+      const named = await expectKind(post(`https://shop.example:${port}/`, { lookup, allowLoopback: true }), 'tls');
+      const literal = await expectKind(post(`https://127.0.0.1:${port}/`, { allowLoopback: true }), 'tls');
+
+      expect(named.message).toMatch(/^TLS with the callback host failed \(/);
+      expect(literal.code).toBe(named.code);
+      expect(names).toEqual(['shop.example']);
+      expect(requests).toBe(0);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it('opens a fresh connection for every callback to the same host, each one judged', async () => {
+    const merchant = await startServer(ok);
+    let lookups = 0;
+    const dns = fakeDns({ 'shop.example': '127.0.0.1' });
+    const lookup: LookupFunction = (hostname, options, callback) => {
+      lookups += 1;
+      dns(hostname, options, callback);
+    };
+
+    for (let i = 0; i < 3; i += 1) {
+      expect((await post(`http://shop.example:${merchant.port}/`, { lookup, allowLoopback: true })).status).toBe(200);
+    }
+
+    expect(lookups).toBe(3);
+    expect(merchant.connections).toBe(3);
   });
 });
