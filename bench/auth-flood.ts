@@ -1,7 +1,9 @@
 /**
  * A flood of bad-token requests from one client address against another merchant's Get Order
  * (issue 21: "a flood of 600 bad-token requests raised another merchant's p50 from 6 ms to
- * 86 ms"). Three runs through the local runtime's HTTP adapter, one table:
+ * 86 ms"). Runs through the local runtime's HTTP adapter, one table, the failures counted by the
+ * handlers in the table as in AWS (QUOTA_STORE=table). Each run is a process of its own
+ * (`runChild`), since the handlers read their quota settings once per process:
  *
  * - `quiet`: the victim's Get Order, one request at a time, nothing else running (once first
  *   and once last, `quiet_after`: the spread between the two is this machine's noise);
@@ -12,12 +14,14 @@
  *
  * The victim's own request quota is off in all three (at one request after another it would
  * pass 25/s and measure its own 429s); the flood's answers are counted by status. Needs
- * TABLE_NAME, DYNAMODB_ENDPOINT and PAYMENT_PAGE_URL set before it is imported (as
- * bench/api-latency.ts).
+ * TABLE_NAME, DYNAMODB_ENDPOINT, PAYMENT_PAGE_URL and TOKEN_HMAC_KEY set before it is imported
+ * (as bench/run.ts sets them); each run's process inherits them.
  */
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { runChild } from './child';
 import { summarize, type LatencyFigures } from './stats';
 
 export interface FloodRun {
@@ -56,85 +60,100 @@ function get(url: string, headers: Record<string, string>, agent: Agent, localAd
   });
 }
 
-export async function measureAuthFlood(options: { requests: number; concurrency: number; victimSamples: number }): Promise<AuthFloodReport> {
+/** One run, as its process is given it (AUTH_FLOOD_RUN, JSON). */
+interface RunSettings {
+  flood: boolean;
+  requests: number;
+  concurrency: number;
+  victimSamples: number;
+  victimToken: string;
+  attackedToken: string;
+}
+
+/** One run in this process: the API behind the adapter, the victim's Get Orders, and the flood if asked. */
+async function runHere(settings: RunSettings): Promise<FloodRun> {
   const { ROUTES } = await import('#shared/http/routes');
   const { createApiServer } = await import('#infra/local/http-adapter');
   const { apiFunctions } = await import('#infra/local/handlers');
+  const server = createApiServer(ROUTES.map((route) => ({ ...route, load: apiFunctions[route.fn]! })));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const victimAgent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const floodAgent = new Agent({ keepAlive: true, maxSockets: settings.concurrency });
+  try {
+    const create = await fetch(`${base}/v1/orders`, {
+      method: 'POST',
+      headers: { token: settings.victimToken, 'content-type': 'application/json' },
+      body: JSON.stringify({ price_amount: 12.5, price_currency: 'USD', title: 'Flood bench order' }),
+    });
+    const orderId = ((await create.json()) as { order: { order_id: string } }).order.order_id;
+    const getOrder = async () => {
+      const start = performance.now();
+      const answer = await get(`${base}/v1/orders/${orderId}`, { token: settings.victimToken }, victimAgent);
+      if (answer.status !== 200) throw new Error(`auth-flood: the victim's Get Order answered ${answer.status}`);
+      return performance.now() - start;
+    };
+    // Warm: the function modules, the victim's token cache, the connection.
+    for (let i = 0; i < 50; i += 1) await getOrder();
+
+    const samples: number[] = [];
+    if (!settings.flood) {
+      for (let i = 0; i < settings.victimSamples; i += 1) samples.push(await getOrder());
+      return { victim: summarize(samples) };
+    }
+    const byStatus: Record<string, number> = {};
+    let sent = 0;
+    let done = false;
+    const floodStart = performance.now();
+    const worker = async () => {
+      while (sent < settings.requests) {
+        sent += 1;
+        const bad = `${settings.attackedToken.slice(0, -8)}${randomBytes(4).toString('hex')}`;
+        const answer = await get(`${base}/v1/orders`, { token: bad }, floodAgent, ATTACKER);
+        byStatus[answer.status] = (byStatus[answer.status] ?? 0) + 1;
+      }
+    };
+    const flooding = Promise.all(Array.from({ length: settings.concurrency }, worker)).then(() => {
+      done = true;
+    });
+    // The victim's requests while the flood lasts (at least victimSamples / 10 of them).
+    while (!done || samples.length < settings.victimSamples / 10) samples.push(await getOrder());
+    await flooding;
+    const seconds = (performance.now() - floodStart) / 1000;
+    return {
+      victim: summarize(samples),
+      flood: { requests: settings.requests, by_status: byStatus, seconds: Math.round(seconds * 100) / 100, requests_per_s: Math.round(settings.requests / seconds) },
+    };
+  } finally {
+    victimAgent.destroy();
+    floodAgent.destroy();
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  }
+}
+
+export async function measureAuthFlood(options: { requests: number; concurrency: number; victimSamples: number }): Promise<AuthFloodReport> {
   const { createMerchant } = await import('#shared/services/merchants');
   const { readQuotaConfig } = await import('#shared/core/config');
   const deployed = readQuotaConfig(process.env).authFailures;
-
-  const off = { rate: 0, burst: 1 };
-  const serve = async (authFailures: { limit: number; windowSeconds: number }) => {
-    const server = createApiServer(
-      ROUTES.map((route) => ({ ...route, load: apiFunctions[route.fn]! })),
-      [],
-      { quotas: { merchant: off, public: off, authFailures, maxKeys: 10_000 } },
-    );
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-  };
 
   const victim = await createMerchant({ name: 'Bench flood victim', sandbox: true });
   // A real token of another merchant, its last characters changed: the flood's tokens look right.
   const attacked = await createMerchant({ name: 'Bench flood target', sandbox: true });
 
-  const run = async (authFailures: { limit: number; windowSeconds: number }, flood: boolean): Promise<FloodRun> => {
-    const { server, base } = await serve(authFailures);
-    const victimAgent = new Agent({ keepAlive: true, maxSockets: 1 });
-    const floodAgent = new Agent({ keepAlive: true, maxSockets: options.concurrency });
-    try {
-      const create = await fetch(`${base}/v1/orders`, {
-        method: 'POST',
-        headers: { token: victim.api_token, 'content-type': 'application/json' },
-        body: JSON.stringify({ price_amount: 12.5, price_currency: 'USD', title: 'Flood bench order' }),
-      });
-      const orderId = ((await create.json()) as { order: { order_id: string } }).order.order_id;
-      const getOrder = async () => {
-        const start = performance.now();
-        const answer = await get(`${base}/v1/orders/${orderId}`, { token: victim.api_token }, victimAgent);
-        if (answer.status !== 200) throw new Error(`auth-flood: the victim's Get Order answered ${answer.status}`);
-        return performance.now() - start;
-      };
-      // Warm: the function modules, the victim's token cache, the connection.
-      for (let i = 0; i < 50; i += 1) await getOrder();
-
-      const samples: number[] = [];
-      if (!flood) {
-        for (let i = 0; i < options.victimSamples; i += 1) samples.push(await getOrder());
-        return { victim: summarize(samples) };
-      }
-      const byStatus: Record<string, number> = {};
-      let sent = 0;
-      let done = false;
-      const floodStart = performance.now();
-      const worker = async () => {
-        while (sent < options.requests) {
-          sent += 1;
-          const bad = `${attacked.api_token.slice(0, -8)}${randomBytes(4).toString('hex')}`;
-          const answer = await get(`${base}/v1/orders`, { token: bad }, floodAgent, ATTACKER);
-          byStatus[answer.status] = (byStatus[answer.status] ?? 0) + 1;
-        }
-      };
-      const flooding = Promise.all(Array.from({ length: options.concurrency }, worker)).then(() => {
-        done = true;
-      });
-      // The victim's requests while the flood lasts (at least victimSamples / 10 of them).
-      while (!done || samples.length < options.victimSamples / 10) samples.push(await getOrder());
-      await flooding;
-      const seconds = (performance.now() - floodStart) / 1000;
-      return {
-        victim: summarize(samples),
-        flood: { requests: options.requests, by_status: byStatus, seconds: Math.round(seconds * 100) / 100, requests_per_s: Math.round(options.requests / seconds) },
-      };
-    } finally {
-      victimAgent.destroy();
-      floodAgent.destroy();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-    }
+  const run = (authFailures: { limit: number; windowSeconds: number }, flood: boolean): Promise<FloodRun> => {
+    const settings: RunSettings = { flood, ...options, victimToken: victim.api_token, attackedToken: attacked.api_token };
+    return runChild<FloodRun>('bench/auth-flood.ts', {
+      AUTH_FLOOD_RUN: JSON.stringify(settings),
+      // The handlers' quotas as the stack and the local runtime set them, the victim's request quota off.
+      QUOTA_STORE: 'table',
+      QUOTA_MERCHANT_RATE: '0',
+      QUOTA_PUBLIC_RATE: '0',
+      QUOTA_AUTH_FAILURES: String(authFailures.limit),
+      QUOTA_AUTH_FAILURE_WINDOW_SECONDS: String(authFailures.windowSeconds),
+    });
   };
 
   const quiet = await run(deployed, false);
@@ -150,4 +169,8 @@ export async function measureAuthFlood(options: { requests: number; concurrency:
     flood_without_budget: withoutBudget,
     quiet_after: quietAfter,
   };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  console.log(JSON.stringify(await runHere(JSON.parse(process.env.AUTH_FLOOD_RUN!) as RunSettings)));
 }

@@ -9,14 +9,11 @@ import {
   HeadersTooLargeError,
   MalformedRequestError,
   PayloadTooLargeError,
-  RateLimitedError,
   RouteNotFoundError,
   UriTooLongError,
 } from '#shared/domain/errors';
-import { type BucketLimit, clientAddressKey, TokenBuckets } from '#shared/core/token-bucket';
 import { errorResponse } from '#shared/http/errors';
 import { FUNCTION_TIMEOUT_SECONDS, type Route } from '#shared/http/routes';
-import type { MerchantProfile } from '#shared/domain/merchant';
 
 /** API Gateway's own limit on a request body (10 MB); larger ones never reach a function. */
 const GATEWAY_BODY_LIMIT = 10 * 1024 * 1024;
@@ -26,27 +23,6 @@ export const GATEWAY_HEADER_LIMIT = 10240;
 export interface RouteBinding extends Route {
   /** A streaming handler (routes with `stream: true`) is answered as a function URL would, chunk by chunk. */
   load: () => Promise<{ handler: LambdaHandler | StreamingLambdaHandler }>;
-}
-
-/**
- * The local runtime's request quotas, the same limits the AWS handlers count in the table
- * (shared/http/middlewares/quota.ts), kept here in memory: a token bucket per merchant and, on the payment
- * page's routes, per client address. `clientIpHeader` names a header to take the client's
- * address from (its last entry, the one a proxy in front appended); only set it behind such a
- * proxy: otherwise any client can write any address there and pick a fresh bucket each time.
- */
-export interface LocalQuotas {
-  merchant: BucketLimit;
-  public: BucketLimit;
-  /**
-   * Failed authentications per client address (QUOTA_AUTH_FAILURES in a window): past them the
-   * address's failures get 429, and its token checks run one at a time, so a flood of bad
-   * tokens cannot take the process from other merchants. A good token always goes through.
-   */
-  authFailures?: { limit: number; windowSeconds: number };
-  /** At most this many buckets are kept (least recently used ones go first). */
-  maxKeys: number;
-  clientIpHeader?: string;
 }
 
 /** Extra handlers for non-API paths (the payment page's static files). */
@@ -126,8 +102,12 @@ function queryParameters(rawQuery: string): Record<string, string> | undefined {
   return result;
 }
 
-/** The API Gateway v2 (HTTP API, payload 2.0) event for a request, as AWS would build it. */
-export function toEvent(request: IncomingMessage, body: Buffer, matched: Matched): APIGatewayProxyEventV2 {
+/**
+ * The API Gateway v2 (HTTP API, payload 2.0) event for a request, as AWS would build it. Its
+ * `sourceIp` is the client's address (`clientAddress`): the handlers key the anonymous request
+ * quota and the failed-authentication count on it, as in AWS.
+ */
+export function toEvent(request: IncomingMessage, body: Buffer, matched: Matched, clientIpHeader?: string): APIGatewayProxyEventV2 {
   const url = requestUrl(request);
   const rawQueryString = url.search.replace(/^\?/, '');
   const headers: Record<string, string> = {};
@@ -158,7 +138,7 @@ export function toEvent(request: IncomingMessage, body: Buffer, matched: Matched
         method: request.method ?? 'GET',
         path: url.pathname,
         protocol: `HTTP/${request.httpVersion}`,
-        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+        sourceIp: clientAddress(request, clientIpHeader),
         userAgent: headers['user-agent'] ?? '',
       },
       requestId: randomUUID(),
@@ -224,84 +204,16 @@ function malformed(request: IncomingMessage): Error | undefined {
   return undefined;
 }
 
-/** The client's address: the socket's, or the last entry of the trusted header when one is configured. */
+/**
+ * The client's address, as API Gateway reports it (`sourceIp`): the socket's, or the last entry
+ * of `trustedHeader` when one is configured (QUOTA_CLIENT_IP_HEADER). Only set it behind a proxy
+ * that appends that entry: otherwise any client writes any address there and gets a fresh
+ * request quota each time.
+ */
 export function clientAddress(request: IncomingMessage, trustedHeader: string | undefined): string {
   const forwarded = trustedHeader ? request.headers[trustedHeader.toLowerCase()] : undefined;
   const last = (Array.isArray(forwarded) ? forwarded.join(',') : (forwarded ?? '')).split(',').at(-1)?.trim();
-  return last || (request.socket.remoteAddress ?? 'unknown');
-}
-
-/**
- * Takes one request from its client's bucket; the RateLimitedError to answer, if it is empty.
- * A merchant route's client is the merchant its token names (a token that names none is left
- * to the handler's 401); a public route's, the client's address; gateway notifications have none.
- */
-/** The state of the failed-authentication count: buckets, and the addresses now past their budget. */
-interface AuthFailures {
-  buckets: TokenBuckets;
-  /** Address -> until when it is past its budget (ms), and the tail of its serialized token checks. */
-  limited: Map<string, { until: number; queue: Promise<unknown> }>;
-}
-
-/**
- * Checks a token; for an address past its failure budget, its checks run one after another
- * (never refused: a good token from that address still authenticates, only later).
- */
-async function checkToken(token: string | undefined, address: string, failures: AuthFailures | undefined): Promise<MerchantProfile | undefined> {
-  // Loaded on first use, as the handlers are: the store reads the environment the runtime sets.
-  const { authenticate } = await import('#shared/http/auth');
-  const check = () => authenticate(token).catch(() => undefined);
-  const limited = failures?.limited.get(address);
-  if (!limited || limited.until <= Date.now()) {
-    if (limited) failures?.limited.delete(address);
-    return check();
-  }
-  const turn = limited.queue.then(check);
-  limited.queue = turn;
-  return turn;
-}
-
-async function overQuota(
-  request: IncomingMessage,
-  route: Route,
-  quotas: LocalQuotas,
-  buckets: TokenBuckets,
-  failures: AuthFailures | undefined,
-): Promise<RateLimitedError | undefined> {
-  // A gateway's signed notification is not a client's request: it is never refused for quota.
-  if (route.gateway) return undefined;
-  // The portal's routes have no request quota (shared/http/portal-handler.ts), as in AWS.
-  if (route.portal) return undefined;
-  let key: string;
-  let limit: BucketLimit;
-  if (route.public) {
-    key = `P${clientAddressKey(clientAddress(request, quotas.clientIpHeader))}`;
-    limit = quotas.public;
-  } else {
-    const token = request.headers.token;
-    const address = clientAddressKey(clientAddress(request, quotas.clientIpHeader));
-    const merchant = await checkToken(Array.isArray(token) ? token[0] : token, address, failures);
-    if (!merchant) {
-      // A failure: counted against the address; within its budget the handler answers the 401.
-      if (!failures || !quotas.authFailures) return undefined;
-      const { limit, windowSeconds } = quotas.authFailures;
-      const taken = failures.buckets.take(`A${address}`, { rate: limit / windowSeconds, burst: limit });
-      if (taken.allowed) return undefined;
-      const limited = failures.limited.get(address);
-      const until = Date.now() + taken.retryAfterSeconds * 1000;
-      if (limited) limited.until = Math.max(limited.until, until);
-      else {
-        // Bounded like the buckets: the oldest entry goes first (it is the nearest to its end anyway).
-        if (failures.limited.size >= quotas.maxKeys) failures.limited.delete(failures.limited.keys().next().value as string);
-        failures.limited.set(address, { until, queue: Promise.resolve() });
-      }
-      return new RateLimitedError(taken.retryAfterSeconds);
-    }
-    key = `M${merchant.user_id}`;
-    limit = quotas.merchant;
-  }
-  const taken = buckets.take(key, limit);
-  return taken.allowed ? undefined : new RateLimitedError(taken.retryAfterSeconds);
+  return last || (request.socket.remoteAddress ?? '127.0.0.1');
 }
 
 /** Writes a Lambda result as the HTTP answer (the page's file server answers its errors with it too). */
@@ -317,17 +229,15 @@ export function send(response: ServerResponse, result: APIGatewayProxyStructured
 
 /**
  * An HTTP server that routes like API Gateway and calls the same Lambda handlers with the
- * events API Gateway would send. Anything else goes to the fallbacks (the payment page).
+ * events API Gateway would send. Anything else goes to the fallbacks (the payment page). It
+ * counts no request quota of its own: the handlers count them in the table, as in AWS, where
+ * the environment says so (QUOTA_STORE=table: the local runtime sets it, as the stack does).
  */
 export function createApiServer(
   bindings: readonly RouteBinding[],
   fallbacks: readonly FallbackHandler[] = [],
-  options: { quotas?: LocalQuotas } = {},
+  options: { clientIpHeader?: string } = {},
 ): Server {
-  const { quotas } = options;
-  const buckets = quotas && new TokenBuckets({ maxKeys: quotas.maxKeys });
-  const failures: AuthFailures | undefined =
-    quotas?.authFailures && quotas.authFailures.limit > 0 ? { buckets: new TokenBuckets({ maxKeys: quotas.maxKeys }), limited: new Map() } : undefined;
   // Without requireHostHeader Node would answer a missing Host with an empty 400; `malformed` answers it.
   const server = createServer({ requireHostHeader: false }, (request, response) => {
     void (async () => {
@@ -343,16 +253,11 @@ export function createApiServer(
         request.resume();
         return send(response, errorResponse(new RouteNotFoundError()));
       }
-      const limited = quotas && buckets && (await overQuota(request, matched.binding, quotas, buckets, failures));
-      if (limited) {
-        request.resume();
-        return send(response, errorResponse(limited));
-      }
       const body = await readBody(request);
       // API Gateway's own 413 is {"message": ...}; the local runtime answers in the documented shape.
       if (body === 'too-large') return send(response, errorResponse(new PayloadTooLargeError(GATEWAY_BODY_LIMIT)));
       const { handler } = await matched.binding.load();
-      const event = toEvent(request, body, matched);
+      const event = toEvent(request, body, matched, options.clientIpHeader);
       const context = lambdaContext(matched.binding.fn, matched.binding.timeoutSeconds);
       if (isStreamingHandler(handler)) await streamAnswer(handler, event, context, response);
       else send(response, await handler(event, context));

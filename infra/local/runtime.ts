@@ -1,7 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ROUTES } from '#shared/http/routes';
-import { readQuotaConfig } from '#shared/core/config';
 import { createApiServer, type RouteBinding } from '#infra/local/http-adapter';
 import { apiFunctions } from '#infra/local/handlers';
 import { ensureTable, LOCAL_AWS_ENV, startDynamoDbLocal, type LocalDynamoDb } from '#infra/local/dynamodb';
@@ -25,11 +24,11 @@ export interface RuntimeOptions {
   /** How often the expiry handler runs (EventBridge does it every minute in AWS). */
   expirySweepSeconds: number;
   /**
-   * The adapter's request quotas beyond the limits (QUOTA_MERCHANT_RATE, ...; read from the
-   * environment as the handlers read them): how many buckets to keep and the trusted client
-   * address header, if any (QUOTA_MAX_KEYS, QUOTA_CLIENT_IP_HEADER).
+   * The header the adapter takes a request's client address from, behind a proxy of your own
+   * (QUOTA_CLIENT_IP_HEADER); else the connection's. The handlers key the request quotas they
+   * count in the table on it (QUOTA_MERCHANT_RATE, ...; read from the environment as in AWS).
    */
-  quotas?: { maxKeys: number; clientIpHeader?: string };
+  clientIpHeader?: string;
   /** The local SMTP server's port (SMTP_PORT; default: a free one). */
   smtpPort?: number;
 }
@@ -59,9 +58,6 @@ export interface Runtime {
 const PAGE_PREFIX = '/pay/';
 const PORTAL_PREFIX = '/portal/';
 const MAIL_PREFIX = '/mail/';
-
-/** Buckets the local adapter keeps by default (QUOTA_MAX_KEYS): about a megabyte at most. */
-export const DEFAULT_QUOTA_KEYS = 10_000;
 
 /**
  * A previous run killed with SIGKILL leaves its DynamoDB Local running on our data. Stop it
@@ -203,6 +199,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       DYNAMODB_ENDPOINT: dynamodbEndpoint,
       PAYMENT_PAGE_URL: paymentPageUrl,
       PORTAL_ORIGIN: portalOrigin,
+      // Route handlers count request quotas and failed authentications in the table, as the stack sets it.
+      QUOTA_STORE: 'table',
       // Where gateways post notifications (a tunnel's URL when a real gateway should reach this machine).
       PUBLIC_API_URL: process.env.PUBLIC_API_URL ?? `${url}/`,
       CALLBACK_QUEUE_URL: sqs.callbackQueueUrl,
@@ -241,9 +239,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         email: { transport: smtpTransport(mailbox.smtpUrl), summarySeconds: 3600 },
       }),
     );
-    const limits = readQuotaConfig(process.env);
     const server = createApiServer(bindings, [staticFiles(PAGE_PREFIX, resolve('web/dist'), 'page'), staticFiles(PORTAL_PREFIX, resolve('web/portal/dist'), 'portal'), mailbox.pages(MAIL_PREFIX)], {
-      quotas: { merchant: limits.merchant, public: limits.public, authFailures: limits.authFailures, maxKeys: options.quotas?.maxKeys ?? DEFAULT_QUOTA_KEYS, clientIpHeader: options.quotas?.clientIpHeader },
+      clientIpHeader: options.clientIpHeader,
     });
     await new Promise<void>((done, fail) => {
       server.once('error', fail);

@@ -1,13 +1,14 @@
 /**
  * `npm start`: the whole service locally, nothing else to set up (Java 17 runs DynamoDB Local).
  * Configuration: PORT (3000), HOST (127.0.0.1), DATA_DIR (.data), DEMO_API_TOKEN (generated),
- * EXPIRY_SWEEP_SECONDS (30), SMTP_PORT (a free one: the local mail server), EMAIL_FROM, QUOTA_MAX_KEYS (10000), QUOTA_CLIENT_IP_HEADER (none: the socket's
- * address); the quotas' limits as in AWS (QUOTA_MERCHANT_RATE, ..., docs/operator-guide.md "Rate limits");
+ * EXPIRY_SWEEP_SECONDS (30), SMTP_PORT (a free one: the local mail server), EMAIL_FROM, QUOTA_CLIENT_IP_HEADER (none: the socket's
+ * address); the quotas' limits as in AWS (QUOTA_MERCHANT_RATE, ..., docs/operator-guide.md "Rate limits"),
+ * counted in the table by the handlers as in AWS;
  * DYNAMODB_ENDPOINT (none: DynamoDB Local is started) with TABLE_NAME (crypto-pay-orders) to use a
  * DynamoDB that is already running instead.
  */
 import { LOCAL_AWS_ENV } from '#infra/local/dynamodb';
-import { DEFAULT_QUOTA_KEYS, startRuntime } from '#infra/local/runtime';
+import { startRuntime } from '#infra/local/runtime';
 import { positiveInteger } from '#shared/core/env';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= LOCAL_AWS_ENV.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED;
@@ -28,10 +29,7 @@ export const runtime = await startRuntime({
   tableName: (process.env.DYNAMODB_ENDPOINT && process.env.TABLE_NAME) || undefined,
   expirySweepSeconds: positiveInteger(process.env, 'EXPIRY_SWEEP_SECONDS', 30),
   smtpPort: process.env.SMTP_PORT ? positiveInteger(process.env, 'SMTP_PORT', 2525) : undefined,
-  quotas: {
-    maxKeys: positiveInteger(process.env, 'QUOTA_MAX_KEYS', DEFAULT_QUOTA_KEYS),
-    clientIpHeader: process.env.QUOTA_CLIENT_IP_HEADER || undefined,
-  },
+  clientIpHeader: process.env.QUOTA_CLIENT_IP_HEADER || undefined,
 }).catch((error: unknown) => {
   console.error(`Could not start: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);

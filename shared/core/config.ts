@@ -88,8 +88,9 @@ export const authConfig = section(readAuthConfig);
  * Request quotas per client (docs/operator-guide.md "Rate limits"): each merchant (by its token's user_id) and
  * each anonymous client of the payment page's routes (by source address; IPv6 by /64) has its
  * own, on top of API Gateway's per-route limits. A rate of 0 turns that quota off. `store`:
- * 'table' (the AWS stack sets it) counts in the DynamoDB table, in the handlers; unset, the
- * handlers count nothing and the local HTTP adapter applies the same limits in memory.
+ * 'table' (the AWS stack and the local runtime set it) counts in the DynamoDB table, in the
+ * handlers (shared/http/middlewares/quota.ts, token-auth.ts); unset (tests of other things),
+ * nothing counts them.
  */
 export const readQuotaConfig = (env: Env) => {
   const store = setting(env, 'QUOTA_STORE');

@@ -1,5 +1,4 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Take } from '#shared/core/token-bucket';
 import { db, tableName } from '#shared/store/client';
 import { isConditionFailure } from '#shared/store/errors';
 import { ENTITY, quotaKey } from '#shared/store/keys';
@@ -23,6 +22,26 @@ export interface WindowLimit {
 export function windowLimit(rate: number, burst: number): WindowLimit {
   const windowSeconds = Math.max(1, Math.ceil(burst / rate));
   return { limit: rate * windowSeconds, windowSeconds };
+}
+
+/** A count's answer: allowed, or refused with the seconds until the client's window ends. */
+export type Take = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+
+/**
+ * The quota key of a client address: an IPv4 address as is, an IPv6 address by its /64 (one
+ * subscriber usually holds a whole /64, so keying single addresses would give it 2^64
+ * quotas). An IPv4-mapped IPv6 address is its IPv4 address.
+ */
+export function clientAddressKey(raw: string): string {
+  const address = raw.split('%', 1)[0]!; // an IPv6 zone (fe80::1%eth0) names no other client
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1]!;
+  if (!address.includes(':')) return address;
+  const [head = '', tail = ''] = address.toLowerCase().split('::', 2);
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const groups = address.includes('::') ? [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right] : left;
+  return `${groups.slice(0, 4).map((group) => group.replace(/^0+(?=.)/, '')).join(':')}::/64`;
 }
 
 /** A hot quota item throttled by DynamoDB is a client sending far over its quota: limited too. */

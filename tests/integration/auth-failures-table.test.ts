@@ -1,4 +1,4 @@
-/** Failed authentications per address counted in the table, as in AWS (tests/support/auth-failures.ts). */
+/** Failed authentications per address counted in the table, as in AWS and `npm start` (tests/support/auth-failures.ts). */
 import { afterAll, beforeAll } from 'vitest';
 import { startApi } from '../support/api';
 import { describeAuthFailures } from '../support/auth-failures';
@@ -15,4 +15,4 @@ afterAll(async () => {
   process.env = saved;
 });
 
-describeAuthFailures('table, as in AWS', () => api.url, 3);
+describeAuthFailures('table, as in AWS', () => api.url, 3, { record: 'tests/integration/auth-failures-table.test.ts' });

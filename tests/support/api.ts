@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { ROUTES } from '#shared/http/routes';
-import { createApiServer, type LocalQuotas } from '#infra/local/http-adapter';
+import { createApiServer } from '#infra/local/http-adapter';
 import { apiFunctions } from '#infra/local/handlers';
 import { createMerchant, type MerchantCredentials, type NewMerchant } from '#shared/services/merchants';
 
@@ -14,8 +14,12 @@ export interface ApiResponse {
   body: any;
 }
 
-/** The API behind the local API Gateway adapter, on a free loopback port, with the real handlers (no quotas unless given). */
-export async function startApi(options: { quotas?: LocalQuotas } = {}): Promise<{ url: string; close: () => Promise<void> }> {
+/**
+ * The API behind the local API Gateway adapter, on a free loopback port, with the real handlers.
+ * They count request quotas in the table only with QUOTA_STORE=table in the environment (as AWS
+ * and the local runtime set it), which a file sets before its handlers first read it.
+ */
+export async function startApi(options: { clientIpHeader?: string } = {}): Promise<{ url: string; close: () => Promise<void> }> {
   const server: Server = createApiServer(
     ROUTES.map((route) => ({ ...route, load: apiFunctions[route.fn]! })),
     [],

@@ -54,7 +54,7 @@ export function describeAuthFailures(where: string, url: () => string, budget: n
           count: flood.length + 1,
           outcome:
             `bad tokens: 401 AUTHENTICATION_FAILED x${unauthorized}, 429 API_LIMIT_EXCEEDED with Retry-After x${refused.length}; the good token from the same address: ${goodAnswer.status}; ` +
-            `another address's bad token: ${elsewhere.status} (its own budget); counted the same in the table as in AWS (tests/integration/auth-failures-table.test.ts); another merchant's Get Order under a 600-request flood: docs/performance.md`,
+            `another address's bad token: ${elsewhere.status} (its own budget); counted in the table, as in AWS and npm start; another merchant's Get Order under a 600-request flood: docs/performance.md`,
           test: options.record,
         });
       }

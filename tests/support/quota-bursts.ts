@@ -1,7 +1,7 @@
 /**
  * The default quotas against real traffic (issue 21, item 3), run by
- * tests/integration/quotas-defaults-table.test.ts (AWS: the handlers count in the table, here
- * DynamoDB Local) and quotas-defaults-local.test.ts (the local adapter's buckets): what the
+ * tests/integration/quotas-defaults-table.test.ts (the handlers count in the table, as in AWS
+ * and the local runtime; here DynamoDB Local): what the
  * published MugglePay clients do in normal use (a shop's back end reading a few orders and then
  * creating 20 at once; a catalogue sync of 50 at once) passes untouched; a client flooding far
  * past that still gets 429 with Retry-After, and the payment page's anonymous routes stay tight.
@@ -12,7 +12,7 @@ import { readQuotaConfig } from '#shared/core/config';
 import { client, newMerchant, startApi } from './api';
 import { expectRateLimited, requestFrom } from './quotas';
 
-export function describeDefaultQuotas(where: 'table' | 'local'): void {
+export function describeDefaultQuotas(): void {
   const defaults = readQuotaConfig({});
   const saved = { ...process.env };
 
@@ -21,9 +21,9 @@ export function describeDefaultQuotas(where: 'table' | 'local'): void {
   beforeAll(async () => {
     // No QUOTA_*_RATE or _BURST: the handlers and the adapter use the defaults.
     for (const name of Object.keys(process.env)) if (name.startsWith('QUOTA_')) delete process.env[name];
-    // QUOTA_STORE=table as the stack sets it; unset, the handlers count nothing and the adapter counts.
-    if (where === 'table') process.env.QUOTA_STORE = 'table';
-    server = where === 'table' ? await startApi() : await startApi({ quotas: { ...defaults, maxKeys: 1000 } });
+    // QUOTA_STORE=table as the stack and the local runtime set it; unset, the handlers count nothing.
+    process.env.QUOTA_STORE = 'table';
+    server = await startApi();
   });
   afterAll(async () => {
     await server?.close();
@@ -46,12 +46,12 @@ export function describeDefaultQuotas(where: 'table' | 'local'): void {
       expect(defaults.public).toEqual({ rate: 5, burst: 10 });
     });
 
-    describe(`counted ${where === 'table' ? 'in the table (AWS)' : 'by the local adapter'}`, () => {
+    describe('counted in the table', () => {
       const api = () => server;
 
       it('a shop back end reading a few orders, then creating 20 at once: every answer is 200', async () => {
         const call = client(api().url);
-        const shop = await newMerchant(true, `Busy Shop ${where}`);
+        const shop = await newMerchant(true, 'Busy Shop');
         await freshWindow();
         for (let i = 0; i < 3; i += 1) expect((await call('GET', '/v1/orders', { token: shop.api_token })).status).toBe(200);
         const created = await Promise.all(Array.from({ length: 20 }, (_, i) => call('POST', '/v1/orders', { token: shop.api_token, body: order(i) })));
@@ -60,7 +60,7 @@ export function describeDefaultQuotas(where: 'table' | 'local'): void {
 
       it('a burst of 50 at once passes; a flood far past it gets 429 with Retry-After', async () => {
         const call = client(api().url);
-        const shop = await newMerchant(true, `Syncing Shop ${where}`);
+        const shop = await newMerchant(true, 'Syncing Shop');
         await freshWindow();
         const burst = await Promise.all(Array.from({ length: 50 }, () => call('GET', '/v1/orders', { token: shop.api_token })));
         expect(burst.map((response) => response.status)).toEqual(Array(50).fill(200));
@@ -72,10 +72,10 @@ export function describeDefaultQuotas(where: 'table' | 'local'): void {
       });
 
       it('the payment page routes: one address gets 10 at once, then 429', async () => {
-        const shop = await newMerchant(true, `Page Shop ${where}`);
+        const shop = await newMerchant(true, 'Page Shop');
         const created = await client(api().url)('POST', '/v1/orders', { token: shop.api_token, body: { price_amount: 5 } });
         const url = `${api().url}/v1/pay/${created.body.order.order_id as string}`;
-        const address = where === 'table' ? '127.0.0.21' : '127.0.0.22';
+        const address = '127.0.0.21';
         await freshWindow();
         const answers = await Promise.all(Array.from({ length: 20 }, () => requestFrom(address, url)));
         expect(answers.filter((response) => response.status === 200).length).toBeLessThanOrEqual(defaults.public.burst * 2);

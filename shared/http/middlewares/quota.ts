@@ -1,12 +1,11 @@
 import { quotaConfig } from '#shared/core/config';
 import { logger } from '#shared/core/logger';
-import { clientAddressKey, type Take } from '#shared/core/token-bucket';
 import { RateLimitedError } from '#shared/domain/errors';
 import { errorResponse } from '#shared/http/errors';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { merchantOf } from '#shared/http/middlewares/token-auth';
 import type { Event, Middleware } from '#shared/http/middlewares/types';
-import { takeFromWindow, windowLimit, WindowHeadroom } from '#shared/store/quotas';
+import { clientAddressKey, type Take, takeFromWindow, windowLimit, WindowHeadroom } from '#shared/store/quotas';
 
 /**
  * The quota key of a request: its merchant (`M<user_id>`), or for the payment page's routes its
@@ -22,7 +21,7 @@ const headroom = new WindowHeadroom();
 
 /**
  * Counts the request against its client's quota in the table (QUOTA_STORE=table, as the AWS
- * stack sets it) and refuses it with 429 and Retry-After when the quota is used up. It runs
+ * stack and the local runtime set it) and refuses it with 429 and Retry-After when the quota is used up. It runs
  * after authentication (shared/http/middlewares/token-auth.ts), so a merchant's quota counts
  * only its own requests. A request well inside its client's quota, as this container last heard
  * it, is answered without waiting for its count (`WindowHeadroom`): the count is still made, and

@@ -1,20 +1,19 @@
 import { quotaConfig } from '#shared/core/config';
 import { logger } from '#shared/core/logger';
-import { clientAddressKey } from '#shared/core/token-bucket';
 import { AuthenticationError, RateLimitedError } from '#shared/domain/errors';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { authenticate } from '#shared/http/auth';
 import { requestSlot } from '#shared/http/middlewares/slot';
 import type { Event, Middleware } from '#shared/http/middlewares/types';
-import { takeFromWindow } from '#shared/store/quotas';
+import { clientAddressKey, takeFromWindow } from '#shared/store/quotas';
 
 /** The quota key of a client address's failed authentications. */
 export const authFailureClient = (address: string): string => `A${clientAddressKey(address)}`;
 
 /**
- * Counts a failed authentication against its client address (QUOTA_STORE=table: in the table,
- * one conditional write per failure, none for a success) and answers the error to throw: the
- * 401 while the address is within its budget, a 429 with Retry-After past it. Only failures are
+ * Counts a failed authentication against its client address (QUOTA_STORE=table, as in AWS and
+ * the local runtime: in the table, one conditional write per failure, none for a success) and
+ * answers the error to throw: the 401 while the address is within its budget, a 429 with Retry-After past it. Only failures are
  * counted and only failures are refused, so a good token from the same address (a shop behind
  * the same NAT as an attacker) always goes through. If the table cannot count, the 401 stands.
  */
