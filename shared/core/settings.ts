@@ -95,7 +95,7 @@ export const SETTINGS = {
   LIVE_GATEWAYS: stackSet('string', 'the gateways with credentials (codes, comma-separated); the stack derives it from the credential parameters', {
     defaultText: 'the gateways whose credentials are set',
   }),
-  QUOTA_STORE: stackSet('string', '"table": route functions count request quotas in the table (the stack sets it); unset, the local HTTP adapter counts in memory'),
+  QUOTA_STORE: stackSet('string', '"table": route functions count request quotas and failed authentications in the table (the stack and the local runtime set it); unset, nothing counts them'),
   WATCH_CHAIN: stackSet('string', "the chain a watch-chain function watches", { required: true }),
   WATCH_TICK_QUEUE_URL: stackSet('string', "the watchers' step timer queue", { required: true }),
   WATCHER_FUNCTIONS: stackSet('string', "each chain's watch-chain function name (JSON), for wake-watchers", { required: true }),
