@@ -1,7 +1,9 @@
 /**
  * One error model for the service. Each case carries the HTTP status and the MugglePay-style
  * `error_code`; the HTTP error middleware turns them into the contract's bodies. Anything that
- * is not an {@link AppError} is unexpected and becomes a bare 500 (details in the log only).
+ * is not an {@link AppError} is unexpected and becomes a bare 500 (details in the log only),
+ * but the domain refusals that carry no status ({@link PaymentNotBookableError}), which the
+ * HTTP layer maps itself.
  */
 export class AppError extends Error {
   /** Set on a refusal that passes with time (a quota, a held key, the store failing): the whole seconds until a retry can go through. */
@@ -53,6 +55,19 @@ export class ParametersMissingError extends AppError {
 export class InvalidParameterError extends AppError {
   constructor(message: string) {
     super(400, 'PARAMETERS_INVALID', message);
+  }
+}
+
+/**
+ * A payment report its invoice can never take (services/payment-reports.ts): an amount finer
+ * than the invoice's currency, a simulated amount over its bound. A domain refusal with no HTTP
+ * status: a watcher keeps such a payment as unmatched (watchers/booking.ts), and the HTTP layer
+ * answers it as an invalid parameter (shared/http/errors.ts) where a request sent it (the sandbox).
+ */
+export class PaymentNotBookableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PaymentNotBookableError';
   }
 }
 

@@ -1,10 +1,12 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import {
   AppError,
+  InvalidParameterError,
   InvalidPriceError,
   MerchantOrderIdExistsError,
   OrderDoesNotExistError,
   OrderNotFoundError,
+  PaymentNotBookableError,
 } from '#shared/domain/errors';
 import { asStoreError } from '#shared/store/errors';
 import { json } from '#shared/http/responses';
@@ -13,10 +15,13 @@ import { logger } from '#shared/core/logger';
 /**
  * Maps any error to the contract's bodies. The spec's three errors keep their exact shapes
  * (key order included); every other known error is `{status, error, error_code}`; anything
- * unexpected is a bare 500 whose details go to the log only.
+ * unexpected is a bare 500 whose details go to the log only. A domain refusal without a status
+ * gets its answer here: a payment its invoice cannot take, sent by a request (the sandbox), is
+ * an invalid parameter (400 PARAMETERS_INVALID).
  */
 export function errorResponse(raw: unknown): APIGatewayProxyStructuredResultV2 {
-  const error = asStoreError(raw);
+  const stored = asStoreError(raw);
+  const error = stored instanceof PaymentNotBookableError ? new InvalidParameterError(stored.message) : stored;
   if (error instanceof OrderNotFoundError) {
     // Spec quirk: misspelt key and a string status.
     return json(404, { eror: error.message, status: '404' });

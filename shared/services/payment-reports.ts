@@ -5,7 +5,7 @@
  */
 import { apiConfig } from '#shared/core/config';
 import { currency } from '#shared/domain/currencies';
-import { InvalidParameterError, InvoiceNotExistError, RefundNotPendingError } from '#shared/domain/errors';
+import { InvoiceNotExistError, PaymentNotBookableError, RefundNotPendingError } from '#shared/domain/errors';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { add, compare, type Decimal, decimalPlaces, formatDecimal, multiply, parseDecimal, ZERO } from '#shared/domain/money';
 import { MAX_SANDBOX_PAYMENT_FACTOR } from '#shared/domain/limits';
@@ -81,7 +81,9 @@ function evaluate(found: Found, payments: readonly Payment[], invoice: Invoice) 
  * The one entry point for payments: records a payment against the invoice it was sent to
  * (the current one by default) and moves the order as {@link evaluatePayment} says.
  * Idempotent by the payment's key: the same report twice is one change; the same key with
- * more confirmations (or in another block after a reorganisation) updates it.
+ * more confirmations (or in another block after a reorganisation) updates it. A report the
+ * invoice can never take (an amount finer than its currency, a simulated one over its bound)
+ * is a PaymentNotBookableError.
  */
 export function recordPayment(report: PaymentReport): Promise<Found> {
   return recordPayments([report]);
@@ -111,10 +113,10 @@ export function recordPayments(reports: readonly PaymentReport[]): Promise<Found
     for (const report of reports) {
       const amount = report.amount ?? parseDecimal(invoice.pay_amount);
       if (report.simulated && compare(amount, multiply(parseDecimal(invoice.pay_amount), { units: BigInt(MAX_SANDBOX_PAYMENT_FACTOR), scale: 0 })) > 0) {
-        throw new InvalidParameterError(`amount must be at most ${MAX_SANDBOX_PAYMENT_FACTOR} times the invoice's pay_amount`);
+        throw new PaymentNotBookableError(`amount must be at most ${MAX_SANDBOX_PAYMENT_FACTOR} times the invoice's pay_amount`);
       }
       if (decimalPlaces(amount) > currency(invoice.pay_currency).precision) {
-        throw new InvalidParameterError(`amount has more decimals than ${invoice.pay_currency} has`);
+        throw new PaymentNotBookableError(`amount has more decimals than ${invoice.pay_currency} has`);
       }
       const confirmations = report.confirmations ?? required;
       const key = report.key ?? report.txid;

@@ -9,7 +9,7 @@
  * refund-watches.ts) is booked on the refund it pays through services/refunds.ts
  * (recordRefundPayment, idempotent by the payment's key) instead: {@link bookRefundPayment}.
  */
-import { InvalidParameterError, InvoiceNotExistError, RefundNotFoundError, UnknownOrderError } from '#shared/domain/errors';
+import { InvoiceNotExistError, PaymentNotBookableError, RefundNotFoundError, UnknownOrderError } from '#shared/domain/errors';
 import { compare, formatDecimal, parseDecimal } from '#shared/domain/money';
 import { type PaymentReport, recordPayments } from '#shared/services/payment-reports';
 import { recordRefundPayment } from '#shared/services/refunds';
@@ -116,7 +116,7 @@ export async function bookInvoice(reports: readonly PaymentReport[]): Promise<Un
     return undefined;
   } catch (error) {
     if (error instanceof UnknownOrderError || error instanceof InvoiceNotExistError) return 'ORDER_GONE';
-    if (error instanceof InvalidParameterError) return 'NOT_BOOKABLE';
+    if (error instanceof PaymentNotBookableError) return 'NOT_BOOKABLE';
     throw error;
   }
 }
