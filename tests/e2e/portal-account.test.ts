@@ -222,7 +222,7 @@ describe("the portal's account screens in Chromium", () => {
     await vic.getByRole('button', { name: 'Create a passkey' }).click();
     await vic.getByRole('button', { name: 'I have saved them' }).click();
     await vic.getByRole('heading', { level: 1, name: 'Orders' }).waitFor();
-    expect(await vic.getByRole('navigation').getByRole('link').allTextContents()).toEqual(['Orders', 'Payment links', 'Refunds waiting', 'Email']);
+    expect(await vic.getByRole('navigation').getByRole('link').allTextContents()).toEqual(['Orders', 'Payment links', 'Refunds waiting', 'Unmatched payments', 'Email']);
     // A typed address of an owner's screen shows the orders instead; the API refuses anyway.
     await vic.goto(vicInvite.split('#')[0] + '#/developers');
     await vic.getByRole('heading', { level: 1, name: 'Orders' }).waitFor();

@@ -43,7 +43,7 @@ export const emailScreen: Screen = (main) => {
       field('email-address', strings.emailAddress, address, strings.emailAddressHint),
       field('email-language', strings.emailLanguage, language),
       field('email-payments', strings.emailPayments, payments),
-      h('fieldset', null, h('legend', null, strings.emailTopics), TOPICS.map((topic) => h('div', { class: 'check' }, boxes[topic], h('label', { for: `email-topic-${topic}` }, strings.emailTopicNames[topic]!)))),
+      h('fieldset', null, h('legend', null, strings.emailTopics), TOPICS.map((topic) => h('label', { class: 'check' }, boxes[topic], strings.emailTopicNames[topic]!))),
       h('div', { class: 'buttons' }, h('button', { type: 'submit', class: 'primary' }, strings.save)),
     );
     content.replaceChildren(h('p', null, strings.emailLead), form);

@@ -4,6 +4,11 @@ import { currentLang, setLang, t } from '../i18n';
 import { navigate, screensOf } from '../router';
 import { signedInMerchant, signedInUser, signOut } from '../session';
 
+/** Who is signed in: the name and the role, or the name alone where it is the role's word ("Owner", not "Owner (Owner)"). */
+function signedInLabel(name: string, role: string): string {
+  return name.trim().toLowerCase() === role.toLowerCase() ? name : t().signedInAs(name, role);
+}
+
 /** The frame around every screen: skip link, header (product, navigation, user, language, sign-out), main. */
 export function renderLayout(root: HTMLElement, rerender: () => void): HTMLElement {
   const strings = t();
@@ -32,7 +37,7 @@ export function renderLayout(root: HTMLElement, rerender: () => void): HTMLEleme
     h(
       'div',
       { class: 'account' },
-      user ? h('span', { class: 'user' }, strings.signedInAs(user.name, strings.roles[user.role] ?? user.role)) : null,
+      user ? h('span', { class: 'user' }, signedInLabel(user.name, strings.roles[user.role] ?? user.role)) : null,
       language,
       user
         ? h('button', { type: 'button', class: 'link', onclick: async () => {

@@ -49,7 +49,8 @@ export const linksScreen: Screen = (main) => {
     more.hidden = !cursor;
     if (!body.children.length) say(outcome, strings.noLinks);
   };
-  more.addEventListener('click', () => void load());
+  // Only ever the next page: without a cursor the first page would be appended again.
+  more.addEventListener('click', () => cursor && void load());
   const table = h(
     'table',
     { class: 'links' },

@@ -71,7 +71,8 @@ export const ordersScreen: Screen = (main, params) => {
     more.hidden = !cursor;
     if (!body.children.length) say(outcome, strings.noOrders);
   };
-  more.addEventListener('click', () => void load());
+  // Only ever the next page: without a cursor the first page would be appended again.
+  more.addEventListener('click', () => cursor && void load());
   showScreen(main, strings.orders, form, h('div', { class: 'table-wrap' }, table), outcome, more);
   void load();
 };

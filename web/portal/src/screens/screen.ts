@@ -64,7 +64,8 @@ export function pagedListScreen<T>(main: HTMLElement, list: PagedList<T>): void 
     more.hidden = !cursor;
     if (!body.firstChild) say(outcome, list.empty);
   };
-  more.onclick = () => void load();
+  // Only ever the next page: without a cursor the first page would be appended again.
+  more.onclick = () => cursor && void load();
   showScreen(
     main,
     list.title,
