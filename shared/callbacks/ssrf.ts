@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import { InvalidParameterError } from '#shared/domain/errors';
 
 /**
- * The SSRF guard for merchant callbacks (DESIGN section 6). One classifier,
+ * The SSRF guard for merchant callbacks (docs/merchant-guide.md, "Callbacks"). One classifier,
  * {@link forbiddenAddressReason}, decides which addresses a callback may reach; it runs when an
  * order is created (on the literal host of `callback_url`, {@link checkCallbackUrl}) and again at
  * connect time on every address DNS returns (shared/callbacks/http-post.ts), so a name that
@@ -104,14 +104,6 @@ export function forbiddenAddressReason(ip: string, options: SsrfOptions): string
   if (range !== 'unicast') return IPV6_REASONS[range] ?? `a special-purpose address (${range})`;
   if (!address.match(GLOBAL_UNICAST_V6)) return 'outside the global unicast range (2000::/3)';
   return undefined;
-}
-
-/**
- * True when a callback must not connect to `ip` (see {@link forbiddenAddressReason}). Used when
- * checking `callback_url` and again at connect time on every resolved address.
- */
-export function isForbiddenAddress(ip: string, options: SsrfOptions): boolean {
-  return forbiddenAddressReason(ip, options) !== undefined;
 }
 
 /**
