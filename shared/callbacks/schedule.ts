@@ -2,9 +2,9 @@
  * The retry schedule of callbacks: exponential from a base (60 s by default), doubling up to
  * a nominal 12 hours, plus 0 to 20% jitter so retries of many orders do not arrive at a
  * recovering merchant together. Jitter only lengthens a step, so the schedule never ends
- * before its nominal span: with the defaults, 16 attempts over 77 to 92 hours (the design asks
- * for at least 72). Steps past SQS's 12-hour limit are waited out by postponing the message
- * again (processDeliveryJob).
+ * before its nominal span: with the defaults, 16 attempts over 77 to 92 hours, never less than
+ * 72 (docs/merchant-guide.md, "Callbacks", has the table). Steps past SQS's 12-hour limit are
+ * waited out by postponing the message again (processDeliveryJob).
  */
 import { type Backoff, backoffDelay, SQS_LONGEST_WAIT_SECONDS } from '#shared/core/backoff';
 
@@ -27,14 +27,4 @@ export function withRetryAfter(delaySeconds: number, retryAfter: string | undefi
     : Math.ceil((Date.parse(retryAfter) - now.getTime()) / 1000);
   if (!Number.isFinite(seconds) || seconds <= 0) return delaySeconds;
   return Math.max(delaySeconds, Math.min(MAX_RETRY_AFTER_SECONDS, seconds));
-}
-
-/** The nominal schedule (no jitter, the shortest): cumulative seconds after the first attempt, for the docs. */
-export function nominalSchedule(baseSeconds: number, maxAttempts: number): { attempt: number; delaySeconds: number; afterSeconds: number }[] {
-  const rows = [{ attempt: 1, delaySeconds: 0, afterSeconds: 0 }];
-  for (let attempt = 2; attempt <= maxAttempts; attempt += 1) {
-    const delaySeconds = retryDelaySeconds(attempt - 1, baseSeconds, () => 0);
-    rows.push({ attempt, delaySeconds, afterSeconds: rows[rows.length - 1]!.afterSeconds + delaySeconds });
-  }
-  return rows;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { sign, webhookHeaders } from '#shared/callbacks/signing';
 import { verifyCallback } from '../support/webhook-verify';
-import { MAX_RETRY_AFTER_SECONDS, nominalSchedule, retryDelaySeconds, withRetryAfter } from '#shared/callbacks/schedule';
+import { MAX_RETRY_AFTER_SECONDS, retryDelaySeconds, withRetryAfter } from '#shared/callbacks/schedule';
 import { SQS_LONGEST_WAIT_SECONDS } from '#shared/core/backoff';
 import { deliveryFor } from '#shared/callbacks/outbox';
 import type { Order } from '#shared/domain/order';
@@ -71,9 +71,6 @@ describe('retry schedule', () => {
     expect(span(() => 0)).toBeGreaterThanOrEqual(72 * 3600);
     for (let run = 0; run < 1000; run += 1) expect(span(Math.random)).toBeGreaterThanOrEqual(72 * 3600);
     expect(span(() => 0.999999)).toBeLessThan(93 * 3600);
-    const schedule = nominalSchedule(60, 16);
-    expect(schedule).toHaveLength(16);
-    expect(schedule.at(-1)!.afterSeconds).toBe(span(() => 0));
   });
 
   it('honours Retry-After in seconds or as a date, never shortening the backoff, at most a day', () => {
