@@ -37,5 +37,3 @@ export function callbackBody(order: Order, eventId: string, refunds?: readonly R
     ...(refunds && refunds.length > 0 ? { refunds } : {}),
   };
 }
-
-export type CallbackBody = ReturnType<typeof callbackBody>;

@@ -124,8 +124,6 @@ export type EmailEvent =
       reason?: string;
     };
 
-export type EmailEventKind = EmailEvent['kind'];
-
 /** The UTC day (YYYY-MM-DD) of a time. */
 export const utcDay = (at: Date | string): string => new Date(at).toISOString().slice(0, 10);
 

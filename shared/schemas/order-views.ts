@@ -66,6 +66,3 @@ export function invoiceView(invoice: Invoice) {
     qrcode: invoice.payment_uri,
   };
 }
-
-export type OrderView = ReturnType<typeof orderView>;
-export type InvoiceView = ReturnType<typeof invoiceView>;

@@ -222,7 +222,6 @@ export function linkView(link: PaymentLink, url: string, now: Date) {
     updated_at: link.updated_at,
   };
 }
-export type LinkView = ReturnType<typeof linkView>;
 
 /** The link as its page shows it. Fields named one by one: nothing of the merchant's (callback URL, counts) slips out. */
 export function payLinkView(link: PaymentLink, merchant: { name: string; sandbox: boolean }, currencies: readonly string[], now: Date) {

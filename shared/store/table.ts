@@ -19,5 +19,3 @@ export const TABLE_KEYS = {
   /** Items with this attribute (epoch seconds) are removed by DynamoDB TTL. */
   ttlAttribute: 'expires_at_epoch',
 } as const;
-
-export type IndexName = (typeof TABLE_KEYS.indexes)[number]['name'];
