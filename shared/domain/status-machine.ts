@@ -1,5 +1,5 @@
 import { AppError } from '#shared/domain/errors';
-import { ORDER_STATUSES, type OrderStatus } from '#shared/domain/statuses';
+import type { OrderStatus } from '#shared/domain/statuses';
 
 /**
  * The order lifecycle (docs/merchant-guide.md, "Order statuses"). NEW -> NEW is a checkout that replaces the
@@ -29,9 +29,6 @@ export type UnresolvedReason = 'UNDERPAID' | 'OVERPAID' | 'PAID_LATE' | 'PAID_TO
 export function canTransition(from: OrderStatus, to: OrderStatus): boolean {
   return TRANSITIONS[from].includes(to);
 }
-
-/** Statuses no event can move an order out of. */
-export const FINAL_STATUSES: readonly OrderStatus[] = ORDER_STATUSES.filter((status) => TRANSITIONS[status].length === 0);
 
 export class InvalidTransitionError extends AppError {
   constructor(
