@@ -66,8 +66,5 @@ export function evmConfig(env: Env): EvmSettings {
   return Object.fromEntries(EVM_NETWORKS.map((network) => [network.chain, evmNetworkConfig(env, network)]));
 }
 
-/** Ethereum's own settings (ETH_CHAIN_ID, USDT_ERC20_CONTRACT, USDC_ERC20_CONTRACT). */
-export const ethereumConfig = (env: Env): EvmNetworkConfig => evmNetworkConfig(env, evmNetwork('ETH')!);
-
 /** The process's EVM settings (the environment read once, by shared/core/config.ts). */
 export const evmSettings = section(evmConfig);

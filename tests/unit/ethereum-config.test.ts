@@ -1,18 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '#shared/core/env';
-import { ethereumConfig, MAINNET_TOKEN_CONTRACTS } from '#shared/chains/evm';
+import { evmConfig, MAINNET_TOKEN_CONTRACTS } from '#shared/chains/evm';
 import { ethereumSourceOptions } from '#shared/watchers/sources/ethereum/source';
 import { chainOf, currency, keyOf, quoteCurrency } from '#shared/domain/currencies';
 import { EVM_NETWORKS, evmCurrencies, networkName } from '#shared/domain/networks';
 import { payCurrencyFor } from '#shared/domain/pay-codes';
 import { chainSources, watchedCurrencies } from '#shared/chains/sources';
-import { evmConfig } from '#shared/chains/evm';
 import { readSolanaConfig } from '#shared/chains/solana';
 import { readTronConfig } from '#shared/chains/tron';
 
 describe('Ethereum configuration', () => {
   it('defaults to mainnet: chain 1, the mainnet USDT and USDC contracts', () => {
-    expect(ethereumConfig({})).toEqual({ chain: 'ETH', name: 'Ethereum', chainId: 1, native: 'ETH', contracts: MAINNET_TOKEN_CONTRACTS });
+    expect(evmConfig({}).ETH).toEqual({ chain: 'ETH', name: 'Ethereum', chainId: 1, native: 'ETH', contracts: MAINNET_TOKEN_CONTRACTS });
     expect(MAINNET_TOKEN_CONTRACTS).toEqual({
       USDT_ERC20: '0xdAC17F958D2ee523a2206206994597C13D831ec7',
       USDC_ERC20: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48',
@@ -20,10 +19,10 @@ describe('Ethereum configuration', () => {
   });
 
   it('builds the source of a node with the configured chain and contracts', () => {
-    const config = ethereumConfig({
+    const config = evmConfig({
       ETH_CHAIN_ID: '31337',
       USDT_ERC20_CONTRACT: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
-    });
+    }).ETH!;
     expect(ethereumSourceOptions(config, 'http://user:pass@127.0.0.1:8545/')).toEqual({
       url: 'http://user:pass@127.0.0.1:8545/',
       chain: 'ETH',
@@ -40,7 +39,7 @@ describe('Ethereum configuration', () => {
     const arbitrum = evmConfig({ ARBITRUM_BLOCK_RANGE: '5' }).ARBITRUM!;
     expect(arbitrum.blockRange).toBe(5);
     expect(ethereumSourceOptions(arbitrum, 'http://127.0.0.1:8545/').blockRange).toBe(5);
-    expect(ethereumSourceOptions(ethereumConfig({}), 'http://127.0.0.1:8545/')).not.toHaveProperty('blockRange');
+    expect(ethereumSourceOptions(evmConfig({}).ETH!, 'http://127.0.0.1:8545/')).not.toHaveProperty('blockRange');
     for (const bad of ['0', '-3', '2.5', 'ten']) expect(() => evmConfig({ BASE_BLOCK_RANGE: bad })).toThrow(/BASE_BLOCK_RANGE/);
   });
 
@@ -57,7 +56,7 @@ describe('Ethereum configuration', () => {
 });
 
 describe('the other EVM networks', () => {
-  it('default to their mainnets: chain ids and the official contracts (REFERENCE "More networks")', () => {
+  it('default to their mainnets: chain ids and the official contracts (docs/merchant-guide.md, "Networks")', () => {
     const config = evmConfig({});
     expect(Object.values(config).map(({ chain, chainId, native, contracts }) => ({ chain, chainId, native, contracts }))).toEqual([
       { chain: 'ETH', chainId: 1, native: 'ETH', contracts: MAINNET_TOKEN_CONTRACTS },
