@@ -1,6 +1,6 @@
 /**
  * Provider requests of the Solana watcher (issue 28) against the public endpoint's budget:
- * about 100 requests per 10 s per IP, 40 per method (REFERENCE "Providers' budgets").
+ * about 100 requests per 10 s per IP, 40 per method (docs/operator-guide.md, "Providers and their plans").
  *
  * The source (shared/watchers/sources/solana.ts) runs against the local Solana cluster
  * (tests/support/solana-server.ts: real signed transactions, getSignaturesForAddress with

@@ -3,9 +3,10 @@ import { chainOf } from '#shared/domain/currencies';
 /**
  * The networks coins are paid on, as a buyer must be told them (the same address exists on
  * every EVM network, so sending on the wrong one is the easy mistake), and the facts of each
- * EVM network: its mainnet chain id and the official contracts of its tokens (REFERENCE "More
- * networks"; each checked against the issuer's published list). The settings that override
- * them (`<NETWORK>_CHAIN_ID`, `<CODE>_CONTRACT`) are read in shared/payments/networks.ts.
+ * EVM network: its mainnet chain id and the official contracts of its tokens (the table of
+ * docs/merchant-guide.md, "Networks"; each checked against the issuer's published list). The
+ * settings that override them (`<NETWORK>_CHAIN_ID`, `<CODE>_CONTRACT`) are read in
+ * shared/chains/evm.ts.
  */
 
 export interface EvmNetwork {

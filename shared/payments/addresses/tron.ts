@@ -5,7 +5,7 @@ import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import { createBase58check } from '@scure/base';
 
 /**
- * TRON addresses (REFERENCE "More networks"): the byte 0x41 and the last 20 bytes of the
+ * TRON addresses (docs/merchant-guide.md, "USDT on TRON"): the byte 0x41 and the last 20 bytes of the
  * keccak-256 of the uncompressed public key (as Ethereum's), written base58check (double
  * SHA-256 checksum): 34 characters starting with "T". The same 20 bytes are the account's
  * Ethereum-style address, which is how TRON's JSON APIs and event logs write it in hex.
