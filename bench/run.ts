@@ -14,13 +14,13 @@ import { ensureTable, LOCAL_AWS_ENV, startDynamoDbLocal, type LocalDynamoDb } fr
 import { positiveInteger } from '#shared/core/env';
 import type { ApiClient, EndpointFigures } from './api-latency';
 import type { AuthFloodReport, FloodRun } from './auth-flood';
-import { measureBundles, type BundleReport } from './bundles';
+import { measureBundles } from './bundles';
 import { measureCallbacks, type CallbackReport, type CallbackRun } from './callbacks';
 import { measureExport, type ExportReport } from './export';
 import { idleFloor } from './idle-floor';
-import { computeCost, DEFAULT_ASSUMPTIONS, type CostReport } from './cost';
+import { computeCost, DEFAULT_ASSUMPTIONS } from './cost';
 import type { LoadReport } from './load';
-import { measurePage, type PageReport } from './page';
+import { measurePage } from './page';
 import type { PagingReport } from './paging';
 import type { WatcherReport } from './watcher';
 import type { WakeReport } from './wake';

@@ -1,4 +1,4 @@
-import { ConfigError, type Env, positiveInteger } from '#shared/core/env';
+import { ConfigError, type Env } from '#shared/core/env';
 import { SETTINGS, setting } from '#shared/core/settings';
 
 /**

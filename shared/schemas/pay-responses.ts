@@ -3,7 +3,7 @@
  * token or URL, user_id, merchant_order_id, rate or payments).
  */
 import { PAY_CURRENCIES } from '#shared/domain/currencies';
-import { invoiceProperties, invoiceSchema, orderProperties, orderSchema, strictObject, timestamp } from '#shared/schemas/order-responses';
+import { invoiceProperties, orderProperties, orderSchema, strictObject, timestamp } from '#shared/schemas/order-responses';
 
 const payOrderProperties = {
   order_id: orderProperties.order_id,

@@ -7,7 +7,7 @@ import { deriveAddress, type AddressCurrency } from '#shared/payments/addresses/
 import { isSolanaAddress } from '#shared/payments/addresses/solana';
 import { canonicalTonAddress, knownTonContract } from '#shared/payments/addresses/ton';
 import { isStellarAccount } from '#shared/payments/addresses/stellar';
-import { apiTokenHash, generateApiToken, MerchantNotFoundError, newStoredToken } from '#shared/services/api-tokens';
+import { generateApiToken, MerchantNotFoundError, newStoredToken } from '#shared/services/api-tokens';
 import { listAuditEntries } from '#shared/store/audit';
 import { findMerchant, insertMerchant, listMerchants, type MerchantChanges, updateMerchant } from '#shared/store/merchants';
 

@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { type Decimal, formatDecimal, isPositive, parseDecimal } from '#shared/domain/money';
 import { db, tableName } from '#shared/store/client';
 import { putIf } from '#shared/store/conditional';

@@ -14,7 +14,7 @@ import { CryptoPayStack, EVENT_FUNCTIONS } from '#infra/cdk/stack';
 import { readQuotaConfig } from '#shared/core/config';
 import { ROUTES } from '#shared/http/routes';
 import { QUOTA_PREFIX, quotaKey } from '#shared/store/keys';
-import { deployConfig, logicalId, resourcesOf, serviceFunctions, TEST_ENV, testApp, variablesOf } from './support.ts';
+import { deployConfig, resourcesOf, serviceFunctions, TEST_ENV, testApp, variablesOf } from './support.ts';
 
 const { app, cleanup } = testApp({ bundle: false });
 const stack = new CryptoPayStack(app, 'QuotaTest', {

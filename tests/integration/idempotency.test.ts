@@ -3,7 +3,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '#shared/store/client';
 import { idempotencyKey } from '#shared/store/keys';
-import { client, newMerchant, type TestApi, useTestApi } from '../support/api';
+import { newMerchant, type TestApi, useTestApi } from '../support/api';
 import { recordAttack } from '../support/security-report';
 
 let call: TestApi['call'];

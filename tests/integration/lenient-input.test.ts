@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { ROUTES } from '#shared/http/routes';
-import { client, expectError, expectReferenceTaken, newMerchant, type TestApi, useTestApi } from '../support/api';
+import { expectError, expectReferenceTaken, newMerchant, type TestApi, useTestApi } from '../support/api';
 
 let call: TestApi['call'];
 let token: string;

@@ -9,7 +9,6 @@ import {
   buildOpenApiDocument,
   OPENAPI_DOCUMENT_FILE,
   renderOpenApiDocument,
-  type OpenApiDocument,
 } from '#tools/openapi/document';
 import { errorSchema, merchantOrderIdExistsErrorSchema, orderDoesNotExistErrorSchema, orderNotFoundErrorSchema, priceNotValidErrorSchema } from '#shared/schemas/error-responses';
 import { checkoutOrderResponseSchema, createdOrderSchema, createOrderResponseSchema, getOrderResponseSchema, getOrdersResponseSchema, invoiceSchema, orderSchema } from '#shared/schemas/order-responses';

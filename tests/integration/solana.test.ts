@@ -320,7 +320,7 @@ describe('the Solana watcher follows receiving token accounts, not references', 
     time.advance(3_660_000); // past the invoice's hour, well within the late window
     cluster.clock = time.now;
     try {
-      const sent = await pay(merchantWallet, 30_000_000n, order.reference);
+      await pay(merchantWallet, 30_000_000n, order.reference);
       cluster.finalize();
       await step();
     } finally {

@@ -1,5 +1,6 @@
 /**
- * `npm test`: the type check (`tsc --noEmit`) and every test file (`vitest run`, with the
+ * `npm test`: Biome's lint (biome.json: unused imports and locals refused; a second), the type
+ * check (`tsc --noEmit`) and every test file (`vitest run`, with the
  * arguments given: `npm test -- tests/unit` runs those files) at the same time, instead of one
  * after the other. Most of the suite's time is spent waiting (on DynamoDB Local, the browser,
  * delivery retries), so the type check, one process on one core, fits into what the tests
@@ -24,7 +25,12 @@ const typechecked = exited(typecheck).then((code) => {
   return code;
 });
 
+// Biome first and alone: a second, and its findings printed before the tests' output.
+const lint = spawn(bin('biome'), ['lint', '--max-diagnostics=50', ROOT], { stdio: 'inherit' });
+const lintCode = await exited(lint);
+if (lintCode !== 0) console.error(`\nbiome lint failed (${lintCode}): see above; \`npx biome lint --write .\` fixes unused imports`);
+
 const tests = spawn(bin('vitest'), ['run', ...process.argv.slice(2)], { stdio: 'inherit' });
 const [typeCode, testCode] = await Promise.all([typechecked, exited(tests)]);
 if (typeCode === 0) console.log('tsc --noEmit: no type errors');
-process.exit(typeCode || testCode);
+process.exit(lintCode || typeCode || testCode);

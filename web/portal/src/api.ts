@@ -6,7 +6,6 @@ import type {
   PortalMemberChanged,
   PortalOrderAction,
   PortalOrderPage,
-  PortalOrderRow,
   PortalOrders,
   PortalPasskeyAdded,
   PortalRegistrationOptions,
