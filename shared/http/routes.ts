@@ -1,3 +1,5 @@
+import { NOTIFY_PATHS } from '#shared/payments/gateways/notify-paths';
+
 /**
  * What a function may touch beyond the table (its `access`), declared where the function is
  * (here for a route's, in infra/cdk/stack.ts `EVENT_FUNCTIONS` for the others). The AWS stack
@@ -176,9 +178,9 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/v1/pay/refund/address', fn: 'pay-set-refund-address', access: 'write', public: true },
   // Operators' monitors: the payment sources' health (no token, nothing secret).
   { method: 'GET', path: '/v1/health', fn: 'get-health', access: 'read', public: true },
-  // Payment gateways' asynchronous notifications (signed by the gateway; no token).
-  { method: 'POST', path: '/v1/gateways/alipay/notify', fn: 'alipay-notify', access: 'write', gateway: true },
-  { method: 'POST', path: '/v1/gateways/aliglobal/notify', fn: 'aliglobal-notify', access: 'write', gateway: true },
-  { method: 'POST', path: '/v1/gateways/wechat/notify', fn: 'wechat-notify', access: 'write', gateway: true },
+  // Payment gateways' asynchronous notifications (signed by the gateway; no token), at the paths the gateways are given.
+  { method: 'POST', path: NOTIFY_PATHS.ALIPAY, fn: 'alipay-notify', access: 'write', gateway: true },
+  { method: 'POST', path: NOTIFY_PATHS.ALIGLOBAL, fn: 'aliglobal-notify', access: 'write', gateway: true },
+  { method: 'POST', path: NOTIFY_PATHS.WECHAT, fn: 'wechat-notify', access: 'write', gateway: true },
   ...PORTAL_ROUTES,
 ];

@@ -4,16 +4,10 @@ import { GatewayCallError, type LiveGateway } from '#shared/payments/gateways/po
 import { AlipayGateway } from '#shared/payments/gateways/alipay';
 import { privateKeyFrom, publicKeyFrom } from '#shared/payments/gateways/alipay-signing';
 import { credentialSource, field, loadCredentials, optionalField } from '#shared/payments/gateways/credentials';
+import { NOTIFY_PATHS } from '#shared/payments/gateways/notify-paths';
 import { WechatGateway } from '#shared/payments/gateways/wechat';
 
 type Env = Readonly<Record<string, string | undefined>>;
-
-/** The path each gateway posts its notifications to (shared/http/routes.ts serves them). */
-export const NOTIFY_PATHS: Readonly<Record<string, string>> = {
-  ALIPAY: '/v1/gateways/alipay/notify',
-  ALIGLOBAL: '/v1/gateways/aliglobal/notify',
-  WECHAT: '/v1/gateways/wechat/notify',
-};
 
 const DEFAULT_ALIPAY_GATEWAY = 'https://openapi.alipay.com/gateway.do';
 
@@ -85,7 +79,8 @@ function wechat(context: Context): LiveGateway {
   });
 }
 
-const FACTORIES: Readonly<Record<string, Factory>> = { ALIPAY: alipay, ALIGLOBAL: alipay, WECHAT: wechat };
+const FACTORIES: Readonly<Record<keyof typeof NOTIFY_PATHS, Factory>> = { ALIPAY: alipay, ALIGLOBAL: alipay, WECHAT: wechat };
+const isLiveGateway = (code: string): code is keyof typeof FACTORIES => Object.hasOwn(FACTORIES, code);
 
 function pageUrlFor(paymentPageUrl: string, orderId: string): string {
   const url = new URL(paymentPageUrl);
@@ -102,8 +97,8 @@ function pageUrlFor(paymentPageUrl: string, orderId: string): string {
 export function liveGatewayResolver(env: Env, paymentPageUrl: () => string): (code: string) => Promise<LiveGateway | undefined> {
   const built = new Map<string, Promise<LiveGateway>>();
   return async (code) => {
+    if (!isLiveGateway(code)) return undefined;
     const factory = FACTORIES[code];
-    if (!factory) return undefined;
     let gateway = built.get(code);
     if (!gateway) {
       let source;
@@ -118,7 +113,7 @@ export function liveGatewayResolver(env: Env, paymentPageUrl: () => string): (co
         const apiUrl = optionalString(env, 'PUBLIC_API_URL');
         if (!apiUrl) throw new ConfigError(`PUBLIC_API_URL is required with ${code} credentials (gateways post notifications there)`);
         const credentials = await loadCredentials(from);
-        const notifyUrl = new URL(NOTIFY_PATHS[code]!.slice(1), apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/`).toString();
+        const notifyUrl = new URL(NOTIFY_PATHS[code].slice(1), apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/`).toString();
         return factory({ code, credentials, notifyUrl, paymentPageUrl: paymentPageUrl() });
       })();
       built.set(code, gateway);
