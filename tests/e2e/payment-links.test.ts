@@ -140,8 +140,8 @@ describe('a payment link from creation to payment', () => {
     await portal.getByRole('link', { name: 'Back to payment links' }).click();
     await portal.getByRole('heading', { level: 1, name: 'Payment links' }).waitFor();
     const row = portal.locator('table.links tbody tr').first();
-    await row.getByText('30 USD').first().waitFor();
-    expect(await row.locator('td').allTextContents()).toEqual(['Chess club: annual fee', '30 USD', 'Open', '1', '1', '30 USD']);
+    await row.getByText('30.00 USD').first().waitFor();
+    expect(await row.locator('td').allTextContents()).toEqual(['Chess club: annual fee', '30.00 USD', 'Open', '1', '1', '30.00 USD']);
     await expectAccessible(portal, 'link-portal-list');
   });
 

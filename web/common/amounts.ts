@@ -5,8 +5,7 @@ import type { Lang } from './i18n';
 /**
  * Amounts and currencies for every web app. Decimals, kinds and settlement currencies come from
  * the service's own currency table (shared/domain/currencies.ts, bundled at build time), so the
- * apps and the API cannot disagree about them. Apart from format.ts so that an app that shows
- * no price (the portal writes the API's decimal strings) carries no currency table.
+ * apps and the API cannot disagree about them. Apart from format.ts, which needs no table.
  */
 
 const known = (code: string): Currency | undefined => {
@@ -49,4 +48,20 @@ export function price(amount: number, code: string, lang: Lang): string {
     maximumFractionDigits: coin ? 8 : fiatDecimals,
   }).format(amount);
   return `${formatted} ${code}`;
+}
+
+/**
+ * An exact amount as the API writes it (a decimal string: the portal's amounts) for reading, in
+ * the same form as {@link price}: the whole part grouped for the language, a fiat amount to its
+ * decimals (24.5 USD reads 24.50 USD, as the buyer sees it), a coin's digits all kept (never
+ * rounded: a payment of 0.123456789 ETH is what it is).
+ */
+export function exactAmount(amount: string | number, code: string, lang: Lang): string {
+  if (typeof amount === 'number') return price(amount, code, lang);
+  const parts = /^(\d+)(?:\.(\d+))?$/.exec(amount);
+  if (!parts) return `${amount} ${code}`;
+  const found = known(code);
+  const fraction = found?.kind === 'fiat' ? (parts[2] ?? '').padEnd(found.precision, '0') : (parts[2] ?? '');
+  const whole = new Intl.NumberFormat(lang === 'zh' ? 'zh-CN' : 'en-US').format(BigInt(parts[1]!));
+  return `${whole}${fraction ? `.${fraction}` : ''} ${code}`;
 }
