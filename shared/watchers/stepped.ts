@@ -1,5 +1,6 @@
 /**
- * A chain in demand, in AWS: stepped, not waited on (DESIGN 5a). Each invocation of the chain's
+ * A chain in demand, in AWS: stepped, not waited on (operator-guide.md "How payments are
+ * detected"). Each invocation of the chain's
  * watch-chain function makes one step (more at once while the watcher is behind, within a
  * budget) and sends the next one as a delayed message (shared/watchers/ticks.ts), so Lambda bills
  * the steps' work and never a sleep between two polls.

@@ -1,5 +1,6 @@
 /**
- * The stepped watcher's timer (DESIGN 5a: "a chain in demand is stepped, not waited on"). A
+ * The stepped watcher's timer ("a chain in demand is stepped, not waited on": operator-guide.md
+ * "How payments are detected"). A
  * chain in demand is watched by a chain of short invocations: each one steps the chain and
  * sends the next step as an SQS message delayed by WATCH_INTERVAL_SECONDS (or less while behind,
  * more after failures). The tick-watchers function takes the message off the queue and invokes

@@ -11,9 +11,9 @@ import type { SourceHead } from '#shared/watchers/sources/head-check';
 import { earliestWatch, PerAddressChecks, type WatchEntry } from '#shared/watchers/sources/per-address';
 
 /**
- * USDT (TRC-20) on TRON, read by block from a TronGrid-compatible API (REFERENCE "More
- * networks" and "Providers' budgets"), so a provider's request budget is spent per block, not
- * per open invoice (DESIGN 5b):
+ * USDT (TRC-20) on TRON, read by block from a TronGrid-compatible API (merchant-guide.md "USDT on
+ * TRON"; operator-guide.md "Providers and their plans"), so a provider's request budget is spent
+ * per block, not per open invoice:
  *
  * - first, once per process, the network: block 0's `blockID` (`POST /wallet/getblockbynum`
  *   `{"num":0}`) must be mainnet's (chain-check.ts): an API on Shasta or Nile would show
