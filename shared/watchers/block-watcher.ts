@@ -1,6 +1,8 @@
 /**
  * The block watcher: follows any {@link BlockSource} (Esplora, Bitcoin Core RPC, Ethereum
- * JSON-RPC) block by block, and books what it finds on invoices through booking.ts.
+ * JSON-RPC) block by block, and hands what it finds to booking.ts, the one booking path of
+ * every watcher (invoices, refunds, what cannot be booked). Its own part is the chain: the
+ * cursor, the confirmations, the maturing payments and reorganisations.
  *
  * Each {@link BlockWatcher.step} reads the chain's cursor (height + hash, in the table), scans
  * forward block by block (at most `maxBlocksPerStep`), books the transfers that pay an invoice
@@ -12,8 +14,8 @@
  * confirmations is kept as a maturing payment and reported again once it has them. A block
  * whose `previousHash` is not the cursor's hash (or a tip that replaced the cursor's block)
  * is a reorganisation: the watcher walks back through the hashes it remembers to the newest
- * block still on the chain, takes back the maturing payments above it (payment-reports.ts
- * retractPayment: a PENDING order with nothing else goes back to NEW) and scans the new
+ * block still on the chain, takes back the maturing payments above it (booking.ts retract:
+ * a PENDING order with nothing else goes back to NEW) and scans the new
  * branch from there; a transaction mined again in it is booked again under the same key.
  * Unconfirmed transactions (the mempool) make orders PENDING early.
  *
@@ -24,29 +26,20 @@
  * Only transfers to the chain's open addresses (store/watch-list.ts: every invoice address
  * from checkout to the end of its late window) are looked up in the address index; the list is
  * read after the transfers were fetched, so a checkout that came just before them is on it.
+ * A payment to an invoice that can never take it (its order is gone, or it refuses the amount)
+ * is kept as an unmatched payment in the chain's partition, as an indexed source's (booking.ts),
+ * and logged once for an operator.
  */
 import { formatDecimal, parseDecimal } from '#shared/domain/money';
 import { confirmationsRequired } from '#shared/chains/confirmations';
 import { SourceError } from '#shared/core/source-error';
+import { logger } from '#shared/core/logger';
 import type { BlockRef, BlockSource, Transfer } from '#shared/watchers/sources/port';
-import { retractPayment } from '#shared/services/payment-reports';
 import { type ChainCursor, readCursor, sameBlockHash, writeCursor } from '#shared/store/chain-cursors';
 import { deleteMaturingPayment, listMaturingPayments, type MaturingPayment, saveMaturingPayment } from '#shared/store/maturing-payments';
-import { UnknownOrderError } from '#shared/domain/errors';
 import { BLOCK_CHAIN_ITEMS, type ListedAddress, WatchList } from '#shared/store/watch-list';
 import { openListConfig } from '#shared/core/config';
-import {
-  bookInvoice,
-  bookRefundPayment,
-  groupInto,
-  type InvoiceRef,
-  type InvoiceTransfers,
-  matchInvoices,
-  paymentReport,
-  refundPaidBy,
-  type RefundTransfers,
-  type Unbookable,
-} from '#shared/watchers/booking';
+import { type Booked, Booking, groupInto, type InvoiceTransfers, type Paid, type ShortOf } from '#shared/watchers/booking';
 
 export interface BlockWatcherOptions {
   /** Blocks one step scans at most: the bound on one run's work (the next step goes on). */
@@ -106,12 +99,6 @@ export interface StepReport {
   yielded: boolean;
 }
 
-/** A transfer to an invoice and its confirmations now. */
-interface Paid {
-  transfer: Transfer;
-  confirmations: number;
-}
-
 /** The chain reorganised below every hash the cursor remembers: nothing is booked until an operator looks. */
 export class ReorganisationTooDeepError extends Error {
   constructor(chain: string, depth: number) {
@@ -140,6 +127,8 @@ export class BlockWatcher {
   private readonly bookedUnconfirmed = new Set<string>();
   /** The invoice addresses this chain's payments can go to (read whole once, then what was added). */
   private readonly open: WatchList<ListedAddress>;
+  /** Books what the chain showed (booking.ts); its unmatched payments go to the chain's partition. */
+  private readonly booking: Booking;
 
   constructor(
     readonly source: BlockSource,
@@ -149,6 +138,7 @@ export class BlockWatcher {
     this.clock = options.clock ?? (() => new Date());
     this.name = options.cursorName ?? source.chain;
     this.open = new WatchList(BLOCK_CHAIN_ITEMS, source.chain, { fillMs: openListConfig().fillMs });
+    this.booking = new Booking({ chain: this.name });
   }
 
   /** The cursor's (and the maturing payments') name in the table. */
@@ -350,49 +340,44 @@ export class BlockWatcher {
     return this.open.complete(now) ? transfers.filter((transfer) => this.open.has(transfer, now)) : transfers;
   }
 
-  /** Books transfers already {@link listed}. */
+  /**
+   * Books transfers already {@link listed} (booking.ts), at `tip - height + 1` confirmations
+   * (none unconfirmed). A payment short of its confirmations (to an invoice, or a refund) is
+   * kept as maturing before it is reported as seen; one this container booked unconfirmed is
+   * not reported again until it has them (its invoice has it; the order is PENDING).
+   */
   private async bookListed(listed: readonly Transfer[], tip: BlockRef, report: StepReport): Promise<void> {
     if (listed.length === 0) return;
-    const now = this.clock();
-    const { invoices, refunds, lookups } = await matchInvoices(listed);
-    report.lookups += lookups;
-    await this.bookRefunds(refunds, tip, now, report);
-    for (const { target, payments } of invoices) {
-      const paid: Paid[] = [];
-      for (const transfer of payments) {
-        const confirmations = transfer.block ? Math.max(0, tip.height - transfer.block.height + 1) : 0;
-        if (transfer.block && confirmations < confirmationsRequired(transfer.currency)) {
-          await this.saveMaturing(transfer, transfer.block, { order_id: target.orderId, invoice_id: target.invoiceId });
-          // Booked unconfirmed by this container: recording its block now would change nothing the order is decided on.
-          if (this.bookedUnconfirmed.has(transfer.key)) continue;
-        }
-        paid.push({ transfer, confirmations });
+    const short = async (transfer: Transfer, of: ShortOf): Promise<boolean> => {
+      if ('refund' in of) {
+        await this.saveMaturing(transfer, transfer.block!, { order_id: of.refund.orderId, invoice_id: '', refund: of.refund, address: transfer.address });
+        return true;
       }
-      if (paid.length === 0) continue;
-      if ((await this.report(target, paid, now)) !== undefined) continue;
-      report.booked += paid.length;
-      for (const { transfer } of paid) if (!transfer.block) this.rememberBooked(transfer.key);
-    }
+      await this.saveMaturing(transfer, transfer.block!, { order_id: of.invoice.orderId, invoice_id: of.invoice.invoiceId, address: transfer.address });
+      // Booked unconfirmed by this container: recording its block now would change nothing the order is decided on.
+      return !this.bookedUnconfirmed.has(transfer.key);
+    };
+    const confirmations = (transfer: Transfer) => (transfer.block ? Math.max(0, tip.height - transfer.block.height + 1) : 0);
+    const booked = await this.booking.book(listed, { now: this.clock(), confirmations, short });
+    report.lookups += booked.lookups;
+    report.refunds += booked.refunds;
+    report.booked += booked.invoices.length;
+    for (const transfer of booked.invoices) if (!transfer.block) this.rememberBooked(transfer.key);
+    this.logUnmatched(booked);
   }
 
-  /**
-   * Books the transfers to refund addresses on their refunds (booking.ts): final at the
-   * currency's confirmations, as an invoice's; one short of them is kept as a maturing payment
-   * naming its refund, booked final once it has them ({@link mature}), and meanwhile reported as seen.
-   */
-  private async bookRefunds(groups: readonly RefundTransfers[], tip: BlockRef, now: Date, report: StepReport): Promise<void> {
-    for (const { refunds, payments } of groups) {
-      for (const transfer of payments) {
-        const refund = refundPaidBy(refunds, transfer);
-        if (!refund) continue;
-        const confirmations = transfer.block ? Math.max(0, tip.height - transfer.block.height + 1) : 0;
-        const final = transfer.block !== undefined && confirmations >= confirmationsRequired(transfer.currency);
-        if (transfer.block && !final) {
-          await this.saveMaturing(transfer, transfer.block, { order_id: refund.orderId, invoice_id: '', refund, address: transfer.address });
-        }
-        await bookRefundPayment(refunds, transfer, { final, now }, refund);
-        if (final) report.refunds += 1;
-      }
+  /** The payments booking kept as unmatched (their invoice can never take them), logged the first time: an operator returns them. */
+  private logUnmatched({ unmatched }: Booked): void {
+    for (const { transfer, reason, first } of unmatched) {
+      if (!first) continue;
+      logger.error('a payment its invoice cannot take: kept as unmatched, return it to its sender', {
+        chain: this.chain,
+        reason,
+        key: transfer.key,
+        txid: transfer.txid,
+        address: transfer.address,
+        amount: formatDecimal(transfer.amount),
+      });
     }
   }
 
@@ -408,11 +393,6 @@ export class BlockWatcher {
       amount: formatDecimal(transfer.amount),
       ...owner,
     });
-  }
-
-  /** Books one invoice's payments together: undefined when booked, else why the index points at nothing bookable. */
-  private report(target: InvoiceRef, payments: readonly Paid[], now: Date): Promise<Unbookable | undefined> {
-    return bookInvoice(payments.map(({ transfer, confirmations }) => paymentReport(target, transfer, { confirmations, now })));
   }
 
   /** Re-reports maturing payments that reached their confirmations (an invoice's together); drops those whose block is gone. */
@@ -439,7 +419,7 @@ export class BlockWatcher {
       };
       if (payment.refund) {
         // A refund's payment: booked final on the refund it was found paying.
-        await bookRefundPayment([payment.refund], transfer, { final: true, now }, payment.refund);
+        await this.booking.matured(payment.refund, transfer, now);
         await deleteMaturingPayment(payment);
         report.refunds += 1;
         continue;
@@ -447,11 +427,8 @@ export class BlockWatcher {
       groupInto(ripe, { orderId: payment.order_id, invoiceId: payment.invoice_id }, { paid: { transfer, confirmations }, item: payment });
     }
     for (const { target, payments } of ripe.values()) {
-      await this.report(
-        target,
-        payments.map(({ paid }) => paid),
-        now,
-      );
+      // One its invoice can no longer take (its order is gone) is kept as unmatched.
+      this.logUnmatched(await this.booking.invoice(target, payments.map(({ paid }) => paid), { now }));
       for (const { item } of payments) {
         await deleteMaturingPayment(item);
         this.bookedUnconfirmed.delete(item.key);
@@ -498,12 +475,7 @@ export class BlockWatcher {
     report: StepReport,
   ): Promise<void> {
     // A refund's payment short of its confirmations was only reported as seen: nothing to take back.
-    const outcome = payment.refund ? undefined : await retractPayment({ orderId: payment.order_id, invoiceId: payment.invoice_id, key: payment.key, now }).catch(
-      (error: unknown) => {
-        if (error instanceof UnknownOrderError) return 'absent' as const;
-        throw error;
-      },
-    );
+    const outcome = payment.refund ? undefined : await this.booking.retract({ orderId: payment.order_id, invoiceId: payment.invoice_id, key: payment.key, now });
     if (outcome === 'taken-back') report.retracted += 1;
     if (outcome === 'kept') report.kept.push({ key: payment.key, orderId: payment.order_id, height: payment.height });
     await deleteMaturingPayment(payment);

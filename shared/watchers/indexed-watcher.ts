@@ -4,8 +4,8 @@
  * the block watcher (block-watcher.ts), run by the same schedule and loop.
  *
  * Each {@link IndexedWatcher.step} reads the source's cursor from the table, asks the source
- * for what came after it (at most `limit`), books every payment through payment-reports.ts's one
- * entry point and then moves the cursor with a conditional write. These sources report a
+ * for what came after it (at most `limit`), books every payment through booking.ts (the one
+ * booking path of every watcher) and then moves the cursor with a conditional write. These sources report a
  * payment only once it is final (a SETTLED invoice; an EOS transfer in an irreversible block),
  * so a booked payment counts as confirmed at once, and nothing is ever taken back. Booking is
  * idempotent by the payment's own key (the payment hash; the action's global_sequence), so a
@@ -16,18 +16,18 @@
  * transfer by the account and its memo (the invoice id). A memo naming an invoice the order
  * no longer uses, or a payment after the invoice expired, follows payment-reports.ts's replaced and
  * late rules; the wrong amount makes the order UNRESOLVED with its reason. A payment that
- * finds no invoice is reported as `unmatched` and kept in the table for an operator, and for
- * the merchant whose own wallet it paid (TON, Stellar: `ownersOf`). A payment
- * to a buyer's refund address (TRON, Solana; EOS: from the receiving account) is booked on its
+ * finds no invoice (or one its invoice can never take) is reported as `unmatched` and kept in
+ * the table for an operator, and for the merchant whose own wallet it paid (TON, Stellar:
+ * `ownersOf`). A payment to a buyer's refund address (TRON, Solana; EOS: from the receiving account) is booked on its
  * refund (booking.ts bookRefundPayment); an outgoing transfer that pays none is passed over.
  */
-import { formatDecimal } from '#shared/domain/money';
 import { confirmationsRequired } from '#shared/chains/confirmations';
 import type { IndexedSource, Transfer } from '#shared/watchers/sources/port';
 import { readIndexCursor, writeIndexCursor } from '#shared/store/index-cursors';
-import { saveUnmatchedPayment } from '#shared/store/unmatched-payments';
 import type { WatchedAddress, WatchList } from '#shared/store/watch-list';
-import { bookInvoice, bookRefundPayment, matchInvoices, paymentReport, type Unbookable } from '#shared/watchers/booking';
+import { Booking, type UnmatchedTransfer } from '#shared/watchers/booking';
+
+export type { UnmatchedTransfer } from '#shared/watchers/booking';
 
 export interface IndexedWatcherOptions {
   /** Payments one step asks the source for at most: the bound on one run's work. */
@@ -56,16 +56,6 @@ export interface IndexedWatcherOptions {
   clock?: () => Date;
 }
 
-/** A payment that found no invoice to book it on. */
-export interface UnmatchedTransfer {
-  transfer: Transfer;
-  reason: 'NO_INVOICE' | Unbookable;
-  /** False when an earlier run already kept it (it is kept once; always true where nothing is kept). */
-  first: boolean;
-  /** It paid a merchant's own wallet (TON, Stellar): kept for that merchant too, whose portal shows it; not the operator's to return. */
-  owned: boolean;
-}
-
 /** What one step did (logged by the runtime). */
 export interface IndexedStepReport {
   chain: string;
@@ -91,8 +81,7 @@ export class IndexedWatcher {
   private readonly limit: number;
   private readonly clock: () => Date;
   private readonly name: string;
-  private readonly keepUnmatched: boolean;
-  private readonly ownersOf: (address: string, now: Date) => number[];
+  private readonly booking: Booking;
   private readonly cursorEveryMs: number;
   /** The place read and booked past the stored cursor of `version`, not written yet ({@link IndexedWatcherOptions.cursorEveryMs}). */
   private unwritten: { version: number; position: string } | undefined;
@@ -105,8 +94,13 @@ export class IndexedWatcher {
     this.limit = options.limit ?? 100;
     this.clock = options.clock ?? (() => new Date());
     this.name = options.cursorName ?? source.chain;
-    this.keepUnmatched = options.keepUnmatched ?? true;
-    this.ownersOf = options.ownersOf ?? (() => []);
+    // Every transfer an indexed source reports is to our accounts: one no invoice takes is unmatched.
+    this.booking = new Booking({
+      chain: this.name,
+      keepUnmatched: options.keepUnmatched ?? true,
+      unmatchedWithoutInvoice: true,
+      ...(options.ownersOf ? { ownersOf: options.ownersOf } : {}),
+    });
     this.cursorEveryMs = options.cursorEveryMs ?? 0;
   }
 
@@ -146,45 +140,12 @@ export class IndexedWatcher {
     return { ...report, cursor: next, behind: more === false ? 0 : 1 };
   }
 
-  /** Books each invoice's payments together (booking.ts); those that find no invoice are unmatched. */
+  /** Books the payments (booking.ts), final when reported: settled, or in an irreversible block. */
   private async book(transfers: readonly Transfer[], report: IndexedStepReport): Promise<void> {
-    if (transfers.length === 0) return;
-    const { invoices, refunds, unmatched } = await matchInvoices(transfers);
-    // An outgoing transfer that pays no refund is the account's own business.
-    for (const transfer of unmatched) if (!transfer.outgoing) await this.unmatched(transfer, 'NO_INVOICE', report);
-    const now = this.clock();
-    // Final when reported, as an invoice's: booked on the refund it pays.
-    for (const group of refunds) {
-      for (const transfer of group.payments) if ((await bookRefundPayment(group.refunds, transfer, { final: true, now })) !== undefined) report.refunds += 1;
-    }
-    for (const { target, payments: paid } of invoices) {
-      // Final when reported: settled, or in an irreversible block.
-      const reports = paid.map((transfer) => paymentReport(target, transfer, { confirmations: confirmationsRequired(transfer.currency), now, final: true }));
-      const reason = await bookInvoice(reports);
-      if (reason === undefined) report.booked += paid.length;
-      else for (const transfer of paid) await this.unmatched(transfer, reason, report);
-    }
-  }
-
-  private async unmatched(transfer: Transfer, reason: UnmatchedTransfer['reason'], report: IndexedStepReport): Promise<void> {
-    if (!this.keepUnmatched) {
-      report.unmatched.push({ transfer, reason, first: true, owned: false });
-      return;
-    }
-    const payment = {
-      chain: this.name,
-      key: transfer.key,
-      txid: transfer.txid,
-      currency: transfer.currency,
-      amount: formatDecimal(transfer.amount),
-      address: transfer.address,
-      ...(transfer.memo !== undefined ? { memo: transfer.memo } : {}),
-      reason,
-      seen_at: (transfer.at ?? this.clock()).toISOString(),
-    };
-    const owners = transfer.outgoing ? [] : this.ownersOf(transfer.address, this.clock());
-    const first = await saveUnmatchedPayment(payment, owners);
-    report.unmatched.push({ transfer, reason, first, owned: owners.length > 0 });
+    const booked = await this.booking.book(transfers, { now: this.clock(), confirmations: (transfer) => confirmationsRequired(transfer.currency), final: true });
+    report.booked += booked.invoices.length;
+    report.refunds += booked.refunds;
+    report.unmatched.push(...booked.unmatched);
   }
 }
 

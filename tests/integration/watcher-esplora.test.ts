@@ -20,6 +20,11 @@ import { findInvoice } from '#shared/store/invoices';
 import { readCursor } from '#shared/store/chain-cursors';
 import { listMaturingPayments } from '#shared/store/maturing-payments';
 import { deriveAddress } from '#shared/payments/addresses/index';
+import { listUnmatchedPayments } from '#shared/store/unmatched-payments';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '#shared/store/client';
+import { orderKey } from '#shared/store/keys';
+import { parseDecimal } from '#shared/domain/money';
 
 // This file's own table: its late-payment test sweeps with the clock two hours ahead, which
 // would expire the orders other test files are working on in the shared table.
@@ -47,6 +52,17 @@ async function watchedChain(options: Partial<BlockWatcherOptions> = {}) {
   const first = watcher();
   await first.step(); // the cursor starts at the tip
   return { chain, server, cursorName, source, watcher, step: () => first.step() };
+}
+
+/** `source`'s blocks, each changed by `change` (a source that reads them wrong), and no mempool. */
+function changedBlocks(source: () => BlockSource, change: (block: Block) => Block): BlockSource {
+  return {
+    chain: 'BTC',
+    tip: () => source().tip(),
+    blockHash: (height) => source().blockHash(height),
+    mempool: async () => [],
+    block: async (height) => change(await source().block(height)),
+  };
 }
 
 describe('the watcher with an Esplora source', () => {
@@ -254,27 +270,20 @@ describe('the watcher with an Esplora source', () => {
     chain.mine();
     const before = await readCursor(cursorName);
     // The run dies while booking the block's second payment (after the first one was written).
-    const dying: BlockSource = {
-      chain: 'BTC',
-      tip: () => source().tip(),
-      blockHash: (height) => source().blockHash(height),
-      mempool: async () => [],
-      block: async (height) => {
-        const block: Block = await source().block(height);
-        const victim = block.transfers.find((t) => t.address === second.address)!;
-        // Read once when it is saved as maturing, then when it is booked: the process dies there.
-        const amount = victim.amount;
-        let reads = 0;
-        Object.defineProperty(victim, 'amount', {
-          get: () => {
-            reads += 1;
-            if (reads > 1) throw new Error('process killed');
-            return amount;
-          },
-        });
-        return block;
-      },
-    };
+    const dying = changedBlocks(source, (block) => {
+      const victim = block.transfers.find((t) => t.address === second.address)!;
+      // Read once when it is saved as maturing, then when it is booked: the process dies there.
+      const amount = victim.amount;
+      let reads = 0;
+      Object.defineProperty(victim, 'amount', {
+        get: () => {
+          reads += 1;
+          if (reads > 1) throw new Error('process killed');
+          return amount;
+        },
+      });
+      return block;
+    });
     await expect(watcher({}, dying).step()).rejects.toThrow('process killed');
     expect(await readCursor(cursorName)).toEqual(before);
     expect((await stored(first.id)).order.status).toBe('PENDING');
@@ -293,6 +302,57 @@ describe('the watcher with an Esplora source', () => {
       expect(now.order.status).toBe('PAID');
       expect(now.invoice!.payments).toHaveLength(1);
     }
+  });
+
+  it("a payment whose order is gone is kept as unmatched in the chain's partition with its reason, seen or matured, once", async () => {
+    const { chain, step, cursorName } = await watchedChain();
+    const gone = async (orderId: string) => db().send(new DeleteCommand({ TableName: tableName(), Key: orderKey(orderId) }));
+    // Gone before it was paid: the address index still names it.
+    const early = await checkedOut();
+    await gone(early.id);
+    const earlyTx = payTo(chain, early.address, early.sats);
+    const seen = await step();
+    expect(seen.booked).toBe(0);
+    expect(await listUnmatchedPayments(cursorName)).toEqual([
+      { chain: cursorName, key: `${earlyTx.txid}:0`, txid: earlyTx.txid, currency: 'BTC', amount: '0.001', address: early.address, reason: 'ORDER_GONE', seen_at: expect.any(String) },
+    ]);
+
+    // Gone while its payment matures: booked PENDING, then kept when it has its confirmations.
+    const late = await checkedOut();
+    const lateTx = payTo(chain, late.address, late.sats);
+    chain.mine();
+    expect((await step()).booked).toBe(1);
+    expect((await stored(late.id)).order.status).toBe('PENDING');
+    await gone(late.id);
+    chain.mineEmpty(1);
+    const matured = await step();
+    expect(matured.matured).toBe(2);
+    expect(await listMaturingPayments(cursorName)).toEqual([]);
+    const kept = await listUnmatchedPayments(cursorName);
+    expect(kept).toHaveLength(2);
+    expect(kept).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ key: `${earlyTx.txid}:0`, reason: 'ORDER_GONE' }),
+        expect.objectContaining({ key: `${lateTx.txid}:0`, address: late.address, amount: '0.001', reason: 'ORDER_GONE' }),
+      ]),
+    );
+  });
+
+  it('a payment its invoice refuses (finer than its currency) is kept as unmatched NOT_BOOKABLE; the order stays NEW', async () => {
+    const { chain, source, watcher, cursorName } = await watchedChain({ mempool: false });
+    const order = await checkedOut();
+    const tx = payTo(chain, order.address, order.sats);
+    chain.mine();
+    // A source that reads the output a satoshi's tenth finer than BTC has.
+    const finer = changedBlocks(source, (block) => ({
+      ...block,
+      transfers: block.transfers.map((t) => (t.address === order.address ? { ...t, amount: parseDecimal('0.0010000001') } : t)),
+    }));
+    expect((await watcher({}, finer).step()).booked).toBe(0);
+    expect((await stored(order.id)).order.status).toBe('NEW');
+    expect(await listUnmatchedPayments(cursorName)).toEqual([
+      expect.objectContaining({ key: `${tx.txid}:0`, address: order.address, amount: '0.0010000001', reason: 'NOT_BOOKABLE' }),
+    ]);
   });
 
   it("a live merchant's invoice from its own key is watched; a currency without a source fails closed", async () => {
