@@ -1,7 +1,7 @@
 import { apiHandler } from '#shared/http/api-handler';
 import { orderWithInvoice } from '#shared/http/order-action';
 import { getOrder } from '#shared/services/order-queries';
-import { orderRefunds } from '#shared/services/refunds';
+import { orderRefunds } from '#shared/services/refunds/views';
 
 /** GET /v1/orders/:order_id: the order and its current invoice (`{}` before checkout), and its refunds once it has any. */
 export const handler = apiHandler({}, async ({ path, merchant }) => {

@@ -1,7 +1,9 @@
 import { apiHandler } from '#shared/http/api-handler';
 import { assertSameOrder, orderWithInvoice } from '#shared/http/order-action';
 import { refundOrderBody as body } from '#shared/http/validators.generated';
-import { apiActor, askRefund, refundView } from '#shared/services/refunds';
+import { apiActor } from '#shared/services/refunds/audit';
+import { askRefund } from '#shared/services/refunds/ask';
+import { refundView } from '#shared/services/refunds/views';
 
 /**
  * POST /v1/orders/:order_id/refund: a refund of the paid currency (MugglePay's body `[]`, `{}`

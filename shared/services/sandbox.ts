@@ -5,7 +5,7 @@ import type { MerchantProfile } from '#shared/domain/merchant';
 import type { Found } from '#shared/domain/order';
 import { type Decimal, isPositive, parseDecimal } from '#shared/domain/money';
 import { recordPayment } from '#shared/services/payment-reports';
-import { completeSandboxRefunds } from '#shared/services/refunds';
+import { completeSandboxRefunds } from '#shared/services/refunds/sandbox';
 import type { SandboxPayBody } from '#shared/schemas/orders';
 
 /** The simulated amount, exact as sent (a decimal string, see shared/http/json-body.ts). */

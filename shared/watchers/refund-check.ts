@@ -38,7 +38,7 @@ import { solanaSettings } from '#shared/chains/solana';
 import { tronSettings } from '#shared/chains/tron';
 import { tonSettings } from '#shared/chains/ton';
 import { stellarSettings } from '#shared/chains/stellar';
-import type { RefundTxCheck } from '#shared/services/refunds';
+import type { RefundTxCheck } from '#shared/services/refunds/payments';
 import { blockSourceFor, hyperionTransfers, type SecretReader, solanaTransfers, stellarPayments, tonTransfers, tronTransfers } from '#shared/watchers/run';
 import type { HyperionTransfers } from '#shared/watchers/sources/hyperion';
 import type { BlockSource, Transfer } from '#shared/watchers/sources/port';

@@ -8,7 +8,9 @@ import { findRefund, listRefunds, listWaitingRefunds, waitingRefundsCensus } fro
 import { listAuditEntries } from '#shared/store/audit';
 import { listDeliveries } from '#shared/store/deliveries';
 import { add, formatDecimal, parseDecimal } from '#shared/domain/money';
-import { askRefund, recordRefundPayment, refundUrl, setRefundAddress } from '#shared/services/refunds';
+import { askRefund } from '#shared/services/refunds/ask';
+import { refundUrl, setRefundAddress } from '#shared/services/refunds/buyer-link';
+import { recordRefundPayment } from '#shared/services/refunds/payments';
 
 let api: Awaited<ReturnType<typeof startApi>>;
 let call: ReturnType<typeof client>;

@@ -14,7 +14,7 @@ import type { PortalContext } from '#shared/services/portal/sessions';
 import { findMerchant } from '#shared/store/merchants';
 import { findOrder, findOrderIdsByAddress, findOrderIdsByTxid, queryOrderPage, readOrderPartition } from '#shared/store/order-search';
 import { findOrderIdByGuard } from '#shared/store/orders';
-import { refundView } from '#shared/services/refunds';
+import { refundView } from '#shared/services/refunds/views';
 
 /**
  * The portal's orders: pages, search, an order's whole story, the actions its buttons take and

@@ -11,7 +11,11 @@ import { actingMerchant } from '#shared/services/portal/actions';
 import { getPortalOrder } from '#shared/services/portal/orders';
 import type { PortalContext } from '#shared/services/portal/sessions';
 import { portalActor } from '#shared/services/portal/team';
-import { askRefund, newRefundLink, type RefundChoices, refundQuote, refundView, reportRefundTransaction, type RefundTxCheck } from '#shared/services/refunds';
+import { askRefund, type RefundChoices, refundQuote } from '#shared/services/refunds/ask';
+import { refundView } from '#shared/services/refunds/views';
+import { newRefundLink } from '#shared/services/refunds/buyer-link';
+import type { RefundTxCheck } from '#shared/services/refunds/payments';
+import { reportRefundTransaction } from '#shared/services/refunds/reported';
 import { findOrderWithInvoice } from '#shared/store/orders';
 import { listWaitingRefunds } from '#shared/store/refunds';
 
