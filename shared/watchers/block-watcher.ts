@@ -92,6 +92,8 @@ export interface StepReport {
   retracted: number;
   /** Payments left on decided orders although their block left the chain. */
   kept: KeptPayment[];
+  /** Payments kept as unmatched for the first time (their invoice can never take them): counted in UnmatchedPayments. */
+  unmatched: number;
   reorganisations: number;
   /** `tip - cursor` after the step: blocks still to scan. */
   behind: number;
@@ -163,6 +165,7 @@ export class BlockWatcher {
       matured: 0,
       retracted: 0,
       kept: [],
+      unmatched: 0,
       reorganisations: 0,
       behind: 0,
       yielded: false,
@@ -363,13 +366,14 @@ export class BlockWatcher {
     report.refunds += booked.refunds;
     report.booked += booked.invoices.length;
     for (const transfer of booked.invoices) if (!transfer.block) this.rememberBooked(transfer.key);
-    this.logUnmatched(booked);
+    this.logUnmatched(booked, report);
   }
 
   /** The payments booking kept as unmatched (their invoice can never take them), logged the first time: an operator returns them. */
-  private logUnmatched({ unmatched }: Booked): void {
+  private logUnmatched({ unmatched }: Booked, report: StepReport): void {
     for (const { transfer, reason, first } of unmatched) {
       if (!first) continue;
+      report.unmatched += 1;
       logger.error('a payment its invoice cannot take: kept as unmatched, return it to its sender', {
         chain: this.chain,
         reason,
@@ -428,7 +432,7 @@ export class BlockWatcher {
     }
     for (const { target, payments } of ripe.values()) {
       // One its invoice can no longer take (its order is gone) is kept as unmatched.
-      this.logUnmatched(await this.booking.invoice(target, payments.map(({ paid }) => paid), { now }));
+      this.logUnmatched(await this.booking.invoice(target, payments.map(({ paid }) => paid), { now }), report);
       for (const { item } of payments) {
         await deleteMaturingPayment(item);
         this.bookedUnconfirmed.delete(item.key);

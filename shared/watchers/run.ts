@@ -246,6 +246,8 @@ async function blockStepper(chain: string, readSecret: SecretReader | undefined)
       const report = step as StepReport;
       if (report.blocks > 0 || report.booked > 0 || report.retracted > 0) logger.info('chain watched', { ...report, kept: undefined });
       for (const kept of report.kept) logger.error('a decided order kept a payment whose block left the chain', { chain, ...kept });
+      // Kept as unmatched (its order gone, or its invoice refuses it): the operator's to return, as an indexed source's.
+      if (report.unmatched > 0) publishValue('UnmatchedPayments', report.unmatched);
       await reporter.succeeded({ tipHeight: report.tip.height, tipTime: report.tip.time, cursorHeight: report.cursor.height, caughtUp: report.behind === 0, note: watcher.source.health?.() });
     },
     onError: async (error, inARow) => {

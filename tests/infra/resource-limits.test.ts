@@ -82,13 +82,13 @@ describe('stack size', () => {
   });
 
   it('grows the watchers\' stack by the same resources per source (function, role, policy, logs, schedule, permission, invoke config), with two alarms for them all, beside the waker\'s six and the step timer\'s eight', () => {
-    // One source-health alarm for every source; with EOS, TRON or Solana also the unmatched-payment alarm.
+    // One source-health alarm for every source, and the unmatched-payment alarm with any source but LBTC alone.
     // wake-watchers: function, role, policy, logs, its stream mapping, its errors alarm.
     // The step timer: its queue and queue policy (TLS only), tick-watchers' function, role, policy, logs, queue mapping, errors alarm.
     const perSource = 7;
     const waker = 6;
     const timer = 8;
-    expect(counts.watchersWithOneSource).toBe(perSource + 1 + waker + timer);
+    expect(counts.watchersWithOneSource).toBe(perSource + 2 + waker + timer);
     expect(counts.watchers).toBe(perSource * sources + 2 + waker + timer);
   });
 

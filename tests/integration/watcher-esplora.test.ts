@@ -313,6 +313,8 @@ describe('the watcher with an Esplora source', () => {
     const earlyTx = payTo(chain, early.address, early.sats);
     const seen = await step();
     expect(seen.booked).toBe(0);
+    // Counted for the operator's UnmatchedPayments metric: once, the first time it is kept.
+    expect(seen.unmatched).toBe(1);
     expect(await listUnmatchedPayments(cursorName)).toEqual([
       { chain: cursorName, key: `${earlyTx.txid}:0`, txid: earlyTx.txid, currency: 'BTC', amount: '0.001', address: early.address, reason: 'ORDER_GONE', seen_at: expect.any(String) },
     ]);
@@ -327,6 +329,8 @@ describe('the watcher with an Esplora source', () => {
     chain.mineEmpty(1);
     const matured = await step();
     expect(matured.matured).toBe(2);
+    // Only the late one is new: the early one was kept (and counted) by the first step.
+    expect(matured.unmatched).toBe(1);
     expect(await listMaturingPayments(cursorName)).toEqual([]);
     const kept = await listUnmatchedPayments(cursorName);
     expect(kept).toHaveLength(2);

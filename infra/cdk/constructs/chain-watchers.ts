@@ -103,9 +103,10 @@ export class ChainWatchers extends NestedStack {
       ...config.indexedSources.map((chain) => this.addWatcher(chain, chain === 'LBTC' ? config.lightningParameters : chain === 'TON' ? config.tonParameters : {})),
     ];
     // One alarm for every source (each watcher counts them all), and one for payments no invoice
-    // takes where the money is a buyer's (EOS, TRON, Solana; LBTC's are other applications' invoices).
+    // takes where the money is a buyer's (every watcher's but LBTC's, whose are other applications'
+    // invoices: a block chain's whose order is gone or whose invoice refuses it too).
     this.alarms.alarmOnSourceHealth('SourceHealth', this.metrics);
-    if (config.indexedSources.some((chain) => chain !== 'LBTC')) this.alarms.alarmOnUnmatchedPayments('UnmatchedPayments', this.metrics);
+    if (config.chainSources.length > 0 || config.indexedSources.some((chain) => chain !== 'LBTC')) this.alarms.alarmOnUnmatchedPayments('UnmatchedPayments', this.metrics);
     this.waker = this.addWaker();
     this.ticker = this.addTicker();
   }
