@@ -23,7 +23,7 @@
  * | request quota       | QUOTA#<M<uid> or P<address>>     | W#<window number> |                              |                                             |
  * | mail limit count    | QUOTA#E<window kind><mailbox hash, link id or uid> | W#<window number> |         |                                             |
  * | maturing payment    | CHAIN#<chain>                   | PAYMENT#<height, 12 digits>#<payment key> |      |                                             |
- * | unmatched payment   | CHAIN#<EOS, TRON, SOLANA, TON or STELLAR> | UNMATCHED#<payment key> |              |                                             |
+ * | unmatched payment   | CHAIN#<chain or source>         | UNMATCHED#<payment key> |                        |                                             |
  * | merchant's unmatched payment | MERCHANT#<uid>         | UNMATCHED#<seen at>#<payment key> |              |                                             |
  * | source health       | HEALTH                          | <source: BTC, ETH, LBTC, ...> |                  |                                             |
  * | watch demand        | CHAIN#<chain>                   | DEMAND       |                                   |                                             |

@@ -21,8 +21,9 @@ export interface MaturingPayment {
   order_id: string;
   /** Empty for a refund's payment. */
   invoice_id: string;
-  /** A payment to a buyer's refund address (refund-watches.ts): the refund it pays, and the address. */
+  /** A payment to a buyer's refund address (refund-watches.ts): the refund it pays. */
   refund?: RefundTarget;
+  /** The address it paid (an invoice's or a refund's; absent on items written before 2026-12-02), kept if it matures unbookable. */
   address?: string;
 }
 

@@ -1,8 +1,10 @@
 /**
- * The payments an indexed source's watcher found no invoice for (`UNMATCHED#<payment key>` in
- * the source's partition, keys.ts: CHAIN#<name>): an EOS transfer whose memo names no invoice,
- * a TON transfer whose comment or a Stellar payment whose memo matches no open invoice, cannot
- * be booked on any order, so it is kept here for an operator, once per payment key.
+ * The payments a watcher could not book (`UNMATCHED#<payment key>` in the chain's or source's
+ * partition, keys.ts: CHAIN#<name>; booking.ts keeps them): an EOS transfer whose memo names no
+ * invoice, a TON transfer whose comment or a Stellar payment whose memo matches no open invoice,
+ * and on any chain a payment whose order is gone (ORDER_GONE) or that its invoice refuses
+ * (NOT_BOOKABLE: finer than its currency). None can be booked on an order, so each is kept here
+ * for an operator, once per payment key.
  *
  * A payment to a merchant's own wallet (TON, Stellar: one account per merchant, told apart by
  * the memo) is the merchant's money: it is kept in the same transaction under each merchant
