@@ -8,7 +8,7 @@
  * take back a payment whose block left the chain (retractPayment).
  *
  * The index dispatches by its item's kind: a transfer to a buyer's refund address (store/
- * refund-watches.ts) is booked on the refund it pays through services/refunds.ts
+ * refund-watches.ts) is booked on the refund it pays through services/refunds/payments.ts
  * (recordRefundPayment, idempotent by the payment's key) instead: {@link bookRefundPayment}.
  *
  * A payment that can never be booked (its order or invoice is gone, or its invoice refuses it:
@@ -153,7 +153,7 @@ export function refundPaidBy(refunds: readonly RefundTarget[], transfer: Pick<Tr
 }
 
 /**
- * Books one transfer on the refund it pays (services/refunds.ts recordRefundPayment). Final: the
+ * Books one transfer on the refund it pays (services/refunds/payments.ts recordRefundPayment). Final: the
  * refund is claimed for the transfer's key first (store/refund-watches.ts: a transfer seen again
  * pays the refund it paid the first time, never a second one), and once the refund is SENT its
  * address no longer names it. Not final: reported as seen on the refund it would pay. Undefined
