@@ -1,11 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { startLocalSqs, type LocalSqs } from '#infra/local/sqs';
 import type { Delivery } from '#shared/domain/delivery';
 import type { MerchantProfile } from '#shared/domain/merchant';
+import { drainMessages } from '../support/queue-messages';
 
 /**
  * One delivery job at a time through processDeliveryJob (what deliver-callback runs per
@@ -102,21 +103,7 @@ const jobOf = (delivery: Delivery, attempt = delivery.attempt_count) => ({
 });
 
 /** The messages on a queue for one order (received, then deleted). */
-async function drain(queueUrl: string, orderId: string): Promise<Record<string, unknown>[]> {
-  const found: Record<string, unknown>[] = [];
-  for (let round = 0; round < 3; round += 1) {
-    const { Messages = [] } = await sqsClient.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
-    for (const message of Messages) {
-      const body = JSON.parse(message.Body!) as Record<string, unknown>;
-      if (body.order_id === orderId) {
-        found.push(body);
-        await sqsClient.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle! }));
-      }
-    }
-    if (Messages.length === 0) break;
-  }
-  return found;
-}
+const drain = (queueUrl: string, orderId: string) => drainMessages(sqsClient, queueUrl, 'order_id', orderId);
 
 describe('a delivery job', () => {
   it('retries a callback URL that resolves to a forbidden address instead of stopping quietly', async () => {
