@@ -1,10 +1,10 @@
 import { leaseSeconds, MAX_RESPONSE_BYTES } from '#shared/callbacks/config';
 import { ExpiringCache } from '#shared/core/cache';
 import { callbackConfig, callbackUrlConfig } from '#shared/core/config';
-import { countMetric, publishMetrics } from '#shared/core/metrics';
+import { countMetric } from '#shared/core/metrics';
 import { postJson, CallbackTransportError } from '#shared/callbacks/http-post';
-import { deadLetter, enqueueDelivery, postpone, type DeliveryJob } from '#shared/callbacks/queue';
-import { retryDelaySeconds, withRetryAfter } from '#shared/callbacks/schedule';
+import { callbackQueue, enqueueDelivery, type DeliveryJob } from '#shared/callbacks/queue';
+import { CALLBACK_BACKOFF, withRetryAfter } from '#shared/callbacks/schedule';
 import { webhookHeaders } from '#shared/callbacks/signing';
 import { type Delivery, type DeliveryAttempt, LOGGED_RESPONSE_CHARS } from '#shared/domain/delivery';
 import { CallbackInProgressError, NoCallbackError } from '#shared/domain/errors';
@@ -22,6 +22,7 @@ import {
   resetDelivery,
 } from '#shared/store/deliveries';
 import { ownedOrderId } from '#shared/callbacks/callback-log';
+import { type DeadJob, deadLetterJob, type JobKind, processJobMessage, runJob } from '#shared/jobs/delayed-jobs';
 
 const jobOf = (delivery: Delivery): DeliveryJob => ({
   order_id: delivery.order_id,
@@ -52,8 +53,15 @@ type Outcome =
   | { kind: 'stop'; attempt: DeliveryAttempt }
   | { kind: 'retry'; attempt: DeliveryAttempt; retryAfter?: string };
 
+/** A failed attempt, as the retry and the give-up record it: under the delivery's lease. */
+interface FailedAttempt {
+  lease: string;
+  attempt: DeliveryAttempt;
+  retryAfter?: string;
+}
+
 /** One POST of the delivery's frozen body, signed for this attempt's timestamp. */
-async function attempt(delivery: Delivery, secrets: readonly string[], now: Date): Promise<Outcome> {
+async function post(delivery: Delivery, secrets: readonly string[], now: Date): Promise<Outcome> {
   const timestamp = Math.floor(now.getTime() / 1000);
   const at = now.toISOString();
   try {
@@ -91,13 +99,66 @@ async function attempt(delivery: Delivery, secrets: readonly string[], now: Date
   }
 }
 
+/**
+ * Callback deliveries as jobs of the delayed-job pipeline: a job names one attempt of one
+ * delivery, which the table holds (its state, attempt count and due time). A job for another
+ * attempt, or a delivery no longer PENDING, is stale; duplicate jobs for one attempt (a replayed
+ * stream record, a sweep) collapse at the attempt count check or at the claim: only one claims
+ * the delivery. A 2xx delivers it, the merchant's 410 stops it; any other answer or a transport
+ * failure is retried on the callbacks' schedule (lengthened to the merchant's Retry-After), and
+ * after the last attempt the delivery is FAILED and dead-lettered.
+ */
+const callbackDeliveries: JobKind<DeliveryJob, Delivery, FailedAttempt> = {
+  name: 'callback delivery',
+  queue: callbackQueue,
+  maxAttempts: () => callbackConfig().maxAttempts,
+  backoff: () => ({ ...CALLBACK_BACKOFF, base: callbackConfig().retryBaseSeconds }),
+  async open(job, now) {
+    const delivery = await findDelivery(job.order_id, job.version);
+    if (delivery?.state === 'FAILED') {
+      await failedDeliveryJob(delivery, job, now);
+      return undefined;
+    }
+    if (!delivery || delivery.state !== 'PENDING' || delivery.attempt_count !== job.attempt) return undefined;
+    return delivery;
+  },
+  dueAt: (_job, delivery) => delivery.next_attempt_at,
+  async attempt(_job, delivery, now) {
+    const lease = await claimDelivery(delivery, now, leaseSeconds());
+    if (!lease) return { done: true };
+    const outcome = await post(delivery, await secretsOf(delivery.user_id, now), now);
+    if (outcome.kind === 'delivered') {
+      await recordAttempt(delivery, lease, outcome.attempt, { state: 'DELIVERED', nextAttemptAt: delivery.next_attempt_at, deliveredAt: new Date().toISOString() });
+      countMetric('CallbackDelivered');
+      return { done: true };
+    }
+    if (outcome.kind === 'stop') {
+      await recordAttempt(delivery, lease, outcome.attempt, { state: 'STOPPED', nextAttemptAt: delivery.next_attempt_at });
+      countMetric('CallbackStopped');
+      return { done: true };
+    }
+    return { done: false, failure: { lease, attempt: outcome.attempt, ...(outcome.retryAfter !== undefined ? { retryAfter: outcome.retryAfter } : {}) } };
+  },
+  lengthen: (delay, failure, finishedAt) => withRetryAfter(delay, failure.retryAfter, finishedAt),
+  async retry(_job, delivery, failure, { delaySeconds, finishedAt }) {
+    const nextAttemptAt = new Date(finishedAt.getTime() + delaySeconds * 1000).toISOString();
+    const written = await recordAttempt(delivery, failure.lease, failure.attempt, { state: 'PENDING', nextAttemptAt });
+    return written ? jobOf(written) : undefined;
+  },
+  retried: () => countMetric('CallbackAttemptFailed'),
+  async giveUp(_job, delivery, failure) {
+    const written = await recordAttempt(delivery, failure.lease, failure.attempt, { state: 'FAILED', nextAttemptAt: delivery.next_attempt_at });
+    return written ? deadJobOf(written) : undefined;
+  },
+  async deadLettered({ subject: delivery }, now) {
+    await markDeadLettered(delivery, now);
+    countMetric('CallbackDeadLettered');
+  },
+};
+
 /** One message of the callback queue: its job, processed (see processDeliveryJob); its metrics written. */
 export async function processDeliveryMessage(message: { body: string; receiptHandle: string }, now: Date): Promise<'done' | 'keep'> {
-  try {
-    return await processDeliveryJob(JSON.parse(message.body) as DeliveryJob, message.receiptHandle, now);
-  } finally {
-    publishMetrics();
-  }
+  return processJobMessage(callbackDeliveries, message, now);
 }
 
 /**
@@ -106,42 +167,7 @@ export async function processDeliveryMessage(message: { body: string; receiptHan
  * dead-lettered, rescheduled with a new message, or stale (another message carries it).
  */
 export async function processDeliveryJob(job: DeliveryJob, receiptHandle: string, now: Date): Promise<'done' | 'keep'> {
-  const delivery = await findDelivery(job.order_id, job.version);
-  if (delivery?.state === 'FAILED') return failedDeliveryJob(delivery, job, now);
-  if (!delivery || delivery.state !== 'PENDING' || delivery.attempt_count !== job.attempt) return 'done';
-  const dueIn = (Date.parse(delivery.next_attempt_at) - now.getTime()) / 1000;
-  if (dueIn > 1) {
-    await postpone(receiptHandle, dueIn);
-    return 'keep';
-  }
-  // Duplicate jobs for one attempt (a replayed stream record, a sweep) collapse here or at the
-  // attempt count check above: only one claims the delivery.
-  const lease = await claimDelivery(delivery, now, leaseSeconds());
-  if (!lease) return 'done';
-  const outcome = await attempt(delivery, await secretsOf(delivery.user_id, now), now);
-  const attemptNumber = delivery.attempt_count + 1;
-  const finishedAt = new Date();
-  if (outcome.kind === 'delivered') {
-    await recordAttempt(delivery, lease, outcome.attempt, { state: 'DELIVERED', nextAttemptAt: delivery.next_attempt_at, deliveredAt: finishedAt.toISOString() });
-    countMetric('CallbackDelivered');
-    return 'done';
-  }
-  if (outcome.kind === 'stop') {
-    await recordAttempt(delivery, lease, outcome.attempt, { state: 'STOPPED', nextAttemptAt: delivery.next_attempt_at });
-    countMetric('CallbackStopped');
-    return 'done';
-  }
-  if (attemptNumber >= callbackConfig().maxAttempts) {
-    const written = await recordAttempt(delivery, lease, outcome.attempt, { state: 'FAILED', nextAttemptAt: delivery.next_attempt_at });
-    if (written) await sendToDeadLetterQueue(written, now);
-    return 'done';
-  }
-  const delay = withRetryAfter(retryDelaySeconds(attemptNumber, callbackConfig().retryBaseSeconds), outcome.retryAfter, finishedAt);
-  const nextAttemptAt = new Date(finishedAt.getTime() + delay * 1000).toISOString();
-  const written = await recordAttempt(delivery, lease, outcome.attempt, { state: 'PENDING', nextAttemptAt });
-  if (written) await enqueueDelivery(jobOf(written), delay);
-  countMetric('CallbackAttemptFailed');
-  return 'done';
+  return runJob(callbackDeliveries, job, receiptHandle, now);
 }
 
 /** The reason a FAILED delivery is dead-lettered: its last attempt's error or HTTP status. */
@@ -150,12 +176,8 @@ function failureReason(delivery: Delivery): string {
   return last?.error ?? (last?.http_status !== undefined ? `HTTP ${last.http_status}` : 'failed');
 }
 
-/** The FAILED delivery's job to the dead-letter queue (its alarm tells an operator), then noted. */
-async function sendToDeadLetterQueue(delivery: Delivery, now: Date): Promise<void> {
-  await deadLetter(jobOf(delivery), failureReason(delivery));
-  await markDeadLettered(delivery, now);
-  countMetric('CallbackDeadLettered');
-}
+/** The FAILED delivery's job as the dead-letter queue gets it. */
+const deadJobOf = (delivery: Delivery): DeadJob<DeliveryJob, Delivery> => ({ job: jobOf(delivery), subject: delivery, reason: failureReason(delivery) });
 
 /**
  * A job for a FAILED delivery. The message of its last attempt, back because dead-lettering
@@ -163,14 +185,13 @@ async function sendToDeadLetterQueue(delivery: Delivery, now: Date): Promise<voi
  * dead-letter queue (its attempt is the final count): the delivery starts over, as a
  * redelivery does. Anything else is stale.
  */
-async function failedDeliveryJob(delivery: Delivery, job: DeliveryJob, now: Date): Promise<'done'> {
+async function failedDeliveryJob(delivery: Delivery, job: DeliveryJob, now: Date): Promise<void> {
   if (!delivery.dead_lettered_at && job.attempt === delivery.attempt_count - 1) {
-    await sendToDeadLetterQueue(delivery, now);
+    await deadLetterJob(callbackDeliveries, deadJobOf(delivery), now);
   } else if (delivery.dead_lettered_at && job.attempt === delivery.attempt_count) {
     const reset = await resetDelivery(delivery, now);
     if (reset) await enqueueDelivery(jobOf(reset));
   }
-  return 'done';
 }
 
 /**
