@@ -1,9 +1,8 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { handleQueueBatch } from '#shared/aws/lambda-batches';
-import { type Backoff, backoffDelay, SQS_LONGEST_WAIT_SECONDS } from '#shared/core/backoff';
+import { type Backoff, SQS_LONGEST_WAIT_SECONDS } from '#shared/core/backoff';
 import { apiConfig, emailConfig, portalConfig } from '#shared/core/config';
 import { logger } from '#shared/core/logger';
-import { countMetric, publishMetrics } from '#shared/core/metrics';
+import { countMetric } from '#shared/core/metrics';
 import { AUDIT_EMAIL_TOPICS, type EmailEvent, type EmailPreferences, preferencesOf, utcDay } from '#shared/domain/email';
 import { linkIdOfReference } from '#shared/domain/payment-link';
 import type { PortalUser } from '#shared/domain/portal';
@@ -11,13 +10,14 @@ import { refundUrl } from '#shared/core/server-key';
 import { orderSummary } from '#shared/email/events';
 import { type Audience, firstFullWindow, type LimitName, mailboxOf, type MailWindow, windowsOf } from '#shared/email/limits';
 import { merchantMessage, receiptMessage, refundLinkMessage, type EmailMessage, type MessageContext } from '#shared/email/messages';
-import { deadLetterEmailJob, enqueueEmailJob, postponeEmailJob, type EmailJob } from '#shared/email/queue';
+import { emailQueue, type EmailJob } from '#shared/email/queue';
 import { EmailRefusedError, type EmailTransport } from '#shared/email/transport';
 import { claimEmail, countPaymentOnce, finishEmail, findPaymentDigest, releaseEmail, suppressedAmong } from '#shared/store/emails';
 import { findMerchant } from '#shared/store/merchants';
 import { findOrderWithInvoice } from '#shared/store/orders';
 import { findRefund } from '#shared/store/refunds';
 import { listMerchantUsers } from '#shared/store/portal-users';
+import { type JobKind, jobQueueHandler, runJob } from '#shared/jobs/delayed-jobs';
 
 /** How long one worker holds an email while it sends it (SES answers in well under a second). */
 const LEASE_SECONDS = 60;
@@ -181,48 +181,53 @@ async function sendOnce(eventId: string, owed: Owed, suppressed: ReadonlySet<str
 export const EMAIL_BACKOFF: Omit<Backoff, 'base'> = { cap: SQS_LONGEST_WAIT_SECONDS, jitter: 'none' };
 
 /**
- * One email job: every email its event owes, each sent once. Returns 'keep' while the job
- * waits for its retry time. When a send fails, the job comes back later as a new message
- * (attempt + 1, after a doubling delay), and after the last attempt goes to the dead-letter
- * queue. Nothing here touches an order or a callback.
+ * Emails as jobs of the delayed-job pipeline, sent with `transport`: a job is one event, and its
+ * try sends every email the event owes, each once. When a send fails, the job comes back later
+ * as a new message (attempt + 1, not before its doubling delay), and after the last attempt goes
+ * to the dead-letter queue. Nothing here touches an order or a callback.
  */
+function emailJobs(transport: EmailTransport): JobKind<EmailJob, EmailJob, string> {
+  return {
+    name: 'email',
+    queue: emailQueue,
+    maxAttempts: () => emailConfig().maxAttempts,
+    backoff: () => ({ ...EMAIL_BACKOFF, base: emailConfig().retryBaseSeconds }),
+    open: async (job) => job,
+    dueAt: (job) => job.not_before,
+    async attempt(job, _job, now) {
+      const owed = await owedEmails(job.event, now);
+      const suppressed = await suppressedAmong(owed.map(({ message }) => message.to));
+      const results = await Promise.allSettled(owed.map((email) => sendOnce(job.event.event_id, email, suppressed, transport, now)));
+      const failure = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+      if (!failure) return { done: true };
+      return { done: false, failure: (failure.reason as Error)?.message ?? String(failure.reason) };
+    },
+    retry: async (job, _job, _reason, { delaySeconds, now }) => ({
+      event: job.event,
+      attempt: job.attempt + 1,
+      not_before: new Date(now.getTime() + delaySeconds * 1000).toISOString(),
+    }),
+    retried(job, reason, delay) {
+      countMetric('EmailRetried');
+      logger.warn('email send failed, retried later', { eventId: job.event.event_id, attempt: job.attempt + 1, delay, reason });
+    },
+    giveUp: async (job, _job, reason) => ({ job, subject: job, reason }),
+    deadLettered({ job, reason }) {
+      countMetric('EmailDeadLettered');
+      logger.error('email dead-lettered', { eventId: job.event.event_id, reason });
+    },
+  };
+}
+
+/** One email job (see emailJobs). Returns 'keep' while the job waits for its retry time. */
 export async function processEmailJob(job: EmailJob, receiptHandle: string, transport: EmailTransport, now: Date): Promise<'done' | 'keep'> {
-  const dueIn = job.not_before ? (Date.parse(job.not_before) - now.getTime()) / 1000 : 0;
-  if (dueIn > 1) {
-    await postponeEmailJob(receiptHandle, dueIn);
-    return 'keep';
-  }
-  const owed = await owedEmails(job.event, now);
-  const suppressed = await suppressedAmong(owed.map(({ message }) => message.to));
-  const results = await Promise.allSettled(owed.map((email) => sendOnce(job.event.event_id, email, suppressed, transport, now)));
-  const failure = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
-  if (!failure) return 'done';
-  const reason = (failure.reason as Error)?.message ?? String(failure.reason);
-  const { maxAttempts, retryBaseSeconds } = emailConfig();
-  if (job.attempt + 1 >= maxAttempts) {
-    await deadLetterEmailJob(job, reason);
-    countMetric('EmailDeadLettered');
-    logger.error('email dead-lettered', { eventId: job.event.event_id, reason });
-    return 'done';
-  }
-  const delay = backoffDelay({ ...EMAIL_BACKOFF, base: retryBaseSeconds }, job.attempt + 1);
-  await enqueueEmailJob({ event: job.event, attempt: job.attempt + 1, not_before: new Date(now.getTime() + delay * 1000).toISOString() }, delay);
-  countMetric('EmailRetried');
-  logger.warn('email send failed, retried later', { eventId: job.event.event_id, attempt: job.attempt + 1, delay, reason });
-  return 'done';
+  return runJob(emailJobs(transport), job, receiptHandle, now);
 }
 
 /**
  * The email queue's consumer with `transport`: the sender function passes SES, the local
- * runtime its SMTP server. Each message is one job (see processEmailJob).
+ * runtime its SMTP server. Each message is one job (see emailJobs).
  */
 export function emailQueueHandler(transport: EmailTransport): (event: SQSEvent) => Promise<SQSBatchResponse> {
-  return (event) =>
-    handleQueueBatch(event, 'email', async (message) => {
-      try {
-        return await processEmailJob(JSON.parse(message.body) as EmailJob, message.receiptHandle, transport, new Date());
-      } finally {
-        publishMetrics();
-      }
-    });
+  return jobQueueHandler(emailJobs(transport));
 }

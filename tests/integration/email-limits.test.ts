@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { CapturedMail } from '#infra/local/mailbox';
 import type { EmailEvent } from '#shared/domain/email';
 import type { EmailTransport } from '#shared/email/transport';
@@ -225,7 +225,15 @@ describe.concurrent('outbound mail limits', () => {
     };
     const event = await paidEvent(shop.user_id, buyer);
     // The retry goes on the queue for T + 1 s: the pipeline's poller postpones it (its clock is not T).
+    const { SendMessageCommand, SQSClient } = await import('@aws-sdk/client-sqs');
+    const send = vi.spyOn(SQSClient.prototype, 'send');
     expect(await sendAt(event, T, down)).toBe('SENDING');
+    const retries = send.mock.calls.map(([command]) => command).filter((command) => command instanceof SendMessageCommand && command.input.MessageBody?.includes(event.event_id));
+    send.mockRestore();
+    // A new message, attempt 1, not before EMAIL_RETRY_BASE_SECONDS (the pipeline's 1 s) from the job's time.
+    expect(retries.map((command) => command.input)).toEqual([
+      { QueueUrl: pipeline.sqs.emailQueueUrl, MessageBody: JSON.stringify({ event, attempt: 1, not_before: new Date(T + 1_000).toISOString() }), DelaySeconds: 1 },
+    ]);
     expect((await (await store()).findEmail(event.event_id, 'buyer'))?.counted).toBe(true);
     expect(await sendAt(event, T + 2_000, smtp, 1)).toBe('SENT');
     // Counted once: the day's other two places are left.
