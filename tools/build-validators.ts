@@ -4,92 +4,91 @@
  * at module load. `npm run validators -- --check`: writes nothing; exits 1 when the committed
  * file differs from what would be generated. tests/unit/validators.test.ts checks the same.
  *
+ * What to generate is derived, not listed: one validator per request schema a route declares
+ * (shared/http/routes.ts `body`/`query`; queries coerce), named after the schema's `$id`
+ * ({@link validatorName}) and typed with the type its module declares of it (`FromSchema<typeof
+ * ...>`). The handlers import theirs by that name; tests/unit/route-schemas.test.ts checks each
+ * handler's bundle uses exactly the validators its route declares.
+ *
  * Only this build imports ajv's compiler; the generated code needs nothing of ajv at run time
  * but its small `ajv/dist/runtime/*` helpers.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Ajv, { _, type AnySchemaObject, type Options } from 'ajv';
 import standaloneCode from 'ajv/dist/standalone/index.js';
+import { ROUTES, type RequestSchema, type Route } from '#shared/http/routes';
 import { SCHEMA_FORMATS } from '#shared/http/validation';
-import {
-  checkoutBodySchema,
-  createOrderBodySchema,
-  listOrdersQuerySchema,
-  orderActionBodySchema,
-  sandboxPayBodySchema,
-  sandboxRefundBodySchema,
-} from '#shared/schemas/orders';
-import { payCheckoutBodySchema } from '#shared/schemas/pay';
-import { createLinkBodySchema, linkOrderBodySchema, listLinksQuerySchema, updateLinkBodySchema } from '#shared/schemas/payment-links';
-import {
-  auditQuerySchema,
-  inviteMemberBodySchema,
-  keyPreviewBodySchema,
-  memberRoleBodySchema,
-  passkeyAnswerBodySchema,
-  portalOrdersQuerySchema,
-  recoveryCodeBodySchema,
-  rollSecretBodySchema,
-  settingsBodySchema,
-  emailPreferencesBodySchema,
-  signOutBodySchema,
-  tokenNameBodySchema,
-} from '#shared/schemas/portal';
-import { payRefundAddressBodySchema, payRefundBodySchema, portalRefundsQuerySchema, refundLinkBodySchema, refundOrderBodySchema, refundTxidBodySchema } from '#shared/schemas/refunds';
 
 export const VALIDATORS_FILE = fileURLToPath(new URL('../shared/http/validators.generated.ts', import.meta.url));
 
+const SCHEMAS_DIR = fileURLToPath(new URL('../shared/schemas/', import.meta.url));
+
 export interface ValidatorSpec {
-  schema: AnySchemaObject & { $id: string };
-  /** The TypeScript type the validator guarantees (names from {@link TYPE_IMPORTS}). */
-  type: string;
+  schema: AnySchemaObject & RequestSchema;
+  /** The TypeScript type the validator guarantees: the one its schema's module declares of it. */
+  type: { name: string; module: string };
   /** Query strings: ajv turns "20" into 20 (and refuses "abc", "1.5"). Bodies are never coerced. */
   coerce?: boolean;
 }
 
-/** Every request schema a handler validates, by the name the generated module exports. */
-export const VALIDATORS: Record<string, ValidatorSpec> = {
-  createOrderBody: { schema: createOrderBodySchema, type: 'CreateOrderInput' },
-  checkoutBody: { schema: checkoutBodySchema, type: 'CheckoutOrderBody' },
-  orderActionBody: { schema: orderActionBodySchema, type: 'OrderActionBody' },
-  sandboxPayBody: { schema: sandboxPayBodySchema, type: 'SandboxPayBody' },
-  sandboxRefundBody: { schema: sandboxRefundBodySchema, type: 'SandboxRefundBody' },
-  payCheckoutBody: { schema: payCheckoutBodySchema, type: 'PayCheckoutBody' },
-  listOrdersQuery: { schema: listOrdersQuerySchema, type: 'ListOrdersQuery', coerce: true },
-  portalPasskeyAnswerBody: { schema: passkeyAnswerBodySchema, type: 'PasskeyAnswerBody' },
-  portalRecoveryCodeBody: { schema: recoveryCodeBodySchema, type: 'RecoveryCodeBody' },
-  portalSignOutBody: { schema: signOutBodySchema, type: 'SignOutBody' },
-  portalOrdersQuery: { schema: portalOrdersQuerySchema, type: 'PortalOrdersQuery', coerce: true },
-  portalTokenNameBody: { schema: tokenNameBodySchema, type: 'TokenNameBody' },
-  portalRollSecretBody: { schema: rollSecretBodySchema, type: 'RollSecretBody' },
-  portalKeyPreviewBody: { schema: keyPreviewBodySchema, type: 'KeyPreviewBody' },
-  portalSettingsBody: { schema: settingsBodySchema, type: 'SettingsBody' },
-  portalAuditQuery: { schema: auditQuerySchema, type: 'AuditQuery', coerce: true },
-  portalInviteMemberBody: { schema: inviteMemberBodySchema, type: 'InviteMemberBody' },
-  portalMemberRoleBody: { schema: memberRoleBodySchema, type: 'MemberRoleBody' },
-  refundOrderBody: { schema: refundOrderBodySchema, type: 'RefundOrderBody' },
-  refundTxidBody: { schema: refundTxidBodySchema, type: 'RefundTxidBody' },
-  refundLinkBody: { schema: refundLinkBodySchema, type: 'RefundLinkBody' },
-  payRefundBody: { schema: payRefundBodySchema, type: 'PayRefundBody' },
-  payRefundAddressBody: { schema: payRefundAddressBodySchema, type: 'PayRefundAddressBody' },
-  portalRefundsQuery: { schema: portalRefundsQuerySchema, type: 'PortalRefundsQuery', coerce: true },
-  portalEmailPreferencesBody: { schema: emailPreferencesBodySchema, type: 'EmailPreferencesBody' },
-  createLinkBody: { schema: createLinkBodySchema, type: 'CreateLinkBody' },
-  updateLinkBody: { schema: updateLinkBodySchema, type: 'UpdateLinkBody' },
-  listLinksQuery: { schema: listLinksQuerySchema, type: 'ListLinksQuery', coerce: true },
-  linkOrderBody: { schema: linkOrderBodySchema, type: 'LinkOrderBody' },
-};
+/** The generated validator of a request schema: its `$id` in lower camel case (`CreateOrderBody`: `createOrderBody`). */
+export const validatorName = (schema: RequestSchema): string => schema.$id.charAt(0).toLowerCase() + schema.$id.slice(1);
 
-const TYPE_IMPORTS = [
-  "import type { ValidateFunction } from 'ajv';",
-  "import type { PayCheckoutBody } from '#shared/schemas/pay';",
-  "import type { CreateLinkBody, LinkOrderBody, ListLinksQuery, UpdateLinkBody } from '#shared/schemas/payment-links';",
-  "import type { AuditQuery, EmailPreferencesBody, InviteMemberBody, KeyPreviewBody, MemberRoleBody, PasskeyAnswerBody, PortalOrdersQuery, RecoveryCodeBody, RollSecretBody, SettingsBody, SignOutBody, TokenNameBody } from '#shared/schemas/portal';",
-  "import type { PayRefundAddressBody, PayRefundBody, PortalRefundsQuery, RefundLinkBody, RefundOrderBody, RefundTxidBody } from '#shared/schemas/refunds';",
-  "import type { CheckoutOrderBody, CreateOrderInput, ListOrdersQuery, OrderActionBody, SandboxPayBody, SandboxRefundBody } from '#shared/schemas/orders';",
-];
+/**
+ * The type shared/schemas/ declares of the schema whose `$id` is `id`: the module has
+ * `export const <name> = { $id: '<id>', ...` and `export type <Type> = FromSchema<typeof <name>...>`
+ * (or its own alias of FromSchema). Read from the source, so no list of type names is kept here.
+ */
+function declaredType(id: string): { name: string; module: string } {
+  const found: { name: string; module: string }[] = [];
+  for (const file of readdirSync(SCHEMAS_DIR).filter((name) => name.endsWith('.ts')).sort()) {
+    const source = readFileSync(`${SCHEMAS_DIR}${file}`, 'utf8');
+    const at = source.indexOf(`$id: '${id}'`);
+    if (at < 0) continue;
+    const constant = [...source.slice(0, at).matchAll(/export const (\w+) = \{/g)].at(-1)?.[1];
+    const types = constant ? [...source.matchAll(new RegExp(`export type (\\w+) = \\w+<typeof ${constant}\\b`, 'g'))].map((match) => match[1]!) : [];
+    if (types.length !== 1) throw new Error(`shared/schemas/${file}: the schema ${id} (${constant ?? 'no export const'}) needs exactly one \`export type X = FromSchema<typeof ${constant ?? '...'}>\`, found ${types.length}`);
+    found.push({ name: types[0]!, module: `#shared/schemas/${file.slice(0, -'.ts'.length)}` });
+  }
+  if (found.length !== 1) throw new Error(`the request schema ${id} is declared in ${found.length} modules of shared/schemas/, not one`);
+  return found[0]!;
+}
+
+/**
+ * Every request schema a route declares (shared/http/routes.ts `body` and `query`), by the name
+ * the generated module exports, in the route table's order. A schema declared as a body and as a
+ * query, or two schemas with one `$id`, fail the build.
+ */
+export function validatorsOf(routes: readonly Route[]): Record<string, ValidatorSpec> {
+  const specs: Record<string, ValidatorSpec> = {};
+  for (const route of routes) {
+    for (const [schema, coerce] of [[route.body, false], [route.query, true]] as const) {
+      if (!schema) continue;
+      const name = validatorName(schema);
+      const known = specs[name];
+      if (known) {
+        if (known.schema !== schema) throw new Error(`two request schemas have the $id ${schema.$id}`);
+        if ((known.coerce === true) !== coerce) throw new Error(`${schema.$id} is declared as a body and as a query`);
+        continue;
+      }
+      specs[name] = { schema: schema as ValidatorSpec['schema'], type: declaredType(schema.$id), ...(coerce ? { coerce } : {}) };
+    }
+  }
+  return specs;
+}
+
+/** Every request schema a handler validates, by the name the generated module exports. */
+export const VALIDATORS: Record<string, ValidatorSpec> = validatorsOf(ROUTES);
+
+/** The validators' types, imported from their schemas' modules (one import per module). */
+function typeImports(specs: readonly ValidatorSpec[]): string[] {
+  const byModule = new Map<string, Set<string>>();
+  for (const { type } of specs) byModule.set(type.module, (byModule.get(type.module) ?? new Set()).add(type.name));
+  return [...byModule].sort(([a], [b]) => a.localeCompare(b)).map(([module, names]) => `import type { ${[...names].sort().join(', ')} } from '${module}';`);
+}
 
 /**
  * The custom formats (shared/http/validation.ts), for ajv here and, by name, for the generated
@@ -145,7 +144,7 @@ function validatorCode(ajv: Ajv, name: string, spec: ValidatorSpec): string {
     `export const ${name} = /* @__PURE__ */ (() => {`,
     code.slice(head.length).trimEnd(),
     `return ${validateName};`,
-    `})() as ValidateFunction<${spec.type}>;`,
+    `})() as ValidateFunction<${spec.type.name}>;`,
   ].join('\n');
 }
 
@@ -168,7 +167,8 @@ export function generateValidatorsModule(): string {
     '// ajv standalone code: no schema is compiled at module load and ajv itself is not imported.',
     '// The validators have no `schema`/`schemaEnv` properties (nothing reads them).',
     '// @ts-nocheck -- ajv writes plain JavaScript; the exports carry the types.',
-    ...TYPE_IMPORTS,
+    "import type { ValidateFunction } from 'ajv';",
+    ...typeImports(Object.values(VALIDATORS)),
     ...imports,
     FORMAT_IMPORT,
     '',

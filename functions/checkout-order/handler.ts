@@ -1,6 +1,6 @@
 import { apiHandler } from '#shared/http/api-handler';
 import { assertSameOrder, orderWithInvoice } from '#shared/http/order-action';
-import { checkoutBody as body } from '#shared/http/validators.generated';
+import { checkoutOrderBody as body } from '#shared/http/validators.generated';
 import { checkoutOrder } from '#shared/services/orders';
 
 /** POST /v1/orders/:order_id/checkout: prices the order in `pay_currency` and gives its address. */

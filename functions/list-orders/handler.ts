@@ -2,7 +2,7 @@ import { orderView } from '#shared/schemas/order-views';
 import { apiHandler } from '#shared/http/api-handler';
 import { json } from '#shared/http/responses';
 import { queryValidator } from '#shared/http/validation';
-import { listOrdersQuery } from '#shared/http/validators.generated';
+import { getOrdersQuery as listOrdersQuery } from '#shared/http/validators.generated';
 import { listOrdersQuerySchema } from '#shared/schemas/orders';
 import { listOrders } from '#shared/services/order-queries';
 

@@ -1,4 +1,22 @@
 import { NOTIFY_PATHS } from '#shared/payments/gateways/notify-paths';
+import { checkoutBodySchema, createOrderBodySchema, listOrdersQuerySchema, orderActionBodySchema, sandboxPayBodySchema, sandboxRefundBodySchema } from '#shared/schemas/orders';
+import { payCheckoutBodySchema } from '#shared/schemas/pay';
+import { createLinkBodySchema, linkOrderBodySchema, listLinksQuerySchema, updateLinkBodySchema } from '#shared/schemas/payment-links';
+import {
+  auditQuerySchema,
+  emailPreferencesBodySchema,
+  inviteMemberBodySchema,
+  keyPreviewBodySchema,
+  memberRoleBodySchema,
+  passkeyAnswerBodySchema,
+  portalOrdersQuerySchema,
+  recoveryCodeBodySchema,
+  rollSecretBodySchema,
+  settingsBodySchema,
+  signOutBodySchema,
+  tokenNameBodySchema,
+} from '#shared/schemas/portal';
+import { payRefundAddressBodySchema, payRefundBodySchema, portalRefundsQuerySchema, refundLinkBodySchema, refundOrderBodySchema, refundTxidBodySchema } from '#shared/schemas/refunds';
 
 /**
  * What a function may touch beyond the table (its `access`), declared where the function is
@@ -22,6 +40,17 @@ export type Grant =
    * settings every function has).
    */
   | 'chain-sources';
+
+/**
+ * A request schema of shared/schemas/ (JSON Schema, `as const`). Its `$id` names it everywhere
+ * else: the generated validator (`lowerCamel($id)` in shared/http/validators.generated.ts) and
+ * the OpenAPI component.
+ */
+export interface RequestSchema {
+  readonly $id: string;
+  readonly type: 'object';
+  readonly properties: Readonly<Record<string, object>>;
+}
 
 /**
  * Every HTTP route of the service and the function that serves it. The CDK stack and the
@@ -64,6 +93,14 @@ export interface Route {
   timeoutSeconds?: number;
   /** What the function may touch beyond the table and what the route's kind brings ({@link routeGrants}). */
   grants?: readonly Grant[];
+  /**
+   * The JSON body's schema, declared only here: tools/build-validators.ts generates its validator
+   * from it (the handler imports that one by name; tests/unit/route-schemas.test.ts checks it is
+   * this one), and the OpenAPI document its requestBody. No body: the handler reads none.
+   */
+  body?: RequestSchema;
+  /** The query string's schema (validated with coercion: "20" is 20), as {@link body}: its validator and its OpenAPI parameters. */
+  query?: RequestSchema;
 }
 
 /** A merchant API route: the `token` header authenticates (not the page's, a gateway's or the portal's). */
@@ -96,86 +133,86 @@ const PORTAL_ROUTES: readonly Route[] = (
     // Signing in: invites, passkeys, recovery codes, sessions.
     { method: 'GET', path: '/v1/portal/session', fn: 'portal-session', access: 'read' },
     { method: 'POST', path: '/v1/portal/invites/{invite}/options', fn: 'portal-invite-options', access: 'write' },
-    { method: 'POST', path: '/v1/portal/invites/{invite}/accept', fn: 'portal-accept-invite', access: 'write' },
+    { method: 'POST', path: '/v1/portal/invites/{invite}/accept', fn: 'portal-accept-invite', access: 'write', body: passkeyAnswerBodySchema },
     { method: 'POST', path: '/v1/portal/sign-in/options', fn: 'portal-sign-in-options', access: 'write' },
-    { method: 'POST', path: '/v1/portal/sign-in', fn: 'portal-sign-in', access: 'write' },
-    { method: 'POST', path: '/v1/portal/sign-in/recovery', fn: 'portal-recover', access: 'write' },
-    { method: 'POST', path: '/v1/portal/sign-out', fn: 'portal-sign-out', access: 'write' },
+    { method: 'POST', path: '/v1/portal/sign-in', fn: 'portal-sign-in', access: 'write', body: passkeyAnswerBodySchema },
+    { method: 'POST', path: '/v1/portal/sign-in/recovery', fn: 'portal-recover', access: 'write', body: recoveryCodeBodySchema },
+    { method: 'POST', path: '/v1/portal/sign-out', fn: 'portal-sign-out', access: 'write', body: signOutBodySchema },
     { method: 'GET', path: '/v1/portal/passkeys', fn: 'portal-list-passkeys', access: 'read' },
     { method: 'POST', path: '/v1/portal/passkeys/options', fn: 'portal-passkey-options', access: 'write' },
-    { method: 'POST', path: '/v1/portal/passkeys', fn: 'portal-add-passkey', access: 'write' },
+    { method: 'POST', path: '/v1/portal/passkeys', fn: 'portal-add-passkey', access: 'write', body: passkeyAnswerBodySchema },
     // The merchant's orders.
-    { method: 'GET', path: '/v1/portal/orders', fn: 'portal-list-orders', access: 'read' },
-    { method: 'GET', path: '/v1/portal/orders/export', fn: 'portal-export-orders', access: 'read', stream: true, timeoutSeconds: EXPORT_TIMEOUT_SECONDS },
+    { method: 'GET', path: '/v1/portal/orders', fn: 'portal-list-orders', access: 'read', query: portalOrdersQuerySchema },
+    { method: 'GET', path: '/v1/portal/orders/export', fn: 'portal-export-orders', access: 'read', query: portalOrdersQuerySchema, stream: true, timeoutSeconds: EXPORT_TIMEOUT_SECONDS },
     { method: 'GET', path: '/v1/portal/orders/{order_id}', fn: 'portal-get-order', access: 'read', grants: ['token-key'] },
     { method: 'POST', path: '/v1/portal/orders/{order_id}/cancel', fn: 'portal-cancel-order', access: 'write', grants: ['token-key'] },
-    { method: 'POST', path: '/v1/portal/orders/{order_id}/refund', fn: 'portal-refund-order', access: 'write', grants: ['gateways', 'token-key'] },
+    { method: 'POST', path: '/v1/portal/orders/{order_id}/refund', fn: 'portal-refund-order', access: 'write', body: refundOrderBodySchema, grants: ['gateways', 'token-key'] },
     { method: 'POST', path: '/v1/portal/orders/{order_id}/complete-refund', fn: 'portal-complete-refund', access: 'write', grants: ['token-key'] },
     { method: 'GET', path: '/v1/portal/orders/{order_id}/refund-quote', fn: 'portal-refund-quote', access: 'read' },
-    { method: 'POST', path: '/v1/portal/orders/{order_id}/refund-txid', fn: 'portal-report-refund-txid', access: 'write', grants: ['token-key', 'chain-sources'] },
-    { method: 'POST', path: '/v1/portal/orders/{order_id}/refund-link', fn: 'portal-renew-refund-link', access: 'write', grants: ['token-key'] },
-    { method: 'GET', path: '/v1/portal/refunds', fn: 'portal-list-refunds', access: 'read', grants: ['token-key'] },
-    { method: 'GET', path: '/v1/portal/unmatched-payments', fn: 'portal-list-unmatched', access: 'read' },
+    { method: 'POST', path: '/v1/portal/orders/{order_id}/refund-txid', fn: 'portal-report-refund-txid', access: 'write', body: refundTxidBodySchema, grants: ['token-key', 'chain-sources'] },
+    { method: 'POST', path: '/v1/portal/orders/{order_id}/refund-link', fn: 'portal-renew-refund-link', access: 'write', body: refundLinkBodySchema, grants: ['token-key'] },
+    { method: 'GET', path: '/v1/portal/refunds', fn: 'portal-list-refunds', access: 'read', query: portalRefundsQuerySchema, grants: ['token-key'] },
+    { method: 'GET', path: '/v1/portal/unmatched-payments', fn: 'portal-list-unmatched', access: 'read', query: portalRefundsQuerySchema },
     { method: 'POST', path: '/v1/portal/orders/{order_id}/resolve', fn: 'portal-resolve-order', access: 'write', grants: ['token-key'] },
     { method: 'POST', path: '/v1/portal/orders/{order_id}/callbacks/resend', fn: 'portal-resend-callback', access: 'write', grants: ['callback-queue', 'token-key'] },
     // The integration (owners and developers): API tokens, the callback secret, settings, the audit log.
     { method: 'GET', path: '/v1/portal/tokens', fn: 'portal-list-tokens', access: 'read' },
-    { method: 'POST', path: '/v1/portal/tokens', fn: 'portal-create-token', access: 'write', grants: ['token-key'] },
+    { method: 'POST', path: '/v1/portal/tokens', fn: 'portal-create-token', access: 'write', body: tokenNameBodySchema, grants: ['token-key'] },
     { method: 'POST', path: '/v1/portal/tokens/{token_id}/revoke', fn: 'portal-revoke-token', access: 'write' },
     { method: 'POST', path: '/v1/portal/callback-secret', fn: 'portal-show-secret', access: 'read' },
-    { method: 'POST', path: '/v1/portal/callback-secret/roll', fn: 'portal-roll-secret', access: 'write' },
+    { method: 'POST', path: '/v1/portal/callback-secret/roll', fn: 'portal-roll-secret', access: 'write', body: rollSecretBodySchema },
     { method: 'GET', path: '/v1/portal/settings', fn: 'portal-get-settings', access: 'read' },
-    { method: 'POST', path: '/v1/portal/settings/preview', fn: 'portal-preview-keys', access: 'read' },
-    { method: 'POST', path: '/v1/portal/settings', fn: 'portal-change-settings', access: 'write' },
-    { method: 'GET', path: '/v1/portal/audit', fn: 'portal-audit-log', access: 'read' },
+    { method: 'POST', path: '/v1/portal/settings/preview', fn: 'portal-preview-keys', access: 'read', body: keyPreviewBodySchema },
+    { method: 'POST', path: '/v1/portal/settings', fn: 'portal-change-settings', access: 'write', body: settingsBodySchema },
+    { method: 'GET', path: '/v1/portal/audit', fn: 'portal-audit-log', access: 'read', query: auditQuerySchema },
     // The user's own email preferences (every role).
     { method: 'GET', path: '/v1/portal/email-preferences', fn: 'portal-get-email-preferences', access: 'read' },
-    { method: 'POST', path: '/v1/portal/email-preferences', fn: 'portal-change-email-preferences', access: 'write' },
+    { method: 'POST', path: '/v1/portal/email-preferences', fn: 'portal-change-email-preferences', access: 'write', body: emailPreferencesBodySchema },
     // Payment links (owners and developers change them; viewers read).
-    { method: 'GET', path: '/v1/portal/links', fn: 'portal-list-links', access: 'read' },
-    { method: 'POST', path: '/v1/portal/links', fn: 'portal-create-link', access: 'write' },
+    { method: 'GET', path: '/v1/portal/links', fn: 'portal-list-links', access: 'read', query: listLinksQuerySchema },
+    { method: 'POST', path: '/v1/portal/links', fn: 'portal-create-link', access: 'write', body: createLinkBodySchema },
     { method: 'GET', path: '/v1/portal/links/{link_id}', fn: 'portal-get-link', access: 'read' },
-    { method: 'POST', path: '/v1/portal/links/{link_id}', fn: 'portal-update-link', access: 'write' },
+    { method: 'POST', path: '/v1/portal/links/{link_id}', fn: 'portal-update-link', access: 'write', body: updateLinkBodySchema },
     // The team (owners).
     { method: 'GET', path: '/v1/portal/team', fn: 'portal-list-team', access: 'read' },
-    { method: 'POST', path: '/v1/portal/team/invites', fn: 'portal-invite-member', access: 'write' },
-    { method: 'POST', path: '/v1/portal/team/{member_id}/role', fn: 'portal-change-role', access: 'write' },
+    { method: 'POST', path: '/v1/portal/team/invites', fn: 'portal-invite-member', access: 'write', body: inviteMemberBodySchema },
+    { method: 'POST', path: '/v1/portal/team/{member_id}/role', fn: 'portal-change-role', access: 'write', body: memberRoleBodySchema },
     { method: 'POST', path: '/v1/portal/team/{member_id}/remove', fn: 'portal-remove-member', access: 'write' },
   ] as const
 ).map((route) => ({ ...route, portal: true as const }));
 
 export const ROUTES: readonly Route[] = [
-  { method: 'POST', path: '/v1/orders', fn: 'create-order', access: 'write', grants: ['gateways', 'lightning'] },
-  { method: 'GET', path: '/v1/orders', fn: 'list-orders', access: 'read' },
+  { method: 'POST', path: '/v1/orders', fn: 'create-order', access: 'write', body: createOrderBodySchema, grants: ['gateways', 'lightning'] },
+  { method: 'GET', path: '/v1/orders', fn: 'list-orders', access: 'read', query: listOrdersQuerySchema },
   // The contract's path has a trailing slash; both spellings answer.
-  { method: 'GET', path: '/v1/orders/', fn: 'list-orders', access: 'read' },
+  { method: 'GET', path: '/v1/orders/', fn: 'list-orders', access: 'read', query: listOrdersQuerySchema },
   { method: 'GET', path: '/v1/orders/{order_id}', fn: 'get-order', access: 'read' },
-  { method: 'POST', path: '/v1/orders/{order_id}/checkout', fn: 'checkout-order', access: 'write', grants: ['gateways', 'lightning'] },
-  { method: 'POST', path: '/v1/orders/{order_id}/cancel', fn: 'cancel-order', access: 'write' },
-  { method: 'POST', path: '/v1/orders/{order_id}/refund', fn: 'refund-order', access: 'write', grants: ['gateways'] },
-  { method: 'POST', path: '/v1/orders/{order_id}/resolve', fn: 'resolve-order', access: 'write' },
-  { method: 'POST', path: '/v1/sandbox/orders/{order_id}/pay', fn: 'sandbox-pay', access: 'write' },
-  { method: 'POST', path: '/v1/sandbox/orders/{order_id}/complete-refund', fn: 'sandbox-complete-refund', access: 'write' },
+  { method: 'POST', path: '/v1/orders/{order_id}/checkout', fn: 'checkout-order', access: 'write', body: checkoutBodySchema, grants: ['gateways', 'lightning'] },
+  { method: 'POST', path: '/v1/orders/{order_id}/cancel', fn: 'cancel-order', access: 'write', body: orderActionBodySchema },
+  { method: 'POST', path: '/v1/orders/{order_id}/refund', fn: 'refund-order', access: 'write', body: refundOrderBodySchema, grants: ['gateways'] },
+  { method: 'POST', path: '/v1/orders/{order_id}/resolve', fn: 'resolve-order', access: 'write', body: orderActionBodySchema },
+  { method: 'POST', path: '/v1/sandbox/orders/{order_id}/pay', fn: 'sandbox-pay', access: 'write', body: sandboxPayBodySchema },
+  { method: 'POST', path: '/v1/sandbox/orders/{order_id}/complete-refund', fn: 'sandbox-complete-refund', access: 'write', body: sandboxRefundBodySchema },
   { method: 'GET', path: '/v1/orders/{order_id}/refunds', fn: 'list-refunds', access: 'read' },
-  { method: 'POST', path: '/v1/orders/{order_id}/refund-txid', fn: 'report-refund-txid', access: 'write', grants: ['chain-sources'] },
-  { method: 'POST', path: '/v1/orders/{order_id}/refund-link', fn: 'renew-refund-link', access: 'write' },
+  { method: 'POST', path: '/v1/orders/{order_id}/refund-txid', fn: 'report-refund-txid', access: 'write', body: refundTxidBodySchema, grants: ['chain-sources'] },
+  { method: 'POST', path: '/v1/orders/{order_id}/refund-link', fn: 'renew-refund-link', access: 'write', body: refundLinkBodySchema },
   { method: 'GET', path: '/v1/orders/{order_id}/callbacks', fn: 'list-callbacks', access: 'read' },
-  { method: 'POST', path: '/v1/orders/{order_id}/callbacks/redeliver', fn: 'redeliver-callback', access: 'write', grants: ['callback-queue'] },
+  { method: 'POST', path: '/v1/orders/{order_id}/callbacks/redeliver', fn: 'redeliver-callback', access: 'write', body: orderActionBodySchema, grants: ['callback-queue'] },
   // Payment links (beyond the contract): the merchant's, then the link page's (no token).
-  { method: 'POST', path: '/v1/links', fn: 'create-link', access: 'write' },
-  { method: 'GET', path: '/v1/links', fn: 'list-links', access: 'read' },
+  { method: 'POST', path: '/v1/links', fn: 'create-link', access: 'write', body: createLinkBodySchema },
+  { method: 'GET', path: '/v1/links', fn: 'list-links', access: 'read', query: listLinksQuerySchema },
   { method: 'GET', path: '/v1/links/{link_id}', fn: 'get-link', access: 'read' },
-  { method: 'POST', path: '/v1/links/{link_id}', fn: 'update-link', access: 'write' },
+  { method: 'POST', path: '/v1/links/{link_id}', fn: 'update-link', access: 'write', body: updateLinkBodySchema },
   { method: 'GET', path: '/v1/pay/links/{link_id}', fn: 'pay-get-link', access: 'read', public: true },
-  { method: 'POST', path: '/v1/pay/links/{link_id}/orders', fn: 'pay-create-link-order', access: 'write', public: true, grants: ['gateways', 'lightning'] },
+  { method: 'POST', path: '/v1/pay/links/{link_id}/orders', fn: 'pay-create-link-order', access: 'write', body: linkOrderBodySchema, public: true, grants: ['gateways', 'lightning'] },
   // The hosted payment page's endpoints (buyer-safe views, no token).
   { method: 'GET', path: '/v1/pay/{order_id}', fn: 'pay-get-order', access: 'read', public: true },
-  { method: 'POST', path: '/v1/pay/{order_id}/checkout', fn: 'pay-checkout-order', access: 'write', public: true, grants: ['gateways', 'lightning'] },
+  { method: 'POST', path: '/v1/pay/{order_id}/checkout', fn: 'pay-checkout-order', access: 'write', body: payCheckoutBodySchema, public: true, grants: ['gateways', 'lightning'] },
   { method: 'POST', path: '/v1/pay/{order_id}/cancel', fn: 'pay-cancel-order', access: 'write', public: true },
   { method: 'POST', path: '/v1/pay/{order_id}/sandbox-pay', fn: 'pay-sandbox-pay', access: 'write', public: true },
   // The buyer's refund page (the refund link's secret, sent in the body, is the only capability).
-  { method: 'POST', path: '/v1/pay/refund', fn: 'pay-open-refund', access: 'read', public: true },
-  { method: 'POST', path: '/v1/pay/refund/address', fn: 'pay-set-refund-address', access: 'write', public: true },
+  { method: 'POST', path: '/v1/pay/refund', fn: 'pay-open-refund', access: 'read', body: payRefundBodySchema, public: true },
+  { method: 'POST', path: '/v1/pay/refund/address', fn: 'pay-set-refund-address', access: 'write', body: payRefundAddressBodySchema, public: true },
   // Operators' monitors: the payment sources' health (no token, nothing secret).
   { method: 'GET', path: '/v1/health', fn: 'get-health', access: 'read', public: true },
   // Payment gateways' asynchronous notifications (signed by the gateway; no token), at the paths the gateways are given.

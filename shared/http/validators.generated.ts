@@ -4,11 +4,11 @@
 // The validators have no `schema`/`schemaEnv` properties (nothing reads them).
 // @ts-nocheck -- ajv writes plain JavaScript; the exports carry the types.
 import type { ValidateFunction } from 'ajv';
+import type { CheckoutOrderBody, CreateOrderInput, ListOrdersQuery, OrderActionBody, SandboxPayBody, SandboxRefundBody } from '#shared/schemas/orders';
 import type { PayCheckoutBody } from '#shared/schemas/pay';
 import type { CreateLinkBody, LinkOrderBody, ListLinksQuery, UpdateLinkBody } from '#shared/schemas/payment-links';
 import type { AuditQuery, EmailPreferencesBody, InviteMemberBody, KeyPreviewBody, MemberRoleBody, PasskeyAnswerBody, PortalOrdersQuery, RecoveryCodeBody, RollSecretBody, SettingsBody, SignOutBody, TokenNameBody } from '#shared/schemas/portal';
 import type { PayRefundAddressBody, PayRefundBody, PortalRefundsQuery, RefundLinkBody, RefundOrderBody, RefundTxidBody } from '#shared/schemas/refunds';
-import type { CheckoutOrderBody, CreateOrderInput, ListOrdersQuery, OrderActionBody, SandboxPayBody, SandboxRefundBody } from '#shared/schemas/orders';
 import runtime_ucs2length_module from 'ajv/dist/runtime/ucs2length.js';
 import { SCHEMA_FORMATS as FORMATS } from '#shared/http/validation';
 
@@ -371,354 +371,8 @@ return errors === 0;
 return validate10;
 })() as ValidateFunction<CreateOrderInput>;
 
-/** The CheckoutOrderBody schema. */
-export const checkoutBody = /* @__PURE__ */ (() => {
-const schema12 = {"$id":"CheckoutOrderBody","type":"object","additionalProperties":true,"maxProperties":50,"required":["pay_currency"],"properties":{"order_id":{"type":"string","maxLength":64,"description":"Optional; must equal the path id when given."},"pay_currency":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20","USDT_TRC20","USDT_ARB","USDT_BNB","USDT_CELO","USDC_ARB","USDC_SOL","USDC_BASE","USDC_POL","CUSD","ETH_ARB","ETH_BASE","PYUSD","USDT_TON","TON","USDC_XLM","ETH_ERC20","P2P_BTC","USDT","USDC","USDT_ARBI"],"description":"This service's codes, or MugglePay's (ETH_ERC20 is ETH; USDT and USDC mean USDT_ERC20 and USDC_ERC20). A code this service cannot take yet is answered 400 PAYMENT_NOT_AVAILABLE, naming those it can."}}};
-const func2 = runtime_ucs2length;
-
-function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="CheckoutOrderBody" */;
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(Object.keys(data).length > 50){
-validate11.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties"}];
-return false;
-}
-else {
-let missing0;
-if((data.pay_currency === undefined) && (missing0 = "pay_currency")){
-validate11.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.order_id !== undefined){
-let data0 = data.order_id;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(func2(data0) > 64){
-validate11.errors = [{instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
-return false;
-}
-}
-else {
-validate11.errors = [{instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.pay_currency !== undefined){
-let data1 = data.pay_currency;
-const _errs4 = errors;
-if(typeof data1 !== "string"){
-validate11.errors = [{instancePath:instancePath+"/pay_currency",schemaPath:"#/properties/pay_currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(((((((((((((((((((((((((((((((data1 === "ALIPAY") || (data1 === "ALIGLOBAL")) || (data1 === "WECHAT")) || (data1 === "BTC")) || (data1 === "LTC")) || (data1 === "ETH")) || (data1 === "EOS")) || (data1 === "BCH")) || (data1 === "LBTC")) || (data1 === "USDT_ERC20")) || (data1 === "USDC_ERC20")) || (data1 === "USDT_TRC20")) || (data1 === "USDT_ARB")) || (data1 === "USDT_BNB")) || (data1 === "USDT_CELO")) || (data1 === "USDC_ARB")) || (data1 === "USDC_SOL")) || (data1 === "USDC_BASE")) || (data1 === "USDC_POL")) || (data1 === "CUSD")) || (data1 === "ETH_ARB")) || (data1 === "ETH_BASE")) || (data1 === "PYUSD")) || (data1 === "USDT_TON")) || (data1 === "TON")) || (data1 === "USDC_XLM")) || (data1 === "ETH_ERC20")) || (data1 === "P2P_BTC")) || (data1 === "USDT")) || (data1 === "USDC")) || (data1 === "USDT_ARBI"))){
-validate11.errors = [{instancePath:instancePath+"/pay_currency",schemaPath:"#/properties/pay_currency/enum",keyword:"enum",params:{allowedValues: schema12.properties.pay_currency.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-else {
-validate11.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate11.errors = vErrors;
-return errors === 0;
-}
-return validate11;
-})() as ValidateFunction<CheckoutOrderBody>;
-
-/** The OrderActionBody schema. */
-export const orderActionBody = /* @__PURE__ */ (() => {
-const schema13 = {"$id":"OrderActionBody","type":"object","additionalProperties":true,"maxProperties":50,"properties":{"order_id":{"type":"string","maxLength":64,"description":"Optional; must equal the path id when given."}}};
-const func2 = runtime_ucs2length;
-
-function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="OrderActionBody" */;
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(Object.keys(data).length > 50){
-validate12.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties"}];
-return false;
-}
-else {
-if(data.order_id !== undefined){
-let data0 = data.order_id;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(func2(data0) > 64){
-validate12.errors = [{instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
-return false;
-}
-}
-else {
-validate12.errors = [{instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-}
-}
-else {
-validate12.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate12.errors = vErrors;
-return errors === 0;
-}
-return validate12;
-})() as ValidateFunction<OrderActionBody>;
-
-/** The SandboxPayBody schema. */
-export const sandboxPayBody = /* @__PURE__ */ (() => {
-const schema14 = {"$id":"SandboxPayBody","type":"object","additionalProperties":true,"maxProperties":50,"properties":{"amount":{"type":["number","string"],"pattern":"^-?[0-9]+(\\.[0-9]+)?$","maxLength":40,"description":"Amount paid, in the invoice's pay_currency, above 0 and at most 1000 times the invoice's pay_amount (a number or a decimal string, read exactly). Default: the full amount."},"confirmations":{"type":"integer","minimum":0,"maximum":1000,"description":"Confirmations of the payment. Default: enough for the currency (BTC 2, LTC/BCH 6, ETH 12, others 1)."},"txid":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[A-Za-z0-9_.:-]+$","description":"Transaction id; reporting the same one again is idempotent. Default: a new random id."}}};
-const func2 = runtime_ucs2length;
-const pattern0 = new RegExp("^-?[0-9]+(\\.[0-9]+)?$", "u");
-const pattern2 = new RegExp("^[A-Za-z0-9_.:-]+$", "u");
-
-function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="SandboxPayBody" */;
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(Object.keys(data).length > 50){
-validate13.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties"}];
-return false;
-}
-else {
-if(data.amount !== undefined){
-let data0 = data.amount;
-const _errs2 = errors;
-if((!((typeof data0 == "number") && (isFinite(data0)))) && (typeof data0 !== "string")){
-validate13.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: schema14.properties.amount.type},message:"must be number,string"}];
-return false;
-}
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(func2(data0) > 40){
-validate13.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
-return false;
-}
-else {
-if(!pattern0.test(data0)){
-validate13.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/pattern",keyword:"pattern",params:{pattern: "^-?[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^-?[0-9]+(\\.[0-9]+)?$"+"\""}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.confirmations !== undefined){
-let data1 = data.confirmations;
-const _errs4 = errors;
-if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate13.errors = [{instancePath:instancePath+"/confirmations",schemaPath:"#/properties/confirmations/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs4){
-if((typeof data1 == "number") && (isFinite(data1))){
-if(data1 > 1000 || isNaN(data1)){
-validate13.errors = [{instancePath:instancePath+"/confirmations",schemaPath:"#/properties/confirmations/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
-return false;
-}
-else {
-if(data1 < 0 || isNaN(data1)){
-validate13.errors = [{instancePath:instancePath+"/confirmations",schemaPath:"#/properties/confirmations/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.txid !== undefined){
-let data2 = data.txid;
-const _errs6 = errors;
-if(errors === _errs6){
-if(typeof data2 === "string"){
-if(func2(data2) > 128){
-validate13.errors = [{instancePath:instancePath+"/txid",schemaPath:"#/properties/txid/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
-return false;
-}
-else {
-if(func2(data2) < 1){
-validate13.errors = [{instancePath:instancePath+"/txid",schemaPath:"#/properties/txid/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern2.test(data2)){
-validate13.errors = [{instancePath:instancePath+"/txid",schemaPath:"#/properties/txid/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.:-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.:-]+$"+"\""}];
-return false;
-}
-}
-}
-}
-else {
-validate13.errors = [{instancePath:instancePath+"/txid",schemaPath:"#/properties/txid/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-else {
-validate13.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate13.errors = vErrors;
-return errors === 0;
-}
-return validate13;
-})() as ValidateFunction<SandboxPayBody>;
-
-/** The SandboxCompleteRefundBody schema. */
-export const sandboxRefundBody = /* @__PURE__ */ (() => {
-const schema15 = {"$id":"SandboxCompleteRefundBody","type":"object","additionalProperties":true,"maxProperties":50,"properties":{"txid":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[A-Za-z0-9_.:-]+$"}}};
-const func2 = runtime_ucs2length;
-const pattern2 = new RegExp("^[A-Za-z0-9_.:-]+$", "u");
-
-function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="SandboxCompleteRefundBody" */;
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(Object.keys(data).length > 50){
-validate14.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties"}];
-return false;
-}
-else {
-if(data.txid !== undefined){
-let data0 = data.txid;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(func2(data0) > 128){
-validate14.errors = [{instancePath:instancePath+"/txid",schemaPath:"#/properties/txid/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
-return false;
-}
-else {
-if(func2(data0) < 1){
-validate14.errors = [{instancePath:instancePath+"/txid",schemaPath:"#/properties/txid/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern2.test(data0)){
-validate14.errors = [{instancePath:instancePath+"/txid",schemaPath:"#/properties/txid/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.:-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.:-]+$"+"\""}];
-return false;
-}
-}
-}
-}
-else {
-validate14.errors = [{instancePath:instancePath+"/txid",schemaPath:"#/properties/txid/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-}
-}
-else {
-validate14.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate14.errors = vErrors;
-return errors === 0;
-}
-return validate14;
-})() as ValidateFunction<SandboxRefundBody>;
-
-/** The PayCheckoutBody schema. */
-export const payCheckoutBody = /* @__PURE__ */ (() => {
-const schema16 = {"$id":"PayCheckoutBody","type":"object","additionalProperties":false,"required":["pay_currency"],"properties":{"pay_currency":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20","USDT_TRC20","USDT_ARB","USDT_BNB","USDT_CELO","USDC_ARB","USDC_SOL","USDC_BASE","USDC_POL","CUSD","ETH_ARB","ETH_BASE","PYUSD","USDT_TON","TON","USDC_XLM"],"description":"The buyer's choice; one of the answer's `currencies` (gateways must be enabled for the merchant)."}}};
-
-function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="PayCheckoutBody" */;
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.pay_currency === undefined) && (missing0 = "pay_currency")){
-validate15.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(key0 === "pay_currency")){
-validate15.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.pay_currency !== undefined){
-let data0 = data.pay_currency;
-if(typeof data0 !== "string"){
-validate15.errors = [{instancePath:instancePath+"/pay_currency",schemaPath:"#/properties/pay_currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!((((((((((((((((((((((((((data0 === "ALIPAY") || (data0 === "ALIGLOBAL")) || (data0 === "WECHAT")) || (data0 === "BTC")) || (data0 === "LTC")) || (data0 === "ETH")) || (data0 === "EOS")) || (data0 === "BCH")) || (data0 === "LBTC")) || (data0 === "USDT_ERC20")) || (data0 === "USDC_ERC20")) || (data0 === "USDT_TRC20")) || (data0 === "USDT_ARB")) || (data0 === "USDT_BNB")) || (data0 === "USDT_CELO")) || (data0 === "USDC_ARB")) || (data0 === "USDC_SOL")) || (data0 === "USDC_BASE")) || (data0 === "USDC_POL")) || (data0 === "CUSD")) || (data0 === "ETH_ARB")) || (data0 === "ETH_BASE")) || (data0 === "PYUSD")) || (data0 === "USDT_TON")) || (data0 === "TON")) || (data0 === "USDC_XLM"))){
-validate15.errors = [{instancePath:instancePath+"/pay_currency",schemaPath:"#/properties/pay_currency/enum",keyword:"enum",params:{allowedValues: schema16.properties.pay_currency.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-}
-}
-}
-}
-else {
-validate15.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate15.errors = vErrors;
-return errors === 0;
-}
-return validate15;
-})() as ValidateFunction<PayCheckoutBody>;
-
 /** The GetOrdersQuery schema (coerces query strings). */
-export const listOrdersQuery = /* @__PURE__ */ (() => {
+export const getOrdersQuery = /* @__PURE__ */ (() => {
 const schema11 = {"$id":"GetOrdersQuery","type":"object","additionalProperties":true,"maxProperties":20,"properties":{"status":{"type":"string","enum":["NEW","PENDING","PAID","UNRESOLVED","RESOLVED","EXPIRED","CANCELED","REFUND_PENDING","REFUNDED"],"description":"Only orders in this status."},"limit":{"type":"integer","minimum":1,"maximum":50,"default":10},"offset":{"type":"integer","minimum":0,"maximum":9007199254740991,"default":0}}};
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -867,13 +521,1760 @@ return errors === 0;
 return validate10;
 })() as ValidateFunction<ListOrdersQuery>;
 
-/** The PortalPasskeyAnswerBody schema. */
-export const portalPasskeyAnswerBody = /* @__PURE__ */ (() => {
-const schema17 = {"$id":"PortalPasskeyAnswerBody","type":"object","required":["credential"],"additionalProperties":false,"properties":{"credential":{"type":"object","required":["id","rawId","type","response"],"additionalProperties":false,"properties":{"id":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":1024},"rawId":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":1024},"type":{"type":"string","const":"public-key"},"authenticatorAttachment":{"type":"string","maxLength":32},"clientExtensionResults":{"type":"object","maxProperties":20},"response":{"type":"object","required":["clientDataJSON"],"additionalProperties":false,"properties":{"clientDataJSON":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":16384},"attestationObject":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":16384},"authenticatorData":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":16384},"signature":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":16384},"userHandle":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":128},"transports":{"type":"array","maxItems":10,"items":{"type":"string","maxLength":32}},"publicKeyAlgorithm":{"type":"integer"},"publicKey":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":16384}}}}}}};
+/** The CheckoutOrderBody schema. */
+export const checkoutOrderBody = /* @__PURE__ */ (() => {
+const schema12 = {"$id":"CheckoutOrderBody","type":"object","additionalProperties":true,"maxProperties":50,"required":["pay_currency"],"properties":{"order_id":{"type":"string","maxLength":64,"description":"Optional; must equal the path id when given."},"pay_currency":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20","USDT_TRC20","USDT_ARB","USDT_BNB","USDT_CELO","USDC_ARB","USDC_SOL","USDC_BASE","USDC_POL","CUSD","ETH_ARB","ETH_BASE","PYUSD","USDT_TON","TON","USDC_XLM","ETH_ERC20","P2P_BTC","USDT","USDC","USDT_ARBI"],"description":"This service's codes, or MugglePay's (ETH_ERC20 is ETH; USDT and USDC mean USDT_ERC20 and USDC_ERC20). A code this service cannot take yet is answered 400 PAYMENT_NOT_AVAILABLE, naming those it can."}}};
 const func2 = runtime_ucs2length;
-const pattern4 = new RegExp("^[A-Za-z0-9_-]*$", "u");
+
+function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="CheckoutOrderBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length > 50){
+validate11.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties"}];
+return false;
+}
+else {
+let missing0;
+if((data.pay_currency === undefined) && (missing0 = "pay_currency")){
+validate11.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.order_id !== undefined){
+let data0 = data.order_id;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 64){
+validate11.errors = [{instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+}
+else {
+validate11.errors = [{instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.pay_currency !== undefined){
+let data1 = data.pay_currency;
+const _errs4 = errors;
+if(typeof data1 !== "string"){
+validate11.errors = [{instancePath:instancePath+"/pay_currency",schemaPath:"#/properties/pay_currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((((((((((((((((((((((((((((((data1 === "ALIPAY") || (data1 === "ALIGLOBAL")) || (data1 === "WECHAT")) || (data1 === "BTC")) || (data1 === "LTC")) || (data1 === "ETH")) || (data1 === "EOS")) || (data1 === "BCH")) || (data1 === "LBTC")) || (data1 === "USDT_ERC20")) || (data1 === "USDC_ERC20")) || (data1 === "USDT_TRC20")) || (data1 === "USDT_ARB")) || (data1 === "USDT_BNB")) || (data1 === "USDT_CELO")) || (data1 === "USDC_ARB")) || (data1 === "USDC_SOL")) || (data1 === "USDC_BASE")) || (data1 === "USDC_POL")) || (data1 === "CUSD")) || (data1 === "ETH_ARB")) || (data1 === "ETH_BASE")) || (data1 === "PYUSD")) || (data1 === "USDT_TON")) || (data1 === "TON")) || (data1 === "USDC_XLM")) || (data1 === "ETH_ERC20")) || (data1 === "P2P_BTC")) || (data1 === "USDT")) || (data1 === "USDC")) || (data1 === "USDT_ARBI"))){
+validate11.errors = [{instancePath:instancePath+"/pay_currency",schemaPath:"#/properties/pay_currency/enum",keyword:"enum",params:{allowedValues: schema12.properties.pay_currency.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate11.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate11.errors = vErrors;
+return errors === 0;
+}
+return validate11;
+})() as ValidateFunction<CheckoutOrderBody>;
+
+/** The OrderActionBody schema. */
+export const orderActionBody = /* @__PURE__ */ (() => {
+const schema13 = {"$id":"OrderActionBody","type":"object","additionalProperties":true,"maxProperties":50,"properties":{"order_id":{"type":"string","maxLength":64,"description":"Optional; must equal the path id when given."}}};
+const func2 = runtime_ucs2length;
+
+function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="OrderActionBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length > 50){
+validate12.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties"}];
+return false;
+}
+else {
+if(data.order_id !== undefined){
+let data0 = data.order_id;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 64){
+validate12.errors = [{instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+}
+else {
+validate12.errors = [{instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate12.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate12.errors = vErrors;
+return errors === 0;
+}
+return validate12;
+})() as ValidateFunction<OrderActionBody>;
+
+/** The RefundOrderBody schema. */
+export const refundOrderBody = /* @__PURE__ */ (() => {
+const schema14 = {"$id":"RefundOrderBody","type":"object","additionalProperties":true,"maxProperties":20,"properties":{"order_id":{"type":"string","maxLength":64,"description":"Optional; must equal the path id when given."},"basis":{"type":"string","enum":["crypto","overpaid","fiat","custom"],"description":"How the amount is chosen (default `crypto`): `crypto` all that is left of the crypto paid; `overpaid` the part an UNRESOLVED order was paid beyond its invoice; `fiat` a fiat value (`amount` in the order's price_currency, default its price) at today's rate, locked and shown; `custom` `amount` in the paid currency."},"amount":{"type":["number","string"],"pattern":"^[0-9]+(\\.[0-9]+)?$","maxLength":40,"description":"For `custom`: in the paid invoice's currency; for `fiat`: in the order's price_currency. A number or a decimal string, read exactly."},"reason":{"type":"string","maxLength":200,"description":"A note for the buyer, shown on the refund page."}}};
+const func2 = runtime_ucs2length;
+const pattern1 = new RegExp("^[0-9]+(\\.[0-9]+)?$", "u");
+
+function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="RefundOrderBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length > 20){
+validate13.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 20},message:"must NOT have more than 20 properties"}];
+return false;
+}
+else {
+if(data.order_id !== undefined){
+let data0 = data.order_id;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 64){
+validate13.errors = [{instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+}
+else {
+validate13.errors = [{instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.basis !== undefined){
+let data1 = data.basis;
+const _errs4 = errors;
+if(typeof data1 !== "string"){
+validate13.errors = [{instancePath:instancePath+"/basis",schemaPath:"#/properties/basis/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((((data1 === "crypto") || (data1 === "overpaid")) || (data1 === "fiat")) || (data1 === "custom"))){
+validate13.errors = [{instancePath:instancePath+"/basis",schemaPath:"#/properties/basis/enum",keyword:"enum",params:{allowedValues: schema14.properties.basis.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.amount !== undefined){
+let data2 = data.amount;
+const _errs6 = errors;
+if((!((typeof data2 == "number") && (isFinite(data2)))) && (typeof data2 !== "string")){
+validate13.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: schema14.properties.amount.type},message:"must be number,string"}];
+return false;
+}
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if(func2(data2) > 40){
+validate13.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
+return false;
+}
+else {
+if(!pattern1.test(data2)){
+validate13.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.reason !== undefined){
+let data3 = data.reason;
+const _errs8 = errors;
+if(errors === _errs8){
+if(typeof data3 === "string"){
+if(func2(data3) > 200){
+validate13.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+return false;
+}
+}
+else {
+validate13.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate13.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate13.errors = vErrors;
+return errors === 0;
+}
+return validate13;
+})() as ValidateFunction<RefundOrderBody>;
+
+/** The SandboxPayBody schema. */
+export const sandboxPayBody = /* @__PURE__ */ (() => {
+const schema15 = {"$id":"SandboxPayBody","type":"object","additionalProperties":true,"maxProperties":50,"properties":{"amount":{"type":["number","string"],"pattern":"^-?[0-9]+(\\.[0-9]+)?$","maxLength":40,"description":"Amount paid, in the invoice's pay_currency, above 0 and at most 1000 times the invoice's pay_amount (a number or a decimal string, read exactly). Default: the full amount."},"confirmations":{"type":"integer","minimum":0,"maximum":1000,"description":"Confirmations of the payment. Default: enough for the currency (BTC 2, LTC/BCH 6, ETH 12, others 1)."},"txid":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[A-Za-z0-9_.:-]+$","description":"Transaction id; reporting the same one again is idempotent. Default: a new random id."}}};
+const func2 = runtime_ucs2length;
+const pattern0 = new RegExp("^-?[0-9]+(\\.[0-9]+)?$", "u");
+const pattern3 = new RegExp("^[A-Za-z0-9_.:-]+$", "u");
+
+function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="SandboxPayBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length > 50){
+validate14.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties"}];
+return false;
+}
+else {
+if(data.amount !== undefined){
+let data0 = data.amount;
+const _errs2 = errors;
+if((!((typeof data0 == "number") && (isFinite(data0)))) && (typeof data0 !== "string")){
+validate14.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: schema15.properties.amount.type},message:"must be number,string"}];
+return false;
+}
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 40){
+validate14.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
+return false;
+}
+else {
+if(!pattern0.test(data0)){
+validate14.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/pattern",keyword:"pattern",params:{pattern: "^-?[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^-?[0-9]+(\\.[0-9]+)?$"+"\""}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.confirmations !== undefined){
+let data1 = data.confirmations;
+const _errs4 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate14.errors = [{instancePath:instancePath+"/confirmations",schemaPath:"#/properties/confirmations/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs4){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 1000 || isNaN(data1)){
+validate14.errors = [{instancePath:instancePath+"/confirmations",schemaPath:"#/properties/confirmations/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
+return false;
+}
+else {
+if(data1 < 0 || isNaN(data1)){
+validate14.errors = [{instancePath:instancePath+"/confirmations",schemaPath:"#/properties/confirmations/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.txid !== undefined){
+let data2 = data.txid;
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if(func2(data2) > 128){
+validate14.errors = [{instancePath:instancePath+"/txid",schemaPath:"#/properties/txid/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if(func2(data2) < 1){
+validate14.errors = [{instancePath:instancePath+"/txid",schemaPath:"#/properties/txid/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern3.test(data2)){
+validate14.errors = [{instancePath:instancePath+"/txid",schemaPath:"#/properties/txid/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.:-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.:-]+$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate14.errors = [{instancePath:instancePath+"/txid",schemaPath:"#/properties/txid/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate14.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate14.errors = vErrors;
+return errors === 0;
+}
+return validate14;
+})() as ValidateFunction<SandboxPayBody>;
+
+/** The SandboxCompleteRefundBody schema. */
+export const sandboxCompleteRefundBody = /* @__PURE__ */ (() => {
+const schema16 = {"$id":"SandboxCompleteRefundBody","type":"object","additionalProperties":true,"maxProperties":50,"properties":{"txid":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[A-Za-z0-9_.:-]+$"}}};
+const func2 = runtime_ucs2length;
+const pattern3 = new RegExp("^[A-Za-z0-9_.:-]+$", "u");
+
+function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="SandboxCompleteRefundBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length > 50){
+validate15.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties"}];
+return false;
+}
+else {
+if(data.txid !== undefined){
+let data0 = data.txid;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 128){
+validate15.errors = [{instancePath:instancePath+"/txid",schemaPath:"#/properties/txid/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if(func2(data0) < 1){
+validate15.errors = [{instancePath:instancePath+"/txid",schemaPath:"#/properties/txid/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern3.test(data0)){
+validate15.errors = [{instancePath:instancePath+"/txid",schemaPath:"#/properties/txid/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.:-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.:-]+$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate15.errors = [{instancePath:instancePath+"/txid",schemaPath:"#/properties/txid/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate15.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate15.errors = vErrors;
+return errors === 0;
+}
+return validate15;
+})() as ValidateFunction<SandboxRefundBody>;
+
+/** The RefundTxidBody schema. */
+export const refundTxidBody = /* @__PURE__ */ (() => {
+const schema17 = {"$id":"RefundTxidBody","type":"object","additionalProperties":true,"maxProperties":20,"properties":{"refund_id":{"type":"string","maxLength":64,"description":"Required. Which refund of the order (its `refund_id`)."},"txid":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[A-Za-z0-9_.:-]+$","description":"Required. The transaction that paid the refund: checked on its chain before it counts."}}};
+const func2 = runtime_ucs2length;
+const pattern3 = new RegExp("^[A-Za-z0-9_.:-]+$", "u");
 
 function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="RefundTxidBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length > 20){
+validate16.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 20},message:"must NOT have more than 20 properties"}];
+return false;
+}
+else {
+if(data.refund_id !== undefined){
+let data0 = data.refund_id;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 64){
+validate16.errors = [{instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+}
+else {
+validate16.errors = [{instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.txid !== undefined){
+let data1 = data.txid;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func2(data1) > 128){
+validate16.errors = [{instancePath:instancePath+"/txid",schemaPath:"#/properties/txid/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if(func2(data1) < 1){
+validate16.errors = [{instancePath:instancePath+"/txid",schemaPath:"#/properties/txid/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+else {
+if(!pattern3.test(data1)){
+validate16.errors = [{instancePath:instancePath+"/txid",schemaPath:"#/properties/txid/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.:-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.:-]+$"+"\""}];
+return false;
+}
+}
+}
+}
+else {
+validate16.errors = [{instancePath:instancePath+"/txid",schemaPath:"#/properties/txid/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate16.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate16.errors = vErrors;
+return errors === 0;
+}
+return validate16;
+})() as ValidateFunction<RefundTxidBody>;
+
+/** The RefundLinkBody schema. */
+export const refundLinkBody = /* @__PURE__ */ (() => {
+const schema18 = {"$id":"RefundLinkBody","type":"object","additionalProperties":true,"maxProperties":20,"properties":{"refund_id":{"type":"string","maxLength":64,"description":"Required. Which refund of the order gets a new link."}}};
+const func2 = runtime_ucs2length;
+
+function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="RefundLinkBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length > 20){
+validate17.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 20},message:"must NOT have more than 20 properties"}];
+return false;
+}
+else {
+if(data.refund_id !== undefined){
+let data0 = data.refund_id;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 64){
+validate17.errors = [{instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+}
+else {
+validate17.errors = [{instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate17.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate17.errors = vErrors;
+return errors === 0;
+}
+return validate17;
+})() as ValidateFunction<RefundLinkBody>;
+
+/** The CreateLinkBody schema. */
+export const createLinkBody = /* @__PURE__ */ (() => {
+const schema19 = {"$id":"CreateLinkBody","type":"object","additionalProperties":false,"required":["title"],"properties":{"title":{"type":"string","minLength":1,"maxLength":200,"description":"What the buyer pays for: the link page's heading and each order's title."},"description":{"type":"string","maxLength":800,"description":"Shown under the title; each order's description."},"currencies":{"type":"array","minItems":1,"maxItems":26,"uniqueItems":true,"items":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20","USDT_TRC20","USDT_ARB","USDT_BNB","USDT_CELO","USDC_ARB","USDC_SOL","USDC_BASE","USDC_POL","CUSD","ETH_ARB","ETH_BASE","PYUSD","USDT_TON","TON","USDC_XLM"]},"description":"The pay currencies offered, among those the merchant can be paid in (one it cannot, such as a gateway not enabled for it or not configured, is refused). Default: all of them."},"quantity":{"type":"integer","minimum":1,"maximum":10000,"description":"Units to sell, 1 to 10000. Each buyer's order is one unit: a buyer who picks a currency holds one until the order is paid (sold) or expires or is canceled unpaid (given back). Default: no limit."},"expires_at":{"type":"string","maxLength":40,"pattern":"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$","description":"No new order after this time (ISO 8601, in the future). Default: never."},"success_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Where the buyer goes once paid."},"callback_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Each order's callback_url: a signed POST on its status changes."},"ask_email":{"type":"boolean","description":"Ask the buyer for an email address (kept as the order's email, for the receipt). Default false."},"price_amount":{"type":["number","string"],"maxLength":40,"description":"A fixed price in price_currency. Or min_amount and max_amount: the buyer chooses."},"min_amount":{"type":["number","string"],"maxLength":40,"description":"The least a buyer may choose to pay (with max_amount; not with price_amount)."},"max_amount":{"type":["number","string"],"maxLength":40,"description":"The most a buyer may choose to pay."},"price_currency":{"type":"string","enum":["USD","CNY","EUR","GBP","HKD","SGD","CAD","AUD","JPY","USDT","USDC"],"default":"USD","description":"A fiat or stable currency. Default USD."},"single_use":{"type":"boolean","description":"One buyer only: the same as quantity 1."}}};
+const func26 = Object.prototype.hasOwnProperty;
+const func2 = runtime_ucs2length;
+const pattern6 = new RegExp("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$", "u");
+const formats0 = FORMATS["http-url"];
+
+function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="CreateLinkBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.title === undefined) && (missing0 = "title")){
+validate18.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(func26.call(schema19.properties, key0))){
+validate18.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.title !== undefined){
+let data0 = data.title;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 200){
+validate18.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+return false;
+}
+else {
+if(func2(data0) < 1){
+validate18.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+else {
+validate18.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.description !== undefined){
+let data1 = data.description;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func2(data1) > 800){
+validate18.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 800},message:"must NOT have more than 800 characters"}];
+return false;
+}
+}
+else {
+validate18.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.currencies !== undefined){
+let data2 = data.currencies;
+const _errs6 = errors;
+if(errors === _errs6){
+if(Array.isArray(data2)){
+if(data2.length > 26){
+validate18.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/maxItems",keyword:"maxItems",params:{limit: 26},message:"must NOT have more than 26 items"}];
+return false;
+}
+else {
+if(data2.length < 1){
+validate18.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+return false;
+}
+else {
+var valid1 = true;
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+validate18.errors = [{instancePath:instancePath+"/currencies/" + i0,schemaPath:"#/properties/currencies/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((((((((((((((((((((((((((data3 === "ALIPAY") || (data3 === "ALIGLOBAL")) || (data3 === "WECHAT")) || (data3 === "BTC")) || (data3 === "LTC")) || (data3 === "ETH")) || (data3 === "EOS")) || (data3 === "BCH")) || (data3 === "LBTC")) || (data3 === "USDT_ERC20")) || (data3 === "USDC_ERC20")) || (data3 === "USDT_TRC20")) || (data3 === "USDT_ARB")) || (data3 === "USDT_BNB")) || (data3 === "USDT_CELO")) || (data3 === "USDC_ARB")) || (data3 === "USDC_SOL")) || (data3 === "USDC_BASE")) || (data3 === "USDC_POL")) || (data3 === "CUSD")) || (data3 === "ETH_ARB")) || (data3 === "ETH_BASE")) || (data3 === "PYUSD")) || (data3 === "USDT_TON")) || (data3 === "TON")) || (data3 === "USDC_XLM"))){
+validate18.errors = [{instancePath:instancePath+"/currencies/" + i0,schemaPath:"#/properties/currencies/items/enum",keyword:"enum",params:{allowedValues: schema19.properties.currencies.items.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid1 = _errs8 === errors;
+if(!valid1){
+break;
+}
+}
+if(valid1){
+let i1 = data2.length;
+let j0;
+if(i1 > 1){
+const indices0 = {};
+for(;i1--;){
+let item0 = data2[i1];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+validate18.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
+return false;
+break;
+}
+indices0[item0] = i1;
+}
+}
+}
+}
+}
+}
+else {
+validate18.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.quantity !== undefined){
+let data4 = data.quantity;
+const _errs10 = errors;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+validate18.errors = [{instancePath:instancePath+"/quantity",schemaPath:"#/properties/quantity/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs10){
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 > 10000 || isNaN(data4)){
+validate18.errors = [{instancePath:instancePath+"/quantity",schemaPath:"#/properties/quantity/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
+return false;
+}
+else {
+if(data4 < 1 || isNaN(data4)){
+validate18.errors = [{instancePath:instancePath+"/quantity",schemaPath:"#/properties/quantity/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.expires_at !== undefined){
+let data5 = data.expires_at;
+const _errs12 = errors;
+if(errors === _errs12){
+if(typeof data5 === "string"){
+if(func2(data5) > 40){
+validate18.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
+return false;
+}
+else {
+if(!pattern6.test(data5)){
+validate18.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate18.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.success_url !== undefined){
+let data6 = data.success_url;
+const _errs14 = errors;
+if(errors === _errs14){
+if(errors === _errs14){
+if(typeof data6 === "string"){
+if(func2(data6) > 2048){
+validate18.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
+return false;
+}
+else {
+if(!(formats0(data6))){
+validate18.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/format",keyword:"format",params:{format: "http-url"},message:"must match format \""+"http-url"+"\""}];
+return false;
+}
+}
+}
+else {
+validate18.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.callback_url !== undefined){
+let data7 = data.callback_url;
+const _errs16 = errors;
+if(errors === _errs16){
+if(errors === _errs16){
+if(typeof data7 === "string"){
+if(func2(data7) > 2048){
+validate18.errors = [{instancePath:instancePath+"/callback_url",schemaPath:"#/properties/callback_url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
+return false;
+}
+else {
+if(!(formats0(data7))){
+validate18.errors = [{instancePath:instancePath+"/callback_url",schemaPath:"#/properties/callback_url/format",keyword:"format",params:{format: "http-url"},message:"must match format \""+"http-url"+"\""}];
+return false;
+}
+}
+}
+else {
+validate18.errors = [{instancePath:instancePath+"/callback_url",schemaPath:"#/properties/callback_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs16 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.ask_email !== undefined){
+const _errs18 = errors;
+if(typeof data.ask_email !== "boolean"){
+validate18.errors = [{instancePath:instancePath+"/ask_email",schemaPath:"#/properties/ask_email/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs18 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.price_amount !== undefined){
+let data9 = data.price_amount;
+const _errs20 = errors;
+if((!((typeof data9 == "number") && (isFinite(data9)))) && (typeof data9 !== "string")){
+validate18.errors = [{instancePath:instancePath+"/price_amount",schemaPath:"#/properties/price_amount/type",keyword:"type",params:{type: schema19.properties.price_amount.type},message:"must be number,string"}];
+return false;
+}
+if(errors === _errs20){
+if(typeof data9 === "string"){
+if(func2(data9) > 40){
+validate18.errors = [{instancePath:instancePath+"/price_amount",schemaPath:"#/properties/price_amount/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
+return false;
+}
+}
+}
+var valid0 = _errs20 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.min_amount !== undefined){
+let data10 = data.min_amount;
+const _errs22 = errors;
+if((!((typeof data10 == "number") && (isFinite(data10)))) && (typeof data10 !== "string")){
+validate18.errors = [{instancePath:instancePath+"/min_amount",schemaPath:"#/properties/min_amount/type",keyword:"type",params:{type: schema19.properties.min_amount.type},message:"must be number,string"}];
+return false;
+}
+if(errors === _errs22){
+if(typeof data10 === "string"){
+if(func2(data10) > 40){
+validate18.errors = [{instancePath:instancePath+"/min_amount",schemaPath:"#/properties/min_amount/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
+return false;
+}
+}
+}
+var valid0 = _errs22 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.max_amount !== undefined){
+let data11 = data.max_amount;
+const _errs24 = errors;
+if((!((typeof data11 == "number") && (isFinite(data11)))) && (typeof data11 !== "string")){
+validate18.errors = [{instancePath:instancePath+"/max_amount",schemaPath:"#/properties/max_amount/type",keyword:"type",params:{type: schema19.properties.max_amount.type},message:"must be number,string"}];
+return false;
+}
+if(errors === _errs24){
+if(typeof data11 === "string"){
+if(func2(data11) > 40){
+validate18.errors = [{instancePath:instancePath+"/max_amount",schemaPath:"#/properties/max_amount/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
+return false;
+}
+}
+}
+var valid0 = _errs24 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.price_currency !== undefined){
+let data12 = data.price_currency;
+const _errs26 = errors;
+if(typeof data12 !== "string"){
+validate18.errors = [{instancePath:instancePath+"/price_currency",schemaPath:"#/properties/price_currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((((((((((data12 === "USD") || (data12 === "CNY")) || (data12 === "EUR")) || (data12 === "GBP")) || (data12 === "HKD")) || (data12 === "SGD")) || (data12 === "CAD")) || (data12 === "AUD")) || (data12 === "JPY")) || (data12 === "USDT")) || (data12 === "USDC"))){
+validate18.errors = [{instancePath:instancePath+"/price_currency",schemaPath:"#/properties/price_currency/enum",keyword:"enum",params:{allowedValues: schema19.properties.price_currency.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs26 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.single_use !== undefined){
+const _errs28 = errors;
+if(typeof data.single_use !== "boolean"){
+validate18.errors = [{instancePath:instancePath+"/single_use",schemaPath:"#/properties/single_use/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs28 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate18.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate18.errors = vErrors;
+return errors === 0;
+}
+return validate18;
+})() as ValidateFunction<CreateLinkBody>;
+
+/** The ListLinksQuery schema (coerces query strings). */
+export const listLinksQuery = /* @__PURE__ */ (() => {
+const schema12 = {"$id":"ListLinksQuery","type":"object","additionalProperties":true,"maxProperties":20,"properties":{"limit":{"type":"integer","minimum":1,"maximum":50,"default":20,"description":"Links per page, 1..50. Default 20."},"cursor":{"type":"string","maxLength":200,"pattern":"^[A-Za-z0-9_-]*$","description":"The previous page's next_cursor."}}};
+const func2 = runtime_ucs2length;
+const pattern0 = new RegExp("^[A-Za-z0-9_-]*$", "u");
+
+function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="ListLinksQuery" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length > 20){
+validate11.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 20},message:"must NOT have more than 20 properties"}];
+return false;
+}
+else {
+if(data.limit !== undefined){
+let data0 = data.limit;
+const _errs2 = errors;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 === "boolean" || data0 === null
+              || (dataType0 === "string" && data0 && data0 == +data0 && !(data0 % 1))){
+coerced0 = +data0;
+}
+else {
+validate11.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["limit"] = coerced0;
+}
+}
+}
+if(errors === _errs2){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 > 50 || isNaN(data0)){
+validate11.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50},message:"must be <= 50"}];
+return false;
+}
+else {
+if(data0 < 1 || isNaN(data0)){
+validate11.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.cursor !== undefined){
+let data1 = data.cursor;
+const _errs4 = errors;
+if(typeof data1 !== "string"){
+let dataType1 = typeof data1;
+let coerced1 = undefined;
+if(!(coerced1 !== undefined)){
+if(dataType1 == "number" || dataType1 == "boolean"){
+coerced1 = "" + data1;
+}
+else if(data1 === null){
+coerced1 = "";
+}
+else {
+validate11.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced1 !== undefined){
+data1 = coerced1;
+if(data !== undefined){
+data["cursor"] = coerced1;
+}
+}
+}
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func2(data1) > 200){
+validate11.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+return false;
+}
+else {
+if(!pattern0.test(data1)){
+validate11.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate11.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate11.errors = vErrors;
+return errors === 0;
+}
+return validate11;
+})() as ValidateFunction<ListLinksQuery>;
+
+/** The UpdateLinkBody schema. */
+export const updateLinkBody = /* @__PURE__ */ (() => {
+const schema20 = {"$id":"UpdateLinkBody","type":"object","additionalProperties":false,"minProperties":1,"properties":{"title":{"type":"string","minLength":1,"maxLength":200,"description":"What the buyer pays for: the link page's heading and each order's title."},"description":{"type":"string","maxLength":800,"description":"Shown under the title; each order's description."},"currencies":{"type":"array","minItems":1,"maxItems":26,"uniqueItems":true,"items":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20","USDT_TRC20","USDT_ARB","USDT_BNB","USDT_CELO","USDC_ARB","USDC_SOL","USDC_BASE","USDC_POL","CUSD","ETH_ARB","ETH_BASE","PYUSD","USDT_TON","TON","USDC_XLM"]},"description":"The pay currencies offered, among those the merchant can be paid in (one it cannot, such as a gateway not enabled for it or not configured, is refused). Default: all of them."},"quantity":{"type":"integer","minimum":1,"maximum":10000,"description":"Units to sell, 1 to 10000. Each buyer's order is one unit: a buyer who picks a currency holds one until the order is paid (sold) or expires or is canceled unpaid (given back). Default: no limit."},"expires_at":{"type":"string","maxLength":40,"pattern":"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$","description":"No new order after this time (ISO 8601, in the future). Default: never."},"success_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Where the buyer goes once paid."},"callback_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Each order's callback_url: a signed POST on its status changes."},"ask_email":{"type":"boolean","description":"Ask the buyer for an email address (kept as the order's email, for the receipt). Default false."},"enabled":{"type":"boolean","description":"false: the link takes no new order (its page says so); true: it takes them again."},"remove":{"type":"array","maxItems":3,"uniqueItems":true,"items":{"type":"string","enum":["currencies","quantity","expires_at"]},"description":"Optional settings to take away: every currency offered again, no quantity limit, no expiry."}}};
+const func26 = Object.prototype.hasOwnProperty;
+const func2 = runtime_ucs2length;
+const pattern6 = new RegExp("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$", "u");
+const formats0 = FORMATS["http-url"];
+
+function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="UpdateLinkBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length < 1){
+validate19.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(func26.call(schema20.properties, key0))){
+validate19.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.title !== undefined){
+let data0 = data.title;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 200){
+validate19.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+return false;
+}
+else {
+if(func2(data0) < 1){
+validate19.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+else {
+validate19.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.description !== undefined){
+let data1 = data.description;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func2(data1) > 800){
+validate19.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 800},message:"must NOT have more than 800 characters"}];
+return false;
+}
+}
+else {
+validate19.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.currencies !== undefined){
+let data2 = data.currencies;
+const _errs6 = errors;
+if(errors === _errs6){
+if(Array.isArray(data2)){
+if(data2.length > 26){
+validate19.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/maxItems",keyword:"maxItems",params:{limit: 26},message:"must NOT have more than 26 items"}];
+return false;
+}
+else {
+if(data2.length < 1){
+validate19.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+return false;
+}
+else {
+var valid1 = true;
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+validate19.errors = [{instancePath:instancePath+"/currencies/" + i0,schemaPath:"#/properties/currencies/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((((((((((((((((((((((((((data3 === "ALIPAY") || (data3 === "ALIGLOBAL")) || (data3 === "WECHAT")) || (data3 === "BTC")) || (data3 === "LTC")) || (data3 === "ETH")) || (data3 === "EOS")) || (data3 === "BCH")) || (data3 === "LBTC")) || (data3 === "USDT_ERC20")) || (data3 === "USDC_ERC20")) || (data3 === "USDT_TRC20")) || (data3 === "USDT_ARB")) || (data3 === "USDT_BNB")) || (data3 === "USDT_CELO")) || (data3 === "USDC_ARB")) || (data3 === "USDC_SOL")) || (data3 === "USDC_BASE")) || (data3 === "USDC_POL")) || (data3 === "CUSD")) || (data3 === "ETH_ARB")) || (data3 === "ETH_BASE")) || (data3 === "PYUSD")) || (data3 === "USDT_TON")) || (data3 === "TON")) || (data3 === "USDC_XLM"))){
+validate19.errors = [{instancePath:instancePath+"/currencies/" + i0,schemaPath:"#/properties/currencies/items/enum",keyword:"enum",params:{allowedValues: schema20.properties.currencies.items.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid1 = _errs8 === errors;
+if(!valid1){
+break;
+}
+}
+if(valid1){
+let i1 = data2.length;
+let j0;
+if(i1 > 1){
+const indices0 = {};
+for(;i1--;){
+let item0 = data2[i1];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+validate19.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
+return false;
+break;
+}
+indices0[item0] = i1;
+}
+}
+}
+}
+}
+}
+else {
+validate19.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.quantity !== undefined){
+let data4 = data.quantity;
+const _errs10 = errors;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+validate19.errors = [{instancePath:instancePath+"/quantity",schemaPath:"#/properties/quantity/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs10){
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 > 10000 || isNaN(data4)){
+validate19.errors = [{instancePath:instancePath+"/quantity",schemaPath:"#/properties/quantity/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
+return false;
+}
+else {
+if(data4 < 1 || isNaN(data4)){
+validate19.errors = [{instancePath:instancePath+"/quantity",schemaPath:"#/properties/quantity/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.expires_at !== undefined){
+let data5 = data.expires_at;
+const _errs12 = errors;
+if(errors === _errs12){
+if(typeof data5 === "string"){
+if(func2(data5) > 40){
+validate19.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
+return false;
+}
+else {
+if(!pattern6.test(data5)){
+validate19.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate19.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.success_url !== undefined){
+let data6 = data.success_url;
+const _errs14 = errors;
+if(errors === _errs14){
+if(errors === _errs14){
+if(typeof data6 === "string"){
+if(func2(data6) > 2048){
+validate19.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
+return false;
+}
+else {
+if(!(formats0(data6))){
+validate19.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/format",keyword:"format",params:{format: "http-url"},message:"must match format \""+"http-url"+"\""}];
+return false;
+}
+}
+}
+else {
+validate19.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.callback_url !== undefined){
+let data7 = data.callback_url;
+const _errs16 = errors;
+if(errors === _errs16){
+if(errors === _errs16){
+if(typeof data7 === "string"){
+if(func2(data7) > 2048){
+validate19.errors = [{instancePath:instancePath+"/callback_url",schemaPath:"#/properties/callback_url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
+return false;
+}
+else {
+if(!(formats0(data7))){
+validate19.errors = [{instancePath:instancePath+"/callback_url",schemaPath:"#/properties/callback_url/format",keyword:"format",params:{format: "http-url"},message:"must match format \""+"http-url"+"\""}];
+return false;
+}
+}
+}
+else {
+validate19.errors = [{instancePath:instancePath+"/callback_url",schemaPath:"#/properties/callback_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs16 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.ask_email !== undefined){
+const _errs18 = errors;
+if(typeof data.ask_email !== "boolean"){
+validate19.errors = [{instancePath:instancePath+"/ask_email",schemaPath:"#/properties/ask_email/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs18 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.enabled !== undefined){
+const _errs20 = errors;
+if(typeof data.enabled !== "boolean"){
+validate19.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs20 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.remove !== undefined){
+let data10 = data.remove;
+const _errs22 = errors;
+if(errors === _errs22){
+if(Array.isArray(data10)){
+if(data10.length > 3){
+validate19.errors = [{instancePath:instancePath+"/remove",schemaPath:"#/properties/remove/maxItems",keyword:"maxItems",params:{limit: 3},message:"must NOT have more than 3 items"}];
+return false;
+}
+else {
+var valid3 = true;
+const len1 = data10.length;
+for(let i2=0; i2<len1; i2++){
+let data11 = data10[i2];
+const _errs24 = errors;
+if(typeof data11 !== "string"){
+validate19.errors = [{instancePath:instancePath+"/remove/" + i2,schemaPath:"#/properties/remove/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((data11 === "currencies") || (data11 === "quantity")) || (data11 === "expires_at"))){
+validate19.errors = [{instancePath:instancePath+"/remove/" + i2,schemaPath:"#/properties/remove/items/enum",keyword:"enum",params:{allowedValues: schema20.properties.remove.items.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid3 = _errs24 === errors;
+if(!valid3){
+break;
+}
+}
+if(valid3){
+let i3 = data10.length;
+let j1;
+if(i3 > 1){
+const indices1 = {};
+for(;i3--;){
+let item1 = data10[i3];
+if(typeof item1 !== "string"){
+continue;
+}
+if(typeof indices1[item1] == "number"){
+j1 = indices1[item1];
+validate19.errors = [{instancePath:instancePath+"/remove",schemaPath:"#/properties/remove/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)"}];
+return false;
+break;
+}
+indices1[item1] = i3;
+}
+}
+}
+}
+}
+else {
+validate19.errors = [{instancePath:instancePath+"/remove",schemaPath:"#/properties/remove/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs22 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate19.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate19.errors = vErrors;
+return errors === 0;
+}
+return validate19;
+})() as ValidateFunction<UpdateLinkBody>;
+
+/** The LinkOrderBody schema. */
+export const linkOrderBody = /* @__PURE__ */ (() => {
+const schema21 = {"$id":"LinkOrderBody","type":"object","additionalProperties":false,"required":["pay_currency"],"properties":{"pay_currency":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20","USDT_TRC20","USDT_ARB","USDT_BNB","USDT_CELO","USDC_ARB","USDC_SOL","USDC_BASE","USDC_POL","CUSD","ETH_ARB","ETH_BASE","PYUSD","USDT_TON","TON","USDC_XLM"],"description":"One of the link page answer's `currencies`."},"amount":{"type":["number","string"],"maxLength":40,"description":"Links where the buyer chooses: the amount, in the link's price_currency, within its bounds."},"email":{"type":"string","maxLength":254,"format":"email-address","description":"Links that ask for it: the buyer's email address (one address, local@domain, nothing else)."}}};
+const func2 = runtime_ucs2length;
+const formats6 = FORMATS["email-address"];
+
+function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="LinkOrderBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.pay_currency === undefined) && (missing0 = "pay_currency")){
+validate20.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "pay_currency") || (key0 === "amount")) || (key0 === "email"))){
+validate20.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.pay_currency !== undefined){
+let data0 = data.pay_currency;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate20.errors = [{instancePath:instancePath+"/pay_currency",schemaPath:"#/properties/pay_currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((((((((((((((((((((((((((data0 === "ALIPAY") || (data0 === "ALIGLOBAL")) || (data0 === "WECHAT")) || (data0 === "BTC")) || (data0 === "LTC")) || (data0 === "ETH")) || (data0 === "EOS")) || (data0 === "BCH")) || (data0 === "LBTC")) || (data0 === "USDT_ERC20")) || (data0 === "USDC_ERC20")) || (data0 === "USDT_TRC20")) || (data0 === "USDT_ARB")) || (data0 === "USDT_BNB")) || (data0 === "USDT_CELO")) || (data0 === "USDC_ARB")) || (data0 === "USDC_SOL")) || (data0 === "USDC_BASE")) || (data0 === "USDC_POL")) || (data0 === "CUSD")) || (data0 === "ETH_ARB")) || (data0 === "ETH_BASE")) || (data0 === "PYUSD")) || (data0 === "USDT_TON")) || (data0 === "TON")) || (data0 === "USDC_XLM"))){
+validate20.errors = [{instancePath:instancePath+"/pay_currency",schemaPath:"#/properties/pay_currency/enum",keyword:"enum",params:{allowedValues: schema21.properties.pay_currency.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.amount !== undefined){
+let data1 = data.amount;
+const _errs4 = errors;
+if((!((typeof data1 == "number") && (isFinite(data1)))) && (typeof data1 !== "string")){
+validate20.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: schema21.properties.amount.type},message:"must be number,string"}];
+return false;
+}
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func2(data1) > 40){
+validate20.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
+return false;
+}
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.email !== undefined){
+let data2 = data.email;
+const _errs6 = errors;
+if(errors === _errs6){
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if(func2(data2) > 254){
+validate20.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/maxLength",keyword:"maxLength",params:{limit: 254},message:"must NOT have more than 254 characters"}];
+return false;
+}
+else {
+if(!(formats6(data2))){
+validate20.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/format",keyword:"format",params:{format: "email-address"},message:"must match format \""+"email-address"+"\""}];
+return false;
+}
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate20.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate20.errors = vErrors;
+return errors === 0;
+}
+return validate20;
+})() as ValidateFunction<LinkOrderBody>;
+
+/** The PayCheckoutBody schema. */
+export const payCheckoutBody = /* @__PURE__ */ (() => {
+const schema22 = {"$id":"PayCheckoutBody","type":"object","additionalProperties":false,"required":["pay_currency"],"properties":{"pay_currency":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20","USDT_TRC20","USDT_ARB","USDT_BNB","USDT_CELO","USDC_ARB","USDC_SOL","USDC_BASE","USDC_POL","CUSD","ETH_ARB","ETH_BASE","PYUSD","USDT_TON","TON","USDC_XLM"],"description":"The buyer's choice; one of the answer's `currencies` (gateways must be enabled for the merchant)."}}};
+
+function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="PayCheckoutBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.pay_currency === undefined) && (missing0 = "pay_currency")){
+validate21.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "pay_currency")){
+validate21.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.pay_currency !== undefined){
+let data0 = data.pay_currency;
+if(typeof data0 !== "string"){
+validate21.errors = [{instancePath:instancePath+"/pay_currency",schemaPath:"#/properties/pay_currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((((((((((((((((((((((((((data0 === "ALIPAY") || (data0 === "ALIGLOBAL")) || (data0 === "WECHAT")) || (data0 === "BTC")) || (data0 === "LTC")) || (data0 === "ETH")) || (data0 === "EOS")) || (data0 === "BCH")) || (data0 === "LBTC")) || (data0 === "USDT_ERC20")) || (data0 === "USDC_ERC20")) || (data0 === "USDT_TRC20")) || (data0 === "USDT_ARB")) || (data0 === "USDT_BNB")) || (data0 === "USDT_CELO")) || (data0 === "USDC_ARB")) || (data0 === "USDC_SOL")) || (data0 === "USDC_BASE")) || (data0 === "USDC_POL")) || (data0 === "CUSD")) || (data0 === "ETH_ARB")) || (data0 === "ETH_BASE")) || (data0 === "PYUSD")) || (data0 === "USDT_TON")) || (data0 === "TON")) || (data0 === "USDC_XLM"))){
+validate21.errors = [{instancePath:instancePath+"/pay_currency",schemaPath:"#/properties/pay_currency/enum",keyword:"enum",params:{allowedValues: schema22.properties.pay_currency.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate21.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate21.errors = vErrors;
+return errors === 0;
+}
+return validate21;
+})() as ValidateFunction<PayCheckoutBody>;
+
+/** The PayRefundBody schema. */
+export const payRefundBody = /* @__PURE__ */ (() => {
+const schema23 = {"$id":"PayRefundBody","type":"object","additionalProperties":false,"required":["secret"],"properties":{"secret":{"type":"string","pattern":"^[A-Za-z0-9_-]{43}$","maxLength":43,"description":"The refund link's secret: what follows `#refund=` in the link."}}};
+const func2 = runtime_ucs2length;
+const pattern8 = new RegExp("^[A-Za-z0-9_-]{43}$", "u");
+
+function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="PayRefundBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.secret === undefined) && (missing0 = "secret")){
+validate22.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "secret")){
+validate22.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.secret !== undefined){
+let data0 = data.secret;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 43){
+validate22.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/maxLength",keyword:"maxLength",params:{limit: 43},message:"must NOT have more than 43 characters"}];
+return false;
+}
+else {
+if(!pattern8.test(data0)){
+validate22.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{43}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{43}$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate22.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate22.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate22.errors = vErrors;
+return errors === 0;
+}
+return validate22;
+})() as ValidateFunction<PayRefundBody>;
+
+/** The PayRefundAddressBody schema. */
+export const payRefundAddressBody = /* @__PURE__ */ (() => {
+const schema24 = {"$id":"PayRefundAddressBody","type":"object","additionalProperties":false,"required":["secret","address"],"properties":{"secret":{"type":"string","pattern":"^[A-Za-z0-9_-]{43}$","maxLength":43,"description":"The refund link's secret: what follows `#refund=` in the link."},"address":{"type":"string","minLength":1,"maxLength":1500,"description":"Where the refund goes: an address of the refund's network, a BOLT11 invoice of exactly the amount (LBTC), an account name (EOS)."},"memo":{"type":"string","maxLength":256,"description":"EOS only: the memo the transfer must carry (an exchange's deposit memo)."}}};
+const func2 = runtime_ucs2length;
+const pattern8 = new RegExp("^[A-Za-z0-9_-]{43}$", "u");
+
+function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="PayRefundAddressBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.secret === undefined) && (missing0 = "secret")) || ((data.address === undefined) && (missing0 = "address"))){
+validate23.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "secret") || (key0 === "address")) || (key0 === "memo"))){
+validate23.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.secret !== undefined){
+let data0 = data.secret;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 43){
+validate23.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/maxLength",keyword:"maxLength",params:{limit: 43},message:"must NOT have more than 43 characters"}];
+return false;
+}
+else {
+if(!pattern8.test(data0)){
+validate23.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{43}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{43}$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate23.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.address !== undefined){
+let data1 = data.address;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func2(data1) > 1500){
+validate23.errors = [{instancePath:instancePath+"/address",schemaPath:"#/properties/address/maxLength",keyword:"maxLength",params:{limit: 1500},message:"must NOT have more than 1500 characters"}];
+return false;
+}
+else {
+if(func2(data1) < 1){
+validate23.errors = [{instancePath:instancePath+"/address",schemaPath:"#/properties/address/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+else {
+validate23.errors = [{instancePath:instancePath+"/address",schemaPath:"#/properties/address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.memo !== undefined){
+let data2 = data.memo;
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if(func2(data2) > 256){
+validate23.errors = [{instancePath:instancePath+"/memo",schemaPath:"#/properties/memo/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
+return false;
+}
+}
+else {
+validate23.errors = [{instancePath:instancePath+"/memo",schemaPath:"#/properties/memo/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate23.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate23.errors = vErrors;
+return errors === 0;
+}
+return validate23;
+})() as ValidateFunction<PayRefundAddressBody>;
+
+/** The PortalPasskeyAnswerBody schema. */
+export const portalPasskeyAnswerBody = /* @__PURE__ */ (() => {
+const schema25 = {"$id":"PortalPasskeyAnswerBody","type":"object","required":["credential"],"additionalProperties":false,"properties":{"credential":{"type":"object","required":["id","rawId","type","response"],"additionalProperties":false,"properties":{"id":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":1024},"rawId":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":1024},"type":{"type":"string","const":"public-key"},"authenticatorAttachment":{"type":"string","maxLength":32},"clientExtensionResults":{"type":"object","maxProperties":20},"response":{"type":"object","required":["clientDataJSON"],"additionalProperties":false,"properties":{"clientDataJSON":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":16384},"attestationObject":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":16384},"authenticatorData":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":16384},"signature":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":16384},"userHandle":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":128},"transports":{"type":"array","maxItems":10,"items":{"type":"string","maxLength":32}},"publicKeyAlgorithm":{"type":"integer"},"publicKey":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":16384}}}}}}};
+const func2 = runtime_ucs2length;
+const pattern10 = new RegExp("^[A-Za-z0-9_-]*$", "u");
+
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="PortalPasskeyAnswerBody" */;
 let vErrors = null;
 let errors = 0;
@@ -881,14 +2282,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.credential === undefined) && (missing0 = "credential")){
-validate16.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate24.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(key0 === "credential")){
-validate16.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate24.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -901,14 +2302,14 @@ if(errors === _errs2){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 let missing1;
 if(((((data0.id === undefined) && (missing1 = "id")) || ((data0.rawId === undefined) && (missing1 = "rawId"))) || ((data0.type === undefined) && (missing1 = "type"))) || ((data0.response === undefined) && (missing1 = "response"))){
-validate16.errors = [{instancePath:instancePath+"/credential",schemaPath:"#/properties/credential/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate24.errors = [{instancePath:instancePath+"/credential",schemaPath:"#/properties/credential/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs4 = errors;
 for(const key1 in data0){
 if(!((((((key1 === "id") || (key1 === "rawId")) || (key1 === "type")) || (key1 === "authenticatorAttachment")) || (key1 === "clientExtensionResults")) || (key1 === "response"))){
-validate16.errors = [{instancePath:instancePath+"/credential",schemaPath:"#/properties/credential/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate24.errors = [{instancePath:instancePath+"/credential",schemaPath:"#/properties/credential/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -920,18 +2321,18 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
 if(func2(data1) > 1024){
-validate16.errors = [{instancePath:instancePath+"/credential/id",schemaPath:"#/properties/credential/properties/id/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"}];
+validate24.errors = [{instancePath:instancePath+"/credential/id",schemaPath:"#/properties/credential/properties/id/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"}];
 return false;
 }
 else {
-if(!pattern4.test(data1)){
-validate16.errors = [{instancePath:instancePath+"/credential/id",schemaPath:"#/properties/credential/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
+if(!pattern10.test(data1)){
+validate24.errors = [{instancePath:instancePath+"/credential/id",schemaPath:"#/properties/credential/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate16.errors = [{instancePath:instancePath+"/credential/id",schemaPath:"#/properties/credential/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate24.errors = [{instancePath:instancePath+"/credential/id",schemaPath:"#/properties/credential/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -947,18 +2348,18 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data2 === "string"){
 if(func2(data2) > 1024){
-validate16.errors = [{instancePath:instancePath+"/credential/rawId",schemaPath:"#/properties/credential/properties/rawId/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"}];
+validate24.errors = [{instancePath:instancePath+"/credential/rawId",schemaPath:"#/properties/credential/properties/rawId/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"}];
 return false;
 }
 else {
-if(!pattern4.test(data2)){
-validate16.errors = [{instancePath:instancePath+"/credential/rawId",schemaPath:"#/properties/credential/properties/rawId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
+if(!pattern10.test(data2)){
+validate24.errors = [{instancePath:instancePath+"/credential/rawId",schemaPath:"#/properties/credential/properties/rawId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate16.errors = [{instancePath:instancePath+"/credential/rawId",schemaPath:"#/properties/credential/properties/rawId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate24.errors = [{instancePath:instancePath+"/credential/rawId",schemaPath:"#/properties/credential/properties/rawId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -972,11 +2373,11 @@ if(data0.type !== undefined){
 let data3 = data0.type;
 const _errs9 = errors;
 if(typeof data3 !== "string"){
-validate16.errors = [{instancePath:instancePath+"/credential/type",schemaPath:"#/properties/credential/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate24.errors = [{instancePath:instancePath+"/credential/type",schemaPath:"#/properties/credential/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("public-key" !== data3){
-validate16.errors = [{instancePath:instancePath+"/credential/type",schemaPath:"#/properties/credential/properties/type/const",keyword:"const",params:{allowedValue: "public-key"},message:"must be equal to constant"}];
+validate24.errors = [{instancePath:instancePath+"/credential/type",schemaPath:"#/properties/credential/properties/type/const",keyword:"const",params:{allowedValue: "public-key"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs9 === errors;
@@ -991,12 +2392,12 @@ const _errs11 = errors;
 if(errors === _errs11){
 if(typeof data4 === "string"){
 if(func2(data4) > 32){
-validate16.errors = [{instancePath:instancePath+"/credential/authenticatorAttachment",schemaPath:"#/properties/credential/properties/authenticatorAttachment/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
+validate24.errors = [{instancePath:instancePath+"/credential/authenticatorAttachment",schemaPath:"#/properties/credential/properties/authenticatorAttachment/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
 return false;
 }
 }
 else {
-validate16.errors = [{instancePath:instancePath+"/credential/authenticatorAttachment",schemaPath:"#/properties/credential/properties/authenticatorAttachment/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate24.errors = [{instancePath:instancePath+"/credential/authenticatorAttachment",schemaPath:"#/properties/credential/properties/authenticatorAttachment/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1012,12 +2413,12 @@ const _errs13 = errors;
 if(errors === _errs13){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 if(Object.keys(data5).length > 20){
-validate16.errors = [{instancePath:instancePath+"/credential/clientExtensionResults",schemaPath:"#/properties/credential/properties/clientExtensionResults/maxProperties",keyword:"maxProperties",params:{limit: 20},message:"must NOT have more than 20 properties"}];
+validate24.errors = [{instancePath:instancePath+"/credential/clientExtensionResults",schemaPath:"#/properties/credential/properties/clientExtensionResults/maxProperties",keyword:"maxProperties",params:{limit: 20},message:"must NOT have more than 20 properties"}];
 return false;
 }
 }
 else {
-validate16.errors = [{instancePath:instancePath+"/credential/clientExtensionResults",schemaPath:"#/properties/credential/properties/clientExtensionResults/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate24.errors = [{instancePath:instancePath+"/credential/clientExtensionResults",schemaPath:"#/properties/credential/properties/clientExtensionResults/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -1034,14 +2435,14 @@ if(errors === _errs15){
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 let missing2;
 if((data6.clientDataJSON === undefined) && (missing2 = "clientDataJSON")){
-validate16.errors = [{instancePath:instancePath+"/credential/response",schemaPath:"#/properties/credential/properties/response/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate24.errors = [{instancePath:instancePath+"/credential/response",schemaPath:"#/properties/credential/properties/response/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 const _errs17 = errors;
 for(const key2 in data6){
 if(!((((((((key2 === "clientDataJSON") || (key2 === "attestationObject")) || (key2 === "authenticatorData")) || (key2 === "signature")) || (key2 === "userHandle")) || (key2 === "transports")) || (key2 === "publicKeyAlgorithm")) || (key2 === "publicKey"))){
-validate16.errors = [{instancePath:instancePath+"/credential/response",schemaPath:"#/properties/credential/properties/response/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+validate24.errors = [{instancePath:instancePath+"/credential/response",schemaPath:"#/properties/credential/properties/response/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1053,18 +2454,18 @@ const _errs18 = errors;
 if(errors === _errs18){
 if(typeof data7 === "string"){
 if(func2(data7) > 16384){
-validate16.errors = [{instancePath:instancePath+"/credential/response/clientDataJSON",schemaPath:"#/properties/credential/properties/response/properties/clientDataJSON/maxLength",keyword:"maxLength",params:{limit: 16384},message:"must NOT have more than 16384 characters"}];
+validate24.errors = [{instancePath:instancePath+"/credential/response/clientDataJSON",schemaPath:"#/properties/credential/properties/response/properties/clientDataJSON/maxLength",keyword:"maxLength",params:{limit: 16384},message:"must NOT have more than 16384 characters"}];
 return false;
 }
 else {
-if(!pattern4.test(data7)){
-validate16.errors = [{instancePath:instancePath+"/credential/response/clientDataJSON",schemaPath:"#/properties/credential/properties/response/properties/clientDataJSON/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
+if(!pattern10.test(data7)){
+validate24.errors = [{instancePath:instancePath+"/credential/response/clientDataJSON",schemaPath:"#/properties/credential/properties/response/properties/clientDataJSON/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate16.errors = [{instancePath:instancePath+"/credential/response/clientDataJSON",schemaPath:"#/properties/credential/properties/response/properties/clientDataJSON/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate24.errors = [{instancePath:instancePath+"/credential/response/clientDataJSON",schemaPath:"#/properties/credential/properties/response/properties/clientDataJSON/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1080,18 +2481,18 @@ const _errs20 = errors;
 if(errors === _errs20){
 if(typeof data8 === "string"){
 if(func2(data8) > 16384){
-validate16.errors = [{instancePath:instancePath+"/credential/response/attestationObject",schemaPath:"#/properties/credential/properties/response/properties/attestationObject/maxLength",keyword:"maxLength",params:{limit: 16384},message:"must NOT have more than 16384 characters"}];
+validate24.errors = [{instancePath:instancePath+"/credential/response/attestationObject",schemaPath:"#/properties/credential/properties/response/properties/attestationObject/maxLength",keyword:"maxLength",params:{limit: 16384},message:"must NOT have more than 16384 characters"}];
 return false;
 }
 else {
-if(!pattern4.test(data8)){
-validate16.errors = [{instancePath:instancePath+"/credential/response/attestationObject",schemaPath:"#/properties/credential/properties/response/properties/attestationObject/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
+if(!pattern10.test(data8)){
+validate24.errors = [{instancePath:instancePath+"/credential/response/attestationObject",schemaPath:"#/properties/credential/properties/response/properties/attestationObject/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate16.errors = [{instancePath:instancePath+"/credential/response/attestationObject",schemaPath:"#/properties/credential/properties/response/properties/attestationObject/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate24.errors = [{instancePath:instancePath+"/credential/response/attestationObject",schemaPath:"#/properties/credential/properties/response/properties/attestationObject/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1107,18 +2508,18 @@ const _errs22 = errors;
 if(errors === _errs22){
 if(typeof data9 === "string"){
 if(func2(data9) > 16384){
-validate16.errors = [{instancePath:instancePath+"/credential/response/authenticatorData",schemaPath:"#/properties/credential/properties/response/properties/authenticatorData/maxLength",keyword:"maxLength",params:{limit: 16384},message:"must NOT have more than 16384 characters"}];
+validate24.errors = [{instancePath:instancePath+"/credential/response/authenticatorData",schemaPath:"#/properties/credential/properties/response/properties/authenticatorData/maxLength",keyword:"maxLength",params:{limit: 16384},message:"must NOT have more than 16384 characters"}];
 return false;
 }
 else {
-if(!pattern4.test(data9)){
-validate16.errors = [{instancePath:instancePath+"/credential/response/authenticatorData",schemaPath:"#/properties/credential/properties/response/properties/authenticatorData/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
+if(!pattern10.test(data9)){
+validate24.errors = [{instancePath:instancePath+"/credential/response/authenticatorData",schemaPath:"#/properties/credential/properties/response/properties/authenticatorData/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate16.errors = [{instancePath:instancePath+"/credential/response/authenticatorData",schemaPath:"#/properties/credential/properties/response/properties/authenticatorData/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate24.errors = [{instancePath:instancePath+"/credential/response/authenticatorData",schemaPath:"#/properties/credential/properties/response/properties/authenticatorData/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1134,18 +2535,18 @@ const _errs24 = errors;
 if(errors === _errs24){
 if(typeof data10 === "string"){
 if(func2(data10) > 16384){
-validate16.errors = [{instancePath:instancePath+"/credential/response/signature",schemaPath:"#/properties/credential/properties/response/properties/signature/maxLength",keyword:"maxLength",params:{limit: 16384},message:"must NOT have more than 16384 characters"}];
+validate24.errors = [{instancePath:instancePath+"/credential/response/signature",schemaPath:"#/properties/credential/properties/response/properties/signature/maxLength",keyword:"maxLength",params:{limit: 16384},message:"must NOT have more than 16384 characters"}];
 return false;
 }
 else {
-if(!pattern4.test(data10)){
-validate16.errors = [{instancePath:instancePath+"/credential/response/signature",schemaPath:"#/properties/credential/properties/response/properties/signature/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
+if(!pattern10.test(data10)){
+validate24.errors = [{instancePath:instancePath+"/credential/response/signature",schemaPath:"#/properties/credential/properties/response/properties/signature/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate16.errors = [{instancePath:instancePath+"/credential/response/signature",schemaPath:"#/properties/credential/properties/response/properties/signature/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate24.errors = [{instancePath:instancePath+"/credential/response/signature",schemaPath:"#/properties/credential/properties/response/properties/signature/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1161,18 +2562,18 @@ const _errs26 = errors;
 if(errors === _errs26){
 if(typeof data11 === "string"){
 if(func2(data11) > 128){
-validate16.errors = [{instancePath:instancePath+"/credential/response/userHandle",schemaPath:"#/properties/credential/properties/response/properties/userHandle/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate24.errors = [{instancePath:instancePath+"/credential/response/userHandle",schemaPath:"#/properties/credential/properties/response/properties/userHandle/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
-if(!pattern4.test(data11)){
-validate16.errors = [{instancePath:instancePath+"/credential/response/userHandle",schemaPath:"#/properties/credential/properties/response/properties/userHandle/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
+if(!pattern10.test(data11)){
+validate24.errors = [{instancePath:instancePath+"/credential/response/userHandle",schemaPath:"#/properties/credential/properties/response/properties/userHandle/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate16.errors = [{instancePath:instancePath+"/credential/response/userHandle",schemaPath:"#/properties/credential/properties/response/properties/userHandle/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate24.errors = [{instancePath:instancePath+"/credential/response/userHandle",schemaPath:"#/properties/credential/properties/response/properties/userHandle/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1188,7 +2589,7 @@ const _errs28 = errors;
 if(errors === _errs28){
 if(Array.isArray(data12)){
 if(data12.length > 10){
-validate16.errors = [{instancePath:instancePath+"/credential/response/transports",schemaPath:"#/properties/credential/properties/response/properties/transports/maxItems",keyword:"maxItems",params:{limit: 10},message:"must NOT have more than 10 items"}];
+validate24.errors = [{instancePath:instancePath+"/credential/response/transports",schemaPath:"#/properties/credential/properties/response/properties/transports/maxItems",keyword:"maxItems",params:{limit: 10},message:"must NOT have more than 10 items"}];
 return false;
 }
 else {
@@ -1200,12 +2601,12 @@ const _errs30 = errors;
 if(errors === _errs30){
 if(typeof data13 === "string"){
 if(func2(data13) > 32){
-validate16.errors = [{instancePath:instancePath+"/credential/response/transports/" + i0,schemaPath:"#/properties/credential/properties/response/properties/transports/items/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
+validate24.errors = [{instancePath:instancePath+"/credential/response/transports/" + i0,schemaPath:"#/properties/credential/properties/response/properties/transports/items/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
 return false;
 }
 }
 else {
-validate16.errors = [{instancePath:instancePath+"/credential/response/transports/" + i0,schemaPath:"#/properties/credential/properties/response/properties/transports/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate24.errors = [{instancePath:instancePath+"/credential/response/transports/" + i0,schemaPath:"#/properties/credential/properties/response/properties/transports/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1217,7 +2618,7 @@ break;
 }
 }
 else {
-validate16.errors = [{instancePath:instancePath+"/credential/response/transports",schemaPath:"#/properties/credential/properties/response/properties/transports/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate24.errors = [{instancePath:instancePath+"/credential/response/transports",schemaPath:"#/properties/credential/properties/response/properties/transports/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -1231,7 +2632,7 @@ if(data6.publicKeyAlgorithm !== undefined){
 let data14 = data6.publicKeyAlgorithm;
 const _errs32 = errors;
 if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
-validate16.errors = [{instancePath:instancePath+"/credential/response/publicKeyAlgorithm",schemaPath:"#/properties/credential/properties/response/properties/publicKeyAlgorithm/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate24.errors = [{instancePath:instancePath+"/credential/response/publicKeyAlgorithm",schemaPath:"#/properties/credential/properties/response/properties/publicKeyAlgorithm/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid2 = _errs32 === errors;
@@ -1246,18 +2647,18 @@ const _errs34 = errors;
 if(errors === _errs34){
 if(typeof data15 === "string"){
 if(func2(data15) > 16384){
-validate16.errors = [{instancePath:instancePath+"/credential/response/publicKey",schemaPath:"#/properties/credential/properties/response/properties/publicKey/maxLength",keyword:"maxLength",params:{limit: 16384},message:"must NOT have more than 16384 characters"}];
+validate24.errors = [{instancePath:instancePath+"/credential/response/publicKey",schemaPath:"#/properties/credential/properties/response/properties/publicKey/maxLength",keyword:"maxLength",params:{limit: 16384},message:"must NOT have more than 16384 characters"}];
 return false;
 }
 else {
-if(!pattern4.test(data15)){
-validate16.errors = [{instancePath:instancePath+"/credential/response/publicKey",schemaPath:"#/properties/credential/properties/response/properties/publicKey/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
+if(!pattern10.test(data15)){
+validate24.errors = [{instancePath:instancePath+"/credential/response/publicKey",schemaPath:"#/properties/credential/properties/response/properties/publicKey/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate16.errors = [{instancePath:instancePath+"/credential/response/publicKey",schemaPath:"#/properties/credential/properties/response/properties/publicKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate24.errors = [{instancePath:instancePath+"/credential/response/publicKey",schemaPath:"#/properties/credential/properties/response/properties/publicKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1277,7 +2678,7 @@ var valid2 = true;
 }
 }
 else {
-validate16.errors = [{instancePath:instancePath+"/credential/response",schemaPath:"#/properties/credential/properties/response/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate24.errors = [{instancePath:instancePath+"/credential/response",schemaPath:"#/properties/credential/properties/response/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -1295,7 +2696,7 @@ var valid1 = true;
 }
 }
 else {
-validate16.errors = [{instancePath:instancePath+"/credential",schemaPath:"#/properties/credential/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate24.errors = [{instancePath:instancePath+"/credential",schemaPath:"#/properties/credential/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -1304,22 +2705,22 @@ return false;
 }
 }
 else {
-validate16.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate24.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate16.errors = vErrors;
+validate24.errors = vErrors;
 return errors === 0;
 }
-return validate16;
+return validate24;
 })() as ValidateFunction<PasskeyAnswerBody>;
 
 /** The PortalRecoveryCodeBody schema. */
 export const portalRecoveryCodeBody = /* @__PURE__ */ (() => {
-const schema18 = {"$id":"PortalRecoveryCodeBody","type":"object","required":["code"],"additionalProperties":false,"properties":{"code":{"type":"string","minLength":1,"maxLength":64}}};
+const schema26 = {"$id":"PortalRecoveryCodeBody","type":"object","required":["code"],"additionalProperties":false,"properties":{"code":{"type":"string","minLength":1,"maxLength":64}}};
 const func2 = runtime_ucs2length;
 
-function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="PortalRecoveryCodeBody" */;
 let vErrors = null;
 let errors = 0;
@@ -1327,14 +2728,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.code === undefined) && (missing0 = "code")){
-validate17.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate25.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(key0 === "code")){
-validate17.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate25.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1346,18 +2747,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func2(data0) > 64){
-validate17.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate25.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
 if(func2(data0) < 1){
-validate17.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate25.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate17.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate25.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1366,21 +2767,21 @@ return false;
 }
 }
 else {
-validate17.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate25.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate17.errors = vErrors;
+validate25.errors = vErrors;
 return errors === 0;
 }
-return validate17;
+return validate25;
 })() as ValidateFunction<RecoveryCodeBody>;
 
 /** The PortalSignOutBody schema. */
 export const portalSignOutBody = /* @__PURE__ */ (() => {
-const schema19 = {"$id":"PortalSignOutBody","type":"object","additionalProperties":false,"properties":{"everywhere":{"type":"boolean","description":"End every session of the user, not only this one."}}};
+const schema27 = {"$id":"PortalSignOutBody","type":"object","additionalProperties":false,"properties":{"everywhere":{"type":"boolean","description":"End every session of the user, not only this one."}}};
 
-function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="PortalSignOutBody" */;
 let vErrors = null;
 let errors = 0;
@@ -1389,7 +2790,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!(key0 === "everywhere")){
-validate18.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate26.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1397,31 +2798,31 @@ break;
 if(_errs1 === errors){
 if(data.everywhere !== undefined){
 if(typeof data.everywhere !== "boolean"){
-validate18.errors = [{instancePath:instancePath+"/everywhere",schemaPath:"#/properties/everywhere/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate26.errors = [{instancePath:instancePath+"/everywhere",schemaPath:"#/properties/everywhere/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 }
 }
 }
 else {
-validate18.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate26.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate18.errors = vErrors;
+validate26.errors = vErrors;
 return errors === 0;
 }
-return validate18;
+return validate26;
 })() as ValidateFunction<SignOutBody>;
 
 /** The PortalOrdersQuery schema (coerces query strings). */
 export const portalOrdersQuery = /* @__PURE__ */ (() => {
-const schema12 = {"$id":"PortalOrdersQuery","type":"object","additionalProperties":false,"properties":{"status":{"type":"string","enum":["NEW","PENDING","PAID","UNRESOLVED","RESOLVED","EXPIRED","CANCELED","REFUND_PENDING","REFUNDED"],"description":"Only orders in this status."},"from":{"type":"string","pattern":"^\\d{4}-\\d{2}-\\d{2}$","maxLength":10,"description":"Created on or after this day (UTC, YYYY-MM-DD)."},"to":{"type":"string","pattern":"^\\d{4}-\\d{2}-\\d{2}$","maxLength":10,"description":"Created on or before this day (UTC, YYYY-MM-DD)."},"q":{"type":"string","maxLength":200,"description":"An order_id, merchant_order_id, payment address or transaction id."},"cursor":{"type":"string","maxLength":200,"pattern":"^[A-Za-z0-9_-]*$","description":"next_cursor of the previous page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25}}};
+const schema13 = {"$id":"PortalOrdersQuery","type":"object","additionalProperties":false,"properties":{"status":{"type":"string","enum":["NEW","PENDING","PAID","UNRESOLVED","RESOLVED","EXPIRED","CANCELED","REFUND_PENDING","REFUNDED"],"description":"Only orders in this status."},"from":{"type":"string","pattern":"^\\d{4}-\\d{2}-\\d{2}$","maxLength":10,"description":"Created on or after this day (UTC, YYYY-MM-DD)."},"to":{"type":"string","pattern":"^\\d{4}-\\d{2}-\\d{2}$","maxLength":10,"description":"Created on or before this day (UTC, YYYY-MM-DD)."},"q":{"type":"string","maxLength":200,"description":"An order_id, merchant_order_id, payment address or transaction id."},"cursor":{"type":"string","maxLength":200,"pattern":"^[A-Za-z0-9_-]*$","description":"next_cursor of the previous page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25}}};
 const func2 = runtime_ucs2length;
-const pattern0 = new RegExp("^\\d{4}-\\d{2}-\\d{2}$", "u");
-const pattern2 = new RegExp("^[A-Za-z0-9_-]*$", "u");
+const pattern1 = new RegExp("^\\d{4}-\\d{2}-\\d{2}$", "u");
+const pattern0 = new RegExp("^[A-Za-z0-9_-]*$", "u");
 
-function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="PortalOrdersQuery" */;
 let vErrors = null;
 let errors = 0;
@@ -1430,7 +2831,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((key0 === "status") || (key0 === "from")) || (key0 === "to")) || (key0 === "q")) || (key0 === "cursor")) || (key0 === "limit"))){
-validate11.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate12.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1450,7 +2851,7 @@ else if(data0 === null){
 coerced0 = "";
 }
 else {
-validate11.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate12.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1462,7 +2863,7 @@ data["status"] = coerced0;
 }
 }
 if(!(((((((((data0 === "NEW") || (data0 === "PENDING")) || (data0 === "PAID")) || (data0 === "UNRESOLVED")) || (data0 === "RESOLVED")) || (data0 === "EXPIRED")) || (data0 === "CANCELED")) || (data0 === "REFUND_PENDING")) || (data0 === "REFUNDED"))){
-validate11.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema12.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate12.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema13.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -1485,7 +2886,7 @@ else if(data1 === null){
 coerced1 = "";
 }
 else {
-validate11.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate12.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1499,12 +2900,12 @@ data["from"] = coerced1;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func2(data1) > 10){
-validate11.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"}];
+validate12.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"}];
 return false;
 }
 else {
-if(!pattern0.test(data1)){
-validate11.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""}];
+if(!pattern1.test(data1)){
+validate12.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""}];
 return false;
 }
 }
@@ -1530,7 +2931,7 @@ else if(data2 === null){
 coerced2 = "";
 }
 else {
-validate11.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate12.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1544,12 +2945,12 @@ data["to"] = coerced2;
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(func2(data2) > 10){
-validate11.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"}];
+validate12.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"}];
 return false;
 }
 else {
-if(!pattern0.test(data2)){
-validate11.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""}];
+if(!pattern1.test(data2)){
+validate12.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""}];
 return false;
 }
 }
@@ -1575,7 +2976,7 @@ else if(data3 === null){
 coerced3 = "";
 }
 else {
-validate11.errors = [{instancePath:instancePath+"/q",schemaPath:"#/properties/q/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate12.errors = [{instancePath:instancePath+"/q",schemaPath:"#/properties/q/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1589,7 +2990,7 @@ data["q"] = coerced3;
 if(errors === _errs8){
 if(typeof data3 === "string"){
 if(func2(data3) > 200){
-validate11.errors = [{instancePath:instancePath+"/q",schemaPath:"#/properties/q/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+validate12.errors = [{instancePath:instancePath+"/q",schemaPath:"#/properties/q/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
 return false;
 }
 }
@@ -1614,7 +3015,7 @@ else if(data4 === null){
 coerced4 = "";
 }
 else {
-validate11.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate12.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1628,12 +3029,12 @@ data["cursor"] = coerced4;
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if(func2(data4) > 200){
-validate11.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+validate12.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
 return false;
 }
 else {
-if(!pattern2.test(data4)){
-validate11.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
+if(!pattern0.test(data4)){
+validate12.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
 return false;
 }
 }
@@ -1657,7 +3058,7 @@ if(dataType5 === "boolean" || data5 === null
 coerced5 = +data5;
 }
 else {
-validate11.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate12.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
@@ -1671,614 +3072,25 @@ data["limit"] = coerced5;
 if(errors === _errs12){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 > 100 || isNaN(data5)){
-validate11.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
-return false;
-}
-else {
-if(data5 < 1 || isNaN(data5)){
-validate11.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs12 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate11.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate11.errors = vErrors;
-return errors === 0;
-}
-return validate11;
-})() as ValidateFunction<PortalOrdersQuery>;
-
-/** The PortalTokenNameBody schema. */
-export const portalTokenNameBody = /* @__PURE__ */ (() => {
-const schema20 = {"$id":"PortalTokenNameBody","type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":64,"description":"What the token is for (e.g. \"shop server\")."}}};
-const func2 = runtime_ucs2length;
-
-function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="PortalTokenNameBody" */;
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.name === undefined) && (missing0 = "name")){
-validate19.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(key0 === "name")){
-validate19.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.name !== undefined){
-let data0 = data.name;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(func2(data0) > 64){
-validate19.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
-return false;
-}
-else {
-if(func2(data0) < 1){
-validate19.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-}
-else {
-validate19.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-}
-}
-}
-else {
-validate19.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate19.errors = vErrors;
-return errors === 0;
-}
-return validate19;
-})() as ValidateFunction<TokenNameBody>;
-
-/** The PortalRollSecretBody schema. */
-export const portalRollSecretBody = /* @__PURE__ */ (() => {
-const schema21 = {"$id":"PortalRollSecretBody","type":"object","additionalProperties":false,"properties":{"overlap_hours":{"type":"integer","minimum":0,"maximum":720,"description":"How long callbacks are also signed with the old secret (default 24)."}}};
-
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="PortalRollSecretBody" */;
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-const _errs1 = errors;
-for(const key0 in data){
-if(!(key0 === "overlap_hours")){
-validate20.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.overlap_hours !== undefined){
-let data0 = data.overlap_hours;
-const _errs2 = errors;
-if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate20.errors = [{instancePath:instancePath+"/overlap_hours",schemaPath:"#/properties/overlap_hours/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs2){
-if((typeof data0 == "number") && (isFinite(data0))){
-if(data0 > 720 || isNaN(data0)){
-validate20.errors = [{instancePath:instancePath+"/overlap_hours",schemaPath:"#/properties/overlap_hours/maximum",keyword:"maximum",params:{comparison: "<=", limit: 720},message:"must be <= 720"}];
-return false;
-}
-else {
-if(data0 < 0 || isNaN(data0)){
-validate20.errors = [{instancePath:instancePath+"/overlap_hours",schemaPath:"#/properties/overlap_hours/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate20.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate20.errors = vErrors;
-return errors === 0;
-}
-return validate20;
-})() as ValidateFunction<RollSecretBody>;
-
-/** The PortalKeyPreviewBody schema. */
-export const portalKeyPreviewBody = /* @__PURE__ */ (() => {
-const schema22 = {"$id":"PortalKeyPreviewBody","type":"object","required":["xpubs"],"additionalProperties":false,"properties":{"xpubs":{"type":"object","maxProperties":4,"propertyNames":{"enum":["BTC","LTC","BCH","ETH"]},"additionalProperties":{"type":"string","maxLength":200,"pattern":"^[A-Za-z0-9]*$"},"description":"Extended public keys by currency; an empty string removes that currency's key."}}};
-const func2 = runtime_ucs2length;
-const pattern12 = new RegExp("^[A-Za-z0-9]*$", "u");
-
-function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="PortalKeyPreviewBody" */;
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.xpubs === undefined) && (missing0 = "xpubs")){
-validate21.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(key0 === "xpubs")){
-validate21.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.xpubs !== undefined){
-let data0 = data.xpubs;
-const _errs2 = errors;
-if(errors === _errs2){
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-if(Object.keys(data0).length > 4){
-validate21.errors = [{instancePath:instancePath+"/xpubs",schemaPath:"#/properties/xpubs/maxProperties",keyword:"maxProperties",params:{limit: 4},message:"must NOT have more than 4 properties"}];
-return false;
-}
-else {
-for(const key1 in data0){
-const _errs4 = errors;
-if(!((((key1 === "BTC") || (key1 === "LTC")) || (key1 === "BCH")) || (key1 === "ETH"))){
-const err0 = {instancePath:instancePath+"/xpubs",schemaPath:"#/properties/xpubs/propertyNames/enum",keyword:"enum",params:{allowedValues: schema22.properties.xpubs.propertyNames.enum},message:"must be equal to one of the allowed values",propertyName:key1};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var valid1 = _errs4 === errors;
-if(!valid1){
-const err1 = {instancePath:instancePath+"/xpubs",schemaPath:"#/properties/xpubs/propertyNames",keyword:"propertyNames",params:{propertyName: key1},message:"property name must be valid"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-validate21.errors = vErrors;
-return false;
-break;
-}
-}
-if(valid1){
-for(const key2 in data0){
-let data1 = data0[key2];
-const _errs6 = errors;
-if(errors === _errs6){
-if(typeof data1 === "string"){
-if(func2(data1) > 200){
-validate21.errors = [{instancePath:instancePath+"/xpubs/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/xpubs/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
-return false;
-}
-else {
-if(!pattern12.test(data1)){
-validate21.errors = [{instancePath:instancePath+"/xpubs/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/xpubs/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]*$"},message:"must match pattern \""+"^[A-Za-z0-9]*$"+"\""}];
-return false;
-}
-}
-}
-else {
-validate21.errors = [{instancePath:instancePath+"/xpubs/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/xpubs/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid2 = _errs6 === errors;
-if(!valid2){
-break;
-}
-}
-}
-}
-}
-else {
-validate21.errors = [{instancePath:instancePath+"/xpubs",schemaPath:"#/properties/xpubs/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-}
-}
-}
-}
-else {
-validate21.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate21.errors = vErrors;
-return errors === 0;
-}
-return validate21;
-})() as ValidateFunction<KeyPreviewBody>;
-
-/** The PortalSettingsBody schema. */
-export const portalSettingsBody = /* @__PURE__ */ (() => {
-const schema23 = {"$id":"PortalSettingsBody","type":"object","additionalProperties":false,"minProperties":1,"properties":{"receive_currency":{"type":"string","maxLength":10},"callback_statuses":{"type":"string","enum":["paid","all"]},"xpubs":{"type":"object","maxProperties":4,"propertyNames":{"enum":["BTC","LTC","BCH","ETH"]},"additionalProperties":{"type":"string","maxLength":200,"pattern":"^[A-Za-z0-9]*$"},"description":"Extended public keys by currency; an empty string removes that currency's key."},"wallets":{"type":"object","maxProperties":3,"propertyNames":{"enum":["SOL","TON","XLM"]},"additionalProperties":{"type":"string","maxLength":100,"pattern":"^[A-Za-z0-9:_+/=-]*$"},"description":"Receiving wallets by network (SOL: USDC_SOL and PYUSD; TON: TON and USDT_TON; XLM: USDC_XLM); an empty string removes that network's wallet."}}};
-const func2 = runtime_ucs2length;
-const pattern12 = new RegExp("^[A-Za-z0-9]*$", "u");
-const pattern14 = new RegExp("^[A-Za-z0-9:_+/=-]*$", "u");
-
-function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="PortalSettingsBody" */;
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(Object.keys(data).length < 1){
-validate22.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!((((key0 === "receive_currency") || (key0 === "callback_statuses")) || (key0 === "xpubs")) || (key0 === "wallets"))){
-validate22.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.receive_currency !== undefined){
-let data0 = data.receive_currency;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(func2(data0) > 10){
-validate22.errors = [{instancePath:instancePath+"/receive_currency",schemaPath:"#/properties/receive_currency/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"}];
-return false;
-}
-}
-else {
-validate22.errors = [{instancePath:instancePath+"/receive_currency",schemaPath:"#/properties/receive_currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.callback_statuses !== undefined){
-let data1 = data.callback_statuses;
-const _errs4 = errors;
-if(typeof data1 !== "string"){
-validate22.errors = [{instancePath:instancePath+"/callback_statuses",schemaPath:"#/properties/callback_statuses/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!((data1 === "paid") || (data1 === "all"))){
-validate22.errors = [{instancePath:instancePath+"/callback_statuses",schemaPath:"#/properties/callback_statuses/enum",keyword:"enum",params:{allowedValues: schema23.properties.callback_statuses.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.xpubs !== undefined){
-let data2 = data.xpubs;
-const _errs6 = errors;
-if(errors === _errs6){
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-if(Object.keys(data2).length > 4){
-validate22.errors = [{instancePath:instancePath+"/xpubs",schemaPath:"#/properties/xpubs/maxProperties",keyword:"maxProperties",params:{limit: 4},message:"must NOT have more than 4 properties"}];
-return false;
-}
-else {
-for(const key1 in data2){
-const _errs8 = errors;
-if(!((((key1 === "BTC") || (key1 === "LTC")) || (key1 === "BCH")) || (key1 === "ETH"))){
-const err0 = {instancePath:instancePath+"/xpubs",schemaPath:"#/properties/xpubs/propertyNames/enum",keyword:"enum",params:{allowedValues: schema23.properties.xpubs.propertyNames.enum},message:"must be equal to one of the allowed values",propertyName:key1};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var valid1 = _errs8 === errors;
-if(!valid1){
-const err1 = {instancePath:instancePath+"/xpubs",schemaPath:"#/properties/xpubs/propertyNames",keyword:"propertyNames",params:{propertyName: key1},message:"property name must be valid"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-validate22.errors = vErrors;
-return false;
-break;
-}
-}
-if(valid1){
-for(const key2 in data2){
-let data3 = data2[key2];
-const _errs10 = errors;
-if(errors === _errs10){
-if(typeof data3 === "string"){
-if(func2(data3) > 200){
-validate22.errors = [{instancePath:instancePath+"/xpubs/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/xpubs/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
-return false;
-}
-else {
-if(!pattern12.test(data3)){
-validate22.errors = [{instancePath:instancePath+"/xpubs/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/xpubs/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]*$"},message:"must match pattern \""+"^[A-Za-z0-9]*$"+"\""}];
-return false;
-}
-}
-}
-else {
-validate22.errors = [{instancePath:instancePath+"/xpubs/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/xpubs/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid2 = _errs10 === errors;
-if(!valid2){
-break;
-}
-}
-}
-}
-}
-else {
-validate22.errors = [{instancePath:instancePath+"/xpubs",schemaPath:"#/properties/xpubs/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.wallets !== undefined){
-let data4 = data.wallets;
-const _errs12 = errors;
-if(errors === _errs12){
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(Object.keys(data4).length > 3){
-validate22.errors = [{instancePath:instancePath+"/wallets",schemaPath:"#/properties/wallets/maxProperties",keyword:"maxProperties",params:{limit: 3},message:"must NOT have more than 3 properties"}];
-return false;
-}
-else {
-for(const key3 in data4){
-const _errs14 = errors;
-if(!(((key3 === "SOL") || (key3 === "TON")) || (key3 === "XLM"))){
-const err2 = {instancePath:instancePath+"/wallets",schemaPath:"#/properties/wallets/propertyNames/enum",keyword:"enum",params:{allowedValues: schema23.properties.wallets.propertyNames.enum},message:"must be equal to one of the allowed values",propertyName:key3};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-var valid3 = _errs14 === errors;
-if(!valid3){
-const err3 = {instancePath:instancePath+"/wallets",schemaPath:"#/properties/wallets/propertyNames",keyword:"propertyNames",params:{propertyName: key3},message:"property name must be valid"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-validate22.errors = vErrors;
-return false;
-break;
-}
-}
-if(valid3){
-for(const key4 in data4){
-let data5 = data4[key4];
-const _errs16 = errors;
-if(errors === _errs16){
-if(typeof data5 === "string"){
-if(func2(data5) > 100){
-validate22.errors = [{instancePath:instancePath+"/wallets/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/wallets/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
-return false;
-}
-else {
-if(!pattern14.test(data5)){
-validate22.errors = [{instancePath:instancePath+"/wallets/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/wallets/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9:_+/=-]*$"},message:"must match pattern \""+"^[A-Za-z0-9:_+/=-]*$"+"\""}];
-return false;
-}
-}
-}
-else {
-validate22.errors = [{instancePath:instancePath+"/wallets/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/wallets/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid4 = _errs16 === errors;
-if(!valid4){
-break;
-}
-}
-}
-}
-}
-else {
-validate22.errors = [{instancePath:instancePath+"/wallets",schemaPath:"#/properties/wallets/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs12 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate22.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate22.errors = vErrors;
-return errors === 0;
-}
-return validate22;
-})() as ValidateFunction<SettingsBody>;
-
-/** The PortalAuditQuery schema (coerces query strings). */
-export const portalAuditQuery = /* @__PURE__ */ (() => {
-const schema13 = {"$id":"PortalAuditQuery","type":"object","additionalProperties":false,"properties":{"before":{"type":"string","maxLength":30,"pattern":"^\\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z$","description":"next_before of the previous page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":50}}};
-const func2 = runtime_ucs2length;
-const pattern3 = new RegExp("^\\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z$", "u");
-
-function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="PortalAuditQuery" */;
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-const _errs1 = errors;
-for(const key0 in data){
-if(!((key0 === "before") || (key0 === "limit"))){
-validate12.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.before !== undefined){
-let data0 = data.before;
-const _errs2 = errors;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-validate12.errors = [{instancePath:instancePath+"/before",schemaPath:"#/properties/before/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["before"] = coerced0;
-}
-}
-}
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(func2(data0) > 30){
-validate12.errors = [{instancePath:instancePath+"/before",schemaPath:"#/properties/before/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
-return false;
-}
-else {
-if(!pattern3.test(data0)){
-validate12.errors = [{instancePath:instancePath+"/before",schemaPath:"#/properties/before/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z$"+"\""}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.limit !== undefined){
-let data1 = data.limit;
-const _errs4 = errors;
-if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-let dataType1 = typeof data1;
-let coerced1 = undefined;
-if(!(coerced1 !== undefined)){
-if(dataType1 === "boolean" || data1 === null
-              || (dataType1 === "string" && data1 && data1 == +data1 && !(data1 % 1))){
-coerced1 = +data1;
-}
-else {
-validate12.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-}
-if(coerced1 !== undefined){
-data1 = coerced1;
-if(data !== undefined){
-data["limit"] = coerced1;
-}
-}
-}
-if(errors === _errs4){
-if((typeof data1 == "number") && (isFinite(data1))){
-if(data1 > 100 || isNaN(data1)){
 validate12.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
 return false;
 }
 else {
-if(data1 < 1 || isNaN(data1)){
+if(data5 < 1 || isNaN(data5)){
 validate12.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid0 = _errs4 === errors;
+var valid0 = _errs12 === errors;
 }
 else {
 var valid0 = true;
+}
+}
+}
+}
 }
 }
 }
@@ -2292,574 +3104,13 @@ validate12.errors = vErrors;
 return errors === 0;
 }
 return validate12;
-})() as ValidateFunction<AuditQuery>;
-
-/** The PortalInviteMemberBody schema. */
-export const portalInviteMemberBody = /* @__PURE__ */ (() => {
-const schema24 = {"$id":"PortalInviteMemberBody","type":"object","required":["name","role"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":100},"role":{"type":"string","enum":["owner","developer","viewer"]}}};
-const func2 = runtime_ucs2length;
-
-function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="PortalInviteMemberBody" */;
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.name === undefined) && (missing0 = "name")) || ((data.role === undefined) && (missing0 = "role"))){
-validate23.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!((key0 === "name") || (key0 === "role"))){
-validate23.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.name !== undefined){
-let data0 = data.name;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(func2(data0) > 100){
-validate23.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
-return false;
-}
-else {
-if(func2(data0) < 1){
-validate23.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-}
-else {
-validate23.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.role !== undefined){
-let data1 = data.role;
-const _errs4 = errors;
-if(typeof data1 !== "string"){
-validate23.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(((data1 === "owner") || (data1 === "developer")) || (data1 === "viewer"))){
-validate23.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema24.properties.role.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-else {
-validate23.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate23.errors = vErrors;
-return errors === 0;
-}
-return validate23;
-})() as ValidateFunction<InviteMemberBody>;
-
-/** The PortalMemberRoleBody schema. */
-export const portalMemberRoleBody = /* @__PURE__ */ (() => {
-const schema25 = {"$id":"PortalMemberRoleBody","type":"object","required":["role"],"additionalProperties":false,"properties":{"role":{"type":"string","enum":["owner","developer","viewer"]}}};
-
-function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="PortalMemberRoleBody" */;
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.role === undefined) && (missing0 = "role")){
-validate24.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(key0 === "role")){
-validate24.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.role !== undefined){
-let data0 = data.role;
-if(typeof data0 !== "string"){
-validate24.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(((data0 === "owner") || (data0 === "developer")) || (data0 === "viewer"))){
-validate24.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema25.properties.role.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-}
-}
-}
-}
-else {
-validate24.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate24.errors = vErrors;
-return errors === 0;
-}
-return validate24;
-})() as ValidateFunction<MemberRoleBody>;
-
-/** The RefundOrderBody schema. */
-export const refundOrderBody = /* @__PURE__ */ (() => {
-const schema26 = {"$id":"RefundOrderBody","type":"object","additionalProperties":true,"maxProperties":20,"properties":{"order_id":{"type":"string","maxLength":64,"description":"Optional; must equal the path id when given."},"basis":{"type":"string","enum":["crypto","overpaid","fiat","custom"],"description":"How the amount is chosen (default `crypto`): `crypto` all that is left of the crypto paid; `overpaid` the part an UNRESOLVED order was paid beyond its invoice; `fiat` a fiat value (`amount` in the order's price_currency, default its price) at today's rate, locked and shown; `custom` `amount` in the paid currency."},"amount":{"type":["number","string"],"pattern":"^[0-9]+(\\.[0-9]+)?$","maxLength":40,"description":"For `custom`: in the paid invoice's currency; for `fiat`: in the order's price_currency. A number or a decimal string, read exactly."},"reason":{"type":"string","maxLength":200,"description":"A note for the buyer, shown on the refund page."}}};
-const func2 = runtime_ucs2length;
-const pattern15 = new RegExp("^[0-9]+(\\.[0-9]+)?$", "u");
-
-function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="RefundOrderBody" */;
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(Object.keys(data).length > 20){
-validate25.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 20},message:"must NOT have more than 20 properties"}];
-return false;
-}
-else {
-if(data.order_id !== undefined){
-let data0 = data.order_id;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(func2(data0) > 64){
-validate25.errors = [{instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
-return false;
-}
-}
-else {
-validate25.errors = [{instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.basis !== undefined){
-let data1 = data.basis;
-const _errs4 = errors;
-if(typeof data1 !== "string"){
-validate25.errors = [{instancePath:instancePath+"/basis",schemaPath:"#/properties/basis/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!((((data1 === "crypto") || (data1 === "overpaid")) || (data1 === "fiat")) || (data1 === "custom"))){
-validate25.errors = [{instancePath:instancePath+"/basis",schemaPath:"#/properties/basis/enum",keyword:"enum",params:{allowedValues: schema26.properties.basis.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.amount !== undefined){
-let data2 = data.amount;
-const _errs6 = errors;
-if((!((typeof data2 == "number") && (isFinite(data2)))) && (typeof data2 !== "string")){
-validate25.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: schema26.properties.amount.type},message:"must be number,string"}];
-return false;
-}
-if(errors === _errs6){
-if(typeof data2 === "string"){
-if(func2(data2) > 40){
-validate25.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
-return false;
-}
-else {
-if(!pattern15.test(data2)){
-validate25.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.reason !== undefined){
-let data3 = data.reason;
-const _errs8 = errors;
-if(errors === _errs8){
-if(typeof data3 === "string"){
-if(func2(data3) > 200){
-validate25.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
-return false;
-}
-}
-else {
-validate25.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate25.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate25.errors = vErrors;
-return errors === 0;
-}
-return validate25;
-})() as ValidateFunction<RefundOrderBody>;
-
-/** The RefundTxidBody schema. */
-export const refundTxidBody = /* @__PURE__ */ (() => {
-const schema27 = {"$id":"RefundTxidBody","type":"object","additionalProperties":true,"maxProperties":20,"properties":{"refund_id":{"type":"string","maxLength":64,"description":"Required. Which refund of the order (its `refund_id`)."},"txid":{"type":"string","minLength":1,"maxLength":128,"pattern":"^[A-Za-z0-9_.:-]+$","description":"Required. The transaction that paid the refund: checked on its chain before it counts."}}};
-const func2 = runtime_ucs2length;
-const pattern2 = new RegExp("^[A-Za-z0-9_.:-]+$", "u");
-
-function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="RefundTxidBody" */;
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(Object.keys(data).length > 20){
-validate26.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 20},message:"must NOT have more than 20 properties"}];
-return false;
-}
-else {
-if(data.refund_id !== undefined){
-let data0 = data.refund_id;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(func2(data0) > 64){
-validate26.errors = [{instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
-return false;
-}
-}
-else {
-validate26.errors = [{instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.txid !== undefined){
-let data1 = data.txid;
-const _errs4 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if(func2(data1) > 128){
-validate26.errors = [{instancePath:instancePath+"/txid",schemaPath:"#/properties/txid/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
-return false;
-}
-else {
-if(func2(data1) < 1){
-validate26.errors = [{instancePath:instancePath+"/txid",schemaPath:"#/properties/txid/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-else {
-if(!pattern2.test(data1)){
-validate26.errors = [{instancePath:instancePath+"/txid",schemaPath:"#/properties/txid/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.:-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.:-]+$"+"\""}];
-return false;
-}
-}
-}
-}
-else {
-validate26.errors = [{instancePath:instancePath+"/txid",schemaPath:"#/properties/txid/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-else {
-validate26.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate26.errors = vErrors;
-return errors === 0;
-}
-return validate26;
-})() as ValidateFunction<RefundTxidBody>;
-
-/** The RefundLinkBody schema. */
-export const refundLinkBody = /* @__PURE__ */ (() => {
-const schema28 = {"$id":"RefundLinkBody","type":"object","additionalProperties":true,"maxProperties":20,"properties":{"refund_id":{"type":"string","maxLength":64,"description":"Required. Which refund of the order gets a new link."}}};
-const func2 = runtime_ucs2length;
-
-function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="RefundLinkBody" */;
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(Object.keys(data).length > 20){
-validate27.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 20},message:"must NOT have more than 20 properties"}];
-return false;
-}
-else {
-if(data.refund_id !== undefined){
-let data0 = data.refund_id;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(func2(data0) > 64){
-validate27.errors = [{instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
-return false;
-}
-}
-else {
-validate27.errors = [{instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-}
-}
-else {
-validate27.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate27.errors = vErrors;
-return errors === 0;
-}
-return validate27;
-})() as ValidateFunction<RefundLinkBody>;
-
-/** The PayRefundBody schema. */
-export const payRefundBody = /* @__PURE__ */ (() => {
-const schema29 = {"$id":"PayRefundBody","type":"object","additionalProperties":false,"required":["secret"],"properties":{"secret":{"type":"string","pattern":"^[A-Za-z0-9_-]{43}$","maxLength":43,"description":"The refund link's secret: what follows `#refund=` in the link."}}};
-const func2 = runtime_ucs2length;
-const pattern17 = new RegExp("^[A-Za-z0-9_-]{43}$", "u");
-
-function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="PayRefundBody" */;
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.secret === undefined) && (missing0 = "secret")){
-validate28.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(key0 === "secret")){
-validate28.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.secret !== undefined){
-let data0 = data.secret;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(func2(data0) > 43){
-validate28.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/maxLength",keyword:"maxLength",params:{limit: 43},message:"must NOT have more than 43 characters"}];
-return false;
-}
-else {
-if(!pattern17.test(data0)){
-validate28.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{43}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{43}$"+"\""}];
-return false;
-}
-}
-}
-else {
-validate28.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-}
-}
-}
-else {
-validate28.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate28.errors = vErrors;
-return errors === 0;
-}
-return validate28;
-})() as ValidateFunction<PayRefundBody>;
-
-/** The PayRefundAddressBody schema. */
-export const payRefundAddressBody = /* @__PURE__ */ (() => {
-const schema30 = {"$id":"PayRefundAddressBody","type":"object","additionalProperties":false,"required":["secret","address"],"properties":{"secret":{"type":"string","pattern":"^[A-Za-z0-9_-]{43}$","maxLength":43,"description":"The refund link's secret: what follows `#refund=` in the link."},"address":{"type":"string","minLength":1,"maxLength":1500,"description":"Where the refund goes: an address of the refund's network, a BOLT11 invoice of exactly the amount (LBTC), an account name (EOS)."},"memo":{"type":"string","maxLength":256,"description":"EOS only: the memo the transfer must carry (an exchange's deposit memo)."}}};
-const func2 = runtime_ucs2length;
-const pattern17 = new RegExp("^[A-Za-z0-9_-]{43}$", "u");
-
-function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="PayRefundAddressBody" */;
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.secret === undefined) && (missing0 = "secret")) || ((data.address === undefined) && (missing0 = "address"))){
-validate29.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((key0 === "secret") || (key0 === "address")) || (key0 === "memo"))){
-validate29.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.secret !== undefined){
-let data0 = data.secret;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(func2(data0) > 43){
-validate29.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/maxLength",keyword:"maxLength",params:{limit: 43},message:"must NOT have more than 43 characters"}];
-return false;
-}
-else {
-if(!pattern17.test(data0)){
-validate29.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{43}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{43}$"+"\""}];
-return false;
-}
-}
-}
-else {
-validate29.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.address !== undefined){
-let data1 = data.address;
-const _errs4 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if(func2(data1) > 1500){
-validate29.errors = [{instancePath:instancePath+"/address",schemaPath:"#/properties/address/maxLength",keyword:"maxLength",params:{limit: 1500},message:"must NOT have more than 1500 characters"}];
-return false;
-}
-else {
-if(func2(data1) < 1){
-validate29.errors = [{instancePath:instancePath+"/address",schemaPath:"#/properties/address/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-}
-else {
-validate29.errors = [{instancePath:instancePath+"/address",schemaPath:"#/properties/address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.memo !== undefined){
-let data2 = data.memo;
-const _errs6 = errors;
-if(errors === _errs6){
-if(typeof data2 === "string"){
-if(func2(data2) > 256){
-validate29.errors = [{instancePath:instancePath+"/memo",schemaPath:"#/properties/memo/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
-return false;
-}
-}
-else {
-validate29.errors = [{instancePath:instancePath+"/memo",schemaPath:"#/properties/memo/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate29.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate29.errors = vErrors;
-return errors === 0;
-}
-return validate29;
-})() as ValidateFunction<PayRefundAddressBody>;
+})() as ValidateFunction<PortalOrdersQuery>;
 
 /** The PortalRefundsQuery schema (coerces query strings). */
 export const portalRefundsQuery = /* @__PURE__ */ (() => {
 const schema14 = {"$id":"PortalRefundsQuery","type":"object","additionalProperties":false,"properties":{"cursor":{"type":"string","maxLength":200,"pattern":"^[A-Za-z0-9_-]*$","description":"next_cursor of the previous page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25}}};
 const func2 = runtime_ucs2length;
-const pattern2 = new RegExp("^[A-Za-z0-9_-]*$", "u");
+const pattern0 = new RegExp("^[A-Za-z0-9_-]*$", "u");
 
 function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="PortalRefundsQuery" */;
@@ -2908,7 +3159,7 @@ validate13.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properti
 return false;
 }
 else {
-if(!pattern2.test(data0)){
+if(!pattern0.test(data0)){
 validate13.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
 return false;
 }
@@ -2977,54 +3228,276 @@ return errors === 0;
 return validate13;
 })() as ValidateFunction<PortalRefundsQuery>;
 
-/** The PortalEmailPreferencesBody schema. */
-export const portalEmailPreferencesBody = /* @__PURE__ */ (() => {
-const schema31 = {"$id":"PortalEmailPreferencesBody","type":"object","required":["address","language","payments","topics"],"additionalProperties":false,"properties":{"address":{"type":"string","maxLength":254,"format":"email-address-or-empty","description":"Where this user's email goes (one address, local@domain, nothing else); an empty string sends none."},"language":{"type":"string","enum":["en","zh"]},"payments":{"type":"string","enum":["each","daily","off"],"description":"each: one email per paid order; daily: one summary a day (UTC); off."},"topics":{"type":"object","required":["unresolved","callbacks","refund_address","new_passkey","team"],"additionalProperties":false,"properties":{"unresolved":{"type":"boolean","description":"An order became UNRESOLVED (a payment did not match)."},"callbacks":{"type":"boolean","description":"An order's callbacks failing for an hour, or given up (dead-lettered)."},"refund_address":{"type":"boolean","description":"A buyer set the address of a refund."},"new_passkey":{"type":"boolean","description":"A passkey added, or a first sign-in with one."},"team":{"type":"boolean","description":"A member invited, joined, removed or given another role."}}}}};
-const formats8 = FORMATS["email-address-or-empty"];
+/** The PortalTokenNameBody schema. */
+export const portalTokenNameBody = /* @__PURE__ */ (() => {
+const schema28 = {"$id":"PortalTokenNameBody","type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":64,"description":"What the token is for (e.g. \"shop server\")."}}};
 const func2 = runtime_ucs2length;
 
-function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="PortalEmailPreferencesBody" */;
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="PortalTokenNameBody" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((data.address === undefined) && (missing0 = "address")) || ((data.language === undefined) && (missing0 = "language"))) || ((data.payments === undefined) && (missing0 = "payments"))) || ((data.topics === undefined) && (missing0 = "topics"))){
-validate30.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+if((data.name === undefined) && (missing0 = "name")){
+validate27.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((((key0 === "address") || (key0 === "language")) || (key0 === "payments")) || (key0 === "topics"))){
+if(!(key0 === "name")){
+validate27.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.name !== undefined){
+let data0 = data.name;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 64){
+validate27.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+else {
+if(func2(data0) < 1){
+validate27.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+else {
+validate27.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate27.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate27.errors = vErrors;
+return errors === 0;
+}
+return validate27;
+})() as ValidateFunction<TokenNameBody>;
+
+/** The PortalRollSecretBody schema. */
+export const portalRollSecretBody = /* @__PURE__ */ (() => {
+const schema29 = {"$id":"PortalRollSecretBody","type":"object","additionalProperties":false,"properties":{"overlap_hours":{"type":"integer","minimum":0,"maximum":720,"description":"How long callbacks are also signed with the old secret (default 24)."}}};
+
+function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="PortalRollSecretBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "overlap_hours")){
+validate28.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.overlap_hours !== undefined){
+let data0 = data.overlap_hours;
+const _errs2 = errors;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+validate28.errors = [{instancePath:instancePath+"/overlap_hours",schemaPath:"#/properties/overlap_hours/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs2){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 > 720 || isNaN(data0)){
+validate28.errors = [{instancePath:instancePath+"/overlap_hours",schemaPath:"#/properties/overlap_hours/maximum",keyword:"maximum",params:{comparison: "<=", limit: 720},message:"must be <= 720"}];
+return false;
+}
+else {
+if(data0 < 0 || isNaN(data0)){
+validate28.errors = [{instancePath:instancePath+"/overlap_hours",schemaPath:"#/properties/overlap_hours/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate28.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate28.errors = vErrors;
+return errors === 0;
+}
+return validate28;
+})() as ValidateFunction<RollSecretBody>;
+
+/** The PortalKeyPreviewBody schema. */
+export const portalKeyPreviewBody = /* @__PURE__ */ (() => {
+const schema30 = {"$id":"PortalKeyPreviewBody","type":"object","required":["xpubs"],"additionalProperties":false,"properties":{"xpubs":{"type":"object","maxProperties":4,"propertyNames":{"enum":["BTC","LTC","BCH","ETH"]},"additionalProperties":{"type":"string","maxLength":200,"pattern":"^[A-Za-z0-9]*$"},"description":"Extended public keys by currency; an empty string removes that currency's key."}}};
+const func2 = runtime_ucs2length;
+const pattern18 = new RegExp("^[A-Za-z0-9]*$", "u");
+
+function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="PortalKeyPreviewBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.xpubs === undefined) && (missing0 = "xpubs")){
+validate29.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "xpubs")){
+validate29.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.xpubs !== undefined){
+let data0 = data.xpubs;
+const _errs2 = errors;
+if(errors === _errs2){
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+if(Object.keys(data0).length > 4){
+validate29.errors = [{instancePath:instancePath+"/xpubs",schemaPath:"#/properties/xpubs/maxProperties",keyword:"maxProperties",params:{limit: 4},message:"must NOT have more than 4 properties"}];
+return false;
+}
+else {
+for(const key1 in data0){
+const _errs4 = errors;
+if(!((((key1 === "BTC") || (key1 === "LTC")) || (key1 === "BCH")) || (key1 === "ETH"))){
+const err0 = {instancePath:instancePath+"/xpubs",schemaPath:"#/properties/xpubs/propertyNames/enum",keyword:"enum",params:{allowedValues: schema30.properties.xpubs.propertyNames.enum},message:"must be equal to one of the allowed values",propertyName:key1};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var valid1 = _errs4 === errors;
+if(!valid1){
+const err1 = {instancePath:instancePath+"/xpubs",schemaPath:"#/properties/xpubs/propertyNames",keyword:"propertyNames",params:{propertyName: key1},message:"property name must be valid"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+validate29.errors = vErrors;
+return false;
+break;
+}
+}
+if(valid1){
+for(const key2 in data0){
+let data1 = data0[key2];
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data1 === "string"){
+if(func2(data1) > 200){
+validate29.errors = [{instancePath:instancePath+"/xpubs/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/xpubs/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+return false;
+}
+else {
+if(!pattern18.test(data1)){
+validate29.errors = [{instancePath:instancePath+"/xpubs/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/xpubs/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]*$"},message:"must match pattern \""+"^[A-Za-z0-9]*$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate29.errors = [{instancePath:instancePath+"/xpubs/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/xpubs/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid2 = _errs6 === errors;
+if(!valid2){
+break;
+}
+}
+}
+}
+}
+else {
+validate29.errors = [{instancePath:instancePath+"/xpubs",schemaPath:"#/properties/xpubs/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate29.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate29.errors = vErrors;
+return errors === 0;
+}
+return validate29;
+})() as ValidateFunction<KeyPreviewBody>;
+
+/** The PortalSettingsBody schema. */
+export const portalSettingsBody = /* @__PURE__ */ (() => {
+const schema31 = {"$id":"PortalSettingsBody","type":"object","additionalProperties":false,"minProperties":1,"properties":{"receive_currency":{"type":"string","maxLength":10},"callback_statuses":{"type":"string","enum":["paid","all"]},"xpubs":{"type":"object","maxProperties":4,"propertyNames":{"enum":["BTC","LTC","BCH","ETH"]},"additionalProperties":{"type":"string","maxLength":200,"pattern":"^[A-Za-z0-9]*$"},"description":"Extended public keys by currency; an empty string removes that currency's key."},"wallets":{"type":"object","maxProperties":3,"propertyNames":{"enum":["SOL","TON","XLM"]},"additionalProperties":{"type":"string","maxLength":100,"pattern":"^[A-Za-z0-9:_+/=-]*$"},"description":"Receiving wallets by network (SOL: USDC_SOL and PYUSD; TON: TON and USDT_TON; XLM: USDC_XLM); an empty string removes that network's wallet."}}};
+const func2 = runtime_ucs2length;
+const pattern18 = new RegExp("^[A-Za-z0-9]*$", "u");
+const pattern20 = new RegExp("^[A-Za-z0-9:_+/=-]*$", "u");
+
+function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="PortalSettingsBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length < 1){
+validate30.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((key0 === "receive_currency") || (key0 === "callback_statuses")) || (key0 === "xpubs")) || (key0 === "wallets"))){
 validate30.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
 if(_errs1 === errors){
-if(data.address !== undefined){
-let data0 = data.address;
+if(data.receive_currency !== undefined){
+let data0 = data.receive_currency;
 const _errs2 = errors;
 if(errors === _errs2){
-if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func2(data0) > 254){
-validate30.errors = [{instancePath:instancePath+"/address",schemaPath:"#/properties/address/maxLength",keyword:"maxLength",params:{limit: 254},message:"must NOT have more than 254 characters"}];
+if(func2(data0) > 10){
+validate30.errors = [{instancePath:instancePath+"/receive_currency",schemaPath:"#/properties/receive_currency/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"}];
 return false;
-}
-else {
-if(!(formats8(data0))){
-validate30.errors = [{instancePath:instancePath+"/address",schemaPath:"#/properties/address/format",keyword:"format",params:{format: "email-address-or-empty"},message:"must match format \""+"email-address-or-empty"+"\""}];
-return false;
-}
 }
 }
 else {
-validate30.errors = [{instancePath:instancePath+"/address",schemaPath:"#/properties/address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate30.errors = [{instancePath:instancePath+"/receive_currency",schemaPath:"#/properties/receive_currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
 }
 }
 var valid0 = _errs2 === errors;
@@ -3033,15 +3506,15 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.language !== undefined){
-let data1 = data.language;
+if(data.callback_statuses !== undefined){
+let data1 = data.callback_statuses;
 const _errs4 = errors;
 if(typeof data1 !== "string"){
-validate30.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate30.errors = [{instancePath:instancePath+"/callback_statuses",schemaPath:"#/properties/callback_statuses/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if(!((data1 === "en") || (data1 === "zh"))){
-validate30.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/enum",keyword:"enum",params:{allowedValues: schema31.properties.language.enum},message:"must be equal to one of the allowed values"}];
+if(!((data1 === "paid") || (data1 === "all"))){
+validate30.errors = [{instancePath:instancePath+"/callback_statuses",schemaPath:"#/properties/callback_statuses/enum",keyword:"enum",params:{allowedValues: schema31.properties.callback_statuses.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -3050,16 +3523,77 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.payments !== undefined){
-let data2 = data.payments;
+if(data.xpubs !== undefined){
+let data2 = data.xpubs;
 const _errs6 = errors;
-if(typeof data2 !== "string"){
-validate30.errors = [{instancePath:instancePath+"/payments",schemaPath:"#/properties/payments/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(errors === _errs6){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+if(Object.keys(data2).length > 4){
+validate30.errors = [{instancePath:instancePath+"/xpubs",schemaPath:"#/properties/xpubs/maxProperties",keyword:"maxProperties",params:{limit: 4},message:"must NOT have more than 4 properties"}];
 return false;
 }
-if(!(((data2 === "each") || (data2 === "daily")) || (data2 === "off"))){
-validate30.errors = [{instancePath:instancePath+"/payments",schemaPath:"#/properties/payments/enum",keyword:"enum",params:{allowedValues: schema31.properties.payments.enum},message:"must be equal to one of the allowed values"}];
+else {
+for(const key1 in data2){
+const _errs8 = errors;
+if(!((((key1 === "BTC") || (key1 === "LTC")) || (key1 === "BCH")) || (key1 === "ETH"))){
+const err0 = {instancePath:instancePath+"/xpubs",schemaPath:"#/properties/xpubs/propertyNames/enum",keyword:"enum",params:{allowedValues: schema31.properties.xpubs.propertyNames.enum},message:"must be equal to one of the allowed values",propertyName:key1};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var valid1 = _errs8 === errors;
+if(!valid1){
+const err1 = {instancePath:instancePath+"/xpubs",schemaPath:"#/properties/xpubs/propertyNames",keyword:"propertyNames",params:{propertyName: key1},message:"property name must be valid"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+validate30.errors = vErrors;
 return false;
+break;
+}
+}
+if(valid1){
+for(const key2 in data2){
+let data3 = data2[key2];
+const _errs10 = errors;
+if(errors === _errs10){
+if(typeof data3 === "string"){
+if(func2(data3) > 200){
+validate30.errors = [{instancePath:instancePath+"/xpubs/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/xpubs/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+return false;
+}
+else {
+if(!pattern18.test(data3)){
+validate30.errors = [{instancePath:instancePath+"/xpubs/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/xpubs/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]*$"},message:"must match pattern \""+"^[A-Za-z0-9]*$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate30.errors = [{instancePath:instancePath+"/xpubs/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/xpubs/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid2 = _errs10 === errors;
+if(!valid2){
+break;
+}
+}
+}
+}
+}
+else {
+validate30.errors = [{instancePath:instancePath+"/xpubs",schemaPath:"#/properties/xpubs/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
 }
 var valid0 = _errs6 === errors;
 }
@@ -3067,98 +3601,79 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.topics !== undefined){
-let data3 = data.topics;
-const _errs8 = errors;
-if(errors === _errs8){
-if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-let missing1;
-if((((((data3.unresolved === undefined) && (missing1 = "unresolved")) || ((data3.callbacks === undefined) && (missing1 = "callbacks"))) || ((data3.refund_address === undefined) && (missing1 = "refund_address"))) || ((data3.new_passkey === undefined) && (missing1 = "new_passkey"))) || ((data3.team === undefined) && (missing1 = "team"))){
-validate30.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+if(data.wallets !== undefined){
+let data4 = data.wallets;
+const _errs12 = errors;
+if(errors === _errs12){
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+if(Object.keys(data4).length > 3){
+validate30.errors = [{instancePath:instancePath+"/wallets",schemaPath:"#/properties/wallets/maxProperties",keyword:"maxProperties",params:{limit: 3},message:"must NOT have more than 3 properties"}];
 return false;
 }
 else {
-const _errs10 = errors;
-for(const key1 in data3){
-if(!(((((key1 === "unresolved") || (key1 === "callbacks")) || (key1 === "refund_address")) || (key1 === "new_passkey")) || (key1 === "team"))){
-validate30.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+for(const key3 in data4){
+const _errs14 = errors;
+if(!(((key3 === "SOL") || (key3 === "TON")) || (key3 === "XLM"))){
+const err2 = {instancePath:instancePath+"/wallets",schemaPath:"#/properties/wallets/propertyNames/enum",keyword:"enum",params:{allowedValues: schema31.properties.wallets.propertyNames.enum},message:"must be equal to one of the allowed values",propertyName:key3};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+var valid3 = _errs14 === errors;
+if(!valid3){
+const err3 = {instancePath:instancePath+"/wallets",schemaPath:"#/properties/wallets/propertyNames",keyword:"propertyNames",params:{propertyName: key3},message:"property name must be valid"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+validate30.errors = vErrors;
 return false;
 break;
 }
 }
-if(_errs10 === errors){
-if(data3.unresolved !== undefined){
-const _errs11 = errors;
-if(typeof data3.unresolved !== "boolean"){
-validate30.errors = [{instancePath:instancePath+"/topics/unresolved",schemaPath:"#/properties/topics/properties/unresolved/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+if(valid3){
+for(const key4 in data4){
+let data5 = data4[key4];
+const _errs16 = errors;
+if(errors === _errs16){
+if(typeof data5 === "string"){
+if(func2(data5) > 100){
+validate30.errors = [{instancePath:instancePath+"/wallets/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/wallets/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
 return false;
 }
-var valid1 = _errs11 === errors;
-}
 else {
-var valid1 = true;
-}
-if(valid1){
-if(data3.callbacks !== undefined){
-const _errs13 = errors;
-if(typeof data3.callbacks !== "boolean"){
-validate30.errors = [{instancePath:instancePath+"/topics/callbacks",schemaPath:"#/properties/topics/properties/callbacks/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+if(!pattern20.test(data5)){
+validate30.errors = [{instancePath:instancePath+"/wallets/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/wallets/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9:_+/=-]*$"},message:"must match pattern \""+"^[A-Za-z0-9:_+/=-]*$"+"\""}];
 return false;
 }
-var valid1 = _errs13 === errors;
+}
 }
 else {
-var valid1 = true;
-}
-if(valid1){
-if(data3.refund_address !== undefined){
-const _errs15 = errors;
-if(typeof data3.refund_address !== "boolean"){
-validate30.errors = [{instancePath:instancePath+"/topics/refund_address",schemaPath:"#/properties/topics/properties/refund_address/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate30.errors = [{instancePath:instancePath+"/wallets/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/wallets/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid1 = _errs15 === errors;
 }
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data3.new_passkey !== undefined){
-const _errs17 = errors;
-if(typeof data3.new_passkey !== "boolean"){
-validate30.errors = [{instancePath:instancePath+"/topics/new_passkey",schemaPath:"#/properties/topics/properties/new_passkey/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid1 = _errs17 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data3.team !== undefined){
-const _errs19 = errors;
-if(typeof data3.team !== "boolean"){
-validate30.errors = [{instancePath:instancePath+"/topics/team",schemaPath:"#/properties/topics/properties/team/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid1 = _errs19 === errors;
-}
-else {
-var valid1 = true;
-}
-}
-}
+var valid4 = _errs16 === errors;
+if(!valid4){
+break;
 }
 }
 }
 }
 }
 else {
-validate30.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate30.errors = [{instancePath:instancePath+"/wallets",schemaPath:"#/properties/wallets/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-var valid0 = _errs8 === errors;
+var valid0 = _errs12 === errors;
 }
 else {
 var valid0 = true;
@@ -3178,804 +3693,63 @@ validate30.errors = vErrors;
 return errors === 0;
 }
 return validate30;
-})() as ValidateFunction<EmailPreferencesBody>;
+})() as ValidateFunction<SettingsBody>;
 
-/** The CreateLinkBody schema. */
-export const createLinkBody = /* @__PURE__ */ (() => {
-const schema32 = {"$id":"CreateLinkBody","type":"object","additionalProperties":false,"required":["title"],"properties":{"title":{"type":"string","minLength":1,"maxLength":200,"description":"What the buyer pays for: the link page's heading and each order's title."},"description":{"type":"string","maxLength":800,"description":"Shown under the title; each order's description."},"currencies":{"type":"array","minItems":1,"maxItems":26,"uniqueItems":true,"items":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20","USDT_TRC20","USDT_ARB","USDT_BNB","USDT_CELO","USDC_ARB","USDC_SOL","USDC_BASE","USDC_POL","CUSD","ETH_ARB","ETH_BASE","PYUSD","USDT_TON","TON","USDC_XLM"]},"description":"The pay currencies offered, among those the merchant can be paid in (one it cannot, such as a gateway not enabled for it or not configured, is refused). Default: all of them."},"quantity":{"type":"integer","minimum":1,"maximum":10000,"description":"Units to sell, 1 to 10000. Each buyer's order is one unit: a buyer who picks a currency holds one until the order is paid (sold) or expires or is canceled unpaid (given back). Default: no limit."},"expires_at":{"type":"string","maxLength":40,"pattern":"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$","description":"No new order after this time (ISO 8601, in the future). Default: never."},"success_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Where the buyer goes once paid."},"callback_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Each order's callback_url: a signed POST on its status changes."},"ask_email":{"type":"boolean","description":"Ask the buyer for an email address (kept as the order's email, for the receipt). Default false."},"price_amount":{"type":["number","string"],"maxLength":40,"description":"A fixed price in price_currency. Or min_amount and max_amount: the buyer chooses."},"min_amount":{"type":["number","string"],"maxLength":40,"description":"The least a buyer may choose to pay (with max_amount; not with price_amount)."},"max_amount":{"type":["number","string"],"maxLength":40,"description":"The most a buyer may choose to pay."},"price_currency":{"type":"string","enum":["USD","CNY","EUR","GBP","HKD","SGD","CAD","AUD","JPY","USDT","USDC"],"default":"USD","description":"A fiat or stable currency. Default USD."},"single_use":{"type":"boolean","description":"One buyer only: the same as quantity 1."}}};
-const func52 = Object.prototype.hasOwnProperty;
+/** The PortalAuditQuery schema (coerces query strings). */
+export const portalAuditQuery = /* @__PURE__ */ (() => {
+const schema15 = {"$id":"PortalAuditQuery","type":"object","additionalProperties":false,"properties":{"before":{"type":"string","maxLength":30,"pattern":"^\\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z$","description":"next_before of the previous page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":50}}};
 const func2 = runtime_ucs2length;
-const pattern19 = new RegExp("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$", "u");
-const formats0 = FORMATS["http-url"];
-
-function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="CreateLinkBody" */;
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.title === undefined) && (missing0 = "title")){
-validate31.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(func52.call(schema32.properties, key0))){
-validate31.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.title !== undefined){
-let data0 = data.title;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(func2(data0) > 200){
-validate31.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
-return false;
-}
-else {
-if(func2(data0) < 1){
-validate31.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-}
-else {
-validate31.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.description !== undefined){
-let data1 = data.description;
-const _errs4 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if(func2(data1) > 800){
-validate31.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 800},message:"must NOT have more than 800 characters"}];
-return false;
-}
-}
-else {
-validate31.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.currencies !== undefined){
-let data2 = data.currencies;
-const _errs6 = errors;
-if(errors === _errs6){
-if(Array.isArray(data2)){
-if(data2.length > 26){
-validate31.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/maxItems",keyword:"maxItems",params:{limit: 26},message:"must NOT have more than 26 items"}];
-return false;
-}
-else {
-if(data2.length < 1){
-validate31.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
-return false;
-}
-else {
-var valid1 = true;
-const len0 = data2.length;
-for(let i0=0; i0<len0; i0++){
-let data3 = data2[i0];
-const _errs8 = errors;
-if(typeof data3 !== "string"){
-validate31.errors = [{instancePath:instancePath+"/currencies/" + i0,schemaPath:"#/properties/currencies/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!((((((((((((((((((((((((((data3 === "ALIPAY") || (data3 === "ALIGLOBAL")) || (data3 === "WECHAT")) || (data3 === "BTC")) || (data3 === "LTC")) || (data3 === "ETH")) || (data3 === "EOS")) || (data3 === "BCH")) || (data3 === "LBTC")) || (data3 === "USDT_ERC20")) || (data3 === "USDC_ERC20")) || (data3 === "USDT_TRC20")) || (data3 === "USDT_ARB")) || (data3 === "USDT_BNB")) || (data3 === "USDT_CELO")) || (data3 === "USDC_ARB")) || (data3 === "USDC_SOL")) || (data3 === "USDC_BASE")) || (data3 === "USDC_POL")) || (data3 === "CUSD")) || (data3 === "ETH_ARB")) || (data3 === "ETH_BASE")) || (data3 === "PYUSD")) || (data3 === "USDT_TON")) || (data3 === "TON")) || (data3 === "USDC_XLM"))){
-validate31.errors = [{instancePath:instancePath+"/currencies/" + i0,schemaPath:"#/properties/currencies/items/enum",keyword:"enum",params:{allowedValues: schema32.properties.currencies.items.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid1 = _errs8 === errors;
-if(!valid1){
-break;
-}
-}
-if(valid1){
-let i1 = data2.length;
-let j0;
-if(i1 > 1){
-const indices0 = {};
-for(;i1--;){
-let item0 = data2[i1];
-if(typeof item0 !== "string"){
-continue;
-}
-if(typeof indices0[item0] == "number"){
-j0 = indices0[item0];
-validate31.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
-return false;
-break;
-}
-indices0[item0] = i1;
-}
-}
-}
-}
-}
-}
-else {
-validate31.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.quantity !== undefined){
-let data4 = data.quantity;
-const _errs10 = errors;
-if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate31.errors = [{instancePath:instancePath+"/quantity",schemaPath:"#/properties/quantity/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs10){
-if((typeof data4 == "number") && (isFinite(data4))){
-if(data4 > 10000 || isNaN(data4)){
-validate31.errors = [{instancePath:instancePath+"/quantity",schemaPath:"#/properties/quantity/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
-return false;
-}
-else {
-if(data4 < 1 || isNaN(data4)){
-validate31.errors = [{instancePath:instancePath+"/quantity",schemaPath:"#/properties/quantity/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs10 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.expires_at !== undefined){
-let data5 = data.expires_at;
-const _errs12 = errors;
-if(errors === _errs12){
-if(typeof data5 === "string"){
-if(func2(data5) > 40){
-validate31.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
-return false;
-}
-else {
-if(!pattern19.test(data5)){
-validate31.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$"+"\""}];
-return false;
-}
-}
-}
-else {
-validate31.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs12 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.success_url !== undefined){
-let data6 = data.success_url;
-const _errs14 = errors;
-if(errors === _errs14){
-if(errors === _errs14){
-if(typeof data6 === "string"){
-if(func2(data6) > 2048){
-validate31.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
-return false;
-}
-else {
-if(!(formats0(data6))){
-validate31.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/format",keyword:"format",params:{format: "http-url"},message:"must match format \""+"http-url"+"\""}];
-return false;
-}
-}
-}
-else {
-validate31.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-var valid0 = _errs14 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.callback_url !== undefined){
-let data7 = data.callback_url;
-const _errs16 = errors;
-if(errors === _errs16){
-if(errors === _errs16){
-if(typeof data7 === "string"){
-if(func2(data7) > 2048){
-validate31.errors = [{instancePath:instancePath+"/callback_url",schemaPath:"#/properties/callback_url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
-return false;
-}
-else {
-if(!(formats0(data7))){
-validate31.errors = [{instancePath:instancePath+"/callback_url",schemaPath:"#/properties/callback_url/format",keyword:"format",params:{format: "http-url"},message:"must match format \""+"http-url"+"\""}];
-return false;
-}
-}
-}
-else {
-validate31.errors = [{instancePath:instancePath+"/callback_url",schemaPath:"#/properties/callback_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-var valid0 = _errs16 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.ask_email !== undefined){
-const _errs18 = errors;
-if(typeof data.ask_email !== "boolean"){
-validate31.errors = [{instancePath:instancePath+"/ask_email",schemaPath:"#/properties/ask_email/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid0 = _errs18 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.price_amount !== undefined){
-let data9 = data.price_amount;
-const _errs20 = errors;
-if((!((typeof data9 == "number") && (isFinite(data9)))) && (typeof data9 !== "string")){
-validate31.errors = [{instancePath:instancePath+"/price_amount",schemaPath:"#/properties/price_amount/type",keyword:"type",params:{type: schema32.properties.price_amount.type},message:"must be number,string"}];
-return false;
-}
-if(errors === _errs20){
-if(typeof data9 === "string"){
-if(func2(data9) > 40){
-validate31.errors = [{instancePath:instancePath+"/price_amount",schemaPath:"#/properties/price_amount/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
-return false;
-}
-}
-}
-var valid0 = _errs20 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.min_amount !== undefined){
-let data10 = data.min_amount;
-const _errs22 = errors;
-if((!((typeof data10 == "number") && (isFinite(data10)))) && (typeof data10 !== "string")){
-validate31.errors = [{instancePath:instancePath+"/min_amount",schemaPath:"#/properties/min_amount/type",keyword:"type",params:{type: schema32.properties.min_amount.type},message:"must be number,string"}];
-return false;
-}
-if(errors === _errs22){
-if(typeof data10 === "string"){
-if(func2(data10) > 40){
-validate31.errors = [{instancePath:instancePath+"/min_amount",schemaPath:"#/properties/min_amount/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
-return false;
-}
-}
-}
-var valid0 = _errs22 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.max_amount !== undefined){
-let data11 = data.max_amount;
-const _errs24 = errors;
-if((!((typeof data11 == "number") && (isFinite(data11)))) && (typeof data11 !== "string")){
-validate31.errors = [{instancePath:instancePath+"/max_amount",schemaPath:"#/properties/max_amount/type",keyword:"type",params:{type: schema32.properties.max_amount.type},message:"must be number,string"}];
-return false;
-}
-if(errors === _errs24){
-if(typeof data11 === "string"){
-if(func2(data11) > 40){
-validate31.errors = [{instancePath:instancePath+"/max_amount",schemaPath:"#/properties/max_amount/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
-return false;
-}
-}
-}
-var valid0 = _errs24 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.price_currency !== undefined){
-let data12 = data.price_currency;
-const _errs26 = errors;
-if(typeof data12 !== "string"){
-validate31.errors = [{instancePath:instancePath+"/price_currency",schemaPath:"#/properties/price_currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(((((((((((data12 === "USD") || (data12 === "CNY")) || (data12 === "EUR")) || (data12 === "GBP")) || (data12 === "HKD")) || (data12 === "SGD")) || (data12 === "CAD")) || (data12 === "AUD")) || (data12 === "JPY")) || (data12 === "USDT")) || (data12 === "USDC"))){
-validate31.errors = [{instancePath:instancePath+"/price_currency",schemaPath:"#/properties/price_currency/enum",keyword:"enum",params:{allowedValues: schema32.properties.price_currency.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs26 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.single_use !== undefined){
-const _errs28 = errors;
-if(typeof data.single_use !== "boolean"){
-validate31.errors = [{instancePath:instancePath+"/single_use",schemaPath:"#/properties/single_use/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid0 = _errs28 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate31.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate31.errors = vErrors;
-return errors === 0;
-}
-return validate31;
-})() as ValidateFunction<CreateLinkBody>;
-
-/** The UpdateLinkBody schema. */
-export const updateLinkBody = /* @__PURE__ */ (() => {
-const schema33 = {"$id":"UpdateLinkBody","type":"object","additionalProperties":false,"minProperties":1,"properties":{"title":{"type":"string","minLength":1,"maxLength":200,"description":"What the buyer pays for: the link page's heading and each order's title."},"description":{"type":"string","maxLength":800,"description":"Shown under the title; each order's description."},"currencies":{"type":"array","minItems":1,"maxItems":26,"uniqueItems":true,"items":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20","USDT_TRC20","USDT_ARB","USDT_BNB","USDT_CELO","USDC_ARB","USDC_SOL","USDC_BASE","USDC_POL","CUSD","ETH_ARB","ETH_BASE","PYUSD","USDT_TON","TON","USDC_XLM"]},"description":"The pay currencies offered, among those the merchant can be paid in (one it cannot, such as a gateway not enabled for it or not configured, is refused). Default: all of them."},"quantity":{"type":"integer","minimum":1,"maximum":10000,"description":"Units to sell, 1 to 10000. Each buyer's order is one unit: a buyer who picks a currency holds one until the order is paid (sold) or expires or is canceled unpaid (given back). Default: no limit."},"expires_at":{"type":"string","maxLength":40,"pattern":"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$","description":"No new order after this time (ISO 8601, in the future). Default: never."},"success_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Where the buyer goes once paid."},"callback_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Each order's callback_url: a signed POST on its status changes."},"ask_email":{"type":"boolean","description":"Ask the buyer for an email address (kept as the order's email, for the receipt). Default false."},"enabled":{"type":"boolean","description":"false: the link takes no new order (its page says so); true: it takes them again."},"remove":{"type":"array","maxItems":3,"uniqueItems":true,"items":{"type":"string","enum":["currencies","quantity","expires_at"]},"description":"Optional settings to take away: every currency offered again, no quantity limit, no expiry."}}};
-const func52 = Object.prototype.hasOwnProperty;
-const func2 = runtime_ucs2length;
-const pattern19 = new RegExp("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$", "u");
-const formats0 = FORMATS["http-url"];
-
-function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="UpdateLinkBody" */;
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(Object.keys(data).length < 1){
-validate32.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(func52.call(schema33.properties, key0))){
-validate32.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.title !== undefined){
-let data0 = data.title;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(func2(data0) > 200){
-validate32.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
-return false;
-}
-else {
-if(func2(data0) < 1){
-validate32.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-}
-else {
-validate32.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.description !== undefined){
-let data1 = data.description;
-const _errs4 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if(func2(data1) > 800){
-validate32.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 800},message:"must NOT have more than 800 characters"}];
-return false;
-}
-}
-else {
-validate32.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.currencies !== undefined){
-let data2 = data.currencies;
-const _errs6 = errors;
-if(errors === _errs6){
-if(Array.isArray(data2)){
-if(data2.length > 26){
-validate32.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/maxItems",keyword:"maxItems",params:{limit: 26},message:"must NOT have more than 26 items"}];
-return false;
-}
-else {
-if(data2.length < 1){
-validate32.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
-return false;
-}
-else {
-var valid1 = true;
-const len0 = data2.length;
-for(let i0=0; i0<len0; i0++){
-let data3 = data2[i0];
-const _errs8 = errors;
-if(typeof data3 !== "string"){
-validate32.errors = [{instancePath:instancePath+"/currencies/" + i0,schemaPath:"#/properties/currencies/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!((((((((((((((((((((((((((data3 === "ALIPAY") || (data3 === "ALIGLOBAL")) || (data3 === "WECHAT")) || (data3 === "BTC")) || (data3 === "LTC")) || (data3 === "ETH")) || (data3 === "EOS")) || (data3 === "BCH")) || (data3 === "LBTC")) || (data3 === "USDT_ERC20")) || (data3 === "USDC_ERC20")) || (data3 === "USDT_TRC20")) || (data3 === "USDT_ARB")) || (data3 === "USDT_BNB")) || (data3 === "USDT_CELO")) || (data3 === "USDC_ARB")) || (data3 === "USDC_SOL")) || (data3 === "USDC_BASE")) || (data3 === "USDC_POL")) || (data3 === "CUSD")) || (data3 === "ETH_ARB")) || (data3 === "ETH_BASE")) || (data3 === "PYUSD")) || (data3 === "USDT_TON")) || (data3 === "TON")) || (data3 === "USDC_XLM"))){
-validate32.errors = [{instancePath:instancePath+"/currencies/" + i0,schemaPath:"#/properties/currencies/items/enum",keyword:"enum",params:{allowedValues: schema33.properties.currencies.items.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid1 = _errs8 === errors;
-if(!valid1){
-break;
-}
-}
-if(valid1){
-let i1 = data2.length;
-let j0;
-if(i1 > 1){
-const indices0 = {};
-for(;i1--;){
-let item0 = data2[i1];
-if(typeof item0 !== "string"){
-continue;
-}
-if(typeof indices0[item0] == "number"){
-j0 = indices0[item0];
-validate32.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
-return false;
-break;
-}
-indices0[item0] = i1;
-}
-}
-}
-}
-}
-}
-else {
-validate32.errors = [{instancePath:instancePath+"/currencies",schemaPath:"#/properties/currencies/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.quantity !== undefined){
-let data4 = data.quantity;
-const _errs10 = errors;
-if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate32.errors = [{instancePath:instancePath+"/quantity",schemaPath:"#/properties/quantity/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs10){
-if((typeof data4 == "number") && (isFinite(data4))){
-if(data4 > 10000 || isNaN(data4)){
-validate32.errors = [{instancePath:instancePath+"/quantity",schemaPath:"#/properties/quantity/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"}];
-return false;
-}
-else {
-if(data4 < 1 || isNaN(data4)){
-validate32.errors = [{instancePath:instancePath+"/quantity",schemaPath:"#/properties/quantity/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs10 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.expires_at !== undefined){
-let data5 = data.expires_at;
-const _errs12 = errors;
-if(errors === _errs12){
-if(typeof data5 === "string"){
-if(func2(data5) > 40){
-validate32.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
-return false;
-}
-else {
-if(!pattern19.test(data5)){
-validate32.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})$"+"\""}];
-return false;
-}
-}
-}
-else {
-validate32.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs12 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.success_url !== undefined){
-let data6 = data.success_url;
-const _errs14 = errors;
-if(errors === _errs14){
-if(errors === _errs14){
-if(typeof data6 === "string"){
-if(func2(data6) > 2048){
-validate32.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
-return false;
-}
-else {
-if(!(formats0(data6))){
-validate32.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/format",keyword:"format",params:{format: "http-url"},message:"must match format \""+"http-url"+"\""}];
-return false;
-}
-}
-}
-else {
-validate32.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-var valid0 = _errs14 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.callback_url !== undefined){
-let data7 = data.callback_url;
-const _errs16 = errors;
-if(errors === _errs16){
-if(errors === _errs16){
-if(typeof data7 === "string"){
-if(func2(data7) > 2048){
-validate32.errors = [{instancePath:instancePath+"/callback_url",schemaPath:"#/properties/callback_url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
-return false;
-}
-else {
-if(!(formats0(data7))){
-validate32.errors = [{instancePath:instancePath+"/callback_url",schemaPath:"#/properties/callback_url/format",keyword:"format",params:{format: "http-url"},message:"must match format \""+"http-url"+"\""}];
-return false;
-}
-}
-}
-else {
-validate32.errors = [{instancePath:instancePath+"/callback_url",schemaPath:"#/properties/callback_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-var valid0 = _errs16 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.ask_email !== undefined){
-const _errs18 = errors;
-if(typeof data.ask_email !== "boolean"){
-validate32.errors = [{instancePath:instancePath+"/ask_email",schemaPath:"#/properties/ask_email/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid0 = _errs18 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.enabled !== undefined){
-const _errs20 = errors;
-if(typeof data.enabled !== "boolean"){
-validate32.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid0 = _errs20 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.remove !== undefined){
-let data10 = data.remove;
-const _errs22 = errors;
-if(errors === _errs22){
-if(Array.isArray(data10)){
-if(data10.length > 3){
-validate32.errors = [{instancePath:instancePath+"/remove",schemaPath:"#/properties/remove/maxItems",keyword:"maxItems",params:{limit: 3},message:"must NOT have more than 3 items"}];
-return false;
-}
-else {
-var valid3 = true;
-const len1 = data10.length;
-for(let i2=0; i2<len1; i2++){
-let data11 = data10[i2];
-const _errs24 = errors;
-if(typeof data11 !== "string"){
-validate32.errors = [{instancePath:instancePath+"/remove/" + i2,schemaPath:"#/properties/remove/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(((data11 === "currencies") || (data11 === "quantity")) || (data11 === "expires_at"))){
-validate32.errors = [{instancePath:instancePath+"/remove/" + i2,schemaPath:"#/properties/remove/items/enum",keyword:"enum",params:{allowedValues: schema33.properties.remove.items.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid3 = _errs24 === errors;
-if(!valid3){
-break;
-}
-}
-if(valid3){
-let i3 = data10.length;
-let j1;
-if(i3 > 1){
-const indices1 = {};
-for(;i3--;){
-let item1 = data10[i3];
-if(typeof item1 !== "string"){
-continue;
-}
-if(typeof indices1[item1] == "number"){
-j1 = indices1[item1];
-validate32.errors = [{instancePath:instancePath+"/remove",schemaPath:"#/properties/remove/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)"}];
-return false;
-break;
-}
-indices1[item1] = i3;
-}
-}
-}
-}
-}
-else {
-validate32.errors = [{instancePath:instancePath+"/remove",schemaPath:"#/properties/remove/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid0 = _errs22 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate32.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate32.errors = vErrors;
-return errors === 0;
-}
-return validate32;
-})() as ValidateFunction<UpdateLinkBody>;
-
-/** The ListLinksQuery schema (coerces query strings). */
-export const listLinksQuery = /* @__PURE__ */ (() => {
-const schema15 = {"$id":"ListLinksQuery","type":"object","additionalProperties":true,"maxProperties":20,"properties":{"limit":{"type":"integer","minimum":1,"maximum":50,"default":20,"description":"Links per page, 1..50. Default 20."},"cursor":{"type":"string","maxLength":200,"pattern":"^[A-Za-z0-9_-]*$","description":"The previous page's next_cursor."}}};
-const func2 = runtime_ucs2length;
-const pattern2 = new RegExp("^[A-Za-z0-9_-]*$", "u");
+const pattern5 = new RegExp("^\\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z$", "u");
 
 function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="ListLinksQuery" */;
+/*# sourceURL="PortalAuditQuery" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(Object.keys(data).length > 20){
-validate14.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 20},message:"must NOT have more than 20 properties"}];
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "before") || (key0 === "limit"))){
+validate14.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
+break;
 }
-else {
-if(data.limit !== undefined){
-let data0 = data.limit;
+}
+if(_errs1 === errors){
+if(data.before !== undefined){
+let data0 = data.before;
 const _errs2 = errors;
-if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+if(typeof data0 !== "string"){
 let dataType0 = typeof data0;
 let coerced0 = undefined;
 if(!(coerced0 !== undefined)){
-if(dataType0 === "boolean" || data0 === null
-              || (dataType0 === "string" && data0 && data0 == +data0 && !(data0 % 1))){
-coerced0 = +data0;
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
 }
 else {
-validate14.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate14.errors = [{instancePath:instancePath+"/before",schemaPath:"#/properties/before/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced0 !== undefined){
 data0 = coerced0;
 if(data !== undefined){
-data["limit"] = coerced0;
+data["before"] = coerced0;
 }
 }
 }
 if(errors === _errs2){
-if((typeof data0 == "number") && (isFinite(data0))){
-if(data0 > 50 || isNaN(data0)){
-validate14.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50},message:"must be <= 50"}];
+if(typeof data0 === "string"){
+if(func2(data0) > 30){
+validate14.errors = [{instancePath:instancePath+"/before",schemaPath:"#/properties/before/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
 return false;
 }
 else {
-if(data0 < 1 || isNaN(data0)){
-validate14.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+if(!pattern5.test(data0)){
+validate14.errors = [{instancePath:instancePath+"/before",schemaPath:"#/properties/before/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z$"+"\""}];
 return false;
 }
 }
@@ -3987,40 +3761,38 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.cursor !== undefined){
-let data1 = data.cursor;
+if(data.limit !== undefined){
+let data1 = data.limit;
 const _errs4 = errors;
-if(typeof data1 !== "string"){
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
 let dataType1 = typeof data1;
 let coerced1 = undefined;
 if(!(coerced1 !== undefined)){
-if(dataType1 == "number" || dataType1 == "boolean"){
-coerced1 = "" + data1;
-}
-else if(data1 === null){
-coerced1 = "";
+if(dataType1 === "boolean" || data1 === null
+              || (dataType1 === "string" && data1 && data1 == +data1 && !(data1 % 1))){
+coerced1 = +data1;
 }
 else {
-validate14.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate14.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced1 !== undefined){
 data1 = coerced1;
 if(data !== undefined){
-data["cursor"] = coerced1;
+data["limit"] = coerced1;
 }
 }
 }
 if(errors === _errs4){
-if(typeof data1 === "string"){
-if(func2(data1) > 200){
-validate14.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 100 || isNaN(data1)){
+validate14.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
 return false;
 }
 else {
-if(!pattern2.test(data1)){
-validate14.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
+if(data1 < 1 || isNaN(data1)){
+validate14.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -4043,45 +3815,57 @@ validate14.errors = vErrors;
 return errors === 0;
 }
 return validate14;
-})() as ValidateFunction<ListLinksQuery>;
+})() as ValidateFunction<AuditQuery>;
 
-/** The LinkOrderBody schema. */
-export const linkOrderBody = /* @__PURE__ */ (() => {
-const schema34 = {"$id":"LinkOrderBody","type":"object","additionalProperties":false,"required":["pay_currency"],"properties":{"pay_currency":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20","USDT_TRC20","USDT_ARB","USDT_BNB","USDT_CELO","USDC_ARB","USDC_SOL","USDC_BASE","USDC_POL","CUSD","ETH_ARB","ETH_BASE","PYUSD","USDT_TON","TON","USDC_XLM"],"description":"One of the link page answer's `currencies`."},"amount":{"type":["number","string"],"maxLength":40,"description":"Links where the buyer chooses: the amount, in the link's price_currency, within its bounds."},"email":{"type":"string","maxLength":254,"format":"email-address","description":"Links that ask for it: the buyer's email address (one address, local@domain, nothing else)."}}};
+/** The PortalEmailPreferencesBody schema. */
+export const portalEmailPreferencesBody = /* @__PURE__ */ (() => {
+const schema32 = {"$id":"PortalEmailPreferencesBody","type":"object","required":["address","language","payments","topics"],"additionalProperties":false,"properties":{"address":{"type":"string","maxLength":254,"format":"email-address-or-empty","description":"Where this user's email goes (one address, local@domain, nothing else); an empty string sends none."},"language":{"type":"string","enum":["en","zh"]},"payments":{"type":"string","enum":["each","daily","off"],"description":"each: one email per paid order; daily: one summary a day (UTC); off."},"topics":{"type":"object","required":["unresolved","callbacks","refund_address","new_passkey","team"],"additionalProperties":false,"properties":{"unresolved":{"type":"boolean","description":"An order became UNRESOLVED (a payment did not match)."},"callbacks":{"type":"boolean","description":"An order's callbacks failing for an hour, or given up (dead-lettered)."},"refund_address":{"type":"boolean","description":"A buyer set the address of a refund."},"new_passkey":{"type":"boolean","description":"A passkey added, or a first sign-in with one."},"team":{"type":"boolean","description":"A member invited, joined, removed or given another role."}}}}};
+const formats18 = FORMATS["email-address-or-empty"];
 const func2 = runtime_ucs2length;
-const formats6 = FORMATS["email-address"];
 
-function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="LinkOrderBody" */;
+function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="PortalEmailPreferencesBody" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((data.pay_currency === undefined) && (missing0 = "pay_currency")){
-validate33.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+if(((((data.address === undefined) && (missing0 = "address")) || ((data.language === undefined) && (missing0 = "language"))) || ((data.payments === undefined) && (missing0 = "payments"))) || ((data.topics === undefined) && (missing0 = "topics"))){
+validate31.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(((key0 === "pay_currency") || (key0 === "amount")) || (key0 === "email"))){
-validate33.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!((((key0 === "address") || (key0 === "language")) || (key0 === "payments")) || (key0 === "topics"))){
+validate31.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
 if(_errs1 === errors){
-if(data.pay_currency !== undefined){
-let data0 = data.pay_currency;
+if(data.address !== undefined){
+let data0 = data.address;
 const _errs2 = errors;
-if(typeof data0 !== "string"){
-validate33.errors = [{instancePath:instancePath+"/pay_currency",schemaPath:"#/properties/pay_currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(errors === _errs2){
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 254){
+validate31.errors = [{instancePath:instancePath+"/address",schemaPath:"#/properties/address/maxLength",keyword:"maxLength",params:{limit: 254},message:"must NOT have more than 254 characters"}];
 return false;
 }
-if(!((((((((((((((((((((((((((data0 === "ALIPAY") || (data0 === "ALIGLOBAL")) || (data0 === "WECHAT")) || (data0 === "BTC")) || (data0 === "LTC")) || (data0 === "ETH")) || (data0 === "EOS")) || (data0 === "BCH")) || (data0 === "LBTC")) || (data0 === "USDT_ERC20")) || (data0 === "USDC_ERC20")) || (data0 === "USDT_TRC20")) || (data0 === "USDT_ARB")) || (data0 === "USDT_BNB")) || (data0 === "USDT_CELO")) || (data0 === "USDC_ARB")) || (data0 === "USDC_SOL")) || (data0 === "USDC_BASE")) || (data0 === "USDC_POL")) || (data0 === "CUSD")) || (data0 === "ETH_ARB")) || (data0 === "ETH_BASE")) || (data0 === "PYUSD")) || (data0 === "USDT_TON")) || (data0 === "TON")) || (data0 === "USDC_XLM"))){
-validate33.errors = [{instancePath:instancePath+"/pay_currency",schemaPath:"#/properties/pay_currency/enum",keyword:"enum",params:{allowedValues: schema34.properties.pay_currency.enum},message:"must be equal to one of the allowed values"}];
+else {
+if(!(formats18(data0))){
+validate31.errors = [{instancePath:instancePath+"/address",schemaPath:"#/properties/address/format",keyword:"format",params:{format: "email-address-or-empty"},message:"must match format \""+"email-address-or-empty"+"\""}];
 return false;
+}
+}
+}
+else {
+validate31.errors = [{instancePath:instancePath+"/address",schemaPath:"#/properties/address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
 }
 var valid0 = _errs2 === errors;
 }
@@ -4089,20 +3873,16 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.amount !== undefined){
-let data1 = data.amount;
+if(data.language !== undefined){
+let data1 = data.language;
 const _errs4 = errors;
-if((!((typeof data1 == "number") && (isFinite(data1)))) && (typeof data1 !== "string")){
-validate33.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: schema34.properties.amount.type},message:"must be number,string"}];
+if(typeof data1 !== "string"){
+validate31.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if(func2(data1) > 40){
-validate33.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
+if(!((data1 === "en") || (data1 === "zh"))){
+validate31.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/enum",keyword:"enum",params:{allowedValues: schema32.properties.language.enum},message:"must be equal to one of the allowed values"}];
 return false;
-}
-}
 }
 var valid0 = _errs4 === errors;
 }
@@ -4110,34 +3890,254 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.email !== undefined){
-let data2 = data.email;
+if(data.payments !== undefined){
+let data2 = data.payments;
 const _errs6 = errors;
-if(errors === _errs6){
-if(errors === _errs6){
-if(typeof data2 === "string"){
-if(func2(data2) > 254){
-validate33.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/maxLength",keyword:"maxLength",params:{limit: 254},message:"must NOT have more than 254 characters"}];
+if(typeof data2 !== "string"){
+validate31.errors = [{instancePath:instancePath+"/payments",schemaPath:"#/properties/payments/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-else {
-if(!(formats6(data2))){
-validate33.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/format",keyword:"format",params:{format: "email-address"},message:"must match format \""+"email-address"+"\""}];
+if(!(((data2 === "each") || (data2 === "daily")) || (data2 === "off"))){
+validate31.errors = [{instancePath:instancePath+"/payments",schemaPath:"#/properties/payments/enum",keyword:"enum",params:{allowedValues: schema32.properties.payments.enum},message:"must be equal to one of the allowed values"}];
 return false;
-}
-}
-}
-else {
-validate33.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
 }
 var valid0 = _errs6 === errors;
 }
 else {
 var valid0 = true;
 }
+if(valid0){
+if(data.topics !== undefined){
+let data3 = data.topics;
+const _errs8 = errors;
+if(errors === _errs8){
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+let missing1;
+if((((((data3.unresolved === undefined) && (missing1 = "unresolved")) || ((data3.callbacks === undefined) && (missing1 = "callbacks"))) || ((data3.refund_address === undefined) && (missing1 = "refund_address"))) || ((data3.new_passkey === undefined) && (missing1 = "new_passkey"))) || ((data3.team === undefined) && (missing1 = "team"))){
+validate31.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs10 = errors;
+for(const key1 in data3){
+if(!(((((key1 === "unresolved") || (key1 === "callbacks")) || (key1 === "refund_address")) || (key1 === "new_passkey")) || (key1 === "team"))){
+validate31.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs10 === errors){
+if(data3.unresolved !== undefined){
+const _errs11 = errors;
+if(typeof data3.unresolved !== "boolean"){
+validate31.errors = [{instancePath:instancePath+"/topics/unresolved",schemaPath:"#/properties/topics/properties/unresolved/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid1 = _errs11 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data3.callbacks !== undefined){
+const _errs13 = errors;
+if(typeof data3.callbacks !== "boolean"){
+validate31.errors = [{instancePath:instancePath+"/topics/callbacks",schemaPath:"#/properties/topics/properties/callbacks/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid1 = _errs13 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data3.refund_address !== undefined){
+const _errs15 = errors;
+if(typeof data3.refund_address !== "boolean"){
+validate31.errors = [{instancePath:instancePath+"/topics/refund_address",schemaPath:"#/properties/topics/properties/refund_address/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid1 = _errs15 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data3.new_passkey !== undefined){
+const _errs17 = errors;
+if(typeof data3.new_passkey !== "boolean"){
+validate31.errors = [{instancePath:instancePath+"/topics/new_passkey",schemaPath:"#/properties/topics/properties/new_passkey/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid1 = _errs17 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data3.team !== undefined){
+const _errs19 = errors;
+if(typeof data3.team !== "boolean"){
+validate31.errors = [{instancePath:instancePath+"/topics/team",schemaPath:"#/properties/topics/properties/team/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid1 = _errs19 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate31.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate31.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate31.errors = vErrors;
+return errors === 0;
+}
+return validate31;
+})() as ValidateFunction<EmailPreferencesBody>;
+
+/** The PortalInviteMemberBody schema. */
+export const portalInviteMemberBody = /* @__PURE__ */ (() => {
+const schema33 = {"$id":"PortalInviteMemberBody","type":"object","required":["name","role"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":100},"role":{"type":"string","enum":["owner","developer","viewer"]}}};
+const func2 = runtime_ucs2length;
+
+function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="PortalInviteMemberBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.name === undefined) && (missing0 = "name")) || ((data.role === undefined) && (missing0 = "role"))){
+validate32.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "name") || (key0 === "role"))){
+validate32.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.name !== undefined){
+let data0 = data.name;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 100){
+validate32.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
+return false;
+}
+else {
+if(func2(data0) < 1){
+validate32.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+else {
+validate32.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.role !== undefined){
+let data1 = data.role;
+const _errs4 = errors;
+if(typeof data1 !== "string"){
+validate32.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((data1 === "owner") || (data1 === "developer")) || (data1 === "viewer"))){
+validate32.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema33.properties.role.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate32.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate32.errors = vErrors;
+return errors === 0;
+}
+return validate32;
+})() as ValidateFunction<InviteMemberBody>;
+
+/** The PortalMemberRoleBody schema. */
+export const portalMemberRoleBody = /* @__PURE__ */ (() => {
+const schema34 = {"$id":"PortalMemberRoleBody","type":"object","required":["role"],"additionalProperties":false,"properties":{"role":{"type":"string","enum":["owner","developer","viewer"]}}};
+
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="PortalMemberRoleBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.role === undefined) && (missing0 = "role")){
+validate33.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "role")){
+validate33.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.role !== undefined){
+let data0 = data.role;
+if(typeof data0 !== "string"){
+validate33.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((data0 === "owner") || (data0 === "developer")) || (data0 === "viewer"))){
+validate33.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema34.properties.role.enum},message:"must be equal to one of the allowed values"}];
+return false;
 }
 }
 }
@@ -4152,4 +4152,4 @@ validate33.errors = vErrors;
 return errors === 0;
 }
 return validate33;
-})() as ValidateFunction<LinkOrderBody>;
+})() as ValidateFunction<MemberRoleBody>;
