@@ -5,8 +5,8 @@ let client: SQSClient | undefined;
 
 /**
  * The one SQS client of the process, built on first use (up to 3 tries a call): it sends the
- * jobs and dead letters of the callback queue (shared/callbacks/queue.ts) and the email queue
- * (shared/email/queue.ts), and postpones their messages (ChangeMessageVisibility); it sends the
+ * jobs and dead letters of the delayed-job pipeline (shared/jobs/delayed-jobs.ts: the callback
+ * and the email queues) and postpones their messages (ChangeMessageVisibility); it sends the
  * watchers' steps (shared/watchers/ticks.ts). It receives none: Lambda's event source mappings
  * do in AWS, infra/local/queue-poller.ts (a client of its own) locally. SQS_ENDPOINT points it
  * at the emulator locally and in tests; unset on AWS.

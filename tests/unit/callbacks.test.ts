@@ -1,10 +1,14 @@
 import { describe, expect, it, vi } from 'vitest';
 import { sign, webhookHeaders } from '#shared/callbacks/signing';
 import { verifyCallback } from '../support/webhook-verify';
-import { MAX_RETRY_AFTER_SECONDS, retryDelaySeconds, withRetryAfter } from '#shared/callbacks/schedule';
+import { CALLBACK_BACKOFF, MAX_RETRY_AFTER_SECONDS, withRetryAfter } from '#shared/callbacks/schedule';
+import { jobRetryDelay } from '#shared/jobs/delayed-jobs';
 import { SQS_LONGEST_WAIT_SECONDS } from '#shared/core/backoff';
 import { deliveryFor } from '#shared/callbacks/outbox';
 import type { Order } from '#shared/domain/order';
+
+/** The callbacks' wait after try `attempt` failed, as the job pipeline computes it (base 60 s unless given). */
+const retryDelay = (attempt: number, base: number, random: () => number) => jobRetryDelay({ ...CALLBACK_BACKOFF, base }, attempt, random);
 
 // The Standard Webhooks specification's published test vector.
 const VECTOR = {
@@ -57,17 +61,17 @@ describe('Standard Webhooks signing', () => {
 
 describe('retry schedule', () => {
   it('doubles from the base to a nominal 12 hours, jitter adding 0 to 20%', () => {
-    expect(retryDelaySeconds(1, 60, () => 0)).toBe(60);
-    expect(retryDelaySeconds(2, 60, () => 0)).toBe(120);
-    expect(retryDelaySeconds(1, 60, () => 0.5)).toBe(66);
-    expect(retryDelaySeconds(1, 60, () => 0.999999)).toBe(72);
-    expect(retryDelaySeconds(20, 60, () => 0)).toBe(SQS_LONGEST_WAIT_SECONDS);
-    expect(retryDelaySeconds(20, 60, () => 0.999999)).toBe(Math.round(SQS_LONGEST_WAIT_SECONDS * 1.2));
+    expect(retryDelay(1, 60, () => 0)).toBe(60);
+    expect(retryDelay(2, 60, () => 0)).toBe(120);
+    expect(retryDelay(1, 60, () => 0.5)).toBe(66);
+    expect(retryDelay(1, 60, () => 0.999999)).toBe(72);
+    expect(retryDelay(20, 60, () => 0)).toBe(SQS_LONGEST_WAIT_SECONDS);
+    expect(retryDelay(20, 60, () => 0.999999)).toBe(Math.round(SQS_LONGEST_WAIT_SECONDS * 1.2));
   });
 
   it('spans at least 72 hours with the defaults whatever the jitter draws', () => {
     const span = (random: () => number) =>
-      Array.from({ length: 15 }, (_, i) => retryDelaySeconds(i + 1, 60, random)).reduce((sum, delay) => sum + delay, 0);
+      Array.from({ length: 15 }, (_, i) => retryDelay(i + 1, 60, random)).reduce((sum, delay) => sum + delay, 0);
     expect(span(() => 0)).toBeGreaterThanOrEqual(72 * 3600);
     for (let run = 0; run < 1000; run += 1) expect(span(Math.random)).toBeGreaterThanOrEqual(72 * 3600);
     expect(span(() => 0.999999)).toBeLessThan(93 * 3600);
