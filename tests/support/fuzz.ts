@@ -147,7 +147,7 @@ export interface RouteInfo {
   audience: 'public' | 'merchant' | 'gateway' | 'monitor';
   /** The path parameter holding an order id (undefined: a collection route). */
   orderParam?: string;
-  /** From the OpenAPI operation of the route's function, when it documents one. */
+  /** The route's declared schemas (shared/http/routes.ts). */
   body?: ObjectSchema;
   query?: ObjectSchema;
   /** Documented request examples (valid bodies). */
@@ -173,8 +173,8 @@ export function describeRoute(route: Route): RouteInfo {
   if (route.method !== 'GET' && route.method !== 'POST') throw new Error(`route ${key}: unexpected method`);
   if (route.access !== 'read' && route.access !== 'write') throw new Error(`route ${key}: unexpected access ${String(route.access)}`);
   const operation = (OPERATIONS as Record<string, any>)[route.fn];
-  const body = operation?.requestBody?.schema as ObjectSchema | undefined;
-  const examples = Object.values((operation?.requestBody?.examples ?? {}) as Record<string, { value: unknown }>)
+  const body = route.body as ObjectSchema | undefined;
+  const examples = Object.values((operation?.requestExamples ?? {}) as Record<string, { value: unknown }>)
     .map((example) => example.value)
     .filter((value): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value));
   const audience = MONITOR_PATHS.has(route.path)
@@ -200,9 +200,9 @@ export function describeRoute(route: Route): RouteInfo {
     key,
     audience,
     orderParam: params[0],
-    // Only a documented body is known to be validated (some POSTs read no body at all).
+    // Only a declared body is validated (some POSTs read no body at all).
     body,
-    query: operation?.query as ObjectSchema | undefined,
+    query: route.query as ObjectSchema | undefined,
     examples: examples.length ? examples : route.method === 'POST' ? [{}] : [],
     writes: route.access === 'write' || route.method === 'POST',
   };

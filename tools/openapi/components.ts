@@ -1,15 +1,6 @@
-import {
-  checkoutBodySchema,
-  createOrderBodySchema,
-  orderActionBodySchema,
-  sandboxPayBodySchema,
-  sandboxRefundBodySchema,
-} from '#shared/schemas/orders';
-import { payCheckoutBodySchema } from '#shared/schemas/pay';
-import { createLinkBodySchema, linkOrderBodySchema, updateLinkBodySchema } from '#shared/schemas/payment-links';
+import { ROUTES } from '#shared/http/routes';
 import { PORTAL_RESPONSE_SCHEMAS } from '#shared/schemas/portal-responses';
 import { RESPONSE_SCHEMAS } from '#shared/schemas/response-catalog';
-import { payRefundAddressBodySchema, payRefundBodySchema, refundLinkBodySchema, refundOrderBodySchema, refundTxidBodySchema } from '#shared/schemas/refunds';
 
 /** The document's components: every named schema once, its `$id` turned into the component name. */
 
@@ -18,25 +9,14 @@ export interface NamedSchema {
   readonly $id: string;
 }
 
-/** Request bodies and responses (the merchant API's, the page's, the portal's); the Get Orders query becomes parameters instead. */
-export const NAMED_SCHEMAS: readonly NamedSchema[] = [
-  createOrderBodySchema,
-  checkoutBodySchema,
-  orderActionBodySchema,
-  sandboxPayBodySchema,
-  sandboxRefundBodySchema,
-  payCheckoutBodySchema,
-  refundOrderBodySchema,
-  refundTxidBodySchema,
-  refundLinkBodySchema,
-  payRefundBodySchema,
-  payRefundAddressBodySchema,
-  createLinkBodySchema,
-  updateLinkBodySchema,
-  linkOrderBodySchema,
-  ...RESPONSE_SCHEMAS,
-  ...PORTAL_RESPONSE_SCHEMAS,
-];
+/**
+ * The request bodies the merchant API's and the page's routes declare (shared/http/routes.ts),
+ * each once; the portal's are inlined in their operations, and queries become parameters.
+ */
+const REQUEST_BODIES: readonly NamedSchema[] = [...new Set(ROUTES.flatMap((route) => (route.body && !route.portal ? [route.body] : [])))];
+
+/** Request bodies and responses (the merchant API's, the page's, the portal's). */
+export const NAMED_SCHEMAS: readonly NamedSchema[] = [...REQUEST_BODIES, ...RESPONSE_SCHEMAS, ...PORTAL_RESPONSE_SCHEMAS];
 
 export const COMPONENT_NAMES: ReadonlySet<string> = new Set(NAMED_SCHEMAS.map((schema) => schema.$id));
 

@@ -3,16 +3,17 @@ import { ROUTES, type Route } from '#shared/http/routes';
 import { type NamedSchema, buildComponentSchemas, ref } from '#tools/openapi/components';
 import { errorResponses, rateLimited } from '#tools/openapi/errors';
 import type { Examples } from '#tools/openapi/examples';
-import type { OperationMeta } from '#tools/openapi/operation';
+import { type OperationMeta, queryParameters } from '#tools/openapi/operation';
 import { OPERATIONS } from '#tools/openapi/operations';
 import { gatewayOperation } from '#tools/openapi/operations/gateways';
 import { portalOperation } from '#tools/openapi/operations/portal';
 
 /**
- * The OpenAPI 3.1 document of the merchant API, generated from the request schemas
- * (shared/schemas/orders.ts), the response schemas (shared/schemas/order-responses.ts) and the route
- * table (shared/http/routes.ts). Nothing here restates a field list: the document only adds
- * prose, examples and the mapping from each route's function to its operation.
+ * The OpenAPI 3.1 document of the merchant API, generated from the route table
+ * (shared/http/routes.ts: each route's path, method and its request schemas, `body` and
+ * `query`) and the response schemas (shared/schemas/*-responses.ts). Nothing here restates a
+ * field list or which schema a route takes: the document only adds prose, examples and the
+ * mapping from each route's function to its operation.
  * `npm run openapi` writes it to docs/openapi.json; a test keeps that file current.
  */
 
@@ -35,6 +36,12 @@ function metadataFor(route: Route): OperationMeta {
   if (pathParameterNames(route.path).sort().join(',') !== documented) {
     throw new Error(`OpenAPI: path parameters of ${route.method} ${route.path} do not match the metadata of "${route.fn}"`);
   }
+  // The body is the route's (shared/http/routes.ts); the metadata only shows it.
+  if (Boolean(route.body) !== Boolean(meta.requestExamples)) {
+    throw new Error(`OpenAPI: ${route.method} ${route.path} ${route.body ? 'declares a body but "' + route.fn + '" has no requestExamples' : 'declares no body but "' + route.fn + '" has requestExamples'}`);
+  }
+  const undescribed = Object.keys(meta.queryDescriptions ?? {}).filter((name) => !(name in (route.query?.properties ?? {})));
+  if (undescribed.length) throw new Error(`OpenAPI: "${route.fn}" describes query parameters its route's query does not have: ${undescribed.join(', ')}`);
   return meta;
 }
 
@@ -47,10 +54,7 @@ function parameters(route: Route, meta: OperationMeta): unknown[] {
     // Every path parameter is an order id (a UUID); anything else reads as a missing order.
     schema: { type: 'string', format: 'uuid', maxLength: 36 },
   }));
-  const inQuery = Object.entries(meta.query?.properties ?? {}).map(([name, schema]) => {
-    const { description, ...rest } = schema;
-    return { name, in: 'query', required: false, description, schema: rest };
-  });
+  const inQuery = queryParameters(route, meta.queryDescriptions);
   return route.method === 'POST' ? [...inPath, ...inQuery, IDEMPOTENCY_KEY_PARAMETER] : [...inPath, ...inQuery];
 }
 
@@ -85,7 +89,7 @@ function operation(route: Route, meta: OperationMeta, routes: readonly Route[]) 
     summary: meta.summary,
     description: aliases.length ? `${meta.description}\n\nSame operation as ${aliases.join(', ')}.` : meta.description,
     ...(params.length ? { parameters: params } : {}),
-    ...(meta.requestBody ? { requestBody: { required: true, content: jsonContent(meta.requestBody.schema, meta.requestBody.examples) } } : {}),
+    ...(route.body && meta.requestExamples ? { requestBody: { required: true, content: jsonContent(route.body, meta.requestExamples) } } : {}),
     responses: {
       200: { description: meta.success.description, content: jsonContent(meta.success.schema, meta.success.examples) },
       ...errorResponses([...meta.errors, rateLimited(route.public ? 'public' : 'merchant')]),

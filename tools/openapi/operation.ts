@@ -1,4 +1,5 @@
-import { listOrdersQuerySchema, orderActionBodySchema } from '#shared/schemas/orders';
+import type { Route } from '#shared/http/routes';
+import { listOrdersQuerySchema } from '#shared/schemas/orders';
 import { getOrderResponseSchema } from '#shared/schemas/order-responses';
 import type { NamedSchema } from '#tools/openapi/components';
 import { type ErrorCase, orderActionErrors } from '#tools/openapi/errors';
@@ -15,9 +16,13 @@ export interface OperationMeta {
   description: string;
   /** Description of each `{param}` of the route's path; must name exactly those params. */
   pathParameters?: Record<string, string>;
-  /** A query schema whose properties become `in: query` parameters. */
-  query?: { readonly properties: Record<string, { readonly description?: string }> };
-  requestBody?: { schema: NamedSchema; examples: Examples };
+  /**
+   * The query parameters' descriptions where they say more than their schema's (the route's
+   * `query`, shared/http/routes.ts, whose properties become the `in: query` parameters).
+   */
+  queryDescriptions?: Readonly<Record<string, string>>;
+  /** Examples of the request body; its schema is the route's `body` (shared/http/routes.ts). */
+  requestExamples?: Examples;
   success: { description: string; schema: NamedSchema; examples: Examples };
   errors: readonly ErrorCase[];
 }
@@ -40,7 +45,7 @@ export function orderAction(action: {
     summary: action.summary,
     description: action.description.join('\n'),
     pathParameters: { order_id: ORDER_ID_PARAMETER },
-    requestBody: { schema: orderActionBodySchema, examples: ORDER_ACTION_REQUEST_EXAMPLES },
+    requestExamples: ORDER_ACTION_REQUEST_EXAMPLES,
     success: { description: action.success, schema: getOrderResponseSchema, examples: action.examples },
     errors: orderActionErrors(action.refused),
   };
@@ -48,19 +53,19 @@ export function orderAction(action: {
 
 const { limit, offset } = listOrdersQuerySchema.properties;
 
-/** Query parameters documented with the rules their schema enforces. */
-export const GET_ORDERS_QUERY = {
-  properties: {
-    status: { ...listOrdersQuerySchema.properties.status, description: 'Only orders in this status. Default: every status.' },
-    limit: {
-      ...limit,
-      description: `Orders per page, ${limit.minimum}..${limit.maximum}. Default ${limit.default}.`,
-    },
-    offset: {
-      ...offset,
-      description: `Orders to skip, ${offset.minimum}..${offset.maximum}. Default ${offset.default}. Deeper pages are refused so a request's cost stays bounded.`,
-    },
-  },
-} as const;
+/** Get Orders' query parameters documented with the rules their schema enforces. */
+export const GET_ORDERS_QUERY_DESCRIPTIONS: Readonly<Record<keyof typeof listOrdersQuerySchema.properties, string>> = {
+  status: 'Only orders in this status. Default: every status.',
+  limit: `Orders per page, ${limit.minimum}..${limit.maximum}. Default ${limit.default}.`,
+  offset: `Orders to skip, ${offset.minimum}..${offset.maximum}. Default ${offset.default}. Deeper pages are refused so a request's cost stays bounded.`,
+};
 
 export const ORDER_ID_PARAMETER = 'The order_id returned by Create Order. Any other value is answered as a missing order.';
+
+/** The `in: query` parameters of the route's query schema (shared/http/routes.ts), each described by its schema or by `descriptions`. */
+export function queryParameters(route: Route, descriptions: Readonly<Record<string, string>> = {}): unknown[] {
+  return Object.entries(route.query?.properties ?? {}).map(([name, property]) => {
+    const { description, ...schema } = property as { description?: string };
+    return { name, in: 'query', required: false, description: descriptions[name] ?? description, schema };
+  });
+}

@@ -1,5 +1,4 @@
 import { CallbackInProgressError, NoCallbackError } from '#shared/domain/errors';
-import { orderActionBodySchema } from '#shared/schemas/orders';
 import { listCallbacksResponseSchema, redeliverCallbackResponseSchema } from '#shared/schemas/callback-responses';
 import {
   AUTHENTICATION_FAILED,
@@ -41,7 +40,7 @@ export const CALLBACK_OPERATIONS: Readonly<Record<string, OperationMeta>> = {
       'from a first attempt and with the full retry schedule. The body may repeat `order_id`. Beyond the contract.',
     ].join('\n'),
     pathParameters: { order_id: ORDER_ID_PARAMETER },
-    requestBody: { schema: orderActionBodySchema, examples: ORDER_ACTION_REQUEST_EXAMPLES },
+    requestExamples: ORDER_ACTION_REQUEST_EXAMPLES,
     success: {
       description: 'The callback, PENDING again.',
       schema: redeliverCallbackResponseSchema,

@@ -1,5 +1,5 @@
 import { MAX_INVOICES_PER_ORDER, MAX_OFFSET } from '#shared/domain/limits';
-import { checkoutBodySchema, createOrderBodySchema, listOrdersQuerySchema } from '#shared/schemas/orders';
+import { listOrdersQuerySchema } from '#shared/schemas/orders';
 import { checkoutOrderResponseSchema, createOrderResponseSchema, getOrderResponseSchema, getOrdersResponseSchema } from '#shared/schemas/order-responses';
 import { CHECKOUT_ORDER_ERRORS, CREATE_ORDER_ERRORS, GET_ORDERS_ERRORS, GET_ORDER_ERRORS } from '#tools/openapi/errors';
 import {
@@ -10,7 +10,7 @@ import {
   GET_ORDERS_RESPONSE_EXAMPLES,
   GET_ORDER_RESPONSE_EXAMPLES,
 } from '#tools/openapi/examples';
-import { GET_ORDERS_QUERY, ORDER_ID_PARAMETER, type OperationMeta } from '#tools/openapi/operation';
+import { GET_ORDERS_QUERY_DESCRIPTIONS, ORDER_ID_PARAMETER, type OperationMeta } from '#tools/openapi/operation';
 
 /** Create Order, Get Order, Checkout Order, Get Orders. */
 
@@ -31,7 +31,7 @@ export const ORDER_OPERATIONS: Readonly<Record<string, OperationMeta>> = {
       '`receive_currency` or `deleted` (Get Order and Get Orders have them).',
       'When the order changes status, the service POSTs to `callback_url`, carrying the `token` given here.',
     ].join('\n'),
-    requestBody: { schema: createOrderBodySchema, examples: CREATE_REQUEST_EXAMPLES },
+    requestExamples: CREATE_REQUEST_EXAMPLES,
     success: {
       description: 'Created. HTTP 200, body `status` 201 (contract quirk).',
       schema: createOrderResponseSchema,
@@ -68,7 +68,7 @@ export const ORDER_OPERATIONS: Readonly<Record<string, OperationMeta>> = {
       'not 404.',
     ].join('\n'),
     pathParameters: { order_id: ORDER_ID_PARAMETER },
-    requestBody: { schema: checkoutBodySchema, examples: CHECKOUT_REQUEST_EXAMPLES },
+    requestExamples: CHECKOUT_REQUEST_EXAMPLES,
     success: { description: 'The order and its new invoice.', schema: checkoutOrderResponseSchema, examples: CHECKOUT_RESPONSE_EXAMPLES },
     errors: CHECKOUT_ORDER_ERRORS,
   },
@@ -80,7 +80,7 @@ export const ORDER_OPERATIONS: Readonly<Record<string, OperationMeta>> = {
       `(${limit.minimum}..${limit.maximum}, default ${limit.default}) and \`offset\` (${offset.minimum} or more, default ${offset.default}; with \`status\`, at most ${MAX_OFFSET});`,
       'a page shorter than `limit` is the last one (the answer carries no total). Every offset reads about `limit` orders, however deep. Unknown query parameters are ignored.',
     ].join('\n'),
-    query: GET_ORDERS_QUERY,
+    queryDescriptions: GET_ORDERS_QUERY_DESCRIPTIONS,
     success: { description: 'One page of orders.', schema: getOrdersResponseSchema, examples: GET_ORDERS_RESPONSE_EXAMPLES },
     errors: GET_ORDERS_ERRORS,
   },

@@ -7,7 +7,6 @@ import {
   SandboxOnlyError,
 } from '#shared/domain/errors';
 import { MAX_INVOICES_PER_ORDER } from '#shared/domain/limits';
-import { payCheckoutBodySchema } from '#shared/schemas/pay';
 import { payOrderResponseSchema } from '#shared/schemas/pay-responses';
 import {
   INVALID_JSON,
@@ -49,7 +48,7 @@ export const PAY_PAGE_OPERATIONS: Readonly<Record<string, OperationMeta>> = {
       PAGE_PUBLIC,
     ].join('\n'),
     pathParameters: { order_id: PAGE_ORDER_ID },
-    requestBody: { schema: payCheckoutBodySchema, examples: { btc: { summary: 'Pay in BTC', value: { pay_currency: 'BTC' } } } },
+    requestExamples: { btc: { summary: 'Pay in BTC', value: { pay_currency: 'BTC' } } },
     success: {
       description: 'The order and its new invoice, as the page shows them.',
       schema: payOrderResponseSchema,

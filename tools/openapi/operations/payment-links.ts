@@ -6,16 +6,7 @@ import {
   LinkSoldOutError,
   ParametersMissingError,
 } from '#shared/domain/errors';
-import {
-  createLinkBodySchema,
-  linkOrderBodySchema,
-  linkOrderResponseSchema,
-  linkResponseSchema,
-  listLinksQuerySchema,
-  listLinksResponseSchema,
-  payLinkResponseSchema,
-  updateLinkBodySchema,
-} from '#shared/schemas/payment-links';
+import { linkOrderResponseSchema, linkResponseSchema, listLinksResponseSchema, payLinkResponseSchema } from '#shared/schemas/payment-links';
 import { AUTHENTICATION_FAILED, INVALID_JSON, PAYLOAD_TOO_LARGE, SERVICE_UNAVAILABLE, errorCase, paymentNotAvailable } from '#tools/openapi/errors';
 import type { OperationMeta } from '#tools/openapi/operation';
 
@@ -63,12 +54,9 @@ export const PAYMENT_LINK_OPERATIONS: Readonly<Record<string, OperationMeta>> = 
       'treat it like any other. With `quantity`, a buyer\'s order holds a unit until it is paid (sold) or expires or is',
       'canceled unpaid (the unit comes back). HTTP 201. Beyond the contract.',
     ].join('\n'),
-    requestBody: {
-      schema: createLinkBodySchema,
-      examples: {
-        fixed: { summary: 'A fixed price, 40 places, an expiry, the buyer\'s email', value: CREATE_BODY },
-        chosen: { summary: 'The buyer chooses 5 to 500 USD', value: { title: 'Donation', min_amount: '5', max_amount: '500', price_currency: 'USD' } },
-      },
+    requestExamples: {
+      fixed: { summary: 'A fixed price, 40 places, an expiry, the buyer\'s email', value: CREATE_BODY },
+      chosen: { summary: 'The buyer chooses 5 to 500 USD', value: { title: 'Donation', min_amount: '5', max_amount: '500', price_currency: 'USD' } },
     },
     success: { description: 'The new link.', schema: linkResponseSchema, examples: { created: { summary: 'Created', value: { status: 201, link: { ...LINK, order_count: 0, units_left: 40 } } } } },
     errors: [MISSING_FIELD, BAD_FIELD, INVALID_JSON, AUTHENTICATION_FAILED, PAYLOAD_TOO_LARGE, SERVICE_UNAVAILABLE],
@@ -78,7 +66,6 @@ export const PAYMENT_LINK_OPERATIONS: Readonly<Record<string, OperationMeta>> = 
     tag: 'Payment links',
     summary: 'List payment links',
     description: "The merchant's payment links, newest first, a page by cursor. Beyond the contract.",
-    query: listLinksQuerySchema,
     success: { description: 'A page of links.', schema: listLinksResponseSchema, examples: { page: { summary: 'One link', value: { status: 200, links: [LINK], next_cursor: null } } } },
     errors: [errorCase('PARAMETERS_INVALID', 'limit or cursor is not valid.', new InvalidParameterError('cursor is not one this API gave')), AUTHENTICATION_FAILED, SERVICE_UNAVAILABLE],
   },
@@ -101,7 +88,7 @@ export const PAYMENT_LINK_OPERATIONS: Readonly<Record<string, OperationMeta>> = 
       '`remove` takes away the currencies, quantity or expiry. The price cannot change (orders were made at it). Beyond the contract.',
     ].join('\n'),
     pathParameters: { link_id: LINK_ID },
-    requestBody: { schema: updateLinkBodySchema, examples: { disable: { summary: 'Disable', value: { enabled: false } }, more: { summary: 'More places, no expiry', value: { quantity: 60, remove: ['expires_at'] } } } },
+    requestExamples: { disable: { summary: 'Disable', value: { enabled: false } }, more: { summary: 'More places, no expiry', value: { quantity: 60, remove: ['expires_at'] } } },
     success: { description: 'The link as it is now.', schema: linkResponseSchema, examples: { disabled: { summary: 'Disabled', value: { status: 200, link: { ...LINK, enabled: false, state: 'DISABLED' } } } } },
     errors: [BAD_FIELD, INVALID_JSON, LINK_NOT_FOUND, AUTHENTICATION_FAILED, PAYLOAD_TOO_LARGE, SERVICE_UNAVAILABLE],
   },
@@ -138,7 +125,7 @@ export const PAYMENT_LINK_OPERATIONS: Readonly<Record<string, OperationMeta>> = 
       PUBLIC,
     ].join('\n'),
     pathParameters: { link_id: PAGE_LINK_ID },
-    requestBody: { schema: linkOrderBodySchema, examples: { btc: { summary: 'Pay in BTC', value: { pay_currency: 'BTC', email: 'buyer@example.com' } } } },
+    requestExamples: { btc: { summary: 'Pay in BTC', value: { pay_currency: 'BTC', email: 'buyer@example.com' } } },
     success: {
       description: 'The new order and its payment page.',
       schema: linkOrderResponseSchema,

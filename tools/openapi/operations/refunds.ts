@@ -9,16 +9,7 @@ import {
   RefundTransactionError,
   RefundTransactionNotFinalError,
 } from '#shared/domain/errors';
-import {
-  listRefundsResponseSchema,
-  payRefundAddressBodySchema,
-  payRefundBodySchema,
-  payRefundResponseSchema,
-  refundLinkBodySchema,
-  refundOrderBodySchema,
-  refundResponseSchema,
-  refundTxidBodySchema,
-} from '#shared/schemas/refunds';
+import { listRefundsResponseSchema, payRefundResponseSchema, refundResponseSchema } from '#shared/schemas/refunds';
 import { getOrderResponseSchema } from '#shared/schemas/order-responses';
 import {
   AUTHENTICATION_FAILED,
@@ -89,14 +80,11 @@ export const REFUND_OPERATIONS: Readonly<Record<string, OperationMeta>> = {
       'Send an `Idempotency-Key` to make a retried request one refund.',
     ].join('\n'),
     pathParameters: { order_id: ORDER_ID_PARAMETER },
-    requestBody: {
-      schema: refundOrderBodySchema,
-      examples: {
-        mugglePay: { summary: 'MugglePay style: all that is left', value: { order_id: NEW_ORDER.order_id } },
-        empty: { summary: 'No body fields: all that is left', value: {} },
-        custom: { summary: 'A part, in the paid currency', value: { basis: 'custom', amount: '0.0004', reason: 'One item returned' } },
-        fiat: { summary: 'The price at today\'s rate (locked)', value: { basis: 'fiat' } },
-      },
+    requestExamples: {
+      mugglePay: { summary: 'MugglePay style: all that is left', value: { order_id: NEW_ORDER.order_id } },
+      empty: { summary: 'No body fields: all that is left', value: {} },
+      custom: { summary: 'A part, in the paid currency', value: { basis: 'custom', amount: '0.0004', reason: 'One item returned' } },
+      fiat: { summary: 'The price at today\'s rate (locked)', value: { basis: 'fiat' } },
     },
     success: {
       description: 'The order, now REFUND_PENDING, its invoice, and the refund (none for a gateway order).',
@@ -132,7 +120,7 @@ export const REFUND_OPERATIONS: Readonly<Record<string, OperationMeta>> = {
       'pass a sandbox check. A network whose check is not available answers REFUND_CHECK_UNAVAILABLE (never accepted unchecked).',
     ].join('\n'),
     pathParameters: { order_id: ORDER_ID_PARAMETER },
-    requestBody: { schema: refundTxidBodySchema, examples: { txid: { summary: 'The paying transaction', value: { refund_id: REFUND_ID, txid: SENT.txid } } } },
+    requestExamples: { txid: { summary: 'The paying transaction', value: { refund_id: REFUND_ID, txid: SENT.txid } } },
     success: { description: 'The refund, SENT.', schema: refundResponseSchema, examples: { sent: { summary: 'Sent', value: { status: 200, refund: SENT } } } },
     errors: [
       errorCase('REFUND_TX_INVALID', 'The transaction was not found, does not pay this refund, pays less (recorded as a short payment), or the refund has no address yet.', new RefundTransactionError('the buyer has not set the refund address yet: nothing can pay it')),
@@ -152,7 +140,7 @@ export const REFUND_OPERATIONS: Readonly<Record<string, OperationMeta>> = {
     summary: 'Issue a new refund link',
     description: 'A new one-time link for a refund not sent yet: the old link, and any address set through it, stop counting (the refund waits for an address again).',
     pathParameters: { order_id: ORDER_ID_PARAMETER },
-    requestBody: { schema: refundLinkBodySchema, examples: { renew: { summary: 'Which refund', value: { refund_id: REFUND_ID } } } },
+    requestExamples: { renew: { summary: 'Which refund', value: { refund_id: REFUND_ID } } },
     success: { description: 'The refund with its new link.', schema: refundResponseSchema, examples: { renewed: { summary: 'A new link', value: { status: 200, refund: AWAITING_ADDRESS } } } },
     errors: [
       errorCase('ORDER_REFUND_FAILED', 'The refund is sent already.', new RefundFailedError('The refund is sent already: its address cannot change.')),
@@ -169,7 +157,7 @@ export const REFUND_OPERATIONS: Readonly<Record<string, OperationMeta>> = {
     tag: 'Payment page',
     summary: 'What a refund link shows',
     description: ['The refund page: the order (nothing the merchant owns), the amount, currency and network, and what it asks for.', PAGE_PUBLIC].join('\n'),
-    requestBody: { schema: payRefundBodySchema, examples: { open: { summary: "The link's secret", value: { secret: SECRET } } } },
+    requestExamples: { open: { summary: "The link's secret", value: { secret: SECRET } } },
     success: {
       description: 'The refund page.',
       schema: payRefundResponseSchema,
@@ -195,7 +183,7 @@ export const REFUND_OPERATIONS: Readonly<Record<string, OperationMeta>> = {
       'amount for LBTC, an account and memo for EOS; docs/merchant-guide.md "Refunds"); then the link stops working.',
       PAGE_PUBLIC,
     ].join('\n'),
-    requestBody: { schema: payRefundAddressBodySchema, examples: { btc: { summary: 'A Bitcoin address', value: { secret: SECRET, address: ADDRESS } } } },
+    requestExamples: { btc: { summary: 'A Bitcoin address', value: { secret: SECRET, address: ADDRESS } } },
     success: {
       description: 'The refund page, addressed.',
       schema: payRefundResponseSchema,

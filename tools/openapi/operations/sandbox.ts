@@ -1,4 +1,3 @@
-import { sandboxPayBodySchema, sandboxRefundBodySchema } from '#shared/schemas/orders';
 import { getOrderResponseSchema } from '#shared/schemas/order-responses';
 import { SANDBOX_COMPLETE_REFUND_ERRORS, SANDBOX_PAY_ERRORS } from '#tools/openapi/errors';
 import { BTC_INVOICE, PAID_ORDER, moved } from '#tools/openapi/examples';
@@ -18,12 +17,9 @@ export const SANDBOX_OPERATIONS: Readonly<Record<string, OperationMeta>> = {
       'confirmations for it can complete the payment.',
     ].join('\n'),
     pathParameters: { order_id: ORDER_ID_PARAMETER },
-    requestBody: {
-      schema: sandboxPayBodySchema,
-      examples: {
-        full: { summary: 'The full amount, enough confirmations', value: {} },
-        partial: { summary: 'An underpayment with one confirmation', value: { amount: 0.0001, confirmations: 1, txid: 'sandbox-tx-1' } },
-      },
+    requestExamples: {
+      full: { summary: 'The full amount, enough confirmations', value: {} },
+      partial: { summary: 'An underpayment with one confirmation', value: { amount: 0.0001, confirmations: 1, txid: 'sandbox-tx-1' } },
     },
     success: {
       description: 'The order and its invoice after the payment.',
@@ -41,12 +37,9 @@ export const SANDBOX_OPERATIONS: Readonly<Record<string, OperationMeta>> = {
       'Reporting the same `txid` again is idempotent.',
     ].join('\n'),
     pathParameters: { order_id: ORDER_ID_PARAMETER },
-    requestBody: {
-      schema: sandboxRefundBodySchema,
-      examples: {
-        txid: { summary: 'With the refund transaction', value: { txid: 'sandbox-refund-1' } },
-        empty: { summary: 'A generated txid', value: {} },
-      },
+    requestExamples: {
+      txid: { summary: 'With the refund transaction', value: { txid: 'sandbox-refund-1' } },
+      empty: { summary: 'A generated txid', value: {} },
     },
     success: {
       description: 'The order, now REFUNDED, and its invoice.',
