@@ -87,7 +87,7 @@ export const linkScreen: Screen = (main, params) => {
           [strings.linkUrl, h('span', { class: 'link-url' }, h('a', { href: link.url, id: 'link-url', target: '_blank', rel: 'noopener' }, link.url), copy)],
           [strings.colPrice, linkPrice(link)],
           [strings.unitsLeft, link.units_left === null ? strings.unlimited : `${link.units_left} / ${link.quantity}`],
-          [strings.expiresAt, link.expires_at ? formatTime(link.expires_at) : strings.never],
+          [strings.expiresAt, link.expires_at ? formatTime(link.expires_at) : strings.noExpiry],
           [strings.colOrders, String(link.order_count)],
           [strings.colPaid, h('span', { id: 'paid-count' }, String(link.paid_count))],
           [strings.colTotal, formatAmount(link.paid_total, link.price_currency)],
@@ -106,8 +106,8 @@ export const linkScreen: Screen = (main, params) => {
               { class: 'table-wrap' },
               h(
                 'table',
-                { class: 'orders' },
-                h('caption', null, strings.linkOrders),
+                // Named by the section's heading: a caption would say the same words a second time.
+                { class: 'orders', 'aria-labelledby': 'link-orders-title' },
                 h('thead', null, h('tr', null, ...[strings.colOrder, strings.colStatus, strings.colAmount, strings.colCreated].map((label) => h('th', { scope: 'col' }, label)))),
                 h('tbody', null, orders.map(orderRow)),
               ),

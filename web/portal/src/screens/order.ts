@@ -95,7 +95,7 @@ function callbacksSection(page: PortalOrderPage) {
       h(
         'article',
         { class: 'card delivery' },
-        h('h3', null, strings.delivery(strings.statuses[delivery.status] ?? delivery.status, delivery.state)),
+        h('h3', null, strings.delivery(strings.statuses[delivery.status] ?? delivery.status, strings.deliveryStates[delivery.state] ?? delivery.state)),
         delivery.attempts.length === 0
           ? h('p', null, strings.noAttempts)
           : h(

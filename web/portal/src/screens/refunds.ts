@@ -9,6 +9,18 @@ import { field, notice, pagedListScreen, say, sayFailure, type Screen } from './
 const definition = (pairs: [string, string | Node | null][]) =>
   h('dl', { class: 'facts' }, pairs.filter(([, value]) => value !== null).map(([term, value]) => [h('dt', null, term), h('dd', null, value)]));
 
+/** A rate's ratio as a person reads it: a decimal of 8 significant digits, never an exponent (1/65000: 0.000015384615). */
+function ratioText(numerator: string | number, denominator: string | number): string {
+  const value = Number(numerator) / Number(denominator);
+  if (!Number.isFinite(value) || value <= 0) return `${numerator}/${denominator}`;
+  const decimals = Math.min(20, Math.max(0, 7 - Math.floor(Math.log10(value))));
+  const text = value.toFixed(decimals);
+  return text.includes('.') ? text.replace(/\.?0+$/, '') : text;
+}
+
+/** When a rate was read; none for a fixed rate (a static table's, dated 1 January 1970). */
+const rateTime = (asOf: string): string => (Date.parse(asOf) > 0 ? formatTime(asOf) : '');
+
 /** What the order page does with an answer that is the order's page again (drawn, or the failure said). */
 export type PageAnswer = (result: Result<PortalOrderPage>, region: HTMLElement) => void;
 
@@ -36,7 +48,7 @@ export function refundForm(orderId: string, quote: Quote | null, answer: PageAns
           ? choice('fiat', strings.refundFiat(formatAmount(quote.fiat.amount, quote.fiat.currency), formatAmount(quote.fiat.crypto, quote.currency)))
           : null,
         quote.fiat
-          ? h('p', { class: 'hint', id: 'refund-rate' }, strings.refundRate(quote.fiat.rate.fiat_currency, `${quote.fiat.rate.numerator}/${quote.fiat.rate.denominator}`, quote.currency, quote.fiat.rate.source, formatTime(quote.fiat.rate.as_of)))
+          ? h('p', { class: 'hint', id: 'refund-rate' }, strings.refundRate(quote.fiat.rate.fiat_currency, ratioText(quote.fiat.rate.numerator, quote.fiat.rate.denominator), quote.currency, quote.fiat.rate.source, rateTime(quote.fiat.rate.as_of)))
           : null,
         choice('custom', strings.refundCustom),
         field('refund-amount', strings.refundCustomAmount(quote.currency), amount, strings.refundCustomHint(formatAmount(quote.left, quote.currency))),
