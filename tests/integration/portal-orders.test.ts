@@ -131,6 +131,8 @@ describe("A's orders in A's portal", () => {
     const refunded = await a.owner.call('POST', `/v1/portal/orders/${a.paid.order.order_id}/refund`);
     expect(refunded.body.order.status).toBe('REFUND_PENDING');
     expect(refunded.body.actions).toContain('complete_refund');
+    // All of it is asked: no second refund is offered (its form would say "all that is left: 0").
+    expect(refunded.body.actions).not.toContain('refund');
     const completed = await a.owner.call('POST', `/v1/portal/orders/${a.paid.order.order_id}/complete-refund`);
     expect(completed.body.order.status).toBe('REFUNDED');
     const canceled = await a.owner.call('POST', `/v1/portal/orders/${a.fresh.order.order_id}/cancel`);

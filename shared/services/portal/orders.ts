@@ -4,6 +4,8 @@ import { PAY_CURRENCIES } from '#shared/domain/currencies';
 import { explorerUrl } from '#shared/domain/explorers';
 import { isId, orderIdFor } from '#shared/domain/ids';
 import type { Invoice, Order } from '#shared/domain/order';
+import { refundable } from '#shared/domain/refund';
+import { isPositive } from '#shared/domain/money';
 import { invoiceView, orderView } from '#shared/schemas/order-views';
 import { ORDER_ACTORS } from '#shared/domain/portal';
 import { PortalNotFoundError } from '#shared/domain/portal-errors';
@@ -122,12 +124,14 @@ function portalInvoice(invoice: Invoice, sandbox: boolean): PortalOrderPage['inv
 }
 
 /** What the user may do to the order now (the buttons the page shows). */
-function actionsFor(context: PortalContext, order: Order, deliveries: readonly Delivery[]): PortalOrderAction[] {
+function actionsFor(context: PortalContext, order: Order, deliveries: readonly Delivery[], invoice: Invoice | undefined): PortalOrderAction[] {
   if (!ORDER_ACTORS.includes(context.user.role)) return [];
   const actions: PortalOrderAction[] = [];
   if (deliveries.length > 0) actions.push('resend_callback');
   if (order.status === 'NEW') actions.push('cancel');
-  if (order.status === 'PAID' || order.status === 'UNRESOLVED' || (order.status === 'REFUND_PENDING' && order.refunds)) actions.push('refund');
+  // Another refund while one waits, only while something is left (a refund of all would offer "all that is left: 0").
+  const left = invoice !== undefined && isPositive(refundable(order, invoice).left);
+  if (order.status === 'PAID' || order.status === 'UNRESOLVED' || (order.status === 'REFUND_PENDING' && order.refunds && left)) actions.push('refund');
   if (order.status === 'REFUND_PENDING' && order.sandbox) actions.push('complete_refund');
   if (order.status === 'UNRESOLVED') actions.push('resolve');
   return actions;
@@ -148,7 +152,7 @@ export async function getPortalOrder(context: PortalContext, orderId: unknown): 
     callbacks: deliveries.reverse().map(deliveryView),
     // The schema's refund type is the API's `Refund`, which json-schema-to-ts does not derive from its strict object: the view is that shape.
     refunds: (await Promise.all(refunds.map(refundView))) as unknown as PortalOrderPage['refunds'],
-    actions: actionsFor(context, order, deliveries),
+    actions: actionsFor(context, order, deliveries, invoices.find((invoice) => invoice.invoice_id === order.invoice_id)),
   };
 }
 
