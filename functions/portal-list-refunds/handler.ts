@@ -1,5 +1,5 @@
 import { json, portalHandler } from '#shared/http/portal-handler';
-import { portalRefundsQuery as query } from '#shared/http/validators.generated';
+import { portalPageQuery as query } from '#shared/http/validators.generated';
 import { portalWaitingRefunds } from '#shared/services/portal/refunds';
 
 /** GET /v1/portal/refunds: the merchant's refunds waiting for an address or a payment, oldest first. */

@@ -10,13 +10,14 @@ import {
   memberRoleBodySchema,
   passkeyAnswerBodySchema,
   portalOrdersQuerySchema,
+  portalPageQuerySchema,
   recoveryCodeBodySchema,
   rollSecretBodySchema,
   settingsBodySchema,
   signOutBodySchema,
   tokenNameBodySchema,
 } from '#shared/schemas/portal';
-import { payRefundAddressBodySchema, payRefundBodySchema, portalRefundsQuerySchema, refundLinkBodySchema, refundOrderBodySchema, refundTxidBodySchema } from '#shared/schemas/refunds';
+import { payRefundAddressBodySchema, payRefundBodySchema, refundLinkBodySchema, refundOrderBodySchema, refundTxidBodySchema } from '#shared/schemas/refunds';
 
 /**
  * What a function may touch beyond the table (its `access`), declared where the function is
@@ -151,8 +152,8 @@ const PORTAL_ROUTES: readonly Route[] = (
     { method: 'GET', path: '/v1/portal/orders/{order_id}/refund-quote', fn: 'portal-refund-quote', access: 'read' },
     { method: 'POST', path: '/v1/portal/orders/{order_id}/refund-txid', fn: 'portal-report-refund-txid', access: 'write', body: refundTxidBodySchema, grants: ['token-key', 'chain-sources'] },
     { method: 'POST', path: '/v1/portal/orders/{order_id}/refund-link', fn: 'portal-renew-refund-link', access: 'write', body: refundLinkBodySchema, grants: ['token-key'] },
-    { method: 'GET', path: '/v1/portal/refunds', fn: 'portal-list-refunds', access: 'read', query: portalRefundsQuerySchema, grants: ['token-key'] },
-    { method: 'GET', path: '/v1/portal/unmatched-payments', fn: 'portal-list-unmatched', access: 'read', query: portalRefundsQuerySchema },
+    { method: 'GET', path: '/v1/portal/refunds', fn: 'portal-list-refunds', access: 'read', query: portalPageQuerySchema, grants: ['token-key'] },
+    { method: 'GET', path: '/v1/portal/unmatched-payments', fn: 'portal-list-unmatched', access: 'read', query: portalPageQuerySchema },
     { method: 'POST', path: '/v1/portal/orders/{order_id}/resolve', fn: 'portal-resolve-order', access: 'write', grants: ['token-key'] },
     { method: 'POST', path: '/v1/portal/orders/{order_id}/callbacks/resend', fn: 'portal-resend-callback', access: 'write', grants: ['callback-queue', 'token-key'] },
     // The integration (owners and developers): API tokens, the callback secret, settings, the audit log.

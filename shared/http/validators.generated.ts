@@ -7,8 +7,8 @@ import type { ValidateFunction } from 'ajv';
 import type { CheckoutOrderBody, CreateOrderInput, ListOrdersQuery, OrderActionBody, SandboxPayBody, SandboxRefundBody } from '#shared/schemas/orders';
 import type { PayCheckoutBody } from '#shared/schemas/pay';
 import type { CreateLinkBody, LinkOrderBody, ListLinksQuery, UpdateLinkBody } from '#shared/schemas/payment-links';
-import type { AuditQuery, EmailPreferencesBody, InviteMemberBody, KeyPreviewBody, MemberRoleBody, PasskeyAnswerBody, PortalOrdersQuery, RecoveryCodeBody, RollSecretBody, SettingsBody, SignOutBody, TokenNameBody } from '#shared/schemas/portal';
-import type { PayRefundAddressBody, PayRefundBody, PortalRefundsQuery, RefundLinkBody, RefundOrderBody, RefundTxidBody } from '#shared/schemas/refunds';
+import type { AuditQuery, EmailPreferencesBody, InviteMemberBody, KeyPreviewBody, MemberRoleBody, PasskeyAnswerBody, PortalOrdersQuery, PortalPageQuery, RecoveryCodeBody, RollSecretBody, SettingsBody, SignOutBody, TokenNameBody } from '#shared/schemas/portal';
+import type { PayRefundAddressBody, PayRefundBody, RefundLinkBody, RefundOrderBody, RefundTxidBody } from '#shared/schemas/refunds';
 import runtime_ucs2length_module from 'ajv/dist/runtime/ucs2length.js';
 import { SCHEMA_FORMATS as FORMATS } from '#shared/http/validation';
 
@@ -3106,14 +3106,14 @@ return errors === 0;
 return validate12;
 })() as ValidateFunction<PortalOrdersQuery>;
 
-/** The PortalRefundsQuery schema (coerces query strings). */
-export const portalRefundsQuery = /* @__PURE__ */ (() => {
-const schema14 = {"$id":"PortalRefundsQuery","type":"object","additionalProperties":false,"properties":{"cursor":{"type":"string","maxLength":200,"pattern":"^[A-Za-z0-9_-]*$","description":"next_cursor of the previous page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25}}};
+/** The PortalPageQuery schema (coerces query strings). */
+export const portalPageQuery = /* @__PURE__ */ (() => {
+const schema14 = {"$id":"PortalPageQuery","type":"object","additionalProperties":false,"properties":{"cursor":{"type":"string","maxLength":200,"pattern":"^[A-Za-z0-9_-]*$","description":"next_cursor of the previous page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25}}};
 const func2 = runtime_ucs2length;
 const pattern0 = new RegExp("^[A-Za-z0-9_-]*$", "u");
 
 function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="PortalRefundsQuery" */;
+/*# sourceURL="PortalPageQuery" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -3226,7 +3226,7 @@ validate13.errors = vErrors;
 return errors === 0;
 }
 return validate13;
-})() as ValidateFunction<PortalRefundsQuery>;
+})() as ValidateFunction<PortalPageQuery>;
 
 /** The PortalTokenNameBody schema. */
 export const portalTokenNameBody = /* @__PURE__ */ (() => {

@@ -153,6 +153,18 @@ export const auditQuerySchema = {
 } as const;
 export type AuditQuery = FromSchema<typeof auditQuerySchema, { keepDefaultedPropertiesOptional: true }>;
 
+/** One page of a portal list read by cursor (the refunds waiting, the unmatched payments). */
+export const portalPageQuerySchema = {
+  $id: 'PortalPageQuery',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    cursor: { type: 'string', maxLength: 200, pattern: '^[A-Za-z0-9_-]*$', description: 'next_cursor of the previous page.' },
+    limit: { type: 'integer', minimum: 1, maximum: 100, default: 25 },
+  },
+} as const;
+export type PortalPageQuery = FromSchema<typeof portalPageQuerySchema, { keepDefaultedPropertiesOptional: true }>;
+
 export const inviteMemberBodySchema = {
   $id: 'PortalInviteMemberBody',
   type: 'object',

@@ -77,18 +77,6 @@ export const payRefundAddressBodySchema = {
   },
 } as const;
 
-/** The portal's refunds waiting, oldest first (one page). */
-export const portalRefundsQuerySchema = {
-  $id: 'PortalRefundsQuery',
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    cursor: { type: 'string', maxLength: 200, pattern: '^[A-Za-z0-9_-]*$', description: 'next_cursor of the previous page.' },
-    limit: { type: 'integer', minimum: 1, maximum: 100, default: 25 },
-  },
-} as const;
-
-export type PortalRefundsQuery = FromSchema<typeof portalRefundsQuerySchema, { keepDefaultedPropertiesOptional: true }>;
 export type RefundOrderBody = FromSchema<typeof refundOrderBodySchema, { keepDefaultedPropertiesOptional: true }>;
 export type RefundTxidBody = FromSchema<typeof refundTxidBodySchema>;
 export type RefundLinkBody = FromSchema<typeof refundLinkBodySchema>;

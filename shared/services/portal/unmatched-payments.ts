@@ -5,16 +5,14 @@
  * settle by hand. Every role reads it.
  */
 import { explorerUrl } from '#shared/domain/explorers';
-import { PortalNotFoundError } from '#shared/domain/portal-errors';
 import type { PortalContext } from '#shared/services/portal/sessions';
-import { findMerchant } from '#shared/store/merchants';
 import { listMerchantUnmatched } from '#shared/store/unmatched-payments';
 import type { PortalUnmatchedPayments, PortalView } from '#shared/schemas/portal-responses';
 
 /** One page after `cursor` (the previous page's `next_cursor`). */
 export async function portalUnmatchedPayments(context: PortalContext, limit: number, cursor?: string): Promise<PortalView<PortalUnmatchedPayments>> {
-  const merchant = await findMerchant(context.user.merchant_id);
-  if (!merchant) throw new PortalNotFoundError();
+  // The session's merchant as it is now (sessions.ts): read once with the session, not again here.
+  const { merchant } = context;
   const page = await listMerchantUnmatched(merchant.user_id, limit, cursor ? Buffer.from(cursor, 'base64url').toString('utf8') : undefined);
   return {
     payments: page.payments.map(({ currency, amount, txid, address, memo, reason, seen_at }) => ({
