@@ -5,7 +5,7 @@ import { formatAmount } from '../format';
 import { t } from '../i18n';
 import { navigate } from '../router';
 import { signedInUser } from '../session';
-import { field, notice, say, sayFailure, showScreen, type Screen } from './screen';
+import { field, notice, pagedRows, say, sayFailure, showScreen, type Screen } from './screen';
 
 /** Price currencies a link may use: fiat and stable coins (the API refuses others, naming the field). */
 const LINK_CURRENCIES = ['USD', 'EUR', 'GBP', 'CNY', 'JPY', 'HKD', 'SGD', 'USDT', 'USDC'];
@@ -22,10 +22,6 @@ export const mayChangeLinks = (): boolean => ['owner', 'developer'].includes(sig
 /** The payment links: each with its state, paid count and total; a form to create one (owners and developers). */
 export const linksScreen: Screen = (main) => {
   const strings = t();
-  const outcome = notice();
-  const body = h('tbody');
-  const more = h('button', { type: 'button', hidden: true }, strings.more);
-  let cursor: string | null = null;
   const row = (link: PaymentLinkRow) =>
     h(
       'tr',
@@ -37,20 +33,11 @@ export const linksScreen: Screen = (main) => {
       h('td', { 'data-label': strings.colPaid }, String(link.paid_count)),
       h('td', { 'data-label': strings.colTotal }, formatAmount(link.paid_total, link.price_currency)),
     );
-  const load = async (reset = false) => {
-    if (reset) {
-      cursor = null;
-      body.replaceChildren();
-    }
-    const result = await linksApi.list(cursor ?? undefined);
-    if (!result.ok) return sayFailure(outcome, result);
-    body.append(...result.data.links.map(row));
-    cursor = result.data.next_cursor;
-    more.hidden = !cursor;
-    if (!body.children.length) say(outcome, strings.noLinks);
+  const read = async (cursor?: string) => {
+    const result = await linksApi.list(cursor);
+    return result.ok ? { ...result, data: { rows: result.data.links, next_cursor: result.data.next_cursor } } : result;
   };
-  // Only ever the next page: without a cursor the first page would be appended again.
-  more.addEventListener('click', () => cursor && void load());
+  const { body, outcome, more, load } = pagedRows(read, row, strings.noLinks);
   const table = h(
     'table',
     { class: 'links' },
@@ -59,7 +46,7 @@ export const linksScreen: Screen = (main) => {
     body,
   );
   showScreen(main, strings.links, h('p', null, strings.linksLead), mayChangeLinks() ? createForm(outcome, (id) => navigate(`#/links/${id}`)) : null, outcome, h('div', { class: 'table-wrap' }, table), more);
-  void load(true);
+  void load();
 };
 
 function createForm(outcome: HTMLElement, created: (linkId: string) => void): HTMLElement {

@@ -4,7 +4,7 @@ import { portalApi } from '../api';
 import { formatAmount, formatTime } from '../format';
 import { t } from '../i18n';
 import { navigate } from '../router';
-import { notice, say, showScreen, type Screen } from './screen';
+import { pagedRows, say, showScreen, type Screen } from './screen';
 
 const STATUSES = ['NEW', 'PENDING', 'PAID', 'UNRESOLVED', 'RESOLVED', 'EXPIRED', 'CANCELED', 'REFUND_PENDING', 'REFUNDED'];
 const FILTERS = ['status', 'from', 'to', 'q'] as const;
@@ -38,17 +38,12 @@ export const ordersScreen: Screen = (main, params) => {
     h('div', { class: 'field wide' }, h('label', { for: 'filter-q' }, strings.search), search, h('p', { id: 'filter-q-hint', class: 'hint' }, strings.searchHint)),
     h('div', { class: 'buttons' }, h('button', { type: 'submit', class: 'primary' }, strings.apply), h('a', { class: 'button', href: portalApi.exportUrl(query), download: '' }, strings.exportCsv)),
   );
-  const body = h('tbody');
-  const table = h(
-    'table',
-    { class: 'orders' },
-    h('caption', null, strings.ordersCaption),
-    h('thead', null, h('tr', null, h('th', { scope: 'col' }, strings.colOrder), h('th', { scope: 'col' }, strings.colStatus), h('th', { scope: 'col' }, strings.colAmount), h('th', { scope: 'col' }, strings.colCreated))),
-    body,
-  );
-  const outcome = notice();
-  const more = h('button', { type: 'button', hidden: true }, strings.more);
-  let cursor: string | null = null;
+  const read = async (cursor?: string) => {
+    const page = new URLSearchParams(query);
+    if (cursor) page.set('cursor', cursor);
+    const result = await portalApi.orders(page);
+    return result.ok ? { ...result, data: { rows: result.data.orders, next_cursor: result.data.next_cursor } } : result;
+  };
   const row = (order: PortalOrderRow) =>
     h(
       'tr',
@@ -58,21 +53,14 @@ export const ordersScreen: Screen = (main, params) => {
       h('td', { 'data-label': strings.colAmount }, formatAmount(order.price_amount, order.price_currency)),
       h('td', { 'data-label': strings.colCreated }, formatTime(order.created_at)),
     );
-  const load = async () => {
-    const page = new URLSearchParams(query);
-    if (cursor) page.set('cursor', cursor);
-    const result = await portalApi.orders(page);
-    if (!result.ok) {
-      if (result.status === 401) return navigate('#/sign-in');
-      return say(outcome, strings.error, 'error');
-    }
-    body.append(...result.data.orders.map(row));
-    cursor = result.data.next_cursor;
-    more.hidden = !cursor;
-    if (!body.children.length) say(outcome, strings.noOrders);
-  };
-  // Only ever the next page: without a cursor the first page would be appended again.
-  more.addEventListener('click', () => cursor && void load());
+  const { body, outcome, more, load } = pagedRows(read, row, strings.noOrders, (region, failure) => (failure.status === 401 ? navigate('#/sign-in') : say(region, strings.error, 'error')));
+  const table = h(
+    'table',
+    { class: 'orders' },
+    h('caption', null, strings.ordersCaption),
+    h('thead', null, h('tr', null, h('th', { scope: 'col' }, strings.colOrder), h('th', { scope: 'col' }, strings.colStatus), h('th', { scope: 'col' }, strings.colAmount), h('th', { scope: 'col' }, strings.colCreated))),
+    body,
+  );
   showScreen(main, strings.orders, form, h('div', { class: 'table-wrap' }, table), outcome, more);
   void load();
 };

@@ -35,6 +35,34 @@ export function sayFailure(region: HTMLElement, result: { status: number; code: 
 export const field = (id: string, label: string, control: HTMLElement, hint?: string): HTMLElement =>
   h('div', { class: 'field' }, h('label', { for: id }, label), control, hint ? h('p', { id: `${id}-hint`, class: 'hint' }, hint) : null);
 
+/** One page of a list read by cursor: its rows and, while there is one, the next page's cursor. */
+export type ListPage<T> = Result<{ rows: T[]; next_cursor: string | null }>;
+
+type Failure = Extract<Result<unknown>, { ok: false }>;
+
+/**
+ * A list read a page at a time (orders, links, refunds, unmatched payments): `load` appends the
+ * next page's rows to `body`; "Load more" (`more`) shows only while a next page is there and
+ * loads only it (each row once: without a cursor the first page would be appended again);
+ * `outcome` says the list is empty, or why a page failed (`failed`, sayFailure by default).
+ */
+export function pagedRows<T>(read: (cursor?: string) => Promise<ListPage<T>>, row: (item: T) => HTMLElement, empty: string, failed: (region: HTMLElement, failure: Failure) => void = sayFailure) {
+  const body = h('tbody');
+  const outcome = notice();
+  const more = h('button', { type: 'button', hidden: true }, t().more);
+  let cursor: string | undefined;
+  const load = async () => {
+    const result = await read(cursor);
+    if (!result.ok) return failed(outcome, result);
+    body.append(...result.data.rows.map(row));
+    cursor = result.data.next_cursor ?? undefined;
+    more.hidden = !cursor;
+    if (!body.firstChild) say(outcome, empty);
+  };
+  more.onclick = () => cursor && void load();
+  return { body, outcome, more, load };
+}
+
 /** What a list screen shows: its words, its columns, and how to read one page after a cursor. */
 export interface PagedList<T> {
   title: string;
@@ -43,29 +71,12 @@ export interface PagedList<T> {
   empty: string;
   /** Each column's heading and its cell of a row. */
   columns: [string, (row: T) => Child][];
-  page: (cursor?: string) => Promise<Result<{ rows: T[]; next_cursor: string | null }>>;
+  page: (cursor?: string) => Promise<ListPage<T>>;
 }
 
-/**
- * A screen of one table read a page at a time: "Load more" shows only while a next page is
- * there, and appends it (each row once: the cursor is the last page's).
- */
+/** A screen of one table read a page at a time ({@link pagedRows}). */
 export function pagedListScreen<T>(main: HTMLElement, list: PagedList<T>): void {
-  const strings = t();
-  const body = h('tbody');
-  const outcome = notice();
-  const more = h('button', { type: 'button', hidden: true }, strings.more);
-  let cursor: string | undefined;
-  const load = async () => {
-    const result = await list.page(cursor);
-    if (!result.ok) return sayFailure(outcome, result);
-    body.append(...result.data.rows.map((row) => h('tr', null, list.columns.map(([label, cell]) => h('td', { 'data-label': label }, cell(row))))));
-    cursor = result.data.next_cursor ?? undefined;
-    more.hidden = !cursor;
-    if (!body.firstChild) say(outcome, list.empty);
-  };
-  // Only ever the next page: without a cursor the first page would be appended again.
-  more.onclick = () => cursor && void load();
+  const { body, outcome, more, load } = pagedRows(list.page, (item: T) => h('tr', null, list.columns.map(([label, cell]) => h('td', { 'data-label': label }, cell(item)))), list.empty);
   showScreen(
     main,
     list.title,
