@@ -40,8 +40,9 @@ const UNMATCHED_FIELDS = ['chain', 'key', 'txid', 'currency', 'amount', 'address
  * Keeps an unmatched payment (and its copy under each of `merchants`, the owners of the wallet
  * it paid); true the first time its key is seen, false when it was already
  * kept (a second run, a restart: nothing changes). The report of the first time is what the
- * watcher logs and counts, so an operator hears of each payment once (twice at worst, when the
- * answer to the first write was lost and it was tried again).
+ * watcher logs and counts, so an operator hears of each payment once at most: when the answer
+ * to the first write was lost, the retry finds it kept and reports it as not new (it is in the
+ * table, and in the merchant's portal, all the same).
  */
 export async function saveUnmatchedPayment(payment: UnmatchedPayment, merchants: readonly number[] = []): Promise<boolean> {
   const item = { PK: chainPartition(payment.chain), SK: `${UNMATCHED_PREFIX}${payment.key}`, type: ENTITY.unmatchedPayment, ...payment };
