@@ -28,7 +28,7 @@ const typechecked = exited(typecheck).then((code) => {
 // Biome first and alone: a second, and its findings printed before the tests' output.
 const lint = spawn(bin('biome'), ['lint', '--max-diagnostics=50', ROOT], { stdio: 'inherit' });
 const lintCode = await exited(lint);
-if (lintCode !== 0) console.error(`\nbiome lint failed (${lintCode}): see above; \`npx biome lint --write .\` fixes unused imports`);
+if (lintCode !== 0) console.error(`\nbiome lint failed (${lintCode}): see above; \`npx biome lint --write --unsafe .\` removes unused imports`);
 
 const tests = spawn(bin('vitest'), ['run', ...process.argv.slice(2)], { stdio: 'inherit' });
 const [typeCode, testCode] = await Promise.all([typechecked, exited(tests)]);

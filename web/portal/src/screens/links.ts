@@ -5,7 +5,7 @@ import { formatAmount } from '../format';
 import { t } from '../i18n';
 import { navigate } from '../router';
 import { signedInUser } from '../session';
-import { field, notice, pagedRows, say, sayFailure, showScreen, type Screen } from './screen';
+import { field, pagedRows, say, sayFailure, showScreen, type Screen } from './screen';
 
 /** Price currencies a link may use: fiat and stable coins (the API refuses others, naming the field). */
 const LINK_CURRENCIES = ['USD', 'EUR', 'GBP', 'CNY', 'JPY', 'HKD', 'SGD', 'USDT', 'USDC'];
