@@ -67,7 +67,7 @@ export interface CostAssumptions {
  * {@link watchedAddressCost}.
  *
  * This is the cost while every chain is in demand (at a million orders a month an invoice is
- * always open somewhere). With no orders, pay-per-use runs (shared/watchers/run.ts) only look
+ * always open somewhere). With no orders, pay-per-use runs (shared/watchers/idle.ts) only look
  * at each source once a minute: {@link idleMonthlyCost}.
  */
 export interface WatcherAssumptions {

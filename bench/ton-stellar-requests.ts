@@ -53,7 +53,7 @@ import { fileURLToPath } from 'node:url';
 import type { Metafile, Plugin } from 'esbuild';
 import { Asset, Keypair, Memo, Operation, type xdr } from '@stellar/stellar-base';
 import { readWatchConfig } from '#shared/core/config';
-import { STELLAR_CURSOR_EVERY_MS } from '#shared/watchers/run';
+import { STELLAR_CURSOR_EVERY_MS } from '#shared/watchers/wiring';
 import { canonicalTonAddress } from '#shared/payments/addresses/ton';
 import { muxedAddress } from '#shared/payments/addresses/stellar';
 import { TonTransfers } from '#shared/watchers/sources/toncenter';
@@ -670,7 +670,7 @@ async function costJob(options: CostJob): Promise<CostJobResult> {
 /**
  * A caught-up Stellar step as priced: the measured one (its cursor kept in memory: the samples
  * run within a second) plus its share of the cursor's write, one UpdateItem of 1 WRU once a
- * minute while nothing is booked (shared/watchers/run.ts STELLAR_CURSOR_EVERY_MS), spread over
+ * minute while nothing is booked (shared/watchers/wiring.ts STELLAR_CURSOR_EVERY_MS), spread over
  * the minute's steps.
  */
 function withCursorShare(step: InvocationFigures): InvocationFigures {

@@ -134,7 +134,7 @@ async function run(options: WakeOptions): Promise<WakeReport> {
   };
 }
 
-/** The parts of one idle TRON run (shared/watchers/run.ts), each on a chain name of its own. Median of 5. */
+/** The parts of one idle TRON run (shared/watchers/idle.ts), each on a chain name of its own. Median of 5. */
 async function measureIndexedIdleRun(): Promise<WakeReport['indexed_idle_run']> {
   const { watchingNeeded } = await import('#shared/store/watch-demand');
   const { PER_ADDRESS_ITEMS, WatchList } = await import('#shared/store/watch-list');
@@ -174,7 +174,7 @@ async function measureIndexedIdleRun(): Promise<WakeReport['indexed_idle_run']> 
     await source.after(undefined, 1);
     for (let i = 0; i < 5; i += 1) {
       name = `TRON-bench-idle-${randomUUID()}`;
-      // A container's list (shared/watchers/run.ts): its first read is whole, of an empty list here.
+      // A container's list (shared/watchers/wiring.ts): its first read is whole, of an empty list here.
       list = new WatchList(PER_ADDRESS_ITEMS, name);
       clock += 180_000;
       const watcher = new IndexedWatcher(source, { cursorName: name, keepUnmatched: true });

@@ -309,7 +309,7 @@ export async function measureWatcher(options: { orders: number }): Promise<Watch
   const idleUnits = resetCapacityMeter();
   const idle = { dynamodb_requests: idleUnits.requests, read_units: round2(idleUnits.readUnits), write_units: round2(idleUnits.writeUnits), source_requests: sourceCount(esplora) - requestsBefore };
 
-  // Pay-per-use idle runs (shared/watchers/run.ts watchChainOnDemand, its parts on a chain of its own).
+  // Pay-per-use idle runs (shared/watchers/idle.ts idleRun, its parts on a chain of its own).
   const { watchingNeeded } = await import('#shared/store/watch-demand');
   const { HealthReporter } = await import('#shared/watchers/health-reports');
   const idleRuns: { units: ReturnType<typeof resetCapacityMeter>; source: number; ms: number }[] = [];
@@ -329,7 +329,7 @@ export async function measureWatcher(options: { orders: number }): Promise<Watch
   }
   const idleRun = medianRun(idleRuns);
 
-  // A run between two looks: the demand check alone (shared/watchers/run.ts).
+  // A run between two looks: the demand check alone (shared/watchers/idle.ts).
   const restedRuns: { units: ReturnType<typeof resetCapacityMeter>; source: number; ms: number }[] = [];
   for (let i = 0; i < 5; i += 1) {
     resetCapacityMeter();

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { RouteNotFoundError } from '#shared/domain/errors';
+import { RouteNotFoundError } from '#shared/http/request-errors';
 import { errorResponse } from '#shared/http/errors';
 
 /** The API's `$default` route: any unknown path or method gets the service's JSON 404, not API Gateway's. */

@@ -7,16 +7,20 @@ import type { Construct } from 'constructs';
 import type { DeployConfig } from '#infra/cdk/config';
 import { METRICS_NAMESPACE } from '#shared/core/config';
 import { CallbackPipeline } from '#infra/cdk/constructs/callback-pipeline';
-import { ChainWatchers, chainSourceParameters } from '#infra/cdk/constructs/chain-watchers';
-import { Email } from '#infra/cdk/constructs/email';
+import { ChainWatchers, chainSourceParameters, TICK_FOLDER, WAKE_FOLDER, WATCHER_FOLDER } from '#infra/cdk/constructs/chain-watchers';
+import { Email, EMAIL_FUNCTIONS } from '#infra/cdk/constructs/email';
 import { EMAIL_EVENT_PATTERNS } from '#shared/email/events';
 import { MerchantPortal } from '#infra/cdk/constructs/merchant-portal';
 import { OrderApi } from '#infra/cdk/constructs/order-api';
 import { OrderTable } from '#infra/cdk/constructs/order-table';
 import { PaymentPage } from '#infra/cdk/constructs/payment-page';
+import { Renewals } from '#infra/cdk/constructs/renewals';
 import { RouteFunctions } from '#infra/cdk/constructs/route-functions';
+import { PERIOD_ORDER_PATTERN } from '#shared/services/renewal-queue';
 import { ServiceAlarms } from '#infra/cdk/constructs/service-alarms';
 import { constructId, ServiceFunction, type TableAccess } from '#infra/cdk/constructs/service-function';
+import { FUNCTION_CALLS } from '#infra/cdk/function-calls.generated';
+import type { FunctionCalls } from '#infra/cdk/permissions';
 import { PAYMENT_PAGE_DIR, PORTAL_DIR } from '#infra/cdk/paths';
 import { authenticates, type Grant, ROUTES, type Route, routeGrants } from '#shared/http/routes';
 import { API_TOKEN_PREFIX, QUOTA_PREFIX } from '#shared/store/keys';
@@ -27,6 +31,8 @@ export interface CryptoPayStackProps extends StackProps {
   readonly paymentPageDir?: string;
   /** The built merchant portal (default web/portal/dist). */
   readonly portalDir?: string;
+  /** What each function's code calls (default: infra/cdk/function-calls.generated.ts); tests plant other calls. */
+  readonly calls?: FunctionCalls;
 }
 
 /** Powertools service name and the `service` tag of every resource. */
@@ -60,6 +66,8 @@ export const EVENT_FUNCTIONS = {
   orderEvents: { fn: 'order-events', access: 'none', timeoutSeconds: 30 },
   /** Callback queue -> signed POST to the merchant (the queue's wiring grants it the queues; its timeout follows CALLBACK_TIMEOUT_MS). */
   deliverCallback: { fn: 'deliver-callback', access: 'write' },
+  /** Renewal queue -> a subscription's steps (its period's order, reminders, past_due, canceled: shared/services/subscription-renewals.ts). */
+  renewSubscriptions: { fn: 'renew-subscriptions', access: 'write', timeoutSeconds: 60 },
   /** The API's $default route: the JSON 404 for unknown paths (no table access). */
   notFound: { fn: 'not-found', access: 'none' },
 } as const satisfies Record<string, EventFunction>;
@@ -99,6 +107,13 @@ export function functionNeeds(routes: readonly Route[]): Map<string, FunctionNee
   }
   return needs;
 }
+
+/**
+ * Every function folder the stack deploys (those of a full configuration: every watcher and
+ * email): what infra/cdk/build-permissions.ts scans for the calls each function's code makes.
+ */
+export const serviceFolders = (routes: readonly Route[] = ROUTES): string[] =>
+  [...new Set([...functionNeeds(routes).keys(), WATCHER_FOLDER, WAKE_FOLDER, TICK_FOLDER, ...Object.values(EMAIL_FUNCTIONS)])].sort();
 
 /** The function folders whose declaration grants this. */
 export const functionsGranted = (grant: Grant, routes: readonly Route[] = ROUTES): string[] =>
@@ -143,10 +158,13 @@ export class CryptoPayStack extends Stack {
   readonly email?: Email;
   /** The nested stack of the HTTP API routes' functions (in {@link functions} with the others). */
   readonly routeFunctions: RouteFunctions;
+  /** The subscription renewal queue and its dead-letter queue. */
+  readonly renewals: Renewals;
 
   constructor(scope: Construct, id: string, props: CryptoPayStackProps) {
     super(scope, id, { description: 'Hosted crypto payment orders (MugglePay v1 compatible API)', ...props });
     const { config } = props;
+    const calls = props.calls ?? FUNCTION_CALLS;
 
     this.table = new OrderTable(this, 'Orders');
     // The merchant's answer limit plus 5 s to connect and record the attempt (handler default 10 s).
@@ -170,9 +188,12 @@ export class CryptoPayStack extends Stack {
     const streamedFolders = new Set(ROUTES.filter((route) => route.stream).map((route) => route.fn));
     const functions = new Map<string, ServiceFunction>();
     for (const [folder, needs] of functionNeeds(ROUTES)) {
-      const scope = needs.route && !streamedFolders.has(folder) ? this.routeFunctions : this;
+      // The renewal function, beside its queues, in the nested stack too: the main stack keeps its room (docs/deploy.md "Stack size").
+      const nested = (needs.route && !streamedFolders.has(folder)) || folder === EVENT_FUNCTIONS.renewSubscriptions.fn;
+      const scope = nested ? this.routeFunctions : this;
       const fn = new ServiceFunction(scope, constructId(folder), {
         folder,
+        calls,
         serviceName: SERVICE_NAME,
         logLevel: config.logLevel,
         table: this.table.table,
@@ -197,22 +218,28 @@ export class CryptoPayStack extends Stack {
           ...(needs.grants.has('chain-sources') ? { ...chainSourceParameters(config.chainSources), ...config.tonParameters } : {}),
         },
       });
-      if (needs.grants.has('callback-queue')) this.callbacks.grantEnqueue(fn.function);
+      if (needs.grants.has('callback-queue')) this.callbacks.grantEnqueue(fn);
       functions.set(folder, fn);
     }
-    const eventFunction = (event: EventFunction) => functions.get(event.fn)!.function;
+    const eventFunction = (event: EventFunction) => functions.get(event.fn)!;
     // A streamed route has no API Gateway throttle in front (its function URL is behind the
     // portal's CloudFront): a few at a time, so long exports cannot take the account's concurrency.
     for (const route of ROUTES.filter((entry) => entry.stream)) {
       const fn = functions.get(route.fn)?.function;
       if (fn) (fn.node.defaultChild as CfnFunction).reservedConcurrentExecutions = STREAMED_CONCURRENCY;
     }
-    this.runEvery(EVENT_FUNCTIONS.expireOrders.fn, eventFunction(EVENT_FUNCTIONS.expireOrders), Duration.minutes(1));
-    this.runEvery(EVENT_FUNCTIONS.sweepCallbacks.fn, eventFunction(EVENT_FUNCTIONS.sweepCallbacks), Duration.minutes(5));
+    this.runEvery(EVENT_FUNCTIONS.expireOrders.fn, eventFunction(EVENT_FUNCTIONS.expireOrders).function, Duration.minutes(1));
+    this.runEvery(EVENT_FUNCTIONS.sweepCallbacks.fn, eventFunction(EVENT_FUNCTIONS.sweepCallbacks).function, Duration.minutes(5));
     const orderEvents = eventFunction(EVENT_FUNCTIONS.orderEvents);
-    this.callbacks.addOrderEventsConsumer(orderEvents, this.table.table, config.email ? EMAIL_EVENT_PATTERNS : []);
+    // A period order's status change queues its subscription's renewal at once; with email on, the records emails are made from.
+    this.callbacks.addOrderEventsConsumer(orderEvents, this.table.table, [PERIOD_ORDER_PATTERN, ...(config.email ? EMAIL_EVENT_PATTERNS : [])]);
+    // Subscription renewals: the minute sweep queues the due ones, order-events a paid or lapsed period's, renew-subscriptions takes their steps.
+    this.renewals = new Renewals(this.routeFunctions, 'Renewals', { consumerTimeout: Duration.seconds(EVENT_FUNCTIONS.renewSubscriptions.timeoutSeconds) });
+    this.renewals.grantEnqueue(eventFunction(EVENT_FUNCTIONS.expireOrders));
+    this.renewals.grantEnqueue(orderEvents);
+    this.renewals.addConsumer(eventFunction(EVENT_FUNCTIONS.renewSubscriptions));
     this.callbacks.addDeliveryFunction(eventFunction(EVENT_FUNCTIONS.deliverCallback));
-    const notFound = eventFunction(EVENT_FUNCTIONS.notFound);
+    const notFound = eventFunction(EVENT_FUNCTIONS.notFound).function;
     this.functions = functions;
 
     this.api = new OrderApi(this, 'OrderApi', {
@@ -249,6 +276,7 @@ export class CryptoPayStack extends Stack {
     if (config.chainSources.length + config.indexedSources.length > 0) {
       this.watchers = new ChainWatchers(this, 'Watchers', {
         config,
+        calls,
         serviceName: SERVICE_NAME,
         metricsNamespace: METRICS_NAMESPACE,
         table: this.table.table,
@@ -260,6 +288,7 @@ export class CryptoPayStack extends Stack {
     if (config.email) {
       this.email = new Email(this, 'Email', {
         config: { ...config, email: config.email },
+        calls,
         serviceName: SERVICE_NAME,
         table: this.table.table,
         environment: { PAYMENT_PAGE_URL: pageUrl, PORTAL_ORIGIN: this.portal.origin },
@@ -275,6 +304,11 @@ export class CryptoPayStack extends Stack {
       this.callbacks.deadLetterQueue,
       'Callbacks exhausted their attempts (or could not be processed): merchants missed status changes. Inspect; once the merchant is fixed, redrive the messages to the callback queue (each starts its delivery over) or use the redeliver endpoint.',
     );
+    this.alarms.alarmWhenQueueHasMessages(
+      'RenewalDeadLetters',
+      this.renewals.deadLetterQueue,
+      'Subscription renewals failed every attempt (the store, or an order that cannot be made): subscriptions may be late to bill, go past due or be canceled. Each is queued again by the minute sweep once its claim ends; inspect the reason and fix it.',
+    );
     if (this.callbacks.streamFailureQueue) {
       this.alarms.alarmWhenQueueHasMessages(
         'OrderEventFailures',
@@ -282,12 +316,12 @@ export class CryptoPayStack extends Stack {
         'Table stream records failed after their retries: those deliveries got no first queue job; sweep-callbacks re-queues them after its grace period.',
       );
     }
-    this.alarms.alarmOnStreamLag('OrderEventsLag', orderEvents);
+    this.alarms.alarmOnStreamLag('OrderEventsLag', orderEvents.function);
     // Route functions answer through the API: one alarm on its 5xx covers them all.
     this.alarms.alarmOnApiServerErrors('ApiServerErrors', this.api.api);
     // Streamed routes answer through their function URL, not the API: an alarm each, as the event-driven functions.
     const streamed = ROUTES.filter((route) => route.stream).map((route) => route.fn);
-    for (const folder of [EVENT_FUNCTIONS.expireOrders.fn, EVENT_FUNCTIONS.sweepCallbacks.fn, EVENT_FUNCTIONS.orderEvents.fn, EVENT_FUNCTIONS.deliverCallback.fn, ...streamed]) {
+    for (const folder of [EVENT_FUNCTIONS.expireOrders.fn, EVENT_FUNCTIONS.sweepCallbacks.fn, EVENT_FUNCTIONS.orderEvents.fn, EVENT_FUNCTIONS.deliverCallback.fn, EVENT_FUNCTIONS.renewSubscriptions.fn, ...streamed]) {
       this.alarms.alarmOnErrors(`${constructId(folder)}Errors`, functions.get(folder)!.function, `${folder} invocations are failing`);
     }
 

@@ -11,7 +11,7 @@ import {
   PayloadTooLargeError,
   RouteNotFoundError,
   UriTooLongError,
-} from '#shared/domain/errors';
+} from '#shared/http/request-errors';
 import { errorResponse } from '#shared/http/errors';
 import { FUNCTION_TIMEOUT_SECONDS, type Route } from '#shared/http/routes';
 

@@ -114,9 +114,18 @@ export async function startMailbox(options: { port?: number } = {}): Promise<Mai
 const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!);
 
+/**
+ * The mailbox's page around `body`. It reads on a phone too (375 px): a word longer than a line
+ * (an address, a link in a message, a line of base64 in the source) breaks where it must instead
+ * of widening the page, the text and source keep their line breaks but wrap, and the frame is as
+ * wide as the page with its border. On a phone the list's rows stand one field a line: three
+ * columns in its width were a few letters each ('Receiv ed', a time in five pieces).
+ */
 const page = (title: string, body: string): string =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(title)}</title>` +
-  '<style>body{font-family:system-ui,sans-serif;margin:2rem;max-width:60rem}table{border-collapse:collapse;width:100%}td,th{padding:.4rem;border-bottom:1px solid #ddd;text-align:left}pre{white-space:pre-wrap;background:#f6f6f6;padding:1rem}iframe{width:100%;height:32rem;border:1px solid #ddd}</style>' +
+  '<style>body{font-family:system-ui,sans-serif;margin:2rem;max-width:60rem;overflow-wrap:anywhere}table{border-collapse:collapse;width:100%}td,th{padding:.4rem;border-bottom:1px solid #ddd;text-align:left}' +
+  'pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f6f6;padding:1rem}iframe{box-sizing:border-box;width:100%;height:32rem;border:1px solid #ddd}' +
+  '@media (max-width:40rem){body{margin:1rem}pre{padding:.5rem}table,tbody,tr,td{display:block}thead{display:none}tr{border-bottom:1px solid #ddd;padding:.4rem 0}td{border:0;padding:.1rem 0}}</style>' +
   `</head><body>${body}</body></html>`;
 
 /**

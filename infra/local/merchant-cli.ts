@@ -8,6 +8,7 @@
  *   token create <user_id> [--name NAME] | token list <user_id> | token revoke <user_id> <token_id>
  *   secret show <user_id> | secret roll <user_id> [--overlap-hours H]
  *   number-orders [<user_id>]                                       number orders stored before numbering (Get Orders' deep offsets)
+ *   plans <user_id>                                                 its subscription plans, newest first (read)
  *
  * Settings: --name, --receive-currency USD|USDT|USDC, --gateway CODE (repeatable), --tolerance
  * PERCENT, --callback-statuses paid|all, --xpub CURRENCY=KEY (repeatable; CURRENCY= removes).
@@ -39,6 +40,7 @@ const USAGE = `usage: npm run merchant -- <command> [--json]
   secret roll <user_id> [--overlap-hours H]   (default 24: both secrets sign callbacks meanwhile)
   invite <user_id> [--name NAME] [--role owner|developer|viewer] [--hours H]   (a portal invite link, once, 72 h by default)
   number-orders [<user_id>]   (numbers one merchant's orders, or every merchant's, up to two minutes ago: Get Orders beyond offset 1000)
+  plans <user_id>   (its subscription plans, newest first: id, available or archived, price, period, name)
 settings: --name NAME --receive-currency USD|USDT|USDC --gateway ALIPAY|ALIGLOBAL|WECHAT (repeatable)
           --tolerance PERCENT --callback-statuses paid|all --xpub KEY=XPUB (repeatable; KEY= removes)
           KEY: BTC, LTC, BCH, ETH (every EVM network), TRX (TRON), or a pay currency naming its key (USDT_TRC20=, USDC_BASE=)
@@ -135,7 +137,7 @@ function print(json: unknown, text: () => string, alwaysJson = false): void {
   console.log(alwaysJson || values.json ? JSON.stringify(json) : text());
 }
 
-const COMMANDS = ['create', 'list', 'show', 'audit', 'disable', 'enable', 'set', 'token', 'secret', 'invite', 'number-orders'] as const;
+const COMMANDS = ['create', 'list', 'show', 'audit', 'disable', 'enable', 'set', 'token', 'secret', 'invite', 'number-orders', 'plans'] as const;
 const [command, ...rest] = positionals;
 if (!COMMANDS.includes(command as (typeof COMMANDS)[number])) fail(USAGE);
 await useCliTable(fail);
@@ -252,6 +254,26 @@ const commands: Record<(typeof COMMANDS)[number], () => Promise<void>> = {
     const numbered: Record<string, number> = {};
     for (const userId of userIds) numbered[userId] = await numberMerchantOrders(userId, new Date());
     print({ numbered }, () => Object.entries(numbered).map(([userId, count]) => `${userId}\t${count} orders numbered`).join('\n'));
+  },
+  async plans() {
+    const userId = userIdArgument(rest[0]);
+    // An unknown merchant is an error, not an empty list.
+    await merchants.merchantProfile(userId);
+    const { listMerchantPlans } = await import('#shared/services/subscriptions');
+    const { planView } = await import('#shared/schemas/subscriptions');
+    const plans: ReturnType<typeof planView>[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await listMerchantPlans({ user_id: userId }, { limit: 50, ...(cursor ? { cursor } : {}) });
+      plans.push(...page.plans.map(planView));
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    print(plans, () =>
+      [
+        'plan_id\tstate\tprice\tevery\tname',
+        ...plans.map((plan) => `${plan.plan_id}\t${plan.archived ? 'archived' : 'available'}\t${plan.price_amount} ${plan.price_currency}\t${plan.interval_count} ${plan.interval_unit}\t${plan.name}`),
+      ].join('\n'),
+    );
   },
   async secret() {
     const [verb, id] = rest;

@@ -4,6 +4,7 @@ import { startStreamPoller } from '#infra/local/stream-poller';
 import { isOutboxInsert } from '#shared/callbacks/outbox';
 import { isEmailRecord } from '#shared/email/events';
 import type { EmailTransport } from '#shared/email/transport';
+import { isPeriodOrderRecord } from '#shared/services/renewal-queue';
 
 /**
  * Concurrent delivery pollers (each takes batches of up to 10 messages): Lambda starts an SQS
@@ -51,8 +52,8 @@ export async function startCallbackPipeline(options: PipelineOptions): Promise<(
     endpoint: options.dynamodbEndpoint,
     tableName: options.tableName,
     handler: orderEvents,
-    // The event filters of the AWS mapping: deliveries being inserted, and with email on its records.
-    filter: options.email ? (record) => isOutboxInsert(record) || isEmailRecord(record) : isOutboxInsert,
+    // The event filters of the AWS mapping: deliveries being inserted, period orders' status changes, and with email on its records.
+    filter: (record) => isOutboxInsert(record) || isPeriodOrderRecord(record) || (options.email !== undefined && isEmailRecord(record)),
     checkpointFile: options.checkpointFile,
     onError: report,
   });
@@ -68,6 +69,7 @@ export async function startCallbackPipeline(options: PipelineOptions): Promise<(
     ),
   );
   const emails = options.email ? await startEmailSender(options.sqs, options.email, report) : async () => undefined;
+  const renewals = await startRenewals(options.sqs, report);
   let sweeping: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
     sweeping = sweeping.then(() => sweepDeliveries(new Date(), callbackConfig().sweepGraceSeconds)).catch(report);
@@ -79,7 +81,15 @@ export async function startCallbackPipeline(options: PipelineOptions): Promise<(
     await stream.stop();
     await Promise.all(queues.map((queue) => queue.stop()));
     await emails();
+    await renewals();
   };
+}
+
+/** The renewal queue's consumer (the renew-subscriptions function's). */
+async function startRenewals(sqs: LocalSqs, report: (error: unknown) => void): Promise<() => Promise<void>> {
+  const { handler } = await import('#functions/renew-subscriptions/handler');
+  const poller = await startQueuePoller({ endpoint: sqs.endpoint, queueUrl: sqs.subscriptionQueueUrl, handler, onError: report });
+  return () => poller.stop();
 }
 
 /** The email queue's consumers (the send-email function's, with the local transport) and the daily summary's timer. */

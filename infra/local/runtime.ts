@@ -133,7 +133,8 @@ async function startChainWatchers(): Promise<{ chains: string[]; stop: () => Pro
   const indexed = [readEosConfig, readTronConfig, readSolanaConfig, readTonConfig, readStellarConfig].some((read) => read(process.env).watched);
   const nothing = chainSources(process.env).length === 0 && readLightningConfig(process.env).restUrl === undefined && !indexed;
   if (nothing) return { chains: [], stop: async () => undefined };
-  const { runnableWatchers, watchChainRun } = await import('#shared/watchers/run');
+  const { runnableWatchers } = await import('#shared/watchers/runnable');
+  const { watchChainRun } = await import('#shared/watchers/polled');
   const controller = new AbortController();
   // The same run function as the AWS watch-chain function, one per chain until stopped.
   const watchers = runnableWatchers();
@@ -205,6 +206,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       PUBLIC_API_URL: process.env.PUBLIC_API_URL ?? `${url}/`,
       CALLBACK_QUEUE_URL: sqs.callbackQueueUrl,
       CALLBACK_DLQ_URL: sqs.callbackDeadLetterQueueUrl,
+      SUBSCRIPTION_QUEUE_URL: sqs.subscriptionQueueUrl,
+      SUBSCRIPTION_DLQ_URL: sqs.subscriptionDeadLetterQueueUrl,
       SQS_ENDPOINT: sqs.endpoint,
       EMAIL_QUEUE_URL: sqs.emailQueueUrl,
       EMAIL_DLQ_URL: sqs.emailDeadLetterQueueUrl,

@@ -2,7 +2,7 @@ import { createReadStream, existsSync, statSync } from 'node:fs';
 import { extname, join, normalize, resolve } from 'node:path';
 import { type FallbackHandler, requestUrl, send } from '#infra/local/http-adapter';
 import { securityHeaderFields, siteSecurityHeaders, type SiteName } from '#shared/core/site-headers';
-import { MalformedRequestError } from '#shared/domain/errors';
+import { MalformedRequestError } from '#shared/http/request-errors';
 import { errorResponse } from '#shared/http/errors';
 
 const TYPES: Record<string, string> = {

@@ -1,4 +1,4 @@
-import type { Delivery } from '#shared/domain/delivery';
+import type { OrderDelivery } from '#shared/domain/delivery';
 import { UnknownOrderError } from '#shared/domain/errors';
 import { isId } from '#shared/domain/ids';
 import type { MerchantProfile } from '#shared/domain/merchant';
@@ -17,6 +17,6 @@ export async function ownedOrderId(merchant: MerchantProfile, orderId: unknown):
 }
 
 /** The order's delivery log, newest event first. */
-export async function listCallbacks(merchant: MerchantProfile, orderId: unknown): Promise<Delivery[]> {
+export async function listCallbacks(merchant: MerchantProfile, orderId: unknown): Promise<OrderDelivery[]> {
   return (await listDeliveries(await ownedOrderId(merchant, orderId))).reverse();
 }

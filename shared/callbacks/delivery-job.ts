@@ -6,7 +6,7 @@ import { postJson, CallbackTransportError } from '#shared/callbacks/http-post';
 import { callbackQueue, enqueueDelivery, type DeliveryJob } from '#shared/callbacks/queue';
 import { CALLBACK_BACKOFF, withRetryAfter } from '#shared/callbacks/schedule';
 import { webhookHeaders } from '#shared/callbacks/signing';
-import { type Delivery, type DeliveryAttempt, LOGGED_RESPONSE_CHARS } from '#shared/domain/delivery';
+import { type Delivery, type DeliveryAttempt, LOGGED_RESPONSE_CHARS, type OrderDelivery, subjectOf } from '#shared/domain/delivery';
 import { CallbackInProgressError, NoCallbackError } from '#shared/domain/errors';
 import { type Merchant, type MerchantProfile, signingSecrets } from '#shared/domain/merchant';
 import { logger } from '#shared/core/logger';
@@ -25,7 +25,7 @@ import { ownedOrderId } from '#shared/callbacks/callback-log';
 import { type DeadJob, deadLetterJob, type JobKind, processJobMessage, runJob } from '#shared/jobs/delayed-jobs';
 
 const jobOf = (delivery: Delivery): DeliveryJob => ({
-  order_id: delivery.order_id,
+  ...subjectOf(delivery),
   version: delivery.version,
   event_id: delivery.event_id,
   attempt: delivery.attempt_count,
@@ -114,7 +114,7 @@ const callbackDeliveries: JobKind<DeliveryJob, Delivery, FailedAttempt> = {
   maxAttempts: () => callbackConfig().maxAttempts,
   backoff: () => ({ ...CALLBACK_BACKOFF, base: callbackConfig().retryBaseSeconds }),
   async open(job, now) {
-    const delivery = await findDelivery(job.order_id, job.version);
+    const delivery = await findDelivery(job.subscription_id !== undefined ? { subscription_id: job.subscription_id } : { order_id: job.order_id }, job.version);
     if (delivery?.state === 'FAILED') {
       await failedDeliveryJob(delivery, job, now);
       return undefined;
@@ -212,7 +212,7 @@ export async function sweepDeliveries(now: Date, graceSeconds: number, limit = 1
 }
 
 /** Queues the latest event again (same event id), from a first attempt. */
-export async function redeliverLatest(merchant: MerchantProfile, orderId: unknown, now: Date): Promise<Delivery> {
+export async function redeliverLatest(merchant: MerchantProfile, orderId: unknown, now: Date): Promise<OrderDelivery> {
   const deliveries = await listDeliveries(await ownedOrderId(merchant, orderId));
   const latest = deliveries.at(-1);
   if (!latest) throw new NoCallbackError();
@@ -221,5 +221,5 @@ export async function redeliverLatest(merchant: MerchantProfile, orderId: unknow
   // deliver the event twice at once.
   if (!reset) throw new CallbackInProgressError();
   await enqueueDelivery(jobOf(reset));
-  return reset;
+  return { ...latest, ...reset } as OrderDelivery;
 }

@@ -3,6 +3,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { enqueueDelivery, type DeliveryJob } from '#shared/callbacks/queue';
 import { isOutboxInsert } from '#shared/callbacks/outbox';
+import { subjectOf } from '#shared/domain/delivery';
 import { deliveryFromItem } from '#shared/store/deliveries';
 
 /**
@@ -12,12 +13,14 @@ import { deliveryFromItem } from '#shared/store/deliveries';
 function firstJobOf(record: DynamoDBRecord): DeliveryJob | undefined {
   const image = unmarshall(record.dynamodb?.NewImage as Record<string, AttributeValue>);
   if (typeof image.PK !== 'string' || typeof image.SK !== 'string') throw new Error(`stream record ${record.eventID} is not a delivery item`);
-  const { order_id: orderId, version, event_id: eventId, state, attempt_count: attempts } = deliveryFromItem(image);
-  if (typeof orderId !== 'string' || !Number.isInteger(version) || typeof eventId !== 'string' || !Number.isInteger(attempts)) {
+  const delivery = deliveryFromItem(image);
+  const { version, event_id: eventId, state, attempt_count: attempts } = delivery;
+  const subject = subjectOf(delivery);
+  if (typeof (subject.order_id ?? subject.subscription_id) !== 'string' || !Number.isInteger(version) || typeof eventId !== 'string' || !Number.isInteger(attempts)) {
     throw new Error(`stream record ${record.eventID} is not a delivery item`);
   }
   if (state !== 'PENDING' || attempts !== 0) return undefined;
-  return { order_id: orderId, version, event_id: eventId, attempt: attempts };
+  return { ...subject, version, event_id: eventId, attempt: attempts };
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { DynamoDBRecord } from 'aws-lambda';
 import { filterPredicate, type FilterPattern } from '#shared/aws/lambda-event-filter';
 import { callbackBody } from '#shared/callbacks/payload';
-import { type Delivery, eventIdFor } from '#shared/domain/delivery';
+import { eventIdFor, type OrderDelivery } from '#shared/domain/delivery';
 import { callsBackNow, type Order } from '#shared/domain/order';
 import type { RefundNotice } from '#shared/domain/refund';
 import { ENTITY } from '#shared/store/keys';
@@ -13,7 +13,7 @@ import { ENTITY } from '#shared/store/keys';
  * see CallbackStatuses). Written in the same transaction as the change (a transactional
  * outbox); the table stream's INSERT of it is what sends its first queue job (order-events).
  */
-export function deliveryFor(before: Order | undefined, after: Order, now: Date, refunds?: readonly RefundNotice[]): Delivery | undefined {
+export function deliveryFor(before: Order | undefined, after: Order, now: Date, refunds?: readonly RefundNotice[]): OrderDelivery | undefined {
   if (!before || before.status === after.status || !after.callback_url || !callsBackNow(after)) return undefined;
   const eventId = eventIdFor(after.order_id, after.version);
   return {

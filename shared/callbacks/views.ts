@@ -1,7 +1,7 @@
-import type { Delivery } from '#shared/domain/delivery';
+import type { OrderDelivery } from '#shared/domain/delivery';
 
 /** A delivery as the merchant's callback log shows it (no payload secrets, no lease internals). */
-export function deliveryView(delivery: Delivery) {
+export function deliveryView(delivery: OrderDelivery) {
   return {
     event_id: delivery.event_id,
     status: delivery.status,

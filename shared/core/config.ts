@@ -166,6 +166,13 @@ export const readCallbackConfig = (env: Env) => ({
 });
 export const callbackConfig = section(readCallbackConfig);
 
+/** Recurring billing (shared/services/subscription-renewals.ts): the queue of renewal jobs and its dead letters. */
+export const readSubscriptionConfig = (env: Env) => ({
+  queueUrl: setting(env, 'SUBSCRIPTION_QUEUE_URL'),
+  deadLetterQueueUrl: setting(env, 'SUBSCRIPTION_DLQ_URL'),
+});
+export const subscriptionConfig = section(readSubscriptionConfig);
+
 /**
  * Email (shared/email/): the queue of email events, and how mail is sent. `EMAIL_QUEUE_URL`
  * unset: no email at all (the stream's events are not queued). In AWS the stack sets the queues,

@@ -91,6 +91,8 @@ export const SETTINGS = {
   TABLE_NAME: stackSet('string', 'the DynamoDB table', { required: true }),
   CALLBACK_QUEUE_URL: stackSet('string', 'the callback queue', { required: true }),
   CALLBACK_DLQ_URL: stackSet('string', "the callback queue's dead-letter queue (deliver-callback's)"),
+  SUBSCRIPTION_QUEUE_URL: stackSet('string', "the queue of subscription renewal jobs (a subscription's steps: its period's order, past_due, canceled)", { required: true }),
+  SUBSCRIPTION_DLQ_URL: stackSet('string', 'where a renewal job goes after its last failed attempt (an alarm fires; the subscription is due again when its claim ends)'),
   PUBLIC_API_URL: stackSet('string', "the API's base URL, which gateways post their notifications to"),
   LIVE_GATEWAYS: stackSet('string', 'the gateways with credentials (codes, comma-separated); the stack derives it from the credential parameters', {
     defaultText: 'the gateways whose credentials are set',

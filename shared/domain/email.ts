@@ -72,7 +72,17 @@ export interface OrderSummary {
   unresolved_reason?: string;
   /** When the order reached this status. */
   at: string;
+  /** A subscription's period order: its subscription (the receipt links to the subscriber's page). */
+  subscription_id?: string;
 }
+
+/**
+ * What a subscriber's email tells (shared/email/subscriber-emails.ts): the trial started, a
+ * period's order made (the invoice), a reminder a day before its due date or on it, the
+ * subscription past due or ended, a new page link.
+ */
+export const SUBSCRIBER_NOTICES = ['trial_started', 'invoice', 'before_due', 'on_due', 'past_due', 'canceled', 'new_link'] as const;
+export type SubscriberNotice = (typeof SUBSCRIBER_NOTICES)[number];
 
 /**
  * One event that may owe emails: what the table stream (or the daily schedule) saw, queued as
@@ -122,6 +132,27 @@ export type EmailEvent =
       currency: string;
       /** The merchant's note to the buyer. */
       reason?: string;
+    }
+  | {
+      /** A subscriber's email of their subscription, to its customer_email (the sender reads the rest, and makes the page link, itself). */
+      kind: 'subscriber';
+      event_id: string;
+      merchant_id: number;
+      subscription_id: string;
+      notice: SubscriberNotice;
+      /** The period (0: the first) and attempt of an invoice or a reminder. */
+      period?: number;
+      attempt?: number;
+      /** A new link's version. */
+      link_version?: number;
+    }
+  | {
+      /** Someone asked for the page links of the subscriptions to a plan started with `email` (only that address is mailed, if any). */
+      kind: 'subscriber_links';
+      event_id: string;
+      merchant_id: number;
+      plan_id: string;
+      email: string;
     };
 
 /** The UTC day (YYYY-MM-DD) of a time. */

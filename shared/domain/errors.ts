@@ -1,19 +1,23 @@
 /**
- * One error model for the service. Each case carries the HTTP status and the MugglePay-style
- * `error_code`; the HTTP error middleware turns them into the contract's bodies. Anything that
- * is not an {@link AppError} is unexpected and becomes a bare 500 (details in the log only),
- * but the domain refusals that carry no status ({@link PaymentNotBookableError}), which the
- * HTTP layer maps itself.
+ * One error model for the service. Each case carries the MugglePay-style `error_code` of the
+ * contract, its message and whatever else its answer's body needs, but no HTTP status: the HTTP
+ * layer answers each code with its status from one table (shared/http/errors.ts), which is typed
+ * by the codes of these classes (and of portal-errors.ts and status-machine.ts), so a case added
+ * here without a status there does not compile. The errors of a request no service sees (bad
+ * JSON, a body or header too large, an unknown route) are the HTTP layer's own
+ * (shared/http/request-errors.ts). Anything that is not an {@link AppError} is unexpected and
+ * becomes a bare 500 (details in the log only), except {@link PaymentNotBookableError}, which
+ * the HTTP layer maps itself.
  */
-export class AppError extends Error {
+export abstract class AppError extends Error {
+  /**
+   * The contract's `error_code`. Each case declares it as a literal (`readonly code = 'CODE'`),
+   * so the HTTP layer's table of statuses can be keyed by every code there is.
+   */
+  abstract readonly code: string;
   /** Set on a refusal that passes with time (a quota, a held key, the store failing): the whole seconds until a retry can go through. */
   declare readonly retryAfterSeconds?: number;
-  constructor(
-    readonly statusCode: number,
-    readonly code: string,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
+  constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;
   }
@@ -21,96 +25,60 @@ export class AppError extends Error {
 
 /** Get Order's not-found, answered with the contract's `{eror, status: "404"}` quirk. */
 export class OrderNotFoundError extends AppError {
+  readonly code = 'ORDER_NOT_FOUND';
   constructor() {
-    super(404, 'ORDER_NOT_FOUND', 'Order not found');
+    super('Order not found');
   }
 }
 
 /** Checkout's not-found: the contract answers HTTP 422 `{error, status: 422}`. */
 export class OrderDoesNotExistError extends AppError {
+  readonly code = 'ORDER_NOT_VALID';
   constructor() {
-    super(422, 'ORDER_NOT_VALID', 'Order does not exist');
+    super('Order does not exist');
   }
 }
 
 /** The contract's invalid-price body: `{status: 400, error: "Price is not valid"}`. */
 export class InvalidPriceError extends AppError {
+  readonly code = 'PAY_PRICE_ERROR';
   constructor(detail?: string) {
-    super(400, 'PAY_PRICE_ERROR', 'Price is not valid', { cause: detail });
+    super('Price is not valid', { cause: detail });
   }
 }
 
 export class AuthenticationError extends AppError {
+  readonly code = 'AUTHENTICATION_FAILED';
   constructor(message = 'Authentication Token is not set or expired.') {
-    super(401, 'AUTHENTICATION_FAILED', message);
+    super(message);
   }
 }
 
 export class ParametersMissingError extends AppError {
+  readonly code = 'PARAMETERS_MISSING';
   constructor(field: string) {
-    super(400, 'PARAMETERS_MISSING', `Missing parameter: ${field}`);
+    super(`Missing parameter: ${field}`);
   }
 }
 
 export class InvalidParameterError extends AppError {
+  readonly code = 'PARAMETERS_INVALID';
   constructor(message: string) {
-    super(400, 'PARAMETERS_INVALID', message);
+    super(message);
   }
 }
 
 /**
  * A payment report its invoice can never take (services/payment-reports.ts): an amount finer
- * than the invoice's currency, a simulated amount over its bound. A domain refusal with no HTTP
- * status: a watcher keeps such a payment as unmatched (watchers/booking.ts), and the HTTP layer
- * answers it as an invalid parameter (shared/http/errors.ts) where a request sent it (the sandbox).
+ * than the invoice's currency, a simulated amount over its bound. Not an AppError, as it is no
+ * refusal of a request in itself: a watcher keeps such a payment as unmatched
+ * (watchers/booking.ts), and the HTTP layer answers it as an invalid parameter
+ * (shared/http/errors.ts) where a request sent it (the sandbox).
  */
 export class PaymentNotBookableError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'PaymentNotBookableError';
-  }
-}
-
-export class MalformedJsonError extends AppError {
-  constructor() {
-    super(400, 'INVALID_JSON', 'Request body is not valid JSON');
-  }
-}
-
-export class PayloadTooLargeError extends AppError {
-  constructor(limit: number) {
-    super(413, 'PAYLOAD_TOO_LARGE', `Request body is larger than ${limit} bytes`);
-  }
-}
-
-/**
- * A request no gateway would pass on: no Host, a path that is not percent-encoded text, a
- * request target that is not a path. Answered by the HTTP adapter and the page's file server.
- */
-export class MalformedRequestError extends AppError {
-  constructor(detail: string) {
-    super(400, 'BAD_REQUEST', `Malformed HTTP request: ${detail}`);
-  }
-}
-
-/** An `Expect` header asking for something the service does not do (anything but 100-continue). */
-export class ExpectationFailedError extends AppError {
-  constructor() {
-    super(417, 'EXPECTATION_FAILED', 'Only "Expect: 100-continue" is supported');
-  }
-}
-
-/** The request line is longer than the gateway reads (answered by the HTTP adapter). */
-export class UriTooLongError extends AppError {
-  constructor(limit: number) {
-    super(414, 'URI_TOO_LONG', `Request path and query are longer than ${limit} bytes`);
-  }
-}
-
-/** The request line and headers together are larger than the gateway reads. */
-export class HeadersTooLargeError extends AppError {
-  constructor(limit: number) {
-    super(431, 'HEADERS_TOO_LARGE', `Request line and headers are larger than ${limit} bytes`);
   }
 }
 
@@ -122,37 +90,37 @@ export interface ExistingOrder {
 }
 
 export class MerchantOrderIdExistsError extends AppError {
+  readonly code = 'ORDER_MERCHANTID_EXIST';
   /**
    * `existing`: the order already holding the reference. Its answer carries it, as
    * MugglePay's does: WooCommerce sends the buyer to its `payment_url`, WHMCS reads
    * `order.order_id` and `order.status` from it on every invoice view.
    */
   constructor(readonly existing?: ExistingOrder) {
-    super(400, 'ORDER_MERCHANTID_EXIST', 'Order with same merchant_order_id exists.');
+    super('Order with same merchant_order_id exists.');
   }
 }
 
 export class OrderNotNewError extends AppError {
+  readonly code = 'ORDER_NOT_NEW';
   constructor() {
-    super(400, 'ORDER_NOT_NEW', 'The current order is not new, and payment method cannot be switched.');
+    super('The current order is not new, and payment method cannot be switched.');
   }
 }
 
 /** Other writes kept moving the order while this one retried; the client may retry. */
 export class ConcurrentUpdateError extends AppError {
+  readonly code = 'ORDER_CONFLICT';
   constructor() {
-    super(409, 'ORDER_CONFLICT', 'The order was changed by another request, please retry.');
+    super('The order was changed by another request, please retry.');
   }
 }
 
 /** The order has had its bounded number of invoices; waiting does not help (no Retry-After). */
 export class TooManyInvoicesError extends AppError {
+  readonly code = 'TOO_MANY_INVOICES';
   constructor(limit: number) {
-    super(
-      429,
-      'TOO_MANY_INVOICES',
-      `This order has had ${limit} invoices, the most one order may have: pay one of its current invoices or ask the merchant for a new order.`,
-    );
+    super(`This order has had ${limit} invoices, the most one order may have: pay one of its current invoices or ask the merchant for a new order.`);
   }
 }
 
@@ -161,168 +129,186 @@ export class TooManyInvoicesError extends AppError {
  * page's routes): answered 429 with `Retry-After`, the whole seconds until a request fits again.
  */
 export class RateLimitedError extends AppError {
+  readonly code = 'API_LIMIT_EXCEEDED';
   constructor(override readonly retryAfterSeconds: number) {
-    super(429, 'API_LIMIT_EXCEEDED', `Too many requests from this client, retry after ${retryAfterSeconds} s.`);
+    super(`Too many requests from this client, retry after ${retryAfterSeconds} s.`);
   }
 }
 
 export class PaymentNotAvailableError extends AppError {
+  readonly code = 'PAYMENT_NOT_AVAILABLE';
   constructor(message = 'The payment method is not available, please retry later.', cause?: unknown) {
-    super(400, 'PAYMENT_NOT_AVAILABLE', message, { cause });
-  }
-}
-
-export class RouteNotFoundError extends AppError {
-  constructor() {
-    super(404, 'NOT_FOUND', 'No such endpoint');
+    super(message, { cause });
   }
 }
 
 /** The store could not be reached; the client may retry (never a half-written change). */
 export class ServiceUnavailableError extends AppError {
+  readonly code = 'SERVICE_UNAVAILABLE';
   /** Answered as Retry-After: the store's throttling and failures pass within about a second. */
   override readonly retryAfterSeconds = 1;
   constructor(cause?: unknown) {
-    super(503, 'SERVICE_UNAVAILABLE', 'The service is temporarily unavailable, please retry.', { cause });
+    super('The service is temporarily unavailable, please retry.', { cause });
   }
 }
 
 /** An order that does not exist (or is another merchant's), on the endpoints beyond the contract. */
 export class UnknownOrderError extends AppError {
+  readonly code = 'ORDER_NOT_FOUND';
   constructor() {
-    super(404, 'ORDER_NOT_FOUND', 'Order not found');
+    super('Order not found');
   }
 }
 
 export class CancelFailedError extends AppError {
+  // MugglePay's code, misspelling included, so existing integrations match on it.
+  readonly code = 'ORDER_CANCELED_FAIILED';
   constructor() {
-    // MugglePay's code, misspelling included, so existing integrations match on it.
-    super(400, 'ORDER_CANCELED_FAIILED', 'Only a NEW order can be canceled.');
+    super('Only a NEW order can be canceled.');
   }
 }
 
 export class RefundFailedError extends AppError {
+  readonly code = 'ORDER_REFUND_FAILED';
   /** Without a message: the order is in no status a refund can be asked in. */
   constructor(message = 'Only a PAID or UNRESOLVED order can be refunded.') {
-    super(400, 'ORDER_REFUND_FAILED', message);
+    super(message);
   }
 }
 
 /** A refund of this order, or of another merchant's order (answered alike), or none at all. */
 export class RefundNotFoundError extends AppError {
+  readonly code = 'REFUND_NOT_FOUND';
   constructor() {
-    super(404, 'REFUND_NOT_FOUND', 'Refund not found');
+    super('Refund not found');
   }
 }
 
 /** A refund link that never was, was replaced by a new one, or was used (an address is set). */
 export class RefundLinkInvalidError extends AppError {
+  readonly code = 'REFUND_LINK_INVALID';
   constructor() {
-    super(404, 'REFUND_LINK_INVALID', 'This refund link is not valid, or it was used already. Ask the merchant for a new one.');
+    super('This refund link is not valid, or it was used already. Ask the merchant for a new one.');
   }
 }
 
 /** An address that cannot receive the refund: the reason names what is wrong (network, checksum, ...). */
 export class RefundAddressError extends AppError {
+  readonly code = 'REFUND_ADDRESS_INVALID';
   constructor(reason: string) {
-    super(400, 'REFUND_ADDRESS_INVALID', reason);
+    super(reason);
   }
 }
 
 /** A reported refund transaction that does not pay the refund. */
 export class RefundTransactionError extends AppError {
+  readonly code = 'REFUND_TX_INVALID';
   constructor(reason: string) {
-    super(400, 'REFUND_TX_INVALID', reason);
+    super(reason);
   }
 }
 
 /** A reported refund transaction that has not reached its confirmations yet: report it again later. */
 export class RefundTransactionNotFinalError extends AppError {
+  readonly code = 'REFUND_TX_NOT_FINAL';
   constructor() {
-    super(409, 'REFUND_TX_NOT_FINAL', 'The transaction is not final yet: report it again once it has its confirmations.');
+    super('The transaction is not final yet: report it again once it has its confirmations.');
   }
 }
 
 /** A live merchant's reported transaction on a network this deployment reads no source of (fail closed: never taken unchecked). */
 export class RefundCheckUnavailableError extends AppError {
+  readonly code = 'REFUND_CHECK_UNAVAILABLE';
   constructor(network: string) {
-    super(400, 'REFUND_CHECK_UNAVAILABLE', `Transactions on ${network} cannot be checked: this deployment reads no ${network} source.`);
+    super(`Transactions on ${network} cannot be checked: this deployment reads no ${network} source.`);
   }
 }
 
 export class ResolveFailedError extends AppError {
+  readonly code = 'ORDER_RESOLVE_FAILED';
   constructor() {
-    super(400, 'ORDER_RESOLVE_FAILED', 'Only an UNRESOLVED order can be resolved.');
+    super('Only an UNRESOLVED order can be resolved.');
   }
 }
 
 export class InvoiceNotExistError extends AppError {
+  readonly code = 'INVOICE_NOT_EXIST';
   constructor() {
-    super(400, 'INVOICE_NOT_EXIST', 'The order has no invoice yet: check it out first.');
+    super('The order has no invoice yet: check it out first.');
   }
 }
 
 export class SandboxOnlyError extends AppError {
+  readonly code = 'SANDBOX_ONLY';
   constructor() {
-    super(403, 'SANDBOX_ONLY', 'Only sandbox merchants can simulate payments.');
+    super('Only sandbox merchants can simulate payments.');
   }
 }
 
 export class RefundNotPendingError extends AppError {
+  readonly code = 'ORDER_REFUND_FAILED';
   constructor() {
-    super(400, 'ORDER_REFUND_FAILED', 'The order has no refund pending.');
+    super('The order has no refund pending.');
   }
 }
 
 export class CallbackInProgressError extends AppError {
+  readonly code = 'CALLBACK_IN_PROGRESS';
   constructor() {
-    super(409, 'CALLBACK_IN_PROGRESS', 'The callback is being delivered right now; ask again in a minute.');
+    super('The callback is being delivered right now; ask again in a minute.');
   }
 }
 
 export class NoCallbackError extends AppError {
+  readonly code = 'NO_CALLBACK';
   constructor() {
-    super(400, 'NO_CALLBACK', 'The order has no callback to deliver (no status change yet, or no callback_url).');
+    super('The order has no callback to deliver (no status change yet, or no callback_url).');
   }
 }
 
 export class IdempotencyKeyReusedError extends AppError {
+  readonly code = 'IDEMPOTENCY_KEY_REUSED';
   constructor() {
-    super(422, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request.');
+    super('This Idempotency-Key was used with a different request.');
   }
 }
 
 /** Another request holds the key: `retryAfterSeconds` until its lease runs out (then a retry may take it over). */
 export class IdempotencyInProgressError extends AppError {
+  readonly code = 'IDEMPOTENCY_IN_PROGRESS';
   constructor(override readonly retryAfterSeconds = 1) {
-    super(409, 'IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still being processed; retry shortly.');
+    super('A request with this Idempotency-Key is still being processed; retry shortly.');
   }
 }
 
 /** A payment link that does not exist (or is another merchant's): answered the same way. */
 export class LinkNotFoundError extends AppError {
+  readonly code = 'LINK_NOT_FOUND';
   constructor() {
-    super(404, 'LINK_NOT_FOUND', 'Payment link not found');
+    super('Payment link not found');
   }
 }
 
 /** A buyer's order on a link the merchant disabled. */
 export class LinkDisabledError extends AppError {
+  readonly code = 'LINK_DISABLED';
   constructor() {
-    super(409, 'LINK_DISABLED', 'This payment link has been disabled by the merchant.');
+    super('This payment link has been disabled by the merchant.');
   }
 }
 
 /** A buyer's order on a link past its expiry. */
 export class LinkExpiredError extends AppError {
+  readonly code = 'LINK_EXPIRED';
   constructor() {
-    super(409, 'LINK_EXPIRED', 'This payment link has expired.');
+    super('This payment link has expired.');
   }
 }
 
 /** A buyer's order on a link whose every unit is paid for or held by a checkout in progress. */
 export class LinkSoldOutError extends AppError {
+  readonly code = 'LINK_SOLD_OUT';
   constructor() {
-    super(409, 'LINK_SOLD_OUT', 'This payment link is sold out: every unit is paid for or held by a checkout in progress.');
+    super('This payment link is sold out: every unit is paid for or held by a checkout in progress.');
   }
 }

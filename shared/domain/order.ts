@@ -66,6 +66,13 @@ export interface Order {
    * that request whose first try wrote the order and then failed finds its own order here.
    */
   request_key?: string;
+  /**
+   * A subscription's period order (shared/domain/subscription.ts): its subscription, and the
+   * constant the table stream's filter matches to tell the subscription of its status changes.
+   * Neither is in any view of the order: MugglePay clients see an ordinary order.
+   */
+  subscription_id?: string;
+  billed_by?: 'SUBSCRIPTION';
 }
 
 /** The refunds of an order, summed on the order itself so asking one is one conditional write on it. */

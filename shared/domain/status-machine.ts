@@ -31,11 +31,12 @@ export function canTransition(from: OrderStatus, to: OrderStatus): boolean {
 }
 
 export class InvalidTransitionError extends AppError {
+  readonly code = 'ORDER_STATUS_INVALID';
   constructor(
     readonly from: OrderStatus,
     readonly to: OrderStatus,
   ) {
-    super(400, 'ORDER_STATUS_INVALID', `An order in status ${from} cannot become ${to}.`);
+    super(`An order in status ${from} cannot become ${to}.`);
   }
 }
 

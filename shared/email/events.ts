@@ -4,8 +4,9 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { filterPredicate, type FilterPattern } from '#shared/aws/lambda-event-filter';
 import { emailConfig } from '#shared/core/config';
 import type { AuditAction } from '#shared/domain/audit';
-import type { Delivery } from '#shared/domain/delivery';
+import type { Delivery, OrderDelivery } from '#shared/domain/delivery';
 import { AUDIT_EMAIL_TOPICS, type EmailEvent, type OrderSummary } from '#shared/domain/email';
+import { REMINDERS } from '#shared/domain/subscription';
 import type { Order } from '#shared/domain/order';
 import { enqueueEmailJob } from '#shared/email/queue';
 import { deliveryFromItem } from '#shared/store/deliveries';
@@ -47,8 +48,19 @@ export const REFUND_LINK_EMAIL_PATTERN = {
   dynamodb: { NewImage: { type: { S: [ENTITY.refund] }, status: { S: ['AWAITING_ADDRESS'] } } },
 } as const satisfies FilterPattern;
 
+/**
+ * What a subscriber is emailed about, in one pattern (an event source mapping takes few): a
+ * subscription started or changed (the handler keeps a trial's start and the changes to past_due
+ * and canceled), a period's order made (its item's insert) or a reminder of it recorded, a new
+ * page link, a page link asked for by email.
+ */
+export const SUBSCRIBER_EMAIL_PATTERN = {
+  eventName: ['INSERT', 'MODIFY'],
+  dynamodb: { NewImage: { type: { S: [ENTITY.subscription, ENTITY.subscriptionPeriod, ENTITY.subscriberLinkState, ENTITY.subscriberLinkRequest] } } },
+} as const satisfies FilterPattern;
+
 /** The records emails are made from (CDK's event source filters and the local poller's). */
-export const EMAIL_EVENT_PATTERNS: readonly FilterPattern[] = [ORDER_EMAIL_PATTERN, AUDIT_EMAIL_PATTERN, DELIVERY_EMAIL_PATTERN, REFUND_LINK_EMAIL_PATTERN];
+export const EMAIL_EVENT_PATTERNS: readonly FilterPattern[] = [ORDER_EMAIL_PATTERN, AUDIT_EMAIL_PATTERN, DELIVERY_EMAIL_PATTERN, REFUND_LINK_EMAIL_PATTERN, SUBSCRIBER_EMAIL_PATTERN];
 
 const predicates = EMAIL_EVENT_PATTERNS.map(filterPredicate);
 /** Whether a stream record may owe emails (see {@link EMAIL_EVENT_PATTERNS}). */
@@ -72,7 +84,46 @@ export function orderSummary(order: Order): OrderSummary {
     ...(order.email ? { email: order.email } : {}),
     ...(order.unresolved_reason ? { unresolved_reason: order.unresolved_reason } : {}),
     at: order.updated_at,
+    ...(order.subscription_id ? { subscription_id: order.subscription_id } : {}),
   };
+}
+
+/**
+ * The subscriber's email a subscription's record stands for, if any: the trial's start, a
+ * period's order made (the invoice) or reminded, the subscription past due (once a period) or
+ * ended, a new page link, a page link asked for by email. Which address it goes to, and whether
+ * it is still true when sent, the sender reads (shared/email/subscriber-emails.ts).
+ */
+function subscriberEvent(record: DynamoDBRecord, after: Image, before: Image | undefined): EmailEvent | undefined {
+  const common = { kind: 'subscriber' as const, merchant_id: Number(after.user_id), subscription_id: String(after.subscription_id) };
+  if (after.type === ENTITY.subscription) {
+    if (!after.customer_email) return undefined;
+    const id = common.subscription_id;
+    if (record.eventName === 'INSERT') return after.status === 'trialing' ? { ...common, event_id: `subscriber.trial_started.${id}`, notice: 'trial_started' } : undefined;
+    if (before?.status === after.status) return undefined;
+    if (after.status === 'past_due') return { ...common, event_id: `subscriber.past_due.${id}.${Number(after.period)}`, notice: 'past_due', period: Number(after.period) };
+    if (after.status === 'canceled') return { ...common, event_id: `subscriber.canceled.${id}`, notice: 'canceled' };
+    return undefined;
+  }
+  if (after.type === ENTITY.subscriptionPeriod) {
+    const at = { period: Number(after.period), attempt: Number(after.attempt) };
+    const which = `${common.subscription_id}.${at.period}.${at.attempt}`;
+    if (record.eventName === 'INSERT') return { ...common, event_id: `subscriber.invoice.${which}`, notice: 'invoice', ...at };
+    const reminded = (after.reminded ?? {}) as Record<string, unknown>;
+    const earlier = (before?.reminded ?? {}) as Record<string, unknown>;
+    const reminder = REMINDERS.find((name) => reminded[name] !== undefined && earlier[name] === undefined);
+    return reminder ? { ...common, event_id: `subscriber.${reminder}.${which}`, notice: reminder, ...at } : undefined;
+  }
+  if (after.type === ENTITY.subscriberLinkState) {
+    // The first link goes out with the subscriber's first email; a new one is mailed on its own.
+    const version = Number(after.version);
+    if (record.eventName !== 'MODIFY' || Number(before?.version) === version) return undefined;
+    return { ...common, event_id: `subscriber.new_link.${common.subscription_id}.${version}`, notice: 'new_link', link_version: version };
+  }
+  if (after.type === ENTITY.subscriberLinkRequest && record.eventName === 'INSERT') {
+    return { kind: 'subscriber_links', event_id: `subscriber_links.${String(after.request_id)}`, merchant_id: Number(after.user_id), plan_id: String(after.plan_id), email: String(after.email) };
+  }
+  return undefined;
 }
 
 /** The last attempt's outcome as the merchant's email names it. */
@@ -88,6 +139,8 @@ const failingFor = (delivery: Delivery | undefined): number | undefined => {
 };
 
 function deliveryEvent(delivery: Delivery, before: Delivery | undefined, alertSeconds: number): EmailEvent | undefined {
+  // A subscription's events are not in these emails yet: their failures reach the operator's dead-letter alarm.
+  if (delivery.order_id === undefined) return undefined;
   const common = {
     merchant_id: delivery.user_id,
     order_id: delivery.order_id,
@@ -111,7 +164,7 @@ function deliveryEvent(delivery: Delivery, before: Delivery | undefined, alertSe
 }
 
 /** The merchant's reference of the order a delivery reports (in its frozen body). */
-function merchantOrderIdOf(delivery: Delivery): string {
+function merchantOrderIdOf(delivery: OrderDelivery): string {
   try {
     const body = JSON.parse(delivery.payload) as { merchant_order_id?: unknown };
     return typeof body.merchant_order_id === 'string' ? body.merchant_order_id : delivery.order_id;
@@ -170,7 +223,7 @@ export function emailEventOf(record: DynamoDBRecord, alertSeconds: number): Emai
   if (after.type === ENTITY.delivery && record.eventName === 'MODIFY') {
     return deliveryEvent(deliveryFromItem(after), before ? deliveryFromItem(before) : undefined, alertSeconds);
   }
-  return undefined;
+  return subscriberEvent(record, after, before);
 }
 
 /**

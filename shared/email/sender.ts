@@ -11,6 +11,7 @@ import { orderSummary } from '#shared/email/events';
 import { type Audience, firstFullWindow, type LimitName, mailboxOf, type MailWindow, windowsOf } from '#shared/email/limits';
 import { merchantMessage, receiptMessage, refundLinkMessage, type EmailMessage, type MessageContext } from '#shared/email/messages';
 import { emailQueue, type EmailJob } from '#shared/email/queue';
+import { receiptPageUrl, subscriberEmails } from '#shared/email/subscriber-emails';
 import { EmailRefusedError, type EmailTransport } from '#shared/email/transport';
 import { claimEmail, countPaymentOnce, finishEmail, findPaymentDigest, releaseEmail, suppressedAmong } from '#shared/store/emails';
 import { findMerchant } from '#shared/store/merchants';
@@ -25,7 +26,7 @@ const LEASE_SECONDS = 60;
 /** A user of the merchant who receives mail: active, with an address. */
 type Member = PortalUser & { email_preferences?: Partial<EmailPreferences> };
 
-/** One email owed: who (`user:<id>` or `buyer`), the message, and the mail limits' windows it counts against. */
+/** One email owed: who (`user:<id>`, `buyer`, or a subscriber), the message, and the mail limits' windows it counts against. */
 interface Owed {
   recipient: string;
   message: EmailMessage;
@@ -51,6 +52,8 @@ function wants(preferences: EmailPreferences, event: EmailEvent): boolean {
       return topic !== undefined && preferences.topics[topic];
     }
     case 'refund_link':
+    case 'subscriber':
+    case 'subscriber_links':
       return false;
   }
 }
@@ -66,7 +69,7 @@ async function subscribers(merchantId: number): Promise<{ user: Member; preferen
 
 /**
  * The emails an event owes, as of now: each subscribed user who wants it (in the user's
- * language), and the buyer's receipt of a paid order with an email. A paid order is also
+ * language), the buyer's receipt of a paid order with an email, and a subscriber's own emails. A paid order is also
  * counted, once, in the day's digest when some user takes the daily summary.
  */
 async function owedEmails(event: EmailEvent, now: Date): Promise<Owed[]> {
@@ -100,7 +103,12 @@ async function owedEmails(event: EmailEvent, now: Date): Promise<Owed[]> {
     if (message) owed.push(counted(`user:${user.user_id}`, message, 'team'));
   }
   if (event.kind === 'order_paid' && event.order.email) {
-    owed.push(buyer(receiptMessage({ ...event.order, email: event.order.email }, context), event.order.merchant_order_id));
+    const subscriberUrl = event.order.subscription_id ? await receiptPageUrl(event.order.subscription_id, merchantId, now) : undefined;
+    owed.push(buyer(receiptMessage({ ...event.order, email: event.order.email }, context, subscriberUrl), event.order.merchant_order_id));
+  }
+  // A subscriber's own emails (shared/email/subscriber-emails.ts), counted as buyer mail; a plan link's in its window.
+  for (const email of await subscriberEmails(event, context, now)) {
+    owed.push(counted(email.recipient, email.message, team.has(mailboxOf(email.message.to)) ? 'team' : 'buyer', email.planLinkId));
   }
   if (event.kind === 'refund_link') {
     const refundEmail = await refundLinkEmail(event, context);

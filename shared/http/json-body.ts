@@ -1,5 +1,5 @@
 import { parse } from 'lossless-json';
-import { MalformedJsonError } from '#shared/domain/errors';
+import { MalformedJsonError } from '#shared/http/request-errors';
 import { formatDecimal, parseDecimal } from '#shared/domain/money';
 import { validationError } from '#shared/http/validation';
 

@@ -17,7 +17,18 @@ import {
   signOutBodySchema,
   tokenNameBodySchema,
 } from '#shared/schemas/portal';
+import {
+  advanceClockBodySchema,
+  cancelSubscriptionBodySchema,
+  createPlanBodySchema,
+  createSubscriptionBodySchema,
+  listPlansQuerySchema,
+  listSubscriptionsQuerySchema,
+  updatePlanBodySchema,
+} from '#shared/schemas/subscriptions';
+import { portalSubscriptionsQuerySchema } from '#shared/schemas/portal-subscriptions';
 import { payRefundAddressBodySchema, payRefundBodySchema, refundLinkBodySchema, refundOrderBodySchema, refundTxidBodySchema } from '#shared/schemas/refunds';
+import { planSubscriptionBodySchema, subscriberBodySchema, subscriberLinkRequestBodySchema } from '#shared/schemas/subscriber';
 
 /**
  * What a function may touch beyond the table (its `access`), declared where the function is
@@ -31,7 +42,7 @@ export type Grant =
   | 'gateways'
   /** Read the LND node's macaroon and certificate parameters: makes Lightning invoices. */
   | 'lightning'
-  /** Read the API token key: a merchant route authenticates with it (implied), the portal makes tokens with it and shows refund links (their secret is made again with it). */
+  /** Read the API token key: a merchant route authenticates with it (implied), the portal makes tokens with it and shows refund links, and a subscriber's page link is made with it (their secrets are made again with it). */
   | 'token-key'
   /** Send jobs to the callback queue: queues a delivery (a redelivery, a swept one). */
   | 'callback-queue'
@@ -174,6 +185,17 @@ const PORTAL_ROUTES: readonly Route[] = (
     { method: 'POST', path: '/v1/portal/links', fn: 'portal-create-link', access: 'write', body: createLinkBodySchema },
     { method: 'GET', path: '/v1/portal/links/{link_id}', fn: 'portal-get-link', access: 'read' },
     { method: 'POST', path: '/v1/portal/links/{link_id}', fn: 'portal-update-link', access: 'write', body: updateLinkBodySchema },
+    // Recurring billing (owners and developers change plans, cancel and move a sandbox test clock; viewers read).
+    { method: 'GET', path: '/v1/portal/plans', fn: 'portal-list-plans', access: 'read', query: listPlansQuerySchema },
+    { method: 'POST', path: '/v1/portal/plans', fn: 'portal-create-plan', access: 'write', body: createPlanBodySchema },
+    { method: 'GET', path: '/v1/portal/plans/{plan_id}', fn: 'portal-get-plan', access: 'read' },
+    { method: 'POST', path: '/v1/portal/plans/{plan_id}', fn: 'portal-update-plan', access: 'write', body: updatePlanBodySchema },
+    { method: 'GET', path: '/v1/portal/subscriptions', fn: 'portal-list-subscriptions', access: 'read', query: portalSubscriptionsQuerySchema },
+    { method: 'GET', path: '/v1/portal/subscriptions/export', fn: 'portal-export-subscriptions', access: 'read', query: portalSubscriptionsQuerySchema, stream: true, timeoutSeconds: EXPORT_TIMEOUT_SECONDS },
+    { method: 'GET', path: '/v1/portal/subscriptions/figures', fn: 'portal-subscription-figures', access: 'read' },
+    { method: 'GET', path: '/v1/portal/subscriptions/{subscription_id}', fn: 'portal-get-subscription', access: 'read' },
+    { method: 'POST', path: '/v1/portal/subscriptions/{subscription_id}/cancel', fn: 'portal-cancel-subscription', access: 'write', body: cancelSubscriptionBodySchema },
+    { method: 'POST', path: '/v1/portal/subscriptions/{subscription_id}/advance', fn: 'portal-advance-clock', access: 'write', body: advanceClockBodySchema },
     // The team (owners).
     { method: 'GET', path: '/v1/portal/team', fn: 'portal-list-team', access: 'read' },
     { method: 'POST', path: '/v1/portal/team/invites', fn: 'portal-invite-member', access: 'write', body: inviteMemberBodySchema },
@@ -204,6 +226,16 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/v1/links', fn: 'list-links', access: 'read', query: listLinksQuerySchema },
   { method: 'GET', path: '/v1/links/{link_id}', fn: 'get-link', access: 'read' },
   { method: 'POST', path: '/v1/links/{link_id}', fn: 'update-link', access: 'write', body: updateLinkBodySchema },
+  // Recurring billing (beyond the contract): plans, subscriptions, the sandbox's test clock.
+  { method: 'POST', path: '/v1/plans', fn: 'create-plan', access: 'write', body: createPlanBodySchema },
+  { method: 'GET', path: '/v1/plans', fn: 'list-plans', access: 'read', query: listPlansQuerySchema },
+  { method: 'GET', path: '/v1/plans/{plan_id}', fn: 'get-plan', access: 'read' },
+  { method: 'POST', path: '/v1/plans/{plan_id}', fn: 'update-plan', access: 'write', body: updatePlanBodySchema },
+  { method: 'POST', path: '/v1/subscriptions', fn: 'create-subscription', access: 'write', body: createSubscriptionBodySchema },
+  { method: 'GET', path: '/v1/subscriptions', fn: 'list-subscriptions', access: 'read', query: listSubscriptionsQuerySchema },
+  { method: 'GET', path: '/v1/subscriptions/{subscription_id}', fn: 'get-subscription', access: 'read' },
+  { method: 'POST', path: '/v1/subscriptions/{subscription_id}/cancel', fn: 'cancel-subscription', access: 'write', body: cancelSubscriptionBodySchema },
+  { method: 'POST', path: '/v1/sandbox/subscriptions/{subscription_id}/advance', fn: 'sandbox-advance-clock', access: 'write', body: advanceClockBodySchema },
   { method: 'GET', path: '/v1/pay/links/{link_id}', fn: 'pay-get-link', access: 'read', public: true },
   { method: 'POST', path: '/v1/pay/links/{link_id}/orders', fn: 'pay-create-link-order', access: 'write', body: linkOrderBodySchema, public: true, grants: ['gateways', 'lightning'] },
   // The hosted payment page's endpoints (buyer-safe views, no token).
@@ -214,6 +246,15 @@ export const ROUTES: readonly Route[] = [
   // The buyer's refund page (the refund link's secret, sent in the body, is the only capability).
   { method: 'POST', path: '/v1/pay/refund', fn: 'pay-open-refund', access: 'read', body: payRefundBodySchema, public: true },
   { method: 'POST', path: '/v1/pay/refund/address', fn: 'pay-set-refund-address', access: 'write', body: payRefundAddressBodySchema, public: true },
+  // A plan's link page (the plan id is its capability) and the subscriber's own page (its link's secret, in the body, is the only capability);
+  // the two that make a page link's secret (made again from the server key, never stored) read the token key.
+  { method: 'GET', path: '/v1/pay/plans/{plan_id}', fn: 'pay-get-plan', access: 'read', public: true },
+  { method: 'POST', path: '/v1/pay/plans/{plan_id}/subscriptions', fn: 'pay-create-plan-subscription', access: 'write', body: planSubscriptionBodySchema, public: true, grants: ['token-key'] },
+  { method: 'POST', path: '/v1/pay/plans/{plan_id}/subscriber-link', fn: 'pay-plan-subscriber-link', access: 'write', body: subscriberLinkRequestBodySchema, public: true },
+  { method: 'POST', path: '/v1/pay/subscriptions/open', fn: 'pay-open-subscription', access: 'read', body: subscriberBodySchema, public: true },
+  { method: 'POST', path: '/v1/pay/subscriptions/payment', fn: 'pay-subscription-payment', access: 'write', body: subscriberBodySchema, public: true },
+  { method: 'POST', path: '/v1/pay/subscriptions/cancellation', fn: 'pay-cancel-subscription', access: 'write', body: subscriberBodySchema, public: true },
+  { method: 'POST', path: '/v1/pay/subscriptions/link', fn: 'pay-renew-subscription-link', access: 'write', body: subscriberBodySchema, public: true, grants: ['token-key'] },
   // Operators' monitors: the payment sources' health (no token, nothing secret).
   { method: 'GET', path: '/v1/health', fn: 'get-health', access: 'read', public: true },
   // Payment gateways' asynchronous notifications (signed by the gateway; no token), at the paths the gateways are given.

@@ -8,7 +8,10 @@ import type { CheckoutOrderBody, CreateOrderInput, ListOrdersQuery, OrderActionB
 import type { PayCheckoutBody } from '#shared/schemas/pay';
 import type { CreateLinkBody, LinkOrderBody, ListLinksQuery, UpdateLinkBody } from '#shared/schemas/payment-links';
 import type { AuditQuery, EmailPreferencesBody, InviteMemberBody, KeyPreviewBody, MemberRoleBody, PasskeyAnswerBody, PortalOrdersQuery, PortalPageQuery, RecoveryCodeBody, RollSecretBody, SettingsBody, SignOutBody, TokenNameBody } from '#shared/schemas/portal';
+import type { PortalSubscriptionsQuery } from '#shared/schemas/portal-subscriptions';
 import type { PayRefundAddressBody, PayRefundBody, RefundLinkBody, RefundOrderBody, RefundTxidBody } from '#shared/schemas/refunds';
+import type { PlanSubscriptionBody, SubscriberBody, SubscriberLinkRequestBody } from '#shared/schemas/subscriber';
+import type { AdvanceClockBody, CancelSubscriptionBody, CreatePlanBody, CreateSubscriptionBody, ListPlansQuery, ListSubscriptionsQuery, UpdatePlanBody } from '#shared/schemas/subscriptions';
 import runtime_ucs2length_module from 'ajv/dist/runtime/ucs2length.js';
 import { SCHEMA_FORMATS as FORMATS } from '#shared/http/validation';
 
@@ -1929,43 +1932,54 @@ return errors === 0;
 return validate19;
 })() as ValidateFunction<UpdateLinkBody>;
 
-/** The LinkOrderBody schema. */
-export const linkOrderBody = /* @__PURE__ */ (() => {
-const schema21 = {"$id":"LinkOrderBody","type":"object","additionalProperties":false,"required":["pay_currency"],"properties":{"pay_currency":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20","USDT_TRC20","USDT_ARB","USDT_BNB","USDT_CELO","USDC_ARB","USDC_SOL","USDC_BASE","USDC_POL","CUSD","ETH_ARB","ETH_BASE","PYUSD","USDT_TON","TON","USDC_XLM"],"description":"One of the link page answer's `currencies`."},"amount":{"type":["number","string"],"maxLength":40,"description":"Links where the buyer chooses: the amount, in the link's price_currency, within its bounds."},"email":{"type":"string","maxLength":254,"format":"email-address","description":"Links that ask for it: the buyer's email address (one address, local@domain, nothing else)."}}};
+/** The CreatePlanBody schema. */
+export const createPlanBody = /* @__PURE__ */ (() => {
+const schema21 = {"$id":"CreatePlanBody","type":"object","additionalProperties":false,"required":["name","price_amount","interval_unit"],"properties":{"name":{"type":"string","minLength":1,"maxLength":200,"description":"What the subscriber pays for: each period's order's title."},"description":{"type":"string","maxLength":800,"description":"Shown under the name; each period's order's description."},"price_amount":{"type":["number","string"],"maxLength":40,"description":"The price of a period, in price_currency. A new price applies from each subscription's next period whose order is not made yet, never to one already sent."},"trial_days":{"type":"integer","minimum":0,"maximum":365,"description":"Free days before the first period is due (new subscriptions), 0 to 365. Default 0."},"grace_days":{"type":"integer","minimum":0,"maximum":60,"description":"How long an unpaid period is waited for after its due date (past_due) before the subscription is canceled, 0 to 60 days. Default 7."},"invoice_days_before":{"type":"integer","minimum":0,"maximum":30,"description":"How many days before a due date the period's order is made and emailed, 0 to 30; at most the interval's length. Default 3."},"callback_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Each period's order's callback_url: its usual order callbacks, unchanged."},"success_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Where the subscriber goes once a period is paid."},"events_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Where the subscription's own events go, signed as callbacks are: subscription.created, subscription.renewed (a period paid), subscription.past_due and subscription.canceled, each with the subscription as Get Subscription shows it. Apart from callback_url, whose MugglePay clients expect orders only."},"price_currency":{"type":"string","enum":["USD","CNY","EUR","GBP","HKD","SGD","CAD","AUD","JPY","USDT","USDC"],"default":"USD","description":"A fiat or stable currency. Default USD."},"interval_unit":{"type":"string","enum":["day","week","month","year"],"description":"A period is interval_count of these: day, week, month (clamped to the month's last day) or year."},"interval_count":{"type":"integer","minimum":1,"maximum":365,"default":1,"description":"How many interval_units a period is (at most 365 days, 52 weeks, 12 months or 3 years). Default 1."}}};
+const func26 = Object.prototype.hasOwnProperty;
 const func2 = runtime_ucs2length;
-const formats6 = FORMATS["email-address"];
+const formats0 = FORMATS["http-url"];
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="LinkOrderBody" */;
+/*# sourceURL="CreatePlanBody" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((data.pay_currency === undefined) && (missing0 = "pay_currency")){
+if((((data.name === undefined) && (missing0 = "name")) || ((data.price_amount === undefined) && (missing0 = "price_amount"))) || ((data.interval_unit === undefined) && (missing0 = "interval_unit"))){
 validate20.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(((key0 === "pay_currency") || (key0 === "amount")) || (key0 === "email"))){
+if(!(func26.call(schema21.properties, key0))){
 validate20.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
 if(_errs1 === errors){
-if(data.pay_currency !== undefined){
-let data0 = data.pay_currency;
+if(data.name !== undefined){
+let data0 = data.name;
 const _errs2 = errors;
-if(typeof data0 !== "string"){
-validate20.errors = [{instancePath:instancePath+"/pay_currency",schemaPath:"#/properties/pay_currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 200){
+validate20.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
 return false;
 }
-if(!((((((((((((((((((((((((((data0 === "ALIPAY") || (data0 === "ALIGLOBAL")) || (data0 === "WECHAT")) || (data0 === "BTC")) || (data0 === "LTC")) || (data0 === "ETH")) || (data0 === "EOS")) || (data0 === "BCH")) || (data0 === "LBTC")) || (data0 === "USDT_ERC20")) || (data0 === "USDC_ERC20")) || (data0 === "USDT_TRC20")) || (data0 === "USDT_ARB")) || (data0 === "USDT_BNB")) || (data0 === "USDT_CELO")) || (data0 === "USDC_ARB")) || (data0 === "USDC_SOL")) || (data0 === "USDC_BASE")) || (data0 === "USDC_POL")) || (data0 === "CUSD")) || (data0 === "ETH_ARB")) || (data0 === "ETH_BASE")) || (data0 === "PYUSD")) || (data0 === "USDT_TON")) || (data0 === "TON")) || (data0 === "USDC_XLM"))){
-validate20.errors = [{instancePath:instancePath+"/pay_currency",schemaPath:"#/properties/pay_currency/enum",keyword:"enum",params:{allowedValues: schema21.properties.pay_currency.enum},message:"must be equal to one of the allowed values"}];
+else {
+if(func2(data0) < 1){
+validate20.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
+}
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
 }
 var valid0 = _errs2 === errors;
 }
@@ -1973,19 +1987,19 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.amount !== undefined){
-let data1 = data.amount;
+if(data.description !== undefined){
+let data1 = data.description;
 const _errs4 = errors;
-if((!((typeof data1 == "number") && (isFinite(data1)))) && (typeof data1 !== "string")){
-validate20.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: schema21.properties.amount.type},message:"must be number,string"}];
-return false;
-}
 if(errors === _errs4){
 if(typeof data1 === "string"){
-if(func2(data1) > 40){
-validate20.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
+if(func2(data1) > 800){
+validate20.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 800},message:"must NOT have more than 800 characters"}];
 return false;
 }
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
 }
 }
 var valid0 = _errs4 === errors;
@@ -1994,25 +2008,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.email !== undefined){
-let data2 = data.email;
+if(data.price_amount !== undefined){
+let data2 = data.price_amount;
 const _errs6 = errors;
-if(errors === _errs6){
+if((!((typeof data2 == "number") && (isFinite(data2)))) && (typeof data2 !== "string")){
+validate20.errors = [{instancePath:instancePath+"/price_amount",schemaPath:"#/properties/price_amount/type",keyword:"type",params:{type: schema21.properties.price_amount.type},message:"must be number,string"}];
+return false;
+}
 if(errors === _errs6){
 if(typeof data2 === "string"){
-if(func2(data2) > 254){
-validate20.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/maxLength",keyword:"maxLength",params:{limit: 254},message:"must NOT have more than 254 characters"}];
-return false;
-}
-else {
-if(!(formats6(data2))){
-validate20.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/format",keyword:"format",params:{format: "email-address"},message:"must match format \""+"email-address"+"\""}];
-return false;
-}
-}
-}
-else {
-validate20.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(func2(data2) > 40){
+validate20.errors = [{instancePath:instancePath+"/price_amount",schemaPath:"#/properties/price_amount/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
 return false;
 }
 }
@@ -2021,6 +2027,244 @@ var valid0 = _errs6 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.trial_days !== undefined){
+let data3 = data.trial_days;
+const _errs8 = errors;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+validate20.errors = [{instancePath:instancePath+"/trial_days",schemaPath:"#/properties/trial_days/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs8){
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 365 || isNaN(data3)){
+validate20.errors = [{instancePath:instancePath+"/trial_days",schemaPath:"#/properties/trial_days/maximum",keyword:"maximum",params:{comparison: "<=", limit: 365},message:"must be <= 365"}];
+return false;
+}
+else {
+if(data3 < 0 || isNaN(data3)){
+validate20.errors = [{instancePath:instancePath+"/trial_days",schemaPath:"#/properties/trial_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.grace_days !== undefined){
+let data4 = data.grace_days;
+const _errs10 = errors;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+validate20.errors = [{instancePath:instancePath+"/grace_days",schemaPath:"#/properties/grace_days/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs10){
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 > 60 || isNaN(data4)){
+validate20.errors = [{instancePath:instancePath+"/grace_days",schemaPath:"#/properties/grace_days/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60},message:"must be <= 60"}];
+return false;
+}
+else {
+if(data4 < 0 || isNaN(data4)){
+validate20.errors = [{instancePath:instancePath+"/grace_days",schemaPath:"#/properties/grace_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.invoice_days_before !== undefined){
+let data5 = data.invoice_days_before;
+const _errs12 = errors;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+validate20.errors = [{instancePath:instancePath+"/invoice_days_before",schemaPath:"#/properties/invoice_days_before/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs12){
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 > 30 || isNaN(data5)){
+validate20.errors = [{instancePath:instancePath+"/invoice_days_before",schemaPath:"#/properties/invoice_days_before/maximum",keyword:"maximum",params:{comparison: "<=", limit: 30},message:"must be <= 30"}];
+return false;
+}
+else {
+if(data5 < 0 || isNaN(data5)){
+validate20.errors = [{instancePath:instancePath+"/invoice_days_before",schemaPath:"#/properties/invoice_days_before/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.callback_url !== undefined){
+let data6 = data.callback_url;
+const _errs14 = errors;
+if(errors === _errs14){
+if(errors === _errs14){
+if(typeof data6 === "string"){
+if(func2(data6) > 2048){
+validate20.errors = [{instancePath:instancePath+"/callback_url",schemaPath:"#/properties/callback_url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
+return false;
+}
+else {
+if(!(formats0(data6))){
+validate20.errors = [{instancePath:instancePath+"/callback_url",schemaPath:"#/properties/callback_url/format",keyword:"format",params:{format: "http-url"},message:"must match format \""+"http-url"+"\""}];
+return false;
+}
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/callback_url",schemaPath:"#/properties/callback_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.success_url !== undefined){
+let data7 = data.success_url;
+const _errs16 = errors;
+if(errors === _errs16){
+if(errors === _errs16){
+if(typeof data7 === "string"){
+if(func2(data7) > 2048){
+validate20.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
+return false;
+}
+else {
+if(!(formats0(data7))){
+validate20.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/format",keyword:"format",params:{format: "http-url"},message:"must match format \""+"http-url"+"\""}];
+return false;
+}
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs16 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.events_url !== undefined){
+let data8 = data.events_url;
+const _errs18 = errors;
+if(errors === _errs18){
+if(errors === _errs18){
+if(typeof data8 === "string"){
+if(func2(data8) > 2048){
+validate20.errors = [{instancePath:instancePath+"/events_url",schemaPath:"#/properties/events_url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
+return false;
+}
+else {
+if(!(formats0(data8))){
+validate20.errors = [{instancePath:instancePath+"/events_url",schemaPath:"#/properties/events_url/format",keyword:"format",params:{format: "http-url"},message:"must match format \""+"http-url"+"\""}];
+return false;
+}
+}
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/events_url",schemaPath:"#/properties/events_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs18 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.price_currency !== undefined){
+let data9 = data.price_currency;
+const _errs20 = errors;
+if(typeof data9 !== "string"){
+validate20.errors = [{instancePath:instancePath+"/price_currency",schemaPath:"#/properties/price_currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((((((((((data9 === "USD") || (data9 === "CNY")) || (data9 === "EUR")) || (data9 === "GBP")) || (data9 === "HKD")) || (data9 === "SGD")) || (data9 === "CAD")) || (data9 === "AUD")) || (data9 === "JPY")) || (data9 === "USDT")) || (data9 === "USDC"))){
+validate20.errors = [{instancePath:instancePath+"/price_currency",schemaPath:"#/properties/price_currency/enum",keyword:"enum",params:{allowedValues: schema21.properties.price_currency.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs20 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.interval_unit !== undefined){
+let data10 = data.interval_unit;
+const _errs22 = errors;
+if(typeof data10 !== "string"){
+validate20.errors = [{instancePath:instancePath+"/interval_unit",schemaPath:"#/properties/interval_unit/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((((data10 === "day") || (data10 === "week")) || (data10 === "month")) || (data10 === "year"))){
+validate20.errors = [{instancePath:instancePath+"/interval_unit",schemaPath:"#/properties/interval_unit/enum",keyword:"enum",params:{allowedValues: schema21.properties.interval_unit.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs22 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.interval_count !== undefined){
+let data11 = data.interval_count;
+const _errs24 = errors;
+if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
+validate20.errors = [{instancePath:instancePath+"/interval_count",schemaPath:"#/properties/interval_count/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs24){
+if((typeof data11 == "number") && (isFinite(data11))){
+if(data11 > 365 || isNaN(data11)){
+validate20.errors = [{instancePath:instancePath+"/interval_count",schemaPath:"#/properties/interval_count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 365},message:"must be <= 365"}];
+return false;
+}
+else {
+if(data11 < 1 || isNaN(data11)){
+validate20.errors = [{instancePath:instancePath+"/interval_count",schemaPath:"#/properties/interval_count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs24 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
 }
 }
 }
@@ -2036,42 +2280,408 @@ validate20.errors = vErrors;
 return errors === 0;
 }
 return validate20;
-})() as ValidateFunction<LinkOrderBody>;
+})() as ValidateFunction<CreatePlanBody>;
 
-/** The PayCheckoutBody schema. */
-export const payCheckoutBody = /* @__PURE__ */ (() => {
-const schema22 = {"$id":"PayCheckoutBody","type":"object","additionalProperties":false,"required":["pay_currency"],"properties":{"pay_currency":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20","USDT_TRC20","USDT_ARB","USDT_BNB","USDT_CELO","USDC_ARB","USDC_SOL","USDC_BASE","USDC_POL","CUSD","ETH_ARB","ETH_BASE","PYUSD","USDT_TON","TON","USDC_XLM"],"description":"The buyer's choice; one of the answer's `currencies` (gateways must be enabled for the merchant)."}}};
+/** The ListPlansQuery schema (coerces query strings). */
+export const listPlansQuery = /* @__PURE__ */ (() => {
+const schema13 = {"$id":"ListPlansQuery","type":"object","additionalProperties":true,"maxProperties":20,"properties":{"limit":{"type":"integer","minimum":1,"maximum":50,"default":20,"description":"Plans per page, 1..50. Default 20."},"cursor":{"type":"string","maxLength":200,"pattern":"^[A-Za-z0-9_-]*$","description":"The previous page's next_cursor."}}};
+const func2 = runtime_ucs2length;
+const pattern0 = new RegExp("^[A-Za-z0-9_-]*$", "u");
 
-function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="PayCheckoutBody" */;
+function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="ListPlansQuery" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.pay_currency === undefined) && (missing0 = "pay_currency")){
-validate21.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+if(Object.keys(data).length > 20){
+validate12.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 20},message:"must NOT have more than 20 properties"}];
+return false;
+}
+else {
+if(data.limit !== undefined){
+let data0 = data.limit;
+const _errs2 = errors;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 === "boolean" || data0 === null
+              || (dataType0 === "string" && data0 && data0 == +data0 && !(data0 % 1))){
+coerced0 = +data0;
+}
+else {
+validate12.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["limit"] = coerced0;
+}
+}
+}
+if(errors === _errs2){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 > 50 || isNaN(data0)){
+validate12.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50},message:"must be <= 50"}];
+return false;
+}
+else {
+if(data0 < 1 || isNaN(data0)){
+validate12.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.cursor !== undefined){
+let data1 = data.cursor;
+const _errs4 = errors;
+if(typeof data1 !== "string"){
+let dataType1 = typeof data1;
+let coerced1 = undefined;
+if(!(coerced1 !== undefined)){
+if(dataType1 == "number" || dataType1 == "boolean"){
+coerced1 = "" + data1;
+}
+else if(data1 === null){
+coerced1 = "";
+}
+else {
+validate12.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced1 !== undefined){
+data1 = coerced1;
+if(data !== undefined){
+data["cursor"] = coerced1;
+}
+}
+}
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func2(data1) > 200){
+validate12.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+return false;
+}
+else {
+if(!pattern0.test(data1)){
+validate12.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate12.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate12.errors = vErrors;
+return errors === 0;
+}
+return validate12;
+})() as ValidateFunction<ListPlansQuery>;
+
+/** The UpdatePlanBody schema. */
+export const updatePlanBody = /* @__PURE__ */ (() => {
+const schema22 = {"$id":"UpdatePlanBody","type":"object","additionalProperties":false,"minProperties":1,"properties":{"name":{"type":"string","minLength":1,"maxLength":200,"description":"What the subscriber pays for: each period's order's title."},"description":{"type":"string","maxLength":800,"description":"Shown under the name; each period's order's description."},"price_amount":{"type":["number","string"],"maxLength":40,"description":"The price of a period, in price_currency. A new price applies from each subscription's next period whose order is not made yet, never to one already sent."},"trial_days":{"type":"integer","minimum":0,"maximum":365,"description":"Free days before the first period is due (new subscriptions), 0 to 365. Default 0."},"grace_days":{"type":"integer","minimum":0,"maximum":60,"description":"How long an unpaid period is waited for after its due date (past_due) before the subscription is canceled, 0 to 60 days. Default 7."},"invoice_days_before":{"type":"integer","minimum":0,"maximum":30,"description":"How many days before a due date the period's order is made and emailed, 0 to 30; at most the interval's length. Default 3."},"callback_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Each period's order's callback_url: its usual order callbacks, unchanged."},"success_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Where the subscriber goes once a period is paid."},"events_url":{"type":"string","maxLength":2048,"format":"http-url","description":"Where the subscription's own events go, signed as callbacks are: subscription.created, subscription.renewed (a period paid), subscription.past_due and subscription.canceled, each with the subscription as Get Subscription shows it. Apart from callback_url, whose MugglePay clients expect orders only."},"archived":{"type":"boolean","description":"true: no new subscriber (existing subscriptions go on); false: takes them again."}}};
+const func26 = Object.prototype.hasOwnProperty;
+const func2 = runtime_ucs2length;
+const formats0 = FORMATS["http-url"];
+
+function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="UpdatePlanBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length < 1){
+validate21.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(key0 === "pay_currency")){
+if(!(func26.call(schema22.properties, key0))){
 validate21.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
 if(_errs1 === errors){
-if(data.pay_currency !== undefined){
-let data0 = data.pay_currency;
-if(typeof data0 !== "string"){
-validate21.errors = [{instancePath:instancePath+"/pay_currency",schemaPath:"#/properties/pay_currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(data.name !== undefined){
+let data0 = data.name;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 200){
+validate21.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
 return false;
 }
-if(!((((((((((((((((((((((((((data0 === "ALIPAY") || (data0 === "ALIGLOBAL")) || (data0 === "WECHAT")) || (data0 === "BTC")) || (data0 === "LTC")) || (data0 === "ETH")) || (data0 === "EOS")) || (data0 === "BCH")) || (data0 === "LBTC")) || (data0 === "USDT_ERC20")) || (data0 === "USDC_ERC20")) || (data0 === "USDT_TRC20")) || (data0 === "USDT_ARB")) || (data0 === "USDT_BNB")) || (data0 === "USDT_CELO")) || (data0 === "USDC_ARB")) || (data0 === "USDC_SOL")) || (data0 === "USDC_BASE")) || (data0 === "USDC_POL")) || (data0 === "CUSD")) || (data0 === "ETH_ARB")) || (data0 === "ETH_BASE")) || (data0 === "PYUSD")) || (data0 === "USDT_TON")) || (data0 === "TON")) || (data0 === "USDC_XLM"))){
-validate21.errors = [{instancePath:instancePath+"/pay_currency",schemaPath:"#/properties/pay_currency/enum",keyword:"enum",params:{allowedValues: schema22.properties.pay_currency.enum},message:"must be equal to one of the allowed values"}];
+else {
+if(func2(data0) < 1){
+validate21.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
+}
+}
+}
+else {
+validate21.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.description !== undefined){
+let data1 = data.description;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func2(data1) > 800){
+validate21.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 800},message:"must NOT have more than 800 characters"}];
+return false;
+}
+}
+else {
+validate21.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.price_amount !== undefined){
+let data2 = data.price_amount;
+const _errs6 = errors;
+if((!((typeof data2 == "number") && (isFinite(data2)))) && (typeof data2 !== "string")){
+validate21.errors = [{instancePath:instancePath+"/price_amount",schemaPath:"#/properties/price_amount/type",keyword:"type",params:{type: schema22.properties.price_amount.type},message:"must be number,string"}];
+return false;
+}
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if(func2(data2) > 40){
+validate21.errors = [{instancePath:instancePath+"/price_amount",schemaPath:"#/properties/price_amount/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
+return false;
+}
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.trial_days !== undefined){
+let data3 = data.trial_days;
+const _errs8 = errors;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+validate21.errors = [{instancePath:instancePath+"/trial_days",schemaPath:"#/properties/trial_days/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs8){
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 365 || isNaN(data3)){
+validate21.errors = [{instancePath:instancePath+"/trial_days",schemaPath:"#/properties/trial_days/maximum",keyword:"maximum",params:{comparison: "<=", limit: 365},message:"must be <= 365"}];
+return false;
+}
+else {
+if(data3 < 0 || isNaN(data3)){
+validate21.errors = [{instancePath:instancePath+"/trial_days",schemaPath:"#/properties/trial_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.grace_days !== undefined){
+let data4 = data.grace_days;
+const _errs10 = errors;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+validate21.errors = [{instancePath:instancePath+"/grace_days",schemaPath:"#/properties/grace_days/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs10){
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 > 60 || isNaN(data4)){
+validate21.errors = [{instancePath:instancePath+"/grace_days",schemaPath:"#/properties/grace_days/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60},message:"must be <= 60"}];
+return false;
+}
+else {
+if(data4 < 0 || isNaN(data4)){
+validate21.errors = [{instancePath:instancePath+"/grace_days",schemaPath:"#/properties/grace_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.invoice_days_before !== undefined){
+let data5 = data.invoice_days_before;
+const _errs12 = errors;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+validate21.errors = [{instancePath:instancePath+"/invoice_days_before",schemaPath:"#/properties/invoice_days_before/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs12){
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 > 30 || isNaN(data5)){
+validate21.errors = [{instancePath:instancePath+"/invoice_days_before",schemaPath:"#/properties/invoice_days_before/maximum",keyword:"maximum",params:{comparison: "<=", limit: 30},message:"must be <= 30"}];
+return false;
+}
+else {
+if(data5 < 0 || isNaN(data5)){
+validate21.errors = [{instancePath:instancePath+"/invoice_days_before",schemaPath:"#/properties/invoice_days_before/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.callback_url !== undefined){
+let data6 = data.callback_url;
+const _errs14 = errors;
+if(errors === _errs14){
+if(errors === _errs14){
+if(typeof data6 === "string"){
+if(func2(data6) > 2048){
+validate21.errors = [{instancePath:instancePath+"/callback_url",schemaPath:"#/properties/callback_url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
+return false;
+}
+else {
+if(!(formats0(data6))){
+validate21.errors = [{instancePath:instancePath+"/callback_url",schemaPath:"#/properties/callback_url/format",keyword:"format",params:{format: "http-url"},message:"must match format \""+"http-url"+"\""}];
+return false;
+}
+}
+}
+else {
+validate21.errors = [{instancePath:instancePath+"/callback_url",schemaPath:"#/properties/callback_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.success_url !== undefined){
+let data7 = data.success_url;
+const _errs16 = errors;
+if(errors === _errs16){
+if(errors === _errs16){
+if(typeof data7 === "string"){
+if(func2(data7) > 2048){
+validate21.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
+return false;
+}
+else {
+if(!(formats0(data7))){
+validate21.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/format",keyword:"format",params:{format: "http-url"},message:"must match format \""+"http-url"+"\""}];
+return false;
+}
+}
+}
+else {
+validate21.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs16 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.events_url !== undefined){
+let data8 = data.events_url;
+const _errs18 = errors;
+if(errors === _errs18){
+if(errors === _errs18){
+if(typeof data8 === "string"){
+if(func2(data8) > 2048){
+validate21.errors = [{instancePath:instancePath+"/events_url",schemaPath:"#/properties/events_url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
+return false;
+}
+else {
+if(!(formats0(data8))){
+validate21.errors = [{instancePath:instancePath+"/events_url",schemaPath:"#/properties/events_url/format",keyword:"format",params:{format: "http-url"},message:"must match format \""+"http-url"+"\""}];
+return false;
+}
+}
+}
+else {
+validate21.errors = [{instancePath:instancePath+"/events_url",schemaPath:"#/properties/events_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs18 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.archived !== undefined){
+const _errs20 = errors;
+if(typeof data.archived !== "boolean"){
+validate21.errors = [{instancePath:instancePath+"/archived",schemaPath:"#/properties/archived/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs20 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
 }
 }
 }
@@ -2086,54 +2696,110 @@ validate21.errors = vErrors;
 return errors === 0;
 }
 return validate21;
-})() as ValidateFunction<PayCheckoutBody>;
+})() as ValidateFunction<UpdatePlanBody>;
 
-/** The PayRefundBody schema. */
-export const payRefundBody = /* @__PURE__ */ (() => {
-const schema23 = {"$id":"PayRefundBody","type":"object","additionalProperties":false,"required":["secret"],"properties":{"secret":{"type":"string","pattern":"^[A-Za-z0-9_-]{43}$","maxLength":43,"description":"The refund link's secret: what follows `#refund=` in the link."}}};
+/** The CreateSubscriptionBody schema. */
+export const createSubscriptionBody = /* @__PURE__ */ (() => {
+const schema23 = {"$id":"CreateSubscriptionBody","type":"object","additionalProperties":false,"required":["plan_id"],"properties":{"plan_id":{"type":"string","maxLength":64,"description":"A plan of the merchant's, not archived."},"customer_email":{"type":"string","maxLength":254,"format":"email-address","description":"The subscriber's email address: each period's order is its email (receipts, the service's invoice emails)."},"customer_id":{"type":"string","minLength":1,"maxLength":128,"description":"The merchant's own id for the customer."}}};
 const func2 = runtime_ucs2length;
-const pattern8 = new RegExp("^[A-Za-z0-9_-]{43}$", "u");
+const formats6 = FORMATS["email-address"];
 
 function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="PayRefundBody" */;
+/*# sourceURL="CreateSubscriptionBody" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((data.secret === undefined) && (missing0 = "secret")){
+if((data.plan_id === undefined) && (missing0 = "plan_id")){
 validate22.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(key0 === "secret")){
+if(!(((key0 === "plan_id") || (key0 === "customer_email")) || (key0 === "customer_id"))){
 validate22.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
 if(_errs1 === errors){
-if(data.secret !== undefined){
-let data0 = data.secret;
+if(data.plan_id !== undefined){
+let data0 = data.plan_id;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func2(data0) > 43){
-validate22.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/maxLength",keyword:"maxLength",params:{limit: 43},message:"must NOT have more than 43 characters"}];
+if(func2(data0) > 64){
+validate22.errors = [{instancePath:instancePath+"/plan_id",schemaPath:"#/properties/plan_id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
-}
-else {
-if(!pattern8.test(data0)){
-validate22.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{43}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{43}$"+"\""}];
-return false;
-}
 }
 }
 else {
-validate22.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate22.errors = [{instancePath:instancePath+"/plan_id",schemaPath:"#/properties/plan_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.customer_email !== undefined){
+let data1 = data.customer_email;
+const _errs4 = errors;
+if(errors === _errs4){
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func2(data1) > 254){
+validate22.errors = [{instancePath:instancePath+"/customer_email",schemaPath:"#/properties/customer_email/maxLength",keyword:"maxLength",params:{limit: 254},message:"must NOT have more than 254 characters"}];
+return false;
+}
+else {
+if(!(formats6(data1))){
+validate22.errors = [{instancePath:instancePath+"/customer_email",schemaPath:"#/properties/customer_email/format",keyword:"format",params:{format: "email-address"},message:"must match format \""+"email-address"+"\""}];
+return false;
+}
+}
+}
+else {
+validate22.errors = [{instancePath:instancePath+"/customer_email",schemaPath:"#/properties/customer_email/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.customer_id !== undefined){
+let data2 = data.customer_id;
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if(func2(data2) > 128){
+validate22.errors = [{instancePath:instancePath+"/customer_id",schemaPath:"#/properties/customer_id/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if(func2(data2) < 1){
+validate22.errors = [{instancePath:instancePath+"/customer_id",schemaPath:"#/properties/customer_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+else {
+validate22.errors = [{instancePath:instancePath+"/customer_id",schemaPath:"#/properties/customer_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
 }
 }
 }
@@ -2149,694 +2815,25 @@ validate22.errors = vErrors;
 return errors === 0;
 }
 return validate22;
-})() as ValidateFunction<PayRefundBody>;
+})() as ValidateFunction<CreateSubscriptionBody>;
 
-/** The PayRefundAddressBody schema. */
-export const payRefundAddressBody = /* @__PURE__ */ (() => {
-const schema24 = {"$id":"PayRefundAddressBody","type":"object","additionalProperties":false,"required":["secret","address"],"properties":{"secret":{"type":"string","pattern":"^[A-Za-z0-9_-]{43}$","maxLength":43,"description":"The refund link's secret: what follows `#refund=` in the link."},"address":{"type":"string","minLength":1,"maxLength":1500,"description":"Where the refund goes: an address of the refund's network, a BOLT11 invoice of exactly the amount (LBTC), an account name (EOS)."},"memo":{"type":"string","maxLength":256,"description":"EOS only: the memo the transfer must carry (an exchange's deposit memo)."}}};
+/** The ListSubscriptionsQuery schema (coerces query strings). */
+export const listSubscriptionsQuery = /* @__PURE__ */ (() => {
+const schema14 = {"$id":"ListSubscriptionsQuery","type":"object","additionalProperties":true,"maxProperties":20,"properties":{"status":{"type":"string","enum":["incomplete","trialing","active","past_due","canceled"],"description":"Only subscriptions in this status."},"limit":{"type":"integer","minimum":1,"maximum":50,"default":20,"description":"Subscriptions per page, 1..50. Default 20."},"cursor":{"type":"string","maxLength":200,"pattern":"^[A-Za-z0-9_-]*$","description":"The previous page's next_cursor."}}};
 const func2 = runtime_ucs2length;
-const pattern8 = new RegExp("^[A-Za-z0-9_-]{43}$", "u");
-
-function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="PayRefundAddressBody" */;
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.secret === undefined) && (missing0 = "secret")) || ((data.address === undefined) && (missing0 = "address"))){
-validate23.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((key0 === "secret") || (key0 === "address")) || (key0 === "memo"))){
-validate23.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.secret !== undefined){
-let data0 = data.secret;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(func2(data0) > 43){
-validate23.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/maxLength",keyword:"maxLength",params:{limit: 43},message:"must NOT have more than 43 characters"}];
-return false;
-}
-else {
-if(!pattern8.test(data0)){
-validate23.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{43}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{43}$"+"\""}];
-return false;
-}
-}
-}
-else {
-validate23.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.address !== undefined){
-let data1 = data.address;
-const _errs4 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if(func2(data1) > 1500){
-validate23.errors = [{instancePath:instancePath+"/address",schemaPath:"#/properties/address/maxLength",keyword:"maxLength",params:{limit: 1500},message:"must NOT have more than 1500 characters"}];
-return false;
-}
-else {
-if(func2(data1) < 1){
-validate23.errors = [{instancePath:instancePath+"/address",schemaPath:"#/properties/address/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-}
-else {
-validate23.errors = [{instancePath:instancePath+"/address",schemaPath:"#/properties/address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.memo !== undefined){
-let data2 = data.memo;
-const _errs6 = errors;
-if(errors === _errs6){
-if(typeof data2 === "string"){
-if(func2(data2) > 256){
-validate23.errors = [{instancePath:instancePath+"/memo",schemaPath:"#/properties/memo/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
-return false;
-}
-}
-else {
-validate23.errors = [{instancePath:instancePath+"/memo",schemaPath:"#/properties/memo/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate23.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate23.errors = vErrors;
-return errors === 0;
-}
-return validate23;
-})() as ValidateFunction<PayRefundAddressBody>;
-
-/** The PortalPasskeyAnswerBody schema. */
-export const portalPasskeyAnswerBody = /* @__PURE__ */ (() => {
-const schema25 = {"$id":"PortalPasskeyAnswerBody","type":"object","required":["credential"],"additionalProperties":false,"properties":{"credential":{"type":"object","required":["id","rawId","type","response"],"additionalProperties":false,"properties":{"id":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":1024},"rawId":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":1024},"type":{"type":"string","const":"public-key"},"authenticatorAttachment":{"type":"string","maxLength":32},"clientExtensionResults":{"type":"object","maxProperties":20},"response":{"type":"object","required":["clientDataJSON"],"additionalProperties":false,"properties":{"clientDataJSON":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":16384},"attestationObject":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":16384},"authenticatorData":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":16384},"signature":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":16384},"userHandle":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":128},"transports":{"type":"array","maxItems":10,"items":{"type":"string","maxLength":32}},"publicKeyAlgorithm":{"type":"integer"},"publicKey":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":16384}}}}}}};
-const func2 = runtime_ucs2length;
-const pattern10 = new RegExp("^[A-Za-z0-9_-]*$", "u");
-
-function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="PortalPasskeyAnswerBody" */;
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.credential === undefined) && (missing0 = "credential")){
-validate24.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(key0 === "credential")){
-validate24.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.credential !== undefined){
-let data0 = data.credential;
-const _errs2 = errors;
-if(errors === _errs2){
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-let missing1;
-if(((((data0.id === undefined) && (missing1 = "id")) || ((data0.rawId === undefined) && (missing1 = "rawId"))) || ((data0.type === undefined) && (missing1 = "type"))) || ((data0.response === undefined) && (missing1 = "response"))){
-validate24.errors = [{instancePath:instancePath+"/credential",schemaPath:"#/properties/credential/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-const _errs4 = errors;
-for(const key1 in data0){
-if(!((((((key1 === "id") || (key1 === "rawId")) || (key1 === "type")) || (key1 === "authenticatorAttachment")) || (key1 === "clientExtensionResults")) || (key1 === "response"))){
-validate24.errors = [{instancePath:instancePath+"/credential",schemaPath:"#/properties/credential/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs4 === errors){
-if(data0.id !== undefined){
-let data1 = data0.id;
-const _errs5 = errors;
-if(errors === _errs5){
-if(typeof data1 === "string"){
-if(func2(data1) > 1024){
-validate24.errors = [{instancePath:instancePath+"/credential/id",schemaPath:"#/properties/credential/properties/id/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"}];
-return false;
-}
-else {
-if(!pattern10.test(data1)){
-validate24.errors = [{instancePath:instancePath+"/credential/id",schemaPath:"#/properties/credential/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
-return false;
-}
-}
-}
-else {
-validate24.errors = [{instancePath:instancePath+"/credential/id",schemaPath:"#/properties/credential/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid1 = _errs5 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data0.rawId !== undefined){
-let data2 = data0.rawId;
-const _errs7 = errors;
-if(errors === _errs7){
-if(typeof data2 === "string"){
-if(func2(data2) > 1024){
-validate24.errors = [{instancePath:instancePath+"/credential/rawId",schemaPath:"#/properties/credential/properties/rawId/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"}];
-return false;
-}
-else {
-if(!pattern10.test(data2)){
-validate24.errors = [{instancePath:instancePath+"/credential/rawId",schemaPath:"#/properties/credential/properties/rawId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
-return false;
-}
-}
-}
-else {
-validate24.errors = [{instancePath:instancePath+"/credential/rawId",schemaPath:"#/properties/credential/properties/rawId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid1 = _errs7 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data0.type !== undefined){
-let data3 = data0.type;
-const _errs9 = errors;
-if(typeof data3 !== "string"){
-validate24.errors = [{instancePath:instancePath+"/credential/type",schemaPath:"#/properties/credential/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("public-key" !== data3){
-validate24.errors = [{instancePath:instancePath+"/credential/type",schemaPath:"#/properties/credential/properties/type/const",keyword:"const",params:{allowedValue: "public-key"},message:"must be equal to constant"}];
-return false;
-}
-var valid1 = _errs9 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data0.authenticatorAttachment !== undefined){
-let data4 = data0.authenticatorAttachment;
-const _errs11 = errors;
-if(errors === _errs11){
-if(typeof data4 === "string"){
-if(func2(data4) > 32){
-validate24.errors = [{instancePath:instancePath+"/credential/authenticatorAttachment",schemaPath:"#/properties/credential/properties/authenticatorAttachment/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
-return false;
-}
-}
-else {
-validate24.errors = [{instancePath:instancePath+"/credential/authenticatorAttachment",schemaPath:"#/properties/credential/properties/authenticatorAttachment/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid1 = _errs11 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data0.clientExtensionResults !== undefined){
-let data5 = data0.clientExtensionResults;
-const _errs13 = errors;
-if(errors === _errs13){
-if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-if(Object.keys(data5).length > 20){
-validate24.errors = [{instancePath:instancePath+"/credential/clientExtensionResults",schemaPath:"#/properties/credential/properties/clientExtensionResults/maxProperties",keyword:"maxProperties",params:{limit: 20},message:"must NOT have more than 20 properties"}];
-return false;
-}
-}
-else {
-validate24.errors = [{instancePath:instancePath+"/credential/clientExtensionResults",schemaPath:"#/properties/credential/properties/clientExtensionResults/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid1 = _errs13 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data0.response !== undefined){
-let data6 = data0.response;
-const _errs15 = errors;
-if(errors === _errs15){
-if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
-let missing2;
-if((data6.clientDataJSON === undefined) && (missing2 = "clientDataJSON")){
-validate24.errors = [{instancePath:instancePath+"/credential/response",schemaPath:"#/properties/credential/properties/response/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
-return false;
-}
-else {
-const _errs17 = errors;
-for(const key2 in data6){
-if(!((((((((key2 === "clientDataJSON") || (key2 === "attestationObject")) || (key2 === "authenticatorData")) || (key2 === "signature")) || (key2 === "userHandle")) || (key2 === "transports")) || (key2 === "publicKeyAlgorithm")) || (key2 === "publicKey"))){
-validate24.errors = [{instancePath:instancePath+"/credential/response",schemaPath:"#/properties/credential/properties/response/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs17 === errors){
-if(data6.clientDataJSON !== undefined){
-let data7 = data6.clientDataJSON;
-const _errs18 = errors;
-if(errors === _errs18){
-if(typeof data7 === "string"){
-if(func2(data7) > 16384){
-validate24.errors = [{instancePath:instancePath+"/credential/response/clientDataJSON",schemaPath:"#/properties/credential/properties/response/properties/clientDataJSON/maxLength",keyword:"maxLength",params:{limit: 16384},message:"must NOT have more than 16384 characters"}];
-return false;
-}
-else {
-if(!pattern10.test(data7)){
-validate24.errors = [{instancePath:instancePath+"/credential/response/clientDataJSON",schemaPath:"#/properties/credential/properties/response/properties/clientDataJSON/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
-return false;
-}
-}
-}
-else {
-validate24.errors = [{instancePath:instancePath+"/credential/response/clientDataJSON",schemaPath:"#/properties/credential/properties/response/properties/clientDataJSON/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid2 = _errs18 === errors;
-}
-else {
-var valid2 = true;
-}
-if(valid2){
-if(data6.attestationObject !== undefined){
-let data8 = data6.attestationObject;
-const _errs20 = errors;
-if(errors === _errs20){
-if(typeof data8 === "string"){
-if(func2(data8) > 16384){
-validate24.errors = [{instancePath:instancePath+"/credential/response/attestationObject",schemaPath:"#/properties/credential/properties/response/properties/attestationObject/maxLength",keyword:"maxLength",params:{limit: 16384},message:"must NOT have more than 16384 characters"}];
-return false;
-}
-else {
-if(!pattern10.test(data8)){
-validate24.errors = [{instancePath:instancePath+"/credential/response/attestationObject",schemaPath:"#/properties/credential/properties/response/properties/attestationObject/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
-return false;
-}
-}
-}
-else {
-validate24.errors = [{instancePath:instancePath+"/credential/response/attestationObject",schemaPath:"#/properties/credential/properties/response/properties/attestationObject/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid2 = _errs20 === errors;
-}
-else {
-var valid2 = true;
-}
-if(valid2){
-if(data6.authenticatorData !== undefined){
-let data9 = data6.authenticatorData;
-const _errs22 = errors;
-if(errors === _errs22){
-if(typeof data9 === "string"){
-if(func2(data9) > 16384){
-validate24.errors = [{instancePath:instancePath+"/credential/response/authenticatorData",schemaPath:"#/properties/credential/properties/response/properties/authenticatorData/maxLength",keyword:"maxLength",params:{limit: 16384},message:"must NOT have more than 16384 characters"}];
-return false;
-}
-else {
-if(!pattern10.test(data9)){
-validate24.errors = [{instancePath:instancePath+"/credential/response/authenticatorData",schemaPath:"#/properties/credential/properties/response/properties/authenticatorData/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
-return false;
-}
-}
-}
-else {
-validate24.errors = [{instancePath:instancePath+"/credential/response/authenticatorData",schemaPath:"#/properties/credential/properties/response/properties/authenticatorData/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid2 = _errs22 === errors;
-}
-else {
-var valid2 = true;
-}
-if(valid2){
-if(data6.signature !== undefined){
-let data10 = data6.signature;
-const _errs24 = errors;
-if(errors === _errs24){
-if(typeof data10 === "string"){
-if(func2(data10) > 16384){
-validate24.errors = [{instancePath:instancePath+"/credential/response/signature",schemaPath:"#/properties/credential/properties/response/properties/signature/maxLength",keyword:"maxLength",params:{limit: 16384},message:"must NOT have more than 16384 characters"}];
-return false;
-}
-else {
-if(!pattern10.test(data10)){
-validate24.errors = [{instancePath:instancePath+"/credential/response/signature",schemaPath:"#/properties/credential/properties/response/properties/signature/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
-return false;
-}
-}
-}
-else {
-validate24.errors = [{instancePath:instancePath+"/credential/response/signature",schemaPath:"#/properties/credential/properties/response/properties/signature/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid2 = _errs24 === errors;
-}
-else {
-var valid2 = true;
-}
-if(valid2){
-if(data6.userHandle !== undefined){
-let data11 = data6.userHandle;
-const _errs26 = errors;
-if(errors === _errs26){
-if(typeof data11 === "string"){
-if(func2(data11) > 128){
-validate24.errors = [{instancePath:instancePath+"/credential/response/userHandle",schemaPath:"#/properties/credential/properties/response/properties/userHandle/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
-return false;
-}
-else {
-if(!pattern10.test(data11)){
-validate24.errors = [{instancePath:instancePath+"/credential/response/userHandle",schemaPath:"#/properties/credential/properties/response/properties/userHandle/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
-return false;
-}
-}
-}
-else {
-validate24.errors = [{instancePath:instancePath+"/credential/response/userHandle",schemaPath:"#/properties/credential/properties/response/properties/userHandle/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid2 = _errs26 === errors;
-}
-else {
-var valid2 = true;
-}
-if(valid2){
-if(data6.transports !== undefined){
-let data12 = data6.transports;
-const _errs28 = errors;
-if(errors === _errs28){
-if(Array.isArray(data12)){
-if(data12.length > 10){
-validate24.errors = [{instancePath:instancePath+"/credential/response/transports",schemaPath:"#/properties/credential/properties/response/properties/transports/maxItems",keyword:"maxItems",params:{limit: 10},message:"must NOT have more than 10 items"}];
-return false;
-}
-else {
-var valid3 = true;
-const len0 = data12.length;
-for(let i0=0; i0<len0; i0++){
-let data13 = data12[i0];
-const _errs30 = errors;
-if(errors === _errs30){
-if(typeof data13 === "string"){
-if(func2(data13) > 32){
-validate24.errors = [{instancePath:instancePath+"/credential/response/transports/" + i0,schemaPath:"#/properties/credential/properties/response/properties/transports/items/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
-return false;
-}
-}
-else {
-validate24.errors = [{instancePath:instancePath+"/credential/response/transports/" + i0,schemaPath:"#/properties/credential/properties/response/properties/transports/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid3 = _errs30 === errors;
-if(!valid3){
-break;
-}
-}
-}
-}
-else {
-validate24.errors = [{instancePath:instancePath+"/credential/response/transports",schemaPath:"#/properties/credential/properties/response/properties/transports/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid2 = _errs28 === errors;
-}
-else {
-var valid2 = true;
-}
-if(valid2){
-if(data6.publicKeyAlgorithm !== undefined){
-let data14 = data6.publicKeyAlgorithm;
-const _errs32 = errors;
-if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
-validate24.errors = [{instancePath:instancePath+"/credential/response/publicKeyAlgorithm",schemaPath:"#/properties/credential/properties/response/properties/publicKeyAlgorithm/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-var valid2 = _errs32 === errors;
-}
-else {
-var valid2 = true;
-}
-if(valid2){
-if(data6.publicKey !== undefined){
-let data15 = data6.publicKey;
-const _errs34 = errors;
-if(errors === _errs34){
-if(typeof data15 === "string"){
-if(func2(data15) > 16384){
-validate24.errors = [{instancePath:instancePath+"/credential/response/publicKey",schemaPath:"#/properties/credential/properties/response/properties/publicKey/maxLength",keyword:"maxLength",params:{limit: 16384},message:"must NOT have more than 16384 characters"}];
-return false;
-}
-else {
-if(!pattern10.test(data15)){
-validate24.errors = [{instancePath:instancePath+"/credential/response/publicKey",schemaPath:"#/properties/credential/properties/response/properties/publicKey/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
-return false;
-}
-}
-}
-else {
-validate24.errors = [{instancePath:instancePath+"/credential/response/publicKey",schemaPath:"#/properties/credential/properties/response/properties/publicKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid2 = _errs34 === errors;
-}
-else {
-var valid2 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate24.errors = [{instancePath:instancePath+"/credential/response",schemaPath:"#/properties/credential/properties/response/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid1 = _errs15 === errors;
-}
-else {
-var valid1 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate24.errors = [{instancePath:instancePath+"/credential",schemaPath:"#/properties/credential/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-}
-}
-}
-}
-else {
-validate24.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate24.errors = vErrors;
-return errors === 0;
-}
-return validate24;
-})() as ValidateFunction<PasskeyAnswerBody>;
-
-/** The PortalRecoveryCodeBody schema. */
-export const portalRecoveryCodeBody = /* @__PURE__ */ (() => {
-const schema26 = {"$id":"PortalRecoveryCodeBody","type":"object","required":["code"],"additionalProperties":false,"properties":{"code":{"type":"string","minLength":1,"maxLength":64}}};
-const func2 = runtime_ucs2length;
-
-function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="PortalRecoveryCodeBody" */;
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.code === undefined) && (missing0 = "code")){
-validate25.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(key0 === "code")){
-validate25.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.code !== undefined){
-let data0 = data.code;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(func2(data0) > 64){
-validate25.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
-return false;
-}
-else {
-if(func2(data0) < 1){
-validate25.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-}
-else {
-validate25.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-}
-}
-}
-else {
-validate25.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate25.errors = vErrors;
-return errors === 0;
-}
-return validate25;
-})() as ValidateFunction<RecoveryCodeBody>;
-
-/** The PortalSignOutBody schema. */
-export const portalSignOutBody = /* @__PURE__ */ (() => {
-const schema27 = {"$id":"PortalSignOutBody","type":"object","additionalProperties":false,"properties":{"everywhere":{"type":"boolean","description":"End every session of the user, not only this one."}}};
-
-function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="PortalSignOutBody" */;
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-const _errs1 = errors;
-for(const key0 in data){
-if(!(key0 === "everywhere")){
-validate26.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.everywhere !== undefined){
-if(typeof data.everywhere !== "boolean"){
-validate26.errors = [{instancePath:instancePath+"/everywhere",schemaPath:"#/properties/everywhere/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-}
-}
-}
-else {
-validate26.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate26.errors = vErrors;
-return errors === 0;
-}
-return validate26;
-})() as ValidateFunction<SignOutBody>;
-
-/** The PortalOrdersQuery schema (coerces query strings). */
-export const portalOrdersQuery = /* @__PURE__ */ (() => {
-const schema13 = {"$id":"PortalOrdersQuery","type":"object","additionalProperties":false,"properties":{"status":{"type":"string","enum":["NEW","PENDING","PAID","UNRESOLVED","RESOLVED","EXPIRED","CANCELED","REFUND_PENDING","REFUNDED"],"description":"Only orders in this status."},"from":{"type":"string","pattern":"^\\d{4}-\\d{2}-\\d{2}$","maxLength":10,"description":"Created on or after this day (UTC, YYYY-MM-DD)."},"to":{"type":"string","pattern":"^\\d{4}-\\d{2}-\\d{2}$","maxLength":10,"description":"Created on or before this day (UTC, YYYY-MM-DD)."},"q":{"type":"string","maxLength":200,"description":"An order_id, merchant_order_id, payment address or transaction id."},"cursor":{"type":"string","maxLength":200,"pattern":"^[A-Za-z0-9_-]*$","description":"next_cursor of the previous page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25}}};
-const func2 = runtime_ucs2length;
-const pattern1 = new RegExp("^\\d{4}-\\d{2}-\\d{2}$", "u");
 const pattern0 = new RegExp("^[A-Za-z0-9_-]*$", "u");
 
-function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="PortalOrdersQuery" */;
+function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="ListSubscriptionsQuery" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-const _errs1 = errors;
-for(const key0 in data){
-if(!((((((key0 === "status") || (key0 === "from")) || (key0 === "to")) || (key0 === "q")) || (key0 === "cursor")) || (key0 === "limit"))){
-validate12.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(Object.keys(data).length > 20){
+validate13.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 20},message:"must NOT have more than 20 properties"}];
 return false;
-break;
 }
-}
-if(_errs1 === errors){
+else {
 if(data.status !== undefined){
 let data0 = data.status;
 const _errs2 = errors;
@@ -2851,7 +2848,7 @@ else if(data0 === null){
 coerced0 = "";
 }
 else {
-validate12.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate13.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2862,309 +2859,9 @@ data["status"] = coerced0;
 }
 }
 }
-if(!(((((((((data0 === "NEW") || (data0 === "PENDING")) || (data0 === "PAID")) || (data0 === "UNRESOLVED")) || (data0 === "RESOLVED")) || (data0 === "EXPIRED")) || (data0 === "CANCELED")) || (data0 === "REFUND_PENDING")) || (data0 === "REFUNDED"))){
-validate12.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema13.properties.status.enum},message:"must be equal to one of the allowed values"}];
+if(!(((((data0 === "incomplete") || (data0 === "trialing")) || (data0 === "active")) || (data0 === "past_due")) || (data0 === "canceled"))){
+validate13.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema14.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.from !== undefined){
-let data1 = data.from;
-const _errs4 = errors;
-if(typeof data1 !== "string"){
-let dataType1 = typeof data1;
-let coerced1 = undefined;
-if(!(coerced1 !== undefined)){
-if(dataType1 == "number" || dataType1 == "boolean"){
-coerced1 = "" + data1;
-}
-else if(data1 === null){
-coerced1 = "";
-}
-else {
-validate12.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced1 !== undefined){
-data1 = coerced1;
-if(data !== undefined){
-data["from"] = coerced1;
-}
-}
-}
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if(func2(data1) > 10){
-validate12.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"}];
-return false;
-}
-else {
-if(!pattern1.test(data1)){
-validate12.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.to !== undefined){
-let data2 = data.to;
-const _errs6 = errors;
-if(typeof data2 !== "string"){
-let dataType2 = typeof data2;
-let coerced2 = undefined;
-if(!(coerced2 !== undefined)){
-if(dataType2 == "number" || dataType2 == "boolean"){
-coerced2 = "" + data2;
-}
-else if(data2 === null){
-coerced2 = "";
-}
-else {
-validate12.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced2 !== undefined){
-data2 = coerced2;
-if(data !== undefined){
-data["to"] = coerced2;
-}
-}
-}
-if(errors === _errs6){
-if(typeof data2 === "string"){
-if(func2(data2) > 10){
-validate12.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"}];
-return false;
-}
-else {
-if(!pattern1.test(data2)){
-validate12.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.q !== undefined){
-let data3 = data.q;
-const _errs8 = errors;
-if(typeof data3 !== "string"){
-let dataType3 = typeof data3;
-let coerced3 = undefined;
-if(!(coerced3 !== undefined)){
-if(dataType3 == "number" || dataType3 == "boolean"){
-coerced3 = "" + data3;
-}
-else if(data3 === null){
-coerced3 = "";
-}
-else {
-validate12.errors = [{instancePath:instancePath+"/q",schemaPath:"#/properties/q/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced3 !== undefined){
-data3 = coerced3;
-if(data !== undefined){
-data["q"] = coerced3;
-}
-}
-}
-if(errors === _errs8){
-if(typeof data3 === "string"){
-if(func2(data3) > 200){
-validate12.errors = [{instancePath:instancePath+"/q",schemaPath:"#/properties/q/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
-return false;
-}
-}
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.cursor !== undefined){
-let data4 = data.cursor;
-const _errs10 = errors;
-if(typeof data4 !== "string"){
-let dataType4 = typeof data4;
-let coerced4 = undefined;
-if(!(coerced4 !== undefined)){
-if(dataType4 == "number" || dataType4 == "boolean"){
-coerced4 = "" + data4;
-}
-else if(data4 === null){
-coerced4 = "";
-}
-else {
-validate12.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced4 !== undefined){
-data4 = coerced4;
-if(data !== undefined){
-data["cursor"] = coerced4;
-}
-}
-}
-if(errors === _errs10){
-if(typeof data4 === "string"){
-if(func2(data4) > 200){
-validate12.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
-return false;
-}
-else {
-if(!pattern0.test(data4)){
-validate12.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs10 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.limit !== undefined){
-let data5 = data.limit;
-const _errs12 = errors;
-if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-let dataType5 = typeof data5;
-let coerced5 = undefined;
-if(!(coerced5 !== undefined)){
-if(dataType5 === "boolean" || data5 === null
-              || (dataType5 === "string" && data5 && data5 == +data5 && !(data5 % 1))){
-coerced5 = +data5;
-}
-else {
-validate12.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-}
-if(coerced5 !== undefined){
-data5 = coerced5;
-if(data !== undefined){
-data["limit"] = coerced5;
-}
-}
-}
-if(errors === _errs12){
-if((typeof data5 == "number") && (isFinite(data5))){
-if(data5 > 100 || isNaN(data5)){
-validate12.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
-return false;
-}
-else {
-if(data5 < 1 || isNaN(data5)){
-validate12.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs12 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate12.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate12.errors = vErrors;
-return errors === 0;
-}
-return validate12;
-})() as ValidateFunction<PortalOrdersQuery>;
-
-/** The PortalPageQuery schema (coerces query strings). */
-export const portalPageQuery = /* @__PURE__ */ (() => {
-const schema14 = {"$id":"PortalPageQuery","type":"object","additionalProperties":false,"properties":{"cursor":{"type":"string","maxLength":200,"pattern":"^[A-Za-z0-9_-]*$","description":"next_cursor of the previous page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25}}};
-const func2 = runtime_ucs2length;
-const pattern0 = new RegExp("^[A-Za-z0-9_-]*$", "u");
-
-function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="PortalPageQuery" */;
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-const _errs1 = errors;
-for(const key0 in data){
-if(!((key0 === "cursor") || (key0 === "limit"))){
-validate13.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.cursor !== undefined){
-let data0 = data.cursor;
-const _errs2 = errors;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-validate13.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["cursor"] = coerced0;
-}
-}
-}
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(func2(data0) > 200){
-validate13.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
-return false;
-}
-else {
-if(!pattern0.test(data0)){
-validate13.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
-return false;
-}
-}
-}
 }
 var valid0 = _errs2 === errors;
 }
@@ -3197,8 +2894,8 @@ data["limit"] = coerced1;
 }
 if(errors === _errs4){
 if((typeof data1 == "number") && (isFinite(data1))){
-if(data1 > 100 || isNaN(data1)){
-validate13.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+if(data1 > 50 || isNaN(data1)){
+validate13.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50},message:"must be <= 50"}];
 return false;
 }
 else {
@@ -3214,6 +2911,52 @@ var valid0 = _errs4 === errors;
 else {
 var valid0 = true;
 }
+if(valid0){
+if(data.cursor !== undefined){
+let data2 = data.cursor;
+const _errs6 = errors;
+if(typeof data2 !== "string"){
+let dataType2 = typeof data2;
+let coerced2 = undefined;
+if(!(coerced2 !== undefined)){
+if(dataType2 == "number" || dataType2 == "boolean"){
+coerced2 = "" + data2;
+}
+else if(data2 === null){
+coerced2 = "";
+}
+else {
+validate13.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced2 !== undefined){
+data2 = coerced2;
+if(data !== undefined){
+data["cursor"] = coerced2;
+}
+}
+}
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if(func2(data2) > 200){
+validate13.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+return false;
+}
+else {
+if(!pattern0.test(data2)){
+validate13.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }
@@ -3226,52 +2969,311 @@ validate13.errors = vErrors;
 return errors === 0;
 }
 return validate13;
-})() as ValidateFunction<PortalPageQuery>;
+})() as ValidateFunction<ListSubscriptionsQuery>;
 
-/** The PortalTokenNameBody schema. */
-export const portalTokenNameBody = /* @__PURE__ */ (() => {
-const schema28 = {"$id":"PortalTokenNameBody","type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":64,"description":"What the token is for (e.g. \"shop server\")."}}};
-const func2 = runtime_ucs2length;
+/** The CancelSubscriptionBody schema. */
+export const cancelSubscriptionBody = /* @__PURE__ */ (() => {
+const schema24 = {"$id":"CancelSubscriptionBody","type":"object","additionalProperties":false,"properties":{"at_period_end":{"type":"boolean","default":false,"description":"true: no further period is billed and the subscription ends when the period paid ends; false (default): canceled now, with the period's unpaid order."}}};
 
-function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="PortalTokenNameBody" */;
+function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="CancelSubscriptionBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "at_period_end")){
+validate23.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.at_period_end !== undefined){
+if(typeof data.at_period_end !== "boolean"){
+validate23.errors = [{instancePath:instancePath+"/at_period_end",schemaPath:"#/properties/at_period_end/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+}
+}
+}
+else {
+validate23.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate23.errors = vErrors;
+return errors === 0;
+}
+return validate23;
+})() as ValidateFunction<CancelSubscriptionBody>;
+
+/** The AdvanceClockBody schema. */
+export const advanceClockBody = /* @__PURE__ */ (() => {
+const schema25 = {"$id":"AdvanceClockBody","type":"object","additionalProperties":false,"required":["days"],"properties":{"days":{"type":"number","exclusiveMinimum":0,"maximum":366,"description":"How far to move the subscription's test clock forward, in days (fractions allowed), up to 366."}}};
+
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="AdvanceClockBody" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((data.name === undefined) && (missing0 = "name")){
+if((data.days === undefined) && (missing0 = "days")){
+validate24.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "days")){
+validate24.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.days !== undefined){
+let data0 = data.days;
+const _errs2 = errors;
+if(errors === _errs2){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 > 366 || isNaN(data0)){
+validate24.errors = [{instancePath:instancePath+"/days",schemaPath:"#/properties/days/maximum",keyword:"maximum",params:{comparison: "<=", limit: 366},message:"must be <= 366"}];
+return false;
+}
+else {
+if(data0 <= 0 || isNaN(data0)){
+validate24.errors = [{instancePath:instancePath+"/days",schemaPath:"#/properties/days/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"}];
+return false;
+}
+}
+}
+else {
+validate24.errors = [{instancePath:instancePath+"/days",schemaPath:"#/properties/days/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate24.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate24.errors = vErrors;
+return errors === 0;
+}
+return validate24;
+})() as ValidateFunction<AdvanceClockBody>;
+
+/** The LinkOrderBody schema. */
+export const linkOrderBody = /* @__PURE__ */ (() => {
+const schema26 = {"$id":"LinkOrderBody","type":"object","additionalProperties":false,"required":["pay_currency"],"properties":{"pay_currency":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20","USDT_TRC20","USDT_ARB","USDT_BNB","USDT_CELO","USDC_ARB","USDC_SOL","USDC_BASE","USDC_POL","CUSD","ETH_ARB","ETH_BASE","PYUSD","USDT_TON","TON","USDC_XLM"],"description":"One of the link page answer's `currencies`."},"amount":{"type":["number","string"],"maxLength":40,"description":"Links where the buyer chooses: the amount, in the link's price_currency, within its bounds."},"email":{"type":"string","maxLength":254,"format":"email-address","description":"Links that ask for it: the buyer's email address (one address, local@domain, nothing else)."}}};
+const func2 = runtime_ucs2length;
+const formats6 = FORMATS["email-address"];
+
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="LinkOrderBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.pay_currency === undefined) && (missing0 = "pay_currency")){
+validate25.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "pay_currency") || (key0 === "amount")) || (key0 === "email"))){
+validate25.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.pay_currency !== undefined){
+let data0 = data.pay_currency;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate25.errors = [{instancePath:instancePath+"/pay_currency",schemaPath:"#/properties/pay_currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((((((((((((((((((((((((((data0 === "ALIPAY") || (data0 === "ALIGLOBAL")) || (data0 === "WECHAT")) || (data0 === "BTC")) || (data0 === "LTC")) || (data0 === "ETH")) || (data0 === "EOS")) || (data0 === "BCH")) || (data0 === "LBTC")) || (data0 === "USDT_ERC20")) || (data0 === "USDC_ERC20")) || (data0 === "USDT_TRC20")) || (data0 === "USDT_ARB")) || (data0 === "USDT_BNB")) || (data0 === "USDT_CELO")) || (data0 === "USDC_ARB")) || (data0 === "USDC_SOL")) || (data0 === "USDC_BASE")) || (data0 === "USDC_POL")) || (data0 === "CUSD")) || (data0 === "ETH_ARB")) || (data0 === "ETH_BASE")) || (data0 === "PYUSD")) || (data0 === "USDT_TON")) || (data0 === "TON")) || (data0 === "USDC_XLM"))){
+validate25.errors = [{instancePath:instancePath+"/pay_currency",schemaPath:"#/properties/pay_currency/enum",keyword:"enum",params:{allowedValues: schema26.properties.pay_currency.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.amount !== undefined){
+let data1 = data.amount;
+const _errs4 = errors;
+if((!((typeof data1 == "number") && (isFinite(data1)))) && (typeof data1 !== "string")){
+validate25.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: schema26.properties.amount.type},message:"must be number,string"}];
+return false;
+}
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func2(data1) > 40){
+validate25.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"}];
+return false;
+}
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.email !== undefined){
+let data2 = data.email;
+const _errs6 = errors;
+if(errors === _errs6){
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if(func2(data2) > 254){
+validate25.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/maxLength",keyword:"maxLength",params:{limit: 254},message:"must NOT have more than 254 characters"}];
+return false;
+}
+else {
+if(!(formats6(data2))){
+validate25.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/format",keyword:"format",params:{format: "email-address"},message:"must match format \""+"email-address"+"\""}];
+return false;
+}
+}
+}
+else {
+validate25.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate25.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate25.errors = vErrors;
+return errors === 0;
+}
+return validate25;
+})() as ValidateFunction<LinkOrderBody>;
+
+/** The PayCheckoutBody schema. */
+export const payCheckoutBody = /* @__PURE__ */ (() => {
+const schema27 = {"$id":"PayCheckoutBody","type":"object","additionalProperties":false,"required":["pay_currency"],"properties":{"pay_currency":{"type":"string","enum":["ALIPAY","ALIGLOBAL","WECHAT","BTC","LTC","ETH","EOS","BCH","LBTC","USDT_ERC20","USDC_ERC20","USDT_TRC20","USDT_ARB","USDT_BNB","USDT_CELO","USDC_ARB","USDC_SOL","USDC_BASE","USDC_POL","CUSD","ETH_ARB","ETH_BASE","PYUSD","USDT_TON","TON","USDC_XLM"],"description":"The buyer's choice; one of the answer's `currencies` (gateways must be enabled for the merchant)."}}};
+
+function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="PayCheckoutBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.pay_currency === undefined) && (missing0 = "pay_currency")){
+validate26.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "pay_currency")){
+validate26.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.pay_currency !== undefined){
+let data0 = data.pay_currency;
+if(typeof data0 !== "string"){
+validate26.errors = [{instancePath:instancePath+"/pay_currency",schemaPath:"#/properties/pay_currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((((((((((((((((((((((((((data0 === "ALIPAY") || (data0 === "ALIGLOBAL")) || (data0 === "WECHAT")) || (data0 === "BTC")) || (data0 === "LTC")) || (data0 === "ETH")) || (data0 === "EOS")) || (data0 === "BCH")) || (data0 === "LBTC")) || (data0 === "USDT_ERC20")) || (data0 === "USDC_ERC20")) || (data0 === "USDT_TRC20")) || (data0 === "USDT_ARB")) || (data0 === "USDT_BNB")) || (data0 === "USDT_CELO")) || (data0 === "USDC_ARB")) || (data0 === "USDC_SOL")) || (data0 === "USDC_BASE")) || (data0 === "USDC_POL")) || (data0 === "CUSD")) || (data0 === "ETH_ARB")) || (data0 === "ETH_BASE")) || (data0 === "PYUSD")) || (data0 === "USDT_TON")) || (data0 === "TON")) || (data0 === "USDC_XLM"))){
+validate26.errors = [{instancePath:instancePath+"/pay_currency",schemaPath:"#/properties/pay_currency/enum",keyword:"enum",params:{allowedValues: schema27.properties.pay_currency.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate26.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate26.errors = vErrors;
+return errors === 0;
+}
+return validate26;
+})() as ValidateFunction<PayCheckoutBody>;
+
+/** The PayRefundBody schema. */
+export const payRefundBody = /* @__PURE__ */ (() => {
+const schema28 = {"$id":"PayRefundBody","type":"object","additionalProperties":false,"required":["secret"],"properties":{"secret":{"type":"string","pattern":"^[A-Za-z0-9_-]{43}$","maxLength":43,"description":"The refund link's secret: what follows `#refund=` in the link."}}};
+const func2 = runtime_ucs2length;
+const pattern8 = new RegExp("^[A-Za-z0-9_-]{43}$", "u");
+
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="PayRefundBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.secret === undefined) && (missing0 = "secret")){
 validate27.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(key0 === "name")){
+if(!(key0 === "secret")){
 validate27.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
 if(_errs1 === errors){
-if(data.name !== undefined){
-let data0 = data.name;
+if(data.secret !== undefined){
+let data0 = data.secret;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func2(data0) > 64){
-validate27.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+if(func2(data0) > 43){
+validate27.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/maxLength",keyword:"maxLength",params:{limit: 43},message:"must NOT have more than 43 characters"}];
 return false;
 }
 else {
-if(func2(data0) < 1){
-validate27.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(!pattern8.test(data0)){
+validate27.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{43}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{43}$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate27.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate27.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3288,45 +3290,108 @@ validate27.errors = vErrors;
 return errors === 0;
 }
 return validate27;
-})() as ValidateFunction<TokenNameBody>;
+})() as ValidateFunction<PayRefundBody>;
 
-/** The PortalRollSecretBody schema. */
-export const portalRollSecretBody = /* @__PURE__ */ (() => {
-const schema29 = {"$id":"PortalRollSecretBody","type":"object","additionalProperties":false,"properties":{"overlap_hours":{"type":"integer","minimum":0,"maximum":720,"description":"How long callbacks are also signed with the old secret (default 24)."}}};
+/** The PayRefundAddressBody schema. */
+export const payRefundAddressBody = /* @__PURE__ */ (() => {
+const schema29 = {"$id":"PayRefundAddressBody","type":"object","additionalProperties":false,"required":["secret","address"],"properties":{"secret":{"type":"string","pattern":"^[A-Za-z0-9_-]{43}$","maxLength":43,"description":"The refund link's secret: what follows `#refund=` in the link."},"address":{"type":"string","minLength":1,"maxLength":1500,"description":"Where the refund goes: an address of the refund's network, a BOLT11 invoice of exactly the amount (LBTC), an account name (EOS)."},"memo":{"type":"string","maxLength":256,"description":"EOS only: the memo the transfer must carry (an exchange's deposit memo)."}}};
+const func2 = runtime_ucs2length;
+const pattern8 = new RegExp("^[A-Za-z0-9_-]{43}$", "u");
 
 function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="PortalRollSecretBody" */;
+/*# sourceURL="PayRefundAddressBody" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.secret === undefined) && (missing0 = "secret")) || ((data.address === undefined) && (missing0 = "address"))){
+validate28.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(key0 === "overlap_hours")){
+if(!(((key0 === "secret") || (key0 === "address")) || (key0 === "memo"))){
 validate28.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
 if(_errs1 === errors){
-if(data.overlap_hours !== undefined){
-let data0 = data.overlap_hours;
+if(data.secret !== undefined){
+let data0 = data.secret;
 const _errs2 = errors;
-if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate28.errors = [{instancePath:instancePath+"/overlap_hours",schemaPath:"#/properties/overlap_hours/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
 if(errors === _errs2){
-if((typeof data0 == "number") && (isFinite(data0))){
-if(data0 > 720 || isNaN(data0)){
-validate28.errors = [{instancePath:instancePath+"/overlap_hours",schemaPath:"#/properties/overlap_hours/maximum",keyword:"maximum",params:{comparison: "<=", limit: 720},message:"must be <= 720"}];
+if(typeof data0 === "string"){
+if(func2(data0) > 43){
+validate28.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/maxLength",keyword:"maxLength",params:{limit: 43},message:"must NOT have more than 43 characters"}];
 return false;
 }
 else {
-if(data0 < 0 || isNaN(data0)){
-validate28.errors = [{instancePath:instancePath+"/overlap_hours",schemaPath:"#/properties/overlap_hours/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+if(!pattern8.test(data0)){
+validate28.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{43}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{43}$"+"\""}];
 return false;
 }
+}
+}
+else {
+validate28.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.address !== undefined){
+let data1 = data.address;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func2(data1) > 1500){
+validate28.errors = [{instancePath:instancePath+"/address",schemaPath:"#/properties/address/maxLength",keyword:"maxLength",params:{limit: 1500},message:"must NOT have more than 1500 characters"}];
+return false;
+}
+else {
+if(func2(data1) < 1){
+validate28.errors = [{instancePath:instancePath+"/address",schemaPath:"#/properties/address/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+else {
+validate28.errors = [{instancePath:instancePath+"/address",schemaPath:"#/properties/address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.memo !== undefined){
+let data2 = data.memo;
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if(func2(data2) > 256){
+validate28.errors = [{instancePath:instancePath+"/memo",schemaPath:"#/properties/memo/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
+return false;
+}
+}
+else {
+validate28.errors = [{instancePath:instancePath+"/memo",schemaPath:"#/properties/memo/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
 }
 }
 }
@@ -3342,105 +3407,56 @@ validate28.errors = vErrors;
 return errors === 0;
 }
 return validate28;
-})() as ValidateFunction<RollSecretBody>;
+})() as ValidateFunction<PayRefundAddressBody>;
 
-/** The PortalKeyPreviewBody schema. */
-export const portalKeyPreviewBody = /* @__PURE__ */ (() => {
-const schema30 = {"$id":"PortalKeyPreviewBody","type":"object","required":["xpubs"],"additionalProperties":false,"properties":{"xpubs":{"type":"object","maxProperties":4,"propertyNames":{"enum":["BTC","LTC","BCH","ETH"]},"additionalProperties":{"type":"string","maxLength":200,"pattern":"^[A-Za-z0-9]*$"},"description":"Extended public keys by currency; an empty string removes that currency's key."}}};
+/** The PlanSubscriptionBody schema. */
+export const planSubscriptionBody = /* @__PURE__ */ (() => {
+const schema30 = {"$id":"PlanSubscriptionBody","type":"object","additionalProperties":false,"required":["email"],"properties":{"email":{"type":"string","maxLength":254,"format":"email-address","description":"The subscriber's email address: each period's invoice, reminders and receipt go there, with the link to the subscriber's page."}}};
+const formats6 = FORMATS["email-address"];
 const func2 = runtime_ucs2length;
-const pattern18 = new RegExp("^[A-Za-z0-9]*$", "u");
 
 function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="PortalKeyPreviewBody" */;
+/*# sourceURL="PlanSubscriptionBody" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((data.xpubs === undefined) && (missing0 = "xpubs")){
+if((data.email === undefined) && (missing0 = "email")){
 validate29.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(key0 === "xpubs")){
+if(!(key0 === "email")){
 validate29.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
 if(_errs1 === errors){
-if(data.xpubs !== undefined){
-let data0 = data.xpubs;
+if(data.email !== undefined){
+let data0 = data.email;
 const _errs2 = errors;
 if(errors === _errs2){
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-if(Object.keys(data0).length > 4){
-validate29.errors = [{instancePath:instancePath+"/xpubs",schemaPath:"#/properties/xpubs/maxProperties",keyword:"maxProperties",params:{limit: 4},message:"must NOT have more than 4 properties"}];
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 254){
+validate29.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/maxLength",keyword:"maxLength",params:{limit: 254},message:"must NOT have more than 254 characters"}];
 return false;
 }
 else {
-for(const key1 in data0){
-const _errs4 = errors;
-if(!((((key1 === "BTC") || (key1 === "LTC")) || (key1 === "BCH")) || (key1 === "ETH"))){
-const err0 = {instancePath:instancePath+"/xpubs",schemaPath:"#/properties/xpubs/propertyNames/enum",keyword:"enum",params:{allowedValues: schema30.properties.xpubs.propertyNames.enum},message:"must be equal to one of the allowed values",propertyName:key1};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var valid1 = _errs4 === errors;
-if(!valid1){
-const err1 = {instancePath:instancePath+"/xpubs",schemaPath:"#/properties/xpubs/propertyNames",keyword:"propertyNames",params:{propertyName: key1},message:"property name must be valid"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-validate29.errors = vErrors;
-return false;
-break;
-}
-}
-if(valid1){
-for(const key2 in data0){
-let data1 = data0[key2];
-const _errs6 = errors;
-if(errors === _errs6){
-if(typeof data1 === "string"){
-if(func2(data1) > 200){
-validate29.errors = [{instancePath:instancePath+"/xpubs/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/xpubs/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
-return false;
-}
-else {
-if(!pattern18.test(data1)){
-validate29.errors = [{instancePath:instancePath+"/xpubs/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/xpubs/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]*$"},message:"must match pattern \""+"^[A-Za-z0-9]*$"+"\""}];
+if(!(formats6(data0))){
+validate29.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/format",keyword:"format",params:{format: "email-address"},message:"must match format \""+"email-address"+"\""}];
 return false;
 }
 }
 }
 else {
-validate29.errors = [{instancePath:instancePath+"/xpubs/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/xpubs/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate29.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-}
-var valid2 = _errs6 === errors;
-if(!valid2){
-break;
-}
-}
-}
-}
-}
-else {
-validate29.errors = [{instancePath:instancePath+"/xpubs",schemaPath:"#/properties/xpubs/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
 }
 }
 }
@@ -3456,227 +3472,55 @@ validate29.errors = vErrors;
 return errors === 0;
 }
 return validate29;
-})() as ValidateFunction<KeyPreviewBody>;
+})() as ValidateFunction<PlanSubscriptionBody>;
 
-/** The PortalSettingsBody schema. */
-export const portalSettingsBody = /* @__PURE__ */ (() => {
-const schema31 = {"$id":"PortalSettingsBody","type":"object","additionalProperties":false,"minProperties":1,"properties":{"receive_currency":{"type":"string","maxLength":10},"callback_statuses":{"type":"string","enum":["paid","all"]},"xpubs":{"type":"object","maxProperties":4,"propertyNames":{"enum":["BTC","LTC","BCH","ETH"]},"additionalProperties":{"type":"string","maxLength":200,"pattern":"^[A-Za-z0-9]*$"},"description":"Extended public keys by currency; an empty string removes that currency's key."},"wallets":{"type":"object","maxProperties":3,"propertyNames":{"enum":["SOL","TON","XLM"]},"additionalProperties":{"type":"string","maxLength":100,"pattern":"^[A-Za-z0-9:_+/=-]*$"},"description":"Receiving wallets by network (SOL: USDC_SOL and PYUSD; TON: TON and USDT_TON; XLM: USDC_XLM); an empty string removes that network's wallet."}}};
+/** The SubscriberLinkRequestBody schema. */
+export const subscriberLinkRequestBody = /* @__PURE__ */ (() => {
+const schema31 = {"$id":"SubscriberLinkRequestBody","type":"object","additionalProperties":false,"required":["email"],"properties":{"email":{"type":"string","maxLength":254,"format":"email-address","description":"The address a subscription to this plan was started with: its page link is mailed there, and only there."}}};
+const formats6 = FORMATS["email-address"];
 const func2 = runtime_ucs2length;
-const pattern18 = new RegExp("^[A-Za-z0-9]*$", "u");
-const pattern20 = new RegExp("^[A-Za-z0-9:_+/=-]*$", "u");
 
 function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="PortalSettingsBody" */;
+/*# sourceURL="SubscriberLinkRequestBody" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(Object.keys(data).length < 1){
-validate30.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
+let missing0;
+if((data.email === undefined) && (missing0 = "email")){
+validate30.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((((key0 === "receive_currency") || (key0 === "callback_statuses")) || (key0 === "xpubs")) || (key0 === "wallets"))){
+if(!(key0 === "email")){
 validate30.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
 if(_errs1 === errors){
-if(data.receive_currency !== undefined){
-let data0 = data.receive_currency;
+if(data.email !== undefined){
+let data0 = data.email;
 const _errs2 = errors;
 if(errors === _errs2){
+if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func2(data0) > 10){
-validate30.errors = [{instancePath:instancePath+"/receive_currency",schemaPath:"#/properties/receive_currency/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"}];
-return false;
-}
-}
-else {
-validate30.errors = [{instancePath:instancePath+"/receive_currency",schemaPath:"#/properties/receive_currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.callback_statuses !== undefined){
-let data1 = data.callback_statuses;
-const _errs4 = errors;
-if(typeof data1 !== "string"){
-validate30.errors = [{instancePath:instancePath+"/callback_statuses",schemaPath:"#/properties/callback_statuses/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!((data1 === "paid") || (data1 === "all"))){
-validate30.errors = [{instancePath:instancePath+"/callback_statuses",schemaPath:"#/properties/callback_statuses/enum",keyword:"enum",params:{allowedValues: schema31.properties.callback_statuses.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.xpubs !== undefined){
-let data2 = data.xpubs;
-const _errs6 = errors;
-if(errors === _errs6){
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-if(Object.keys(data2).length > 4){
-validate30.errors = [{instancePath:instancePath+"/xpubs",schemaPath:"#/properties/xpubs/maxProperties",keyword:"maxProperties",params:{limit: 4},message:"must NOT have more than 4 properties"}];
+if(func2(data0) > 254){
+validate30.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/maxLength",keyword:"maxLength",params:{limit: 254},message:"must NOT have more than 254 characters"}];
 return false;
 }
 else {
-for(const key1 in data2){
-const _errs8 = errors;
-if(!((((key1 === "BTC") || (key1 === "LTC")) || (key1 === "BCH")) || (key1 === "ETH"))){
-const err0 = {instancePath:instancePath+"/xpubs",schemaPath:"#/properties/xpubs/propertyNames/enum",keyword:"enum",params:{allowedValues: schema31.properties.xpubs.propertyNames.enum},message:"must be equal to one of the allowed values",propertyName:key1};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var valid1 = _errs8 === errors;
-if(!valid1){
-const err1 = {instancePath:instancePath+"/xpubs",schemaPath:"#/properties/xpubs/propertyNames",keyword:"propertyNames",params:{propertyName: key1},message:"property name must be valid"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-validate30.errors = vErrors;
-return false;
-break;
-}
-}
-if(valid1){
-for(const key2 in data2){
-let data3 = data2[key2];
-const _errs10 = errors;
-if(errors === _errs10){
-if(typeof data3 === "string"){
-if(func2(data3) > 200){
-validate30.errors = [{instancePath:instancePath+"/xpubs/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/xpubs/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
-return false;
-}
-else {
-if(!pattern18.test(data3)){
-validate30.errors = [{instancePath:instancePath+"/xpubs/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/xpubs/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]*$"},message:"must match pattern \""+"^[A-Za-z0-9]*$"+"\""}];
+if(!(formats6(data0))){
+validate30.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/format",keyword:"format",params:{format: "email-address"},message:"must match format \""+"email-address"+"\""}];
 return false;
 }
 }
 }
 else {
-validate30.errors = [{instancePath:instancePath+"/xpubs/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/xpubs/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate30.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-}
-var valid2 = _errs10 === errors;
-if(!valid2){
-break;
-}
-}
-}
-}
-}
-else {
-validate30.errors = [{instancePath:instancePath+"/xpubs",schemaPath:"#/properties/xpubs/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.wallets !== undefined){
-let data4 = data.wallets;
-const _errs12 = errors;
-if(errors === _errs12){
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(Object.keys(data4).length > 3){
-validate30.errors = [{instancePath:instancePath+"/wallets",schemaPath:"#/properties/wallets/maxProperties",keyword:"maxProperties",params:{limit: 3},message:"must NOT have more than 3 properties"}];
-return false;
-}
-else {
-for(const key3 in data4){
-const _errs14 = errors;
-if(!(((key3 === "SOL") || (key3 === "TON")) || (key3 === "XLM"))){
-const err2 = {instancePath:instancePath+"/wallets",schemaPath:"#/properties/wallets/propertyNames/enum",keyword:"enum",params:{allowedValues: schema31.properties.wallets.propertyNames.enum},message:"must be equal to one of the allowed values",propertyName:key3};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-var valid3 = _errs14 === errors;
-if(!valid3){
-const err3 = {instancePath:instancePath+"/wallets",schemaPath:"#/properties/wallets/propertyNames",keyword:"propertyNames",params:{propertyName: key3},message:"property name must be valid"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-validate30.errors = vErrors;
-return false;
-break;
-}
-}
-if(valid3){
-for(const key4 in data4){
-let data5 = data4[key4];
-const _errs16 = errors;
-if(errors === _errs16){
-if(typeof data5 === "string"){
-if(func2(data5) > 100){
-validate30.errors = [{instancePath:instancePath+"/wallets/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/wallets/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
-return false;
-}
-else {
-if(!pattern20.test(data5)){
-validate30.errors = [{instancePath:instancePath+"/wallets/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/wallets/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9:_+/=-]*$"},message:"must match pattern \""+"^[A-Za-z0-9:_+/=-]*$"+"\""}];
-return false;
-}
-}
-}
-else {
-validate30.errors = [{instancePath:instancePath+"/wallets/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/wallets/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid4 = _errs16 === errors;
-if(!valid4){
-break;
-}
-}
-}
-}
-}
-else {
-validate30.errors = [{instancePath:instancePath+"/wallets",schemaPath:"#/properties/wallets/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs12 === errors;
-}
-else {
-var valid0 = true;
 }
 }
 }
@@ -3693,31 +3537,642 @@ validate30.errors = vErrors;
 return errors === 0;
 }
 return validate30;
-})() as ValidateFunction<SettingsBody>;
+})() as ValidateFunction<SubscriberLinkRequestBody>;
 
-/** The PortalAuditQuery schema (coerces query strings). */
-export const portalAuditQuery = /* @__PURE__ */ (() => {
-const schema15 = {"$id":"PortalAuditQuery","type":"object","additionalProperties":false,"properties":{"before":{"type":"string","maxLength":30,"pattern":"^\\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z$","description":"next_before of the previous page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":50}}};
+/** The SubscriberBody schema. */
+export const subscriberBody = /* @__PURE__ */ (() => {
+const schema32 = {"$id":"SubscriberBody","type":"object","additionalProperties":false,"required":["secret"],"properties":{"secret":{"type":"string","pattern":"^[A-Za-z0-9_-]{43}$","maxLength":43,"description":"The page link's secret: what follows `#subscription=` in the link each subscriber email carries."}}};
 const func2 = runtime_ucs2length;
-const pattern5 = new RegExp("^\\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z$", "u");
+const pattern8 = new RegExp("^[A-Za-z0-9_-]{43}$", "u");
 
-function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-/*# sourceURL="PortalAuditQuery" */;
+function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="SubscriberBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.secret === undefined) && (missing0 = "secret")){
+validate31.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "secret")){
+validate31.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.secret !== undefined){
+let data0 = data.secret;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 43){
+validate31.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/maxLength",keyword:"maxLength",params:{limit: 43},message:"must NOT have more than 43 characters"}];
+return false;
+}
+else {
+if(!pattern8.test(data0)){
+validate31.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{43}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{43}$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate31.errors = [{instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate31.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate31.errors = vErrors;
+return errors === 0;
+}
+return validate31;
+})() as ValidateFunction<SubscriberBody>;
+
+/** The PortalPasskeyAnswerBody schema. */
+export const portalPasskeyAnswerBody = /* @__PURE__ */ (() => {
+const schema33 = {"$id":"PortalPasskeyAnswerBody","type":"object","required":["credential"],"additionalProperties":false,"properties":{"credential":{"type":"object","required":["id","rawId","type","response"],"additionalProperties":false,"properties":{"id":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":1024},"rawId":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":1024},"type":{"type":"string","const":"public-key"},"authenticatorAttachment":{"type":"string","maxLength":32},"clientExtensionResults":{"type":"object","maxProperties":20},"response":{"type":"object","required":["clientDataJSON"],"additionalProperties":false,"properties":{"clientDataJSON":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":16384},"attestationObject":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":16384},"authenticatorData":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":16384},"signature":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":16384},"userHandle":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":128},"transports":{"type":"array","maxItems":10,"items":{"type":"string","maxLength":32}},"publicKeyAlgorithm":{"type":"integer"},"publicKey":{"type":"string","pattern":"^[A-Za-z0-9_-]*$","maxLength":16384}}}}}}};
+const func2 = runtime_ucs2length;
+const pattern11 = new RegExp("^[A-Za-z0-9_-]*$", "u");
+
+function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="PortalPasskeyAnswerBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.credential === undefined) && (missing0 = "credential")){
+validate32.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "credential")){
+validate32.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.credential !== undefined){
+let data0 = data.credential;
+const _errs2 = errors;
+if(errors === _errs2){
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+let missing1;
+if(((((data0.id === undefined) && (missing1 = "id")) || ((data0.rawId === undefined) && (missing1 = "rawId"))) || ((data0.type === undefined) && (missing1 = "type"))) || ((data0.response === undefined) && (missing1 = "response"))){
+validate32.errors = [{instancePath:instancePath+"/credential",schemaPath:"#/properties/credential/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs4 = errors;
+for(const key1 in data0){
+if(!((((((key1 === "id") || (key1 === "rawId")) || (key1 === "type")) || (key1 === "authenticatorAttachment")) || (key1 === "clientExtensionResults")) || (key1 === "response"))){
+validate32.errors = [{instancePath:instancePath+"/credential",schemaPath:"#/properties/credential/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs4 === errors){
+if(data0.id !== undefined){
+let data1 = data0.id;
+const _errs5 = errors;
+if(errors === _errs5){
+if(typeof data1 === "string"){
+if(func2(data1) > 1024){
+validate32.errors = [{instancePath:instancePath+"/credential/id",schemaPath:"#/properties/credential/properties/id/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"}];
+return false;
+}
+else {
+if(!pattern11.test(data1)){
+validate32.errors = [{instancePath:instancePath+"/credential/id",schemaPath:"#/properties/credential/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate32.errors = [{instancePath:instancePath+"/credential/id",schemaPath:"#/properties/credential/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data0.rawId !== undefined){
+let data2 = data0.rawId;
+const _errs7 = errors;
+if(errors === _errs7){
+if(typeof data2 === "string"){
+if(func2(data2) > 1024){
+validate32.errors = [{instancePath:instancePath+"/credential/rawId",schemaPath:"#/properties/credential/properties/rawId/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"}];
+return false;
+}
+else {
+if(!pattern11.test(data2)){
+validate32.errors = [{instancePath:instancePath+"/credential/rawId",schemaPath:"#/properties/credential/properties/rawId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate32.errors = [{instancePath:instancePath+"/credential/rawId",schemaPath:"#/properties/credential/properties/rawId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data0.type !== undefined){
+let data3 = data0.type;
+const _errs9 = errors;
+if(typeof data3 !== "string"){
+validate32.errors = [{instancePath:instancePath+"/credential/type",schemaPath:"#/properties/credential/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("public-key" !== data3){
+validate32.errors = [{instancePath:instancePath+"/credential/type",schemaPath:"#/properties/credential/properties/type/const",keyword:"const",params:{allowedValue: "public-key"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs9 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data0.authenticatorAttachment !== undefined){
+let data4 = data0.authenticatorAttachment;
+const _errs11 = errors;
+if(errors === _errs11){
+if(typeof data4 === "string"){
+if(func2(data4) > 32){
+validate32.errors = [{instancePath:instancePath+"/credential/authenticatorAttachment",schemaPath:"#/properties/credential/properties/authenticatorAttachment/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
+return false;
+}
+}
+else {
+validate32.errors = [{instancePath:instancePath+"/credential/authenticatorAttachment",schemaPath:"#/properties/credential/properties/authenticatorAttachment/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid1 = _errs11 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data0.clientExtensionResults !== undefined){
+let data5 = data0.clientExtensionResults;
+const _errs13 = errors;
+if(errors === _errs13){
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(Object.keys(data5).length > 20){
+validate32.errors = [{instancePath:instancePath+"/credential/clientExtensionResults",schemaPath:"#/properties/credential/properties/clientExtensionResults/maxProperties",keyword:"maxProperties",params:{limit: 20},message:"must NOT have more than 20 properties"}];
+return false;
+}
+}
+else {
+validate32.errors = [{instancePath:instancePath+"/credential/clientExtensionResults",schemaPath:"#/properties/credential/properties/clientExtensionResults/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid1 = _errs13 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data0.response !== undefined){
+let data6 = data0.response;
+const _errs15 = errors;
+if(errors === _errs15){
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+let missing2;
+if((data6.clientDataJSON === undefined) && (missing2 = "clientDataJSON")){
+validate32.errors = [{instancePath:instancePath+"/credential/response",schemaPath:"#/properties/credential/properties/response/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+return false;
+}
+else {
+const _errs17 = errors;
+for(const key2 in data6){
+if(!((((((((key2 === "clientDataJSON") || (key2 === "attestationObject")) || (key2 === "authenticatorData")) || (key2 === "signature")) || (key2 === "userHandle")) || (key2 === "transports")) || (key2 === "publicKeyAlgorithm")) || (key2 === "publicKey"))){
+validate32.errors = [{instancePath:instancePath+"/credential/response",schemaPath:"#/properties/credential/properties/response/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs17 === errors){
+if(data6.clientDataJSON !== undefined){
+let data7 = data6.clientDataJSON;
+const _errs18 = errors;
+if(errors === _errs18){
+if(typeof data7 === "string"){
+if(func2(data7) > 16384){
+validate32.errors = [{instancePath:instancePath+"/credential/response/clientDataJSON",schemaPath:"#/properties/credential/properties/response/properties/clientDataJSON/maxLength",keyword:"maxLength",params:{limit: 16384},message:"must NOT have more than 16384 characters"}];
+return false;
+}
+else {
+if(!pattern11.test(data7)){
+validate32.errors = [{instancePath:instancePath+"/credential/response/clientDataJSON",schemaPath:"#/properties/credential/properties/response/properties/clientDataJSON/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate32.errors = [{instancePath:instancePath+"/credential/response/clientDataJSON",schemaPath:"#/properties/credential/properties/response/properties/clientDataJSON/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid2 = _errs18 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data6.attestationObject !== undefined){
+let data8 = data6.attestationObject;
+const _errs20 = errors;
+if(errors === _errs20){
+if(typeof data8 === "string"){
+if(func2(data8) > 16384){
+validate32.errors = [{instancePath:instancePath+"/credential/response/attestationObject",schemaPath:"#/properties/credential/properties/response/properties/attestationObject/maxLength",keyword:"maxLength",params:{limit: 16384},message:"must NOT have more than 16384 characters"}];
+return false;
+}
+else {
+if(!pattern11.test(data8)){
+validate32.errors = [{instancePath:instancePath+"/credential/response/attestationObject",schemaPath:"#/properties/credential/properties/response/properties/attestationObject/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate32.errors = [{instancePath:instancePath+"/credential/response/attestationObject",schemaPath:"#/properties/credential/properties/response/properties/attestationObject/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid2 = _errs20 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data6.authenticatorData !== undefined){
+let data9 = data6.authenticatorData;
+const _errs22 = errors;
+if(errors === _errs22){
+if(typeof data9 === "string"){
+if(func2(data9) > 16384){
+validate32.errors = [{instancePath:instancePath+"/credential/response/authenticatorData",schemaPath:"#/properties/credential/properties/response/properties/authenticatorData/maxLength",keyword:"maxLength",params:{limit: 16384},message:"must NOT have more than 16384 characters"}];
+return false;
+}
+else {
+if(!pattern11.test(data9)){
+validate32.errors = [{instancePath:instancePath+"/credential/response/authenticatorData",schemaPath:"#/properties/credential/properties/response/properties/authenticatorData/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate32.errors = [{instancePath:instancePath+"/credential/response/authenticatorData",schemaPath:"#/properties/credential/properties/response/properties/authenticatorData/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid2 = _errs22 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data6.signature !== undefined){
+let data10 = data6.signature;
+const _errs24 = errors;
+if(errors === _errs24){
+if(typeof data10 === "string"){
+if(func2(data10) > 16384){
+validate32.errors = [{instancePath:instancePath+"/credential/response/signature",schemaPath:"#/properties/credential/properties/response/properties/signature/maxLength",keyword:"maxLength",params:{limit: 16384},message:"must NOT have more than 16384 characters"}];
+return false;
+}
+else {
+if(!pattern11.test(data10)){
+validate32.errors = [{instancePath:instancePath+"/credential/response/signature",schemaPath:"#/properties/credential/properties/response/properties/signature/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate32.errors = [{instancePath:instancePath+"/credential/response/signature",schemaPath:"#/properties/credential/properties/response/properties/signature/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid2 = _errs24 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data6.userHandle !== undefined){
+let data11 = data6.userHandle;
+const _errs26 = errors;
+if(errors === _errs26){
+if(typeof data11 === "string"){
+if(func2(data11) > 128){
+validate32.errors = [{instancePath:instancePath+"/credential/response/userHandle",schemaPath:"#/properties/credential/properties/response/properties/userHandle/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if(!pattern11.test(data11)){
+validate32.errors = [{instancePath:instancePath+"/credential/response/userHandle",schemaPath:"#/properties/credential/properties/response/properties/userHandle/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate32.errors = [{instancePath:instancePath+"/credential/response/userHandle",schemaPath:"#/properties/credential/properties/response/properties/userHandle/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid2 = _errs26 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data6.transports !== undefined){
+let data12 = data6.transports;
+const _errs28 = errors;
+if(errors === _errs28){
+if(Array.isArray(data12)){
+if(data12.length > 10){
+validate32.errors = [{instancePath:instancePath+"/credential/response/transports",schemaPath:"#/properties/credential/properties/response/properties/transports/maxItems",keyword:"maxItems",params:{limit: 10},message:"must NOT have more than 10 items"}];
+return false;
+}
+else {
+var valid3 = true;
+const len0 = data12.length;
+for(let i0=0; i0<len0; i0++){
+let data13 = data12[i0];
+const _errs30 = errors;
+if(errors === _errs30){
+if(typeof data13 === "string"){
+if(func2(data13) > 32){
+validate32.errors = [{instancePath:instancePath+"/credential/response/transports/" + i0,schemaPath:"#/properties/credential/properties/response/properties/transports/items/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
+return false;
+}
+}
+else {
+validate32.errors = [{instancePath:instancePath+"/credential/response/transports/" + i0,schemaPath:"#/properties/credential/properties/response/properties/transports/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid3 = _errs30 === errors;
+if(!valid3){
+break;
+}
+}
+}
+}
+else {
+validate32.errors = [{instancePath:instancePath+"/credential/response/transports",schemaPath:"#/properties/credential/properties/response/properties/transports/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid2 = _errs28 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data6.publicKeyAlgorithm !== undefined){
+let data14 = data6.publicKeyAlgorithm;
+const _errs32 = errors;
+if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
+validate32.errors = [{instancePath:instancePath+"/credential/response/publicKeyAlgorithm",schemaPath:"#/properties/credential/properties/response/properties/publicKeyAlgorithm/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid2 = _errs32 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data6.publicKey !== undefined){
+let data15 = data6.publicKey;
+const _errs34 = errors;
+if(errors === _errs34){
+if(typeof data15 === "string"){
+if(func2(data15) > 16384){
+validate32.errors = [{instancePath:instancePath+"/credential/response/publicKey",schemaPath:"#/properties/credential/properties/response/properties/publicKey/maxLength",keyword:"maxLength",params:{limit: 16384},message:"must NOT have more than 16384 characters"}];
+return false;
+}
+else {
+if(!pattern11.test(data15)){
+validate32.errors = [{instancePath:instancePath+"/credential/response/publicKey",schemaPath:"#/properties/credential/properties/response/properties/publicKey/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate32.errors = [{instancePath:instancePath+"/credential/response/publicKey",schemaPath:"#/properties/credential/properties/response/properties/publicKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid2 = _errs34 === errors;
+}
+else {
+var valid2 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate32.errors = [{instancePath:instancePath+"/credential/response",schemaPath:"#/properties/credential/properties/response/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid1 = _errs15 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate32.errors = [{instancePath:instancePath+"/credential",schemaPath:"#/properties/credential/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate32.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate32.errors = vErrors;
+return errors === 0;
+}
+return validate32;
+})() as ValidateFunction<PasskeyAnswerBody>;
+
+/** The PortalRecoveryCodeBody schema. */
+export const portalRecoveryCodeBody = /* @__PURE__ */ (() => {
+const schema34 = {"$id":"PortalRecoveryCodeBody","type":"object","required":["code"],"additionalProperties":false,"properties":{"code":{"type":"string","minLength":1,"maxLength":64}}};
+const func2 = runtime_ucs2length;
+
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="PortalRecoveryCodeBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.code === undefined) && (missing0 = "code")){
+validate33.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "code")){
+validate33.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.code !== undefined){
+let data0 = data.code;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 64){
+validate33.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+else {
+if(func2(data0) < 1){
+validate33.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+else {
+validate33.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate33.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate33.errors = vErrors;
+return errors === 0;
+}
+return validate33;
+})() as ValidateFunction<RecoveryCodeBody>;
+
+/** The PortalSignOutBody schema. */
+export const portalSignOutBody = /* @__PURE__ */ (() => {
+const schema35 = {"$id":"PortalSignOutBody","type":"object","additionalProperties":false,"properties":{"everywhere":{"type":"boolean","description":"End every session of the user, not only this one."}}};
+
+function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="PortalSignOutBody" */;
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
-if(!((key0 === "before") || (key0 === "limit"))){
+if(!(key0 === "everywhere")){
+validate34.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.everywhere !== undefined){
+if(typeof data.everywhere !== "boolean"){
+validate34.errors = [{instancePath:instancePath+"/everywhere",schemaPath:"#/properties/everywhere/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+}
+}
+}
+else {
+validate34.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate34.errors = vErrors;
+return errors === 0;
+}
+return validate34;
+})() as ValidateFunction<SignOutBody>;
+
+/** The PortalOrdersQuery schema (coerces query strings). */
+export const portalOrdersQuery = /* @__PURE__ */ (() => {
+const schema15 = {"$id":"PortalOrdersQuery","type":"object","additionalProperties":false,"properties":{"status":{"type":"string","enum":["NEW","PENDING","PAID","UNRESOLVED","RESOLVED","EXPIRED","CANCELED","REFUND_PENDING","REFUNDED"],"description":"Only orders in this status."},"from":{"type":"string","pattern":"^\\d{4}-\\d{2}-\\d{2}$","maxLength":10,"description":"Created on or after this day (UTC, YYYY-MM-DD)."},"to":{"type":"string","pattern":"^\\d{4}-\\d{2}-\\d{2}$","maxLength":10,"description":"Created on or before this day (UTC, YYYY-MM-DD)."},"q":{"type":"string","maxLength":200,"description":"An order_id, merchant_order_id, payment address or transaction id."},"cursor":{"type":"string","maxLength":200,"pattern":"^[A-Za-z0-9_-]*$","description":"next_cursor of the previous page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25}}};
+const func2 = runtime_ucs2length;
+const pattern3 = new RegExp("^\\d{4}-\\d{2}-\\d{2}$", "u");
+const pattern0 = new RegExp("^[A-Za-z0-9_-]*$", "u");
+
+function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="PortalOrdersQuery" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((((key0 === "status") || (key0 === "from")) || (key0 === "to")) || (key0 === "q")) || (key0 === "cursor")) || (key0 === "limit"))){
 validate14.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
 if(_errs1 === errors){
-if(data.before !== undefined){
-let data0 = data.before;
+if(data.status !== undefined){
+let data0 = data.status;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
 let dataType0 = typeof data0;
@@ -3730,26 +4185,316 @@ else if(data0 === null){
 coerced0 = "";
 }
 else {
-validate14.errors = [{instancePath:instancePath+"/before",schemaPath:"#/properties/before/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate14.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced0 !== undefined){
 data0 = coerced0;
 if(data !== undefined){
-data["before"] = coerced0;
+data["status"] = coerced0;
+}
+}
+}
+if(!(((((((((data0 === "NEW") || (data0 === "PENDING")) || (data0 === "PAID")) || (data0 === "UNRESOLVED")) || (data0 === "RESOLVED")) || (data0 === "EXPIRED")) || (data0 === "CANCELED")) || (data0 === "REFUND_PENDING")) || (data0 === "REFUNDED"))){
+validate14.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema15.properties.status.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.from !== undefined){
+let data1 = data.from;
+const _errs4 = errors;
+if(typeof data1 !== "string"){
+let dataType1 = typeof data1;
+let coerced1 = undefined;
+if(!(coerced1 !== undefined)){
+if(dataType1 == "number" || dataType1 == "boolean"){
+coerced1 = "" + data1;
+}
+else if(data1 === null){
+coerced1 = "";
+}
+else {
+validate14.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced1 !== undefined){
+data1 = coerced1;
+if(data !== undefined){
+data["from"] = coerced1;
+}
+}
+}
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func2(data1) > 10){
+validate14.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"}];
+return false;
+}
+else {
+if(!pattern3.test(data1)){
+validate14.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.to !== undefined){
+let data2 = data.to;
+const _errs6 = errors;
+if(typeof data2 !== "string"){
+let dataType2 = typeof data2;
+let coerced2 = undefined;
+if(!(coerced2 !== undefined)){
+if(dataType2 == "number" || dataType2 == "boolean"){
+coerced2 = "" + data2;
+}
+else if(data2 === null){
+coerced2 = "";
+}
+else {
+validate14.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced2 !== undefined){
+data2 = coerced2;
+if(data !== undefined){
+data["to"] = coerced2;
+}
+}
+}
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if(func2(data2) > 10){
+validate14.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"}];
+return false;
+}
+else {
+if(!pattern3.test(data2)){
+validate14.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.q !== undefined){
+let data3 = data.q;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+let dataType3 = typeof data3;
+let coerced3 = undefined;
+if(!(coerced3 !== undefined)){
+if(dataType3 == "number" || dataType3 == "boolean"){
+coerced3 = "" + data3;
+}
+else if(data3 === null){
+coerced3 = "";
+}
+else {
+validate14.errors = [{instancePath:instancePath+"/q",schemaPath:"#/properties/q/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced3 !== undefined){
+data3 = coerced3;
+if(data !== undefined){
+data["q"] = coerced3;
+}
+}
+}
+if(errors === _errs8){
+if(typeof data3 === "string"){
+if(func2(data3) > 200){
+validate14.errors = [{instancePath:instancePath+"/q",schemaPath:"#/properties/q/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+return false;
+}
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.cursor !== undefined){
+let data4 = data.cursor;
+const _errs10 = errors;
+if(typeof data4 !== "string"){
+let dataType4 = typeof data4;
+let coerced4 = undefined;
+if(!(coerced4 !== undefined)){
+if(dataType4 == "number" || dataType4 == "boolean"){
+coerced4 = "" + data4;
+}
+else if(data4 === null){
+coerced4 = "";
+}
+else {
+validate14.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced4 !== undefined){
+data4 = coerced4;
+if(data !== undefined){
+data["cursor"] = coerced4;
+}
+}
+}
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(func2(data4) > 200){
+validate14.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+return false;
+}
+else {
+if(!pattern0.test(data4)){
+validate14.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.limit !== undefined){
+let data5 = data.limit;
+const _errs12 = errors;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+let dataType5 = typeof data5;
+let coerced5 = undefined;
+if(!(coerced5 !== undefined)){
+if(dataType5 === "boolean" || data5 === null
+              || (dataType5 === "string" && data5 && data5 == +data5 && !(data5 % 1))){
+coerced5 = +data5;
+}
+else {
+validate14.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced5 !== undefined){
+data5 = coerced5;
+if(data !== undefined){
+data["limit"] = coerced5;
+}
+}
+}
+if(errors === _errs12){
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 > 100 || isNaN(data5)){
+validate14.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+return false;
+}
+else {
+if(data5 < 1 || isNaN(data5)){
+validate14.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate14.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate14.errors = vErrors;
+return errors === 0;
+}
+return validate14;
+})() as ValidateFunction<PortalOrdersQuery>;
+
+/** The PortalPageQuery schema (coerces query strings). */
+export const portalPageQuery = /* @__PURE__ */ (() => {
+const schema16 = {"$id":"PortalPageQuery","type":"object","additionalProperties":false,"properties":{"cursor":{"type":"string","maxLength":200,"pattern":"^[A-Za-z0-9_-]*$","description":"next_cursor of the previous page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":25}}};
+const func2 = runtime_ucs2length;
+const pattern0 = new RegExp("^[A-Za-z0-9_-]*$", "u");
+
+function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="PortalPageQuery" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "cursor") || (key0 === "limit"))){
+validate15.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.cursor !== undefined){
+let data0 = data.cursor;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+validate15.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["cursor"] = coerced0;
 }
 }
 }
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func2(data0) > 30){
-validate14.errors = [{instancePath:instancePath+"/before",schemaPath:"#/properties/before/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
+if(func2(data0) > 200){
+validate15.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
 return false;
 }
 else {
-if(!pattern5.test(data0)){
-validate14.errors = [{instancePath:instancePath+"/before",schemaPath:"#/properties/before/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z$"+"\""}];
+if(!pattern0.test(data0)){
+validate15.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
 return false;
 }
 }
@@ -3773,7 +4518,7 @@ if(dataType1 === "boolean" || data1 === null
 coerced1 = +data1;
 }
 else {
-validate14.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate15.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
@@ -3787,12 +4532,12 @@ data["limit"] = coerced1;
 if(errors === _errs4){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 100 || isNaN(data1)){
-validate14.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+validate15.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate14.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate15.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -3807,23 +4552,612 @@ var valid0 = true;
 }
 }
 else {
-validate14.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate15.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate14.errors = vErrors;
+validate15.errors = vErrors;
 return errors === 0;
 }
-return validate14;
+return validate15;
+})() as ValidateFunction<PortalPageQuery>;
+
+/** The PortalTokenNameBody schema. */
+export const portalTokenNameBody = /* @__PURE__ */ (() => {
+const schema36 = {"$id":"PortalTokenNameBody","type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":64,"description":"What the token is for (e.g. \"shop server\")."}}};
+const func2 = runtime_ucs2length;
+
+function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="PortalTokenNameBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.name === undefined) && (missing0 = "name")){
+validate35.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "name")){
+validate35.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.name !== undefined){
+let data0 = data.name;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 64){
+validate35.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+else {
+if(func2(data0) < 1){
+validate35.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+else {
+validate35.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate35.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate35.errors = vErrors;
+return errors === 0;
+}
+return validate35;
+})() as ValidateFunction<TokenNameBody>;
+
+/** The PortalRollSecretBody schema. */
+export const portalRollSecretBody = /* @__PURE__ */ (() => {
+const schema37 = {"$id":"PortalRollSecretBody","type":"object","additionalProperties":false,"properties":{"overlap_hours":{"type":"integer","minimum":0,"maximum":720,"description":"How long callbacks are also signed with the old secret (default 24)."}}};
+
+function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="PortalRollSecretBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "overlap_hours")){
+validate36.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.overlap_hours !== undefined){
+let data0 = data.overlap_hours;
+const _errs2 = errors;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+validate36.errors = [{instancePath:instancePath+"/overlap_hours",schemaPath:"#/properties/overlap_hours/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs2){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 > 720 || isNaN(data0)){
+validate36.errors = [{instancePath:instancePath+"/overlap_hours",schemaPath:"#/properties/overlap_hours/maximum",keyword:"maximum",params:{comparison: "<=", limit: 720},message:"must be <= 720"}];
+return false;
+}
+else {
+if(data0 < 0 || isNaN(data0)){
+validate36.errors = [{instancePath:instancePath+"/overlap_hours",schemaPath:"#/properties/overlap_hours/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate36.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate36.errors = vErrors;
+return errors === 0;
+}
+return validate36;
+})() as ValidateFunction<RollSecretBody>;
+
+/** The PortalKeyPreviewBody schema. */
+export const portalKeyPreviewBody = /* @__PURE__ */ (() => {
+const schema38 = {"$id":"PortalKeyPreviewBody","type":"object","required":["xpubs"],"additionalProperties":false,"properties":{"xpubs":{"type":"object","maxProperties":4,"propertyNames":{"enum":["BTC","LTC","BCH","ETH"]},"additionalProperties":{"type":"string","maxLength":200,"pattern":"^[A-Za-z0-9]*$"},"description":"Extended public keys by currency; an empty string removes that currency's key."}}};
+const func2 = runtime_ucs2length;
+const pattern19 = new RegExp("^[A-Za-z0-9]*$", "u");
+
+function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="PortalKeyPreviewBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.xpubs === undefined) && (missing0 = "xpubs")){
+validate37.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "xpubs")){
+validate37.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.xpubs !== undefined){
+let data0 = data.xpubs;
+const _errs2 = errors;
+if(errors === _errs2){
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+if(Object.keys(data0).length > 4){
+validate37.errors = [{instancePath:instancePath+"/xpubs",schemaPath:"#/properties/xpubs/maxProperties",keyword:"maxProperties",params:{limit: 4},message:"must NOT have more than 4 properties"}];
+return false;
+}
+else {
+for(const key1 in data0){
+const _errs4 = errors;
+if(!((((key1 === "BTC") || (key1 === "LTC")) || (key1 === "BCH")) || (key1 === "ETH"))){
+const err0 = {instancePath:instancePath+"/xpubs",schemaPath:"#/properties/xpubs/propertyNames/enum",keyword:"enum",params:{allowedValues: schema38.properties.xpubs.propertyNames.enum},message:"must be equal to one of the allowed values",propertyName:key1};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var valid1 = _errs4 === errors;
+if(!valid1){
+const err1 = {instancePath:instancePath+"/xpubs",schemaPath:"#/properties/xpubs/propertyNames",keyword:"propertyNames",params:{propertyName: key1},message:"property name must be valid"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+validate37.errors = vErrors;
+return false;
+break;
+}
+}
+if(valid1){
+for(const key2 in data0){
+let data1 = data0[key2];
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data1 === "string"){
+if(func2(data1) > 200){
+validate37.errors = [{instancePath:instancePath+"/xpubs/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/xpubs/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+return false;
+}
+else {
+if(!pattern19.test(data1)){
+validate37.errors = [{instancePath:instancePath+"/xpubs/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/xpubs/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]*$"},message:"must match pattern \""+"^[A-Za-z0-9]*$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate37.errors = [{instancePath:instancePath+"/xpubs/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/xpubs/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid2 = _errs6 === errors;
+if(!valid2){
+break;
+}
+}
+}
+}
+}
+else {
+validate37.errors = [{instancePath:instancePath+"/xpubs",schemaPath:"#/properties/xpubs/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate37.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate37.errors = vErrors;
+return errors === 0;
+}
+return validate37;
+})() as ValidateFunction<KeyPreviewBody>;
+
+/** The PortalSettingsBody schema. */
+export const portalSettingsBody = /* @__PURE__ */ (() => {
+const schema39 = {"$id":"PortalSettingsBody","type":"object","additionalProperties":false,"minProperties":1,"properties":{"receive_currency":{"type":"string","maxLength":10},"callback_statuses":{"type":"string","enum":["paid","all"]},"xpubs":{"type":"object","maxProperties":4,"propertyNames":{"enum":["BTC","LTC","BCH","ETH"]},"additionalProperties":{"type":"string","maxLength":200,"pattern":"^[A-Za-z0-9]*$"},"description":"Extended public keys by currency; an empty string removes that currency's key."},"wallets":{"type":"object","maxProperties":3,"propertyNames":{"enum":["SOL","TON","XLM"]},"additionalProperties":{"type":"string","maxLength":100,"pattern":"^[A-Za-z0-9:_+/=-]*$"},"description":"Receiving wallets by network (SOL: USDC_SOL and PYUSD; TON: TON and USDT_TON; XLM: USDC_XLM); an empty string removes that network's wallet."}}};
+const func2 = runtime_ucs2length;
+const pattern19 = new RegExp("^[A-Za-z0-9]*$", "u");
+const pattern21 = new RegExp("^[A-Za-z0-9:_+/=-]*$", "u");
+
+function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="PortalSettingsBody" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length < 1){
+validate38.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((key0 === "receive_currency") || (key0 === "callback_statuses")) || (key0 === "xpubs")) || (key0 === "wallets"))){
+validate38.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.receive_currency !== undefined){
+let data0 = data.receive_currency;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 10){
+validate38.errors = [{instancePath:instancePath+"/receive_currency",schemaPath:"#/properties/receive_currency/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"}];
+return false;
+}
+}
+else {
+validate38.errors = [{instancePath:instancePath+"/receive_currency",schemaPath:"#/properties/receive_currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.callback_statuses !== undefined){
+let data1 = data.callback_statuses;
+const _errs4 = errors;
+if(typeof data1 !== "string"){
+validate38.errors = [{instancePath:instancePath+"/callback_statuses",schemaPath:"#/properties/callback_statuses/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((data1 === "paid") || (data1 === "all"))){
+validate38.errors = [{instancePath:instancePath+"/callback_statuses",schemaPath:"#/properties/callback_statuses/enum",keyword:"enum",params:{allowedValues: schema39.properties.callback_statuses.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.xpubs !== undefined){
+let data2 = data.xpubs;
+const _errs6 = errors;
+if(errors === _errs6){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+if(Object.keys(data2).length > 4){
+validate38.errors = [{instancePath:instancePath+"/xpubs",schemaPath:"#/properties/xpubs/maxProperties",keyword:"maxProperties",params:{limit: 4},message:"must NOT have more than 4 properties"}];
+return false;
+}
+else {
+for(const key1 in data2){
+const _errs8 = errors;
+if(!((((key1 === "BTC") || (key1 === "LTC")) || (key1 === "BCH")) || (key1 === "ETH"))){
+const err0 = {instancePath:instancePath+"/xpubs",schemaPath:"#/properties/xpubs/propertyNames/enum",keyword:"enum",params:{allowedValues: schema39.properties.xpubs.propertyNames.enum},message:"must be equal to one of the allowed values",propertyName:key1};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var valid1 = _errs8 === errors;
+if(!valid1){
+const err1 = {instancePath:instancePath+"/xpubs",schemaPath:"#/properties/xpubs/propertyNames",keyword:"propertyNames",params:{propertyName: key1},message:"property name must be valid"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+validate38.errors = vErrors;
+return false;
+break;
+}
+}
+if(valid1){
+for(const key2 in data2){
+let data3 = data2[key2];
+const _errs10 = errors;
+if(errors === _errs10){
+if(typeof data3 === "string"){
+if(func2(data3) > 200){
+validate38.errors = [{instancePath:instancePath+"/xpubs/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/xpubs/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+return false;
+}
+else {
+if(!pattern19.test(data3)){
+validate38.errors = [{instancePath:instancePath+"/xpubs/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/xpubs/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]*$"},message:"must match pattern \""+"^[A-Za-z0-9]*$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate38.errors = [{instancePath:instancePath+"/xpubs/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/xpubs/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid2 = _errs10 === errors;
+if(!valid2){
+break;
+}
+}
+}
+}
+}
+else {
+validate38.errors = [{instancePath:instancePath+"/xpubs",schemaPath:"#/properties/xpubs/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.wallets !== undefined){
+let data4 = data.wallets;
+const _errs12 = errors;
+if(errors === _errs12){
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+if(Object.keys(data4).length > 3){
+validate38.errors = [{instancePath:instancePath+"/wallets",schemaPath:"#/properties/wallets/maxProperties",keyword:"maxProperties",params:{limit: 3},message:"must NOT have more than 3 properties"}];
+return false;
+}
+else {
+for(const key3 in data4){
+const _errs14 = errors;
+if(!(((key3 === "SOL") || (key3 === "TON")) || (key3 === "XLM"))){
+const err2 = {instancePath:instancePath+"/wallets",schemaPath:"#/properties/wallets/propertyNames/enum",keyword:"enum",params:{allowedValues: schema39.properties.wallets.propertyNames.enum},message:"must be equal to one of the allowed values",propertyName:key3};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+var valid3 = _errs14 === errors;
+if(!valid3){
+const err3 = {instancePath:instancePath+"/wallets",schemaPath:"#/properties/wallets/propertyNames",keyword:"propertyNames",params:{propertyName: key3},message:"property name must be valid"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+validate38.errors = vErrors;
+return false;
+break;
+}
+}
+if(valid3){
+for(const key4 in data4){
+let data5 = data4[key4];
+const _errs16 = errors;
+if(errors === _errs16){
+if(typeof data5 === "string"){
+if(func2(data5) > 100){
+validate38.errors = [{instancePath:instancePath+"/wallets/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/wallets/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
+return false;
+}
+else {
+if(!pattern21.test(data5)){
+validate38.errors = [{instancePath:instancePath+"/wallets/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/wallets/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9:_+/=-]*$"},message:"must match pattern \""+"^[A-Za-z0-9:_+/=-]*$"+"\""}];
+return false;
+}
+}
+}
+else {
+validate38.errors = [{instancePath:instancePath+"/wallets/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/wallets/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid4 = _errs16 === errors;
+if(!valid4){
+break;
+}
+}
+}
+}
+}
+else {
+validate38.errors = [{instancePath:instancePath+"/wallets",schemaPath:"#/properties/wallets/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate38.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate38.errors = vErrors;
+return errors === 0;
+}
+return validate38;
+})() as ValidateFunction<SettingsBody>;
+
+/** The PortalAuditQuery schema (coerces query strings). */
+export const portalAuditQuery = /* @__PURE__ */ (() => {
+const schema17 = {"$id":"PortalAuditQuery","type":"object","additionalProperties":false,"properties":{"before":{"type":"string","maxLength":30,"pattern":"^\\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z$","description":"next_before of the previous page."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":50}}};
+const func2 = runtime_ucs2length;
+const pattern7 = new RegExp("^\\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z$", "u");
+
+function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="PortalAuditQuery" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "before") || (key0 === "limit"))){
+validate16.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.before !== undefined){
+let data0 = data.before;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+validate16.errors = [{instancePath:instancePath+"/before",schemaPath:"#/properties/before/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["before"] = coerced0;
+}
+}
+}
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 30){
+validate16.errors = [{instancePath:instancePath+"/before",schemaPath:"#/properties/before/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
+return false;
+}
+else {
+if(!pattern7.test(data0)){
+validate16.errors = [{instancePath:instancePath+"/before",schemaPath:"#/properties/before/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z$"+"\""}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.limit !== undefined){
+let data1 = data.limit;
+const _errs4 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+let dataType1 = typeof data1;
+let coerced1 = undefined;
+if(!(coerced1 !== undefined)){
+if(dataType1 === "boolean" || data1 === null
+              || (dataType1 === "string" && data1 && data1 == +data1 && !(data1 % 1))){
+coerced1 = +data1;
+}
+else {
+validate16.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced1 !== undefined){
+data1 = coerced1;
+if(data !== undefined){
+data["limit"] = coerced1;
+}
+}
+}
+if(errors === _errs4){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 100 || isNaN(data1)){
+validate16.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+return false;
+}
+else {
+if(data1 < 1 || isNaN(data1)){
+validate16.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate16.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate16.errors = vErrors;
+return errors === 0;
+}
+return validate16;
 })() as ValidateFunction<AuditQuery>;
 
 /** The PortalEmailPreferencesBody schema. */
 export const portalEmailPreferencesBody = /* @__PURE__ */ (() => {
-const schema32 = {"$id":"PortalEmailPreferencesBody","type":"object","required":["address","language","payments","topics"],"additionalProperties":false,"properties":{"address":{"type":"string","maxLength":254,"format":"email-address-or-empty","description":"Where this user's email goes (one address, local@domain, nothing else); an empty string sends none."},"language":{"type":"string","enum":["en","zh"]},"payments":{"type":"string","enum":["each","daily","off"],"description":"each: one email per paid order; daily: one summary a day (UTC); off."},"topics":{"type":"object","required":["unresolved","callbacks","refund_address","new_passkey","team"],"additionalProperties":false,"properties":{"unresolved":{"type":"boolean","description":"An order became UNRESOLVED (a payment did not match)."},"callbacks":{"type":"boolean","description":"An order's callbacks failing for an hour, or given up (dead-lettered)."},"refund_address":{"type":"boolean","description":"A buyer set the address of a refund."},"new_passkey":{"type":"boolean","description":"A passkey added, or a first sign-in with one."},"team":{"type":"boolean","description":"A member invited, joined, removed or given another role."}}}}};
-const formats18 = FORMATS["email-address-or-empty"];
+const schema40 = {"$id":"PortalEmailPreferencesBody","type":"object","required":["address","language","payments","topics"],"additionalProperties":false,"properties":{"address":{"type":"string","maxLength":254,"format":"email-address-or-empty","description":"Where this user's email goes (one address, local@domain, nothing else); an empty string sends none."},"language":{"type":"string","enum":["en","zh"]},"payments":{"type":"string","enum":["each","daily","off"],"description":"each: one email per paid order; daily: one summary a day (UTC); off."},"topics":{"type":"object","required":["unresolved","callbacks","refund_address","new_passkey","team"],"additionalProperties":false,"properties":{"unresolved":{"type":"boolean","description":"An order became UNRESOLVED (a payment did not match)."},"callbacks":{"type":"boolean","description":"An order's callbacks failing for an hour, or given up (dead-lettered)."},"refund_address":{"type":"boolean","description":"A buyer set the address of a refund."},"new_passkey":{"type":"boolean","description":"A passkey added, or a first sign-in with one."},"team":{"type":"boolean","description":"A member invited, joined, removed or given another role."}}}}};
+const formats36 = FORMATS["email-address-or-empty"];
 const func2 = runtime_ucs2length;
 
-function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="PortalEmailPreferencesBody" */;
 let vErrors = null;
 let errors = 0;
@@ -3831,14 +5165,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.address === undefined) && (missing0 = "address")) || ((data.language === undefined) && (missing0 = "language"))) || ((data.payments === undefined) && (missing0 = "payments"))) || ((data.topics === undefined) && (missing0 = "topics"))){
-validate31.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate39.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((key0 === "address") || (key0 === "language")) || (key0 === "payments")) || (key0 === "topics"))){
-validate31.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate39.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3851,18 +5185,18 @@ if(errors === _errs2){
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func2(data0) > 254){
-validate31.errors = [{instancePath:instancePath+"/address",schemaPath:"#/properties/address/maxLength",keyword:"maxLength",params:{limit: 254},message:"must NOT have more than 254 characters"}];
+validate39.errors = [{instancePath:instancePath+"/address",schemaPath:"#/properties/address/maxLength",keyword:"maxLength",params:{limit: 254},message:"must NOT have more than 254 characters"}];
 return false;
 }
 else {
-if(!(formats18(data0))){
-validate31.errors = [{instancePath:instancePath+"/address",schemaPath:"#/properties/address/format",keyword:"format",params:{format: "email-address-or-empty"},message:"must match format \""+"email-address-or-empty"+"\""}];
+if(!(formats36(data0))){
+validate39.errors = [{instancePath:instancePath+"/address",schemaPath:"#/properties/address/format",keyword:"format",params:{format: "email-address-or-empty"},message:"must match format \""+"email-address-or-empty"+"\""}];
 return false;
 }
 }
 }
 else {
-validate31.errors = [{instancePath:instancePath+"/address",schemaPath:"#/properties/address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate39.errors = [{instancePath:instancePath+"/address",schemaPath:"#/properties/address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3877,11 +5211,11 @@ if(data.language !== undefined){
 let data1 = data.language;
 const _errs4 = errors;
 if(typeof data1 !== "string"){
-validate31.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate39.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data1 === "en") || (data1 === "zh"))){
-validate31.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/enum",keyword:"enum",params:{allowedValues: schema32.properties.language.enum},message:"must be equal to one of the allowed values"}];
+validate39.errors = [{instancePath:instancePath+"/language",schemaPath:"#/properties/language/enum",keyword:"enum",params:{allowedValues: schema40.properties.language.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -3894,11 +5228,11 @@ if(data.payments !== undefined){
 let data2 = data.payments;
 const _errs6 = errors;
 if(typeof data2 !== "string"){
-validate31.errors = [{instancePath:instancePath+"/payments",schemaPath:"#/properties/payments/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate39.errors = [{instancePath:instancePath+"/payments",schemaPath:"#/properties/payments/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data2 === "each") || (data2 === "daily")) || (data2 === "off"))){
-validate31.errors = [{instancePath:instancePath+"/payments",schemaPath:"#/properties/payments/enum",keyword:"enum",params:{allowedValues: schema32.properties.payments.enum},message:"must be equal to one of the allowed values"}];
+validate39.errors = [{instancePath:instancePath+"/payments",schemaPath:"#/properties/payments/enum",keyword:"enum",params:{allowedValues: schema40.properties.payments.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -3914,14 +5248,14 @@ if(errors === _errs8){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 let missing1;
 if((((((data3.unresolved === undefined) && (missing1 = "unresolved")) || ((data3.callbacks === undefined) && (missing1 = "callbacks"))) || ((data3.refund_address === undefined) && (missing1 = "refund_address"))) || ((data3.new_passkey === undefined) && (missing1 = "new_passkey"))) || ((data3.team === undefined) && (missing1 = "team"))){
-validate31.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate39.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs10 = errors;
 for(const key1 in data3){
 if(!(((((key1 === "unresolved") || (key1 === "callbacks")) || (key1 === "refund_address")) || (key1 === "new_passkey")) || (key1 === "team"))){
-validate31.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate39.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3930,7 +5264,7 @@ if(_errs10 === errors){
 if(data3.unresolved !== undefined){
 const _errs11 = errors;
 if(typeof data3.unresolved !== "boolean"){
-validate31.errors = [{instancePath:instancePath+"/topics/unresolved",schemaPath:"#/properties/topics/properties/unresolved/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate39.errors = [{instancePath:instancePath+"/topics/unresolved",schemaPath:"#/properties/topics/properties/unresolved/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid1 = _errs11 === errors;
@@ -3942,7 +5276,7 @@ if(valid1){
 if(data3.callbacks !== undefined){
 const _errs13 = errors;
 if(typeof data3.callbacks !== "boolean"){
-validate31.errors = [{instancePath:instancePath+"/topics/callbacks",schemaPath:"#/properties/topics/properties/callbacks/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate39.errors = [{instancePath:instancePath+"/topics/callbacks",schemaPath:"#/properties/topics/properties/callbacks/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid1 = _errs13 === errors;
@@ -3954,7 +5288,7 @@ if(valid1){
 if(data3.refund_address !== undefined){
 const _errs15 = errors;
 if(typeof data3.refund_address !== "boolean"){
-validate31.errors = [{instancePath:instancePath+"/topics/refund_address",schemaPath:"#/properties/topics/properties/refund_address/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate39.errors = [{instancePath:instancePath+"/topics/refund_address",schemaPath:"#/properties/topics/properties/refund_address/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid1 = _errs15 === errors;
@@ -3966,7 +5300,7 @@ if(valid1){
 if(data3.new_passkey !== undefined){
 const _errs17 = errors;
 if(typeof data3.new_passkey !== "boolean"){
-validate31.errors = [{instancePath:instancePath+"/topics/new_passkey",schemaPath:"#/properties/topics/properties/new_passkey/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate39.errors = [{instancePath:instancePath+"/topics/new_passkey",schemaPath:"#/properties/topics/properties/new_passkey/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid1 = _errs17 === errors;
@@ -3978,7 +5312,7 @@ if(valid1){
 if(data3.team !== undefined){
 const _errs19 = errors;
 if(typeof data3.team !== "boolean"){
-validate31.errors = [{instancePath:instancePath+"/topics/team",schemaPath:"#/properties/topics/properties/team/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate39.errors = [{instancePath:instancePath+"/topics/team",schemaPath:"#/properties/topics/properties/team/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid1 = _errs19 === errors;
@@ -3994,7 +5328,7 @@ var valid1 = true;
 }
 }
 else {
-validate31.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate39.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -4010,22 +5344,220 @@ var valid0 = true;
 }
 }
 else {
-validate31.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate39.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate31.errors = vErrors;
+validate39.errors = vErrors;
 return errors === 0;
 }
-return validate31;
+return validate39;
 })() as ValidateFunction<EmailPreferencesBody>;
+
+/** The PortalSubscriptionsQuery schema (coerces query strings). */
+export const portalSubscriptionsQuery = /* @__PURE__ */ (() => {
+const schema18 = {"$id":"PortalSubscriptionsQuery","type":"object","additionalProperties":false,"properties":{"status":{"type":"string","enum":["incomplete","trialing","active","past_due","canceled"],"description":"Only subscriptions in this status."},"q":{"type":"string","maxLength":254,"description":"A customer's email or the merchant's customer id (case ignored), or a subscription id."},"cursor":{"type":"string","maxLength":200,"pattern":"^[A-Za-z0-9_-]*$","description":"next_cursor of the previous page."},"limit":{"type":"integer","minimum":1,"maximum":50,"default":25}}};
+const func2 = runtime_ucs2length;
+const pattern0 = new RegExp("^[A-Za-z0-9_-]*$", "u");
+
+function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="PortalSubscriptionsQuery" */;
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((key0 === "status") || (key0 === "q")) || (key0 === "cursor")) || (key0 === "limit"))){
+validate17.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.status !== undefined){
+let data0 = data.status;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+validate17.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["status"] = coerced0;
+}
+}
+}
+if(!(((((data0 === "incomplete") || (data0 === "trialing")) || (data0 === "active")) || (data0 === "past_due")) || (data0 === "canceled"))){
+validate17.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema18.properties.status.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.q !== undefined){
+let data1 = data.q;
+const _errs4 = errors;
+if(typeof data1 !== "string"){
+let dataType1 = typeof data1;
+let coerced1 = undefined;
+if(!(coerced1 !== undefined)){
+if(dataType1 == "number" || dataType1 == "boolean"){
+coerced1 = "" + data1;
+}
+else if(data1 === null){
+coerced1 = "";
+}
+else {
+validate17.errors = [{instancePath:instancePath+"/q",schemaPath:"#/properties/q/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced1 !== undefined){
+data1 = coerced1;
+if(data !== undefined){
+data["q"] = coerced1;
+}
+}
+}
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func2(data1) > 254){
+validate17.errors = [{instancePath:instancePath+"/q",schemaPath:"#/properties/q/maxLength",keyword:"maxLength",params:{limit: 254},message:"must NOT have more than 254 characters"}];
+return false;
+}
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.cursor !== undefined){
+let data2 = data.cursor;
+const _errs6 = errors;
+if(typeof data2 !== "string"){
+let dataType2 = typeof data2;
+let coerced2 = undefined;
+if(!(coerced2 !== undefined)){
+if(dataType2 == "number" || dataType2 == "boolean"){
+coerced2 = "" + data2;
+}
+else if(data2 === null){
+coerced2 = "";
+}
+else {
+validate17.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced2 !== undefined){
+data2 = coerced2;
+if(data !== undefined){
+data["cursor"] = coerced2;
+}
+}
+}
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if(func2(data2) > 200){
+validate17.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+return false;
+}
+else {
+if(!pattern0.test(data2)){
+validate17.errors = [{instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]*$"},message:"must match pattern \""+"^[A-Za-z0-9_-]*$"+"\""}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.limit !== undefined){
+let data3 = data.limit;
+const _errs8 = errors;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+let dataType3 = typeof data3;
+let coerced3 = undefined;
+if(!(coerced3 !== undefined)){
+if(dataType3 === "boolean" || data3 === null
+              || (dataType3 === "string" && data3 && data3 == +data3 && !(data3 % 1))){
+coerced3 = +data3;
+}
+else {
+validate17.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced3 !== undefined){
+data3 = coerced3;
+if(data !== undefined){
+data["limit"] = coerced3;
+}
+}
+}
+if(errors === _errs8){
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 50 || isNaN(data3)){
+validate17.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50},message:"must be <= 50"}];
+return false;
+}
+else {
+if(data3 < 1 || isNaN(data3)){
+validate17.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate17.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate17.errors = vErrors;
+return errors === 0;
+}
+return validate17;
+})() as ValidateFunction<PortalSubscriptionsQuery>;
 
 /** The PortalInviteMemberBody schema. */
 export const portalInviteMemberBody = /* @__PURE__ */ (() => {
-const schema33 = {"$id":"PortalInviteMemberBody","type":"object","required":["name","role"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":100},"role":{"type":"string","enum":["owner","developer","viewer"]}}};
+const schema41 = {"$id":"PortalInviteMemberBody","type":"object","required":["name","role"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":100},"role":{"type":"string","enum":["owner","developer","viewer"]}}};
 const func2 = runtime_ucs2length;
 
-function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="PortalInviteMemberBody" */;
 let vErrors = null;
 let errors = 0;
@@ -4033,14 +5565,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.name === undefined) && (missing0 = "name")) || ((data.role === undefined) && (missing0 = "role"))){
-validate32.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate40.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "name") || (key0 === "role"))){
-validate32.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate40.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -4052,18 +5584,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func2(data0) > 100){
-validate32.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
+validate40.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
 return false;
 }
 else {
 if(func2(data0) < 1){
-validate32.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate40.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate32.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate40.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4077,11 +5609,11 @@ if(data.role !== undefined){
 let data1 = data.role;
 const _errs4 = errors;
 if(typeof data1 !== "string"){
-validate32.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate40.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data1 === "owner") || (data1 === "developer")) || (data1 === "viewer"))){
-validate32.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema33.properties.role.enum},message:"must be equal to one of the allowed values"}];
+validate40.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema41.properties.role.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -4094,21 +5626,21 @@ var valid0 = true;
 }
 }
 else {
-validate32.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate40.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate32.errors = vErrors;
+validate40.errors = vErrors;
 return errors === 0;
 }
-return validate32;
+return validate40;
 })() as ValidateFunction<InviteMemberBody>;
 
 /** The PortalMemberRoleBody schema. */
 export const portalMemberRoleBody = /* @__PURE__ */ (() => {
-const schema34 = {"$id":"PortalMemberRoleBody","type":"object","required":["role"],"additionalProperties":false,"properties":{"role":{"type":"string","enum":["owner","developer","viewer"]}}};
+const schema42 = {"$id":"PortalMemberRoleBody","type":"object","required":["role"],"additionalProperties":false,"properties":{"role":{"type":"string","enum":["owner","developer","viewer"]}}};
 
-function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="PortalMemberRoleBody" */;
 let vErrors = null;
 let errors = 0;
@@ -4116,14 +5648,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.role === undefined) && (missing0 = "role")){
-validate33.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate41.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(key0 === "role")){
-validate33.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate41.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -4132,11 +5664,11 @@ if(_errs1 === errors){
 if(data.role !== undefined){
 let data0 = data.role;
 if(typeof data0 !== "string"){
-validate33.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate41.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data0 === "owner") || (data0 === "developer")) || (data0 === "viewer"))){
-validate33.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema34.properties.role.enum},message:"must be equal to one of the allowed values"}];
+validate41.errors = [{instancePath:instancePath+"/role",schemaPath:"#/properties/role/enum",keyword:"enum",params:{allowedValues: schema42.properties.role.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 }
@@ -4144,12 +5676,12 @@ return false;
 }
 }
 else {
-validate33.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate41.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate33.errors = vErrors;
+validate41.errors = vErrors;
 return errors === 0;
 }
-return validate33;
+return validate41;
 })() as ValidateFunction<MemberRoleBody>;

@@ -1,4 +1,4 @@
-import { ChangeMessageVisibilityCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { handleQueueBatch } from '#shared/aws/lambda-batches';
 import { delaySeconds as sqsDelay, sqs } from '#shared/aws/sqs';
@@ -78,6 +78,24 @@ export interface JobKind<Job extends QueuedJob, Subject, Failure> {
 /** Sends a job to its queue, delayed by up to 15 minutes (SQS's most): a longer wait continues by postponing the message. */
 export async function enqueueJob(queue: JobQueue, job: QueuedJob, delaySeconds = 0): Promise<void> {
   await sqs().send(new SendMessageCommand({ QueueUrl: queue.url(), MessageBody: JSON.stringify(job), DelaySeconds: sqsDelay(delaySeconds) }));
+}
+
+/** SQS takes at most this many messages a batch. */
+const BATCH_MOST = 10;
+
+/**
+ * Sends many jobs to their queue, ten a request (due now). A job SQS refused in its batch is
+ * sent once more on its own; failing again, it throws (the caller's claim on it ends, and it is
+ * found again).
+ */
+export async function enqueueJobs(queue: JobQueue, jobs: readonly QueuedJob[]): Promise<void> {
+  for (let start = 0; start < jobs.length; start += BATCH_MOST) {
+    const batch = jobs.slice(start, start + BATCH_MOST);
+    const result = await sqs().send(
+      new SendMessageBatchCommand({ QueueUrl: queue.url(), Entries: batch.map((job, index) => ({ Id: String(index), MessageBody: JSON.stringify(job) })) }),
+    );
+    for (const failed of result.Failed ?? []) await enqueueJob(queue, batch[Number(failed.Id)]!);
+  }
 }
 
 /** Hides a received message for `seconds` (whole seconds, from 1 to 12 hours per step). */

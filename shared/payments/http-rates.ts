@@ -231,15 +231,13 @@ export class HttpRateProvider implements RateProvider {
     let text: string;
     try {
       // The signal also bounds reading the body, so a source that trickles bytes times out too.
-      const response = await this.fetch(this.requestUrl, {
-        headers: { accept: 'application/json' },
-        signal: AbortSignal.timeout(this.fetchTimeoutMs),
-      });
+      const signal = AbortSignal.timeout(this.fetchTimeoutMs);
+      const response = await this.fetch(this.requestUrl, { headers: { accept: 'application/json' }, signal });
       if (!response.ok) {
         await response.body?.cancel().catch(() => undefined);
         throw new RateSourceError(`HTTP ${response.status}`);
       }
-      text = await readTextLimited(response, MAX_BODY_BYTES, () => new RateSourceError(`answer larger than ${MAX_BODY_BYTES} bytes`));
+      text = await readTextLimited(response, MAX_BODY_BYTES, () => new RateSourceError(`answer larger than ${MAX_BODY_BYTES} bytes`), signal);
     } catch (error) {
       if (error instanceof RateSourceError) throw error;
       const name = (error as { name?: string }).name;

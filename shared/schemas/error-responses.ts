@@ -1,5 +1,6 @@
 /** Error bodies: the contract's quirky ones and every other error's `{status, error, error_code}`. */
 import * as domainErrors from '#shared/domain/errors';
+import * as subscriptionErrors from '#shared/domain/subscription-errors';
 import { strictObject } from '#shared/schemas/order-responses';
 
 /** Get Order's not-found body: the key is misspelt `eror` and `status` is a string (contract quirk). */
@@ -26,13 +27,26 @@ const isAppErrorClass = (value: unknown): value is AppErrorClass =>
   typeof value === 'function' && value.prototype instanceof domainErrors.AppError;
 
 /**
+ * The codes of the HTTP layer's own errors (shared/http/request-errors.ts), for a request
+ * refused before any service sees it. Listed here because this layer cannot read that one;
+ * each of those classes declares its code with `satisfies RequestErrorCode`, so none can answer
+ * a code this list leaves out.
+ */
+export const REQUEST_ERROR_CODES = ['BAD_REQUEST', 'EXPECTATION_FAILED', 'HEADERS_TOO_LARGE', 'INVALID_JSON', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'URI_TOO_LONG'] as const;
+export type RequestErrorCode = (typeof REQUEST_ERROR_CODES)[number];
+
+/**
  * Every `error_code` an error body may carry, read off the error classes of
- * shared/domain/errors.ts so a new or renamed code cannot leave the schema behind (each class
- * is built without arguments only to read its code). INTERNAL_ERROR is the bare 500 of
- * shared/http/errors.ts.
+ * shared/domain/errors.ts and shared/domain/subscription-errors.ts (recurring billing's, on the
+ * same merchant API) so a new or renamed code cannot leave the schema behind (each class is
+ * built without arguments only to read its code), and the HTTP layer's own codes above.
+ * INTERNAL_ERROR is the bare 500 of shared/http/errors.ts.
  */
 export const ERROR_CODES: readonly string[] = [
-  ...new Set((Object.values(domainErrors) as unknown[]).filter(isAppErrorClass).map((ErrorClass) => new ErrorClass().code)),
+  ...new Set([
+    ...([...Object.values(domainErrors), ...Object.values(subscriptionErrors)] as unknown[]).filter(isAppErrorClass).map((ErrorClass) => new ErrorClass().code),
+    ...REQUEST_ERROR_CODES,
+  ]),
   'INTERNAL_ERROR',
 ].sort();
 

@@ -7,6 +7,8 @@ import { callbackDeliverySchema } from '#shared/schemas/callback-responses';
 import { invoiceProperties, orderProperties, orderSchema, status, timestamp } from '#shared/schemas/order-responses';
 import { refundSchema } from '#shared/schemas/refunds';
 import { linkProperties } from '#shared/schemas/payment-links';
+import { planSchema, subscriptionSchema } from '#shared/schemas/subscriptions';
+import { ORDER_STATUSES } from '#shared/domain/statuses';
 
 /**
  * The merchant portal's answers (`/v1/portal/...`), each declared once: a JSON schema, and the
@@ -374,6 +376,86 @@ export const portalEmailPreferencesSchema = answer("PortalEmailPreferences", "Th
 });
 export type PortalEmailPreferences = FromSchema<typeof portalEmailPreferencesSchema>;
 
+// --- Recurring billing -------------------------------------------------------------------------
+
+/** A plan as the portal shows it: the merchant API's view. */
+const portalPlanFields = fields(planSchema.properties);
+export type PortalPlan = FromSchema<typeof portalPlanFields>;
+
+export const portalPlanSchema = answer('PortalPlan', 'A subscription plan, created, read or changed.', { plan: portalPlanFields });
+export type PortalPlanAnswer = FromSchema<typeof portalPlanSchema>;
+export const portalPlansSchema = answer('PortalPlans', "A page of the merchant's plans, newest first.", {
+  plans: { type: 'array', items: portalPlanFields },
+  next_cursor: nullable({ type: 'string' }),
+});
+export type PortalPlans = FromSchema<typeof portalPlansSchema>;
+
+/** A subscription in the portal's list (and CSV): the merchant API's view, with its plan's name and price and its mode. */
+export const portalSubscriptionRowSchema = fields({
+  ...subscriptionSchema.properties,
+  plan_name: planSchema.properties.name,
+  price_amount: decimal,
+  price_currency: code,
+  interval_unit: planSchema.properties.interval_unit,
+  interval_count: planSchema.properties.interval_count,
+  sandbox: { type: 'boolean' },
+});
+export type PortalSubscriptionRow = FromSchema<typeof portalSubscriptionRowSchema>;
+
+export const portalSubscriptionsSchema = answer('PortalSubscriptions', "A page of the merchant's subscriptions, newest first, or what a search found.", {
+  subscriptions: { type: 'array', items: portalSubscriptionRowSchema },
+  next_cursor: { ...nullable({ type: 'string' }), description: "The next page's `cursor`; null on the last page (and for a search)." },
+});
+export type PortalSubscriptions = FromSchema<typeof portalSubscriptionsSchema>;
+
+/** What the user may do to a subscription now (the buttons its page shows). */
+export const PORTAL_SUBSCRIPTION_ACTIONS = ['cancel', 'cancel_at_period_end', 'advance_clock'] as const;
+export type PortalSubscriptionAction = (typeof PORTAL_SUBSCRIPTION_ACTIONS)[number];
+
+export const portalSubscriptionPageSchema = answer('PortalSubscriptionPage', "A subscription's page: the subscription, its plan, what is due next, its newest periods with their orders, and what the user may do.", {
+  subscription: portalSubscriptionRowSchema,
+  plan: portalPlanFields,
+  due: {
+    ...nullable(fields({ period: { type: 'integer', minimum: 1 }, due_at: timestamp, price_amount: decimal, price_currency: code })),
+    description: "The period billed next or now: its due date and price (its order's, once made; else the plan's now). Null once ended.",
+  },
+  periods: {
+    type: 'array',
+    description: "The newest periods' orders (one per attempt), newest first.",
+    items: fields({
+      period: { type: 'integer', minimum: 1 },
+      attempt: { type: 'integer', minimum: 1 },
+      due_at: timestamp,
+      price_amount: decimal,
+      price_currency: code,
+      order_id: uuid,
+      order_status: { ...nullable({ type: 'string', enum: ORDER_STATUSES }), description: 'The order\'s status now; null if it cannot be read.' },
+      created_at: timestamp,
+    }),
+  },
+  actions: { type: 'array', items: { type: 'string', enum: PORTAL_SUBSCRIPTION_ACTIONS } },
+});
+export type PortalSubscriptionPage = FromSchema<typeof portalSubscriptionPageSchema>;
+
+export const portalSubscriptionFiguresSchema = answer('PortalSubscriptionFigures', "Monthly recurring revenue and churn of the merchant's subscriptions.", {
+  mrr: {
+    type: 'array',
+    description: 'Per price currency (never converted): the plans\' prices as a month\'s worth, over the subscriptions active or past due.',
+    items: fields({ currency: code, amount: decimal, subscriptions: { type: 'integer', minimum: 0 } }),
+  },
+  churn: fields({
+    window_days: { type: 'integer', minimum: 1 },
+    ended: { type: 'integer', minimum: 0, description: 'Subscriptions canceled within the window that had paid a period.' },
+    at_start: { type: 'integer', minimum: 0, description: 'ended, and the subscriptions active or past due now that started before the window.' },
+    rate: { ...nullable({ type: 'number', minimum: 0, maximum: 1 }), description: 'ended / at_start; null when at_start is 0.' },
+  }),
+  active: { type: 'integer', minimum: 0 },
+  past_due: { type: 'integer', minimum: 0 },
+  read_limit: { type: 'integer', minimum: 1, description: 'The most subscriptions of each status the figures read.' },
+  complete: { type: 'boolean', description: 'false: a status was read to read_limit with more (or possibly more) left, and the figures count its newest only.' },
+});
+export type PortalSubscriptionFigures = FromSchema<typeof portalSubscriptionFiguresSchema>;
+
 export const PORTAL_RESPONSES = {
   'portal-session': portalSessionSchema,
   'portal-invite-options': portalRegistrationOptionsSchema,
@@ -416,6 +498,15 @@ export const PORTAL_RESPONSES = {
   'portal-update-link': portalLinkSchema,
   'portal-get-email-preferences': portalEmailPreferencesSchema,
   'portal-change-email-preferences': portalEmailPreferencesSchema,
+  'portal-list-plans': portalPlansSchema,
+  'portal-create-plan': portalPlanSchema,
+  'portal-get-plan': portalPlanSchema,
+  'portal-update-plan': portalPlanSchema,
+  'portal-list-subscriptions': portalSubscriptionsSchema,
+  'portal-subscription-figures': portalSubscriptionFiguresSchema,
+  'portal-get-subscription': portalSubscriptionPageSchema,
+  'portal-cancel-subscription': portalSubscriptionPageSchema,
+  'portal-advance-clock': portalSubscriptionPageSchema,
 } as const;
 
 /** The named schemas, once each (for ajv and the OpenAPI components). */

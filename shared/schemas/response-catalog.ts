@@ -11,6 +11,8 @@ import { healthResponseSchema, sourceHealthSchema } from '#shared/schemas/health
 import { payInvoiceSchema, payOrderResponseSchema, payOrderSchema } from '#shared/schemas/pay-responses';
 import { listRefundsResponseSchema, payRefundResponseSchema, refundResponseSchema, refundSchema } from '#shared/schemas/refunds';
 import { linkOrderResponseSchema, linkResponseSchema, listLinksResponseSchema, paymentLinkSchema, payLinkResponseSchema, payLinkSchema } from '#shared/schemas/payment-links';
+import { payPlanResponseSchema, payPlanSchema, planSubscriptionResponseSchema, subscriberAcceptedResponseSchema, subscriberPageResponseSchema, subscriberPageSchema, subscriberPaymentResponseSchema, subscriberPeriodSchema } from '#shared/schemas/subscriber';
+import { listPlansResponseSchema, listSubscriptionsResponseSchema, planResponseSchema, planSchema, subscriptionResponseSchema, subscriptionSchema } from '#shared/schemas/subscriptions';
 
 /** All named response schemas, for one ajv instance (their `$ref`s point at each other). */
 export const RESPONSE_SCHEMAS = [
@@ -40,6 +42,20 @@ export const RESPONSE_SCHEMAS = [
   payLinkSchema,
   payLinkResponseSchema,
   linkOrderResponseSchema,
+  planSchema,
+  planResponseSchema,
+  listPlansResponseSchema,
+  subscriptionSchema,
+  subscriptionResponseSchema,
+  listSubscriptionsResponseSchema,
+  payPlanSchema,
+  payPlanResponseSchema,
+  planSubscriptionResponseSchema,
+  subscriberAcceptedResponseSchema,
+  subscriberPeriodSchema,
+  subscriberPageSchema,
+  subscriberPageResponseSchema,
+  subscriberPaymentResponseSchema,
   orderNotFoundErrorSchema,
   orderDoesNotExistErrorSchema,
   priceNotValidErrorSchema,

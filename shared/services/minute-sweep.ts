@@ -3,14 +3,16 @@
  * EXPIRY_SWEEP_SECONDS locally): expires due orders (expiry.ts; a live gateway order is first
  * looked up at its gateway, a late notification) and numbers the orders created since the last
  * run (order-numbering.ts, Get Orders' deep offsets). Both run; either failing fails the sweep,
- * and the next one goes on where it stopped. It also publishes how many refunds wait for an
- * address or a payment (the RefundsWaiting metric: a refund never paid stays visible).
+ * and the next one goes on where it stopped. It queues the subscriptions whose next step is due
+ * (subscription-renewals.ts), and publishes how many refunds wait for an address or a payment
+ * (the RefundsWaiting metric: a refund never paid stays visible).
  */
 import { isGateway } from '#shared/domain/currencies';
 import type { Found } from '#shared/domain/order';
 import { logger } from '#shared/core/logger';
 import { expireDueOrders } from '#shared/services/expiry';
 import { numberNewOrders } from '#shared/services/order-numbering';
+import { queueDueSubscriptions } from '#shared/services/subscription-renewals';
 import { publishValue } from '#shared/core/metrics';
 import { waitingRefundsCensus } from '#shared/store/refunds';
 
@@ -33,18 +35,21 @@ async function countWaitingRefunds(now: Date): Promise<number> {
   return census.count;
 }
 
-export async function sweepMinute(now: Date): Promise<{ expired: number; numbered: number; refundsWaiting?: number }> {
-  const [expiry, numbering, refunds] = await Promise.allSettled([
+export async function sweepMinute(now: Date): Promise<{ expired: number; numbered: number; renewals: number; refundsWaiting?: number }> {
+  const [expiry, numbering, renewals, refunds] = await Promise.allSettled([
     expireDueOrders(now, {}, beforeExpiry),
     numberNewOrders(now, now.getTime() + NUMBERING_BUDGET_MS),
+    queueDueSubscriptions(now),
     countWaitingRefunds(now),
   ]);
   if (expiry.status === 'rejected') throw expiry.reason;
   if (numbering.status === 'rejected') throw numbering.reason;
+  if (renewals.status === 'rejected') throw renewals.reason;
   const expired = expiry.value;
   if (expired > 0) logger.info('orders expired', { expired });
   if (numbering.value.numbered > 0 || !numbering.value.complete) logger.info('orders numbered', { ...numbering.value });
   // A failed count only loses one reading of the metric.
   if (refunds.status === 'rejected') logger.warn('refunds waiting not counted', { reason: String(refunds.reason) });
-  return { expired, numbered: numbering.value.numbered, ...(refunds.status === 'fulfilled' ? { refundsWaiting: refunds.value } : {}) };
+  if (renewals.value.length > 0) logger.info('subscription renewals queued', { queued: renewals.value.length });
+  return { expired, numbered: numbering.value.numbered, renewals: renewals.value.length, ...(refunds.status === 'fulfilled' ? { refundsWaiting: refunds.value } : {}) };
 }

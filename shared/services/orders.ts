@@ -151,7 +151,7 @@ async function releaseInvoice(merchant: MerchantProfile, invoice: Invoice): Prom
  * first try wrote the order but could not answer (the store failed after the write) gets that
  * order as its answer, where another request with the same reference is refused.
  */
-export async function createOrder(merchant: MerchantProfile, input: CreateOrderInput, now: Date, clientIp?: string, requestKey?: string) {
+export async function createOrder(merchant: MerchantProfile, input: CreateOrderInput, now: Date, clientIp?: string, requestKey?: string, made: OrderMaker = {}) {
   const priceCurrency = input.price_currency ?? 'USD';
   const price = parsePrice(input.price_amount, priceCurrency);
   const token = callbackToken(input);
@@ -171,8 +171,9 @@ export async function createOrder(merchant: MerchantProfile, input: CreateOrderI
   };
   const choices = { ...input, token, pay_currency: payCurrency, email: buyerEmail(input.email) };
   let order: Order = {
-    ...newOrder(identity, { amount: price, currency: priceCurrency }, choices, apiConfig().orderTtlSeconds, now),
+    ...newOrder(identity, { amount: price, currency: priceCurrency }, choices, made.ttlSeconds ?? apiConfig().orderTtlSeconds, now),
     ...(requestKey ? { request_key: requestKey } : {}),
+    ...(made.subscriptionId ? { subscription_id: made.subscriptionId, billed_by: 'SUBSCRIPTION' as const } : {}),
   };
   let invoice: Invoice | undefined;
   if (payCurrency) {
@@ -190,6 +191,13 @@ export async function createOrder(merchant: MerchantProfile, input: CreateOrderI
     throw referenceTaken(holder, error);
   }
   return { order, invoice, paymentUrl: paymentUrlFor(order, invoice) };
+}
+
+/** What the service itself makes an order for, beyond what a request can ask: a subscription's period (shared/services/subscriptions.ts). */
+export interface OrderMaker {
+  /** How long the order waits, never checked out, before it expires (default ORDER_TTL_SECONDS). */
+  ttlSeconds?: number;
+  subscriptionId?: string;
 }
 
 /** How often a checkout is tried again when another write moved the order first. */

@@ -34,7 +34,8 @@ export const merchantLinkView = (link: PaymentLink, now: Date) => linkView(link,
 /** The currencies a merchant can be paid in (whatever the sources' health right now): what a link may offer. */
 const payableBy = (merchant: MerchantProfile): string[] => offeredCurrencies(merchant, (code) => canBePaidIn(merchant, code));
 
-function checkCurrencies(merchant: MerchantProfile, currencies: readonly string[] | undefined): void {
+/** Refuses pay currencies the merchant cannot be paid in (a link's or a plan's offer). */
+export function checkCurrencies(merchant: MerchantProfile, currencies: readonly string[] | undefined): void {
   if (!currencies) return;
   const payable = payableBy(merchant);
   const refused = currencies.filter((code) => !payable.includes(code));
@@ -51,7 +52,7 @@ function checkExpiry(expiresAt: string | undefined, now: Date): string | undefin
   return new Date(at).toISOString();
 }
 
-function checkUrls(input: { callback_url?: string; success_url?: string }): void {
+export function checkUrls(input: { callback_url?: string; success_url?: string }): void {
   // Callbacks go to callback_url: private networks are refused before anything is stored.
   if (input.callback_url) checkCallbackUrl(input.callback_url, { allowLoopback: callbackUrlConfig().allowLoopback });
 }
@@ -96,17 +97,21 @@ export async function getLink(merchant: Pick<MerchantProfile, 'user_id'>, linkId
   return link;
 }
 
-const encodeCursor = (key: string | undefined) => (key ? Buffer.from(key, 'utf8').toString('base64url') : null);
-const LINK_CURSOR = /^\d{4}-\d{2}-\d{2}T[\d:.]+Z#[0-9a-f-]{36}$/;
+/** A page's next cursor: the last sort key (`<created>#<id>`) read, opaque to the client; null on the last page. */
+export const encodeCursor = (key: string | undefined) => (key ? Buffer.from(key, 'utf8').toString('base64url') : null);
+const LIST_CURSOR = /^\d{4}-\d{2}-\d{2}T[\d:.]+Z#[0-9a-f-]{36}$/;
+
+/** The sort key a cursor of {@link encodeCursor} stands for, or InvalidParameterError (one this API never gave). */
+export function decodeCursor(cursor: string | undefined): string | undefined {
+  if (!cursor) return undefined;
+  const after = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!LIST_CURSOR.test(after)) throw new InvalidParameterError('cursor is not one this API gave');
+  return after;
+}
 
 /** A page of the merchant's links, newest first. */
 export async function listMerchantLinks(merchant: Pick<MerchantProfile, 'user_id'>, query: ListLinksQuery) {
-  let after: string | undefined;
-  if (query.cursor) {
-    after = Buffer.from(query.cursor, 'base64url').toString('utf8');
-    if (!LINK_CURSOR.test(after)) throw new InvalidParameterError('cursor is not one this API gave');
-  }
-  const page = await listLinks(merchant.user_id, query.limit ?? 20, after);
+  const page = await listLinks(merchant.user_id, query.limit ?? 20, decodeCursor(query.cursor));
   return { links: page.links, nextCursor: encodeCursor(page.last) };
 }
 

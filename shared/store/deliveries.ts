@@ -1,23 +1,23 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { Delivery, DeliveryAttempt, DeliveryState } from '#shared/domain/delivery';
-import { eventIdFor, MAX_LOGGED_ATTEMPTS } from '#shared/domain/delivery';
+import type { Delivery, DeliveryAttempt, DeliveryState, DeliverySubject, OrderDelivery } from '#shared/domain/delivery';
+import { eventIdOf, MAX_LOGGED_ATTEMPTS, subjectOf } from '#shared/domain/delivery';
 import { db, query, tableName } from '#shared/store/client';
 import { type Condition, putIf, updateIf } from '#shared/store/conditional';
-import { DELIVERY_PREFIX, deliveryKey, ENTITY, OUTBOX_SHARDS, orderIdOfPartition, outboxIndexKey, outboxPartition, orderPartition } from '#shared/store/keys';
+import { DELIVERY_PREFIX, deliveryKey, deliverySubjectOfPartition, ENTITY, OUTBOX_SHARDS, outboxIndexKey, outboxPartition } from '#shared/store/keys';
 
 type Item = Record<string, unknown>;
 
 /**
- * The delivery as a table item. Its order id and version are its key, and its event id is made
- * of them (eventIdFor): they are not stored again (about 100 bytes, which keep a typical delivery
+ * The delivery as a table item. Its subject's id (order or subscription) and version are its
+ * key, and its event id is made of them (eventIdOf): they are not stored again (about 100 bytes, which keep a typical delivery
  * under 1 KB: one write unit, two in the status change's transaction). Only deliveries still to
  * make are in the outbox index (where the sweeper looks).
  */
 export function deliveryToItem(delivery: Delivery): Item {
-  const { event_id: _event, order_id: _order, version: _version, ...rest } = delivery;
+  const { event_id: _event, order_id: _order, subscription_id: _subscription, version: _version, ...rest } = delivery;
   return {
-    ...deliveryKey(delivery.order_id, delivery.version),
-    ...(delivery.state === 'PENDING' ? outboxIndexKey(delivery.order_id, delivery.next_attempt_at, delivery.event_id) : {}),
+    ...deliveryKey(subjectOf(delivery), delivery.version),
+    ...(delivery.state === 'PENDING' ? outboxIndexKey(delivery.order_id ?? delivery.subscription_id, delivery.next_attempt_at, delivery.event_id) : {}),
     type: ENTITY.delivery,
     ...rest,
   };
@@ -26,13 +26,15 @@ export function deliveryToItem(delivery: Delivery): Item {
 /** The delivery a table item (or a stream image of one) holds; an item written before the ids were left out keeps its own. */
 export function deliveryFromItem(item: Item): Delivery {
   const { PK, SK, GSI3PK: _g, GSI3SK: _s, type: _t, ...stored } = item;
-  const orderId = orderIdOfPartition(String(PK));
+  const subject = deliverySubjectOfPartition(String(PK));
   const version = Number(String(SK).slice(DELIVERY_PREFIX.length));
-  return { event_id: eventIdFor(orderId, version), order_id: orderId, version, ...stored } as unknown as Delivery;
+  return { event_id: eventIdOf(subject, version), ...subject, version, ...stored } as unknown as Delivery;
 }
 
-export async function findDelivery(orderId: string, version: number): Promise<Delivery | undefined> {
-  const result = await db().send(new GetCommand({ TableName: tableName(), Key: deliveryKey(orderId, version), ConsistentRead: true }));
+/** The delivery of an order's version (`orderId`), or of a subject's. */
+export async function findDelivery(subject: string | DeliverySubject, version: number): Promise<Delivery | undefined> {
+  const key = deliveryKey(typeof subject === 'string' ? { order_id: subject } : subject, version);
+  const result = await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
   return result.Item ? deliveryFromItem(result.Item) : undefined;
 }
 
@@ -42,7 +44,7 @@ export async function findDelivery(orderId: string, version: number): Promise<De
  */
 export async function claimDelivery(delivery: Delivery, now: Date, leaseSeconds: number): Promise<string | undefined> {
   const leaseUntil = new Date(now.getTime() + leaseSeconds * 1000).toISOString();
-  const claimed = await updateIf(deliveryKey(delivery.order_id, delivery.version), {
+  const claimed = await updateIf(deliveryKey(subjectOf(delivery), delivery.version), {
     UpdateExpression: 'SET lease_until = :lease',
     ConditionExpression: '#state = :pending AND attempt_count = :count AND (attribute_not_exists(lease_until) OR lease_until < :now)',
     ExpressionAttributeNames: { '#state': 'state' },
@@ -83,10 +85,14 @@ async function putDeliveryIf(delivery: Delivery, condition: Condition): Promise<
 }
 
 /** The order's callback log, oldest first. */
-export async function listDeliveries(orderId: string): Promise<Delivery[]> {
+export const listDeliveries = (orderId: string): Promise<OrderDelivery[]> => deliveriesOf({ order_id: orderId }) as Promise<OrderDelivery[]>;
+
+/** A subject's deliveries (an order's callbacks, a subscription's events), oldest first. */
+export async function deliveriesOf(subject: DeliverySubject): Promise<Delivery[]> {
+  const { PK } = deliveryKey(subject, 0);
   const result = await query({
     KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-    ExpressionAttributeValues: { ':pk': orderPartition(orderId), ':prefix': DELIVERY_PREFIX },
+    ExpressionAttributeValues: { ':pk': PK, ':prefix': DELIVERY_PREFIX },
     ConsistentRead: true,
   });
   return (result.Items ?? []).map(deliveryFromItem);
@@ -111,7 +117,7 @@ export async function resetDelivery(delivery: Delivery, now: Date): Promise<Deli
 /** Notes that a FAILED delivery's job reached the dead-letter queue. */
 export async function markDeadLettered(delivery: Delivery, now: Date): Promise<void> {
   // Refused when it was redelivered in the meantime: nothing left to note.
-  await updateIf(deliveryKey(delivery.order_id, delivery.version), {
+  await updateIf(deliveryKey(subjectOf(delivery), delivery.version), {
     UpdateExpression: 'SET dead_lettered_at = :now',
     ConditionExpression: '#state = :failed AND attempt_count = :count',
     ExpressionAttributeNames: { '#state': 'state' },
@@ -146,7 +152,7 @@ export async function findOverdueDeliveries(before: Date, limit: number): Promis
 
 /** Marks a re-queue (once per grace period), so overlapping sweeps enqueue it once. */
 export function markRequeued(delivery: Delivery, now: Date, notSince: Date): Promise<boolean> {
-  return updateIf(deliveryKey(delivery.order_id, delivery.version), {
+  return updateIf(deliveryKey(subjectOf(delivery), delivery.version), {
     UpdateExpression: 'SET requeued_at = :now',
     ConditionExpression: '#state = :pending AND attempt_count = :count AND (attribute_not_exists(requeued_at) OR requeued_at < :since)',
     ExpressionAttributeNames: { '#state': 'state' },

@@ -1,3 +1,5 @@
+import type { DeliverySubject } from '#shared/domain/delivery';
+
 /**
  * Every key format of the single table, in one place. Attributes are generic (PK/SK and
  * GSI1/GSI2 pairs) so one table serves every entity; `type` names the entity of an item.
@@ -15,7 +17,7 @@
  * | rate snapshot       | RATES#<source>                  | RATES        |                                   |                                             |
  * | address index       | ADDRESS#<currency>#<address>[#<memo>] | ADDRESS |                                   |                                             |
  * | refund payment claim | REFUNDPAY#<currency>#<payment key> | REFUNDPAY |                                 |                                             |
- * | callback delivery   | ORDER#<order_id>                | DELIVERY#<version, 10 digits> |                  |                                             |
+ * | callback delivery   | ORDER#<order_id> or SUB#<subscription_id> | DELIVERY#<version, 10 digits> |                  |                                             |
  * | idempotency record  | IDEMPOTENCY#<scope>#<key>       | IDEMPOTENCY  |                                   |                                             |
  * | checkout slots      | ORDER#<order_id>                | CHECKOUTS    |                                   |                                             |
  * | returned address    | ADDRPOOL#<counter name>         | <index, 12 digits> |                             |                                             |
@@ -45,6 +47,14 @@
  * | link unit hold      | LINK#<link_id>                  | HOLD#<visit id> |                                |                                             |
  * | refund              | ORDER#<order_id>                | REFUND#<refund_id> | MERCHANT#<uid>#REFUNDS / <created>#<id> (while not sent, oldest first) |          |
  * | refund link         | REFUNDLINK#<SHA-256 of the secret> | REFUNDLINK |                                   |                                             |
+ * | subscription plan   | PLAN#<plan_id>                  | PLAN         | MERCHANT#<uid>#PLANS / <created>#<id> |                                         |
+ * | subscription        | SUB#<subscription_id>           | SUB          | MERCHANT#<uid>#SUBS / <created>#<id> | MERCHANT#<uid>#SUBS#<status> / <created>#<id> |
+ * | subscription period | SUB#<subscription_id>           | PERIOD#<n, 6 digits>#<attempt, 3 digits> |       |                                             |
+ * | subscription search | MERCHANT#<uid>#SUBSEARCH#<lower-cased customer email or id> | <created>#<subscription_id> |  |                     |
+ * | subscriber link     | SUBLINK#<SHA-256 of the secret> | SUBLINK      |                                   |                                             |
+ * | subscriber link state | SUB#<subscription_id>         | SUBLINK      |                                   |                                             |
+ * | subscriber mailbox  | SUBMAIL#<plan_id>#<SHA-256 of the address> | SUB#<subscription_id> |             |                                             |
+ * | subscriber link request | SUBLINKREQ#<request id>     | SUBLINKREQ   |                                   |                                             |
  *
  * | order number        | NUMBER#<uid>                    | <n, 12 digits> |                                 |                                             |
  * | order numbering     | NUMBER#<uid>                    | CURSOR       |                                   |                                             |
@@ -53,7 +63,9 @@
  * GSI3 is sparse and holds only what a sweeper must find: NEW orders (GSI3PK =
  * EXPIRY#<shard>, GSI3SK = <due_at>#<order_id>) and callback deliveries still to make
  * (GSI3PK = OUTBOX#<shard>, GSI3SK = <next_attempt_at>#<event_id>), and refunds not sent yet
- * (GSI3PK = REFUNDS#WAITING, GSI3SK = <created_at>#<refund_id>: the waiting-refunds metric).
+ * (GSI3PK = REFUNDS#WAITING, GSI3SK = <created_at>#<refund_id>: the waiting-refunds metric),
+ * and subscriptions not canceled (GSI3PK = SUBDUE#<shard>, GSI3SK = <real time of the next
+ * step>#<subscription_id>: the renewal sweep).
  * One Query per shard, never a scan.
  *
  * GSI4 (keys only) is the order log: every order by creation time, sharded (GSI4PK =
@@ -107,6 +119,14 @@ export const ENTITY = {
   linkRequest: 'LINK_REQUEST',
   refund: 'REFUND',
   refundLink: 'REFUND_LINK',
+  plan: 'PLAN',
+  subscription: 'SUBSCRIPTION',
+  subscriptionPeriod: 'SUBSCRIPTION_PERIOD',
+  subscriptionSearch: 'SUBSCRIPTION_SEARCH',
+  subscriberLink: 'SUBSCRIBER_LINK',
+  subscriberLinkState: 'SUBSCRIBER_LINK_STATE',
+  subscriberMailbox: 'SUBSCRIBER_MAILBOX',
+  subscriberLinkRequest: 'SUBSCRIBER_LINK_REQUEST',
 } as const;
 
 export interface TableKey {
@@ -268,16 +288,23 @@ export const expiryPartition = (shard: number): string => `EXPIRY#${shard}`;
 /** The due time an expiry index sort key (`<due_at>#<order_id>`) holds. */
 export const dueAtOfExpiryKey = (sortKey: string): string => sortKey.slice(0, sortKey.indexOf('#'));
 
-/** A callback delivery, one per status change, in the order's partition (the order's callback log). */
-export const deliveryKey = (orderId: string, version: number): TableKey => ({
-  PK: `ORDER#${orderId}`,
+/**
+ * A callback delivery, one per status change, in its subject's partition: the order's (its
+ * callback log) or the subscription's (its events).
+ */
+export const deliveryKey = (subject: DeliverySubject, version: number): TableKey => ({
+  PK: subject.subscription_id !== undefined ? subscriptionPartition(subject.subscription_id) : `ORDER#${subject.order_id}`,
   SK: `${DELIVERY_PREFIX}${String(version).padStart(10, '0')}`,
 });
 
+/** The subject a delivery item's partition names. */
+export const deliverySubjectOfPartition = (pk: string): DeliverySubject =>
+  pk.startsWith('SUB#') ? { subscription_id: subscriptionIdOfPartition(pk) } : { order_id: orderIdOfPartition(pk) };
+
 export const DELIVERY_PREFIX = 'DELIVERY#';
 
-export const outboxIndexKey = (orderId: string, nextAttemptAt: string, eventId: string) => ({
-  GSI3PK: outboxPartition(shardOf(orderId)),
+export const outboxIndexKey = (subjectId: string, nextAttemptAt: string, eventId: string) => ({
+  GSI3PK: outboxPartition(shardOf(subjectId)),
   GSI3SK: `${nextAttemptAt}#${eventId}`,
 });
 
@@ -452,3 +479,74 @@ export const suppressedAddressKey = (addressHash: string): TableKey => ({ PK: `S
 /** A merchant's payments of one UTC day, for the daily summary; one Query lists the day's merchants. */
 export const paymentDigestKey = (day: string, merchantId: number): TableKey => ({ PK: paymentDigestPartition(day), SK: String(merchantId) });
 export const paymentDigestPartition = (day: string): string => `DIGEST#${day}`;
+
+/** A subscription plan, found by its id; listed per merchant (GSI1), newest first. */
+export const planKey = (planId: string): TableKey => ({ PK: `PLAN#${planId}`, SK: 'PLAN' });
+export const merchantPlansIndexKey = (merchantId: number, createdAt: string, planId: string) => ({
+  GSI1PK: merchantPlansPartition(merchantId),
+  GSI1SK: `${createdAt}#${planId}`,
+});
+export const merchantPlansPartition = (merchantId: number): string => `MERCHANT#${merchantId}#PLANS`;
+
+/**
+ * A subscription, found by its id; listed per merchant (GSI1) and per merchant and status
+ * (GSI2), newest first; and, until canceled, in the sparse due index (GSI3) by the real time of
+ * its next step, sharded as the expiry index is.
+ */
+export const subscriptionKey = (subscriptionId: string): TableKey => ({ PK: subscriptionPartition(subscriptionId), SK: 'SUB' });
+export const subscriptionPartition = (subscriptionId: string): string => `SUB#${subscriptionId}`;
+/** One period's order (an attempt) of a subscription, in its partition, sorted by period then attempt. */
+export const subscriptionPeriodKey = (subscriptionId: string, period: number, attempt: number): TableKey => ({
+  PK: subscriptionPartition(subscriptionId),
+  SK: `${SUBSCRIPTION_PERIOD_PREFIX}${String(period).padStart(6, '0')}#${String(attempt).padStart(3, '0')}`,
+});
+export const SUBSCRIPTION_PERIOD_PREFIX = 'PERIOD#';
+export const merchantSubscriptionsIndexKey = (merchantId: number, createdAt: string, subscriptionId: string) => ({
+  GSI1PK: merchantSubscriptionsPartition(merchantId),
+  GSI1SK: `${createdAt}#${subscriptionId}`,
+});
+export const merchantSubscriptionsPartition = (merchantId: number): string => `MERCHANT#${merchantId}#SUBS`;
+export const merchantSubscriptionStatusIndexKey = (merchantId: number, status: string, createdAt: string, subscriptionId: string) => ({
+  GSI2PK: merchantSubscriptionStatusPartition(merchantId, status),
+  GSI2SK: `${createdAt}#${subscriptionId}`,
+});
+export const merchantSubscriptionStatusPartition = (merchantId: number, status: string): string => `MERCHANT#${merchantId}#SUBS#${status}`;
+export const SUBSCRIPTION_DUE_SHARDS = EXPIRY_SHARDS;
+export const subscriptionDueIndexKey = (subscriptionId: string, realAt: string) => ({
+  GSI3PK: subscriptionDuePartition(shardOf(subscriptionId, SUBSCRIPTION_DUE_SHARDS)),
+  GSI3SK: `${realAt}#${subscriptionId}`,
+});
+export const subscriptionDuePartition = (shard: number): string => `SUBDUE#${shard}`;
+/**
+ * What finds a merchant's subscriptions by the customer's email or the merchant's own customer
+ * id (the portal's search): one item per subscription and value, lower-cased so that the search
+ * ignores case, newest first in its partition. Written with the subscription (neither value ever
+ * changes), holding only the subscription's id: the search reads the subscription itself.
+ */
+export const subscriptionSearchKey = (merchantId: number, value: string, createdAt: string, subscriptionId: string): TableKey => ({
+  PK: subscriptionSearchPartition(merchantId, value),
+  SK: `${createdAt}#${subscriptionId}`,
+});
+export const subscriptionSearchPartition = (merchantId: number, value: string): string => `MERCHANT#${merchantId}#SUBSEARCH#${value.toLowerCase()}`;
+/** The subscription id of a subscription's key (`SUB#<id>`). */
+export const subscriptionIdOfPartition = (pk: string): string => pk.slice('SUB#'.length);
+
+/**
+ * A subscriber's page link, found by the SHA-256 of its secret (the table never holds the
+ * secret): it names the subscription and which of its links it is. A new link deletes the old
+ * one's item in the same transaction, so an old secret finds nothing.
+ */
+export const subscriberLinkKey = (secretHash: string): TableKey => ({ PK: `SUBLINK#${secretHash}`, SK: 'SUBLINK' });
+/** Which of a subscription's page links works now (its version), in the subscription's partition. */
+export const subscriberLinkStateKey = (subscriptionId: string): TableKey => ({ PK: subscriptionPartition(subscriptionId), SK: 'SUBLINK' });
+/**
+ * A subscriber's subscriptions to one plan, by the SHA-256 of their lower-cased address: what
+ * "email me my link" looks up (the table keeps no address in a key).
+ */
+export const subscriberMailboxKey = (planId: string, addressHash: string, subscriptionId: string): TableKey => ({
+  PK: subscriberMailboxPartition(planId, addressHash),
+  SK: `SUB#${subscriptionId}`,
+});
+export const subscriberMailboxPartition = (planId: string, addressHash: string): string => `SUBMAIL#${planId}#${addressHash}`;
+/** One request of a subscriber's page link by email: its INSERT on the table's stream is the email's event (kept a day). */
+export const subscriberLinkRequestKey = (requestId: string): TableKey => ({ PK: `SUBLINKREQ#${requestId}`, SK: 'SUBLINKREQ' });

@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { Delivery } from '#shared/domain/delivery';
+import type { OrderDelivery } from '#shared/domain/delivery';
 import type { Invoice, Order } from '#shared/domain/order';
 import type { OrderStatus } from '#shared/domain/statuses';
 import type { Refund } from '#shared/domain/refund';
@@ -75,7 +75,7 @@ export async function queryOrderPage(filter: OrderFilter): Promise<{ orders: Ord
 }
 
 /** Everything in an order's partition: the order, all its invoices, its callback deliveries as stored (one Query, paged). */
-export async function readOrderPartition(orderId: string): Promise<{ order: Order; invoices: Invoice[]; deliveries: Delivery[]; refunds: Refund[] } | undefined> {
+export async function readOrderPartition(orderId: string): Promise<{ order: Order; invoices: Invoice[]; deliveries: OrderDelivery[]; refunds: Refund[] } | undefined> {
   const items: Item[] = [];
   let start: Item | undefined;
   do {
@@ -91,7 +91,7 @@ export async function readOrderPartition(orderId: string): Promise<{ order: Orde
   return {
     order: orderFromItem(orderItem),
     invoices: items.filter((item) => isInvoice(String(item.SK))).map(invoiceFromItem),
-    deliveries: items.filter((item) => String(item.SK).startsWith(DELIVERY_PREFIX)).map(deliveryFromItem),
+    deliveries: items.filter((item) => String(item.SK).startsWith(DELIVERY_PREFIX)).map(deliveryFromItem) as OrderDelivery[],
     refunds: items.filter((item) => String(item.SK).startsWith(REFUND_PREFIX)).map(refundFromItem),
   };
 }

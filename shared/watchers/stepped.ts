@@ -19,9 +19,11 @@ import { type Backoff, backoffDelay } from '#shared/core/backoff';
 import { watchConfig } from '#shared/core/config';
 import { logger } from '#shared/core/logger';
 import { passWatchLease, releaseWatchLease, takeWatchLease, watchingNeeded, watchLeaseHeld } from '#shared/store/watch-demand';
-import type { StepReport } from '#shared/watchers/block-watcher';
+import type { StepReport } from '#shared/watchers/block-report';
 import type { IndexedStepReport } from '#shared/watchers/indexed-watcher';
-import { chainStepper, idleRun, type IdleSummary, type SecretReader } from '#shared/watchers/run';
+import { idleRun, type IdleSummary } from '#shared/watchers/idle';
+import type { SecretReader } from '#shared/watchers/runnable';
+import { chainStepper } from '#shared/watchers/step-hooks';
 import type { TickSender, WatchTick } from '#shared/watchers/ticks';
 import { type StepsSummary, stepWhileBehind, WATCH_BACKOFF } from '#shared/watchers/watch-loop';
 

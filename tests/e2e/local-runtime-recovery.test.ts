@@ -55,7 +55,7 @@ describe('the local runtime: expiry on its timer (short windows), and callbacks 
       stopLeftoverJava(expiryDir);
       rmSync(expiryDir, { recursive: true, force: true });
     }
-  });
+  }, 120_000);
 
   it.concurrent('a runtime killed (SIGKILL) between a status change and its delivery delivers after restart', async ({ expect }) => {
     const crashDir = mkdtempSync(join(tmpdir(), 'runtime-crash-'));

@@ -58,6 +58,25 @@ describe('npm run merchant', { timeout: 120_000 }, () => {
     expect(audit[0]!.from).toMatch(/^cli@/);
   });
 
+  it("lists a merchant's subscription plans, newest first, archived ones marked; an unknown merchant is an error", async () => {
+    const created = (await cli('create', '--name', 'CLI Plans Shop', '--sandbox')).json();
+    const { createPlan, changePlan } = await import('#shared/services/subscriptions');
+    const { merchantProfile } = await import('#shared/services/merchants');
+    const merchant = await merchantProfile(created.user_id);
+    const monthly = await createPlan(merchant, { name: 'Monthly', price_amount: '30', price_currency: 'USD', interval_unit: 'month', interval_count: 1 }, new Date());
+    const yearly = await createPlan(merchant, { name: 'Yearly', price_amount: '300', price_currency: 'EUR', interval_unit: 'year', interval_count: 1 }, new Date(Date.now() + 1_000));
+    await changePlan(merchant, monthly.plan_id, { archived: true }, new Date());
+    const listed = (await cli('plans', String(created.user_id), '--json')).json() as { plan_id: string; archived: boolean }[];
+    expect(listed.map((plan) => [plan.plan_id, plan.archived])).toEqual([
+      [yearly.plan_id, false],
+      [monthly.plan_id, true],
+    ]);
+    const text = (await cli('plans', String(created.user_id))).output.trim().split('\n');
+    expect(text.slice(-2)).toEqual([`${yearly.plan_id}\tavailable\t300 EUR\t1 year\tYearly`, `${monthly.plan_id}\tarchived\t30 USD\t1 month\tMonthly`]);
+    const unknown = await cli('plans', '999999999');
+    expect(unknown.code).toBe(2);
+  });
+
   it('makes, lists and revokes tokens, and rolls and shows the callback secret', async () => {
     const created = (await cli('create', '--name', 'CLI Token Shop', '--sandbox')).json();
     const id = String(created.user_id);

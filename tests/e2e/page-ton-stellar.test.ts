@@ -229,8 +229,8 @@ describe('the payment page of a live merchant paid in TON and USDC on Stellar, w
       const rows = page.locator('table.orders tbody tr');
       await poll(() => rows.count()).toBe(2);
       // The Stellar payment was made after the TON transfer: first.
-      expect((await rows.nth(0).innerText()).replace(/\s+/g, ' ')).toMatch(/30 USDC_XLM 42 No open invoice has this comment or memo [0-9a-f]{64}/);
-      expect((await rows.nth(1).innerText()).replace(/\s+/g, ' ')).toMatch(/6 TON order 1234 thanks No open invoice has this comment or memo [0-9a-f]{64}/);
+      expect((await rows.nth(0).innerText()).replace(/\s+/g, ' ')).toMatch(/30\.000000 USDC_XLM 42 No open invoice has this comment or memo [0-9a-f]{64}/);
+      expect((await rows.nth(1).innerText()).replace(/\s+/g, ' ')).toMatch(/6\.000000 TON order 1234 thanks No open invoice has this comment or memo [0-9a-f]{64}/);
       expect(await rows.nth(1).getByRole('link').getAttribute('href')).toMatch(/^https:\/\/tonviewer\.com\/transaction\/[0-9a-f]{64}$/);
       await expectAccessible(page, 'portal-unmatched-375');
       await page.getByRole('button', { name: '切换到中文' }).click();

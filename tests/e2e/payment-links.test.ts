@@ -126,7 +126,7 @@ describe('a payment link from creation to payment', () => {
     const receipt = mails.find((mail) => mail.to === 'member@example.com')!;
     expect(receipt.subject).toContain('Your receipt from');
     expect(receipt.text).toContain('Item: Chess club: annual fee');
-    expect(receipt.text).toContain('Price: 30 USD');
+    expect(receipt.text).toContain('Price: 30.00 USD');
     expect(receipt.text).toContain(`?id=${orderId}`);
     // No secret: not the API token, not the order's own token, not the portal.
     for (const mail of mails) expect(mail.text).not.toContain(token);

@@ -89,7 +89,9 @@ describe("the portal's account screens in Chromium", () => {
     await page.locator('table.tokens tbody tr').first().waitFor();
     await audit('developers');
     const shop = integration(firstToken);
-    await sleep(1000);
+    const madeWith = (token: string) => shop.outcomes.filter((outcome) => outcome.token === token).length;
+    // A few requests with the first token (counted, not timed: a loaded machine sends fewer a second).
+    while (madeWith(firstToken) <= 3) await sleep(100);
     // Keyboard only: type the name and press Enter.
     await page.getByLabel('Name of the new token').focus();
     await page.keyboard.type('shop v2');
@@ -103,6 +105,7 @@ describe("the portal's account screens in Chromium", () => {
     await page.getByRole('button', { name: 'Revoke default' }).click();
     await page.getByRole('status').filter({ hasText: 'Token revoked.' }).waitFor();
     await sleep(7000);
+    while (madeWith(fresh) <= 10) await sleep(100);
     await shop.stop();
     expect(shop.outcomes.filter((outcome) => outcome.status !== 200)).toEqual([]);
     expect(shop.outcomes.filter((outcome) => outcome.token === firstToken).length).toBeGreaterThan(3);
@@ -146,7 +149,8 @@ describe("the portal's account screens in Chromium", () => {
         await sleep(250);
       }
     })();
-    await sleep(2000);
+    // A few callbacks signed with the old secret alone first (counted, not timed: a loaded machine pays slower).
+    while (paid < 3) await sleep(100);
     await page.getByLabel('Keep signing with the old secret too for (hours)').fill('24');
     await page.getByRole('button', { name: 'Roll the secret' }).click();
     await page.getByRole('status').filter({ hasText: 'Done.' }).waitFor();
@@ -157,7 +161,9 @@ describe("the portal's account screens in Chromium", () => {
     // The merchant updates its server a few seconds after the roll (the delivery workers' secret cache: 5 s).
     await sleep(6000);
     serverSecret = newSecret;
-    await sleep(3000);
+    // And a few that the server checks with the new one.
+    const atSwitch = paid;
+    while (paid < atSwitch + 3) await sleep(100);
     paying = false;
     await payer;
     for (let waited = 0; endpoint.received.length - before < paid && waited < 30_000; waited += 200) await sleep(200);
@@ -165,7 +171,7 @@ describe("the portal's account screens in Chromium", () => {
     clearInterval(checked);
     while (before + verdicts.length < endpoint.received.length) verdicts.push(verifyCallback(serverSecret, endpoint.received[before + verdicts.length]!.headers, endpoint.received[before + verdicts.length]!.body));
     expect(endpoint.received.length - before).toBe(paid);
-    expect(paid).toBeGreaterThan(10);
+    expect(verdicts).toHaveLength(paid);
     expect(verdicts.every(Boolean), JSON.stringify(verdicts)).toBe(true);
     // After the roll every callback carries both signatures; the last ones verify with either secret.
     const last = endpoint.received[endpoint.received.length - 1]!;
@@ -222,7 +228,7 @@ describe("the portal's account screens in Chromium", () => {
     await vic.getByRole('button', { name: 'Create a passkey' }).click();
     await vic.getByRole('button', { name: 'I have saved them' }).click();
     await vic.getByRole('heading', { level: 1, name: 'Orders' }).waitFor();
-    expect(await vic.getByRole('navigation').getByRole('link').allTextContents()).toEqual(['Orders', 'Payment links', 'Refunds waiting', 'Unmatched payments', 'Email']);
+    expect(await vic.getByRole('navigation').getByRole('link').allTextContents()).toEqual(['Orders', 'Payment links', 'Plans', 'Subscriptions', 'Refunds waiting', 'Unmatched payments', 'Email']);
     // A typed address of an owner's screen shows the orders instead; the API refuses anyway.
     await vic.goto(vicInvite.split('#')[0] + '#/developers');
     await vic.getByRole('heading', { level: 1, name: 'Orders' }).waitFor();
@@ -242,7 +248,7 @@ describe("the portal's account screens in Chromium", () => {
   it('works in Chinese and at 375 px without sideways scrolling on every account screen', async () => {
     await page.getByRole('button', { name: '切换到中文' }).click();
     await page.setViewportSize({ width: 375, height: 800 });
-    for (const [hash, title] of [['developers', '开发者'], ['settings', '设置'], ['audit', '审计日志'], ['team', '团队']] as const) {
+    for (const [hash, title] of [['developers', '开发者设置'], ['settings', '设置'], ['audit', '审计日志'], ['team', '团队']] as const) {
       await page.goto(`${page.url().split('#')[0]}#/${hash}`);
       await page.getByRole('heading', { level: 1, name: title }).waitFor();
       await page.locator('main table tbody tr, main form').first().waitFor();

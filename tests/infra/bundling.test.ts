@@ -142,7 +142,7 @@ describe('function bundles', () => {
       env: { ...env, AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local', AWS_SESSION_TOKEN: 'local' },
       timeout: 30_000,
     });
-    expect(JSON.parse(withCredentials.stdout.trim().split('\n').at(-1)!)).toEqual({ expired: 0, numbered: 0, refundsWaiting: 0 });
+    expect(JSON.parse(withCredentials.stdout.trim().split('\n').at(-1)!)).toEqual({ expired: 0, numbered: 0, renewals: 0, refundsWaiting: 0 });
     // Without them nothing else is tried (no profile files, no instance metadata): a clear error.
     const without = await run(process.execPath, ['--input-type=module', '-e', script], { env, timeout: 30_000 }).then(
       () => 'resolved',

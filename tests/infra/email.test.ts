@@ -4,6 +4,7 @@ import { CryptoPayStack } from '#infra/cdk/stack';
 import { EMAIL_FUNCTIONS } from '#infra/cdk/constructs/email';
 import { EMAIL_EVENT_PATTERNS } from '#shared/email/events';
 import { OUTBOX_INSERT_PATTERN } from '#shared/callbacks/outbox';
+import { PERIOD_ORDER_PATTERN } from '#shared/services/renewal-queue';
 import { actionsOf, deployConfig, logicalId, resourcesOf, serviceFunctions, statementsOfRole, TEST_ENV, testApp, variablesOf } from './support.ts';
 
 /**
@@ -67,7 +68,7 @@ describe('email in the stack', () => {
   });
 
   it('hands order-events the records emails come from, and lets it queue them', () => {
-    expect(filtersOfOrderEvents(stack)).toEqual([OUTBOX_INSERT_PATTERN, ...EMAIL_EVENT_PATTERNS]);
+    expect(filtersOfOrderEvents(stack)).toEqual([OUTBOX_INSERT_PATTERN, PERIOD_ORDER_PATTERN, ...EMAIL_EVENT_PATTERNS]);
     expect(variablesOf(functions.get('order-events')!)).toMatchObject({ EMAIL_QUEUE_URL: expect.anything() });
   });
 });
@@ -76,7 +77,7 @@ describe('without an email domain', () => {
   it('has no email stack, and order-events sees only delivery inserts', () => {
     const stack = build({});
     expect(stack.email).toBeUndefined();
-    expect(filtersOfOrderEvents(stack)).toEqual([OUTBOX_INSERT_PATTERN]);
+    expect(filtersOfOrderEvents(stack)).toEqual([OUTBOX_INSERT_PATTERN, PERIOD_ORDER_PATTERN]);
     expect(variablesOf(serviceFunctions(stack).get('order-events')!)).not.toHaveProperty('EMAIL_QUEUE_URL');
   });
 

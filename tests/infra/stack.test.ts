@@ -9,6 +9,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { awsRouteKey } from '#infra/cdk/constructs/order-api';
 import { constructId } from '#infra/cdk/constructs/service-function';
 import { DEFAULT_TOKEN_KEY_PARAMETER } from '#infra/cdk/config';
+import { FUNCTION_CALLS } from '#infra/cdk/function-calls.generated';
+import { callsOf, QUOTA_SITES, READ_ACTIONS } from '#infra/cdk/permissions';
 import { CryptoPayStack, EVENT_FUNCTIONS, functionNeeds, functionsGranted, STREAMED_CONCURRENCY } from '#infra/cdk/stack';
 import { ROUTES } from '#shared/http/routes';
 import { TABLE_KEYS } from '#shared/store/table';
@@ -54,7 +56,9 @@ const GATEWAY_FUNCTIONS = new Set(functionsGranted('gateways'));
 const NO_TABLE: string[] = [EVENT_FUNCTIONS.notFound.fn, EVENT_FUNCTIONS.orderEvents.fn];
 for (const folder of EVENT_FOLDERS) ACCESS.set(folder, NO_TABLE.includes(folder) ? 'none' : 'write');
 const FOLDERS = [...ACCESS.keys()];
-const WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:TransactWriteItems'];
+/** The functions whose code counts its clients' requests (shared/store/quotas.ts): the API's routes, not the portal's. */
+const COUNTS_REQUESTS = new Set(FOLDERS.filter((folder) => callsOf(FUNCTION_CALLS[folder] ?? {}).some((call) => QUOTA_SITES.includes(call.site))));
+const WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:ConditionCheckItem'];
 
 // The routes' functions are in their nested stack (RouteFunctions), the others here.
 const PLACED = serviceFunctions(stack, template);
@@ -171,8 +175,9 @@ describe('functions', () => {
 
   it('puts the functions behind the HTTP API in the route functions\' nested stack, the others here', () => {
     for (const folder of FOLDERS) {
-      const behindApi = API_ROUTES.some((route) => route.fn === folder);
-      expect(inRouteStack(folder), folder).toBe(behindApi);
+      // The renewal function stands beside its queues in the nested stack too (infra/cdk/stack.ts).
+      const nested = API_ROUTES.some((route) => route.fn === folder) || folder === EVENT_FUNCTIONS.renewSubscriptions.fn;
+      expect(inRouteStack(folder), folder).toBe(nested);
     }
     const routeTemplate = Template.fromStack(stack.routeFunctions);
     expect(Object.keys(resourcesOf(template, 'AWS::Lambda::Function')).length + Object.keys(resourcesOf(routeTemplate, 'AWS::Lambda::Function')).length).toBe(FOLDERS.length);
@@ -267,12 +272,13 @@ describe('least privilege', () => {
     const streamArn = { 'Fn::GetAtt': [tableId, 'StreamArn'] };
     for (const statement of allStatements.filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')))) {
       if (JSON.stringify(statement.Resource) === JSON.stringify(streamArn)) continue;
-      // The quota counters' UpdateItem (read-only roles) is on the table alone, conditioned to their keys.
-      if (statement.Condition) expect(statement.Resource).toEqual(tableArn);
+      // Item actions on the table alone (the quota counters' UpdateItem of read-only roles
+      // conditioned to their keys); only a Query on the indexes (tests/infra/permissions.test.ts
+      // proves each is one the function's code makes).
+      if (statement.Condition || JSON.stringify(statement.Resource) === JSON.stringify(tableArn)) expect(statement.Resource).toEqual(tableArn);
       else {
-        // In either order (the nested stack lists the indexes first).
-        expect(statement.Resource).toHaveLength(2);
-        expect(statement.Resource).toEqual(expect.arrayContaining([tableArn, { 'Fn::Join': ['', [tableArn, '/index/*']] }]));
+        expect(statement.Resource).toEqual({ 'Fn::Join': ['', [tableArn, '/index/*']] });
+        expect(statement.Action).toBe('dynamodb:Query');
       }
     }
     for (const folder of FOLDERS) {
@@ -302,24 +308,33 @@ describe('least privilege', () => {
       const onDlq = statementsOf(folder)
         .filter((s) => JSON.stringify(s.Resource).includes(`"${dlqId}"`))
         .flatMap(actionsOf);
-      expect(onDlq, folder).toEqual(folder === EVENT_FUNCTIONS.deliverCallback.fn ? ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'] : []);
+      expect(onDlq, folder).toEqual(folder === EVENT_FUNCTIONS.deliverCallback.fn ? ['sqs:SendMessage'] : []);
     }
+  });
+
+  it("counts requests in the API's functions (their quota counters' grant is needed), not in the portal's", () => {
+    expect(COUNTS_REQUESTS.has('get-order')).toBe(true);
+    expect(COUNTS_REQUESTS.has('pay-get-order')).toBe(true);
+    expect(COUNTS_REQUESTS.has('portal-list-orders')).toBe(false);
   });
 
   it.each(FOLDERS.filter((folder) => ACCESS.get(folder) === 'read'))(
     '%s (read-only) cannot write the table, but for its request quota counters and its tokens\' last use',
     (folder) => {
       const statements = statementsOf(folder);
-      expect(statements.flatMap(actionsOf)).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
+      const onTable = statements.flatMap(actionsOf).filter((action) => action.startsWith('dynamodb:'));
+      expect(onTable.length, folder).toBeGreaterThan(0);
+      expect(onTable.filter((action) => !READ_ACTIONS.includes(action) && !WRITE_ACTIONS.includes(action)), folder).toEqual([]);
       const writes = statements.filter((s) => actionsOf(s).some((action) => WRITE_ACTIONS.includes(action)));
-      // The two writes: UpdateItem on the table, only on items whose partition key is a quota's,
-      // and on API token items, only their last_used_at (a token cannot be made or moved).
+      // The two writes: UpdateItem on the table, only on items whose partition key is a quota's
+      // (where the function counts requests: the portal's do not), and on API token items, only
+      // their last_used_at (a token cannot be made or moved).
       expect(writes).toEqual([
-        expect.objectContaining({
+        ...(COUNTS_REQUESTS.has(folder) ? [expect.objectContaining({
           Action: 'dynamodb:UpdateItem',
           Resource: { 'Fn::GetAtt': [tableId, 'Arn'] },
           Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${QUOTA_PREFIX}*`] } },
-        }),
+        })] : []),
         ...(AUTHENTICATING.has(folder)
           ? [
               expect.objectContaining({
@@ -356,9 +371,10 @@ describe('least privilege', () => {
     expect(onTable).toEqual([]);
   });
 
-  it.each(FOLDERS.filter((folder) => ACCESS.get(folder) === 'write'))('%s (writer) can write the table', (folder) => {
+  it.each(FOLDERS.filter((folder) => ACCESS.get(folder) === 'write'))('%s (writer) can write the table as its code does', (folder) => {
+    // The writes its code makes, and only those (tests/infra/permissions.test.ts).
     const actions = statementsOf(folder).flatMap(actionsOf);
-    expect(actions).toEqual(expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem']));
+    expect(actions.filter((action) => WRITE_ACTIONS.includes(action)).length, folder).toBeGreaterThan(0);
   });
 
   it.each(FOLDERS)('%s writes only to its own log group, with no managed policy', (folder) => {
@@ -654,8 +670,9 @@ describe('alarms', () => {
   });
 
   it('keeps the alarms few: CloudWatch bills each one a month, idle or not', () => {
-    // DLQ, stream failures, stream lag, the API's 5xx, the four event-driven functions and the streamed export.
-    expect(Object.keys(resourcesOf(template, 'AWS::CloudWatch::Alarm'))).toHaveLength(9);
+    // The callback DLQ, stream failures, stream lag, the API's 5xx, the four event-driven functions, the two streamed
+    // exports, and the renewals' dead letters and their function's errors (that function is in the nested stack).
+    expect(Object.keys(resourcesOf(template, 'AWS::CloudWatch::Alarm'))).toHaveLength(12);
   });
 
   it('notifies a TLS-only topic with the configured subscriber (no KMS key of its own: $1 a month for alarm names)', () => {
@@ -766,7 +783,7 @@ describe('the streamed export (a function URL behind the portal\'s CloudFront)',
   const urls = resourcesOf(template, 'AWS::Lambda::Url');
 
   it('is a GET route of the portal, in the route table with stream: true', () => {
-    expect(STREAMED.map((route) => `${route.method} ${route.path}`)).toEqual(['GET /v1/portal/orders/export']);
+    expect(STREAMED.map((route) => `${route.method} ${route.path}`)).toEqual(['GET /v1/portal/orders/export', 'GET /v1/portal/subscriptions/export']);
     expect(STREAMED.every((route) => route.portal && route.access === 'read')).toBe(true);
   });
 
@@ -827,8 +844,10 @@ describe('the streamed export (a function URL behind the portal\'s CloudFront)',
     expect(functionProps(route.fn).ReservedConcurrentExecutions).toBe(STREAMED_CONCURRENCY);
     expect(ACCESS.get(route.fn)).toBe('read');
     const writes = statementsOf(route.fn).filter((s) => actionsOf(s).some((action) => WRITE_ACTIONS.includes(action)));
-    // Only its request quota counters (as every route function), nothing of orders, merchants or sessions.
-    expect(writes.map((statement) => statement.Condition)).toEqual([{ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${QUOTA_PREFIX}*`] } }]);
+    // Nothing at all: not orders, merchants or sessions, and no request quota counters (a portal
+    // route counts none: every request comes from one of CloudFront's addresses).
+    expect(COUNTS_REQUESTS.has(route.fn)).toBe(false);
+    expect(writes).toEqual([]);
   });
 
   it.each(STREAMED)('$path: its function knows an https portal origin without depending on the distribution', (route) => {

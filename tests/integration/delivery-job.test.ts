@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { startLocalSqs, type LocalSqs } from '#infra/local/sqs';
-import type { Delivery } from '#shared/domain/delivery';
+import type { OrderDelivery as Delivery } from '#shared/domain/delivery';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { drainMessages } from '../support/queue-messages';
 

@@ -114,7 +114,7 @@ describe.concurrent('email', () => {
       expect(en!.subject).toBe(`Payment received: order ${order.merchantOrderId}`);
       expect(en!.from).toContain('pay@shop.test');
       expect(en!.text).toContain('Mug Shop received a payment.');
-      expect(en!.text).toContain('12.5 USD');
+      expect(en!.text).toContain('12.50 USD');
       expect(en!.text).toContain(`${origin}/portal/#/orders/${order.id}`);
       // Every merchant email links to the preferences.
       expect(en!.text).toContain(`${origin}/portal/#/email`);
@@ -161,7 +161,7 @@ describe.concurrent('email', () => {
       await queueDailySummaries(tomorrow);
       const [summary] = await mail().waitFor(about(daily.address, '2 payments'));
       expect(summary!.subject).toBe(`2 payments on ${today}`);
-      expect(summary!.text).toContain('Total (USD): 12.5 USD');
+      expect(summary!.text).toContain('Total (USD): 12.50 USD');
       await sleep(1500);
       expect(received(daily.address, '2 payments')).toHaveLength(1);
     });
@@ -261,7 +261,7 @@ describe.concurrent('email', () => {
       const invitedAda = (address: string) => (mail: CapturedMail) => about(address, 'A team member was invited')(mail) && mail.text.includes('Ada');
       const [message] = await mail().waitFor(invitedAda(owner.address));
       const ownerName = (await owner.browser.call('GET', '/v1/portal/session')).body.user.name as string;
-      expect(message!.text).toContain(`${ownerName}: a team member was invited (Ada, viewer).`);
+      expect(message!.text).toContain(`${ownerName}: a team member was invited (Ada, Viewer).`);
       await sleep(1000);
       expect(mail().messages().filter(invitedAda(quiet.address))).toEqual([]);
     });

@@ -14,6 +14,7 @@ import { errorSchema, merchantOrderIdExistsErrorSchema, orderDoesNotExistErrorSc
 import { checkoutOrderResponseSchema, createdOrderSchema, createOrderResponseSchema, getOrderResponseSchema, getOrdersResponseSchema, invoiceSchema, orderSchema } from '#shared/schemas/order-responses';
 import { payOrderResponseSchema } from '#shared/schemas/pay-responses';
 import { RESPONSE_SCHEMAS } from '#shared/schemas/response-catalog';
+import { listPlansResponseSchema, listSubscriptionsResponseSchema, planResponseSchema, planSchema, subscriptionResponseSchema, subscriptionSchema } from '#shared/schemas/subscriptions';
 import { client, newMerchant, startApi, type ApiResponse } from '../support/api';
 
 /**
@@ -137,7 +138,8 @@ describe('the OpenAPI document', () => {
     expect(new Set(ids).size).toBe(ids.length);
     for (const { method, path, operation } of operations()) {
       const where = `${method} ${path}`;
-      expect(operation.responses?.['200'] ?? operation.responses?.['204'], where).toBeDefined();
+      // One success: 200, 201 for a route that answers Created, or 204 for a gateway's notification.
+      expect(['200', '201', '204'].filter((status) => operation.responses?.[status]), where).toHaveLength(1);
       for (const [status, response] of Object.entries<Json>(operation.responses)) {
         expect(status, where).toMatch(/^[1-5]\d\d$/);
         expect(response.description, `${where} ${status}`).toEqual(expect.any(String));
@@ -379,6 +381,69 @@ describe('real answers', () => {
     expectAnswer(PAGE('/checkout'), await call('POST', `/v1/pay/${canceled.order_id}/checkout`, { body: {} }), 400, errorSchema);
     const live = (await call('POST', '/v1/orders', { token: liveToken, body: { price_amount: 5 } })).body.order;
     expectAnswer(PAGE('/sandbox-pay'), await call('POST', `/v1/pay/${live.order_id}/sandbox-pay`), 403, errorSchema);
+  });
+
+  it('recurring billing: every request example of plans, subscriptions and the test clock is accepted and answered as documented, and so are their errors', async () => {
+    const requestExamples = (method: string, path: string) => Object.values<Json>(operationOf(method, path).requestBody.content['application/json'].examples).map((example) => example.value as Json);
+    const PLAN = '/v1/plans/{plan_id}';
+    const SUBSCRIPTION = '/v1/subscriptions/{subscription_id}';
+    const plans: Json[] = [];
+    for (const body of requestExamples('POST', '/v1/plans')) {
+      const created = await call('POST', '/v1/plans', { token, body });
+      expectAnswer(['POST', '/v1/plans'], created, 201, planResponseSchema);
+      expect(Object.keys(created.body.plan)).toEqual(planSchema.required);
+      plans.push(created.body.plan);
+    }
+    const [monthly, trial] = plans as [Json, Json];
+    expectAnswer(['GET', '/v1/plans'], await call('GET', '/v1/plans?limit=2', { token }), 200, listPlansResponseSchema);
+    expectAnswer(['GET', PLAN], await call('GET', `/v1/plans/${monthly.plan_id}`, { token }), 200, planResponseSchema);
+    expectAnswer(['GET', PLAN], await call('GET', `/v1/plans/${randomUUID()}`, { token }), 404, errorSchema);
+    expectAnswer(['POST', '/v1/plans'], await call('POST', '/v1/plans', { token, body: { name: 'x', interval_unit: 'day', price_amount: -1 } }), 400, priceNotValidErrorSchema);
+    expectAnswer(['POST', '/v1/plans'], await call('POST', '/v1/plans', { token, body: { name: 'x', price_amount: 1 } }), 400, errorSchema);
+    expectAnswer(['POST', PLAN], await call('POST', `/v1/plans/${monthly.plan_id}`, { token, body: {} }), 400, errorSchema);
+
+    // The subscriptions' examples name the example plan: here each names a plan just made.
+    const subscriptions: Json[] = [];
+    for (const [index, body] of requestExamples('POST', '/v1/subscriptions').entries()) {
+      const created = await call('POST', '/v1/subscriptions', { token, body: { ...body, plan_id: (index === 0 ? monthly : trial).plan_id } });
+      expectAnswer(['POST', '/v1/subscriptions'], created, 201, subscriptionResponseSchema);
+      expect(Object.keys(created.body.subscription)).toEqual(subscriptionSchema.required);
+      subscriptions.push(created.body.subscription);
+    }
+    const [incomplete, trialing] = subscriptions as [Json, Json];
+    expect([incomplete.status, trialing.status]).toEqual(['incomplete', 'trialing']);
+    expectAnswer(['GET', '/v1/subscriptions'], await call('GET', '/v1/subscriptions?status=trialing', { token }), 200, listSubscriptionsResponseSchema);
+    expectAnswer(['GET', SUBSCRIPTION], await call('GET', `/v1/subscriptions/${incomplete.subscription_id}`, { token }), 200, subscriptionResponseSchema);
+    expectAnswer(['GET', SUBSCRIPTION], await call('GET', `/v1/subscriptions/${randomUUID()}`, { token }), 404, errorSchema);
+    expectAnswer(['GET', '/v1/subscriptions'], await call('GET', '/v1/subscriptions?status=PAID', { token }), 400, errorSchema);
+
+    const ADVANCE: [string, string] = ['POST', '/v1/sandbox/subscriptions/{subscription_id}/advance'];
+    // The clock's examples move a subscription whose first period is paid, as they describe.
+    const paying = (await call('POST', '/v1/subscriptions', { token, body: { plan_id: monthly.plan_id } })).body.subscription;
+    await call('POST', `/v1/orders/${paying.period_order_id}/checkout`, { token, body: { pay_currency: 'BTC' } });
+    expect((await call('POST', `/v1/sandbox/orders/${paying.period_order_id}/pay`, { token, body: {} })).body.order.status).toBe('PAID');
+    for (const body of requestExamples(...ADVANCE)) {
+      const moved = await call('POST', `/v1/sandbox/subscriptions/${paying.subscription_id}/advance`, { token, body });
+      expectAnswer(ADVANCE, moved, 200, subscriptionResponseSchema);
+      expect(moved.body.subscription).toMatchObject({ status: 'active', period: 2, periods_paid: 1 });
+    }
+    const livePlan = (await call('POST', '/v1/plans', { token: liveToken, body: { name: 'Live', price_amount: 5, interval_unit: 'month' } })).body.plan;
+    const live = (await call('POST', '/v1/subscriptions', { token: liveToken, body: { plan_id: livePlan.plan_id } })).body.subscription;
+    expectAnswer(ADVANCE, await call('POST', `/v1/sandbox/subscriptions/${live.subscription_id}/advance`, { token: liveToken, body: { days: 1 } }), 403, errorSchema);
+
+    const CANCEL: [string, string] = ['POST', `${SUBSCRIPTION}/cancel`];
+    for (const [index, body] of requestExamples(...CANCEL).entries()) {
+      const target = index === 0 ? incomplete : trialing;
+      expectAnswer(CANCEL, await call('POST', `/v1/subscriptions/${target.subscription_id}/cancel`, { token, body }), 200, subscriptionResponseSchema);
+    }
+    expectAnswer(CANCEL, await call('POST', `/v1/subscriptions/${incomplete.subscription_id}/cancel`, { token, body: {} }), 409, errorSchema);
+    expectAnswer(ADVANCE, await call('POST', `/v1/sandbox/subscriptions/${incomplete.subscription_id}/advance`, { token, body: { days: 1 } }), 409, errorSchema);
+
+    // The plan's examples last: one archives it, and an archived plan takes no new subscriber.
+    for (const body of requestExamples('POST', PLAN)) {
+      expectAnswer(['POST', PLAN], await call('POST', `/v1/plans/${monthly.plan_id}`, { token, body }), 200, planResponseSchema);
+    }
+    expectAnswer(['POST', '/v1/subscriptions'], await call('POST', '/v1/subscriptions', { token, body: { plan_id: monthly.plan_id } }), 409, errorSchema);
   });
 
   describe('errors', () => {

@@ -5,7 +5,7 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { ensureTable } from '#infra/local/dynamodb';
 import { startLocalSqs, type LocalSqs } from '#infra/local/sqs';
-import type { Delivery } from '#shared/domain/delivery';
+import type { OrderDelivery as Delivery } from '#shared/domain/delivery';
 import type { Order } from '#shared/domain/order';
 import { testOrder } from '../support/orders';
 

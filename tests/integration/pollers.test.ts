@@ -16,7 +16,8 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { startFauxqs, type FauxqsServer } from 'fauxqs';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { ensureTable, localClient } from '#infra/local/dynamodb';
-import { readableShards, startStreamPoller, type StreamPollerOptions } from '#infra/local/stream-poller';
+import { startStreamPoller, type StreamPollerOptions } from '#infra/local/stream-poller';
+import { readableShards } from '#infra/local/stream-shards';
 import { startQueuePoller, type QueuePoller } from '#infra/local/queue-poller';
 
 /** Polls `check` until it returns true (fails the test after `timeoutMs`). */

@@ -18,7 +18,7 @@ import { createMerchant, type MerchantCredentials } from '#shared/services/merch
 import { tableName } from '#shared/store/client';
 import { listSourceHealth } from '#shared/store/source-health';
 import { HealthReporter } from '#shared/watchers/health-reports';
-import { watchChainRun } from '#shared/watchers/run';
+import { watchChainRun } from '#shared/watchers/polled';
 import { EthereumBlockSource } from '#shared/watchers/sources/ethereum/source';
 import { client, expectError, startApi } from '../support/api';
 import { stored } from '../support/watchers';

@@ -57,6 +57,8 @@ async function start(): Promise<{ endpoint: string; teardown: () => Promise<void
     DYNAMODB_ENDPOINT: dynamodb.endpoint,
     CALLBACK_QUEUE_URL: sqs.callbackQueueUrl,
     CALLBACK_DLQ_URL: sqs.callbackDeadLetterQueueUrl,
+    SUBSCRIPTION_QUEUE_URL: sqs.subscriptionQueueUrl,
+    SUBSCRIPTION_DLQ_URL: sqs.subscriptionDeadLetterQueueUrl,
     SQS_ENDPOINT: sqs.endpoint,
     WATCH_TICK_QUEUE_URL: sqs.watchTickQueueUrl,
     PAYMENT_PAGE_URL: 'http://pay.test/pay/',

@@ -110,8 +110,10 @@ export const PUBLIC_PREFIX = '/v1/pay/';
 export const GATEWAY_PREFIX = '/v1/gateways/';
 /** Operators' monitors: no token, no order, nothing secret (GET /v1/health). */
 export const MONITOR_PATHS: ReadonlySet<string> = new Set(['/v1/health']);
-/** Path parameter names that hold an order id. Any other parameter fails classification. */
-const ORDER_PARAMS = new Set(['order_id', 'id', 'orderId']);
+/** What a path parameter holds: an order's id, or recurring billing's plan or subscription id. */
+export type IdKind = 'order' | 'plan' | 'subscription';
+/** The path parameters the tests know, by what they hold. Any other parameter fails classification. */
+const PATH_IDS: Readonly<Record<string, IdKind>> = { order_id: 'order', id: 'order', orderId: 'order', plan_id: 'plan', subscription_id: 'subscription' };
 
 /**
  * Payment links' routes (the merchant's /v1/links and the link page's /v1/pay/links): their
@@ -145,7 +147,10 @@ export interface RouteInfo {
   /** "POST /v1/orders/{order_id}/cancel" */
   key: string;
   audience: 'public' | 'merchant' | 'gateway' | 'monitor';
-  /** The path parameter holding an order id (undefined: a collection route). */
+  /** The path parameter holding an id (undefined: a collection route), and what it is the id of. */
+  idParam?: string;
+  idKind?: IdKind;
+  /** The path parameter when it holds an order id (undefined for any other route). */
   orderParam?: string;
   /** The route's declared schemas (shared/http/routes.ts). */
   body?: ObjectSchema;
@@ -164,10 +169,10 @@ export interface RouteInfo {
 export function describeRoute(route: Route): RouteInfo {
   const key = `${route.method} ${route.path}`;
   const params = [...route.path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!);
-  if (params.length > 1 || params.some((param) => !ORDER_PARAMS.has(param))) {
+  if (params.length > 1 || params.some((param) => !Object.hasOwn(PATH_IDS, param))) {
     throw new Error(
       `route ${key} has path parameters {${params.join('}, {')}} that tests/support/fuzz.ts cannot classify ` +
-        `(known: ${[...ORDER_PARAMS].join(', ')}): teach describeRoute what they hold`,
+        `(known: ${Object.keys(PATH_IDS).join(', ')}): teach describeRoute what they hold`,
     );
   }
   if (route.method !== 'GET' && route.method !== 'POST') throw new Error(`route ${key}: unexpected method`);
@@ -199,7 +204,9 @@ export function describeRoute(route: Route): RouteInfo {
     route,
     key,
     audience,
-    orderParam: params[0],
+    idParam: params[0],
+    idKind: params[0] === undefined ? undefined : PATH_IDS[params[0]],
+    orderParam: params[0] !== undefined && PATH_IDS[params[0]] === 'order' ? params[0] : undefined,
     // Only a declared body is validated (some POSTs read no body at all).
     body,
     query: route.query as ObjectSchema | undefined,
@@ -208,11 +215,25 @@ export function describeRoute(route: Route): RouteInfo {
   };
 }
 
-/** The route's path with its order parameter replaced by `rawId` (sent as is). */
+/** The route's path with its id parameter replaced by `rawId` (sent as is). */
 export function pathOf(info: RouteInfo, rawId?: string): string {
-  if (!info.orderParam) return info.route.path;
-  if (rawId === undefined) throw new Error(`${info.key} needs an order id`);
-  return info.route.path.replace(`{${info.orderParam}}`, rawId);
+  if (!info.idParam) return info.route.path;
+  if (rawId === undefined) throw new Error(`${info.key} needs ${info.idKind === 'order' ? 'an order' : `a ${info.idKind}`} id`);
+  return info.route.path.replace(`{${info.idParam}}`, rawId);
+}
+
+/**
+ * The route with its documented examples naming real ids instead of the document's (the plan a
+ * Create Subscription example subscribes to): without them every valid body is refused at the
+ * lookup, and nothing after it is ever reached.
+ */
+export function withExampleIds(info: RouteInfo, ids: Readonly<Record<string, string | undefined>>): RouteInfo {
+  const examples = info.examples.map((example) => {
+    const named = { ...example };
+    for (const [field, id] of Object.entries(ids)) if (field in named && id !== undefined) named[field] = id;
+    return named;
+  });
+  return { ...info, examples };
 }
 
 /** Fields of a body that name the order of the path (replaced by the path's id in valid bodies). */
@@ -689,8 +710,16 @@ export interface FuzzContext {
   knownTokens: readonly string[];
   /** Real order ids of the fuzzing merchant, for path parameters. */
   orderIds: readonly string[];
+  /** Its real plan and subscription ids, for the recurring billing routes' path parameters. */
+  planIds: readonly string[];
+  subscriptionIds: readonly string[];
   /** A fresh string each call (merchant_order_id values). */
   unique: () => string;
+}
+
+/** The fuzzing merchant's real ids of the kind the route's path parameter holds. */
+export function idsOf(info: RouteInfo, ctx: Pick<FuzzContext, 'orderIds' | 'planIds' | 'subscriptionIds'>): readonly string[] {
+  return info.idKind === 'plan' ? ctx.planIds : info.idKind === 'subscription' ? ctx.subscriptionIds : ctx.orderIds;
 }
 
 /** Bodies of every kind for a route; `orderId` is what a valid body names. */
@@ -836,7 +865,7 @@ export function queryArb(info: RouteInfo): fc.Arbitrary<string> {
 
 /** One request to a route: path id, query, headers and body, each fuzzed. */
 export function requestArb(info: RouteInfo, ctx: FuzzContext): fc.Arbitrary<FuzzRequest> {
-  const id = info.orderParam ? pathIdArb(ctx.orderIds) : fc.constant(undefined);
+  const id = info.idParam ? pathIdArb(idsOf(info, ctx)) : fc.constant(undefined);
   return id.chain((rawId) => {
     const orderId = rawId === undefined ? undefined : safeDecode(rawId);
     return fc
@@ -891,9 +920,9 @@ export interface SeededOrder {
   callback_url: string;
 }
 
-async function ok(send: Send, request: FuzzRequest, what: string): Promise<any> {
+async function ok(send: Send, request: FuzzRequest, what: string, status = 200): Promise<any> {
   const response = await send(request);
-  if (response.status !== 200 || !response.parsed) throw new Error(`setup step "${what}" failed: ${describeResponse(response)}`);
+  if (response.status !== status || !response.parsed) throw new Error(`setup step "${what}" failed: ${describeResponse(response)}`);
   return response.json;
 }
 
@@ -960,6 +989,82 @@ export async function seedOrders(send: Send, token: string, label: string, route
     orders.push({ status, order_id: id, merchant_order_id: merchantOrderId, callbackToken, callback_url: callbackUrl });
   }
   return orders;
+}
+
+export interface SeededBilling {
+  /** Plans: monthly without a trial, monthly after a 14-day trial, and an archived one. */
+  plans: { label: string; plan_id: string }[];
+  /** One subscription in each status a subscription can reach. */
+  subscriptions: { status: string; subscription_id: string }[];
+}
+
+/**
+ * Recurring billing's fixtures over the API (a sandbox merchant: its test clock and sandbox
+ * payments bring each status): plans, and a subscription incomplete, trialing, active, past_due
+ * and canceled.
+ */
+export async function seedSubscriptions(send: Send, token: string, label: string): Promise<SeededBilling> {
+  const plan = async (name: string, body: Record<string, unknown>) =>
+    (await ok(send, jsonRequest('POST', '/v1/plans', token, { name: `${label} ${name}`, description: `${label} plan`, price_amount: 10, interval_unit: 'month', ...body }), `create plan ${name}`, 201)).plan
+      .plan_id as string;
+  const monthly = await plan('monthly', { callback_url: `https://shop.example/callback/${label}/plan`, success_url: 'https://shop.example/thanks' });
+  const trial = await plan('trial', { trial_days: 14 });
+  const archived = await plan('archived', {});
+  await ok(send, jsonRequest('POST', `/v1/plans/${archived}`, token, { archived: true }), 'archive a plan');
+  const subscribe = async (planId: string) =>
+    (await ok(send, jsonRequest('POST', '/v1/subscriptions', token, { plan_id: planId, customer_email: 'member@example.test', customer_id: `${label}-customer` }), 'subscribe', 201))
+      .subscription as { subscription_id: string; period_order_id: string | null };
+  const advance = (id: string, days: number) => ok(send, jsonRequest('POST', `/v1/sandbox/subscriptions/${id}/advance`, token, { days }), `advance ${id}`);
+  const incomplete = await subscribe(monthly);
+  const trialing = await subscribe(trial);
+  const active = await subscribe(monthly);
+  await ok(send, jsonRequest('POST', `/v1/orders/${active.period_order_id}/checkout`, token, { pay_currency: 'BTC' }), 'check out a period order');
+  await ok(send, jsonRequest('POST', `/v1/sandbox/orders/${active.period_order_id}/pay`, token, {}), 'pay a period order');
+  await advance(active.subscription_id, 0.001);
+  const pastDue = await subscribe(trial);
+  await advance(pastDue.subscription_id, 14.5);
+  const canceled = await subscribe(monthly);
+  await ok(send, jsonRequest('POST', `/v1/subscriptions/${canceled.subscription_id}/cancel`, token, {}), 'cancel a subscription');
+  const subscriptions = [
+    { status: 'incomplete', subscription_id: incomplete.subscription_id },
+    { status: 'trialing', subscription_id: trialing.subscription_id },
+    { status: 'active', subscription_id: active.subscription_id },
+    { status: 'past_due', subscription_id: pastDue.subscription_id },
+    { status: 'canceled', subscription_id: canceled.subscription_id },
+  ];
+  for (const { status, subscription_id } of subscriptions) {
+    const current = await ok(send, jsonRequest('GET', `/v1/subscriptions/${subscription_id}`, token), `read ${status}`);
+    if (current.subscription.status !== status) throw new Error(`setup: subscription for ${status} is ${current.subscription.status}`);
+  }
+  return {
+    plans: [
+      { label: 'monthly', plan_id: monthly },
+      { label: 'trial', plan_id: trial },
+      { label: 'archived', plan_id: archived },
+    ],
+    subscriptions,
+  };
+}
+
+/** Every page of a recurring billing list (`field` of each page), by cursor. */
+async function allPages(send: Send, token: string, path: string, field: string): Promise<any[]> {
+  const items: any[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: any = await ok(send, jsonRequest('GET', `${path}?limit=50${cursor ? `&cursor=${cursor}` : ''}`, token), `list ${field}`);
+    items.push(...page[field]);
+    cursor = page.next_cursor;
+  } while (cursor);
+  return items;
+}
+
+/**
+ * A merchant's plans and subscriptions as the API lists them; a subscription's `clock` is left
+ * out, as it reads the time of the request.
+ */
+export async function snapshotBilling(send: Send, token: string): Promise<{ plans: any[]; subscriptions: any[] }> {
+  const subscriptions = (await allPages(send, token, '/v1/subscriptions', 'subscriptions')).map(({ clock: _clock, ...rest }) => rest);
+  return { plans: await allPages(send, token, '/v1/plans', 'plans'), subscriptions };
 }
 
 /** Every order of a merchant as the API shows it: the full list, and each order's Get Order and callback log. */

@@ -24,6 +24,8 @@ export async function startPipeline(
     TABLE_NAME: table,
     CALLBACK_QUEUE_URL: sqs.callbackQueueUrl,
     CALLBACK_DLQ_URL: sqs.callbackDeadLetterQueueUrl,
+    SUBSCRIPTION_QUEUE_URL: sqs.subscriptionQueueUrl,
+    SUBSCRIPTION_DLQ_URL: sqs.subscriptionDeadLetterQueueUrl,
     // The functions' SQS client; `sqsEndpoint` may put a proxy in front (the event sources still read the emulator, as Lambda's do).
     SQS_ENDPOINT: options.sqsEndpoint ? await options.sqsEndpoint(sqs.endpoint) : sqs.endpoint,
     CALLBACK_ALLOW_LOOPBACK: 'true',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SHARD_BACKOFF } from '#infra/local/stream-poller';
+import { SHARD_BACKOFF } from '#infra/local/stream-shards';
 import { CALLBACK_BACKOFF } from '#shared/callbacks/schedule';
 import { type Backoff, backoffDelay, SQS_LONGEST_WAIT_SECONDS } from '#shared/core/backoff';
 import { EMAIL_BACKOFF } from '#shared/email/sender';

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '#infra/cdk/paths';
+import { slugOf } from '../support/markdown';
 
 /**
  * The docs' links hold (issue 29): every relative link of README.md and docs/*.md names a file
@@ -14,16 +15,6 @@ const text = (file: string) => readFileSync(join(REPO_ROOT, file), 'utf8');
 
 /** The text outside fenced code blocks and inline code (where `[x](y)` is code, not a link). */
 const prose = (markdown: string) => markdown.replace(/```[\s\S]*?```/g, '').replace(/`[^`\n]*`/g, '');
-
-/** GitHub's anchor of a heading: lower case, punctuation but `-` and `_` dropped, spaces to `-`. */
-const slugOf = (heading: string): string =>
-  heading
-    .trim()
-    .toLowerCase()
-    .replace(/`/g, '')
-    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
-    .replace(/\s/g, '-');
 
 /** The anchors of a Markdown file: its headings' (numbered -1, -2 when repeated) and explicit ids. */
 function anchorsOf(markdown: string): Set<string> {

@@ -4,7 +4,7 @@ import { readLightningConfig } from '#shared/chains/lightning';
 import { ConfigError } from '#shared/core/env';
 import { readSolanaConfig } from '#shared/chains/solana';
 import { readTronConfig } from '#shared/chains/tron';
-import { indexedChains } from '#shared/watchers/run';
+import { indexedChains } from '#shared/watchers/runnable';
 
 describe('Lightning and EOS configuration (what is watched, what live merchants may be paid in)', () => {
   it('EOS is watched only with both EOS_ACCOUNT and EOS_HISTORY_URL; LBTC with LND_REST_URL', () => {

@@ -84,7 +84,7 @@ describe('import direction', () => {
     expect(edges).toContainEqual(expect.objectContaining({ file: 'shared/store/orders.ts', specifier: '#shared/store/client' }));
     for (const folder of FOLDERS) expect(edges.some(({ file }) => file.startsWith(`${folder}/`))).toBe(true);
     // A dynamic import (the local runtime loads the watchers only when a chain is configured).
-    expect(edges).toContainEqual(expect.objectContaining({ file: 'infra/local/runtime.ts', specifier: '#shared/watchers/run' }));
+    expect(edges).toContainEqual(expect.objectContaining({ file: 'infra/local/runtime.ts', specifier: '#shared/watchers/polled' }));
     // Imports resolve to files (what the cycle check walks).
     expect(edges.filter(({ resolved }) => resolved !== undefined).length).toBeGreaterThan(300);
   });

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { PaymentNotAvailableError } from '#shared/domain/errors';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { parseDecimal } from '#shared/domain/money';
+import { statusOf } from '#shared/http/errors';
 import type { GatewayPaymentRequest, PaymentGateway } from '#shared/payments/gateways/port';
 import {
   type CreateInvoiceInput,
@@ -81,7 +82,7 @@ describe('a live merchant never gets a sandbox provider', () => {
       const { methods, sandboxGateway } = providers();
       const error = await methods.paymentDetails(request(merchant(false), currency, '72')).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(PaymentNotAvailableError);
-      expect((error as PaymentNotAvailableError).statusCode).toBe(400);
+      expect(statusOf(error as PaymentNotAvailableError)).toBe(400);
       expect((error as PaymentNotAvailableError).code).toBe('PAYMENT_NOT_AVAILABLE');
       expect(sandboxGateway.calls).toEqual([]);
     },

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { recordAttack } from '../support/security-report';
 import { checkCallbackUrl, forbiddenAddressReason } from '#shared/callbacks/ssrf';
 import { InvalidParameterError } from '#shared/domain/errors';
+import { statusOf } from '#shared/http/errors';
 
 const STRICT = { allowLoopback: false };
 const LOOPBACK = { allowLoopback: true };
@@ -14,7 +15,7 @@ function refusal(url: string, options = STRICT): string | undefined {
   } catch (error) {
     expect(error).toBeInstanceOf(InvalidParameterError);
     expect((error as InvalidParameterError).code).toBe('PARAMETERS_INVALID');
-    expect((error as InvalidParameterError).statusCode).toBe(400);
+    expect(statusOf(error as InvalidParameterError)).toBe(400);
     return (error as Error).message;
   }
 }

@@ -16,6 +16,9 @@ import { PAY_CURRENCIES, currency, chainOf, keyOf, requiredConfirmations } from 
 import { EVM_NETWORKS, evmCurrencies, networkName } from '#shared/domain/networks';
 import { MUGGLEPAY_ALIASES, MUGGLEPAY_CODES } from '#shared/domain/pay-codes';
 import * as domainErrors from '#shared/domain/errors';
+import * as subscriptionErrors from '#shared/domain/subscription-errors';
+import { statusOf } from '#shared/http/errors';
+import * as requestErrors from '#shared/http/request-errors';
 import { contextKeyOf, deployVariableOf, type Setting } from '#shared/core/settings';
 import { ALL_SETTINGS } from '#shared/payments/setting-families';
 
@@ -138,19 +141,26 @@ function sampleOf(ErrorClass: AppErrorClass): domainErrors.AppError {
   return new ErrorClass(...(details as string[]));
 }
 
+/** The status the HTTP layer answers an error with; an error without one is a bug this table must not hide. */
+function statusIn(error: domainErrors.AppError): number {
+  const status = statusOf(error);
+  if (status === undefined) throw new Error(`${error.code} has no HTTP status (shared/http/errors.ts)`);
+  return status;
+}
+
 function errorTable(): string[] {
-  const classes = (Object.values(domainErrors) as unknown[]).filter(
+  const classes = ([...Object.values(domainErrors), ...Object.values(subscriptionErrors), ...Object.values(requestErrors)] as unknown[]).filter(
     (value): value is AppErrorClass => typeof value === 'function' && value.prototype instanceof domainErrors.AppError,
   );
-  const errors = classes.map(sampleOf).sort((a, b) => a.code.localeCompare(b.code) || a.statusCode - b.statusCode);
+  const errors = classes.map(sampleOf).sort((a, b) => a.code.localeCompare(b.code) || statusIn(a) - statusIn(b));
   return [
     '## Error codes',
     '',
-    'Every `error_code` of `shared/domain/errors.ts`, with the HTTP status it is answered with and its message (a detail the case names written as `{detail}`). The contract\'s special bodies (`Price is not valid`, Get Order\'s `eror`, Checkout\'s 422) and the examples of each operation are in [openapi.json](openapi.json); the portal\'s own codes are not in this table.',
+    'Every `error_code` of `shared/domain/errors.ts`, of recurring billing\'s `shared/domain/subscription-errors.ts` and of the HTTP layer\'s own errors (`shared/http/request-errors.ts`), with the HTTP status it is answered with (`shared/http/errors.ts`) and its message (a detail the case names written as `{detail}`). The contract\'s special bodies (`Price is not valid`, Get Order\'s `eror`, Checkout\'s 422) and the examples of each operation are in [openapi.json](openapi.json); the portal\'s own codes are not in this table.',
     '',
     '| error_code | HTTP | Message |',
     '|---|---|---|',
-    ...errors.map((error) => `| \`${error.code}\` | ${error.statusCode} | ${cell(error.message)} |`),
+    ...errors.map((error) => `| \`${error.code}\` | ${statusIn(error)} | ${cell(error.message)} |`),
   ];
 }
 

@@ -51,7 +51,7 @@ function parameters(route: Route, meta: OperationMeta): unknown[] {
     in: 'path',
     required: true,
     description: meta.pathParameters?.[name],
-    // Every path parameter is an order id (a UUID); anything else reads as a missing order.
+    // Every path parameter is an id (a UUID) of an order, a link, a plan or a subscription; anything else reads as a missing one.
     schema: { type: 'string', format: 'uuid', maxLength: 36 },
   }));
   const inQuery = queryParameters(route, meta.queryDescriptions);
@@ -91,7 +91,7 @@ function operation(route: Route, meta: OperationMeta, routes: readonly Route[]) 
     ...(params.length ? { parameters: params } : {}),
     ...(route.body && meta.requestExamples ? { requestBody: { required: true, content: jsonContent(route.body, meta.requestExamples) } } : {}),
     responses: {
-      200: { description: meta.success.description, content: jsonContent(meta.success.schema, meta.success.examples) },
+      [meta.success.status ?? 200]: { description: meta.success.description, content: jsonContent(meta.success.schema, meta.success.examples) },
       ...errorResponses([...meta.errors, rateLimited(route.public ? 'public' : 'merchant')]),
     },
     // The payment page's endpoints take no token.
@@ -176,6 +176,10 @@ export function buildOpenApiDocument(routes: readonly Route[] = ROUTES): OpenApi
       { name: 'Payment page', description: 'Public endpoints of the hosted payment page (no token; the order id is the capability).' },
       { name: 'Gateways', description: "Payment gateways' signed notifications (called by Alipay and WeChat Pay, not by merchants)." },
       { name: 'Payment links', description: "A merchant's reusable payment pages (beyond the contract): each buyer who picks a currency gets an ordinary order." },
+      {
+        name: 'Subscriptions',
+        description: "Recurring billing (beyond the contract): a merchant's plans and its customers' subscriptions to them, each period billed with an ordinary order.",
+      },
       { name: 'Health', description: "Operators' monitors: the payment sources' health (no token, nothing secret)." },
       { name: 'Portal', description: "The merchant portal's own API (its pages call it with a session cookie; not for integrations)." },
     ],

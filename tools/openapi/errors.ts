@@ -4,13 +4,11 @@ import {
   InvalidParameterError,
   InvalidPriceError,
   InvoiceNotExistError,
-  MalformedJsonError,
   MerchantOrderIdExistsError,
   OrderDoesNotExistError,
   OrderNotFoundError,
   OrderNotNewError,
   ParametersMissingError,
-  PayloadTooLargeError,
   PaymentNotAvailableError,
   RateLimitedError,
   RefundNotPendingError,
@@ -21,7 +19,8 @@ import {
   type AppError,
 } from '#shared/domain/errors';
 import { MAX_BODY_BYTES, MAX_INVOICES_PER_ORDER } from '#shared/domain/limits';
-import { errorResponse } from '#shared/http/errors';
+import { errorResponse, statusOf } from '#shared/http/errors';
+import { MalformedJsonError, PayloadTooLargeError } from '#shared/http/request-errors';
 import { createdOrderView } from '#shared/schemas/order-views';
 import { errorSchema, merchantOrderIdExistsErrorSchema, orderDoesNotExistErrorSchema, orderNotFoundErrorSchema, priceNotValidErrorSchema } from '#shared/schemas/error-responses';
 import { type NamedSchema, ref } from '#tools/openapi/components';
@@ -96,6 +95,8 @@ export const rateLimited = (caller: 'merchant' | 'public') =>
       : "This client address's request quota on the payment page's routes is used up: retry after `Retry-After` seconds.",
     new RateLimitedError(2),
   );
+/** A list's page refused: `parameters` names the query parameters of that list (a cursor that is not one the API gave, for one). */
+export const badPage = (parameters: string) => errorCase('PARAMETERS_INVALID', `${parameters} is not valid.`, new InvalidParameterError('cursor is not one this API gave'));
 export const SANDBOX_ONLY = errorCase('SANDBOX_ONLY', 'The merchant is not a sandbox merchant.', new SandboxOnlyError());
 export const paymentNotAvailable = (when: string) =>
   errorCase('PAYMENT_NOT_AVAILABLE', when, new PaymentNotAvailableError('WECHAT is not enabled for this merchant'));
@@ -223,7 +224,11 @@ export function errorBody(error: AppError): unknown {
 /** One response per HTTP status; several bodies under one status become a `oneOf`. */
 export function errorResponses(cases: readonly ErrorCase[]): Record<string, unknown> {
   const byStatus = new Map<number, ErrorCase[]>();
-  for (const item of cases) byStatus.set(item.error.statusCode, [...(byStatus.get(item.error.statusCode) ?? []), item]);
+  for (const item of cases) {
+    const status = statusOf(item.error);
+    if (status === undefined) throw new Error(`${item.error.code} has no HTTP status (shared/http/errors.ts)`);
+    byStatus.set(status, [...(byStatus.get(status) ?? []), item]);
+  }
   const responses: Record<string, unknown> = {};
   for (const [status, items] of [...byStatus].sort(([a], [b]) => a - b)) {
     const schemas = [...new Set(items.map((item) => item.schema))].map(ref);

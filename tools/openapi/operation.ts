@@ -11,7 +11,7 @@ import { type Examples, ORDER_ACTION_REQUEST_EXAMPLES } from '#tools/openapi/exa
 export interface OperationMeta {
   operationId: string;
   /** Defaults to Orders. */
-  tag?: 'Orders' | 'Callbacks' | 'Sandbox' | 'Payment page' | 'Health' | 'Payment links';
+  tag?: 'Orders' | 'Callbacks' | 'Sandbox' | 'Payment page' | 'Health' | 'Payment links' | 'Subscriptions';
   summary: string;
   description: string;
   /** Description of each `{param}` of the route's path; must name exactly those params. */
@@ -23,7 +23,8 @@ export interface OperationMeta {
   queryDescriptions?: Readonly<Record<string, string>>;
   /** Examples of the request body; its schema is the route's `body` (shared/http/routes.ts). */
   requestExamples?: Examples;
-  success: { description: string; schema: NamedSchema; examples: Examples };
+  /** The success answer; `status` is its HTTP status when it is not 200 (a route that answers 201 Created). */
+  success: { status?: 201; description: string; schema: NamedSchema; examples: Examples };
   errors: readonly ErrorCase[];
 }
 

@@ -7,6 +7,8 @@ import { PAY_PAGE_OPERATIONS } from '#tools/openapi/operations/pay-page';
 import { PAYMENT_LINK_OPERATIONS } from '#tools/openapi/operations/payment-links';
 import { SANDBOX_OPERATIONS } from '#tools/openapi/operations/sandbox';
 import { REFUND_OPERATIONS } from '#tools/openapi/operations/refunds';
+import { SUBSCRIBER_OPERATIONS } from '#tools/openapi/operations/subscriber';
+import { SUBSCRIPTION_OPERATIONS } from '#tools/openapi/operations/subscriptions';
 
 /**
  * Operation metadata per route function. A route whose function is missing here fails the
@@ -21,4 +23,6 @@ export const OPERATIONS: Readonly<Record<string, OperationMeta>> = {
   ...HEALTH_OPERATIONS,
   ...REFUND_OPERATIONS,
   ...PAYMENT_LINK_OPERATIONS,
+  ...SUBSCRIPTION_OPERATIONS,
+  ...SUBSCRIBER_OPERATIONS,
 };

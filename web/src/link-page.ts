@@ -2,7 +2,7 @@ import type { PayLinkView } from '#shared/schemas/payment-links';
 import { apiBase, retryAfterMs } from './api';
 import { switchLang } from './actions';
 import { fill, h } from '../common/dom';
-import { price } from '../common/amounts';
+import { formatAmount } from '#shared/domain/amount-format';
 import { htmlLang, languageSwitch } from '../common/i18n';
 import { currencyPicker } from './picker';
 import { state, t } from './state';
@@ -126,8 +126,8 @@ function draw(): void {
     h('h1', null, link.title),
     link.description ? h('p', { class: 'description' }, link.description) : null,
     link.price_amount !== null
-      ? h('p', { class: 'price' }, h('span', null, strings.total), ' ', h('strong', null, price(Number(link.price_amount), code, state.lang)))
-      : h('p', { class: 'price' }, h('span', null, strings.amount), ' ', h('strong', null, strings.amountRange(price(Number(link.min_amount), code, state.lang), price(Number(link.max_amount), code, state.lang)))),
+      ? h('p', { class: 'price' }, h('span', null, strings.total), ' ', h('strong', null, formatAmount(link.price_amount, code)))
+      : h('p', { class: 'price' }, h('span', null, strings.amount), ' ', h('strong', null, strings.amountRange(formatAmount(link.min_amount ?? '', code), formatAmount(link.max_amount ?? '', code)))),
     link.state === 'OPEN' && link.units_left !== null ? h('p', { class: 'hint', 'data-field': 'units-left' }, strings.unitsLeft(link.units_left)) : null,
     link.state === 'OPEN' && link.expires_at ? h('p', { class: 'hint' }, strings.availableUntil(new Date(link.expires_at).toLocaleString(htmlLang(state.lang)))) : null,
   );
@@ -175,7 +175,7 @@ function checkInputs(link: LinkView['link']): string | undefined {
     const amount = typed.amount.trim().replace(',', '.');
     const [min, max] = [Number(link.min_amount), Number(link.max_amount)];
     if (!AMOUNT.test(amount) || Number(amount) < min || Number(amount) > max) {
-      return strings.badAmount(price(min, link.price_currency, state.lang), price(max, link.price_currency, state.lang));
+      return strings.badAmount(formatAmount(min, link.price_currency), formatAmount(max, link.price_currency));
     }
   }
   if (link.ask_email && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(typed.email.trim())) return strings.badEmail;

@@ -2,7 +2,7 @@ import type { PayRefundView } from '#shared/schemas/refunds';
 import { apiBase } from './api';
 import { fill, h } from '../common/dom';
 import { htmlLang, rememberLang, type Lang } from '../common/i18n';
-import { price } from '../common/amounts';
+import { formatAmount } from '#shared/domain/amount-format';
 import { LANG_KEY } from './i18n';
 import { state, t } from './state';
 
@@ -92,7 +92,7 @@ function draw(focus?: string): void {
   const { order, refund } = page.view;
   const currencyName = t().currencies[refund.currency as keyof ReturnType<typeof t>['currencies']] ?? refund.currency;
   document.title = `${strings.title} · ${order.merchant_name}`;
-  const amount = `${refund.amount} ${refund.currency}`;
+  const amount = formatAmount(refund.amount, refund.currency);
   const summary = h(
     'dl',
     { class: 'refund-facts' },
@@ -109,7 +109,7 @@ function draw(focus?: string): void {
     h('p', { class: 'merchant' }, strings.from(order.merchant_name)),
     order.sandbox ? h('p', { class: 'badge' }, t().sandboxBadge) : null,
     h('h1', null, strings.title),
-    h('p', { class: 'price' }, h('span', null, order.title || t().order), ' ', h('strong', null, price(Number(order.price_amount), order.price_currency, state.lang))),
+    h('p', { class: 'price' }, h('span', null, order.title || t().order), ' ', h('strong', null, formatAmount(order.price_amount, order.price_currency))),
   );
   if (refund.status !== 'AWAITING_ADDRESS' || page.saved) {
     fill(root, bar, head, status(strings.saved, 'ok'), h('div', { class: 'body' }, summary, h('p', null, strings.goesTo), h('p', null, h('code', { class: 'value', 'data-field': 'address' }, refund.address ?? '')), refund.memo ? h('p', null, `${strings.memo}: `, h('code', null, refund.memo)) : null, h('p', { class: 'hint' }, strings.savedMore)));

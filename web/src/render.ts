@@ -1,7 +1,8 @@
 import type { PayInvoice, PayOrder } from './api';
 import { askCancel, cancel, choose, copy, simulate, switchLang } from './actions';
 import { fill, h, type Child } from '../common/dom';
-import { isGateway, network, payAmount, price, quoteCurrency } from '../common/amounts';
+import { formatAmount } from '#shared/domain/amount-format';
+import { isGateway, network, payAmount, quoteCurrency } from '../common/amounts';
 import { countdown, safeUrl } from '../common/format';
 import { htmlLang, languageSwitch } from '../common/i18n';
 import { qrSvg } from '../common/qr';
@@ -78,7 +79,7 @@ function renderOrder(): void {
     order.sandbox ? h('p', { class: 'badge' }, strings.sandboxBadge) : null,
     h('h1', null, order.title || strings.order),
     order.description ? h('p', { class: 'description' }, order.description) : null,
-    h('p', { class: 'price' }, h('span', null, strings.total), ' ', h('strong', null, price(order.price_amount, order.price_currency, state.lang))),
+    h('p', { class: 'price' }, h('span', null, strings.total), ' ', h('strong', null, formatAmount(order.price_amount, order.price_currency))),
   );
   fill(body, ...orderBody(order, invoice, view.currencies));
   body.setAttribute('aria-busy', String(state.busy !== undefined));
@@ -229,7 +230,7 @@ function sandboxControl(): HTMLElement {
   const strings = t();
   return h(
     'section',
-    { class: 'sandbox', 'aria-label': 'Sandbox' },
+    { class: 'sandbox', 'aria-label': strings.sandboxControls },
     h('button', { type: 'button', class: 'button sandbox-pay', 'data-k': 'simulate', 'aria-disabled': String(state.busy !== undefined), onclick: simulate }, strings.simulate),
     h('p', { class: 'hint' }, strings.simulateHint),
   );
@@ -266,7 +267,7 @@ function renderGateway(gateway: string): void {
   fill(
     body,
     /^\d+(\.\d+)?$/.test(amount)
-      ? h('p', { class: 'price' }, h('span', null, strings.amount), ' ', h('strong', null, `${amount} CNY`))
+      ? h('p', { class: 'price' }, h('span', null, strings.amount), ' ', h('strong', null, formatAmount(amount, 'CNY')))
       : null,
     h('p', null, `${strings.currencies[gateway] ?? gateway} · ${strings.mode(query.get('mode') ?? 'qr')}`),
     h('p', { class: 'hint' }, strings.gatewayMore),

@@ -1,9 +1,10 @@
 import { Duration, Validations } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { FilterCriteria, type Function as LambdaFunction, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption, type QueueProps } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import type { CallingFunction } from '#infra/cdk/constructs/service-function';
 import { OUTBOX_INSERT_PATTERN } from '#shared/callbacks/outbox';
 import type { FilterPattern } from '#shared/aws/lambda-event-filter';
 
@@ -30,7 +31,8 @@ const RETENTION = Duration.days(14);
  * wiring of the functions around them. `addOrderEventsConsumer(fn, table)` connects the
  * function that queues the first job of each delivery inserted in the table (stream, filtered),
  * `addDeliveryFunction(fn)` the one
- * that consumes the queue, `grantEnqueue(fn)` any other function that queues deliveries.
+ * that consumes the queue, `grantEnqueue(fn)` any other function that queues deliveries. Each
+ * allows the function the queues it is wired to; its role gets the calls its code makes to them.
  */
 export class CallbackPipeline extends Construct {
   readonly queue: Queue;
@@ -56,7 +58,8 @@ export class CallbackPipeline extends Construct {
    * a bounded number of times, then recorded on a failure queue instead of blocking the shard
    * for 24 hours.
    */
-  addOrderEventsConsumer(fn: LambdaFunction, table: ITableV2, moreFilters: readonly FilterPattern[] = []): void {
+  addOrderEventsConsumer(consumer: CallingFunction, table: ITableV2, moreFilters: readonly FilterPattern[] = []): void {
+    const fn = consumer.function;
     if (!this.streamFailureQueue) {
       this.streamFailureQueue = this.encryptedQueue('StreamFailureQueue');
       Validations.of(this.streamFailureQueue).acknowledge({
@@ -81,7 +84,7 @@ export class CallbackPipeline extends Construct {
         onFailure: new SqsDlq(this.streamFailureQueue),
       }),
     );
-    this.grantEnqueue(fn);
+    this.grantEnqueue(consumer);
   }
 
   /**
@@ -89,7 +92,8 @@ export class CallbackPipeline extends Construct {
    * message by changing its visibility, queues the next attempt after a failed one, and sends a
    * job to the dead-letter queue itself after the last attempt (CALLBACK_DLQ_URL).
    */
-  addDeliveryFunction(fn: LambdaFunction): void {
+  addDeliveryFunction(delivery: CallingFunction): void {
+    const fn = delivery.function;
     if (fn.timeout && fn.timeout.toSeconds() > this.deliveryTimeout.toSeconds()) {
       throw new Error(
         `delivery function timeout ${fn.timeout.toSeconds()} s exceeds the ${this.deliveryTimeout.toSeconds()} s the queue's visibility timeout was sized for`,
@@ -97,16 +101,16 @@ export class CallbackPipeline extends Construct {
     }
     fn.addEventSource(new SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true }));
     // The next attempt of a failed delivery is a new message on the same queue.
-    this.queue.grantSendMessages(fn);
-    this.deadLetterQueue.grantSendMessages(fn);
+    delivery.allow({ resource: 'callback-queue', arns: [this.queue.queueArn] });
+    delivery.allow({ resource: 'callback-dead-letters', arns: [this.deadLetterQueue.queueArn] });
     fn.addEnvironment('CALLBACK_QUEUE_URL', this.queue.queueUrl);
     fn.addEnvironment('CALLBACK_DLQ_URL', this.deadLetterQueue.queueUrl);
   }
 
   /** A function that queues deliveries without consuming them (redelivery, the sweeper). */
-  grantEnqueue(fn: LambdaFunction): void {
-    this.queue.grantSendMessages(fn);
-    fn.addEnvironment('CALLBACK_QUEUE_URL', this.queue.queueUrl);
+  grantEnqueue(sender: CallingFunction): void {
+    sender.allow({ resource: 'callback-queue', arns: [this.queue.queueArn] });
+    sender.function.addEnvironment('CALLBACK_QUEUE_URL', this.queue.queueUrl);
   }
 
   private encryptedQueue(id: string, extra: QueueProps = {}): Queue {

@@ -2,7 +2,6 @@ import { Duration, NestedStack, Validations } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
-import { Grant, type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { type CfnFunction, FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
@@ -10,7 +9,8 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import type { DeployConfig } from '#infra/cdk/config';
 import { ServiceAlarms } from '#infra/cdk/constructs/service-alarms';
-import { constructId, ServiceFunction, type ServiceFunctionProps } from '#infra/cdk/constructs/service-function';
+import { type CallingFunction, constructId, ServiceFunction, type ServiceFunctionProps } from '#infra/cdk/constructs/service-function';
+import { type FunctionCalls, WATCH_LEASE_SITES } from '#infra/cdk/permissions';
 import { chainPartition } from '#shared/store/keys';
 import { WATCH_DEMAND_PATTERN } from '#shared/store/watch-demand';
 
@@ -57,6 +57,8 @@ export const watcherKey = (chain: string): string => `${WATCHER_FOLDER}-${chain.
 
 export interface ChainWatchersProps {
   readonly config: DeployConfig;
+  /** What each function's code calls (the stack's {@link FunctionCalls}). */
+  readonly calls: FunctionCalls;
   /** Powertools service name (and the `service` dimension of the watchers' metrics). */
   readonly serviceName: string;
   /** Namespace of the watchers' EMF metrics (UnhealthyCurrencies, UnmatchedPayments). */
@@ -123,13 +125,14 @@ export class ChainWatchers extends NestedStack {
     return Object.fromEntries(this.chains.map((chain) => [chain, this.functions.get(watcherKey(chain))!.function.functionName]));
   }
 
-  /** Lets `grantee` invoke every watcher function (those ARNs only, no versions or aliases). */
-  grantInvoke(grantee: IGrantable): Grant {
-    return Grant.addToPrincipal({
-      grantee,
-      actions: ['lambda:InvokeFunction'],
-      resourceArns: this.chains.map((chain) => this.functions.get(watcherKey(chain))!.function.functionArn),
-    });
+  /** Lets `fn` invoke every watcher function (those ARNs only, no versions or aliases), as its code does. */
+  grantInvoke(fn: CallingFunction): void {
+    fn.allow({ resource: 'watchers', arns: this.chains.map((chain) => this.functions.get(watcherKey(chain))!.function.functionArn) });
+  }
+
+  /** The step timer's queue (made with the first watcher). */
+  get ticks(): Queue | undefined {
+    return this.tickQueue;
   }
 
   /**
@@ -139,6 +142,7 @@ export class ChainWatchers extends NestedStack {
    */
   addFunction(key: string, props: WatchersFunctionProps, alarmOnErrors = true): ServiceFunction {
     const fn = new ServiceFunction(this, constructId(key), {
+      calls: this.settings.calls,
       serviceName: this.settings.serviceName,
       logLevel: this.settings.config.logLevel,
       table: this.settings.table,
@@ -168,16 +172,16 @@ export class ChainWatchers extends NestedStack {
       timeout: Duration.seconds(30),
       environment: { TABLE_NAME: table.tableName, WATCHER_FUNCTIONS: this.toJsonString(this.functionNames()) },
     });
-    fn.role.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: ['dynamodb:GetItem'],
-        resources: [table.tableArn],
-        conditions: {
-          'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': this.chains.map(chainPartition), 'dynamodb:Attributes': ['PK', 'SK', 'lease_until'] },
-          StringEqualsIfExists: { 'dynamodb:Select': 'SPECIFIC_ATTRIBUTES' },
-        },
-      }),
-    );
+    fn.allow({
+      resource: 'table',
+      arns: [table.tableArn],
+      actions: ['dynamodb:GetItem'],
+      sites: WATCH_LEASE_SITES,
+      conditions: {
+        'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': this.chains.map(chainPartition), 'dynamodb:Attributes': ['PK', 'SK', 'lease_until'] },
+        StringEqualsIfExists: { 'dynamodb:Select': 'SPECIFIC_ATTRIBUTES' },
+      },
+    });
     fn.function.addEventSource(
       new DynamoEventSource(table, {
         startingPosition: StartingPosition.LATEST,
@@ -190,7 +194,7 @@ export class ChainWatchers extends NestedStack {
         filters: [FilterCriteria.filter(WATCH_DEMAND_PATTERN)],
       }),
     );
-    this.grantInvoke(fn.function);
+    this.grantInvoke(fn);
     return fn;
   }
 
@@ -231,7 +235,7 @@ export class ChainWatchers extends NestedStack {
       environment: { WATCHER_FUNCTIONS: this.toJsonString(this.functionNames()) },
     });
     fn.function.addEventSource(new SqsEventSource(this.timerQueue(), { batchSize: 10, reportBatchItemFailures: true }));
-    this.grantInvoke(fn.function);
+    this.grantInvoke(fn);
     return fn;
   }
 
@@ -259,7 +263,7 @@ export class ChainWatchers extends NestedStack {
       environment: { WATCH_CHAIN: chain, WATCH_TICK_QUEUE_URL: queue.queueUrl },
       parameters,
     }, false);
-    queue.grantSendMessages(fn.function);
+    fn.allow({ resource: 'watch-ticks', arns: [queue.queueArn] });
     (fn.function.node.defaultChild as CfnFunction).reservedConcurrentExecutions = 2;
     fn.function.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(1) });
     // No retries: the next run does the same work anyway.

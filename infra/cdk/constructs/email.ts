@@ -2,8 +2,6 @@ import { Duration, NestedStack, Stack } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus, Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { ConfigurationSet, EmailIdentity, EmailSendingEvent, EventDestination, Identity } from 'aws-cdk-lib/aws-ses';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
@@ -11,7 +9,8 @@ import { Queue, QueueEncryption, type QueueProps } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { DeployConfig } from '#infra/cdk/config';
 import { ServiceAlarms } from '#infra/cdk/constructs/service-alarms';
-import { constructId, ServiceFunction, type TableAccess } from '#infra/cdk/constructs/service-function';
+import { type CallingFunction, constructId, ServiceFunction, type TableAccess } from '#infra/cdk/constructs/service-function';
+import type { FunctionCalls } from '#infra/cdk/permissions';
 
 /** The email functions' folders. */
 export const EMAIL_FUNCTIONS = {
@@ -25,6 +24,8 @@ export const EMAIL_FUNCTIONS = {
 
 export interface EmailProps {
   readonly config: DeployConfig & { email: NonNullable<DeployConfig['email']> };
+  /** What each function's code calls (the stack's {@link FunctionCalls}). */
+  readonly calls: FunctionCalls;
   readonly serviceName: string;
   /** The main stack's table: CDK passes its name and ARNs in as parameters of this stack. */
   readonly table: ITableV2;
@@ -88,32 +89,27 @@ export class Email extends NestedStack {
       // email makes the link again from the refund, as the refunds service does (shared/core/server-key.ts).
       { TOKEN_HMAC_KEY_PARAMETER: props.config.tokenKeyParameter },
     );
-    sender.addEventSource(new SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true }));
+    sender.function.addEventSource(new SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true }));
     // A retry is a new message on the same queue; the last failure goes to the dead-letter queue.
-    this.queue.grantSendMessages(sender);
-    this.deadLetterQueue.grantSendMessages(sender);
+    sender.allow({ resource: 'email-queue', arns: [this.queue.queueArn] });
+    sender.allow({ resource: 'email-dead-letters', arns: [this.deadLetterQueue.queueArn] });
     const region = email.sesRegion ?? Stack.of(this).region;
     const sesArn = (resource: string) => Stack.of(this).formatArn({ service: 'ses', region, resource, resourceName: undefined });
-    sender.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['ses:SendEmail'],
-        resources: [sesArn(`identity/${email.domain}`), sesArn(`configuration-set/${this.configurationSet.configurationSetName}`)],
-      }),
-    );
+    sender.allow({ resource: 'email-sending', arns: [sesArn(`identity/${email.domain}`), sesArn(`configuration-set/${this.configurationSet.configurationSetName}`)] });
 
     const bounces = this.addFunction(EMAIL_FUNCTIONS.bounces, 'write', Duration.seconds(10), {});
     new Rule(this, 'SesEvents', {
       description: 'SES bounces and complaints -> record-email-bounce (the address is suppressed)',
       eventPattern: { source: ['aws.ses'], detailType: ['Email Bounced', 'Email Complaint Received'] },
-      targets: [new LambdaTarget(bounces, { retryAttempts: 8 })],
+      targets: [new LambdaTarget(bounces.function, { retryAttempts: 8 })],
     });
 
     const summaries = this.addFunction(EMAIL_FUNCTIONS.summaries, 'read', Duration.seconds(60), queueEnvironment);
-    this.queue.grantSendMessages(summaries);
+    summaries.allow({ resource: 'email-queue', arns: [this.queue.queueArn] });
     new Rule(this, 'DailySummarySchedule', {
       description: 'Runs send-daily-summaries at 00:15 UTC',
       schedule: Schedule.cron({ minute: '15', hour: '0' }),
-      targets: [new LambdaTarget(summaries, { retryAttempts: 2 })],
+      targets: [new LambdaTarget(summaries.function, { retryAttempts: 2 })],
     });
 
     this.alarms.alarmWhenQueueHasMessages(
@@ -124,14 +120,15 @@ export class Email extends NestedStack {
   }
 
   /** Lets `fn` (order-events) queue email events, and tells it where. */
-  grantEnqueue(fn: LambdaFunction): void {
-    this.queue.grantSendMessages(fn);
-    fn.addEnvironment('EMAIL_QUEUE_URL', this.queue.queueUrl);
+  grantEnqueue(fn: CallingFunction): void {
+    fn.allow({ resource: 'email-queue', arns: [this.queue.queueArn] });
+    fn.function.addEnvironment('EMAIL_QUEUE_URL', this.queue.queueUrl);
   }
 
-  private addFunction(folder: string, tableAccess: TableAccess, timeout: Duration, environment: Record<string, string>, parameters: Record<string, string> = {}): LambdaFunction {
+  private addFunction(folder: string, tableAccess: TableAccess, timeout: Duration, environment: Record<string, string>, parameters: Record<string, string> = {}): ServiceFunction {
     const fn = new ServiceFunction(this, constructId(folder), {
       folder,
+      calls: this.settings.calls,
       serviceName: this.settings.serviceName,
       logLevel: this.settings.config.logLevel,
       table: this.settings.table,
@@ -142,7 +139,7 @@ export class Email extends NestedStack {
     });
     this.functions.set(folder, fn);
     this.alarms.alarmOnErrors(`${constructId(folder)}Errors`, fn.function, `${folder} invocations are failing`);
-    return fn.function;
+    return fn;
   }
 
   private encryptedQueue(id: string, extra: QueueProps = {}): Queue {

@@ -2,6 +2,7 @@ import { type CfnElement, Duration, Names, RemovalPolicy, Stack, Validations } f
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import {
+  type Function as LambdaFunction,
   ApplicationLogLevel,
   Architecture,
   LoggingFormat,
@@ -17,6 +18,7 @@ import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import type { LogLevel } from '#infra/cdk/config';
 import { aliasArgs } from '#infra/cdk/bundling';
+import { type Allowance, allowedActions, type Call, callsOf, type FunctionCalls, QUOTA_SITES, READ_ACTIONS, TOKEN_USE_SITES } from '#infra/cdk/permissions';
 import { functionEntry, LOCK_FILE, REPO_ROOT } from '#infra/cdk/paths';
 import { FUNCTION_TIMEOUT_SECONDS } from '#shared/http/routes';
 
@@ -26,9 +28,22 @@ export const constructId = (folder: string): string => folder.replace(/(^|-)([a-
 /** What a function may do with the table: `access` of its routes in shared/http/routes.ts ('none': no table at all). */
 export type TableAccess = 'none' | 'read' | 'write';
 
+/**
+ * A function whose role is granted what its code calls (infra/cdk/permissions.ts), as far as
+ * each {@link Allowance} its wiring gives it lets: a queue's construct allows the queue, the
+ * watchers their functions, and so on.
+ */
+export interface CallingFunction {
+  readonly function: LambdaFunction;
+  /** Grants the calls of the function's code that the allowance covers; the actions granted (none: no statement). */
+  allow(allowance: Allowance): string[];
+}
+
 export interface ServiceFunctionProps {
   /** Folder under functions/ holding `handler.ts` (exporting `handler`). */
   readonly folder: string;
+  /** What each folder's code calls (infra/cdk/function-calls.generated.ts): the role gets those calls its allowances cover. */
+  readonly calls: FunctionCalls;
   readonly serviceName: string;
   readonly logLevel: LogLevel;
   readonly table: ITableV2;
@@ -56,18 +71,32 @@ export interface ServiceFunctionProps {
 
 /**
  * One handler of functions/ as a Lambda: Node.js 22 on arm64, an ESM bundle made by the local
- * esbuild, JSON logs into its own log group, and a role holding only what the function needs
- * (its log group, the table read-only or read-write, and the SSM parameters it is given).
+ * esbuild, JSON logs into its own log group, and a role holding only what the function's code
+ * calls (infra/cdk/permissions.ts) within what it is allowed: its log group, the table as its
+ * access says (read-only: no writes but its quota counters and its tokens' last use), the SSM
+ * parameters it is given, and whatever its wiring allows ({@link allow}).
  */
-export class ServiceFunction extends Construct {
+export class ServiceFunction extends Construct implements CallingFunction {
   readonly function: NodejsFunction;
   readonly role: Role;
   readonly logGroup: LogGroup;
   readonly tableAccess: TableAccess;
+  readonly folder: string;
+  /** The AWS calls the function's code can make, as the stack was told them. */
+  readonly calls: readonly Call[];
+  /** Every allowance given (the function's declaration of what it may reach), in order. */
+  readonly allowances: Allowance[] = [];
+  /** The SSM parameters the function is given (names): the `parameters` allowance's. */
+  readonly parameterNames: readonly string[];
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
     this.tableAccess = props.tableAccess;
+    this.folder = props.folder;
+    const table = props.calls[props.folder];
+    if (!table) throw new Error(`functions/${props.folder} has no entry in infra/cdk/function-calls.generated.ts: run npm run permissions`);
+    this.calls = callsOf(table);
+    this.parameterNames = Object.values(props.parameters ?? {});
 
     this.logGroup = new LogGroup(this, 'Logs', {
       retention: props.logRetention ?? RetentionDays.ONE_MONTH,
@@ -83,9 +112,9 @@ export class ServiceFunction extends Construct {
     this.logGroup.grantWrite(this.role);
 
     // The SSM parameters are read through the Parameters and Secrets extension (its own layer,
-    // arm64), not an SDK client in the bundle (shared/aws/parameters.ts): functions given none
-    // get no layer. It calls SSM with this role; the grants are below.
-    const hasParameters = Object.keys(props.parameters ?? {}).length > 0;
+    // arm64), not an SDK client in the bundle (shared/aws/parameters.ts): functions given none,
+    // or whose code reads none, get no layer. It calls SSM with this role; the grants are below.
+    const hasParameters = this.parameterNames.length > 0 && this.calls.some((call) => call.resource === 'parameters');
     this.function = new NodejsFunction(this, 'Function', {
       paramsAndSecrets: hasParameters
         ? ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, { cacheSize: 20, logLevel: ParamsAndSecretsLogLevel.WARN })
@@ -131,28 +160,31 @@ export class ServiceFunction extends Construct {
     });
 
     if (props.tableAccess !== 'none') {
-      if (props.tableAccess === 'read') props.table.grantReadData(this.function);
-      else props.table.grantReadWriteData(this.function);
+      // Items on the table, a Query also on the indexes where the code names one; a read-only
+      // function none of the writes its bundle holds (shared middleware of write routes).
+      const actions = props.tableAccess === 'read' ? READ_ACTIONS : undefined;
+      this.allow({ resource: 'table', arns: [props.table.tableArn], actions });
+      this.allow({ resource: 'indexes', arns: [`${props.table.tableArn}/index/*`], actions });
       if (props.tableAccess === 'read' && props.writablePrefix) {
-        this.role.addToPrincipalPolicy(
-          new PolicyStatement({
-            actions: ['dynamodb:UpdateItem'],
-            resources: [props.table.tableArn],
-            conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${props.writablePrefix}*`] } },
-          }),
-        );
+        this.allow({
+          resource: 'table',
+          arns: [props.table.tableArn],
+          actions: ['dynamodb:UpdateItem'],
+          sites: QUOTA_SITES,
+          conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${props.writablePrefix}*`] } },
+        });
       }
       if (props.tableAccess === 'read' && props.tokenUsePrefix) {
-        this.role.addToPrincipalPolicy(
-          new PolicyStatement({
-            actions: ['dynamodb:UpdateItem'],
-            resources: [props.table.tableArn],
-            conditions: {
-              'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${props.tokenUsePrefix}*`] },
-              'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['PK', 'SK', 'last_used_at'] },
-            },
-          }),
-        );
+        this.allow({
+          resource: 'table',
+          arns: [props.table.tableArn],
+          actions: ['dynamodb:UpdateItem'],
+          sites: TOKEN_USE_SITES,
+          conditions: {
+            'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${props.tokenUsePrefix}*`] },
+            'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['PK', 'SK', 'last_used_at'] },
+          },
+        });
       }
       this.function.addEnvironment('TABLE_NAME', props.table.tableName);
       const table = props.table.node.defaultChild as CfnElement;
@@ -172,13 +204,25 @@ export class ServiceFunction extends Construct {
         'Node.js 22 is the runtime the service is designed, bundled (target node22) and tested for; moving to a newer runtime is a deliberate upgrade, not drift.',
     });
 
+    const parameterArns: string[] = [];
     for (const [variable, parameterName] of Object.entries(props.parameters ?? {})) {
       const parameter = StringParameter.fromSecureStringParameterAttributes(this, `Parameter${variable}`, {
         parameterName,
       });
-      // SecureStrings under the AWS-managed aws/ssm key need no kms:Decrypt grant of their own.
-      parameter.grantRead(this.function);
+      parameterArns.push(parameter.parameterArn);
       this.function.addEnvironment(variable, parameterName);
     }
+    // The extension's GetParameter, on exactly these; SecureStrings under the AWS-managed
+    // aws/ssm key need no kms:Decrypt grant of their own.
+    if (parameterArns.length > 0) this.allow({ resource: 'parameters', arns: parameterArns });
+  }
+
+  allow(allowance: Allowance): string[] {
+    this.allowances.push(allowance);
+    const actions = allowedActions(this.calls, allowance);
+    if (actions.length > 0) {
+      this.role.addToPrincipalPolicy(new PolicyStatement({ actions, resources: [...allowance.arns], ...(allowance.conditions ? { conditions: { ...allowance.conditions } } : {}) }));
+    }
+    return actions;
   }
 }

@@ -1,4 +1,4 @@
-import { MalformedJsonError, PayloadTooLargeError } from '#shared/domain/errors';
+import { MalformedJsonError, PayloadTooLargeError } from '#shared/http/request-errors';
 import { MAX_BODY_BYTES } from '#shared/domain/limits';
 import type { Event, Middleware } from '#shared/http/middlewares/types';
 

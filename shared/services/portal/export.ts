@@ -1,5 +1,6 @@
 import type { PortalOrdersQuery } from '#shared/schemas/portal';
 import type { PortalContext } from '#shared/services/portal/sessions';
+import { Readable } from 'node:stream';
 import { logger } from '#shared/core/logger';
 import { listPortalOrders, orderRow } from '#shared/services/portal/orders';
 
@@ -35,8 +36,11 @@ export const incompleteLine = (rows: number): string => `# EXPORT INCOMPLETE aft
 
 /** The export ran out of its function's time before the last page. */
 export class ExportOutOfTimeError extends Error {
-  constructor(readonly rows: number) {
-    super(`export out of time after ${rows} orders`);
+  constructor(
+    readonly rows: number,
+    what = 'orders',
+  ) {
+    super(`export out of time after ${rows} ${what}`);
     this.name = 'ExportOutOfTimeError';
   }
 }
@@ -51,30 +55,76 @@ export function csvField(value: unknown): string {
   return /[",\r\n']/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
+/** One page of an export: its rows and the next page's cursor (null on the last). */
+export interface ExportPage<Row> {
+  rows: Row[];
+  next_cursor: string | null;
+}
+
+/** What an export is made of: its columns, how to read a page after a cursor, and its words for rows and for its incomplete end. */
+export interface CsvExport<Row> {
+  columns: readonly (keyof Row & string)[];
+  read: (cursor: string | undefined) => Promise<ExportPage<Row>>;
+  /** What a row is, for the log and the out-of-time error ("orders"). */
+  what: string;
+  incomplete: (rows: number) => string;
+}
+
 /**
- * The CSV, one chunk per page (the header line first). When a page cannot be read, or the
- * function's time is nearly up, the last chunk is {@link incompleteLine} and the generator then
- * throws: the stream carrying it fails, so the answer is cut (never a clean end that looks whole).
+ * A CSV, one chunk per page (the header line first). When a page cannot be read, or the
+ * function's time is nearly up, the last chunk is the export's incomplete line and the generator
+ * then throws: the stream carrying it fails, so the answer is cut (never a clean end that looks
+ * whole). Every portal export (orders, subscriptions) is made by this one loop.
  */
-export async function* exportOrdersCsv(
-  context: PortalContext,
-  query: Omit<PortalOrdersQuery, 'cursor' | 'limit'>,
-  time: { remainingTimeMs: () => number },
-): AsyncGenerator<string> {
-  yield `${EXPORT_COLUMNS.join(',')}\r\n`;
+export async function* csvExport<Row>(csv: CsvExport<Row>, time: { remainingTimeMs: () => number }): AsyncGenerator<string> {
+  yield `${csv.columns.join(',')}\r\n`;
   let rows = 0;
   let cursor: string | undefined;
   try {
     do {
-      if (time.remainingTimeMs() < EXPORT_STOP_MARGIN_MS) throw new ExportOutOfTimeError(rows);
-      const page = await listPortalOrders(context, { ...query, limit: EXPORT_PAGE, ...(cursor ? { cursor } : {}) });
-      if (page.orders.length > 0) yield page.orders.map((order) => `${EXPORT_COLUMNS.map((column) => csvField(order[column])).join(',')}\r\n`).join('');
-      rows += page.orders.length;
+      if (time.remainingTimeMs() < EXPORT_STOP_MARGIN_MS) throw new ExportOutOfTimeError(rows, csv.what);
+      const page = await csv.read(cursor);
+      if (page.rows.length > 0) yield page.rows.map((row) => `${csv.columns.map((column) => csvField(row[column])).join(',')}\r\n`).join('');
+      rows += page.rows.length;
       cursor = page.next_cursor ?? undefined;
     } while (cursor);
   } catch (error) {
-    logger.error('orders export incomplete', { rows, error });
-    yield incompleteLine(rows);
+    logger.error(`${csv.what} export incomplete`, { rows, error });
+    yield csv.incomplete(rows);
     throw error;
   }
+}
+
+/** The orders CSV of the list's filters (the columns above), page by page. */
+export function exportOrdersCsv(
+  context: PortalContext,
+  query: Omit<PortalOrdersQuery, 'cursor' | 'limit'>,
+  time: { remainingTimeMs: () => number },
+): AsyncGenerator<string> {
+  return csvExport(
+    {
+      columns: EXPORT_COLUMNS,
+      what: 'orders',
+      incomplete: incompleteLine,
+      read: async (cursor) => {
+        const page = await listPortalOrders(context, { ...query, limit: EXPORT_PAGE, ...(cursor ? { cursor } : {}) });
+        return { rows: page.orders, next_cursor: page.next_cursor };
+      },
+    },
+    time,
+  );
+}
+
+/** A CSV download's answer (streamed): its file name, and the chunks of {@link csvExport}. */
+export function csvDownload(filename: string, chunks: AsyncGenerator<string>) {
+  return {
+    statusCode: 200,
+    headers: {
+      'content-type': 'text/csv; charset=utf-8',
+      'content-disposition': `attachment; filename="${filename}"`,
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+    },
+    body: Readable.from(chunks),
+  };
 }

@@ -1,4 +1,4 @@
-import { AppError, LinkNotFoundError } from '#shared/domain/errors';
+import { InvalidParameterError, LinkNotFoundError, ParametersMissingError } from '#shared/domain/errors';
 import { ORDER_ACTORS } from '#shared/domain/portal';
 import { PortalInputError, PortalNotFoundError } from '#shared/domain/portal-errors';
 import type { CreateLinkBody, ListLinksQuery, UpdateLinkBody } from '#shared/schemas/payment-links';
@@ -23,7 +23,7 @@ async function asPortal<T>(run: () => Promise<T>): Promise<T> {
     return await run();
   } catch (error) {
     if (error instanceof LinkNotFoundError) throw new PortalNotFoundError();
-    if (error instanceof AppError && error.statusCode === 400) throw new PortalInputError(error.message);
+    if (error instanceof InvalidParameterError || error instanceof ParametersMissingError) throw new PortalInputError(error.message);
     throw error;
   }
 }

@@ -70,8 +70,9 @@ export async function requestText(
       { retried: (error) => !(error instanceof SourceError), describe: (error) => transportProblem(error, policy.timeoutMs) },
       async () => {
         // The signal bounds the whole exchange, body included.
-        const response = await fetch(url, { ...init, signal: AbortSignal.timeout(policy.timeoutMs), redirect: 'error' });
-        const body = await readTextLimited(response, limit, () => new SourceError(source, `${name}: answer larger than ${limit} bytes`));
+        const signal = AbortSignal.timeout(policy.timeoutMs);
+        const response = await fetch(url, { ...init, signal, redirect: 'error' });
+        const body = await readTextLimited(response, limit, () => new SourceError(source, `${name}: answer larger than ${limit} bytes`), signal);
         if (!retryable(response.status) || acceptStatus(response.status, body)) return { status: response.status, body };
         throw new RetryableStatusError(response.status);
       },

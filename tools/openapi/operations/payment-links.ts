@@ -7,7 +7,7 @@ import {
   ParametersMissingError,
 } from '#shared/domain/errors';
 import { linkOrderResponseSchema, linkResponseSchema, listLinksResponseSchema, payLinkResponseSchema } from '#shared/schemas/payment-links';
-import { AUTHENTICATION_FAILED, INVALID_JSON, PAYLOAD_TOO_LARGE, SERVICE_UNAVAILABLE, errorCase, paymentNotAvailable } from '#tools/openapi/errors';
+import { AUTHENTICATION_FAILED, INVALID_JSON, PAYLOAD_TOO_LARGE, SERVICE_UNAVAILABLE, badPage, errorCase, paymentNotAvailable } from '#tools/openapi/errors';
 import type { OperationMeta } from '#tools/openapi/operation';
 
 /** Payment links (beyond the contract): the merchant's token routes and the link page's public ones. */
@@ -58,7 +58,7 @@ export const PAYMENT_LINK_OPERATIONS: Readonly<Record<string, OperationMeta>> = 
       fixed: { summary: 'A fixed price, 40 places, an expiry, the buyer\'s email', value: CREATE_BODY },
       chosen: { summary: 'The buyer chooses 5 to 500 USD', value: { title: 'Donation', min_amount: '5', max_amount: '500', price_currency: 'USD' } },
     },
-    success: { description: 'The new link.', schema: linkResponseSchema, examples: { created: { summary: 'Created', value: { status: 201, link: { ...LINK, order_count: 0, units_left: 40 } } } } },
+    success: { status: 201, description: 'The new link.', schema: linkResponseSchema, examples: { created: { summary: 'Created', value: { status: 201, link: { ...LINK, order_count: 0, units_left: 40 } } } } },
     errors: [MISSING_FIELD, BAD_FIELD, INVALID_JSON, AUTHENTICATION_FAILED, PAYLOAD_TOO_LARGE, SERVICE_UNAVAILABLE],
   },
   'list-links': {
@@ -67,7 +67,7 @@ export const PAYMENT_LINK_OPERATIONS: Readonly<Record<string, OperationMeta>> = 
     summary: 'List payment links',
     description: "The merchant's payment links, newest first, a page by cursor. Beyond the contract.",
     success: { description: 'A page of links.', schema: listLinksResponseSchema, examples: { page: { summary: 'One link', value: { status: 200, links: [LINK], next_cursor: null } } } },
-    errors: [errorCase('PARAMETERS_INVALID', 'limit or cursor is not valid.', new InvalidParameterError('cursor is not one this API gave')), AUTHENTICATION_FAILED, SERVICE_UNAVAILABLE],
+    errors: [badPage('limit or cursor'), AUTHENTICATION_FAILED, SERVICE_UNAVAILABLE],
   },
   'get-link': {
     operationId: 'getLink',
@@ -127,6 +127,7 @@ export const PAYMENT_LINK_OPERATIONS: Readonly<Record<string, OperationMeta>> = 
     pathParameters: { link_id: PAGE_LINK_ID },
     requestExamples: { btc: { summary: 'Pay in BTC', value: { pay_currency: 'BTC', email: 'buyer@example.com' } } },
     success: {
+      status: 201,
       description: 'The new order and its payment page.',
       schema: linkOrderResponseSchema,
       examples: { created: { summary: 'Created', value: { status: 201, order_id: '94be2b2a-2905-8857-b701-b04e57e84593', payment_url: 'https://pay.example.com/pay/?id=94be2b2a-2905-8857-b701-b04e57e84593' } } },

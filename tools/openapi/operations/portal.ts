@@ -71,6 +71,16 @@ const PORTAL_OPERATIONS: Readonly<Record<string, PortalMeta>> = {
   'portal-create-link': { operationId: 'portalCreateLink', summary: 'Create a payment link', description: `As POST /v1/links; refusals are 400 INVALID_INPUT naming the field.${DEVELOPERS}` },
   'portal-get-link': { operationId: 'portalGetLink', summary: "A payment link's page", description: "The link, its paid count and total, and its newest 50 orders; another merchant's link is 404 NOT_FOUND." },
   'portal-update-link': { operationId: 'portalUpdateLink', summary: 'Change, disable or enable a payment link', description: `As POST /v1/links/{link_id}.${DEVELOPERS}` },
+  'portal-list-plans': { operationId: 'portalListPlans', summary: 'Subscription plans', description: "The merchant's plans, newest first, a page by cursor (`next_cursor`)." },
+  'portal-create-plan': { operationId: 'portalCreatePlan', summary: 'Create a plan', description: `As POST /v1/plans; refusals are 400 INVALID_INPUT naming the field.${DEVELOPERS}` },
+  'portal-get-plan': { operationId: 'portalGetPlan', summary: 'A plan', description: "One plan; another merchant's is 404 NOT_FOUND." },
+  'portal-update-plan': { operationId: 'portalUpdatePlan', summary: 'Change or archive a plan', description: `As POST /v1/plans/{plan_id}: \`archived: true\` takes no new subscriber, existing subscriptions go on.${DEVELOPERS}` },
+  'portal-list-subscriptions': { operationId: 'portalListSubscriptions', summary: 'Subscriptions', description: "Newest first, in one status or all, a page by cursor (`next_cursor`), each with its plan's name and price; with `q`, the subscriptions whose customer email or customer id it is (case ignored, the newest 50), or the one whose id it is." },
+  'portal-export-subscriptions': { operationId: 'portalExportSubscriptions', summary: 'Subscriptions as CSV', description: "The list's subscriptions (its status or search) as CSV, every matching one, newest first. An export that cannot finish ends with a line starting `# EXPORT INCOMPLETE` and its transfer is cut.", produces: 'text/csv' },
+  'portal-subscription-figures': { operationId: 'portalSubscriptionFigures', summary: 'Monthly recurring revenue and churn', description: "MRR per price currency (the plans' prices as a month's worth, over the subscriptions active or past due; never converted) and the last 30 days' churn (canceled after paying a period, over those and the paying ones started before the window), from at most `read_limit` subscriptions of each status (`complete: false` when a status has more)." },
+  'portal-get-subscription': { operationId: 'portalGetSubscription', summary: "A subscription's page", description: "The subscription, its plan, the period due next, its newest 50 periods' orders with their statuses, and the actions the user may take now; another merchant's is 404 NOT_FOUND." },
+  'portal-cancel-subscription': { operationId: 'portalCancelSubscription', summary: 'Cancel a subscription', description: `As POST /v1/subscriptions/{subscription_id}/cancel (now, or \`at_period_end\`); answers the subscription's page as it is afterwards.${DEVELOPERS}`, optionalBody: true },
+  'portal-advance-clock': { operationId: 'portalAdvanceClock', summary: "Move a sandbox subscription's test clock", description: `As POST /v1/sandbox/subscriptions/{subscription_id}/advance (a live merchant: 403 SANDBOX_ONLY); answers the subscription's page as it is afterwards.${DEVELOPERS}` },
 };
 
 const error = (description: string) => ({
@@ -87,6 +97,8 @@ const PATH_PARAMETERS: Record<string, string> = {
   invite: 'The token of the invite link (after `#/invite/`).',
   token_id: 'A token id of the merchant (`tok_...`, or `initial`).',
   member_id: 'A user id of a member of the merchant.',
+  plan_id: 'A plan id of the merchant.',
+  subscription_id: 'A subscription id of the merchant.',
 };
 
 /** The schema of a portal route's JSON answer (shared/schemas/portal-responses.ts). */
@@ -128,6 +140,7 @@ export function portalOperation(route: Route) {
       403: error('CSRF_REFUSED or ROLE_REFUSED.'),
       404: error("NOT_FOUND: a missing id, or another merchant's."),
       ...(route.fn.startsWith('portal-change-role') || route.fn.startsWith('portal-remove-member') ? { 409: error('TEAM_CHANGE_REFUSED: a change of your own membership.') } : {}),
+      ...(route.fn === 'portal-cancel-subscription' || route.fn === 'portal-advance-clock' ? { 409: error('SUBSCRIPTION_CANCELED, or SUBSCRIPTION_PAYMENT_PENDING (cancel now while a payment is on its way).') } : {}),
       429: error('Too many requests (sign-in attempts) from this client; see Retry-After.'),
     },
     security: [{ PortalSession: [] }],

@@ -24,6 +24,8 @@ import type { EmailPreferencesBody, KeyPreviewBody, SettingsBody } from '#shared
 
 import type { PortalLink, PortalLinkPage, PortalLinks, PortalRefundAsked, PortalRefundQuote, PortalRefunds, PortalUnmatchedPayments } from '#shared/schemas/portal-responses';
 import type { RefundOrderBody } from '#shared/schemas/refunds';
+import type { PortalPlanAnswer, PortalPlans, PortalSubscriptionFigures, PortalSubscriptionPage, PortalSubscriptions } from '#shared/schemas/portal-responses';
+import type { CreatePlanBody, UpdatePlanBody } from '#shared/schemas/subscriptions';
 /**
  * The portal's one API client: every `/v1/portal/...` call goes through here. It sends the
  * session cookie (same origin), the CSRF token on every POST, and turns answers into results.
@@ -129,4 +131,24 @@ export const refundsApi = {
   waiting: (cursor?: string) => request<PortalRefunds>('GET', `/refunds?limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`),
   /** Payments to the merchant's own wallets that no invoice took, newest first. */
   unmatched: (cursor?: string) => request<PortalUnmatchedPayments>('GET', `/unmatched-payments?limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`),
+};
+
+/** Recurring billing: plans (create, change, archive), subscriptions (list, search, figures, page, cancel, the sandbox's test clock). */
+export const plansApi = {
+  list: (cursor?: string) => request<PortalPlans>('GET', `/plans?limit=20${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`),
+  get: (planId: string) => request<PortalPlanAnswer>('GET', `/plans/${encodeURIComponent(planId)}`),
+  create: (body: CreatePlanBody) => request<PortalPlanAnswer>('POST', '/plans', body),
+  change: (planId: string, body: UpdatePlanBody) => request<PortalPlanAnswer>('POST', `/plans/${encodeURIComponent(planId)}`, body),
+};
+
+const subscriptionPath = (subscriptionId: string, tail = '') => `/subscriptions/${encodeURIComponent(subscriptionId)}${tail}`;
+
+export const subscriptionsApi = {
+  list: (query: URLSearchParams) => request<PortalSubscriptions>('GET', `/subscriptions?${query}`),
+  figures: () => request<PortalSubscriptionFigures>('GET', '/subscriptions/figures'),
+  get: (subscriptionId: string) => request<PortalSubscriptionPage>('GET', subscriptionPath(subscriptionId)),
+  cancel: (subscriptionId: string, atPeriodEnd: boolean) => request<PortalSubscriptionPage>('POST', subscriptionPath(subscriptionId, '/cancel'), { at_period_end: atPeriodEnd }),
+  advanceClock: (subscriptionId: string, days: number) => request<PortalSubscriptionPage>('POST', subscriptionPath(subscriptionId, '/advance'), { days }),
+  /** The CSV export's address for the list's filters (a plain download link: the cookie goes with it). */
+  exportUrl: (query: URLSearchParams) => `/v1/portal/subscriptions/export?${query}`,
 };

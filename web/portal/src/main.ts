@@ -11,6 +11,10 @@ import { renderLayout } from './screens/layout';
 import { refundsScreen } from './screens/refunds';
 import { unmatchedScreen } from './screens/unmatched';
 import { orderScreen } from './screens/order';
+import { planScreen } from './screens/plan';
+import { plansScreen } from './screens/plans';
+import { subscriptionScreen } from './screens/subscription';
+import { subscriptionsScreen } from './screens/subscriptions';
 import { ordersScreen } from './screens/orders';
 import type { Screen } from './screens/screen';
 import { settingsScreen } from './screens/settings';
@@ -27,6 +31,10 @@ const SCREENS: Record<string, Screen> = {
   order: orderScreen,
   links: linksScreen,
   link: linkScreen,
+  plans: plansScreen,
+  plan: planScreen,
+  subscriptions: subscriptionsScreen,
+  subscription: subscriptionScreen,
   refunds: refundsScreen,
   unmatched: unmatchedScreen,
   developers: developersScreen,

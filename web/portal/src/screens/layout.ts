@@ -14,7 +14,7 @@ export function renderLayout(root: HTMLElement, rerender: () => void): HTMLEleme
   const strings = t();
   const user = signedInUser();
   const merchant = signedInMerchant();
-  const NAV: [string, string][] = [['orders', strings.orders], ['links', strings.links], ['refunds', strings.refundsWaiting], ['unmatched', strings.unmatched], ['developers', strings.developers], ['settings', strings.settings], ['audit', strings.audit], ['team', strings.team], ['email', strings.email]];
+  const NAV: [string, string][] = [['orders', strings.orders], ['links', strings.links], ['plans', strings.plans], ['subscriptions', strings.subscriptions], ['refunds', strings.refundsWaiting], ['unmatched', strings.unmatched], ['developers', strings.developers], ['settings', strings.settings], ['audit', strings.audit], ['team', strings.team], ['email', strings.email]];
   const current = location.hash.replace(/^#\//, '').split(/[/?]/)[0] || 'orders';
   const main = h('main', { id: 'main', class: 'content' });
   const language = languageSwitch(currentLang(), strings, (next) => {

@@ -40,7 +40,7 @@ function historySection(page: PortalOrderPage) {
     { 'aria-labelledby': 'history-title' },
     h('h2', { id: 'history-title' }, strings.history),
     h('ol', { class: 'history' }, page.order.history.map((change) =>
-      h('li', null, h('time', { datetime: change.at }, formatTime(change.at)), ' ', strings.statuses[change.to] ?? change.to, change.reason ? h('span', { class: 'sub' }, strings.historyWhy(change.reason)) : null),
+      h('li', null, h('time', { datetime: change.at }, formatTime(change.at)), ' ', strings.statuses[change.to] ?? change.to, change.reason ? h('span', { class: 'sub' }, strings.historyWhy(strings.unresolvedReasons[change.reason] ?? change.reason)) : null),
     )),
   );
 }

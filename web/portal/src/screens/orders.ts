@@ -1,12 +1,12 @@
 import { h } from '../../../common/dom';
 import type { PortalOrderRow } from '#shared/schemas/portal-responses';
+import { ORDER_STATUSES } from '#shared/domain/statuses';
 import { portalApi } from '../api';
 import { formatAmount, formatTime } from '../format';
 import { t } from '../i18n';
 import { navigate } from '../router';
-import { pagedRows, say, showScreen, type Screen } from './screen';
+import { filtersForm, pagedRows, say, showScreen, type Screen } from './screen';
 
-const STATUSES = ['NEW', 'PENDING', 'PAID', 'UNRESOLVED', 'RESOLVED', 'EXPIRED', 'CANCELED', 'REFUND_PENDING', 'REFUNDED'];
 const FILTERS = ['status', 'from', 'to', 'q'] as const;
 
 /** The orders list: filters and search in the URL (#/orders?status=PAID&q=...), pages by cursor, CSV export. */
@@ -15,23 +15,13 @@ export const ordersScreen: Screen = (main, params) => {
   const query = new URLSearchParams();
   for (const name of FILTERS) if (params[name]) query.set(name, params[name]!);
   const field = (name: string, label: string, control: HTMLElement) => h('div', { class: 'field' }, h('label', { for: `filter-${name}` }, label), control);
-  const status = h('select', { id: 'filter-status', name: 'status' }, h('option', { value: '' }, strings.anyStatus), STATUSES.map((code) => h('option', { value: code, selected: params.status === code }, strings.statuses[code] ?? code)));
+  const status = h('select', { id: 'filter-status', name: 'status' }, h('option', { value: '' }, strings.anyStatus), ORDER_STATUSES.map((code) => h('option', { value: code, selected: params.status === code }, strings.statuses[code] ?? code)));
   const from = h('input', { id: 'filter-from', name: 'from', type: 'date', value: params.from ?? '' });
   const to = h('input', { id: 'filter-to', name: 'to', type: 'date', value: params.to ?? '' });
   const search = h('input', { id: 'filter-q', name: 'q', type: 'search', value: params.q ?? '', 'aria-describedby': 'filter-q-hint', spellcheck: 'false', maxlength: '200' });
-  const form = h(
-    'form',
-    {
-      class: 'filters',
-      role: 'search',
-      'aria-label': strings.filters,
-      onsubmit: (event: Event) => {
-        event.preventDefault();
-        const next = new URLSearchParams();
-        for (const [name, value] of [['status', status.value], ['from', from.value], ['to', to.value], ['q', search.value.trim()]] as const) if (value) next.set(name, value);
-        navigate(`#/orders${next.size ? `?${next}` : ''}`);
-      },
-    },
+  const form = filtersForm(
+    'orders',
+    { status, from, to, q: search },
     field('status', strings.status, status),
     field('from', strings.from, from),
     field('to', strings.to, to),

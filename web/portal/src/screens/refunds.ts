@@ -3,23 +3,12 @@ import { qrSvg } from '../../../common/qr';
 import type { PortalOrderPage, PortalRefund, PortalRefundQuote } from '#shared/schemas/portal-responses';
 import { refundsApi, type Result } from '../api';
 import { formatAmount, formatTime } from '../format';
-import { t } from '../i18n';
+import { currentLang, t } from '../i18n';
+import { lockedRateText, ratioText, rateTime } from '../rate-text';
 import { field, notice, pagedListScreen, say, sayFailure, type Screen } from './screen';
 
 const definition = (pairs: [string, string | Node | null][]) =>
   h('dl', { class: 'facts' }, pairs.filter(([, value]) => value !== null).map(([term, value]) => [h('dt', null, term), h('dd', null, value)]));
-
-/** A rate's ratio as a person reads it: a decimal of 8 significant digits, never an exponent (1/65000: 0.000015384615). */
-function ratioText(numerator: string | number, denominator: string | number): string {
-  const value = Number(numerator) / Number(denominator);
-  if (!Number.isFinite(value) || value <= 0) return `${numerator}/${denominator}`;
-  const decimals = Math.min(20, Math.max(0, 7 - Math.floor(Math.log10(value))));
-  const text = value.toFixed(decimals);
-  return text.includes('.') ? text.replace(/\.?0+$/, '') : text;
-}
-
-/** When a rate was read; none for a fixed rate (a static table's, dated 1 January 1970). */
-const rateTime = (asOf: string): string => (Date.parse(asOf) > 0 ? formatTime(asOf) : '');
 
 /** What the order page does with an answer that is the order's page again (drawn, or the failure said). */
 export type PageAnswer = (result: Result<PortalOrderPage>, region: HTMLElement) => void;
@@ -48,7 +37,7 @@ export function refundForm(orderId: string, quote: Quote | null, answer: PageAns
           ? choice('fiat', strings.refundFiat(formatAmount(quote.fiat.amount, quote.fiat.currency), formatAmount(quote.fiat.crypto, quote.currency)))
           : null,
         quote.fiat
-          ? h('p', { class: 'hint', id: 'refund-rate' }, strings.refundRate(quote.fiat.rate.fiat_currency, ratioText(quote.fiat.rate.numerator, quote.fiat.rate.denominator), quote.currency, quote.fiat.rate.source, rateTime(quote.fiat.rate.as_of)))
+          ? h('p', { class: 'hint', id: 'refund-rate' }, strings.refundRate(quote.fiat.rate.fiat_currency, ratioText(quote.fiat.rate.numerator, quote.fiat.rate.denominator), quote.currency, quote.fiat.rate.source, rateTime(quote.fiat.rate.as_of, currentLang())))
           : null,
         choice('custom', strings.refundCustom),
         field('refund-amount', strings.refundCustomAmount(quote.currency), amount, strings.refundCustomHint(formatAmount(quote.left, quote.currency))),
@@ -115,7 +104,7 @@ function refundCard(orderId: string, refund: PortalRefund, canWrite: boolean, an
       [strings.status, h('span', { class: 'pill', 'data-field': 'refund-status' }, strings.refundStatuses[refund.status] ?? refund.status)],
       [strings.amount, h('span', { 'data-field': 'refund-amount' }, formatAmount(refund.amount, refund.currency))],
       [strings.refundNetwork, refund.network],
-      [strings.refundRateLocked, refund.rate ? `${formatAmount(refund.rate.fiat_amount, refund.rate.fiat_currency)} · 1 ${refund.rate.fiat_currency} = ${refund.rate.numerator}/${refund.rate.denominator} ${refund.currency} (${refund.rate.source}, ${formatTime(refund.rate.as_of)})` : null],
+      [strings.refundRateLocked, refund.rate ? h('span', { 'data-field': 'refund-rate' }, lockedRateText(refund.rate, refund.currency, currentLang())) : null],
       [strings.refundReason, refund.reason],
       [strings.created, formatTime(refund.created_at)],
       [strings.refundLink, refund.refund_url ? h('span', { class: 'link-url' }, h('code', { 'data-field': 'refund-url' }, refund.refund_url), copy) : null],

@@ -35,16 +35,39 @@ export function sayFailure(region: HTMLElement, result: { status: number; code: 
 export const field = (id: string, label: string, control: HTMLElement, hint?: string): HTMLElement =>
   h('div', { class: 'field' }, h('label', { for: id }, label), control, hint ? h('p', { id: `${id}-hint`, class: 'hint' }, hint) : null);
 
+/**
+ * A list's filters as a search form (orders, subscriptions): submitted, it goes to the screen's
+ * fragment with each filled field as its query (#/orders?status=PAID&q=...), so a filtered list
+ * is a link, and the list reads its filters from there.
+ */
+export function filtersForm(screen: string, controls: Record<string, HTMLInputElement | HTMLSelectElement>, ...content: Child[]): HTMLFormElement {
+  return h(
+    'form',
+    {
+      class: 'filters',
+      role: 'search',
+      'aria-label': t().filters,
+      onsubmit: (event: Event) => {
+        event.preventDefault();
+        const next = new URLSearchParams();
+        for (const [name, control] of Object.entries(controls)) if (control.value.trim()) next.set(name, control.value.trim());
+        navigate(`#/${screen}${next.size ? `?${next}` : ''}`);
+      },
+    },
+    ...content,
+  );
+}
+
 /** One page of a list read by cursor: its rows and, while there is one, the next page's cursor. */
 export type ListPage<T> = Result<{ rows: T[]; next_cursor: string | null }>;
 
 type Failure = Extract<Result<unknown>, { ok: false }>;
 
 /**
- * A list read a page at a time (orders, links, refunds, unmatched payments): `load` appends the
- * next page's rows to `body`; "Load more" (`more`) shows only while a next page is there and
- * loads only it (each row once: without a cursor the first page would be appended again);
- * `outcome` says the list is empty, or why a page failed (`failed`, sayFailure by default).
+ * A list read a page at a time (orders, links, refunds, unmatched payments, the audit log): `load`
+ * appends the next page's rows to `body`; "Load more" (`more`) shows only while a next page is
+ * there and loads only it (each row once: without a cursor the first page would be appended
+ * again); `outcome` says the list is empty, or why a page failed (`failed`, sayFailure by default).
  */
 export function pagedRows<T>(read: (cursor?: string) => Promise<ListPage<T>>, row: (item: T) => HTMLElement, empty: string, failed: (region: HTMLElement, failure: Failure) => void = sayFailure) {
   const body = h('tbody');

@@ -24,7 +24,8 @@ export const unmatchedScreen: Screen = (main) => {
       [strings.amount, (payment) => formatAmount(payment.amount, payment.currency)],
       [strings.colMemo, (payment) => (payment.memo !== undefined ? h('code', null, payment.memo) : strings.noMemo)],
       [strings.colWhy, (payment) => strings.unmatchedReasons[payment.reason] ?? payment.reason],
-      [strings.colTransaction, (payment) => (payment.explorer_url ? h('a', { href: payment.explorer_url, rel: 'noopener noreferrer', target: '_blank' }, payment.txid) : h('code', null, payment.txid))],
+      // A transaction's hash breaks anywhere (app.css): the column gives way to the words beside it.
+      [strings.colTransaction, (payment) => (payment.explorer_url ? h('a', { class: 'hash', href: payment.explorer_url, rel: 'noopener noreferrer', target: '_blank' }, payment.txid) : h('code', { class: 'hash' }, payment.txid))],
     ],
     page: async (cursor) => {
       const result = await refundsApi.unmatched(cursor);
