@@ -66,7 +66,7 @@ describe('the store goes away and comes back', () => {
     await startStore();
     // Recovered: the order from before is intact and unchanged by the failed requests.
     const after = await call('GET', `/v1/orders/${orderId}`, { token });
-    expect(after.status).toBe(200);
+    expect(after.status, after.text).toBe(200);
     expect(after.body.order).toMatchObject({ status: 'NEW', pay_currency: 'BTC', updated_at: before.body.order.updated_at });
     expect(after.body.invoice.pay_currency).toBe('BTC');
     // The create that failed during the outage left nothing: retrying it succeeds once.
