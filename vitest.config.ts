@@ -25,7 +25,11 @@ const workers = Number(process.env.TEST_WORKERS) || availableParallelism() + 1;
  */
 const OWN_PROCESS = ['metrics', 'pay-currencies', 'security-report', 'token-key', 'validators'].map((name) => `tests/unit/${name}.test.ts`);
 const filesIn = (folders: string[]) =>
-  folders.flatMap((folder) => readdirSync(folder).filter((name) => name.endsWith('.test.ts')).map((name) => `${folder}/${name}`));
+  folders.flatMap((folder) =>
+    readdirSync(folder)
+      .filter((name) => name.endsWith('.test.ts'))
+      .map((name) => `${folder}/${name}`),
+  );
 const SHARED_PROCESS = filesIn(['tests/unit', 'tests/infra']).filter((file) => !OWN_PROCESS.includes(file));
 
 export default defineConfig({

@@ -119,9 +119,7 @@ export async function measureApiLatency(iterations: number, client: ApiClient = 
       raw: async (i) => {
         const id = `raw-${Date.now()}-${i}`;
         // An order with a merchant_order_id is one conditional PutItem (its id is derived from the reference).
-        await db().send(
-          new PutCommand({ TableName: tableName(), Item: { ...sampleOrder, ...orderKey(id), order_id: id }, ConditionExpression: 'attribute_not_exists(PK)' }),
-        );
+        await db().send(new PutCommand({ TableName: tableName(), Item: { ...sampleOrder, ...orderKey(id), order_id: id }, ConditionExpression: 'attribute_not_exists(PK)' }));
       },
     },
     {
@@ -148,7 +146,15 @@ export async function measureApiLatency(iterations: number, client: ApiClient = 
             ExpressionAttributeValues: { ':existing': 0, ':one': 1, ':max': MAX_INVOICES_PER_ORDER, ':type': ENTITY.checkoutSlots },
           }),
         );
-        await db().send(new UpdateCommand({ TableName: tableName(), Key: counterKey('bench-raw'), UpdateExpression: 'ADD #v :one', ExpressionAttributeNames: { '#v': 'value' }, ExpressionAttributeValues: { ':one': 1 } }));
+        await db().send(
+          new UpdateCommand({
+            TableName: tableName(),
+            Key: counterKey('bench-raw'),
+            UpdateExpression: 'ADD #v :one',
+            ExpressionAttributeNames: { '#v': 'value' },
+            ExpressionAttributeValues: { ':one': 1 },
+          }),
+        );
         // The address on its chain's open-address list, before it can be shown.
         const writtenAt = new Date().toISOString();
         await db().send(new PutCommand({ TableName: tableName(), Item: { ...sampleOpenAddress, ...openAddressKey('BTC', writtenAt, 'BTC', `${copy}-address`), address: `${copy}-address` } }));

@@ -197,7 +197,8 @@ export async function measureBundles(loadRuns: number): Promise<BundleReport> {
       bundles,
       esbuild: options,
       load_node: process.version,
-      load_env_note: 'fresh `node --input-type=module` per run with the function\'s AWS environment (TABLE_NAME, PAYMENT_PAGE_URL, CALLBACK_QUEUE_URL, AWS_REGION, NODE_OPTIONS=--enable-source-maps); import() time only, not node start-up',
+      load_env_note:
+        "fresh `node --input-type=module` per run with the function's AWS environment (TABLE_NAME, PAYMENT_PAGE_URL, CALLBACK_QUEUE_URL, AWS_REGION, NODE_OPTIONS=--enable-source-maps); import() time only, not node start-up",
       goals: { minified_bytes_max: 250 * 1024, load_ms_max: 100 },
     };
   } finally {

@@ -113,10 +113,7 @@ export function itemSizeBytes(value: unknown): number {
   if (typeof value === 'boolean' || value === null || value === undefined) return 1;
   if (Array.isArray(value)) return 3 + value.reduce((sum: number, entry) => sum + 1 + itemSizeBytes(entry), 0);
   if (value instanceof Uint8Array) return value.length;
-  return (
-    3 +
-    Object.entries(value as Record<string, unknown>).reduce((sum, [name, entry]) => sum + 1 + Buffer.byteLength(name) + itemSizeBytes(entry), 0)
-  );
+  return 3 + Object.entries(value as Record<string, unknown>).reduce((sum, [name, entry]) => sum + 1 + Buffer.byteLength(name) + itemSizeBytes(entry), 0);
 }
 
 async function run(options: CallbackOptions): Promise<CallbackReport> {
@@ -266,23 +263,23 @@ async function run(options: CallbackOptions): Promise<CallbackReport> {
     const queues = await Promise.all(
       Array.from({ length: DELIVERY_CONCURRENCY }, () =>
         startQueuePoller({
-      endpoint: counter.endpoint,
-      queueUrl: sqs.callbackQueueUrl,
-      handler: instrument.wrap('deliver-callback', async (event: SQSEvent) => {
-        const now = Date.now();
-        deliveryBatches.push(event.Records.length);
-        for (const record of event.Records) {
-          try {
-            const job = JSON.parse(record.body) as { order_id?: string };
-            if (job.order_id && !stages.has(job.order_id)) stages.set(job.order_id, { enqueued: Number(record.attributes.SentTimestamp), started: now });
-          } catch {
-            // not a delivery job; the handler reports it
-          }
-        }
-        return deliverCallback(event);
-      }),
-      onError,
-    }),
+          endpoint: counter.endpoint,
+          queueUrl: sqs.callbackQueueUrl,
+          handler: instrument.wrap('deliver-callback', async (event: SQSEvent) => {
+            const now = Date.now();
+            deliveryBatches.push(event.Records.length);
+            for (const record of event.Records) {
+              try {
+                const job = JSON.parse(record.body) as { order_id?: string };
+                if (job.order_id && !stages.has(job.order_id)) stages.set(job.order_id, { enqueued: Number(record.attributes.SentTimestamp), started: now });
+              } catch {
+                // not a delivery job; the handler reports it
+              }
+            }
+            return deliverCallback(event);
+          }),
+          onError,
+        }),
       ),
     );
     stops.push(() => Promise.all(queues.map((queue) => queue.stop())).then(() => undefined));
@@ -343,9 +340,13 @@ async function run(options: CallbackOptions): Promise<CallbackReport> {
     // 3 and 4: paid orders, paced then in a burst; each created (checked out in BTC) beforehand.
     const measure = async (count: number, payAll: (ids: string[], written: Map<string, number>) => Promise<void>): Promise<CallbackRun> => {
       const ids: string[] = [];
-      await pool(Array.from({ length: count }, (_, i) => i), 4, async () => {
-        ids.push(await createOrder('BTC'));
-      });
+      await pool(
+        Array.from({ length: count }, (_, i) => i),
+        4,
+        async () => {
+          ids.push(await createOrder('BTC'));
+        },
+      );
       await stream.drain();
       const written = new Map<string, number>();
       await payAll(ids, written);
@@ -406,9 +407,7 @@ async function run(options: CallbackOptions): Promise<CallbackReport> {
         delivery_item_bytes: deliveryItemBytes,
       },
       scheduled: perFunction(scheduledUse, scheduledRuns),
-      mean_duration_ms: Object.fromEntries(
-        [...instrument.durations].map(([name, list]) => [name, Math.round((list.reduce((a, b) => a + b, 0) / list.length) * 100) / 100]),
-      ),
+      mean_duration_ms: Object.fromEntries([...instrument.durations].map(([name, list]) => [name, Math.round((list.reduce((a, b) => a + b, 0) / list.length) * 100) / 100])),
       batches: { 'order-events': batchFigures(streamBatches), 'deliver-callback': batchFigures(deliveryBatches) },
       pipeline_errors: pipelineErrors,
       goals: { p50_ms_max: 1000, p99_ms_max: 3000 },

@@ -296,7 +296,10 @@ export function idleMonthlyCost(watcher: WatcherReport, assumptions: WatcherAssu
   for (const source of IDLE_SOURCES.perAddress) perSource[source] = monthly(source, perAddressRun ?? watcher.idle_run);
   const { usd: _block, ...perRun } = block;
   return {
-    usd_per_month: round(Object.values(perSource).reduce((sum, usd) => sum + usd, 0), 2),
+    usd_per_month: round(
+      Object.values(perSource).reduce((sum, usd) => sum + usd, 0),
+      2,
+    ),
     per_source_usd: perSource,
     per_run: perRun,
     per_address_run: perAddress ? { billed_ms: perAddress.billed_ms, read_units: perAddress.read_units, write_units: perAddress.write_units } : null,
@@ -580,7 +583,7 @@ export function computeCost(
       write_units: watcher.per_order_booking.billed_write_units,
       read_units: watcher.per_order_booking.read_units,
     });
-    if (!stepped) throw new Error('cost: the watcher figures need the stepped watcher\'s (bench group steps)');
+    if (!stepped) throw new Error("cost: the watcher figures need the stepped watcher's (bench group steps)");
     const fixed = watcherMonthlyCost(watcher, stepped);
     const share = 1 / assumptions.orders_per_month;
     const { memory_mb, steps_per_month: steps, runs_per_month: runs, sqs_requests_per_step, ticker_memory_mb } = fixed.assumptions;
@@ -599,7 +602,11 @@ export function computeCost(
         invocations: (2 * steps + runs) * share,
         billed_ms: ((steps - runs) * step.billed_ms + runs * (claim.billed_ms + minute.billed_ms)) * scale * share + steps * ticker.billed_ms * (ticker_memory_mb / assumptions.memory_mb) * share,
         read_units:
-          ((steps - runs) * step.read_units + runs * (claim.read_units + minute.read_units) + blocks * chainAssumption.outputs_per_block * fixed.read_units_per_output + Math.min(blocks, steps) * fixed.read_units_per_block) * share,
+          ((steps - runs) * step.read_units +
+            runs * (claim.read_units + minute.read_units) +
+            blocks * chainAssumption.outputs_per_block * fixed.read_units_per_output +
+            Math.min(blocks, steps) * fixed.read_units_per_block) *
+          share,
         write_units: ((steps - runs) * step.write_units + runs * (claim.write_units + minute.write_units) + Math.min(blocks, steps) * fixed.write_units_per_block) * share,
         sqs_requests: steps * sqs_requests_per_step * share,
       });
@@ -636,10 +643,7 @@ export function computeCost(
       'order-events': callbacks.per_order.functions['order-events']?.invocations ?? 0,
       'deliver-callback': callbacks.per_order.functions['deliver-callback']?.invocations ?? 0,
     };
-    const coldMs = Object.entries(invocationsByFunction).reduce(
-      (sum, [fn, n]) => sum + n * assumptions.cold_start_fraction * Math.ceil(loadMs.get(fn) ?? 0),
-      0,
-    );
+    const coldMs = Object.entries(invocationsByFunction).reduce((sum, [fn, n]) => sum + n * assumptions.cold_start_fraction * Math.ceil(loadMs.get(fn) ?? 0), 0);
     line(`cold starts (${assumptions.cold_start_fraction * 100}% of invocations, bundle load time)`, { billed_ms: coldMs });
   }
 

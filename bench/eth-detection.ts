@@ -198,8 +198,7 @@ export async function measureEthDetection(options: EthDetectionOptions): Promise
       else skipped[sample.currency] = (skipped[sample.currency] ?? 0) + 1;
       (paid[sample.currency] ??= []).push(got.get('PAID')! - confirmingSeen);
     }
-    const figures = (by: Record<string, number[]>) =>
-      Object.fromEntries(Object.entries(by).map(([currency, values]) => [currency, summarize(values)]));
+    const figures = (by: Record<string, number[]>) => Object.fromEntries(Object.entries(by).map(([currency, values]) => [currency, summarize(values)]));
     return {
       samples_per_currency: options.samples,
       block_ms: options.blockMs,

@@ -134,10 +134,14 @@ export function idleFloor(watchersIdle: IdleCost | null, scheduled: Record<strin
       use.writeUnits * PRICES.dynamodb_write_request_unit;
     add(`${fn} idle runs (measured: ${Math.ceil(use.durationMs)} ms, ${use.requests} DynamoDB requests)`, runs, runs * perRun);
   }
-  if (watchersIdle) add(`watchers: a run per source a minute, a look at the source every ${Math.round(watchersIdle.runs_per_month / watchersIdle.looks_per_month)} (watcher group)`, watchersIdle.runs_per_month * Object.keys(watchersIdle.per_source_usd).length, watchersIdle.usd_per_month);
+  if (watchersIdle)
+    add(
+      `watchers: a run per source a minute, a look at the source every ${Math.round(watchersIdle.runs_per_month / watchersIdle.looks_per_month)} (watcher group)`,
+      watchersIdle.runs_per_month * Object.keys(watchersIdle.per_source_usd).length,
+      watchersIdle.usd_per_month,
+    );
   const total = lines.reduce((sum, line) => sum + line.usd_per_month, 0);
-  const free =
-    Math.min(alarmMetrics, CLOUDWATCH_FREE.alarm_metrics) * MONTHLY_PRICES.alarm_metric + Math.min(IDLE_METRIC_SERIES.length, CLOUDWATCH_FREE.custom_metrics) * MONTHLY_PRICES.custom_metric;
+  const free = Math.min(alarmMetrics, CLOUDWATCH_FREE.alarm_metrics) * MONTHLY_PRICES.alarm_metric + Math.min(IDLE_METRIC_SERIES.length, CLOUDWATCH_FREE.custom_metrics) * MONTHLY_PRICES.custom_metric;
   return {
     usd_per_month: Math.round(total * 100) / 100,
     usd_per_month_with_free_tier: Math.round((total - free) * 100) / 100,

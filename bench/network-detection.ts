@@ -73,10 +73,9 @@ export async function measureNetworkDetection(samples: number): Promise<NetworkD
   const merchant = (await findMerchant(credentials.user_id))!;
 
   const controller = new AbortController();
-  const tronWatcher = new IndexedWatcher(
-    new TronTransfers({ url: tron.url, contract: USDT, currency: 'USDT_TRC20', decimals: 6, watched: (now) => tronList.current(now) }),
-    { cursorName: `TRON-bench-${randomUUID()}` },
-  );
+  const tronWatcher = new IndexedWatcher(new TronTransfers({ url: tron.url, contract: USDT, currency: 'USDT_TRC20', decimals: 6, watched: (now) => tronList.current(now) }), {
+    cursorName: `TRON-bench-${randomUUID()}`,
+  });
   const solanaWatcher = new IndexedWatcher(
     new SolanaTransfers({ url: solana.url, tokens: [{ currency: 'USDC_SOL', mint: USDC, decimals: 6 }], genesisHash: MAINNET_GENESIS_HASH, watched: (now) => solanaList.current(now) }),
     { cursorName: `SOLANA-bench-${randomUUID()}` },
@@ -131,7 +130,12 @@ export async function measureNetworkDetection(samples: number): Promise<NetworkD
   }
 
   // The idle cost of an open invoice: one step with one more open invoice and nothing new.
-  const perStep = async (server: { requests: Map<string, number> }, watcher: InstanceType<typeof IndexedWatcher>, currency: string, pay?: (invoice: { payment_address: string; memo?: string }) => Promise<void>) => {
+  const perStep = async (
+    server: { requests: Map<string, number> },
+    watcher: InstanceType<typeof IndexedWatcher>,
+    currency: string,
+    pay?: (invoice: { payment_address: string; memo?: string }) => Promise<void>,
+  ) => {
     const count = () => [...server.requests.values()].reduce((a, b) => a + b, 0);
     await watcher.step();
     let before = count();

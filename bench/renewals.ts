@@ -159,12 +159,10 @@ async function run(endpoint: string) {
   });
   const sqsBefore = cloneCounts(counter.counts);
   const useBefore = instrument.snapshot();
-  const pollers = await Promise.all(
-    Array.from({ length: options.concurrency }, () => startQueuePoller({ endpoint: counter.endpoint, queueUrl: sqs.subscriptionQueueUrl, handler: renew, onError })),
-  );
+  const pollers = await Promise.all(Array.from({ length: options.concurrency }, () => startQueuePoller({ endpoint: counter.endpoint, queueUrl: sqs.subscriptionQueueUrl, handler: renew, onError })));
   stops.push(() => Promise.all(pollers.map((poller) => poller.stop())).then(() => undefined));
 
-  const sweep = instrument.wrap('expire-orders (the sweep\'s queueDueSubscriptions)', (at: Date) => queueDueSubscriptions(at));
+  const sweep = instrument.wrap("expire-orders (the sweep's queueDueSubscriptions)", (at: Date) => queueDueSubscriptions(at));
   const sweeps: { at: string; queued: number; ms: number }[] = [];
   const queuedIds = new Set<string>();
   let queuedTwice = 0;
@@ -309,9 +307,9 @@ async function run(endpoint: string) {
     },
     prices: PRICES,
     not_included: [
-      'order numbering of each period order (every order\'s, in the orders\' cost)',
+      "order numbering of each period order (every order's, in the orders' cost)",
       'order-events invocations for the subscription and period stream records (the invoice email) and the email itself',
-      'the minute sweep\'s fixed work (expiry, refunds census) and the event source\'s idle long polls',
+      "the minute sweep's fixed work (expiry, refunds census) and the event source's idle long polls",
     ],
   };
 }

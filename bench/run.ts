@@ -65,7 +65,9 @@ const config = {
 };
 const GROUPS = ['bundles', 'page', 'api', 'load', 'callbacks', 'watcher', 'steps', 'requests', 'wake', 'auth-flood', 'export', 'paging', 'cost'] as const;
 type Group = (typeof GROUPS)[number];
-const only = env.BENCH_ONLY?.split(',').map((g) => g.trim()).filter(Boolean);
+const only = env.BENCH_ONLY?.split(',')
+  .map((g) => g.trim())
+  .filter(Boolean);
 const unknown = only?.filter((g) => !(GROUPS as readonly string[]).includes(g));
 if (unknown?.length) throw new Error(`BENCH_ONLY: unknown group ${unknown.join(', ')} (groups: ${GROUPS.join(', ')})`);
 // The cost is computed from the api, callbacks and bundles figures: asking for it runs them.
@@ -109,7 +111,19 @@ let stepped: SteppedReport | undefined;
 /** Provider requests a minute per chain at 2 to 1,000 open invoices (issue 28): each measured in a process of its own. */
 let requests: { tron: TronRequestsReport; solana: SolanaRequestsReport; evm: EvmRequestsReport; refunds: RefundRequestsReport } | undefined;
 let dynamodb: LocalDynamoDb | undefined;
-if (wanted('api') || wanted('load') || wanted('callbacks') || wanted('watcher') || wanted('steps') || wanted('requests') || wanted('wake') || wanted('auth-flood') || wanted('export') || wanted('paging') || wanted('cost')) {
+if (
+  wanted('api') ||
+  wanted('load') ||
+  wanted('callbacks') ||
+  wanted('watcher') ||
+  wanted('steps') ||
+  wanted('requests') ||
+  wanted('wake') ||
+  wanted('auth-flood') ||
+  wanted('export') ||
+  wanted('paging') ||
+  wanted('cost')
+) {
   dynamodb = await startDynamoDbLocal();
 }
 try {
@@ -222,24 +236,11 @@ if (endpoints) {
   );
 }
 if (load) {
-  const row = (name: string, f: LoadReport['mix']) => [
-    name,
-    `${f.throughput_rps}/s`,
-    ms(f.latency_ms.p50),
-    ms(f.latency_ms.p99),
-    f.requests,
-    f.non2xx,
-    f.errors,
-    f.body_errors,
-  ];
+  const row = (name: string, f: LoadReport['mix']) => [name, `${f.throughput_rps}/s`, ms(f.latency_ms.p50), ms(f.latency_ms.p99), f.requests, f.non2xx, f.errors, f.body_errors];
   table(
     `Load (autocannon, ${config.load_connections} connections, ${config.load_seconds} s each) — goals: zero errors; create throughput >= 60% of DynamoDB Local's for the same writes`,
     ['run', 'throughput', 'p50', 'p99', 'requests', 'non-2xx', 'errors', 'error bodies'],
-    [
-      row('API mix (create, get, checkout, get, list)', load.mix),
-      row('API Create Order only', load.create),
-      row('DynamoDB Local, same write', load.dynamodb),
-    ],
+    [row('API mix (create, get, checkout, get, list)', load.mix), row('API Create Order only', load.create), row('DynamoDB Local, same write', load.dynamodb)],
   );
   console.log(
     `create / DynamoDB Local throughput: ${Math.round(load.create_vs_dynamodb_ratio * 100)}% (goal >= 60%: ${verdict(load.create_vs_dynamodb_ratio >= 0.6)}); API errors: ${load.api_errors} (goal 0: ${verdict(load.api_errors === 0)})`,
@@ -261,10 +262,7 @@ if (callbacks) {
   table(
     'Callbacks (status-change write to the merchant receipt, local pipeline) — goal p50 < 1 s, p99 < 3 s',
     ['run', 'orders', 'p50', 'p99', 'delivered', 'duplicates', 'write->queued p50', 'queued->taken p50', 'taken->received p50', 'goal'],
-    [
-      row(`paced (one payment every ${callbacks.paced.interval_ms} ms)`, callbacks.paced),
-      row(`burst (${callbacks.burst.concurrency} concurrent payments)`, callbacks.burst),
-    ],
+    [row(`paced (one payment every ${callbacks.paced.interval_ms} ms)`, callbacks.paced), row(`burst (${callbacks.burst.concurrency} concurrent payments)`, callbacks.burst)],
   );
   const b = callbacks.batches;
   console.log(
@@ -275,7 +273,18 @@ if (exported) {
   table(
     `Orders export, streamed through the local runtime (${exported.page_size} orders a page; server and client in one process)`,
     ['orders', 'rows', 'size', 'first byte', 'first row', 'total', 'rows/s', 'RSS growth', 'heap growth', 'complete'],
-    exported.runs.map((r) => [r.orders, r.rows, kb(r.bytes), ms(r.first_byte_ms), ms(r.first_row_ms), ms(r.total_ms), r.rows_per_second, `${r.rss_growth_mb} MB`, `${r.heap_growth_mb} MB`, String(r.complete)]),
+    exported.runs.map((r) => [
+      r.orders,
+      r.rows,
+      kb(r.bytes),
+      ms(r.first_byte_ms),
+      ms(r.first_row_ms),
+      ms(r.total_ms),
+      r.rows_per_second,
+      `${r.rss_growth_mb} MB`,
+      `${r.heap_growth_mb} MB`,
+      String(r.complete),
+    ]),
   );
 }
 if (watcher) {
@@ -326,7 +335,11 @@ if (watcher) {
   );
   if (stepped) {
     const fixed = watcherMonthlyCost(watcher, stepped);
-    console.log(`in demand per chain and month (stepped): ${Object.entries(fixed.per_chain_per_month_usd).map(([c, u]) => `${c} $${u.total} (Lambda $${u.lambda}, DynamoDB $${u.dynamodb}, SQS $${u.sqs})`).join(', ')}`);
+    console.log(
+      `in demand per chain and month (stepped): ${Object.entries(fixed.per_chain_per_month_usd)
+        .map(([c, u]) => `${c} $${u.total} (Lambda $${u.lambda}, DynamoDB $${u.dynamodb}, SQS $${u.sqs})`)
+        .join(', ')}`,
+    );
   }
 }
 if (stepped) {
@@ -340,12 +353,16 @@ if (stepped) {
     ],
   );
   const row = (name: string, f: SteppedReport['step']) => [name, ms(f.ms), f.dynamodb_requests, f.read_units, f.write_units, f.source_requests, f.sqs_requests];
-  table('Each invocation, warm (median of 20)', ['invocation', 'time', 'DynamoDB req', 'RRU', 'WRU', 'source req', 'SQS req'], [
-    row('a step (caught up)', stepped.step),
-    row('a step that claims the lease (once a minute)', stepped.claiming_step),
-    row('the minute run, a line holding the chain', stepped.minute_run_leased),
-    row('tick-watchers, one message', stepped.ticker),
-  ]);
+  table(
+    'Each invocation, warm (median of 20)',
+    ['invocation', 'time', 'DynamoDB req', 'RRU', 'WRU', 'source req', 'SQS req'],
+    [
+      row('a step (caught up)', stepped.step),
+      row('a step that claims the lease (once a minute)', stepped.claiming_step),
+      row('the minute run, a line holding the chain', stepped.minute_run_leased),
+      row('tick-watchers, one message', stepped.ticker),
+    ],
+  );
 }
 if (authFlood) {
   const row = (name: string, r: FloodRun) => [
@@ -354,7 +371,11 @@ if (authFlood) {
     ms(r.victim.p50),
     ms(r.victim.p99),
     r.flood ? `${r.flood.requests_per_s}/s` : '',
-    r.flood ? Object.entries(r.flood.by_status).map(([status, n]) => `${status} x${n}`).join(', ') : '',
+    r.flood
+      ? Object.entries(r.flood.by_status)
+          .map(([status, n]) => `${status} x${n}`)
+          .join(', ')
+      : '',
   ];
   table(
     `Failed-authentication flood (${authFlood.flood_requests} bad tokens from one address, ${authFlood.flood_concurrency} at once) against another merchant's Get Order; budget ${authFlood.budget.limit} failures per ${authFlood.budget.window_seconds} s per address`,
@@ -369,9 +390,17 @@ if (authFlood) {
 }
 if (requests) {
   const tron = Object.entries(requests.tron.by_open_invoices).map(([open, f]) => [`TRON, ${open} open`, f.requests_per_minute, Math.round(f.requests_per_minute * 1440).toLocaleString('en-US')]);
-  const solana = requests.solana.scenarios.map((f) => [`Solana, ${f.merchants} merchant(s), ${f.open_invoices} open`, f.requests_per_minute, Math.round(f.requests_per_minute * 1440).toLocaleString('en-US')]);
+  const solana = requests.solana.scenarios.map((f) => [
+    `Solana, ${f.merchants} merchant(s), ${f.open_invoices} open`,
+    f.requests_per_minute,
+    Math.round(f.requests_per_minute * 1440).toLocaleString('en-US'),
+  ]);
   const evm = requests.evm.networks.flatMap((n) =>
-    (['after_2', 'after_1000'] as const).map((run) => [`${n.chain}, ${run === 'after_2' ? 2 : 1000} open (HTTP / calls)`, `${n.runs[run]!.http_per_minute} / ${n.runs[run]!.calls_per_minute}`, Math.round(n.runs[run]!.http_per_minute * 1440).toLocaleString('en-US')]),
+    (['after_2', 'after_1000'] as const).map((run) => [
+      `${n.chain}, ${run === 'after_2' ? 2 : 1000} open (HTTP / calls)`,
+      `${n.runs[run]!.http_per_minute} / ${n.runs[run]!.calls_per_minute}`,
+      Math.round(n.runs[run]!.http_per_minute * 1440).toLocaleString('en-US'),
+    ]),
   );
   table(`Provider requests a minute at WATCH_INTERVAL_SECONDS=10, by open invoices (issue 28)`, ['source', 'requests / min', 'a day'], [...tron, ...solana, ...evm]);
 }
@@ -414,11 +443,17 @@ if (cost) {
     const goal = cost.goals.chain_payment_usd_per_million_orders_max;
     console.log(
       `chain payment, one more order (goal < $${goal}: ${verdict(c.per_order_max < goal)}): ` +
-        `${Object.entries(c.per_order).map(([kind, usd]) => `${kind} $${usd}`).join(', ')} per million orders ` +
-        `(a block chain's booking $${c.booking}, one reported final $${c.final_booking}; TRON's and Solana's watched address ${Object.entries(c.per_watched_address).map(([chain, w]) => `${chain} $${w.usd_per_million_orders} (${w.read_units} RRU)`).join(', ')})`,
+        `${Object.entries(c.per_order)
+          .map(([kind, usd]) => `${kind} $${usd}`)
+          .join(', ')} per million orders ` +
+        `(a block chain's booking $${c.booking}, one reported final $${c.final_booking}; TRON's and Solana's watched address ${Object.entries(c.per_watched_address)
+          .map(([chain, w]) => `${chain} $${w.usd_per_million_orders} (${w.read_units} RRU)`)
+          .join(', ')})`,
     );
     console.log(
-      `with the watchers' polling while every chain is in demand ($${Object.values(c.in_demand_usd_per_chain_month).reduce((a, b) => a + b, 0).toFixed(2)} a month for ${Object.keys(c.in_demand_usd_per_chain_month).length} chains), ` +
+      `with the watchers' polling while every chain is in demand ($${Object.values(c.in_demand_usd_per_chain_month)
+        .reduce((a, b) => a + b, 0)
+        .toFixed(2)} a month for ${Object.keys(c.in_demand_usd_per_chain_month).length} chains), ` +
         `spread over ${cost.assumptions.orders_per_month.toLocaleString('en-US')} orders: $${c.total} per million (the watchers' share $${c.watchers}); ` +
         (c.orders_per_month_for_total_under_goal ? `under $${goal} from ${c.orders_per_month_for_total_under_goal.toLocaleString('en-US')} orders a month` : 'never under the goal'),
     );

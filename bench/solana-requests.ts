@@ -80,7 +80,13 @@ async function scenario(merchants: number, open: number, minutes: number, perMin
     for (const wallet of wallets) await cluster.tokenAccount(wallet, USDC);
     const since = new Date(now - 60_000).toISOString();
     const watched = Array.from({ length: open }, (_, i) => ({ address: base58.encode(randomBytes(32)), currency: 'USDC_SOL', since, recipient: wallets[i % merchants]! }));
-    const source = new SolanaTransfers({ url: cluster.url, tokens: [{ currency: 'USDC_SOL', mint: USDC, decimals: 6 }], genesisHash: MAINNET_BETA_GENESIS_HASH, clock: () => new Date(now), watched: async () => watched });
+    const source = new SolanaTransfers({
+      url: cluster.url,
+      tokens: [{ currency: 'USDC_SOL', mint: USDC, decimals: 6 }],
+      genesisHash: MAINNET_BETA_GENESIS_HASH,
+      clock: () => new Date(now),
+      watched: async () => watched,
+    });
 
     let cursor: string | undefined;
     const step = async () => {

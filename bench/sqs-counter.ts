@@ -21,7 +21,11 @@ export function emptyCounts(): SqsCounts {
 
 export function diffCounts(after: SqsCounts, before: SqsCounts): SqsCounts {
   const diff = (a: Record<string, number>, b: Record<string, number>) =>
-    Object.fromEntries(Object.entries(a).map(([key, value]) => [key, value - (b[key] ?? 0)]).filter(([, value]) => value !== 0));
+    Object.fromEntries(
+      Object.entries(a)
+        .map(([key, value]) => [key, value - (b[key] ?? 0)])
+        .filter(([, value]) => value !== 0),
+    );
   return {
     requests: diff(after.requests, before.requests),
     billed: diff(after.billed, before.billed),
@@ -46,26 +50,23 @@ export async function startSqsCounter(target: string): Promise<{ endpoint: strin
     incoming.on('end', () => {
       const body = Buffer.concat(chunks);
       const action = String(incoming.headers['x-amz-target'] ?? 'unknown').replace(/^AmazonSQS\./, '');
-      const forward = httpRequest(
-        { host: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url, headers: incoming.headers },
-        (answer) => {
-          const answerChunks: Buffer[] = [];
-          answer.on('data', (chunk: Buffer) => answerChunks.push(chunk));
-          answer.on('end', () => {
-            const answerBody = Buffer.concat(answerChunks);
-            if (action === 'ReceiveMessage' && !/"Messages"\s*:\s*\[\s*\{/.test(answerBody.toString('utf8'))) {
-              counts.emptyReceives += 1;
-            } else {
-              counts.requests[action] = (counts.requests[action] ?? 0) + 1;
-              counts.billed[action] = (counts.billed[action] ?? 0) + Math.max(1, Math.ceil(body.length / CHUNK_BYTES));
-              counts.largestPayloadBytes = Math.max(counts.largestPayloadBytes, body.length);
-            }
-            outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-            outgoing.end(answerBody);
-          });
-          answer.on('error', () => outgoing.destroy());
-        },
-      );
+      const forward = httpRequest({ host: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url, headers: incoming.headers }, (answer) => {
+        const answerChunks: Buffer[] = [];
+        answer.on('data', (chunk: Buffer) => answerChunks.push(chunk));
+        answer.on('end', () => {
+          const answerBody = Buffer.concat(answerChunks);
+          if (action === 'ReceiveMessage' && !/"Messages"\s*:\s*\[\s*\{/.test(answerBody.toString('utf8'))) {
+            counts.emptyReceives += 1;
+          } else {
+            counts.requests[action] = (counts.requests[action] ?? 0) + 1;
+            counts.billed[action] = (counts.billed[action] ?? 0) + Math.max(1, Math.ceil(body.length / CHUNK_BYTES));
+            counts.largestPayloadBytes = Math.max(counts.largestPayloadBytes, body.length);
+          }
+          outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+          outgoing.end(answerBody);
+        });
+        answer.on('error', () => outgoing.destroy());
+      });
       // A poller aborting its long poll on stop closes the socket: nothing to count.
       forward.on('error', () => outgoing.destroy());
       outgoing.on('close', () => {

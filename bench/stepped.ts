@@ -137,7 +137,13 @@ async function run(options: SteppedOptions): Promise<SteppedReport> {
   };
 
   // 1. Detection through the line. The minute's run starts it; the poller reads the timer as Lambda does.
-  const poller = await startQueuePoller({ endpoint: sqsServer.endpoint, queueUrl: sqsServer.watchTickQueueUrl, handler: tickWatchers as (event: SQSEvent) => Promise<never>, batchSize: 10, waitTimeSeconds: 20 });
+  const poller = await startQueuePoller({
+    endpoint: sqsServer.endpoint,
+    queueUrl: sqsServer.watchTickQueueUrl,
+    handler: tickWatchers as (event: SQSEvent) => Promise<never>,
+    batchSize: 10,
+    waitTimeSeconds: 20,
+  });
   const pending: number[] = [];
   const paid: number[] = [];
   try {
@@ -181,19 +187,52 @@ async function run(options: SteppedOptions): Promise<SteppedReport> {
       await act(prepared);
       const ms = performance.now() - start;
       const units = reset();
-      samples.push({ ms: round2(ms), dynamodb_requests: units.requests, read_units: round2(units.readUnits), write_units: round2(units.writeUnits), source_requests: sourceRequests() - source, sqs_requests: sqsRequests - queued });
+      samples.push({
+        ms: round2(ms),
+        dynamodb_requests: units.requests,
+        read_units: round2(units.readUnits),
+        write_units: round2(units.writeUnits),
+        source_requests: sourceRequests() - source,
+        sqs_requests: sqsRequests - queued,
+      });
       await Promise.all([...running]);
     }
     return samples.sort((a, b) => a.ms - b.ms)[10]!;
   };
   const tickOf = async (claimedAgoMs: number) => ({ source: 'watch-tick' as const, chain: 'BTC', owner: await owner(), claimed_at: new Date(Date.now() - claimedAgoMs).toISOString(), failures: 0 });
-  const step = await measure(() => tickOf(1_000), (tick) => watchChain!(tick, context));
-  const claimingStep = await measure(() => tickOf(61_000), (tick) => watchChain!(tick, context));
-  const minuteRun = await measure(async () => undefined, () => watchChain!({ source: 'aws.events' }, context));
+  const step = await measure(
+    () => tickOf(1_000),
+    (tick) => watchChain!(tick, context),
+  );
+  const claimingStep = await measure(
+    () => tickOf(61_000),
+    (tick) => watchChain!(tick, context),
+  );
+  const minuteRun = await measure(
+    async () => undefined,
+    () => watchChain!({ source: 'aws.events' }, context),
+  );
   const message = (body: string) =>
-    ({ Records: [{ messageId: randomUUID(), receiptHandle: 'r', body, attributes: {}, messageAttributes: {}, md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:ticks', awsRegion: 'us-east-1' }] }) as unknown as SQSEvent;
+    ({
+      Records: [
+        {
+          messageId: randomUUID(),
+          receiptHandle: 'r',
+          body,
+          attributes: {},
+          messageAttributes: {},
+          md5OfBody: '',
+          eventSource: 'aws:sqs',
+          eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:ticks',
+          awsRegion: 'us-east-1',
+        },
+      ],
+    }) as unknown as SQSEvent;
   // Only the handler is timed: the watcher's invocation it started is the watcher's (measured above).
-  const ticker = await measure(async () => message(JSON.stringify(await tickOf(1_000))), (event) => tickWatchers(event));
+  const ticker = await measure(
+    async () => message(JSON.stringify(await tickOf(1_000))),
+    (event) => tickWatchers(event),
+  );
   await Promise.all([...running]);
   await new Promise((resolve) => lambdaApi.close(resolve));
   await esplora.close();

@@ -94,8 +94,7 @@ const began = performance.now();
 const progress = (message: string) => process.stderr.write(`ton-stellar: ${((performance.now() - began) / 1000).toFixed(1)} s ${message}\n`);
 const total = (counts: ReadonlyMap<string, number>) => [...counts.values()].reduce((sum, n) => sum + n, 0);
 /** Requests by path (or route) since `before`. */
-const since = (now: ReadonlyMap<string, number>, before: ReadonlyMap<string, number>) =>
-  new Map([...now].map(([path, n]) => [path, n - (before.get(path) ?? 0)] as const).filter(([, n]) => n > 0));
+const since = (now: ReadonlyMap<string, number>, before: ReadonlyMap<string, number>) => new Map([...now].map(([path, n]) => [path, n - (before.get(path) ?? 0)] as const).filter(([, n]) => n > 0));
 
 /** An invoice's comment or memo id (as checkout makes them: 16 digits, no leading zero). */
 const invoiceId = (i: number) => String(1_000_000_000_000_000 + i);
@@ -110,7 +109,13 @@ export interface Latency {
 
 function latency(samples: readonly number[]): Latency {
   const sorted = [...samples].sort((a, b) => a - b);
-  return { n: sorted.length, p50: round(percentile(sorted, 50)), p95: round(percentile(sorted, 95)), max: round(sorted.at(-1) ?? NaN), mean: round(sorted.reduce((a, b) => a + b, 0) / Math.max(1, sorted.length)) };
+  return {
+    n: sorted.length,
+    p50: round(percentile(sorted, 50)),
+    p95: round(percentile(sorted, 95)),
+    max: round(sorted.at(-1) ?? NaN),
+    mean: round(sorted.reduce((a, b) => a + b, 0) / Math.max(1, sorted.length)),
+  };
 }
 
 export interface RequestsByOpen {
@@ -360,7 +365,14 @@ async function measureTon(options: { minutes: number; detectionPayments: number;
       }
       const meanRequests = requestsPerStep.reduce((a, b) => a + b, 0) / requestsPerStep.length;
       const period = INTERVAL_S + median(stepMs) / 1000;
-      return { step_ms: latency(stepMs), requests_per_step: round(meanRequests), period_s: round(period), requests_per_hour: Math.round((meanRequests * 3600) / period), ...burst(proxy.times), detection_ms: latency(latencies) };
+      return {
+        step_ms: latency(stepMs),
+        requests_per_step: round(meanRequests),
+        period_s: round(period),
+        requests_per_hour: Math.round((meanRequests * 3600) / period),
+        ...burst(proxy.times),
+        detection_ms: latency(latencies),
+      };
     };
     progress('TON detection, paced as without a key...');
     const paced = await detect(undefined);
@@ -414,7 +426,11 @@ async function stellarNetwork(opsPerLedger: number, start: number) {
     for (const { to, memo } of paying) hashes.push(send([Operation.payment({ destination: to, asset: USDC, amount: '10.0000000' })], memo));
     const others = Math.max(0, ops - paying.length);
     for (let done = 0; done < others; done += 100) {
-      send(Array.from({ length: Math.min(100, others - done) }, () => Operation.payment({ destination: strangers[(sent += 1) % strangers.length]!, asset: sent % 2 ? USDC : Asset.native(), amount: '0.5000000' })));
+      send(
+        Array.from({ length: Math.min(100, others - done) }, () =>
+          Operation.payment({ destination: strangers[(sent += 1) % strangers.length]!, asset: sent % 2 ? USDC : Asset.native(), amount: '0.5000000' }),
+        ),
+      );
     }
     server.closeLedger(at);
     for (const hash of hashes) closedAt.set(hash, at);
@@ -429,7 +445,14 @@ async function stellarNetwork(opsPerLedger: number, start: number) {
 const stellarWatches = (open: number, merchants: readonly string[], now: number): WatchedAddress[] =>
   Array.from({ length: open }, (_, i) => {
     const created = now - 60_000 - ((i * 7919) % 240_000);
-    return { chain: 'STELLAR', currency: 'USDC_XLM', address: merchants[i % Math.min(open, MERCHANTS)]!, since: new Date(created).toISOString(), open_until: new Date(created + 3_600_000).toISOString(), until: new Date(created + 86_400_000).toISOString() };
+    return {
+      chain: 'STELLAR',
+      currency: 'USDC_XLM',
+      address: merchants[i % Math.min(open, MERCHANTS)]!,
+      since: new Date(created).toISOString(),
+      open_until: new Date(created + 3_600_000).toISOString(),
+      until: new Date(created + 86_400_000).toISOString(),
+    };
   });
 
 export interface StellarTraffic {
@@ -482,7 +505,17 @@ async function measureStellar(options: { minutes: number; detectionPayments: num
         return {
           open,
           merchants: Math.min(open, MERCHANTS),
-          stepped: new Stepped(new StellarPayments({ url: network.server.url, issuer: CIRCLE_USDC_ISSUER, networkPassphrase: PUBLIC_PASSPHRASE, currency: 'USDC_XLM', decimals: 7, watched: async () => watched, clock: () => new Date(clock.now) })),
+          stepped: new Stepped(
+            new StellarPayments({
+              url: network.server.url,
+              issuer: CIRCLE_USDC_ISSUER,
+              networkPassphrase: PUBLIC_PASSPHRASE,
+              currency: 'USDC_XLM',
+              decimals: 7,
+              watched: async () => watched,
+              clock: () => new Date(clock.now),
+            }),
+          ),
         };
       });
       const { figures } = await lockstep(sources, () => network.server.requests, { steps: (options.minutes * 60) / INTERVAL_S, clock, traffic: (_, to) => network.closeUntil(to, toUs) });
@@ -597,7 +630,13 @@ async function costJob(options: CostJob): Promise<CostJobResult> {
   for (let at = 0; at < entries.length; at += 25) await Promise.all(entries.slice(at, at + 25).map((entry) => watchAddress(PER_ADDRESS_ITEMS, entry, writtenAt)));
   for (const chain of ['TON', 'STELLAR']) await demandWatching(chain, new Date(Date.now() + 3_600_000));
   const owner = async (chain: string) => (await db().send(new GetCommand({ TableName: table, Key: watchLeaseKey(chain), ConsistentRead: true }))).Item!.owner as string;
-  const tick = async (chain: string, claimedAgoMs: number) => ({ source: 'watch-tick' as const, chain, owner: await owner(chain), claimed_at: new Date(Date.now() - claimedAgoMs).toISOString(), failures: 0 });
+  const tick = async (chain: string, claimedAgoMs: number) => ({
+    source: 'watch-tick' as const,
+    chain,
+    owner: await owner(chain),
+    claimed_at: new Date(Date.now() - claimedAgoMs).toISOString(),
+    failures: 0,
+  });
   const sourceRequests = (chain: string) => total(chain === 'TON' ? ton.requests : stellar.server.requests);
   /** The median of `count` invocations of `act`, each after its `prepare` (not measured). */
   const measure = async <T>(chain: string, count: number, prepare: () => Promise<T>, act: (prepared: T) => Promise<unknown>): Promise<InvocationFigures> => {
@@ -611,7 +650,14 @@ async function costJob(options: CostJob): Promise<CostJobResult> {
       await act(prepared);
       const ms = performance.now() - started;
       const units = reset();
-      samples.push({ ms: round2(ms), dynamodb_requests: units.requests, read_units: round2(units.readUnits), write_units: round2(units.writeUnits), source_requests: sourceRequests(chain) - requests, sqs_requests: sent - queued });
+      samples.push({
+        ms: round2(ms),
+        dynamodb_requests: units.requests,
+        read_units: round2(units.readUnits),
+        write_units: round2(units.writeUnits),
+        source_requests: sourceRequests(chain) - requests,
+        sqs_requests: sent - queued,
+      });
     }
     return samples.sort((a, b) => a.ms - b.ms)[Math.floor(count / 2)]!;
   };
@@ -657,7 +703,21 @@ async function costJob(options: CostJob): Promise<CostJobResult> {
       });
     }
     const message = async () =>
-      ({ Records: [{ messageId: randomUUID(), receiptHandle: 'r', body: JSON.stringify(await tick('TON', 1000)), attributes: {}, messageAttributes: {}, md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:ticks', awsRegion: 'us-east-1' }] }) as unknown as Parameters<typeof tickWatchers>[0];
+      ({
+        Records: [
+          {
+            messageId: randomUUID(),
+            receiptHandle: 'r',
+            body: JSON.stringify(await tick('TON', 1000)),
+            attributes: {},
+            messageAttributes: {},
+            md5OfBody: '',
+            eventSource: 'aws:sqs',
+            eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:ticks',
+            awsRegion: 'us-east-1',
+          },
+        ],
+      }) as unknown as Parameters<typeof tickWatchers>[0];
     const ticker = await measure('TON', options.samples, message, (event) => tickWatchers(event));
     return { chains, ticker };
   } finally {
@@ -773,7 +833,11 @@ export async function measureColdLoad(runs: number): Promise<{ runs: number; nod
       entries.map(async ({ contents, entry, plugins }, index) => {
         const outfile = join(outDir, String(index), 'index.mjs');
         const built = await buildAsLambda(
-          { ...(entry ? { entryPoints: [join(REPO_ROOT, entry)] } : { stdin: { contents: contents!, resolveDir: REPO_ROOT, sourcefile: `entry-${index}.ts`, loader: 'ts' } }), outfile, plugins: plugins ?? [] },
+          {
+            ...(entry ? { entryPoints: [join(REPO_ROOT, entry)] } : { stdin: { contents: contents!, resolveDir: REPO_ROOT, sourcefile: `entry-${index}.ts`, loader: 'ts' } }),
+            outfile,
+            plugins: plugins ?? [],
+          },
           options,
         );
         return { outfile, metafile: built.metafile };
@@ -839,12 +903,16 @@ export async function measureTonStellar(): Promise<TonStellarReport> {
     stellar_requests_flat: stellar.by_traffic.every((t) => t.flat_ratio <= GOALS.flat_ratio_max),
     // Paced 1.1 s apart without a key (AWS), 0.11 s with one: the busiest second measured without.
     ton_within_1_per_second_without_key: ton.paced.max_per_second <= PROVIDER_LIMITS.toncenter_per_second.no_key,
-    ...Object.fromEntries(stellar.by_traffic.map((t) => [`stellar_within_3600_per_hour_at_${t.ops_per_ledger}_ops`, t.requests.every((r) => r.requests_per_hour_at_interval <= PROVIDER_LIMITS.horizon_public_per_hour)])),
+    ...Object.fromEntries(
+      stellar.by_traffic.map((t) => [`stellar_within_3600_per_hour_at_${t.ops_per_ledger}_ops`, t.requests.every((r) => r.requests_per_hour_at_interval <= PROVIDER_LIMITS.horizon_public_per_hour)]),
+    ),
     ton_detection_p50_under_10s_without_key: ton.paced.detection_ms.p50 < GOALS.detection_p50_ms_max,
     ton_detection_p50_under_10s_with_key: ton.paced_with_key.detection_ms.p50 < GOALS.detection_p50_ms_max,
     stellar_detection_p50_under_10s: stellar.detection_ms.p50 < GOALS.detection_p50_ms_max,
     ...Object.fromEntries(cost.chains.map((c) => [`under $1 a month: ${c.variant}`, c.usd_per_month.total < GOALS.usd_per_chain_month_max])),
-    ...Object.fromEntries(coldLoad.bundles.filter((b) => !b.what.startsWith('an empty') && !b.what.endsWith('without @ton/core')).map((b) => [`load_under_100ms: ${b.what}`, load(b.what) < GOALS.cold_load_ms_max])),
+    ...Object.fromEntries(
+      coldLoad.bundles.filter((b) => !b.what.startsWith('an empty') && !b.what.endsWith('without @ton/core')).map((b) => [`load_under_100ms: ${b.what}`, load(b.what) < GOALS.cold_load_ms_max]),
+    ),
   };
   return {
     generated_at: new Date().toISOString(),

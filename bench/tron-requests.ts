@@ -131,7 +131,12 @@ async function bytesPerStep(options: Required<TronRequestsOptions>) {
     for (let i = 0; i < blocks + SOLID_LAG_BLOCKS; i += 1) mine(server.timeOf(server.height) + BLOCK_MS, i === 0 ? recipients[0] : undefined);
     const to = server.solidHeight;
     const ask = async (topics: unknown[]) => {
-      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getLogs', params: [{ fromBlock: `0x${(to - blocks + 1).toString(16)}`, toBlock: `0x${to.toString(16)}`, address: `0x${tronHex(USDT).slice(2)}`, topics }] });
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'eth_getLogs',
+        params: [{ fromBlock: `0x${(to - blocks + 1).toString(16)}`, toBlock: `0x${to.toString(16)}`, address: `0x${tronHex(USDT).slice(2)}`, topics }],
+      });
       const response = await fetch(`${server.url}/jsonrpc`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
       return { request: Buffer.byteLength(body), response: Buffer.byteLength(await response.text()) };
     };

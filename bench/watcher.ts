@@ -286,7 +286,12 @@ export async function measureWatcher(options: { orders: number }): Promise<Watch
   // A payment reported final at once (TRON, Solana, LBTC, EOS): the indexed watcher's booking path.
   const { bookInvoice, paymentReport } = await import('#shared/watchers/booking');
   const { parseDecimal: decimal } = await import('#shared/domain/money');
-  const finalOrder = await newInvoice({ callback_url: 'https://shop.example.com/mugglepay/callback', token: 'f3b9c2a1d4e5f60718293a4b5c6d7e8f', merchant_order_id: 'WC-104234', title: 'Order #104234' });
+  const finalOrder = await newInvoice({
+    callback_url: 'https://shop.example.com/mugglepay/callback',
+    token: 'f3b9c2a1d4e5f60718293a4b5c6d7e8f',
+    merchant_order_id: 'WC-104234',
+    title: 'Order #104234',
+  });
   const finalFound = (await findOrderWithInvoice(finalOrder.id))!;
   const finalTxid = randomBytes(32).toString('hex');
   log.start();
@@ -346,10 +351,7 @@ export async function measureWatcher(options: { orders: number }): Promise<Watch
     for (const transactions of [100, 1000]) {
       for (const kind of ['esplora', 'core-rpc'] as const) {
         const invoices = await Promise.all(Array.from({ length: 5 }, () => newInvoice()));
-        const source =
-          kind === 'esplora'
-            ? new EsploraSource({ chain: 'BTC', baseUrl: esplora.url })
-            : new CoreRpcSource({ chain: 'BTC', url: node.url.replace('http://', 'http://bench:bench@') });
+        const source = kind === 'esplora' ? new EsploraSource({ chain: 'BTC', baseUrl: esplora.url }) : new CoreRpcSource({ chain: 'BTC', url: node.url.replace('http://', 'http://bench:bench@') });
         const w = new BlockWatcher(source, { cursorName: `BTC-bench-${randomUUID()}`, mempool: false });
         await w.step();
         const txs = [];

@@ -44,13 +44,18 @@ export const validatorName = (schema: RequestSchema): string => schema.$id.charA
  */
 function declaredType(id: string): { name: string; module: string } {
   const found: { name: string; module: string }[] = [];
-  for (const file of readdirSync(SCHEMAS_DIR).filter((name) => name.endsWith('.ts')).sort()) {
+  for (const file of readdirSync(SCHEMAS_DIR)
+    .filter((name) => name.endsWith('.ts'))
+    .sort()) {
     const source = readFileSync(`${SCHEMAS_DIR}${file}`, 'utf8');
     const at = source.indexOf(`$id: '${id}'`);
     if (at < 0) continue;
     const constant = [...source.slice(0, at).matchAll(/export const (\w+) = \{/g)].at(-1)?.[1];
     const types = constant ? [...source.matchAll(new RegExp(`export type (\\w+) = \\w+<typeof ${constant}\\b`, 'g'))].map((match) => match[1]!) : [];
-    if (types.length !== 1) throw new Error(`shared/schemas/${file}: the schema ${id} (${constant ?? 'no export const'}) needs exactly one \`export type X = FromSchema<typeof ${constant ?? '...'}>\`, found ${types.length}`);
+    if (types.length !== 1)
+      throw new Error(
+        `shared/schemas/${file}: the schema ${id} (${constant ?? 'no export const'}) needs exactly one \`export type X = FromSchema<typeof ${constant ?? '...'}>\`, found ${types.length}`,
+      );
     found.push({ name: types[0]!, module: `#shared/schemas/${file.slice(0, -'.ts'.length)}` });
   }
   if (found.length !== 1) throw new Error(`the request schema ${id} is declared in ${found.length} modules of shared/schemas/, not one`);
@@ -65,7 +70,10 @@ function declaredType(id: string): { name: string; module: string } {
 export function validatorsOf(routes: readonly Route[]): Record<string, ValidatorSpec> {
   const specs: Record<string, ValidatorSpec> = {};
   for (const route of routes) {
-    for (const [schema, coerce] of [[route.body, false], [route.query, true]] as const) {
+    for (const [schema, coerce] of [
+      [route.body, false],
+      [route.query, true],
+    ] as const) {
       if (!schema) continue;
       const name = validatorName(schema);
       const known = specs[name];

@@ -30,8 +30,7 @@ export interface WebApp {
 }
 
 /** sandbox-gateway/app.js and app.css: the page's own files, one folder up (no second copy). */
-const GATEWAY_SCRIPT_STUB =
-  "(function(){var s=document.createElement('script');s.src=new URL('../app.js',document.currentScript.src).href;document.head.appendChild(s)})();\n";
+const GATEWAY_SCRIPT_STUB = "(function(){var s=document.createElement('script');s.src=new URL('../app.js',document.currentScript.src).href;document.head.appendChild(s)})();\n";
 const GATEWAY_STYLE_STUB = '@import url("../app.css");\n';
 
 export const WEB_APPS = {
@@ -55,7 +54,12 @@ const FILES = ['index.html', 'app.js', 'app.css'] as const;
 export async function buildWeb(outdirs: Partial<Record<WebAppName, string>> = {}): Promise<Record<WebAppName, AppSize>> {
   const apps = Object.entries(WEB_APPS) as [WebAppName, WebApp][];
   const result = await build({
-    entryPoints: Object.fromEntries(apps.flatMap(([name, app]) => [[`${name}/app`, join(WEB, app.source, 'main.ts')], [`${name}/style`, join(WEB, app.source, 'app.css')]])),
+    entryPoints: Object.fromEntries(
+      apps.flatMap(([name, app]) => [
+        [`${name}/app`, join(WEB, app.source, 'main.ts')],
+        [`${name}/style`, join(WEB, app.source, 'app.css')],
+      ]),
+    ),
     bundle: true,
     minify: true,
     format: 'iife',

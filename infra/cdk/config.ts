@@ -90,9 +90,7 @@ const FORMATS: Readonly<Record<string, readonly [RegExp, string]>> = {
   EOS_ACCOUNT: [/^[a-z1-5.]{1,12}$/, 'an EOS account name (a-z, 1-5, dot; up to 12)'],
   PLATFORM_WALLET_SOL: [/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'a Solana address (base58)'],
   PORTAL_RP_ID: [DNS_NAME, 'a lower-case DNS name (the portal domain or a parent of it)'],
-  ...Object.fromEntries(
-    EVM_NETWORKS.flatMap((network) => Object.keys(network.tokens)).map((code) => [`${code}_CONTRACT`, [/^0x[0-9a-fA-F]{40}$/, 'a 0x-prefixed 20-byte contract address'] as const]),
-  ),
+  ...Object.fromEntries(EVM_NETWORKS.flatMap((network) => Object.keys(network.tokens)).map((code) => [`${code}_CONTRACT`, [/^0x[0-9a-fA-F]{40}$/, 'a 0x-prefixed 20-byte contract address'] as const])),
 };
 
 /** `operator` settings the stack uses itself rather than passing them on as they are. */
@@ -265,11 +263,7 @@ function readEmail(raw: (key: SettingKey) => string | undefined, fail: (key: Set
  * lnd-config.ts reads them, from the `parameter` settings read. Answers the parameters ({}
  * without a node); a half configuration fails synth.
  */
-function readLightning(
-  raw: (key: SettingKey) => string | undefined,
-  fail: (key: SettingKey, problem: string) => never,
-  secrets: Readonly<Record<string, string>>,
-): Record<string, string> {
+function readLightning(raw: (key: SettingKey) => string | undefined, fail: (key: SettingKey, problem: string) => never, secrets: Readonly<Record<string, string>>): Record<string, string> {
   const parameters: Record<string, string> = {};
   for (const name of ['LND_MACAROON', 'LND_TLS_CERT']) if (secrets[name] !== undefined) parameters[`${name}_PARAMETER`] = secrets[name];
   if (raw('lndRestUrl') === undefined) {
@@ -280,10 +274,7 @@ function readLightning(
   return parameters;
 }
 
-function readPaymentPage(
-  raw: (key: SettingKey) => string | undefined,
-  fail: (key: SettingKey, problem: string) => never,
-): DeployConfig['paymentPage'] {
+function readPaymentPage(raw: (key: SettingKey) => string | undefined, fail: (key: SettingKey, problem: string) => never): DeployConfig['paymentPage'] {
   const url = raw('paymentPageUrl');
   const domainName = raw('paymentPageDomain');
   const certificateArn = raw('paymentPageCertificateArn');

@@ -194,7 +194,10 @@ function declarationsOf(section: Section, source: string): string[] {
 function importsOf(code: string): Map<string, { from: string; name: string }> {
   const imports = new Map<string, { from: string; name: string }>();
   for (const [, names, from] of code.matchAll(/^import\s*\{([^}]*)\}\s*from\s*["']([^"']+)["'];?$/gm)) {
-    for (const entry of names!.split(',').map((part) => part.trim()).filter(Boolean)) {
+    for (const entry of names!
+      .split(',')
+      .map((part) => part.trim())
+      .filter(Boolean)) {
       const [name, local] = entry.split(/\s+as\s+/) as [string, string | undefined];
       imports.set(local ?? name, { from: from!, name });
     }
@@ -221,7 +224,8 @@ export function scanBundle(code: string, source: (file: string) => string = (fil
     if (CLIENT_PACKAGE.test(from) && !name.endsWith('Command') && !HARMLESS_IMPORT.test(name)) {
       throw new Error(`the bundle imports ${name} from ${from}: only command classes can be scanned for the calls they make (as ${local})`);
     }
-    if (SIGNER_PACKAGE.test(from) && !(local === name || (local.startsWith(name) && /^\d+$/.test(local.slice(name.length))))) throw new Error(`the bundle imports ${name} from ${from} as ${local}: import it under its own name`);
+    if (SIGNER_PACKAGE.test(from) && !(local === name || (local.startsWith(name) && /^\d+$/.test(local.slice(name.length)))))
+      throw new Error(`the bundle imports ${name} from ${from} as ${local}: import it under its own name`);
   }
   // Each command class imported, with how to find its uses and its constructions in a line.
   const commands = [...imports]
@@ -242,7 +246,9 @@ export function scanBundle(code: string, source: (file: string) => string = (fil
   const transactionActions = [...new Set([...projectCode.matchAll(/(?:[{,]|^)\s*(Put|Update|Delete|ConditionCheck)\s*:/gm)].map((match) => TRANSACTION_ITEMS[match[1]!]!))];
   // Any mention (a key, a shorthand, a parameter): a Query the scan cannot tell apart may use an index.
   const namesIndexes = /\bIndexName\b/.test(projectCode);
-  const jobQueues = Object.entries(JOB_QUEUES).filter(([site]) => declared.has(site)).map(([, queues]) => queues);
+  const jobQueues = Object.entries(JOB_QUEUES)
+    .filter(([site]) => declared.has(site))
+    .map(([, queues]) => queues);
 
   const calls: Call[] = [];
   const add = (action: string, resource: Resource, site: string) => calls.push({ action, resource, site });
@@ -370,8 +376,7 @@ export const covers = (allowance: Omit<Allowance, 'arns'>, call: Call): boolean 
   call.resource === allowance.resource && (!allowance.actions || allowance.actions.includes(call.action)) && (!allowance.sites || allowance.sites.includes(call.site));
 
 /** The actions of `calls` an allowance grants, sorted. */
-export const allowedActions = (calls: readonly Call[], allowance: Omit<Allowance, 'arns'>): string[] =>
-  [...new Set(calls.filter((call) => covers(allowance, call)).map((call) => call.action))].sort();
+export const allowedActions = (calls: readonly Call[], allowance: Omit<Allowance, 'arns'>): string[] => [...new Set(calls.filter((call) => covers(allowance, call)).map((call) => call.action))].sort();
 
 /**
  * The sites of the calls a read-only function is granted with a condition that narrows them to

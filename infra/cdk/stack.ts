@@ -116,8 +116,7 @@ export const serviceFolders = (routes: readonly Route[] = ROUTES): string[] =>
   [...new Set([...functionNeeds(routes).keys(), WATCHER_FOLDER, WAKE_FOLDER, TICK_FOLDER, ...Object.values(EMAIL_FUNCTIONS)])].sort();
 
 /** The function folders whose declaration grants this. */
-export const functionsGranted = (grant: Grant, routes: readonly Route[] = ROUTES): string[] =>
-  [...functionNeeds(routes)].filter(([, needs]) => needs.grants.has(grant)).map(([folder]) => folder);
+export const functionsGranted = (grant: Grant, routes: readonly Route[] = ROUTES): string[] => [...functionNeeds(routes)].filter(([, needs]) => needs.grants.has(grant)).map(([folder]) => folder);
 
 /**
  * PORTAL_ORIGIN of a streamed route's function. The distribution names the function's URL as
@@ -321,7 +320,14 @@ export class CryptoPayStack extends Stack {
     this.alarms.alarmOnApiServerErrors('ApiServerErrors', this.api.api);
     // Streamed routes answer through their function URL, not the API: an alarm each, as the event-driven functions.
     const streamed = ROUTES.filter((route) => route.stream).map((route) => route.fn);
-    for (const folder of [EVENT_FUNCTIONS.expireOrders.fn, EVENT_FUNCTIONS.sweepCallbacks.fn, EVENT_FUNCTIONS.orderEvents.fn, EVENT_FUNCTIONS.deliverCallback.fn, EVENT_FUNCTIONS.renewSubscriptions.fn, ...streamed]) {
+    for (const folder of [
+      EVENT_FUNCTIONS.expireOrders.fn,
+      EVENT_FUNCTIONS.sweepCallbacks.fn,
+      EVENT_FUNCTIONS.orderEvents.fn,
+      EVENT_FUNCTIONS.deliverCallback.fn,
+      EVENT_FUNCTIONS.renewSubscriptions.fn,
+      ...streamed,
+    ]) {
       this.alarms.alarmOnErrors(`${constructId(folder)}Errors`, functions.get(folder)!.function, `${folder} invocations are failing`);
     }
 
@@ -333,9 +339,7 @@ export class CryptoPayStack extends Stack {
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn, description: 'Subscribe on-call here' });
     new CfnOutput(this, 'PaymentPageBucketName', { value: this.paymentPage.bucket.bucketName });
     new CfnOutput(this, 'PaymentPageContent', {
-      value: this.paymentPage.contentDeployed
-        ? 'deployed from web/dist'
-        : 'NOT deployed: web/dist was missing at synth time; build the page and deploy again',
+      value: this.paymentPage.contentDeployed ? 'deployed from web/dist' : 'NOT deployed: web/dist was missing at synth time; build the page and deploy again',
     });
   }
 

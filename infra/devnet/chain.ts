@@ -1,17 +1,4 @@
-import {
-  type Account,
-  type Address,
-  type Chain,
-  createPublicClient,
-  createWalletClient,
-  defineChain,
-  type Hash,
-  http,
-  parseUnits,
-  type PublicClient,
-  type Transport,
-  type WalletClient,
-} from 'viem';
+import { type Account, type Address, type Chain, createPublicClient, createWalletClient, defineChain, type Hash, http, parseUnits, type PublicClient, type Transport, type WalletClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { committedTestToken } from '#infra/devnet/compile';
 
@@ -109,12 +96,7 @@ export function sendToken(clients: DevnetClients, from: Account, token: Address,
 }
 
 /** One transaction with several Transfer logs (the token's transferMany). */
-export function sendTokens(
-  clients: DevnetClients,
-  from: Account,
-  token: Address,
-  payments: readonly { to: Address; units: bigint }[],
-): Promise<Hash> {
+export function sendTokens(clients: DevnetClients, from: Account, token: Address, payments: readonly { to: Address; units: bigint }[]): Promise<Hash> {
   return clients.wallet(from).writeContract({
     address: token,
     abi: tokenAbi,

@@ -1,16 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  ContractDecoder,
-  EdrContext,
-  L1_CHAIN_TYPE,
-  l1GenesisState,
-  l1HardforkFromString,
-  l1ProviderFactory,
-  MineOrdering,
-  PRAGUE,
-  type Provider,
-} from '@nomicfoundation/edr';
+import { ContractDecoder, EdrContext, L1_CHAIN_TYPE, l1GenesisState, l1HardforkFromString, l1ProviderFactory, MineOrdering, PRAGUE, type Provider } from '@nomicfoundation/edr';
 
 /**
  * A local Ethereum node: Hardhat's EDR (the Rust EVM and JSON-RPC provider behind Hardhat
@@ -75,10 +65,7 @@ async function createProvider(options: DevnetNodeOptions): Promise<Provider> {
       chainId,
       coinbase: bytes(`0x${'00'.repeat(20)}`),
       defaultTransactionGasLimit: 30_000_000n,
-      genesisState: [
-        ...l1GenesisState(l1HardforkFromString(PRAGUE)),
-        ...(options.balances ?? []).map((b) => ({ address: bytes(b.address), balance: b.wei })),
-      ],
+      genesisState: [...l1GenesisState(l1HardforkFromString(PRAGUE)), ...(options.balances ?? []).map((b) => ({ address: bytes(b.address), balance: b.wei }))],
       hardfork: PRAGUE,
       initialBaseFeePerGas: 1_000_000_000n,
       minGasPrice: 0n,

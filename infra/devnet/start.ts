@@ -88,4 +88,4 @@ for (const [i, network] of networks.entries()) {
   for (const [code, { address }] of Object.entries(network.tokens)) console.log(`  ${code.padEnd(11)} test contract ${address}`);
 }
 console.log(`Buyer: ${buyer.address} (10,000 ETH on each network, 1,000,000 of each test token)`);
-console.log('Pay an order\'s invoice from the buyer: npm run devnet:pay -- <order_id> [--amount <amount>]');
+console.log("Pay an order's invoice from the buyer: npm run devnet:pay -- <order_id> [--amount <amount>]");

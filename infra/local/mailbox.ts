@@ -111,8 +111,7 @@ export async function startMailbox(options: { port?: number } = {}): Promise<Mai
   };
 }
 
-const escapeHtml = (text: string): string =>
-  text.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!);
+const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!);
 
 /**
  * The mailbox's page around `body`. It reads on a phone too (375 px): a word longer than a line
@@ -143,17 +142,24 @@ function mailboxPages(prefix: string, messages: () => readonly CapturedMail[]): 
       response.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
       response.end(body);
     };
-    if (rest === 'messages.json') return answer(200, 'application/json; charset=utf-8', JSON.stringify(messages().map(({ raw: _raw, ...mail }) => mail))), true;
-    if (rest === '' ) {
+    if (rest === 'messages.json') return (answer(200, 'application/json; charset=utf-8', JSON.stringify(messages().map(({ raw: _raw, ...mail }) => mail))), true);
+    if (rest === '') {
       const rows = [...messages()]
         .reverse()
         .map((mail) => `<tr><td>${escapeHtml(mail.receivedAt)}</td><td>${escapeHtml(mail.to)}</td><td><a href="${prefix}${mail.id}">${escapeHtml(mail.subject || '(no subject)')}</a></td></tr>`)
         .join('');
-      answer(200, 'text/html; charset=utf-8', page('Local mailbox', `<h1>Local mailbox</h1><p>Every email the service sent since it started (newest first). Reload to see new ones.</p><table><thead><tr><th>Received</th><th>To</th><th>Subject</th></tr></thead><tbody>${rows || '<tr><td colspan="3">Nothing yet.</td></tr>'}</tbody></table>`));
+      answer(
+        200,
+        'text/html; charset=utf-8',
+        page(
+          'Local mailbox',
+          `<h1>Local mailbox</h1><p>Every email the service sent since it started (newest first). Reload to see new ones.</p><table><thead><tr><th>Received</th><th>To</th><th>Subject</th></tr></thead><tbody>${rows || '<tr><td colspan="3">Nothing yet.</td></tr>'}</tbody></table>`,
+        ),
+      );
       return true;
     }
     const mail = messages().find((entry) => String(entry.id) === rest);
-    if (!mail) return answer(404, 'text/plain; charset=utf-8', 'No such message.'), true;
+    if (!mail) return (answer(404, 'text/plain; charset=utf-8', 'No such message.'), true);
     answer(
       200,
       'text/html; charset=utf-8',

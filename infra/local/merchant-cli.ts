@@ -79,7 +79,6 @@ const { positionals, values } = (() => {
   }
 })();
 
-
 function userIdArgument(value: string | undefined): number {
   if (!value || !/^[1-9]\d{0,9}$/.test(value)) fail(`a user_id is a positive integer\n${USAGE}`);
   return Number(value);
@@ -178,11 +177,7 @@ const commands: Record<(typeof COMMANDS)[number], () => Promise<void>> = {
     const { xpubs, ...rest } = settings();
     const wallets = walletOptions();
     if (wallets.XLM !== undefined) await checkStellarAccount(wallets.XLM);
-    const credentials = await merchants.createMerchant(
-      { ...rest, name: values.name, sandbox: values.sandbox, apiToken: values.token, xpubs: xpubs ?? {}, wallets },
-      new Date(),
-      actor,
-    );
+    const credentials = await merchants.createMerchant({ ...rest, name: values.name, sandbox: values.sandbox, apiToken: values.token, xpubs: xpubs ?? {}, wallets }, new Date(), actor);
     const link = await invite(credentials.user_id, undefined);
     print({ ...credentials, portal_invite: link.url }, () => '', true);
   },
@@ -226,10 +221,7 @@ const commands: Record<(typeof COMMANDS)[number], () => Promise<void>> = {
   async set() {
     const result = await merchants.changeSettings(userIdArgument(rest[0]), settings(), actor);
     print(result, () =>
-      [
-        profileText(result.merchant),
-        ...Object.entries(result.addresses).map(([code, addresses]) => `${code} first addresses (compare with your wallet): ${addresses.join(' ')}`),
-      ].join('\n'),
+      [profileText(result.merchant), ...Object.entries(result.addresses).map(([code, addresses]) => `${code} first addresses (compare with your wallet): ${addresses.join(' ')}`)].join('\n'),
     );
   },
   async token() {
@@ -240,7 +232,10 @@ const commands: Record<(typeof COMMANDS)[number], () => Promise<void>> = {
     } else if (verb === 'list') {
       const list = await tokens.listApiTokens(userId);
       print(list, () =>
-        ['token_id\tname\tstarts with\tcreated\tlast used', ...list.map((token) => `${token.token_id}\t${token.name}\t${token.prefix ?? ''}\t${token.created_at}\t${token.last_used_at ?? 'never'}`)].join('\n'),
+        [
+          'token_id\tname\tstarts with\tcreated\tlast used',
+          ...list.map((token) => `${token.token_id}\t${token.name}\t${token.prefix ?? ''}\t${token.created_at}\t${token.last_used_at ?? 'never'}`),
+        ].join('\n'),
       );
     } else if (verb === 'revoke') {
       if (!tokenId) fail(USAGE);
@@ -253,7 +248,11 @@ const commands: Record<(typeof COMMANDS)[number], () => Promise<void>> = {
     const userIds = rest[0] === undefined ? (await merchants.merchantProfiles()).map((merchant) => merchant.user_id) : [userIdArgument(rest[0])];
     const numbered: Record<string, number> = {};
     for (const userId of userIds) numbered[userId] = await numberMerchantOrders(userId, new Date());
-    print({ numbered }, () => Object.entries(numbered).map(([userId, count]) => `${userId}\t${count} orders numbered`).join('\n'));
+    print({ numbered }, () =>
+      Object.entries(numbered)
+        .map(([userId, count]) => `${userId}\t${count} orders numbered`)
+        .join('\n'),
+    );
   },
   async plans() {
     const userId = userIdArgument(rest[0]);

@@ -97,9 +97,7 @@ async function startEmailSender(sqs: LocalSqs, email: NonNullable<PipelineOption
   const { emailQueueHandler } = await import('#shared/email/sender');
   const { queueDailySummaries } = await import('#shared/email/summary');
   const handler = emailQueueHandler(email.transport);
-  const pollers = await Promise.all(
-    Array.from({ length: EMAIL_CONCURRENCY }, () => startQueuePoller({ endpoint: sqs.endpoint, queueUrl: sqs.emailQueueUrl, handler, onError: report })),
-  );
+  const pollers = await Promise.all(Array.from({ length: EMAIL_CONCURRENCY }, () => startQueuePoller({ endpoint: sqs.endpoint, queueUrl: sqs.emailQueueUrl, handler, onError: report })));
   let summarizing: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
     summarizing = summarizing.then(() => queueDailySummaries(new Date())).catch(report);

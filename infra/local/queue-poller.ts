@@ -1,11 +1,4 @@
-import {
-  DeleteMessageBatchCommand,
-  GetQueueAttributesCommand,
-  ReceiveMessageCommand,
-  SQSClient,
-  type Message,
-  type MessageAttributeValue,
-} from '@aws-sdk/client-sqs';
+import { DeleteMessageBatchCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient, type Message, type MessageAttributeValue } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSMessageAttribute, SQSRecord } from 'aws-lambda';
 import { createHash } from 'node:crypto';
 import { LOCAL_AWS_ENV } from '#infra/local/dynamodb';
@@ -186,9 +179,7 @@ function toLambdaRecord(message: Message, queueArn: string, region: string): SQS
       SenderId: attributes.SenderId ?? '',
       ApproximateFirstReceiveTimestamp: attributes.ApproximateFirstReceiveTimestamp ?? '',
     },
-    messageAttributes: Object.fromEntries(
-      Object.entries(message.MessageAttributes ?? {}).map(([name, value]) => [name, toLambdaAttribute(value)]),
-    ),
+    messageAttributes: Object.fromEntries(Object.entries(message.MessageAttributes ?? {}).map(([name, value]) => [name, toLambdaAttribute(value)])),
     md5OfBody: message.MD5OfBody ?? createHash('md5').update(body).digest('hex'),
     eventSource: 'aws:sqs',
     eventSourceARN: queueArn,

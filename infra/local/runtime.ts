@@ -165,9 +165,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   };
   try {
     let dynamodb: LocalDynamoDb | undefined;
-    const dynamodbEndpoint =
-      options.dynamodbEndpoint ??
-      (dynamodb = await startDynamoDbLocal({ dataDir: dataDir && join(dataDir, 'dynamodb') })).endpoint;
+    const dynamodbEndpoint = options.dynamodbEndpoint ?? (dynamodb = await startDynamoDbLocal({ dataDir: dataDir && join(dataDir, 'dynamodb') })).endpoint;
     if (dynamodb) {
       const started = dynamodb;
       stops.push(() => started.stop());
@@ -261,7 +259,17 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       writeFileSync(stateFile(dataDir), JSON.stringify(state));
       stops.push(async () => rmSync(stateFile(dataDir), { force: true }));
     }
-    return { url, paymentPageUrl, portalUrl: `${portalOrigin}${PORTAL_PREFIX}`, demoInviteUrl: demoInvite.url, demo, mail: { smtpUrl: mailbox.smtpUrl, mailboxUrl: `${url}${MAIL_PREFIX}`, messages: mailbox.messages }, dynamodbEndpoint, watching: watchers.chains, stop };
+    return {
+      url,
+      paymentPageUrl,
+      portalUrl: `${portalOrigin}${PORTAL_PREFIX}`,
+      demoInviteUrl: demoInvite.url,
+      demo,
+      mail: { smtpUrl: mailbox.smtpUrl, mailboxUrl: `${url}${MAIL_PREFIX}`, messages: mailbox.messages },
+      dynamodbEndpoint,
+      watching: watchers.chains,
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;

@@ -42,7 +42,9 @@ console.log(`Demo merchant:  user_id ${runtime.demo.user_id} (sandbox)`);
 console.log(`Demo API token: ${runtime.demo.api_token}`);
 console.log(`Callback secret: ${runtime.demo.callback_secret}`);
 console.log(`Mailbox:        ${runtime.mail.mailboxUrl}  (every email sent; SMTP at ${runtime.mail.smtpUrl})`);
-console.log(`Chain watchers: ${runtime.watching.length ? runtime.watching.join(', ') : 'none (set BTC_ESPLORA_URL, BTC_RPC_URL, ..., LND_REST_URL, EOS_HISTORY_URL, TRON_API_URL, SOLANA_RPC_URL, TON_API_URL or STELLAR_HORIZON_URL to watch one)'}`);
+console.log(
+  `Chain watchers: ${runtime.watching.length ? runtime.watching.join(', ') : 'none (set BTC_ESPLORA_URL, BTC_RPC_URL, ..., LND_REST_URL, EOS_HISTORY_URL, TRON_API_URL, SOLANA_RPC_URL, TON_API_URL or STELLAR_HORIZON_URL to watch one)'}`,
+);
 console.log(`Portal invite:  ${runtime.demoInviteUrl}`);
 console.log('                (open it once to make a passkey for the demo merchant; "npm run merchant -- invite <user_id>" makes another)');
 console.log('');

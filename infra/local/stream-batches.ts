@@ -38,7 +38,10 @@ export async function invokeBatch(records: readonly SdkRecord[], target: BatchTa
   if (selected.length === 0) return { sequenceNumbers, firstFailed: -1 };
   try {
     const event: DynamoDBStreamEvent = { Records: selected.map((index) => lambdaRecords[index]!) };
-    const failed = firstFailedIndex(await target.handler(event), selected.map((index) => sequenceNumbers[index]!));
+    const failed = firstFailedIndex(
+      await target.handler(event),
+      selected.map((index) => sequenceNumbers[index]!),
+    );
     return { sequenceNumbers, firstFailed: failed === -1 ? -1 : selected[failed]! };
   } catch (error) {
     target.onError(error);

@@ -45,12 +45,7 @@ async function readCheckpoints(file: string): Promise<StreamCheckpoints> {
     throw error;
   }
   const parsed: unknown = JSON.parse(text);
-  if (
-    typeof parsed !== 'object' ||
-    parsed === null ||
-    Array.isArray(parsed) ||
-    !Object.values(parsed).every((value) => typeof value === 'string')
-  ) {
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || !Object.values(parsed).every((value) => typeof value === 'string')) {
     throw new Error(`${file} is not a stream checkpoint file ({ shardId: sequenceNumber })`);
   }
   return parsed as StreamCheckpoints;

@@ -4,14 +4,7 @@
  * (parents before children), each one's iterator and checkpoint, and the wait after a failed
  * handler call before the shard is read again from its checkpoint.
  */
-import {
-  DescribeStreamCommand,
-  type DynamoDBStreamsClient,
-  GetRecordsCommand,
-  GetShardIteratorCommand,
-  type _Record as SdkRecord,
-  type GetRecordsOutput,
-} from '@aws-sdk/client-dynamodb-streams';
+import { DescribeStreamCommand, type DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand, type _Record as SdkRecord, type GetRecordsOutput } from '@aws-sdk/client-dynamodb-streams';
 import type { CheckpointFile } from '#infra/local/stream-checkpoints';
 import { type Backoff, backoffDelay } from '#shared/core/backoff';
 
@@ -38,9 +31,7 @@ export interface ShardPage {
 export type ShardReadEnd = 'empty' | 'finished' | 'failed';
 
 /** Shards whose records may be read now: not finished, and the parent (if still known) done. */
-export function readableShards<T extends { id: string; parentId: string | undefined; finished: boolean }>(
-  shards: readonly T[],
-): T[] {
+export function readableShards<T extends { id: string; parentId: string | undefined; finished: boolean }>(shards: readonly T[]): T[] {
   const byId = new Map(shards.map((shard) => [shard.id, shard]));
   return shards.filter((shard) => {
     if (shard.finished) return false;

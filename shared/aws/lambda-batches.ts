@@ -25,11 +25,7 @@ class HeldBack extends Error {}
  * reported, so Lambda retries from there; `handle` must therefore be idempotent (records after
  * it that did succeed are repeated).
  */
-export async function handleStreamBatch(
-  event: DynamoDBStreamEvent,
-  what: string,
-  handle: (record: DynamoDBRecord) => Promise<void>,
-): Promise<DynamoDBBatchResponse> {
+export async function handleStreamBatch(event: DynamoDBStreamEvent, what: string, handle: (record: DynamoDBRecord) => Promise<void>): Promise<DynamoDBBatchResponse> {
   const last = new Map<string, Promise<void>>();
   const partitionOf = (record: DynamoDBRecord): string => record.dynamodb?.Keys?.PK?.S ?? `#${record.eventID ?? ''}`;
   const inOrder = (record: DynamoDBRecord): Promise<void> => {
@@ -66,11 +62,7 @@ class Keep extends Error {}
  * or it failed) are reported and come back after their visibility timeout; every other message
  * is deleted.
  */
-export async function handleQueueBatch(
-  event: SQSEvent,
-  what: string,
-  handle: (record: SQSRecord) => Promise<'keep' | 'done'>,
-): Promise<SQSBatchResponse> {
+export async function handleQueueBatch(event: SQSEvent, what: string, handle: (record: SQSRecord) => Promise<'keep' | 'done'>): Promise<SQSBatchResponse> {
   const handleOne = async (record: SQSRecord): Promise<void> => {
     let answer: 'keep' | 'done';
     try {

@@ -11,16 +11,7 @@ import { CallbackInProgressError, NoCallbackError } from '#shared/domain/errors'
 import { type Merchant, type MerchantProfile, signingSecrets } from '#shared/domain/merchant';
 import { logger } from '#shared/core/logger';
 import { findMerchant } from '#shared/store/merchants';
-import {
-  claimDelivery,
-  findDelivery,
-  findOverdueDeliveries,
-  listDeliveries,
-  markDeadLettered,
-  markRequeued,
-  recordAttempt,
-  resetDelivery,
-} from '#shared/store/deliveries';
+import { claimDelivery, findDelivery, findOverdueDeliveries, listDeliveries, markDeadLettered, markRequeued, recordAttempt, resetDelivery } from '#shared/store/deliveries';
 import { ownedOrderId } from '#shared/callbacks/callback-log';
 import { type DeadJob, deadLetterJob, type JobKind, processJobMessage, runJob } from '#shared/jobs/delayed-jobs';
 
@@ -48,10 +39,7 @@ async function secretsOf(userId: number, now: Date): Promise<string[]> {
   return signingSecrets(merchant, now);
 }
 
-type Outcome =
-  | { kind: 'delivered'; attempt: DeliveryAttempt }
-  | { kind: 'stop'; attempt: DeliveryAttempt }
-  | { kind: 'retry'; attempt: DeliveryAttempt; retryAfter?: string };
+type Outcome = { kind: 'delivered'; attempt: DeliveryAttempt } | { kind: 'stop'; attempt: DeliveryAttempt } | { kind: 'retry'; attempt: DeliveryAttempt; retryAfter?: string };
 
 /** A failed attempt, as the retry and the give-up record it: under the delivery's lease. */
 interface FailedAttempt {

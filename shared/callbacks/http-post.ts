@@ -134,14 +134,8 @@ function guardedConnect(ssrf: SsrfOptions, connect: Connect): Connect {
  * reused idle socket the merchant already closed would fail an attempt for nothing. Its lookup
  * replaces any a request names.
  */
-export function callbackAgent(
-  protocol: 'http:' | 'https:',
-  ssrf: SsrfOptions,
-  resolve: LookupFunction = dnsLookup as unknown as LookupFunction,
-): HttpAgent {
-  const agent = protocol === 'https:'
-    ? new HttpsAgent({ keepAlive: false, lookup: guardedLookup(resolve, ssrf) })
-    : new HttpAgent({ keepAlive: false, lookup: guardedLookup(resolve, ssrf) });
+export function callbackAgent(protocol: 'http:' | 'https:', ssrf: SsrfOptions, resolve: LookupFunction = dnsLookup as unknown as LookupFunction): HttpAgent {
+  const agent = protocol === 'https:' ? new HttpsAgent({ keepAlive: false, lookup: guardedLookup(resolve, ssrf) }) : new HttpAgent({ keepAlive: false, lookup: guardedLookup(resolve, ssrf) });
   agent.createConnection = guardedConnect(ssrf, agent.createConnection.bind(agent) as Connect) as HttpAgent['createConnection'];
   return agent;
 }
@@ -186,10 +180,7 @@ function transportError(error: unknown): CallbackTransportError {
   }
   // node:http reports a connection closed before the status line ("socket hang up") as ECONNRESET.
   const what =
-    code === 'ECONNREFUSED' ? 'connection refused' :
-    code === 'ECONNRESET' ? 'connection reset' :
-    code === 'EHOSTUNREACH' || code === 'ENETUNREACH' ? 'host unreachable' :
-    'connection failed';
+    code === 'ECONNREFUSED' ? 'connection refused' : code === 'ECONNRESET' ? 'connection reset' : code === 'EHOSTUNREACH' || code === 'ENETUNREACH' ? 'host unreachable' : 'connection failed';
   return new CallbackTransportError('connection', `${what} by the callback host${code ? ` (${code})` : ''}`, code, { cause: error });
 }
 
@@ -244,10 +235,7 @@ export async function postJson(url: string, options: PostJsonOptions): Promise<P
   const started = performance.now();
   const target = new URL(url);
   const deadline = new AbortController();
-  const timer = setTimeout(
-    () => deadline.abort(new CallbackTransportError('timeout', `no response from the callback host within ${timeoutMs} ms`)),
-    timeoutMs,
-  );
+  const timer = setTimeout(() => deadline.abort(new CallbackTransportError('timeout', `no response from the callback host within ${timeoutMs} ms`)), timeoutMs);
   let request: ClientRequest | undefined;
   let response: IncomingMessage | undefined;
   // At the deadline: before the status line the request fails with the timeout error; after it

@@ -2,8 +2,7 @@ import { decimalToNumber, parseDecimal } from '#shared/domain/money';
 import type { Order } from '#shared/domain/order';
 import type { RefundNotice } from '#shared/domain/refund';
 
-const amount = (value: string | undefined): number | null =>
-  value === undefined || value === '' ? null : decimalToNumber(parseDecimal(value));
+const amount = (value: string | undefined): number | null => (value === undefined || value === '' ? null : decimalToNumber(parseDecimal(value)));
 
 /**
  * The callback body: MugglePay's callback fields (order_id ... token, merchant_token, meta), then what a

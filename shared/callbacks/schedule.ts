@@ -18,9 +18,7 @@ export const MAX_RETRY_AFTER_SECONDS = 24 * 3600;
 /** Delay honouring the merchant's Retry-After (seconds or HTTP date), at most a day. */
 export function withRetryAfter(delaySeconds: number, retryAfter: string | undefined, now: Date): number {
   if (!retryAfter) return delaySeconds;
-  const seconds = /^\d+$/.test(retryAfter.trim())
-    ? Number(retryAfter.trim())
-    : Math.ceil((Date.parse(retryAfter) - now.getTime()) / 1000);
+  const seconds = /^\d+$/.test(retryAfter.trim()) ? Number(retryAfter.trim()) : Math.ceil((Date.parse(retryAfter) - now.getTime()) / 1000);
   if (!Number.isFinite(seconds) || seconds <= 0) return delaySeconds;
   return Math.max(delaySeconds, Math.min(MAX_RETRY_AFTER_SECONDS, seconds));
 }

@@ -65,9 +65,7 @@ function onMainnet(env: Env, chain: string): boolean {
 
 /** Each block chain's limit in seconds (0: not checked), from `<CHAIN>_MAX_TIP_AGE_SECONDS` or the default. */
 export function readTipAgeConfig(env: Env): Readonly<Record<string, number>> {
-  return Object.fromEntries(
-    Object.keys(CHAINS).map((chain) => [chain, nonNegativeInteger(env, maxTipAgeVariable(chain), onMainnet(env, chain) ? (MAX_TIP_AGE_DEFAULTS[chain] ?? 0) : 0)]),
-  );
+  return Object.fromEntries(Object.keys(CHAINS).map((chain) => [chain, nonNegativeInteger(env, maxTipAgeVariable(chain), onMainnet(env, chain) ? (MAX_TIP_AGE_DEFAULTS[chain] ?? 0) : 0)]));
 }
 
 /** The process's limits (the environment read once, by shared/core/config.ts). */

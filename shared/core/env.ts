@@ -56,7 +56,11 @@ export function nonNegativeInteger(env: Env, name: string, fallback: number): nu
  */
 export type SecretSource = { kind: 'parameter' | 'file' | 'value'; ref: string; variable: string };
 
-const SECRET_KINDS = [['_PARAMETER', 'parameter'], ['_FILE', 'file'], ['', 'value']] as const;
+const SECRET_KINDS = [
+  ['_PARAMETER', 'parameter'],
+  ['_FILE', 'file'],
+  ['', 'value'],
+] as const;
 
 /** The variables that can name secret `name`: its SSM parameter, its file, or the value itself. */
 export const secretVariables = (name: string): string[] => SECRET_KINDS.map(([suffix]) => `${name}${suffix}`);

@@ -26,8 +26,7 @@ export function tokenKey(): Promise<Buffer> {
 }
 
 async function loadKey(source: SecretSource): Promise<Buffer> {
-  const text =
-    source.kind === 'parameter' ? await readSecureParameter(source.ref) : source.kind === 'file' ? await readOrCreateKeyFile(source.ref) : source.ref;
+  const text = source.kind === 'parameter' ? await readSecureParameter(source.ref) : source.kind === 'file' ? await readOrCreateKeyFile(source.ref) : source.ref;
   const trimmed = text.trim();
   if (trimmed.length < MIN_KEY_CHARS) throw new ConfigError(`${source.variable}: the token key must be at least ${MIN_KEY_CHARS} characters`);
   return Buffer.from(trimmed, 'utf8');
@@ -57,7 +56,9 @@ async function readOrCreateKeyFile(path: string): Promise<string> {
  * only its SHA-256, as for every other secret.
  */
 export async function serverSecret(purpose: string, text: string): Promise<string> {
-  return createHmac('sha256', await tokenKey()).update(`${purpose}\n${text}`, 'utf8').digest('base64url');
+  return createHmac('sha256', await tokenKey())
+    .update(`${purpose}\n${text}`, 'utf8')
+    .digest('base64url');
 }
 
 /** A refund link's identity: the refund and which of its links is valid. */

@@ -63,16 +63,21 @@ export const SETTINGS = {
   POWERTOOLS_LOG_LEVEL: deploy('string', 'handler log level: DEBUG, INFO, WARN or ERROR', { default: 'INFO', context: 'logLevel' }),
   PAYMENT_PAGE_DOMAIN: deploy('string', 'custom domain name of the CloudFront payment page (TLS 1.2+)'),
   PAYMENT_PAGE_CERTIFICATE_ARN: deploy('string', 'ACM certificate (us-east-1) for PAYMENT_PAGE_DOMAIN'),
-  PORTAL_DOMAIN: deploy('string', "the merchant portal's domain: its origin and its passkeys' relying party; choose it before anyone registers a passkey", { defaultText: "the portal's CloudFront name" }),
+  PORTAL_DOMAIN: deploy('string', "the merchant portal's domain: its origin and its passkeys' relying party; choose it before anyone registers a passkey", {
+    defaultText: "the portal's CloudFront name",
+  }),
   PORTAL_CERTIFICATE_ARN: deploy('string', 'ACM certificate (us-east-1) for PORTAL_DOMAIN'),
   API_RATE_LIMIT: deploy('positive', 'requests per second of all clients together: stage default and each read route', { default: 500 }),
   API_BURST_LIMIT: deploy('positive', 'burst of all clients together: stage default and each read route', { default: 1000 }),
   API_WRITE_RATE_LIMIT: deploy('positive', 'requests per second of all clients together on each write route', { default: 200 }),
   API_WRITE_BURST_LIMIT: deploy('positive', 'burst of all clients together on each write route', { default: 400 }),
   EMAIL_DOMAIN: deploy('string', 'sender domain of merchant and buyer email (an SES identity; DKIM records in docs/deploy.md); unset: no email'),
-  EMAIL_FROM: deploy('string', 'From of every email, at EMAIL_DOMAIN (locally: no-reply@localhost)', { default: 'Crypto Pay Orders <no-reply@localhost>', defaultText: '"Crypto Pay Orders <no-reply@<EMAIL_DOMAIN>>"' }),
+  EMAIL_FROM: deploy('string', 'From of every email, at EMAIL_DOMAIN (locally: no-reply@localhost)', {
+    default: 'Crypto Pay Orders <no-reply@localhost>',
+    defaultText: '"Crypto Pay Orders <no-reply@<EMAIL_DOMAIN>>"',
+  }),
   EMAIL_SES_REGION: deploy('string', "SES region, when not the stack's (SES must be out of its sandbox there)", { defaultText: "the stack's region" }),
-  EMAIL_QUEUE_URL: stackSet('string', 'the queue of email jobs; unset: no email at all (the stream\'s events are not queued)'),
+  EMAIL_QUEUE_URL: stackSet('string', "the queue of email jobs; unset: no email at all (the stream's events are not queued)"),
   EMAIL_DLQ_URL: stackSet('string', 'where an email job goes after its last failed attempt (an alarm fires)'),
   EMAIL_SES_CONFIGURATION_SET: stackSet('string', 'the SES configuration set whose bounces and complaints reach the bounce recorder'),
   EMAIL_MAX_ATTEMPTS: operator('positive', 'attempts to send one email before its job is dead-lettered', { default: 8 }),
@@ -98,7 +103,7 @@ export const SETTINGS = {
     defaultText: 'the gateways whose credentials are set',
   }),
   QUOTA_STORE: stackSet('string', '"table": route functions count request quotas and failed authentications in the table (the stack and the local runtime set it); unset, nothing counts them'),
-  WATCH_CHAIN: stackSet('string', "the chain a watch-chain function watches", { required: true }),
+  WATCH_CHAIN: stackSet('string', 'the chain a watch-chain function watches', { required: true }),
   WATCH_TICK_QUEUE_URL: stackSet('string', "the watchers' step timer queue", { required: true }),
   WATCHER_FUNCTIONS: stackSet('string', "each chain's watch-chain function name (JSON), for wake-watchers", { required: true }),
   PORTAL_ORIGIN: stackSet('string', "the merchant portal's origin (from PORTAL_DOMAIN in AWS; http://localhost:<port> locally)", { required: true }),
@@ -115,7 +120,7 @@ export const SETTINGS = {
   SQS_ENDPOINT: localOnly('string', 'the SQS emulator'),
   LAMBDA_ENDPOINT: localOnly('string', 'a local stand-in for the Lambda API (tests)'),
   CALLBACK_ALLOW_LOOPBACK: localOnly('flag', 'accept loopback callback URLs (the local runtime sets it; never in AWS)'),
-  STATIC_RATES_FOR_LIVE_MERCHANTS: localOnly('flag', "price live merchants from the demo rate table (the local runtime and tests)"),
+  STATIC_RATES_FOR_LIVE_MERCHANTS: localOnly('flag', 'price live merchants from the demo rate table (the local runtime and tests)'),
 
   // Orders and invoices.
   PAYMENT_PAGE_URL: operator('url', 'https base URL of the hosted payment page, when hosted elsewhere; `payment_url` adds `?id=<order_id>`', {
@@ -136,7 +141,7 @@ export const SETTINGS = {
     defaultText: 'required; in AWS the parameter /crypto-pay-orders/token-hmac-key',
   },
   AUTH_CACHE_SECONDS: operator('nonNegative', 'how long a process remembers a known token (0: not at all); a revoked token is refused within it', { default: 5 }),
-  QUOTA_MERCHANT_RATE: operator('nonNegative', "requests per second of each merchant (0 turns the quota off)", { default: 25 }),
+  QUOTA_MERCHANT_RATE: operator('nonNegative', 'requests per second of each merchant (0 turns the quota off)', { default: 25 }),
   QUOTA_MERCHANT_BURST: operator('positive', 'burst of each merchant', { default: 50 }),
   QUOTA_PUBLIC_RATE: operator('nonNegative', "requests per second of each client address on the payment page's routes (0 turns it off)", { default: 5 }),
   QUOTA_PUBLIC_BURST: operator('positive', "burst of each client address on the payment page's routes", { default: 10 }),
@@ -178,7 +183,7 @@ export const SETTINGS = {
   TON_API_KEY: declare('parameter')('secret', 'a toncenter API key (X-API-Key: 10 requests a second instead of 1); in AWS the name of the SSM SecureString holding it'),
   PLATFORM_WALLET_TON: operator('string', 'the platform TON wallet TON and USDT_TON are paid to for merchants without their own'),
   STELLAR_HORIZON_URL: operator('url', 'https Horizon API the Stellar watcher reads (USDC_XLM)'),
-  STELLAR_NETWORK_PASSPHRASE: operator('string', "network passphrase Horizon must answer; set for testnet with USDC_XLM_ISSUER", { defaultText: "mainnet's" }),
+  STELLAR_NETWORK_PASSPHRASE: operator('string', 'network passphrase Horizon must answer; set for testnet with USDC_XLM_ISSUER', { defaultText: "mainnet's" }),
   USDC_XLM_ISSUER: operator('string', "USDC_XLM issuer account: only with STELLAR_NETWORK_PASSPHRASE, the network's USDC", { defaultText: "Circle's" }),
   PLATFORM_WALLET_XLM: operator('string', 'the platform Stellar account USDC_XLM is paid to for merchants without their own'),
 
@@ -203,12 +208,16 @@ export type SettingName = keyof typeof SETTINGS;
 
 /** What {@link setting} answers for a declaration. */
 export type SettingValue<S extends Setting> = S['type'] extends 'positive' | 'nonNegative'
-  ? S extends { default: number } ? number : number | undefined
+  ? S extends { default: number }
+    ? number
+    : number | undefined
   : S['type'] extends 'flag'
     ? boolean
     : S['type'] extends 'secret'
       ? SecretSource | undefined
-      : S extends { required: true } | { default: string } ? string : string | undefined;
+      : S extends { required: true } | { default: string }
+        ? string
+        : string | undefined;
 
 /**
  * The variable an operator sets for the stack (in the deploying shell): the setting's own, but
@@ -220,7 +229,10 @@ export const deployVariableOf = (name: string, declared: Setting): string => (de
 
 /** The CDK context key of a setting: its declared one, else its deploy variable in camelCase (`USDT_ARB_CONFIRMATIONS` -> `usdtArbConfirmations`). */
 export const contextKeyOf = (name: string, declared: Setting): string =>
-  declared.context ?? deployVariableOf(name, declared).toLowerCase().replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
+  declared.context ??
+  deployVariableOf(name, declared)
+    .toLowerCase()
+    .replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
 
 /**
  * A setting's value in `env`, checked and defaulted as declared (a ConfigError names the
@@ -233,10 +245,7 @@ export function setting<N extends SettingName>(env: Env, name: N): SettingValue<
   switch (declared.type) {
     case 'positive':
     case 'nonNegative':
-      value =
-        fallback === undefined && optionalString(env, name) === undefined
-          ? undefined
-          : (declared.type === 'positive' ? positiveInteger : nonNegativeInteger)(env, name, fallback ?? 1);
+      value = fallback === undefined && optionalString(env, name) === undefined ? undefined : (declared.type === 'positive' ? positiveInteger : nonNegativeInteger)(env, name, fallback ?? 1);
       break;
     case 'flag':
       value = flag(env, name);

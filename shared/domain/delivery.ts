@@ -69,8 +69,7 @@ export function subscriptionEventIdFor(subscriptionId: string, version: number):
 }
 
 /** The delivery's subject, as its key and its queue job name it. */
-export const subjectOf = (delivery: Delivery): DeliverySubject =>
-  delivery.subscription_id !== undefined ? { subscription_id: delivery.subscription_id } : { order_id: delivery.order_id };
+export const subjectOf = (delivery: Delivery): DeliverySubject => (delivery.subscription_id !== undefined ? { subscription_id: delivery.subscription_id } : { order_id: delivery.order_id });
 
 /** The subject's event id for `version`. */
 export const eventIdOf = (subject: DeliverySubject, version: number): string =>

@@ -46,7 +46,7 @@ export function checkMailbox(text: string): MailboxCheck {
   if (local === '') return { problem: 'has nothing before the @' };
   if (local.startsWith('"')) return { problem: 'must not have a quoted local part' };
   if (!DOT_STRING.test(local)) {
-    return { problem: 'must be a single address (no name, comment, list, group or space; the part before the @ in letters, digits and !#$%&\'*+/=?^_`{|}~-, dots between)' };
+    return { problem: "must be a single address (no name, comment, list, group or space; the part before the @ in letters, digits and !#$%&'*+/=?^_`{|}~-, dots between)" };
   }
   if (local.length > MAX_LOCAL_PART) return { problem: `must have at most ${MAX_LOCAL_PART} characters before the @` };
   const ascii = asciiDomain(domain);

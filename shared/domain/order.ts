@@ -213,8 +213,7 @@ export interface Payment {
 export const paymentKey = (payment: Payment): string => payment.key ?? payment.txid;
 
 /** Payments that count toward the invoice (not taken back by a reorganisation). */
-export const countingPayments = (payments: readonly Payment[] | undefined): Payment[] =>
-  (payments ?? []).filter((payment) => payment.left_chain_at === undefined);
+export const countingPayments = (payments: readonly Payment[] | undefined): Payment[] => (payments ?? []).filter((payment) => payment.left_chain_at === undefined);
 
 /** The payment attempt in one currency. */
 export interface Invoice {
@@ -271,12 +270,7 @@ export function touch(order: Order, now: Date): Order {
  * Moves an order (and its invoice, in step) along one edge of the status machine. PAID fixes
  * the settlement currency on the order; UNRESOLVED records why.
  */
-export function moveTo(
-  found: Found,
-  to: OrderStatus,
-  now: Date,
-  details: { reason?: UnresolvedReason; invoice?: Invoice } = {},
-): Change {
+export function moveTo(found: Found, to: OrderStatus, now: Date, details: { reason?: UnresolvedReason; invoice?: Invoice } = {}): Change {
   assertTransition(found.order.status, to);
   const invoice = details.invoice ?? found.invoice;
   const order: Order = {
@@ -286,10 +280,7 @@ export function moveTo(
     ...(to === 'NEW' && invoice ? { due_at: invoice.expired_at } : {}),
     ...(to === 'PAID' && invoice ? { receive_currency: invoice.receive_currency } : {}),
     ...(details.reason ? { unresolved_reason: details.reason } : {}),
-    history: [
-      ...(found.order.history ?? []),
-      { from: found.order.status, to, at: now.toISOString(), ...(details.reason ? { reason: details.reason } : {}) },
-    ].slice(-MAX_HISTORY),
+    history: [...(found.order.history ?? []), { from: found.order.status, to, at: now.toISOString(), ...(details.reason ? { reason: details.reason } : {}) }].slice(-MAX_HISTORY),
   };
   return { order, invoice: invoice && { ...invoice, status: to } };
 }

@@ -60,9 +60,7 @@ const isPayCurrency = (code: string): code is PayCurrency => (PAY_CURRENCIES as 
 
 /** The codes a request can name and be taken, for error messages: ours, then MugglePay's that map to ours. */
 export function takenCodes(): string[] {
-  const mapped = [...Object.keys(MUGGLEPAY_CODES), ...Object.keys(MUGGLEPAY_ALIASES)].filter(
-    (code) => !isPayCurrency(code) && resolvable(code) !== null,
-  );
+  const mapped = [...Object.keys(MUGGLEPAY_CODES), ...Object.keys(MUGGLEPAY_ALIASES)].filter((code) => !isPayCurrency(code) && resolvable(code) !== null);
   return [...PAY_CURRENCIES, ...mapped];
 }
 

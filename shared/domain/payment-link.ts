@@ -83,8 +83,7 @@ export function assertOpen(state: LinkState): void {
 }
 
 /** Units left to sell (undefined: no limit). */
-export const unitsLeft = (link: Pick<PaymentLink, 'quantity' | 'reserved'>): number | undefined =>
-  link.quantity === undefined ? undefined : Math.max(0, link.quantity - link.reserved);
+export const unitsLeft = (link: Pick<PaymentLink, 'quantity' | 'reserved'>): number | undefined => (link.quantity === undefined ? undefined : Math.max(0, link.quantity - link.reserved));
 
 /** How a link is priced: a fixed price, or the buyer's amount within bounds. */
 export interface LinkPricing {
@@ -156,8 +155,7 @@ export const linkIdOfReference = (merchantOrderId: string): string | undefined =
 export const releasesUnit = (status: OrderStatus): boolean => status === 'EXPIRED' || status === 'CANCELED';
 
 /** Statuses whose unit is sold for good: the hold is settled and never looked at again. */
-export const keepsUnit = (status: OrderStatus): boolean =>
-  status === 'PAID' || status === 'RESOLVED' || status === 'REFUND_PENDING' || status === 'REFUNDED';
+export const keepsUnit = (status: OrderStatus): boolean => status === 'PAID' || status === 'RESOLVED' || status === 'REFUND_PENDING' || status === 'REFUNDED';
 
 /** Orders that count as paid in a link's figures (money kept: refunded ones are not). */
 export const countsAsPaid = (status: OrderStatus): boolean => status === 'PAID' || status === 'RESOLVED';

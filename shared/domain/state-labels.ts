@@ -99,4 +99,3 @@ export const STATE_LABELS: Record<LabelLanguage, StateLabels> = {
     planState: { available: '可订阅', archived: '已归档' },
   },
 };
-

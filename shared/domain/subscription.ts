@@ -185,7 +185,12 @@ export type SubscriptionStep =
  * the current period's order (undefined: none made yet). Pure: the service applies it with a
  * conditional write and asks again.
  */
-export function nextStep(subscription: Subscription, plan: Pick<Plan, 'interval_unit' | 'interval_count' | 'grace_days' | 'invoice_days_before'>, order: PeriodOrderState | undefined, at: Date): SubscriptionStep {
+export function nextStep(
+  subscription: Subscription,
+  plan: Pick<Plan, 'interval_unit' | 'interval_count' | 'grace_days' | 'invoice_days_before'>,
+  order: PeriodOrderState | undefined,
+  at: Date,
+): SubscriptionStep {
   if (subscription.status === 'canceled') return { kind: 'wait' };
   const due = periodDue(plan, subscription.anchor_at, subscription.period);
   const invoiceAt = new Date(due.getTime() - plan.invoice_days_before * DAY_MS);
@@ -195,7 +200,8 @@ export function nextStep(subscription: Subscription, plan: Pick<Plan, 'interval_
   // Canceled at the end of the period paid or of the trial: the next period is never billed, so no order is made for it
   // (nor made again after one lapsed); one made before the cancellation is canceled at the due date unless paid by then.
   if (subscription.cancel_at_period_end && (subscription.periods_paid > 0 || subscription.status === 'trialing') && (time >= due.getTime() || order !== 'open')) {
-    if (time >= due.getTime()) return { kind: 'cancel', reason: subscription.cancel_reason ?? 'subscriber', ...(subscription.period_order_id && order === 'open' ? { cancelOrder: subscription.period_order_id } : {}) };
+    if (time >= due.getTime())
+      return { kind: 'cancel', reason: subscription.cancel_reason ?? 'subscriber', ...(subscription.period_order_id && order === 'open' ? { cancelOrder: subscription.period_order_id } : {}) };
     return { kind: 'wait', until: due.toISOString() };
   }
   if (time >= graceEnd.getTime()) return { kind: 'cancel', reason: 'grace_ended', ...(subscription.period_order_id && order === 'open' ? { cancelOrder: subscription.period_order_id } : {}) };
@@ -216,8 +222,7 @@ export function nextStep(subscription: Subscription, plan: Pick<Plan, 'interval_
 }
 
 /** The merchant_order_id of a period's order: names the subscription, the period (1: the first) and, after the first, the attempt. */
-export const periodReference = (subscriptionId: string, period: number, attempt: number): string =>
-  `sub_${subscriptionId}_${period + 1}${attempt > 1 ? `_${attempt}` : ''}`;
+export const periodReference = (subscriptionId: string, period: number, attempt: number): string => `sub_${subscriptionId}_${period + 1}${attempt > 1 ? `_${attempt}` : ''}`;
 
 /** The status a new subscription starts in: trialing with trial days, else incomplete until its first period is paid. */
 export const startingStatus = (trialDays: number): SubscriptionStatus => (trialDays > 0 ? 'trialing' : 'incomplete');

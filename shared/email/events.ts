@@ -67,8 +67,7 @@ const predicates = EMAIL_EVENT_PATTERNS.map(filterPredicate);
 export const isEmailRecord = (record: DynamoDBRecord): boolean => predicates.some((matches) => matches(record));
 
 type Image = Record<string, unknown>;
-const imageOf = (image: Record<string, unknown> | undefined): Image | undefined =>
-  image ? unmarshall(image as Record<string, AttributeValue>) : undefined;
+const imageOf = (image: Record<string, unknown> | undefined): Image | undefined => (image ? unmarshall(image as Record<string, AttributeValue>) : undefined);
 
 export function orderSummary(order: Order): OrderSummary {
   return {

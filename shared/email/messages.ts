@@ -69,14 +69,15 @@ const EN = {
   failingLead: (since: string, attempts: number, error: string) =>
     `Your server has not accepted the callback for this order since ${since} (${attempts} attempts, last: ${error}). They are retried for about three days; check your callback endpoint.`,
   deadSubject: (ref: string) => `Callback given up for order ${ref}`,
-  deadLead: (attempts: number, error: string) => `The callback for this order failed ${attempts} times (last: ${error}) and is no longer retried. Fix your endpoint, then resend it from the order's page.`,
+  deadLead: (attempts: number, error: string) =>
+    `The callback for this order failed ${attempts} times (last: ${error}) and is no longer retried. Fix your endpoint, then resend it from the order's page.`,
   accountSubject: {
     'sign_in.new_passkey': 'Sign-in with a new passkey',
     'passkey.added': 'A passkey was added',
     'member.invited': 'A team member was invited',
     'member.joined': 'A team member joined',
     'member.removed': 'A team member was removed',
-    'member.role_changed': 'A team member\'s role changed',
+    'member.role_changed': "A team member's role changed",
     'refund.address_set': 'Refund address set',
   } as Record<string, string>,
   refundLead: (amount: string, address: string) => `The buyer set the address of the refund of ${amount}: ${address}. Pay it from your wallet; the order shows when it is seen.`,
@@ -127,7 +128,7 @@ const EN = {
   } as Record<string, (plan: string, merchant: string) => string>,
   endedMore: "Your subscription's page still shows your past payments and their receipts.",
   newLinkSubject: (plan: string) => `Your new link to your subscription to ${plan}`,
-  newLinkLead: 'Here is the new link to your subscription\'s page, as you asked. The link you had before no longer works.',
+  newLinkLead: "Here is the new link to your subscription's page, as you asked. The link you had before no longer works.",
   linkSubject: (plan: string) => `Your link to your subscription to ${plan}`,
   linkLead: (plan: string, merchant: string) =>
     `Someone asked for the link to your subscription to ${plan} from ${merchant}. If it was not you, you can ignore this email: only this mailbox gets the link.`,
@@ -176,8 +177,7 @@ const ZH: typeof EN = {
   receiptLead: (merchant) => `谢谢：${merchant} 已收到您的付款。`,
   viewPayment: '查看您的付款',
   refundLinkSubject: (merchant) => `${merchant} 的退款：请提供收款地址`,
-  refundLinkLead: (merchant, amount) =>
-    `${merchant} 将向您退款 ${amount}。请打开下面的链接，填写接收退款的地址（与您付款时相同的币种和网络）。该链接只能使用一次：地址设置后，只有商家可以更改。`,
+  refundLinkLead: (merchant, amount) => `${merchant} 将向您退款 ${amount}。请打开下面的链接，填写接收退款的地址（与您付款时相同的币种和网络）。该链接只能使用一次：地址设置后，只有商家可以更改。`,
   refundAmount: '退款',
   refundNote: '商家留言',
   setRefundAddress: '填写退款地址',
@@ -246,7 +246,12 @@ function merchantContent(event: EmailEvent, language: EmailLanguage, context: Me
         subject: event.kind === 'callbacks_failing' ? words.failingSubject(event.merchant_order_id) : words.deadSubject(event.merchant_order_id),
         blocks: [
           { p: event.kind === 'callbacks_failing' ? words.failingLead(event.since, event.attempts, event.last_error) : words.deadLead(event.attempts, event.last_error) },
-          { rows: [[words.orderRef, event.merchant_order_id], [words.orderId, event.order_id]] },
+          {
+            rows: [
+              [words.orderRef, event.merchant_order_id],
+              [words.orderId, event.order_id],
+            ],
+          },
           { link: orderLink(context, event.order_id), label: words.openOrder },
         ],
       };
@@ -256,12 +261,25 @@ function merchantContent(event: EmailEvent, language: EmailLanguage, context: Me
         const amount = formatAmount(event.refund.amount, event.refund.currency);
         return {
           subject,
-          blocks: [{ p: words.refundLead(amount, event.refund.address) }, { rows: [[words.refundAddress, event.refund.address], [words.orderId, event.refund.order_id]] }, { link: orderLink(context, event.refund.order_id), label: words.openOrder }],
+          blocks: [
+            { p: words.refundLead(amount, event.refund.address) },
+            {
+              rows: [
+                [words.refundAddress, event.refund.address],
+                [words.orderId, event.refund.order_id],
+              ],
+            },
+            { link: orderLink(context, event.refund.order_id), label: words.openOrder },
+          ],
         };
       }
       return {
         subject,
-        blocks: [{ p: words.accountLead(subject, event.actor, event.member, event.role === undefined ? undefined : (words.roles[event.role] ?? event.role)) }, { rows: [[words.when, event.at]] }, { link: `${context.portalUrl}#/audit`, label: words.openAudit }],
+        blocks: [
+          { p: words.accountLead(subject, event.actor, event.member, event.role === undefined ? undefined : (words.roles[event.role] ?? event.role)) },
+          { rows: [[words.when, event.at]] },
+          { link: `${context.portalUrl}#/audit`, label: words.openAudit },
+        ],
       };
     }
     case 'daily_summary': {
@@ -271,7 +289,12 @@ function merchantContent(event: EmailEvent, language: EmailLanguage, context: Me
         subject: words.summarySubject(event.date, digest.count),
         blocks: [
           { p: words.summaryLead(context.merchantName, event.date) },
-          { rows: [[words.payments, String(digest.count)], ...Object.entries(digest.totals).map(([currency, amount]) => [`${words.total} (${currency})`, formatAmount(amount, currency)] as [string, string])] },
+          {
+            rows: [
+              [words.payments, String(digest.count)],
+              ...Object.entries(digest.totals).map(([currency, amount]) => [`${words.total} (${currency})`, formatAmount(amount, currency)] as [string, string]),
+            ],
+          },
           { link: `${context.portalUrl}#/orders?status=PAID`, label: words.openOrders },
         ],
       };
@@ -329,7 +352,13 @@ export function refundLinkMessage(notice: RefundLinkNotice, context: MessageCont
     const words = WORDS[language];
     return [
       { p: words.refundLinkLead(context.merchantName, formatAmount(notice.amount, notice.currency)) },
-      { rows: [...orderRows(notice.order, words), [words.refundAmount, formatAmount(notice.amount, notice.currency)], ...(notice.reason ? ([[words.refundNote, notice.reason]] as [string, string][]) : [])] },
+      {
+        rows: [
+          ...orderRows(notice.order, words),
+          [words.refundAmount, formatAmount(notice.amount, notice.currency)],
+          ...(notice.reason ? ([[words.refundNote, notice.reason]] as [string, string][]) : []),
+        ],
+      },
       { link: notice.url, label: words.setRefundAddress },
     ];
   };
@@ -364,7 +393,14 @@ export function subscriberMessage(content: SubscriberNoticeContent, context: Mes
     const price = `${formatAmount(plan.price_amount, plan.price_currency)}, ${words.every(words.units[plan.interval_unit] ?? plan.interval_unit, plan.interval_count)}`;
     const amount = order ? formatAmount(order.amount, order.currency) : '';
     const due = order ? day(order.due_at) : '';
-    const orderRows: [string, string][] = order ? [[words.subscriptionPlan, plan.name], [words.subscriptionAmount, amount], [words.subscriptionDue, due], [words.subscriptionPeriod, String(order.period + 1)]] : [];
+    const orderRows: [string, string][] = order
+      ? [
+          [words.subscriptionPlan, plan.name],
+          [words.subscriptionAmount, amount],
+          [words.subscriptionDue, due],
+          [words.subscriptionPeriod, String(order.period + 1)],
+        ]
+      : [];
     const pay: Block[] = order ? [{ link: order.pay_url, label: words.payPeriod }] : [];
     const page: Block = { link: content.pageUrl, label: words.openSubscription };
     switch (content.notice) {
@@ -372,7 +408,17 @@ export function subscriberMessage(content: SubscriberNoticeContent, context: Mes
         const first = day(content.trialEndsAt ?? '');
         return {
           subject: words.trialSubject(plan.name),
-          blocks: [{ p: words.trialLead(context.merchantName, plan.name, first, plan.invoice_days_before) }, { rows: [[words.subscriptionPlan, plan.name], [words.subscriptionPrice, price], [words.subscriptionDue, first]] }, page],
+          blocks: [
+            { p: words.trialLead(context.merchantName, plan.name, first, plan.invoice_days_before) },
+            {
+              rows: [
+                [words.subscriptionPlan, plan.name],
+                [words.subscriptionPrice, price],
+                [words.subscriptionDue, first],
+              ],
+            },
+            page,
+          ],
         };
       }
       case 'invoice':
@@ -405,14 +451,11 @@ export function subscriberLinkMessage(to: string, plan: { name: string }, pageUr
   return render(to, `${EN.linkSubject(plan.name)} / ${ZH.linkSubject(plan.name)}`, [...blocksOf('en'), { p: '—' }, ...blocksOf('zh')], 'en');
 }
 
-const escapeHtml = (text: string): string =>
-  text.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!);
+const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!);
 
 /** The plain text and the HTML of one message, from the same blocks. */
 function render(to: string, subject: string, blocks: Block[], language: EmailLanguage): EmailMessage {
-  const text = blocks
-    .map((block) => ('p' in block ? block.p : 'rows' in block ? block.rows.map(([label, value]) => `${label}: ${value}`).join('\n') : `${block.label}: ${block.link}`))
-    .join('\n\n');
+  const text = blocks.map((block) => ('p' in block ? block.p : 'rows' in block ? block.rows.map(([label, value]) => `${label}: ${value}`).join('\n') : `${block.label}: ${block.link}`)).join('\n\n');
   const body = blocks
     .map((block) =>
       'p' in block

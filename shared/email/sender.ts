@@ -94,8 +94,7 @@ async function owedEmails(event: EmailEvent, now: Date): Promise<Owed[]> {
     message,
     windows: windowsOf({ audience, address: message.to, merchantId, sandbox: merchant.sandbox, ...(linkId ? { linkId } : {}) }, limits),
   });
-  const buyer = (message: EmailMessage, merchantOrderId: string): Owed =>
-    counted('buyer', message, team.has(mailboxOf(message.to)) ? 'team' : 'buyer', linkIdOfReference(merchantOrderId));
+  const buyer = (message: EmailMessage, merchantOrderId: string): Owed => counted('buyer', message, team.has(mailboxOf(message.to)) ? 'team' : 'buyer', linkIdOfReference(merchantOrderId));
   const owed: Owed[] = [];
   for (const { user, preferences } of users) {
     if (!wants(preferences, event)) continue;
@@ -129,10 +128,7 @@ async function refundLinkEmail(event: Extract<EmailEvent, { kind: 'refund_link' 
   if (!email || found.order.user_id !== event.merchant_id) return undefined;
   if (refund?.status !== 'AWAITING_ADDRESS' || refund.link_version !== event.link_version) return undefined;
   const url = await refundUrl(refund);
-  const message = refundLinkMessage(
-    { email, order: orderSummary(found.order), amount: event.amount, currency: event.currency, ...(event.reason ? { reason: event.reason } : {}), url },
-    context,
-  );
+  const message = refundLinkMessage({ email, order: orderSummary(found.order), amount: event.amount, currency: event.currency, ...(event.reason ? { reason: event.reason } : {}), url }, context);
   return { message, merchantOrderId: found.order.merchant_order_id };
 }
 

@@ -50,10 +50,7 @@ export interface ApiOptions<TBody, TQuery> {
  * own requests count against it), body reader, ajv validation, Idempotency-Key, then the error
  * mapper. The endpoint function gets typed input and returns the response.
  */
-export function apiHandler<TBody = undefined, TQuery = undefined>(
-  options: ApiOptions<TBody, TQuery>,
-  endpoint: (input: ApiInput<TBody, TQuery>) => Promise<Result>,
-): LambdaHandler {
+export function apiHandler<TBody = undefined, TQuery = undefined>(options: ApiOptions<TBody, TQuery>, endpoint: (input: ApiInput<TBody, TQuery>) => Promise<Result>): LambdaHandler {
   const merchantRoute = options.auth !== 'public';
   const stack = normalized(middy<Event, Result>());
   if (merchantRoute) stack.use(tokenAuth());

@@ -1,14 +1,6 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type * as domainErrors from '#shared/domain/errors';
-import {
-  AppError,
-  InvalidParameterError,
-  InvalidPriceError,
-  MerchantOrderIdExistsError,
-  OrderDoesNotExistError,
-  OrderNotFoundError,
-  PaymentNotBookableError,
-} from '#shared/domain/errors';
+import { AppError, InvalidParameterError, InvalidPriceError, MerchantOrderIdExistsError, OrderDoesNotExistError, OrderNotFoundError, PaymentNotBookableError } from '#shared/domain/errors';
 import type * as portalErrors from '#shared/domain/portal-errors';
 import type * as statusMachine from '#shared/domain/status-machine';
 import type * as subscriptionErrors from '#shared/domain/subscription-errors';
@@ -22,20 +14,11 @@ import { logger } from '#shared/core/logger';
  * string) and whatever else the module exports count for none.
  */
 type CodesOf<Module> = {
-  [Name in keyof Module]: Module[Name] extends abstract new (...details: never[]) => { readonly code: infer Code extends string }
-    ? string extends Code
-      ? never
-      : Code
-    : never;
+  [Name in keyof Module]: Module[Name] extends abstract new (...details: never[]) => { readonly code: infer Code extends string } ? (string extends Code ? never : Code) : never;
 }[keyof Module];
 
 /** Every code an error of the service answers with: the domain's, the portal's, the status machine's and the HTTP layer's own. */
-export type ErrorCode =
-  | CodesOf<typeof domainErrors>
-  | CodesOf<typeof portalErrors>
-  | CodesOf<typeof subscriptionErrors>
-  | CodesOf<typeof statusMachine>
-  | CodesOf<typeof requestErrors>;
+export type ErrorCode = CodesOf<typeof domainErrors> | CodesOf<typeof portalErrors> | CodesOf<typeof subscriptionErrors> | CodesOf<typeof statusMachine> | CodesOf<typeof requestErrors>;
 
 /**
  * The HTTP status each error code is answered with: the one place statuses of errors are

@@ -40,8 +40,7 @@ export function parseJsonBody(text: string): unknown {
   }
 }
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof JsonNumber);
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof JsonNumber);
 
 function setKey(target: Record<string, unknown>, key: string, value: unknown): void {
   // An own "__proto__" key stays a key (as JSON.parse makes it), never the object's prototype.
@@ -49,8 +48,7 @@ function setKey(target: Record<string, unknown>, key: string, value: unknown): v
 }
 
 function exactText(field: string, number: JsonNumber, kind: ExactField): string {
-  const refuse = (type: string) =>
-    validationError({ instancePath: `/${field}`, schemaPath: '', keyword: 'type', params: { type }, message: `must be ${type}` }, 'body');
+  const refuse = (type: string) => validationError({ instancePath: `/${field}`, schemaPath: '', keyword: 'type', params: { type }, message: `must be ${type}` }, 'body');
   let text: string;
   try {
     text = formatDecimal(parseDecimal(number.text));

@@ -27,9 +27,7 @@ export function orderWithInvoice(found: Found, extra: Record<string, unknown> = 
 }
 
 /** POST /v1/orders/:order_id/<action> with an optional `{order_id}` body. */
-export function orderActionHandler(
-  action: (merchant: MerchantProfile, orderId: string | undefined, now: Date) => Promise<Found>,
-): LambdaHandler {
+export function orderActionHandler(action: (merchant: MerchantProfile, orderId: string | undefined, now: Date) => Promise<Found>): LambdaHandler {
   return apiHandler({ body }, async ({ body, path, merchant, now }) => {
     assertSameOrder(body.order_id, path.order_id);
     return orderWithInvoice(await action(merchant, path.order_id, now));

@@ -46,8 +46,7 @@ export interface PortalOptions<TBody, TQuery> {
 }
 
 /** Portal errors: the uniform `{status, error, error_code}`; the API's order not-found becomes the portal's 404. */
-const portalError = (error: unknown): unknown =>
-  error instanceof OrderNotFoundError || error instanceof UnknownOrderError ? new PortalNotFoundError() : error;
+const portalError = (error: unknown): unknown => (error instanceof OrderNotFoundError || error instanceof UnknownOrderError ? new PortalNotFoundError() : error);
 
 /** The portal's middleware stack (session, CSRF, typed input, its errors) on a middy instance. */
 function withPortalStack<TBody, TQuery, R>(instance: middy.MiddyfiedHandler<Event, R>, options: PortalOptions<TBody, TQuery>, endpoint: (input: PortalInput<TBody, TQuery>) => Promise<R>) {
@@ -56,7 +55,9 @@ function withPortalStack<TBody, TQuery, R>(instance: middy.MiddyfiedHandler<Even
   // address (many merchants would share one quota). Sign-in attempts have their own limit
   // (per viewer address); everything else needs a session; API Gateway's route limits hold
   // (a streamed route's function has a reserved concurrency instead).
-  normalized(stack).use(portalOrigin()).use(portalSession(options.auth ?? 'session'));
+  normalized(stack)
+    .use(portalOrigin())
+    .use(portalSession(options.auth ?? 'session'));
   if (options.body) stack.use(jsonBody({ parse: plainJson, measure: 'decoded' }));
   stack.use(validator(options)).use(errorMapper(portalError));
   return instance.handler(async (event, context) => {
@@ -76,10 +77,7 @@ function withPortalStack<TBody, TQuery, R>(instance: middy.MiddyfiedHandler<Even
 }
 
 /** A portal route's handler: the session and CSRF checks, then typed input for the endpoint. */
-export function portalHandler<TBody = undefined, TQuery = undefined>(
-  options: PortalOptions<TBody, TQuery>,
-  endpoint: (input: PortalInput<TBody, TQuery>) => Promise<Result>,
-): LambdaHandler {
+export function portalHandler<TBody = undefined, TQuery = undefined>(options: PortalOptions<TBody, TQuery>, endpoint: (input: PortalInput<TBody, TQuery>) => Promise<Result>): LambdaHandler {
   return withPortalStack(middy<Event, Result>(), options, endpoint) as unknown as LambdaHandler;
 }
 
@@ -123,4 +121,3 @@ export function sessionView(user: PortalContext['user'], session: PortalContext[
 export function signedIn(issued: IssuedSession & { user: PortalContext['user'] }, extra: Pick<PortalSession, 'recovery_codes'> = {}): Result {
   return withCookies(json(200, { status: 200, ...sessionView(issued.user, issued.session), ...extra } satisfies PortalSession), [sessionCookie(issued)]);
 }
-

@@ -31,19 +31,14 @@ const INTEGER_TEXT = /^-?\d{1,15}$/;
  * `maximum`, and reads "0x10" as 16; the schema's integer parameters are therefore checked as
  * text first, then coerced.
  */
-export function queryValidator<T>(
-  coerced: ValidateFunction<T>,
-  schema: { properties?: Record<string, { type?: unknown }> },
-): ValidateFunction<T> {
+export function queryValidator<T>(coerced: ValidateFunction<T>, schema: { properties?: Record<string, { type?: unknown }> }): ValidateFunction<T> {
   const integers = Object.entries(schema.properties ?? {})
     .filter(([, property]) => property.type === 'integer')
     .map(([name]) => name);
   const validate = ((data: Record<string, unknown>) => {
     const bad = integers.find((name) => data[name] !== undefined && !INTEGER_TEXT.test(String(data[name])));
     if (bad !== undefined) {
-      validate.errors = [
-        { instancePath: `/${bad}`, schemaPath: '', keyword: 'type', params: { type: 'integer' }, message: 'must be integer' },
-      ];
+      validate.errors = [{ instancePath: `/${bad}`, schemaPath: '', keyword: 'type', params: { type: 'integer' }, message: 'must be integer' }];
       return false;
     }
     const valid = coerced(data);
@@ -68,9 +63,7 @@ export function validationError(error: ErrorObject | undefined, where: 'body' | 
     case 'additionalProperties':
       return new InvalidParameterError(`Unknown parameter: ${String(error.params.additionalProperty)}`);
     case 'enum':
-      return new InvalidParameterError(
-        `${field} must be one of ${(error.params.allowedValues as unknown[]).join(', ')}`,
-      );
+      return new InvalidParameterError(`${field} must be one of ${(error.params.allowedValues as unknown[]).join(', ')}`);
     case 'maxLength':
       return new InvalidParameterError(`${field} must be at most ${String(error.params.limit)} characters`);
     case 'format':

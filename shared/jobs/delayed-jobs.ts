@@ -91,18 +91,14 @@ const BATCH_MOST = 10;
 export async function enqueueJobs(queue: JobQueue, jobs: readonly QueuedJob[]): Promise<void> {
   for (let start = 0; start < jobs.length; start += BATCH_MOST) {
     const batch = jobs.slice(start, start + BATCH_MOST);
-    const result = await sqs().send(
-      new SendMessageBatchCommand({ QueueUrl: queue.url(), Entries: batch.map((job, index) => ({ Id: String(index), MessageBody: JSON.stringify(job) })) }),
-    );
+    const result = await sqs().send(new SendMessageBatchCommand({ QueueUrl: queue.url(), Entries: batch.map((job, index) => ({ Id: String(index), MessageBody: JSON.stringify(job) })) }));
     for (const failed of result.Failed ?? []) await enqueueJob(queue, batch[Number(failed.Id)]!);
   }
 }
 
 /** Hides a received message for `seconds` (whole seconds, from 1 to 12 hours per step). */
 async function postponeJob(queue: JobQueue, receiptHandle: string, seconds: number): Promise<void> {
-  await sqs().send(
-    new ChangeMessageVisibilityCommand({ QueueUrl: queue.url(), ReceiptHandle: receiptHandle, VisibilityTimeout: Math.max(1, Math.min(SQS_LONGEST_WAIT_SECONDS, Math.ceil(seconds))) }),
-  );
+  await sqs().send(new ChangeMessageVisibilityCommand({ QueueUrl: queue.url(), ReceiptHandle: receiptHandle, VisibilityTimeout: Math.max(1, Math.min(SQS_LONGEST_WAIT_SECONDS, Math.ceil(seconds))) }));
 }
 
 /** The job, with the reason, to its dead-letter queue (none set: not sent), then the kind's note of it. */

@@ -35,8 +35,7 @@ export const liveWatchedCurrencies = (): ReadonlySet<string> =>
   ]));
 
 /** The platform's wallet of a network paid to one wallet (the fallback of a merchant without its own). */
-const platformWallet = (network: WalletNetwork): string | undefined =>
-  ({ SOL: solanaSettings().platformWallet, TON: tonSettings().platformWallet, XLM: stellarSettings().platformWallet })[network];
+const platformWallet = (network: WalletNetwork): string | undefined => ({ SOL: solanaSettings().platformWallet, TON: tonSettings().platformWallet, XLM: stellarSettings().platformWallet })[network];
 
 /** The platform keys of the process (the fallback of a merchant without its own). */
 const platformXpub = (chain: AddressCurrency): string | undefined => receivingConfig().platformXpubs[chain];

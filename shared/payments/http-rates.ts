@@ -188,11 +188,7 @@ export class HttpRateProvider implements RateProvider {
     } catch (error) {
       if (!(error instanceof RateSourceError)) throw error;
       logger.warn('rate source failed', { source: this.label, reason: error.message });
-      throw new RateUnavailableError(
-        from,
-        to,
-        `${this.label} failed (${error.message}) and no snapshot is younger than ${this.maxAgeMs / 1000}s`,
-      );
+      throw new RateUnavailableError(from, to, `${this.label} failed (${error.message}) and no snapshot is younger than ${this.maxAgeMs / 1000}s`);
     }
     return fetched;
   }

@@ -25,8 +25,7 @@ import { MAINNET_USDC_XLM_ISSUER } from '#shared/chains/stellar';
  * The public BIP32 test-vector-1 account key m/84'/0'/0' (seed 000102...0f). Its private key
  * is published, so it must never receive real funds: it is used only for sandbox merchants.
  */
-export const SANDBOX_XPUB =
-  'xpub6C1HVMz946r433QEjZGpYYWYcspxXXBPys5PBGkmQboRXE6RLfFiStEkKbWKCZaPgDrzZh9nUEunxuiuy6MNdw23du2Ek7GoKYMJVH8eK5E';
+export const SANDBOX_XPUB = 'xpub6C1HVMz946r433QEjZGpYYWYcspxXXBPys5PBGkmQboRXE6RLfFiStEkKbWKCZaPgDrzZh9nUEunxuiuy6MNdw23du2Ek7GoKYMJVH8eK5E';
 
 /**
  * The Solana wallet sandbox USDC_SOL invoices name: the public key of the all-zero ed25519 seed

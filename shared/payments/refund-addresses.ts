@@ -119,9 +119,7 @@ function looksLike(address: string): string | undefined {
 function wrongKind(address: string, code: string, expected: string): RefundAddressCheck {
   const network = networkName(code) ?? code;
   const seen = looksLike(address);
-  return refuse(
-    seen ? `This is ${seen}, but this refund is paid in ${code} on ${network}: give ${expected}.` : `This is not ${expected} (this refund is paid in ${code} on ${network}).`,
-  );
+  return refuse(seen ? `This is ${seen}, but this refund is paid in ${code} on ${network}: give ${expected}.` : `This is not ${expected} (this refund is paid in ${code} on ${network}).`);
 }
 
 function checkUtxo(code: 'BTC' | 'LTC', address: string, sandbox: boolean): RefundAddressCheck {
@@ -236,7 +234,9 @@ function checkLightning(refund: Pick<Refund, 'amount' | 'sandbox'>, given: strin
   }
   const expiresAt = (decoded.timestamp + decoded.expirySeconds) * 1000;
   if (expiresAt < now.getTime() + MIN_INVOICE_VALIDITY_SECONDS * 1000) {
-    return refuse(`This Lightning invoice expires ${expiresAt <= now.getTime() ? 'already' : 'too soon'}: make one valid for at least ${MIN_INVOICE_VALIDITY_SECONDS / 3600} hour(s) more (a day is safer).`);
+    return refuse(
+      `This Lightning invoice expires ${expiresAt <= now.getTime() ? 'already' : 'too soon'}: make one valid for at least ${MIN_INVOICE_VALIDITY_SECONDS / 3600} hour(s) more (a day is safer).`,
+    );
   }
   return { ok: true, address: invoice.toLowerCase() };
 }

@@ -31,7 +31,7 @@ function families(): Record<string, Setting> {
       type: 'string',
       about: `\`<height>:<hash>\` the ${chain} source must also answer, or \`none\``,
       aws: 'operator',
-      defaultText: chain === 'LTC' ? 'none' : 'with mainnet\'s genesis: block 478559 (tells BTC and BCH apart), else none',
+      defaultText: chain === 'LTC' ? 'none' : "with mainnet's genesis: block 478559 (tells BTC and BCH apart), else none",
     });
   }
   for (const network of EVM_NETWORKS) {

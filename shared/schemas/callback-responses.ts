@@ -19,7 +19,7 @@ export const callbackDeliverySchema = strictObject('CallbackDelivery', 'One stat
   event_id: { type: 'string', description: 'The webhook-id header of every attempt of this callback.' },
   status: { ...status, description: 'The status the order changed to.' },
   version: { type: 'integer', minimum: 1, description: 'The order version the change produced.' },
-  callback_url: { type: 'string', description: 'Where it is delivered (the order\'s callback_url at the time).' },
+  callback_url: { type: 'string', description: "Where it is delivered (the order's callback_url at the time)." },
   state: { type: 'string', enum: ['PENDING', 'DELIVERED', 'FAILED', 'STOPPED'], description: 'PENDING until a 2xx (DELIVERED), a 410 (STOPPED), or the last attempt (FAILED, dead-lettered).' },
   attempt_count: { type: 'integer', minimum: 0 },
   attempts: { type: 'array', items: attemptSchema, description: 'The latest attempts, oldest first (at most 25).' },

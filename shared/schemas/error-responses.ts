@@ -23,8 +23,7 @@ export const priceNotValidErrorSchema = strictObject('PriceNotValidError', 'Crea
 
 type AppErrorClass = new () => domainErrors.AppError;
 
-const isAppErrorClass = (value: unknown): value is AppErrorClass =>
-  typeof value === 'function' && value.prototype instanceof domainErrors.AppError;
+const isAppErrorClass = (value: unknown): value is AppErrorClass => typeof value === 'function' && value.prototype instanceof domainErrors.AppError;
 
 /**
  * The codes of the HTTP layer's own errors (shared/http/request-errors.ts), for a request
@@ -43,10 +42,7 @@ export type RequestErrorCode = (typeof REQUEST_ERROR_CODES)[number];
  * INTERNAL_ERROR is the bare 500 of shared/http/errors.ts.
  */
 export const ERROR_CODES: readonly string[] = [
-  ...new Set([
-    ...([...Object.values(domainErrors), ...Object.values(subscriptionErrors)] as unknown[]).filter(isAppErrorClass).map((ErrorClass) => new ErrorClass().code),
-    ...REQUEST_ERROR_CODES,
-  ]),
+  ...new Set([...([...Object.values(domainErrors), ...Object.values(subscriptionErrors)] as unknown[]).filter(isAppErrorClass).map((ErrorClass) => new ErrorClass().code), ...REQUEST_ERROR_CODES]),
   'INTERNAL_ERROR',
 ].sort();
 

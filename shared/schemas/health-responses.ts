@@ -21,7 +21,7 @@ export const sourceHealthSchema = strictObject('SourceHealth', 'One payment sour
   },
   last_success_at: nullableTime('The last look at the source that succeeded.'),
   last_error_at: nullableTime('The last look that failed.'),
-  lag_seconds: nullableInteger('Seconds since the watcher was last caught up with the source\'s tip.'),
+  lag_seconds: nullableInteger("Seconds since the watcher was last caught up with the source's tip."),
   tip_height: nullableInteger("The source's tip when last seen (block sources)."),
   cursor_height: nullableInteger('How far the watcher has booked (block sources).'),
   chain_ok: { type: ['boolean', 'null'], description: 'Whether the source is on the configured chain (null: not checked for this kind).' },

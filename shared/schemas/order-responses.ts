@@ -101,7 +101,7 @@ export const orderSchema = {
     unresolved_reason: {
       type: 'string',
       enum: UNRESOLVED_REASONS,
-      description: 'Only on an order that is or was UNRESOLVED: why it needs the merchant\'s attention.',
+      description: "Only on an order that is or was UNRESOLVED: why it needs the merchant's attention.",
     },
   },
 } as const;
@@ -138,7 +138,8 @@ export const invoiceProperties = {
   },
   payment_memo: {
     type: 'string',
-    description: "What the transfer must carry beside payment_address, or '': TON's and USDT_TON's comment (a transfer without it cannot be matched), USDC_XLM's MEMO_ID (for wallets that cannot pay the muxed address), EOS's memo, USDC_SOL's and PYUSD's Solana Pay reference.",
+    description:
+      "What the transfer must carry beside payment_address, or '': TON's and USDT_TON's comment (a transfer without it cannot be matched), USDC_XLM's MEMO_ID (for wallets that cannot pay the muxed address), EOS's memo, USDC_SOL's and PYUSD's Solana Pay reference.",
   },
   address: { type: 'string', minLength: 1, description: "MugglePay's name for payment_address (the same value)." },
   memo: { type: 'string', description: "MugglePay's name for payment_memo (the same value)." },
@@ -178,7 +179,7 @@ export const getOrderResponseSchema = {
   ...strictObject('GetOrderResponse', 'An order and its current invoice ({} before checkout): the answer of Get Order and of the order actions.', getOrderProperties),
   properties: {
     ...getOrderProperties,
-    refunds: { type: 'array', items: { $ref: 'Refund' }, description: 'Get Order: the order\'s refunds, oldest first (only once it has any).' },
+    refunds: { type: 'array', items: { $ref: 'Refund' }, description: "Get Order: the order's refunds, oldest first (only once it has any)." },
     refund: { $ref: 'Refund', description: 'Refund Order: the refund just asked (absent for a gateway order, refunded at its gateway).' },
   },
 } as const;

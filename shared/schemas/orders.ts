@@ -66,12 +66,13 @@ export const createOrderBodySchema = {
     mobile: { type: 'boolean', description: 'Gateways: the app link instead of the PC QR page.' },
     fast: { type: 'boolean', description: "ALIPAY/ALIGLOBAL only: payment_url is the gateway's own link." },
     token: { type: 'string', maxLength: 255, description: 'Merchant-chosen token echoed in every callback.' },
-    merchant_token: { type: 'string', maxLength: 255, description: 'The same as token (its name in MugglePay\'s 2025 docs); if both are sent they must be equal.' },
+    merchant_token: { type: 'string', maxLength: 255, description: "The same as token (its name in MugglePay's 2025 docs); if both are sent they must be equal." },
     email: {
       type: 'string',
       maxLength: 254,
       format: 'email-address',
-      description: "The buyer's e-mail address (MugglePay's 2026 docs): one address, local@domain, nothing else (an internationalised domain is kept as its A-labels); kept on the order and shown in Get Order.",
+      description:
+        "The buyer's e-mail address (MugglePay's 2026 docs): one address, local@domain, nothing else (an internationalised domain is kept as its A-labels); kept on the order and shown in Get Order.",
     },
   },
 } as const;
@@ -127,7 +128,7 @@ export const sandboxPayBodySchema = {
       type: 'integer',
       minimum: 0,
       maximum: 1000,
-      description: "Confirmations of the payment. Default: enough for the currency (BTC 2, LTC/BCH 6, ETH 12, others 1).",
+      description: 'Confirmations of the payment. Default: enough for the currency (BTC 2, LTC/BCH 6, ETH 12, others 1).',
     },
     txid: {
       type: 'string',

@@ -46,7 +46,7 @@ export const createLinkBodySchema = {
   properties: {
     ...editable,
     price_amount: { ...decimal, description: 'A fixed price in price_currency. Or min_amount and max_amount: the buyer chooses.' },
-    min_amount: { ...decimal, description: "The least a buyer may choose to pay (with max_amount; not with price_amount)." },
+    min_amount: { ...decimal, description: 'The least a buyer may choose to pay (with max_amount; not with price_amount).' },
     max_amount: { ...decimal, description: 'The most a buyer may choose to pay.' },
     price_currency: { type: 'string', enum: LINK_PRICE_CURRENCIES, default: 'USD', description: 'A fiat or stable currency. Default USD.' },
     single_use: { type: 'boolean', description: 'One buyer only: the same as quantity 1.' },
@@ -95,9 +95,9 @@ export const linkOrderBodySchema = {
   additionalProperties: false,
   required: ['pay_currency'],
   properties: {
-    pay_currency: { type: 'string', enum: PAY_CURRENCIES, description: 'One of the link page answer\'s `currencies`.' },
+    pay_currency: { type: 'string', enum: PAY_CURRENCIES, description: "One of the link page answer's `currencies`." },
     amount: { ...decimal, description: "Links where the buyer chooses: the amount, in the link's price_currency, within its bounds." },
-    email: { type: 'string', maxLength: 254, format: 'email-address', description: 'Links that ask for it: the buyer\'s email address (one address, local@domain, nothing else).' },
+    email: { type: 'string', maxLength: 254, format: 'email-address', description: "Links that ask for it: the buyer's email address (one address, local@domain, nothing else)." },
   },
 } as const;
 export type LinkOrderBody = FromSchema<typeof linkOrderBodySchema>;

@@ -83,7 +83,12 @@ export const portalRegistrationOptionsSchema = answer('PortalRegistrationOptions
   options: {
     type: 'object',
     required: ['challenge', 'rp', 'user', 'pubKeyCredParams'],
-    properties: { challenge: base64url, rp: { type: 'object', required: ['name'] , properties: { name: { type: 'string' } } }, user: { type: 'object', required: ['id'], properties: { id: base64url } }, pubKeyCredParams: { type: 'array', minItems: 1 } },
+    properties: {
+      challenge: base64url,
+      rp: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } },
+      user: { type: 'object', required: ['id'], properties: { id: base64url } },
+      pubKeyCredParams: { type: 'array', minItems: 1 },
+    },
   },
 });
 export type PortalRegistrationOptions = Omit<FromSchema<typeof portalRegistrationOptionsSchema>, 'options'> & { options: PublicKeyCredentialCreationOptionsJSON };
@@ -127,7 +132,7 @@ export type PortalOrderRow = FromSchema<typeof portalOrderRowSchema>;
 
 export const portalOrdersSchema = answer('PortalOrders', "A page of the merchant's orders, newest first.", {
   orders: { type: 'array', items: portalOrderRowSchema },
-  next_cursor: { ...nullable({ type: 'string' }), description: 'The next page\'s `cursor`; null on the last page (and for a search).' },
+  next_cursor: { ...nullable({ type: 'string' }), description: "The next page's `cursor`; null on the last page (and for a search)." },
 });
 export type PortalOrders = FromSchema<typeof portalOrdersSchema>;
 
@@ -135,10 +140,7 @@ export type PortalOrders = FromSchema<typeof portalOrdersSchema>;
 export const PORTAL_ORDER_ACTIONS = ['resend_callback', 'cancel', 'refund', 'complete_refund', 'resolve'] as const;
 export type PortalOrderAction = (typeof PORTAL_ORDER_ACTIONS)[number];
 
-const statusChange = fields(
-  { from: nullable(status), to: status, at: timestamp },
-  { reason: orderSchema.properties.unresolved_reason },
-);
+const statusChange = fields({ from: nullable(status), to: status, at: timestamp }, { reason: orderSchema.properties.unresolved_reason });
 
 const { $id: _delivery, description: _deliveryDescription, ...delivery } = callbackDeliverySchema;
 
@@ -175,7 +177,7 @@ export const portalOrderPageSchema = answer('PortalOrderPage', "An order's whole
     description: 'Every invoice, newest first.',
   },
   callbacks: { type: 'array', items: delivery, description: 'Its callbacks, newest first.' },
-  refunds: { type: 'array', items: portalRefund, description: 'Its refunds, oldest first (the API\'s `Refund`).' },
+  refunds: { type: 'array', items: portalRefund, description: "Its refunds, oldest first (the API's `Refund`)." },
   actions: { type: 'array', items: { type: 'string', enum: PORTAL_ORDER_ACTIONS } },
 });
 export type PortalOrderPage = FromSchema<typeof portalOrderPageSchema>;
@@ -194,7 +196,7 @@ export type PortalRefund = PortalOrderPage['refunds'][number];
 const rateSchema = fields({ fiat_amount: decimal, fiat_currency: { type: 'string' }, numerator: { type: 'string' }, denominator: { type: 'string' }, source: { type: 'string' }, as_of: timestamp });
 
 /** What a refund of the order could be now (null: a gateway order, refunded in full at its gateway). */
-export const portalRefundQuoteSchema = answer('PortalRefundQuote', 'What is left to refund, the overpaid part, and the price at today\'s rate.', {
+export const portalRefundQuoteSchema = answer('PortalRefundQuote', "What is left to refund, the overpaid part, and the price at today's rate.", {
   quote: nullable(
     fields({
       currency: { type: 'string' },
@@ -349,7 +351,7 @@ export type PortalInvite = FromSchema<typeof portalInviteSchema>;
 const portalLinkFields = fields({
   ...linkProperties,
   paid_count: { type: 'integer', minimum: 0, description: 'Orders of the link PAID or RESOLVED.' },
-  paid_total: { type: 'string', pattern: '^[0-9]+(\\.[0-9]+)?$', description: 'Their total, in the link\'s price_currency.' },
+  paid_total: { type: 'string', pattern: '^[0-9]+(\\.[0-9]+)?$', description: "Their total, in the link's price_currency." },
 });
 export type PortalLink = FromSchema<typeof portalLinkFields>;
 
@@ -364,7 +366,7 @@ export const portalLinkPageSchema = answer('PortalLinkPage', 'A payment link wit
   orders: { type: 'array', items: portalOrderRowSchema },
 });
 export type PortalLinkPage = FromSchema<typeof portalLinkPageSchema>;
-export const portalEmailPreferencesSchema = answer("PortalEmailPreferences", "The signed-in user's email preferences (the address absent until given).", {
+export const portalEmailPreferencesSchema = answer('PortalEmailPreferences', "The signed-in user's email preferences (the address absent until given).", {
   preferences: fields(
     {
       language: { type: 'string', enum: ['en', 'zh'] },
@@ -412,35 +414,39 @@ export type PortalSubscriptions = FromSchema<typeof portalSubscriptionsSchema>;
 export const PORTAL_SUBSCRIPTION_ACTIONS = ['cancel', 'cancel_at_period_end', 'advance_clock'] as const;
 export type PortalSubscriptionAction = (typeof PORTAL_SUBSCRIPTION_ACTIONS)[number];
 
-export const portalSubscriptionPageSchema = answer('PortalSubscriptionPage', "A subscription's page: the subscription, its plan, what is due next, its newest periods with their orders, and what the user may do.", {
-  subscription: portalSubscriptionRowSchema,
-  plan: portalPlanFields,
-  due: {
-    ...nullable(fields({ period: { type: 'integer', minimum: 1 }, due_at: timestamp, price_amount: decimal, price_currency: code })),
-    description: "The period billed next or now: its due date and price (its order's, once made; else the plan's now). Null once ended.",
+export const portalSubscriptionPageSchema = answer(
+  'PortalSubscriptionPage',
+  "A subscription's page: the subscription, its plan, what is due next, its newest periods with their orders, and what the user may do.",
+  {
+    subscription: portalSubscriptionRowSchema,
+    plan: portalPlanFields,
+    due: {
+      ...nullable(fields({ period: { type: 'integer', minimum: 1 }, due_at: timestamp, price_amount: decimal, price_currency: code })),
+      description: "The period billed next or now: its due date and price (its order's, once made; else the plan's now). Null once ended.",
+    },
+    periods: {
+      type: 'array',
+      description: "The newest periods' orders (one per attempt), newest first.",
+      items: fields({
+        period: { type: 'integer', minimum: 1 },
+        attempt: { type: 'integer', minimum: 1 },
+        due_at: timestamp,
+        price_amount: decimal,
+        price_currency: code,
+        order_id: uuid,
+        order_status: { ...nullable({ type: 'string', enum: ORDER_STATUSES }), description: "The order's status now; null if it cannot be read." },
+        created_at: timestamp,
+      }),
+    },
+    actions: { type: 'array', items: { type: 'string', enum: PORTAL_SUBSCRIPTION_ACTIONS } },
   },
-  periods: {
-    type: 'array',
-    description: "The newest periods' orders (one per attempt), newest first.",
-    items: fields({
-      period: { type: 'integer', minimum: 1 },
-      attempt: { type: 'integer', minimum: 1 },
-      due_at: timestamp,
-      price_amount: decimal,
-      price_currency: code,
-      order_id: uuid,
-      order_status: { ...nullable({ type: 'string', enum: ORDER_STATUSES }), description: 'The order\'s status now; null if it cannot be read.' },
-      created_at: timestamp,
-    }),
-  },
-  actions: { type: 'array', items: { type: 'string', enum: PORTAL_SUBSCRIPTION_ACTIONS } },
-});
+);
 export type PortalSubscriptionPage = FromSchema<typeof portalSubscriptionPageSchema>;
 
 export const portalSubscriptionFiguresSchema = answer('PortalSubscriptionFigures', "Monthly recurring revenue and churn of the merchant's subscriptions.", {
   mrr: {
     type: 'array',
-    description: 'Per price currency (never converted): the plans\' prices as a month\'s worth, over the subscriptions active or past due.',
+    description: "Per price currency (never converted): the plans' prices as a month's worth, over the subscriptions active or past due.",
     items: fields({ currency: code, amount: decimal, subscriptions: { type: 'integer', minimum: 0 } }),
   },
   churn: fields({

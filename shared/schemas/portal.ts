@@ -108,7 +108,7 @@ const xpubsSchema = {
   maxProperties: 4,
   propertyNames: { enum: ['BTC', 'LTC', 'BCH', 'ETH'] },
   additionalProperties: { type: 'string', maxLength: 200, pattern: '^[A-Za-z0-9]*$' },
-  description: 'Extended public keys by currency; an empty string removes that currency\'s key.',
+  description: "Extended public keys by currency; an empty string removes that currency's key.",
 } as const;
 
 export const keyPreviewBodySchema = {

@@ -30,9 +30,9 @@ export const refundOrderBodySchema = {
       type: 'string',
       enum: REFUND_BASES,
       description:
-        'How the amount is chosen (default `crypto`): `crypto` all that is left of the crypto paid; `overpaid` the part an UNRESOLVED order was paid beyond its invoice; `fiat` a fiat value (`amount` in the order\'s price_currency, default its price) at today\'s rate, locked and shown; `custom` `amount` in the paid currency.',
+        "How the amount is chosen (default `crypto`): `crypto` all that is left of the crypto paid; `overpaid` the part an UNRESOLVED order was paid beyond its invoice; `fiat` a fiat value (`amount` in the order's price_currency, default its price) at today's rate, locked and shown; `custom` `amount` in the paid currency.",
     },
-    amount: { ...decimal, description: 'For `custom`: in the paid invoice\'s currency; for `fiat`: in the order\'s price_currency. A number or a decimal string, read exactly.' },
+    amount: { ...decimal, description: "For `custom`: in the paid invoice's currency; for `fiat`: in the order's price_currency. A number or a decimal string, read exactly." },
     reason: { type: 'string', maxLength: MAX_REFUND_REASON_CHARS, description: 'A note for the buyer, shown on the refund page.' },
   },
 } as const;
@@ -72,8 +72,13 @@ export const payRefundAddressBodySchema = {
   required: ['secret', 'address'],
   properties: {
     secret,
-    address: { type: 'string', minLength: 1, maxLength: 1500, description: 'Where the refund goes: an address of the refund\'s network, a BOLT11 invoice of exactly the amount (LBTC), an account name (EOS).' },
-    memo: { type: 'string', maxLength: 256, description: 'EOS only: the memo the transfer must carry (an exchange\'s deposit memo).' },
+    address: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 1500,
+      description: "Where the refund goes: an address of the refund's network, a BOLT11 invoice of exactly the amount (LBTC), an account name (EOS).",
+    },
+    memo: { type: 'string', maxLength: 256, description: "EOS only: the memo the transfer must carry (an exchange's deposit memo)." },
   },
 } as const;
 

@@ -13,7 +13,12 @@ import { CANCEL_REASONS, INTERVAL_UNITS, type Plan, SUBSCRIPTION_STATUSES } from
 const email = { type: 'string', maxLength: 254, format: 'email-address', description: "The subscriber's email address (one address, local@domain, nothing else)." } as const;
 
 /** The subscriber page link's secret (43 base64url characters). */
-const secret = { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$', maxLength: 43, description: 'The page link\'s secret: what follows `#subscription=` in the link each subscriber email carries.' } as const;
+const secret = {
+  type: 'string',
+  pattern: '^[A-Za-z0-9_-]{43}$',
+  maxLength: 43,
+  description: "The page link's secret: what follows `#subscription=` in the link each subscriber email carries.",
+} as const;
 
 /** A strict body of one email address, in the words of `description`. */
 const emailOnly = <const Text extends string>(description: Text) => ({ type: 'object', additionalProperties: false, required: ['email'], properties: { email: { ...email, description } } }) as const;
@@ -57,7 +62,7 @@ const planProperties = {
   interval_count: { type: 'integer', minimum: 1, description: 'A period is interval_count interval_units.' },
 } as const;
 
-export const payPlanSchema = strict('PayPlan', "A plan as its public page shows it: only what a subscriber needs.", {
+export const payPlanSchema = strict('PayPlan', 'A plan as its public page shows it: only what a subscriber needs.', {
   plan_id: { type: 'string', format: 'uuid' },
   ...planProperties,
   trial_days: { type: 'integer', minimum: 0, description: 'Free days before the first period is due.' },
@@ -126,7 +131,7 @@ export const subscriberPageResponseSchema = strict('SubscriberPageResponse', "Th
 export const subscriberPaymentResponseSchema = strict('SubscriberPaymentResponse', "What the subscriber owes now: the current period's order and its payment page.", {
   status: { type: 'integer', const: 200 },
   order_id: { ...nullable({ type: 'string', format: 'uuid' }), description: "The current period's order, or null: nothing is owed now." },
-  payment_url: { ...nullable({ type: 'string' }), description: "Its payment page, or null." },
+  payment_url: { ...nullable({ type: 'string' }), description: 'Its payment page, or null.' },
 });
 
 /** A plan as its public page answers it. */

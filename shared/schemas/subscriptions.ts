@@ -30,9 +30,17 @@ const cursor = { type: 'string', maxLength: 200, pattern: '^[A-Za-z0-9_-]*$', de
 const planEditable = {
   name: { type: 'string', minLength: 1, maxLength: 200, description: "What the subscriber pays for: each period's order's title." },
   description: { type: 'string', maxLength: 800, description: "Shown under the name; each period's order's description." },
-  price_amount: { ...decimal, description: 'The price of a period, in price_currency. A new price applies from each subscription\'s next period whose order is not made yet, never to one already sent.' },
+  price_amount: {
+    ...decimal,
+    description: "The price of a period, in price_currency. A new price applies from each subscription's next period whose order is not made yet, never to one already sent.",
+  },
   trial_days: { type: 'integer', minimum: 0, maximum: MAX_TRIAL_DAYS, description: `Free days before the first period is due (new subscriptions), 0 to ${MAX_TRIAL_DAYS}. Default 0.` },
-  grace_days: { type: 'integer', minimum: 0, maximum: MAX_GRACE_DAYS, description: `How long an unpaid period is waited for after its due date (past_due) before the subscription is canceled, 0 to ${MAX_GRACE_DAYS} days. Default 7.` },
+  grace_days: {
+    type: 'integer',
+    minimum: 0,
+    maximum: MAX_GRACE_DAYS,
+    description: `How long an unpaid period is waited for after its due date (past_due) before the subscription is canceled, 0 to ${MAX_GRACE_DAYS} days. Default 7.`,
+  },
   invoice_days_before: {
     type: 'integer',
     minimum: 0,
@@ -40,10 +48,11 @@ const planEditable = {
     description: `How many days before a due date the period's order is made and emailed, 0 to ${MAX_INVOICE_DAYS_BEFORE}; at most the interval's length. Default 3.`,
   },
   callback_url: { ...url, description: "Each period's order's callback_url: its usual order callbacks, unchanged." },
-  success_url: { ...url, description: "Where the subscriber goes once a period is paid." },
+  success_url: { ...url, description: 'Where the subscriber goes once a period is paid.' },
   events_url: {
     ...url,
-    description: "Where the subscription's own events go, signed as callbacks are: subscription.created, subscription.renewed (a period paid), subscription.past_due and subscription.canceled, each with the subscription as Get Subscription shows it. Apart from callback_url, whose MugglePay clients expect orders only.",
+    description:
+      "Where the subscription's own events go, signed as callbacks are: subscription.created, subscription.renewed (a period paid), subscription.past_due and subscription.canceled, each with the subscription as Get Subscription shows it. Apart from callback_url, whose MugglePay clients expect orders only.",
   },
 } as const;
 
@@ -55,7 +64,7 @@ export const createPlanBodySchema = {
   properties: {
     ...planEditable,
     price_currency: { type: 'string', enum: PLAN_PRICE_CURRENCIES, default: 'USD', description: 'A fiat or stable currency. Default USD.' },
-    interval_unit: { type: 'string', enum: INTERVAL_UNITS, description: 'A period is interval_count of these: day, week, month (clamped to the month\'s last day) or year.' },
+    interval_unit: { type: 'string', enum: INTERVAL_UNITS, description: "A period is interval_count of these: day, week, month (clamped to the month's last day) or year." },
     interval_count: { type: 'integer', minimum: 1, maximum: 365, default: 1, description: 'How many interval_units a period is (at most 365 days, 52 weeks, 12 months or 3 years). Default 1.' },
   },
 } as const;
@@ -91,8 +100,13 @@ export const createSubscriptionBodySchema = {
   additionalProperties: false,
   required: ['plan_id'],
   properties: {
-    plan_id: { type: 'string', maxLength: 64, description: 'A plan of the merchant\'s, not archived.' },
-    customer_email: { type: 'string', maxLength: 254, format: 'email-address', description: "The subscriber's email address: each period's order is its email (receipts, the service's invoice emails)." },
+    plan_id: { type: 'string', maxLength: 64, description: "A plan of the merchant's, not archived." },
+    customer_email: {
+      type: 'string',
+      maxLength: 254,
+      format: 'email-address',
+      description: "The subscriber's email address: each period's order is its email (receipts, the service's invoice emails).",
+    },
     customer_id: { type: 'string', minLength: 1, maxLength: 128, description: "The merchant's own id for the customer." },
   },
 } as const;
@@ -103,7 +117,11 @@ export const cancelSubscriptionBodySchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    at_period_end: { type: 'boolean', default: false, description: 'true: no further period is billed and the subscription ends when the period paid ends; false (default): canceled now, with the period\'s unpaid order.' },
+    at_period_end: {
+      type: 'boolean',
+      default: false,
+      description: "true: no further period is billed and the subscription ends when the period paid ends; false (default): canceled now, with the period's unpaid order.",
+    },
   },
 } as const;
 export type CancelSubscriptionBody = FromSchema<typeof cancelSubscriptionBodySchema>;
@@ -127,7 +145,12 @@ export const advanceClockBodySchema = {
   additionalProperties: false,
   required: ['days'],
   properties: {
-    days: { type: 'number', exclusiveMinimum: 0, maximum: MAX_CLOCK_ADVANCE_DAYS, description: `How far to move the subscription's test clock forward, in days (fractions allowed), up to ${MAX_CLOCK_ADVANCE_DAYS}.` },
+    days: {
+      type: 'number',
+      exclusiveMinimum: 0,
+      maximum: MAX_CLOCK_ADVANCE_DAYS,
+      description: `How far to move the subscription's test clock forward, in days (fractions allowed), up to ${MAX_CLOCK_ADVANCE_DAYS}.`,
+    },
   },
 } as const;
 export type AdvanceClockBody = FromSchema<typeof advanceClockBodySchema>;

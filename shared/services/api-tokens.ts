@@ -21,7 +21,9 @@ export const generateApiToken = (): string => randomBytes(32).toString('base64ur
 
 /** How an API token is stored and looked up: hex HMAC-SHA256 under the server's key. */
 export async function apiTokenHash(token: string): Promise<string> {
-  return createHmac('sha256', await tokenKey()).update(token, 'utf8').digest('hex');
+  return createHmac('sha256', await tokenKey())
+    .update(token, 'utf8')
+    .digest('hex');
 }
 
 /** What authentication knows of a token: the merchant (without secrets) and the token's hash. */

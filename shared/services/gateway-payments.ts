@@ -1,20 +1,9 @@
 import { isGateway } from '#shared/domain/currencies';
-import {
-  InvoiceNotExistError,
-  RefundNotPendingError,
-  ServiceUnavailableError,
-  UnknownOrderError,
-} from '#shared/domain/errors';
+import { InvoiceNotExistError, RefundNotPendingError, ServiceUnavailableError, UnknownOrderError } from '#shared/domain/errors';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { add, parseDecimal, ZERO } from '#shared/domain/money';
 import { logger } from '#shared/core/logger';
-import {
-  GatewayCallError,
-  type GatewayNotification,
-  type GatewayTrade,
-  type LiveGateway,
-  NotificationRejectedError,
-} from '#shared/payments/gateways/port';
+import { GatewayCallError, type GatewayNotification, type GatewayTrade, type LiveGateway, NotificationRejectedError } from '#shared/payments/gateways/port';
 import { liveGateways } from '#shared/payments/gateways/router';
 import { refundOrder } from '#shared/services/order-actions';
 import { completeRefund, recordPayment } from '#shared/services/payment-reports';

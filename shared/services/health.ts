@@ -31,9 +31,7 @@ export interface HealthView {
  * failing currencies' reasons, read fresh from the table.
  */
 export async function healthView(now: Date, options: { withErrors?: boolean } = {}): Promise<HealthView> {
-  const records: ReadonlyMap<string, SourceHealth> = options.withErrors
-    ? new Map((await listSourceHealth()).map((record) => [record.source, record]))
-    : await sourceHealthSnapshot(now.getTime());
+  const records: ReadonlyMap<string, SourceHealth> = options.withErrors ? new Map((await listSourceHealth()).map((record) => [record.source, record])) : await sourceHealthSnapshot(now.getTime());
   const configured: ConfiguredSource[] = configuredSources();
   // The operator's CLI runs without the deployment's source settings: it also shows every source that reported.
   if (options.withErrors) {

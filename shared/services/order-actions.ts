@@ -17,12 +17,7 @@ export function cancelOrder(owner: MerchantProfile | undefined, orderId: unknown
  * `repeatable` says which REFUND_PENDING orders may be asked again (answered unchanged: a
  * gateway's refund is retried by asking again).
  */
-export function refundOrder(
-  owner: MerchantProfile,
-  orderId: unknown,
-  now: Date,
-  options: { repeatable?: (found: Found) => boolean } = {},
-): Promise<Found> {
+export function refundOrder(owner: MerchantProfile, orderId: unknown, now: Date, options: { repeatable?: (found: Found) => boolean } = {}): Promise<Found> {
   return changeOrder(checkedId(orderId), owner, unknownOrder, (found) => {
     if (found.order.status === 'REFUND_PENDING' && options.repeatable?.(found)) return undefined;
     if (found.order.status !== 'PAID') throw new RefundFailedError();

@@ -32,9 +32,7 @@ export async function listOrders(merchant: MerchantProfile, query: ListOrdersQue
   if (page.offset + page.limit <= MAX_OFFSET) return queryOrders(page);
   if (page.status !== undefined) {
     if (page.offset <= MAX_OFFSET) return queryOrders(page);
-    throw new InvalidParameterError(
-      `offset: with status, Get Orders serves offsets 0..${MAX_OFFSET} (positions in one status move as orders change status); without status, every offset`,
-    );
+    throw new InvalidParameterError(`offset: with status, Get Orders serves offsets 0..${MAX_OFFSET} (positions in one status move as orders change status); without status, every offset`);
   }
   const orders = await listOrdersByNumber(page, MAX_OFFSET);
   if (orders) return orders;
@@ -42,4 +40,3 @@ export async function listOrders(merchant: MerchantProfile, query: ListOrdersQue
     `offset: offsets beyond ${MAX_OFFSET} are served once this merchant's orders are numbered (every minute, for orders older than two minutes); more than ${MAX_OFFSET} are not yet: retry in a few minutes`,
   );
 }
-

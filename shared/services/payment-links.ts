@@ -179,12 +179,17 @@ const HOLDS_PER_LOOK = 100;
 export async function lookAtHolds(link: PaymentLink, merchant: MerchantProfile, now: Date) {
   const holds = await listHolds(link.link_id, HOLDS_PER_LOOK);
   await Promise.all(
-    holds.filter((hold) => !hold.order_id).map(async (hold) => {
-      const id = await findOrderIdByGuard(merchant.user_id, hold.merchant_order_id);
-      if (id) hold.order_id = id;
-    }),
+    holds
+      .filter((hold) => !hold.order_id)
+      .map(async (hold) => {
+        const id = await findOrderIdByGuard(merchant.user_id, hold.merchant_order_id);
+        if (id) hold.order_id = id;
+      }),
   );
-  const items = await batchGetAll(holds.flatMap((hold) => (hold.order_id ? [orderKey(hold.order_id)] : [])), { consistent: true });
+  const items = await batchGetAll(
+    holds.flatMap((hold) => (hold.order_id ? [orderKey(hold.order_id)] : [])),
+    { consistent: true },
+  );
   const orders = new Map(items.map((item) => [orderFromItem(item).order_id, orderFromItem(item)]));
   const releasable: { hold: LinkVisit; orderStored: boolean }[] = [];
   const sold: LinkVisit[] = [];

@@ -45,8 +45,7 @@ export interface PaymentReport {
   now: Date;
 }
 
-const sum = (payments: readonly Payment[]): Decimal =>
-  payments.reduce((total, payment) => add(total, parseDecimal(payment.amount)), ZERO);
+const sum = (payments: readonly Payment[]): Decimal => payments.reduce((total, payment) => add(total, parseDecimal(payment.amount)), ZERO);
 
 /** Statuses a payment no longer moves: what was decided stands (the merchant sees every payment). */
 const DECIDED: readonly OrderStatus[] = ['PAID', 'UNRESOLVED', 'RESOLVED', 'REFUND_PENDING', 'REFUNDED'];

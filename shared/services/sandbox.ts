@@ -26,12 +26,7 @@ function assertSandbox(merchant: MerchantProfile): void {
  * amount with enough confirmations, under a fresh transaction id. Goes through the same entry
  * point as real payments (one read of the order, in it).
  */
-export function simulatePayment(
-  merchant: MerchantProfile,
-  orderId: unknown,
-  input: Pick<SandboxPayBody, 'amount' | 'confirmations' | 'txid'>,
-  now: Date,
-): Promise<Found> {
+export function simulatePayment(merchant: MerchantProfile, orderId: unknown, input: Pick<SandboxPayBody, 'amount' | 'confirmations' | 'txid'>, now: Date): Promise<Found> {
   assertSandbox(merchant);
   if (!isId(orderId)) throw new UnknownOrderError();
   return recordPayment({

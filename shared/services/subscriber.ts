@@ -11,14 +11,7 @@ import { paymentUrlFor } from '#shared/services/orders';
 import { buyerPageMerchant } from '#shared/services/pay-page';
 import { cancelSubscription, createSubscription, stepSubscription } from '#shared/services/subscriptions';
 import { findOrderWithInvoice } from '#shared/store/orders';
-import {
-  ensureSubscriberLink,
-  findSubscriberLink,
-  findSubscriberLinkState,
-  insertSubscriberLinkRequest,
-  renewSubscriberLink,
-  subscriberLinkHash,
-} from '#shared/store/subscriber-links';
+import { ensureSubscriberLink, findSubscriberLink, findSubscriberLinkState, insertSubscriberLinkRequest, renewSubscriberLink, subscriberLinkHash } from '#shared/store/subscriber-links';
 import { findPlan, findSubscription, listPeriods } from '#shared/store/subscriptions';
 
 /**
@@ -149,7 +142,11 @@ function periodView(period: SubscriptionPeriod, found: Found | undefined): Subsc
 /** The subscriber's page of a subscription, as of `now`. */
 async function pageOf(subscription: Subscription, plan: Plan, merchant: MerchantProfile, now: Date): Promise<SubscriberPageView> {
   const periods = await listPeriods(subscription.subscription_id, PAGE_PERIODS);
-  const orders = new Map((await Promise.all(periods.map(async (period) => [period.order_id, await findOrderWithInvoice(period.order_id)] as const))).filter((entry): entry is readonly [string, Found] => entry[1] !== undefined));
+  const orders = new Map(
+    (await Promise.all(periods.map(async (period) => [period.order_id, await findOrderWithInvoice(period.order_id)] as const))).filter(
+      (entry): entry is readonly [string, Found] => entry[1] !== undefined,
+    ),
+  );
   const ended = subscription.status === 'canceled';
   const due = periodDue(plan, subscription.anchor_at, subscription.period).toISOString();
   const current = subscription.period_order_id ? periods.find((period) => period.order_id === subscription.period_order_id) : undefined;

@@ -75,7 +75,10 @@ export async function queueDueSubscriptions(now: Date): Promise<string[]> {
         const page = await findDueSubscriptions(shard, now, PAGE, after);
         after = page.next;
         const claimed = await claimAll(page.due, leaseUntil);
-        await enqueueJobs(renewalQueue, claimed.map((subscriptionId) => ({ subscription_id: subscriptionId, attempt: 0 })));
+        await enqueueJobs(
+          renewalQueue,
+          claimed.map((subscriptionId) => ({ subscription_id: subscriptionId, attempt: 0 })),
+        );
         queued.push(...claimed);
       } while (after && queued.length < SWEEP_MOST);
     }),

@@ -20,14 +20,7 @@ import {
   subscriptionNow,
 } from '#shared/domain/subscription';
 import { PlanArchivedError, PlanNotFoundError, SubscriptionCanceledError, SubscriptionNotFoundError, SubscriptionPaymentPendingError } from '#shared/domain/subscription-errors';
-import type {
-  CancelSubscriptionBody,
-  CreatePlanBody,
-  CreateSubscriptionBody,
-  ListPlansQuery,
-  ListSubscriptionsQuery,
-  UpdatePlanBody,
-} from '#shared/schemas/subscriptions';
+import type { CancelSubscriptionBody, CreatePlanBody, CreateSubscriptionBody, ListPlansQuery, ListSubscriptionsQuery, UpdatePlanBody } from '#shared/schemas/subscriptions';
 import { cancelOrder } from '#shared/services/order-actions';
 import { createOrder } from '#shared/services/orders';
 import { checkCallbackUrl } from '#shared/callbacks/ssrf';
@@ -35,18 +28,7 @@ import { subscriptionDeliveryFor } from '#shared/services/subscription-events';
 import { checkUrls, decodeCursor, encodeCursor } from '#shared/services/payment-links';
 import { findMerchant } from '#shared/store/merchants';
 import { findOrderWithInvoice } from '#shared/store/orders';
-import {
-  findPlan,
-  findSubscription,
-  insertPlan,
-  insertSubscription,
-  listPlans,
-  listSubscriptions,
-  recordPeriod,
-  recordReminder,
-  replacePlan,
-  writeSubscription,
-} from '#shared/store/subscriptions';
+import { findPlan, findSubscription, insertPlan, insertSubscription, listPlans, listSubscriptions, recordPeriod, recordReminder, replacePlan, writeSubscription } from '#shared/store/subscriptions';
 import type { Order } from '#shared/domain/order';
 import { profileOf } from '#shared/domain/merchant';
 import { checkMailbox } from '#shared/domain/email-address';
@@ -172,12 +154,7 @@ function subscriberEmail(email: string | undefined): string | undefined {
  * `subscriptionId`: its id when the caller chose it beforehand (the plan's public link makes
  * the subscriber's page link first, shared/services/subscriber.ts); else a new one.
  */
-export async function createSubscription(
-  merchant: MerchantProfile,
-  input: CreateSubscriptionBody,
-  now: Date,
-  subscriptionId: string = newId(),
-): Promise<{ subscription: Subscription; plan: Plan }> {
+export async function createSubscription(merchant: MerchantProfile, input: CreateSubscriptionBody, now: Date, subscriptionId: string = newId()): Promise<{ subscription: Subscription; plan: Plan }> {
   const plan = await getPlan(merchant, input.plan_id);
   if (plan.archived) throw new PlanArchivedError();
   const email = subscriberEmail(input.customer_email);
@@ -221,7 +198,10 @@ export async function listMerchantSubscriptions(merchant: Pick<MerchantProfile, 
     const plan = await findPlan(id);
     if (plan) plans.set(id, plan);
   }
-  return { subscriptions: page.items.flatMap((subscription) => (plans.has(subscription.plan_id) ? [{ subscription, plan: plans.get(subscription.plan_id)! }] : [])), nextCursor: encodeCursor(page.last) };
+  return {
+    subscriptions: page.items.flatMap((subscription) => (plans.has(subscription.plan_id) ? [{ subscription, plan: plans.get(subscription.plan_id)! }] : [])),
+    nextCursor: encodeCursor(page.last),
+  };
 }
 
 /**

@@ -73,9 +73,7 @@ function refundTargetsOf(item: Item): RefundTarget[] {
  */
 export async function findTargetsByAddresses(addresses: readonly PaidAddress[]): Promise<Map<string, AddressTarget>> {
   const found = new Map<string, AddressTarget>();
-  const unique: Record<string, unknown>[] = [
-    ...new Map(addresses.map((paid) => [paidAddressId(paid), { ...addressKey(paid.currency, paid.address, paid.memo) }])).values(),
-  ];
+  const unique: Record<string, unknown>[] = [...new Map(addresses.map((paid) => [paidAddressId(paid), { ...addressKey(paid.currency, paid.address, paid.memo) }])).values()];
   // Whole items: a refund address's item holds its refunds as attributes (no projection can name them).
   for (const item of await batchGetAll(unique)) {
     found.set(

@@ -73,13 +73,9 @@ export async function listApiTokens(userId: number): Promise<StoredApiToken[]> {
       ExpressionAttributeValues: { ':pk': merchantKey(userId).PK, ':prefix': API_TOKEN_LISTING_PREFIX },
     }),
   );
-  const tokens = (listed.Items ?? []).map(
-    ({ token_id, name, prefix, created_at, token_hash }) => ({ token_id, name, prefix, created_at, token_hash }) as StoredApiToken,
-  );
+  const tokens = (listed.Items ?? []).map(({ token_id, name, prefix, created_at, token_hash }) => ({ token_id, name, prefix, created_at, token_hash }) as StoredApiToken);
   const lastUsed = await lastUsedTimes(tokens.map((token) => token.token_hash));
-  return tokens
-    .map((token) => ({ ...token, ...(lastUsed.has(token.token_hash) ? { last_used_at: lastUsed.get(token.token_hash) } : {}) }))
-    .sort((a, b) => a.created_at.localeCompare(b.created_at));
+  return tokens.map((token) => ({ ...token, ...(lastUsed.has(token.token_hash) ? { last_used_at: lastUsed.get(token.token_hash) } : {}) })).sort((a, b) => a.created_at.localeCompare(b.created_at));
 }
 
 /** When each token was last used, read from the lookup items (where authentication records it). */
@@ -96,11 +92,7 @@ export async function lastUsedTimes(hashes: string[]): Promise<Map<string, strin
  * count, and, when it is the merchant's first token (`token_hash` on the merchant item), that
  * field too; with the audit entry, in one transaction. False when the token was not there (already revoked).
  */
-export async function deleteApiToken(
-  userId: number,
-  token: { token_id?: string; token_hash: string; first: boolean },
-  audit: AuditEntry,
-): Promise<boolean> {
+export async function deleteApiToken(userId: number, token: { token_id?: string; token_hash: string; first: boolean }, audit: AuditEntry): Promise<boolean> {
   const merchantUpdate = token.first
     ? {
         UpdateExpression: token.token_id ? 'REMOVE token_hash ADD token_count :minus' : 'REMOVE token_hash',
@@ -111,9 +103,7 @@ export async function deleteApiToken(
   return writeAudited(
     userId,
     [
-      ...(token.token_id
-        ? [{ Delete: { TableName: tableName(), Key: apiTokenListingKey(userId, token.token_id), ConditionExpression: 'attribute_exists(PK)' } }]
-        : []),
+      ...(token.token_id ? [{ Delete: { TableName: tableName(), Key: apiTokenListingKey(userId, token.token_id), ConditionExpression: 'attribute_exists(PK)' } }] : []),
       { Delete: { TableName: tableName(), Key: apiTokenKey(token.token_hash), ConditionExpression: 'attribute_exists(PK)' } },
       { Update: { TableName: tableName(), Key: merchantKey(userId), ...merchantUpdate } },
     ],

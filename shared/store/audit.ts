@@ -26,9 +26,7 @@ export async function listAuditEntries(userId: number, limit: number, before?: s
     new QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: before ? 'PK = :pk AND SK BETWEEN :from AND :to' : 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: before
-        ? { ':pk': partition, ':from': AUDIT_PREFIX, ':to': `${AUDIT_PREFIX}${before}` }
-        : { ':pk': partition, ':prefix': AUDIT_PREFIX },
+      ExpressionAttributeValues: before ? { ':pk': partition, ':from': AUDIT_PREFIX, ':to': `${AUDIT_PREFIX}${before}` } : { ':pk': partition, ':prefix': AUDIT_PREFIX },
       ScanIndexForward: false,
       Limit: limit,
     }),

@@ -64,5 +64,9 @@ export function putIf(item: Item, condition: Condition): Promise<PutOutcome> {
 
 /** UpdateItem of `key` if `condition` holds: true when updated, false when refused. */
 export function updateIf(key: { PK: string; SK: string }, update: Condition & { UpdateExpression: string }): Promise<boolean> {
-  return conditionally(() => db().send(new UpdateCommand({ TableName: tableName(), Key: key, ...update })), () => false, true);
+  return conditionally(
+    () => db().send(new UpdateCommand({ TableName: tableName(), Key: key, ...update })),
+    () => false,
+    true,
+  );
 }

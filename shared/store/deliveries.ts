@@ -139,11 +139,7 @@ export async function findOverdueDeliveries(before: Date, limit: number): Promis
       ExpressionAttributeValues: { ':pk': outboxPartition(shard), ':before': `${before.toISOString()}#~` },
       Limit: limit,
     });
-    const items = await Promise.all(
-      (result.Items ?? []).map((key) =>
-        db().send(new GetCommand({ TableName: tableName(), Key: { PK: key.PK, SK: key.SK }, ConsistentRead: true })),
-      ),
-    );
+    const items = await Promise.all((result.Items ?? []).map((key) => db().send(new GetCommand({ TableName: tableName(), Key: { PK: key.PK, SK: key.SK }, ConsistentRead: true }))));
     // Delivered (or reset) between the index read and the item read: no longer overdue.
     for (const { Item } of items) if (Item && Item.state === 'PENDING') found.push(deliveryFromItem(Item));
   }

@@ -19,11 +19,7 @@ export type DueCursor = (Item | null | undefined)[];
  * when there is none). Each shard is read page by page until it has given `limit` or has no
  * more, so a filtered or short page never hides due orders behind it.
  */
-export async function findDueOrders(
-  now: Date,
-  limit: number,
-  after: DueCursor = [],
-): Promise<{ due: { orderId: string }[]; next: DueCursor | undefined }> {
+export async function findDueOrders(now: Date, limit: number, after: DueCursor = []): Promise<{ due: { orderId: string }[]; next: DueCursor | undefined }> {
   const shards = await Promise.all(
     Array.from({ length: EXPIRY_SHARDS }, async (_, shard) => {
       const items: Item[] = [];

@@ -150,7 +150,10 @@ export async function suppressAddress(address: string, reason: string, now: Date
 /** Which of `addresses` are suppressed (one BatchGet: a handful of recipients per event). */
 export async function suppressedAmong(addresses: readonly string[]): Promise<Set<string>> {
   const byHash = new Map(addresses.map((address) => [addressHash(address), address]));
-  const items = await batchGetAll([...byHash.keys()].map((hash) => suppressedAddressKey(hash)), { projection: 'PK' });
+  const items = await batchGetAll(
+    [...byHash.keys()].map((hash) => suppressedAddressKey(hash)),
+    { projection: 'PK' },
+  );
   return new Set(items.map((item) => byHash.get(String(item.PK).slice('SUPPRESSED#'.length))).filter((address): address is string => address !== undefined));
 }
 
@@ -203,7 +206,11 @@ const digestOf = (item: Record<string, unknown>): PaymentDigest => ({
   merchant_id: Number(item.merchant_id),
   day: String(item.day),
   count: Number(item.paid_count ?? 0),
-  totals: Object.fromEntries(Object.entries(item).filter(([name]) => name.startsWith('total_')).map(([name, value]) => [name.slice('total_'.length), String(value)])),
+  totals: Object.fromEntries(
+    Object.entries(item)
+      .filter(([name]) => name.startsWith('total_'))
+      .map(([name, value]) => [name.slice('total_'.length), String(value)]),
+  ),
 });
 
 /** A merchant's digest of `day`, if it was paid that day. */

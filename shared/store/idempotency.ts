@@ -19,10 +19,7 @@ export interface Claim {
   claim: string;
 }
 
-export type Reservation =
-  | { kind: 'reserved'; claim: Claim }
-  | { kind: 'replay'; requestHash: string; response: StoredResponse }
-  | { kind: 'in-progress'; requestHash: string; leaseUntil: number };
+export type Reservation = { kind: 'reserved'; claim: Claim } | { kind: 'replay'; requestHash: string; response: StoredResponse } | { kind: 'in-progress'; requestHash: string; leaseUntil: number };
 
 /** Keys are kept 24 hours (DynamoDB TTL removes them after that). */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
@@ -39,14 +36,7 @@ export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
  * `onClaim` hears the claim before the Put is sent, so a caller whose Put fails can still
  * give back a key the Put may have taken (`release`).
  */
-export async function reserve(
-  scope: string,
-  key: string,
-  requestHash: string,
-  now: Date,
-  leaseSeconds: number,
-  onClaim: (claim: Claim) => void = () => {},
-): Promise<Reservation> {
+export async function reserve(scope: string, key: string, requestHash: string, now: Date, leaseSeconds: number, onClaim: (claim: Claim) => void = () => {}): Promise<Reservation> {
   const nowEpoch = Math.floor(now.getTime() / 1000);
   const claim: Claim = { scope, key, claim: randomUUID() };
   onClaim(claim);

@@ -35,4 +35,3 @@ export async function findInvite(tokenHash: string): Promise<Invite | undefined>
   const { PK: _pk, SK: _sk, type: _type, [TABLE_KEYS.ttlAttribute]: _ttl, ...invite } = result.Item;
   return invite as Invite;
 }
-

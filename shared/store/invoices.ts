@@ -54,10 +54,7 @@ export async function findInvoice(orderId: string, invoiceId: string): Promise<I
 
 /** Writes a new invoice and its address index (new keys: nothing is overwritten). */
 export async function storeInvoice(invoice: Invoice): Promise<void> {
-  await Promise.all([
-    db().send(new PutCommand({ TableName: tableName(), Item: invoiceToItem(invoice) })),
-    db().send(new PutCommand({ TableName: tableName(), Item: addressIndexItem(invoice) })),
-  ]);
+  await Promise.all([db().send(new PutCommand({ TableName: tableName(), Item: invoiceToItem(invoice) })), db().send(new PutCommand({ TableName: tableName(), Item: addressIndexItem(invoice) }))]);
 }
 
 /**

@@ -248,8 +248,7 @@ export const orderNumbersPartition = (userId: number): string => `NUMBER#${userI
 
 /** Up to which creation time the numbering run has read the order log. */
 export const numberingRunKey: TableKey = { PK: 'NUMBERING', SK: 'CURSOR' };
-export const merchantStatusPartition = (userId: number, status: string): string =>
-  `MERCHANT#${userId}#STATUS#${status}`;
+export const merchantStatusPartition = (userId: number, status: string): string => `MERCHANT#${userId}#STATUS#${status}`;
 
 /**
  * Which invoice an address belongs to: how a detected payment finds its order. Currencies
@@ -298,8 +297,7 @@ export const deliveryKey = (subject: DeliverySubject, version: number): TableKey
 });
 
 /** The subject a delivery item's partition names. */
-export const deliverySubjectOfPartition = (pk: string): DeliverySubject =>
-  pk.startsWith('SUB#') ? { subscription_id: subscriptionIdOfPartition(pk) } : { order_id: orderIdOfPartition(pk) };
+export const deliverySubjectOfPartition = (pk: string): DeliverySubject => (pk.startsWith('SUB#') ? { subscription_id: subscriptionIdOfPartition(pk) } : { order_id: orderIdOfPartition(pk) });
 
 export const DELIVERY_PREFIX = 'DELIVERY#';
 

@@ -13,10 +13,7 @@ import { apiTokenKey, ENTITY, merchantKey } from '#shared/store/keys';
  * createMerchant gives), the token's lookup and listing items and the audit entry; without it
  * (merchants as versions before named tokens stored them), a lookup item carrying the profile.
  */
-export async function insertMerchant(
-  input: Omit<Merchant, 'user_id'>,
-  initial?: { token: StoredApiToken; audit: AuditEntry },
-): Promise<Merchant> {
+export async function insertMerchant(input: Omit<Merchant, 'user_id'>, initial?: { token: StoredApiToken; audit: AuditEntry }): Promise<Merchant> {
   const merchant: Merchant = { ...input, user_id: await nextCounterValue('merchant') };
   const tokenItems = initial
     ? [...apiTokenPuts(merchant.user_id, initial.token), auditPut(merchant.user_id, initial.audit)]
@@ -69,12 +66,7 @@ export type MerchantChanges = Partial<
  * makes it conditional on fields still holding the values read before (a roll of the callback
  * secret expects the secret it replaces). False when the merchant is gone or `expected` no longer holds.
  */
-export async function updateMerchant(
-  userId: number,
-  changes: MerchantChanges,
-  audit: AuditEntry,
-  expected: Partial<Record<keyof MerchantChanges, string>> = {},
-): Promise<boolean> {
+export async function updateMerchant(userId: number, changes: MerchantChanges, audit: AuditEntry, expected: Partial<Record<keyof MerchantChanges, string>> = {}): Promise<boolean> {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const sets = Object.entries(changes).map(([field, value], index) => {

@@ -117,7 +117,11 @@ export async function numberOrders(userId: number, before: string, deadline = In
     if (Date.now() > deadline) return { numbered, done: false };
     const next = await nextToNumber(userId, numbering, before, BATCH);
     if (next.length === 0) return { numbered, done: true };
-    await putNumbers(userId, numbering.count + 1, next.map(({ orderId }) => orderId));
+    await putNumbers(
+      userId,
+      numbering.count + 1,
+      next.map(({ orderId }) => orderId),
+    );
     const moved = { count: numbering.count + next.length, last: next.at(-1)!.sortKey };
     if (await moveNumbering(userId, numbering, moved)) {
       numbered += next.length;

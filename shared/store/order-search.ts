@@ -148,9 +148,7 @@ async function orderHasTxid(orderId: string, txid: string): Promise<boolean> {
  * transaction, see {@link putTxidIndex}).
  */
 export async function findOrderIdsByTxid(txid: string): Promise<string[]> {
-  const result = await db().send(
-    new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': txidPartition(txid) }, Limit: 25 }),
-  );
+  const result = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': txidPartition(txid) }, Limit: 25 }));
   const pointed = (result.Items ?? []).map((item) => String(item.order_id));
   const recorded = await Promise.all(pointed.map((orderId) => orderHasTxid(orderId, txid)));
   return pointed.filter((_, i) => recorded[i]);

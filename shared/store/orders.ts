@@ -79,8 +79,7 @@ export async function insertOrder(order: Order, invoice?: Invoice, options: { gu
   };
   const guard = Boolean(options.guardReference && order.merchant_order_id);
   // The order's own condition failed: with a derived id, the reference is taken.
-  const taken = (error: unknown) =>
-    order.merchant_order_id && !guard ? new MerchantOrderIdExistsError() : (error as Error);
+  const taken = (error: unknown) => (order.merchant_order_id && !guard ? new MerchantOrderIdExistsError() : (error as Error));
   if (!guard && !invoice) {
     if (!(await putIf(orderPut.Item, { ConditionExpression: orderPut.ConditionExpression })).written) {
       throw taken(new Error(`order ${order.order_id} exists already`));
@@ -127,9 +126,7 @@ export async function insertOrder(order: Order, invoice?: Invoice, options: { gu
  * unless a checkout lost a race after writing its invoice: then one GetItem reads the
  * invoice the order names.
  */
-export async function findOrderWithInvoice(
-  orderId: string,
-): Promise<{ order: Order; invoice: Invoice | undefined } | undefined> {
+export async function findOrderWithInvoice(orderId: string): Promise<{ order: Order; invoice: Invoice | undefined } | undefined> {
   const result = await query({
     KeyConditionExpression: 'PK = :pk AND SK BETWEEN :invoices AND :order',
     ExpressionAttributeValues: {
@@ -146,14 +143,10 @@ export async function findOrderWithInvoice(
   const order = orderFromItem(orderItem);
   if (!order.invoice_id) return { order, invoice: undefined };
   if (latest && latest.invoice_id === order.invoice_id) return { order, invoice: invoiceFromItem(latest) };
-  const current = await db().send(
-    new GetCommand({ TableName: tableName(), Key: invoiceKey(orderId, order.invoice_id), ConsistentRead: true }),
-  );
+  const current = await db().send(new GetCommand({ TableName: tableName(), Key: invoiceKey(orderId, order.invoice_id), ConsistentRead: true }));
   if (current.Item) return { order, invoice: invoiceFromItem(current.Item) };
   // An order stored before invoices had their own keys keeps its current one at SK = INVOICE.
-  const legacy = await db().send(
-    new GetCommand({ TableName: tableName(), Key: { PK: orderPartition(orderId), SK: LEGACY_INVOICE_SK }, ConsistentRead: true }),
-  );
+  const legacy = await db().send(new GetCommand({ TableName: tableName(), Key: { PK: orderPartition(orderId), SK: LEGACY_INVOICE_SK }, ConsistentRead: true }));
   const matches = legacy.Item && legacy.Item.invoice_id === order.invoice_id;
   return { order, invoice: matches ? invoiceFromItem(legacy.Item!) : undefined };
 }
@@ -163,9 +156,7 @@ export async function findOrderWithInvoice(
  * (whose references are kept unique by a guard item): one GetItem of the guard.
  */
 export async function findOrderIdByGuard(userId: number, merchantOrderId: string): Promise<string | undefined> {
-  const result = await db().send(
-    new GetCommand({ TableName: tableName(), Key: merchantOrderIdKey(userId, merchantOrderId), ConsistentRead: true }),
-  );
+  const result = await db().send(new GetCommand({ TableName: tableName(), Key: merchantOrderIdKey(userId, merchantOrderId), ConsistentRead: true }));
   return typeof result.Item?.order_id === 'string' ? result.Item.order_id : undefined;
 }
 
@@ -192,9 +183,7 @@ export async function listOrders(page: OrderPage): Promise<Order[]> {
       IndexName: byStatus ? 'GSI2' : 'GSI1',
       KeyConditionExpression: byStatus ? 'GSI2PK = :pk' : 'GSI1PK = :pk',
       ExpressionAttributeValues: {
-        ':pk': byStatus
-          ? merchantStatusPartition(page.userId, page.status as string)
-          : merchantOrdersPartition(page.userId),
+        ':pk': byStatus ? merchantStatusPartition(page.userId, page.status as string) : merchantOrdersPartition(page.userId),
       },
       ScanIndexForward: false,
       Limit: wanted - items.length,

@@ -166,7 +166,14 @@ export async function openVisit(link: Pick<PaymentLink, 'link_id' | 'quantity'>,
   return transact([
     // The request that opened it, for its retries (findRequestVisit); kept a day, as the key.
     ...(requestKey
-      ? [{ Put: { TableName: tableName(), Item: { ...linkRequestKey(link.link_id, requestKey), type: ENTITY.linkRequest, ...visit, held, [TABLE_KEYS.ttlAttribute]: Math.floor(now.getTime() / 1000) + REQUEST_TTL_SECONDS } } }]
+      ? [
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...linkRequestKey(link.link_id, requestKey), type: ENTITY.linkRequest, ...visit, held, [TABLE_KEYS.ttlAttribute]: Math.floor(now.getTime() / 1000) + REQUEST_TTL_SECONDS },
+            },
+          },
+        ]
       : []),
     {
       Update: {

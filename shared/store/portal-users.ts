@@ -4,17 +4,7 @@ import type { Passkey, PortalUser, Role, Session } from '#shared/domain/portal';
 import { auditPut, writeAudited } from '#shared/store/audit';
 import { db, tableName } from '#shared/store/client';
 import { cancellationReasons, isConditionFailure } from '#shared/store/errors';
-import {
-  ENTITY,
-  inviteKey,
-  merchantUsersIndexKey,
-  merchantUsersPartition,
-  passkeyKey,
-  portalUserKey,
-  recoveryCodeKey,
-  userPasskeysIndexKey,
-  userPasskeysPartition,
-} from '#shared/store/keys';
+import { ENTITY, inviteKey, merchantUsersIndexKey, merchantUsersPartition, passkeyKey, portalUserKey, recoveryCodeKey, userPasskeysIndexKey, userPasskeysPartition } from '#shared/store/keys';
 import { sessionItem } from '#shared/store/sessions';
 
 type Item = Record<string, unknown>;
@@ -39,8 +29,7 @@ export const passkeyItem = (passkey: Passkey): Item => ({
   ...passkey,
 });
 
-const recoveryItems = (userId: string, hashes: readonly string[]): Item[] =>
-  hashes.map((hash) => ({ ...recoveryCodeKey(hash), type: ENTITY.recoveryCode, user_id: userId }));
+const recoveryItems = (userId: string, hashes: readonly string[]): Item[] => hashes.map((hash) => ({ ...recoveryCodeKey(hash), type: ENTITY.recoveryCode, user_id: userId }));
 
 export async function findPortalUser(userId: string): Promise<PortalUser | undefined> {
   const result = await db().send(new GetCommand({ TableName: tableName(), Key: portalUserKey(userId), ConsistentRead: true }));
@@ -240,4 +229,3 @@ export async function voidSessionsBefore(userId: string, now: Date): Promise<voi
     }),
   );
 }
-

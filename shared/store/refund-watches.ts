@@ -89,7 +89,13 @@ export async function refuseInvoiceAddress(address: Pick<RefundWatch, 'currency'
   // As in watchRefund: a Lightning refund is a BOLT11 invoice of the buyer's, not an address.
   if (address.currency === 'LBTC') return;
   const found = await db().send(
-    new GetCommand({ TableName: tableName(), Key: addressKey(address.currency, address.address, indexMemo(address.currency, address.memo)), ConsistentRead: true, ProjectionExpression: '#kind', ExpressionAttributeNames: { '#kind': 'kind' } }),
+    new GetCommand({
+      TableName: tableName(),
+      Key: addressKey(address.currency, address.address, indexMemo(address.currency, address.memo)),
+      ConsistentRead: true,
+      ProjectionExpression: '#kind',
+      ExpressionAttributeNames: { '#kind': 'kind' },
+    }),
   );
   if (found.Item && found.Item.kind !== REFUND_KIND) throw invoiceAddress();
 }
@@ -168,9 +174,6 @@ export async function stopWatchingRefund(watch: Pick<RefundWatch, 'currency' | '
  * never pays two refunds waiting on one address.
  */
 export async function claimRefundPayment(currency: string, key: string, target: RefundTarget): Promise<RefundTarget> {
-  const outcome = await putIf(
-    { ...refundPaymentKey(currency, key), type: ENTITY.refundPayment, ...target },
-    { ConditionExpression: 'attribute_not_exists(PK)' },
-  );
+  const outcome = await putIf({ ...refundPaymentKey(currency, key), type: ENTITY.refundPayment, ...target }, { ConditionExpression: 'attribute_not_exists(PK)' });
   return outcome.written || !outcome.existing ? target : refundTargetOf(outcome.existing);
 }

@@ -8,17 +8,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Refund } from '#shared/domain/refund';
 import { db, query, queryAll, tableName } from '#shared/store/client';
 import { type Item, stripKeys } from '#shared/store/items';
-import {
-  ALL_WAITING_REFUNDS,
-  allWaitingRefundsIndexKey,
-  ENTITY,
-  orderPartition,
-  REFUND_PREFIX,
-  refundKey,
-  refundLinkKey,
-  waitingRefundsIndexKey,
-  waitingRefundsPartition,
-} from '#shared/store/keys';
+import { ALL_WAITING_REFUNDS, allWaitingRefundsIndexKey, ENTITY, orderPartition, REFUND_PREFIX, refundKey, refundLinkKey, waitingRefundsIndexKey, waitingRefundsPartition } from '#shared/store/keys';
 
 /** The refund's item: in the waiting lists (GSI1, GSI3) until it is SENT. */
 export function refundToItem(refund: Refund): Item {
@@ -40,9 +30,7 @@ export const refundFromItem = (item: Item): Refund => stripKeys<Refund>(item);
  * leads nowhere).
  */
 export function refundItems(refund: Refund): Item[] {
-  const link = refund.link_hash
-    ? [{ ...refundLinkKey(refund.link_hash), type: ENTITY.refundLink, order_id: refund.order_id, refund_id: refund.refund_id }]
-    : [];
+  const link = refund.link_hash ? [{ ...refundLinkKey(refund.link_hash), type: ENTITY.refundLink, order_id: refund.order_id, refund_id: refund.refund_id }] : [];
   return [refundToItem(refund), ...link];
 }
 

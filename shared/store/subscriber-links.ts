@@ -6,15 +6,7 @@ import type { SubscriptionPeriod } from '#shared/domain/subscription';
 import { db, query, tableName } from '#shared/store/client';
 import { cancellationReasons, isConditionFailure } from '#shared/store/errors';
 import { type Item, stripKeys } from '#shared/store/items';
-import {
-  ENTITY,
-  subscriberLinkKey,
-  subscriberLinkRequestKey,
-  subscriberLinkStateKey,
-  subscriberMailboxKey,
-  subscriberMailboxPartition,
-  subscriptionPeriodKey,
-} from '#shared/store/keys';
+import { ENTITY, subscriberLinkKey, subscriberLinkRequestKey, subscriberLinkStateKey, subscriberMailboxKey, subscriberMailboxPartition, subscriptionPeriodKey } from '#shared/store/keys';
 
 /**
  * The subscriber's page link (no account: the link is the subscriber's only capability). Its
@@ -98,7 +90,18 @@ export async function ensureSubscriberLink(
     updated_at: now.toISOString(),
   };
   const mailbox = subscription.customer_email
-    ? [{ Put: { TableName: tableName(), Item: { ...subscriberMailboxKey(subscription.plan_id, subscriberAddressHash(subscription.customer_email), subscription.subscription_id), type: ENTITY.subscriberMailbox, subscription_id: subscription.subscription_id } } }]
+    ? [
+        {
+          Put: {
+            TableName: tableName(),
+            Item: {
+              ...subscriberMailboxKey(subscription.plan_id, subscriberAddressHash(subscription.customer_email), subscription.subscription_id),
+              type: ENTITY.subscriberMailbox,
+              subscription_id: subscription.subscription_id,
+            },
+          },
+        },
+      ]
     : [];
   try {
     await db().send(

@@ -51,7 +51,9 @@ export async function saveUnmatchedPayment(payment: UnmatchedPayment, merchants:
     if (merchants.length === 0) await db().send(new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: condition }));
     else {
       // A transaction holds 100 writes: the chain's item and 99 owners (one wallet is one merchant's in practice).
-      const copies = merchants.slice(0, 99).map((userId) => ({ Put: { TableName: tableName(), Item: { ...merchantUnmatchedKey(userId, payment.seen_at, payment.key), type: ENTITY.unmatchedPayment, ...payment } } }));
+      const copies = merchants
+        .slice(0, 99)
+        .map((userId) => ({ Put: { TableName: tableName(), Item: { ...merchantUnmatchedKey(userId, payment.seen_at, payment.key), type: ENTITY.unmatchedPayment, ...payment } } }));
       await db().send(new TransactWriteCommand({ TransactItems: [{ Put: { TableName: tableName(), Item: item, ConditionExpression: condition } }, ...copies] }));
     }
     return true;

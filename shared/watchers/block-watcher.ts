@@ -114,7 +114,11 @@ export class BlockWatcher {
       const transfers = await this.source.mempool(this.memory.examined);
       this.memory.examine(transfers);
       report.transfers += transfers.length;
-      await this.book(transfers.map(({ block: _unconfirmed, ...transfer }) => transfer), tip, report);
+      await this.book(
+        transfers.map(({ block: _unconfirmed, ...transfer }) => transfer),
+        tip,
+        report,
+      );
     }
     const budget = this.source.blocks ? (this.options.maxRangeBlocksPerStep ?? 200) : this.options.maxBlocksPerStep;
     while (cursor.height < tip.height && report.blocks < budget) {
@@ -161,7 +165,11 @@ export class BlockWatcher {
       report.blocks += 1;
       return this.undoReorganisation(cursor, tip, report);
     }
-    await this.bookListed(blocks.flatMap((block) => block.transfers), tip, report);
+    await this.bookListed(
+      blocks.flatMap((block) => block.transfers),
+      tip,
+      report,
+    );
     const next = await this.cursor.past(cursor, blocks, tip);
     if (!next) return undefined;
     report.blocks += blocks.length;

@@ -146,9 +146,7 @@ export function refundPaidBy(refunds: readonly RefundTarget[], transfer: Pick<Tr
   const candidates = transfer.at ? refunds.filter((refund) => transfer.at!.getTime() >= Date.parse(refund.since) - REFUND_SINCE_MARGIN_MS) : refunds;
   if (new Set(candidates.map((refund) => refund.userId)).size > 1) return undefined;
   return (
-    candidates.find((refund) => compare(parseDecimal(refund.amount), transfer.amount) === 0) ??
-    candidates.find((refund) => compare(parseDecimal(refund.amount), transfer.amount) < 0) ??
-    candidates[0]
+    candidates.find((refund) => compare(parseDecimal(refund.amount), transfer.amount) === 0) ?? candidates.find((refund) => compare(parseDecimal(refund.amount), transfer.amount) < 0) ?? candidates[0]
   );
 }
 

@@ -17,7 +17,10 @@ const REPORT_EVERY_MS = 60_000;
 /** An error's text for operators: no URL (a node URL may carry credentials), bounded. */
 export function errorText(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
-  return text.replace(/[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi, '<url>').replace(/\/\/[^/\s@]+@/g, '//').slice(0, 300);
+  return text
+    .replace(/[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi, '<url>')
+    .replace(/\/\/[^/\s@]+@/g, '//')
+    .slice(0, 300);
 }
 
 export interface StepHealth {
@@ -93,11 +96,7 @@ export class HealthReporter {
     const text = errorText(error);
     const shape = JSON.stringify(['failed', text]);
     if (!this.due(shape, checked)) return Promise.resolve();
-    return this.write(
-      { ok: false, source: this.source, kind: this.kind, checked_at: checked.toISOString(), error: text, ...(wrongChain ? { chain_ok: false } : {}) },
-      shape,
-      checked,
-    );
+    return this.write({ ok: false, source: this.source, kind: this.kind, checked_at: checked.toISOString(), error: text, ...(wrongChain ? { chain_ok: false } : {}) }, shape, checked);
   }
 
   private due(shape: string, at: Date): boolean {

@@ -156,7 +156,10 @@ export class IndexedWatcher {
  */
 export function walletWatcher(source: IndexedSource, list: WatchList<WatchedAddress>, options: Partial<IndexedWatcherOptions> = {}): IndexedWatcher {
   const ownersOf = (address: string, now: Date): number[] => {
-    const owners = list.watched(now).filter((entry) => entry.address === address && entry.owner !== undefined).map((entry) => Number(entry.owner));
+    const owners = list
+      .watched(now)
+      .filter((entry) => entry.address === address && entry.owner !== undefined)
+      .map((entry) => Number(entry.owner));
     return [...new Set(owners)].filter(Number.isSafeInteger);
   };
   return new IndexedWatcher(source, { keepUnmatched: true, ...options, ownersOf });

@@ -72,7 +72,15 @@ export class MaturingPayments {
     }
     for (const { target, payments } of ripe.values()) {
       // One its invoice can no longer take (its order is gone) is kept as unmatched.
-      reportUnmatched(this.chain, await this.booking.invoice(target, payments.map(({ paid }) => paid), { now }), report);
+      reportUnmatched(
+        this.chain,
+        await this.booking.invoice(
+          target,
+          payments.map(({ paid }) => paid),
+          { now },
+        ),
+        report,
+      );
       for (const { item } of payments) {
         await deleteMaturingPayment(item);
         this.memory.matured(item.key);

@@ -146,7 +146,10 @@ async function checkEos(refund: Refund, txid: string, source: HyperionTransfers)
   const found = await source.transaction(txid);
   if (!found) return notFound(`EOS history does not know the transaction ${txid}`);
   const memo = refund.memo?.trim() ?? '';
-  const paid = paidTo({ ...refund, memo: undefined }, found.transfers.filter((transfer) => (transfer.memo ?? '') === memo));
+  const paid = paidTo(
+    { ...refund, memo: undefined },
+    found.transfers.filter((transfer) => (transfer.memo ?? '') === memo),
+  );
   if (!paid) return notFound("the transaction pays nothing in EOS to the refund's account with its memo");
   const block = found.transfers.find((transfer) => transfer.key === paid.key)!.block!;
   return { found: true, key: paid.key, amount: formatDecimal(paid.amount), final: block.height <= found.lib };

@@ -31,10 +31,7 @@ export interface RunnableWatcher {
  */
 export function runnableWatchers(readSecret?: SecretReader): RunnableWatcher[] {
   const blocks = chainSourcesConfig().sources.filter((config) => readSecret !== undefined || config.url !== undefined);
-  return [
-    ...blocks.map((config) => ({ chain: config.chain, source: config.kind })),
-    ...indexedChains().map((chain) => ({ chain, source: INDEXED_SOURCE[chain] })),
-  ];
+  return [...blocks.map((config) => ({ chain: config.chain, source: config.kind })), ...indexedChains().map((chain) => ({ chain, source: INDEXED_SOURCE[chain] }))];
 }
 
 /** Sources read by their own cursor, not by the block watcher: Lightning settlements, EOS transfers, TRON's Transfer events by solid block. */

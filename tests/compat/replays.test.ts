@@ -87,19 +87,59 @@ const jsonType = (value: unknown) => (value === null ? 'null' : Array.isArray(va
  * admpub/mugglepay structs. A field of another JSON type fails the whole decode.
  */
 const GO_ORDER = {
-  order_id: 'string', user_id: 'number', merchant_order_id: 'string', title: 'string', description: 'string', callback_url: 'string',
-  cancel_url: 'string', success_url: 'string', price_amount: 'number', price_currency: 'string', status: 'string', notified: 'string',
-  created_at: 'string', updated_at: 'string', pay_amount: 'number', pay_currency: 'string', is_self: 'boolean', mobile: 'boolean',
-  fast: 'boolean', token: 'string', paid_at: 'string', receive_currency: 'string',
+  order_id: 'string',
+  user_id: 'number',
+  merchant_order_id: 'string',
+  title: 'string',
+  description: 'string',
+  callback_url: 'string',
+  cancel_url: 'string',
+  success_url: 'string',
+  price_amount: 'number',
+  price_currency: 'string',
+  status: 'string',
+  notified: 'string',
+  created_at: 'string',
+  updated_at: 'string',
+  pay_amount: 'number',
+  pay_currency: 'string',
+  is_self: 'boolean',
+  mobile: 'boolean',
+  fast: 'boolean',
+  token: 'string',
+  paid_at: 'string',
+  receive_currency: 'string',
 } as const;
 const GO_INVOICE = {
-  invoice_id: 'string', order_id: 'string', pay_amount: 'number', pay_currency: 'string', status: 'string', created_at: 'string',
-  created_at_t: 'number', expired_at: 'string', expired_at_t: 'number', merchant_order_id: 'string', receive_amount: 'number',
-  receive_currency: 'string', qrcode: 'string', qrcodeLg: 'string', address: 'string', memo: 'string',
+  invoice_id: 'string',
+  order_id: 'string',
+  pay_amount: 'number',
+  pay_currency: 'string',
+  status: 'string',
+  created_at: 'string',
+  created_at_t: 'number',
+  expired_at: 'string',
+  expired_at_t: 'number',
+  merchant_order_id: 'string',
+  receive_amount: 'number',
+  receive_currency: 'string',
+  qrcode: 'string',
+  qrcodeLg: 'string',
+  address: 'string',
+  memo: 'string',
 } as const;
 const GO_CALLBACK = {
-  merchant_order_id: 'string', order_id: 'string', status: 'string', price_amount: 'number', price_currency: 'string', pay_amount: 'number',
-  pay_currency: 'string', created_at: 'string', created_at_t: 'number', token: 'string', meta: 'object',
+  merchant_order_id: 'string',
+  order_id: 'string',
+  status: 'string',
+  price_amount: 'number',
+  price_currency: 'string',
+  pay_amount: 'number',
+  pay_currency: 'string',
+  created_at: 'string',
+  created_at_t: 'number',
+  token: 'string',
+  meta: 'object',
 } as const;
 const GO_META = { payment: 'string', total_amount: 'string', trade_no: 'string', out_trade_no: 'string' } as const;
 
@@ -172,7 +212,14 @@ describe('MugglePay/mugglepay-nodejs-sdk (request with json: true)', () => {
       method: 'POST',
       path: '/v1/orders',
       headers: headers(),
-      body: JSON.stringify({ merchant_order_id: unique('node-'), price_amount: 9.99, price_currency: 'USD', pay_currency: 'BTC', callback_url: `${base()}/mugglepay_callback_api`, token: 'test12345' }),
+      body: JSON.stringify({
+        merchant_order_id: unique('node-'),
+        price_amount: 9.99,
+        price_currency: 'USD',
+        pay_currency: 'BTC',
+        callback_url: `${base()}/mugglepay_callback_api`,
+        token: 'test12345',
+      }),
     });
     await pay(created.json.order.order_id);
     const [callback] = await deliveredLog(created.json.order.order_id);
@@ -333,7 +380,7 @@ describe('admpub/mugglepay (Go: resty, json.Marshal of the whole Order struct)',
     expect(canceled.json.order.status).toBe('CANCELED');
   });
 
-  it("VerifyOrder accepts the PAID callback (md5 with type=FIAT over url.Values.Encode); the callback decodes into structs.Callback; its {\"status\":200} counts as delivered", async () => {
+  it('VerifyOrder accepts the PAID callback (md5 with type=FIAT over url.Values.Encode); the callback decodes into structs.Callback; its {"status":200} counts as delivered', async () => {
     let verified = false;
     let received: Record<string, any> = {};
     await site((callback) => {
@@ -557,7 +604,7 @@ describe("MugglePay's API docs (MugglePay/MugglePay API/)", () => {
     expect(p2p.json).toMatchObject({ status: 400, error_code: 'PAYMENT_NOT_AVAILABLE' });
   });
 
-  it("CancelOrder.md: POST with no body and no content-type; PaymentCallback.md's {\"status\":200} reply was used above", async () => {
+  it('CancelOrder.md: POST with no body and no content-type; PaymentCallback.md\'s {"status":200} reply was used above', async () => {
     const created = await send({ method: 'POST', path: '/v1/orders', headers: headers(), body: '{"price_amount":10}' });
     const canceled = await send({ method: 'POST', path: `/v1/orders/${created.json.order.order_id}/cancel`, headers: { token: shop.api_token } });
     expect(canceled.status, canceled.text).toBe(200);

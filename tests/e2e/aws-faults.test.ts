@@ -86,9 +86,11 @@ async function retried(method: string, path: string, body: unknown, asMerchant =
 /** Runs `work` over `items`, `width` at a time (a client with a few connections). */
 async function inParallel<T>(items: readonly T[], width: number, work: (item: T) => Promise<void>): Promise<void> {
   const queued = [...items];
-  await Promise.all(Array.from({ length: width }, async () => {
-    for (let item = queued.shift(); item !== undefined; item = queued.shift()) await work(item);
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      for (let item = queued.shift(); item !== undefined; item = queued.shift()) await work(item);
+    }),
+  );
 }
 
 const buyer = (index: number) => `buyer-${index}-${process.pid}@example.test`;
@@ -170,12 +172,20 @@ describe('DynamoDB and SQS failing about one call in ten', () => {
       expect((await listRefunds(id)).map((refund) => refund.amount)).toEqual(index < REFUNDED ? ['0.00001'] : []);
       // Each state change is one event: delivered at least once, never as two events.
       for (const status of owed(id, index)) {
-        const events = new Set(site.for(id).filter((callback) => callback.json?.status === status).map((callback) => callback.json.event_id));
+        const events = new Set(
+          site
+            .for(id)
+            .filter((callback) => callback.json?.status === status)
+            .map((callback) => callback.json.event_id),
+        );
         expect(events.size, `${id} ${status}`).toBe(1);
       }
       expect(new Set(site.for(id).map((callback) => callback.json?.status))).toEqual(new Set(owed(id, index)));
       // One receipt for a paid order, none for one that expired: never two.
-      expect(receipts(index).filter((mail) => mail.subject.startsWith('Your receipt')), buyer(index)).toHaveLength(index < PAID ? 1 : 0);
+      expect(
+        receipts(index).filter((mail) => mail.subject.startsWith('Your receipt')),
+        buyer(index),
+      ).toHaveLength(index < PAID ? 1 : 0);
     }
     const deliveries = site.received.length;
     const events = new Set(site.received.map((callback) => callback.json?.event_id)).size;

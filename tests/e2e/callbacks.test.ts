@@ -44,8 +44,23 @@ describe('callbacks', () => {
     expect(verifyCallback(merchant.callback_secret, callback!.headers, callback!.body)).toBe(true);
     expect(verifyCallback(merchant.callback_secret, callback!.headers, callback!.body.replace('PAID', 'PAIX'))).toBe(false);
     expect(Object.keys(callback!.json)).toEqual([
-      'order_id', 'merchant_order_id', 'status', 'price_amount', 'price_currency', 'pay_amount', 'pay_currency',
-      'created_at', 'created_at_t', 'token', 'merchant_token', 'meta', 'event_id', 'updated_at', 'version', 'receive_amount', 'receive_currency',
+      'order_id',
+      'merchant_order_id',
+      'status',
+      'price_amount',
+      'price_currency',
+      'pay_amount',
+      'pay_currency',
+      'created_at',
+      'created_at_t',
+      'token',
+      'merchant_token',
+      'meta',
+      'event_id',
+      'updated_at',
+      'version',
+      'receive_amount',
+      'receive_currency',
     ]);
     expect(callback!.json).toMatchObject({
       order_id: id,
@@ -73,11 +88,7 @@ describe('callbacks', () => {
       'every transition sends one callback (delivery order may differ; version orders them)',
       { refunded: ['PENDING', 'PAID', 'REFUND_PENDING', 'REFUNDED'], canceled: ['CANCELED'], unresolved: ['UNRESOLVED', 'RESOLVED'], expired: ['EXPIRED'] },
     ],
-    [
-      'paid',
-      'by default only the change to PAID is called back (what MugglePay plugins are built for)',
-      { refunded: ['PAID'], canceled: [], unresolved: [], expired: [] },
-    ],
+    ['paid', 'by default only the change to PAID is called back (what MugglePay plugins are built for)', { refunded: ['PAID'], canceled: [], unresolved: [], expired: [] }],
   ] as const)('callback statuses %s: %s', async (setting, _, expected) => {
     const { newMerchant } = await import('../support/api');
     const shop = await newMerchant(true, `Shop ${setting}`, { callbackStatuses: setting });
@@ -113,8 +124,7 @@ describe('callbacks', () => {
         statuses(expired).length >= expected.expired.length,
     );
     await sleep(1500);
-    const byVersion = (id: string) =>
-      [...merchantSite.for(id)].sort((a, b) => a.json.version - b.json.version).map((c) => c.json.status);
+    const byVersion = (id: string) => [...merchantSite.for(id)].sort((a, b) => a.json.version - b.json.version).map((c) => c.json.status);
     expect({ refunded: byVersion(refunded), canceled: byVersion(canceled), unresolved: byVersion(unresolved), expired: byVersion(expired) }).toEqual(expected);
     if (setting === 'all') {
       expect(merchantSite.for(unresolved).find((c) => c.json.status === 'UNRESOLVED')!.json.meta.unresolved_reason).toBe('UNDERPAID');
@@ -163,7 +173,10 @@ describe('callbacks', () => {
     const id = await paidOrder(merchantSite.url);
     const { newMerchant } = await import('../support/api');
     const other = await newMerchant();
-    for (const [method, path] of [['GET', `/v1/orders/${id}/callbacks`], ['POST', `/v1/orders/${id}/callbacks/redeliver`]] as const) {
+    for (const [method, path] of [
+      ['GET', `/v1/orders/${id}/callbacks`],
+      ['POST', `/v1/orders/${id}/callbacks/redeliver`],
+    ] as const) {
       const response = await call(method, path, { token: other.api_token, body: method === 'POST' ? {} : undefined });
       expect(response.status).toBe(404);
       expect(response.body.error_code).toBe('ORDER_NOT_FOUND');

@@ -22,8 +22,7 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const post = (url: string, token: string, body: unknown) =>
-  fetch(url, { method: 'POST', headers: { token, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const post = (url: string, token: string, body: unknown) => fetch(url, { method: 'POST', headers: { token, 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
 describe('npm run devnet', () => {
   it('starts Ethereum and Arbitrum with their own chain ids and test tokens and the service on both; devnet:pay pays an invoice on its network', async () => {
@@ -48,9 +47,7 @@ describe('npm run devnet', () => {
       const { invoice } = (await (await fetch(`${url}/v1/orders/${order.order_id}`, { headers: { token: token! } })).json()) as any;
       // The token URI names the network's devnet chain and contract: the service reads the devnet settings.
       const contract = network.tokens[currency]!.address;
-      expect(invoice.payment_uri.toLowerCase()).toBe(
-        `ethereum:${contract}@${network.chainId}/transfer?address=${invoice.payment_address}&uint256=9990000`.toLowerCase(),
-      );
+      expect(invoice.payment_uri.toLowerCase()).toBe(`ethereum:${contract}@${network.chainId}/transfer?address=${invoice.payment_address}&uint256=9990000`.toLowerCase());
 
       const paid = await runScript('infra/devnet/pay.ts', [order.order_id], { DATA_DIR: dataDir });
       expect(paid.code, paid.output).toBe(0);
@@ -59,9 +56,7 @@ describe('npm run devnet', () => {
 
       const source = new EthereumBlockSource({ url: network.rpcUrl, chain: network.chain, chainId: network.chainId, tokens: [{ currency, contract }] });
       const block = await source.block(Number(height));
-      expect(block.transfers.map((t) => [t.key, t.currency, t.address, formatDecimal(t.amount)])).toEqual([
-        [`${hash}:0`, currency, invoice.payment_address, '9.99'],
-      ]);
+      expect(block.transfers.map((t) => [t.key, t.currency, t.address, formatDecimal(t.amount)])).toEqual([[`${hash}:0`, currency, invoice.payment_address, '9.99']]);
     }
 
     expect(await started.stop('SIGINT')).toBe(0);

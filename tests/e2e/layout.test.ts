@@ -95,7 +95,10 @@ describe('the layout checker, on planted pages', () => {
       <main><button type="button" id="more" hidden>Load more</button>
       <div class="inline-form" id="range" hidden><label>Least amount <input></label><label>Most amount <input></label></div>
       <div hidden><p id="inner">Inside a hidden box</p></div></main>`);
-    expect(problems.filter((problem) => problem.check === 'hidden-shown').map((problem) => problem.where)).toEqual([expect.stringContaining('button#more'), expect.stringContaining('div#range.inline-form')]);
+    expect(problems.filter((problem) => problem.check === 'hidden-shown').map((problem) => problem.where)).toEqual([
+      expect.stringContaining('button#more'),
+      expect.stringContaining('div#range.inline-form'),
+    ]);
     await page.context().close();
   });
 
@@ -113,7 +116,9 @@ describe('the layout checker, on planted pages', () => {
     const { page, problems } = await planted(`
       <style>table, tbody, tr, td { display: block; }</style>
       <main><table><caption id="caption">Orders of this shop, newest first</caption><tbody><tr><td>Order 1</td></tr></tbody></table></main>`);
-    expect(problems).toEqual([expect.objectContaining({ check: 'squeezed', where: expect.stringContaining('caption#caption'), detail: expect.stringMatching(/^text wraps over \d+ lines in a box \d+ px wide/) })]);
+    expect(problems).toEqual([
+      expect.objectContaining({ check: 'squeezed', where: expect.stringContaining('caption#caption'), detail: expect.stringMatching(/^text wraps over \d+ lines in a box \d+ px wide/) }),
+    ]);
     await page.context().close();
   });
 
@@ -304,7 +309,13 @@ async function seedMerchantData(): Promise<void> {
   });
   // Orders a buyer has not paid yet: one choosing a currency, two with an invoice.
   const unpaid = async (title: string, payCurrency?: string) => {
-    const created = await merchantCall('POST', '/v1/orders', { merchant_order_id: `layout-new-${payCurrency ?? 'none'}`, price_amount: 9.99, price_currency: 'USD', title, description: 'Game Pass Friends and Family' });
+    const created = await merchantCall('POST', '/v1/orders', {
+      merchant_order_id: `layout-new-${payCurrency ?? 'none'}`,
+      price_amount: 9.99,
+      price_currency: 'USD',
+      title,
+      description: 'Game Pass Friends and Family',
+    });
     if (payCurrency) await merchantCall('POST', `/v1/orders/${created.order.order_id}/checkout`, { pay_currency: payCurrency });
     return created.order.order_id as string;
   };
@@ -338,7 +349,13 @@ async function seedMerchantData(): Promise<void> {
  * carries (the only place the link is given).
  */
 async function seedSubscriber(): Promise<{ planUrl: string; subscriberUrl: string }> {
-  const { plan } = await merchantCall('POST', '/v1/plans', { name: 'Managed hosting, small instance', description: 'One virtual server, backups included', price_amount: '12.50', interval_unit: 'month', trial_days: 14 });
+  const { plan } = await merchantCall('POST', '/v1/plans', {
+    name: 'Managed hosting, small instance',
+    description: 'One virtual server, backups included',
+    price_amount: '12.50',
+    interval_unit: 'month',
+    trial_days: 14,
+  });
   const { plan: paidPlan } = await merchantCall('POST', '/v1/plans', { name: 'Hosting, small', price_amount: '12.50', interval_unit: 'month' });
   // The owner's own mailbox: team mail, so the sandbox's daily buyer mail, filled by the seeded receipts and refund links, does not stop it.
   const email = 'owner@shop.test';
@@ -348,11 +365,18 @@ async function seedSubscriber(): Promise<{ planUrl: string; subscriberUrl: strin
   await merchantCall('POST', `/v1/sandbox/orders/${orderId}/pay`, {});
   let subscriberUrl = '';
   await expect
-    .poll(async () => {
-      const mails = (await (await fetch(`${mailbox}messages.json`)).json()) as { to: string; text: string }[];
-      subscriberUrl = mails.filter((mail) => mail.to === email).map((mail) => /(http\S+#subscription=[A-Za-z0-9_-]{43})/.exec(mail.text)?.[1]).find(Boolean) ?? '';
-      return subscriberUrl;
-    }, { timeout: 60_000 })
+    .poll(
+      async () => {
+        const mails = (await (await fetch(`${mailbox}messages.json`)).json()) as { to: string; text: string }[];
+        subscriberUrl =
+          mails
+            .filter((mail) => mail.to === email)
+            .map((mail) => /(http\S+#subscription=[A-Za-z0-9_-]{43})/.exec(mail.text)?.[1])
+            .find(Boolean) ?? '';
+        return subscriberUrl;
+      },
+      { timeout: 60_000 },
+    )
     .not.toBe('');
   return { planUrl: `${pageUrl}?plan=${plan.plan_id}`, subscriberUrl };
 }
@@ -470,7 +494,12 @@ async function seedPortal(inviteUrl: string): Promise<void> {
   await signUp(owner, inviteUrl, 'owner', LANGS);
   tabs.owner = owner;
   for (const name of ['Shop backend', 'Reporting (read only)']) await portalCall(owner, 'POST', '/tokens', { name });
-  await portalCall(owner, 'POST', '/email-preferences', { address: 'owner@shop.test', language: 'zh', payments: 'daily', topics: { unresolved: true, callbacks: true, refund_address: true, new_passkey: false, team: true } });
+  await portalCall(owner, 'POST', '/email-preferences', {
+    address: 'owner@shop.test',
+    language: 'zh',
+    payments: 'daily',
+    topics: { unresolved: true, callbacks: true, refund_address: true, new_passkey: false, team: true },
+  });
   await portalCall(owner, 'POST', '/settings', { xpubs: { BTC: 'zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs' } });
   const invite = async (name: string, role: string) => (await portalCall(owner, 'POST', '/team/invites', { name, role })).invite.url as string;
   // The member who joined and was removed: over HTTP with a software passkey (no tab needed).
@@ -499,12 +528,16 @@ describe('every portal screen and buyer page at 375 and 1280 px, in English and 
 
   afterAll(() => stopLocalRuntime(runtime, dataDir));
 
-  it('visits every screen the portal draws: each role\'s by the router, and the signed-out ones', () => {
+  it("visits every screen the portal draws: each role's by the router, and the signed-out ones", () => {
     // The portal's screens as its entry point lists them: a new one fails here until it is visited.
     const drawn = [...readFileSync('web/portal/src/main.ts', 'utf8').matchAll(/^\s+'?([a-z-]+)'?: [a-zA-Z]+Screen,$/gm)].map((match) => match[1]);
     const visited = ['invite', 'sign-in', ...Object.keys(visits())];
     expect(drawn.sort()).toEqual(visited.sort());
-    for (const role of ROLES) expect(screensOf(role).filter((screen) => !visited.includes(screen)), role).toEqual([]);
+    for (const role of ROLES)
+      expect(
+        screensOf(role).filter((screen) => !visited.includes(screen)),
+        role,
+      ).toEqual([]);
   });
 
   it('the signed-out screens: invite, recovery codes (shown once: English for the owner, Chinese for the developer) and sign-in', async () => {
@@ -578,7 +611,7 @@ describe('every portal screen and buyer page at 375 and 1280 px, in English and 
     expect(problems).toEqual([]);
   }, 120_000);
 
-  it('the buyer\'s pages: the payment page (choosing, an invoice, paid), a payment link\'s page (a price, a range), the refund page, a plan\'s page and a subscriber\'s', async () => {
+  it("the buyer's pages: the payment page (choosing, an invoice, paid), a payment link's page (a price, a range), the refund page, a plan's page and a subscriber's", async () => {
     const subscription = await seedSubscriber();
     const context = await browser.newContext({ locale: 'en-US' });
     await countRequests(context);

@@ -34,8 +34,7 @@ describe('the local runtime: expiry on its timer (short windows), and callbacks 
       await started.waitFor(/Ctrl-C stops everything/);
       const created = (await (await post(`${url}/v1/orders`, demoToken, { price_amount: 65, pay_currency: 'BTC' })).json()) as any;
       const unchecked = (await (await post(`${url}/v1/orders`, demoToken, { price_amount: 1 })).json()) as any;
-      const status = async (id: string) =>
-        ((await (await fetch(`${url}/v1/orders/${id}`, { headers: { token: demoToken } })).json()) as any).order.status;
+      const status = async (id: string) => ((await (await fetch(`${url}/v1/orders/${id}`, { headers: { token: demoToken } })).json()) as any).order.status;
       expect(await status(created.order.order_id)).toBe('NEW');
 
       const deadline = Date.now() + 20_000;
@@ -80,9 +79,11 @@ describe('the local runtime: expiry on its timer (short windows), and callbacks 
       running.push(second);
       const [, url2] = await second.waitFor(/API:\s+(http:\/\/\S+)/);
       // The endpoint fails the first attempt, whenever it came: a second one means a retry ran after restart.
-      await merchantSite.waitFor(() => merchantSite.for(orderId).length >= 2, 60_000).catch((error: Error) => {
-        throw new Error(`${error.message}\nruntime output:\n${second.output()}`);
-      });
+      await merchantSite
+        .waitFor(() => merchantSite.for(orderId).length >= 2, 60_000)
+        .catch((error: Error) => {
+          throw new Error(`${error.message}\nruntime output:\n${second.output()}`);
+        });
       const callbacks = merchantSite.for(orderId);
       expect(callbacks.every((c) => c.json.status === 'PAID')).toBe(true);
       expect(new Set(callbacks.map((c) => c.headers['webhook-id'])).size).toBe(1);

@@ -66,10 +66,14 @@ describe('npm start (the local runtime as a user runs it)', { timeout: 120_000 }
     const tronKey = testXpub("m/44'/195'/0'");
     const ethKey = testXpub("m/44'/60'/0'");
     const solWallet = newSolanaReference(); // any 32 bytes in base58 is a wallet address
-    const keyed = await runScript('infra/local/merchant-cli.ts', ['create', '--name', 'Keys Shop', '--sandbox', '--xpub', `USDT_TRC20=${tronKey}`, '--xpub', `USDC_BASE=${ethKey}`, '--wallet', `USDC_SOL=${solWallet}`], {
-      DATA_DIR: dataDir,
-      TOKEN_HMAC_KEY: '',
-    });
+    const keyed = await runScript(
+      'infra/local/merchant-cli.ts',
+      ['create', '--name', 'Keys Shop', '--sandbox', '--xpub', `USDT_TRC20=${tronKey}`, '--xpub', `USDC_BASE=${ethKey}`, '--wallet', `USDC_SOL=${solWallet}`],
+      {
+        DATA_DIR: dataDir,
+        TOKEN_HMAC_KEY: '',
+      },
+    );
     expect(keyed.code, keyed.output).toBe(0);
     const keyShop = JSON.parse(keyed.output.trim().split('\n').at(-1)!);
     for (const [currency, address] of [

@@ -45,7 +45,10 @@ describe('the local runtime watches the configured chains', () => {
     const { invoice } = await get();
 
     // The watcher has recorded its cursor at the tip before we pay (it polls every second).
-    await eventually(async () => esplora!.requests.get('/blocks/tip/hash') ?? 0, (n) => n >= 2);
+    await eventually(
+      async () => esplora!.requests.get('/blocks/tip/hash') ?? 0,
+      (n) => n >= 2,
+    );
     payTo(chain, invoice.payment_address, satsOf(invoice.pay_amount));
     expect((await eventually(get, (o) => o.order.status !== 'NEW')).order.status).toBe('PENDING');
     chain.mine();

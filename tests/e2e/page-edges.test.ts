@@ -15,7 +15,10 @@ usePaymentPage();
 
 describe('the payment page', () => {
   it('an unknown or malformed order id: "Order not found"', async () => {
-    for (const [name, id] of [['unknown', randomUUID()], ['malformed', 'not-an-order']]) {
+    for (const [name, id] of [
+      ['unknown', randomUUID()],
+      ['malformed', 'not-an-order'],
+    ]) {
       const page = await open(`${server.pageUrl}?id=${id}`);
       await eventually(() => page.locator('h1').textContent()).toBe('Order not found');
       expect(await status(page).textContent()).toContain('This payment link is not valid');

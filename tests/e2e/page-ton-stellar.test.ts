@@ -44,12 +44,7 @@ let buyerTon: TestWallet;
 let tonWallet: string;
 
 beforeAll(async () => {
-  [ton, horizon, shop, browser] = await Promise.all([
-    new ToncenterTestServer({ apiKey: TON_KEY }).start(),
-    new HorizonTestServer().start(),
-    new MerchantEndpoint().start(),
-    launchChromium(),
-  ]);
+  [ton, horizon, shop, browser] = await Promise.all([new ToncenterTestServer({ apiKey: TON_KEY }).start(), new HorizonTestServer().start(), new MerchantEndpoint().start(), launchChromium()]);
   buyerTon = ton.wallet(91);
   tonWallet = canonicalTonAddress(ton.wallet(92).address.toString())!;
   for (const account of [buyerXlm.publicKey(), merchantXlm]) horizon.createAccount(account, '10000');
@@ -105,7 +100,11 @@ async function orderPage(currency: string): Promise<{ id: string; page: Page }> 
   expect(created.status, JSON.stringify(created.body)).toBe(200);
   const id = created.body.order.order_id as string;
   // The runtime's watchers write their health on their first step; until then the page offers nothing on chain.
-  const offered = await eventually(async () => (await (await fetch(`${api}/v1/pay/${id}`)).json()) as Json, (view) => view.currencies?.includes(currency), 15_000);
+  const offered = await eventually(
+    async () => (await (await fetch(`${api}/v1/pay/${id}`)).json()) as Json,
+    (view) => view.currencies?.includes(currency),
+    15_000,
+  );
   expect(offered.currencies).toContain(currency);
   const page = await context.newPage();
   await page.goto(created.body.payment_url);
@@ -135,13 +134,20 @@ async function expectPaidCallback(id: string, payCurrency: string): Promise<void
  * merchant's own wallet (listed in its portal), and never as the operator's to return.
  */
 const unmatchedLogged = (memo: string): boolean => {
-  const lines = runtime!.output().split('\n').filter((line) => line.includes(`"memo":"${memo}"`));
+  const lines = runtime!
+    .output()
+    .split('\n')
+    .filter((line) => line.includes(`"memo":"${memo}"`));
   return lines.some((line) => line.includes("a payment to a merchant's own wallet matches no invoice: listed in its portal")) && !lines.some((line) => line.includes('return it to its sender'));
 };
 
 /** The buyer's 30 USDC to the merchant's plain account with `memoId` as MEMO_ID, signed and sent (a ledger closes with it); whether it succeeded. */
 function payXlm(memoId: string): boolean | undefined {
-  const tx = horizon!.builder(buyerXlm).addOperation(Operation.payment({ destination: merchantXlm, asset: USDC, amount: '30' })).addMemo(Memo.id(memoId)).build();
+  const tx = horizon!
+    .builder(buyerXlm)
+    .addOperation(Operation.payment({ destination: merchantXlm, asset: USDC, amount: '30' }))
+    .addMemo(Memo.id(memoId))
+    .build();
   tx.sign(buyerXlm);
   return horizon!.send(tx).successful();
 }
@@ -191,9 +197,7 @@ describe('the payment page of a live merchant paid in TON and USDC on Stellar, w
     const invoice = await invoiceOf(id);
     expect(invoice).toMatchObject({ pay_currency: 'USDC_XLM', pay_amount: 30, payment_memo: expect.stringMatching(/^\d+$/) });
     expect(parseMuxed(invoice.payment_address)).toEqual({ account: merchantXlm, id: invoice.payment_memo });
-    expect(invoice.payment_uri).toBe(
-      `web+stellar:pay?destination=${merchantXlm}&amount=30.000000&asset_code=USDC&asset_issuer=${CIRCLE_USDC_ISSUER}&memo=${invoice.payment_memo}&memo_type=MEMO_ID`,
-    );
+    expect(invoice.payment_uri).toBe(`web+stellar:pay?destination=${merchantXlm}&amount=30.000000&asset_code=USDC&asset_issuer=${CIRCLE_USDC_ISSUER}&memo=${invoice.payment_memo}&memo_type=MEMO_ID`);
 
     expect(await text(page, '[data-field="address"]')).toBe(invoice.payment_address);
     expect(await text(page, '[data-k="memo-hint"]')).toContain('pay this account instead, with the memo below as a MEMO_ID');

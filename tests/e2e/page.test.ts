@@ -22,7 +22,34 @@ describe('the payment page', () => {
     expect(await page.locator('.price strong').textContent()).toBe('9.99 USD');
     expect(await page.locator('.badge').textContent()).toContain('Sandbox');
     const currencies = await page.locator('.picker button strong').allTextContents();
-    expect(currencies).toEqual(['BTC', 'LTC', 'ETH', 'USDT_ERC20', 'USDC_ERC20', 'USDT_TRC20', 'USDT_ARB', 'USDC_ARB', 'ETH_ARB', 'USDC_BASE', 'ETH_BASE', 'USDC_POL', 'USDT_BNB', 'USDT_CELO', 'CUSD', 'USDC_SOL', 'PYUSD', 'USDT_TON', 'TON', 'USDC_XLM', 'EOS', 'BCH', 'LBTC', 'ALIPAY', 'ALIGLOBAL', 'WECHAT']);
+    expect(currencies).toEqual([
+      'BTC',
+      'LTC',
+      'ETH',
+      'USDT_ERC20',
+      'USDC_ERC20',
+      'USDT_TRC20',
+      'USDT_ARB',
+      'USDC_ARB',
+      'ETH_ARB',
+      'USDC_BASE',
+      'ETH_BASE',
+      'USDC_POL',
+      'USDT_BNB',
+      'USDT_CELO',
+      'CUSD',
+      'USDC_SOL',
+      'PYUSD',
+      'USDT_TON',
+      'TON',
+      'USDC_XLM',
+      'EOS',
+      'BCH',
+      'LBTC',
+      'ALIPAY',
+      'ALIGLOBAL',
+      'WECHAT',
+    ]);
     expect(await page.title()).toBe('Monthly Program x 1 · Page Shop');
     await page.screenshot({ path: artifact('order'), fullPage: true });
     await page.close();
@@ -35,9 +62,7 @@ describe('the payment page', () => {
     await eventually(() => status(page).textContent()).toBe('Waiting for your payment.');
     const { invoice } = await merchantView(order.order_id);
     expect(invoice).toMatchObject({ pay_currency: 'USDT_ERC20', pay_amount: 9.99 });
-    expect(invoice.payment_uri).toBe(
-      `ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=${invoice.payment_address}&uint256=9990000`,
-    );
+    expect(invoice.payment_uri).toBe(`ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=${invoice.payment_address}&uint256=9990000`);
     expect(await page.locator('[data-field="amount"]').textContent()).toBe('9.990000');
     expect(await page.locator('#amount-label').textContent()).toContain('(USDT)');
     expect(await page.locator('[data-field="address"]').textContent()).toBe(invoice.payment_address);
@@ -53,9 +78,7 @@ describe('the payment page', () => {
     await page.getByRole('button', { name: /^USDT_ARB/ }).click();
     await eventually(() => status(page).textContent()).toBe('Waiting for your payment.');
     const { invoice } = await merchantView(order.order_id);
-    expect(invoice.payment_uri).toBe(
-      `ethereum:0xFd086bC7CD5C481DCC9C85ebE478A1C0b69FCbb9@42161/transfer?address=${invoice.payment_address}&uint256=9990000`,
-    );
+    expect(invoice.payment_uri).toBe(`ethereum:0xFd086bC7CD5C481DCC9C85ebE478A1C0b69FCbb9@42161/transfer?address=${invoice.payment_address}&uint256=9990000`);
     expect(await page.locator('[data-field="network"]').textContent()).toBe('Arbitrum One');
     expect(await page.locator('[data-k="network-hint"]').textContent()).toContain('Send on Arbitrum One only');
     expect(await page.locator('#amount-label').textContent()).toContain('(USDT)');
@@ -83,9 +106,7 @@ describe('the payment page', () => {
     await page.getByRole('button', { name: /^USDC_SOL/ }).click();
     await eventually(() => status(page).textContent()).toBe('Waiting for your payment.');
     const { invoice } = await merchantView(order.order_id);
-    expect(invoice.payment_uri).toBe(
-      `solana:${invoice.payment_address}?amount=9.990000&spl-token=EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v&reference=${invoice.memo}`,
-    );
+    expect(invoice.payment_uri).toBe(`solana:${invoice.payment_address}?amount=9.990000&spl-token=EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v&reference=${invoice.memo}`);
     expect(await page.locator('[data-field="network"]').textContent()).toBe('Solana');
     expect(await page.locator('#memo-label').textContent()).toBe('Reference');
     expect(await page.locator('[data-field="memo"]').textContent()).toBe(invoice.memo);
@@ -194,7 +215,12 @@ describe('the payment page', () => {
     // What the expiry job does when the invoice runs out, for this order only.
     const { changeOrder } = await import('#shared/services/order-changes');
     const { moveTo } = await import('#shared/domain/order');
-    await changeOrder(order.order_id, undefined, () => new Error('missing'), (found) => moveTo(found, 'EXPIRED', new Date()));
+    await changeOrder(
+      order.order_id,
+      undefined,
+      () => new Error('missing'),
+      (found) => moveTo(found, 'EXPIRED', new Date()),
+    );
     await eventually(() => status(page).textContent()).toBe('This payment window has expired.');
     expect(await page.getByRole('link', { name: 'Back to Page Shop' }).getAttribute('href')).toBe(order.cancel_url);
     expect(await page.locator('.picker').count()).toBe(0);
@@ -212,9 +238,7 @@ describe('the payment page', () => {
     });
     const page = await open(paymentUrl);
     await eventually(() => status(page).textContent()).toBe('There is a problem with your payment.');
-    expect(await page.locator('.body p').first().textContent()).toBe(
-      'We received less than the amount due. Page Shop has been notified and will contact you about the rest.',
-    );
+    expect(await page.locator('.body p').first().textContent()).toBe('We received less than the amount due. Page Shop has been notified and will contact you about the rest.');
     await page.screenshot({ path: artifact('unresolved'), fullPage: true });
     await page.close();
   });

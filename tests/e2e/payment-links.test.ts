@@ -62,7 +62,7 @@ describe('a payment link from creation to payment', () => {
     await expectAccessible(portal, 'link-portal-link');
   });
 
-  it('downloads the QR code as PNG and SVG, both of the link\'s URL', async () => {
+  it("downloads the QR code as PNG and SVG, both of the link's URL", async () => {
     const [png] = await Promise.all([portal.waitForEvent('download'), portal.getByRole('link', { name: 'Download PNG' }).click()]);
     expect(png.suggestedFilename()).toMatch(/^payment-link-[0-9a-f-]{36}\.png$/);
     const pngBytes = readFileSync((await png.path())!);
@@ -110,7 +110,7 @@ describe('a payment link from creation to payment', () => {
     await page.close();
   });
 
-  it('the order is an ordinary order named after the link, with the buyer\'s email (the receipt\'s address)', async () => {
+  it("the order is an ordinary order named after the link, with the buyer's email (the receipt's address)", async () => {
     const { order } = await merchantApi(`/v1/orders/${orderId}`);
     expect(order).toMatchObject({ status: 'PAID', title: 'Chess club: annual fee', price_amount: 30, price_currency: 'USD', pay_currency: 'BTC', email: 'member@example.com' });
     expect(order.merchant_order_id).toBe(`link_${new URL(linkUrl).searchParams.get('link')}_${order.merchant_order_id.split('_').at(-1)}`);

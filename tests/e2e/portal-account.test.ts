@@ -33,8 +33,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const audit = (name: string) => expectAccessible(page, `portal-account-${name}`);
 
-const post = (path: string, token: string, body: unknown) =>
-  fetch(api + path, { method: 'POST', headers: { token, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const post = (path: string, token: string, body: unknown) => fetch(api + path, { method: 'POST', headers: { token, 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
 /** An integration that keeps creating orders with whichever token it holds, until stopped. */
 function integration(start: string) {
@@ -142,7 +141,9 @@ describe("the portal's account screens in Chromium", () => {
     let paying = true;
     const payer = (async () => {
       for (let i = 0; paying; i += 1) {
-        const created = (await (await post('/v1/orders', token, { price_amount: 5, price_currency: 'USD', pay_currency: 'BTC', callback_url: endpoint.url, merchant_order_id: `roll-${Date.now()}-${i}` })).json()) as any;
+        const created = (await (
+          await post('/v1/orders', token, { price_amount: 5, price_currency: 'USD', pay_currency: 'BTC', callback_url: endpoint.url, merchant_order_id: `roll-${Date.now()}-${i}` })
+        ).json()) as any;
         const pay = await post(`/v1/sandbox/orders/${created.order.order_id}/pay`, token, {});
         expect(pay.status).toBe(200);
         paid += 1;
@@ -169,7 +170,8 @@ describe("the portal's account screens in Chromium", () => {
     for (let waited = 0; endpoint.received.length - before < paid && waited < 30_000; waited += 200) await sleep(200);
     await sleep(100);
     clearInterval(checked);
-    while (before + verdicts.length < endpoint.received.length) verdicts.push(verifyCallback(serverSecret, endpoint.received[before + verdicts.length]!.headers, endpoint.received[before + verdicts.length]!.body));
+    while (before + verdicts.length < endpoint.received.length)
+      verdicts.push(verifyCallback(serverSecret, endpoint.received[before + verdicts.length]!.headers, endpoint.received[before + verdicts.length]!.body));
     expect(endpoint.received.length - before).toBe(paid);
     expect(verdicts).toHaveLength(paid);
     expect(verdicts.every(Boolean), JSON.stringify(verdicts)).toBe(true);
@@ -179,7 +181,7 @@ describe("the portal's account screens in Chromium", () => {
     expect(last.headers['webhook-signature']!.split(' ')).toHaveLength(2);
   }, 90_000);
 
-  it('shows a key\'s first addresses before saving, then saves it for new invoices', async () => {
+  it("shows a key's first addresses before saving, then saves it for new invoices", async () => {
     await page.getByRole('navigation').getByRole('link', { name: 'Settings' }).click();
     await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();
     await page.getByText('Sandbox mode: test payments only, nothing settles').first().waitFor();
@@ -248,7 +250,12 @@ describe("the portal's account screens in Chromium", () => {
   it('works in Chinese and at 375 px without sideways scrolling on every account screen', async () => {
     await page.getByRole('button', { name: '切换到中文' }).click();
     await page.setViewportSize({ width: 375, height: 800 });
-    for (const [hash, title] of [['developers', '开发者设置'], ['settings', '设置'], ['audit', '审计日志'], ['team', '团队']] as const) {
+    for (const [hash, title] of [
+      ['developers', '开发者设置'],
+      ['settings', '设置'],
+      ['audit', '审计日志'],
+      ['team', '团队'],
+    ] as const) {
       await page.goto(`${page.url().split('#')[0]}#/${hash}`);
       await page.getByRole('heading', { level: 1, name: title }).waitFor();
       await page.locator('main table tbody tr, main form').first().waitFor();

@@ -64,10 +64,13 @@ describe('email preferences in Chromium', () => {
     await page.getByRole('button', { name: '中文' }).click();
     await page.getByRole('heading', { level: 1, name: '邮件' }).waitFor();
     await expectAccessible(page, 'portal-email-zh');
-    await page.getByRole('button', { name: 'English' }).click().catch(() => undefined);
+    await page
+      .getByRole('button', { name: 'English' })
+      .click()
+      .catch(() => undefined);
   });
 
-  it('a buyer pays: the owner\'s email (in Chinese) and the buyer\'s receipt arrive at the local SMTP server', async () => {
+  it("a buyer pays: the owner's email (in Chinese) and the buyer's receipt arrive at the local SMTP server", async () => {
     const created = await post('/v1/orders', { merchant_order_id: `email-${Date.now()}`, price_amount: 9.99, price_currency: 'USD', title: 'Demo order', email: 'buyer@example.test' });
     const id = created.order.order_id as string;
     await post(`/v1/orders/${id}/checkout`, { pay_currency: 'BTC' });

@@ -61,7 +61,10 @@ async function inBothLanguages(name: string, chinese: string): Promise<void> {
   await expectLaidOut(`${name} in Chinese at 375 px`);
   await expectAccessible(portal, `subscriptions-${name}-zh-375`);
   await portal.getByRole('button', { name: 'Switch to English' }).click();
-  await portal.getByRole('heading', { level: 1 }).filter({ hasNotText: /[\u4e00-\u9fff]/ }).waitFor();
+  await portal
+    .getByRole('heading', { level: 1 })
+    .filter({ hasNotText: /[\u4e00-\u9fff]/ })
+    .waitFor();
 }
 
 describe('recurring billing in the portal, on a phone', () => {

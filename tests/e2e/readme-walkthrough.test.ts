@@ -131,7 +131,13 @@ describe('the README walkthrough', () => {
     // An id is a placeholder, but the same id must be the same value wherever the README shows it.
     const id = '94be2b2a-2905-8857-b701-b04e57e84593';
     const other = '460a5638-3a85-8e49-bf17-c2a6b0989d96';
-    expect(shapeDifferences(parseShown(`{"order_id":"${id}","payment_url":"http://127.0.0.1:3000/pay/?id=${id}"}`), { order_id: other, payment_url: `http://127.0.0.1:41000/pay/?id=${other}` }, placeholders)).toEqual([]);
+    expect(
+      shapeDifferences(
+        parseShown(`{"order_id":"${id}","payment_url":"http://127.0.0.1:3000/pay/?id=${id}"}`),
+        { order_id: other, payment_url: `http://127.0.0.1:41000/pay/?id=${other}` },
+        placeholders,
+      ),
+    ).toEqual([]);
     expect(shapeDifferences(parseShown(`{"order_id":"${id}"}`), { order_id: '01a2356a-78ab-70cd-a8f5-20860ad9863a' }, placeholders)).toHaveLength(1);
     // The start block in another order, and with a line left out.
     const shown = ['API:            http://127.0.0.1:3000', 'Payment page:   http://127.0.0.1:3000/pay/', 'Ctrl-C stops everything.'];
@@ -245,7 +251,11 @@ describe('the README walkthrough', () => {
         const fields = backticked(step.paragraph).filter((code) => /^"[^"]+":/.test(code));
         expect(headers.length, `README.md:${step.line}: the headers the callback has`).toBeGreaterThan(0);
         expect(fields.length, `README.md:${step.line}: what the callback's body has`).toBeGreaterThan(0);
-        const printedCallback = await eventually(async () => receiver?.output() ?? '', (text) => /^\} \{.*\}$/m.test(text), 30_000);
+        const printedCallback = await eventually(
+          async () => receiver?.output() ?? '',
+          (text) => /^\} \{.*\}$/m.test(text),
+          30_000,
+        );
         const body = JSON.parse(/^\} (\{.*\})$/m.exec(printedCallback)?.[1] ?? 'null') as Record<string, unknown> | null;
         expect(body, `README.md:${step.line}: the server printed no callback\n${printedCallback}`).not.toBeNull();
         for (const header of headers) expect(printedCallback, `README.md:${step.line}: header ${header}`).toContain(`'${header}': '`);
@@ -258,7 +268,11 @@ describe('the README walkthrough', () => {
         // The buyer's receipt of the last order with an email, listed on the printed mailbox page.
         const email = lastWith((answer) => (answer?.order?.email as string | undefined) || undefined);
         expect(mailbox, 'the printed Mailbox line').toBeDefined();
-        const page = await eventually(async () => (await fetch(mailbox!)).text(), (html) => html.includes(email), 30_000);
+        const page = await eventually(
+          async () => (await fetch(mailbox!)).text(),
+          (html) => html.includes(email),
+          30_000,
+        );
         expect(page, `README.md:${step.line}: the mailbox lists no email to ${email}`).toContain(email);
       }
     }

@@ -74,11 +74,9 @@ beforeAll(async () => {
   await runtime.waitFor(/Pay an order's invoice/);
   expect(runtime.output()).toContain('Chain watchers: BTC (esplora)');
 
-  const made = await runScript(
-    'infra/local/merchant-cli.ts',
-    ['create', '--name', 'Live Refund Shop', '--xpub', `ETH=${ETH_XPUB}`, '--xpub', `BTC=${testXpub()}`, '--callback-statuses', 'all'],
-    { DATA_DIR: dataDir },
-  );
+  const made = await runScript('infra/local/merchant-cli.ts', ['create', '--name', 'Live Refund Shop', '--xpub', `ETH=${ETH_XPUB}`, '--xpub', `BTC=${testXpub()}`, '--callback-statuses', 'all'], {
+    DATA_DIR: dataDir,
+  });
   expect(made.code, made.output).toBe(0);
   merchant = JSON.parse(made.output.trim().split('\n').at(-1)!);
   browser = await launchChromium();
@@ -136,7 +134,13 @@ describe('a live refund paid from the merchant’s wallet on a real chain', () =
     const { id, invoice } = await liveOrder('USDT_ERC20', 30);
     const paid = await runScript('infra/devnet/pay.ts', [id], { DATA_DIR: dataDir });
     expect(paid.code, paid.output).toBe(0);
-    expect(await eventually(() => orderStatus(id), (status) => status === 'PAID', 30_000)).toBe('PAID');
+    expect(
+      await eventually(
+        () => orderStatus(id),
+        (status) => status === 'PAID',
+        30_000,
+      ),
+    ).toBe('PAID');
 
     const address = privateKeyToAccount(generatePrivateKey()).address;
     const uri = await refundToBuyer(id, address);
@@ -164,7 +168,13 @@ describe('a live refund paid from the merchant’s wallet on a real chain', () =
     payTo(chain, invoice.payment_address, satsOf(invoice.pay_amount));
     chain.mine();
     chain.mineEmpty(1);
-    expect(await eventually(() => orderStatus(id), (status) => status === 'PAID', 30_000)).toBe('PAID');
+    expect(
+      await eventually(
+        () => orderStatus(id),
+        (status) => status === 'PAID',
+        30_000,
+      ),
+    ).toBe('PAID');
 
     const address = deriveAddress('BTC', testXpub("m/84'/0'/7'"), 0);
     const uri = await refundToBuyer(id, address);

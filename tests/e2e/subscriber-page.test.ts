@@ -28,7 +28,11 @@ let browser: Browser;
 let phone: BrowserContext;
 
 const call = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
-  const response = await fetch(api + path, { method, headers: { token, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await fetch(api + path, {
+    method,
+    headers: { token, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const answer = (await response.json()) as any;
   expect(response.ok, `${path}: ${JSON.stringify(answer)}`).toBe(true);
   return answer;
@@ -36,7 +40,8 @@ const call = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
 
 const SECRET_LINK = /(http\S+#subscription=[A-Za-z0-9_-]{43})/;
 /** The invoices `email` has received, oldest first. */
-const invoices = async (email: string): Promise<ListedMail[]> => (await listedMail(mailbox)).filter((mail) => mail.to === email && mail.subject.startsWith('Your payment for Hosting, small is due on'));
+const invoices = async (email: string): Promise<ListedMail[]> =>
+  (await listedMail(mailbox)).filter((mail) => mail.to === email && mail.subject.startsWith('Your payment for Hosting, small is due on'));
 
 /** The page in English and in Chinese, each audited by axe and held to the phone's width. */
 async function bothLanguages(page: Page, name: string, ready: (page: Page) => Promise<unknown>): Promise<void> {
@@ -66,7 +71,15 @@ afterAll(async () => {
 
 describe('a subscriber in Chromium', () => {
   it('subscribes from the plan link, pays the first period in the sandbox, and follows the emails to the subscriber page', async () => {
-    const { plan } = await call('POST', '/v1/plans', { name: 'Hosting, small', description: 'One VPS, monthly', price_amount: '12.50', price_currency: 'USD', interval_unit: 'month', invoice_days_before: 3, grace_days: 5 });
+    const { plan } = await call('POST', '/v1/plans', {
+      name: 'Hosting, small',
+      description: 'One VPS, monthly',
+      price_amount: '12.50',
+      price_currency: 'USD',
+      interval_unit: 'month',
+      invoice_days_before: 3,
+      grace_days: 5,
+    });
     const email = `subscriber-${randomUUID().slice(0, 8)}@example.test`;
 
     // The plan's link page: what is sold, at what price, and the email.
@@ -131,6 +144,11 @@ describe('a subscriber in Chromium', () => {
   it('a wrong link says it does not work, in both languages', async () => {
     const page = await phone.newPage();
     await page.goto(`${pageUrl}#subscription=${'A'.repeat(43)}`);
-    await bothLanguages(page, 'invalid', (shown) => shown.locator('h1').filter({ hasText: /does not work|无效/ }).waitFor());
+    await bothLanguages(page, 'invalid', (shown) =>
+      shown
+        .locator('h1')
+        .filter({ hasText: /does not work|无效/ })
+        .waitFor(),
+    );
   }, 60_000);
 });

@@ -44,10 +44,7 @@ function withDirectEsbuild<T>(outdir: string, synth: () => T): T {
   mkdirSync(bin, { recursive: true });
   const realNpx = execFileSync('sh', ['-c', 'command -v npx'], { encoding: 'utf8' }).trim();
   const esbuild = join(REPO_ROOT, 'node_modules', '.bin', 'esbuild');
-  writeFileSync(
-    join(bin, 'npx'),
-    `#!/bin/sh\nif [ "$1" = --no-install ] && [ "$2" = esbuild ]; then shift 2; exec ${JSON.stringify(esbuild)} "$@"; fi\nexec ${JSON.stringify(realNpx)} "$@"\n`,
-  );
+  writeFileSync(join(bin, 'npx'), `#!/bin/sh\nif [ "$1" = --no-install ] && [ "$2" = esbuild ]; then shift 2; exec ${JSON.stringify(esbuild)} "$@"; fi\nexec ${JSON.stringify(realNpx)} "$@"\n`);
   chmodSync(join(bin, 'npx'), 0o755);
   const path = process.env.PATH;
   process.env.PATH = `${bin}:${path}`;
@@ -66,12 +63,9 @@ const bundles = [...stack.functions].map(([folder, fn]) => {
   const metadata = functions[id]?.Metadata as Record<string, string> | undefined;
   const assetPath = metadata?.['aws:asset:path'];
   if (!assetPath) throw new Error(`${folder} has no asset`);
-  const variables = (functions[id]?.Properties?.Environment as { Variables: Record<string, unknown> })
-    .Variables;
+  const variables = (functions[id]?.Properties?.Environment as { Variables: Record<string, unknown> }).Variables;
   // CloudFormation references become placeholders of the right shape (every one is a name or a URL).
-  const environment = Object.fromEntries(
-    Object.entries(variables).map(([name, value]) => [name, typeof value === 'string' ? value : `https://resolved.example/${name}`]),
-  );
+  const environment = Object.fromEntries(Object.entries(variables).map(([name, value]) => [name, typeof value === 'string' ? value : `https://resolved.example/${name}`]));
   return { folder, file: join(outdir, assetPath, 'index.mjs'), environment };
 });
 

@@ -21,7 +21,7 @@ describe('chain-sources grant', () => {
     expect(functionsGranted('chain-sources').sort()).toEqual(['portal-report-refund-txid', 'report-refund-txid']);
   });
 
-  it('lets those functions read every chain source\'s node URL parameter, named as the watchers name it', () => {
+  it("lets those functions read every chain source's node URL parameter, named as the watchers name it", () => {
     expect(nodeParameters.length).toBeGreaterThan(1);
     for (const folder of functionsGranted('chain-sources')) {
       const fn = placed.get(folder)!;
@@ -31,7 +31,7 @@ describe('chain-sources grant', () => {
     }
   });
 
-  it('gives them the same parameters a chain\'s watcher reads', () => {
+  it("gives them the same parameters a chain's watcher reads", () => {
     const btc = config.chainSources.find((source) => source.chain === 'BTC')!;
     const watcher = placed.get(watcherKey('BTC'))!;
     expect(ssmParametersOf(watcher)).toEqual([asArn(btc.urlParameter!)]);

@@ -10,10 +10,8 @@ import { ALL_SETTINGS } from '#shared/payments/setting-families';
 import { deployConfig } from './support.ts';
 
 // BIP32 test vector 1, account m/84'/0'/0' (public; the sandbox key) and the vector's root private key.
-const TEST_XPUB =
-  'xpub6C1HVMz946r433QEjZGpYYWYcspxXXBPys5PBGkmQboRXE6RLfFiStEkKbWKCZaPgDrzZh9nUEunxuiuy6MNdw23du2Ek7GoKYMJVH8eK5E';
-const TEST_XPRV =
-  'xprv9s21ZrQH143K3QTDL4LXw2F7HEK3wJUD2nW2nRk4stbPy6cq3jPPqjiChkVvvNKmPGJxWUtg6LnF5kejMRNNU3TGtRBeJgk33yuGBxrMPHi';
+const TEST_XPUB = 'xpub6C1HVMz946r433QEjZGpYYWYcspxXXBPys5PBGkmQboRXE6RLfFiStEkKbWKCZaPgDrzZh9nUEunxuiuy6MNdw23du2Ek7GoKYMJVH8eK5E';
+const TEST_XPRV = 'xprv9s21ZrQH143K3QTDL4LXw2F7HEK3wJUD2nW2nRk4stbPy6cq3jPPqjiChkVvvNKmPGJxWUtg6LnF5kejMRNNU3TGtRBeJgk33yuGBxrMPHi';
 
 describe('deploy configuration', () => {
   it('has defaults for everything and forwards nothing unset', () => {
@@ -86,10 +84,7 @@ describe('deploy configuration', () => {
     [{ RATE_SOURCE_URL: 'http://rates.example.com/' }, /rateSourceUrl .* https/],
     [{ PAYMENT_PAGE_URL: 'https://a.example/', PAYMENT_PAGE_DOMAIN: 'pay.example.com' }, /exclude each other/],
     [{ PAYMENT_PAGE_DOMAIN: 'pay.example.com' }, /paymentPageCertificateArn .* required/],
-    [
-      { PAYMENT_PAGE_DOMAIN: 'pay.example.com', PAYMENT_PAGE_CERTIFICATE_ARN: 'arn:aws:acm:eu-west-1:123456789012:certificate/abc' },
-      /us-east-1/,
-    ],
+    [{ PAYMENT_PAGE_DOMAIN: 'pay.example.com', PAYMENT_PAGE_CERTIFICATE_ARN: 'arn:aws:acm:eu-west-1:123456789012:certificate/abc' }, /us-east-1/],
     [{ ALARM_EMAIL: 'nobody' }, /alarmEmail/],
     [{ STACK_NAME: '1-bad name' }, /stackName/],
     [{ BTC_GENESIS_HASH: 'testnet' }, /btcGenesisHash \(BTC_GENESIS_HASH\) must be a block hash/],
@@ -114,7 +109,8 @@ describe('deploy configuration', () => {
 
   it("refuses TRON's or Solana's test network with the mainnet token (left as the default too), and mainnet with another token", () => {
     const nile = '0000000000000000d698d4192c56cb6be724a558448e2684802de4d6cd8690dc';
-    const pair = /deploy settings tronGenesisHash \(TRON_GENESIS_HASH\) and usdtTrc20Contract \(USDT_TRC20_CONTRACT\) do not go together: TRON_GENESIS_HASH is Nile testnet's, where USDT_TRC20's mainnet token TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t/;
+    const pair =
+      /deploy settings tronGenesisHash \(TRON_GENESIS_HASH\) and usdtTrc20Contract \(USDT_TRC20_CONTRACT\) do not go together: TRON_GENESIS_HASH is Nile testnet's, where USDT_TRC20's mainnet token TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t/;
     expect(() => deployConfig({ TRON_API_URL: 'https://nile.trongrid.io', TRON_GENESIS_HASH: nile })).toThrow(pair);
     expect(() => deployConfig({ TRON_GENESIS_HASH: nile, USDT_TRC20_CONTRACT: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' })).toThrow(pair);
     expect(() => deployConfig({ USDT_TRC20_CONTRACT: 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf' })).toThrow(/do not go together: USDT_TRC20_CONTRACT TXYZ\w+ is not USDT_TRC20's mainnet token/);
@@ -143,12 +139,9 @@ describe('deploy configuration', () => {
     });
   });
 
-  it('forwards each EVM network\'s chain id, token contracts and confirmations, checked, from the environment or context', () => {
+  it("forwards each EVM network's chain id, token contracts and confirmations, checked, from the environment or context", () => {
     const contract = '0x1111111111111111111111111111111111111111';
-    const config = deployConfig(
-      { ARBITRUM_CHAIN_ID: '421614', USDT_ARB_CONTRACT: contract, USDT_BNB_CONFIRMATIONS: '15', USDT_ERC20_CONFIRMATIONS: '20' },
-      { cusdConfirmations: 30 },
-    );
+    const config = deployConfig({ ARBITRUM_CHAIN_ID: '421614', USDT_ARB_CONTRACT: contract, USDT_BNB_CONFIRMATIONS: '15', USDT_ERC20_CONFIRMATIONS: '20' }, { cusdConfirmations: 30 });
     expect(config.handlerEnvironment).toEqual({
       ARBITRUM_CHAIN_ID: '421614',
       USDT_ARB_CONTRACT: contract,
@@ -209,8 +202,21 @@ describe('deploy configuration', () => {
   it('takes every setting declared settable by an operator and passes each to the functions: none is readable but not deployable', () => {
     const operator = Object.values(SETTINGS).filter(({ declared }) => declared.aws === 'operator' || declared.aws === 'parameter');
     // The issue's list of settings the stack could not set: now declared, so taken.
-    for (const name of ['PORTAL_RP_ID', 'PORTAL_SESSION_HOURS', 'PORTAL_SIGN_IN_PER_MINUTE', 'WATCH_GRACE_SECONDS', 'WATCH_IDLE_LOOK_SECONDS', 'SOURCE_MAX_SILENCE_SECONDS', 'SOURCE_MAX_LAG_SECONDS', 'QUOTA_AUTH_FAILURES', 'QUOTA_AUTH_FAILURE_WINDOW_SECONDS']) {
-      expect(operator.map((entry) => entry.name), name).toContain(name);
+    for (const name of [
+      'PORTAL_RP_ID',
+      'PORTAL_SESSION_HOURS',
+      'PORTAL_SIGN_IN_PER_MINUTE',
+      'WATCH_GRACE_SECONDS',
+      'WATCH_IDLE_LOOK_SECONDS',
+      'SOURCE_MAX_SILENCE_SECONDS',
+      'SOURCE_MAX_LAG_SECONDS',
+      'QUOTA_AUTH_FAILURES',
+      'QUOTA_AUTH_FAILURE_WINDOW_SECONDS',
+    ]) {
+      expect(
+        operator.map((entry) => entry.name),
+        name,
+      ).toContain(name);
     }
     const given = Object.fromEntries(operator.map(({ env, name, declared }) => [env, sample(name, declared)]));
     const config = deployConfig(given);
@@ -235,7 +241,10 @@ describe('deploy configuration', () => {
     expect([...places].sort()).toEqual(['deploy', 'local', 'operator', 'parameter', 'stack']);
     for (const [name, declared] of Object.entries(ALL_SETTINGS)) {
       if (declared.aws === 'stack' || declared.aws === 'local') {
-        expect(Object.values(SETTINGS).map((entry) => entry.name), name).not.toContain(name);
+        expect(
+          Object.values(SETTINGS).map((entry) => entry.name),
+          name,
+        ).not.toContain(name);
         // Given anyway, it is not passed on: the stack sets it, or it never belongs in AWS.
         expect(deployConfig({ [name]: 'https://x.example/' }).handlerEnvironment, name).not.toHaveProperty(name);
       }

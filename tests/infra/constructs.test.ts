@@ -28,10 +28,7 @@ afterAll(() => {
   rmSync(pageDir, { recursive: true, force: true });
 });
 
-const nagFindings = (made: TestApp) =>
-  new AwsSolutionsChecks(undefined)
-    .validateScope(made.app)
-    .violations.map((v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`);
+const nagFindings = (made: TestApp) => new AwsSolutionsChecks(undefined).validateScope(made.app).violations.map((v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`);
 
 /** A stand-in for functions not written yet; the test acknowledges what nag says about it. */
 function standIn(stack: Stack, id: string, timeout: Duration) {
@@ -42,10 +39,7 @@ function standIn(stack: Stack, id: string, timeout: Duration) {
     timeout,
   });
   const reason = 'test stand-in for a function that does not exist yet';
-  Validations.of(fn).acknowledge(
-    { id: 'AwsSolutions-L1', reason },
-    { id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]', reason },
-  );
+  Validations.of(fn).acknowledge({ id: 'AwsSolutions-L1', reason }, { id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]', reason });
   return fn;
 }
 
@@ -57,9 +51,7 @@ describe('API route paths', () => {
   });
 
   it('report a path variable named differently at the same level', () => {
-    expect(conflictingPathVariables(['/v1/orders/{order_id}', '/v1/orders/{id}/checkout'])).toEqual([
-      '/v1/orders/{id}/checkout names {id} where /v1/orders/{order_id} names {order_id}',
-    ]);
+    expect(conflictingPathVariables(['/v1/orders/{order_id}', '/v1/orders/{id}/checkout'])).toEqual(['/v1/orders/{id}/checkout names {id} where /v1/orders/{order_id} names {order_id}']);
     expect(conflictingPathVariables(['/a/{id}', '/a/{id}/b', '/c/{other}', '/a/{id}/b/{item}', '/a/{id}/d/{x}'])).toEqual([]);
     expect(conflictingPathVariables(['/a/{proxy+}', '/a/{id}'])).toHaveLength(1);
   });
@@ -159,9 +151,7 @@ describe('payment page with a built page and a custom domain', () => {
     expect(properties.SourceObjectKeys).toHaveLength(2);
     expect(properties.SourceMarkers[1]).toEqual({ [Object.keys(properties.SourceMarkers[1]!)[0]!]: { Ref: 'ApiUrl' } });
 
-    expect(withApiBaseUrl('<head><meta name="api-base-url" content=""></head>', 'https://api.example.com/')).toBe(
-      '<head><meta name="api-base-url" content="https://api.example.com/"></head>',
-    );
+    expect(withApiBaseUrl('<head><meta name="api-base-url" content=""></head>', 'https://api.example.com/')).toBe('<head><meta name="api-base-url" content="https://api.example.com/"></head>');
     expect(() => withApiBaseUrl('<head></head>', 'https://api.example.com/')).toThrow(/api-base-url/);
   });
 
@@ -200,7 +190,7 @@ describe('a static site under a path (as the portal is)', () => {
     expect((distribution!.Properties as { DistributionConfig: Record<string, unknown> }).DistributionConfig.DefaultRootObject).toBeUndefined();
   });
 
-  it("allows scripts to call only its own origin, and says why it has no domain of its own (nag-clean)", () => {
+  it('allows scripts to call only its own origin, and says why it has no domain of its own (nag-clean)', () => {
     const [policy] = Object.values(resourcesOf(template, 'AWS::CloudFront::ResponseHeadersPolicy'));
     expect(JSON.stringify(policy!.Properties)).toContain("connect-src 'self';");
     expect(JSON.stringify(site.distribution.node.metadata)).toContain('set siteDomain to enforce TLSv1.2_2021');
@@ -221,9 +211,7 @@ describe('stack with the payment page hosted elsewhere', () => {
 
   it('gives handlers that URL and allows only its origin', () => {
     for (const fn of Object.values(resourcesOf(template, 'AWS::Lambda::Function'))) {
-      expect((fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables.PAYMENT_PAGE_URL).toBe(
-        'https://pay.example.com/checkout',
-      );
+      expect((fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables.PAYMENT_PAGE_URL).toBe('https://pay.example.com/checkout');
     }
     template.hasResourceProperties('AWS::ApiGatewayV2::Api', {
       CorsConfiguration: Match.objectLike({ AllowOrigins: ['https://pay.example.com'] }),
@@ -250,9 +238,11 @@ describe('callback pipeline, wired to the functions that will come', () => {
   alarms.alarmOnStreamLag('Lag', orderEvents);
   const template = Template.fromStack(made.stack);
   const environmentOf = (fn: LambdaFunction) =>
-    (resourcesOf(template, 'AWS::Lambda::Function')[logicalId(made.stack, fn)]?.Properties?.Environment as {
-      Variables: Record<string, unknown>;
-    }).Variables;
+    (
+      resourcesOf(template, 'AWS::Lambda::Function')[logicalId(made.stack, fn)]?.Properties?.Environment as {
+        Variables: Record<string, unknown>;
+      }
+    ).Variables;
 
   it('refuses a delivery function slower than the visibility timeout allows', () => {
     expect(tooSlow).toThrow(/exceeds the 15 s/);

@@ -20,7 +20,12 @@ import { ALL_SETTINGS } from '#shared/payments/setting-families';
  */
 const run = promisify(execFile);
 const GUIDE = readFileSync(join(REPO_ROOT, 'docs', 'deploy.md'), 'utf8');
-const DOCS = ['README.md', ...readdirSync(join(REPO_ROOT, 'docs')).filter((file) => file.endsWith('.md')).map((file) => `docs/${file}`)].map((file) => ({
+const DOCS = [
+  'README.md',
+  ...readdirSync(join(REPO_ROOT, 'docs'))
+    .filter((file) => file.endsWith('.md'))
+    .map((file) => `docs/${file}`),
+].map((file) => ({
   file,
   text: readFileSync(join(REPO_ROOT, file), 'utf8'),
 }));
@@ -58,7 +63,14 @@ beforeAll(async () => {
   await run('npx', ['cdk', 'synth', '--quiet', '--app', 'npx tsx tests/infra/synth-app.ts', '-o', outdir, ...context], {
     cwd: REPO_ROOT,
     // No account: no credentials, no profile, no instance metadata; a region for the template.
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, AWS_REGION: 'eu-west-1', AWS_EC2_METADATA_DISABLED: 'true', CDK_DISABLE_VERSION_CHECK: '1', ...Object.fromEntries(Object.entries(given.env).map(([key, value]) => [key, concrete(value)])) },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      AWS_REGION: 'eu-west-1',
+      AWS_EC2_METADATA_DISABLED: 'true',
+      CDK_DISABLE_VERSION_CHECK: '1',
+      ...Object.fromEntries(Object.entries(given.env).map(([key, value]) => [key, concrete(value)])),
+    },
     timeout: 240_000,
     maxBuffer: 64 * 1024 * 1024,
   });
@@ -120,7 +132,10 @@ describe('docs/deploy.md, run without an account', () => {
 
     const table = `deploy-guide-${process.pid}`;
     await ensureTable(inject('dynamodbEndpoint'), table, { stream: false });
-    const args = command!.split('npm run merchant -- ')[1]!.match(/"[^"]*"|\S+/g)!.map((arg) => arg.replace(/^"|"$/g, ''));
+    const args = command!
+      .split('npm run merchant -- ')[1]!
+      .match(/"[^"]*"|\S+/g)!
+      .map((arg) => arg.replace(/^"|"$/g, ''));
     const { stdout } = await run('npm', ['run', '-s', 'merchant', '--', ...args], {
       cwd: REPO_ROOT,
       env: {

@@ -22,7 +22,9 @@ function build(env: Record<string, string>) {
 }
 
 const filtersOfOrderEvents = (stack: CryptoPayStack): unknown[] => {
-  const mappings = Object.values(resourcesOf(Template.fromStack(stack), 'AWS::Lambda::EventSourceMapping')).filter((mapping) => JSON.stringify(mapping.Properties?.EventSourceArn).includes('StreamArn'));
+  const mappings = Object.values(resourcesOf(Template.fromStack(stack), 'AWS::Lambda::EventSourceMapping')).filter((mapping) =>
+    JSON.stringify(mapping.Properties?.EventSourceArn).includes('StreamArn'),
+  );
   expect(mappings).toHaveLength(1);
   return ((mappings[0]!.Properties!.FilterCriteria as { Filters: { Pattern: string }[] }).Filters ?? []).map((filter) => JSON.parse(filter.Pattern));
 };
@@ -44,7 +46,9 @@ describe('email in the stack', () => {
   });
 
   it('lets only the sender call ses:SendEmail, on the identity and the configuration set alone', () => {
-    const senders = [...functions.values()].filter((placed) => statementsOfRole(placed.template, logicalId(placed.stack, placed.fn.role)).some((statement) => actionsOf(statement).some((action) => action.startsWith('ses:'))));
+    const senders = [...functions.values()].filter((placed) =>
+      statementsOfRole(placed.template, logicalId(placed.stack, placed.fn.role)).some((statement) => actionsOf(statement).some((action) => action.startsWith('ses:'))),
+    );
     expect(senders.map((placed) => placed.key)).toEqual([EMAIL_FUNCTIONS.send]);
     const sender = senders[0]!;
     const ses = statementsOfRole(sender.template, logicalId(sender.stack, sender.fn.role)).filter((statement) => actionsOf(statement).includes('ses:SendEmail'));
@@ -53,7 +57,13 @@ describe('email in the stack', () => {
     expect(resources).toContain(':identity/mail.example.com');
     expect(resources).toContain(':configuration-set/');
     expect(resources).not.toContain('*');
-    expect(variablesOf(sender)).toMatchObject({ EMAIL_FROM: 'Shop Payments <pay@mail.example.com>', EMAIL_QUEUE_URL: expect.anything(), EMAIL_DLQ_URL: expect.anything(), EMAIL_SES_CONFIGURATION_SET: expect.anything(), PORTAL_ORIGIN: expect.anything() });
+    expect(variablesOf(sender)).toMatchObject({
+      EMAIL_FROM: 'Shop Payments <pay@mail.example.com>',
+      EMAIL_QUEUE_URL: expect.anything(),
+      EMAIL_DLQ_URL: expect.anything(),
+      EMAIL_SES_CONFIGURATION_SET: expect.anything(),
+      PORTAL_ORIGIN: expect.anything(),
+    });
     // The buyer's refund-link email is made with the server's token key, as the refunds service makes the link.
     expect(variablesOf(sender)).toMatchObject({ TOKEN_HMAC_KEY_PARAMETER: deployConfig({}).tokenKeyParameter });
     expect(variablesOf(functions.get(EMAIL_FUNCTIONS.bounces)!)).not.toHaveProperty('TOKEN_HMAC_KEY_PARAMETER');

@@ -19,7 +19,12 @@ const SETTINGS = {
 };
 
 const { app, cleanup } = testApp({ bundle: false });
-const stack = new CryptoPayStack(app, 'LightningAndEos', { env: TEST_ENV, config: deployConfig(SETTINGS), paymentPageDir: join(tmpdir(), 'crypto-pay-test-no-page'), portalDir: join(tmpdir(), 'crypto-pay-test-no-portal') });
+const stack = new CryptoPayStack(app, 'LightningAndEos', {
+  env: TEST_ENV,
+  config: deployConfig(SETTINGS),
+  paymentPageDir: join(tmpdir(), 'crypto-pay-test-no-page'),
+  portalDir: join(tmpdir(), 'crypto-pay-test-no-portal'),
+});
 const template = Template.fromStack(stack);
 const watchers = stack.watchers!;
 const watchersTemplate = Template.fromStack(watchers);
@@ -59,9 +64,13 @@ describe('Lightning (LND) and EOS (Hyperion) in AWS', () => {
     }
   });
 
-  it('alarms on the sources\' health (a silent or stuck watcher included) and on every EOS transfer no invoice takes, one series each', () => {
+  it("alarms on the sources' health (a silent or stuck watcher included) and on every EOS transfer no invoice takes, one series each", () => {
     const alarms = Object.values(resourcesOf(watchersTemplate, 'AWS::CloudWatch::Alarm')).map((a) => a.Properties!);
-    const dimensions = (alarm: Record<string, unknown>) => (alarm.Dimensions as { Name: string; Value: string }[]).map((d) => `${d.Name}=${d.Value}`).sort().join(',');
+    const dimensions = (alarm: Record<string, unknown>) =>
+      (alarm.Dimensions as { Name: string; Value: string }[])
+        .map((d) => `${d.Name}=${d.Value}`)
+        .sort()
+        .join(',');
     // Beside them wake-watchers' and tick-watchers' errors alarms (tests/infra/watchers.test.ts).
     expect(alarms.map((a) => a.MetricName).sort()).toEqual(['Errors', 'Errors', 'UnhealthyCurrencies', 'UnmatchedPayments']);
     const unmatched = alarms.find((a) => a.MetricName === 'UnmatchedPayments')!;

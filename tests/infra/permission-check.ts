@@ -191,7 +191,10 @@ export function checkPermissions(stack: CryptoPayStack, calls: ReadonlyMap<strin
         for (const resource of namesOf(allowance.resource, fn)) expect(action, resource, condition, sites);
       }
     }
-    withheld.set(key, made.filter((call) => !fn.allowances.some((allowance) => covers(allowance, call))));
+    withheld.set(
+      key,
+      made.filter((call) => !fn.allowances.some((allowance) => covers(allowance, call))),
+    );
     for (const action of LOG_ACTIONS) expect(action, `log group of ${key}`);
     const fnRef = stable({ Ref: idOf(fn.function) });
     for (const mapping of Object.values(resourcesIn(template)).filter((resource) => resource.Type === 'AWS::Lambda::EventSourceMapping')) {

@@ -68,7 +68,9 @@ describe('the check fails', () => {
   const planted = (change: (statements: Record<string, unknown>[], key: string) => void): Assembly => {
     const assembly = structuredClone(assemblyOf(stack));
     for (const [key, template] of Object.entries(assembly.templates)) {
-      for (const resource of Object.values((template.Resources ?? {}) as Record<string, { Type: string; Properties: { PolicyDocument?: { Statement: Record<string, unknown>[] }; Roles?: { Ref: string }[] } }>)) {
+      for (const resource of Object.values(
+        (template.Resources ?? {}) as Record<string, { Type: string; Properties: { PolicyDocument?: { Statement: Record<string, unknown>[] }; Roles?: { Ref: string }[] } }>,
+      )) {
         if (resource.Type === 'AWS::IAM::Policy') change(resource.Properties.PolicyDocument!.Statement, `${key}:${resource.Properties.Roles?.[0]?.Ref}`);
       }
     }
@@ -122,11 +124,7 @@ describe('the bundle scan', () => {
   };
   const scan = (code: string) => scanBundle(code, (file) => sources[file] ?? '');
   const bundle = (...lines: string[]) =>
-    [
-      'import { DeleteCommand, QueryCommand as QueryCommand2, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";',
-      'import { SendMessageCommand } from "@aws-sdk/client-sqs";',
-      ...lines,
-    ].join('\n');
+    ['import { DeleteCommand, QueryCommand as QueryCommand2, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";', 'import { SendMessageCommand } from "@aws-sdk/client-sqs";', ...lines].join('\n');
 
   it('names each call by its IAM action, what it reaches and its site, through renamed imports and declarations', () => {
     const calls = scan(
@@ -164,15 +162,43 @@ describe('the bundle scan', () => {
   });
 
   it.each([
-    ['a command it has no IAM action for', bundle('import { PurgeQueueCommand } from "@aws-sdk/client-sqs";', '// shared/other.ts', 'function sendAnyway() { new PurgeQueueCommand({}); }'), /PurgeQueueCommand of @aws-sdk\/client-sqs: add its IAM actions/],
-    ['an SQS call at a site that names no queue', bundle('// shared/other.ts', 'async function sendAnyway() {', '  await sqs().send(new SendMessageCommand({}));', '}'), /shared\/other.ts#sendAnyway calls SQS .*QUEUE_SITES/],
-    ['an aggregated client, whose methods hide their commands', bundle('import { DynamoDBDocument } from "@aws-sdk/lib-dynamodb";', '// shared/other.ts', 'var doc = DynamoDBDocument.from(client);'), /imports DynamoDBDocument from @aws-sdk\/lib-dynamodb/],
+    [
+      'a command it has no IAM action for',
+      bundle('import { PurgeQueueCommand } from "@aws-sdk/client-sqs";', '// shared/other.ts', 'function sendAnyway() { new PurgeQueueCommand({}); }'),
+      /PurgeQueueCommand of @aws-sdk\/client-sqs: add its IAM actions/,
+    ],
+    [
+      'an SQS call at a site that names no queue',
+      bundle('// shared/other.ts', 'async function sendAnyway() {', '  await sqs().send(new SendMessageCommand({}));', '}'),
+      /shared\/other.ts#sendAnyway calls SQS .*QUEUE_SITES/,
+    ],
+    [
+      'an aggregated client, whose methods hide their commands',
+      bundle('import { DynamoDBDocument } from "@aws-sdk/lib-dynamodb";', '// shared/other.ts', 'var doc = DynamoDBDocument.from(client);'),
+      /imports DynamoDBDocument from @aws-sdk\/lib-dynamodb/,
+    ],
     ['a hand-made signer nobody named', bundle('// shared/other.ts', 'function sign() {', '  return new SignatureV4({ service: "s3" });', '}'), /shared\/other.ts#sign reaches AWS by hand/],
-    ['a client package imported whole', bundle('import * as sqsClient from "@aws-sdk/client-sqs";', '// shared/other.ts', 'function sendAnyway() { new sqsClient.SendMessageCommand({}); }'), /imports @aws-sdk\/client-sqs whole or by default/],
-    ['a command class passed around instead of constructed', bundle('// shared/store/a.ts', 'var commands = [DeleteCommand];'), /shared\/store\/a.ts#commands uses DeleteCommand other than by constructing it/],
-    ['a signer under another name, which its mark would not find', bundle('import { SignatureV4 as Signer } from "@smithy/signature-v4";', '// shared/other.ts', 'var signer = new Signer({});'), /SignatureV4 from @smithy\/signature-v4 as Signer: import it under its own name/],
+    [
+      'a client package imported whole',
+      bundle('import * as sqsClient from "@aws-sdk/client-sqs";', '// shared/other.ts', 'function sendAnyway() { new sqsClient.SendMessageCommand({}); }'),
+      /imports @aws-sdk\/client-sqs whole or by default/,
+    ],
+    [
+      'a command class passed around instead of constructed',
+      bundle('// shared/store/a.ts', 'var commands = [DeleteCommand];'),
+      /shared\/store\/a.ts#commands uses DeleteCommand other than by constructing it/,
+    ],
+    [
+      'a signer under another name, which its mark would not find',
+      bundle('import { SignatureV4 as Signer } from "@smithy/signature-v4";', '// shared/other.ts', 'var signer = new Signer({});'),
+      /SignatureV4 from @smithy\/signature-v4 as Signer: import it under its own name/,
+    ],
     ['a job queue it does not know', bundle('// shared/more.ts', 'var otherQueue = { url: () => "" };'), /shared\/more.ts#otherQueue is a job queue the scan does not know/],
-    ['a transaction with no item it can tell', bundle('// shared/store/a.ts', 'async function write() {', '  await db().send(new TransactWriteCommand({ TransactItems: items }));', '}'), /writes a transaction, but the bundle builds no/],
+    [
+      'a transaction with no item it can tell',
+      bundle('// shared/store/a.ts', 'async function write() {', '  await db().send(new TransactWriteCommand({ TransactItems: items }));', '}'),
+      /writes a transaction, but the bundle builds no/,
+    ],
   ])('refuses %s', (_name, code, message) => {
     expect(() => scan(code)).toThrow(message);
   });

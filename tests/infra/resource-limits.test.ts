@@ -62,7 +62,7 @@ describe('stack size', () => {
     expect(everything.stack.watchers!.chains).toEqual([...Object.keys(CHAINS), 'LBTC', 'EOS', 'TRON', 'SOLANA', 'TON', 'STELLAR']);
   });
 
-  it('keeps both stacks under CloudFormation\'s 500 resources with every network configured', () => {
+  it("keeps both stacks under CloudFormation's 500 resources with every network configured", () => {
     expect(counts.main).toBeLessThan(500);
     expect(counts.watchers).toBeLessThan(500);
     expect(counts.routeFunctions).toBeLessThan(500);
@@ -86,7 +86,7 @@ describe('stack size', () => {
     expect(Template.fromStack(everything.stack).findResources('AWS::Events::Rule', { Properties: { Description: 'Runs watch-chain-btc every 1 minute' } })).toEqual({});
   });
 
-  it('grows the watchers\' stack by the same resources per source (function, role, policy, logs, schedule, permission, invoke config), with two alarms for them all, beside the waker\'s six and the step timer\'s eight', () => {
+  it("grows the watchers' stack by the same resources per source (function, role, policy, logs, schedule, permission, invoke config), with two alarms for them all, beside the waker's six and the step timer's eight", () => {
     // One source-health alarm for every source, and the unmatched-payment alarm with any source but LBTC alone.
     // wake-watchers: function, role, policy, logs, its stream mapping, its errors alarm.
     // The step timer: its queue and queue policy (TLS only), tick-watchers' function, role, policy, logs, queue mapping, errors alarm.

@@ -53,7 +53,7 @@ function fieldsOf(config: Config): Record<string, unknown> {
 }
 
 describe("the sites' CloudFront response headers policies", () => {
-  it('hold exactly the payment page\'s declared set (its scripts may also call this region\'s API hosts)', () => {
+  it("hold exactly the payment page's declared set (its scripts may also call this region's API hosts)", () => {
     const declared = securityHeaderFields(siteSecurityHeaders('page', [`https://*.execute-api.${stack.region}.${stack.urlSuffix}`]));
     expect(fieldsOf(policyOf('Payment page'))).toEqual(stack.resolve(declared));
   });

@@ -15,17 +15,7 @@ import { CryptoPayStack, EVENT_FUNCTIONS, functionNeeds, functionsGranted, STREA
 import { ROUTES } from '#shared/http/routes';
 import { TABLE_KEYS } from '#shared/store/table';
 import { API_TOKEN_PREFIX, QUOTA_PREFIX } from '#shared/store/keys';
-import {
-  actionsOf,
-  deployConfig,
-  logicalId,
-  type PolicyStatement,
-  resourcesOf,
-  serviceFunctions,
-  statementsOfRole,
-  TEST_ENV,
-  testApp,
-} from './support.ts';
+import { actionsOf, deployConfig, logicalId, type PolicyStatement, resourcesOf, serviceFunctions, statementsOfRole, TEST_ENV, testApp } from './support.ts';
 
 const ALIPAY_PARAMETER = '/crypto-pay/test/alipay';
 
@@ -73,8 +63,10 @@ const inRouteStack = (folder: string) => placedOf(folder).stack === stack.routeF
 const functionId = (folder: string) => logicalId(placedOf(folder).stack, fnOf(folder).function);
 const roleId = (folder: string) => logicalId(placedOf(folder).stack, fnOf(folder).role);
 /** The nested stack's parameters as the main stack passes them: a reference to the table there is `{ Ref: parameter }`. */
-const ROUTE_STACK_PARAMETERS = (resourcesOf(template, 'AWS::CloudFormation::Stack')[stack.getLogicalId(stack.routeFunctions.nestedStackResource!)]?.Properties
-  ?.Parameters ?? {}) as Record<string, unknown>;
+const ROUTE_STACK_PARAMETERS = (resourcesOf(template, 'AWS::CloudFormation::Stack')[stack.getLogicalId(stack.routeFunctions.nestedStackResource!)]?.Properties?.Parameters ?? {}) as Record<
+  string,
+  unknown
+>;
 /** A value of a function's template with its stack's parameters replaced by what the main stack passes: comparable with the main stack's references. */
 const inMainTerms = <T>(folder: string, value: T): T =>
   inRouteStack(folder)
@@ -93,8 +85,7 @@ const tableId = logicalId(stack, stack.table.table);
 const queueId = logicalId(stack, stack.callbacks.queue);
 const dlqId = logicalId(stack, stack.callbacks.deadLetterQueue);
 const functionProps = (folder: string) => inMainTerms(folder, resourcesOf(templateOf(folder), 'AWS::Lambda::Function')[functionId(folder)]?.Properties ?? {});
-const environmentOf = (folder: string) =>
-  (functionProps(folder).Environment as { Variables: Record<string, unknown> }).Variables;
+const environmentOf = (folder: string) => (functionProps(folder).Environment as { Variables: Record<string, unknown> }).Variables;
 
 // Streamed routes are served by function URLs behind the portal's CloudFront, not by the HTTP API.
 const API_ROUTES = ROUTES.filter((route) => !route.stream);
@@ -162,9 +153,7 @@ describe('HTTP API', () => {
     const cors = Object.values(resourcesOf(template, 'AWS::ApiGatewayV2::Api'))[0]?.Properties?.CorsConfiguration as {
       AllowOrigins: unknown[];
     };
-    expect(cors.AllowOrigins).toEqual([
-      { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [logicalId(stack, stack.paymentPage.distribution), 'DomainName'] }]] },
-    ]);
+    expect(cors.AllowOrigins).toEqual([{ 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [logicalId(stack, stack.paymentPage.distribution), 'DomainName'] }]] }]);
   });
 });
 
@@ -173,7 +162,7 @@ describe('functions', () => {
     expect([...stack.functions.keys()].sort()).toEqual([...FOLDERS].sort());
   });
 
-  it('puts the functions behind the HTTP API in the route functions\' nested stack, the others here', () => {
+  it("puts the functions behind the HTTP API in the route functions' nested stack, the others here", () => {
     for (const folder of FOLDERS) {
       // The renewal function stands beside its queues in the nested stack too (infra/cdk/stack.ts).
       const nested = API_ROUTES.some((route) => route.fn === folder) || folder === EVENT_FUNCTIONS.renewSubscriptions.fn;
@@ -258,9 +247,10 @@ describe('functions', () => {
 });
 
 describe('least privilege', () => {
-  const allStatements: PolicyStatement[] = [...FOLDERS.flatMap(statementsOf), ...Object.values(resourcesOf(template, 'AWS::IAM::Policy')).flatMap(
-    (policy) => (policy.Properties?.PolicyDocument as { Statement: PolicyStatement[] }).Statement,
-  )];
+  const allStatements: PolicyStatement[] = [
+    ...FOLDERS.flatMap(statementsOf),
+    ...Object.values(resourcesOf(template, 'AWS::IAM::Policy')).flatMap((policy) => (policy.Properties?.PolicyDocument as { Statement: PolicyStatement[] }).Statement),
+  ];
 
   it('grants no wildcard action anywhere', () => {
     expect(allStatements.length).toBeGreaterThan(FOLDERS.length);
@@ -285,12 +275,7 @@ describe('least privilege', () => {
       const onStream = statementsOf(folder).filter((s) => JSON.stringify(s.Resource) === JSON.stringify(streamArn));
       if (folder !== EVENT_FUNCTIONS.orderEvents.fn) expect(onStream, folder).toEqual([]);
       else {
-        expect(onStream.flatMap(actionsOf).sort()).toEqual([
-          'dynamodb:DescribeStream',
-          'dynamodb:GetRecords',
-          'dynamodb:GetShardIterator',
-          'dynamodb:ListStreams',
-        ]);
+        expect(onStream.flatMap(actionsOf).sort()).toEqual(['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams']);
       }
     }
   });
@@ -318,38 +303,42 @@ describe('least privilege', () => {
     expect(COUNTS_REQUESTS.has('portal-list-orders')).toBe(false);
   });
 
-  it.each(FOLDERS.filter((folder) => ACCESS.get(folder) === 'read'))(
-    '%s (read-only) cannot write the table, but for its request quota counters and its tokens\' last use',
-    (folder) => {
-      const statements = statementsOf(folder);
-      const onTable = statements.flatMap(actionsOf).filter((action) => action.startsWith('dynamodb:'));
-      expect(onTable.length, folder).toBeGreaterThan(0);
-      expect(onTable.filter((action) => !READ_ACTIONS.includes(action) && !WRITE_ACTIONS.includes(action)), folder).toEqual([]);
-      const writes = statements.filter((s) => actionsOf(s).some((action) => WRITE_ACTIONS.includes(action)));
-      // The two writes: UpdateItem on the table, only on items whose partition key is a quota's
-      // (where the function counts requests: the portal's do not), and on API token items, only
-      // their last_used_at (a token cannot be made or moved).
-      expect(writes).toEqual([
-        ...(COUNTS_REQUESTS.has(folder) ? [expect.objectContaining({
-          Action: 'dynamodb:UpdateItem',
-          Resource: { 'Fn::GetAtt': [tableId, 'Arn'] },
-          Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${QUOTA_PREFIX}*`] } },
-        })] : []),
-        ...(AUTHENTICATING.has(folder)
-          ? [
-              expect.objectContaining({
-                Action: 'dynamodb:UpdateItem',
-                Resource: { 'Fn::GetAtt': [tableId, 'Arn'] },
-                Condition: {
-                  'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${API_TOKEN_PREFIX}*`] },
-                  'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['PK', 'SK', 'last_used_at'] },
-                },
-              }),
-            ]
-          : []),
-      ]);
-    },
-  );
+  it.each(FOLDERS.filter((folder) => ACCESS.get(folder) === 'read'))("%s (read-only) cannot write the table, but for its request quota counters and its tokens' last use", (folder) => {
+    const statements = statementsOf(folder);
+    const onTable = statements.flatMap(actionsOf).filter((action) => action.startsWith('dynamodb:'));
+    expect(onTable.length, folder).toBeGreaterThan(0);
+    expect(
+      onTable.filter((action) => !READ_ACTIONS.includes(action) && !WRITE_ACTIONS.includes(action)),
+      folder,
+    ).toEqual([]);
+    const writes = statements.filter((s) => actionsOf(s).some((action) => WRITE_ACTIONS.includes(action)));
+    // The two writes: UpdateItem on the table, only on items whose partition key is a quota's
+    // (where the function counts requests: the portal's do not), and on API token items, only
+    // their last_used_at (a token cannot be made or moved).
+    expect(writes).toEqual([
+      ...(COUNTS_REQUESTS.has(folder)
+        ? [
+            expect.objectContaining({
+              Action: 'dynamodb:UpdateItem',
+              Resource: { 'Fn::GetAtt': [tableId, 'Arn'] },
+              Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${QUOTA_PREFIX}*`] } },
+            }),
+          ]
+        : []),
+      ...(AUTHENTICATING.has(folder)
+        ? [
+            expect.objectContaining({
+              Action: 'dynamodb:UpdateItem',
+              Resource: { 'Fn::GetAtt': [tableId, 'Arn'] },
+              Condition: {
+                'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${API_TOKEN_PREFIX}*`] },
+                'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['PK', 'SK', 'last_used_at'] },
+              },
+            }),
+          ]
+        : []),
+    ]);
+  });
 
   it('list-orders reads a deep page (numbers, then the orders at once) with read grants only; expire-orders, the numbering run, writes numbers in transactions', () => {
     const onTable = (folder: string) =>
@@ -390,16 +379,25 @@ describe('least privilege', () => {
 
   /** The SSM statements of a function's role naming this parameter. */
   const ssmReading = (folder: string, parameter: string) =>
-    statementsOf(folder).filter(
-      (s) => actionsOf(s).some((a) => a.startsWith('ssm:')) && JSON.stringify(s.Resource).includes(`:parameter${parameter}"`),
-    );
+    statementsOf(folder).filter((s) => actionsOf(s).some((a) => a.startsWith('ssm:')) && JSON.stringify(s.Resource).includes(`:parameter${parameter}"`));
 
   it('lets only the functions that call a gateway read its credential parameters, by name, and tells them the API URL', () => {
     for (const folder of GATEWAY_FUNCTIONS) {
       expect(ACCESS.has(folder) || EVENT_FOLDERS.includes(folder as never), `${folder} is not a function folder`).toBe(true);
     }
     expect([...GATEWAY_FUNCTIONS].sort()).toEqual(
-      ['create-order', 'checkout-order', 'pay-checkout-order', 'pay-create-link-order', 'refund-order', 'portal-refund-order', 'expire-orders', 'alipay-notify', 'aliglobal-notify', 'wechat-notify'].sort(),
+      [
+        'create-order',
+        'checkout-order',
+        'pay-checkout-order',
+        'pay-create-link-order',
+        'refund-order',
+        'portal-refund-order',
+        'expire-orders',
+        'alipay-notify',
+        'aliglobal-notify',
+        'wechat-notify',
+      ].sort(),
     );
     for (const folder of [...FOLDERS, ...EVENT_FOLDERS]) {
       const ssm = ssmReading(folder, ALIPAY_PARAMETER);
@@ -446,10 +444,7 @@ describe('least privilege', () => {
       const parameters = statementsOf(folder)
         .filter((s) => actionsOf(s).some((a) => a.startsWith('ssm:')))
         .flatMap((s) => JSON.stringify(s.Resource).match(/:parameter\/[^"]+/g) ?? []);
-      const expected = [
-        ...(authenticating.has(folder) ? [`:parameter${DEFAULT_TOKEN_KEY_PARAMETER}`] : []),
-        ...(GATEWAY_FUNCTIONS.has(folder) ? [`:parameter${ALIPAY_PARAMETER}`] : []),
-      ];
+      const expected = [...(authenticating.has(folder) ? [`:parameter${DEFAULT_TOKEN_KEY_PARAMETER}`] : []), ...(GATEWAY_FUNCTIONS.has(folder) ? [`:parameter${ALIPAY_PARAMETER}`] : [])];
       expect(parameters.sort(), folder).toEqual(expected.sort());
       if (authenticating.has(folder)) {
         expect(ssm, folder).toHaveLength(1);
@@ -478,7 +473,7 @@ describe('table', () => {
     });
   });
 
-  it('projects whole orders into the list indexes and only keys into the sweepers\' index and the order log', () => {
+  it("projects whole orders into the list indexes and only keys into the sweepers' index and the order log", () => {
     expect(Object.fromEntries(TABLE_KEYS.indexes.map((index) => [index.name, index.projection]))).toEqual({
       GSI1: 'ALL',
       GSI2: 'ALL',
@@ -588,8 +583,7 @@ describe('payment page', () => {
 
   it('sends the security headers', () => {
     const policy = Object.values(resourcesOf(template, 'AWS::CloudFront::ResponseHeadersPolicy'))[0];
-    const headers = (policy?.Properties?.ResponseHeadersPolicyConfig as { SecurityHeadersConfig: Record<string, Record<string, unknown>> })
-      .SecurityHeadersConfig;
+    const headers = (policy?.Properties?.ResponseHeadersPolicyConfig as { SecurityHeadersConfig: Record<string, Record<string, unknown>> }).SecurityHeadersConfig;
     expect(headers.StrictTransportSecurity).toMatchObject({ AccessControlMaxAgeSec: 730 * 86_400, IncludeSubdomains: true });
     expect(headers.ContentTypeOptions).toEqual({ Override: true });
     expect(headers.FrameOptions).toEqual({ FrameOption: 'DENY', Override: true });
@@ -637,7 +631,13 @@ describe('alarms', () => {
   });
 
   // The event-driven functions, and the streamed routes (their function URL is not behind the API).
-  const EVENT_DRIVEN = [EVENT_FUNCTIONS.expireOrders.fn, EVENT_FUNCTIONS.sweepCallbacks.fn, EVENT_FUNCTIONS.orderEvents.fn, EVENT_FUNCTIONS.deliverCallback.fn, ...ROUTES.filter((route) => route.stream).map((route) => route.fn)];
+  const EVENT_DRIVEN = [
+    EVENT_FUNCTIONS.expireOrders.fn,
+    EVENT_FUNCTIONS.sweepCallbacks.fn,
+    EVENT_FUNCTIONS.orderEvents.fn,
+    EVENT_FUNCTIONS.deliverCallback.fn,
+    ...ROUTES.filter((route) => route.stream).map((route) => route.fn),
+  ];
   const errorAlarmsOf = (folder: string) =>
     Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm')).filter(
       (alarm) => alarm.Properties?.MetricName === 'Errors' && JSON.stringify(alarm.Properties?.Dimensions) === JSON.stringify([{ Name: 'FunctionName', Value: { Ref: functionId(folder) } }]),
@@ -725,7 +725,8 @@ describe('merchant portal', () => {
     const distributions = Object.values(resourcesOf(template, 'AWS::CloudFront::Distribution'));
     const portal = distributions.find((resource) => JSON.stringify(resource.Properties).includes('/v1/portal/*'));
     expect(portal).toBeDefined();
-    const config = (portal!.Properties as { DistributionConfig: { CacheBehaviors: { PathPattern: string; AllowedMethods: string[]; ViewerProtocolPolicy: string; CachePolicyId: string }[] } }).DistributionConfig;
+    const config = (portal!.Properties as { DistributionConfig: { CacheBehaviors: { PathPattern: string; AllowedMethods: string[]; ViewerProtocolPolicy: string; CachePolicyId: string }[] } })
+      .DistributionConfig;
     const api = config.CacheBehaviors.find((behavior) => behavior.PathPattern === '/v1/portal/*')!;
     expect(api.AllowedMethods).toContain('POST');
     expect(api.ViewerProtocolPolicy).toBe('https-only');
@@ -736,10 +737,8 @@ describe('merchant portal', () => {
     });
   });
 
-  it('adds a generated secret to every portal API request at CloudFront (the streamed export\'s function URL too), and gives the same secret to every portal function (which refuses requests without it)', () => {
-    const secrets = Object.entries(resourcesOf(template, 'AWS::SecretsManager::Secret')).filter(([, resource]) =>
-      JSON.stringify(resource.Properties).includes('x-origin-verify'),
-    );
+  it("adds a generated secret to every portal API request at CloudFront (the streamed export's function URL too), and gives the same secret to every portal function (which refuses requests without it)", () => {
+    const secrets = Object.entries(resourcesOf(template, 'AWS::SecretsManager::Secret')).filter(([, resource]) => JSON.stringify(resource.Properties).includes('x-origin-verify'));
     expect(secrets).toHaveLength(1);
     const [secretId, secret] = secrets[0]!;
     expect((secret.Properties as { GenerateSecretString?: { PasswordLength?: number } }).GenerateSecretString?.PasswordLength).toBeGreaterThanOrEqual(32);
@@ -774,7 +773,7 @@ describe('merchant portal', () => {
   });
 });
 
-describe('the streamed export (a function URL behind the portal\'s CloudFront)', () => {
+describe("the streamed export (a function URL behind the portal's CloudFront)", () => {
   type Behavior = { PathPattern: string; TargetOriginId: string; AllowedMethods: string[]; ViewerProtocolPolicy: string; CachePolicyId: string; OriginRequestPolicyId: unknown };
   type Origin = { Id: string; DomainName: unknown; OriginAccessControlId?: unknown; CustomOriginConfig?: { OriginProtocolPolicy: string; OriginReadTimeout?: number } };
   const distributions = Object.entries(resourcesOf(template, 'AWS::CloudFront::Distribution'));
@@ -839,7 +838,7 @@ describe('the streamed export (a function URL behind the portal\'s CloudFront)',
     expect(permissions.find((permission) => permission.Properties?.Action === 'lambda:InvokeFunction')?.Properties?.InvokedViaFunctionUrl).toBe(true);
   });
 
-  it.each(STREAMED)('$path: its function has the route\'s timeout, a few at a time, and read-only table access', (route) => {
+  it.each(STREAMED)("$path: its function has the route's timeout, a few at a time, and read-only table access", (route) => {
     expect(functionProps(route.fn).Timeout).toBe(route.timeoutSeconds);
     expect(functionProps(route.fn).ReservedConcurrentExecutions).toBe(STREAMED_CONCURRENCY);
     expect(ACCESS.get(route.fn)).toBe('read');

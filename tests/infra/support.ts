@@ -10,8 +10,7 @@ import { REPO_ROOT } from '#infra/cdk/paths';
 import { CHAINS } from '#shared/chains/sources';
 
 /** The feature flags `cdk synth` runs with, so tests synthesize what the CLI would. */
-const CDK_CONTEXT = (JSON.parse(readFileSync(join(REPO_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> })
-  .context;
+const CDK_CONTEXT = (JSON.parse(readFileSync(join(REPO_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context;
 
 export const TEST_ENV = { account: '123456789012', region: 'eu-west-1' } as const;
 
@@ -63,8 +62,7 @@ export interface PolicyStatement {
   Condition?: unknown;
 }
 
-export const actionsOf = (statement: PolicyStatement): string[] =>
-  Array.isArray(statement.Action) ? statement.Action : [statement.Action];
+export const actionsOf = (statement: PolicyStatement): string[] => (Array.isArray(statement.Action) ? statement.Action : [statement.Action]);
 
 /** Every statement of the identity policies attached to the role with this logical id. */
 export function statementsOfRole(template: Template, roleId: string): PolicyStatement[] {

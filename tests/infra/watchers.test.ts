@@ -33,7 +33,10 @@ describe('chain watchers in AWS', () => {
   it('one watch-chain function per chain with a source (and the waker and the ticker), reserved to two runs (a step of the line and the minute run), 2-minute timeout, BTC with the memory a full block needs', () => {
     expect([...watchers.functions.keys()]).toEqual([watcherKey('BTC'), watcherKey('LTC'), WAKE_FOLDER, TICK_FOLDER]);
     expect([...stack.functions.keys()].filter((key) => key.startsWith('watch-chain'))).toEqual([]);
-    for (const [chain, memory] of [['BTC', 512], ['LTC', 256]] as const) {
+    for (const [chain, memory] of [
+      ['BTC', 512],
+      ['LTC', 256],
+    ] as const) {
       expect(props(watcherKey(chain))).toMatchObject({ Timeout: 120, MemorySize: memory, ReservedConcurrentExecutions: 2 });
       expect(variables(watcherKey(chain))).toMatchObject({ WATCH_CHAIN: chain, WATCH_INTERVAL_SECONDS: '5', BTC_CONFIRMATIONS: '3' });
     }
@@ -44,9 +47,7 @@ describe('chain watchers in AWS', () => {
 
   it('starts each watcher every minute', () => {
     for (const chain of ['BTC', 'LTC']) {
-      const rule = Object.values(resourcesOf(watchersTemplate, 'AWS::Events::Rule')).find((r) =>
-        JSON.stringify(r.Properties?.Targets).includes(logicalId(watchers, fnOf(watcherKey(chain)).function)),
-      );
+      const rule = Object.values(resourcesOf(watchersTemplate, 'AWS::Events::Rule')).find((r) => JSON.stringify(r.Properties?.Targets).includes(logicalId(watchers, fnOf(watcherKey(chain)).function)));
       expect(rule?.Properties?.ScheduleExpression).toBe('rate(1 minute)');
     }
   });
@@ -135,18 +136,22 @@ describe('chain watchers in AWS', () => {
     const names = JSON.stringify(variables(WAKE_FOLDER).WATCHER_FUNCTIONS);
     for (const chain of ['BTC', 'LTC']) expect(names).toContain(logicalId(watchers, fnOf(watcherKey(chain)).function));
     // Its errors alarm, like every function's.
-    const errors = Object.values(resourcesOf(watchersTemplate, 'AWS::CloudWatch::Alarm')).filter((a) => a.Properties?.MetricName === 'Errors' && JSON.stringify(a.Properties.Dimensions).includes(waker));
+    const errors = Object.values(resourcesOf(watchersTemplate, 'AWS::CloudWatch::Alarm')).filter(
+      (a) => a.Properties?.MetricName === 'Errors' && JSON.stringify(a.Properties.Dimensions).includes(waker),
+    );
     expect(errors).toHaveLength(1);
   });
 
-  it("steps a chain in demand by the timer queue: each watcher may send to it (and knows its URL), tick-watchers reads it (partial batch failures) and may only invoke the watchers", () => {
+  it('steps a chain in demand by the timer queue: each watcher may send to it (and knows its URL), tick-watchers reads it (partial batch failures) and may only invoke the watchers', () => {
     const queues = resourcesOf(watchersTemplate, 'AWS::SQS::Queue');
     expect(Object.keys(queues)).toHaveLength(1);
     const [queueId, queue] = Object.entries(queues)[0]!;
     // A tick older than five minutes is worth nothing: the minute run replaces a lost line.
     expect(queue.Properties).toMatchObject({ MessageRetentionPeriod: 300, VisibilityTimeout: 30, SqsManagedSseEnabled: true });
     const ticker = logicalId(watchers, watchers.ticker.function);
-    const mappings = Object.values(resourcesOf(watchersTemplate, 'AWS::Lambda::EventSourceMapping')).map((m) => m.Properties!).filter((m) => JSON.stringify(m.FunctionName).includes(ticker));
+    const mappings = Object.values(resourcesOf(watchersTemplate, 'AWS::Lambda::EventSourceMapping'))
+      .map((m) => m.Properties!)
+      .filter((m) => JSON.stringify(m.FunctionName).includes(ticker));
     expect(mappings).toEqual([expect.objectContaining({ EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] }, BatchSize: 10, FunctionResponseTypes: ['ReportBatchItemFailures'] })]);
     for (const chain of ['BTC', 'LTC']) {
       expect(variables(watcherKey(chain)).WATCH_TICK_QUEUE_URL).toEqual({ Ref: queueId });
@@ -172,7 +177,7 @@ describe('chain watchers in AWS', () => {
       }),
     ]);
     const onTable = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
-    const reads = onTable.filter((s) => !actionsOf(s).some((a) => a.startsWith('dynamodb:') && a.includes('Stream') || a === 'dynamodb:ListStreams'));
+    const reads = onTable.filter((s) => !actionsOf(s).some((a) => (a.startsWith('dynamodb:') && a.includes('Stream')) || a === 'dynamodb:ListStreams'));
     expect(reads).toEqual([
       expect.objectContaining({
         Action: 'dynamodb:GetItem',

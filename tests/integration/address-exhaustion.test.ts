@@ -93,9 +93,7 @@ async function invoicesOf(orderId: string): Promise<Invoice[]> {
 async function addressItemsOf(invoices: Invoice[]): Promise<number> {
   let count = 0;
   for (const invoice of invoices) {
-    const item = await db().send(
-      new GetCommand({ TableName: tableName(), Key: addressKey(invoice.pay_currency, invoice.payment_address, invoice.memo) }),
-    );
+    const item = await db().send(new GetCommand({ TableName: tableName(), Key: addressKey(invoice.pay_currency, invoice.payment_address, invoice.memo) }));
     if (item.Item?.invoice_id === invoice.invoice_id) count += 1;
   }
   return count;
@@ -147,13 +145,7 @@ describe('address exhaustion through POST /v1/pay/{order_id}/checkout', () => {
     // Five waves of 20 at once (100 sockets at once overwhelm DynamoDB Local on a small machine).
     const responses: Awaited<ReturnType<typeof call>>[] = [];
     for (let wave = 0; wave < 5; wave += 1) {
-      responses.push(
-        ...(await Promise.all(
-          Array.from({ length: 20 }, (_, i) =>
-            call('POST', `/v1/pay/${orderId}/checkout`, { body: { pay_currency: HD[(wave + i) % HD.length] } }),
-          ),
-        )),
-      );
+      responses.push(...(await Promise.all(Array.from({ length: 20 }, (_, i) => call('POST', `/v1/pay/${orderId}/checkout`, { body: { pay_currency: HD[(wave + i) % HD.length] } })))));
     }
     for (const response of responses) {
       // Won, lost the race (retry), or the order's invoices are used up: never anything else.
@@ -177,9 +169,10 @@ describe('address exhaustion through POST /v1/pay/{order_id}/checkout', () => {
       const kept = invoices.filter((invoice) => invoice.pay_currency === code);
       // Every index the counter handed out is either an invoice's or given back.
       expect(counter - returned.length, code).toBe(kept.length);
-      expect(kept.map((invoice) => invoice.address_index!).sort((a, b) => a - b), code).toEqual(
-        Array.from({ length: counter }, (_, i) => i).filter((i) => !returned.includes(i)),
-      );
+      expect(
+        kept.map((invoice) => invoice.address_index!).sort((a, b) => a - b),
+        code,
+      ).toEqual(Array.from({ length: counter }, (_, i) => i).filter((i) => !returned.includes(i)));
       // The counter moves only while nothing was given back: per currency, never past the slots.
       expect(counter, code).toBeLessThanOrEqual(MAX_INVOICES_PER_ORDER);
     }

@@ -11,8 +11,7 @@ import { reportHealthy } from '../support/source-health';
  * runs over every due order of it.
  */
 const TABLE = `alipay-${process.pid}`;
-const SANDBOX_XPUB =
-  'xpub6C1HVMz946r433QEjZGpYYWYcspxXXBPys5PBGkmQboRXE6RLfFiStEkKbWKCZaPgDrzZh9nUEunxuiuy6MNdw23du2Ek7GoKYMJVH8eK5E';
+const SANDBOX_XPUB = 'xpub6C1HVMz946r433QEjZGpYYWYcspxXXBPys5PBGkmQboRXE6RLfFiStEkKbWKCZaPgDrzZh9nUEunxuiuy6MNdw23du2Ek7GoKYMJVH8eK5E';
 
 type Json = Record<string, any>;
 let h: LiveGatewayHarness;
@@ -144,9 +143,7 @@ describe('notifications', () => {
     const after = await stored(order.order_id);
     expect(after.order.status).toBe('PAID');
     expect(after.order.receive_currency).toBe('USD');
-    expect(after.invoice!.payments).toEqual([
-      { txid: trade.trade_no, amount: expect.any(String), confirmations: 1, seen_at: new Date(Math.floor(paidAt.getTime() / 1000) * 1000).toISOString() },
-    ]);
+    expect(after.invoice!.payments).toEqual([{ txid: trade.trade_no, amount: expect.any(String), confirmations: 1, seen_at: new Date(Math.floor(paidAt.getTime() / 1000) * 1000).toISOString() }]);
     expect(Number(after.invoice!.payments![0]!.amount)).toBe(invoice.pay_amount);
     for (const status of ['TRADE_SUCCESS', 'TRADE_FINISHED'] as const) {
       expect(await alipay.notify(trade.out_trade_no, { trade_status: status })).toEqual({ status: 200, body: 'success' });
@@ -231,9 +228,7 @@ describe('the expiry sweep asks Alipay first', () => {
     expect((await stored(paid.order.order_id)).order.status).toBe('PAID');
     expect((await stored(unpaid.order.order_id)).order.status).toBe('EXPIRED');
     const queries = alipay.calls.filter((entry) => entry.method === 'alipay.trade.query' && entry.signatureValid);
-    expect(queries.map((entry) => entry.biz.out_trade_no)).toEqual(
-      expect.arrayContaining([outTradeNo(paid.order, paid.invoice), outTradeNo(unpaid.order, unpaid.invoice)]),
-    );
+    expect(queries.map((entry) => entry.biz.out_trade_no)).toEqual(expect.arrayContaining([outTradeNo(paid.order, paid.invoice), outTradeNo(unpaid.order, unpaid.invoice)]));
     // The notification arrives at last: one payment, nothing more.
     const version = (await stored(paid.order.order_id)).order.version;
     expect(await alipay.notify(outTradeNo(paid.order, paid.invoice))).toEqual({ status: 200, body: 'success' });

@@ -93,11 +93,7 @@ function resourcesOf(info: RouteInfo, merchant: { orders: SeededOrder[]; billing
 }
 
 /** Every id of A's that B must never see in a list. */
-const idsOfA = (): string[] => [
-  ...a.orders.map((order) => order.order_id),
-  ...a.billing.plans.map((plan) => plan.plan_id),
-  ...a.billing.subscriptions.map((item) => item.subscription_id),
-];
+const idsOfA = (): string[] => [...a.orders.map((order) => order.order_id), ...a.billing.plans.map((plan) => plan.plan_id), ...a.billing.subscriptions.map((item) => item.subscription_id)];
 
 beforeAll(async () => {
   api = await startApi();
@@ -204,9 +200,7 @@ describe('merchant B on merchant A', () => {
           const onNothing = requestFor(info, b.token, other);
           const responseOnNothing = await call(onNothing);
           if (responseOnA.status !== responseOnNothing.status || responseOnA.text !== responseOnNothing.text) {
-            mismatches.push(
-              `${info.key} on A's ${resource.label}: ${describeResponse(responseOnA)}\n    vs missing id ${other}: ${describeResponse(responseOnNothing)}`,
-            );
+            mismatches.push(`${info.key} on A's ${resource.label}: ${describeResponse(responseOnA)}\n    vs missing id ${other}: ${describeResponse(responseOnNothing)}`);
           }
         }
         expect(responseOnA.status, `${info.key}: B got a success on A's ${resource.label}: ${responseOnA.text}`).toBeGreaterThanOrEqual(400);
@@ -290,9 +284,7 @@ function invoiceIdsOfA(): string[] {
 function secretsShown(response: RawResponse, orders: readonly SeededOrder[]): string[] {
   const problems: string[] = [];
   // docs/merchant-guide.md, "The payment page": never the callback token or URL, user_id, merchant_order_id, or the invoice's ids, rate and payments.
-  const forbiddenKeys = new Set([
-    'token', 'callback_url', 'user_id', 'merchant_order_id', 'api_token', 'callback_secret', 'token_hash', 'invoice_id', 'rate', 'payments',
-  ]);
+  const forbiddenKeys = new Set(['token', 'callback_url', 'user_id', 'merchant_order_id', 'api_token', 'callback_secret', 'token_hash', 'invoice_id', 'rate', 'payments']);
   const keys = new Set<string>();
   const walk = (value: unknown) => {
     if (Array.isArray(value)) value.forEach(walk);
@@ -353,7 +345,7 @@ describe('public payment-page routes (/v1/pay/)', () => {
     }
   });
 
-  it("writes on fresh orders of A anonymously (never 401/403 for want of a token), showing no merchant secret", async () => {
+  it('writes on fresh orders of A anonymously (never 401/403 for want of a token), showing no merchant secret', async () => {
     for (const info of publicRoutes().filter((route) => route.writes)) {
       // Public writes legitimately change orders: they act on orders made for them, not the matrix's.
       const targets = await seedOrders(send, a.token, `authzA-${info.route.fn}`, ROUTES);

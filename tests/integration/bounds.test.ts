@@ -92,7 +92,10 @@ describe('the OpenAPI document states every bound', () => {
   }
 
   function resolve(ref: string): Schema {
-    return ref.replace(/^#\//, '').split('/').reduce((node: Schema, key) => node[key], doc);
+    return ref
+      .replace(/^#\//, '')
+      .split('/')
+      .reduce((node: Schema, key) => node[key], doc);
   }
 
   it('for every request body, path, query and header parameter', () => {

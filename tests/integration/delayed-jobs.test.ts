@@ -122,7 +122,11 @@ describe('a delayed job', () => {
   });
 
   it('failing is retried by a new message after its backoff (lengthened when the kind says so), then given up to the dead-letter queue', async () => {
-    const { kind, seen } = testKind([{ done: false, failure: 'down' }, { done: false, failure: 'still down' }, { done: false, failure: 'down for good' }]);
+    const { kind, seen } = testKind([
+      { done: false, failure: 'down' },
+      { done: false, failure: 'still down' },
+      { done: false, failure: 'down for good' },
+    ]);
     const first = { id: 'failing', attempt: 0 };
     const retries = await commandsOf(async () => {
       expect(await jobs.runJob(kind, first, 'receipt', new Date())).toBe('done');
@@ -134,17 +138,7 @@ describe('a delayed job', () => {
     ]);
     await drain(sqs.callbackQueueUrl, 'failing');
     expect(await jobs.runJob(kind, { id: 'failing', attempt: 2 }, 'receipt', new Date())).toBe('done');
-    expect(seen).toEqual([
-      'try 0',
-      'retry after 60 (down)',
-      'retried 0',
-      'try 1',
-      'retry after 120 (still down)',
-      'retried 1',
-      'try 2',
-      'give up (down for good)',
-      'dead-lettered (down for good)',
-    ]);
+    expect(seen).toEqual(['try 0', 'retry after 60 (down)', 'retried 0', 'try 1', 'retry after 120 (still down)', 'retried 1', 'try 2', 'give up (down for good)', 'dead-lettered (down for good)']);
     expect(await drain(sqs.callbackDeadLetterQueueUrl, 'failing')).toEqual([{ id: 'failing', attempt: 2, reason: 'down for good' }]);
 
     const { kind: lengthened, seen: slower } = testKind([{ done: false, failure: 'busy' }], { lengthen: 3600 });

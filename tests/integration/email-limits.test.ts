@@ -65,7 +65,19 @@ async function paidEvent(merchantId: number, email: string, linkId?: string): Pr
   return {
     kind: 'order_paid',
     event_id: `order_paid.${randomUUID()}.3`,
-    order: { order_id: randomUUID(), user_id: merchantId, merchant_order_id: reference, title: 'Blue mug', price_amount: '5', price_currency: 'USD', pay_amount: '5', pay_currency: 'USD', status: 'PAID', email, at: new Date(T).toISOString() },
+    order: {
+      order_id: randomUUID(),
+      user_id: merchantId,
+      merchant_order_id: reference,
+      title: 'Blue mug',
+      price_amount: '5',
+      price_currency: 'USD',
+      pay_amount: '5',
+      pay_currency: 'USD',
+      status: 'PAID',
+      email,
+      at: new Date(T).toISOString(),
+    },
   };
 }
 
@@ -92,7 +104,9 @@ async function arrived(address: string, count: number): Promise<number> {
 }
 
 describe.concurrent('outbound mail limits', () => {
-  it('one anonymous client paying a sandbox link again and again with a stranger\'s address: the stranger gets the day\'s few, the rest are kept as LIMITED; another address still gets its receipt', async ({ expect }) => {
+  it("one anonymous client paying a sandbox link again and again with a stranger's address: the stranger gets the day's few, the rest are kept as LIMITED; another address still gets its receipt", async ({
+    expect,
+  }) => {
     const shop = await pipeline.support.newMerchant(true, 'Bomb Shop');
     const created = await call('POST', '/v1/links', { token: shop.api_token, body: { title: 'Sticker', price_amount: '1', price_currency: 'USD', ask_email: true } });
     expect(created.status, created.text).toBe(201);
@@ -155,7 +169,7 @@ describe.concurrent('outbound mail limits', () => {
     });
   }, 60_000);
 
-  it('a payment link\'s buyer mail: its hour\'s limit, then LIMITED; the merchant\'s other orders still mail; the next hour the link mails again', async () => {
+  it("a payment link's buyer mail: its hour's limit, then LIMITED; the merchant's other orders still mail; the next hour the link mails again", async () => {
     const shop = await pipeline.support.newMerchant(false, 'Link Limit Shop');
     const linkId = randomUUID();
     const buyers = Array.from({ length: LIMITS.link + 2 }, stranger);
@@ -173,7 +187,7 @@ describe.concurrent('outbound mail limits', () => {
     expect(await arrived(later, 1)).toBe(1);
   });
 
-  it('a merchant\'s buyer mail: its hour\'s and its day\'s limits; another merchant is not held back; the next day it mails again', async () => {
+  it("a merchant's buyer mail: its hour's and its day's limits; another merchant is not held back; the next day it mails again", async () => {
     const shop = await pipeline.support.newMerchant(false, 'Busy Shop');
     const other = await pipeline.support.newMerchant(false, 'Quiet Shop');
     const first = Array.from({ length: LIMITS.merchantHour + 1 }, stranger);
@@ -190,7 +204,7 @@ describe.concurrent('outbound mail limits', () => {
     expect(await sendAt(await paidEvent(shop.user_id, stranger()), T + DAY)).toBe('SENT');
   });
 
-  it('a sandbox merchant mails strangers a few a day; its own team\'s mailbox gets buyer mail as team mail, within the team\'s limit', async () => {
+  it("a sandbox merchant mails strangers a few a day; its own team's mailbox gets buyer mail as team mail, within the team's limit", async () => {
     const shop = await pipeline.support.newMerchant(true, 'Sandbox Shop');
     const strangers = Array.from({ length: LIMITS.sandbox + 2 }, stranger);
     expect(await sendAllAt(await Promise.all(strangers.map((buyer) => paidEvent(shop.user_id, buyer))), T)).toEqual([

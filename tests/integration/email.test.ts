@@ -174,7 +174,19 @@ describe.concurrent('email', () => {
       const event: EmailEvent = {
         kind: 'order_unresolved',
         event_id: `order_unresolved.${randomUUID()}.3`,
-        order: { order_id: randomUUID(), user_id: shop.user_id, merchant_order_id: 'R-1', title: '', price_amount: '5', price_currency: 'USD', pay_amount: '5', pay_currency: 'USD', status: 'UNRESOLVED', unresolved_reason: 'UNDERPAID', at: new Date().toISOString() },
+        order: {
+          order_id: randomUUID(),
+          user_id: shop.user_id,
+          merchant_order_id: 'R-1',
+          title: '',
+          price_amount: '5',
+          price_currency: 'USD',
+          pay_amount: '5',
+          pay_currency: 'USD',
+          status: 'UNRESOLVED',
+          unresolved_reason: 'UNDERPAID',
+          at: new Date().toISOString(),
+        },
       };
       const { enqueueEmailJob } = await import('#shared/email/queue');
       await Promise.all([0, 1, 2].map(() => enqueueEmailJob({ event, attempt: 0 })));
@@ -185,7 +197,20 @@ describe.concurrent('email', () => {
       // The same order change, as the stream hands it to order-events twice.
       const { marshall } = await import('@aws-sdk/util-dynamodb');
       const { handler } = await import('#functions/order-events/handler');
-      const order = { type: 'ORDER', user_id: shop.user_id, merchant_order_id: 'R-2', title: '', price_amount: '5', price_currency: 'USD', pay_amount: '5', pay_currency: 'USD', updated_at: new Date().toISOString(), version: 3, PK: `ORDER#${randomUUID()}`, SK: 'ORDER' };
+      const order = {
+        type: 'ORDER',
+        user_id: shop.user_id,
+        merchant_order_id: 'R-2',
+        title: '',
+        price_amount: '5',
+        price_currency: 'USD',
+        pay_amount: '5',
+        pay_currency: 'USD',
+        updated_at: new Date().toISOString(),
+        version: 3,
+        PK: `ORDER#${randomUUID()}`,
+        SK: 'ORDER',
+      };
       const record = (sequence: string) => ({
         eventID: randomUUID(),
         eventName: 'MODIFY' as const,
@@ -235,7 +260,7 @@ describe.concurrent('email', () => {
   });
 
   describe('failing callbacks', () => {
-    it('one email when an order\'s callbacks have failed past the alert time, one when they are given up', async () => {
+    it("one email when an order's callbacks have failed past the alert time, one when they are given up", async () => {
       const shop = await merchant('Failing Shop');
       const owner = await member(shop.user_id);
       const order = await paidOrder(shop.api_token, { callback_url: failingUrl });
@@ -246,7 +271,11 @@ describe.concurrent('email', () => {
       expect(given!.text).toContain('4 times');
       // The callback URL is the merchant's own setting, but no email repeats it.
       expect(given!.raw).not.toContain(failingUrl);
-      expect(mail().messages().filter((message) => to(owner.address)(message) && message.subject.startsWith('Callbacks failing'))).toHaveLength(1);
+      expect(
+        mail()
+          .messages()
+          .filter((message) => to(owner.address)(message) && message.subject.startsWith('Callbacks failing')),
+      ).toHaveLength(1);
     }, 90_000);
   });
 
@@ -268,7 +297,7 @@ describe.concurrent('email', () => {
   });
 
   describe('refunds', () => {
-    it('a buyer setting a refund\'s address is emailed to the members who want it, with the address to pay', async () => {
+    it("a buyer setting a refund's address is emailed to the members who want it, with the address to pay", async () => {
       const shop = await merchant('Refund Shop');
       const owner = await member(shop.user_id);
       const { id } = await paidOrder(shop.api_token, {});
@@ -287,7 +316,7 @@ describe.concurrent('email', () => {
     });
   });
 
-  describe('the buyer\'s refund link', () => {
+  describe("the buyer's refund link", () => {
     /** The one-time link in a message's plain text, and its secret (the fragment after `#refund=`). */
     const linkIn = (text: string) => {
       const url = /(https?:\/\/\S+#refund=([A-Za-z0-9_-]+))/.exec(text);
@@ -329,7 +358,11 @@ describe.concurrent('email', () => {
       const { refundToItem } = await import('#shared/store/refunds');
       const { handler } = await import('#functions/order-events/handler');
       const item = refundToItem((await findRefund(order.id, refundId))!);
-      const replay = { eventID: randomUUID(), eventName: 'INSERT' as const, dynamodb: { Keys: marshall({ PK: item.PK, SK: item.SK }) as never, NewImage: marshall(item, { removeUndefinedValues: true }) as never, SequenceNumber: '1' } };
+      const replay = {
+        eventID: randomUUID(),
+        eventName: 'INSERT' as const,
+        dynamodb: { Keys: marshall({ PK: item.PK, SK: item.SK }) as never, NewImage: marshall(item, { removeUndefinedValues: true }) as never, SequenceNumber: '1' },
+      };
       expect(await handler({ Records: [replay] })).toEqual({ batchItemFailures: [] });
 
       // A new link: a new email with the new link; the old one opens nothing.

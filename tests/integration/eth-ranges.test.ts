@@ -266,10 +266,10 @@ describe('the EVM watcher reads by range', () => {
   });
 });
 
-describe('the Ethereum source\'s range read on its own', () => {
+describe("the Ethereum source's range read on its own", () => {
   const all = async (candidates: readonly unknown[]) => candidates as never[];
 
-  it('a range past the node\'s newest block ends at it; one starting past it is a SourceError', async () => {
+  it("a range past the node's newest block ends at it; one starting past it is a SourceError", async () => {
     const source = new EthereumBlockSource({ url: node.url, chainId: node.chainId, tokens: [{ currency: 'USDT_ERC20', contract: tokens.USDT_ERC20 }] });
     await mine(2);
     const tip = await source.tip();
@@ -325,4 +325,3 @@ describe('the Ethereum source\'s range read on its own', () => {
     expect(source.health().currencyErrors).toEqual({ USDC_ERC20: expect.stringMatching(/answered decimals\(\) with "0x"/) });
   });
 });
-

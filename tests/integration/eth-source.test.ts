@@ -6,16 +6,7 @@ import { SANDBOX_XPUB } from '#shared/payments/payment-methods';
 import { EthereumBlockSource } from '#shared/watchers/sources/ethereum/source';
 import { SourceError, WrongChainError } from '#shared/core/source-error';
 import { type Transfer } from '#shared/watchers/sources/port';
-import {
-  buyer,
-  deployer,
-  type DevnetClients,
-  sendEth,
-  sendToken,
-  sendTokens,
-  tokenAbi,
-  waitFor,
-} from '#infra/devnet/chain';
+import { buyer, deployer, type DevnetClients, sendEth, sendToken, sendTokens, tokenAbi, waitFor } from '#infra/devnet/chain';
 import { committedTestToken } from '#infra/devnet/compile';
 import type { DevnetNode } from '#infra/devnet/node';
 import { startEthDevnet } from '../support/eth-shop';
@@ -74,11 +65,7 @@ describe('Ethereum JSON-RPC source on a real node', () => {
     expect(block.transfers[0]!.txid).toBe(hash);
     expect(block.transfers[0]!.block).toEqual({ height, hash: block.hash });
     const viemBlock = await clients.public.getBlock({ blockNumber: BigInt(height) });
-    expect([block.hash, block.previousHash, block.time.getTime()]).toEqual([
-      viemBlock.hash,
-      viemBlock.parentHash,
-      Number(viemBlock.timestamp) * 1000,
-    ]);
+    expect([block.hash, block.previousHash, block.time.getTime()]).toEqual([viemBlock.hash, viemBlock.parentHash, Number(viemBlock.timestamp) * 1000]);
   });
 
   it('reads USDT and USDC Transfer logs with the decimals read from the contracts, keyed by hash and log index', async () => {
@@ -285,8 +272,7 @@ describe('a misbehaving node', () => {
     await proxy?.stop();
   });
 
-  const on = (method: string, rewrite: (answer: any) => unknown) => (methods: string[]) =>
-    methods.includes(method) ? { kind: 'rewrite' as const, rewrite } : { kind: 'pass' as const };
+  const on = (method: string, rewrite: (answer: any) => unknown) => (methods: string[]) => (methods.includes(method) ? { kind: 'rewrite' as const, rewrite } : { kind: 'pass' as const });
   const forBlock = (change: (block: any) => void) =>
     on('eth_getBlockByNumber', (answer) => {
       change(answer.result);

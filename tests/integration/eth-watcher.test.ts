@@ -184,10 +184,7 @@ describe('the watcher with the Ethereum source on a real node', () => {
     await sendEth(clients, buyer, order.address, parseEther(order.amount));
     await mine(3);
     const before = await stored(order.id);
-    for (const fault of [
-      () => ({ kind: 'hang' as const }),
-      () => ({ kind: 'body' as const, body: '{"jsonrpc":"2.0","id":1,"result":{"number":"0x1"}}' }),
-    ]) {
+    for (const fault of [() => ({ kind: 'hang' as const }), () => ({ kind: 'body' as const, body: '{"jsonrpc":"2.0","id":1,"result":{"number":"0x1"}}' })]) {
       proxy.fault = fault;
       await expect(step()).rejects.toThrow();
       expect((await stored(order.id)).order.version).toBe(before.order.version);

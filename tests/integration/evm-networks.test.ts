@@ -28,17 +28,7 @@ import { toChecksumAddress } from '#shared/payments/addresses/eip55';
 import { tronAccountBytes } from '#shared/payments/addresses/tron';
 import { BlockWatcher } from '#shared/watchers/block-watcher';
 import { EthereumBlockSource, type EthereumSourceOptions } from '#shared/watchers/sources/ethereum/source';
-import {
-  buyer,
-  deployer,
-  deployTokenSet,
-  devnetClients,
-  type DevnetClients,
-  GENESIS_WEI,
-  sendEth,
-  sendToken,
-  tokenAbi,
-} from '#infra/devnet/chain';
+import { buyer, deployer, deployTokenSet, devnetClients, type DevnetClients, GENESIS_WEI, sendEth, sendToken, tokenAbi } from '#infra/devnet/chain';
 import { type DevnetNode, startDevnetNode } from '#infra/devnet/node';
 import { reportAllHealthy } from '../support/source-health';
 
@@ -120,8 +110,7 @@ async function watcherOf(net: Network, options: Omit<EthereumSourceOptions, 'url
 }
 
 const bscWatcher = () => watcherOf(bsc, { chain: 'BSC', chainId: 1056, tokens: [{ currency: 'USDT_BNB', contract: bsc.tokens.USDT_BNB! }] });
-const arbWatcher = () =>
-  watcherOf(arb, { chain: 'ARBITRUM', chainId: 412346, native: 'ETH_ARB', tokens: [{ currency: 'USDT_ARB', contract: arb.tokens.USDT_ARB! }] });
+const arbWatcher = () => watcherOf(arb, { chain: 'ARBITRUM', chainId: 412346, native: 'ETH_ARB', tokens: [{ currency: 'USDT_ARB', contract: arb.tokens.USDT_ARB! }] });
 const ethWatcher = () => watcherOf(eth, { chain: 'ETH', chainId: 31337, tokens: [{ currency: 'USDT_ERC20', contract: eth.tokens.USDT_ERC20! }] });
 
 describe('BNB Smart Chain: USDT with 18 decimals, exactly', () => {

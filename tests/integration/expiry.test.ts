@@ -57,9 +57,7 @@ describe('expireDueOrders', () => {
   it('expires the other due orders when one keeps losing races, and does not fail the run', async () => {
     const busy = await dueOrder();
     const others = [await dueOrder(), await dueOrder()];
-    failWritesOf(busy.order_id, () =>
-      Object.assign(new Error('Transaction cancelled'), { name: 'TransactionCanceledException', CancellationReasons: [{ Code: 'TransactionConflict' }] }),
-    );
+    failWritesOf(busy.order_id, () => Object.assign(new Error('Transaction cancelled'), { name: 'TransactionCanceledException', CancellationReasons: [{ Code: 'TransactionConflict' }] }));
     expect(await m.expiry.expireDueOrders(new Date('2026-01-01T00:01:00.000Z'))).toBe(2);
     expect(await statusOf(busy.order_id)).toBe('NEW');
     for (const order of others) expect(await statusOf(order.order_id)).toBe('EXPIRED');

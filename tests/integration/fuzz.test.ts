@@ -117,7 +117,12 @@ afterAll(async () => {
   }
   if (VERBOSE) {
     for (const [key, byStatus] of histogram) {
-      console.log(`${key}: ${[...byStatus].sort(([a], [b]) => a - b).map(([status, n]) => `${status}x${n}`).join(' ')}`);
+      console.log(
+        `${key}: ${[...byStatus]
+          .sort(([a], [b]) => a - b)
+          .map(([status, n]) => `${status}x${n}`)
+          .join(' ')}`,
+      );
     }
   }
   client?.close();
@@ -293,7 +298,10 @@ function refusedRequestArb(info: RouteInfo, ctx: FuzzContext): fc.Arbitrary<Fuzz
           withToken(
             fc
               // Not null or '': the body reader takes a top-level field so given as absent (shared/http/json-body.ts), so it is no unknown field.
-              .tuple(fc.constantFrom(...UNKNOWN_KEYS.filter((key) => !(key in properties))), fc.jsonValue({ maxDepth: 1 }).filter((value) => value !== null && value !== ''))
+              .tuple(
+                fc.constantFrom(...UNKNOWN_KEYS.filter((key) => !(key in properties))),
+                fc.jsonValue({ maxDepth: 1 }).filter((value) => value !== null && value !== ''),
+              )
               .map(([key, value]) => JSON.stringify({ ...(valid() ?? {}), [key]: value })),
           ),
         );
@@ -398,8 +406,7 @@ describe('refused requests change nothing', () => {
           const routed = rawId === undefined || /^[A-Za-z0-9_-]{1,64}$/.test(rawId);
           if (routed && (answer.status !== 401 || answer.json?.error_code !== 'AUTHENTICATION_FAILED')) {
             problems.push(
-              `expected 401 AUTHENTICATION_FAILED for a request without a valid token (${validBodyOrNot ? 'valid' : 'fuzzed'} body), ` +
-                `got ${answer.status} ${answer.text.slice(0, 200)}`,
+              `expected 401 AUTHENTICATION_FAILED for a request without a valid token (${validBodyOrNot ? 'valid' : 'fuzzed'} body), ` + `got ${answer.status} ${answer.text.slice(0, 200)}`,
             );
           }
           return problems;
@@ -423,4 +430,3 @@ function markBody(body: Record<string, unknown>, info: RouteInfo, marker: string
   }
   return marked;
 }
-

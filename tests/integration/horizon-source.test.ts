@@ -50,11 +50,28 @@ async function network(options: ConstructorParameters<typeof HorizonTestServer>[
 /** A watch list entry of an invoice (or of a refund, `kind` refund) paid to `address`, made `ageMs` ago. */
 function watch(address: string, ageMs = 60_000, kind?: 'refund'): WatchedAddress {
   const now = Date.now();
-  return { chain: 'STELLAR', currency: 'USDC_XLM', address, since: new Date(now - ageMs).toISOString(), open_until: new Date(now + 900_000).toISOString(), until: new Date(now + 86_400_000).toISOString(), ...(kind ? { kind } : {}) };
+  return {
+    chain: 'STELLAR',
+    currency: 'USDC_XLM',
+    address,
+    since: new Date(now - ageMs).toISOString(),
+    open_until: new Date(now + 900_000).toISOString(),
+    until: new Date(now + 86_400_000).toISOString(),
+    ...(kind ? { kind } : {}),
+  };
 }
 
 function source(server: HorizonTestServer, watched: () => readonly WatchedAddress[], passphrase = PUBLIC_PASSPHRASE): StellarPayments {
-  return new StellarPayments({ url: server.url, issuer: CIRCLE_USDC_ISSUER, currency: 'USDC_XLM', decimals: 7, networkPassphrase: passphrase, watched: async () => watched(), timeoutMs: 2000, attempts: 1 });
+  return new StellarPayments({
+    url: server.url,
+    issuer: CIRCLE_USDC_ISSUER,
+    currency: 'USDC_XLM',
+    decimals: 7,
+    networkPassphrase: passphrase,
+    watched: async () => watched(),
+    timeoutMs: 2000,
+    attempts: 1,
+  });
 }
 
 /** A transaction of the buyer's with `operations` and a memo, signed, sent (its ledger closes): its hash and ledger. */
@@ -116,7 +133,16 @@ describe('what the Stellar source reports', () => {
 
     expect(transfers.map(shape)).toEqual([
       { key: operationId(muxed.ledger, 1, 1), txid: muxed.hash, currency: 'USDC_XLM', address: MERCHANT, memo: id, amount: '30', block: { height: muxed.ledger, hash: '' }, at: expect.any(Date) },
-      { key: operationId(plain.ledger, 1, 1), txid: plain.hash, currency: 'USDC_XLM', address: MERCHANT, memo: '18446744073709551615', amount: '12.5', block: { height: plain.ledger, hash: '' }, at: expect.any(Date) },
+      {
+        key: operationId(plain.ledger, 1, 1),
+        txid: plain.hash,
+        currency: 'USDC_XLM',
+        address: MERCHANT,
+        memo: '18446744073709551615',
+        amount: '12.5',
+        block: { height: plain.ledger, hash: '' },
+        at: expect.any(Date),
+      },
       // Exchanges often send the id as text: digits only, trimmed, as a canonical decimal.
       { key: operationId(text.ledger, 1, 1), txid: text.hash, currency: 'USDC_XLM', address: MERCHANT, memo: '42', amount: '1', block: { height: text.ledger, hash: '' }, at: expect.any(Date) },
       // No id at all: the merchant's own business, reported without a memo (the watcher finds no invoice for it).
@@ -128,10 +154,15 @@ describe('what the Stellar source reports', () => {
   it('counts what a path payment delivered, not what it spent', async () => {
     server.rate(Asset.native(), USDC, '0.25');
     const send1 = send(server, [Operation.pathPaymentStrictSend({ sendAsset: Asset.native(), sendAmount: '100', destination: muxedAddress(MERCHANT, '7'), destAsset: USDC, destMin: '20', path: [] })]);
-    const receive = send(server, [Operation.pathPaymentStrictReceive({ sendAsset: Asset.native(), sendMax: '50', destination: muxedAddress(MERCHANT, '8'), destAsset: USDC, destAmount: '10.1234567', path: [] })]);
+    const receive = send(server, [
+      Operation.pathPaymentStrictReceive({ sendAsset: Asset.native(), sendMax: '50', destination: muxedAddress(MERCHANT, '8'), destAsset: USDC, destAmount: '10.1234567', path: [] }),
+    ]);
     expect(server.balance(MERCHANT, USDC)).toBe('35.1234567');
 
-    const { transfers } = await drain(source(server, () => [watch(MERCHANT)]), undefined);
+    const { transfers } = await drain(
+      source(server, () => [watch(MERCHANT)]),
+      undefined,
+    );
 
     expect(transfers.map((transfer) => [transfer.txid, transfer.memo, formatDecimal(transfer.amount)])).toEqual([
       [send1.hash, '7', '25'],
@@ -141,17 +172,42 @@ describe('what the Stellar source reports', () => {
 
   it("counts a contract call's USDC transfer to the merchant (a smart wallet paying through USDC's asset contract) by its balance change", async () => {
     const transfer = (asset: Asset, to: string, stroops: bigint) =>
-      Operation.invokeContractFunction({ contract: asset.contractId(PUBLIC_PASSPHRASE), function: 'transfer', args: [new Address(BUYER.publicKey()).toScVal(), Address.fromString(to).toScVal(), nativeToScVal(stroops, { type: 'i128' })] });
+      Operation.invokeContractFunction({
+        contract: asset.contractId(PUBLIC_PASSPHRASE),
+        function: 'transfer',
+        args: [new Address(BUYER.publicKey()).toScVal(), Address.fromString(to).toScVal(), nativeToScVal(stroops, { type: 'i128' })],
+      });
     const paid = send(server, [transfer(USDC, muxedAddress(MERCHANT, '31'), 25_000_000n)]);
     const plain = send(server, [transfer(USDC, MERCHANT, 10_000_000n)], Memo.id('32'));
     send(server, [transfer(FAKE_USDC, muxedAddress(MERCHANT, '33'), 25_000_000n)]);
     expect(server.balance(MERCHANT, USDC)).toBe('3.5000000');
 
-    const { transfers } = await drain(source(server, () => [watch(MERCHANT)]), undefined);
+    const { transfers } = await drain(
+      source(server, () => [watch(MERCHANT)]),
+      undefined,
+    );
 
     expect(transfers.map(shape)).toEqual([
-      { key: `${operationId(paid.ledger, 1, 1)}-0`, txid: paid.hash, currency: 'USDC_XLM', address: MERCHANT, memo: '31', amount: '2.5', block: { height: paid.ledger, hash: '' }, at: expect.any(Date) },
-      { key: `${operationId(plain.ledger, 1, 1)}-0`, txid: plain.hash, currency: 'USDC_XLM', address: MERCHANT, memo: '32', amount: '1', block: { height: plain.ledger, hash: '' }, at: expect.any(Date) },
+      {
+        key: `${operationId(paid.ledger, 1, 1)}-0`,
+        txid: paid.hash,
+        currency: 'USDC_XLM',
+        address: MERCHANT,
+        memo: '31',
+        amount: '2.5',
+        block: { height: paid.ledger, hash: '' },
+        at: expect.any(Date),
+      },
+      {
+        key: `${operationId(plain.ledger, 1, 1)}-0`,
+        txid: plain.hash,
+        currency: 'USDC_XLM',
+        address: MERCHANT,
+        memo: '32',
+        amount: '1',
+        block: { height: plain.ledger, hash: '' },
+        at: expect.any(Date),
+      },
     ]);
     expect((await source(server, () => []).transaction(paid.hash))?.map((transfer) => transfer.key)).toEqual([transfers[0]!.key]);
   });
@@ -174,7 +230,10 @@ describe('what the Stellar source reports', () => {
     for (const lying of [false, true]) {
       // A Horizon that serves failed transactions although not asked: refused by transaction_successful all the same.
       server.servesFailedByDefault = lying;
-      const { transfers } = await drain(source(server, () => [watch(MERCHANT)]), undefined);
+      const { transfers } = await drain(
+        source(server, () => [watch(MERCHANT)]),
+        undefined,
+      );
       expect(transfers.map((transfer) => transfer.txid)).toEqual([paid.hash]);
     }
     const served = await fetch(`${server.url}/payments?cursor=&order=asc&limit=200`).then((answer) => answer.json());
@@ -196,7 +255,10 @@ describe('what the Stellar source reports', () => {
     late.closeLedger(now - 20_000);
 
     // The refund's address was set a minute ago (a payment up to a minute before it still counts: clocks).
-    const { transfers } = await drain(source(late, () => [watch(buyer, 60_000, 'refund')]), start);
+    const { transfers } = await drain(
+      source(late, () => [watch(buyer, 60_000, 'refund')]),
+      start,
+    );
 
     expect(transfers.map((transfer) => [transfer.txid, transfer.address, transfer.memo, formatDecimal(transfer.amount)])).toEqual([
       [muxed.hash, buyer, '55', '3'],
@@ -210,7 +272,16 @@ describe('what the Stellar source reports', () => {
     const paid = send(server, [pay(muxedAddress(MERCHANT, '1'), '1')]);
     // The first read (before the pages) knows only the other merchant; the merchant's first invoice is shown just after.
     const reads = [[watch(OTHER_MERCHANT)], [watch(OTHER_MERCHANT), watch(MERCHANT)]];
-    const stellar = new StellarPayments({ url: server.url, issuer: CIRCLE_USDC_ISSUER, currency: 'USDC_XLM', decimals: 7, networkPassphrase: PUBLIC_PASSPHRASE, watched: async () => reads.shift() ?? [], timeoutMs: 2000, attempts: 1 });
+    const stellar = new StellarPayments({
+      url: server.url,
+      issuer: CIRCLE_USDC_ISSUER,
+      currency: 'USDC_XLM',
+      decimals: 7,
+      networkPassphrase: PUBLIC_PASSPHRASE,
+      watched: async () => reads.shift() ?? [],
+      timeoutMs: 2000,
+      attempts: 1,
+    });
 
     const step = await stellar.after(undefined, 100);
 
@@ -262,13 +333,14 @@ describe('the requests', () => {
     records += 2;
     const stepCosts: number[] = [];
     const reported: number[] = [];
-    for (const watched of [
-      [watch(merchants[0]!), watch(merchants[1]!)],
-      merchants.flatMap((merchant) => Array.from({ length: 20 }, () => watch(merchant))),
-    ]) {
+    for (const watched of [[watch(merchants[0]!), watch(merchants[1]!)], merchants.flatMap((merchant) => Array.from({ length: 20 }, () => watch(merchant)))]) {
       const before = server.requestCount;
       // The watcher's limit (payments booked a step) above what is paid here: the steps are the network's pages alone.
-      const { transfers } = await drain(source(server, () => watched), (BigInt(start) << 32n).toString(), 1000);
+      const { transfers } = await drain(
+        source(server, () => watched),
+        (BigInt(start) << 32n).toString(),
+        1000,
+      );
       stepCosts.push(server.requestCount - before);
       reported.push(transfers.length);
     }
@@ -307,7 +379,11 @@ describe('the requests', () => {
     const server = await network();
     const start = (BigInt(server.latestLedger) << 32n).toString();
     // 2,400 payments over 240 ledgers: a step reads 10 pages (2,000), then stops.
-    for (let i = 0; i < 240; i += 1) send(server, Array.from({ length: 10 }, () => pay(STRANGER, '0.01')));
+    for (let i = 0; i < 240; i += 1)
+      send(
+        server,
+        Array.from({ length: 10 }, () => pay(STRANGER, '0.01')),
+      );
     const stellar = source(server, () => [watch(MERCHANT)]);
 
     const step = await stellar.after(start, 100);
@@ -357,11 +433,17 @@ describe('the cursor', () => {
     lastHour(server, now, paid);
 
     // The invoices are two hours old: reading starts ten minutes back.
-    const old = await drain(source(server, () => [watch(MERCHANT, 7_200_000)]), undefined);
+    const old = await drain(
+      source(server, () => [watch(MERCHANT, 7_200_000)]),
+      undefined,
+    );
     expect(old.transfers.map((transfer) => transfer.memo)).toEqual(['2', '3']);
     expect(server.requests.get('/payments')).toBe(1);
     // The invoice is two minutes old: reading starts at it (less a minute for clocks).
-    const recent = await drain(source(server, () => [watch(MERCHANT, 120_000)]), undefined);
+    const recent = await drain(
+      source(server, () => [watch(MERCHANT, 120_000)]),
+      undefined,
+    );
     expect(recent.transfers.map((transfer) => transfer.memo)).toEqual(['3']);
   });
 
@@ -372,17 +454,29 @@ describe('the cursor', () => {
     let paid = '';
     const traffic = new Map<number, () => void>();
     // The idle hour's traffic: 1,000 payments (5 pages) 50 minutes ago, one to the merchant 40 minutes ago, before its invoice.
-    for (let batch = 0; batch < 10; batch += 1) traffic.set(ledgerAgo(3_000_000) + batch, () => send(server, Array.from({ length: 100 }, () => pay(STRANGER, '0.01'))));
+    for (let batch = 0; batch < 10; batch += 1)
+      traffic.set(ledgerAgo(3_000_000) + batch, () =>
+        send(
+          server,
+          Array.from({ length: 100 }, () => pay(STRANGER, '0.01')),
+        ),
+      );
     traffic.set(ledgerAgo(2_400_000), () => send(server, [pay(muxedAddress(MERCHANT, '1'), '1')]));
     traffic.set(ledgerAgo(60_000), () => (paid = send(server, [pay(muxedAddress(MERCHANT, '2'), '1')]).hash));
     lastHour(server, now, traffic);
 
-    const { transfers } = await drain(source(server, () => [watch(MERCHANT, 300_000)]), stale);
+    const { transfers } = await drain(
+      source(server, () => [watch(MERCHANT, 300_000)]),
+      stale,
+    );
 
     expect(transfers.map((transfer) => transfer.txid)).toEqual([paid]);
     expect(server.requests.get('/payments')).toBe(1);
     // From the stale cursor itself (the invoice as old as it): every page of the hour, and the payment before the invoice.
-    const all = await drain(source(server, () => [watch(MERCHANT, 3_700_000)]), stale);
+    const all = await drain(
+      source(server, () => [watch(MERCHANT, 3_700_000)]),
+      stale,
+    );
     expect(all.transfers.map((transfer) => transfer.memo)).toEqual(['1', '2']);
     expect(server.requests.get('/payments')).toBe(1 + 6);
   });
@@ -400,7 +494,9 @@ describe('the network', () => {
     );
 
     expect(error).toBeInstanceOf(WrongChainError);
-    expect((error as Error).message).toMatch(/^STELLAR Horizon: node's genesis block is [0-9a-f]{64} \(testnet, "Test SDF Network ; September 2015"\), expected [0-9a-f]{64} \(mainnet, "Public Global Stellar Network ; September 2015"\)/);
+    expect((error as Error).message).toMatch(
+      /^STELLAR Horizon: node's genesis block is [0-9a-f]{64} \(testnet, "Test SDF Network ; September 2015"\), expected [0-9a-f]{64} \(mainnet, "Public Global Stellar Network ; September 2015"\)/,
+    );
     expect(stellar.health().chainOk).toBe(false);
     expect([...server.requests]).toEqual([['/', 1]]);
     await expect(stellar.transaction('0'.repeat(64))).rejects.toBeInstanceOf(WrongChainError);
@@ -415,7 +511,14 @@ describe('the network', () => {
   it('takes a configured test network and refuses mainnet then; says so when Horizon stopped ingesting', async () => {
     const server = await network({ passphrase: TESTNET_PASSPHRASE });
     send(server, [pay(muxedAddress(MERCHANT, '1'), '1')]);
-    expect((await drain(source(server, () => [watch(MERCHANT)], TESTNET_PASSPHRASE), undefined)).transfers).toHaveLength(1);
+    expect(
+      (
+        await drain(
+          source(server, () => [watch(MERCHANT)], TESTNET_PASSPHRASE),
+          undefined,
+        )
+      ).transfers,
+    ).toHaveLength(1);
     server.passphrase = PUBLIC_PASSPHRASE;
     await expect(source(server, () => [], TESTNET_PASSPHRASE).after(undefined, 1)).rejects.toBeInstanceOf(WrongChainError);
     server.passphrase = TESTNET_PASSPHRASE;

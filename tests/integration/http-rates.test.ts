@@ -41,9 +41,7 @@ afterEach(async () => {
 });
 
 /** A real HTTP server on a free loopback port; `answer` writes each response. */
-async function startRateServer(
-  answer: (request: IncomingMessage, response: ServerResponse) => void = coinbase(RATES),
-): Promise<RateServer> {
+async function startRateServer(answer: (request: IncomingMessage, response: ServerResponse) => void = coinbase(RATES)): Promise<RateServer> {
   const requests: string[] = [];
   const server = createServer((request, response) => {
     requests.push(request.url ?? '');
@@ -139,7 +137,7 @@ describe('HttpRateProvider: a fresh fetch', () => {
     expect(server.requests).toHaveLength(1);
   });
 
-  it('keeps amounts within the 15 significant digits a JSON number holds exactly, rounding in the merchant\'s favour', () => {
+  it("keeps amounts within the 15 significant digits a JSON number holds exactly, rounding in the merchant's favour", () => {
     const usdToEth = { from: 'USD', to: 'ETH', numerator: d('1'), denominator: d('3000'), source: 'test', asOf: T0 };
     // 100,000,000,000 USD is 33,333,333.333... ETH: 8 decimals would be 16 digits.
     const pay = payAmountFor(d('100000000000'), usdToEth);
@@ -223,11 +221,7 @@ describe('HttpRateProvider: the cache', () => {
     });
     const rates = provider(server.url);
 
-    const answers = await Promise.all([
-      rates.getRate('USD', 'BTC', T0),
-      rates.getRate('USD', 'CNY', T0),
-      rates.getRate('EUR', 'ETH', T0),
-    ]);
+    const answers = await Promise.all([rates.getRate('USD', 'BTC', T0), rates.getRate('USD', 'CNY', T0), rates.getRate('EUR', 'ETH', T0)]);
 
     expect(answers.map((rate) => s(rate.numerator))).toEqual(['0.0000153846153846', '7.2', '0.000333']);
     expect(server.requests).toHaveLength(1);
@@ -254,9 +248,7 @@ describe('HttpRateProvider: the cache', () => {
     const base = { source, url: 'http://rates.example/?currency=USD', base: 'USD' };
     await tableRateCache.put({ ...base, rates: new Map([['BTC', d('0.00002')]]), fetchedAt: at(100) });
 
-    await expect(
-      tableRateCache.put({ ...base, rates: new Map([['BTC', d('0.00001')]]), fetchedAt: at(0) }),
-    ).resolves.toBeUndefined();
+    await expect(tableRateCache.put({ ...base, rates: new Map([['BTC', d('0.00001')]]), fetchedAt: at(0) })).resolves.toBeUndefined();
     await tableRateCache.put({ ...base, rates: new Map([['BTC', d('0.00003')]]), fetchedAt: at(100) });
 
     const stored = await tableRateCache.get(source);
@@ -298,9 +290,7 @@ describe('HttpRateProvider: failing closed', () => {
     await expect(provider(server.url, { source }).getRate('USD', 'BTC', at(MAX_AGE - 1))).resolves.toMatchObject({ asOf: T0 });
 
     await expect(rates.getRate('USD', 'BTC', at(MAX_AGE))).rejects.toThrow(RateUnavailableError);
-    await expect(provider(server.url, { source }).getRate('USD', 'BTC', at(MAX_AGE + 1))).rejects.toThrow(
-      /ECONNREFUSED|fetch failed/,
-    );
+    await expect(provider(server.url, { source }).getRate('USD', 'BTC', at(MAX_AGE + 1))).rejects.toThrow(/ECONNREFUSED|fetch failed/);
   });
 
   const failures: [string, (request: IncomingMessage, response: ServerResponse) => void, RegExp][] = [

@@ -141,13 +141,30 @@ describe('a live merchant paid in EOS', () => {
     const order = testOrder({ user_id: live.user_id, sandbox: false, title: `Order ${randomUUID().slice(0, 8)}` });
     const invoiceId = newTimeOrderedId();
     const details = await methods.paymentDetails({
-      merchant: live, orderId: order.order_id, invoiceId, currency: 'EOS', amount: parseDecimal(payAmount),
-      description: order.title, expiresAt: new Date(now.getTime() + 3600_000), mobile: false, fast: false, now,
+      merchant: live,
+      orderId: order.order_id,
+      invoiceId,
+      currency: 'EOS',
+      amount: parseDecimal(payAmount),
+      description: order.title,
+      expiresAt: new Date(now.getTime() + 3600_000),
+      mobile: false,
+      fast: false,
+      now,
     });
     const invoice: Invoice = {
-      invoice_id: invoiceId, order_id: order.order_id, user_id: order.user_id, merchant_order_id: '',
-      pay_amount: payAmount, pay_currency: 'EOS', receive_amount: '10', receive_currency: 'USD', status: 'NEW',
-      created_at: now.toISOString(), expired_at: new Date(now.getTime() + 3600_000).toISOString(), ...details,
+      invoice_id: invoiceId,
+      order_id: order.order_id,
+      user_id: order.user_id,
+      merchant_order_id: '',
+      pay_amount: payAmount,
+      pay_currency: 'EOS',
+      receive_amount: '10',
+      receive_currency: 'USD',
+      status: 'NEW',
+      created_at: now.toISOString(),
+      expired_at: new Date(now.getTime() + 3600_000).toISOString(),
+      ...details,
       rate: { numerator: '1', denominator: '1', source: 'test', as_of: now.toISOString() },
     };
     await insertOrder(checkedOutWith(order, invoice), invoice);

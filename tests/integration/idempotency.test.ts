@@ -10,11 +10,9 @@ let call: TestApi['call'];
 let token: string;
 useTestApi((api) => ({ call, token } = api));
 
-const create = (key: string, body: unknown, as = token) =>
-  call('POST', '/v1/orders', { token: as, body, headers: { 'Idempotency-Key': key } });
+const create = (key: string, body: unknown, as = token) => call('POST', '/v1/orders', { token: as, body, headers: { 'Idempotency-Key': key } });
 
-const listIds = async (as = token) =>
-  (await call('GET', '/v1/orders?limit=50', { token: as })).body.orders.map((o: any) => o.order_id as string);
+const listIds = async (as = token) => (await call('GET', '/v1/orders?limit=50', { token: as })).body.orders.map((o: any) => o.order_id as string);
 
 describe('Idempotency-Key', () => {
   it('a Create Order retried with the same key and body returns the first answer and makes one order', async () => {
@@ -155,9 +153,8 @@ describe('Idempotency-Key', () => {
     }
   });
 
-  describe('records only for orders that exist (and are the caller\'s)', () => {
-    const stored = async (scope: string, key: string) =>
-      (await db().send(new GetCommand({ TableName: tableName(), Key: idempotencyKey(scope, key), ConsistentRead: true }))).Item;
+  describe("records only for orders that exist (and are the caller's)", () => {
+    const stored = async (scope: string, key: string) => (await db().send(new GetCommand({ TableName: tableName(), Key: idempotencyKey(scope, key), ConsistentRead: true }))).Item;
     const pageScope = (path: string) => `P${createHash('sha256').update(path).digest('hex').slice(0, 32)}`;
 
     it('200 anonymous cancels of random order ids with a key store nothing', async () => {

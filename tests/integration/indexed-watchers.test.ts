@@ -65,8 +65,7 @@ async function checkedOut(currency: 'LBTC' | 'EOS', price = 13) {
   return { id, invoice: invoice as { payment_address: string; payment_uri: string; memo?: string; pay_amount: number } };
 }
 
-const lndClient = () =>
-  new LndRestClient({ url: lnd.url, credentials: async () => ({ macaroonHex: lnd.macaroon.toString('hex'), tlsCertificate: LND_TLS_CERT }), backoffMs: 5 });
+const lndClient = () => new LndRestClient({ url: lnd.url, credentials: async () => ({ macaroonHex: lnd.macaroon.toString('hex'), tlsCertificate: LND_TLS_CERT }), backoffMs: 5 });
 
 /** Watchers sharing one fresh cursor: each call is one run of the service (a restart between calls). */
 function lightningWatchers() {
@@ -144,7 +143,14 @@ describe('Lightning (LND) for a live merchant', () => {
 
   it('an LND answer that is garbage or times out books nothing and keeps the cursor', async () => {
     const cursorName = `LBTC-test-${randomUUID()}`;
-    const watcher = () => new IndexedWatcher(new LndSettlements(new LndRestClient({ url: lnd.url, credentials: async () => ({ macaroonHex: lnd.macaroon.toString('hex'), tlsCertificate: LND_TLS_CERT }), backoffMs: 5, timeoutMs: 300, attempts: 2 }), { clock: () => new Date(clock * 1000) }), { cursorName });
+    const watcher = () =>
+      new IndexedWatcher(
+        new LndSettlements(
+          new LndRestClient({ url: lnd.url, credentials: async () => ({ macaroonHex: lnd.macaroon.toString('hex'), tlsCertificate: LND_TLS_CERT }), backoffMs: 5, timeoutMs: 300, attempts: 2 }),
+          { clock: () => new Date(clock * 1000) },
+        ),
+        { cursorName },
+      );
     await watcher().step();
     const before = await readIndexCursor(cursorName);
     const { id, invoice } = await checkedOut('LBTC');
@@ -184,9 +190,7 @@ describe('EOS (Hyperion) for a live merchant', () => {
     expect(await watcher().step()).toMatchObject({ transfers: 1, booked: 1 });
     const paid = await stored(id);
     expect(paid.order.status).toBe('PAID');
-    expect(paid.invoice!.payments).toEqual([
-      expect.objectContaining({ txid: sent.trx_id, key: String(sent.global_sequence), confirmations: 1, block_height: sent.block_num }),
-    ]);
+    expect(paid.invoice!.payments).toEqual([expect.objectContaining({ txid: sent.trx_id, key: String(sent.global_sequence), confirmations: 1, block_height: sent.block_num })]);
     expect(await findDelivery(id, paid.order.version)).toMatchObject({ status: 'PAID' });
 
     // Another run from the same history (a fresh cursor over the same actions) books nothing new.
@@ -219,7 +223,17 @@ describe('EOS (Hyperion) for a live merchant', () => {
     expect(step.booked).toBe(0);
     expect(step.unmatched.map((found) => [found.transfer.key, found.reason, found.first])).toEqual([[String(sent.global_sequence), 'NO_INVOICE', true]]);
     expect(await listUnmatchedPayments(cursorName)).toEqual([
-      { chain: cursorName, key: String(sent.global_sequence), txid: sent.trx_id, currency: 'EOS', amount: '3', address: ACCOUNT, memo: 'order 1234 please', reason: 'NO_INVOICE', seen_at: `${sent['@timestamp']}Z` },
+      {
+        chain: cursorName,
+        key: String(sent.global_sequence),
+        txid: sent.trx_id,
+        currency: 'EOS',
+        amount: '3',
+        address: ACCOUNT,
+        memo: 'order 1234 please',
+        reason: 'NO_INVOICE',
+        seen_at: `${sent['@timestamp']}Z`,
+      },
     ]);
     // Read again (a restart before the cursor write): still kept once.
     await rewind(cursorName, start);

@@ -170,7 +170,7 @@ describe("MugglePay's pay_currency codes", () => {
     ['USDC', 'USDC_ERC20'],
     ['USDT_ERC20', 'USDT_ERC20'],
     ['USDT_ARBI', 'USDT_ARB'],
-  ])('takes %s (WHMCS sends plain USDT; MugglePay\'s example USDT_ARBI) as %s', async (code, payCurrency) => {
+  ])("takes %s (WHMCS sends plain USDT; MugglePay's example USDT_ARBI) as %s", async (code, payCurrency) => {
     const order = await createOk({ price_amount: 30, pay_currency: code });
     expect(order.pay_currency).toBe(payCurrency);
     const got = await call('GET', `/v1/orders/${order.order_id}`, { token });
@@ -186,20 +186,17 @@ describe("MugglePay's pay_currency codes", () => {
     expect(invoice.memo).toBe(invoice.payment_memo);
   });
 
-  it.each(['P2P_BTC'])(
-    'answers the known code %s that this service cannot take yet with PAYMENT_NOT_AVAILABLE naming what it can, storing nothing',
-    async (code) => {
-      const merchant = await newMerchant();
-      const response = await create({ price_amount: 5, pay_currency: code }, merchant.api_token);
-      expectError(response, 400, 'PAYMENT_NOT_AVAILABLE', code);
-      for (const takeable of ['BTC', 'ETH', 'ETH_ERC20', 'LBTC', 'USDT_ERC20', 'USDT', 'USDT_ARB', 'USDT_ARBI', 'CUSD']) expect(response.body.error).toContain(takeable);
-      expect(await ordersOf(merchant.api_token)).toEqual([]);
-      const order = await createOk({ price_amount: 5 }, merchant.api_token);
-      const checkout = await call('POST', `/v1/orders/${order.order_id}/checkout`, { token: merchant.api_token, body: { pay_currency: code } });
-      expectError(checkout, 400, 'PAYMENT_NOT_AVAILABLE', code);
-      expect((await call('GET', `/v1/orders/${order.order_id}`, { token: merchant.api_token })).body.invoice).toEqual({});
-    },
-  );
+  it.each(['P2P_BTC'])('answers the known code %s that this service cannot take yet with PAYMENT_NOT_AVAILABLE naming what it can, storing nothing', async (code) => {
+    const merchant = await newMerchant();
+    const response = await create({ price_amount: 5, pay_currency: code }, merchant.api_token);
+    expectError(response, 400, 'PAYMENT_NOT_AVAILABLE', code);
+    for (const takeable of ['BTC', 'ETH', 'ETH_ERC20', 'LBTC', 'USDT_ERC20', 'USDT', 'USDT_ARB', 'USDT_ARBI', 'CUSD']) expect(response.body.error).toContain(takeable);
+    expect(await ordersOf(merchant.api_token)).toEqual([]);
+    const order = await createOk({ price_amount: 5 }, merchant.api_token);
+    const checkout = await call('POST', `/v1/orders/${order.order_id}/checkout`, { token: merchant.api_token, body: { pay_currency: code } });
+    expectError(checkout, 400, 'PAYMENT_NOT_AVAILABLE', code);
+    expect((await call('GET', `/v1/orders/${order.order_id}`, { token: merchant.api_token })).body.invoice).toEqual({});
+  });
 
   it.each(['DOGE', 'USDT_ARBITRUM', 'usdt', 'CNY'])('keeps an unknown code (%s) a PARAMETERS_INVALID naming pay_currency', async (code) => {
     expectError(await create({ price_amount: 5, pay_currency: code }), 400, 'PARAMETERS_INVALID', 'pay_currency');
@@ -209,7 +206,7 @@ describe("MugglePay's pay_currency codes", () => {
 describe('authentication comes before validation', () => {
   const merchantPosts = ROUTES.filter((route) => route.method === 'POST' && !route.public && !route.gateway && !route.portal);
 
-  it.each(merchantPosts.map((route) => [route.path]))('POST %s: an anonymous bad body is 401, not the schema\'s error', async (path) => {
+  it.each(merchantPosts.map((route) => [route.path]))("POST %s: an anonymous bad body is 401, not the schema's error", async (path) => {
     const url = path.replace('{order_id}', randomUUID());
     for (const rawBody of ['{"bogus":1,"pay_currency":"DOGE","price_amount":"x"}', '{"price_amount":', '[1,2]', 'x'.repeat(70_000)]) {
       for (const as of [undefined, 'n'.repeat(43)]) {

@@ -35,10 +35,8 @@ async function checkedOut(payCurrency = 'BTC', as = token, price = 65): Promise<
   return { id, invoice: checkout.body.invoice };
 }
 
-const pay = (id: string, body: Record<string, unknown> = {}, as = token) =>
-  call('POST', `/v1/sandbox/orders/${id}/pay`, { token: as, body });
-const action = (id: string, name: string, as = token, body: unknown = {}) =>
-  call('POST', `/v1/orders/${id}/${name}`, { token: as, body });
+const pay = (id: string, body: Record<string, unknown> = {}, as = token) => call('POST', `/v1/sandbox/orders/${id}/pay`, { token: as, body });
+const action = (id: string, name: string, as = token, body: unknown = {}) => call('POST', `/v1/orders/${id}/${name}`, { token: as, body });
 const stored = async (id: string) => (await findOrderWithInvoice(id))!;
 
 describe('payments', () => {
@@ -192,9 +190,7 @@ describe('addresses', () => {
   it('gives every checkout a fresh, valid address (100 checkouts over the API)', async () => {
     const merchant = await newMerchant();
     // 25 orders x 4 currencies: 100 invoices (a currency checked out again shows its invoice again).
-    const orders = await Promise.all(
-      Array.from({ length: 25 }, async () => (await call('POST', '/v1/orders', { token: merchant.api_token, body: { price_amount: 5 } })).body.order.order_id),
-    );
+    const orders = await Promise.all(Array.from({ length: 25 }, async () => (await call('POST', '/v1/orders', { token: merchant.api_token, body: { price_amount: 5 } })).body.order.order_id));
     const currencies = ['BTC', 'LTC', 'BCH', 'ETH'] as const;
     const addresses: string[] = [];
     for (let round = 0; round < currencies.length; round += 1) {
@@ -307,26 +303,31 @@ describe('changeOrder with a new invoice', () => {
     const { newTimeOrderedId } = await import('#shared/domain/ids');
     const { findDelivery } = await import('#shared/store/deliveries');
     const now = new Date();
-    const result = await changeOrder(orderId, undefined, () => new Error('missing'), (found) => {
-      const invoice = {
-        invoice_id: newTimeOrderedId(now.getTime()),
-        order_id: orderId,
-        user_id: found.order.user_id,
-        merchant_order_id: '',
-        pay_amount: '0.001',
-        pay_currency: 'BTC',
-        receive_amount: '12',
-        receive_currency: 'USD',
-        status: 'NEW' as const,
-        created_at: now.toISOString(),
-        expired_at: now.toISOString(),
-        payment_address: `bc1qtest${randomUUID().slice(0, 8)}`,
-        payment_uri: 'bitcoin:x',
-        rate: { numerator: '1', denominator: '1', source: 'test', as_of: now.toISOString() },
-      };
-      const change = moveTo({ ...found, invoice }, 'CANCELED', now, { invoice });
-      return { ...change, order: { ...change.order, invoice_id: invoice.invoice_id } };
-    });
+    const result = await changeOrder(
+      orderId,
+      undefined,
+      () => new Error('missing'),
+      (found) => {
+        const invoice = {
+          invoice_id: newTimeOrderedId(now.getTime()),
+          order_id: orderId,
+          user_id: found.order.user_id,
+          merchant_order_id: '',
+          pay_amount: '0.001',
+          pay_currency: 'BTC',
+          receive_amount: '12',
+          receive_currency: 'USD',
+          status: 'NEW' as const,
+          created_at: now.toISOString(),
+          expired_at: now.toISOString(),
+          payment_address: `bc1qtest${randomUUID().slice(0, 8)}`,
+          payment_uri: 'bitcoin:x',
+          rate: { numerator: '1', denominator: '1', source: 'test', as_of: now.toISOString() },
+        };
+        const change = moveTo({ ...found, invoice }, 'CANCELED', now, { invoice });
+        return { ...change, order: { ...change.order, invoice_id: invoice.invoice_id } };
+      },
+    );
     expect(result.order.status).toBe('CANCELED');
     const delivery = await findDelivery(orderId, result.order.version);
     expect(delivery?.status).toBe('CANCELED');

@@ -192,7 +192,7 @@ describe('settlements by settle_index (the LBTC watcher source)', () => {
     expect(lnd.received.filter((r) => r.route.startsWith('GET /v1/invoices?')).length).toBeGreaterThanOrEqual(6);
   });
 
-  it('does not let another application\'s long-lived open invoice hold A back', async () => {
+  it("does not let another application's long-lived open invoice hold A back", async () => {
     const source = new LndSettlements(clientFor(lnd), { maxExpirySeconds: 86_400 });
     lnd.addForeignInvoice(1000n, 365 * 86_400);
     const [mine] = await invoices(1);

@@ -7,15 +7,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import {
-  createApiToken,
-  findMerchantByApiToken,
-  INITIAL_TOKEN_ID,
-  listApiTokens,
-  MerchantNotFoundError,
-  revokeApiToken,
-  TokenNotFoundError,
-} from '#shared/services/api-tokens';
+import { createApiToken, findMerchantByApiToken, INITIAL_TOKEN_ID, listApiTokens, MerchantNotFoundError, revokeApiToken, TokenNotFoundError } from '#shared/services/api-tokens';
 import { auditLog, changeSettings, merchantProfiles, rollCallbackSecret, setDisabled, showSecret } from '#shared/services/merchants';
 import { findMerchant, insertMerchant } from '#shared/store/merchants';
 import { db, tableName } from '#shared/store/client';
@@ -89,7 +81,7 @@ describe('named API tokens', () => {
     expect(Date.parse(used.last_used_at!)).toBeGreaterThanOrEqual(before - 1000);
   });
 
-  it('refuses an unknown token id, another merchant\'s token, a bad name and more than the bound', async () => {
+  it("refuses an unknown token id, another merchant's token, a bad name and more than the bound", async () => {
     const owner = await newMerchant(true, 'Owner Shop');
     const other = await newMerchant(true, 'Other Shop');
     const made = await createApiToken(owner.user_id, 'mine', actor);
@@ -193,15 +185,7 @@ describe('the audit log', () => {
     await setDisabled(merchant.user_id, true, actor);
     await setDisabled(merchant.user_id, false, actor);
     const entries = await auditLog(merchant.user_id);
-    expect(entries.map((entry) => entry.action)).toEqual([
-      'merchant.enabled',
-      'merchant.disabled',
-      'settings.changed',
-      'callback_secret.rolled',
-      'token.revoked',
-      'token.created',
-      'merchant.created',
-    ]);
+    expect(entries.map((entry) => entry.action)).toEqual(['merchant.enabled', 'merchant.disabled', 'settings.changed', 'callback_secret.rolled', 'token.revoked', 'token.created', 'merchant.created']);
     expect(entries[0]).toMatchObject({ who: 'operator:test', from: 'cli@test' });
     expect(entries.find((entry) => entry.action === 'token.created')!.details).toEqual({ token_id: made.token_id, name: 'audited' });
     const text = JSON.stringify(entries);

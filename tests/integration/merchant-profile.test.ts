@@ -61,7 +61,10 @@ function expectNoSecret(what: string, answer: unknown, stored: Merchant): void {
     keys.push(key);
     return value;
   });
-  expect(keys.filter((key) => SECRET_FIELDS.includes(key)), what).toEqual([]);
+  expect(
+    keys.filter((key) => SECRET_FIELDS.includes(key)),
+    what,
+  ).toEqual([]);
   const text = JSON.stringify(answer);
   for (const field of SECRET_FIELDS) expect(text, `${what}: the value of ${field}`).not.toContain(String(stored[field as keyof Merchant]));
 }

@@ -5,13 +5,17 @@ import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES, type Route } from '#shared/http/routes';
 import { SCHEMA_FORMATS } from '#shared/http/validation';
-import {
-  buildOpenApiDocument,
-  OPENAPI_DOCUMENT_FILE,
-  renderOpenApiDocument,
-} from '#tools/openapi/document';
+import { buildOpenApiDocument, OPENAPI_DOCUMENT_FILE, renderOpenApiDocument } from '#tools/openapi/document';
 import { errorSchema, merchantOrderIdExistsErrorSchema, orderDoesNotExistErrorSchema, orderNotFoundErrorSchema, priceNotValidErrorSchema } from '#shared/schemas/error-responses';
-import { checkoutOrderResponseSchema, createdOrderSchema, createOrderResponseSchema, getOrderResponseSchema, getOrdersResponseSchema, invoiceSchema, orderSchema } from '#shared/schemas/order-responses';
+import {
+  checkoutOrderResponseSchema,
+  createdOrderSchema,
+  createOrderResponseSchema,
+  getOrderResponseSchema,
+  getOrdersResponseSchema,
+  invoiceSchema,
+  orderSchema,
+} from '#shared/schemas/order-responses';
 import { payOrderResponseSchema } from '#shared/schemas/pay-responses';
 import { RESPONSE_SCHEMAS } from '#shared/schemas/response-catalog';
 import { listPlansResponseSchema, listSubscriptionsResponseSchema, planResponseSchema, planSchema, subscriptionResponseSchema, subscriptionSchema } from '#shared/schemas/subscriptions';
@@ -72,9 +76,7 @@ type Json = Record<string, any>;
 
 const operationOf = (method: string, path: string): Json => (doc.paths[path] as Json | undefined)?.[method.toLowerCase()];
 const operations = (): { method: string; path: string; operation: Json }[] =>
-  Object.entries(doc.paths).flatMap(([path, item]) =>
-    Object.entries(item).map(([method, operation]) => ({ method, path, operation: operation as Json })),
-  );
+  Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ method, path, operation: operation as Json })));
 
 /** The schema the document gives for this operation's answer with this HTTP status. */
 function documentedResponse(method: string, path: string, status: number): ValidateFunction {
@@ -112,9 +114,7 @@ describe('the OpenAPI document', () => {
     expect(doc.info.title).toEqual(expect.any(String));
     expect(doc.info.version).toEqual(expect.any(String));
     expect(doc.components.securitySchemes.ApiToken).toMatchObject({ type: 'apiKey', in: 'header', name: 'token' });
-    expect(doc.servers).toEqual([
-      expect.objectContaining({ url: '{base_url}', variables: { base_url: expect.objectContaining({ default: 'http://127.0.0.1:3000' }) } }),
-    ]);
+    expect(doc.servers).toEqual([expect.objectContaining({ url: '{base_url}', variables: { base_url: expect.objectContaining({ default: 'http://127.0.0.1:3000' }) } })]);
   });
 
   it('resolves every $ref inside the document', () => {
@@ -139,7 +139,10 @@ describe('the OpenAPI document', () => {
     for (const { method, path, operation } of operations()) {
       const where = `${method} ${path}`;
       // One success: 200, 201 for a route that answers Created, or 204 for a gateway's notification.
-      expect(['200', '201', '204'].filter((status) => operation.responses?.[status]), where).toHaveLength(1);
+      expect(
+        ['200', '201', '204'].filter((status) => operation.responses?.[status]),
+        where,
+      ).toHaveLength(1);
       for (const [status, response] of Object.entries<Json>(operation.responses)) {
         expect(status, where).toMatch(/^[1-5]\d\d$/);
         expect(response.description, `${where} ${status}`).toEqual(expect.any(String));
@@ -161,7 +164,10 @@ describe('the OpenAPI document', () => {
     for (const { method, path, operation } of operations()) {
       const inPath = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]);
       const declared = (operation.parameters ?? []).filter((p: Json) => p.in === 'path');
-      expect(declared.map((p: Json) => p.name), `${method} ${path}`).toEqual(inPath);
+      expect(
+        declared.map((p: Json) => p.name),
+        `${method} ${path}`,
+      ).toEqual(inPath);
       for (const parameter of declared) expect(parameter.required).toBe(true);
     }
   });

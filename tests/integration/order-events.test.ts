@@ -61,8 +61,7 @@ afterAll(async () => {
 });
 
 // Orders of a merchant that hears every status change (the tests cancel them to make deliveries).
-const order = (overrides: Partial<Order> = {}): Order =>
-  testOrder({ callback_url: 'https://shop.example/cb', callback_statuses: 'all', ...overrides });
+const order = (overrides: Partial<Order> = {}): Order => testOrder({ callback_url: 'https://shop.example/cb', callback_statuses: 'all', ...overrides });
 
 /** The delivery a NEW order's cancellation writes (version 2), with `overrides`. */
 function delivery(from: Order = order(), overrides: Partial<Delivery> = {}): Delivery {
@@ -93,9 +92,7 @@ const jobOf = (d: Delivery) => ({ order_id: d.order_id, version: d.version, even
 async function takeJobs(): Promise<unknown[]> {
   const jobs: unknown[] = [];
   for (;;) {
-    const received = await sqsClient.send(
-      new ReceiveMessageCommand({ QueueUrl: sqs.callbackQueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }),
-    );
+    const received = await sqsClient.send(new ReceiveMessageCommand({ QueueUrl: sqs.callbackQueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
     const messages = received.Messages ?? [];
     if (messages.length === 0) return jobs;
     for (const message of messages) {
@@ -209,11 +206,16 @@ describe('order-events through the stream poller with the shared filter', () => 
       const now = new Date();
       const lease = await modules.deliveries.claimDelivery(pending!, now, 60);
       expect(lease).toBeDefined();
-      await modules.deliveries.recordAttempt(pending!, lease!, { at: now.toISOString(), http_status: 200, latency_ms: 1 }, {
-        state: 'DELIVERED',
-        nextAttemptAt: pending!.next_attempt_at,
-        deliveredAt: now.toISOString(),
-      });
+      await modules.deliveries.recordAttempt(
+        pending!,
+        lease!,
+        { at: now.toISOString(), http_status: 200, latency_ms: 1 },
+        {
+          state: 'DELIVERED',
+          nextAttemptAt: pending!.next_attempt_at,
+          deliveredAt: now.toISOString(),
+        },
+      );
       await poller.drain();
       expect(calls).toHaveLength(1);
       expect(await takeJobs()).toEqual([]);

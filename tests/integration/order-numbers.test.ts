@@ -168,7 +168,7 @@ describe('the numbering run', () => {
     expect(await numberOrders(userId, FAR_FUTURE)).toEqual({ numbered: 0, done: true });
   }, 60_000);
 
-  it('finds new orders in the order log, numbers a merchant\'s older orders (stored before numbering) first, and moves its mark once', async () => {
+  it("finds new orders in the order log, numbers a merchant's older orders (stored before numbering) first, and moves its mark once", async () => {
     const userId = uniqueUserId();
     const now = Date.now();
     // Stored before numbering existed: no order log entry.
@@ -208,8 +208,7 @@ describe('Get Orders over HTTP beyond offset 1000', () => {
   it('pages exactly through numbered orders and the newest ones made since, with duplicates refused in between', async () => {
     const merchant = await newMerchant();
     const seeded = await seedOrders(merchant.user_id, 1_100, { start: new Date('2025-05-01T00:00:00Z') });
-    const create = async (reference: string) =>
-      call('POST', '/v1/orders', { token: merchant.api_token, body: { price_amount: 10, price_currency: 'USD', merchant_order_id: reference } });
+    const create = async (reference: string) => call('POST', '/v1/orders', { token: merchant.api_token, body: { price_amount: 10, price_currency: 'USD', merchant_order_id: reference } });
     const made: Order[] = [];
     for (const reference of ['a', 'b', 'b', 'c']) {
       const response = await create(reference);

@@ -54,8 +54,22 @@ describe('Create Order', () => {
     expect(response.body.status).toBe(201);
     const order = response.body.order;
     expect(Object.keys(order)).toEqual([
-      'order_id', 'user_id', 'merchant_order_id', 'title', 'description', 'callback_url', 'cancel_url',
-      'success_url', 'email', 'price_amount', 'price_currency', 'pay_amount', 'pay_currency', 'status', 'created_at', 'updated_at',
+      'order_id',
+      'user_id',
+      'merchant_order_id',
+      'title',
+      'description',
+      'callback_url',
+      'cancel_url',
+      'success_url',
+      'email',
+      'price_amount',
+      'price_currency',
+      'pay_amount',
+      'pay_currency',
+      'status',
+      'created_at',
+      'updated_at',
     ]);
     expect(order).toMatchObject({
       user_id: userId,
@@ -100,9 +114,7 @@ describe('Create Order', () => {
     expectReferenceTaken(await create({ price_amount: 1, merchant_order_id: reference, pay_currency: 'LTC' }), first);
     expectReferenceTaken(await create({ price_amount: 1, merchant_order_id: reference }), first);
     const raced = `race-${randomUUID()}`;
-    const answers = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => create({ price_amount: 1 + i, merchant_order_id: raced, ...(i % 2 ? { pay_currency: 'BTC' } : {}) })),
-    );
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => create({ price_amount: 1 + i, merchant_order_id: raced, ...(i % 2 ? { pay_currency: 'BTC' } : {}) })));
     const winners = answers.filter((answer) => answer.status === 200);
     expect(winners).toHaveLength(1);
     for (const answer of answers.filter((answer) => answer.status !== 200)) {
@@ -112,7 +124,7 @@ describe('Create Order', () => {
     expect(listed.body.orders.filter((order: any) => order.merchant_order_id === raced)).toHaveLength(1);
   });
 
-  it('derives the order id from the reference under the merchant\'s secret key (same reference, other merchant: other id)', async () => {
+  it("derives the order id from the reference under the merchant's secret key (same reference, other merchant: other id)", async () => {
     const reference = `derived-${randomUUID()}`;
     const mine = await createOk({ merchant_order_id: reference });
     const theirs = (await create({ price_amount: 10, merchant_order_id: reference }, otherToken)).body.order;
@@ -130,9 +142,7 @@ describe('Create Order', () => {
     const { apiTokenKey, merchantKey, merchantOrderIdKey } = await import('#shared/store/keys');
     const { apiTokenHash } = await import('#shared/services/api-tokens');
     await db().send(new UpdateCommand({ TableName: tableName(), Key: merchantKey(legacy.user_id), UpdateExpression: 'REMOVE order_id_key' }));
-    await db().send(
-      new UpdateCommand({ TableName: tableName(), Key: apiTokenKey(await apiTokenHash(legacy.api_token)), UpdateExpression: 'REMOVE merchant.order_id_key' }),
-    );
+    await db().send(new UpdateCommand({ TableName: tableName(), Key: apiTokenKey(await apiTokenHash(legacy.api_token)), UpdateExpression: 'REMOVE merchant.order_id_key' }));
     const reference = `legacy-${randomUUID()}`;
     const first = await create({ price_amount: 5, merchant_order_id: reference }, legacy.api_token);
     expect(first.status, first.text).toBe(200);
@@ -220,9 +230,7 @@ describe('Create Order', () => {
 
   it('creates 20 orders concurrently, each once', async () => {
     const merchant = await newMerchant();
-    const responses = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => create({ price_amount: i + 1, merchant_order_id: `c-${i}` }, merchant.api_token)),
-    );
+    const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => create({ price_amount: i + 1, merchant_order_id: `c-${i}` }, merchant.api_token)));
     expect(responses.map((r) => r.status)).toEqual(Array(20).fill(200));
     const ids = new Set(responses.map((r) => r.body.order.order_id));
     expect(ids.size).toBe(20);
@@ -260,9 +268,25 @@ describe('Get Order', () => {
     expect(Object.keys(response.body)).toEqual(['status', 'order', 'invoice']);
     expect(response.body.status).toBe(200);
     expect(Object.keys(response.body.order)).toEqual([
-      'order_id', 'user_id', 'merchant_order_id', 'title', 'description', 'callback_url', 'cancel_url', 'success_url',
-      'token', 'email', 'price_amount', 'price_currency', 'pay_amount', 'pay_currency', 'receive_currency', 'status',
-      'created_at', 'updated_at', 'deleted',
+      'order_id',
+      'user_id',
+      'merchant_order_id',
+      'title',
+      'description',
+      'callback_url',
+      'cancel_url',
+      'success_url',
+      'token',
+      'email',
+      'price_amount',
+      'price_currency',
+      'pay_amount',
+      'pay_currency',
+      'receive_currency',
+      'status',
+      'created_at',
+      'updated_at',
+      'deleted',
     ]);
     expect(response.body.order).toMatchObject({ token: 'cb-token', receive_currency: '', deleted: 0, status: 'NEW' });
     expect(response.body.invoice).toEqual({});
@@ -300,9 +324,24 @@ describe('Checkout Order', () => {
     const { order, invoice } = response.body;
     expect(order).toMatchObject({ order_id: created.order_id, status: 'NEW', pay_amount: 0.01, pay_currency: 'ETH', deleted: 0 });
     expect(Object.keys(invoice)).toEqual([
-      'invoice_id', 'order_id', 'merchant_order_id', 'pay_amount', 'pay_currency', 'receive_amount', 'receive_currency',
-      'status', 'created_at', 'created_at_t', 'expired_at', 'expired_at_t', 'payment_address', 'payment_uri', 'payment_memo',
-      'address', 'memo', 'qrcode',
+      'invoice_id',
+      'order_id',
+      'merchant_order_id',
+      'pay_amount',
+      'pay_currency',
+      'receive_amount',
+      'receive_currency',
+      'status',
+      'created_at',
+      'created_at_t',
+      'expired_at',
+      'expired_at_t',
+      'payment_address',
+      'payment_uri',
+      'payment_memo',
+      'address',
+      'memo',
+      'qrcode',
     ]);
     expect(invoice).toMatchObject({
       order_id: created.order_id,
@@ -357,11 +396,7 @@ describe('Checkout Order', () => {
 
   it('leaves exactly one current invoice after concurrent checkouts of one order', async () => {
     const created = await createOk();
-    const responses = await Promise.all(
-      ['BTC', 'LTC', 'ETH', 'BCH', 'EOS', 'BTC'].map((pay_currency) =>
-        call('POST', `/v1/orders/${created.order_id}/checkout`, { token, body: { pay_currency } }),
-      ),
-    );
+    const responses = await Promise.all(['BTC', 'LTC', 'ETH', 'BCH', 'EOS', 'BTC'].map((pay_currency) => call('POST', `/v1/orders/${created.order_id}/checkout`, { token, body: { pay_currency } })));
     for (const response of responses) expect([200, 409], response.text).toContain(response.status);
     const winners = responses.filter((r) => r.status === 200);
     expect(winners.length).toBeGreaterThan(0);
@@ -370,7 +405,7 @@ describe('Checkout Order', () => {
     expect(got.body.order.pay_currency).toBe(got.body.invoice.pay_currency);
   });
 
-  it("reads the invoice the order names when a later one was left by a checkout that lost its race", async () => {
+  it('reads the invoice the order names when a later one was left by a checkout that lost its race', async () => {
     const created = await createOk();
     const first = await call('POST', `/v1/orders/${created.order_id}/checkout`, { token, body: { pay_currency: 'BTC' } });
     expect(first.status, first.text).toBe(200);
@@ -525,7 +560,10 @@ describe('Get Orders', () => {
     expect(Object.keys(response.body)).toEqual(['status', 'orders']);
     expect(response.body.status).toBe(200);
     expect(response.body.orders.map((o: any) => o.merchant_order_id)).toEqual(
-      created.slice(3).reverse().map((o) => o.merchant_order_id),
+      created
+        .slice(3)
+        .reverse()
+        .map((o) => o.merchant_order_id),
     );
     expect(response.body.orders[0]).toHaveProperty('token', '');
     expect(response.body.orders[0]).toHaveProperty('deleted', 0);

@@ -10,21 +10,33 @@ import { client, newMerchant, startApi, type ApiResponse } from '../support/api'
 
 type Json = Record<string, any>;
 
-const ORDER_KEYS = [
-  'order_id',
-  'title',
-  'description',
-  'price_amount',
-  'price_currency',
-  'status',
-  'success_url',
-  'cancel_url',
-  'created_at',
-  'merchant_name',
-  'sandbox',
-];
+const ORDER_KEYS = ['order_id', 'title', 'description', 'price_amount', 'price_currency', 'status', 'success_url', 'cancel_url', 'created_at', 'merchant_name', 'sandbox'];
 const INVOICE_KEYS = ['pay_amount', 'pay_currency', 'payment_address', 'payment_uri', 'expired_at', 'expired_at_t', 'status'];
-const CHAIN = ['BTC', 'LTC', 'ETH', 'USDT_ERC20', 'USDC_ERC20', 'USDT_TRC20', 'USDT_ARB', 'USDC_ARB', 'ETH_ARB', 'USDC_BASE', 'ETH_BASE', 'USDC_POL', 'USDT_BNB', 'USDT_CELO', 'CUSD', 'USDC_SOL', 'PYUSD', 'USDT_TON', 'TON', 'USDC_XLM', 'EOS', 'BCH', 'LBTC'];
+const CHAIN = [
+  'BTC',
+  'LTC',
+  'ETH',
+  'USDT_ERC20',
+  'USDC_ERC20',
+  'USDT_TRC20',
+  'USDT_ARB',
+  'USDC_ARB',
+  'ETH_ARB',
+  'USDC_BASE',
+  'ETH_BASE',
+  'USDC_POL',
+  'USDT_BNB',
+  'USDT_CELO',
+  'CUSD',
+  'USDC_SOL',
+  'PYUSD',
+  'USDT_TON',
+  'TON',
+  'USDC_XLM',
+  'EOS',
+  'BCH',
+  'LBTC',
+];
 const NOT_FOUND = { status: 404, error: 'Order not found', error_code: 'ORDER_NOT_FOUND' };
 
 let api: Awaited<ReturnType<typeof startApi>>;
@@ -83,8 +95,7 @@ async function createOrder(merchant = shop, extra: Json = {}): Promise<Json> {
   return response.body.order;
 }
 
-const merchantView = async (orderId: string, merchant = shop) =>
-  (await call('GET', `/v1/orders/${orderId}`, { token: merchant.api_token })).body as Json;
+const merchantView = async (orderId: string, merchant = shop) => (await call('GET', `/v1/orders/${orderId}`, { token: merchant.api_token })).body as Json;
 
 describe('GET /v1/pay/{order_id}', () => {
   it('answers the buyer-safe order, {} as invoice before checkout, and every currency for a sandbox merchant', async () => {
@@ -296,7 +307,24 @@ describe('what the page learns about the payment', () => {
 describe('secrets', () => {
   it('no public answer of this file carries a merchant-only field or value', () => {
     expect(answers.length).toBeGreaterThan(40);
-    const forbiddenKeys = ['token', 'callback_url', 'user_id', 'merchant_order_id', 'invoice_id', 'rate', 'payments', 'receive_amount', 'receive_currency', 'api_token', 'callback_secret', 'token_hash', 'xpubs', 'gateway_url', 'version', 'due_at'];
+    const forbiddenKeys = [
+      'token',
+      'callback_url',
+      'user_id',
+      'merchant_order_id',
+      'invoice_id',
+      'rate',
+      'payments',
+      'receive_amount',
+      'receive_currency',
+      'api_token',
+      'callback_secret',
+      'token_hash',
+      'xpubs',
+      'gateway_url',
+      'version',
+      'due_at',
+    ];
     for (const answer of answers) {
       const keys = new Set<string>();
       JSON.stringify(answer.body, (key, value: unknown) => {

@@ -44,9 +44,28 @@ const buy = (linkId: string, body: Json) => call('POST', `/v1/pay/links/${linkId
 const orderCount = async (merchant = shop) => (await call('GET', '/v1/orders?limit=50', { token: merchant.api_token })).body.orders.length as number;
 
 describe('the merchant routes', () => {
-  it('creates a link, reads it back, lists it newest first, and answers another merchant\'s link as missing', async () => {
-    const link = await createLink({ title: 'Club fee', description: 'One year', price_amount: '25.50', price_currency: 'EUR', quantity: 10, ask_email: true, success_url: 'https://club.example/thanks' });
-    expect(link).toMatchObject({ title: 'Club fee', price_amount: '25.5', price_currency: 'EUR', min_amount: null, quantity: 10, units_left: 10, state: 'OPEN', enabled: true, ask_email: true, order_count: 0 });
+  it("creates a link, reads it back, lists it newest first, and answers another merchant's link as missing", async () => {
+    const link = await createLink({
+      title: 'Club fee',
+      description: 'One year',
+      price_amount: '25.50',
+      price_currency: 'EUR',
+      quantity: 10,
+      ask_email: true,
+      success_url: 'https://club.example/thanks',
+    });
+    expect(link).toMatchObject({
+      title: 'Club fee',
+      price_amount: '25.5',
+      price_currency: 'EUR',
+      min_amount: null,
+      quantity: 10,
+      units_left: 10,
+      state: 'OPEN',
+      enabled: true,
+      ask_email: true,
+      order_count: 0,
+    });
     expect(link.url).toBe(`${api.url}/pay/?link=${link.link_id}`.replace(api.url, new URL(link.url).origin));
     expect(new URL(link.url).searchParams.get('link')).toBe(link.link_id);
 
@@ -153,13 +172,34 @@ describe('the merchant routes', () => {
 
 describe('the link page', () => {
   it('opening a link makes no order; picking a currency makes an ordinary order named after the link', async () => {
-    const link = await createLink({ title: 'Workshop', description: 'Saturday', price_amount: '12', currencies: ['BTC', 'LTC'], success_url: 'https://shop.example/ok', callback_url: 'https://shop.example/hook' });
+    const link = await createLink({
+      title: 'Workshop',
+      description: 'Saturday',
+      price_amount: '12',
+      currencies: ['BTC', 'LTC'],
+      success_url: 'https://shop.example/ok',
+      callback_url: 'https://shop.example/hook',
+    });
     const before = await orderCount();
     const page = await call('GET', `/v1/pay/links/${link.link_id}`);
     expect(page.status).toBe(200);
     expect(page.body).toEqual({
       status: 200,
-      link: { link_id: link.link_id, title: 'Workshop', description: 'Saturday', price_currency: 'USD', price_amount: '12', min_amount: null, max_amount: null, units_left: null, expires_at: null, ask_email: false, state: 'OPEN', merchant_name: 'Link Shop', sandbox: true },
+      link: {
+        link_id: link.link_id,
+        title: 'Workshop',
+        description: 'Saturday',
+        price_currency: 'USD',
+        price_amount: '12',
+        min_amount: null,
+        max_amount: null,
+        units_left: null,
+        expires_at: null,
+        ask_email: false,
+        state: 'OPEN',
+        merchant_name: 'Link Shop',
+        sandbox: true,
+      },
       currencies: ['BTC', 'LTC'],
     });
     expect(page.text).not.toContain('shop.example/hook');
@@ -174,13 +214,21 @@ describe('the link page', () => {
     expect(bought.status, bought.text).toBe(201);
     expect(bought.body.payment_url).toContain(`?id=${bought.body.order_id}`);
     const order = (await call('GET', `/v1/orders/${bought.body.order_id}`, { token: shop.api_token })).body;
-    expect(order.order).toMatchObject({ title: 'Workshop', price_amount: 12, price_currency: 'USD', pay_currency: 'BTC', status: 'NEW', success_url: 'https://shop.example/ok', callback_url: 'https://shop.example/hook' });
+    expect(order.order).toMatchObject({
+      title: 'Workshop',
+      price_amount: 12,
+      price_currency: 'USD',
+      pay_currency: 'BTC',
+      status: 'NEW',
+      success_url: 'https://shop.example/ok',
+      callback_url: 'https://shop.example/hook',
+    });
     expect(order.order.merchant_order_id).toMatch(new RegExp(`^link_${link.link_id}_[0-9a-f-]{36}$`));
     expect(order.invoice.payment_address).toBeTruthy();
     expect((await call('GET', `/v1/links/${link.link_id}`, { token: shop.api_token })).body.link.order_count).toBe(1);
   });
 
-  it('buyer-chosen amounts within bounds, and the email when the link asks (kept as the order\'s email)', async () => {
+  it("buyer-chosen amounts within bounds, and the email when the link asks (kept as the order's email)", async () => {
     const link = await createLink({ title: 'Tip jar', min_amount: '2', max_amount: '50', ask_email: true });
     expectError(await buy(link.link_id, { pay_currency: 'BTC', email: 'buyer@example.com' }), 400, 'PARAMETERS_MISSING', 'amount');
     expectError(await buy(link.link_id, { pay_currency: 'BTC', amount: '1.99', email: 'buyer@example.com' }), 400, 'PARAMETERS_INVALID', 'amount');
@@ -254,7 +302,9 @@ describe('concurrent buyers', () => {
     const link = await createLink({ title: 'Until the bell', price_amount: 1, expires_at: new Date(expiresAt).toISOString() });
     const waves = [0, 500, 1_200, 1_500];
     const answers = await Promise.all(
-      waves.flatMap((delay) => Array.from({ length: 5 }, () => new Promise((resolve) => setTimeout(resolve, delay)).then(async () => ({ sent: Date.now(), answer: await buy(link.link_id, { pay_currency: 'BTC' }) })))),
+      waves.flatMap((delay) =>
+        Array.from({ length: 5 }, () => new Promise((resolve) => setTimeout(resolve, delay)).then(async () => ({ sent: Date.now(), answer: await buy(link.link_id, { pay_currency: 'BTC' }) }))),
+      ),
     );
     for (const { sent, answer } of answers) {
       if (answer.status === 201) {
@@ -272,7 +322,7 @@ describe('concurrent buyers', () => {
 });
 
 describe('the portal', () => {
-  it('owners create and disable links; viewers read them with their figures and orders but change nothing; another merchant\'s link is missing', async () => {
+  it("owners create and disable links; viewers read them with their figures and orders but change nothing; another merchant's link is missing", async () => {
     const owner = (await signedInUser(api.url, origin, shop.user_id, 'owner')).browser;
     const viewer = (await signedInUser(api.url, origin, shop.user_id, 'viewer')).browser;
     const stranger = (await signedInUser(api.url, origin, other.user_id, 'owner')).browser;

@@ -3,15 +3,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  CreateTableCommand,
-  DeleteItemCommand,
-  DescribeTableCommand,
-  PutItemCommand,
-  UpdateItemCommand,
-  type AttributeValue,
-  type DynamoDBClient,
-} from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DeleteItemCommand, DescribeTableCommand, PutItemCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { startFauxqs, type FauxqsServer } from 'fauxqs';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
@@ -70,8 +62,7 @@ describe('stream poller (DynamoDB Local stream -> Lambda-style handler)', () => 
   }
 
   const key = (pk: string) => ({ PK: { S: pk }, SK: { S: 'ITEM' } });
-  const put = (tableName: string, pk: string, extra: Record<string, AttributeValue> = {}) =>
-    dynamodb.send(new PutItemCommand({ TableName: tableName, Item: { ...key(pk), ...extra } }));
+  const put = (tableName: string, pk: string, extra: Record<string, AttributeValue> = {}) => dynamodb.send(new PutItemCommand({ TableName: tableName, Item: { ...key(pk), ...extra } }));
 
   /** A handler that records every event and answers with `answer` (default: all succeeded). */
   function recorder(answer: (event: DynamoDBStreamEvent, call: number) => DynamoDBBatchResponse | void = () => undefined) {
@@ -167,9 +158,7 @@ describe('stream poller (DynamoDB Local stream -> Lambda-style handler)', () => 
     const tableName = await newTable();
     for (const pk of ['a', 'b', 'c']) await put(tableName, pk);
     // Written before the poller starts: it reads from the oldest record (TRIM_HORIZON).
-    const { calls, handler } = recorder((event, call) =>
-      call === 1 ? { batchItemFailures: [{ itemIdentifier: event.Records[1]!.dynamodb!.SequenceNumber! }] } : undefined,
-    );
+    const { calls, handler } = recorder((event, call) => (call === 1 ? { batchItemFailures: [{ itemIdentifier: event.Records[1]!.dynamodb!.SequenceNumber! }] } : undefined));
     const poller = await startStreamPoller({ endpoint, tableName, handler, pollIntervalMs: 50 });
     try {
       await poller.drain();
@@ -248,11 +237,7 @@ describe('stream poller (DynamoDB Local stream -> Lambda-style handler)', () => 
     } finally {
       await poller.stop();
     }
-    expect(failing.calls.map(pks)).toEqual([
-      ['a', 'b', 'c'],
-      ['b', 'c'],
-      ...failing.calls.slice(2).map(() => ['b', 'c']),
-    ]);
+    expect(failing.calls.map(pks)).toEqual([['a', 'b', 'c'], ['b', 'c'], ...failing.calls.slice(2).map(() => ['b', 'c'])]);
 
     const fixed = await readToEnd(tableName, { checkpointFile });
     expect(fixed.map(pks)).toEqual([['b', 'c']]);
@@ -347,9 +332,7 @@ describe('stream poller (DynamoDB Local stream -> Lambda-style handler)', () => 
         KeySchema: [{ AttributeName: 'PK', KeyType: 'HASH' }],
       }),
     );
-    await expect(startStreamPoller({ endpoint, tableName, handler: async () => undefined })).rejects.toThrow(
-      `table ${tableName} has no stream enabled`,
-    );
+    await expect(startStreamPoller({ endpoint, tableName, handler: async () => undefined })).rejects.toThrow(`table ${tableName} has no stream enabled`);
   });
 
   it('reads a child shard only after its parent is finished', () => {
@@ -382,16 +365,13 @@ describe('queue poller (fauxqs queue -> Lambda-style handler)', () => {
     return server.createQueue(`pollers-${randomUUID()}`, { attributes: { VisibilityTimeout: '1' } });
   }
   const send = async (queueUrl: string, body: string, attributes?: Parameters<typeof sqsAttributes>[0]) =>
-    (await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body, MessageAttributes: sqsAttributes(attributes) })))
-      .MessageId!;
+    (await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body, MessageAttributes: sqsAttributes(attributes) }))).MessageId!;
   function sqsAttributes(attributes?: Record<string, string | Uint8Array>) {
     if (!attributes) return undefined;
     return Object.fromEntries(
       Object.entries(attributes).map(([name, value]) => [
         name,
-        typeof value === 'string'
-          ? { DataType: /^\d+$/.test(value) ? 'Number' : 'String', StringValue: value }
-          : { DataType: 'Binary', BinaryValue: value },
+        typeof value === 'string' ? { DataType: /^\d+$/.test(value) ? 'Number' : 'String', StringValue: value } : { DataType: 'Binary', BinaryValue: value },
       ]),
     );
   }
@@ -457,9 +437,7 @@ describe('queue poller (fauxqs queue -> Lambda-style handler)', () => {
     const ids = { a: await send(queue.queueUrl, 'a'), b: await send(queue.queueUrl, 'b'), c: await send(queue.queueUrl, 'c') };
     // b fails on its first two receives.
     const { calls, handler } = recorder((event) => ({
-      batchItemFailures: event.Records.filter((r) => r.body === 'b' && Number(r.attributes.ApproximateReceiveCount) < 3).map(
-        (r) => ({ itemIdentifier: r.messageId }),
-      ),
+      batchItemFailures: event.Records.filter((r) => r.body === 'b' && Number(r.attributes.ApproximateReceiveCount) < 3).map((r) => ({ itemIdentifier: r.messageId })),
     }));
     const poller = await startQueuePoller({ endpoint, queueUrl: queue.queueUrl, handler, waitTimeSeconds: 1 });
     try {
@@ -477,7 +455,12 @@ describe('queue poller (fauxqs queue -> Lambda-style handler)', () => {
       ['b', '2'],
       ['b', '3'],
     ]);
-    expect(calls.flat().filter((r) => r.body === 'b').every((r) => r.messageId === ids.b)).toBe(true);
+    expect(
+      calls
+        .flat()
+        .filter((r) => r.body === 'b')
+        .every((r) => r.messageId === ids.b),
+    ).toBe(true);
     expect(messagesIn(queue.queueName)).toEqual(empty);
   });
 
@@ -508,7 +491,13 @@ describe('queue poller (fauxqs queue -> Lambda-style handler)', () => {
       ['a', '1'],
       ['b', '1'],
     ]);
-    expect(calls.slice(1).flat().map((r) => [r.body, r.attributes.ApproximateReceiveCount]).sort()).toEqual([
+    expect(
+      calls
+        .slice(1)
+        .flat()
+        .map((r) => [r.body, r.attributes.ApproximateReceiveCount])
+        .sort(),
+    ).toEqual([
       ['a', '2'],
       ['b', '2'],
     ]);

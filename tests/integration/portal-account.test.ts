@@ -84,7 +84,10 @@ describe('every account route and role', () => {
     expect(token.status).toBe(200);
     const failures: string[] = [];
     for (const route of ACCOUNT_ROUTES) {
-      for (const [role, browser] of [['viewer', a.viewer], ['developer', a.developer]] as const) {
+      for (const [role, browser] of [
+        ['viewer', a.viewer],
+        ['developer', a.developer],
+      ] as const) {
         const allowed = role === 'developer' && !TEAM_FNS.has(route.fn);
         const path = route.path.replace('{token_id}', 'tok_000000000000').replace('{member_id}', spare.id);
         const answer = await browser.call(route.method, path, { body: VALID_BODY[route.fn] });
@@ -172,7 +175,7 @@ describe('the callback secret', () => {
 });
 
 describe('payment settings', () => {
-  it('previews a key\'s first addresses without saving, refuses keys of another kind, then saves for new invoices', async () => {
+  it("previews a key's first addresses without saving, refuses keys of another kind, then saves for new invoices", async () => {
     const before = await a.developer.call('GET', '/v1/portal/settings');
     expect(before.body.settings).toMatchObject({ sandbox: true, receive_currency: 'USD', callback_statuses: 'paid', xpubs: {} });
     const preview = await a.developer.call('POST', '/v1/portal/settings/preview', { body: { xpubs: { BTC: BIP84_ZPUB } } });
@@ -303,7 +306,7 @@ describe('the team', () => {
     expect(log.find((entry: any) => entry.action === 'member.role_changed')).toMatchObject({ details: { user_id: m.id, from_role: 'developer', role: 'viewer' } });
   });
 
-  it("removes a member: their sessions end at once and they cannot sign in again", async () => {
+  it('removes a member: their sessions end at once and they cannot sign in again', async () => {
     const m = await member(a.userId, 'developer');
     expect((await m.browser.call('GET', '/v1/portal/orders')).status).toBe(200);
     expect((await a.owner.call('POST', `/v1/portal/team/${m.id}/remove`)).status).toBe(200);
@@ -335,7 +338,23 @@ describe("a disabled merchant's portal", () => {
 });
 
 describe('no 5xx for anything a client sends', () => {
-  const nasty = ['', '{', '[]', 'null', '"x"', '{"name":12}', '{"name":""}', '{"xpubs":{"DOGE":"x"}}', '{"xpubs":{"BTC":"' + 'A'.repeat(200) + '"}}', '{"xpubs":[]}', '{"role":"god"}', '{"overlap_hours":-1}', '{"overlap_hours":1e9}', '{"receive_currency":"ZZZ"}', 'x'.repeat(70_000)];
+  const nasty = [
+    '',
+    '{',
+    '[]',
+    'null',
+    '"x"',
+    '{"name":12}',
+    '{"name":""}',
+    '{"xpubs":{"DOGE":"x"}}',
+    '{"xpubs":{"BTC":"' + 'A'.repeat(200) + '"}}',
+    '{"xpubs":[]}',
+    '{"role":"god"}',
+    '{"overlap_hours":-1}',
+    '{"overlap_hours":1e9}',
+    '{"receive_currency":"ZZZ"}',
+    'x'.repeat(70_000),
+  ];
   const queries = ['?limit=0', '?limit=abc', '?before=yesterday', '?before=9999-99-99T99:99:99Z', '?unknown=1', '?limit=100'];
   it('on every account route, for every role and nobody', async () => {
     const failures: string[] = [];

@@ -216,7 +216,9 @@ describe('sign-in limit', () => {
     const statuses: number[] = [];
     for (let i = 0; i < 60; i++) {
       const action = i % 2 ? 'accept' : 'options';
-      statuses.push((await guesser.call('POST', `/v1/portal/invites/${randomBytes(32).toString('base64url')}/${action}`, { body: action === 'accept' ? { credential: unchecked } : undefined })).status);
+      statuses.push(
+        (await guesser.call('POST', `/v1/portal/invites/${randomBytes(32).toString('base64url')}/${action}`, { body: action === 'accept' ? { credential: unchecked } : undefined })).status,
+      );
     }
     // 8 a minute: refused from the 9th on (at most the 17th across a window's edge).
     expect(statuses.indexOf(429)).toBeGreaterThanOrEqual(8);

@@ -54,10 +54,7 @@ beforeAll(async () => {
   // Long titles make the file about 11 MB (21 pages): more than loopback sockets buffer, so a reader that
   // stops is felt (it stalled after 9 pages). 10,000 orders rather than 30,000 of shorter titles: the same
   // file and checks for a third of the writes and reads (DynamoDB Local's CPU: docs/performance.md).
-  const [idsA, idsB] = await Promise.all([
-    seedOrders(merchantA.user_id, MANY, { prefix: 'a', titleLength: 1_000 }),
-    seedOrders(merchantB.user_id, 3, { prefix: 'b' }),
-  ]);
+  const [idsA, idsB] = await Promise.all([seedOrders(merchantA.user_id, MANY, { prefix: 'a', titleLength: 1_000 }), seedOrders(merchantB.user_id, 3, { prefix: 'b' })]);
   a = { userId: merchantA.user_id, owner: (await signedInUser(api.url, origin, merchantA.user_id)).browser, ids: new Set(idsA) };
   b = { userId: merchantB.user_id, owner: (await signedInUser(api.url, origin, merchantB.user_id, 'viewer')).browser, ids: idsB };
 }, 240_000);
@@ -193,9 +190,7 @@ describe('the streamed orders export', () => {
 
   it('ends an export that runs out of time with its incomplete line, and cuts the transfer', async () => {
     // The same handler with a function timeout inside the export's stop margin: the header goes, then it stops.
-    const server: Server = createApiServer(
-      ROUTES.map((route) => ({ ...route, ...(route.stream ? { timeoutSeconds: EXPORT_STOP_MARGIN_MS / 1000 } : {}), load: apiFunctions[route.fn]! })),
-    );
+    const server: Server = createApiServer(ROUTES.map((route) => ({ ...route, ...(route.stream ? { timeoutSeconds: EXPORT_STOP_MARGIN_MS / 1000 } : {}), load: apiFunctions[route.fn]! })));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const { response, text, error } = await download(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, a.owner, a.userId);

@@ -54,7 +54,7 @@ afterAll(() => api.close());
 const pathFor = (path: string, orderId: string) => path.replace('{order_id}', orderId).replace('{invite}', 'x');
 
 describe("A's orders in A's portal", () => {
-  it('lists them newest first, by cursor, without anyone else\'s', async () => {
+  it("lists them newest first, by cursor, without anyone else's", async () => {
     const first = await a.owner.call('GET', '/v1/portal/orders?limit=3');
     expect(first.status).toBe(200);
     expect(first.body.orders).toHaveLength(3);
@@ -83,7 +83,10 @@ describe("A's orders in A's portal", () => {
     const txid = invoice.payments[0].txid;
     for (const q of [a.paid.order.order_id, a.paid.order.merchant_order_id, invoice.payment_address, txid]) {
       const found = await a.owner.call('GET', `/v1/portal/orders?q=${encodeURIComponent(q)}`);
-      expect(found.body.orders.map((row: any) => row.order_id), q).toEqual([a.paid.order.order_id]);
+      expect(
+        found.body.orders.map((row: any) => row.order_id),
+        q,
+      ).toEqual([a.paid.order.order_id]);
     }
   });
 
@@ -202,17 +205,45 @@ describe('roles and sessions', () => {
     const signInRoutes = new Set(['portal-invite-options', 'portal-accept-invite', 'portal-sign-in-options', 'portal-sign-in', 'portal-recover']);
     for (const route of PORTAL_ROUTES.filter((entry) => !signInRoutes.has(entry.fn))) {
       const path = pathFor(route.path, a.other[2].order.order_id);
-      const response = await fetch(api.url + path, { method: route.method, headers: route.method === 'POST' ? { origin, 'content-type': 'application/json' } : {}, body: route.method === 'POST' ? '{}' : undefined });
+      const response = await fetch(api.url + path, {
+        method: route.method,
+        headers: route.method === 'POST' ? { origin, 'content-type': 'application/json' } : {},
+        body: route.method === 'POST' ? '{}' : undefined,
+      });
       expect(response.status, `${route.method} ${route.path}`).toBe(401);
-      const withSession = await fetch(api.url + path, { method: route.method, headers: { cookie: b.owner.cookie!, 'content-type': 'application/json' }, body: route.method === 'POST' ? '{}' : undefined });
+      const withSession = await fetch(api.url + path, {
+        method: route.method,
+        headers: { cookie: b.owner.cookie!, 'content-type': 'application/json' },
+        body: route.method === 'POST' ? '{}' : undefined,
+      });
       if (route.method === 'POST') expect(withSession.status, `${route.path} without CSRF`).toBe(403);
     }
   });
 });
 
 describe('no 5xx for anything a client sends', () => {
-  const nasty = ['', '{', '[]', 'null', '"x"', '{"credential":{"id":1}}', '{"credential":{"id":"a","rawId":"a","type":"public-key","response":{"clientDataJSON":"%%%"}}}', '{"code":12}', '{"everywhere":"yes"}', 'x'.repeat(70_000)];
-  const queries = ['?limit=0', '?limit=abc', '?cursor=!!!', '?cursor=' + Buffer.from('2020-01-01T00:00:00Z#nope').toString('base64url'), '?status=BOGUS', '?from=2020-13-45', '?q=' + 'x'.repeat(300), '?unknown=1'];
+  const nasty = [
+    '',
+    '{',
+    '[]',
+    'null',
+    '"x"',
+    '{"credential":{"id":1}}',
+    '{"credential":{"id":"a","rawId":"a","type":"public-key","response":{"clientDataJSON":"%%%"}}}',
+    '{"code":12}',
+    '{"everywhere":"yes"}',
+    'x'.repeat(70_000),
+  ];
+  const queries = [
+    '?limit=0',
+    '?limit=abc',
+    '?cursor=!!!',
+    '?cursor=' + Buffer.from('2020-01-01T00:00:00Z#nope').toString('base64url'),
+    '?status=BOGUS',
+    '?from=2020-13-45',
+    '?q=' + 'x'.repeat(300),
+    '?unknown=1',
+  ];
   it('on every portal route, signed in or not', async () => {
     const failures: string[] = [];
     for (const route of PORTAL_ROUTES) {

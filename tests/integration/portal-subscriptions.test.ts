@@ -103,7 +103,10 @@ describe('every recurring billing route, role and merchant', () => {
     const failures: string[] = [];
     const ids = { plan: plan.plan_id, subscription: subscription.subscription_id };
     // Viewers first: a developer's cancel at the period's end would leave nothing to refuse.
-    for (const [role, browser] of [['viewer', a.viewer], ['developer', a.developer]] as const) {
+    for (const [role, browser] of [
+      ['viewer', a.viewer],
+      ['developer', a.developer],
+    ] as const) {
       for (const route of BILLING_ROUTES) {
         const answer = await browser.call(route.method, pathOf(route.path, ids), { body: validBody(route.fn) });
         const refused = answer.status === 403 && answer.body?.error_code === 'ROLE_REFUSED';
@@ -136,7 +139,13 @@ describe('every recurring billing route, role and merchant', () => {
     // A itself reads them: the 404 above was no broken route.
     expect((await a.viewer.call('GET', `/v1/portal/plans/${plan.plan_id}`)).status).toBe(200);
     // B's lists, search and export never show A's.
-    for (const path of ['/v1/portal/plans', '/v1/portal/subscriptions', '/v1/portal/subscriptions?q=matrix@example.com', `/v1/portal/subscriptions?q=${subscription.subscription_id}`, '/v1/portal/subscriptions/export']) {
+    for (const path of [
+      '/v1/portal/plans',
+      '/v1/portal/subscriptions',
+      '/v1/portal/subscriptions?q=matrix@example.com',
+      `/v1/portal/subscriptions?q=${subscription.subscription_id}`,
+      '/v1/portal/subscriptions/export',
+    ]) {
       const answer = await b.call('GET', path);
       expect(answer.status, path).toBe(200);
       expect(answer.text, path).not.toContain(plan.plan_id);
@@ -201,7 +210,16 @@ describe('subscriptions in the portal', () => {
     expect(await found(email, 'canceled')).toEqual([]);
     expect(await found('nobody@example.com')).toEqual([]);
     const row = (await a.viewer.call('GET', `/v1/portal/subscriptions?q=${first.subscription_id}`)).body.subscriptions[0];
-    expect(row).toMatchObject({ plan_name: 'Search club', price_amount: '30', price_currency: 'USD', interval_unit: 'month', interval_count: 1, status: 'incomplete', customer_id: 'CUS-7', sandbox: true });
+    expect(row).toMatchObject({
+      plan_name: 'Search club',
+      price_amount: '30',
+      price_currency: 'USD',
+      interval_unit: 'month',
+      interval_count: 1,
+      status: 'incomplete',
+      customer_id: 'CUS-7',
+      sandbox: true,
+    });
   });
 
   it('lists by status, newest first, a page by cursor', async () => {
@@ -305,10 +323,20 @@ describe('the figures and the CSV', () => {
     const lines = csv.text.trimEnd().split('\r\n');
     expect(lines[0]).toBe(SUBSCRIPTION_EXPORT_COLUMNS.join(','));
     const rows = lines.slice(1).map((line) => Object.fromEntries(line.split(',').map((value, index) => [SUBSCRIPTION_EXPORT_COLUMNS[index], value])));
-    expect(rows.map((row) => `${row.plan_name} ${row.price_amount} ${row.price_currency} ${row.status}`).sort()).toEqual(['Chess club 30 USD active', 'Weekly 12 USD active', 'Yearly yen 1000 JPY active']);
+    expect(rows.map((row) => `${row.plan_name} ${row.price_amount} ${row.price_currency} ${row.status}`).sort()).toEqual([
+      'Chess club 30 USD active',
+      'Weekly 12 USD active',
+      'Yearly yen 1000 JPY active',
+    ]);
     const all = await owner.call('GET', '/v1/portal/subscriptions/export');
     expect(all.text.trimEnd().split('\r\n')).toHaveLength(1 + 5);
     const searched = await owner.call('GET', `/v1/portal/subscriptions/export?q=${ended.subscription_id}`);
-    expect(searched.text.trimEnd().split('\r\n').slice(1).map((line) => line.split(',')[0])).toEqual([ended.subscription_id]);
+    expect(
+      searched.text
+        .trimEnd()
+        .split('\r\n')
+        .slice(1)
+        .map((line) => line.split(',')[0]),
+    ).toEqual([ended.subscription_id]);
   }, 60_000);
 });

@@ -115,7 +115,7 @@ describe('handlers with QUOTA_STORE=table', () => {
 });
 
 describe('the local runtime behind a proxy (QUOTA_CLIENT_IP_HEADER)', () => {
-  it("keys on the last address of the configured header, so a prepended forged entry does not help", async () => {
+  it('keys on the last address of the configured header, so a prepended forged entry does not help', async () => {
     const seller = await newMerchant(true, 'Table Quota Proxy Seller');
     const order = (await client(api.url)('POST', '/v1/orders', { token: seller.api_token, body: { price_amount: 5 } })).body.order.order_id as string;
     const url = `${behindProxy.url}/v1/pay/${order}`;

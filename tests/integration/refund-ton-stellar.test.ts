@@ -73,7 +73,15 @@ describe('Stellar: a refund paid to the buyer’s account with its MEMO_ID', () 
       expect(refund).toMatchObject({ address: buyer, memo: '4242' });
       const list = new WatchList(PER_ADDRESS_ITEMS, 'STELLAR');
       const source = () =>
-        new StellarPayments({ url: horizon.url, issuer: CIRCLE_USDC_ISSUER, networkPassphrase: PUBLIC_PASSPHRASE, currency: 'USDC_XLM', decimals: 7, watched: (now) => list.current(now), timeoutMs: 2000 });
+        new StellarPayments({
+          url: horizon.url,
+          issuer: CIRCLE_USDC_ISSUER,
+          networkPassphrase: PUBLIC_PASSPHRASE,
+          currency: 'USDC_XLM',
+          decimals: 7,
+          watched: (now) => list.current(now),
+          timeoutMs: 2000,
+        });
       const watcher = new IndexedWatcher(source(), { cursorName: `STELLAR-refund-${randomUUID()}` });
       const pay = (amount: string, memo: string) => {
         const builder = horizon.builder(merchantKeys);

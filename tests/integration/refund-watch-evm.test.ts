@@ -45,8 +45,7 @@ const mine = async (blocks = 1) => {
   for (let i = 0; i < blocks; i += 1) await shop!.node.request('evm_mine');
 };
 
-const source = () =>
-  new EthereumBlockSource({ url: shop!.proxy.url, chainId: shop!.node.chainId, timeoutMs: 1000, tokens: [{ currency: 'USDT_ERC20', contract: shop!.tokens.USDT_ERC20 }] });
+const source = () => new EthereumBlockSource({ url: shop!.proxy.url, chainId: shop!.node.chainId, timeoutMs: 1000, tokens: [{ currency: 'USDT_ERC20', contract: shop!.tokens.USDT_ERC20 }] });
 
 describe('a USDT refund on the EVM devnet', () => {
   it('paid by the merchant with a real transfer: not SENT before 3 confirmations, then SENT and the order REFUNDED with its callback; the hash checks out', async () => {
@@ -78,7 +77,13 @@ describe('a USDT refund on the EVM devnet', () => {
     await mine();
     await watcher.step();
     expect((await findRefund(id, refund.refund_id))!.status).toBe('AWAITING_PAYMENT');
-    const check = refundTransactionCheck({ block: async (chain) => (chain === 'ETH' ? source() : undefined), tron: () => undefined, solana: () => undefined, eos: () => undefined, indexed: () => undefined });
+    const check = refundTransactionCheck({
+      block: async (chain) => (chain === 'ETH' ? source() : undefined),
+      tron: () => undefined,
+      solana: () => undefined,
+      eos: () => undefined,
+      indexed: () => undefined,
+    });
     expect(await check(refund, paid)).toEqual({ found: true, key: `${paid}:0`, amount: '30', final: false });
 
     await mine(2);

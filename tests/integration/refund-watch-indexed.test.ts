@@ -57,7 +57,10 @@ describe('TRON: a refund address on the watch list', () => {
       expect(await check(refund, paid.tx.txID)).toEqual({ found: true, key: `${paid.tx.txID}:${buyerAddress}`, amount: '30', final: true });
       expect(await check(refund, elsewhere.tx.txID)).toMatchObject({ found: false, reason: expect.stringContaining('pays nothing') });
       expect(await check(refund, 'ab'.repeat(32))).toMatchObject({ found: false, reason: expect.stringContaining('no solidified transaction') });
-      await expect(refundTransactionCheck(noSource)(refund, paid.tx.txID)).rejects.toMatchObject({ code: 'REFUND_CHECK_UNAVAILABLE', message: 'Transactions on TRON cannot be checked: this deployment reads no TRON source.' });
+      await expect(refundTransactionCheck(noSource)(refund, paid.tx.txID)).rejects.toMatchObject({
+        code: 'REFUND_CHECK_UNAVAILABLE',
+        message: 'Transactions on TRON cannot be checked: this deployment reads no TRON source.',
+      });
     } finally {
       await tron.close();
     }
@@ -75,7 +78,14 @@ describe('Solana: a refund paid to the buyer’s wallet (its USDC token account,
       await cluster.tokenAccount(buyerWallet, USDC);
       const refund = await watchedRefund('USDC_SOL', buyerWallet);
       const list = new WatchList(PER_ADDRESS_ITEMS, 'SOLANA');
-      const source = () => new SolanaTransfers({ url: cluster.url, tokens: [{ currency: 'USDC_SOL', mint: USDC, decimals: 6 }], genesisHash: MAINNET_BETA_GENESIS_HASH, timeoutMs: 1000, watched: (now) => list.current(now) });
+      const source = () =>
+        new SolanaTransfers({
+          url: cluster.url,
+          tokens: [{ currency: 'USDC_SOL', mint: USDC, decimals: 6 }],
+          genesisHash: MAINNET_BETA_GENESIS_HASH,
+          timeoutMs: 1000,
+          watched: (now) => list.current(now),
+        });
       const watcher = new IndexedWatcher(source(), { cursorName: `SOLANA-refund-${randomUUID()}` });
       // The merchant's wallet pays from a Solana Pay request of the buyer's wallet (any reference: none is watched).
       const anyReference = (await generateKeyPairSigner()).address;
@@ -133,7 +143,15 @@ describe('LBTC: the merchant reports the preimage of the refund invoice', () => 
   it('sha256(preimage) must be the invoice’s payment hash; the amount is the invoice’s', async () => {
     const preimage = randomBytes(32);
     const invoice = encodeBolt11(
-      { network: 'bc', amountMsat: 100_000_000n, timestamp: Math.floor(Date.now() / 1000), paymentHash: sha256(preimage), paymentSecret: randomBytes(32), description: 'refund', expirySeconds: 86_400 },
+      {
+        network: 'bc',
+        amountMsat: 100_000_000n,
+        timestamp: Math.floor(Date.now() / 1000),
+        paymentHash: sha256(preimage),
+        paymentSecret: randomBytes(32),
+        description: 'refund',
+        expirySeconds: 86_400,
+      },
       privateKeySigner(randomBytes(32)),
     );
     const refund = { currency: 'LBTC', address: invoice, amount: '0.001' } as Refund;

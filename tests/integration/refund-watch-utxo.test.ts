@@ -130,7 +130,10 @@ describe('a refund paid from the merchant’s wallet, seen by the BTC watcher (E
     const shopOnChain = await liveShopOnChain();
     const { chain, watcher } = shopOnChain;
     const order = await paidOrder(shopOnChain);
-    const asked = [await askRefund(shopOnChain.profile, order.id, { basis: 'custom', amount: '0.0003' }, actor, new Date()), await askRefund(shopOnChain.profile, order.id, { basis: 'custom', amount: '0.0002' }, actor, new Date())];
+    const asked = [
+      await askRefund(shopOnChain.profile, order.id, { basis: 'custom', amount: '0.0003' }, actor, new Date()),
+      await askRefund(shopOnChain.profile, order.id, { basis: 'custom', amount: '0.0002' }, actor, new Date()),
+    ];
     const address = deriveAddress('BTC', testXpub(), 0);
     const refunds = [];
     for (const one of asked) refunds.push(await setRefundAddress({ secret: new URL(await refundUrl(one.refund!)).hash.slice('#refund='.length), address, now: new Date() }));
@@ -163,7 +166,13 @@ describe('checking a refund transaction the merchant reports (Esplora /tx, Core 
     const rpcUrl = new URL(rpc.url);
     rpcUrl.username = 'watcher';
     rpcUrl.password = 'pw';
-    const through = (source: BlockSource): RefundCheckSources => ({ block: async (name) => (name === 'BTC' ? source : undefined), tron: () => undefined, solana: () => undefined, eos: () => undefined, indexed: () => undefined });
+    const through = (source: BlockSource): RefundCheckSources => ({
+      block: async (name) => (name === 'BTC' ? source : undefined),
+      tron: () => undefined,
+      solana: () => undefined,
+      eos: () => undefined,
+      indexed: () => undefined,
+    });
     const checks = {
       esplora: refundTransactionCheck(through(shopOnChain.source)),
       rpc: refundTransactionCheck(through(new CoreRpcSource({ chain: 'BTC', url: rpcUrl.toString(), http: { timeoutMs: 300, attempts: 2, backoffMs: 5 } }))),

@@ -73,9 +73,7 @@ describe('the refund model (the contract with the watchers)', () => {
     expect(found.order.status).toBe('REFUNDED');
     const deliveries = await listDeliveries(id);
     const refunded = deliveries.find((delivery) => delivery.status === 'REFUNDED')!;
-    expect(JSON.parse(refunded.payload).refunds).toEqual([
-      expect.objectContaining({ refund_id: addressed.refund_id, status: 'SENT', amount: payAmount, address, txid: 'tx', refund_url: null }),
-    ]);
+    expect(JSON.parse(refunded.payload).refunds).toEqual([expect.objectContaining({ refund_id: addressed.refund_id, status: 'SENT', amount: payAmount, address, txid: 'tx', refund_url: null })]);
     const pending = deliveries.find((delivery) => delivery.status === 'REFUND_PENDING')!;
     expect(JSON.parse(pending.payload).refunds[0].refund_url).toBe(link);
   });
@@ -85,9 +83,7 @@ describe('the refund model (the contract with the watchers)', () => {
     const found = (await findOrderWithInvoice(id))!;
     const paid = found.invoice!.pay_amount; // 0.001 BTC at the sandbox's 65000 USD
     expect(paid).toBe('0.001');
-    const attempts = await Promise.allSettled(
-      Array.from({ length: 6 }, () => askRefund(merchant, id, { basis: 'custom', amount: '0.0003' }, actor, new Date())),
-    );
+    const attempts = await Promise.allSettled(Array.from({ length: 6 }, () => askRefund(merchant, id, { basis: 'custom', amount: '0.0003' }, actor, new Date())));
     const made = attempts.filter((attempt) => attempt.status === 'fulfilled');
     // At most three fit; a request that lost every retry to the others answers 409 (retry).
     expect(made.length).toBeGreaterThanOrEqual(1);

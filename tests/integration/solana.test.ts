@@ -127,7 +127,7 @@ async function checkedOutResponse(as: string) {
 }
 
 describe('the Solana watcher on a local cluster with real signed transactions', () => {
-  it('books the payment found by its reference only once finalized: PAID, the amount from the wallet\'s USDC balance change', async () => {
+  it("books the payment found by its reference only once finalized: PAID, the amount from the wallet's USDC balance change", async () => {
     const step = watcher();
     const order = await checkedOut();
     const sent = await pay(merchantWallet, 30_000_000n, order.reference);
@@ -223,7 +223,13 @@ describe('the Solana watcher follows receiving token accounts, not references', 
     const perStep: Record<number, Record<string, number>> = {};
     for (const open of [2, 40, 200]) {
       const watched = Array.from({ length: open }, (_, i) => reference(wallets[i % wallets.length]!));
-      const source = new SolanaTransfers({ url: cluster.url, tokens: [{ currency: 'USDC_SOL', mint: USDC, decimals: 6 }], genesisHash: MAINNET_GENESIS_HASH, timeoutMs: 1000, watched: async () => watched });
+      const source = new SolanaTransfers({
+        url: cluster.url,
+        tokens: [{ currency: 'USDC_SOL', mint: USDC, decimals: 6 }],
+        genesisHash: MAINNET_GENESIS_HASH,
+        timeoutMs: 1000,
+        watched: async () => watched,
+      });
       await stepOf(source); // a cold start reads back to the oldest reference's creation
       const before = new Map(cluster.requests);
       await stepOf(source);
@@ -247,7 +253,14 @@ describe('the Solana watcher follows receiving token accounts, not references', 
       await cluster.tokenAccount(wallet, USDC);
       const [watched, late] = [reference(wallet), reference(wallet)];
       const list = [watched];
-      const source = new SolanaTransfers({ url: cluster.url, tokens: [{ currency: 'USDC_SOL', mint: USDC, decimals: 6 }], genesisHash: MAINNET_GENESIS_HASH, timeoutMs: 1000, clock: time.date, watched: async () => list });
+      const source = new SolanaTransfers({
+        url: cluster.url,
+        tokens: [{ currency: 'USDC_SOL', mint: USDC, decimals: 6 }],
+        genesisHash: MAINNET_GENESIS_HASH,
+        timeoutMs: 1000,
+        clock: time.date,
+        watched: async () => list,
+      });
       await stepOf(source);
       const other = await pay(wallet, 5n, newSolanaReference()); // the merchant's other money (a reference of nobody's)
       const early = await pay(wallet, 2_000_000n, late.address); // its checkout was acknowledged after this step's list was read
@@ -271,7 +284,13 @@ describe('the Solana watcher follows receiving token accounts, not references', 
     const wallet = (await createKeyPairSignerFromPrivateKeyBytes(new Uint8Array(32).fill(14))).address;
     await cluster.tokenAccount(wallet, USDC);
     const watched = [reference(wallet)];
-    const source = new SolanaTransfers({ url: cluster.url, tokens: [{ currency: 'USDC_SOL', mint: USDC, decimals: 6 }], genesisHash: MAINNET_GENESIS_HASH, timeoutMs: 1000, watched: async () => watched });
+    const source = new SolanaTransfers({
+      url: cluster.url,
+      tokens: [{ currency: 'USDC_SOL', mint: USDC, decimals: 6 }],
+      genesisHash: MAINNET_GENESIS_HASH,
+      timeoutMs: 1000,
+      watched: async () => watched,
+    });
     await stepOf(source);
     const paid = await pay(wallet, 3_000_000n, watched[0]!.address);
     cluster.finalize();
@@ -294,7 +313,13 @@ describe('the Solana watcher follows receiving token accounts, not references', 
     for (let i = 0; i < 1005; i += 1) await pay(wallet, 1n, newSolanaReference());
     cluster.finalize();
     const list = new WatchList(PER_ADDRESS_ITEMS, 'SOLANA');
-    const source = new SolanaTransfers({ url: cluster.url, tokens: [{ currency: 'USDC_SOL', mint: USDC, decimals: 6 }], genesisHash: MAINNET_GENESIS_HASH, timeoutMs: 5000, watched: async (now) => (await list.current(now)).filter((entry) => entry.recipient === wallet) });
+    const source = new SolanaTransfers({
+      url: cluster.url,
+      tokens: [{ currency: 'USDC_SOL', mint: USDC, decimals: 6 }],
+      genesisHash: MAINNET_GENESIS_HASH,
+      timeoutMs: 5000,
+      watched: async (now) => (await list.current(now)).filter((entry) => entry.recipient === wallet),
+    });
     const indexed = new IndexedWatcher(source, { cursorName: `SOLANA-test-${randomUUID()}`, limit: 400 });
     const before = new Map(cluster.requests);
     const first = await indexed.step();

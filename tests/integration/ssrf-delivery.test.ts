@@ -5,13 +5,7 @@ import { readFileSync } from 'node:fs';
 import { isIP, type AddressInfo, type LookupFunction } from 'node:net';
 import { createSecureContext } from 'node:tls';
 import { recordAttack } from '../support/security-report';
-import {
-  CallbackTransportError,
-  type CallbackTransportErrorKind,
-  callbackAgent,
-  postJson,
-  type PostJsonOptions,
-} from '#shared/callbacks/http-post';
+import { CallbackTransportError, type CallbackTransportErrorKind, callbackAgent, postJson, type PostJsonOptions } from '#shared/callbacks/http-post';
 
 /**
  * Real node http servers on 127.0.0.1 (port 0) stand in for merchants. Every server counts the
@@ -90,8 +84,7 @@ function fakeDns(table: Record<string, string | string[]>): LookupFunction {
   };
 }
 
-const post = (url: string, options: Partial<PostJsonOptions> = {}) =>
-  postJson(url, { body: '{"event":"test"}', headers: { 'webhook-id': 'evt_1' }, allowLoopback: false, ...options });
+const post = (url: string, options: Partial<PostJsonOptions> = {}) => postJson(url, { body: '{"event":"test"}', headers: { 'webhook-id': 'evt_1' }, allowLoopback: false, ...options });
 
 /** The transport error `promise` rejects with; fails the test if it resolves. */
 async function transportFailure(promise: Promise<unknown>): Promise<CallbackTransportError> {

@@ -119,7 +119,11 @@ describe('a node whose newest block is older than its chain allows', () => {
       expectError(await checkout(currency), 400, 'PAYMENT_NOT_AVAILABLE', `${currency} is not available right now: its payment source is lagging`);
     }
     const view = await (await fetch(`${api.url}/v1/health`)).json();
-    for (const chain of CHAINS) expect(view.sources.find((entry: { source: string }) => entry.source === chain), chain).toMatchObject({ state: 'lagging' });
+    for (const chain of CHAINS)
+      expect(
+        view.sources.find((entry: { source: string }) => entry.source === chain),
+        chain,
+      ).toMatchObject({ state: 'lagging' });
   });
 
   it('is caught up again at the first look after a new block, and its currencies are offered', async () => {

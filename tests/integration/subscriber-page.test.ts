@@ -77,10 +77,15 @@ async function payInSandbox(orderId: string): Promise<void> {
 /** The subscriber's page once `check` holds of it (the stream moves the subscription within seconds of a payment). */
 async function pageWhen(secret: string, check: (view: Json) => boolean): Promise<Json> {
   let view: Json = {};
-  await expect.poll(async () => {
-    view = (await page('open', secret)).body;
-    return check(view);
-  }, { timeout: 60_000 }).toBe(true);
+  await expect
+    .poll(
+      async () => {
+        view = (await page('open', secret)).body;
+        return check(view);
+      },
+      { timeout: 60_000 },
+    )
+    .toBe(true);
   return view;
 }
 
@@ -91,7 +96,19 @@ describe('the plan link page', () => {
     expect(shown.status, shown.text).toBe(200);
     expect(shown.body).toEqual({
       status: 200,
-      plan: { plan_id: plan.plan_id, name: 'Hosting, small', description: 'One VPS', price_amount: '12.5', price_currency: 'USD', interval_unit: 'month', interval_count: 1, trial_days: 14, archived: false, merchant_name: 'Hosting Co', sandbox: true },
+      plan: {
+        plan_id: plan.plan_id,
+        name: 'Hosting, small',
+        description: 'One VPS',
+        price_amount: '12.5',
+        price_currency: 'USD',
+        interval_unit: 'month',
+        interval_count: 1,
+        trial_days: 14,
+        archived: false,
+        merchant_name: 'Hosting Co',
+        sandbox: true,
+      },
     });
     expectError(await call('GET', `/v1/pay/plans/${randomUUID()}`), 404, 'PLAN_NOT_FOUND');
     expectError(await call('GET', '/v1/pay/plans/not-a-plan'), 404, 'PLAN_NOT_FOUND');
@@ -157,7 +174,18 @@ describe('a subscriber from the plan link to the end of the subscription', () =>
 
     const opened = await page('open', secret);
     expect(opened.status, opened.text).toBe(200);
-    expect(opened.body.subscription).toMatchObject({ status: 'incomplete', plan: { name: 'Hosting, small', price_amount: '12.5', interval_unit: 'month' }, merchant_name: 'Hosting Co', sandbox: true, period: 1, periods_paid: 0, next_amount: '12.5', next_currency: 'USD', payable: true, cancel_at_period_end: false });
+    expect(opened.body.subscription).toMatchObject({
+      status: 'incomplete',
+      plan: { name: 'Hosting, small', price_amount: '12.5', interval_unit: 'month' },
+      merchant_name: 'Hosting Co',
+      sandbox: true,
+      period: 1,
+      periods_paid: 0,
+      next_amount: '12.5',
+      next_currency: 'USD',
+      payable: true,
+      cancel_at_period_end: false,
+    });
     expect(opened.body.periods).toEqual([expect.objectContaining({ period: 1, attempt: 1, order_id: orderId, amount: '12.5', currency: 'USD', status: 'NEW', paid_at: null })]);
     const pay = await page('payment', secret);
     expect(pay.body).toEqual({ status: 200, order_id: orderId, payment_url: started.body.payment_url });
@@ -195,15 +223,32 @@ describe('a subscriber from the plan link to the end of the subscription', () =>
     expectError(await page('cancellation', secret), 409, 'SUBSCRIPTION_CANCELED');
 
     // Each event emailed once, each to the subscriber alone.
-    const subjects = mail().messages().filter(to(email)).map((message) => message.subject.split(' / ')[0] ?? '');
+    const subjects = mail()
+      .messages()
+      .filter(to(email))
+      .map((message) => message.subject.split(' / ')[0] ?? '');
     expect(subjects.filter((subject) => subject.startsWith('Your payment for Hosting, small is due on'))).toHaveLength(2);
-    for (const once of ['Your receipt from Hosting Co', 'Reminder: your payment', 'Your payment for Hosting, small is due today', 'Your payment for Hosting, small is overdue', 'Your subscription to Hosting, small has ended']) {
-      expect(subjects.filter((subject) => subject.startsWith(once)), once).toHaveLength(1);
+    for (const once of [
+      'Your receipt from Hosting Co',
+      'Reminder: your payment',
+      'Your payment for Hosting, small is due today',
+      'Your payment for Hosting, small is overdue',
+      'Your subscription to Hosting, small has ended',
+    ]) {
+      expect(
+        subjects.filter((subject) => subject.startsWith(once)),
+        once,
+      ).toHaveLength(1);
     }
-    expect(mail().messages().filter((message) => message.text.includes(secret)).every((message) => message.envelopeTo.join() === email)).toBe(true);
+    expect(
+      mail()
+        .messages()
+        .filter((message) => message.text.includes(secret))
+        .every((message) => message.envelopeTo.join() === email),
+    ).toBe(true);
   }, 240_000);
 
-  it('a trial starts with its email and page link; the subscriber cancels at the period\'s end and the merchant sees the subscriber\'s reason', async () => {
+  it("a trial starts with its email and page link; the subscriber cancels at the period's end and the merchant sees the subscriber's reason", async () => {
     const plan = await createPlan({ trial_days: 10 });
     const email = address();
     const started = await subscribe(plan.plan_id, { email });
@@ -227,7 +272,7 @@ describe('a subscriber from the plan link to the end of the subscription', () =>
   }, 120_000);
 });
 
-describe('the page link\'s secret', () => {
+describe("the page link's secret", () => {
   it('a wrong secret and a replaced one answer a uniform not-found on every route; the new link is mailed, never answered', async () => {
     const plan = await createPlan({ trial_days: 30 });
     const email = address();

@@ -59,7 +59,7 @@ async function payInSandbox(orderId: string): Promise<void> {
 }
 
 describe("a subscription's events", () => {
-  it('are written with each change (created, renewed, past_due, canceled), apart from the period orders\' callbacks, and delivered signed', async () => {
+  it("are written with each change (created, renewed, past_due, canceled), apart from the period orders' callbacks, and delivered signed", async () => {
     const plan = (await call('POST', '/v1/plans', { token: shop.api_token, body: { ...MONTHLY, callback_url: 'https://shop.example/orders', events_url: eventsUrl } })).body.plan;
     expect(plan.events_url).toBe(eventsUrl);
     const started = (await call('POST', '/v1/subscriptions', { token: shop.api_token, body: { plan_id: plan.plan_id, customer_id: 'cus_7' } })).body.subscription;

@@ -54,9 +54,20 @@ async function payInSandbox(orderId: string, merchant = shop): Promise<void> {
 }
 
 describe('plans', () => {
-  it('creates a plan with its defaults, reads it, lists it newest first by cursor, and answers another merchant\'s as missing', async () => {
+  it("creates a plan with its defaults, reads it, lists it newest first by cursor, and answers another merchant's as missing", async () => {
     const plan = await createPlan({ name: 'Basic', price_amount: 9, interval_unit: 'week', interval_count: 2 });
-    expect(plan).toMatchObject({ name: 'Basic', description: '', price_amount: '9', price_currency: 'USD', interval_unit: 'week', interval_count: 2, trial_days: 0, grace_days: 7, invoice_days_before: 3, archived: false });
+    expect(plan).toMatchObject({
+      name: 'Basic',
+      description: '',
+      price_amount: '9',
+      price_currency: 'USD',
+      interval_unit: 'week',
+      interval_count: 2,
+      trial_days: 0,
+      grace_days: 7,
+      invoice_days_before: 3,
+      archived: false,
+    });
     const second = await createPlan(MONTHLY);
     expect((await call('GET', `/v1/plans/${plan.plan_id}`, { token: shop.api_token })).body.plan).toEqual(plan);
     const first = await call('GET', '/v1/plans?limit=1', { token: shop.api_token });
@@ -145,7 +156,7 @@ describe('a subscription from first payment to cancellation, on the test clock',
     expect(paid).toMatchObject({ status: 'active', period: 2, periods_paid: 1 });
   });
 
-  it('cancels at the period\'s end: no further order, canceled at the due date', async () => {
+  it("cancels at the period's end: no further order, canceled at the due date", async () => {
     const plan = await createPlan(MONTHLY);
     const started = await subscribe(plan.plan_id);
     await payInSandbox(started.period_order_id);
@@ -158,7 +169,7 @@ describe('a subscription from first payment to cancellation, on the test clock',
     expect(ended).toMatchObject({ status: 'canceled', cancel_reason: 'merchant', period_order_id: null });
   });
 
-  it('makes no new order for a period whose order lapsed after a cancellation at the period\'s end', async () => {
+  it("makes no new order for a period whose order lapsed after a cancellation at the period's end", async () => {
     const plan = await createPlan(MONTHLY);
     const started = await subscribe(plan.plan_id);
     await payInSandbox(started.period_order_id);
@@ -188,7 +199,7 @@ describe('a subscription from first payment to cancellation, on the test clock',
     expect(ended).toMatchObject({ status: 'canceled', cancel_reason: 'merchant', periods_paid: 0, period_order_id: null });
   });
 
-  it('cancels now with the period\'s unpaid order, and lists subscriptions by status', async () => {
+  it("cancels now with the period's unpaid order, and lists subscriptions by status", async () => {
     const plan = await createPlan(MONTHLY, other);
     const started = await subscribe(plan.plan_id, other);
     const canceled = await call('POST', `/v1/subscriptions/${started.subscription_id}/cancel`, { token: other.api_token, body: {} });
@@ -201,7 +212,7 @@ describe('a subscription from first payment to cancellation, on the test clock',
     expectError(await call('GET', `/v1/subscriptions/${started.subscription_id}`, { token: shop.api_token }), 404, 'SUBSCRIPTION_NOT_FOUND');
   });
 
-  it('never moves a live merchant\'s clock', async () => {
+  it("never moves a live merchant's clock", async () => {
     const plan = await createPlan(MONTHLY, live);
     const started = await subscribe(plan.plan_id, live);
     expectError(await advance(started.subscription_id, 30, live), 403, 'SANDBOX_ONLY');
@@ -255,7 +266,11 @@ describe('month ends and races', () => {
     // Their next step (past due) is at the end of the trial: two sweeps then claim and queue each once between them.
     const dueTime = new Date(Date.now() + 31 * 86_400_000);
     const [a, b] = await Promise.all([queueDueSubscriptions(dueTime), queueDueSubscriptions(dueTime)]);
-    for (const s of subscriptions) expect([...a, ...b].filter((id) => id === s.subscription_id), s.subscription_id).toHaveLength(1);
+    for (const s of subscriptions)
+      expect(
+        [...a, ...b].filter((id) => id === s.subscription_id),
+        s.subscription_id,
+      ).toHaveLength(1);
     // Claimed: a third sweep at that time finds none of them (their jobs have the lease).
     const again = await queueDueSubscriptions(dueTime);
     for (const s of subscriptions) expect(again).not.toContain(s.subscription_id);
@@ -267,13 +282,16 @@ describe('month ends and races', () => {
     const received: { messageId: string; body: string; receiptHandle: string }[] = [];
     for (let round = 0; round < 20 && received.length < mine.size; round += 1) {
       const page = await sqs.send(new ReceiveMessageCommand({ QueueUrl: process.env.SUBSCRIPTION_QUEUE_URL, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
-      for (const message of page.Messages ?? []) if (mine.has(JSON.parse(message.Body!).subscription_id)) received.push({ messageId: message.MessageId!, body: message.Body!, receiptHandle: message.ReceiptHandle! });
+      for (const message of page.Messages ?? [])
+        if (mine.has(JSON.parse(message.Body!).subscription_id)) received.push({ messageId: message.MessageId!, body: message.Body!, receiptHandle: message.ReceiptHandle! });
     }
     expect(received).toHaveLength(mine.size);
     const { vi } = await import('vitest');
     vi.useFakeTimers({ now: dueTime, toFake: ['Date'] });
     try {
-      const outcome = await renewalQueueHandler({ Records: received.map((message) => ({ ...message, attributes: {}, messageAttributes: {}, md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: 'arn', awsRegion: 'us-east-1' })) } as never);
+      const outcome = await renewalQueueHandler({
+        Records: received.map((message) => ({ ...message, attributes: {}, messageAttributes: {}, md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: 'arn', awsRegion: 'us-east-1' })),
+      } as never);
       expect(outcome.batchItemFailures).toEqual([]);
     } finally {
       vi.useRealTimers();

@@ -105,7 +105,15 @@ function tonWatcher(cursorName = `TON-test-${randomUUID()}`) {
 
 function stellarWatcher() {
   const list = new WatchList(PER_ADDRESS_ITEMS, 'STELLAR');
-  const source = new StellarPayments({ url: horizon.url, issuer: CIRCLE_USDC_ISSUER, networkPassphrase: PUBLIC_PASSPHRASE, currency: 'USDC_XLM', decimals: 7, watched: (now) => list.current(now), timeoutMs: 2000 });
+  const source = new StellarPayments({
+    url: horizon.url,
+    issuer: CIRCLE_USDC_ISSUER,
+    networkPassphrase: PUBLIC_PASSPHRASE,
+    currency: 'USDC_XLM',
+    decimals: 7,
+    watched: (now) => list.current(now),
+    timeoutMs: 2000,
+  });
   const watcher = walletWatcher(source, list, { cursorName: `STELLAR-test-${randomUUID()}` });
   return () => watcher.step();
 }
@@ -169,12 +177,26 @@ describe('TON and USDT on TON: the merchant wallet and a comment per invoice', (
     expect(unmatched).toContainEqual(expect.objectContaining({ address: tonWallet, memo: 'order 1234 thanks', amount: '6', txid: expect.any(String) }));
     expect(unmatched.some((item) => item.txid === sent.hex || item.txid === sent.hash)).toBe(true);
     const shown = await portalUnmatched();
-    expect(shown).toContainEqual({ currency: 'TON', amount: '6', txid: sent.hex, address: tonWallet, memo: 'order 1234 thanks', reason: 'NO_INVOICE', seen_at: expect.any(String), explorer_url: `https://tonviewer.com/transaction/${sent.hex}` });
+    expect(shown).toContainEqual({
+      currency: 'TON',
+      amount: '6',
+      txid: sent.hex,
+      address: tonWallet,
+      memo: 'order 1234 thanks',
+      reason: 'NO_INVOICE',
+      seen_at: expect.any(String),
+      explorer_url: `https://tonviewer.com/transaction/${sent.hex}`,
+    });
     expect(shown).toContainEqual(expect.objectContaining({ currency: 'USDT_TON', amount: '7', txid: bare.hex, reason: 'NO_INVOICE' }));
     expect(shown.find((payment) => payment.txid === bare.hex)).not.toHaveProperty('memo');
     // Newest first, each once, across pages.
     expect(new Set(shown.map((payment) => payment.txid)).size).toBe(shown.length);
-    expect(shown.map((payment) => payment.seen_at)).toEqual(shown.map((payment) => payment.seen_at).sort().reverse());
+    expect(shown.map((payment) => payment.seen_at)).toEqual(
+      shown
+        .map((payment) => payment.seen_at)
+        .sort()
+        .reverse(),
+    );
     // Another merchant's portal never sees them.
     const other = await newMerchant(false, 'Another TON shop');
     expect(await portalUnmatched(other.user_id)).toEqual([]);
@@ -194,9 +216,7 @@ describe('USDC on Stellar: a muxed address and its id as MEMO_ID', () => {
   it("answers the muxed address of the merchant's account and the invoice's id, and a SEP-7 link to the account with the MEMO_ID", async () => {
     const { invoice } = await checkedOut('USDC_XLM');
     expect(parseMuxed(invoice.payment_address)).toEqual({ account: merchantXlm, id: invoice.payment_memo });
-    expect(invoice.payment_uri).toBe(
-      `web+stellar:pay?destination=${merchantXlm}&amount=30.000000&asset_code=USDC&asset_issuer=${CIRCLE_USDC_ISSUER}&memo=${invoice.payment_memo}&memo_type=MEMO_ID`,
-    );
+    expect(invoice.payment_uri).toBe(`web+stellar:pay?destination=${merchantXlm}&amount=30.000000&asset_code=USDC&asset_issuer=${CIRCLE_USDC_ISSUER}&memo=${invoice.payment_memo}&memo_type=MEMO_ID`);
   });
 
   it('a payment to the muxed address and one to the plain account with the MEMO_ID each pay their invoice: PAID', async () => {

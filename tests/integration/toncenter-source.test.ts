@@ -210,7 +210,10 @@ describe('what never pays', () => {
       // op 0 and bits that are no text (not whole bytes): no comment, and no failed step either.
       server.addTonTransfer({ from: server.buyer, to: merchant.address, nanotons: 4_000n, body: beginCell().storeUint(0, 32).storeUint(5, 3).endCell() }),
     ];
-    const jettons = [server.addJettonTransfer({ master: USDT_MASTER, to: merchant.address, units: 1n }), server.addJettonTransfer({ master: USDT_MASTER, to: merchant.address, units: 2n, comment: 'y'.repeat(2000) })];
+    const jettons = [
+      server.addJettonTransfer({ master: USDT_MASTER, to: merchant.address, units: 1n }),
+      server.addJettonTransfer({ master: USDT_MASTER, to: merchant.address, units: 2n, comment: 'y'.repeat(2000) }),
+    ];
     expect(shown((await step(src)).transfers)).toEqual([
       ...sent.map((tx, i) => ({ key: tx.hex, currency: 'TON', address: merchant.address, memo: undefined, amount: `0.00000${i + 1}` })),
       ...jettons.map((tx, i) => ({ key: `${tx.hex}:jetton`, currency: 'USDT_TON', address: merchant.address, memo: undefined, amount: `0.00000${i + 1}` })),

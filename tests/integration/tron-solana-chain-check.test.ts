@@ -51,7 +51,11 @@ const tronSource = (url: string, genesisHash?: string, watched: WatchEntry[] = [
   new TronTransfers({ url, apiKey: API_KEY, contract: USDT, currency: 'USDT_TRC20', decimals: 6, http: FAST, watched: async () => watched, ...(genesisHash ? { genesisHash } : {}) });
 const solanaSource = (url: string, genesisHash = MAINNET_BETA_GENESIS_HASH) =>
   new SolanaTransfers({ url, tokens: [{ currency: 'USDC_SOL', mint: USDC, decimals: 6 }], genesisHash, timeoutMs: 500, watched: async () => [] });
-const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error);
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
 
 describe('the chain check of the TRON source', () => {
   it('a mainnet API passes: block 0 is asked once per process, not per step, and the health says so', async () => {
@@ -186,8 +190,16 @@ describe('TRON on Nile and Solana on devnet, watched for live merchants', () => 
 
   it("each watcher's run records wrong_chain; checkout refuses USDT_TRC20 and USDC_SOL, the page hides them, GET /v1/health says wrong_chain with nothing secret", async () => {
     for (const chain of ['TRON', 'SOLANA']) expect(await invokeWatcherOnce(chain)).toMatchObject({ idle: true, failures: 1 });
-    expect(await record('TRON')).toMatchObject({ kind: 'trongrid', chain_ok: false, last_error: expect.stringContaining(`genesis block is ${TRON_NILE_GENESIS} (Nile testnet), expected ${TRON_MAINNET_GENESIS} (TRON mainnet)`) });
-    expect(await record('SOLANA')).toMatchObject({ kind: 'solana-rpc', chain_ok: false, last_error: expect.stringContaining(`genesis block is ${DEVNET_GENESIS_HASH} (devnet), expected ${MAINNET_BETA_GENESIS_HASH} (mainnet-beta)`) });
+    expect(await record('TRON')).toMatchObject({
+      kind: 'trongrid',
+      chain_ok: false,
+      last_error: expect.stringContaining(`genesis block is ${TRON_NILE_GENESIS} (Nile testnet), expected ${TRON_MAINNET_GENESIS} (TRON mainnet)`),
+    });
+    expect(await record('SOLANA')).toMatchObject({
+      kind: 'solana-rpc',
+      chain_ok: false,
+      last_error: expect.stringContaining(`genesis block is ${DEVNET_GENESIS_HASH} (devnet), expected ${MAINNET_BETA_GENESIS_HASH} (mainnet-beta)`),
+    });
     for (const source of ['TRON', 'SOLANA']) {
       const { last_error } = (await record(source))!;
       for (const secret of ['127.0.0.1', new URL(tron.url).host, new URL(solana.url).host, API_KEY]) expect(last_error).not.toContain(secret);
@@ -195,7 +207,8 @@ describe('TRON on Nile and Solana on devnet, watched for live merchants', () => 
 
     forgetSourceHealth();
     const id = await order();
-    for (const currency of ['USDT_TRC20', 'USDC_SOL']) expectError(await checkout(id, currency), 400, 'PAYMENT_NOT_AVAILABLE', `${currency} is not available right now: its payment source is wrong chain`);
+    for (const currency of ['USDT_TRC20', 'USDC_SOL'])
+      expectError(await checkout(id, currency), 400, 'PAYMENT_NOT_AVAILABLE', `${currency} is not available right now: its payment source is wrong chain`);
     const page = await call('GET', `/v1/pay/${id}`);
     expect(page.status).toBe(200);
     expect(page.body.currencies).not.toContain('USDT_TRC20');

@@ -42,7 +42,11 @@ async function solanaServer() {
   servers.push(server);
   return server;
 }
-const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error);
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
 
 /** A clock a test moves. */
 function clock() {
@@ -57,7 +61,12 @@ describe.each([
     make: async (time: () => Date) => {
       const server = await tronServer();
       const source = new TronTransfers({ url: server.url, contract: USDT, currency: 'USDT_TRC20', decimals: 6, http: FAST, clock: time, watched: async () => [] });
-      return { source, asked: () => server.requests.get('/walletsolidity/getnowblock') ?? 0, stuck: (ms: number) => (server.solidHeadAgeMs = ms), down: () => server.fault({ kind: 'error', times: 1, match: /getnowblock/ }) };
+      return {
+        source,
+        asked: () => server.requests.get('/walletsolidity/getnowblock') ?? 0,
+        stuck: (ms: number) => (server.solidHeadAgeMs = ms),
+        down: () => server.fault({ kind: 'error', times: 1, match: /getnowblock/ }),
+      };
     },
   },
   {
@@ -66,7 +75,14 @@ describe.each([
     make: async (time: () => Date) => {
       const server = await solanaServer();
       // One try, as TRON's FAST: the source's JSON-RPC client retries a 503 now (json-rpc.ts), and `down` fails one request.
-      const source = new SolanaTransfers({ url: server.url, tokens: [{ currency: 'USDC_SOL', mint: USDC, decimals: 6 }], genesisHash: MAINNET_BETA_GENESIS_HASH, ...FAST, clock: time, watched: async () => [] });
+      const source = new SolanaTransfers({
+        url: server.url,
+        tokens: [{ currency: 'USDC_SOL', mint: USDC, decimals: 6 }],
+        genesisHash: MAINNET_BETA_GENESIS_HASH,
+        ...FAST,
+        clock: time,
+        watched: async () => [],
+      });
       return {
         source,
         asked: () => server.requests.get('getSlot') ?? 0,
@@ -151,7 +167,12 @@ describe('a stuck TRON API and Solana node, watched for live merchants', () => {
     expect(created.status, created.text).toBe(200);
     const id = created.body.order.order_id as string;
     for (const currency of ['USDT_TRC20', 'USDC_SOL']) {
-      expectError(await call('POST', `/v1/orders/${id}/checkout`, { token: live.api_token, body: { pay_currency: currency } }), 400, 'PAYMENT_NOT_AVAILABLE', `${currency} is not available right now: its payment source is lagging`);
+      expectError(
+        await call('POST', `/v1/orders/${id}/checkout`, { token: live.api_token, body: { pay_currency: currency } }),
+        400,
+        'PAYMENT_NOT_AVAILABLE',
+        `${currency} is not available right now: its payment source is lagging`,
+      );
     }
     const health = await (await fetch(`${api.url}/v1/health`)).json();
     for (const source of ['TRON', 'SOLANA']) expect(health.sources.find((entry: { source: string }) => entry.source === source)).toMatchObject({ state: 'lagging', lag_seconds: expect.any(Number) });

@@ -92,8 +92,7 @@ function watcher(options: { apiKey?: string; list?: WatchList<WatchedAddress>; c
 }
 
 /** The provider's requests by kind since `before` (a copy of `tron.requests`). */
-const requestsSince = (before: Map<string, number>) =>
-  Object.fromEntries([...tron.requests].map(([name, n]) => [name, n - (before.get(name) ?? 0)]).filter(([, n]) => (n as number) > 0));
+const requestsSince = (before: Map<string, number>) => Object.fromEntries([...tron.requests].map(([name, n]) => [name, n - (before.get(name) ?? 0)]).filter(([, n]) => (n as number) > 0));
 
 const pay = (to: string, units: bigint, options: { contract?: string; extra?: string } = {}) => tron.send(signedTrc20Transfer(BUYER, options.contract ?? USDT, to, units, options));
 

@@ -45,7 +45,11 @@ async function coreRpc(name: UtxoChainName, options: UtxoChainOptions = {}, star
   servers.push(server);
   return server.url.replace('http://', 'http://watcher:secret@');
 }
-const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error);
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
 
 describe('the chain check of the UTXO sources', () => {
   it('a mainnet server passes: genesis and the block after the fork are asked once per process, and the health says so', async () => {

@@ -26,7 +26,11 @@ describe('the watch-chain function for EOS (an indexed source, same schedule and
     await demandWatching('EOS', new Date(Date.now() + 3_600_000));
     const lines: string[] = [];
     const capture = (chunk: string | Uint8Array) => {
-      lines.push(...String(chunk).split('\n').filter((line) => line.startsWith('{')));
+      lines.push(
+        ...String(chunk)
+          .split('\n')
+          .filter((line) => line.startsWith('{')),
+      );
       return true;
     };
     const write = vi.spyOn(process.stdout, 'write').mockImplementation(capture);
@@ -39,12 +43,12 @@ describe('the watch-chain function for EOS (an indexed source, same schedule and
       const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
       const unmatchedCounts = parsed.filter((line) => line._aws && 'UnmatchedPayments' in line);
       // Published only when there is one (a series published every step would be billed all month), without a chain dimension.
-      expect(unmatchedCounts).toEqual([expect.objectContaining({ UnmatchedPayments: 1, _aws: expect.objectContaining({ CloudWatchMetrics: [expect.objectContaining({ Dimensions: [['service']] })] }) })]);
+      expect(unmatchedCounts).toEqual([
+        expect.objectContaining({ UnmatchedPayments: 1, _aws: expect.objectContaining({ CloudWatchMetrics: [expect.objectContaining({ Dimensions: [['service']] })] }) }),
+      ]);
       expect(parsed.filter((line) => line._aws && 'ChainBlocksBehind' in line)).toEqual([]);
       const unmatched = parsed.filter((line) => line.message === 'a payment matches no invoice: return it to its sender');
-      expect(unmatched).toEqual([
-        expect.objectContaining({ level: 'ERROR', chain: 'EOS', reason: 'NO_INVOICE', txid: sent.trx_id, memo: 'for my order, thanks', amount: '4.2' }),
-      ]);
+      expect(unmatched).toEqual([expect.objectContaining({ level: 'ERROR', chain: 'EOS', reason: 'NO_INVOICE', txid: sent.trx_id, memo: 'for my order, thanks', amount: '4.2' })]);
       expect((await listUnmatchedPayments('EOS')).map((found) => found.txid)).toEqual([sent.trx_id]);
 
       // A second run (the line's next step; its lease still held, so a tick of the same owner) finds it kept already: not logged again.

@@ -162,7 +162,12 @@ describe('items the previous version wrote (keyed by the end of their late windo
     await db().send(
       new PutCommand({
         TableName: tableName(),
-        Item: { ...legacyWatchedAddressKey(watched.chain, watched.until, watched.address), type: ENTITY.watchedAddress, ...watched, expires_at_epoch: Math.ceil(Date.parse(watched.until) / 1000) + 86_400 },
+        Item: {
+          ...legacyWatchedAddressKey(watched.chain, watched.until, watched.address),
+          type: ENTITY.watchedAddress,
+          ...watched,
+          expires_at_epoch: Math.ceil(Date.parse(watched.until) / 1000) + 86_400,
+        },
       }),
     );
   }

@@ -94,7 +94,8 @@ function isClaim(call: Call): boolean {
 }
 
 /** A write of the lease: the schedule's take (PutItem), a claim's pass or a line's release (UpdateItem). */
-const isLeaseWrite = (call: Call) => (call.operation === 'PutItem' || call.operation === 'UpdateItem') && isClaim(call) && ((call.body.Key ?? call.body.Item) as { SK?: { S?: string } }).SK?.S === 'LEASE';
+const isLeaseWrite = (call: Call) =>
+  (call.operation === 'PutItem' || call.operation === 'UpdateItem') && isClaim(call) && ((call.body.Key ?? call.body.Item) as { SK?: { S?: string } }).SK?.S === 'LEASE';
 
 /**
  * About one DynamoDB call in ten failing, each kind from a generator of its own, so that a run
@@ -233,12 +234,17 @@ function outcomeOf(outcome: unknown): string {
   if (outcome === undefined) return 'running';
   if (outcome instanceof Error) return 'error';
   if (stepped(outcome)) return 'stepped';
-  return Object.keys(outcome as object).filter((key) => key !== 'steps' && key !== 'failures').join(',');
+  return Object.keys(outcome as object)
+    .filter((key) => key !== 'steps' && key !== 'failures')
+    .join(',');
 }
 
 /** The line's steps until `end`: the first, the largest gap between two (or from the last to `end`), and since the last. */
 function gaps(end: number): { first?: number; largest: number; since: number } {
-  const ends = invocations.filter((invocation) => stepped(invocation.outcome)).map((invocation) => invocation.ended!).sort((a, b) => a - b);
+  const ends = invocations
+    .filter((invocation) => stepped(invocation.outcome))
+    .map((invocation) => invocation.ended!)
+    .sort((a, b) => a - b);
   let largest = 0;
   for (const [index, at] of [...ends, end].entries()) if (index > 0) largest = Math.max(largest, at - ends[index - 1]!);
   return { first: ends[0], largest, since: end - (ends.at(-1) ?? end) };
@@ -286,10 +292,16 @@ describe('the stepped line with DynamoDB and SQS failing about one call in ten',
         late.push(one, other);
         if (round === 2) {
           const half = satsOf(other) / 2n;
-          pay([{ to: one, sats: satsOf(one) }, { to: other, sats: half }]);
+          pay([
+            { to: one, sats: satsOf(one) },
+            { to: other, sats: half },
+          ]);
           split = { to: other, rest: satsOf(other) - half };
         } else if (round % 2 === 0) {
-          pay([{ to: one, sats: satsOf(one) }, { to: other, sats: satsOf(other) }]);
+          pay([
+            { to: one, sats: satsOf(one) },
+            { to: other, sats: satsOf(other) },
+          ]);
         } else {
           pay([{ to: one, sats: satsOf(one) }]);
           pay([{ to: other, sats: satsOf(other) }]);
@@ -301,19 +313,17 @@ describe('the stepped line with DynamoDB and SQS failing about one call in ten',
       }
       chain.mine();
       const sales = [...early, ...late];
-      await until(
-        'every order PAID',
-        async () => (await Promise.all(sales.map(async (one) => (await observed(one.orderId)).status))).every((status) => status === 'PAID'),
-        25_000,
-      ).catch(async (error: unknown) => {
-        const unpaid = await Promise.all(sales.map(async (one) => ({ orderId: one.orderId, ...(await observed(one.orderId)) })));
-        const { largest, since } = gaps(Date.now());
-        throw new Error(
-          `${(error as Error).message}; the line's largest gap between steps ${largest} ms, its last step ${since} ms ago; ` +
-            `not PAID: ${JSON.stringify(unpaid.filter((one) => one.status !== 'PAID').map(({ orderId, status, payments }) => ({ orderId, status, payments: payments.length })))}; ` +
-            `invocations: ${invocations.map((invocation) => outcomeOf(invocation.outcome)).join(' ')}`,
-        );
-      });
+      await until('every order PAID', async () => (await Promise.all(sales.map(async (one) => (await observed(one.orderId)).status))).every((status) => status === 'PAID'), 25_000).catch(
+        async (error: unknown) => {
+          const unpaid = await Promise.all(sales.map(async (one) => ({ orderId: one.orderId, ...(await observed(one.orderId)) })));
+          const { largest, since } = gaps(Date.now());
+          throw new Error(
+            `${(error as Error).message}; the line's largest gap between steps ${largest} ms, its last step ${since} ms ago; ` +
+              `not PAID: ${JSON.stringify(unpaid.filter((one) => one.status !== 'PAID').map(({ orderId, status, payments }) => ({ orderId, status, payments: payments.length })))}; ` +
+              `invocations: ${invocations.map((invocation) => outcomeOf(invocation.outcome)).join(' ')}`,
+          );
+        },
+      );
       // The line goes on stepping after the work is done (empty blocks to follow).
       chain.mineEmpty(1);
       await sleep(4_000);
@@ -350,7 +360,13 @@ describe('the stepped line with DynamoDB and SQS failing about one call in ten',
           largestGapMs: largestGap,
           invocations: invocations.length,
           outcomes: Object.fromEntries(outcomes),
-          schedule: schedule.map((outcome) => (outcome instanceof Error ? `error: ${outcome.name}` : Object.keys(outcome as object).filter((key) => key !== 'steps' && key !== 'failures').join(',') || 'stepped')),
+          schedule: schedule.map((outcome) =>
+            outcome instanceof Error
+              ? `error: ${outcome.name}`
+              : Object.keys(outcome as object)
+                  .filter((key) => key !== 'steps' && key !== 'failures')
+                  .join(',') || 'stepped',
+          ),
           dynamodbCalls: total(dynamodb.counts.calls),
           dynamodbFaults: Object.fromEntries(dynamodb.counts.faults),
           claimFaults: Object.fromEntries(claimFaults),

@@ -157,10 +157,7 @@ describe("the line's claim (once a minute)", () => {
     const a = modules.steps.keptTicks();
     const b = modules.steps.keptTicks();
     const asked = () => [...esplora.requests.values()].reduce((sum, n) => sum + n, 0);
-    const [one, other] = await Promise.all([
-      modules.steps.invokeWatcherOnce('BTC', tick, { send: a.send }),
-      modules.steps.invokeWatcherOnce('BTC', tick, { send: b.send }),
-    ]);
+    const [one, other] = await Promise.all([modules.steps.invokeWatcherOnce('BTC', tick, { send: a.send }), modules.steps.invokeWatcherOnce('BTC', tick, { send: b.send })]);
     const outcomes = [one, other].map((summary) => ('superseded' in summary ? 'ended' : 'next' in summary ? 'stepped' : 'other'));
     expect(outcomes.sort()).toEqual(['ended', 'stepped']);
     expect(a.sent.length + b.sent.length).toBe(1);
@@ -175,7 +172,10 @@ describe("the line's claim (once a minute)", () => {
     const stale = (await lease())!.owner as string;
     // The line died (its last invocation never sent a tick) and its lease ran out.
     await modules.client.db().send(
-      new (await import('@aws-sdk/lib-dynamodb')).PutCommand({ TableName: TABLE, Item: { ...modules.keys.watchLeaseKey('BTC'), type: modules.keys.ENTITY.watchLease, owner: stale, lease_until: ago(1_000) } }),
+      new (await import('@aws-sdk/lib-dynamodb')).PutCommand({
+        TableName: TABLE,
+        Item: { ...modules.keys.watchLeaseKey('BTC'), type: modules.keys.ENTITY.watchLease, owner: stale, lease_until: ago(1_000) },
+      }),
     );
     const restarted = modules.steps.keptTicks();
     const minute = await modules.steps.invokeWatcherOnce('BTC', undefined, { send: restarted.send });

@@ -123,11 +123,13 @@ describe('the watcher with a Core JSON-RPC node: amounts, reorganisations and fa
     server.fault({ kind: 'garbage', times: 1, match: /^getblock$/, body: 'Internal Server Error' });
     await expect(step()).rejects.toThrow(/not JSON/);
     const block = chain.blockAt(chain.tip.height - 1)!;
-    const real = await (await fetch(server.url, {
-      method: 'POST',
-      headers: { authorization: `Basic ${Buffer.from('watcher:p@ss:word/1').toString('base64')}` },
-      body: JSON.stringify({ jsonrpc: '1.0', id: 7, method: 'getblock', params: [block.hash, 2] }),
-    })).text();
+    const real = await (
+      await fetch(server.url, {
+        method: 'POST',
+        headers: { authorization: `Basic ${Buffer.from('watcher:p@ss:word/1').toString('base64')}` },
+        body: JSON.stringify({ jsonrpc: '1.0', id: 7, method: 'getblock', params: [block.hash, 2] }),
+      })
+    ).text();
     server.fault({ kind: 'garbage', times: 1, match: /^getblock$/, body: real.replace(',"id":7', '').replace(/"value":(\d+\.\d+)/, '"value":"$1"') });
     await expect(step()).rejects.toThrow(/no numeric value/);
     server.fault({ kind: 'garbage', times: 1, match: /^getblock$/, body: real.replace(',"id":7', '').replace(/"value":(\d+\.\d+)/, '"value":$1123') });

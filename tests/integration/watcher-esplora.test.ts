@@ -47,8 +47,7 @@ async function watchedChain(options: Partial<BlockWatcherOptions> = {}) {
   shop.servers.push(server);
   const cursorName = `BTC-test-${randomUUID()}`;
   const source = () => new EsploraSource({ chain: 'BTC', baseUrl: server.url, http: { timeoutMs: 300, attempts: 2, backoffMs: 5 } });
-  const watcher = (more: Partial<BlockWatcherOptions> = {}, from: BlockSource = source()) =>
-    new BlockWatcher(from, { cursorName, ...options, ...more });
+  const watcher = (more: Partial<BlockWatcherOptions> = {}, from: BlockSource = source()) => new BlockWatcher(from, { cursorName, ...options, ...more });
   const first = watcher();
   await first.step(); // the cursor starts at the tip
   return { chain, server, cursorName, source, watcher, step: () => first.step() };
@@ -105,10 +104,13 @@ describe('the watcher with an Esplora source', () => {
     const { chain, step } = await watchedChain();
     const under = await checkedOut();
     const over = await checkedOut();
-    const tx = chain.pay([
-      { address: under.address, sats: under.sats - 1n },
-      { address: over.address, sats: over.sats + 1n },
-    ], { extraOpReturn: true });
+    const tx = chain.pay(
+      [
+        { address: under.address, sats: under.sats - 1n },
+        { address: over.address, sats: over.sats + 1n },
+      ],
+      { extraOpReturn: true },
+    );
     chain.mine();
     chain.mineEmpty(1);
     await step();
@@ -266,7 +268,10 @@ describe('the watcher with an Esplora source', () => {
     const { chain, source, watcher, cursorName } = await watchedChain({ mempool: false });
     const first = await checkedOut();
     const second = await checkedOut();
-    chain.pay([{ address: first.address, sats: first.sats }, { address: second.address, sats: second.sats }]);
+    chain.pay([
+      { address: first.address, sats: first.sats },
+      { address: second.address, sats: second.sats },
+    ]);
     chain.mine();
     const before = await readCursor(cursorName);
     // The run dies while booking the block's second payment (after the first one was written).
@@ -354,9 +359,7 @@ describe('the watcher with an Esplora source', () => {
     }));
     expect((await watcher({}, finer).step()).booked).toBe(0);
     expect((await stored(order.id)).order.status).toBe('NEW');
-    expect(await listUnmatchedPayments(cursorName)).toEqual([
-      expect.objectContaining({ key: `${tx.txid}:0`, address: order.address, amount: '0.0010000001', reason: 'NOT_BOOKABLE' }),
-    ]);
+    expect(await listUnmatchedPayments(cursorName)).toEqual([expect.objectContaining({ key: `${tx.txid}:0`, address: order.address, amount: '0.0010000001', reason: 'NOT_BOOKABLE' })]);
   });
 
   it("a live merchant's invoice from its own key is watched; a currency without a source fails closed", async () => {

@@ -38,7 +38,12 @@ beforeAll(async () => {
   await ensureTable(inject('dynamodbEndpoint'), table, { stream: false });
   process.env.TABLE_NAME = table;
   expect(tableName()).toBe(table);
-  node = await startDevnetNode({ balances: [{ address: deployer.address, wei: GENESIS_WEI }, { address: buyer.address, wei: GENESIS_WEI }] });
+  node = await startDevnetNode({
+    balances: [
+      { address: deployer.address, wei: GENESIS_WEI },
+      { address: buyer.address, wei: GENESIS_WEI },
+    ],
+  });
   clients = devnetClients(node.url, node.chainId);
   // Read on first use, after this: this node, its chain id, the mainnet token contracts (absent here).
   Object.assign(process.env, { ETH_RPC_URL: node.url, ETH_CHAIN_ID: String(node.chainId), ETH_CONFIRMATIONS: '1', WATCH_INTERVAL_SECONDS: '1' });
@@ -95,7 +100,10 @@ describe('the ETH watcher on a node without the mainnet token contracts', () => 
     await running;
     // The same node asked for mainnet (chain id 1), as a watcher configured for mainnet would.
     const mainnet = new EthereumBlockSource({ url: node.url, chainId: 1, tokens: [] });
-    const error = await mainnet.tip().then(() => mainnet.block(1)).catch((caught: unknown) => caught);
+    const error = await mainnet
+      .tip()
+      .then(() => mainnet.block(1))
+      .catch((caught: unknown) => caught);
     await new HealthReporter('ETH', 'ethereum-rpc').failed(error);
     expect(await ethHealth()).toMatchObject({ chain_ok: false, last_error: expect.stringMatching(/node is on chain/) });
     expect((await ethHealth())!.last_error).not.toContain(node.url);

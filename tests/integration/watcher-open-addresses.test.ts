@@ -20,7 +20,6 @@ import { READ_OVERLAP_MS, WRITE_BUDGET_MS } from '#shared/store/incremental-list
 import { chainPartition, OPEN_PREFIX } from '#shared/store/keys';
 import { expireDueOrders } from '#shared/services/expiry';
 
-
 /**
  * The open-address list (shared/store/watch-list.ts): a block watcher looks up only the
  * outputs paid to addresses on its chain's list, and still books every payment to an open

@@ -43,7 +43,10 @@ async function start(): Promise<{ endpoint: string; teardown: () => Promise<void
   try {
     await buildWeb();
   } catch (error) {
-    await starting.then((started) => started.stop(), () => undefined);
+    await starting.then(
+      (started) => started.stop(),
+      () => undefined,
+    );
     throw error;
   }
   const dynamodb = await starting;

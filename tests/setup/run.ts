@@ -1,5 +1,5 @@
 /**
- * `npm test`: Biome's lint (biome.json: unused imports and locals refused; a second), the type
+ * `npm test`: Biome's check (biome.json: its format, and unused imports and locals refused; a second), the type
  * check (`tsc --noEmit`) and every test file (`vitest run`, with the
  * arguments given: `npm test -- tests/unit` runs those files) at the same time, instead of one
  * after the other. Most of the suite's time is spent waiting (on DynamoDB Local, the browser,
@@ -26,9 +26,9 @@ const typechecked = exited(typecheck).then((code) => {
 });
 
 // Biome first and alone: a second, and its findings printed before the tests' output.
-const lint = spawn(bin('biome'), ['lint', '--max-diagnostics=50', ROOT], { stdio: 'inherit' });
+const lint = spawn(bin('biome'), ['check', '--max-diagnostics=50', ROOT], { stdio: 'inherit' });
 const lintCode = await exited(lint);
-if (lintCode !== 0) console.error(`\nbiome lint failed (${lintCode}): see above; \`npx biome lint --write --unsafe .\` removes unused imports`);
+if (lintCode !== 0) console.error(`\nbiome check failed (${lintCode}): see above; \`npm run format\` formats, \`npx biome check --write --unsafe .\` also removes unused imports`);
 
 const tests = spawn(bin('vitest'), ['run', ...process.argv.slice(2)], { stdio: 'inherit' });
 const [typeCode, testCode] = await Promise.all([typechecked, exited(tests)]);

@@ -48,24 +48,35 @@ function errorAnswer(fault: Fault, call: Call, service: 'dynamodb' | 'sqs'): { s
   });
   if (service === 'sqs') {
     // SQS's JSON protocol names the query error in a header as well (what older clients read).
-    if (fault === 'throttling' || fault === 'provisioned-throughput')
-      return json(400, `${SQS}#RequestThrottled`, 'Request is throttled.', {}, { 'x-amzn-query-error': 'RequestThrottled;Sender' });
-    if (fault === 'service-unavailable')
-      return json(503, `${SQS}#ServiceUnavailable`, 'Service is unavailable. Try again later.', {}, { 'x-amzn-query-error': 'ServiceUnavailable;Receiver' });
+    if (fault === 'throttling' || fault === 'provisioned-throughput') return json(400, `${SQS}#RequestThrottled`, 'Request is throttled.', {}, { 'x-amzn-query-error': 'RequestThrottled;Sender' });
+    if (fault === 'service-unavailable') return json(503, `${SQS}#ServiceUnavailable`, 'Service is unavailable. Try again later.', {}, { 'x-amzn-query-error': 'ServiceUnavailable;Receiver' });
     return json(500, `${SQS}#InternalError`, 'We encountered an internal error. Please try again.', {}, { 'x-amzn-query-error': 'InternalError;Receiver' });
   }
   switch (fault) {
     case 'throttling':
-      return json(400, `${DYNAMODB}#ThrottlingException`, 'Throughput exceeds the current capacity of your table or index. DynamoDB is automatically scaling your table or index so please try again shortly.');
+      return json(
+        400,
+        `${DYNAMODB}#ThrottlingException`,
+        'Throughput exceeds the current capacity of your table or index. DynamoDB is automatically scaling your table or index so please try again shortly.',
+      );
     case 'provisioned-throughput':
-      return json(400, `${DYNAMODB}#ProvisionedThroughputExceededException`, 'The level of configured provisioned throughput for the table was exceeded. Consider increasing your provisioning level with the UpdateTable API.');
+      return json(
+        400,
+        `${DYNAMODB}#ProvisionedThroughputExceededException`,
+        'The level of configured provisioned throughput for the table was exceeded. Consider increasing your provisioning level with the UpdateTable API.',
+      );
     case 'service-unavailable':
       return json(503, `${DYNAMODB}#ServiceUnavailable`, 'Service Unavailable');
     case 'transaction-conflict': {
       if (call.operation === 'TransactWriteItems') {
         const items = Array.isArray(call.body.TransactItems) ? call.body.TransactItems.length : 1;
         const reasons = Array.from({ length: items }, (_, index) => (index === 0 ? { Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' } : { Code: 'None' }));
-        return json(400, `${DYNAMODB}#TransactionCanceledException`, `Transaction cancelled, please refer cancellation reasons for specific reasons [${reasons.map((reason) => reason.Code).join(', ')}]`, { CancellationReasons: reasons });
+        return json(
+          400,
+          `${DYNAMODB}#TransactionCanceledException`,
+          `Transaction cancelled, please refer cancellation reasons for specific reasons [${reasons.map((reason) => reason.Code).join(', ')}]`,
+          { CancellationReasons: reasons },
+        );
       }
       return json(400, `${DYNAMODB}#TransactionConflictException`, 'Transaction is ongoing for the item');
     }
@@ -96,15 +107,12 @@ export async function startFaultProxy(target: string, options: { stallMs?: numbe
 
   const forward = (request: IncomingMessage, body: Buffer): Promise<{ status: number; headers: IncomingMessage['headers']; body: Buffer }> =>
     new Promise((resolve, reject) => {
-      const out = httpRequest(
-        { host: upstream.hostname, port: upstream.port, method: request.method, path: request.url, headers: { ...request.headers, host: upstream.host } },
-        (answer) => {
-          const chunks: Buffer[] = [];
-          answer.on('data', (chunk: Buffer) => chunks.push(chunk));
-          answer.on('end', () => resolve({ status: answer.statusCode ?? 502, headers: answer.headers, body: Buffer.concat(chunks) }));
-          answer.on('error', reject);
-        },
-      );
+      const out = httpRequest({ host: upstream.hostname, port: upstream.port, method: request.method, path: request.url, headers: { ...request.headers, host: upstream.host } }, (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+        answer.on('end', () => resolve({ status: answer.statusCode ?? 502, headers: answer.headers, body: Buffer.concat(chunks) }));
+        answer.on('error', reject);
+      });
       out.on('error', reject);
       out.end(body);
     });

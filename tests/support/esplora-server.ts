@@ -39,7 +39,13 @@ export function esploraTx(chain: UtxoChain, ctx: ChainTx, withStatus: boolean): 
     : ctx.prevouts.map((prev, i) => ({
         txid: prev.txid,
         vout: prev.vout,
-        prevout: { scriptpubkey: bytesToHex(prev.script), scriptpubkey_asm: asm(prev.script), scriptpubkey_type: scriptType(prev.script), scriptpubkey_address: chain.addressOf(prev.script), value: Number(prev.value) },
+        prevout: {
+          scriptpubkey: bytesToHex(prev.script),
+          scriptpubkey_asm: asm(prev.script),
+          scriptpubkey_type: scriptType(prev.script),
+          scriptpubkey_address: chain.addressOf(prev.script),
+          value: Number(prev.value),
+        },
         scriptsig: '',
         scriptsig_asm: '',
         witness: (ctx.tx.getInput(i).finalScriptWitness ?? []).map((item) => bytesToHex(item)),
@@ -67,9 +73,7 @@ export function esploraTx(chain: UtxoChain, ctx: ChainTx, withStatus: boolean): 
     size: ctx.hex.length / 2,
     weight: ctx.tx.weight,
     fee,
-    ...(withStatus
-      ? { status: onChain ? { confirmed: true, block_height: block.height, block_hash: block.hash, block_time: block.time } : { confirmed: false } }
-      : {}),
+    ...(withStatus ? { status: onChain ? { confirmed: true, block_height: block.height, block_hash: block.hash, block_time: block.time } : { confirmed: false } } : {}),
   };
 }
 

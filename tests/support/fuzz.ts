@@ -43,30 +43,26 @@ export function rawClient(baseUrl: string): { send: Send; close: () => void } {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const send: Send = (request) =>
     new Promise<RawResponse>((resolve, reject) => {
-      const body =
-        request.body === undefined ? undefined : Buffer.isBuffer(request.body) ? request.body : Buffer.from(request.body, 'utf8');
+      const body = request.body === undefined ? undefined : Buffer.isBuffer(request.body) ? request.body : Buffer.from(request.body, 'utf8');
       const headers: Record<string, string | string[]> = { ...request.headers };
       if (body !== undefined) headers['content-length'] = String(body.length);
-      const outgoing = httpRequest(
-        { host: url.hostname, port: url.port, method: request.method, path: request.path, headers, agent, timeout: 20_000 },
-        (response) => {
-          const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('error', reject);
-          response.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            let json: unknown;
-            let parsed = false;
-            try {
-              json = JSON.parse(text);
-              parsed = true;
-            } catch {
-              parsed = false;
-            }
-            resolve({ status: response.statusCode ?? 0, headers: response.headers, text, json, parsed });
-          });
-        },
-      );
+      const outgoing = httpRequest({ host: url.hostname, port: url.port, method: request.method, path: request.path, headers, agent, timeout: 20_000 }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('error', reject);
+        response.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json: unknown;
+          let parsed = false;
+          try {
+            json = JSON.parse(text);
+            parsed = true;
+          } catch {
+            parsed = false;
+          }
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, text, json, parsed });
+        });
+      });
       outgoing.on('timeout', () => outgoing.destroy(new Error('request timed out after 20 s')));
       outgoing.on('error', reject);
       outgoing.end(body);
@@ -84,9 +80,7 @@ export function jsonRequest(method: string, path: string, token: string | undefi
 
 /** For failure messages: the request as a curl command line (bodies cut at 2 KB). */
 export function describeRequest(request: FuzzRequest): string {
-  const headers = Object.entries(request.headers).flatMap(([name, value]) =>
-    (Array.isArray(value) ? value : [value]).map((v) => `-H ${JSON.stringify(`${name}: ${cut(v, 300)}`)}`),
-  );
+  const headers = Object.entries(request.headers).flatMap(([name, value]) => (Array.isArray(value) ? value : [value]).map((v) => `-H ${JSON.stringify(`${name}: ${cut(v, 300)}`)}`));
   let body = '';
   if (request.body !== undefined) {
     const text = Buffer.isBuffer(request.body) ? `<${request.body.length} bytes, base64 ${cut(request.body.toString('base64'), 2000)}>` : request.body;
@@ -171,8 +165,7 @@ export function describeRoute(route: Route): RouteInfo {
   const params = [...route.path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!);
   if (params.length > 1 || params.some((param) => !Object.hasOwn(PATH_IDS, param))) {
     throw new Error(
-      `route ${key} has path parameters {${params.join('}, {')}} that tests/support/fuzz.ts cannot classify ` +
-        `(known: ${Object.keys(PATH_IDS).join(', ')}): teach describeRoute what they hold`,
+      `route ${key} has path parameters {${params.join('}, {')}} that tests/support/fuzz.ts cannot classify ` + `(known: ${Object.keys(PATH_IDS).join(', ')}): teach describeRoute what they hold`,
     );
   }
   if (route.method !== 'GET' && route.method !== 'POST') throw new Error(`route ${key}: unexpected method`);
@@ -182,13 +175,7 @@ export function describeRoute(route: Route): RouteInfo {
   const examples = Object.values((operation?.requestExamples ?? {}) as Record<string, { value: unknown }>)
     .map((example) => example.value)
     .filter((value): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value));
-  const audience = MONITOR_PATHS.has(route.path)
-    ? 'monitor'
-    : route.path.startsWith(PUBLIC_PREFIX)
-      ? 'public'
-      : route.path.startsWith(GATEWAY_PREFIX)
-        ? 'gateway'
-        : 'merchant';
+  const audience = MONITOR_PATHS.has(route.path) ? 'monitor' : route.path.startsWith(PUBLIC_PREFIX) ? 'public' : route.path.startsWith(GATEWAY_PREFIX) ? 'gateway' : 'merchant';
   if (audience === 'monitor' && (route.method !== 'GET' || params.length > 0 || route.public !== true)) {
     throw new Error(`route ${key}: a monitor route is a public GET without path parameters`);
   }
@@ -451,12 +438,7 @@ export function errorShapeViolations(status: number, body: any, codes: Map<strin
 }
 
 /** Sends, checks, and throws a reproducible report when anything is wrong. */
-export async function sendChecked(
-  send: Send,
-  request: FuzzRequest,
-  codes: Map<string, number | undefined>,
-  extra?: (response: RawResponse) => string[],
-): Promise<RawResponse> {
+export async function sendChecked(send: Send, request: FuzzRequest, codes: Map<string, number | undefined>, extra?: (response: RawResponse) => string[]): Promise<RawResponse> {
   let response: RawResponse;
   try {
     response = await send(request);
@@ -475,7 +457,9 @@ export async function sendChecked(
 
 /** Header-safe text: node refuses control characters; UTF-8 goes out as its latin1 bytes. */
 export const headerSafe = (text: string): string =>
-  Buffer.from(text, 'utf8').toString('latin1').replace(/[^\t\x20-\x7e\x80-\xff]/g, '');
+  Buffer.from(text, 'utf8')
+    .toString('latin1')
+    .replace(/[^\t\x20-\x7e\x80-\xff]/g, '');
 
 const encode = (text: string): string => encodeURIComponent(text);
 
@@ -483,31 +467,148 @@ const encode = (text: string): string => encodeURIComponent(text);
 const anyUnits = fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code)), maxLength: 40 });
 
 export const NASTY_STRINGS: readonly string[] = [
-  '', ' ', '\u0000', '\t\r\n', 'NaN', 'Infinity', '-Infinity', '-0', '0', '1e308', '1e-400', '0x1F', ' 10 ', '١٢٣', '10abc',
-  'null', 'undefined', 'true', '[]', '{}', '__proto__', 'constructor', 'prototype', 'toString', '${7*7}', '{{7*7}}',
-  '<script>alert(1)</script>', "' OR '1'='1", '"; DROP TABLE orders; --', '../../etc/passwd', '%00', '%', '\u202e', '\ud800',
-  '\udfff\ud800', '\ufeff', '\u2028\u2029', '😀', '👩‍👩‍👧‍👦', 'Ω≈ç√∫', 'ORDER#x', 'MERCHANT#1', 'a#b#c', '#', '*', '?', '\\',
-  'BTC', 'btc', 'USD', 'usd', 'ALIPAY', 'LBTC ', 'NEW', 'new', 'PAID',
+  '',
+  ' ',
+  '\u0000',
+  '\t\r\n',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '-0',
+  '0',
+  '1e308',
+  '1e-400',
+  '0x1F',
+  ' 10 ',
+  '١٢٣',
+  '10abc',
+  'null',
+  'undefined',
+  'true',
+  '[]',
+  '{}',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  '${7*7}',
+  '{{7*7}}',
+  '<script>alert(1)</script>',
+  "' OR '1'='1",
+  '"; DROP TABLE orders; --',
+  '../../etc/passwd',
+  '%00',
+  '%',
+  '\u202e',
+  '\ud800',
+  '\udfff\ud800',
+  '\ufeff',
+  '\u2028\u2029',
+  '😀',
+  '👩‍👩‍👧‍👦',
+  'Ω≈ç√∫',
+  'ORDER#x',
+  'MERCHANT#1',
+  'a#b#c',
+  '#',
+  '*',
+  '?',
+  '\\',
+  'BTC',
+  'btc',
+  'USD',
+  'usd',
+  'ALIPAY',
+  'LBTC ',
+  'NEW',
+  'new',
+  'PAID',
 ];
 
 export const NASTY_NUMBERS: readonly number[] = [
-  0, -0, -1, 1, 0.1, 0.5, 0.01, 0.001, 1e-7, 1e-8, 1e-9, 5e-324, -5e-324, 1e308, -1e308, 1.7976931348623157e308, 1e21, 1e12, 1e12 - 0.01,
-  999999999999.99, 0.1 + 0.2, 1.005, 9.995, 2 ** 53, 2 ** 53 + 2, -(2 ** 53), Number.MAX_SAFE_INTEGER, 1234567890123.4567, 123456789.123456789,
-  1000, 1001, 50, 51, 1e3 + 0.5, 4294967296, 2147483648,
+  0,
+  -0,
+  -1,
+  1,
+  0.1,
+  0.5,
+  0.01,
+  0.001,
+  1e-7,
+  1e-8,
+  1e-9,
+  5e-324,
+  -5e-324,
+  1e308,
+  -1e308,
+  1.7976931348623157e308,
+  1e21,
+  1e12,
+  1e12 - 0.01,
+  999999999999.99,
+  0.1 + 0.2,
+  1.005,
+  9.995,
+  2 ** 53,
+  2 ** 53 + 2,
+  -(2 ** 53),
+  Number.MAX_SAFE_INTEGER,
+  1234567890123.4567,
+  123456789.123456789,
+  1000,
+  1001,
+  50,
+  51,
+  1e3 + 0.5,
+  4294967296,
+  2147483648,
 ];
 
 /** Raw JSON number literals that JSON.stringify never writes. */
 export const RAW_LITERALS: readonly string[] = [
-  '1e308', '-1e308', '1e309', '1e999', '-1e999', '-0', '-0.0', '0.30000000000000004', '1E-400', '1e-7', '5e-324', '2e-324',
-  '123456789012345678901234567890', '0.000000000000000000000000000001', '1.0', '1.50', '1e2', '1E+2', '0e0', '9.99e0',
-  '99999999999.99', '999999999999.999', '12345678901234567', '1' + '0'.repeat(400), '0.' + '0'.repeat(400) + '1',
+  '1e308',
+  '-1e308',
+  '1e309',
+  '1e999',
+  '-1e999',
+  '-0',
+  '-0.0',
+  '0.30000000000000004',
+  '1E-400',
+  '1e-7',
+  '5e-324',
+  '2e-324',
+  '123456789012345678901234567890',
+  '0.000000000000000000000000000001',
+  '1.0',
+  '1.50',
+  '1e2',
+  '1E+2',
+  '0e0',
+  '9.99e0',
+  '99999999999.99',
+  '999999999999.999',
+  '12345678901234567',
+  '1' + '0'.repeat(400),
+  '0.' + '0'.repeat(400) + '1',
   // Not JSON at all: the parser must refuse them cleanly.
-  '00', '01', '.5', '+1', '1.', 'NaN', 'Infinity', '-Infinity', '0x10', '1_000', 'undefined', "'x'", '"\\ud800"', '"\\u0000"',
+  '00',
+  '01',
+  '.5',
+  '+1',
+  '1.',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '0x10',
+  '1_000',
+  'undefined',
+  "'x'",
+  '"\\ud800"',
+  '"\\u0000"',
 ];
 
-const HTTP_URLS: readonly string[] = [
-  'https://shop.example/callback', 'http://shop.example:8080/cb?x=1&y=2#f', 'https://xn--fsqu00a.xn--0zwm56d/cb', '',
-];
+const HTTP_URLS: readonly string[] = ['https://shop.example/callback', 'http://shop.example:8080/cb?x=1&y=2#f', 'https://xn--fsqu00a.xn--0zwm56d/cb', ''];
 
 const EMAIL_ADDRESSES: readonly string[] = ['buyer@example.test', "o'brien+tag@mail.example.co", 'kaeufer@münchen.example', 'a@例子.测试'];
 
@@ -515,13 +616,46 @@ const EMAIL_ADDRESSES: readonly string[] = ['buyer@example.test', "o'brien+tag@m
 const NASTY_EMAILS: readonly string[] = ['a@x.test,b', 'Eve<a@x.test>', 'undisclosed:a@x.test;', '=?utf-8?Q?victim=40evil.test?=@example.test', '"q"@example.test', 'a@[127.0.0.1]'];
 
 const NASTY_URLS: readonly string[] = [
-  'javascript:alert(1)', 'ftp://shop.example/x', 'file:///etc/passwd', 'data:text/plain,hi', '//shop.example/x', '/relative', 'http://',
-  'http:///x', 'https://user:pw@shop.example/', 'http://169.254.169.254/latest/meta-data/', 'http://[::1]/', 'http://[::ffff:127.0.0.1]/',
-  'http://127.1/', 'http://0x7f000001/', 'http://2130706433/', 'http://0/', 'http://localhost./', 'http://LOCALHOST/', 'http://a.localhost/',
-  'http://metadata.google.internal/', 'http://[fe80::1%25eth0]/', 'http://10.0.0.1:22/', 'http://例え.テスト/', 'http://a..b/', 'http://-a-/',
-  'http://%00/', 'http://a b/', 'http://a\tb/', 'http://shop.example/\r\nX-Injected: 1', `https://a.example/${'x'.repeat(2030)}`,
-  `https://a.example/${'x'.repeat(2031)}`, `https://a.example/${'😀'.repeat(1100)}`, 'HTTP://SHOP.EXAMPLE/', 'https://shop.example:99999/',
-  'https://shop.example:0/', 'http://[::]/', 'http://0.0.0.0/', 'http://100.64.0.1/', 'http://192.168.1.1/', 'http://shop.example@127.0.0.1/',
+  'javascript:alert(1)',
+  'ftp://shop.example/x',
+  'file:///etc/passwd',
+  'data:text/plain,hi',
+  '//shop.example/x',
+  '/relative',
+  'http://',
+  'http:///x',
+  'https://user:pw@shop.example/',
+  'http://169.254.169.254/latest/meta-data/',
+  'http://[::1]/',
+  'http://[::ffff:127.0.0.1]/',
+  'http://127.1/',
+  'http://0x7f000001/',
+  'http://2130706433/',
+  'http://0/',
+  'http://localhost./',
+  'http://LOCALHOST/',
+  'http://a.localhost/',
+  'http://metadata.google.internal/',
+  'http://[fe80::1%25eth0]/',
+  'http://10.0.0.1:22/',
+  'http://例え.テスト/',
+  'http://a..b/',
+  'http://-a-/',
+  'http://%00/',
+  'http://a b/',
+  'http://a\tb/',
+  'http://shop.example/\r\nX-Injected: 1',
+  `https://a.example/${'x'.repeat(2030)}`,
+  `https://a.example/${'x'.repeat(2031)}`,
+  `https://a.example/${'😀'.repeat(1100)}`,
+  'HTTP://SHOP.EXAMPLE/',
+  'https://shop.example:99999/',
+  'https://shop.example:0/',
+  'http://[::]/',
+  'http://0.0.0.0/',
+  'http://100.64.0.1/',
+  'http://192.168.1.1/',
+  'http://shop.example@127.0.0.1/',
 ];
 
 /**
@@ -565,11 +699,7 @@ const anyValidValue = madeOnce((schema: PropertySchema): fc.Arbitrary<unknown> =
         case 'integer':
           return fc.integer({ min: schema.minimum ?? -1_000_000, max: schema.maximum ?? 1_000_000 });
         case 'number':
-          return fc.oneof(
-            fc.constantFrom(1, 9.99, 0.01, 100, 0.5, 12.34),
-            fc.integer({ min: 1, max: 1_000_000 }),
-            fc.double({ min: 1e-8, max: 1e6, noNaN: true }),
-          );
+          return fc.oneof(fc.constantFrom(1, 9.99, 0.01, 100, 0.5, 12.34), fc.integer({ min: 1, max: 1_000_000 }), fc.double({ min: 1e-8, max: 1e6, noNaN: true }));
         case 'boolean':
           return fc.boolean();
         default:
@@ -620,10 +750,7 @@ function fieldObject(info: RouteInfo, orderId: string | undefined): fc.Arbitrary
     .tuple(
       // Required fields are always there (mutatedExample drops them); optional ones come and go.
       fc.record(model, { requiredKeys: (info.body?.required ?? []).filter((name) => name in model) }),
-      fc.oneof(
-        { weight: 4, arbitrary: fc.constant(undefined) },
-        { weight: 1, arbitrary: fc.dictionary(unknownKey, fc.jsonValue({ maxDepth: 2 }), { minKeys: 1, maxKeys: 2 }) },
-      ),
+      fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.dictionary(unknownKey, fc.jsonValue({ maxDepth: 2 }), { minKeys: 1, maxKeys: 2 }) }),
     )
     .map(([known, extra]) => (extra ? { ...known, ...extra } : known));
 }
@@ -637,9 +764,7 @@ function mutatedExample(info: RouteInfo, orderId: string | undefined, unique: ()
     const choices: fc.Arbitrary<Record<string, unknown>>[] = [fc.constant(base)];
     if (keys.length) choices.push(fc.constantFrom(...keys).map((key) => Object.fromEntries(Object.entries(base).filter(([k]) => k !== key))));
     if (properties.length) {
-      choices.push(
-        fc.constantFrom(...properties).chain(([name, schema]) => nastyValue(schema).map((value) => ({ ...base, [name]: value }))),
-      );
+      choices.push(fc.constantFrom(...properties).chain(([name, schema]) => nastyValue(schema).map((value) => ({ ...base, [name]: value }))));
     }
     choices.push(fc.tuple(unknownKey, fc.jsonValue({ maxDepth: 1 })).map(([key, value]) => ({ ...base, [key]: value })));
     return fc.oneof(...choices);
@@ -659,13 +784,49 @@ function rawLiteralBody(info: RouteInfo, orderId: string | undefined, unique: ()
 }
 
 const SPECIAL_BODIES: readonly (string | Buffer)[] = [
-  '', ' ', '\n\t ', 'null', '""', '"{}"', '[]', '[{}]', '0', '-0', 'true', '{', '}', '{"', '{"a":', '{"a":1', '{"a":1,}', "{'a':1}", '{a:1}',
-  '\ufeff{}', '{}\u0000', '\u0000', '{} {}', '/*c*/{}', '{}//x', '{"a":1,"a":2}', '{"order_id":"a","order_id":"b"}',
-  '{"price_amount":1,"price_amount":-1}', '{"price_amount":-1,"price_amount":1}', '{"__proto__":{"price_amount":1}}', '{"__proto__":null}',
-  '{"constructor":{"prototype":{"polluted":1}}}', '{"title":"\\ud800"}', '{"title":"\\u0000"}', '{"txid":"\\ud800"}', 'price_amount=1&title=x',
-  '--x\r\nContent-Disposition: form-data; name="price_amount"\r\n\r\n1\r\n--x--', '<xml/>',
-  Buffer.from([0xff, 0xfe, 0x7b, 0x00, 0x7d, 0x00]), Buffer.from([0xef, 0xbb, 0xbf, 0x7b, 0x7d]), Buffer.from([0xc3, 0x28]),
-  Buffer.from([0x7b, 0x22, 0x74, 0x69, 0x74, 0x6c, 0x65, 0x22, 0x3a, 0x22, 0xc0, 0xaf, 0x22, 0x7d]), Buffer.from([0x1f, 0x8b, 0x08, 0x00]),
+  '',
+  ' ',
+  '\n\t ',
+  'null',
+  '""',
+  '"{}"',
+  '[]',
+  '[{}]',
+  '0',
+  '-0',
+  'true',
+  '{',
+  '}',
+  '{"',
+  '{"a":',
+  '{"a":1',
+  '{"a":1,}',
+  "{'a':1}",
+  '{a:1}',
+  '\ufeff{}',
+  '{}\u0000',
+  '\u0000',
+  '{} {}',
+  '/*c*/{}',
+  '{}//x',
+  '{"a":1,"a":2}',
+  '{"order_id":"a","order_id":"b"}',
+  '{"price_amount":1,"price_amount":-1}',
+  '{"price_amount":-1,"price_amount":1}',
+  '{"__proto__":{"price_amount":1}}',
+  '{"__proto__":null}',
+  '{"constructor":{"prototype":{"polluted":1}}}',
+  '{"title":"\\ud800"}',
+  '{"title":"\\u0000"}',
+  '{"txid":"\\ud800"}',
+  'price_amount=1&title=x',
+  '--x\r\nContent-Disposition: form-data; name="price_amount"\r\n\r\n1\r\n--x--',
+  '<xml/>',
+  Buffer.from([0xff, 0xfe, 0x7b, 0x00, 0x7d, 0x00]),
+  Buffer.from([0xef, 0xbb, 0xbf, 0x7b, 0x7d]),
+  Buffer.from([0xc3, 0x28]),
+  Buffer.from([0x7b, 0x22, 0x74, 0x69, 0x74, 0x6c, 0x65, 0x22, 0x3a, 0x22, 0xc0, 0xaf, 0x22, 0x7d]),
+  Buffer.from([0x1f, 0x8b, 0x08, 0x00]),
 ];
 
 const specialBodies = fc.constantFrom(...SPECIAL_BODIES);
@@ -777,15 +938,53 @@ export function tokenArb(ctx: FuzzContext): fc.Arbitrary<string | string[] | und
 }
 
 const CONTENT_TYPES: readonly string[] = [
-  'application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON', 'application/json;charset=UTF-16', 'application/json; charset=latin1',
-  'text/plain', 'text/json', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/vnd.api+json',
-  'application/xml', '', '*/*', 'application/json, text/plain', 'application/octet-stream', ';;;', 'application/json; boundary="',
+  'application/json',
+  'application/json; charset=utf-8',
+  'APPLICATION/JSON',
+  'application/json;charset=UTF-16',
+  'application/json; charset=latin1',
+  'text/plain',
+  'text/json',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/vnd.api+json',
+  'application/xml',
+  '',
+  '*/*',
+  'application/json, text/plain',
+  'application/octet-stream',
+  ';;;',
+  'application/json; boundary="',
 ];
 
 const HEADER_NAMES: readonly string[] = [
-  'idempotency-key', 'Idempotency-Key', 'x-http-method-override', 'accept', 'accept-encoding', 'accept-language', 'origin', 'referer', 'cookie',
-  'authorization', 'x-api-key', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-amzn-trace-id', 'x-request-id', 'user-agent',
-  'content-encoding', 'if-none-match', 'if-modified-since', 'range', 'Token', 'TOKEN', 'x-token', 'content-language', 'forwarded', 'via',
+  'idempotency-key',
+  'Idempotency-Key',
+  'x-http-method-override',
+  'accept',
+  'accept-encoding',
+  'accept-language',
+  'origin',
+  'referer',
+  'cookie',
+  'authorization',
+  'x-api-key',
+  'x-forwarded-for',
+  'x-forwarded-host',
+  'x-forwarded-proto',
+  'x-amzn-trace-id',
+  'x-request-id',
+  'user-agent',
+  'content-encoding',
+  'if-none-match',
+  'if-modified-since',
+  'range',
+  'Token',
+  'TOKEN',
+  'x-token',
+  'content-language',
+  'forwarded',
+  'via',
 ];
 
 const headerValueArb = fc.oneof(
@@ -796,10 +995,7 @@ const headerValueArb = fc.oneof(
 );
 
 /** Odd extra headers; the total stays under Node's 16 KB header limit. */
-const extraHeadersArb = fc.array(
-  fc.tuple(fc.oneof(fc.constantFrom(...HEADER_NAMES), fc.stringMatching(/^[a-z][a-z0-9-]{0,24}$/)), headerValueArb),
-  { maxLength: 4 },
-);
+const extraHeadersArb = fc.array(fc.tuple(fc.oneof(fc.constantFrom(...HEADER_NAMES), fc.stringMatching(/^[a-z][a-z0-9-]{0,24}$/)), headerValueArb), { maxLength: 4 });
 
 /** Order ids for a path: real ones, random UUIDs, near misses, traversal, encodings, long and unicode. */
 export const pathIdArb = madeOnce((orderIds: readonly string[]): fc.Arbitrary<string> => {
@@ -811,13 +1007,43 @@ export const pathIdArb = madeOnce((orderIds: readonly string[]): fc.Arbitrary<st
     { weight: 1, arbitrary: real.map((id) => id.toUpperCase()) },
     { weight: 1, arbitrary: real.chain((id) => fc.nat({ max: id.length - 1 }).map((i) => `${id.slice(0, i)}%${id.charCodeAt(i).toString(16).toUpperCase()}${id.slice(i + 1)}`)) },
     { weight: 1, arbitrary: real.map((id) => [...id].map((c) => `%${c.charCodeAt(0).toString(16)}`).join('')) },
-    { weight: 1, arbitrary: real.chain((id) => fc.constantFrom(`${id}%00`, `${id}%20`, `%20${id}`, `${id}.json`, `${id}x`, id.slice(0, -1), `${id}%2F..`, `ORDER%23${id}`, id.replaceAll('-', ''), `{${id}}`)) },
+    {
+      weight: 1,
+      arbitrary: real.chain((id) => fc.constantFrom(`${id}%00`, `${id}%20`, `%20${id}`, `${id}.json`, `${id}x`, id.slice(0, -1), `${id}%2F..`, `ORDER%23${id}`, id.replaceAll('-', ''), `{${id}}`)),
+    },
     {
       weight: 2,
       arbitrary: fc.constantFrom(
-        '..', '.', '%2e%2e', '%2E', '%2F', '..%2F..%2Fetc%2Fpasswd', '%00', '%', '%zz', '%E0%A4%A', '%C0%AF', '~', '*', '-', '0', 'null', 'undefined',
-        '%7Border_id%7D', ':order_id', 'NaN', '00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-ffff-ffff-ffffffffffff', '%3F', '%23', ';', '@',
-        'a;b=c', '%FF%FE', '%F0%9F%98%80', '%ED%A0%80',
+        '..',
+        '.',
+        '%2e%2e',
+        '%2E',
+        '%2F',
+        '..%2F..%2Fetc%2Fpasswd',
+        '%00',
+        '%',
+        '%zz',
+        '%E0%A4%A',
+        '%C0%AF',
+        '~',
+        '*',
+        '-',
+        '0',
+        'null',
+        'undefined',
+        '%7Border_id%7D',
+        ':order_id',
+        'NaN',
+        '00000000-0000-0000-0000-000000000000',
+        'ffffffff-ffff-ffff-ffff-ffffffffffff',
+        '%3F',
+        '%23',
+        ';',
+        '@',
+        'a;b=c',
+        '%FF%FE',
+        '%F0%9F%98%80',
+        '%ED%A0%80',
       ),
     },
     { weight: 2, arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 60 }).map(encode) },
@@ -827,13 +1053,59 @@ export const pathIdArb = madeOnce((orderIds: readonly string[]): fc.Arbitrary<st
 });
 
 const NASTY_QUERY_VALUES: readonly string[] = [
-  '', '0', '-0', '-1', '1', '10', '50', '51', '1000', '1001', '1.5', '1e1', '1e308', '99999999999999999999999', '0x10', '+5', ' 10', '10 ',
-  'NaN', 'Infinity', '0010', '٣', '1,2', 'null', 'true', '[]', '%', 'NEW', 'new', 'PAID', 'EXPIRED', 'REFUNDED', 'NEW,PAID', 'ALL', '*',
+  '',
+  '0',
+  '-0',
+  '-1',
+  '1',
+  '10',
+  '50',
+  '51',
+  '1000',
+  '1001',
+  '1.5',
+  '1e1',
+  '1e308',
+  '99999999999999999999999',
+  '0x10',
+  '+5',
+  ' 10',
+  '10 ',
+  'NaN',
+  'Infinity',
+  '0010',
+  '٣',
+  '1,2',
+  'null',
+  'true',
+  '[]',
+  '%',
+  'NEW',
+  'new',
+  'PAID',
+  'EXPIRED',
+  'REFUNDED',
+  'NEW,PAID',
+  'ALL',
+  '*',
 ];
 
 const QUERY_SPECIAL_KEYS: readonly string[] = [
-  '__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', 'status[]', 'limit[0]', 'offset[$gt]', '', 'token',
-  'order_id', 'user_id', 'LIMIT', 'Status',
+  '__proto__',
+  'constructor',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  'isPrototypeOf',
+  'status[]',
+  'limit[0]',
+  'offset[$gt]',
+  '',
+  'token',
+  'order_id',
+  'user_id',
+  'LIMIT',
+  'Status',
 ];
 
 /** A query string (with its `?`, or ''): schema keys with odd values, repeated keys, random pairs. */
@@ -894,12 +1166,7 @@ export function fuzzSeed(): number {
 }
 
 /** Runs a seeded property; on failure the message starts with how to replay it. */
-export async function assertProperty<T>(
-  name: string,
-  arbitrary: fc.Arbitrary<T>,
-  predicate: (value: T) => Promise<void>,
-  options: { seed: number; numRuns: number },
-): Promise<void> {
+export async function assertProperty<T>(name: string, arbitrary: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, options: { seed: number; numRuns: number }): Promise<void> {
   try {
     await fc.assert(fc.asyncProperty(arbitrary, predicate), { seed: options.seed, numRuns: options.numRuns, endOnFailure: process.env.FUZZ_SHRINK !== '1' });
   } catch (error) {
@@ -1005,15 +1272,17 @@ export interface SeededBilling {
  */
 export async function seedSubscriptions(send: Send, token: string, label: string): Promise<SeededBilling> {
   const plan = async (name: string, body: Record<string, unknown>) =>
-    (await ok(send, jsonRequest('POST', '/v1/plans', token, { name: `${label} ${name}`, description: `${label} plan`, price_amount: 10, interval_unit: 'month', ...body }), `create plan ${name}`, 201)).plan
-      .plan_id as string;
+    (await ok(send, jsonRequest('POST', '/v1/plans', token, { name: `${label} ${name}`, description: `${label} plan`, price_amount: 10, interval_unit: 'month', ...body }), `create plan ${name}`, 201))
+      .plan.plan_id as string;
   const monthly = await plan('monthly', { callback_url: `https://shop.example/callback/${label}/plan`, success_url: 'https://shop.example/thanks' });
   const trial = await plan('trial', { trial_days: 14 });
   const archived = await plan('archived', {});
   await ok(send, jsonRequest('POST', `/v1/plans/${archived}`, token, { archived: true }), 'archive a plan');
   const subscribe = async (planId: string) =>
-    (await ok(send, jsonRequest('POST', '/v1/subscriptions', token, { plan_id: planId, customer_email: 'member@example.test', customer_id: `${label}-customer` }), 'subscribe', 201))
-      .subscription as { subscription_id: string; period_order_id: string | null };
+    (await ok(send, jsonRequest('POST', '/v1/subscriptions', token, { plan_id: planId, customer_email: 'member@example.test', customer_id: `${label}-customer` }), 'subscribe', 201)).subscription as {
+      subscription_id: string;
+      period_order_id: string | null;
+    };
   const advance = (id: string, days: number) => ok(send, jsonRequest('POST', `/v1/sandbox/subscriptions/${id}/advance`, token, { days }), `advance ${id}`);
   const incomplete = await subscribe(monthly);
   const trialing = await subscribe(trial);

@@ -341,19 +341,28 @@ export class HorizonTestServer {
       return parsed ? { [prefix]: parsed.account, [`${prefix}_muxed`]: address, [`${prefix}_muxed_id`]: parsed.id } : { [prefix]: address };
     };
     const asset = (value: Asset, prefix = '') =>
-      value.isNative() ? { [`${prefix}asset_type`]: 'native' } : { [`${prefix}asset_type`]: value.getAssetType(), [`${prefix}asset_code`]: value.getCode(), [`${prefix}asset_issuer`]: value.getIssuer() };
+      value.isNative()
+        ? { [`${prefix}asset_type`]: 'native' }
+        : { [`${prefix}asset_type`]: value.getAssetType(), [`${prefix}asset_code`]: value.getCode(), [`${prefix}asset_issuer`]: value.getIssuer() };
     switch (operation.type) {
       case 'payment': {
         const amount = stroopsOf(operation.amount);
         const code = this.move(state, from, operation.destination, operation.asset, amount, amount, ledger);
         const details = { ...asset(operation.asset), ...muxed('from', operation.source ?? from), ...muxed('to', operation.destination), amount: amountString(amount) };
-        const result = xdr.OperationResult.opInner(xdr.OperationResultTr.payment(code === 'Success' ? xdr.PaymentResult.paymentSuccess() : arm<xdr.PaymentResult>(xdr.PaymentResult, `payment${code}`)));
+        const result = xdr.OperationResult.opInner(
+          xdr.OperationResultTr.payment(code === 'Success' ? xdr.PaymentResult.paymentSuccess() : arm<xdr.PaymentResult>(xdr.PaymentResult, `payment${code}`)),
+        );
         return { ok: code === 'Success', result, details };
       }
       case 'pathPaymentStrictSend': {
         const sent = stroopsOf(operation.sendAmount);
         const delivered = this.convert(operation.sendAsset, operation.destAsset, sent, 'down');
-        const code = delivered === undefined ? 'TooFewOffers' : delivered < stroopsOf(operation.destMin) ? 'UnderDestmin' : this.move(state, from, operation.destination, operation.sendAsset, sent, delivered, ledger, operation.destAsset);
+        const code =
+          delivered === undefined
+            ? 'TooFewOffers'
+            : delivered < stroopsOf(operation.destMin)
+              ? 'UnderDestmin'
+              : this.move(state, from, operation.destination, operation.sendAsset, sent, delivered, ledger, operation.destAsset);
         const ok = code === 'Success';
         const details = {
           ...asset(operation.destAsset),
@@ -368,7 +377,14 @@ export class HorizonTestServer {
         };
         const result = ok
           ? xdr.PathPaymentStrictSendResult.pathPaymentStrictSendSuccess(
-              new xdr.PathPaymentStrictSendResultSuccess({ offers: [], last: new xdr.SimplePaymentResult({ destination: Keypair.fromPublicKey(baseOf(operation.destination)).xdrAccountId(), asset: operation.destAsset.toXDRObject(), amount: xdr.Int64.fromString(delivered!.toString()) }) }),
+              new xdr.PathPaymentStrictSendResultSuccess({
+                offers: [],
+                last: new xdr.SimplePaymentResult({
+                  destination: Keypair.fromPublicKey(baseOf(operation.destination)).xdrAccountId(),
+                  asset: operation.destAsset.toXDRObject(),
+                  amount: xdr.Int64.fromString(delivered!.toString()),
+                }),
+              }),
             )
           : arm<xdr.PathPaymentStrictSendResult>(xdr.PathPaymentStrictSendResult, `pathPaymentStrictSend${code}`);
         return { ok, result: xdr.OperationResult.opInner(xdr.OperationResultTr.pathPaymentStrictSend(result)), details };
@@ -376,7 +392,12 @@ export class HorizonTestServer {
       case 'pathPaymentStrictReceive': {
         const received = stroopsOf(operation.destAmount);
         const needed = this.convert(operation.destAsset, operation.sendAsset, received, 'up', true);
-        const code = needed === undefined ? 'TooFewOffers' : needed > stroopsOf(operation.sendMax) ? 'OverSendmax' : this.move(state, from, operation.destination, operation.sendAsset, needed, received, ledger, operation.destAsset);
+        const code =
+          needed === undefined
+            ? 'TooFewOffers'
+            : needed > stroopsOf(operation.sendMax)
+              ? 'OverSendmax'
+              : this.move(state, from, operation.destination, operation.sendAsset, needed, received, ledger, operation.destAsset);
         const ok = code === 'Success';
         const details = {
           ...asset(operation.destAsset),
@@ -391,7 +412,14 @@ export class HorizonTestServer {
         };
         const result = ok
           ? xdr.PathPaymentStrictReceiveResult.pathPaymentStrictReceiveSuccess(
-              new xdr.PathPaymentStrictReceiveResultSuccess({ offers: [], last: new xdr.SimplePaymentResult({ destination: Keypair.fromPublicKey(baseOf(operation.destination)).xdrAccountId(), asset: operation.destAsset.toXDRObject(), amount: xdr.Int64.fromString(received.toString()) }) }),
+              new xdr.PathPaymentStrictReceiveResultSuccess({
+                offers: [],
+                last: new xdr.SimplePaymentResult({
+                  destination: Keypair.fromPublicKey(baseOf(operation.destination)).xdrAccountId(),
+                  asset: operation.destAsset.toXDRObject(),
+                  amount: xdr.Int64.fromString(received.toString()),
+                }),
+              }),
             )
           : arm<xdr.PathPaymentStrictReceiveResult>(xdr.PathPaymentStrictReceiveResult, `pathPaymentStrictReceive${code}`);
         return { ok, result: xdr.OperationResult.opInner(xdr.OperationResultTr.pathPaymentStrictReceive(result)), details };
@@ -411,7 +439,12 @@ export class HorizonTestServer {
    * as `destination_muxed_id`, as CAP-67's events carry it). Anything else traps.
    */
   private invoke(operation: Extract<Transaction['operations'][number], { type: 'invokeHostFunction' }>, from: string, state: Map<string, AccountState>, ledger: number): Outcome {
-    const trapped = (details: Record<string, unknown>): Outcome => ({ ok: false, result: xdr.OperationResult.opInner(xdr.OperationResultTr.invokeHostFunction(xdr.InvokeHostFunctionResult.invokeHostFunctionTrapped())), details, payment: false });
+    const trapped = (details: Record<string, unknown>): Outcome => ({
+      ok: false,
+      result: xdr.OperationResult.opInner(xdr.OperationResultTr.invokeHostFunction(xdr.InvokeHostFunctionResult.invokeHostFunctionTrapped())),
+      details,
+      payment: false,
+    });
     if (operation.func.switch().name !== 'hostFunctionTypeInvokeContract') return trapped({ function: 'HostFunctionTypeHostFunctionTypeUploadContractWasm' });
     const call = operation.func.invokeContract();
     const args = [xdr.ScVal.scvAddress(call.contractAddress()), xdr.ScVal.scvSymbol(call.functionName()), ...call.args()];
@@ -426,7 +459,10 @@ export class HorizonTestServer {
     const assets = [Asset.native(), ...[...this.accounts.values()].flatMap((account) => [...account.lines.values()].map((line) => line.asset))];
     const asset = assets.find((candidate) => candidate.contractId(this.passphrase) === contract);
     if (!asset || call.functionName().toString() !== 'transfer' || call.args().length !== 3) return trapped(details);
-    const [payer, payee] = call.args().slice(0, 2).map((arg) => Address.fromScVal(arg).toString());
+    const [payer, payee] = call
+      .args()
+      .slice(0, 2)
+      .map((arg) => Address.fromScVal(arg).toString());
     const amount = BigInt(scValToNative(call.args()[2]!) as bigint);
     if (payer !== from || amount <= 0n || !/^[GM]/.test(payee!)) return trapped(details);
     if (this.move(state, from, payee!, asset, amount, amount, ledger) !== 'Success') return trapped(details);
@@ -538,10 +574,19 @@ export class HorizonTestServer {
         order_book: links('/order_book{?selling_asset_type,selling_asset_code,selling_asset_issuer,buying_asset_type,buying_asset_code,buying_asset_issuer,limit}', true),
         payments: links('/payments{?cursor,limit,order,include_failed}', true),
         self: links('/'),
-        strict_receive_paths: links('/paths/strict-receive{?source_assets,source_account,destination_account,destination_asset_type,destination_asset_issuer,destination_asset_code,destination_amount}', true),
+        strict_receive_paths: links(
+          '/paths/strict-receive{?source_assets,source_account,destination_account,destination_asset_type,destination_asset_issuer,destination_asset_code,destination_amount}',
+          true,
+        ),
         strict_send_paths: links('/paths/strict-send{?destination_account,destination_assets,source_asset_type,source_asset_issuer,source_asset_code,source_amount}', true),
-        trade_aggregations: links('/trade_aggregations?base_asset_type={base_asset_type}&base_asset_code={base_asset_code}&base_asset_issuer={base_asset_issuer}&counter_asset_type={counter_asset_type}&counter_asset_code={counter_asset_code}&counter_asset_issuer={counter_asset_issuer}', true),
-        trades: links('/trades?base_asset_type={base_asset_type}&base_asset_code={base_asset_code}&base_asset_issuer={base_asset_issuer}&counter_asset_type={counter_asset_type}&counter_asset_code={counter_asset_code}&counter_asset_issuer={counter_asset_issuer}', true),
+        trade_aggregations: links(
+          '/trade_aggregations?base_asset_type={base_asset_type}&base_asset_code={base_asset_code}&base_asset_issuer={base_asset_issuer}&counter_asset_type={counter_asset_type}&counter_asset_code={counter_asset_code}&counter_asset_issuer={counter_asset_issuer}',
+          true,
+        ),
+        trades: links(
+          '/trades?base_asset_type={base_asset_type}&base_asset_code={base_asset_code}&base_asset_issuer={base_asset_issuer}&counter_asset_type={counter_asset_type}&counter_asset_code={counter_asset_code}&counter_asset_issuer={counter_asset_issuer}',
+          true,
+        ),
         transaction: links('/transactions/{hash}', true),
         transactions: links('/transactions{?cursor,limit,order}', true),
       },
@@ -604,7 +649,9 @@ export class HorizonTestServer {
   /** Every payment-class operation of the network, oldest first, with the transaction it is in. */
   private payments(includeFailed: boolean): { id: bigint; applied: Applied; index: number }[] {
     return this.ledgers.flatMap((ledger) =>
-      ledger.txs.filter((tx) => includeFailed || tx.successful).flatMap((tx) => tx.operations.flatMap((op, i) => (op.payment ? [{ id: toid(ledger.sequence, tx.index, i + 1), applied: tx, index: i }] : []))),
+      ledger.txs
+        .filter((tx) => includeFailed || tx.successful)
+        .flatMap((tx) => tx.operations.flatMap((op, i) => (op.payment ? [{ id: toid(ledger.sequence, tx.index, i + 1), applied: tx, index: i }] : []))),
     );
   }
 
@@ -678,7 +725,14 @@ export class HorizonTestServer {
     const pagingToken = toid(applied.ledger, applied.index, 0).toString();
     const self = `${this.url}/transactions/${applied.hash}`;
     const memo = tx.memo;
-    const memoValue = memo.value === null ? undefined : memo.type === 'hash' || memo.type === 'return' ? Buffer.from(memo.value as Buffer).toString('base64') : Buffer.isBuffer(memo.value) ? memo.value.toString('utf8') : String(memo.value);
+    const memoValue =
+      memo.value === null
+        ? undefined
+        : memo.type === 'hash' || memo.type === 'return'
+          ? Buffer.from(memo.value as Buffer).toString('base64')
+          : Buffer.isBuffer(memo.value)
+            ? memo.value.toString('utf8')
+            : String(memo.value);
     const timeBounds = tx.timeBounds;
     return {
       _links: {
@@ -770,12 +824,28 @@ export class HorizonTestServer {
   private problem(status: 400 | 404 | 410, field?: string, reason?: string): { status: number; body: string; type: string } {
     const problems = {
       400: { type: 'bad_request', title: 'Bad Request', detail: 'The request you sent was invalid in some way.' },
-      404: { type: 'not_found', title: 'Resource Missing', detail: 'The resource at the url requested was not found.  This usually occurs for one of two reasons:  The url requested is not valid, or no data in our database could be found with the parameters provided.' },
-      410: { type: 'before_history', title: 'Data Requested Is Before Recorded History', detail: "This horizon instance is configured to only track a portion of the stellar network's latest history. This request is asking for results prior to the recorded history known to this horizon instance." },
+      404: {
+        type: 'not_found',
+        title: 'Resource Missing',
+        detail:
+          'The resource at the url requested was not found.  This usually occurs for one of two reasons:  The url requested is not valid, or no data in our database could be found with the parameters provided.',
+      },
+      410: {
+        type: 'before_history',
+        title: 'Data Requested Is Before Recorded History',
+        detail:
+          "This horizon instance is configured to only track a portion of the stellar network's latest history. This request is asking for results prior to the recorded history known to this horizon instance.",
+      },
     }[status];
     return {
       status,
-      body: JSON.stringify({ type: `https://stellar.org/horizon-errors/${problems.type}`, title: problems.title, status, detail: problems.detail, ...(field ? { extras: { invalid_field: field, reason } } : {}) }),
+      body: JSON.stringify({
+        type: `https://stellar.org/horizon-errors/${problems.type}`,
+        title: problems.title,
+        status,
+        detail: problems.detail,
+        ...(field ? { extras: { invalid_field: field, reason } } : {}),
+      }),
       type: 'application/problem+json; charset=utf-8',
     };
   }

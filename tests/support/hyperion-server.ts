@@ -68,9 +68,9 @@ export class HyperionTestServer {
         // Hyperion's answer: executed false and no actions for an id it does not know.
         const id = url.searchParams.get('id');
         const actions = this.actions.filter((action) => action.trx_id === id);
-        res.writeHead(200, { 'content-type': 'application/json' }).end(
-          JSON.stringify({ query_time_ms: 1.1, executed: actions.length > 0, trx_id: id, lib: this.lib, cached_lib: false, ...(actions.length > 0 ? { actions } : {}) }),
-        );
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ query_time_ms: 1.1, executed: actions.length > 0, trx_id: id, lib: this.lib, cached_lib: false, ...(actions.length > 0 ? { actions } : {}) }));
         return;
       }
       if (url.pathname !== '/v2/history/get_actions') {

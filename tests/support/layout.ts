@@ -81,7 +81,12 @@ function inspectLayout(rules: typeof LAYOUT_RULES): LayoutProblem[] {
   const px = (value: string) => Number.parseFloat(value) || 0;
   const round = (value: number) => Math.round(value);
 
-  const nameOf = (element: Element) => element.tagName.toLowerCase() + (element.id ? `#${element.id}` : '') + Array.from(element.classList).map((name) => `.${name}`).join('');
+  const nameOf = (element: Element) =>
+    element.tagName.toLowerCase() +
+    (element.id ? `#${element.id}` : '') +
+    Array.from(element.classList)
+      .map((name) => `.${name}`)
+      .join('');
   const describe = (element: Element) => {
     const chain: string[] = [];
     for (let at: Element | null = element; at && at !== document.body && chain.length < 4; at = at.parentElement) chain.unshift(nameOf(at));
@@ -151,7 +156,8 @@ function inspectLayout(rules: typeof LAYOUT_RULES): LayoutProblem[] {
   // --- hidden-shown -----------------------------------------------------------------------
   for (const element of Array.from(document.querySelectorAll('[hidden]'))) {
     const shown = [element, ...Array.from(element.querySelectorAll('*'))].find((inner) => inner.getClientRects().length > 0);
-    if (getComputedStyle(element).display !== 'none' || shown) report('hidden-shown', element, `marked hidden but drawn (display: ${getComputedStyle(element).display})${shown && shown !== element ? `, with ${nameOf(shown)} inside it` : ''}`);
+    if (getComputedStyle(element).display !== 'none' || shown)
+      report('hidden-shown', element, `marked hidden but drawn (display: ${getComputedStyle(element).display})${shown && shown !== element ? `, with ${nameOf(shown)} inside it` : ''}`);
   }
 
   // --- squeezed ---------------------------------------------------------------------------
@@ -164,7 +170,9 @@ function inspectLayout(rules: typeof LAYOUT_RULES): LayoutProblem[] {
   // A text's rectangles grouped into the lines they stand on (a line's pieces side by side).
   const linesOf = (rects: DOMRectList | DOMRect[]): Line[] => {
     const lines: Line[] = [];
-    for (const rect of Array.from(rects).filter((one) => one.width > 0.5 && one.height > 0.5).sort((a, b) => a.top - b.top)) {
+    for (const rect of Array.from(rects)
+      .filter((one) => one.width > 0.5 && one.height > 0.5)
+      .sort((a, b) => a.top - b.top)) {
       const line = lines.find((known) => rect.top < known.bottom - rect.height / 2 && rect.bottom > known.top + rect.height / 2);
       if (line) {
         line.left = Math.min(line.left, rect.left);
@@ -210,7 +218,11 @@ function inspectLayout(rules: typeof LAYOUT_RULES): LayoutProblem[] {
       // A long word breaks where it must in a box of a reasonable width (an address filling its
       // lines, break-all filling each to its end); in a box under 6em it was broken by the squeeze.
       if (pieces.length > 1 && measure < rules.brokenWordEm * em) {
-        report('squeezed', box, `"${match[0].slice(0, 30)}" is broken over ${pieces.length} lines in a box ${round(measure)} px wide (under ${rules.brokenWordEm}em, ${round(rules.brokenWordEm * em)} px)`);
+        report(
+          'squeezed',
+          box,
+          `"${match[0].slice(0, 30)}" is broken over ${pieces.length} lines in a box ${round(measure)} px wide (under ${rules.brokenWordEm}em, ${round(rules.brokenWordEm * em)} px)`,
+        );
       }
       if (boxStyle.overflowX === 'visible' && pieces.some((piece) => piece.right > inner.right + 1 || piece.left < inner.left - 1)) {
         report('squeezed', box, `"${match[0].slice(0, 30)}" sticks out of its box (${round(inner.right - inner.left)} px wide)`);
@@ -245,7 +257,11 @@ function inspectLayout(rules: typeof LAYOUT_RULES): LayoutProblem[] {
       const scale = Math.max(width / size.width, height / size.height);
       const least = Math.min(width / size.width, height / size.height);
       if (scale > rules.controlScale || least < rules.controlMinScale) {
-        report('control-size', control, `${type} drawn ${round(width)}×${round(height)} px; its natural size is ${round(size.width)}×${round(size.height)} px (from ${rules.controlMinScale} to ${rules.controlScale} times it)`);
+        report(
+          'control-size',
+          control,
+          `${type} drawn ${round(width)}×${round(height)} px; its natural size is ${round(size.width)}×${round(size.height)} px (from ${rules.controlMinScale} to ${rules.controlScale} times it)`,
+        );
       }
       continue;
     }
@@ -254,7 +270,8 @@ function inspectLayout(rules: typeof LAYOUT_RULES): LayoutProblem[] {
     const container = control.parentElement;
     const room = container ? container.clientWidth - px(getComputedStyle(container).paddingLeft) - px(getComputedStyle(container).paddingRight) : Number.POSITIVE_INFINITY;
     if (width < Math.min(rules.fieldMinEm * em, room) - 1) report('control-size', control, `${type} field ${round(width)} px wide (under ${rules.fieldMinEm}em, ${round(rules.fieldMinEm * em)} px)`);
-    if (type !== 'textarea' && height > rules.fieldMaxHeightEm * em) report('control-size', control, `${type} field ${round(height)} px tall (over ${rules.fieldMaxHeightEm}em, ${round(rules.fieldMaxHeightEm * em)} px)`);
+    if (type !== 'textarea' && height > rules.fieldMaxHeightEm * em)
+      report('control-size', control, `${type} field ${round(height)} px tall (over ${rules.fieldMaxHeightEm}em, ${round(rules.fieldMaxHeightEm * em)} px)`);
   }
   return problems;
 }

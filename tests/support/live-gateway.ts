@@ -12,7 +12,7 @@ export interface LiveGatewayHarness {
     api: typeof import('./api');
     merchants: typeof import('#shared/services/merchants');
     orders: typeof import('#shared/store/orders');
-  expiry: typeof import('#shared/services/expiry');
+    expiry: typeof import('#shared/services/expiry');
     gateways: typeof import('#shared/services/gateway-payments');
   };
   api: { url: string; close: () => Promise<void> };

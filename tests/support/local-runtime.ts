@@ -4,5 +4,4 @@
 export const demoToken = `demo-token-${'x'.repeat(20)}`;
 
 /** A JSON POST with the merchant's token header. */
-export const post = (url: string, token: string, body: unknown) =>
-  fetch(url, { method: 'POST', headers: { token, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+export const post = (url: string, token: string, body: unknown) => fetch(url, { method: 'POST', headers: { token, 'content-type': 'application/json' }, body: JSON.stringify(body) });

@@ -66,5 +66,4 @@ export async function seedOrders(userId: number, count: number, options: { start
 }
 
 /** The store's newest-first order (GSI1: creation time, then id), as Get Orders lists. */
-export const newestFirst = (orders: Order[]): Order[] =>
-  [...orders].sort((a, b) => (`${a.created_at}#${a.order_id}` < `${b.created_at}#${b.order_id}` ? 1 : -1));
+export const newestFirst = (orders: Order[]): Order[] => [...orders].sort((a, b) => (`${a.created_at}#${a.order_id}` < `${b.created_at}#${b.order_id}` ? 1 : -1));

@@ -64,8 +64,7 @@ export async function createOrder(extra: Json = {}, credentials = merchant): Pro
   return { order: response.body.order, paymentUrl: response.body.payment_url };
 }
 
-export const merchantView = async (orderId: string): Promise<Json> =>
-  (await call('GET', `/v1/orders/${orderId}`, { token: merchant.api_token })).body;
+export const merchantView = async (orderId: string): Promise<Json> => (await call('GET', `/v1/orders/${orderId}`, { token: merchant.api_token })).body;
 
 export async function open(url: string, context = english): Promise<Page> {
   const page = await context.newPage();

@@ -19,7 +19,26 @@ import { portalPage } from './portal-page';
 import { killGroup, sharedDynamoDb, startScript, type Started } from './processes';
 
 const BIP84_ZPUB = 'zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs';
-const SCREENS = ['recovery-codes', 'orders', 'orders-filtered', 'orders-empty', 'order', 'order-refund', 'refunds', 'unmatched', 'links', 'email', 'developers', 'settings', 'audit', 'team', 'sign-in', 'recovery', 'invite', 'invite-spent'];
+const SCREENS = [
+  'recovery-codes',
+  'orders',
+  'orders-filtered',
+  'orders-empty',
+  'order',
+  'order-refund',
+  'refunds',
+  'unmatched',
+  'links',
+  'email',
+  'developers',
+  'settings',
+  'audit',
+  'team',
+  'sign-in',
+  'recovery',
+  'invite',
+  'invite-spent',
+];
 
 /** One pass: a language (the browser's) and a viewport; `formFactor` is what Lighthouse is told. */
 export interface LighthousePass {

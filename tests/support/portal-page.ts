@@ -26,7 +26,10 @@ export async function expectAccessible(page: Page, name: string): Promise<void> 
   await addAxe(page);
   const result = await page.evaluate(async () => (window as unknown as { axe: { run: () => Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe.run());
   await page.screenshot({ path: artifact(name), fullPage: true });
-  expect(result.violations.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`), name).toEqual([]);
+  expect(
+    result.violations.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`),
+    name,
+  ).toEqual([]);
 }
 
 /**

@@ -6,11 +6,7 @@ import type { ApiResponse } from './api';
  * A request from a chosen loopback source address (127.0.0.2, ...: Linux routes all of
  * 127.0.0.0/8 to lo), so a test can be two clients the server tells apart by the socket alone.
  */
-export function requestFrom(
-  localAddress: string,
-  url: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
-): Promise<ApiResponse> {
+export function requestFrom(localAddress: string, url: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<ApiResponse> {
   return new Promise((resolve, reject) => {
     const outgoing = request(url, { method: options.method ?? 'GET', headers: options.headers, localAddress }, (response) => {
       const chunks: Buffer[] = [];

@@ -73,7 +73,8 @@ export function walkthroughSteps(markdown: string): Step[] {
     if (FENCE.test(line)) {
       const end = lines.findIndex((candidate, at) => at > index && FENCE.test(candidate));
       if (end < 0) throw new Error(`README.md:${number}: a fenced block that does not end`);
-      if (!marker || !BLOCK_KINDS.includes(marker.kind)) throw new Error(`README.md:${number}: a fenced block without a walkthrough marker (<!-- walkthrough: run|answer|start|serve|skip --> on the line before it)`);
+      if (!marker || !BLOCK_KINDS.includes(marker.kind))
+        throw new Error(`README.md:${number}: a fenced block without a walkthrough marker (<!-- walkthrough: run|answer|start|serve|skip --> on the line before it)`);
       const text = lines.slice(index + 1, end).join('\n');
       addBlock(steps, marker.kind as BlockKind, text, number + 1);
       marker = undefined;
@@ -252,7 +253,14 @@ export class Placeholders {
 
   private pieces(readme: string): Piece[] {
     const fixed = [...this.hosts.keys(), ...this.bindings.keys()].sort((a, b) => b.length - a.length).map(escape);
-    const alternatives = [...(fixed.length ? [`(?<fixed>${fixed.join('|')})`] : []), `(?<port>${PORT})`, `(?<uuid>${UUID})`, `(?<timestamp>${TIMESTAMP})`, `(?<elision>${ELISION})`, `(?<random>${RANDOM})`];
+    const alternatives = [
+      ...(fixed.length ? [`(?<fixed>${fixed.join('|')})`] : []),
+      `(?<port>${PORT})`,
+      `(?<uuid>${UUID})`,
+      `(?<timestamp>${TIMESTAMP})`,
+      `(?<elision>${ELISION})`,
+      `(?<random>${RANDOM})`,
+    ];
     const pieces: Piece[] = [];
     let at = 0;
     for (const match of readme.matchAll(new RegExp(alternatives.join('|'), 'g'))) {
@@ -327,7 +335,8 @@ export function shapeDifferences(shown: Shown, actual: unknown, placeholders: Pl
       const shownKeys = shown.members.map(([key]) => key);
       const order = keys.filter((key) => shownKeys.includes(key));
       if (!shown.open && keys.join() !== shownKeys.join()) return [`${path}: the README shows the keys ${shownKeys.join(', ')}; the service answered ${keys.join(', ')}`];
-      if (order.join() !== shownKeys.join()) return [`${path}: the README shows the keys ${shownKeys.join(', ')} in this order; the service answered ${order.join(', ')} of them (of ${keys.join(', ')})`];
+      if (order.join() !== shownKeys.join())
+        return [`${path}: the README shows the keys ${shownKeys.join(', ')} in this order; the service answered ${order.join(', ')} of them (of ${keys.join(', ')})`];
       return shown.members.flatMap(([key, value]) => shapeDifferences(value, record[key], placeholders, `${path}.${key}`));
     }
   }
@@ -341,7 +350,8 @@ export function startBlockDifferences(readme: string[], printed: string[], place
     const got = printed[index];
     if (shown === undefined) differences.push(`README.md: the start block ends at line ${firstLine + readme.length - 1}; npm start goes on with ${JSON.stringify(got)}`);
     else if (got === undefined) differences.push(`README.md:${firstLine + index}: the README shows ${JSON.stringify(shown)}; npm start printed no more lines`);
-    else if (!placeholders.matches(shown.trimEnd(), got.trimEnd())) differences.push(`README.md:${firstLine + index}: the README shows ${JSON.stringify(shown)}; npm start printed ${JSON.stringify(got)}`);
+    else if (!placeholders.matches(shown.trimEnd(), got.trimEnd()))
+      differences.push(`README.md:${firstLine + index}: the README shows ${JSON.stringify(shown)}; npm start printed ${JSON.stringify(got)}`);
   }
   return differences;
 }

@@ -191,7 +191,7 @@ export class SolanaTestServer {
       at += dataLength;
       instructions.push({ programIdIndex, accounts, data: base58.encode(data) });
     }
-    if (signatureCount !== header[0]) throw new Error('signature count is not the header\'s');
+    if (signatureCount !== header[0]) throw new Error("signature count is not the header's");
     signatures.forEach((signature, i) => {
       if (!ed25519.verify(signature, messageBytes, base58.decode(keys[i]!))) throw new Error(`signature ${i} does not verify`);
     });
@@ -293,9 +293,14 @@ export class SolanaTestServer {
         const untilAt = until === undefined ? -1 : listed.findIndex((record) => record.signature === until);
         if (untilAt >= 0) listed = listed.slice(0, untilAt);
         return result(
-          listed
-            .slice(0, limit)
-            .map((record) => ({ signature: record.signature, slot: record.slot, err: record.err, memo: null, blockTime: record.blockTime, confirmationStatus: record.finalized ? 'finalized' : 'confirmed' })),
+          listed.slice(0, limit).map((record) => ({
+            signature: record.signature,
+            slot: record.slot,
+            err: record.err,
+            memo: null,
+            blockTime: record.blockTime,
+            confirmationStatus: record.finalized ? 'finalized' : 'confirmed',
+          })),
         );
       }
       case 'getTransaction': {

@@ -280,7 +280,11 @@ export class ToncenterTestServer {
 
   /** The jetton wallet of `owner` for `master` (its address from the stand-in code and TEP-74's data: balance, owner, master). */
   jettonWallet(master: string, owner: string | Address): Address {
-    const data = beginCell().storeCoins(0).storeAddress(typeof owner === 'string' ? Address.parse(owner) : owner).storeAddress(Address.parse(master)).endCell();
+    const data = beginCell()
+      .storeCoins(0)
+      .storeAddress(typeof owner === 'string' ? Address.parse(owner) : owner)
+      .storeAddress(Address.parse(master))
+      .endCell();
     return contractAddress(0, { code: JETTON_WALLET_CODE, data });
   }
 
@@ -408,7 +412,9 @@ export class ToncenterTestServer {
     transactions.push(onRecipient.tx);
     for (const message of onRecipient.sent) {
       const toOwner = message.info.type === 'internal' && message.info.dest.equals(to);
-      transactions.push(this.receive(message, now, { compute: toOwner && options.notificationAborted ? 'fail' : 'ok', bounce: false, trace, exitCode: toOwner && options.notificationAborted ? 0xffff : 0 }).tx);
+      transactions.push(
+        this.receive(message, now, { compute: toOwner && options.notificationAborted ? 'fail' : 'ok', bounce: false, trace, exitCode: toOwner && options.notificationAborted ? 0xffff : 0 }).tx,
+      );
     }
     return { hex: onSender.tx.hex, transactions, senderWallet, recipientWallet };
   }
@@ -485,9 +491,24 @@ export class ToncenterTestServer {
     let bounced: Message | undefined;
     if (outcome.bounce && inMessage.info.type === 'internal') {
       const original = inMessage.body.beginParse();
-      const prefix = beginCell().storeUint(0xffffffff, 32).storeBits(original.loadBits(Math.min(256, original.remainingBits))).endCell();
+      const prefix = beginCell()
+        .storeUint(0xffffffff, 32)
+        .storeBits(original.loadBits(Math.min(256, original.remainingBits)))
+        .endCell();
       bounced = {
-        info: { type: 'internal', ihrDisabled: true, bounce: false, bounced: true, src: address, dest: inMessage.info.src, value: { coins: value > 1_000_000n ? value - 1_000_000n : 0n }, ihrFee: 0n, forwardFee: 266_669n, createdLt: lt + 1n, createdAt: now },
+        info: {
+          type: 'internal',
+          ihrDisabled: true,
+          bounce: false,
+          bounced: true,
+          src: address,
+          dest: inMessage.info.src,
+          value: { coins: value > 1_000_000n ? value - 1_000_000n : 0n },
+          ihrFee: 0n,
+          forwardFee: 266_669n,
+          createdLt: lt + 1n,
+          createdAt: now,
+        },
         body: prefix,
       };
       out.push(bounced);
@@ -495,7 +516,20 @@ export class ToncenterTestServer {
     const compute: TransactionComputePhase =
       outcome.compute === 'no-state'
         ? { type: 'skipped', reason: 'no-state' }
-        : { type: 'vm', success: ok, messageStateUsed: false, accountActivated: false, gasFees: 1_234_000n, gasUsed: 3_085n, gasLimit: 1_000_000n, mode: 0, exitCode: outcome.exitCode ?? (ok ? 0 : 33), vmSteps: 68, vmInitStateHash: 0n, vmFinalStateHash: 0n };
+        : {
+            type: 'vm',
+            success: ok,
+            messageStateUsed: false,
+            accountActivated: false,
+            gasFees: 1_234_000n,
+            gasUsed: 3_085n,
+            gasLimit: 1_000_000n,
+            mode: 0,
+            exitCode: outcome.exitCode ?? (ok ? 0 : 33),
+            vmSteps: 68,
+            vmInitStateHash: 0n,
+            vmFinalStateHash: 0n,
+          };
     const credited = inMessage.info.type === 'internal';
     const description: TransactionDescriptionGeneric = {
       type: 'generic',
@@ -503,7 +537,25 @@ export class ToncenterTestServer {
       storagePhase: { storageFeesCollected: 0n, statusChange: 'unchanged' },
       ...(credited ? { creditPhase: { credit: { coins: value } } } : {}),
       computePhase: compute,
-      ...(ok ? { actionPhase: { success: true, valid: true, noFunds: false, statusChange: 'unchanged', totalFwdFees: 0n, totalActionFees: 0n, resultCode: 0, totalActions: out.length, specActions: 0, skippedActions: 0, messagesCreated: out.length, actionListHash: 0n, totalMessageSize: { cells: 1n, bits: 700n } } } : {}),
+      ...(ok
+        ? {
+            actionPhase: {
+              success: true,
+              valid: true,
+              noFunds: false,
+              statusChange: 'unchanged',
+              totalFwdFees: 0n,
+              totalActionFees: 0n,
+              resultCode: 0,
+              totalActions: out.length,
+              specActions: 0,
+              skippedActions: 0,
+              messagesCreated: out.length,
+              actionListHash: 0n,
+              totalMessageSize: { cells: 1n, bits: 700n },
+            },
+          }
+        : {}),
       ...(bounced ? { bouncePhase: { type: 'ok', messageSize: { cells: 1n, bits: 256n }, messageFees: 0n, forwardFees: 266_669n } } : {}),
       aborted: !ok,
       destroyed: false,
@@ -605,7 +657,11 @@ export class ToncenterTestServer {
       }
       case '/api/v3/jetton/transfers': {
         const records = this.listJettonTransfers(query);
-        return { jetton_transfers: records.map((record) => record.json), address_book: noBook ? {} : this.addressBook(records.flatMap((record) => [record.source, record.destination, record.wallet, record.master])), metadata: {} };
+        return {
+          jetton_transfers: records.map((record) => record.json),
+          address_book: noBook ? {} : this.addressBook(records.flatMap((record) => [record.source, record.destination, record.wallet, record.master])),
+          metadata: {},
+        };
       }
       case '/api/v3/adjacentTransactions': {
         const hash = hashParam(query.get('hash') ?? '');
@@ -632,9 +688,7 @@ export class ToncenterTestServer {
       return hash;
     });
     const window = this.window(query);
-    let txs = this.transactions.filter(
-      (tx) => (accounts.length === 0 || accounts.includes(tx.account)) && (hashes.length === 0 || hashes.includes(tx.hash)) && window.holds(tx.now, tx.lt),
-    );
+    let txs = this.transactions.filter((tx) => (accounts.length === 0 || accounts.includes(tx.account)) && (hashes.length === 0 || hashes.includes(tx.hash)) && window.holds(tx.now, tx.lt));
     const sign = window.sort === 'asc' ? 1 : -1;
     const byAccount = (a: TonTransaction, b: TonTransaction) => (a.account < b.account ? -1 : a.account > b.account ? 1 : 0);
     const byLt = (a: TonTransaction, b: TonTransaction) => sign * Number(a.lt - b.lt);
@@ -715,7 +769,11 @@ export class ToncenterTestServer {
     return Object.fromEntries(
       [...new Set(addresses)].map((address) => [
         address,
-        { user_friendly: Address.parseRaw(address).toString({ bounceable: !this.wallets.has(address), testOnly: testnet }), domain: null, interfaces: this.wallets.has(address) ? ['wallet_v4r2'] : [] },
+        {
+          user_friendly: Address.parseRaw(address).toString({ bounceable: !this.wallets.has(address), testOnly: testnet }),
+          domain: null,
+          interfaces: this.wallets.has(address) ? ['wallet_v4r2'] : [],
+        },
       ]),
     );
   }

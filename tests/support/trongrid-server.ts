@@ -222,7 +222,7 @@ export class TronGridTestServer {
     const recovery = signature[64]! >= 27 ? signature[64]! - 27 : signature[64]!;
     const recovered = secp256k1.Signature.fromBytes(signature.subarray(0, 64), 'compact').addRecoveryBit(recovery).recoverPublicKey(hexToBytes(txid)).toBytes(true);
     const owner = tronAddressFromHex(value.owner_address)!;
-    if (tronAddressOfPublicKey(recovered) !== owner) throw new Error('signature is not the owner\'s');
+    if (tronAddressOfPublicKey(recovered) !== owner) throw new Error("signature is not the owner's");
     const token = this.tokens.find((t) => tronHex(t.address) === value.contract_address);
     const call = value.data;
     const isTransfer = contract!.type === 'TriggerSmartContract' && token !== undefined && call.startsWith('a9059cbb') && call.length >= 8 + 128;

@@ -36,7 +36,16 @@ export function watchedRefunds(shop: WatchedShop, name: string) {
       const asked = await askRefund(profile, id, {}, actor, new Date());
       const secret = new URL(await refundUrl(asked.refund!)).hash.slice('#refund='.length);
       const refund = await setRefundAddress({ secret, address, ...(memo !== undefined ? { memo } : {}), now: new Date() });
-      await watchRefund({ userId: refund.user_id, orderId: refund.order_id, refundId: refund.refund_id, currency, address: refund.address!, ...(refund.memo ? { memo: refund.memo } : {}), amount: refund.amount, since: refund.address_set_at! });
+      await watchRefund({
+        userId: refund.user_id,
+        orderId: refund.order_id,
+        refundId: refund.refund_id,
+        currency,
+        address: refund.address!,
+        ...(refund.memo ? { memo: refund.memo } : {}),
+        amount: refund.amount,
+        since: refund.address_set_at!,
+      });
       return refund;
     },
     /** The refund as stored now. */

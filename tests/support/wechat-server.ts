@@ -86,10 +86,27 @@ const pemKeys = () =>
 function platformCertificate(): { key: string; certificate: string } {
   const dir = mkdtempSync(join(tmpdir(), 'wechat-platform-'));
   try {
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-      '-days', '2', '-subj', '/CN=Tenpay.com Root CA test/O=Tenpay test', '-set_serial', `0x${randomBytes(16).toString('hex')}`,
-    ], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+        '-days',
+        '2',
+        '-subj',
+        '/CN=Tenpay.com Root CA test/O=Tenpay test',
+        '-set_serial',
+        `0x${randomBytes(16).toString('hex')}`,
+      ],
+      { stdio: 'ignore' },
+    );
     return { key: readFileSync(join(dir, 'key.pem'), 'utf8'), certificate: readFileSync(join(dir, 'cert.pem'), 'utf8') };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -178,7 +195,16 @@ export async function startFakeWechat(options: { mchid: string; appid: string; m
         trade.refunds.push(refund);
         trade.trade_state = 'REFUND';
       }
-      return [200, { refund_id: `5030${refund.out_refund_no.slice(0, 12)}`, out_refund_no: refund.out_refund_no, out_trade_no: trade.out_trade_no, status: refund.status, amount: { refund: refund.refund, total: refund.total, currency: 'CNY' } }];
+      return [
+        200,
+        {
+          refund_id: `5030${refund.out_refund_no.slice(0, 12)}`,
+          out_refund_no: refund.out_refund_no,
+          out_trade_no: trade.out_trade_no,
+          status: refund.status,
+          amount: { refund: refund.refund, total: refund.total, currency: 'CNY' },
+        },
+      ];
     }
     return [404, { code: 'NOT_FOUND', message: path }];
   };
@@ -201,9 +227,7 @@ export async function startFakeWechat(options: { mchid: string; appid: string; m
     const text = await readBody(request);
     const auth = authorized(request, `${url.pathname}${url.search}`, text);
     calls.push({ method: request.method!, path: url.pathname, body: text ? JSON.parse(text) : {}, signatureValid: auth.valid, skewSeconds: auth.skew });
-    const [status, answer] = auth.valid && auth.skew < 300
-      ? handle(request.method!, url, text ? JSON.parse(text) : {})
-      : [401, { code: 'SIGN_ERROR', message: 'signature does not verify' }];
+    const [status, answer] = auth.valid && auth.skew < 300 ? handle(request.method!, url, text ? JSON.parse(text) : {}) : [401, { code: 'SIGN_ERROR', message: 'signature does not verify' }];
     const body = answer === undefined ? '' : JSON.stringify(answer);
     const prefix = [...badSignatures.keys()].find((key) => url.pathname.startsWith(key));
     let key = platform.key;
@@ -285,16 +309,21 @@ export async function startFakeWechat(options: { mchid: string; appid: string; m
         const refund = paid.refunds.find((entry) => entry.out_refund_no === outRefundNo);
         if (!refund) continue;
         refund.status = 'SUCCESS';
-        return send(refund.notify_url, 'REFUND.SUCCESS', {
-          mchid: options.mchid,
-          out_trade_no: paid.out_trade_no,
-          transaction_id: paid.transaction_id,
-          out_refund_no: refund.out_refund_no,
-          refund_id: `5030${refund.out_refund_no.slice(0, 12)}`,
-          refund_status: 'SUCCESS',
-          success_time: chinaRfc3339(new Date()),
-          amount: { total: refund.total, refund: refund.refund, payer_total: refund.total, payer_refund: refund.refund },
-        }, notify);
+        return send(
+          refund.notify_url,
+          'REFUND.SUCCESS',
+          {
+            mchid: options.mchid,
+            out_trade_no: paid.out_trade_no,
+            transaction_id: paid.transaction_id,
+            out_refund_no: refund.out_refund_no,
+            refund_id: `5030${refund.out_refund_no.slice(0, 12)}`,
+            refund_status: 'SUCCESS',
+            success_time: chinaRfc3339(new Date()),
+            amount: { total: refund.total, refund: refund.refund, payer_total: refund.total, payer_refund: refund.refund },
+          },
+          notify,
+        );
       }
       throw new Error(`no refund ${outRefundNo}`);
     },

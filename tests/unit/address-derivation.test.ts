@@ -118,7 +118,7 @@ function independentAddress(currency: AddressCurrency, key: string, version: Ver
   }
 }
 
-describe('TRON addresses (m/44\'/195\'/0\')', () => {
+describe("TRON addresses (m/44'/195'/0')", () => {
   // The BIP39 test mnemonic; m/44'/195'/0'/0/0 of it is TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH in
   // every TRON wallet (TronLink, Trust) and in tronweb.
   // BIP39's seed: PBKDF2-HMAC-SHA512 of the mnemonic, salt "mnemonic", 2048 rounds.
@@ -145,9 +145,7 @@ describe('TRON addresses (m/44\'/195\'/0\')', () => {
 });
 
 describe('every currency and key version agrees with an independent implementation', () => {
-  const cases = CURRENCIES.flatMap((currency) =>
-    NETWORKS.flatMap((network) => ACCEPTED[currency][network].map((version) => [currency, network, version] as const)),
-  );
+  const cases = CURRENCIES.flatMap((currency) => NETWORKS.flatMap((network) => ACCEPTED[currency][network].map((version) => [currency, network, version] as const)));
 
   it.each(cases)('%s %s %s: receiving and change addresses, first, seventh and last index', (currency, network, version) => {
     const key = withVersion(REFERENCE_XPUB, VERSIONS[version][0]);
@@ -162,15 +160,10 @@ describe('every currency and key version agrees with an independent implementati
 
   it('agrees on random keys and indexes too', () => {
     fc.assert(
-      fc.property(
-        fc.uint8Array({ minLength: 16, maxLength: 64 }),
-        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
-        fc.constantFrom(...cases),
-        (seed, index, [currency, network, version]) => {
-          const key = withVersion(HDKey.fromMasterSeed(seed).derive("m/84'/0'/0'").publicExtendedKey, VERSIONS[version][0]);
-          expect(deriveAddress(currency, key, index, { network })).toBe(independentAddress(currency, key, version, network, 0, index));
-        },
-      ),
+      fc.property(fc.uint8Array({ minLength: 16, maxLength: 64 }), fc.integer({ min: 0, max: 2 ** 31 - 1 }), fc.constantFrom(...cases), (seed, index, [currency, network, version]) => {
+        const key = withVersion(HDKey.fromMasterSeed(seed).derive("m/84'/0'/0'").publicExtendedKey, VERSIONS[version][0]);
+        expect(deriveAddress(currency, key, index, { network })).toBe(independentAddress(currency, key, version, network, 0, index));
+      }),
       { numRuns: 40 },
     );
   });
@@ -267,9 +260,7 @@ describe('what cannot be derived correctly is refused', () => {
     expect(refusal(() => deriveAddress('BTC', base58check.encode(bytes.slice(0, 77)), 0)).message).toBe('extended key must be 78 bytes');
     expect(refusal(() => deriveAddress('BTC', 'xpub', 0)).message).toBe('extended key is not valid base58check');
     expect(refusal(() => deriveAddress('BTC', 7 as unknown as string, 0)).message).toBe('extended key must be a string');
-    expect(refusal(() => deriveAddress('BTC', withVersion(REFERENCE_XPUB, 0x0488b21f), 0)).message).toBe(
-      'extended key version 0x0488b21f is not accepted for BTC mainnet; expected one of xpub, zpub',
-    );
+    expect(refusal(() => deriveAddress('BTC', withVersion(REFERENCE_XPUB, 0x0488b21f), 0)).message).toBe('extended key version 0x0488b21f is not accepted for BTC mainnet; expected one of xpub, zpub');
     expect(refusal(() => deriveAddress('BTC', withVersion(REFERENCE_XPUB, 0x0000b21e), 0)).message).toContain('version 0x0000b21e');
   });
 

@@ -6,15 +6,7 @@ import { pbkdf2 } from '@noble/hashes/pbkdf2.js';
 import { sha256, sha512 } from '@noble/hashes/sha2.js';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import { bech32, bech32m, createBase58check } from '@scure/base';
-import {
-  deriveAddress,
-  deriveChainAddress,
-  InvalidExtendedKeyError,
-  paymentUri,
-  validateAddress,
-  type AddressCurrency,
-  type InvalidExtendedKeyReason,
-} from '#shared/payments/addresses/index';
+import { deriveAddress, deriveChainAddress, InvalidExtendedKeyError, paymentUri, validateAddress, type AddressCurrency, type InvalidExtendedKeyReason } from '#shared/payments/addresses/index';
 import { decodeCashAddr, encodeCashAddr } from '#shared/payments/addresses/cashaddr';
 
 const base58check = createBase58check(sha256);
@@ -22,8 +14,7 @@ const CURRENCIES: readonly AddressCurrency[] = ['BTC', 'LTC', 'BCH', 'ETH'];
 
 // Private keys exist only here, to build the public fixtures the way a wallet would.
 const BIP32_TV1_SEED = hexToBytes('000102030405060708090a0b0c0d0e0f');
-const BIP84_MNEMONIC =
-  'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
+const BIP84_MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
 
 /** BIP39 seed (no passphrase); @scure/bip39 is not a dependency, the KDF is two lines. */
 function mnemonicToSeed(mnemonic: string): Uint8Array {
@@ -55,10 +46,21 @@ const tv1Account = HDKey.fromMasterSeed(BIP32_TV1_SEED).derive("m/84'/0'/0'");
 const tv1Xpub = tv1Account.publicExtendedKey;
 const tv1Xprv = tv1Account.privateExtendedKey;
 const V = {
-  xpub: 0x0488b21e, ypub: 0x049d7cb2, zpub: 0x04b24746, tpub: 0x043587cf, vpub: 0x045f1cf6,
-  Ltub: 0x019da462, Mtub: 0x01b26ef6, ttub: 0x0436f6e1,
-  xprv: 0x0488ade4, zprv: 0x04b2430c, tprv: 0x04358394, vprv: 0x045f18bc, Ltpv: 0x019d9cfe,
-  Mtpv: 0x01b26792, ttpv: 0x0436ef7d,
+  xpub: 0x0488b21e,
+  ypub: 0x049d7cb2,
+  zpub: 0x04b24746,
+  tpub: 0x043587cf,
+  vpub: 0x045f1cf6,
+  Ltub: 0x019da462,
+  Mtub: 0x01b26ef6,
+  ttub: 0x0436f6e1,
+  xprv: 0x0488ade4,
+  zprv: 0x04b2430c,
+  tprv: 0x04358394,
+  vprv: 0x045f18bc,
+  Ltpv: 0x019d9cfe,
+  Mtpv: 0x01b26792,
+  ttpv: 0x0436ef7d,
 } as const;
 
 describe('deriveAddress', () => {
@@ -72,8 +74,7 @@ describe('deriveAddress', () => {
   });
 
   it('matches the published BIP84 vectors (account zpub, receive 0 and 1, change 0)', () => {
-    const zpub =
-      'zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs';
+    const zpub = 'zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs';
     const account = HDKey.fromMasterSeed(mnemonicToSeed(BIP84_MNEMONIC)).derive("m/84'/0'/0'");
     expect(withVersion(account.publicExtendedKey, V.zpub)).toBe(zpub);
     expect(deriveAddress('BTC', zpub, 0)).toBe('bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu');
@@ -163,16 +164,7 @@ describe('deriveAddress', () => {
     const flipped = tv1Xpub.slice(0, 20) + (tv1Xpub[20] === 'a' ? 'b' : 'a') + tv1Xpub.slice(21);
     const offCurve = bytes.slice();
     offCurve.set([0x02, ...new Uint8Array(32).fill(0xff)], 45);
-    for (const bad of [
-      '',
-      'not an extended key',
-      flipped,
-      tv1Xpub.slice(0, -1),
-      ` ${tv1Xpub}`,
-      base58check.encode(bytes.slice(0, 77)),
-      base58check.encode(offCurve),
-      42 as unknown as string,
-    ]) {
+    for (const bad of ['', 'not an extended key', flipped, tv1Xpub.slice(0, -1), ` ${tv1Xpub}`, base58check.encode(bytes.slice(0, 77)), base58check.encode(offCurve), 42 as unknown as string]) {
       expectRefused(() => deriveAddress('BTC', bad, 0), 'malformed');
     }
   });
@@ -187,8 +179,7 @@ describe('deriveAddress', () => {
 
 describe('BIP32 serialization', () => {
   it('round-trips the vector-1 m/0H xpub, also under other version bytes', () => {
-    const xpub =
-      'xpub68Gmy5EdvgibQVfPdqkBBCHxA5htiqg55crXYuXoQRKfDBFA1WEjWgP6LHhwBZeNK1VTsfTFUHCdrfp1bgwQ9xv5ski8PX9rL2dZXvgGDnw';
+    const xpub = 'xpub68Gmy5EdvgibQVfPdqkBBCHxA5htiqg55crXYuXoQRKfDBFA1WEjWgP6LHhwBZeNK1VTsfTFUHCdrfp1bgwQ9xv5ski8PX9rL2dZXvgGDnw';
     expect(HDKey.fromMasterSeed(BIP32_TV1_SEED).derive("m/0'").publicExtendedKey).toBe(xpub);
     expect(HDKey.fromExtendedKey(xpub).publicExtendedKey).toBe(xpub);
     const prefixes = ['zpub', 'Ltub', 'Mtub', 'vpub', 'ttub'] as const;
@@ -249,12 +240,7 @@ describe('validateAddress', () => {
       ['bchtest', 0x08, hash, 'bchtest:pr6m7j9njldwwzlg9v7v53unlr4jkmx6eyvwc0uz5t'],
       ['pref', 0x08, hash, 'pref:pr6m7j9njldwwzlg9v7v53unlr4jkmx6ey65nvtks5'],
       ['prefix', 0x78, hash, 'prefix:0r6m7j9njldwwzlg9v7v53unlr4jkmx6ey3qnjwsrf'],
-      [
-        'bitcoincash',
-        0x01,
-        '7adbf6c17084bc86c1706827b41a56f5ca32865925e946ea',
-        'bitcoincash:q9adhakpwzztepkpwp5z0dq62m6u5v5xtyj7j3h2ws4mr9g0',
-      ],
+      ['bitcoincash', 0x01, '7adbf6c17084bc86c1706827b41a56f5ca32865925e946ea', 'bitcoincash:q9adhakpwzztepkpwp5z0dq62m6u5v5xtyj7j3h2ws4mr9g0'],
     ] as const) {
       expect(encodeCashAddr(prefix, version, hexToBytes(hex))).toBe(expected);
       const decoded = decodeCashAddr(expected);
@@ -305,9 +291,7 @@ describe('paymentUri', () => {
     expect(paymentUri('BTC', btc, '0.00153846')).toBe(`bitcoin:${btc}?amount=0.00153846`);
     expect(paymentUri('BTC', btc, '0.00100000')).toBe(`bitcoin:${btc}?amount=0.00100000`);
     expect(paymentUri('LTC', ltc, '12')).toBe(`litecoin:${ltc}?amount=12`);
-    expect(paymentUri('BTC', btc, '0.001', { label: 'Shop & Co', message: 'Order #7' })).toBe(
-      `bitcoin:${btc}?amount=0.001&label=Shop%20%26%20Co&message=Order%20%237`,
-    );
+    expect(paymentUri('BTC', btc, '0.001', { label: 'Shop & Co', message: 'Order #7' })).toBe(`bitcoin:${btc}?amount=0.001&label=Shop%20%26%20Co&message=Order%20%237`);
   });
 
   it('keeps the CashAddr prefix once', () => {
@@ -318,12 +302,8 @@ describe('paymentUri', () => {
   it('converts ETH amounts to exact wei (EIP-681)', () => {
     expect(paymentUri('ETH', eth, '0.000000000000000001')).toBe(`ethereum:${eth}@1?value=1`);
     expect(paymentUri('ETH', eth, '1.5')).toBe(`ethereum:${eth}@1?value=1500000000000000000`);
-    expect(paymentUri('ETH', eth, '123456789.123456789123456789')).toBe(
-      `ethereum:${eth}@1?value=123456789123456789123456789`,
-    );
-    expect(paymentUri('ETH', eth, '2', { chainId: 11155111 })).toBe(
-      `ethereum:${eth}@11155111?value=2000000000000000000`,
-    );
+    expect(paymentUri('ETH', eth, '123456789.123456789123456789')).toBe(`ethereum:${eth}@1?value=123456789123456789123456789`);
+    expect(paymentUri('ETH', eth, '2', { chainId: 11155111 })).toBe(`ethereum:${eth}@11155111?value=2000000000000000000`);
     fc.assert(
       fc.property(fc.bigInt({ min: 0n, max: 10n ** 30n }), (wei) => {
         const digits = wei.toString().padStart(19, '0');

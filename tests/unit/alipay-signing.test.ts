@@ -1,15 +1,7 @@
 import { createSign, generateKeyPairSync } from 'node:crypto';
 import { AlipaySdk } from 'alipay-sdk';
 import { describe, expect, it } from 'vitest';
-import {
-  chinaTime,
-  parseChinaTime,
-  privateKeyFrom,
-  publicKeyFrom,
-  signRequest,
-  topLevelJsonValue,
-  verifyNotification,
-} from '#shared/payments/gateways/alipay-signing';
+import { chinaTime, parseChinaTime, privateKeyFrom, publicKeyFrom, signRequest, topLevelJsonValue, verifyNotification } from '#shared/payments/gateways/alipay-signing';
 import { shanghaiTime } from '../support/alipay-server';
 
 /**
@@ -58,11 +50,7 @@ describe('request signatures', () => {
 
   it('are byte for byte the signature the official SDK makes for the same parameters', () => {
     const fromSdk = new URLSearchParams(
-      merchantSdk.sdkExecute(
-        'alipay.trade.precreate',
-        { timestamp: params.timestamp, notify_url: params.notify_url, bizContent: JSON.parse(params.biz_content) },
-        { bizContentAutoSnakeCase: false },
-      ),
+      merchantSdk.sdkExecute('alipay.trade.precreate', { timestamp: params.timestamp, notify_url: params.notify_url, bizContent: JSON.parse(params.biz_content) }, { bizContentAutoSnakeCase: false }),
     );
     const sdkParams = Object.fromEntries(fromSdk);
     const { sign, ...unsigned } = sdkParams;

@@ -11,8 +11,7 @@ import { WATCH_BACKOFF } from '#shared/watchers/watch-loop';
 const TOP = 0.999_999;
 
 /** The waits before retries 1 to `retries`, with every jitter draw `draw`. */
-const waits = (schedule: Backoff, retries: number, draw = 0): number[] =>
-  Array.from({ length: retries }, (_, i) => backoffDelay(schedule, i + 1, () => draw));
+const waits = (schedule: Backoff, retries: number, draw = 0): number[] => Array.from({ length: retries }, (_, i) => backoffDelay(schedule, i + 1, () => draw));
 
 /** The waits without their jitter. */
 const nominal = (schedule: Backoff, retries: number): number[] => waits({ ...schedule, jitter: 'none' }, retries);

@@ -3,8 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { handleQueueBatch, handleStreamBatch } from '#shared/aws/lambda-batches';
 
 /** Minimal records in the shapes Lambda delivers (only the fields the batch handling reads). */
-const message = (id: string): SQSRecord =>
-  ({ messageId: id, body: id, receiptHandle: `rh-${id}`, eventSource: 'aws:sqs', attributes: {}, messageAttributes: {} }) as unknown as SQSRecord;
+const message = (id: string): SQSRecord => ({ messageId: id, body: id, receiptHandle: `rh-${id}`, eventSource: 'aws:sqs', attributes: {}, messageAttributes: {} }) as unknown as SQSRecord;
 const queueEvent = (...ids: string[]): SQSEvent => ({ Records: ids.map(message) });
 const record = (partition: string, sequence: string): DynamoDBRecord => ({
   eventID: `e${sequence}`,

@@ -70,8 +70,7 @@ describe('retry schedule', () => {
   });
 
   it('spans at least 72 hours with the defaults whatever the jitter draws', () => {
-    const span = (random: () => number) =>
-      Array.from({ length: 15 }, (_, i) => retryDelay(i + 1, 60, random)).reduce((sum, delay) => sum + delay, 0);
+    const span = (random: () => number) => Array.from({ length: 15 }, (_, i) => retryDelay(i + 1, 60, random)).reduce((sum, delay) => sum + delay, 0);
     expect(span(() => 0)).toBeGreaterThanOrEqual(72 * 3600);
     for (let run = 0; run < 1000; run += 1) expect(span(Math.random)).toBeGreaterThanOrEqual(72 * 3600);
     expect(span(() => 0.999999)).toBeLessThan(93 * 3600);

@@ -28,7 +28,7 @@ describe('parseWalletUri', () => {
   });
 
   it('refuses what it cannot pay, saying why', () => {
-    expect(parseWalletUri(state, paymentUri('ETH', to, '1', { chainId: 1 }))).toEqual({ error: 'chain 1 is none of the devnet\'s (Ethereum 31337, Arbitrum One 412346)' });
+    expect(parseWalletUri(state, paymentUri('ETH', to, '1', { chainId: 1 }))).toEqual({ error: "chain 1 is none of the devnet's (Ethereum 31337, Arbitrum One 412346)" });
     expect(parseWalletUri(state, erc20TransferUri('0xdAC17F958D2ee523a2206206994597C13D831ec7', 31337, to, parseDecimal('1'), 6))).toEqual({
       error: "0xdAC17F958D2ee523a2206206994597C13D831ec7 is none of Ethereum's test tokens",
     });

@@ -10,7 +10,12 @@ import { slugOf } from '../support/markdown';
  * repository (a link that climbs out of it, an absolute path, a file: URL, a path on someone's
  * machine named in the prose).
  */
-const DOCS = ['README.md', ...readdirSync(join(REPO_ROOT, 'docs')).filter((file) => file.endsWith('.md')).map((file) => `docs/${file}`)];
+const DOCS = [
+  'README.md',
+  ...readdirSync(join(REPO_ROOT, 'docs'))
+    .filter((file) => file.endsWith('.md'))
+    .map((file) => `docs/${file}`),
+];
 const text = (file: string) => readFileSync(join(REPO_ROOT, file), 'utf8');
 
 /** The text outside fenced code blocks and inline code (where `[x](y)` is code, not a link). */
@@ -35,9 +40,7 @@ interface Link {
   target: string;
 }
 
-const links: Link[] = DOCS.flatMap((doc) =>
-  [...prose(text(doc)).matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)|^\[[^\]]+\]:\s*(\S+)/gm)].map((match) => ({ doc, target: (match[1] ?? match[2])! })),
-);
+const links: Link[] = DOCS.flatMap((doc) => [...prose(text(doc)).matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)|^\[[^\]]+\]:\s*(\S+)/gm)].map((match) => ({ doc, target: (match[1] ?? match[2])! })));
 const relativeLinks = links.filter(({ target }) => !/^[a-z][a-z0-9+.-]*:/i.test(target));
 
 describe('documentation links', () => {
@@ -69,9 +72,7 @@ describe('documentation links', () => {
 
   it('no doc points at a file outside the repository (absolute paths, file: links, home folders)', () => {
     // Shell examples (code) name the operator's own files (`~/.lnd/tls.cert`, `file://macaroon.hex` for the AWS CLI); the prose and links may not.
-    const outside = DOCS.flatMap((doc) =>
-      [...prose(text(doc)).matchAll(/(?<![\w.~-])(?:\/(?:work|home|Users|tmp|root|mnt|opt|srv)\/[\w./-]+|~\/[\w./-]+)/g)].map((match) => `${doc}: ${match[0]}`),
-    );
+    const outside = DOCS.flatMap((doc) => [...prose(text(doc)).matchAll(/(?<![\w.~-])(?:\/(?:work|home|Users|tmp|root|mnt|opt|srv)\/[\w./-]+|~\/[\w./-]+)/g)].map((match) => `${doc}: ${match[0]}`));
     expect(outside).toEqual([]);
     expect(links.filter(({ target }) => target.startsWith('/') || target.startsWith('~') || /^file:/i.test(target))).toEqual([]);
   });

@@ -98,12 +98,15 @@ describe('the email address checker (RFC 5321 Mailbox, addr-spec only)', () => {
     expect(isMailbox('buyer@bücher.example')).toBe(true);
   });
 
-  it('is the schemas\' format: the generated validators refuse the bad forms and take the good ones', () => {
+  it("is the schemas' format: the generated validators refuse the bad forms and take the good ones", () => {
     const base = { price_amount: 1, price_currency: 'USD' };
     for (const email of ['a@x.test,b', 'Eve<a@x.test>', 'undisclosed:a@x.test;', '=?utf-8?Q?victim=40evil.test?=@example.test']) {
       expect(createOrderBody({ ...base, email }), email).toBe(false);
       expect(linkOrderBody({ pay_currency: 'BTC', email }), email).toBe(false);
-      expect(portalEmailPreferencesBody({ address: email, language: 'en', payments: 'each', topics: { unresolved: true, callbacks: true, refund_address: true, new_passkey: true, team: true } }), email).toBe(false);
+      expect(
+        portalEmailPreferencesBody({ address: email, language: 'en', payments: 'each', topics: { unresolved: true, callbacks: true, refund_address: true, new_passkey: true, team: true } }),
+        email,
+      ).toBe(false);
     }
     expect(createOrderBody({ ...base, email: 'buyer@münchen.example' })).toBe(true);
     expect(linkOrderBody({ pay_currency: 'BTC', email: 'buyer@example.test' })).toBe(true);

@@ -37,9 +37,7 @@ describe('the HTTP statuses of errors', () => {
   });
 
   it('has every error class declared in a module the status table is typed by', () => {
-    const declaring = ['shared', 'functions', 'infra', 'tools']
-      .flatMap(sourcesUnder)
-      .filter((file) => /\bclass\s+\w+\s+extends\s+AppError\b/.test(readFileSync(join(REPO_ROOT, file), 'utf8')));
+    const declaring = ['shared', 'functions', 'infra', 'tools'].flatMap(sourcesUnder).filter((file) => /\bclass\s+\w+\s+extends\s+AppError\b/.test(readFileSync(join(REPO_ROOT, file), 'utf8')));
     expect(declaring.length).toBeGreaterThan(0);
     expect(declaring.filter((file) => !(file in MODULES))).toEqual([]);
   });

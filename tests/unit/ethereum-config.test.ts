@@ -122,7 +122,7 @@ describe('the other EVM networks', () => {
     ]);
   });
 
-  it('USDT_ARBI (MugglePay\'s own example) is USDT on Arbitrum', () => {
+  it("USDT_ARBI (MugglePay's own example) is USDT on Arbitrum", () => {
     expect(payCurrencyFor('USDT_ARBI')).toBe('USDT_ARB');
     expect(payCurrencyFor('USDT_ARB')).toBe('USDT_ARB');
   });

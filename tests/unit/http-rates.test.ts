@@ -2,13 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { formatDecimal, multiply, parseDecimal } from '#shared/domain/money';
 import { ConfigError } from '#shared/core/env';
-import {
-  HttpRateProvider,
-  parseExchangeRates,
-  rateFromSnapshot,
-  RateSourceError,
-  sourceCode,
-} from '#shared/payments/http-rates';
+import { HttpRateProvider, parseExchangeRates, rateFromSnapshot, RateSourceError, sourceCode } from '#shared/payments/http-rates';
 import { payAmountFor, RateUnavailableError } from '#shared/payments/rates';
 import type { RateCache, RateSnapshot } from '#shared/store/rates';
 
@@ -149,9 +143,7 @@ describe('HttpRateProvider configuration', () => {
     expect(() => new HttpRateProvider({ url: 'file:///etc/rates.json', maxAgeSeconds: 300, cache })).toThrow(ConfigError);
     expect(() => new HttpRateProvider({ url: 'https://x.example', maxAgeSeconds: 0, cache })).toThrow(/maxAgeSeconds/);
     expect(() => new HttpRateProvider({ url: 'https://x.example', maxAgeSeconds: 1.5, cache })).toThrow(/maxAgeSeconds/);
-    expect(() => new HttpRateProvider({ url: 'https://x.example', maxAgeSeconds: 300, fetchTimeoutMs: 0, cache })).toThrow(
-      /fetchTimeoutMs/,
-    );
+    expect(() => new HttpRateProvider({ url: 'https://x.example', maxAgeSeconds: 300, fetchTimeoutMs: 0, cache })).toThrow(/fetchTimeoutMs/);
   });
 
   it('refuses an unknown currency before any I/O', async () => {

@@ -52,7 +52,7 @@ describe("TRON's and Solana's token and network", () => {
     expect(readSolanaConfig({ SOLANA_GENESIS_HASH: SOLANA.devnet, USDC_SOL_MINT: SOLANA.devnetUsdc })).toMatchObject({ genesisHash: SOLANA.devnet, mint: SOLANA.devnetUsdc });
   });
 
-  it("watches PYUSD as a Token-2022 mint beside USDC on mainnet; a test cluster only with its own PYUSD_MINT", () => {
+  it('watches PYUSD as a Token-2022 mint beside USDC on mainnet; a test cluster only with its own PYUSD_MINT', () => {
     const TOKEN_2022 = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb';
     expect(readSolanaConfig({ SOLANA_RPC_URL: 'https://solana.example/' }).tokens).toEqual([
       { currency: 'USDC_SOL', mint: SOLANA.usdc, decimals: 6, program: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA' },
@@ -61,18 +61,26 @@ describe("TRON's and Solana's token and network", () => {
     // A devnet configured before PYUSD (USDC alone) still starts, without PYUSD: it fails closed.
     expect(readSolanaConfig({ SOLANA_GENESIS_HASH: SOLANA.devnet, USDC_SOL_MINT: SOLANA.devnetUsdc }).tokens.map((token) => token.currency)).toEqual(['USDC_SOL']);
     const devnetPyusd = 'CXk2AMBfi3TwaEL2468s6zP8xq9NxTXjp9gjMgzeUynM';
-    expect(readSolanaConfig({ SOLANA_GENESIS_HASH: SOLANA.devnet, USDC_SOL_MINT: SOLANA.devnetUsdc, PYUSD_MINT: devnetPyusd }).tokens.map((token) => token.mint)).toEqual([SOLANA.devnetUsdc, devnetPyusd]);
-    expect(() => readSolanaConfig({ SOLANA_GENESIS_HASH: SOLANA.devnet, USDC_SOL_MINT: SOLANA.devnetUsdc, PYUSD_MINT: '2b1kV6DkPAnxd5ixfnxCpjxmKwqjjaYmCZfHsFu24GXo' })).toThrow(/PYUSD's mainnet token/);
+    expect(readSolanaConfig({ SOLANA_GENESIS_HASH: SOLANA.devnet, USDC_SOL_MINT: SOLANA.devnetUsdc, PYUSD_MINT: devnetPyusd }).tokens.map((token) => token.mint)).toEqual([
+      SOLANA.devnetUsdc,
+      devnetPyusd,
+    ]);
+    expect(() => readSolanaConfig({ SOLANA_GENESIS_HASH: SOLANA.devnet, USDC_SOL_MINT: SOLANA.devnetUsdc, PYUSD_MINT: '2b1kV6DkPAnxd5ixfnxCpjxmKwqjjaYmCZfHsFu24GXo' })).toThrow(
+      /PYUSD's mainnet token/,
+    );
     expect(() => readSolanaConfig({ PYUSD_MINT: SOLANA.devnetUsdc })).toThrow(/PYUSD_MINT 4zMM\w+ is not PYUSD's mainnet token/);
   });
 
   it('refuses a test network with the mainnet token, set or left as the default', () => {
-    const nile = /TRON_GENESIS_HASH is Nile testnet's, where USDT_TRC20's mainnet token TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t \(the default of USDT_TRC20_CONTRACT\) does not exist: set USDT_TRC20_CONTRACT/;
+    const nile =
+      /TRON_GENESIS_HASH is Nile testnet's, where USDT_TRC20's mainnet token TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t \(the default of USDT_TRC20_CONTRACT\) does not exist: set USDT_TRC20_CONTRACT/;
     expect(() => readTronConfig({ TRON_API_URL: 'https://nile.trongrid.io', TRON_GENESIS_HASH: TRON.nile })).toThrow(nile);
     expect(() => readTronConfig({ TRON_GENESIS_HASH: TRON.nile, USDT_TRC20_CONTRACT: TRON.usdt })).toThrow(nile);
     // A network it does not know by name is still not mainnet.
     expect(() => readTronConfig({ TRON_GENESIS_HASH: 'ab'.repeat(32) })).toThrow(/TRON_GENESIS_HASH is another network than mainnet's/);
-    expect(() => readSolanaConfig({ SOLANA_GENESIS_HASH: SOLANA.devnet })).toThrow(/SOLANA_GENESIS_HASH is devnet's, where USDC_SOL's mainnet token EPjF\w+ \(the default of USDC_SOL_MINT\) does not exist/);
+    expect(() => readSolanaConfig({ SOLANA_GENESIS_HASH: SOLANA.devnet })).toThrow(
+      /SOLANA_GENESIS_HASH is devnet's, where USDC_SOL's mainnet token EPjF\w+ \(the default of USDC_SOL_MINT\) does not exist/,
+    );
     expect(() => readSolanaConfig({ SOLANA_GENESIS_HASH: SOLANA.devnet, USDC_SOL_MINT: SOLANA.usdc })).toThrow(ConfigError);
   });
 

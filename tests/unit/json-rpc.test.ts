@@ -57,14 +57,24 @@ beforeEach(() => {
 });
 
 const client = (options: Partial<JsonRpcOptions> = {}) => new JsonRpcClient({ url: `${base}/v3/secret-key`, label: 'test-rpc', attempts: 3, backoffMs: 1, timeoutMs: 1000, ...options });
-const failure = (promise: Promise<unknown>) => promise.then(() => expect.unreachable('it should fail'), (error: unknown) => error as Error);
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => expect.unreachable('it should fail'),
+    (error: unknown) => error as Error,
+  );
 
 describe('JsonRpcClient', () => {
   it('matches a batch answered in another order by id, and names the source by its host', async () => {
     replies = [(calls) => ({ body: JSON.stringify([...(calls as Call[])].reverse().map((call) => ({ jsonrpc: '2.0', id: call.id, result: call.method }))) })];
     const rpc = client();
     expect(rpc.source).toBe(`test-rpc:${new URL(base).host}`);
-    expect(await rpc.batch([{ method: 'a', params: [] }, { method: 'b', params: [1] }, { method: 'c', params: [] }])).toEqual(['a', 'b', 'c']);
+    expect(
+      await rpc.batch([
+        { method: 'a', params: [] },
+        { method: 'b', params: [1] },
+        { method: 'c', params: [] },
+      ]),
+    ).toEqual(['a', 'b', 'c']);
     expect(seen).toHaveLength(1);
   });
 
@@ -88,7 +98,12 @@ describe('JsonRpcClient', () => {
 
     seen = [];
     replies = [{ hang: true }];
-    const timeout = await failure(client({ attempts: 2, timeoutMs: 100 }).batch([{ method: 'a', params: [] }, { method: 'b', params: [] }]));
+    const timeout = await failure(
+      client({ attempts: 2, timeoutMs: 100 }).batch([
+        { method: 'a', params: [] },
+        { method: 'b', params: [] },
+      ]),
+    );
     expect(timeout.message).toMatch(/batch of 2 \(a, b\): no answer within 100 ms after 2 tries$/);
     expect(timeout.message).not.toContain('secret-key');
   });

@@ -50,15 +50,7 @@ function expectedSignature(request: Received, region: string): { signature: stri
   const [, , date, , service, signedHeaders] = auth;
   const names = signedHeaders!.split(';');
   const amzDate = String(request.headers['x-amz-date']);
-  const canonical = [
-    request.method,
-    request.path,
-    '',
-    ...names.map((name) => `${name}:${String(request.headers[name]).trim()}`),
-    '',
-    signedHeaders,
-    sha256(request.body),
-  ].join('\n');
+  const canonical = [request.method, request.path, '', ...names.map((name) => `${name}:${String(request.headers[name]).trim()}`), '', signedHeaders, sha256(request.body)].join('\n');
   const scope = `${date}/${region}/${service}/aws4_request`;
   const toSign = ['AWS4-HMAC-SHA256', amzDate, scope, sha256(canonical)].join('\n');
   const key = hmac(hmac(hmac(hmac(`AWS4${CREDENTIALS.secretAccessKey}`, date!), region), service!), 'aws4_request');
@@ -96,7 +88,11 @@ describe('asyncInvoker', () => {
 describe('the wake configuration', () => {
   const env = { AWS_REGION: 'eu-west-1' };
   it('reads the watcher function of each chain', () => {
-    expect(readWakeConfig({ ...env, WATCHER_FUNCTIONS: '{"BTC":"fn-btc","TRON":"fn-tron"}' })).toEqual({ watcherFunctions: { BTC: 'fn-btc', TRON: 'fn-tron' }, region: 'eu-west-1', lambdaEndpoint: undefined });
+    expect(readWakeConfig({ ...env, WATCHER_FUNCTIONS: '{"BTC":"fn-btc","TRON":"fn-tron"}' })).toEqual({
+      watcherFunctions: { BTC: 'fn-btc', TRON: 'fn-tron' },
+      region: 'eu-west-1',
+      lambdaEndpoint: undefined,
+    });
   });
   it('refuses a missing, malformed or wrongly shaped WATCHER_FUNCTIONS', () => {
     expect(() => readWakeConfig(env)).toThrow(ConfigError);

@@ -210,11 +210,13 @@ describe('the import reader', () => {
   });
 
   it('finds a cycle', () => {
-    expect(cycles([
-      { file: 'a.ts', resolved: 'b.ts' },
-      { file: 'b.ts', resolved: 'c.ts' },
-      { file: 'c.ts', resolved: 'a.ts' },
-      { file: 'c.ts', resolved: 'd.ts' },
-    ])).toEqual([['a.ts', 'b.ts', 'c.ts']]);
+    expect(
+      cycles([
+        { file: 'a.ts', resolved: 'b.ts' },
+        { file: 'b.ts', resolved: 'c.ts' },
+        { file: 'c.ts', resolved: 'a.ts' },
+        { file: 'c.ts', resolved: 'd.ts' },
+      ]),
+    ).toEqual([['a.ts', 'b.ts', 'c.ts']]);
   });
 });

@@ -46,8 +46,7 @@ const SPEC_INVALID = {
     'pvjluezpp5qqqsyqcyq5rqwzqfqqqsyqcyq5rqwzqfqqqsyqcyq5rqwzqfqypqdpquwpc4curk03c9wlrswe78q4eyqc7d8d0xqzpuyk0sg5g70me25alkluzd2x62aysf2pyy8edtjeevuv4p2d5p76r4zkmneet7uvyakky2zr4cusd45tftc9c5fh0nnqpnl2jfll544esqchsrny',
   mixedCase:
     'LNBC2500u1pvjluezpp5qqqsyqcyq5rqwzqfqqqsyqcyq5rqwzqfqqqsyqcyq5rqwzqfqypqdpquwpc4curk03c9wlrswe78q4eyqc7d8d0xqzpuyk0sg5g70me25alkluzd2x62aysf2pyy8edtjeevuv4p2d5p76r4zkmneet7uvyakky2zr4cusd45tftc9c5fh0nnqpnl2jfll544esqchsrny',
-  tooShort:
-    'lnbc1pvjluezpp5qqqsyqcyq5rqwzqfqqqsyqcyq5rqwzqfqqqsyqcyq5rqwzqfqypqdpl2pkx2ctnv5sxxmmwwd5kgetjypeh2ursdae8g6na6hlh',
+  tooShort: 'lnbc1pvjluezpp5qqqsyqcyq5rqwzqfqqqsyqcyq5rqwzqfqqqsyqcyq5rqwzqfqypqdpl2pkx2ctnv5sxxmmwwd5kgetjypeh2ursdae8g6na6hlh',
   badMultiplier:
     'lnbc2500x1pvjluezpp5qqqsyqcyq5rqwzqfqqqsyqcyq5rqwzqfqqqsyqcyq5rqwzqfqypqdq5xysxxatsyp3k7enxv4jsxqzpujr6jxr9gq9pv6g46y7d20jfkegkg4gljz2ea2a3m9lmvvr95tq2s0kvu70u3axgelz3kyvtp2ywwt0y8hkx2869zq5dll9nelr83zzqqpgl2zg',
   subMillisatoshi:
@@ -144,9 +143,7 @@ describe('decodeBolt11 on the published BOLT #11 examples', () => {
   it('builds the exact signing data the spec shows, and signing it with the spec key reproduces the invoice', () => {
     const { hrp, data } = parts(SPEC.coffee);
     const signingData = bolt11SigningData(hrp, data);
-    expect(bytesToHex(signingData)).toBe(
-      '6c6e626332353030750b25fe64410d00004080c1014181c20240004080c1014181c20240004080c1014181c202404081a0a189031bab81031b7b33332b2818020f00',
-    );
+    expect(bytesToHex(signingData)).toBe('6c6e626332353030750b25fe64410d00004080c1014181c20240004080c1014181c20240004080c1014181c202404081a0a189031bab81031b7b33332b2818020f00');
     expect(bytesToHex(sha256(signingData))).toBe('3cd6ef07744040556e01be64f68fd9e1565fb47d78c42308b1ee005aca5a0d86');
     // Both sides use RFC 6979 nonces, so the signature (and whole string) is reproducible.
     expect(signWords(hrp, data, SPEC_PRIVATE_KEY)).toBe(SPEC.coffee);
@@ -401,9 +398,7 @@ describe('round-trip properties (read by an independent decoder)', () => {
         fc.integer({ min: 1, max: 2 ** 32 }),
         fc.uint8Array({ minLength: 32, maxLength: 32 }),
         (description, timestamp, expirySeconds, paymentHash) => {
-          const invoice = readInvoice(
-            encodeBolt11(sampleInput({ description, timestamp, expirySeconds, paymentHash }), sign),
-          );
+          const invoice = readInvoice(encodeBolt11(sampleInput({ description, timestamp, expirySeconds, paymentHash }), sign));
           expect(invoice).toMatchObject({ description, timestamp, expirySeconds, signatureValid: true });
           expect(invoice.paymentHash).toBe(hex(paymentHash));
         },

@@ -41,13 +41,11 @@ const abs = (f: Fraction): Fraction => ({ n: f.n < 0n ? -f.n : f.n, d: f.d });
 const plus = (a: Fraction, b: Fraction): Fraction => ({ n: a.n * b.d + b.n * a.d, d: a.d * b.d });
 
 /** The text a decimal is written as: digits, an optional fraction, the sign. */
-const decimalText = fc
-  .tuple(fc.boolean(), fc.bigInt({ min: 0n, max: 10n ** 30n }), fc.integer({ min: 0, max: 20 }))
-  .map(([negative, units, scale]) => {
-    const digits = units.toString().padStart(scale + 1, '0');
-    const text = scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
-    return negative ? `-${text}` : text;
-  });
+const decimalText = fc.tuple(fc.boolean(), fc.bigInt({ min: 0n, max: 10n ** 30n }), fc.integer({ min: 0, max: 20 })).map(([negative, units, scale]) => {
+  const digits = units.toString().padStart(scale + 1, '0');
+  const text = scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
+  return negative ? `-${text}` : text;
+});
 const decimal = decimalText.map(parseDecimal);
 const nonZero = decimal.filter((value) => value.units !== 0n);
 const ROUNDINGS: Rounding[] = ['up', 'down', 'half-up'];
@@ -67,7 +65,7 @@ function expectRounded(rounded: Decimal, exact: Fraction, places: number, roundi
   const error = plus(r, { n: -exact.n, d: exact.d });
   if (cmp(error, { n: 0n, d: 1n }) === 0) return;
   // Never the other side of zero; within one unit.
-  expect(rounded.units === 0n || (rounded.units < 0n) === (exact.n < 0n)).toBe(true);
+  expect(rounded.units === 0n || rounded.units < 0n === exact.n < 0n).toBe(true);
   expect(cmp(abs(error), unit)).toBe(-1);
   const away = cmp(abs(r), abs(exact)) > 0;
   if (rounding === 'up') expect(away).toBe(true);

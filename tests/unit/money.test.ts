@@ -1,18 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import {
-  add,
-  compare,
-  decimalFromNumber,
-  divide,
-  formatDecimal,
-  formatFixed,
-  fromMinorUnits,
-  multiply,
-  parseDecimal,
-  roundTo,
-  toMinorUnits,
-} from '#shared/domain/money';
+import { add, compare, decimalFromNumber, divide, formatDecimal, formatFixed, fromMinorUnits, multiply, parseDecimal, roundTo, toMinorUnits } from '#shared/domain/money';
 import { convert, payAmountFor, receiveAmountFor, StaticRateProvider, type ExchangeRate } from '#shared/payments/rates';
 import { parsePrice } from '#shared/domain/price';
 import { InvalidPriceError } from '#shared/domain/errors';
@@ -79,8 +67,7 @@ describe('decimal arithmetic', () => {
 });
 
 describe('conversion never loses or invents a minor unit', () => {
-  const decimalArb = (maxUnits: bigint, scale: number) =>
-    fc.bigInt({ min: 1n, max: maxUnits }).map((units) => ({ units, scale }));
+  const decimalArb = (maxUnits: bigint, scale: number) => fc.bigInt({ min: 1n, max: maxUnits }).map((units) => ({ units, scale }));
 
   it('rounds the pay amount up to the smallest amount that covers the price, and receive down', async () => {
     fc.assert(

@@ -5,13 +5,7 @@ import type { MerchantProfile } from '#shared/domain/merchant';
 import { parseDecimal } from '#shared/domain/money';
 import { statusOf } from '#shared/http/errors';
 import type { GatewayPaymentRequest, PaymentGateway } from '#shared/payments/gateways/port';
-import {
-  type CreateInvoiceInput,
-  type CreatedInvoice,
-  type LightningNode,
-  decodeBolt11,
-  SandboxLightningNode,
-} from '#shared/payments/lightning/index';
+import { type CreateInvoiceInput, type CreatedInvoice, type LightningNode, decodeBolt11, SandboxLightningNode } from '#shared/payments/lightning/index';
 import { HdPaymentMethods, SANDBOX_EOS_ACCOUNT, type PaymentMethodsConfig } from '#shared/payments/payment-methods';
 import type { PaymentRequest } from '#shared/payments/payment-details';
 import { evmConfig } from '#shared/chains/evm';
@@ -76,17 +70,14 @@ function providers(overrides: Partial<PaymentMethodsConfig> = {}) {
 }
 
 describe('a live merchant never gets a sandbox provider', () => {
-  it.each(['EOS', 'LBTC', 'ALIPAY', 'ALIGLOBAL', 'WECHAT'])(
-    '%s without a configured real provider is PAYMENT_NOT_AVAILABLE, and the sandbox is not asked',
-    async (currency) => {
-      const { methods, sandboxGateway } = providers();
-      const error = await methods.paymentDetails(request(merchant(false), currency, '72')).catch((caught: unknown) => caught);
-      expect(error).toBeInstanceOf(PaymentNotAvailableError);
-      expect(statusOf(error as PaymentNotAvailableError)).toBe(400);
-      expect((error as PaymentNotAvailableError).code).toBe('PAYMENT_NOT_AVAILABLE');
-      expect(sandboxGateway.calls).toEqual([]);
-    },
-  );
+  it.each(['EOS', 'LBTC', 'ALIPAY', 'ALIGLOBAL', 'WECHAT'])('%s without a configured real provider is PAYMENT_NOT_AVAILABLE, and the sandbox is not asked', async (currency) => {
+    const { methods, sandboxGateway } = providers();
+    const error = await methods.paymentDetails(request(merchant(false), currency, '72')).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(PaymentNotAvailableError);
+    expect(statusOf(error as PaymentNotAvailableError)).toBe(400);
+    expect((error as PaymentNotAvailableError).code).toBe('PAYMENT_NOT_AVAILABLE');
+    expect(sandboxGateway.calls).toEqual([]);
+  });
 
   it('LBTC comes from the configured real node, with the amount in msat, the description and the expiry', async () => {
     const live = new RecordingNode('lnbc200u1live');

@@ -4,7 +4,7 @@ import { HttpRateProvider } from '#shared/payments/http-rates';
 import { liveRateProvider, sandboxRateProvider } from '#shared/payments/providers';
 import { RateUnavailableError } from '#shared/payments/rates';
 
-describe('live merchants\' rates', () => {
+describe("live merchants' rates", () => {
   it('fail closed when no rate source is configured: the demo table never prices real payments', async () => {
     const rates = liveRateProvider(readRatesConfig({}));
     await expect(rates.getRate('USD', 'BTC', new Date())).rejects.toBeInstanceOf(RateUnavailableError);

@@ -118,7 +118,9 @@ describe('refundPaymentUri', () => {
       'ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed&uint256=9990000',
     );
     expect(uri('USDT_TRC20', 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7', '9.99')).toBe('tron:TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7?token=TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t&amount=9.99');
-    expect(uri('USDC_SOL', '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM', '9.99')).toBe('solana:9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM?amount=9.99&spl-token=EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v');
+    expect(uri('USDC_SOL', '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM', '9.99')).toBe(
+      'solana:9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM?amount=9.99&spl-token=EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+    );
     expect(uri('LBTC', 'lnbc1xyz')).toBe('lightning:lnbc1xyz');
     expect(uri('EOS', 'binancecleos', '1.5', '104522719')).toBe('eos:binancecleos?quantity=1.5000%20EOS&memo=104522719');
     expect(refundPaymentUri({ currency: 'BTC', amount: '0.001' })).toBeUndefined();

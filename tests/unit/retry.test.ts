@@ -64,12 +64,10 @@ describe('withRetries', () => {
     expect(waits).toHaveLength(1);
   });
 
-  it('describes the last failure in the caller\'s words, and makes one try when told fewer than one', async () => {
+  it("describes the last failure in the caller's words, and makes one try when told fewer than one", async () => {
     const { attempt, calls } = failing([Object.assign(new Error('aborted'), { name: 'TimeoutError' })], 'never');
     const describe = (error: unknown) => ((error as Error).name === 'TimeoutError' ? 'no answer within 300 ms' : 'other');
-    await expect(withRetries({ attempts: 0, baseDelayMs: 10 }, { retried: always, describe, wait: recorder().wait }, attempt)).rejects.toThrow(
-      /^no answer within 300 ms after 1 tries$/,
-    );
+    await expect(withRetries({ attempts: 0, baseDelayMs: 10 }, { retried: always, describe, wait: recorder().wait }, attempt)).rejects.toThrow(/^no answer within 300 ms after 1 tries$/);
     expect(calls).toEqual([1]);
   });
 });

@@ -18,7 +18,7 @@ describe('associatedTokenAddress', () => {
     expect([TOKEN_PROGRAM_ID, ASSOCIATED_TOKEN_PROGRAM_ID]).toEqual([TOKEN_PROGRAM_ADDRESS, ASSOCIATED_TOKEN_PROGRAM_ADDRESS]);
   });
 
-  it('is the SDK\'s for 300 random owners and mints, bump included', async () => {
+  it("is the SDK's for 300 random owners and mints, bump included", async () => {
     for (let i = 0; i < 300; i += 1) {
       const owner = base58.encode(randomBytes(32));
       const mint = i % 3 === 0 ? USDC : base58.encode(randomBytes(32));

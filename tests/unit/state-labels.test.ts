@@ -79,7 +79,9 @@ describe('the screens and emails', () => {
     const labels = new Set(LANGUAGES.flatMap((language) => KINDS.flatMap((kind) => Object.values(STATE_LABELS[language][kind]))));
     const written = files.flatMap((file) => {
       // Comments may name a label; only code defines one.
-      const source = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+      const source = readFileSync(file, 'utf8')
+        .replace(/\/\*[\s\S]*?\*\//g, '')
+        .replace(/^\s*\/\/.*$/gm, '');
       return [...labels].filter((label) => [`'${label}'`, `"${label}"`, `\`${label}\``].some((quoted) => source.includes(quoted))).map((label) => `${file}: ${label}`);
     });
     expect(files.length).toBeGreaterThan(20);

@@ -109,8 +109,17 @@ describe("the service's own StrKey codec, against @stellar/stellar-base's", () =
 describe('SEP-7 pay links', () => {
   it("writes SEP-7's example 2 (a payment in an asset) with its own parameter names and order", () => {
     expect(
-      stellarPayUri({ destination: 'GCALNQQBXAPZ2WIRSDDBMSTAKCUH5SG6U76YBFLQLIXJTF7FE5AX7AOO', amount: '120.123', assetCode: 'USD', assetIssuer: 'GCRCUE2C5TBNIPYHMEP7NK5RWTT2WBSZ75CMARH7GDOHDDCQH3XANFOB', memo: 'hasysda987fs', memoType: 'MEMO_TEXT' }),
-    ).toBe('web+stellar:pay?destination=GCALNQQBXAPZ2WIRSDDBMSTAKCUH5SG6U76YBFLQLIXJTF7FE5AX7AOO&amount=120.123&asset_code=USD&asset_issuer=GCRCUE2C5TBNIPYHMEP7NK5RWTT2WBSZ75CMARH7GDOHDDCQH3XANFOB&memo=hasysda987fs&memo_type=MEMO_TEXT');
+      stellarPayUri({
+        destination: 'GCALNQQBXAPZ2WIRSDDBMSTAKCUH5SG6U76YBFLQLIXJTF7FE5AX7AOO',
+        amount: '120.123',
+        assetCode: 'USD',
+        assetIssuer: 'GCRCUE2C5TBNIPYHMEP7NK5RWTT2WBSZ75CMARH7GDOHDDCQH3XANFOB',
+        memo: 'hasysda987fs',
+        memoType: 'MEMO_TEXT',
+      }),
+    ).toBe(
+      'web+stellar:pay?destination=GCALNQQBXAPZ2WIRSDDBMSTAKCUH5SG6U76YBFLQLIXJTF7FE5AX7AOO&amount=120.123&asset_code=USD&asset_issuer=GCRCUE2C5TBNIPYHMEP7NK5RWTT2WBSZ75CMARH7GDOHDDCQH3XANFOB&memo=hasysda987fs&memo_type=MEMO_TEXT',
+    );
   });
 
   it('asks for USDC to the plain account with the id as a MEMO_ID, read back by a URL parser', () => {
@@ -118,7 +127,14 @@ describe('SEP-7 pay links', () => {
     const parsed = new URL(uri);
     expect(parsed.protocol).toBe('web+stellar:');
     expect(parsed.pathname).toBe('pay');
-    expect(Object.fromEntries(parsed.searchParams)).toEqual({ destination: ACCOUNT, amount: '30.0000000', asset_code: 'USDC', asset_issuer: ISSUER, memo: '9223372036854775807', memo_type: 'MEMO_ID' });
+    expect(Object.fromEntries(parsed.searchParams)).toEqual({
+      destination: ACCOUNT,
+      amount: '30.0000000',
+      asset_code: 'USDC',
+      asset_issuer: ISSUER,
+      memo: '9223372036854775807',
+      memo_type: 'MEMO_ID',
+    });
   });
 
   it('asks for a payment to the muxed address without a memo, and names a network other than the public one, percent-encoded', () => {

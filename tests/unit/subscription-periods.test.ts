@@ -31,14 +31,7 @@ function subscription(overrides: Partial<Subscription> = {}): Subscription {
 describe('period due dates', () => {
   it('clamps a month to its last day and never lets the clamp shift the months after it', () => {
     const dues = [0, 1, 2, 3, 12, 13].map((n) => periodDue(monthly, '2027-01-31T10:00:00.000Z', n).toISOString());
-    expect(dues).toEqual([
-      '2027-01-31T10:00:00.000Z',
-      '2027-02-28T10:00:00.000Z',
-      '2027-03-31T10:00:00.000Z',
-      '2027-04-30T10:00:00.000Z',
-      '2028-01-31T10:00:00.000Z',
-      '2028-02-29T10:00:00.000Z',
-    ]);
+    expect(dues).toEqual(['2027-01-31T10:00:00.000Z', '2027-02-28T10:00:00.000Z', '2027-03-31T10:00:00.000Z', '2027-04-30T10:00:00.000Z', '2028-01-31T10:00:00.000Z', '2028-02-29T10:00:00.000Z']);
   });
 
   it('counts days, weeks, several months and years from the anchor, in UTC', () => {
@@ -54,7 +47,7 @@ describe('period due dates', () => {
 
 describe('the step a subscription owes', () => {
   // Period 2 (index 1) is due 28 February 10:00; its order is made 3 days before, past due at the due date, canceled 5 days after.
-  it('waits until the invoice day, then makes the period\'s order', () => {
+  it("waits until the invoice day, then makes the period's order", () => {
     expect(nextStep(subscription(), monthly, undefined, day('2027-02-20T00:00:00Z'))).toEqual({ kind: 'wait', until: '2027-02-25T10:00:00.000Z' });
     expect(nextStep(subscription(), monthly, undefined, day('2027-02-25T10:00:00Z'))).toEqual({ kind: 'make-order', attempt: 1 });
   });
@@ -91,7 +84,7 @@ describe('the step a subscription owes', () => {
     expect(nextStep(lapsed, monthly, 'lapsed', day('2027-03-05T10:00:00Z'))).toEqual({ kind: 'cancel', reason: 'grace_ended' });
   });
 
-  it('never bills the next period of a subscription canceled at the period\'s end, and ends it at the due date', () => {
+  it("never bills the next period of a subscription canceled at the period's end, and ends it at the due date", () => {
     const ending = subscription({ cancel_at_period_end: true, cancel_reason: 'subscriber' });
     expect(nextStep(ending, monthly, undefined, day('2027-02-26T00:00:00Z'))).toEqual({ kind: 'wait', until: '2027-02-28T10:00:00.000Z' });
     expect(nextStep(ending, monthly, undefined, day('2027-02-28T10:00:00Z'))).toEqual({ kind: 'cancel', reason: 'subscriber' });

@@ -83,13 +83,16 @@ describe('TON addresses', () => {
     ['a changed character', 'EQCxE6mUtQJKFnGfbROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs'],
     ['one character short', USDT.friendly.slice(1)],
     ['one character long', `${USDT.friendly}A`],
-    ['an unknown tag', (() => {
-      const body = Buffer.alloc(34);
-      body[0] = 0x22;
-      usdtHash.copy(body, 2);
-      const crc = crc16(body);
-      return Buffer.concat([body, Buffer.from([crc >> 8, crc & 0xff])]).toString('base64url');
-    })()],
+    [
+      'an unknown tag',
+      (() => {
+        const body = Buffer.alloc(34);
+        body[0] = 0x22;
+        usdtHash.copy(body, 2);
+        const crc = crc16(body);
+        return Buffer.concat([body, Buffer.from([crc >> 8, crc & 0xff])]).toString('base64url');
+      })(),
+    ],
     ['raw hex one digit short', USDT.raw.slice(0, -1)],
     ['raw hex with a non-hex digit', `${USDT.raw.slice(0, -1)}g`],
     ['raw without its workchain', USDT.raw.slice(2)],

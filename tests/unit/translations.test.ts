@@ -74,12 +74,12 @@ const SAME_WORD: Record<Catalogue, Record<string, string>> = {
   portal: {
     'orders|colOrder': 'Chinese has no plural: 订单 is the screen of orders and the column of one.',
     'colOrder|colOrders': 'Chinese has no plural: 订单 is one order and the orders a link made.',
-    'colAction|actions': '操作 is an audit entry\'s action and the actions an order offers: the same idea.',
+    'colAction|actions': "操作 is an audit entry's action and the actions an order offers: the same idea.",
     'colWhen|attemptAt': '时间 heads a time column in both the audit log and the delivery attempts.',
     'status|colState': '状态 is what an order or a link stands at: English says status of an order, state of a link.',
     'colStatus|colState': '状态 is what an order or a link stands at: English says status of an order, state of a link.',
     'action.refund|refunds': '退款 is the verb (the button) and the noun (the section) alike.',
-    'refunds|refundAsk': '退款 is the verb (the form\'s heading) and the noun (the section) alike.',
+    'refunds|refundAsk': "退款 is the verb (the form's heading) and the noun (the section) alike.",
     'colName|memberName': 'English "Name" is a token\'s name (名称) and a person\'s (姓名): Chinese tells them apart.',
     'colFrom|from': 'English "From" is where an audit entry came from (来源) and a date filter\'s start (开始日期), each beside its pair ("Who", "To").',
     'emailPaymentsOff|noMemo': 'English "None" is no payment email (不接收) and no memo (无): Chinese says each.',
@@ -150,8 +150,14 @@ describe.each(Object.keys(CATALOGUES) as Catalogue[])('the %s catalogue', (name)
   it('gives no word two meanings in either language, but where it says why', () => {
     const found = oneSidedPairs(en, zh);
     const explained = SAME_WORD[name];
-    expect(found.filter((pair) => !(pair in explained)), 'pairs sharing a word in one language only').toEqual([]);
-    expect(Object.keys(explained).filter((pair) => !found.includes(pair)), 'explanations of pairs that no longer share a word').toEqual([]);
+    expect(
+      found.filter((pair) => !(pair in explained)),
+      'pairs sharing a word in one language only',
+    ).toEqual([]);
+    expect(
+      Object.keys(explained).filter((pair) => !found.includes(pair)),
+      'explanations of pairs that no longer share a word',
+    ).toEqual([]);
   });
 
   it('keeps no English in Chinese but codes and names', () => {
@@ -170,7 +176,9 @@ describe.each(Object.keys(CATALOGUES) as Catalogue[])('the %s catalogue', (name)
 
   it('uses every key', () => {
     const { folder, catalogue } = SOURCES[name];
-    const source = sourceFiles(folder, catalogue).map((file) => readFileSync(file, 'utf8')).join('\n');
+    const source = sourceFiles(folder, catalogue)
+      .map((file) => readFileSync(file, 'utf8'))
+      .join('\n');
     const byValue = REACHED_BY_VALUE[name];
     for (const { file, expression } of byValue) expect(readFileSync(file, 'utf8'), file).toContain(expression);
     const reached = new Set(byValue.flatMap(({ keys }) => keys));

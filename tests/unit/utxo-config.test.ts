@@ -13,7 +13,7 @@ describe('the chain each UTXO source must be on', () => {
     expect(identities.LTC.checkpoint).toBeUndefined();
   });
 
-  it('takes another network\'s genesis (no mainnet checkpoint then), a checkpoint of its own, or none', () => {
+  it("takes another network's genesis (no mainnet checkpoint then), a checkpoint of its own, or none", () => {
     expect(readUtxoChainConfig({ LTC_GENESIS_HASH: TESTNET4_LTC.toUpperCase() }).LTC).toEqual({ genesisHash: TESTNET4_LTC });
     const regtest = '0f9188f13cb7b2c71f2a335e3a4fc328bf5beb436012afca590b1a11466e2206';
     expect(readUtxoChainConfig({ BTC_GENESIS_HASH: regtest }).BTC).toEqual({ genesisHash: regtest });

@@ -22,10 +22,7 @@ describe('shared/http/validators.generated.ts', () => {
   // Not in mutation runs (vitest.mutation.config.ts sets MUTATION_SANDBOX): the generator reads
   // Stryker's instrumented sources there, not the ones the committed module was made from.
   it.skipIf(process.env.MUTATION_SANDBOX === '1')('is exactly what the generator makes of the schemas now (run `npm run validators` after a change)', () => {
-    expect(
-      readFileSync(VALIDATORS_FILE, 'utf8') === generateValidatorsModule(),
-      'shared/http/validators.generated.ts is out of date: run `npm run validators` and commit the result',
-    ).toBe(true);
+    expect(readFileSync(VALIDATORS_FILE, 'utf8') === generateValidatorsModule(), 'shared/http/validators.generated.ts is out of date: run `npm run validators` and commit the result').toBe(true);
   });
 
   it('exports one typed validator per schema of the generator', () => {
@@ -53,10 +50,7 @@ const value = fc.oneof(
 /** Objects with the schema's own keys (and sometimes an unknown one), or anything else. */
 function requestOf(properties: Record<string, unknown>): fc.Arbitrary<unknown> {
   const keys = [...Object.keys(properties), 'unknown_key'];
-  return fc.oneof(
-    { weight: 8, arbitrary: fc.dictionary(fc.constantFrom(...keys), value, { maxKeys: keys.length }) },
-    { weight: 1, arbitrary: value },
-  );
+  return fc.oneof({ weight: 8, arbitrary: fc.dictionary(fc.constantFrom(...keys), value, { maxKeys: keys.length }) }, { weight: 1, arbitrary: value });
 }
 
 describe('the generated validators validate as runtime-compiled ajv did', () => {
@@ -80,9 +74,7 @@ describe('the generated validators validate as runtime-compiled ajv did', () => 
     const query = queryValidator(generated.getOrdersQuery, listOrdersQuerySchema);
     for (const text of ['Infinity', '1e3', '0x10', '1.0', ' 7', '']) {
       expect(query({ limit: text }), text).toBe(false);
-      expect(query.errors).toEqual([
-        { instancePath: '/limit', schemaPath: '', keyword: 'type', params: { type: 'integer' }, message: 'must be integer' },
-      ]);
+      expect(query.errors).toEqual([{ instancePath: '/limit', schemaPath: '', keyword: 'type', params: { type: 'integer' }, message: 'must be integer' }]);
     }
     const data: Record<string, unknown> = { limit: '20', offset: '0', status: 'PAID' };
     expect(query(data)).toBe(true);

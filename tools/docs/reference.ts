@@ -43,7 +43,7 @@ function currenciesTable(): string[] {
   return [
     '## Currencies and networks',
     '',
-    'Every `pay_currency` (`shared/domain/currencies.ts`, `shared/domain/networks.ts`), with the network it is sent on, the receiving key its addresses come from (`SOL`: the merchant\'s wallet), its decimals and the confirmations a payment needs by default (in that network\'s own blocks; the variable changes it). Why these numbers: [merchant guide, Order statuses and Networks](merchant-guide.md#networks).',
+    "Every `pay_currency` (`shared/domain/currencies.ts`, `shared/domain/networks.ts`), with the network it is sent on, the receiving key its addresses come from (`SOL`: the merchant's wallet), its decimals and the confirmations a payment needs by default (in that network's own blocks; the variable changes it). Why these numbers: [merchant guide, Order statuses and Networks](merchant-guide.md#networks).",
     '',
     '| Code | Kind | Network | Key | Decimals | Confirmations | Setting |',
     '|---|---|---|---|---|---|---|',
@@ -54,7 +54,12 @@ function currenciesTable(): string[] {
     '| Network | Chain id | Pay currencies | Token contracts (mainnet defaults) |',
     '|---|---|---|---|',
     ...EVM_NETWORKS.map(
-      (n) => `| ${n.name} | ${n.chainId} | ${evmCurrencies(n).map((c) => `\`${c}\``).join(', ')} | ${Object.entries(n.tokens).map(([code, contract]) => `${code} \`${contract}\``).join('; ')} |`,
+      (n) =>
+        `| ${n.name} | ${n.chainId} | ${evmCurrencies(n)
+          .map((c) => `\`${c}\``)
+          .join(', ')} | ${Object.entries(n.tokens)
+          .map(([code, contract]) => `${code} \`${contract}\``)
+          .join('; ')} |`,
     ),
   ];
 }
@@ -109,7 +114,7 @@ function configurationTable(): string[] {
   return [
     '## Configuration settings',
     '',
-    'Every setting, as declared once in `shared/core/settings.ts` (and, for the names built per chain, network, currency or gateway, `shared/payments/setting-families.ts`): the handlers read them through those declarations and the AWS stack takes exactly the ones declared settable, so this table is what both do. **Locally** every one but the stack\'s own is read from the environment of `npm start` (secrets also as `<NAME>_FILE`). **In AWS** the operator sets a setting by its CDK context key (`-c key=value` or `cdk.json`) or by its variable in the shell that runs `cdk` ([deploy.md, Configuration](deploy.md#configuration)); values are checked at synth. What the important ones mean: [operator guide, Configuration](operator-guide.md#configuration).',
+    "Every setting, as declared once in `shared/core/settings.ts` (and, for the names built per chain, network, currency or gateway, `shared/payments/setting-families.ts`): the handlers read them through those declarations and the AWS stack takes exactly the ones declared settable, so this table is what both do. **Locally** every one but the stack's own is read from the environment of `npm start` (secrets also as `<NAME>_FILE`). **In AWS** the operator sets a setting by its CDK context key (`-c key=value` or `cdk.json`) or by its variable in the shell that runs `cdk` ([deploy.md, Configuration](deploy.md#configuration)); values are checked at synth. What the important ones mean: [operator guide, Configuration](operator-guide.md#configuration).",
     '',
     '### Settings an operator sets',
     '',
@@ -156,7 +161,7 @@ function errorTable(): string[] {
   return [
     '## Error codes',
     '',
-    'Every `error_code` of `shared/domain/errors.ts`, of recurring billing\'s `shared/domain/subscription-errors.ts` and of the HTTP layer\'s own errors (`shared/http/request-errors.ts`), with the HTTP status it is answered with (`shared/http/errors.ts`) and its message (a detail the case names written as `{detail}`). The contract\'s special bodies (`Price is not valid`, Get Order\'s `eror`, Checkout\'s 422) and the examples of each operation are in [openapi.json](openapi.json); the portal\'s own codes are not in this table.',
+    "Every `error_code` of `shared/domain/errors.ts`, of recurring billing's `shared/domain/subscription-errors.ts` and of the HTTP layer's own errors (`shared/http/request-errors.ts`), with the HTTP status it is answered with (`shared/http/errors.ts`) and its message (a detail the case names written as `{detail}`). The contract's special bodies (`Price is not valid`, Get Order's `eror`, Checkout's 422) and the examples of each operation are in [openapi.json](openapi.json); the portal's own codes are not in this table.",
     '',
     '| error_code | HTTP | Message |',
     '|---|---|---|',
@@ -189,7 +194,7 @@ function cliSection(): string[] {
     '',
     `\`npm run health\` (\`infra/local/health-cli.ts\`): flags ${flags(source('infra/local/health-cli.ts')).join(', ')}; exit status 0 when every source is ok, 1 when not, 2 when the table cannot be read.`,
     '',
-    'Both work on the running local runtime\'s table, or with `TABLE_NAME` set on that table in AWS: [operator guide, Operating merchants](operator-guide.md#operating-merchants).',
+    "Both work on the running local runtime's table, or with `TABLE_NAME` set on that table in AWS: [operator guide, Operating merchants](operator-guide.md#operating-merchants).",
   ];
 }
 
@@ -200,7 +205,7 @@ export function renderReference(): string {
     '',
     '<!-- Generated by `npm run docs` (tools/build-docs.ts) from the code; tests/unit/docs-reference.test.ts fails when it is stale. Do not edit by hand. -->',
     '',
-    'Tables that restate the code, generated from it. Not here, because the code does not expose them as data: the order status transitions (see the [merchant guide](merchant-guide.md#order-statuses)), the stack\'s outputs ([deploy.md](deploy.md#deploy)), and the routes (see [openapi.json](openapi.json), generated the same way).',
+    "Tables that restate the code, generated from it. Not here, because the code does not expose them as data: the order status transitions (see the [merchant guide](merchant-guide.md#order-statuses)), the stack's outputs ([deploy.md](deploy.md#deploy)), and the routes (see [openapi.json](openapi.json), generated the same way).",
     '',
     ...currenciesTable(),
     '',

@@ -32,13 +32,17 @@ function pathParameterNames(path: string): string[] {
 function metadataFor(route: Route): OperationMeta {
   const meta = OPERATIONS[route.fn];
   if (!meta) throw new Error(`OpenAPI: no operation metadata for ${route.method} ${route.path} (fn "${route.fn}")`);
-  const documented = Object.keys(meta.pathParameters ?? {}).sort().join(',');
+  const documented = Object.keys(meta.pathParameters ?? {})
+    .sort()
+    .join(',');
   if (pathParameterNames(route.path).sort().join(',') !== documented) {
     throw new Error(`OpenAPI: path parameters of ${route.method} ${route.path} do not match the metadata of "${route.fn}"`);
   }
   // The body is the route's (shared/http/routes.ts); the metadata only shows it.
   if (Boolean(route.body) !== Boolean(meta.requestExamples)) {
-    throw new Error(`OpenAPI: ${route.method} ${route.path} ${route.body ? 'declares a body but "' + route.fn + '" has no requestExamples' : 'declares no body but "' + route.fn + '" has requestExamples'}`);
+    throw new Error(
+      `OpenAPI: ${route.method} ${route.path} ${route.body ? 'declares a body but "' + route.fn + '" has no requestExamples' : 'declares no body but "' + route.fn + '" has requestExamples'}`,
+    );
   }
   const undescribed = Object.keys(meta.queryDescriptions ?? {}).filter((name) => !(name in (route.query?.properties ?? {})));
   if (undescribed.length) throw new Error(`OpenAPI: "${route.fn}" describes query parameters its route's query does not have: ${undescribed.join(', ')}`);
@@ -118,7 +122,7 @@ const API_DESCRIPTION = [
   '',
   '**Authentication.** Every call carries the merchant API token in the `token` header. A missing or unknown',
   'token is HTTP 401 `AUTHENTICATION_FAILED`. (The `token` field of Create Order is a different thing: a',
-  'merchant-chosen value echoed in callbacks.) The hosted payment page\'s endpoints under `/v1/pay/` take no',
+  "merchant-chosen value echoed in callbacks.) The hosted payment page's endpoints under `/v1/pay/` take no",
   'token and answer only what a buyer needs.',
   '',
   '**Errors.** Errors are JSON `{"status": <HTTP status>, "error": <message>, "error_code": <CODE>}`, except the',

@@ -45,42 +45,18 @@ export const errorCase = (name: string, when: string, error: AppError, schema: N
   schema,
 });
 
-export const AUTHENTICATION_FAILED = errorCase(
-  'AUTHENTICATION_FAILED',
-  'The `token` header is missing or is not a valid API token.',
-  new AuthenticationError(),
-);
+export const AUTHENTICATION_FAILED = errorCase('AUTHENTICATION_FAILED', 'The `token` header is missing or is not a valid API token.', new AuthenticationError());
 export const INVALID_JSON = errorCase('INVALID_JSON', 'The body is not JSON.', new MalformedJsonError());
-export const PAYLOAD_TOO_LARGE = errorCase(
-  'PAYLOAD_TOO_LARGE',
-  `The body is larger than ${MAX_BODY_BYTES} bytes.`,
-  new PayloadTooLargeError(MAX_BODY_BYTES),
-);
-export const SERVICE_UNAVAILABLE = errorCase(
-  'SERVICE_UNAVAILABLE',
-  'The order store could not be reached; nothing was changed, retry later.',
-  new ServiceUnavailableError(),
-);
+export const PAYLOAD_TOO_LARGE = errorCase('PAYLOAD_TOO_LARGE', `The body is larger than ${MAX_BODY_BYTES} bytes.`, new PayloadTooLargeError(MAX_BODY_BYTES));
+export const SERVICE_UNAVAILABLE = errorCase('SERVICE_UNAVAILABLE', 'The order store could not be reached; nothing was changed, retry later.', new ServiceUnavailableError());
 export const UNKNOWN_FIELD = errorCase(
   'PARAMETERS_INVALID',
   'A field has the wrong type, an unknown value or exceeds its limit; the message names it. Unknown fields are ignored.',
   new InvalidParameterError('title must be string'),
 );
-export const UNKNOWN_ORDER = errorCase(
-  'ORDER_NOT_FOUND',
-  "No such order for this merchant (another merchant's reads the same). Beyond the contract, so the generic body.",
-  new UnknownOrderError(),
-);
-export const ORDER_ID_MISMATCH = errorCase(
-  'PARAMETERS_INVALID',
-  'order_id differs from the path.',
-  new InvalidParameterError('order_id does not match the order in the path'),
-);
-export const ORDER_CONFLICT = errorCase(
-  'ORDER_CONFLICT',
-  'Other writes kept changing the order; nothing was changed by this call, retry.',
-  new ConcurrentUpdateError(),
-);
+export const UNKNOWN_ORDER = errorCase('ORDER_NOT_FOUND', "No such order for this merchant (another merchant's reads the same). Beyond the contract, so the generic body.", new UnknownOrderError());
+export const ORDER_ID_MISMATCH = errorCase('PARAMETERS_INVALID', 'order_id differs from the path.', new InvalidParameterError('order_id does not match the order in the path'));
+export const ORDER_CONFLICT = errorCase('ORDER_CONFLICT', 'Other writes kept changing the order; nothing was changed by this call, retry.', new ConcurrentUpdateError());
 export const TOO_MANY_INVOICES = errorCase(
   'TOO_MANY_INVOICES',
   `The order has had ${MAX_INVOICES_PER_ORDER} invoices (each takes an address) and the currency has no valid one to show again. Waiting does not help: no Retry-After.`,
@@ -98,13 +74,12 @@ export const rateLimited = (caller: 'merchant' | 'public') =>
 /** A list's page refused: `parameters` names the query parameters of that list (a cursor that is not one the API gave, for one). */
 export const badPage = (parameters: string) => errorCase('PARAMETERS_INVALID', `${parameters} is not valid.`, new InvalidParameterError('cursor is not one this API gave'));
 export const SANDBOX_ONLY = errorCase('SANDBOX_ONLY', 'The merchant is not a sandbox merchant.', new SandboxOnlyError());
-export const paymentNotAvailable = (when: string) =>
-  errorCase('PAYMENT_NOT_AVAILABLE', when, new PaymentNotAvailableError('WECHAT is not enabled for this merchant'));
+export const paymentNotAvailable = (when: string) => errorCase('PAYMENT_NOT_AVAILABLE', when, new PaymentNotAvailableError('WECHAT is not enabled for this merchant'));
 
 export const CREATE_ORDER_ERRORS: readonly ErrorCase[] = [
   errorCase(
     'PRICE_NOT_VALID',
-    'price_amount is not a number above 0 and below 10^12 with at most the currency\'s decimals. Contract body, no `error_code`.',
+    "price_amount is not a number above 0 and below 10^12 with at most the currency's decimals. Contract body, no `error_code`.",
     new InvalidPriceError(),
     priceNotValidErrorSchema,
   ),
@@ -117,11 +92,7 @@ export const CREATE_ORDER_ERRORS: readonly ErrorCase[] = [
     new MerchantOrderIdExistsError({ order: createdOrderView(NEW_ORDER), payment_url: paymentUrl(NEW_ORDER) }),
     merchantOrderIdExistsErrorSchema,
   ),
-  errorCase(
-    'ORDER_CONFLICT',
-    'Another request with the same merchant_order_id was being written at that moment; nothing was stored by this call, retry.',
-    new ConcurrentUpdateError(),
-  ),
+  errorCase('ORDER_CONFLICT', 'Another request with the same merchant_order_id was being written at that moment; nothing was stored by this call, retry.', new ConcurrentUpdateError()),
   paymentNotAvailable('pay_currency is a gateway not enabled for the merchant, a MugglePay code this service cannot take yet, or no rate is available.'),
   AUTHENTICATION_FAILED,
   PAYLOAD_TOO_LARGE,
@@ -141,11 +112,7 @@ export const GET_ORDER_ERRORS: readonly ErrorCase[] = [
 
 export const CHECKOUT_ORDER_ERRORS: readonly ErrorCase[] = [
   errorCase('PARAMETERS_MISSING', 'pay_currency is missing.', new ParametersMissingError('pay_currency')),
-  errorCase(
-    'PARAMETERS_INVALID',
-    'pay_currency is not one of the listed values, or order_id differs from the path.',
-    new InvalidParameterError('order_id does not match the order in the path'),
-  ),
+  errorCase('PARAMETERS_INVALID', 'pay_currency is not one of the listed values, or order_id differs from the path.', new InvalidParameterError('order_id does not match the order in the path')),
   INVALID_JSON,
   errorCase('ORDER_NOT_NEW', 'The order is no longer NEW, so its payment currency cannot change.', new OrderNotNewError()),
   paymentNotAvailable('The currency is a gateway not enabled for the merchant, a MugglePay code this service cannot take yet, or no rate or address is available.'),
@@ -156,11 +123,7 @@ export const CHECKOUT_ORDER_ERRORS: readonly ErrorCase[] = [
     new OrderDoesNotExistError(),
     orderDoesNotExistErrorSchema,
   ),
-  errorCase(
-    'ORDER_CONFLICT',
-    'Concurrent checkouts of the order kept winning; exactly one invoice is current, retry to switch.',
-    new ConcurrentUpdateError(),
-  ),
+  errorCase('ORDER_CONFLICT', 'Concurrent checkouts of the order kept winning; exactly one invoice is current, retry to switch.', new ConcurrentUpdateError()),
   TOO_MANY_INVOICES,
   PAYLOAD_TOO_LARGE,
   SERVICE_UNAVAILABLE,
@@ -190,11 +153,7 @@ export const orderActionErrors = (refused: ErrorCase): readonly ErrorCase[] => [
 
 export const SANDBOX_PAY_ERRORS: readonly ErrorCase[] = [
   errorCase('INVOICE_NOT_EXIST', 'The order has not been checked out.', new InvoiceNotExistError()),
-  errorCase(
-    'PARAMETERS_INVALID',
-    "A field is out of range or unknown, or amount has more decimals than the invoice's currency.",
-    new InvalidParameterError('amount has more decimals than BTC has'),
-  ),
+  errorCase('PARAMETERS_INVALID', "A field is out of range or unknown, or amount has more decimals than the invoice's currency.", new InvalidParameterError('amount has more decimals than BTC has')),
   INVALID_JSON,
   AUTHENTICATION_FAILED,
   SANDBOX_ONLY,
@@ -235,15 +194,11 @@ export function errorResponses(cases: readonly ErrorCase[]): Record<string, unkn
     const retryAfter = items.some((item) => item.error instanceof RateLimitedError);
     responses[String(status)] = {
       description: items.map((item) => `- \`${item.name}\`: ${item.when}`).join('\n'),
-      ...(retryAfter
-        ? { headers: { 'Retry-After': { description: 'With API_LIMIT_EXCEEDED: whole seconds until a request fits the quota again.', schema: { type: 'integer', minimum: 1 } } } }
-        : {}),
+      ...(retryAfter ? { headers: { 'Retry-After': { description: 'With API_LIMIT_EXCEEDED: whole seconds until a request fits the quota again.', schema: { type: 'integer', minimum: 1 } } } } : {}),
       content: {
         'application/json': {
           schema: schemas.length === 1 ? schemas[0] : { oneOf: schemas },
-          examples: Object.fromEntries(
-            items.map((item) => [item.name, { summary: item.error.message, value: errorBody(item.error) }]),
-          ),
+          examples: Object.fromEntries(items.map((item) => [item.name, { summary: item.error.message, value: errorBody(item.error) }])),
         },
       },
     };

@@ -33,14 +33,7 @@ export interface OperationMeta {
  * `order_id` body, answered with the order and its invoice, refused with `refused` when the
  * order is not in the status the action needs.
  */
-export function orderAction(action: {
-  operationId: string;
-  summary: string;
-  description: readonly string[];
-  success: string;
-  examples: Examples;
-  refused: ErrorCase;
-}): OperationMeta {
+export function orderAction(action: { operationId: string; summary: string; description: readonly string[]; success: string; examples: Examples; refused: ErrorCase }): OperationMeta {
   return {
     operationId: action.operationId,
     summary: action.summary,

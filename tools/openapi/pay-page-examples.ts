@@ -14,8 +14,7 @@ export const PAGE_MERCHANT = {
 };
 
 /** A sandbox merchant can be paid in everything the page shows. */
-export const payPage = (order: Order, invoice?: Invoice) =>
-  payPageView({ order, invoice, merchant: PAGE_MERCHANT, currencies: offeredCurrencies(PAGE_MERCHANT, () => true) });
+export const payPage = (order: Order, invoice?: Invoice) => payPageView({ order, invoice, merchant: PAGE_MERCHANT, currencies: offeredCurrencies(PAGE_MERCHANT, () => true) });
 
 export const PAY_ORDER_RESPONSE_EXAMPLES: Examples = {
   notCheckedOut: { summary: 'Before the buyer picks a currency: invoice is {}', value: payPage(NEW_ORDER) },

@@ -51,10 +51,19 @@ export function problemOf(answer: Extract<Answer<unknown>, { ok: false }>, expla
 
 /** The bar with the language switch; `redraw` draws the page again in the language chosen. */
 export const pageBar = (redraw: () => void): HTMLElement =>
-  h('div', { class: 'bar' }, languageSwitch(state.lang, t(), (next) => {
-    switchLang(next);
-    redraw();
-  }, 'lang'));
+  h(
+    'div',
+    { class: 'bar' },
+    languageSwitch(
+      state.lang,
+      t(),
+      (next) => {
+        switchLang(next);
+        redraw();
+      },
+      'lang',
+    ),
+  );
 
 /** The page's one live status line (#status), in its tone. */
 export const statusLine = (text: string, tone: 'info' | 'ok' | 'warn' | 'error'): HTMLElement => h('p', { id: 'status', class: `status ${tone}`, role: 'status', 'aria-live': 'polite' }, text);

@@ -29,8 +29,7 @@ const en = {
   memoId: 'Memo (MEMO_ID)',
   muxedHint: 'If your wallet or exchange cannot pay the address above, pay this account instead, with the memo below as a MEMO_ID. Without the memo the payment cannot be matched to your order.',
   network: 'Network',
-  networkHint: (network: string): string =>
-    `Send on ${network} only. A payment on any other network (even to this same address) does not reach this order.`,
+  networkHint: (network: string): string => `Send on ${network} only. A payment on any other network (even to this same address) does not reach this order.`,
   lightning: 'Lightning invoice',
   link: 'Payment link',
   exact: 'Send exactly the amount shown, in one payment.',
@@ -83,8 +82,7 @@ const en = {
   API_LIMIT_EXCEEDED: (seconds: number) => `Too many requests from this device. Please try again in ${seconds} s.`,
   ORDER_CANCELED_FAIILED: 'This order can no longer be canceled.',
   gatewayTitle: (gateway: string) => `Sandbox ${gateway}`,
-  gatewayMore:
-    'This is a test gateway: no money moves here. Go back to the payment page and use “Simulate payment (sandbox)” to complete the order.',
+  gatewayMore: 'This is a test gateway: no money moves here. Go back to the payment page and use “Simulate payment (sandbox)” to complete the order.',
   mode: (mode: string): string => (mode === 'app' ? 'App payment' : 'QR code payment'),
   linkNotFound: 'Payment link not found',
   linkNotFoundMore: 'This payment link is not valid. Check the link, or ask the seller for a new one.',
@@ -270,8 +268,7 @@ const zh: Strings = {
   redirecting: (merchant) => `正在返回 ${merchant}…`,
   closePage: '您可以关闭此页面。',
   expired: '支付已超时。',
-  expiredMore: (merchant) =>
-    `价格仅在限定时间内有效，此订单已无法支付。如果您已付款，请联系 ${merchant}，款项会与此订单匹配；否则请返回商家重新下单。`,
+  expiredMore: (merchant) => `价格仅在限定时间内有效，此订单已无法支付。如果您已付款，请联系 ${merchant}，款项会与此订单匹配；否则请返回商家重新下单。`,
   contact: (merchant) => `请联系 ${merchant} 获取新的支付链接。`,
   noMethods: (merchant) => `${merchant} 目前无法在此收款，请联系 ${merchant}。`,
   back: (merchant) => `返回 ${merchant}`,

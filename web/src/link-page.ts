@@ -105,10 +105,18 @@ function draw(): void {
   const strings = t();
   const focused = document.activeElement?.getAttribute('data-k') ?? undefined;
   document.documentElement.lang = htmlLang(state.lang);
-  fill(bar, languageSwitch(state.lang, t(), (next) => {
-    switchLang(next);
-    draw();
-  }, 'lang'));
+  fill(
+    bar,
+    languageSwitch(
+      state.lang,
+      t(),
+      (next) => {
+        switchLang(next);
+        draw();
+      },
+      'lang',
+    ),
+  );
   if (failure === 'notFound' || !view) {
     document.title = failure === 'notFound' ? strings.linkNotFound : strings.loading;
     fill(head, failure === 'notFound' ? h('h1', null, strings.linkNotFound) : null);

@@ -33,5 +33,4 @@ export function currencyPicker(currencies: readonly string[], options: { current
 }
 
 /** USDT_ERC20 may wrap after its underscore on a narrow phone, and nowhere else. */
-const breakAfterUnderscores = (code: string): Child[] =>
-  code.split('_').flatMap((part, index, parts) => (index < parts.length - 1 ? [`${part}_`, h('wbr')] : [part]));
+const breakAfterUnderscores = (code: string): Child[] => code.split('_').flatMap((part, index, parts) => (index < parts.length - 1 ? [`${part}_`, h('wbr')] : [part]));

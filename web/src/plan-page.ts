@@ -49,7 +49,15 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
  * Sends one form's email to `path` (its field `field`, its button `button`), after checking it
  * looks like an address, and hands the answer to `then`, which says what the form says next.
  */
-async function sendEmail<T>(which: 'subscribe' | 'link', key: keyof typeof typed, field: string, button: string, path: string, expected: number, then: (answer: Answer<T>, email: string) => void): Promise<void> {
+async function sendEmail<T>(
+  which: 'subscribe' | 'link',
+  key: keyof typeof typed,
+  field: string,
+  button: string,
+  path: string,
+  expected: number,
+  then: (answer: Answer<T>, email: string) => void,
+): Promise<void> {
   if (busy) return;
   const email = typed[key].trim();
   if (!EMAIL.test(email)) {
@@ -125,7 +133,12 @@ function draw(focus?: string): void {
   const status = statusLine;
   if (!view) {
     document.title = failure === 'notFound' ? words.notFound : strings.loading;
-    fill(root, bar, h('header', { class: 'head' }, failure === 'notFound' ? h('h1', null, words.notFound) : null), status(failure === 'notFound' ? words.notFoundMore : failure === 'load' ? words.loadFailed : strings.loading, failure ? 'error' : 'info'));
+    fill(
+      root,
+      bar,
+      h('header', { class: 'head' }, failure === 'notFound' ? h('h1', null, words.notFound) : null),
+      status(failure === 'notFound' ? words.notFoundMore : failure === 'load' ? words.loadFailed : strings.loading, failure ? 'error' : 'info'),
+    );
     return;
   }
   const { plan } = view;

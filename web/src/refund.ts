@@ -77,7 +77,11 @@ function draw(focus?: string): void {
   const strings = t().refund;
   document.documentElement.lang = htmlLang(state.lang);
   const other: Lang = state.lang === 'en' ? 'zh' : 'en';
-  const bar = h('div', { class: 'bar' }, h('button', { type: 'button', class: 'lang', lang: htmlLang(other), 'data-k': 'lang', 'aria-label': t().switchLabel, onclick: () => switchLang(other) }, t().switchTo));
+  const bar = h(
+    'div',
+    { class: 'bar' },
+    h('button', { type: 'button', class: 'lang', lang: htmlLang(other), 'data-k': 'lang', 'aria-label': t().switchLabel, onclick: () => switchLang(other) }, t().switchTo),
+  );
   const status = (text: string, tone: string) => h('p', { id: 'status', class: `status ${tone}`, role: 'status', 'aria-live': 'polite' }, text);
   if (page.failure || !page.view) {
     document.title = page.failure === 'invalid' ? strings.invalid : t().loading;
@@ -112,7 +116,21 @@ function draw(focus?: string): void {
     h('p', { class: 'price' }, h('span', null, order.title || t().order), ' ', h('strong', null, formatAmount(order.price_amount, order.price_currency))),
   );
   if (refund.status !== 'AWAITING_ADDRESS' || page.saved) {
-    fill(root, bar, head, status(strings.saved, 'ok'), h('div', { class: 'body' }, summary, h('p', null, strings.goesTo), h('p', null, h('code', { class: 'value', 'data-field': 'address' }, refund.address ?? '')), refund.memo ? h('p', null, `${strings.memo}: `, h('code', null, refund.memo)) : null, h('p', { class: 'hint' }, strings.savedMore)));
+    fill(
+      root,
+      bar,
+      head,
+      status(strings.saved, 'ok'),
+      h(
+        'div',
+        { class: 'body' },
+        summary,
+        h('p', null, strings.goesTo),
+        h('p', null, h('code', { class: 'value', 'data-field': 'address' }, refund.address ?? '')),
+        refund.memo ? h('p', null, `${strings.memo}: `, h('code', null, refund.memo)) : null,
+        h('p', { class: 'hint' }, strings.savedMore),
+      ),
+    );
     return;
   }
   const label = refund.asks === 'invoice' ? strings.invoice(amount) : refund.asks === 'account' ? strings.account : strings.address(refund.network ?? refund.currency);

@@ -99,13 +99,7 @@ function orderBody(order: PayOrder, invoice: PayInvoice | undefined, currencies:
   }
   if (order.status === 'NEW' && !ranOut(order, invoice)) {
     setStatus(invoice ? strings.waiting : strings.choose, 'info');
-    return [
-      picker(currencies, invoice?.pay_currency),
-      problem,
-      invoice ? paymentDetails(invoice) : null,
-      invoice && order.sandbox ? sandboxControl() : null,
-      cancelControl(),
-    ];
+    return [picker(currencies, invoice?.pay_currency), problem, invoice ? paymentDetails(invoice) : null, invoice && order.sandbox ? sandboxControl() : null, cancelControl()];
   }
   switch (order.status) {
     case 'NEW':
@@ -118,11 +112,7 @@ function orderBody(order: PayOrder, invoice: PayInvoice | undefined, currencies:
     case 'PAID': {
       setStatus(strings.paid, 'ok');
       const next = safeUrl(order.success_url);
-      return [
-        next
-          ? h('p', null, h('a', { href: next, 'data-k': 'success' }, strings.redirecting(merchant)))
-          : h('p', null, strings.closePage),
-      ];
+      return [next ? h('p', null, h('a', { href: next, 'data-k': 'success' }, strings.redirecting(merchant))) : h('p', null, strings.closePage)];
     }
     case 'UNRESOLVED': {
       setStatus(strings.unresolved, 'warn');
@@ -147,8 +137,7 @@ function orderBody(order: PayOrder, invoice: PayInvoice | undefined, currencies:
   }
 }
 
-const picker = (currencies: string[], current: string | undefined): HTMLElement =>
-  currencyPicker(currencies, { current, busy: state.busy !== undefined, pick: (code) => choose(code, current) });
+const picker = (currencies: string[], current: string | undefined): HTMLElement => currencyPicker(currencies, { current, busy: state.busy !== undefined, pick: (code) => choose(code, current) });
 
 function copyButton(text: string, what: string, key: string): HTMLElement {
   const button = h('button', { type: 'button', class: 'copy', 'data-k': key, 'aria-label': t().copyWhat(what) }, t().copy);
@@ -175,8 +164,7 @@ function paymentDetails(invoice: PayInvoice, payable = true): HTMLElement {
   const name = strings.currencies[code] ?? code;
   const amount = payAmount(invoice.pay_amount, code);
   const gateway = isGateway(code);
-  const where =
-    code === 'EOS' ? strings.account : code === 'LBTC' ? strings.lightning : gateway ? strings.link : strings.address;
+  const where = code === 'EOS' ? strings.account : code === 'LBTC' ? strings.lightning : gateway ? strings.link : strings.address;
   const walletUrl = gateway ? safeUrl(invoice.payment_uri) : invoice.payment_uri;
   // The network by name where an address alone does not say it (every EVM network's look alike).
   const chain = network(code);
@@ -185,10 +173,7 @@ function paymentDetails(invoice: PayInvoice, payable = true): HTMLElement {
     { class: 'payment', 'aria-label': name },
     field(`${strings.amount} (${quoteCurrency(code)})`, amount, 'amount', { valueClass: 'value amount', copyAs: strings.amount }),
     chain
-      ? [
-          h('p', { class: 'network' }, `${strings.network}: `, h('strong', { 'data-field': 'network' }, chain)),
-          h('p', { class: 'hint warn', 'data-k': 'network-hint' }, strings.networkHint(chain)),
-        ]
+      ? [h('p', { class: 'network' }, `${strings.network}: `, h('strong', { 'data-field': 'network' }, chain)), h('p', { class: 'hint warn', 'data-k': 'network-hint' }, strings.networkHint(chain))]
       : null,
     gateway ? null : field(where, invoice.payment_address, 'address'),
     // Solana Pay: the memo is the transfer's reference, which the wallet adds from the QR code.
@@ -199,23 +184,17 @@ function paymentDetails(invoice: PayInvoice, payable = true): HTMLElement {
         ? [field(strings.comment, invoice.memo, 'memo'), h('p', { class: 'hint warn', 'data-k': 'memo-hint' }, strings.commentHint)]
         : // Stellar: the muxed address carries the id; a wallet that cannot pay one pays the account with the id as a MEMO_ID.
           invoice.memo && invoice.account
-          ? [
-              h('p', { class: 'hint', 'data-k': 'memo-hint' }, strings.muxedHint),
-              field(strings.account, invoice.account, 'account'),
-              field(strings.memoId, invoice.memo, 'memo'),
-            ]
+          ? [h('p', { class: 'hint', 'data-k': 'memo-hint' }, strings.muxedHint), field(strings.account, invoice.account, 'account'), field(strings.memoId, invoice.memo, 'memo')]
           : invoice.memo
-        ? [field(strings.memo, invoice.memo, 'memo'), h('p', { class: 'hint warn' }, strings.memoHint)]
-        : null,
+            ? [field(strings.memo, invoice.memo, 'memo'), h('p', { class: 'hint warn' }, strings.memoHint)]
+            : null,
     payable
       ? [
           h('figure', { class: 'qr-box' }, qrSvg(invoice.payment_uri, strings.qr(name)), h('figcaption', null, strings.scan)),
           walletUrl
             ? h(
                 'a',
-                gateway
-                  ? { class: 'button', href: walletUrl, target: '_blank', rel: 'noopener noreferrer', 'data-k': 'wallet' }
-                  : { class: 'button', href: walletUrl, 'data-k': 'wallet' },
+                gateway ? { class: 'button', href: walletUrl, target: '_blank', rel: 'noopener noreferrer', 'data-k': 'wallet' } : { class: 'button', href: walletUrl, 'data-k': 'wallet' },
                 gateway ? strings.openGateway(name) : strings.wallet,
               )
             : null,
@@ -266,9 +245,7 @@ function renderGateway(gateway: string): void {
   setStatus('', 'info');
   fill(
     body,
-    /^\d+(\.\d+)?$/.test(amount)
-      ? h('p', { class: 'price' }, h('span', null, strings.amount), ' ', h('strong', null, formatAmount(amount, 'CNY')))
-      : null,
+    /^\d+(\.\d+)?$/.test(amount) ? h('p', { class: 'price' }, h('span', null, strings.amount), ' ', h('strong', null, formatAmount(amount, 'CNY'))) : null,
     h('p', null, `${strings.currencies[gateway] ?? gateway} · ${strings.mode(query.get('mode') ?? 'qr')}`),
     h('p', { class: 'hint' }, strings.gatewayMore),
   );

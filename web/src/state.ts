@@ -34,12 +34,10 @@ export const validOrderId = (): boolean => ORDER_ID.test(orderId);
 export const SETTLED: readonly OrderStatus[] = ['PAID', 'RESOLVED', 'CANCELED', 'REFUND_PENDING', 'REFUNDED'];
 
 /** A NEW order whose invoice ran out: the expiry job has not caught up yet, but it cannot be paid. */
-export const ranOut = (order: PayOrder, invoice: PayInvoice | undefined): boolean =>
-  order.status === 'NEW' && invoice !== undefined && Date.now() >= invoice.expired_at_t;
+export const ranOut = (order: PayOrder, invoice: PayInvoice | undefined): boolean => order.status === 'NEW' && invoice !== undefined && Date.now() >= invoice.expired_at_t;
 
 /** The invoice of a view, when one has been made (a checkout). */
-export const invoiceOf = (view: PayView): PayInvoice | undefined =>
-  'pay_amount' in view.invoice ? (view.invoice as PayInvoice) : undefined;
+export const invoiceOf = (view: PayView): PayInvoice | undefined => ('pay_amount' in view.invoice ? (view.invoice as PayInvoice) : undefined);
 
 /** The sandbox gateway's page: `.../sandbox-gateway/<alipay|aliglobal|wechat>`; the gateway's code. */
 export function gatewayPath(): string | undefined {

@@ -53,8 +53,7 @@ let timer: ReturnType<typeof setTimeout> | undefined;
  * seconds). An active subscription with nothing owed changes only once a period, so the page
  * does not keep asking.
  */
-const awaited = (): boolean =>
-  !!view && view.subscription.status !== 'canceled' && (view.subscription.payable || view.subscription.status === 'incomplete' || view.subscription.status === 'past_due');
+const awaited = (): boolean => !!view && view.subscription.status !== 'canceled' && (view.subscription.payable || view.subscription.status === 'incomplete' || view.subscription.status === 'past_due');
 
 /** What the page shows, but the sandbox's test clock (it moves with every answer). */
 const news = (): string => JSON.stringify([view && { ...view, subscription: { ...view.subscription, clock: undefined } }, failure]);
@@ -194,14 +193,24 @@ function draw(focus?: string): void {
   );
   const where = standing(subscription);
   const summary = facts([
-    [words.nextPayment, subscription.next_due_at && subscription.next_amount && subscription.next_currency ? words.nextValue(formatAmount(subscription.next_amount, subscription.next_currency), dayText(subscription.next_due_at)) : null, 'next'],
+    [
+      words.nextPayment,
+      subscription.next_due_at && subscription.next_amount && subscription.next_currency
+        ? words.nextValue(formatAmount(subscription.next_amount, subscription.next_currency), dayText(subscription.next_due_at))
+        : null,
+      'next',
+    ],
     [words.periodsPaid, String(subscription.periods_paid)],
     [words.started, dayText(subscription.started_at)],
     // A sandbox subscription's test clock runs ahead of the real one: its dates are on that clock.
     [words.testClock, subscription.sandbox ? dateTime(subscription.clock, state.lang) : null],
   ]);
   const pay = subscription.payable
-    ? h('button', { type: 'button', class: 'button', 'data-k': 'pay', 'aria-disabled': busy ? 'true' : undefined, onclick: () => void payNow() }, busy === 'pay' || busy === 'leaving' ? words.opening : words.payNow)
+    ? h(
+        'button',
+        { type: 'button', class: 'button', 'data-k': 'pay', 'aria-disabled': busy ? 'true' : undefined, onclick: () => void payNow() },
+        busy === 'pay' || busy === 'leaving' ? words.opening : words.payNow,
+      )
     : null;
   const cancelling =
     ended || subscription.cancel_at_period_end
@@ -214,7 +223,11 @@ function draw(focus?: string): void {
             h(
               'div',
               { class: 'actions' },
-              h('button', { type: 'button', class: 'button danger', 'data-k': 'cancel-yes', 'aria-disabled': busy ? 'true' : undefined, onclick: () => void cancel() }, busy === 'cancel-yes' ? words.canceling : words.cancelYes),
+              h(
+                'button',
+                { type: 'button', class: 'button danger', 'data-k': 'cancel-yes', 'aria-disabled': busy ? 'true' : undefined, onclick: () => void cancel() },
+                busy === 'cancel-yes' ? words.canceling : words.cancelYes,
+              ),
               h('button', { type: 'button', class: 'button secondary', 'data-k': 'cancel-no', onclick: () => ((asking = false), draw('cancel')) }, words.cancelNo),
             ),
           )
@@ -227,7 +240,12 @@ function draw(focus?: string): void {
   );
   const renewal = replaced
     ? null
-    : h('section', { class: 'again' }, h('p', { class: 'hint' }, words.newLinkHint), h('button', { type: 'button', class: 'button secondary', 'data-k': 'new-link', 'aria-disabled': busy ? 'true' : undefined, onclick: () => void newLink() }, words.newLink));
+    : h(
+        'section',
+        { class: 'again' },
+        h('p', { class: 'hint' }, words.newLinkHint),
+        h('button', { type: 'button', class: 'button secondary', 'data-k': 'new-link', 'aria-disabled': busy ? 'true' : undefined, onclick: () => void newLink() }, words.newLink),
+      );
   fill(
     root,
     bar,

@@ -64,8 +64,7 @@ export class CallbackPipeline extends Construct {
       this.streamFailureQueue = this.encryptedQueue('StreamFailureQueue');
       Validations.of(this.streamFailureQueue).acknowledge({
         id: 'AwsSolutions-SQS3',
-        reason:
-          'This queue is itself the dead-letter destination of the order-events stream consumer (records of failed batches), so it has no DLQ of its own.',
+        reason: 'This queue is itself the dead-letter destination of the order-events stream consumer (records of failed batches), so it has no DLQ of its own.',
       });
     }
     fn.addEventSource(
@@ -95,9 +94,7 @@ export class CallbackPipeline extends Construct {
   addDeliveryFunction(delivery: CallingFunction): void {
     const fn = delivery.function;
     if (fn.timeout && fn.timeout.toSeconds() > this.deliveryTimeout.toSeconds()) {
-      throw new Error(
-        `delivery function timeout ${fn.timeout.toSeconds()} s exceeds the ${this.deliveryTimeout.toSeconds()} s the queue's visibility timeout was sized for`,
-      );
+      throw new Error(`delivery function timeout ${fn.timeout.toSeconds()} s exceeds the ${this.deliveryTimeout.toSeconds()} s the queue's visibility timeout was sized for`);
     }
     fn.addEventSource(new SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true }));
     // The next attempt of a failed delivery is a new message on the same queue.

@@ -254,15 +254,19 @@ export class ChainWatchers extends NestedStack {
   private addWatcher(chain: string, parameters: Readonly<Record<string, string>>): string {
     const key = watcherKey(chain);
     const queue = this.timerQueue();
-    const fn = this.addFunction(key, {
-      folder: WATCHER_FOLDER,
-      tableAccess: 'write',
-      // Steps again at once while behind for 30 s at most, and a step in flight then still has 60 s.
-      timeout: Duration.minutes(2),
-      memorySize: watcherMemoryMb(chain),
-      environment: { WATCH_CHAIN: chain, WATCH_TICK_QUEUE_URL: queue.queueUrl },
-      parameters,
-    }, false);
+    const fn = this.addFunction(
+      key,
+      {
+        folder: WATCHER_FOLDER,
+        tableAccess: 'write',
+        // Steps again at once while behind for 30 s at most, and a step in flight then still has 60 s.
+        timeout: Duration.minutes(2),
+        memorySize: watcherMemoryMb(chain),
+        environment: { WATCH_CHAIN: chain, WATCH_TICK_QUEUE_URL: queue.queueUrl },
+        parameters,
+      },
+      false,
+    );
     fn.allow({ resource: 'watch-ticks', arns: [queue.queueArn] });
     (fn.function.node.defaultChild as CfnFunction).reservedConcurrentExecutions = 2;
     fn.function.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(1) });

@@ -89,7 +89,8 @@ export class MerchantPortal extends StaticSite {
     });
     Validations.of(originSecret).acknowledge({
       id: 'AwsSolutions-SMG4',
-      reason: 'A shared origin-verify value between CloudFront and the portal functions: rotating it needs both updated in one deployment (change the secret, deploy); it guards a rate limit, not data.',
+      reason:
+        'A shared origin-verify value between CloudFront and the portal functions: rotating it needs both updated in one deployment (change the secret, deploy); it guards a rate limit, not data.',
     });
     this.originSecret = originSecret.secretValue.unsafeUnwrap();
     // The API sees the viewer's address in CloudFront-Viewer-Address (its own source is CloudFront's).
@@ -99,7 +100,12 @@ export class MerchantPortal extends StaticSite {
       queryStringBehavior: OriginRequestQueryStringBehavior.all(),
       headerBehavior: OriginRequestHeaderBehavior.allowList('origin', 'x-csrf-token', 'sec-fetch-site', 'content-type', 'CloudFront-Viewer-Address'),
     });
-    const uncached = { viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY, cachePolicy: CachePolicy.CACHING_DISABLED, originRequestPolicy: toApi, responseHeadersPolicy: this.headers } satisfies Partial<BehaviorOptions>;
+    const uncached = {
+      viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
+      cachePolicy: CachePolicy.CACHING_DISABLED,
+      originRequestPolicy: toApi,
+      responseHeadersPolicy: this.headers,
+    } satisfies Partial<BehaviorOptions>;
     // CloudFront takes the first matching behavior in the order they are added: the exact
     // streamed paths first. A streamed answer cannot pass through the HTTP API (it buffers, 6 MB
     // at most): its path goes to the function's URL in RESPONSE_STREAM mode. AWS_IAM with origin

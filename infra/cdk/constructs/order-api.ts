@@ -1,14 +1,6 @@
 import { Annotations, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import {
-  type CfnStage,
-  CorsHttpMethod,
-  HttpApi,
-  HttpMethod,
-  type HttpRoute,
-  HttpStage,
-  LogGroupLogDestination,
-} from 'aws-cdk-lib/aws-apigatewayv2';
+import { type CfnStage, CorsHttpMethod, HttpApi, HttpMethod, type HttpRoute, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -168,10 +160,7 @@ export class OrderApi extends Construct {
     return this.stage.url;
   }
 
-  private addRoutes(
-    table: readonly Route[],
-    handlers: ReadonlyMap<string, IFunction>,
-  ): Map<string, { route: HttpRoute; access: Route['access']; isPublic: boolean }> {
+  private addRoutes(table: readonly Route[], handlers: ReadonlyMap<string, IFunction>): Map<string, { route: HttpRoute; access: Route['access']; isPublic: boolean }> {
     const integrations = new Map<string, HttpLambdaIntegration>();
     const routes = new Map<string, { route: HttpRoute; access: Route['access']; fn: string; isPublic: boolean }>();
     for (const entry of table) {
@@ -204,9 +193,7 @@ export class OrderApi extends Construct {
         },
         {
           id: 'AwsSolutions-COG4',
-          reason: entry.public
-            ? 'Buyers on the payment page are anonymous, not Cognito users.'
-            : 'Merchants are API clients with a static API token (MugglePay contract), not Cognito users.',
+          reason: entry.public ? 'Buyers on the payment page are anonymous, not Cognito users.' : 'Merchants are API clients with a static API token (MugglePay contract), not Cognito users.',
         },
       );
       routes.set(key, { route, access: entry.access, fn: entry.fn, isPublic: entry.public === true });

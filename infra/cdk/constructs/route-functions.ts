@@ -15,6 +15,6 @@ import type { Construct } from 'constructs';
  */
 export class RouteFunctions extends NestedStack {
   constructor(scope: Construct, id: string) {
-    super(scope, id, { description: 'The HTTP API routes\' functions (their routes and integrations are on the API in the main stack)' });
+    super(scope, id, { description: "The HTTP API routes' functions (their routes and integrations are on the API in the main stack)" });
   }
 }

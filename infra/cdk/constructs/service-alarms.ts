@@ -41,7 +41,8 @@ export class ServiceAlarms extends Construct {
     const topic = new Topic(this, 'Topic', { enforceSSL: true });
     Validations.of(topic).acknowledge({
       id: 'AwsSolutions-SNS2',
-      reason: 'Alarm notifications carry alarm names, states and metric values only; a customer managed KMS key (CloudWatch cannot use aws/sns) would cost $1 a month of an idle deployment that otherwise costs about that in all.',
+      reason:
+        'Alarm notifications carry alarm names, states and metric values only; a customer managed KMS key (CloudWatch cannot use aws/sns) would cost $1 a month of an idle deployment that otherwise costs about that in all.',
     });
     if (props.email) topic.addSubscription(new EmailSubscription(props.email));
     this.topic = topic;

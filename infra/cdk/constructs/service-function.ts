@@ -116,9 +116,7 @@ export class ServiceFunction extends Construct implements CallingFunction {
     // or whose code reads none, get no layer. It calls SSM with this role; the grants are below.
     const hasParameters = this.parameterNames.length > 0 && this.calls.some((call) => call.resource === 'parameters');
     this.function = new NodejsFunction(this, 'Function', {
-      paramsAndSecrets: hasParameters
-        ? ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, { cacheSize: 20, logLevel: ParamsAndSecretsLogLevel.WARN })
-        : undefined,
+      paramsAndSecrets: hasParameters ? ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, { cacheSize: 20, logLevel: ParamsAndSecretsLogLevel.WARN }) : undefined,
       entry: functionEntry(props.folder),
       handler: 'handler',
       projectRoot: REPO_ROOT,
@@ -190,18 +188,15 @@ export class ServiceFunction extends Construct implements CallingFunction {
       const table = props.table.node.defaultChild as CfnElement;
       // In the table's own stack the ARN is its GetAtt; in a nested stack (the watchers') it is
       // the parameter CDK makes for it, named after the table's path (aws-cdk-lib core refs.ts).
-      const tableArn =
-        Stack.of(table) === Stack.of(this) ? `${Stack.of(table).getLogicalId(table)}.Arn` : `referenceto${Names.nodeUniqueId(table.node)}Arn`;
+      const tableArn = Stack.of(table) === Stack.of(this) ? `${Stack.of(table).getLogicalId(table)}.Arn` : `referenceto${Names.nodeUniqueId(table.node)}Arn`;
       Validations.of(this.role).acknowledge({
         id: `AwsSolutions-IAM5[Resource::<${tableArn}>/index/*]`,
-        reason:
-          'Queries on the GSIs of the service table (order lists, expiry and delivery sweeps) need index ARNs; the wildcard covers only the indexes of that one table.',
+        reason: 'Queries on the GSIs of the service table (order lists, expiry and delivery sweeps) need index ARNs; the wildcard covers only the indexes of that one table.',
       });
     }
     Validations.of(this.function).acknowledge({
       id: 'AwsSolutions-L1',
-      reason:
-        'Node.js 22 is the runtime the service is designed, bundled (target node22) and tested for; moving to a newer runtime is a deliberate upgrade, not drift.',
+      reason: 'Node.js 22 is the runtime the service is designed, bundled (target node22) and tested for; moving to a newer runtime is a deliberate upgrade, not drift.',
     });
 
     const parameterArns: string[] = [];

@@ -3,8 +3,7 @@ import { MAX_BODY_BYTES } from '#shared/domain/limits';
 import type { Event, Middleware } from '#shared/http/middlewares/types';
 
 /** The body's text, decoded when API Gateway base64-encoded it. */
-export const bodyText = (event: Event): string =>
-  event.isBase64Encoded ? Buffer.from(event.body ?? '', 'base64').toString('utf8') : (event.body ?? '');
+export const bodyText = (event: Event): string => (event.isBase64Encoded ? Buffer.from(event.body ?? '', 'base64').toString('utf8') : (event.body ?? ''));
 
 /** JSON.parse, its failure the API's 400 MALFORMED_JSON. */
 export function plainJson(text: string): unknown {

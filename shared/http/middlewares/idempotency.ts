@@ -1,12 +1,5 @@
 import { createHash } from 'node:crypto';
-import {
-  IdempotencyInProgressError,
-  IdempotencyKeyReusedError,
-  InvalidParameterError,
-  OrderDoesNotExistError,
-  OrderNotFoundError,
-  UnknownOrderError,
-} from '#shared/domain/errors';
+import { IdempotencyInProgressError, IdempotencyKeyReusedError, InvalidParameterError, OrderDoesNotExistError, OrderNotFoundError, UnknownOrderError } from '#shared/domain/errors';
 import { isId } from '#shared/domain/ids';
 import { JSON_HEADERS } from '#shared/http/responses';
 import { merchantOf } from '#shared/http/middlewares/token-auth';
@@ -49,12 +42,13 @@ async function settle(write: () => Promise<unknown>, what: string): Promise<void
  * with it is not kept, so requests for orders that never existed (or are not the caller's)
  * leave nothing in the table.
  */
-const isMissingOrder = (error: unknown): boolean =>
-  error instanceof UnknownOrderError || error instanceof OrderDoesNotExistError || error instanceof OrderNotFoundError;
+const isMissingOrder = (error: unknown): boolean => error instanceof UnknownOrderError || error instanceof OrderDoesNotExistError || error instanceof OrderNotFoundError;
 
 /** The request a key stands for: path and (parsed) body, so the same JSON reads the same. */
 function fingerprint(event: Event): string {
-  return createHash('sha256').update(`${event.rawPath}\n${JSON.stringify(event.body ?? null)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${event.rawPath}\n${JSON.stringify(event.body ?? null)}`)
+    .digest('hex');
 }
 
 /**

@@ -31,9 +31,7 @@ function prefixWords(prefix: string): number[] {
 function checksumWords(prefix: string, words: readonly number[]): number[] {
   const mod = polymod([...prefixWords(prefix), ...words, ...new Array<number>(CHECKSUM_LENGTH).fill(0)]);
   // 40 bits, most significant 5-bit group first.
-  return Array.from({ length: CHECKSUM_LENGTH }, (_, i) =>
-    Number((mod >> BigInt(5 * (CHECKSUM_LENGTH - 1 - i))) & 0x1fn),
-  );
+  return Array.from({ length: CHECKSUM_LENGTH }, (_, i) => Number((mod >> BigInt(5 * (CHECKSUM_LENGTH - 1 - i))) & 0x1fn));
 }
 
 /** `prefix:payload` for a version byte and hash, lowercase. */
@@ -44,9 +42,7 @@ export function encodeCashAddr(prefix: string, version: number, hash: Uint8Array
 }
 
 /** Decoded CashAddr, or `undefined` for anything malformed or with a bad checksum. */
-export function decodeCashAddr(
-  address: string,
-): { prefix: string; version: number; hash: Uint8Array } | undefined {
+export function decodeCashAddr(address: string): { prefix: string; version: number; hash: Uint8Array } | undefined {
   // The spec allows all-lower or all-upper, never mixed.
   const lower = address.toLowerCase();
   if (address !== lower && address !== address.toUpperCase()) return undefined;

@@ -9,13 +9,7 @@ import { toChecksumAddress } from '#shared/payments/addresses/eip55';
 import { tronAddressOfPublicKey } from '#shared/payments/addresses/tron';
 import { InvalidExtendedKeyError } from '#shared/payments/addresses/errors';
 import { parseExtendedPublicKey } from '#shared/payments/addresses/extended-key';
-import {
-  CASHADDR_PREFIX,
-  SEGWIT_HRP,
-  type AddressCurrency,
-  type AddressNetwork,
-  type AddressOptions,
-} from '#shared/payments/addresses/types';
+import { CASHADDR_PREFIX, SEGWIT_HRP, type AddressCurrency, type AddressNetwork, type AddressOptions } from '#shared/payments/addresses/types';
 
 /** Largest non-hardened BIP32 index: public derivation cannot reach hardened children. */
 const MAX_INDEX = 2 ** 31 - 1;
@@ -35,12 +29,7 @@ export type AddressChain = 0 | 1;
  * @throws {@link InvalidExtendedKeyError} for a malformed key, a version prefix the currency
  *   does not accept, any private key, or an index outside 0..2^31-1.
  */
-export function deriveAddress(
-  currency: AddressCurrency,
-  extendedPublicKey: string,
-  index: number,
-  opts?: AddressOptions,
-): string {
+export function deriveAddress(currency: AddressCurrency, extendedPublicKey: string, index: number, opts?: AddressOptions): string {
   return deriveChainAddress(currency, extendedPublicKey, 0, index, opts);
 }
 
@@ -48,13 +37,7 @@ export function deriveAddress(
  * Like {@link deriveAddress} but on either BIP44 chain; `chain` 1 gives change addresses.
  * Receiving payments should use {@link deriveAddress}.
  */
-export function deriveChainAddress(
-  currency: AddressCurrency,
-  extendedPublicKey: string,
-  chain: AddressChain,
-  index: number,
-  opts?: AddressOptions,
-): string {
+export function deriveChainAddress(currency: AddressCurrency, extendedPublicKey: string, chain: AddressChain, index: number, opts?: AddressOptions): string {
   assertIndex(index);
   if (chain !== 0 && chain !== 1) {
     throw new InvalidExtendedKeyError('index-out-of-range', 'chain must be 0 (receiving) or 1 (change)');

@@ -1,9 +1,5 @@
 /** Why an extended key (or the index to derive at) was refused. */
-export type InvalidExtendedKeyReason =
-  | 'malformed'
-  | 'wrong-version'
-  | 'private-key'
-  | 'index-out-of-range';
+export type InvalidExtendedKeyReason = 'malformed' | 'wrong-version' | 'private-key' | 'index-out-of-range';
 
 /**
  * The extended key or the child index cannot be used to derive a receiving address.

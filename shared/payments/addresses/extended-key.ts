@@ -49,11 +49,7 @@ const KEY_OFFSET = 45;
  * Parses an account-level extended public key for `currency` on `network`.
  * Private keys are refused before anything else is looked at, whatever their prefix.
  */
-export function parseExtendedPublicKey(
-  currency: AddressCurrency,
-  extendedKey: string,
-  network: AddressNetwork,
-): HDKey {
+export function parseExtendedPublicKey(currency: AddressCurrency, extendedKey: string, network: AddressNetwork): HDKey {
   if (typeof extendedKey !== 'string') {
     throw new InvalidExtendedKeyError('malformed', 'extended key must be a string');
   }
@@ -69,18 +65,14 @@ export function parseExtendedPublicKey(
   const version = new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, false);
   // A 0x00 key byte marks private key material in every BIP32 variant, known prefix or not.
   if (PRIVATE_VERSIONS.has(version) || bytes[KEY_OFFSET] === 0x00) {
-    throw new InvalidExtendedKeyError(
-      'private-key',
-      'a PRIVATE extended key was supplied; only extended public keys are accepted, never private keys',
-    );
+    throw new InvalidExtendedKeyError('private-key', 'a PRIVATE extended key was supplied; only extended public keys are accepted, never private keys');
   }
   const accepted = ACCEPTED[currency][network];
   const name = accepted.find((n) => VERSIONS[n].public === version);
   if (!name) {
     throw new InvalidExtendedKeyError(
       'wrong-version',
-      `extended key version 0x${version.toString(16).padStart(8, '0')} is not accepted for ` +
-        `${currency} ${network}; expected one of ${accepted.join(', ')}`,
+      `extended key version 0x${version.toString(16).padStart(8, '0')} is not accepted for ` + `${currency} ${network}; expected one of ${accepted.join(', ')}`,
     );
   }
   try {

@@ -30,12 +30,7 @@ const AMOUNT_PATTERN = /^(0|[1-9]\d*)(?:\.(\d+))?$/;
  *   an amount that is not a plain decimal or has more decimals than the smallest unit, or an
  *   extra the currency's scheme does not have.
  */
-export function paymentUri(
-  currency: AddressCurrency,
-  address: string,
-  amount: string,
-  extras: PaymentUriExtras = {},
-): string {
+export function paymentUri(currency: AddressCurrency, address: string, amount: string, extras: PaymentUriExtras = {}): string {
   if (!validateAddress(currency, address) && !validateAddress(currency, address, { network: 'testnet' })) {
     throw new RangeError(`not a valid ${currency} address: ${address}`);
   }
@@ -82,5 +77,4 @@ export const solanaPayUri = (wallet: string, amount: string, mint: string, refer
   `solana:${wallet}?amount=${amount}&spl-token=${mint}${reference ? `&reference=${reference}` : ''}`;
 
 /** An EOS transfer: `eos:<account>?quantity=<"1.0000 EOS">&memo=<memo>` (both encoded). */
-export const eosTransferUri = (account: string, quantity: string, memo?: string): string =>
-  `eos:${account}?quantity=${encodeURIComponent(quantity)}${memo ? `&memo=${encodeURIComponent(memo)}` : ''}`;
+export const eosTransferUri = (account: string, quantity: string, memo?: string): string => `eos:${account}?quantity=${encodeURIComponent(quantity)}${memo ? `&memo=${encodeURIComponent(memo)}` : ''}`;

@@ -2,12 +2,7 @@ import { bech32 } from '@scure/base';
 import { CASHADDR_P2PKH_160, decodeCashAddr } from '#shared/payments/addresses/cashaddr';
 import { isChecksumAddress } from '#shared/payments/addresses/eip55';
 import { isTronAddress } from '#shared/payments/addresses/tron';
-import {
-  CASHADDR_PREFIX,
-  SEGWIT_HRP,
-  type AddressCurrency,
-  type AddressOptions,
-} from '#shared/payments/addresses/types';
+import { CASHADDR_PREFIX, SEGWIT_HRP, type AddressCurrency, type AddressOptions } from '#shared/payments/addresses/types';
 
 /**
  * True when `address` is a well-formed address of the kind {@link deriveAddress} issues for
@@ -35,11 +30,7 @@ export function validateAddress(currency: AddressCurrency, address: string, opts
     }
     case 'BCH': {
       const decoded = decodeCashAddr(address);
-      return (
-        decoded?.prefix === CASHADDR_PREFIX[network] &&
-        decoded.version === CASHADDR_P2PKH_160 &&
-        decoded.hash.length === 20
-      );
+      return decoded?.prefix === CASHADDR_PREFIX[network] && decoded.version === CASHADDR_P2PKH_160 && decoded.hash.length === 20;
     }
     case 'ETH':
       return isChecksumAddress(address);

@@ -76,12 +76,9 @@ export class AlipayGateway implements LiveGateway {
       ...(this.settings.settleCurrency ? { settle_currency: this.settings.settleCurrency } : {}),
     };
     if (request.mobile) {
-      const params = this.signed(
-        'alipay.trade.wap.pay',
-        { ...biz, product_code: 'QUICK_WAP_WAY', quit_url: this.settings.returnUrl(request.orderId) },
-        now,
-        { return_url: this.settings.returnUrl(request.orderId) },
-      );
+      const params = this.signed('alipay.trade.wap.pay', { ...biz, product_code: 'QUICK_WAP_WAY', quit_url: this.settings.returnUrl(request.orderId) }, now, {
+        return_url: this.settings.returnUrl(request.orderId),
+      });
       const url = new URL(this.settings.gatewayUrl);
       for (const [key, value] of Object.entries(params)) url.searchParams.set(key, value);
       return { url: url.toString() };
@@ -156,10 +153,7 @@ export class AlipayGateway implements LiveGateway {
     return { kind: 'trade', trade };
   }
 
-  private trade(
-    reference: TradeReference,
-    fields: { trade_no: unknown; trade_status: unknown; total_amount: unknown; paid_at: unknown },
-  ): GatewayTrade {
+  private trade(reference: TradeReference, fields: { trade_no: unknown; trade_status: unknown; total_amount: unknown; paid_at: unknown }): GatewayTrade {
     if (typeof fields.trade_no !== 'string' || !/^[0-9A-Za-z_]{1,64}$/.test(fields.trade_no)) {
       throw new GatewayCallError('Alipay named no usable trade_no');
     }
@@ -237,8 +231,7 @@ export class AlipayGateway implements LiveGateway {
 }
 
 /** `out_trade_no`: the order id and the invoice id, 64 hex digits (Alipay allows 64 letters, digits and _). */
-export const outTradeNo = (reference: TradeReference): string =>
-  `${tradeNumberOf(reference.orderId)}${tradeNumberOf(reference.invoiceId)}`;
+export const outTradeNo = (reference: TradeReference): string => `${tradeNumberOf(reference.orderId)}${tradeNumberOf(reference.invoiceId)}`;
 
 function referenceOf(outTradeNumber: string | undefined): TradeReference | undefined {
   if (!outTradeNumber || outTradeNumber.length !== 64) return undefined;

@@ -55,10 +55,7 @@ export interface GatewayRefund {
 }
 
 /** What a verified notification says. */
-export type GatewayEvent =
-  | { kind: 'trade'; trade: GatewayTrade }
-  | { kind: 'refund'; reference: TradeReference; refundId: string; succeeded: boolean }
-  | { kind: 'ignored'; reason: string };
+export type GatewayEvent = { kind: 'trade'; trade: GatewayTrade } | { kind: 'refund'; reference: TradeReference; refundId: string; succeeded: boolean } | { kind: 'ignored'; reason: string };
 
 /** A notification as it arrived: headers (lower-case names) and the raw body text. */
 export interface GatewayNotification {

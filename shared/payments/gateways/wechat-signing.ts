@@ -21,16 +21,7 @@ export function responseMessage(timestamp: string, nonce: string, body: string):
 }
 
 /** The Authorization header of one request. */
-export function authorization(options: {
-  mchid: string;
-  serialNo: string;
-  key: KeyObject;
-  method: string;
-  pathWithQuery: string;
-  body: string;
-  timestamp?: string;
-  nonce?: string;
-}): string {
+export function authorization(options: { mchid: string; serialNo: string; key: KeyObject; method: string; pathWithQuery: string; body: string; timestamp?: string; nonce?: string }): string {
   const timestamp = options.timestamp ?? String(Math.floor(Date.now() / 1000));
   const nonce = options.nonce ?? randomBytes(16).toString('hex').toUpperCase();
   const signature = createSign('RSA-SHA256')
@@ -49,10 +40,7 @@ export function verifySignature(message: string, signature: string, key: KeyObje
 }
 
 /** Decrypts an AEAD_AES_256_GCM resource; undefined when it does not authenticate. */
-export function decryptResource(
-  resource: { ciphertext: string; nonce: string; associated_data?: string },
-  apiV3Key: string,
-): string | undefined {
+export function decryptResource(resource: { ciphertext: string; nonce: string; associated_data?: string }, apiV3Key: string): string | undefined {
   const key = Buffer.from(apiV3Key, 'utf8');
   if (key.length !== 32) return undefined;
   const data = Buffer.from(resource.ciphertext, 'base64');

@@ -227,11 +227,7 @@ export class WechatGateway implements LiveGateway {
     const key = this.platformKey(response.headers.get('wechatpay-serial') ?? '');
     const signed =
       key !== undefined &&
-      verifySignature(
-        responseMessage(response.headers.get('wechatpay-timestamp') ?? '', response.headers.get('wechatpay-nonce') ?? '', text),
-        response.headers.get('wechatpay-signature') ?? '',
-        key,
-      );
+      verifySignature(responseMessage(response.headers.get('wechatpay-timestamp') ?? '', response.headers.get('wechatpay-nonce') ?? '', text), response.headers.get('wechatpay-signature') ?? '', key);
     if (!signed) throw new GatewayCallError(`${method} ${url.pathname}: the answer's signature does not verify (HTTP ${response.status})`);
     let parsed: unknown = {};
     if (text !== '') {

@@ -203,8 +203,7 @@ export function decodeBolt11(invoice: string): DecodedBolt11 {
     throw new Bolt11Error('truncated tagged field');
   }
   /** The first field of that name (of the right length, for the fixed-size ones). */
-  const field = (name: string): unknown =>
-    sections.find(({ name: found, letters }) => found === name && (!(name in FIELD_WORDS) || letters.length === 3 + FIELD_WORDS[name]!))?.value;
+  const field = (name: string): unknown => sections.find(({ name: found, letters }) => found === name && (!(name in FIELD_WORDS) || letters.length === 3 + FIELD_WORDS[name]!))?.value;
   const bytes = (name: string) => (field(name) === undefined ? undefined : hexToBytes(field(name) as string));
   const paymentHash = bytes('payment_hash');
   if (!paymentHash) throw new Bolt11Error('invoice has no payment hash');
@@ -240,12 +239,7 @@ function safeInteger(value: unknown): number | undefined {
  * whoever the signature recovers to. High-S signatures are accepted since BOLT #11 does not
  * forbid them.
  */
-function checkSignature(
-  digest: Uint8Array,
-  signature: Uint8Array,
-  recoveryId: number,
-  explicitKey: Uint8Array | undefined,
-): { payeeNodeKey: Uint8Array | undefined; signatureValid: boolean } {
+function checkSignature(digest: Uint8Array, signature: Uint8Array, recoveryId: number, explicitKey: Uint8Array | undefined): { payeeNodeKey: Uint8Array | undefined; signatureValid: boolean } {
   if (explicitKey) {
     const signatureValid = secp256k1.verify(signature, digest, explicitKey, { prehash: false, lowS: false });
     return { payeeNodeKey: explicitKey, signatureValid };

@@ -44,8 +44,7 @@ const merchantOf = (context: PortalContext): number => {
 
 export const portalListTokens = (context: PortalContext) => asPortal(() => listApiTokens(merchantOf(context)));
 
-export const portalCreateToken = (context: PortalContext, name: string, actor: AuditActor, now: Date) =>
-  asPortal(() => createApiToken(merchantOf(context), name, actor, now));
+export const portalCreateToken = (context: PortalContext, name: string, actor: AuditActor, now: Date) => asPortal(() => createApiToken(merchantOf(context), name, actor, now));
 
 /** Token ids are `tok_` and 12 hex digits, or `initial`: anything else is a missing token. */
 const TOKEN_ID = /^(tok_[0-9a-f]{12}|initial)$/;

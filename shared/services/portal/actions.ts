@@ -29,8 +29,7 @@ export const PORTAL_ACTIONS = {
   cancel: (merchant: MerchantProfile, orderId: string, now: Date): Promise<unknown> => cancelOrder(merchant, orderId, now),
   refund: (merchant: MerchantProfile, orderId: string, now: Date): Promise<unknown> => requestRefund(merchant, orderId, now),
   resolve: (merchant: MerchantProfile, orderId: string, now: Date): Promise<unknown> => resolveOrder(merchant, orderId, now),
-  complete_refund: (merchant: MerchantProfile, orderId: string, now: Date): Promise<Found> =>
-    simulateRefundSent(merchant, orderId, `sandbox-refund-${randomUUID()}`, now),
+  complete_refund: (merchant: MerchantProfile, orderId: string, now: Date): Promise<Found> => simulateRefundSent(merchant, orderId, `sandbox-refund-${randomUUID()}`, now),
   resend_callback: (merchant: MerchantProfile, orderId: string, now: Date): Promise<unknown> => redeliverLatest(merchant, orderId, now),
 } as const;
 export type PortalAction = keyof typeof PORTAL_ACTIONS;

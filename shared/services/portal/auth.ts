@@ -16,15 +16,7 @@ import { type IssuedSession, type PortalContext, randomToken, sha256 } from '#sh
 import { consumeChallenge, insertChallenge } from '#shared/store/challenges';
 import { findInvite } from '#shared/store/invites';
 import { findMerchant } from '#shared/store/merchants';
-import {
-  advancePasskeyCounter,
-  consumeRecoveryCode,
-  findPasskey,
-  findPortalUser,
-  insertPasskey,
-  insertRegisteredUser,
-  listPasskeys,
-} from '#shared/store/portal-users';
+import { advancePasskeyCounter, consumeRecoveryCode, findPasskey, findPortalUser, insertPasskey, insertRegisteredUser, listPasskeys } from '#shared/store/portal-users';
 import { takeFromWindow } from '#shared/store/quotas';
 import { deleteSession, insertSession } from '#shared/store/sessions';
 import type { PortalPasskeys } from '#shared/schemas/portal-responses';
@@ -263,11 +255,7 @@ export async function signInWithPasskey(
 }
 
 /** Signs in with a recovery code (used up by it). */
-export async function signInWithRecoveryCode(
-  code: string,
-  context: { clientIp: string | undefined; previousSessionId?: string },
-  now = new Date(),
-): Promise<IssuedSession & { user: PortalUser }> {
+export async function signInWithRecoveryCode(code: string, context: { clientIp: string | undefined; previousSessionId?: string }, now = new Date()): Promise<IssuedSession & { user: PortalUser }> {
   await limitSignInAttempts(context.clientIp, now);
   const userId = await consumeRecoveryCode(sha256(normalizeRecoveryCode(code)));
   if (!userId) throw new SignInFailedError();

@@ -96,11 +96,7 @@ export async function* csvExport<Row>(csv: CsvExport<Row>, time: { remainingTime
 }
 
 /** The orders CSV of the list's filters (the columns above), page by page. */
-export function exportOrdersCsv(
-  context: PortalContext,
-  query: Omit<PortalOrdersQuery, 'cursor' | 'limit'>,
-  time: { remainingTimeMs: () => number },
-): AsyncGenerator<string> {
+export function exportOrdersCsv(context: PortalContext, query: Omit<PortalOrdersQuery, 'cursor' | 'limit'>, time: { remainingTimeMs: () => number }): AsyncGenerator<string> {
   return csvExport(
     {
       columns: EXPORT_COLUMNS,

@@ -66,9 +66,7 @@ export async function listPortalOrders(context: PortalContext, query: PortalOrde
   const to = query.to ? endOfDay(query.to) : undefined;
   if (query.q) {
     const found = await searchOrders(merchantId, query.q.trim());
-    const orders = found.filter(
-      (order) => (!query.status || order.status === query.status) && (!from || order.created_at >= from) && (!to || order.created_at < to),
-    );
+    const orders = found.filter((order) => (!query.status || order.status === query.status) && (!from || order.created_at >= from) && (!to || order.created_at < to));
     return { orders: orders.map(orderRow), next_cursor: null };
   }
   const page = await queryOrderPage({
@@ -95,9 +93,7 @@ async function searchOrders(merchantId: number, text: string): Promise<Order[]> 
   ]);
   for (const id of [byReference, ...byTxid, ...byAddress]) if (id) candidates.add(id);
   const orders = await Promise.all([...candidates].map((id) => findOrder(id)));
-  return orders
-    .filter((order): order is Order => order !== undefined && order.user_id === merchantId)
-    .sort((a, b) => (a.created_at < b.created_at ? 1 : -1));
+  return orders.filter((order): order is Order => order !== undefined && order.user_id === merchantId).sort((a, b) => (a.created_at < b.created_at ? 1 : -1));
 }
 
 async function ownOrder(context: PortalContext, orderId: unknown) {
@@ -152,7 +148,11 @@ export async function getPortalOrder(context: PortalContext, orderId: unknown): 
     callbacks: deliveries.reverse().map(deliveryView),
     // The schema's refund type is the API's `Refund`, which json-schema-to-ts does not derive from its strict object: the view is that shape.
     refunds: (await Promise.all(refunds.map(refundView))) as unknown as PortalOrderPage['refunds'],
-    actions: actionsFor(context, order, deliveries, invoices.find((invoice) => invoice.invoice_id === order.invoice_id)),
+    actions: actionsFor(
+      context,
+      order,
+      deliveries,
+      invoices.find((invoice) => invoice.invoice_id === order.invoice_id),
+    ),
   };
 }
-

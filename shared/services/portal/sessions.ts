@@ -63,4 +63,3 @@ export async function signOut(context: PortalContext, everywhere: boolean, now =
   await deleteSession(context.sessionHash);
   if (everywhere) await voidSessionsBefore(context.user.user_id, now);
 }
-

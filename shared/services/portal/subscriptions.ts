@@ -6,15 +6,7 @@ import { type Plan, periodDue, type Subscription, type SubscriptionStatus } from
 import { PlanNotFoundError, SubscriptionNotFoundError } from '#shared/domain/subscription-errors';
 import { churn, monthlyRecurringRevenue } from '#shared/domain/subscription-figures';
 import type { PortalSubscriptionsQuery } from '#shared/schemas/portal-subscriptions';
-import type {
-  PortalPlan,
-  PortalSubscriptionAction,
-  PortalSubscriptionFigures,
-  PortalSubscriptionPage,
-  PortalSubscriptionRow,
-  PortalSubscriptions,
-  PortalView,
-} from '#shared/schemas/portal-responses';
+import type { PortalPlan, PortalSubscriptionAction, PortalSubscriptionFigures, PortalSubscriptionPage, PortalSubscriptionRow, PortalSubscriptions, PortalView } from '#shared/schemas/portal-responses';
 import { type AdvanceClockBody, type CancelSubscriptionBody, type CreatePlanBody, type ListPlansQuery, planView, subscriptionView, type UpdatePlanBody } from '#shared/schemas/subscriptions';
 import { requireRole } from '#shared/services/portal/account';
 import { csvExport } from '#shared/services/portal/export';

@@ -20,11 +20,7 @@ import { changeUserRole, findPortalUser, listMerchantUsers, removeUser } from '#
 const NAME_PATTERN = /^[^\p{Cc}]{1,100}$/u;
 
 /** A one-time invite link for a merchant's user: the link is shown once, only its hash is kept. */
-export async function createInvite(
-  input: { merchantId: number; role?: Role; name?: string; ttlHours?: number },
-  now = new Date(),
-  actor: AuditActor = CLI_ACTOR,
-): Promise<PortalInvite['invite']> {
+export async function createInvite(input: { merchantId: number; role?: Role; name?: string; ttlHours?: number }, now = new Date(), actor: AuditActor = CLI_ACTOR): Promise<PortalInvite['invite']> {
   const token = randomToken();
   const invite: Invite = {
     merchant_id: input.merchantId,

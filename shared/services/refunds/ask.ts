@@ -47,17 +47,12 @@ export interface RefundAsked {
 }
 
 /** The refund's amount in the paid currency, by its basis; the fiat rate locked when fiat. */
-async function amountOf(
-  choices: RefundChoices,
-  found: Found,
-  limits: { left: Decimal; overpaid: Decimal },
-  sandbox: boolean,
-  now: Date,
-): Promise<{ amount: Decimal; rate?: RefundRate }> {
+async function amountOf(choices: RefundChoices, found: Found, limits: { left: Decimal; overpaid: Decimal }, sandbox: boolean, now: Date): Promise<{ amount: Decimal; rate?: RefundRate }> {
   const basis = choices.basis ?? 'crypto';
   const code = found.invoice!.pay_currency;
   if (basis === 'crypto' || basis === 'overpaid') {
-    if (choices.amount !== undefined) throw new InvalidParameterError(`amount is only for a custom or fiat refund (${basis} refunds ${basis === 'crypto' ? 'what is left of the payment' : 'the overpaid part'})`);
+    if (choices.amount !== undefined)
+      throw new InvalidParameterError(`amount is only for a custom or fiat refund (${basis} refunds ${basis === 'crypto' ? 'what is left of the payment' : 'the overpaid part'})`);
     if (basis === 'crypto') return { amount: limits.left };
     if (found.order.status !== 'UNRESOLVED' || !isPositive(limits.overpaid)) throw new RefundRefusal('only an overpaid UNRESOLVED order has an overpaid part to refund');
     return { amount: limits.overpaid };

@@ -49,30 +49,32 @@ export async function setRefundAddress(input: { secret: unknown; address: unknow
   if (opened.sandbox) {
     await refuseInvoiceAddress(address);
   } else {
-    await watchRefund(
-      { userId: opened.user_id, orderId: opened.order_id, refundId: opened.refund_id, ...address, amount: opened.amount, since: input.now.toISOString() },
-      input.now,
-    );
+    await watchRefund({ userId: opened.user_id, orderId: opened.order_id, refundId: opened.refund_id, ...address, amount: opened.amount, since: input.now.toISOString() }, input.now);
   }
   let addressed: Refund | undefined;
-  await changeOrder(opened.order_id, undefined, () => new RefundLinkInvalidError(), async (found) => {
-    const refund = await findRefund(opened.order_id, opened.refund_id);
-    // Used (or replaced by a new link) since it was opened: the link no longer works.
-    if (!refund || refund.status !== 'AWAITING_ADDRESS' || refund.link_hash !== opened.link_hash) throw new RefundLinkInvalidError();
-    const { link_hash: _used, ...rest } = refund;
-    addressed = {
-      ...rest,
-      status: 'AWAITING_PAYMENT',
-      address: checked.address,
-      ...(checked.memo !== undefined ? { memo: checked.memo } : {}),
-      address_set_at: input.now.toISOString(),
-    };
-    return {
-      order: touch(found.order, input.now),
-      refunds: [addressed],
-      audit: auditEntry('refund.address_set', buyer(input.clientIp), addressed, input.now, { address: checked.address }),
-    };
-  });
+  await changeOrder(
+    opened.order_id,
+    undefined,
+    () => new RefundLinkInvalidError(),
+    async (found) => {
+      const refund = await findRefund(opened.order_id, opened.refund_id);
+      // Used (or replaced by a new link) since it was opened: the link no longer works.
+      if (!refund || refund.status !== 'AWAITING_ADDRESS' || refund.link_hash !== opened.link_hash) throw new RefundLinkInvalidError();
+      const { link_hash: _used, ...rest } = refund;
+      addressed = {
+        ...rest,
+        status: 'AWAITING_PAYMENT',
+        address: checked.address,
+        ...(checked.memo !== undefined ? { memo: checked.memo } : {}),
+        address_set_at: input.now.toISOString(),
+      };
+      return {
+        order: touch(found.order, input.now),
+        refunds: [addressed],
+        audit: auditEntry('refund.address_set', buyer(input.clientIp), addressed, input.now, { address: checked.address }),
+      };
+    },
+  );
   return addressed!;
 }
 
@@ -85,14 +87,19 @@ export async function newRefundLink(owner: MerchantProfile, orderId: unknown, re
   if (current.status === 'SENT') throw new RefundFailedError('The refund is sent already: its address cannot change.');
   let renewed: Refund | undefined;
   const url = await refundUrl({ ...current, link_version: current.link_version + 1 });
-  await changeOrder(current.order_id, owner, () => new RefundNotFoundError(), async (found) => {
-    const refund = await findRefund(current.order_id, current.refund_id);
-    if (!refund || refund.status === 'SENT') throw new RefundFailedError('The refund is sent already: its address cannot change.');
-    if (refund.link_version !== current.link_version) throw new RefundFailedError('Another new link was made at the same time: reload the refund.');
-    const { address: _address, memo: _memo, address_set_at: _at, ...rest } = refund;
-    renewed = { ...rest, status: 'AWAITING_ADDRESS', link_version: refund.link_version + 1, link_hash: linkHash(new URL(url).hash.slice('#refund='.length)) };
-    return { order: touch(found.order, now), refunds: [renewed], audit: auditEntry('refund.link_renewed', actor, renewed, now) };
-  });
+  await changeOrder(
+    current.order_id,
+    owner,
+    () => new RefundNotFoundError(),
+    async (found) => {
+      const refund = await findRefund(current.order_id, current.refund_id);
+      if (!refund || refund.status === 'SENT') throw new RefundFailedError('The refund is sent already: its address cannot change.');
+      if (refund.link_version !== current.link_version) throw new RefundFailedError('Another new link was made at the same time: reload the refund.');
+      const { address: _address, memo: _memo, address_set_at: _at, ...rest } = refund;
+      renewed = { ...rest, status: 'AWAITING_ADDRESS', link_version: refund.link_version + 1, link_hash: linkHash(new URL(url).hash.slice('#refund='.length)) };
+      return { order: touch(found.order, now), refunds: [renewed], audit: auditEntry('refund.link_renewed', actor, renewed, now) };
+    },
+  );
   // The old address no longer pays it (a payment there is the buyer's and the merchant's to settle).
   if (current.address !== undefined && !current.sandbox) {
     await stopWatchingRefund({ currency: current.currency, address: current.address, ...(current.memo !== undefined ? { memo: current.memo } : {}), refundId: current.refund_id });

@@ -48,42 +48,47 @@ export async function recordRefundPayment(report: RefundPaymentReport): Promise<
   if (!isId(report.orderId) || !isId(report.refundId)) return 'IGNORED';
   let outcome: 'SENT' | 'SHORT' | 'IGNORED' = 'IGNORED';
   const paid = parseDecimal(report.amount);
-  await changeOrder(report.orderId, undefined, () => new RefundNotFoundError(), async (found) => {
-    outcome = 'IGNORED';
-    if (found.order.user_id !== report.userId) return undefined;
-    const refund = await findRefund(report.orderId, report.refundId);
-    if (!refund || refund.user_id !== report.userId) return undefined;
-    if (refund.status === 'SENT') {
-      if (refund.sent_key === report.key) outcome = 'SENT';
-      return undefined;
-    }
-    if (refund.status !== 'AWAITING_PAYMENT' || !report.final || !isPositive(paid)) return undefined;
-    const actor = report.actor ?? WATCHER;
-    if (!settles(refund, paid)) {
-      outcome = 'SHORT';
-      if (refund.short_payments?.some((seen) => seen.key === report.key)) return undefined;
-      const short = withShortPayment(refund, { key: report.key, txid: report.txid, amount: formatDecimal(paid), seen_at: report.now.toISOString() });
-      return { order: touch(found.order, report.now), refunds: [short] };
-    }
-    outcome = 'SENT';
-    const sent = sentRefund(refund, { key: report.key, txid: report.txid }, report.now);
-    const summary = found.order.refunds!;
-    const open = Math.max(0, summary.open - 1);
-    const audit = auditEntry('refund.sent', actor, sent, report.now, { txid: report.txid, address: sent.address ?? null });
-    if (open > 0 || found.order.status !== 'REFUND_PENDING') {
-      return { order: { ...touch(found.order, report.now), refunds: { ...summary, open } }, refunds: [sent], audit };
-    }
-    const others = (await listRefunds(report.orderId)).filter((other) => other.refund_id !== sent.refund_id);
-    const moved = moveTo(found, 'REFUNDED', report.now);
-    const all = [...others, sent].sort((a, b) => a.refund_id.localeCompare(b.refund_id));
-    return {
-      ...moved,
-      order: { ...moved.order, refunds: { ...summary, open } },
-      refunds: [sent],
-      callbackRefunds: all.map((one) => refundNotice(one, undefined)),
-      audit,
-    };
-  });
+  await changeOrder(
+    report.orderId,
+    undefined,
+    () => new RefundNotFoundError(),
+    async (found) => {
+      outcome = 'IGNORED';
+      if (found.order.user_id !== report.userId) return undefined;
+      const refund = await findRefund(report.orderId, report.refundId);
+      if (!refund || refund.user_id !== report.userId) return undefined;
+      if (refund.status === 'SENT') {
+        if (refund.sent_key === report.key) outcome = 'SENT';
+        return undefined;
+      }
+      if (refund.status !== 'AWAITING_PAYMENT' || !report.final || !isPositive(paid)) return undefined;
+      const actor = report.actor ?? WATCHER;
+      if (!settles(refund, paid)) {
+        outcome = 'SHORT';
+        if (refund.short_payments?.some((seen) => seen.key === report.key)) return undefined;
+        const short = withShortPayment(refund, { key: report.key, txid: report.txid, amount: formatDecimal(paid), seen_at: report.now.toISOString() });
+        return { order: touch(found.order, report.now), refunds: [short] };
+      }
+      outcome = 'SENT';
+      const sent = sentRefund(refund, { key: report.key, txid: report.txid }, report.now);
+      const summary = found.order.refunds!;
+      const open = Math.max(0, summary.open - 1);
+      const audit = auditEntry('refund.sent', actor, sent, report.now, { txid: report.txid, address: sent.address ?? null });
+      if (open > 0 || found.order.status !== 'REFUND_PENDING') {
+        return { order: { ...touch(found.order, report.now), refunds: { ...summary, open } }, refunds: [sent], audit };
+      }
+      const others = (await listRefunds(report.orderId)).filter((other) => other.refund_id !== sent.refund_id);
+      const moved = moveTo(found, 'REFUNDED', report.now);
+      const all = [...others, sent].sort((a, b) => a.refund_id.localeCompare(b.refund_id));
+      return {
+        ...moved,
+        order: { ...moved.order, refunds: { ...summary, open } },
+        refunds: [sent],
+        callbackRefunds: all.map((one) => refundNotice(one, undefined)),
+        audit,
+      };
+    },
+  );
   const result = outcome as 'SENT' | 'SHORT' | 'IGNORED';
   if (result === 'SENT') countMetric('RefundsSent');
   return result;

@@ -39,7 +39,13 @@ export async function reportRefundTransaction(
   if (!result.found) throw new RefundTransactionError(result.reason);
   if (!result.final) throw new RefundTransactionNotFinalError();
   // One transfer pays one refund: a transfer the watcher booked on another refund to the same address is not this one's.
-  const claimed = await claimRefundPayment(refund.currency, result.key, { userId: owner.user_id, orderId: refund.order_id, refundId: refund.refund_id, amount: refund.amount, since: refund.address_set_at ?? refund.created_at });
+  const claimed = await claimRefundPayment(refund.currency, result.key, {
+    userId: owner.user_id,
+    orderId: refund.order_id,
+    refundId: refund.refund_id,
+    amount: refund.amount,
+    since: refund.address_set_at ?? refund.created_at,
+  });
   if (claimed.refundId !== refund.refund_id) throw new RefundTransactionError('the transaction paid another refund');
   const outcome = await recordRefundPayment({
     userId: owner.user_id,
@@ -52,9 +58,11 @@ export async function reportRefundTransaction(
     now,
     actor,
   });
-  if (outcome === 'SENT' && !owner.sandbox) await stopWatchingRefund({ currency: refund.currency, address: refund.address!, ...(refund.memo !== undefined ? { memo: refund.memo } : {}), refundId: refund.refund_id });
+  if (outcome === 'SENT' && !owner.sandbox)
+    await stopWatchingRefund({ currency: refund.currency, address: refund.address!, ...(refund.memo !== undefined ? { memo: refund.memo } : {}), refundId: refund.refund_id });
   const after = (await findRefund(refund.order_id, refund.refund_id))!;
-  if (outcome === 'SHORT') throw new RefundTransactionError(`the transaction pays ${result.amount} ${refund.currency} to the refund address, less than the refund's ${refund.amount}: recorded as a short payment`);
+  if (outcome === 'SHORT')
+    throw new RefundTransactionError(`the transaction pays ${result.amount} ${refund.currency} to the refund address, less than the refund's ${refund.amount}: recorded as a short payment`);
   if (outcome === 'IGNORED') throw new RefundTransactionError('the transaction does not pay this refund');
   return after;
 }

@@ -66,10 +66,7 @@ export class CoreRpcSource implements BlockSource {
     this.chain = options.chain;
     const url = new URL(options.url);
     // fetch refuses URLs with credentials: they travel as the Authorization header instead.
-    this.authorization =
-      url.username || url.password
-        ? `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`
-        : undefined;
+    this.authorization = url.username || url.password ? `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}` : undefined;
     url.username = '';
     url.password = '';
     this.endpoint = url.toString();

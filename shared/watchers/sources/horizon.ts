@@ -241,7 +241,12 @@ class HorizonClient {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new RangeError(`Horizon URL must be http(s), got "${url.protocol}"`);
     this.base = url.toString().replace(/\/+$/, '');
     this.source = `horizon:${url.host}`;
-    this.http = { ...DEFAULT_HTTP_POLICY, maxBodyBytes: MAX_BODY_BYTES, ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}), ...(options.attempts !== undefined ? { attempts: options.attempts } : {}) };
+    this.http = {
+      ...DEFAULT_HTTP_POLICY,
+      maxBodyBytes: MAX_BODY_BYTES,
+      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      ...(options.attempts !== undefined ? { attempts: options.attempts } : {}),
+    };
   }
 
   /** The root: the network's passphrase and the newest ledger Horizon ingested, with its close time. */

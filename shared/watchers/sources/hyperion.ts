@@ -72,9 +72,7 @@ export class HyperionTransfers implements IndexedSource {
   }
 
   async after(cursor: string | undefined, limit: number): Promise<{ transfers: Transfer[]; next: string | undefined }> {
-    const from: Cursor = cursor === undefined
-      ? { sequence: 0n, time: new Date(this.clock().getTime() - this.lookbackSeconds * 1000).toISOString() }
-      : parseCursor(cursor);
+    const from: Cursor = cursor === undefined ? { sequence: 0n, time: new Date(this.clock().getTime() - this.lookbackSeconds * 1000).toISOString() } : parseCursor(cursor);
     // Hyperion's `after` is by time; a block's actions share its time, so ask from 1 ms
     // before the cursor's and drop what the sequence says was seen.
     const after = new Date(Date.parse(from.time.endsWith('Z') ? from.time : `${from.time}Z`) - 1).toISOString();

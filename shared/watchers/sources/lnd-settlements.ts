@@ -83,9 +83,7 @@ export class LndSettlements implements IndexedSource {
     const from = cursor === undefined ? await this.firstCursor() : parseCursor(cursor);
     const { invoices, complete, end } = await this.scan(from.addIndex);
 
-    const settled = invoices
-      .filter((found) => found.state === 'SETTLED' && found.settleIndex > from.settleIndex)
-      .sort((a, b) => (a.settleIndex < b.settleIndex ? -1 : 1));
+    const settled = invoices.filter((found) => found.state === 'SETTLED' && found.settleIndex > from.settleIndex).sort((a, b) => (a.settleIndex < b.settleIndex ? -1 : 1));
     const returned = settled.slice(0, Math.max(0, limit));
 
     // S moves over what is returned, in order, stopping at a gap that may still fill.

@@ -256,7 +256,7 @@ export class SolanaTransfers implements IndexedSource {
       }
     }
     this.staged = step;
-    return { transfers: [...found.values()], next: complete ? this.nextWatermark(watermark, listedAt) ?? cursor : cursor };
+    return { transfers: [...found.values()], next: complete ? (this.nextWatermark(watermark, listedAt) ?? cursor) : cursor };
   }
 
   /**
@@ -299,14 +299,7 @@ export class SolanaTransfers implements IndexedSource {
    * a listed transaction this node does not serve yet): the account is read again from the
    * newest signature whose slot, and every one before it, was read.
    */
-  private async readAccount(
-    account: string,
-    floor: number,
-    watched: Watched,
-    budget: { left: number },
-    step: StepState,
-    found: Map<string, Transfer>,
-  ): Promise<boolean> {
+  private async readAccount(account: string, floor: number, watched: Watched, budget: { left: number }, step: StepState, found: Map<string, Transfer>): Promise<boolean> {
     const known = this.newest.get(account);
     const fresh: Listed[] = [];
     for (let before: string | undefined, more = true; more; ) {

@@ -229,7 +229,10 @@ class ToncenterClient {
   constructor(options: Pick<ToncenterOptions, 'url' | 'apiKey' | 'timeoutMs' | 'attempts' | 'minIntervalMs'>) {
     const url = new URL(options.url);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new RangeError(`TON API URL must be http(s), got "${url.protocol}"`);
-    this.base = url.toString().replace(/\/+$/, '').replace(/\/api\/v3$/, '');
+    this.base = url
+      .toString()
+      .replace(/\/+$/, '')
+      .replace(/\/api\/v3$/, '');
     this.source = `toncenter:${url.host}`;
     this.http = { ...DEFAULT_HTTP_POLICY, maxBodyBytes: MAX_BODY_BYTES, ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}), ...(options.attempts ? { attempts: options.attempts } : {}) };
     this.key = options.apiKey;
@@ -401,7 +404,14 @@ export class TonTransfers implements IndexedSource {
     if (!tx) return undefined;
     const own = await this.transfersOf(tx);
     if (own.length > 0 || tx.outMessages === 0) return own;
-    const children = await this.client.get('adjacentTransactions', [['hash', wanted], ['direction', 'out']], true);
+    const children = await this.client.get(
+      'adjacentTransactions',
+      [
+        ['hash', wanted],
+        ['direction', 'out'],
+      ],
+      true,
+    );
     const listed = children === undefined ? [] : this.transactions(children, 'adjacentTransactions');
     return (await Promise.all(listed.map((child) => this.transfersOf(child)))).flat();
   }
@@ -435,7 +445,13 @@ export class TonTransfers implements IndexedSource {
   ): Promise<{ complete: boolean; readTo: number }> {
     const accounts = new Map(batch.map((account) => [account.account, account]));
     const names = batch.map(({ account }) => [currency === 'TON' ? 'account' : 'owner_address', account] as const);
-    const window = (start: number, offset: number) => [['start_utime', String(start)], ['sort', 'asc'], ['limit', String(this.page)], ['offset', String(offset)]] as const;
+    const window = (start: number, offset: number) =>
+      [
+        ['start_utime', String(start)],
+        ['sort', 'asc'],
+        ['limit', String(this.page)],
+        ['offset', String(offset)],
+      ] as const;
     if (currency === 'TON') {
       return this.pages(floor, complete, budget, async (start, offset) => {
         const txs = this.transactions(await this.client.get('transactions', [...names, ...window(start, offset)]), 'transactions');
@@ -443,7 +459,10 @@ export class TonTransfers implements IndexedSource {
         return txs;
       });
     }
-    const filter = [['jetton_master', this.master], ['direction', 'in']] as const;
+    const filter = [
+      ['jetton_master', this.master],
+      ['direction', 'in'],
+    ] as const;
     return this.pages(floor, complete, budget, async (start, offset) => {
       const records = this.jettonRecords(await this.client.get('jetton/transfers', [...names, ...filter, ...window(start, offset)]));
       const ours = records.filter((record) => this.paysUs(record, accounts) && !this.bookedKeys.get(`${record.hash}:jetton`));
@@ -567,13 +586,21 @@ export class TonTransfers implements IndexedSource {
     }
     if (!tx.jettonTransfer) return [];
     const lt = String(tx.lt);
-    const answer = await this.client.get('jetton/transfers', [['jetton_wallet', tx.account], ['jetton_master', this.master], ['start_lt', lt], ['end_lt', lt], ['limit', '10']]);
+    const answer = await this.client.get('jetton/transfers', [
+      ['jetton_wallet', tx.account],
+      ['jetton_master', this.master],
+      ['start_lt', lt],
+      ['end_lt', lt],
+      ['limit', '10'],
+    ]);
     const record = this.jettonRecords(answer).find((candidate) => candidate.hash === tx.hash);
     if (!record || record.aborted || record.master !== this.master || record.destination === undefined) return [];
     const body = transferBody(tx.jettonTransfer);
     const comment = commentOf(record.payload ?? body?.payload);
     const key = `${record.hash}:jetton`;
-    return [{ key, txid: record.hash, currency: 'USDT_TON', address: record.destination, ...(comment !== undefined ? { memo: comment } : {}), amount: fromMinorUnits(record.units, USDT_DECIMALS), at }];
+    return [
+      { key, txid: record.hash, currency: 'USDT_TON', address: record.destination, ...(comment !== undefined ? { memo: comment } : {}), amount: fromMinorUnits(record.units, USDT_DECIMALS), at },
+    ];
   }
 
   /**

@@ -425,9 +425,7 @@ export class TronTransfers implements IndexedSource {
       if (info.blockNumber !== log.block) throw new SourceError(this.source, `${log.txid} is in block ${info.blockNumber} by its receipt, ${log.block} by its log`);
       // A failed call, or a transfer before the invoice was made (an address shown again later), pays nothing.
       if (!info.success || info.blockTimestamp < recipient.sinceMs) continue;
-      const units = info.transfers
-        .filter((transfer) => transfer.contract === this.options.contract && transfer.to === recipient.address)
-        .reduce((sum, transfer) => sum + transfer.value, 0n);
+      const units = info.transfers.filter((transfer) => transfer.contract === this.options.contract && transfer.to === recipient.address).reduce((sum, transfer) => sum + transfer.value, 0n);
       if (units === 0n) continue;
       transfers.push({
         key,

@@ -49,11 +49,7 @@ const ksorted = (fields: Record<string, string>) => Object.fromEntries(Object.en
  * The md5 token scheme: `type` is 'FIAT' for WHMCS, Xboard and the Go SDK, absent for the
  * PHP SDK. `encoder` is the client's query-string builder.
  */
-export function md5Token(
-  secret: string,
-  merchantOrderId: string,
-  options: { type?: 'FIAT'; encoder?: 'php' | 'go' } = {},
-): string {
+export function md5Token(secret: string, merchantOrderId: string, options: { type?: 'FIAT'; encoder?: 'php' | 'go' } = {}): string {
   const fields: Record<string, string> = { merchant_order_id: merchantOrderId, secret };
   if (options.type) fields.type = options.type;
   const query = options.encoder === 'go' ? goValuesEncode(fields) : phpHttpBuildQuery(ksorted(fields));
@@ -91,8 +87,13 @@ function cryptPrivate(password: string, setting: string): string {
   const salt = setting.slice(4, 12);
   if (salt.length !== 8) return failed;
   const secret = Buffer.from(password, 'utf8');
-  let hash = createHash('md5').update(Buffer.concat([Buffer.from(salt, 'latin1'), secret])).digest();
-  for (let count = 1 << countLog2; count > 0; count -= 1) hash = createHash('md5').update(Buffer.concat([hash, secret])).digest();
+  let hash = createHash('md5')
+    .update(Buffer.concat([Buffer.from(salt, 'latin1'), secret]))
+    .digest();
+  for (let count = 1 << countLog2; count > 0; count -= 1)
+    hash = createHash('md5')
+      .update(Buffer.concat([hash, secret]))
+      .digest();
   return setting.slice(0, 12) + encode64(hash, 16);
 }
 

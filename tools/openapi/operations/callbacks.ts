@@ -1,14 +1,6 @@
 import { CallbackInProgressError, NoCallbackError } from '#shared/domain/errors';
 import { listCallbacksResponseSchema, redeliverCallbackResponseSchema } from '#shared/schemas/callback-responses';
-import {
-  AUTHENTICATION_FAILED,
-  INVALID_JSON,
-  ORDER_ID_MISMATCH,
-  PAYLOAD_TOO_LARGE,
-  SERVICE_UNAVAILABLE,
-  UNKNOWN_ORDER,
-  errorCase,
-} from '#tools/openapi/errors';
+import { AUTHENTICATION_FAILED, INVALID_JSON, ORDER_ID_MISMATCH, PAYLOAD_TOO_LARGE, SERVICE_UNAVAILABLE, UNKNOWN_ORDER, errorCase } from '#tools/openapi/errors';
 import { DELIVERED_CALLBACK, ORDER_ACTION_REQUEST_EXAMPLES } from '#tools/openapi/examples';
 import { ORDER_ID_PARAMETER, type OperationMeta } from '#tools/openapi/operation';
 
@@ -19,10 +11,7 @@ export const CALLBACK_OPERATIONS: Readonly<Record<string, OperationMeta>> = {
     operationId: 'listCallbacks',
     tag: 'Callbacks',
     summary: 'List the callbacks of an order',
-    description: [
-      'Every status-change callback of the order, newest first, with its delivery attempts (time, HTTP status,',
-      'latency, error) and state. Beyond the contract.',
-    ].join('\n'),
+    description: ['Every status-change callback of the order, newest first, with its delivery attempts (time, HTTP status,', 'latency, error) and state. Beyond the contract.'].join('\n'),
     pathParameters: { order_id: ORDER_ID_PARAMETER },
     success: {
       description: "The order's callbacks.",

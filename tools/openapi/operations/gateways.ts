@@ -7,9 +7,9 @@ import type { Route } from '#shared/http/routes';
  */
 const ALIPAY_NOTIFY_DESCRIPTION = [
   'Alipay posts its asynchronous trade notifications here (`notify_url` of every trade this service opens).',
-  'The form is verified with Alipay\'s public key (RSA2 over the sorted parameters without `sign` and `sign_type`)',
+  "The form is verified with Alipay's public key (RSA2 over the sorted parameters without `sign` and `sign_type`)",
   'before anything is read: then `TRADE_SUCCESS` / `TRADE_FINISHED` records the trade as the payment of the invoice',
-  'its `out_trade_no` names (the trade number is the payment\'s id: replays change nothing). Answers are Alipay\'s:',
+  "its `out_trade_no` names (the trade number is the payment's id: replays change nothing). Answers are Alipay's:",
   '`success`, or `fail` (Alipay retries).',
 ].join(' ');
 
@@ -128,4 +128,3 @@ export function gatewayOperation(route: Route) {
     security: [],
   };
 }
-

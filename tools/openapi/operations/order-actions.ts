@@ -15,15 +15,12 @@ export const ORDER_ACTION_OPERATIONS: Readonly<Record<string, OperationMeta>> = 
     ],
     success: 'The canceled order and its invoice ({} if it was never checked out).',
     examples: { canceled: { summary: 'Canceled before checkout', value: moved(NEW_ORDER, undefined, 'CANCELED', '2019-04-24T17:00:00.000Z') } },
-    refused: errorCase('ORDER_CANCELED_FAIILED', 'The order is not NEW (MugglePay\'s code, misspelling included).', new CancelFailedError()),
+    refused: errorCase('ORDER_CANCELED_FAIILED', "The order is not NEW (MugglePay's code, misspelling included).", new CancelFailedError()),
   }),
   'resolve-order': orderAction({
     operationId: 'resolveOrder',
     summary: 'Resolve Order',
-    description: [
-      'Marks an UNRESOLVED order (underpaid, overpaid or paid late; see `unresolved_reason`) as RESOLVED once the',
-      'merchant has dealt with it. The body may repeat `order_id`.',
-    ],
+    description: ['Marks an UNRESOLVED order (underpaid, overpaid or paid late; see `unresolved_reason`) as RESOLVED once the', 'merchant has dealt with it. The body may repeat `order_id`.'],
     success: 'The order, now RESOLVED, and its invoice.',
     examples: {
       resolved: {

@@ -46,7 +46,7 @@ export const ORDER_OPERATIONS: Readonly<Record<string, OperationMeta>> = {
       'The order and its current invoice, for an in-house payment flow.',
       '`invoice` is `{}` until the order has been checked out.',
       '',
-      '**Contract quirk:** a missing order (or another merchant\'s) is HTTP 404 with',
+      "**Contract quirk:** a missing order (or another merchant's) is HTTP 404 with",
       '`{"eror": "Order not found", "status": "404"}`: the key is misspelt and `status` is a string.',
     ].join('\n'),
     pathParameters: { order_id: ORDER_ID_PARAMETER },
@@ -59,7 +59,7 @@ export const ORDER_OPERATIONS: Readonly<Record<string, OperationMeta>> = {
     description: [
       'Prices a NEW order in `pay_currency` and opens an invoice with `pay_amount` and `payment_address`',
       '(plus `payment_uri` for a QR code, and `memo` for EOS). Checking out in another currency makes that',
-      'currency\'s invoice current: the order\'s earlier invoice in it when that one still has a quarter of its',
+      "currency's invoice current: the order's earlier invoice in it when that one still has a quarter of its",
       'window left (same address, same amount: its rate stays locked), else a new one at a fresh address.',
       `The same currency again answers the current invoice. An order has at most ${MAX_INVOICES_PER_ORDER} invoices (then 429).`,
       'Invoices run 60 minutes for crypto and 3 hours for gateways.',

@@ -1,23 +1,7 @@
-import {
-  CancelFailedError,
-  InvalidParameterError,
-  InvoiceNotExistError,
-  OrderNotNewError,
-  ParametersMissingError,
-  SandboxOnlyError,
-} from '#shared/domain/errors';
+import { CancelFailedError, InvalidParameterError, InvoiceNotExistError, OrderNotNewError, ParametersMissingError, SandboxOnlyError } from '#shared/domain/errors';
 import { MAX_INVOICES_PER_ORDER } from '#shared/domain/limits';
 import { payOrderResponseSchema } from '#shared/schemas/pay-responses';
-import {
-  INVALID_JSON,
-  ORDER_CONFLICT,
-  PAYLOAD_TOO_LARGE,
-  SERVICE_UNAVAILABLE,
-  UNKNOWN_ORDER,
-  errorCase,
-  paymentNotAvailable,
-  TOO_MANY_INVOICES,
-} from '#tools/openapi/errors';
+import { INVALID_JSON, ORDER_CONFLICT, PAYLOAD_TOO_LARGE, SERVICE_UNAVAILABLE, UNKNOWN_ORDER, errorCase, paymentNotAvailable, TOO_MANY_INVOICES } from '#tools/openapi/errors';
 import { BTC_INVOICE, BTC_ORDER, NEW_ORDER } from '#tools/openapi/examples';
 import type { OperationMeta } from '#tools/openapi/operation';
 import { PAGE_ORDER_ID, PAGE_PUBLIC, PAY_ORDER_RESPONSE_EXAMPLES, payPage } from '#tools/openapi/pay-page-examples';
@@ -30,7 +14,7 @@ export const PAY_PAGE_OPERATIONS: Readonly<Record<string, OperationMeta>> = {
     tag: 'Payment page',
     summary: 'The order, for the payment page',
     description: [
-      'What the hosted payment page shows and polls: the order (with the merchant\'s name), its current invoice',
+      "What the hosted payment page shows and polls: the order (with the merchant's name), its current invoice",
       '(`{}` until the buyer picks a currency) and the currencies the buyer may pick.',
       PAGE_PUBLIC,
     ].join('\n'),
@@ -43,7 +27,7 @@ export const PAY_PAGE_OPERATIONS: Readonly<Record<string, OperationMeta>> = {
     tag: 'Payment page',
     summary: 'Pick or switch the currency, from the payment page',
     description: [
-      'Checkout Order as the order\'s merchant: makes the order\'s invoice in `pay_currency` current, its',
+      "Checkout Order as the order's merchant: makes the order's invoice in `pay_currency` current, its",
       'still-valid earlier one or a new one at a fresh address (at most ' + MAX_INVOICES_PER_ORDER + ' per order, then 429).',
       PAGE_PUBLIC,
     ].join('\n'),
@@ -78,12 +62,7 @@ export const PAY_PAGE_OPERATIONS: Readonly<Record<string, OperationMeta>> = {
       schema: payOrderResponseSchema,
       examples: { canceled: { summary: 'Canceled before checkout', value: payPage({ ...NEW_ORDER, status: 'CANCELED' }) } },
     },
-    errors: [
-      errorCase('ORDER_CANCELED_FAIILED', "The order is not NEW (MugglePay's code, misspelling included).", new CancelFailedError()),
-      UNKNOWN_ORDER,
-      ORDER_CONFLICT,
-      SERVICE_UNAVAILABLE,
-    ],
+    errors: [errorCase('ORDER_CANCELED_FAIILED', "The order is not NEW (MugglePay's code, misspelling included).", new CancelFailedError()), UNKNOWN_ORDER, ORDER_CONFLICT, SERVICE_UNAVAILABLE],
   },
   'pay-sandbox-pay': {
     operationId: 'paySandboxPay',
@@ -91,7 +70,7 @@ export const PAY_PAGE_OPERATIONS: Readonly<Record<string, OperationMeta>> = {
     summary: 'Simulate a payment, from the payment page (sandbox)',
     description: [
       "Sandbox orders only: pays the current invoice in full with enough confirmations, as the merchant's",
-      '`POST /v1/sandbox/orders/{order_id}/pay` does with `{}`. The transaction id is the invoice\'s, so repeating',
+      "`POST /v1/sandbox/orders/{order_id}/pay` does with `{}`. The transaction id is the invoice's, so repeating",
       'the call is one payment. No body.',
       PAGE_PUBLIC,
     ].join('\n'),

@@ -11,17 +11,7 @@ import {
 } from '#shared/domain/errors';
 import { listRefundsResponseSchema, payRefundResponseSchema, refundResponseSchema } from '#shared/schemas/refunds';
 import { getOrderResponseSchema } from '#shared/schemas/order-responses';
-import {
-  AUTHENTICATION_FAILED,
-  INVALID_JSON,
-  ORDER_CONFLICT,
-  ORDER_ID_MISMATCH,
-  PAYLOAD_TOO_LARGE,
-  rateLimited,
-  SERVICE_UNAVAILABLE,
-  UNKNOWN_ORDER,
-  errorCase,
-} from '#tools/openapi/errors';
+import { AUTHENTICATION_FAILED, INVALID_JSON, ORDER_CONFLICT, ORDER_ID_MISMATCH, PAYLOAD_TOO_LARGE, rateLimited, SERVICE_UNAVAILABLE, UNKNOWN_ORDER, errorCase } from '#tools/openapi/errors';
 import { BTC_INVOICE, moved, NEW_ORDER, PAID_ORDER } from '#tools/openapi/examples';
 import { ORDER_ID_PARAMETER, type OperationMeta } from '#tools/openapi/operation';
 
@@ -64,7 +54,7 @@ const AWAITING_PAYMENT = {
 const SENT = { ...AWAITING_PAYMENT, status: 'SENT', payment_uri: null, txid: 'f4184fc596403b9d638783cf57adfe4c75c605f6356fbc91338530e9831e9e16', sent_at: '2019-04-25T11:00:00.000Z' };
 
 const UNKNOWN_REFUND = errorCase('REFUND_NOT_FOUND', "No such refund of this order (another merchant's reads the same).", new RefundNotFoundError());
-const PAGE_PUBLIC = 'No token: the refund link\'s secret (in the body, never in a URL a log keeps) is the only capability. Rate limited per client like the payment page.';
+const PAGE_PUBLIC = "No token: the refund link's secret (in the body, never in a URL a log keeps) is the only capability. Rate limited per client like the payment page.";
 
 export const REFUND_OPERATIONS: Readonly<Record<string, OperationMeta>> = {
   'refund-order': {
@@ -72,8 +62,8 @@ export const REFUND_OPERATIONS: Readonly<Record<string, OperationMeta>> = {
     summary: 'Refund Order',
     description: [
       'Asks a refund of a PAID order (all or part) or an UNRESOLVED one (the overpaid part or all): PAID or UNRESOLVED -> REFUND_PENDING;',
-      'a further partial refund while REFUND_PENDING. MugglePay\'s bodies (`[]`, `{}`, `{order_id}`) refund all that is left, and the',
-      'answer keeps MugglePay\'s shape with the new `refund` beside it: give its `refund_url` to the buyer, who sets where the money goes.',
+      "a further partial refund while REFUND_PENDING. MugglePay's bodies (`[]`, `{}`, `{order_id}`) refund all that is left, and the",
+      "answer keeps MugglePay's shape with the new `refund` beside it: give its `refund_url` to the buyer, who sets where the money goes.",
       'The service holds no keys: you pay the refund from your own wallet (its `payment_uri`, once addressed); it is SENT when the payment',
       'is seen final on chain (or a reported transaction checks out), and the order REFUNDED, with its callback, when every refund is sent.',
       'Refunds add up to at most what was paid. A gateway order (ALIPAY, ALIGLOBAL, WECHAT) is refunded in full at its gateway, as before.',
@@ -84,7 +74,7 @@ export const REFUND_OPERATIONS: Readonly<Record<string, OperationMeta>> = {
       mugglePay: { summary: 'MugglePay style: all that is left', value: { order_id: NEW_ORDER.order_id } },
       empty: { summary: 'No body fields: all that is left', value: {} },
       custom: { summary: 'A part, in the paid currency', value: { basis: 'custom', amount: '0.0004', reason: 'One item returned' } },
-      fiat: { summary: 'The price at today\'s rate (locked)', value: { basis: 'fiat' } },
+      fiat: { summary: "The price at today's rate (locked)", value: { basis: 'fiat' } },
     },
     success: {
       description: 'The order, now REFUND_PENDING, its invoice, and the refund (none for a gateway order).',
@@ -93,7 +83,11 @@ export const REFUND_OPERATIONS: Readonly<Record<string, OperationMeta>> = {
     },
     errors: [
       errorCase('ORDER_REFUND_FAILED', 'The order is in no status a refund can be asked in, or the amount is more than what is left to refund.', new RefundFailedError()),
-      errorCase('PARAMETERS_INVALID', 'A custom refund without amount, an amount with a crypto basis, a basis for a gateway order.', new InvalidParameterError('amount is required for a custom refund (in BTC)')),
+      errorCase(
+        'PARAMETERS_INVALID',
+        'A custom refund without amount, an amount with a crypto basis, a basis for a gateway order.',
+        new InvalidParameterError('amount is required for a custom refund (in BTC)'),
+      ),
       ORDER_ID_MISMATCH,
       INVALID_JSON,
       AUTHENTICATION_FAILED,
@@ -116,14 +110,18 @@ export const REFUND_OPERATIONS: Readonly<Record<string, OperationMeta>> = {
     summary: 'Report the transaction that paid a refund',
     description: [
       'For a refund paid some other way than its `payment_uri` (or before the watchers saw it): the transaction is checked on its chain',
-      '(it must pay the refund address the refund\'s amount or more, final) before the refund counts as SENT. Sandbox merchants\' transactions',
+      "(it must pay the refund address the refund's amount or more, final) before the refund counts as SENT. Sandbox merchants' transactions",
       'pass a sandbox check. A network whose check is not available answers REFUND_CHECK_UNAVAILABLE (never accepted unchecked).',
     ].join('\n'),
     pathParameters: { order_id: ORDER_ID_PARAMETER },
     requestExamples: { txid: { summary: 'The paying transaction', value: { refund_id: REFUND_ID, txid: SENT.txid } } },
     success: { description: 'The refund, SENT.', schema: refundResponseSchema, examples: { sent: { summary: 'Sent', value: { status: 200, refund: SENT } } } },
     errors: [
-      errorCase('REFUND_TX_INVALID', 'The transaction was not found, does not pay this refund, pays less (recorded as a short payment), or the refund has no address yet.', new RefundTransactionError('the buyer has not set the refund address yet: nothing can pay it')),
+      errorCase(
+        'REFUND_TX_INVALID',
+        'The transaction was not found, does not pay this refund, pays less (recorded as a short payment), or the refund has no address yet.',
+        new RefundTransactionError('the buyer has not set the refund address yet: nothing can pay it'),
+      ),
       errorCase('REFUND_TX_NOT_FINAL', 'The transaction has not reached its confirmations yet: report it again later.', new RefundTransactionNotFinalError()),
       errorCase('REFUND_CHECK_UNAVAILABLE', "The refund's network cannot be checked by this deployment.", new RefundCheckUnavailableError('Bitcoin')),
       errorCase('PARAMETERS_MISSING', 'No txid.', new ParametersMissingError('txid')),
@@ -167,7 +165,17 @@ export const REFUND_OPERATIONS: Readonly<Record<string, OperationMeta>> = {
           value: {
             status: 200,
             order: { title: NEW_ORDER.title, merchant_name: 'Test Shop', price_amount: NEW_ORDER.price_amount, price_currency: NEW_ORDER.price_currency, status: 'REFUND_PENDING', sandbox: false },
-            refund: { amount: BTC_INVOICE.pay_amount, currency: 'BTC', network: 'Bitcoin', reason: 'Out of stock', status: 'AWAITING_ADDRESS', address: null, memo: null, takes_memo: false, asks: 'address' },
+            refund: {
+              amount: BTC_INVOICE.pay_amount,
+              currency: 'BTC',
+              network: 'Bitcoin',
+              reason: 'Out of stock',
+              status: 'AWAITING_ADDRESS',
+              address: null,
+              memo: null,
+              takes_memo: false,
+              asks: 'address',
+            },
           },
         },
       },
@@ -179,7 +187,7 @@ export const REFUND_OPERATIONS: Readonly<Record<string, OperationMeta>> = {
     tag: 'Payment page',
     summary: "The buyer's refund address",
     description: [
-      'Checked for the refund\'s currency and network (checksums, network prefixes, token contracts refused, a BOLT11 invoice of exactly the',
+      "Checked for the refund's currency and network (checksums, network prefixes, token contracts refused, a BOLT11 invoice of exactly the",
       'amount for LBTC, an account and memo for EOS; docs/merchant-guide.md "Refunds"); then the link stops working.',
       PAGE_PUBLIC,
     ].join('\n'),
@@ -193,13 +201,27 @@ export const REFUND_OPERATIONS: Readonly<Record<string, OperationMeta>> = {
           value: {
             status: 200,
             order: { title: NEW_ORDER.title, merchant_name: 'Test Shop', price_amount: NEW_ORDER.price_amount, price_currency: NEW_ORDER.price_currency, status: 'REFUND_PENDING', sandbox: false },
-            refund: { amount: BTC_INVOICE.pay_amount, currency: 'BTC', network: 'Bitcoin', reason: 'Out of stock', status: 'AWAITING_PAYMENT', address: ADDRESS, memo: null, takes_memo: false, asks: 'address' },
+            refund: {
+              amount: BTC_INVOICE.pay_amount,
+              currency: 'BTC',
+              network: 'Bitcoin',
+              reason: 'Out of stock',
+              status: 'AWAITING_PAYMENT',
+              address: ADDRESS,
+              memo: null,
+              takes_memo: false,
+              asks: 'address',
+            },
           },
         },
       },
     },
     errors: [
-      errorCase('REFUND_ADDRESS_INVALID', 'The address cannot receive this refund; the error says why (network, checksum, contract, amount).', new RefundAddressError('This is a Bitcoin test network address; this refund is paid on Bitcoin itself (mainnet).')),
+      errorCase(
+        'REFUND_ADDRESS_INVALID',
+        'The address cannot receive this refund; the error says why (network, checksum, contract, amount).',
+        new RefundAddressError('This is a Bitcoin test network address; this refund is paid on Bitcoin itself (mainnet).'),
+      ),
       errorCase('REFUND_LINK_INVALID', 'The link never was, was replaced, or was used already.', new RefundLinkInvalidError()),
       rateLimited('public'),
       SERVICE_UNAVAILABLE,

@@ -32,10 +32,7 @@ export const SANDBOX_OPERATIONS: Readonly<Record<string, OperationMeta>> = {
     operationId: 'sandboxCompleteRefund',
     tag: 'Sandbox',
     summary: 'Simulate a sent refund (sandbox)',
-    description: [
-      'Sandbox merchants only: reports that the refund of a REFUND_PENDING order was sent (-> REFUNDED).',
-      'Reporting the same `txid` again is idempotent.',
-    ].join('\n'),
+    description: ['Sandbox merchants only: reports that the refund of a REFUND_PENDING order was sent (-> REFUNDED).', 'Reporting the same `txid` again is idempotent.'].join('\n'),
     pathParameters: { order_id: ORDER_ID_PARAMETER },
     requestExamples: {
       txid: { summary: 'With the refund transaction', value: { txid: 'sandbox-refund-1' } },

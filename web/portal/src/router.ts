@@ -5,7 +5,24 @@
  * one index.html however it is served, and the invite token never reaches a server log.
  */
 export interface Route {
-  name: 'invite' | 'sign-in' | 'orders' | 'order' | 'links' | 'link' | 'plans' | 'plan' | 'subscriptions' | 'subscription' | 'refunds' | 'unmatched' | 'developers' | 'settings' | 'audit' | 'team' | 'email';
+  name:
+    | 'invite'
+    | 'sign-in'
+    | 'orders'
+    | 'order'
+    | 'links'
+    | 'link'
+    | 'plans'
+    | 'plan'
+    | 'subscriptions'
+    | 'subscription'
+    | 'refunds'
+    | 'unmatched'
+    | 'developers'
+    | 'settings'
+    | 'audit'
+    | 'team'
+    | 'email';
   params: Record<string, string>;
 }
 
@@ -19,7 +36,8 @@ export function parseRoute(hash: string): Route {
   if (parts[0] === 'links') return parts[1] ? { name: 'link', params: { id: parts[1] } } : { name: 'links', params };
   if (parts[0] === 'plans') return parts[1] ? { name: 'plan', params: { id: parts[1] } } : { name: 'plans', params };
   if (parts[0] === 'subscriptions') return parts[1] ? { name: 'subscription', params: { id: parts[1] } } : { name: 'subscriptions', params };
-  if (parts[0] === 'refunds' || parts[0] === 'unmatched' || parts[0] === 'developers' || parts[0] === 'settings' || parts[0] === 'audit' || parts[0] === 'team' || parts[0] === 'email') return { name: parts[0], params };
+  if (parts[0] === 'refunds' || parts[0] === 'unmatched' || parts[0] === 'developers' || parts[0] === 'settings' || parts[0] === 'audit' || parts[0] === 'team' || parts[0] === 'email')
+    return { name: parts[0], params };
   return { name: 'orders', params };
 }
 

@@ -27,13 +27,7 @@ export async function callInBatches(rpc: JsonRpcClient, calls: readonly RpcCall[
  * `changed` makes that error (a range read's is its own, read again once); any other deviation
  * is a SourceError of `source`.
  */
-export function receiptSucceeded(
-  raw: unknown,
-  txHash: string,
-  blockHash: string,
-  source: string,
-  changed: (message: string) => SourceError = (message) => new SourceError(source, message),
-): boolean {
+export function receiptSucceeded(raw: unknown, txHash: string, blockHash: string, source: string, changed: (message: string) => SourceError = (message) => new SourceError(source, message)): boolean {
   const error = (message: string) => new SourceError(source, message);
   if (raw === null) throw changed(`no receipt for ${txHash}: the block changed while it was read`);
   if (!raw || typeof raw !== 'object') throw error(`receipt of ${txHash} is not an object`);

@@ -12,13 +12,20 @@ export const developersScreen: Screen = (main) => {
   const body = h('tbody');
   const fresh = h('div', { class: 'card', hidden: true });
   const row = (token: PortalToken) => {
-    const revoke = h('button', { type: 'button', onclick: async () => {
-      if (!window.confirm(strings.confirmRevoke(token.name))) return;
-      const result = await portalApi.revokeToken(token.token_id);
-      if (!result.ok) return sayFailure(outcome, result);
-      say(outcome, strings.revoked);
-      await load();
-    } }, strings.revoke(token.name));
+    const revoke = h(
+      'button',
+      {
+        type: 'button',
+        onclick: async () => {
+          if (!window.confirm(strings.confirmRevoke(token.name))) return;
+          const result = await portalApi.revokeToken(token.token_id);
+          if (!result.ok) return sayFailure(outcome, result);
+          say(outcome, strings.revoked);
+          await load();
+        },
+      },
+      strings.revoke(token.name),
+    );
     return h(
       'tr',
       null,
@@ -37,16 +44,19 @@ export const developersScreen: Screen = (main) => {
   const name = h('input', { id: 'token-name', name: 'name', maxlength: '64', required: true, autocomplete: 'off' });
   const create = h(
     'form',
-    { class: 'inline-form', onsubmit: async (event: Event) => {
-      event.preventDefault();
-      const result = await portalApi.createToken(name.value.trim());
-      if (!result.ok) return sayFailure(outcome, result);
-      name.value = '';
-      fresh.hidden = false;
-      fresh.replaceChildren(h('p', { role: 'alert' }, strings.tokenShownOnce), h('p', null, h('code', { id: 'new-token' }, result.data.token.api_token)));
-      say(outcome, strings.done);
-      await load();
-    } },
+    {
+      class: 'inline-form',
+      onsubmit: async (event: Event) => {
+        event.preventDefault();
+        const result = await portalApi.createToken(name.value.trim());
+        if (!result.ok) return sayFailure(outcome, result);
+        name.value = '';
+        fresh.hidden = false;
+        fresh.replaceChildren(h('p', { role: 'alert' }, strings.tokenShownOnce), h('p', null, h('code', { id: 'new-token' }, result.data.token.api_token)));
+        say(outcome, strings.done);
+        await load();
+      },
+    },
     field('token-name', strings.tokenName, name),
     h('div', { class: 'buttons' }, h('button', { type: 'submit', class: 'primary' }, strings.createToken)),
   );
@@ -71,22 +81,36 @@ export const developersScreen: Screen = (main) => {
     { 'aria-labelledby': 'secret-title' },
     h('h2', { id: 'secret-title' }, strings.secretTitle),
     h('p', null, strings.secretLead),
-    h('div', { class: 'buttons' }, h('button', { type: 'button', onclick: async () => {
-      const result = await portalApi.showSecret();
-      if (!result.ok) return sayFailure(outcome, result);
-      showSecret(result.data.callback_secret, result.data.previous_callback_secret, result.data.previous_valid_until);
-    } }, strings.showSecret)),
+    h(
+      'div',
+      { class: 'buttons' },
+      h(
+        'button',
+        {
+          type: 'button',
+          onclick: async () => {
+            const result = await portalApi.showSecret();
+            if (!result.ok) return sayFailure(outcome, result);
+            showSecret(result.data.callback_secret, result.data.previous_callback_secret, result.data.previous_valid_until);
+          },
+        },
+        strings.showSecret,
+      ),
+    ),
     h(
       'form',
-      { class: 'inline-form', onsubmit: async (event: Event) => {
-        event.preventDefault();
-        if (!window.confirm(strings.confirmRoll)) return;
-        const result = await portalApi.rollSecret(Number(overlap.value || '24'));
-        if (!result.ok) return sayFailure(outcome, result);
-        const shown = await portalApi.showSecret();
-        if (shown.ok) showSecret(shown.data.callback_secret, shown.data.previous_callback_secret, shown.data.previous_valid_until);
-        say(outcome, strings.done);
-      } },
+      {
+        class: 'inline-form',
+        onsubmit: async (event: Event) => {
+          event.preventDefault();
+          if (!window.confirm(strings.confirmRoll)) return;
+          const result = await portalApi.rollSecret(Number(overlap.value || '24'));
+          if (!result.ok) return sayFailure(outcome, result);
+          const shown = await portalApi.showSecret();
+          if (shown.ok) showSecret(shown.data.callback_secret, shown.data.previous_callback_secret, shown.data.previous_valid_until);
+          say(outcome, strings.done);
+        },
+      },
       field('overlap-hours', strings.overlapHours, overlap),
       h('div', { class: 'buttons' }, h('button', { type: 'submit' }, strings.rollSecret)),
     ),
@@ -96,7 +120,15 @@ export const developersScreen: Screen = (main) => {
     main,
     strings.developers,
     outcome,
-    h('section', { 'aria-labelledby': 'tokens-title' }, h('h2', { id: 'tokens-title' }, strings.tokensTitle), h('p', null, strings.tokensLead), create, fresh, h('div', { class: 'table-wrap' }, table)),
+    h(
+      'section',
+      { 'aria-labelledby': 'tokens-title' },
+      h('h2', { id: 'tokens-title' }, strings.tokensTitle),
+      h('p', null, strings.tokensLead),
+      create,
+      fresh,
+      h('div', { class: 'table-wrap' }, table),
+    ),
     secretSection,
   );
   void load();

@@ -17,8 +17,21 @@ export const emailScreen: Screen = (main) => {
   });
 
   function draw(preferences: EmailPreferences): void {
-    const address = h('input', { id: 'email-address', name: 'address', type: 'email', autocomplete: 'email', maxlength: '254', value: preferences.address ?? '', 'aria-describedby': 'email-address-hint' });
-    const language = h('select', { id: 'email-language', name: 'language' }, h('option', { value: 'en', selected: preferences.language === 'en' }, 'English'), h('option', { value: 'zh', selected: preferences.language === 'zh', lang: 'zh-CN' }, '中文'));
+    const address = h('input', {
+      id: 'email-address',
+      name: 'address',
+      type: 'email',
+      autocomplete: 'email',
+      maxlength: '254',
+      value: preferences.address ?? '',
+      'aria-describedby': 'email-address-hint',
+    });
+    const language = h(
+      'select',
+      { id: 'email-language', name: 'language' },
+      h('option', { value: 'en', selected: preferences.language === 'en' }, 'English'),
+      h('option', { value: 'zh', selected: preferences.language === 'zh', lang: 'zh-CN' }, '中文'),
+    );
     const payments = h(
       'select',
       { id: 'email-payments', name: 'payments' },
@@ -26,24 +39,35 @@ export const emailScreen: Screen = (main) => {
         h('option', { value: choice, selected: preferences.payments === choice }, { each: strings.emailPaymentsEach, daily: strings.emailPaymentsDaily, off: strings.emailPaymentsOff }[choice]),
       ),
     );
-    const boxes = Object.fromEntries(TOPICS.map((topic) => [topic, h('input', { type: 'checkbox', id: `email-topic-${topic}`, name: topic, checked: preferences.topics[topic] })])) as Record<(typeof TOPICS)[number], HTMLInputElement>;
+    const boxes = Object.fromEntries(TOPICS.map((topic) => [topic, h('input', { type: 'checkbox', id: `email-topic-${topic}`, name: topic, checked: preferences.topics[topic] })])) as Record<
+      (typeof TOPICS)[number],
+      HTMLInputElement
+    >;
     const form = h(
       'form',
-      { class: 'settings', onsubmit: async (event: Event) => {
-        event.preventDefault();
-        const result = await portalApi.changeEmailPreferences({
-          address: address.value.trim(),
-          language: language.value as 'en' | 'zh',
-          payments: payments.value as 'each' | 'daily' | 'off',
-          topics: Object.fromEntries(TOPICS.map((topic) => [topic, boxes[topic].checked])) as Record<(typeof TOPICS)[number], boolean>,
-        });
-        if (!result.ok) return sayFailure(outcome, result);
-        say(outcome, strings.emailSaved);
-      } },
+      {
+        class: 'settings',
+        onsubmit: async (event: Event) => {
+          event.preventDefault();
+          const result = await portalApi.changeEmailPreferences({
+            address: address.value.trim(),
+            language: language.value as 'en' | 'zh',
+            payments: payments.value as 'each' | 'daily' | 'off',
+            topics: Object.fromEntries(TOPICS.map((topic) => [topic, boxes[topic].checked])) as Record<(typeof TOPICS)[number], boolean>,
+          });
+          if (!result.ok) return sayFailure(outcome, result);
+          say(outcome, strings.emailSaved);
+        },
+      },
       field('email-address', strings.emailAddress, address, strings.emailAddressHint),
       field('email-language', strings.emailLanguage, language),
       field('email-payments', strings.emailPayments, payments),
-      h('fieldset', null, h('legend', null, strings.emailTopics), TOPICS.map((topic) => h('label', { class: 'check' }, boxes[topic], strings.emailTopicNames[topic]!))),
+      h(
+        'fieldset',
+        null,
+        h('legend', null, strings.emailTopics),
+        TOPICS.map((topic) => h('label', { class: 'check' }, boxes[topic], strings.emailTopicNames[topic]!)),
+      ),
       h('div', { class: 'buttons' }, h('button', { type: 'submit', class: 'primary' }, strings.save)),
     );
     content.replaceChildren(h('p', null, strings.emailLead), form);

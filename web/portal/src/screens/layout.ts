@@ -14,13 +14,30 @@ export function renderLayout(root: HTMLElement, rerender: () => void): HTMLEleme
   const strings = t();
   const user = signedInUser();
   const merchant = signedInMerchant();
-  const NAV: [string, string][] = [['orders', strings.orders], ['links', strings.links], ['plans', strings.plans], ['subscriptions', strings.subscriptions], ['refunds', strings.refundsWaiting], ['unmatched', strings.unmatched], ['developers', strings.developers], ['settings', strings.settings], ['audit', strings.audit], ['team', strings.team], ['email', strings.email]];
+  const NAV: [string, string][] = [
+    ['orders', strings.orders],
+    ['links', strings.links],
+    ['plans', strings.plans],
+    ['subscriptions', strings.subscriptions],
+    ['refunds', strings.refundsWaiting],
+    ['unmatched', strings.unmatched],
+    ['developers', strings.developers],
+    ['settings', strings.settings],
+    ['audit', strings.audit],
+    ['team', strings.team],
+    ['email', strings.email],
+  ];
   const current = location.hash.replace(/^#\//, '').split(/[/?]/)[0] || 'orders';
   const main = h('main', { id: 'main', class: 'content' });
-  const language = languageSwitch(currentLang(), strings, (next) => {
-    setLang(next);
-    rerender();
-  }, 'link');
+  const language = languageSwitch(
+    currentLang(),
+    strings,
+    (next) => {
+      setLang(next);
+      rerender();
+    },
+    'link',
+  );
   const header = h(
     'header',
     { class: 'top' },
@@ -40,16 +57,37 @@ export function renderLayout(root: HTMLElement, rerender: () => void): HTMLEleme
       user ? h('span', { class: 'user' }, signedInLabel(user.name, strings.roles[user.role] ?? user.role)) : null,
       language,
       user
-        ? h('button', { type: 'button', class: 'link', onclick: async () => {
-            await signOut();
-            navigate('#/sign-in');
-          } }, strings.signOut)
+        ? h(
+            'button',
+            {
+              type: 'button',
+              class: 'link',
+              onclick: async () => {
+                await signOut();
+                navigate('#/sign-in');
+              },
+            },
+            strings.signOut,
+          )
         : null,
     ),
   );
-  fill(root, h('a', { class: 'skip', href: '#main', onclick: (event: Event) => {
-    event.preventDefault();
-    main.querySelector<HTMLElement>('h1')?.focus();
-  } }, strings.skip), header, main);
+  fill(
+    root,
+    h(
+      'a',
+      {
+        class: 'skip',
+        href: '#main',
+        onclick: (event: Event) => {
+          event.preventDefault();
+          main.querySelector<HTMLElement>('h1')?.focus();
+        },
+      },
+      strings.skip,
+    ),
+    header,
+    main,
+  );
   return main;
 }

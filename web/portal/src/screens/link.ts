@@ -28,7 +28,12 @@ function qrPngUrl(text: string): string {
   return canvas.toDataURL('image/png');
 }
 
-const definition = (pairs: [string, string | Node][]) => h('dl', { class: 'facts' }, pairs.map(([term, value]) => [h('dt', null, term), h('dd', null, value)]));
+const definition = (pairs: [string, string | Node][]) =>
+  h(
+    'dl',
+    { class: 'facts' },
+    pairs.map(([term, value]) => [h('dt', null, term), h('dd', null, value)]),
+  );
 
 /** A payment link's page: its URL and QR code (PNG, SVG), figures, its orders, and disable/enable. */
 export const linkScreen: Screen = (main, params) => {
@@ -66,16 +71,34 @@ export const linkScreen: Screen = (main, params) => {
   };
   const draw = (link: PaymentLinkRow, orders: OrderRow[]) => {
     const toggle = mayChangeLinks()
-      ? h('button', { type: 'button', id: 'toggle-link', onclick: async () => {
-          const result = await linksApi.change(link.link_id, { enabled: !link.enabled });
-          if (!result.ok) return sayFailure(outcome, result);
-          say(outcome, result.data.link.enabled ? strings.linkEnabled : strings.linkDisabled);
-          await load();
-        } }, link.enabled ? strings.disableLink(link.title) : strings.enableLink(link.title))
+      ? h(
+          'button',
+          {
+            type: 'button',
+            id: 'toggle-link',
+            onclick: async () => {
+              const result = await linksApi.change(link.link_id, { enabled: !link.enabled });
+              if (!result.ok) return sayFailure(outcome, result);
+              say(outcome, result.data.link.enabled ? strings.linkEnabled : strings.linkDisabled);
+              await load();
+            },
+          },
+          link.enabled ? strings.disableLink(link.title) : strings.enableLink(link.title),
+        )
       : null;
-    const copy = h('button', { type: 'button', onclick: async () => {
-      await navigator.clipboard.writeText(link.url).then(() => say(outcome, strings.copied)).catch(() => undefined);
-    } }, strings.copyLink);
+    const copy = h(
+      'button',
+      {
+        type: 'button',
+        onclick: async () => {
+          await navigator.clipboard
+            .writeText(link.url)
+            .then(() => say(outcome, strings.copied))
+            .catch(() => undefined);
+        },
+      },
+      strings.copyLink,
+    );
     fill(
       content,
       h(

@@ -12,7 +12,9 @@ const LINK_CURRENCIES = ['USD', 'EUR', 'GBP', 'CNY', 'JPY', 'HKD', 'SGD', 'USDT'
 
 /** What a link asks: its price, or the range the buyer chooses in. */
 export const linkPrice = (link: PaymentLinkRow): string =>
-  link.price_amount !== null ? formatAmount(link.price_amount, link.price_currency) : t().chooseRange(formatAmount(link.min_amount ?? '', link.price_currency), formatAmount(link.max_amount ?? '', link.price_currency));
+  link.price_amount !== null
+    ? formatAmount(link.price_amount, link.price_currency)
+    : t().chooseRange(formatAmount(link.min_amount ?? '', link.price_currency), formatAmount(link.max_amount ?? '', link.price_currency));
 
 export const stateLabel = (link: PaymentLinkRow) => h('span', { class: `pill l-${link.state.toLowerCase()}` }, t().linkStates[link.state] ?? link.state);
 
@@ -45,7 +47,15 @@ export const linksScreen: Screen = (main) => {
     h('thead', null, h('tr', null, ...[strings.colLink, strings.colPrice, strings.colState, strings.colOrders, strings.colPaid, strings.colTotal].map((label) => h('th', { scope: 'col' }, label)))),
     body,
   );
-  showScreen(main, strings.links, h('p', null, strings.linksLead), mayChangeLinks() ? createForm(outcome, (id) => navigate(`#/links/${id}`)) : null, outcome, h('div', { class: 'table-wrap' }, table), more);
+  showScreen(
+    main,
+    strings.links,
+    h('p', null, strings.linksLead),
+    mayChangeLinks() ? createForm(outcome, (id) => navigate(`#/links/${id}`)) : null,
+    outcome,
+    h('div', { class: 'table-wrap' }, table),
+    more,
+  );
   void load();
 };
 
@@ -59,7 +69,11 @@ function createForm(outcome: HTMLElement, created: (linkId: string) => void): HT
   const amount = input('link-price', { inputmode: 'decimal' });
   const min = input('link-min', { inputmode: 'decimal' });
   const max = input('link-max', { inputmode: 'decimal' });
-  const currency = h('select', { id: 'link-currency', name: 'price_currency' }, LINK_CURRENCIES.map((code) => h('option', { value: code }, code)));
+  const currency = h(
+    'select',
+    { id: 'link-currency', name: 'price_currency' },
+    LINK_CURRENCIES.map((code) => h('option', { value: code }, code)),
+  );
   const currencies = input('link-currencies', { 'aria-describedby': 'link-currencies-hint', spellcheck: 'false' });
   const quantity = input('link-quantity', { type: 'number', min: '1', max: String(MAX_LINK_QUANTITY), step: '1', inputmode: 'numeric', 'aria-describedby': 'link-quantity-hint' });
   const expires = input('link-expires', { type: 'datetime-local' });
@@ -83,7 +97,10 @@ function createForm(outcome: HTMLElement, created: (linkId: string) => void): HT
         class: 'inline-form',
         onsubmit: async (event: Event) => {
           event.preventDefault();
-          const codes = currencies.value.split(/[\s,]+/).filter(Boolean).map((code) => code.toUpperCase());
+          const codes = currencies.value
+            .split(/[\s,]+/)
+            .filter(Boolean)
+            .map((code) => code.toUpperCase());
           const body: Record<string, unknown> = {
             title: title.value.trim(),
             price_currency: currency.value,
@@ -103,7 +120,13 @@ function createForm(outcome: HTMLElement, created: (linkId: string) => void): HT
       },
       field('link-title', strings.linkTitle, title),
       field('link-description', strings.linkDescription, description),
-      h('fieldset', { class: 'choice' }, h('legend', null, strings.pricing), h('label', { for: 'pricing-fixed', class: 'check' }, fixed, ' ', strings.fixedPrice), h('label', { for: 'pricing-chosen', class: 'check' }, chosen, ' ', strings.buyerChooses)),
+      h(
+        'fieldset',
+        { class: 'choice' },
+        h('legend', null, strings.pricing),
+        h('label', { for: 'pricing-fixed', class: 'check' }, fixed, ' ', strings.fixedPrice),
+        h('label', { for: 'pricing-chosen', class: 'check' }, chosen, ' ', strings.buyerChooses),
+      ),
       fixedFields,
       chosenFields,
       field('link-currency', strings.priceCurrency, currency),

@@ -11,7 +11,12 @@ import { notice, say, sayFailure, showScreen, type Screen } from './screen';
 /** How often an open order page asks for news (a payment arriving shows without a reload). */
 export const ORDER_POLL_MS = 4000;
 
-const definition = (pairs: [string, string | Node][]) => h('dl', { class: 'facts' }, pairs.map(([term, value]) => [h('dt', null, term), h('dd', null, value)]));
+const definition = (pairs: [string, string | Node][]) =>
+  h(
+    'dl',
+    { class: 'facts' },
+    pairs.map(([term, value]) => [h('dt', null, term), h('dd', null, value)]),
+  );
 
 function detailsSection(page: PortalOrderPage) {
   const strings = t();
@@ -39,9 +44,20 @@ function historySection(page: PortalOrderPage) {
     'section',
     { 'aria-labelledby': 'history-title' },
     h('h2', { id: 'history-title' }, strings.history),
-    h('ol', { class: 'history' }, page.order.history.map((change) =>
-      h('li', null, h('time', { datetime: change.at }, formatTime(change.at)), ' ', strings.statuses[change.to] ?? change.to, change.reason ? h('span', { class: 'sub' }, strings.historyWhy(strings.unresolvedReasons[change.reason] ?? change.reason)) : null),
-    )),
+    h(
+      'ol',
+      { class: 'history' },
+      page.order.history.map((change) =>
+        h(
+          'li',
+          null,
+          h('time', { datetime: change.at }, formatTime(change.at)),
+          ' ',
+          strings.statuses[change.to] ?? change.to,
+          change.reason ? h('span', { class: 'sub' }, strings.historyWhy(strings.unresolvedReasons[change.reason] ?? change.reason)) : null,
+        ),
+      ),
+    ),
   );
 }
 
@@ -65,20 +81,24 @@ function invoicesSection(page: PortalOrderPage) {
         h('h4', null, strings.payments),
         invoice.payments.length === 0
           ? h('p', null, strings.noPayments)
-          : h('ul', { class: 'payments' }, invoice.payments.map((payment) =>
-              h(
-                'li',
-                { class: 'payment' },
-                h('span', { class: 'label' }, `${strings.txid}: `),
-                payment.explorer_url
-                  ? h('a', { href: payment.explorer_url, rel: 'noopener noreferrer', target: '_blank', 'aria-label': strings.onExplorer(payment.txid) }, h('code', null, payment.txid))
-                  : h('code', null, payment.txid),
-                h('span', null, ` · ${strings.amount}: ${formatAmount(payment.amount, invoice.pay_currency)}`),
-                h('span', null, ` · ${strings.confirmations}: ${payment.confirmations}`),
-                h('span', null, ` · ${strings.seenAt}: `, h('time', { datetime: payment.seen_at }, formatTime(payment.seen_at))),
-                payment.left_chain_at ? h('span', { class: 'warn' }, ` · ${strings.leftChain}`) : null,
+          : h(
+              'ul',
+              { class: 'payments' },
+              invoice.payments.map((payment) =>
+                h(
+                  'li',
+                  { class: 'payment' },
+                  h('span', { class: 'label' }, `${strings.txid}: `),
+                  payment.explorer_url
+                    ? h('a', { href: payment.explorer_url, rel: 'noopener noreferrer', target: '_blank', 'aria-label': strings.onExplorer(payment.txid) }, h('code', null, payment.txid))
+                    : h('code', null, payment.txid),
+                  h('span', null, ` · ${strings.amount}: ${formatAmount(payment.amount, invoice.pay_currency)}`),
+                  h('span', null, ` · ${strings.confirmations}: ${payment.confirmations}`),
+                  h('span', null, ` · ${strings.seenAt}: `, h('time', { datetime: payment.seen_at }, formatTime(payment.seen_at))),
+                  payment.left_chain_at ? h('span', { class: 'warn' }, ` · ${strings.leftChain}`) : null,
+                ),
               ),
-            )),
+            ),
       ),
     ),
   );
@@ -102,15 +122,29 @@ function callbacksSection(page: PortalOrderPage) {
               'table',
               { class: 'attempts' },
               h('caption', null, `${strings.attempts} (${delivery.attempt_count})`),
-              h('thead', null, h('tr', null, [strings.attemptAt, strings.httpStatus, strings.latency, strings.answer].map((label) => h('th', { scope: 'col' }, label)))),
-              h('tbody', null, delivery.attempts.map((attempt) =>
-                h('tr', null,
-                  h('td', { 'data-label': strings.attemptAt }, formatTime(attempt.at)),
-                  h('td', { 'data-label': strings.httpStatus }, attempt.http_status === undefined ? '—' : String(attempt.http_status)),
-                  h('td', { 'data-label': strings.latency }, `${attempt.latency_ms} ms`),
-                  h('td', { 'data-label': strings.answer }, h('code', null, (attempt.response ?? attempt.error ?? '').slice(0, 200) || '—')),
+              h(
+                'thead',
+                null,
+                h(
+                  'tr',
+                  null,
+                  [strings.attemptAt, strings.httpStatus, strings.latency, strings.answer].map((label) => h('th', { scope: 'col' }, label)),
                 ),
-              )),
+              ),
+              h(
+                'tbody',
+                null,
+                delivery.attempts.map((attempt) =>
+                  h(
+                    'tr',
+                    null,
+                    h('td', { 'data-label': strings.attemptAt }, formatTime(attempt.at)),
+                    h('td', { 'data-label': strings.httpStatus }, attempt.http_status === undefined ? '—' : String(attempt.http_status)),
+                    h('td', { 'data-label': strings.latency }, `${attempt.latency_ms} ms`),
+                    h('td', { 'data-label': strings.answer }, h('code', null, (attempt.response ?? attempt.error ?? '').slice(0, 200) || '—')),
+                  ),
+                ),
+              ),
             ),
       ),
     ),
@@ -143,7 +177,10 @@ export const orderScreen: Screen = (main, params) => {
       fill(refundsBox, refundsSection(page, canWrite, answer));
       const stillFocused = actions.contains(document.activeElement) ? (document.activeElement as HTMLElement).dataset.action : undefined;
       // "Refund" is its own form (the amount choices), not a button.
-      fill(actions, allowed.filter((action) => action !== 'refund').map((action) => h('button', { type: 'button', 'data-action': action, onclick: () => void act(action) }, strings.action[action] ?? action)));
+      fill(
+        actions,
+        allowed.filter((action) => action !== 'refund').map((action) => h('button', { type: 'button', 'data-action': action, onclick: () => void act(action) }, strings.action[action] ?? action)),
+      );
       if (stillFocused) actions.querySelector<HTMLElement>(`[data-action="${stillFocused}"]`)?.focus();
       const canRefund = allowed.includes('refund');
       if (canRefund !== refundAllowed) {

@@ -15,7 +15,12 @@ export const ordersScreen: Screen = (main, params) => {
   const query = new URLSearchParams();
   for (const name of FILTERS) if (params[name]) query.set(name, params[name]!);
   const field = (name: string, label: string, control: HTMLElement) => h('div', { class: 'field' }, h('label', { for: `filter-${name}` }, label), control);
-  const status = h('select', { id: 'filter-status', name: 'status' }, h('option', { value: '' }, strings.anyStatus), ORDER_STATUSES.map((code) => h('option', { value: code, selected: params.status === code }, strings.statuses[code] ?? code)));
+  const status = h(
+    'select',
+    { id: 'filter-status', name: 'status' },
+    h('option', { value: '' }, strings.anyStatus),
+    ORDER_STATUSES.map((code) => h('option', { value: code, selected: params.status === code }, strings.statuses[code] ?? code)),
+  );
   const from = h('input', { id: 'filter-from', name: 'from', type: 'date', value: params.from ?? '' });
   const to = h('input', { id: 'filter-to', name: 'to', type: 'date', value: params.to ?? '' });
   const search = h('input', { id: 'filter-q', name: 'q', type: 'search', value: params.q ?? '', 'aria-describedby': 'filter-q-hint', spellcheck: 'false', maxlength: '200' });
@@ -38,7 +43,12 @@ export const ordersScreen: Screen = (main, params) => {
     h(
       'tr',
       null,
-      h('td', { 'data-label': strings.colOrder }, h('a', { href: `#/orders/${order.order_id}` }, order.merchant_order_id || order.order_id), order.title ? h('span', { class: 'sub' }, order.title) : null),
+      h(
+        'td',
+        { 'data-label': strings.colOrder },
+        h('a', { href: `#/orders/${order.order_id}` }, order.merchant_order_id || order.order_id),
+        order.title ? h('span', { class: 'sub' }, order.title) : null,
+      ),
       h('td', { 'data-label': strings.colStatus }, h('span', { class: `pill s-${order.status.toLowerCase()}` }, strings.statuses[order.status] ?? order.status)),
       h('td', { 'data-label': strings.colAmount }, formatAmount(order.price_amount, order.price_currency)),
       h('td', { 'data-label': strings.colCreated }, formatTime(order.created_at)),
@@ -48,7 +58,18 @@ export const ordersScreen: Screen = (main, params) => {
     'table',
     { class: 'orders' },
     h('caption', null, strings.ordersCaption),
-    h('thead', null, h('tr', null, h('th', { scope: 'col' }, strings.colOrder), h('th', { scope: 'col' }, strings.colStatus), h('th', { scope: 'col' }, strings.colAmount), h('th', { scope: 'col' }, strings.colCreated))),
+    h(
+      'thead',
+      null,
+      h(
+        'tr',
+        null,
+        h('th', { scope: 'col' }, strings.colOrder),
+        h('th', { scope: 'col' }, strings.colStatus),
+        h('th', { scope: 'col' }, strings.colAmount),
+        h('th', { scope: 'col' }, strings.colCreated),
+      ),
+    ),
     body,
   );
   showScreen(main, strings.orders, form, h('div', { class: 'table-wrap' }, table), outcome, more);

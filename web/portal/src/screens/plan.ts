@@ -7,7 +7,12 @@ import { navigate } from '../router';
 import { mayChangeBilling, planFields, planPrice, planStateLabel } from './plans';
 import { notice, say, sayFailure, showScreen, type Screen } from './screen';
 
-export const facts = (pairs: [string, string | Node][]) => h('dl', { class: 'facts' }, pairs.map(([term, value]) => [h('dt', null, term), h('dd', null, value)]));
+export const facts = (pairs: [string, string | Node][]) =>
+  h(
+    'dl',
+    { class: 'facts' },
+    pairs.map(([term, value]) => [h('dt', null, term), h('dd', null, value)]),
+  );
 
 /** A plan's page: what it bills, its id for the API, the form that changes it and the archive button (owners and developers). */
 export const planScreen: Screen = (main, params) => {
@@ -41,12 +46,20 @@ export const planScreen: Screen = (main, params) => {
     );
   };
   const archiveButton = (plan: PortalPlan) =>
-    h('button', { type: 'button', id: 'archive-plan', onclick: async () => {
-      const result = await plansApi.change(plan.plan_id, { archived: !plan.archived });
-      if (!result.ok) return sayFailure(outcome, result);
-      draw(result.data.plan);
-      say(outcome, result.data.plan.archived ? strings.planArchived : strings.planRestored);
-    } }, plan.archived ? strings.restorePlan(plan.name) : strings.archivePlan(plan.name));
+    h(
+      'button',
+      {
+        type: 'button',
+        id: 'archive-plan',
+        onclick: async () => {
+          const result = await plansApi.change(plan.plan_id, { archived: !plan.archived });
+          if (!result.ok) return sayFailure(outcome, result);
+          draw(result.data.plan);
+          say(outcome, result.data.plan.archived ? strings.planArchived : strings.planRestored);
+        },
+      },
+      plan.archived ? strings.restorePlan(plan.name) : strings.archivePlan(plan.name),
+    );
   const editForm = (plan: PortalPlan) => {
     const { fields, values } = planFields('edit', plan);
     return h(

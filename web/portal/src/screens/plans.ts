@@ -35,7 +35,12 @@ export const plansScreen: Screen = (main) => {
     [strings.colState, planStateLabel],
     [strings.colCreated, (plan) => formatTime(plan.created_at)],
   ];
-  const row = (plan: PortalPlan) => h('tr', null, columns.map(([label, cell]) => h('td', { 'data-label': label }, cell(plan))));
+  const row = (plan: PortalPlan) =>
+    h(
+      'tr',
+      null,
+      columns.map(([label, cell]) => h('td', { 'data-label': label }, cell(plan))),
+    );
   const read = async (cursor?: string) => {
     const result = await plansApi.list(cursor);
     return result.ok ? { ...result, data: { rows: result.data.plans, next_cursor: result.data.next_cursor } } : result;
@@ -45,7 +50,15 @@ export const plansScreen: Screen = (main) => {
     'table',
     { class: 'plans' },
     h('caption', null, strings.plansCaption),
-    h('thead', null, h('tr', null, columns.map(([label]) => h('th', { scope: 'col' }, label)))),
+    h(
+      'thead',
+      null,
+      h(
+        'tr',
+        null,
+        columns.map(([label]) => h('th', { scope: 'col' }, label)),
+      ),
+    ),
     body,
   );
   showScreen(main, strings.plans, h('p', null, strings.plansLead), mayChangeBilling() ? createForm(outcome) : null, outcome, h('div', { class: 'table-wrap' }, table), more);
@@ -101,9 +114,17 @@ export function planFields(prefix: string, plan?: PortalPlan) {
 function createForm(outcome: HTMLElement): HTMLElement {
   const strings = t();
   const { fields, values } = planFields('plan');
-  const currency = h('select', { id: 'plan-currency', name: 'price_currency' }, PLAN_CURRENCIES.map((code) => h('option', { value: code }, code)));
+  const currency = h(
+    'select',
+    { id: 'plan-currency', name: 'price_currency' },
+    PLAN_CURRENCIES.map((code) => h('option', { value: code }, code)),
+  );
   const count = numberInput('plan-count', 1, 365, '1');
-  const unit = h('select', { id: 'plan-unit', name: 'interval_unit' }, INTERVAL_UNITS.map((name) => h('option', { value: name, selected: name === 'month' }, strings.intervalUnits[name] ?? name)));
+  const unit = h(
+    'select',
+    { id: 'plan-unit', name: 'interval_unit' },
+    INTERVAL_UNITS.map((name) => h('option', { value: name, selected: name === 'month' }, strings.intervalUnits[name] ?? name)),
+  );
   return h(
     'section',
     { 'aria-labelledby': 'new-plan-title' },

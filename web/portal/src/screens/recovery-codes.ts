@@ -10,7 +10,11 @@ export function showRecoveryCodes(main: HTMLElement, codes: readonly string[]): 
     main,
     strings.codesTitle,
     h('p', null, strings.codesLead),
-    h('ol', { class: 'codes' }, codes.map((code) => h('li', null, h('code', null, code)))),
+    h(
+      'ol',
+      { class: 'codes' },
+      codes.map((code) => h('li', null, h('code', null, code))),
+    ),
     h('button', { type: 'button', class: 'primary', onclick: () => navigate('#/orders') }, strings.codesDone),
   );
 }

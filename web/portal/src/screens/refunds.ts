@@ -8,7 +8,11 @@ import { lockedRateText, ratioText, rateTime } from '../rate-text';
 import { field, notice, pagedListScreen, say, sayFailure, type Screen } from './screen';
 
 const definition = (pairs: [string, string | Node | null][]) =>
-  h('dl', { class: 'facts' }, pairs.filter(([, value]) => value !== null).map(([term, value]) => [h('dt', null, term), h('dd', null, value)]));
+  h(
+    'dl',
+    { class: 'facts' },
+    pairs.filter(([, value]) => value !== null).map(([term, value]) => [h('dt', null, term), h('dd', null, value)]),
+  );
 
 /** What the order page does with an answer that is the order's page again (drawn, or the failure said). */
 export type PageAnswer = (result: Result<PortalOrderPage>, region: HTMLElement) => void;
@@ -25,19 +29,26 @@ export function refundForm(orderId: string, quote: Quote | null, answer: PageAns
   const outcome = notice();
   const reason = h('input', { id: 'refund-reason', name: 'reason', maxlength: '200', autocomplete: 'off' });
   const amount = h('input', { id: 'refund-amount', name: 'amount', inputmode: 'decimal', autocomplete: 'off', pattern: '[0-9]+([.][0-9]+)?', 'aria-describedby': 'refund-amount-hint' });
-  const choice = (value: string, label: string, checked = false) =>
-    h('label', { class: 'check' }, h('input', { type: 'radio', name: 'basis', value, checked }), label);
+  const choice = (value: string, label: string, checked = false) => h('label', { class: 'check' }, h('input', { type: 'radio', name: 'basis', value, checked }), label);
   const choices = quote
     ? h(
         'fieldset',
         { class: 'choice' },
         h('legend', null, strings.refundAmount),
         choice('crypto', strings.refundAll(formatAmount(quote.left, quote.currency)), true),
+        quote.fiat ? choice('fiat', strings.refundFiat(formatAmount(quote.fiat.amount, quote.fiat.currency), formatAmount(quote.fiat.crypto, quote.currency))) : null,
         quote.fiat
-          ? choice('fiat', strings.refundFiat(formatAmount(quote.fiat.amount, quote.fiat.currency), formatAmount(quote.fiat.crypto, quote.currency)))
-          : null,
-        quote.fiat
-          ? h('p', { class: 'hint', id: 'refund-rate' }, strings.refundRate(quote.fiat.rate.fiat_currency, ratioText(quote.fiat.rate.numerator, quote.fiat.rate.denominator), quote.currency, quote.fiat.rate.source, rateTime(quote.fiat.rate.as_of, currentLang())))
+          ? h(
+              'p',
+              { class: 'hint', id: 'refund-rate' },
+              strings.refundRate(
+                quote.fiat.rate.fiat_currency,
+                ratioText(quote.fiat.rate.numerator, quote.fiat.rate.denominator),
+                quote.currency,
+                quote.fiat.rate.source,
+                rateTime(quote.fiat.rate.as_of, currentLang()),
+              ),
+            )
           : null,
         choice('custom', strings.refundCustom),
         field('refund-amount', strings.refundCustomAmount(quote.currency), amount, strings.refundCustomHint(formatAmount(quote.left, quote.currency))),
@@ -45,18 +56,23 @@ export function refundForm(orderId: string, quote: Quote | null, answer: PageAns
     : h('p', { class: 'hint' }, strings.refundGateway);
   const form = h(
     'form',
-    { class: 'inline-form', 'aria-labelledby': 'refund-ask-title', novalidate: true, onsubmit: async (event: Event) => {
-      event.preventDefault();
-      const basis = (form.querySelector<HTMLInputElement>('input[name="basis"]:checked')?.value ?? 'crypto') as 'crypto' | 'fiat' | 'custom';
-      if (basis === 'custom' && !/^[0-9]+(\.[0-9]+)?$/.test(amount.value.trim())) {
-        say(outcome, strings.refundAmountNeeded, 'error');
-        amount.focus();
-        return;
-      }
-      if (!window.confirm(strings.confirm.refund ?? '')) return;
-      const result = await refundsApi.ask(orderId, { basis, reason: reason.value.trim() || undefined, amount: basis === 'custom' ? amount.value.trim() : undefined });
-      answer(result, outcome);
-    } },
+    {
+      class: 'inline-form',
+      'aria-labelledby': 'refund-ask-title',
+      novalidate: true,
+      onsubmit: async (event: Event) => {
+        event.preventDefault();
+        const basis = (form.querySelector<HTMLInputElement>('input[name="basis"]:checked')?.value ?? 'crypto') as 'crypto' | 'fiat' | 'custom';
+        if (basis === 'custom' && !/^[0-9]+(\.[0-9]+)?$/.test(amount.value.trim())) {
+          say(outcome, strings.refundAmountNeeded, 'error');
+          amount.focus();
+          return;
+        }
+        if (!window.confirm(strings.confirm.refund ?? '')) return;
+        const result = await refundsApi.ask(orderId, { basis, reason: reason.value.trim() || undefined, amount: basis === 'custom' ? amount.value.trim() : undefined });
+        answer(result, outcome);
+      },
+    },
     h('h3', { id: 'refund-ask-title' }, strings.refundAsk),
     choices,
     field('refund-reason', strings.refundReason, reason),
@@ -72,30 +88,53 @@ function refundCard(orderId: string, refund: PortalRefund, canWrite: boolean, an
   const outcome = notice();
   const id = refund.refund_id;
   const copy = refund.refund_url
-    ? h('button', { type: 'button', onclick: async () => {
-        await navigator.clipboard.writeText(refund.refund_url ?? '').then(() => say(outcome, strings.copied)).catch(() => say(outcome, strings.error, 'error'));
-      } }, strings.copyRefundLink)
+    ? h(
+        'button',
+        {
+          type: 'button',
+          onclick: async () => {
+            await navigator.clipboard
+              .writeText(refund.refund_url ?? '')
+              .then(() => say(outcome, strings.copied))
+              .catch(() => say(outcome, strings.error, 'error'));
+          },
+        },
+        strings.copyRefundLink,
+      )
     : null;
   const lightning = refund.currency === 'LBTC';
   const txid = h('input', { id: `txid-${id}`, name: 'txid', autocomplete: 'off', spellcheck: 'false', required: true });
-  const report = canWrite && refund.status === 'AWAITING_PAYMENT'
-    ? h(
-        'form',
-        { class: 'inline-form', onsubmit: async (event: Event) => {
-          event.preventDefault();
-          if (!txid.value.trim()) return say(outcome, strings.refundTxidNeeded, 'error');
-          answer(await refundsApi.reportTxid(orderId, id, txid.value.trim()), outcome);
-        } },
-        field(`txid-${id}`, lightning ? strings.refundPreimage : strings.refundTxid, txid),
-        h('button', { type: 'submit' }, strings.refundReport),
-      )
-    : null;
-  const renew = canWrite && refund.status !== 'SENT'
-    ? h('button', { type: 'button', class: 'secondary', onclick: async () => {
-        if (!window.confirm(strings.refundNewLinkConfirm)) return;
-        answer(await refundsApi.renewLink(orderId, id), outcome);
-      } }, strings.refundNewLink)
-    : null;
+  const report =
+    canWrite && refund.status === 'AWAITING_PAYMENT'
+      ? h(
+          'form',
+          {
+            class: 'inline-form',
+            onsubmit: async (event: Event) => {
+              event.preventDefault();
+              if (!txid.value.trim()) return say(outcome, strings.refundTxidNeeded, 'error');
+              answer(await refundsApi.reportTxid(orderId, id, txid.value.trim()), outcome);
+            },
+          },
+          field(`txid-${id}`, lightning ? strings.refundPreimage : strings.refundTxid, txid),
+          h('button', { type: 'submit' }, strings.refundReport),
+        )
+      : null;
+  const renew =
+    canWrite && refund.status !== 'SENT'
+      ? h(
+          'button',
+          {
+            type: 'button',
+            class: 'secondary',
+            onclick: async () => {
+              if (!window.confirm(strings.refundNewLinkConfirm)) return;
+              answer(await refundsApi.renewLink(orderId, id), outcome);
+            },
+          },
+          strings.refundNewLink,
+        )
+      : null;
   return h(
     'article',
     { class: 'card refund', 'data-refund': id },
@@ -125,9 +164,13 @@ function refundCard(orderId: string, refund: PortalRefund, canWrite: boolean, an
     refund.short_payments.length > 0
       ? [
           h('h4', null, strings.refundShort),
-          h('ul', { class: 'payments' }, refund.short_payments.map((payment) =>
-            h('li', null, h('code', null, payment.txid), ` · ${formatAmount(payment.amount, refund.currency)} · `, h('time', { datetime: payment.seen_at }, formatTime(payment.seen_at))),
-          )),
+          h(
+            'ul',
+            { class: 'payments' },
+            refund.short_payments.map((payment) =>
+              h('li', null, h('code', null, payment.txid), ` · ${formatAmount(payment.amount, refund.currency)} · `, h('time', { datetime: payment.seen_at }, formatTime(payment.seen_at))),
+            ),
+          ),
         ]
       : null,
     report,

@@ -99,7 +99,16 @@ export interface PagedList<T> {
 
 /** A screen of one table read a page at a time ({@link pagedRows}). */
 export function pagedListScreen<T>(main: HTMLElement, list: PagedList<T>): void {
-  const { body, outcome, more, load } = pagedRows(list.page, (item: T) => h('tr', null, list.columns.map(([label, cell]) => h('td', { 'data-label': label }, cell(item)))), list.empty);
+  const { body, outcome, more, load } = pagedRows(
+    list.page,
+    (item: T) =>
+      h(
+        'tr',
+        null,
+        list.columns.map(([label, cell]) => h('td', { 'data-label': label }, cell(item))),
+      ),
+    list.empty,
+  );
   showScreen(
     main,
     list.title,
@@ -107,7 +116,21 @@ export function pagedListScreen<T>(main: HTMLElement, list: PagedList<T>): void 
     h(
       'div',
       { class: 'table-wrap' },
-      h('table', { class: 'orders' }, h('caption', null, list.caption), h('thead', null, h('tr', null, list.columns.map(([label]) => h('th', { scope: 'col' }, label)))), body),
+      h(
+        'table',
+        { class: 'orders' },
+        h('caption', null, list.caption),
+        h(
+          'thead',
+          null,
+          h(
+            'tr',
+            null,
+            list.columns.map(([label]) => h('th', { scope: 'col' }, label)),
+          ),
+        ),
+        body,
+      ),
     ),
     more,
     outcome,

@@ -9,15 +9,19 @@ export const signInScreen: Screen = (main) => {
   const strings = t();
   const outcome = notice();
   const failed = (status: number) => say(outcome, status === 429 ? strings.rateLimited : strings.signInFailed, 'error');
-  const passkeyButton = h('button', {
-    type: 'button',
-    class: 'primary',
-    onclick: async () => {
-      const result = await signInWithPasskey();
-      if (result.ok) navigate('#/orders');
-      else failed(result.status);
+  const passkeyButton = h(
+    'button',
+    {
+      type: 'button',
+      class: 'primary',
+      onclick: async () => {
+        const result = await signInWithPasskey();
+        if (result.ok) navigate('#/orders');
+        else failed(result.status);
+      },
     },
-  }, strings.signInButton);
+    strings.signInButton,
+  );
   const codeInput = h('input', { id: 'recovery-code', name: 'code', autocomplete: 'one-time-code', spellcheck: 'false', required: true, maxlength: '64' });
   const recovery = h(
     'form',
@@ -29,15 +33,19 @@ export const signInScreen: Screen = (main) => {
         if (!result.ok) return failed(result.status);
         // A recovery code means the passkey is gone: offer a new one at once.
         const main2 = main;
-        const add = h('button', {
-          type: 'button',
-          class: 'primary',
-          onclick: async () => {
-            const added = await addPasskey();
-            if (added.ok) navigate('#/orders');
-            else say(outcome, strings.error, 'error');
+        const add = h(
+          'button',
+          {
+            type: 'button',
+            class: 'primary',
+            onclick: async () => {
+              const added = await addPasskey();
+              if (added.ok) navigate('#/orders');
+              else say(outcome, strings.error, 'error');
+            },
           },
-        }, strings.addPasskey);
+          strings.addPasskey,
+        );
         showScreen(main2, strings.addPasskey, h('p', null, strings.recoveryAfter), add, h('p', null, h('a', { href: '#/orders' }, strings.orders)), outcome);
       },
     },

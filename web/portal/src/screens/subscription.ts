@@ -22,7 +22,8 @@ function detailsSection(page: Page): HTMLElement {
     [strings.customerEmail, subscription.customer_email ?? '—'],
     [strings.customerId, subscription.customer_id ?? '—'],
   ];
-  if (due) pairs.push([strings.periodDue(due.period), h('time', { datetime: due.due_at, id: 'due-at' }, formatTime(due.due_at))], [strings.amountDue, formatAmount(due.price_amount, due.price_currency)]);
+  if (due)
+    pairs.push([strings.periodDue(due.period), h('time', { datetime: due.due_at, id: 'due-at' }, formatTime(due.due_at))], [strings.amountDue, formatAmount(due.price_amount, due.price_currency)]);
   pairs.push([strings.periodsPaid, h('span', { id: 'periods-paid' }, String(subscription.periods_paid))], [strings.startedAt, formatTime(subscription.started_at)]);
   if (subscription.sandbox) pairs.push([strings.testClock, h('time', { datetime: subscription.clock, id: 'clock' }, formatTime(subscription.clock))]);
   if (subscription.cancel_at_period_end && subscription.status !== 'canceled') pairs.push([strings.colState, strings.endsAtPeriodEnd]);
@@ -56,8 +57,26 @@ function periodsSection(page: Page): HTMLElement {
             'table',
             // Named by the section's heading: a caption would say the same words a second time.
             { class: 'periods', 'aria-labelledby': 'periods-title' },
-            h('thead', null, h('tr', null, columns.map(([label]) => h('th', { scope: 'col' }, label)))),
-            h('tbody', null, page.periods.map((period) => h('tr', null, columns.map(([label, cell]) => h('td', { 'data-label': label }, cell(period)))))),
+            h(
+              'thead',
+              null,
+              h(
+                'tr',
+                null,
+                columns.map(([label]) => h('th', { scope: 'col' }, label)),
+              ),
+            ),
+            h(
+              'tbody',
+              null,
+              page.periods.map((period) =>
+                h(
+                  'tr',
+                  null,
+                  columns.map(([label, cell]) => h('td', { 'data-label': label }, cell(period))),
+                ),
+              ),
+            ),
           ),
         )
       : h('p', null, strings.noPeriods),

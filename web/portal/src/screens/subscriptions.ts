@@ -32,7 +32,11 @@ function figuresSection(figures: PortalSubscriptionFigures): HTMLElement {
       [
         strings.mrr,
         figures.mrr.length
-          ? h('ul', { class: 'plain', id: 'mrr' }, figures.mrr.map((entry) => h('li', null, strings.mrrOf(formatAmount(entry.amount, entry.currency), entry.subscriptions))))
+          ? h(
+              'ul',
+              { class: 'plain', id: 'mrr' },
+              figures.mrr.map((entry) => h('li', null, strings.mrrOf(formatAmount(entry.amount, entry.currency), entry.subscriptions))),
+            )
           : strings.noRevenue,
       ],
       [strings.churnTitle, h('span', { id: 'churn' }, churn.rate === null ? strings.churnNone : strings.churnValue(percent(churn.rate), churn.ended, churn.at_start))],
@@ -60,7 +64,12 @@ export const subscriptionsScreen: Screen = (main, params) => {
     { status, q: search },
     h('div', { class: 'field' }, h('label', { for: 'filter-status' }, strings.status), status),
     h('div', { class: 'field wide' }, h('label', { for: 'filter-q' }, strings.search), search, h('p', { id: 'filter-q-hint', class: 'hint' }, strings.subscriptionSearchHint)),
-    h('div', { class: 'buttons' }, h('button', { type: 'submit', class: 'primary' }, strings.apply), h('a', { class: 'button', href: subscriptionsApi.exportUrl(query), download: '' }, strings.exportCsv)),
+    h(
+      'div',
+      { class: 'buttons' },
+      h('button', { type: 'submit', class: 'primary' }, strings.apply),
+      h('a', { class: 'button', href: subscriptionsApi.exportUrl(query), download: '' }, strings.exportCsv),
+    ),
   );
   const columns: [string, (row: PortalSubscriptionRow) => HTMLElement | string][] = [
     [strings.colCustomer, (row) => h('a', { href: `#/subscriptions/${row.subscription_id}` }, subscriberOf(row))],
@@ -75,12 +84,29 @@ export const subscriptionsScreen: Screen = (main, params) => {
     const result = await subscriptionsApi.list(page);
     return result.ok ? { ...result, data: { rows: result.data.subscriptions, next_cursor: result.data.next_cursor } } : result;
   };
-  const { body, outcome, more, load } = pagedRows(read, (row: PortalSubscriptionRow) => h('tr', null, columns.map(([label, cell]) => h('td', { 'data-label': label }, cell(row)))), strings.noSubscriptions);
+  const { body, outcome, more, load } = pagedRows(
+    read,
+    (row: PortalSubscriptionRow) =>
+      h(
+        'tr',
+        null,
+        columns.map(([label, cell]) => h('td', { 'data-label': label }, cell(row))),
+      ),
+    strings.noSubscriptions,
+  );
   const table = h(
     'table',
     { class: 'subscriptions' },
     h('caption', null, strings.subscriptionsCaption),
-    h('thead', null, h('tr', null, columns.map(([label]) => h('th', { scope: 'col' }, label)))),
+    h(
+      'thead',
+      null,
+      h(
+        'tr',
+        null,
+        columns.map(([label]) => h('th', { scope: 'col' }, label)),
+      ),
+    ),
     body,
   );
   const figures = h('div');

@@ -25,7 +25,11 @@ export const unmatchedScreen: Screen = (main) => {
       [strings.colMemo, (payment) => (payment.memo !== undefined ? h('code', null, payment.memo) : strings.noMemo)],
       [strings.colWhy, (payment) => strings.unmatchedReasons[payment.reason] ?? payment.reason],
       // A transaction's hash breaks anywhere (app.css): the column gives way to the words beside it.
-      [strings.colTransaction, (payment) => (payment.explorer_url ? h('a', { class: 'hash', href: payment.explorer_url, rel: 'noopener noreferrer', target: '_blank' }, payment.txid) : h('code', { class: 'hash' }, payment.txid))],
+      [
+        strings.colTransaction,
+        (payment) =>
+          payment.explorer_url ? h('a', { class: 'hash', href: payment.explorer_url, rel: 'noopener noreferrer', target: '_blank' }, payment.txid) : h('code', { class: 'hash' }, payment.txid),
+      ],
     ],
     page: async (cursor) => {
       const result = await refundsApi.unmatched(cursor);
