@@ -29,6 +29,8 @@ let call: (method: string, path: string, options?: any) => Promise<ApiResponse>;
 let shop: { user_id: number; api_token: string };
 let site: MerchantEndpoint;
 let mailbox: NonNullable<Awaited<ReturnType<typeof startPipeline>>['mailbox']>;
+/** The email jobs still queued (late) and dead-lettered (lost), read from the emulator: what a missing receipt was. */
+let emailJobs: () => Promise<{ queued: number; deadLettered: number }>;
 let sweepMinute: (now: Date) => Promise<{ expired: number }>;
 const seen = { answers: 0, unavailable: 0, inProgress: 0, conflicts: 0, withoutRetryAfter: 0, otherFailures: [] as string[] };
 
@@ -42,6 +44,19 @@ beforeAll(async () => {
     { email: true, emailVisibilitySeconds: 3, sqsEndpoint: async (emulator) => (queue = await startFaultProxy(emulator)).url },
   );
   mailbox = started.mailbox!;
+  emailJobs = async () => {
+    const { SQSClient, GetQueueAttributesCommand } = await import('@aws-sdk/client-sqs');
+    const client = new SQSClient({ endpoint: started.sqs.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const count = async (url: string) => {
+      const { Attributes } = await client.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }));
+      return Number(Attributes?.ApproximateNumberOfMessages ?? 0) + Number(Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
+    };
+    try {
+      return { queued: await count(started.sqs.emailQueueUrl), deadLettered: await count(started.sqs.emailDeadLetterQueueUrl) };
+    } finally {
+      client.destroy();
+    }
+  };
   stopPipeline = started.stop;
   call = started.support.client(started.api.url);
   shop = await started.support.newMerchant(true, 'Faulty Store Shop', { callbackStatuses: 'all' });
@@ -153,6 +168,9 @@ describe('DynamoDB and SQS failing about one call in ten', () => {
     // waited before, which once ended before a receipt came (it was not known whether late or lost).
     await mailbox.waitFor(isReceipt, { count: PAID, timeoutMs: 120_000 }).catch(() => undefined);
     phases.receipts = Date.now() - started;
+    // Read with the queue answering well: a receipt still queued is late, one dead-lettered is lost.
+    queue!.plan = () => undefined;
+    const jobs = await emailJobs();
     const faults = [...dynamodb.counts.faults.values(), ...queue!.counts.faults.values()].reduce((sum, n) => sum + n, 0);
     // Late copies of a delivery would arrive within a retry's second or two.
     await sleep(3_000);
@@ -184,7 +202,7 @@ describe('DynamoDB and SQS failing about one call in ten', () => {
       // One receipt for a paid order, none for one that expired: never two.
       expect(
         receipts(index).filter((mail) => mail.subject.startsWith('Your receipt')),
-        buyer(index),
+        `${buyer(index)}; email jobs ${JSON.stringify(jobs)}`,
       ).toHaveLength(index < PAID ? 1 : 0);
     }
     const deliveries = site.received.length;
@@ -201,6 +219,7 @@ describe('DynamoDB and SQS failing about one call in ten', () => {
         callbackEvents: events,
         callbackPosts: deliveries,
         receipts: mailbox.messages().filter(isReceipt).length,
+        emailJobs: jobs,
         msFromStart: phases,
       }),
     );

@@ -50,7 +50,7 @@ import {
 
 const SEED = fuzzSeed();
 /**
- * 100 runs per route by default (200 before the subscription routes came): the seed is fixed, so
+ * 100 runs per route by default (200 until 2026-12-03): the seed is fixed, so
  * every `npm test` sends the same requests, and this file was the suite's largest use of CPU
  * (95 CPU s of about 830, alone: 73 s wall). `FUZZ_RUNS=400 FUZZ_SEED=random` explores further.
  */
