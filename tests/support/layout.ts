@@ -210,6 +210,14 @@ function inspectLayout(rules: typeof LAYOUT_RULES): LayoutProblem[] {
     if (lines.length >= 2 && measure < rules.wrappedBoxEm * em) {
       report('squeezed', box, `text wraps over ${lines.length} lines in a box ${round(measure)} px wide (under ${rules.wrappedBoxEm}em, ${round(rules.wrappedBoxEm * em)} px)`);
     }
+    // Each word's own rectangles only where a word could be found wrong: a word broken over lines
+    // needs the text on two lines or more in a box under brokenWordEm, and a word sticking out
+    // needs a line of the text sticking out (a word's pieces lie in its lines). Most text is one
+    // line inside its box, and a range per word was most of this check's time.
+    const within = (line: Line) => line.right <= inner.right + 1 && line.left >= inner.left - 1;
+    const mayBreakWords = lines.length >= 2 && measure < rules.brokenWordEm * em;
+    const mayStickOut = boxStyle.overflowX === 'visible' && !lines.every(within);
+    if (!mayBreakWords && !mayStickOut) continue;
     for (const match of node.data.matchAll(WORD)) {
       range.setStart(node, match.index);
       range.setEnd(node, match.index + match[0].length);
