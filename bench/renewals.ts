@@ -135,7 +135,7 @@ async function run(endpoint: string) {
   // 2 and 3: the renewal job's consumers and the minute sweep.
   const { startQueuePoller } = await import('#infra/local/queue-poller');
   const { handler: renewSubscriptions } = await import('#functions/renew-subscriptions/handler');
-  const { queueDueSubscriptions } = await import('#shared/services/subscription-renewals');
+  const { queueDueSubscriptions } = await import('#shared/services/renewal-queue');
   let pipelineErrors = 0;
   const onError = (error: unknown) => {
     pipelineErrors += 1;

@@ -315,48 +315,24 @@ export const FUNCTION_CALLS: FunctionCalls = {
     "dynamodb:BatchWriteItem table": [
       "shared/store/batches.ts#batchPutAll"
     ],
-    "dynamodb:DeleteItem table": [
-      "shared/store/derivation-indexes.ts#takeAddressIndex"
-    ],
     "dynamodb:GetItem table": [
       "shared/store/invoices.ts#findInvoice",
-      "shared/store/merchants.ts#findMerchant",
       "shared/store/order-numbers.ts#readNumbering",
       "shared/store/order-numbers.ts#readNumberingRun",
-      "shared/store/orders.ts#findOrderIdByGuard",
-      "shared/store/orders.ts#findOrderWithInvoice",
-      "shared/store/rates.ts#tableRateCache",
-      "shared/store/subscriptions.ts#findPlan",
-      "shared/store/subscriptions.ts#findSubscription"
+      "shared/store/orders.ts#findOrderWithInvoice"
     ],
     "dynamodb:PutItem table": [
-      "shared/store/conditional.ts#putIf",
-      "shared/store/derivation-indexes.ts#returnAddressIndex",
-      "shared/store/incremental-list.ts#putKeyedByWriteTime",
       "shared/store/order-search.ts#putTxidIndex",
-      "shared/store/orders.ts#commitOrderChange",
-      "shared/store/orders.ts#insertOrder",
-      "shared/store/subscriptions.ts#putSubscription"
+      "shared/store/orders.ts#commitOrderChange"
     ],
     "dynamodb:Query indexes": [
-      "shared/store/client.ts#query",
-      "shared/store/source-health.ts#listSourceHealth"
+      "shared/store/client.ts#query"
     ],
     "dynamodb:Query table": [
-      "shared/store/client.ts#query",
-      "shared/store/source-health.ts#listSourceHealth"
+      "shared/store/client.ts#query"
     ],
     "dynamodb:UpdateItem table": [
-      "shared/store/conditional.ts#updateIf",
-      "shared/store/counters.ts#nextCounterValue",
-      "shared/store/derivation-indexes.ts#countReturned",
-      "shared/store/derivation-indexes.ts#moveCounterIfNoneReturned"
-    ],
-    "sqs:ChangeMessageVisibility renewal-queue": [
-      "shared/jobs/delayed-jobs.ts#postponeJob"
-    ],
-    "sqs:SendMessage renewal-dead-letters": [
-      "shared/jobs/delayed-jobs.ts#deadLetterJob"
+      "shared/store/conditional.ts#updateIf"
     ],
     "sqs:SendMessage renewal-queue": [
       "shared/jobs/delayed-jobs.ts#enqueueJob",

@@ -12,7 +12,7 @@ import type { Found } from '#shared/domain/order';
 import { logger } from '#shared/core/logger';
 import { expireDueOrders } from '#shared/services/expiry';
 import { numberNewOrders } from '#shared/services/order-numbering';
-import { queueDueSubscriptions } from '#shared/services/subscription-renewals';
+import { queueDueSubscriptions } from '#shared/services/renewal-queue';
 import { publishValue } from '#shared/core/metrics';
 import { waitingRefundsCensus } from '#shared/store/refunds';
 

@@ -244,7 +244,7 @@ describe('month ends and races', () => {
 
   it('makes exactly one order a period when steps race, and queues each due subscription once when sweeps race', async () => {
     const { stepSubscription } = await import('#shared/services/subscriptions');
-    const { queueDueSubscriptions } = await import('#shared/services/subscription-renewals');
+    const { queueDueSubscriptions } = await import('#shared/services/renewal-queue');
     const { findSubscription } = await import('#shared/store/subscriptions');
     const plan = await createPlan({ ...MONTHLY, trial_days: 30 });
     const subscriptions = await Promise.all(Array.from({ length: 8 }, () => subscribe(plan.plan_id)));
