@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -37,6 +37,19 @@ export const isId = (value: unknown): value is string => typeof value === 'strin
  */
 export function orderIdFor(key: string, userId: number, merchantOrderId: string): string {
   const bytes = createHmac('sha256', Buffer.from(key, 'hex')).update(`${userId}\n${merchantOrderId}`).digest().subarray(0, 16);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x80;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  return formatUuid(bytes);
+}
+
+/**
+ * The id a request makes, the same on every try of it: a UUID (version 8) of SHA-256 over
+ * `parts` (a kind, what it belongs to, the request's Idempotency-Key hashed with its merchant),
+ * so a retry whose first try wrote its item and then failed finds that item instead of making
+ * a second one.
+ */
+export function requestIdFor(...parts: readonly string[]): string {
+  const bytes = createHash('sha256').update(parts.join('\n')).digest().subarray(0, 16);
   bytes[6] = (bytes[6]! & 0x0f) | 0x80;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
   return formatUuid(bytes);

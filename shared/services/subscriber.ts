@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import { checkMailbox } from '#shared/domain/email-address';
 import { InvalidParameterError } from '#shared/domain/errors';
-import { isId, newId } from '#shared/domain/ids';
+import { isId } from '#shared/domain/ids';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { countingPayments, type Found } from '#shared/domain/order';
 import { type Plan, periodDue, periodOrderState, type Subscription, type SubscriptionPeriod, subscriptionNow } from '#shared/domain/subscription';
@@ -9,7 +8,7 @@ import { PlanArchivedError, PlanNotFoundError, SubscriptionCanceledError, Subscr
 import { payPlanView, planFields, type SubscriberPageView, type SubscriberPeriodView } from '#shared/schemas/subscriber';
 import { paymentUrlFor } from '#shared/services/orders';
 import { buyerPageMerchant } from '#shared/services/pay-page';
-import { cancelSubscription, createSubscription, stepSubscription } from '#shared/services/subscriptions';
+import { cancelSubscription, createSubscription, stepSubscription, subscriptionIdFor } from '#shared/services/subscriptions';
 import { findOrderWithInvoice } from '#shared/store/orders';
 import { ensureSubscriberLink, findSubscriberLink, findSubscriberLinkState, insertSubscriberLinkRequest, renewSubscriberLink, subscriberLinkHash } from '#shared/store/subscriber-links';
 import { findPlan, findSubscription, listPeriods } from '#shared/store/subscriptions';
@@ -46,20 +45,6 @@ function checkedEmail(email: string): string {
 }
 
 /**
- * The subscription a request with this Idempotency-Key makes: the same id on every try of the
- * request, so a retry whose first try made the subscription and then failed goes on with it
- * (the key's answer is kept only once the request is answered).
- */
-function subscriptionIdFor(planId: string, requestKey: string | undefined): string {
-  if (!requestKey) return newId();
-  const bytes = createHash('sha256').update(`subscription\n${planId}\n${requestKey}`).digest().subarray(0, 16);
-  bytes[6] = (bytes[6]! & 0x0f) | 0x80;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
-}
-
-/**
  * A subscription started from the plan's public link with the subscriber's email, as the
  * merchant's Create Subscription makes one: its page link is made first (counted as the public
  * link's in the mail limits, shared/email/limits.ts), then the subscription, whose first email
@@ -77,7 +62,7 @@ export async function subscribeFromPlan(planId: unknown, input: { email: string 
     subscription = (await stepSubscription(earlier.subscription_id, now)) ?? earlier;
   } else {
     await ensureSubscriberLink({ subscription_id: subscriptionId, user_id: merchant.user_id, plan_id: plan.plan_id, customer_email: email }, 'plan_link', now);
-    ({ subscription } = await createSubscription(merchant, { plan_id: plan.plan_id, customer_email: email }, now, subscriptionId));
+    ({ subscription } = await createSubscription(merchant, { plan_id: plan.plan_id, customer_email: email }, now, { subscriptionId }));
   }
   const found = subscription.period_order_id ? await findOrderWithInvoice(subscription.period_order_id) : undefined;
   return {

@@ -1,7 +1,7 @@
 import { apiConfig, callbackUrlConfig } from '#shared/core/config';
 import { logger } from '#shared/core/logger';
 import { CancelFailedError, InvalidParameterError, MerchantOrderIdExistsError, SandboxOnlyError } from '#shared/domain/errors';
-import { isId, newId } from '#shared/domain/ids';
+import { isId, newId, requestIdFor } from '#shared/domain/ids';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { formatDecimal } from '#shared/domain/money';
 import { parsePrice } from '#shared/domain/price';
@@ -149,14 +149,34 @@ function subscriberEmail(email: string | undefined): string | undefined {
 }
 
 /**
+ * The subscription a request with this Idempotency-Key makes: the same id on every try of the
+ * request, so a retry whose first try made the subscription and then failed goes on with it
+ * (the key's answer is kept only once the request is answered). Without a key, a new id.
+ */
+export const subscriptionIdFor = (planId: string, requestKey: string | undefined): string => (requestKey ? requestIdFor('subscription', planId, requestKey) : newId());
+
+/**
  * A new subscription to the merchant's plan, started now: trialing when the plan has trial
  * days, else incomplete with its first period's order made at once (the answer names it).
  * `subscriptionId`: its id when the caller chose it beforehand (the plan's public link makes
- * the subscriber's page link first, shared/services/subscriber.ts); else a new one.
+ * the subscriber's page link first, shared/services/subscriber.ts). Else the id follows the
+ * request's Idempotency-Key (`requestKey`), so a retry whose first try wrote the subscription
+ * and then failed (its first step, an AWS call's lost answer) goes on with that one instead of
+ * starting a second; without a key, a new one.
  */
-export async function createSubscription(merchant: MerchantProfile, input: CreateSubscriptionBody, now: Date, subscriptionId: string = newId()): Promise<{ subscription: Subscription; plan: Plan }> {
+export async function createSubscription(
+  merchant: MerchantProfile,
+  input: CreateSubscriptionBody,
+  now: Date,
+  chosen: { subscriptionId?: string; requestKey?: string } = {},
+): Promise<{ subscription: Subscription; plan: Plan }> {
   const plan = await getPlan(merchant, input.plan_id);
   if (plan.archived) throw new PlanArchivedError();
+  const subscriptionId = chosen.subscriptionId ?? subscriptionIdFor(plan.plan_id, chosen.requestKey);
+  if (!chosen.subscriptionId && chosen.requestKey) {
+    const earlier = await findSubscription(subscriptionId);
+    if (earlier?.user_id === merchant.user_id) return { subscription: (await stepSubscription(earlier.subscription_id, now)) ?? earlier, plan };
+  }
   const email = subscriberEmail(input.customer_email);
   const subscription: Subscription = {
     subscription_id: subscriptionId,

@@ -301,6 +301,30 @@ describe('DynamoDB and SQS failing about one call in ten', () => {
     expect([other.status, other.body.error_code, other.body.order?.order_id]).toEqual([400, 'ORDER_MERCHANTID_EXIST', retry.body.order.order_id]);
   });
 
+  it('a Create Subscription whose subscription was written but whose every try then failed: the retry with its key goes on with that one, not a second', async () => {
+    const plan = await call('POST', '/v1/plans', { token: shop.api_token, body: { name: `Faulty plan ${randomUUID()}`, price_amount: '5', price_currency: 'USD', interval_unit: 'month' } });
+    expect(plan.status, plan.text).toBe(201);
+    // The subscription's Put is written with its answer lost, then the SDK's two more tries are throttled: 503.
+    const faults: Fault[] = ['lost-answer', 'throttling', 'throttling'];
+    dynamodb.plan = (call) => {
+      const item = call.body.Item as { type?: { S?: string } } | undefined;
+      return call.operation === 'PutItem' && item?.type?.S === 'SUBSCRIPTION' ? faults.shift() : undefined;
+    };
+    const key = randomUUID();
+    const customer = `cus_${key}`;
+    const body = { plan_id: plan.body.plan.plan_id, customer_id: customer };
+    const create = () => call('POST', '/v1/subscriptions', { token: shop.api_token, body, headers: { 'Idempotency-Key': key } });
+    const first = await create();
+    dynamodb.plan = () => undefined;
+    expect([first.status, faults]).toEqual([503, []]);
+    const retry = await create();
+    expect(retry.status, retry.text).toBe(201);
+    const listed = await call('GET', '/v1/subscriptions?limit=50', { token: shop.api_token });
+    expect(listed.status, listed.text).toBe(200);
+    const ofCustomer = listed.body.subscriptions.filter((subscription: { customer_id?: string }) => subscription.customer_id === customer);
+    expect(ofCustomer.map((subscription: { subscription_id: string }) => subscription.subscription_id)).toEqual([retry.body.subscription.subscription_id]);
+  });
+
   it("a Create whose key's Put lands with its answer lost on every try answers 503 with Retry-After, and the retry makes the one order", async () => {
     // Each of the SDK's three tries of the key's Put is written, then its connection reset.
     let lost = 3;
