@@ -41,7 +41,7 @@ async function expireOrder(orderId: string, now: Date, beforeExpiry?: BeforeExpi
  * (4 WRU), and most payments are final before then. Still PENDING at that time, it is due again
  * UNCONFIRMED_TIMEOUT_SECONDS after its invoice expired. Past that: EXPIRED when none of its
  * payments ever reached a block (dropped from the mempool, or double-spent); with one in a block
- * (recorded on the invoice, or maturing on its chain: block-watcher.ts) it is only short of
+ * (recorded on the invoice, or maturing on its chain: watchers/maturing.ts) it is only short of
  * confirmations (the watcher completes it, or takes it back in a reorganisation): looked at
  * again after another timeout.
  */

@@ -27,14 +27,14 @@ export interface RunnableWatcher {
 /**
  * The watchers this process can run: every chain with a configured source (one whose endpoint
  * is an SSM parameter only when a secret reader is given: locally a node's URL is given
- * directly), then LBTC and EOS when configured.
+ * directly), then the indexed sources that are configured (indexedChains).
  */
 export function runnableWatchers(readSecret?: SecretReader): RunnableWatcher[] {
   const blocks = chainSourcesConfig().sources.filter((config) => readSecret !== undefined || config.url !== undefined);
   return [...blocks.map((config) => ({ chain: config.chain, source: config.kind })), ...indexedChains().map((chain) => ({ chain, source: INDEXED_SOURCE[chain] }))];
 }
 
-/** Sources read by their own cursor, not by the block watcher: Lightning settlements, EOS transfers, TRON's Transfer events by solid block. */
+/** Sources read by their own cursor, not by the block watcher: Lightning settlements, EOS transfers, TRON's Transfer events by solid block, Solana's, TON's and Stellar's per-address histories. */
 export type IndexedChain = 'LBTC' | 'EOS' | 'TRON' | 'SOLANA' | 'TON' | 'STELLAR';
 
 /** `chain` when it is an indexed source's (read by its own cursor), else undefined: a block chain's. */
@@ -47,7 +47,7 @@ export function blockSourceConfigOf(chain: string): ChainSourceConfig | undefine
   return chainSourcesConfig().sources.find((candidate) => candidate.chain === chain);
 }
 
-/** The configured indexed sources: LBTC with `LND_REST_URL`, EOS with `EOS_ACCOUNT` and `EOS_HISTORY_URL`, TRON with `TRON_API_URL`. */
+/** The configured indexed sources (LBTC with `LND_REST_URL`, EOS with `EOS_ACCOUNT` and `EOS_HISTORY_URL`, TRON with `TRON_API_URL`, and the others with theirs, as below). */
 export function indexedChains(
   lightning: ReturnType<typeof readLightningConfig> = lightningConfig(),
   eos: ReturnType<typeof readEosConfig> = eosConfig(),

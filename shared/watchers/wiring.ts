@@ -122,7 +122,7 @@ export function hyperionTransfers(): HyperionTransfers {
 
 /**
  * A per-address source's watch list, kept by its watcher (one per container, like a block
- * chain's in its BlockWatcher): read whole at the first step, then only what was added.
+ * chain's, shared/watchers/open-addresses.ts): read whole at the first step, then only what was added.
  */
 function watchListOf(chain: 'TRON' | 'SOLANA' | 'TON' | 'STELLAR'): (now: Date) => Promise<WatchedAddress[]> {
   const list = new WatchList(PER_ADDRESS_ITEMS, chain);
