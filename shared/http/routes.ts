@@ -160,7 +160,8 @@ const PORTAL_ROUTES: readonly Route[] = (
     { method: 'POST', path: '/v1/portal/orders/{order_id}/cancel', fn: 'portal-cancel-order', access: 'write', grants: ['token-key'] },
     { method: 'POST', path: '/v1/portal/orders/{order_id}/refund', fn: 'portal-refund-order', access: 'write', body: refundOrderBodySchema, grants: ['gateways', 'token-key'] },
     { method: 'POST', path: '/v1/portal/orders/{order_id}/complete-refund', fn: 'portal-complete-refund', access: 'write', grants: ['token-key'] },
-    { method: 'GET', path: '/v1/portal/orders/{order_id}/refund-quote', fn: 'portal-refund-quote', access: 'read' },
+    // A write: a quote past the rate cache's age fetches the rates and stores them for the others.
+    { method: 'GET', path: '/v1/portal/orders/{order_id}/refund-quote', fn: 'portal-refund-quote', access: 'write' },
     { method: 'POST', path: '/v1/portal/orders/{order_id}/refund-txid', fn: 'portal-report-refund-txid', access: 'write', body: refundTxidBodySchema, grants: ['token-key', 'chain-sources'] },
     { method: 'POST', path: '/v1/portal/orders/{order_id}/refund-link', fn: 'portal-renew-refund-link', access: 'write', body: refundLinkBodySchema, grants: ['token-key'] },
     { method: 'GET', path: '/v1/portal/refunds', fn: 'portal-list-refunds', access: 'read', query: portalPageQuerySchema, grants: ['token-key'] },

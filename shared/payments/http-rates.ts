@@ -217,7 +217,8 @@ export class HttpRateProvider implements RateProvider {
   private async fetchAndStore(now: Date): Promise<RateSnapshot> {
     const rates = await this.fetchRates();
     const snapshot: RateSnapshot = { source: this.source, url: this.requestUrl, base: this.base, rates, fetchedAt: now };
-    await this.cache.put(snapshot);
+    // A snapshot the table cannot keep costs the next process a fetch, not this answer its rates.
+    await this.cache.put(snapshot).catch((error: unknown) => logger.warn('rate snapshot not stored', { source: this.label, error: String(error) }));
     this.memory = { snapshot, loadedAtMs: now.getTime() };
     return snapshot;
   }

@@ -161,4 +161,20 @@ describe('HttpRateProvider configuration', () => {
     await expect(provider.getRate('USD', 'XYZ', new Date())).rejects.toThrow(RangeError);
     expect(fetched).toBe(0);
   });
+
+  it('answers with the rates it fetched when the table refuses to store them', async () => {
+    let stored = 0;
+    const refusing: RateCache = {
+      get: async () => undefined,
+      put: async () => {
+        stored += 1;
+        throw Object.assign(new Error('not authorized to perform dynamodb:PutItem'), { name: 'AccessDeniedException' });
+      },
+    };
+    const provider = new HttpRateProvider({ url: 'https://x.example', maxAgeSeconds: 300, cache: refusing, fetch: async () => Response.json(body({ USD: '1', BTC: '0.00002' })) });
+
+    const rate = await provider.getRate('USD', 'BTC', new Date());
+    expect([s(rate.numerator), s(rate.denominator)]).toEqual(['0.00002', '1']);
+    expect(stored).toBe(1);
+  });
 });
