@@ -1,4 +1,4 @@
-import { apiHandler } from '#shared/http/api-handler';
+import { readApiHandler } from '#shared/http/read-handler';
 import { json } from '#shared/http/responses';
 import { queryValidator } from '#shared/http/validation';
 import { listLinksQuery } from '#shared/http/validators.generated';
@@ -8,7 +8,7 @@ import { listMerchantLinks, merchantLinkView } from '#shared/services/payment-li
 const query = queryValidator(listLinksQuery, listLinksQuerySchema);
 
 /** GET /v1/links: the merchant's payment links, newest first, by cursor. */
-export const handler = apiHandler({ query }, async ({ query, merchant, now }) => {
+export const handler = readApiHandler({ query }, async ({ query, merchant, now }) => {
   const page = await listMerchantLinks(merchant, query);
   return json(200, { status: 200, links: page.links.map((link) => merchantLinkView(link, now)), next_cursor: page.nextCursor });
 });

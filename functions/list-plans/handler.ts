@@ -1,4 +1,4 @@
-import { apiHandler } from '#shared/http/api-handler';
+import { readApiHandler } from '#shared/http/read-handler';
 import { json } from '#shared/http/responses';
 import { queryValidator } from '#shared/http/validation';
 import { listPlansQuery } from '#shared/http/validators.generated';
@@ -8,7 +8,7 @@ import { listMerchantPlans } from '#shared/services/subscriptions';
 const query = queryValidator(listPlansQuery, listPlansQuerySchema);
 
 /** GET /v1/plans: the merchant's plans, newest first, by cursor. */
-export const handler = apiHandler({ query }, async ({ query, merchant }) => {
+export const handler = readApiHandler({ query }, async ({ query, merchant }) => {
   const page = await listMerchantPlans(merchant, query);
   return json(200, { status: 200, plans: page.plans.map(planView), next_cursor: page.nextCursor });
 });

@@ -1,6 +1,6 @@
-import { apiHandler } from '#shared/http/api-handler';
+import { readApiHandler } from '#shared/http/read-handler';
 import { json } from '#shared/http/responses';
 import { planPage } from '#shared/services/subscriber';
 
 /** GET /v1/pay/plans/:plan_id (public): the plan as its link page shows it. Opening it makes nothing. */
-export const handler = apiHandler({ auth: 'public' }, async ({ path }) => json(200, await planPage(path.plan_id)));
+export const handler = readApiHandler({ auth: 'public' }, async ({ path }) => json(200, await planPage(path.plan_id)));

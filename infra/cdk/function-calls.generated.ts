@@ -343,25 +343,15 @@ export const FUNCTION_CALLS: FunctionCalls = {
     ]
   },
   "get-health": {
-    "dynamodb:DeleteItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/idempotency.ts#release"
-    ],
     "dynamodb:GetItem table": [
       "shared/store/api-tokens.ts#findApiTokenByHash",
       "shared/store/merchants.ts#findMerchant"
-    ],
-    "dynamodb:PutItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/conditional.ts#putIf"
     ],
     "dynamodb:Query table": [
       "shared/store/source-health.ts#listSourceHealth"
     ],
     "dynamodb:UpdateItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
       "shared/store/api-tokens.ts#touchApiToken",
-      "shared/store/idempotency.ts#complete",
       "shared/store/quotas.ts#takeFromWindow"
     ],
     "ssm:GetParameter parameters": [
@@ -369,23 +359,13 @@ export const FUNCTION_CALLS: FunctionCalls = {
     ]
   },
   "get-link": {
-    "dynamodb:DeleteItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/idempotency.ts#release"
-    ],
     "dynamodb:GetItem table": [
       "shared/store/api-tokens.ts#findApiTokenByHash",
       "shared/store/merchants.ts#findMerchant",
       "shared/store/payment-links.ts#findLink"
     ],
-    "dynamodb:PutItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/conditional.ts#putIf"
-    ],
     "dynamodb:UpdateItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
       "shared/store/api-tokens.ts#touchApiToken",
-      "shared/store/idempotency.ts#complete",
       "shared/store/quotas.ts#takeFromWindow"
     ],
     "ssm:GetParameter parameters": [
@@ -393,26 +373,16 @@ export const FUNCTION_CALLS: FunctionCalls = {
     ]
   },
   "get-order": {
-    "dynamodb:DeleteItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/idempotency.ts#release"
-    ],
     "dynamodb:GetItem table": [
       "shared/store/api-tokens.ts#findApiTokenByHash",
       "shared/store/merchants.ts#findMerchant",
       "shared/store/orders.ts#findOrderWithInvoice"
     ],
-    "dynamodb:PutItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/conditional.ts#putIf"
-    ],
     "dynamodb:Query table": [
       "shared/store/client.ts#query"
     ],
     "dynamodb:UpdateItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
       "shared/store/api-tokens.ts#touchApiToken",
-      "shared/store/idempotency.ts#complete",
       "shared/store/quotas.ts#takeFromWindow"
     ],
     "ssm:GetParameter parameters": [
@@ -420,23 +390,13 @@ export const FUNCTION_CALLS: FunctionCalls = {
     ]
   },
   "get-plan": {
-    "dynamodb:DeleteItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/idempotency.ts#release"
-    ],
     "dynamodb:GetItem table": [
       "shared/store/api-tokens.ts#findApiTokenByHash",
       "shared/store/merchants.ts#findMerchant",
       "shared/store/subscriptions.ts#findPlan"
     ],
-    "dynamodb:PutItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/conditional.ts#putIf"
-    ],
     "dynamodb:UpdateItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
       "shared/store/api-tokens.ts#touchApiToken",
-      "shared/store/idempotency.ts#complete",
       "shared/store/quotas.ts#takeFromWindow"
     ],
     "ssm:GetParameter parameters": [
@@ -444,24 +404,14 @@ export const FUNCTION_CALLS: FunctionCalls = {
     ]
   },
   "get-subscription": {
-    "dynamodb:DeleteItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/idempotency.ts#release"
-    ],
     "dynamodb:GetItem table": [
       "shared/store/api-tokens.ts#findApiTokenByHash",
       "shared/store/merchants.ts#findMerchant",
       "shared/store/subscriptions.ts#findPlan",
       "shared/store/subscriptions.ts#findSubscription"
     ],
-    "dynamodb:PutItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/conditional.ts#putIf"
-    ],
     "dynamodb:UpdateItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
       "shared/store/api-tokens.ts#touchApiToken",
-      "shared/store/idempotency.ts#complete",
       "shared/store/quotas.ts#takeFromWindow"
     ],
     "ssm:GetParameter parameters": [
@@ -469,26 +419,16 @@ export const FUNCTION_CALLS: FunctionCalls = {
     ]
   },
   "list-callbacks": {
-    "dynamodb:DeleteItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/idempotency.ts#release"
-    ],
     "dynamodb:GetItem table": [
       "shared/store/api-tokens.ts#findApiTokenByHash",
       "shared/store/merchants.ts#findMerchant",
       "shared/store/orders.ts#findOrderWithInvoice"
     ],
-    "dynamodb:PutItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/conditional.ts#putIf"
-    ],
     "dynamodb:Query table": [
       "shared/store/client.ts#query"
     ],
     "dynamodb:UpdateItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
       "shared/store/api-tokens.ts#touchApiToken",
-      "shared/store/idempotency.ts#complete",
       "shared/store/quotas.ts#takeFromWindow"
     ],
     "ssm:GetParameter parameters": [
@@ -496,17 +436,9 @@ export const FUNCTION_CALLS: FunctionCalls = {
     ]
   },
   "list-links": {
-    "dynamodb:DeleteItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/idempotency.ts#release"
-    ],
     "dynamodb:GetItem table": [
       "shared/store/api-tokens.ts#findApiTokenByHash",
       "shared/store/merchants.ts#findMerchant"
-    ],
-    "dynamodb:PutItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/conditional.ts#putIf"
     ],
     "dynamodb:Query indexes": [
       "shared/store/client.ts#query"
@@ -515,9 +447,7 @@ export const FUNCTION_CALLS: FunctionCalls = {
       "shared/store/client.ts#query"
     ],
     "dynamodb:UpdateItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
       "shared/store/api-tokens.ts#touchApiToken",
-      "shared/store/idempotency.ts#complete",
       "shared/store/quotas.ts#takeFromWindow"
     ],
     "ssm:GetParameter parameters": [
@@ -528,18 +458,10 @@ export const FUNCTION_CALLS: FunctionCalls = {
     "dynamodb:BatchGetItem table": [
       "shared/store/batches.ts#batchGetAll"
     ],
-    "dynamodb:DeleteItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/idempotency.ts#release"
-    ],
     "dynamodb:GetItem table": [
       "shared/store/api-tokens.ts#findApiTokenByHash",
       "shared/store/merchants.ts#findMerchant",
       "shared/store/order-numbers.ts#readNumbering"
-    ],
-    "dynamodb:PutItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/conditional.ts#putIf"
     ],
     "dynamodb:Query indexes": [
       "shared/store/client.ts#query"
@@ -548,9 +470,7 @@ export const FUNCTION_CALLS: FunctionCalls = {
       "shared/store/client.ts#query"
     ],
     "dynamodb:UpdateItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
       "shared/store/api-tokens.ts#touchApiToken",
-      "shared/store/idempotency.ts#complete",
       "shared/store/quotas.ts#takeFromWindow"
     ],
     "ssm:GetParameter parameters": [
@@ -558,17 +478,9 @@ export const FUNCTION_CALLS: FunctionCalls = {
     ]
   },
   "list-plans": {
-    "dynamodb:DeleteItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/idempotency.ts#release"
-    ],
     "dynamodb:GetItem table": [
       "shared/store/api-tokens.ts#findApiTokenByHash",
       "shared/store/merchants.ts#findMerchant"
-    ],
-    "dynamodb:PutItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/conditional.ts#putIf"
     ],
     "dynamodb:Query indexes": [
       "shared/store/client.ts#query"
@@ -577,9 +489,7 @@ export const FUNCTION_CALLS: FunctionCalls = {
       "shared/store/client.ts#query"
     ],
     "dynamodb:UpdateItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
       "shared/store/api-tokens.ts#touchApiToken",
-      "shared/store/idempotency.ts#complete",
       "shared/store/quotas.ts#takeFromWindow"
     ],
     "ssm:GetParameter parameters": [
@@ -587,26 +497,16 @@ export const FUNCTION_CALLS: FunctionCalls = {
     ]
   },
   "list-refunds": {
-    "dynamodb:DeleteItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/idempotency.ts#release"
-    ],
     "dynamodb:GetItem table": [
       "shared/store/api-tokens.ts#findApiTokenByHash",
       "shared/store/merchants.ts#findMerchant",
       "shared/store/orders.ts#findOrderWithInvoice"
     ],
-    "dynamodb:PutItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/conditional.ts#putIf"
-    ],
     "dynamodb:Query table": [
       "shared/store/client.ts#query"
     ],
     "dynamodb:UpdateItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
       "shared/store/api-tokens.ts#touchApiToken",
-      "shared/store/idempotency.ts#complete",
       "shared/store/quotas.ts#takeFromWindow"
     ],
     "ssm:GetParameter parameters": [
@@ -614,18 +514,10 @@ export const FUNCTION_CALLS: FunctionCalls = {
     ]
   },
   "list-subscriptions": {
-    "dynamodb:DeleteItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/idempotency.ts#release"
-    ],
     "dynamodb:GetItem table": [
       "shared/store/api-tokens.ts#findApiTokenByHash",
       "shared/store/merchants.ts#findMerchant",
       "shared/store/subscriptions.ts#findPlan"
-    ],
-    "dynamodb:PutItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/conditional.ts#putIf"
     ],
     "dynamodb:Query indexes": [
       "shared/store/client.ts#query"
@@ -634,9 +526,7 @@ export const FUNCTION_CALLS: FunctionCalls = {
       "shared/store/client.ts#query"
     ],
     "dynamodb:UpdateItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
       "shared/store/api-tokens.ts#touchApiToken",
-      "shared/store/idempotency.ts#complete",
       "shared/store/quotas.ts#takeFromWindow"
     ],
     "ssm:GetParameter parameters": [
@@ -891,28 +781,18 @@ export const FUNCTION_CALLS: FunctionCalls = {
     "dynamodb:BatchGetItem table": [
       "shared/store/batches.ts#batchGetAll"
     ],
-    "dynamodb:DeleteItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/idempotency.ts#release"
-    ],
     "dynamodb:GetItem table": [
       "shared/store/api-tokens.ts#findApiTokenByHash",
       "shared/store/merchants.ts#findMerchant",
       "shared/store/orders.ts#findOrderIdByGuard",
       "shared/store/payment-links.ts#findLink"
     ],
-    "dynamodb:PutItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/conditional.ts#putIf"
-    ],
     "dynamodb:Query table": [
       "shared/store/client.ts#query",
       "shared/store/source-health.ts#listSourceHealth"
     ],
     "dynamodb:UpdateItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
       "shared/store/api-tokens.ts#touchApiToken",
-      "shared/store/idempotency.ts#complete",
       "shared/store/quotas.ts#takeFromWindow"
     ],
     "ssm:GetParameter parameters": [
@@ -920,27 +800,17 @@ export const FUNCTION_CALLS: FunctionCalls = {
     ]
   },
   "pay-get-order": {
-    "dynamodb:DeleteItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/idempotency.ts#release"
-    ],
     "dynamodb:GetItem table": [
       "shared/store/api-tokens.ts#findApiTokenByHash",
       "shared/store/merchants.ts#findMerchant",
       "shared/store/orders.ts#findOrderWithInvoice"
-    ],
-    "dynamodb:PutItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/conditional.ts#putIf"
     ],
     "dynamodb:Query table": [
       "shared/store/client.ts#query",
       "shared/store/source-health.ts#listSourceHealth"
     ],
     "dynamodb:UpdateItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
       "shared/store/api-tokens.ts#touchApiToken",
-      "shared/store/idempotency.ts#complete",
       "shared/store/quotas.ts#takeFromWindow"
     ],
     "ssm:GetParameter parameters": [
@@ -948,23 +818,13 @@ export const FUNCTION_CALLS: FunctionCalls = {
     ]
   },
   "pay-get-plan": {
-    "dynamodb:DeleteItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/idempotency.ts#release"
-    ],
     "dynamodb:GetItem table": [
       "shared/store/api-tokens.ts#findApiTokenByHash",
       "shared/store/merchants.ts#findMerchant",
       "shared/store/subscriptions.ts#findPlan"
     ],
-    "dynamodb:PutItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/conditional.ts#putIf"
-    ],
     "dynamodb:UpdateItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
       "shared/store/api-tokens.ts#touchApiToken",
-      "shared/store/idempotency.ts#complete",
       "shared/store/quotas.ts#takeFromWindow"
     ],
     "ssm:GetParameter parameters": [
@@ -972,10 +832,6 @@ export const FUNCTION_CALLS: FunctionCalls = {
     ]
   },
   "pay-open-refund": {
-    "dynamodb:DeleteItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/idempotency.ts#release"
-    ],
     "dynamodb:GetItem table": [
       "shared/store/api-tokens.ts#findApiTokenByHash",
       "shared/store/merchants.ts#findMerchant",
@@ -983,17 +839,11 @@ export const FUNCTION_CALLS: FunctionCalls = {
       "shared/store/refunds.ts#findRefund",
       "shared/store/refunds.ts#findRefundByLinkHash"
     ],
-    "dynamodb:PutItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/conditional.ts#putIf"
-    ],
     "dynamodb:Query table": [
       "shared/store/client.ts#query"
     ],
     "dynamodb:UpdateItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
       "shared/store/api-tokens.ts#touchApiToken",
-      "shared/store/idempotency.ts#complete",
       "shared/store/quotas.ts#takeFromWindow"
     ],
     "ssm:GetParameter parameters": [
@@ -1001,10 +851,6 @@ export const FUNCTION_CALLS: FunctionCalls = {
     ]
   },
   "pay-open-subscription": {
-    "dynamodb:DeleteItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/idempotency.ts#release"
-    ],
     "dynamodb:GetItem table": [
       "shared/store/api-tokens.ts#findApiTokenByHash",
       "shared/store/merchants.ts#findMerchant",
@@ -1013,17 +859,11 @@ export const FUNCTION_CALLS: FunctionCalls = {
       "shared/store/subscriptions.ts#findPlan",
       "shared/store/subscriptions.ts#findSubscription"
     ],
-    "dynamodb:PutItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/conditional.ts#putIf"
-    ],
     "dynamodb:Query table": [
       "shared/store/client.ts#query"
     ],
     "dynamodb:UpdateItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
       "shared/store/api-tokens.ts#touchApiToken",
-      "shared/store/idempotency.ts#complete",
       "shared/store/quotas.ts#takeFromWindow"
     ],
     "ssm:GetParameter parameters": [

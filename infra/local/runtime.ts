@@ -86,12 +86,13 @@ async function seedDemoMerchant(dataDir: string | undefined, demoApiToken: strin
   // Loaded only now: the store reads its configuration from the environment set above.
   const { findMerchant } = await import('#shared/store/merchants');
   const { apiTokenHash, findMerchantByApiToken } = await import('#shared/services/api-tokens');
+  const { rehashApiToken } = await import('#shared/store/api-tokens');
   const { createMerchant } = await import('#shared/services/merchants');
   const demoFile = dataDir ? join(dataDir, 'demo-merchant.json') : undefined;
   const token = demoApiToken ?? (demoFile && existsSync(demoFile) ? (JSON.parse(readFileSync(demoFile, 'utf8')) as DemoMerchant).api_token : undefined);
   if (token) {
     // A demo stored before tokens were keyed is found by its old hash and upgraded.
-    const found = await findMerchantByApiToken(token, await apiTokenHash(token));
+    const found = await findMerchantByApiToken(token, await apiTokenHash(token), rehashApiToken);
     const merchant = found && (await findMerchant(found.merchant.user_id));
     if (merchant) return { user_id: merchant.user_id, api_token: token, callback_secret: merchant.callback_secret };
   }

@@ -1,78 +1,17 @@
-import middy from '@middy/core';
-import type { ValidateFunction } from 'ajv';
-import type { MerchantProfile } from '#shared/domain/merchant';
-import { type ExactField, lenientBody, parseJsonBody } from '#shared/http/json-body';
-import { jsonBody } from '#shared/http/middlewares/body';
-import { errorMapper } from '#shared/http/middlewares/error-mapper';
+import { type ApiInput, type ApiOptions, apiStack } from '#shared/http/api-stack';
 import { idempotency, requestKeyOf } from '#shared/http/middlewares/idempotency';
-import { normalized } from '#shared/http/middlewares/normalizers';
-import { quota } from '#shared/http/middlewares/quota';
-import { merchantOf, tokenAuth } from '#shared/http/middlewares/token-auth';
-import type { Event, LambdaHandler, Result } from '#shared/http/middlewares/types';
-import { validatedInput, validator } from '#shared/http/middlewares/validator';
+import { tokenAuth } from '#shared/http/middlewares/token-auth';
+import type { LambdaHandler, Result } from '#shared/http/middlewares/types';
+import { rehashApiToken } from '#shared/store/api-tokens';
 
+export type { ApiInput, ApiOptions } from '#shared/http/api-stack';
 export type { LambdaHandler, StreamingLambdaHandler } from '#shared/http/middlewares/types';
 
-/** What an endpoint function receives: parsed, validated and authenticated. */
-export interface ApiInput<TBody, TQuery> {
-  body: TBody;
-  query: TQuery;
-  path: Readonly<Record<string, string | undefined>>;
-  /** The authenticated merchant (public endpoints: never read it). */
-  merchant: MerchantProfile;
-  now: Date;
-  /** The caller's IP address as API Gateway saw it (the buyer's, on the payment page's endpoints). */
-  clientIp: string | undefined;
-  /** The request's Idempotency-Key, hashed with its merchant (undefined: none sent). */
-  requestKey: string | undefined;
-}
-
-export interface ApiOptions<TBody, TQuery> {
-  /** Compiled body schema; endpoints without one read no body. */
-  body?: ValidateFunction<TBody>;
-  query?: ValidateFunction<TQuery>;
-  /**
-   * 'merchant' (default): the `token` header must name a merchant. 'public': no credentials
-   * (the payment page's endpoints, where the unguessable order id is the only capability).
-   */
-  auth?: 'merchant' | 'public';
-  /**
-   * Body fields whose JSON numbers reach the endpoint as their exact text (see
-   * shared/http/json-body.ts): amounts, and a numeric merchant_order_id's digits.
-   */
-  exact?: Readonly<Record<string, ExactField>>;
-}
-
 /**
- * The merchant API's stack (and the payment page's public one), composed of the shared
- * middlewares (shared/http/middlewares/): normalizers, token auth (first, so an anonymous caller
- * learns nothing of the schema), the client's request quota (after auth, so only a merchant's
- * own requests count against it), body reader, ajv validation, Idempotency-Key, then the error
- * mapper. The endpoint function gets typed input and returns the response.
+ * A write route's handler (`access: 'write'` in shared/http/routes.ts): the API's stack
+ * (shared/http/api-stack.ts) with the Idempotency-Key middleware, and token auth that upgrades
+ * a legacy token to its keyed hash. A read route uses shared/http/read-handler.ts's.
  */
 export function apiHandler<TBody = undefined, TQuery = undefined>(options: ApiOptions<TBody, TQuery>, endpoint: (input: ApiInput<TBody, TQuery>) => Promise<Result>): LambdaHandler {
-  const merchantRoute = options.auth !== 'public';
-  const stack = normalized(middy<Event, Result>());
-  if (merchantRoute) stack.use(tokenAuth());
-  stack.use(quota(merchantRoute ? 'merchant' : 'public'));
-  const exact = options.exact ?? {};
-  if (options.body) stack.use(jsonBody({ parse: (text) => lenientBody(parseJsonBody(text), exact), measure: 'sent' }));
-  const handler = stack
-    .use(validator(options))
-    .use(idempotency())
-    .use(errorMapper())
-    .handler(async (event) => {
-      const input = validatedInput(event);
-      return endpoint({
-        body: input?.body as TBody,
-        query: input?.query as TQuery,
-        path: event.pathParameters ?? {},
-        merchant: merchantOf(event) as MerchantProfile,
-        now: new Date(),
-        clientIp: event.requestContext?.http?.sourceIp,
-        requestKey: requestKeyOf(event),
-      });
-    });
-  // Lambda calls handlers with (event, context); middy's third argument is optional at run time.
-  return handler as unknown as LambdaHandler;
+  return apiStack(options, { auth: () => tokenAuth(rehashApiToken), idempotency, requestKey: requestKeyOf }, endpoint);
 }

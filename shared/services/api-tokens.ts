@@ -10,7 +10,6 @@ import {
   insertApiToken,
   lastUsedTimes,
   listApiTokens as listStoredTokens,
-  rehashApiToken,
   type StoredApiToken,
   touchApiToken,
 } from '#shared/store/api-tokens';
@@ -43,28 +42,37 @@ const LAST_USE_RESOLUTION_MS = 10 * 60_000;
  * Merchants created before tokens were keyed have their token stored as a plain SHA-256: when
  * the keyed lookup misses, that one is tried, and a match is stored again under the keyed hash
  * (the legacy item is removed in the same transaction), so each such token is upgraded by its
- * first use. An upgrade that cannot be written (a race lost) leaves the legacy item in place
- * for the next request; the caller is authenticated either way.
+ * first use that can write it (`upgrade`: a write route's; a read route's role may not, so it
+ * passes none and the token stays as it was). An upgrade that cannot be written (a race lost)
+ * leaves the legacy item in place for the next request; the caller is authenticated either way.
  */
-export async function findMerchantByApiToken(token: string, hash: string, now = new Date()): Promise<AuthenticatedToken | undefined> {
-  const found = (await findApiTokenByHash(hash)) ?? (await findLegacyToken(token, hash));
+export async function findMerchantByApiToken(token: string, hash: string, upgrade?: LegacyTokenUpgrade, now = new Date()): Promise<AuthenticatedToken | undefined> {
+  const keyed = await findApiTokenByHash(hash);
+  const found = keyed ?? (await findLegacyToken(token, hash, upgrade));
   if (!found) return undefined;
   const merchant = await findMerchant(found.userId);
   if (!merchant) return undefined;
-  if (!found.lastUsedAt || now.getTime() - Date.parse(found.lastUsedAt) >= LAST_USE_RESOLUTION_MS) {
+  // The last use is kept on the keyed item: a legacy token not upgraded records its use when a write route upgrades it.
+  if (found.tokenHash === hash && (!found.lastUsedAt || now.getTime() - Date.parse(found.lastUsedAt) >= LAST_USE_RESOLUTION_MS)) {
     await touchApiToken(found.tokenHash, now.toISOString()).catch((error: unknown) => {
       logger.warn('last use of an API token not recorded', { user_id: found.userId, error: (error as Error).name });
     });
   }
-  return { tokenHash: found.tokenHash, merchant: profileOf(merchant) };
+  // The stored hash, compared again by the caller; a legacy token's was compared by findLegacyToken.
+  return { tokenHash: keyed?.tokenHash ?? hash, merchant: profileOf(merchant) };
 }
 
-async function findLegacyToken(token: string, hash: string): Promise<ApiTokenLookup | undefined> {
+/** Stores a legacy token again under its keyed hash (shared/store/api-tokens.ts's `rehashApiToken`). */
+export type LegacyTokenUpgrade = (userId: number, legacyHash: string, hash: string) => Promise<void>;
+
+async function findLegacyToken(token: string, hash: string, upgrade: LegacyTokenUpgrade | undefined): Promise<ApiTokenLookup | undefined> {
   const legacyHash = legacyTokenHash(token);
   const legacy = await findApiTokenByHash(legacyHash);
   if (!legacy || !timingSafeEqual(Buffer.from(legacy.tokenHash, 'hex'), Buffer.from(legacyHash, 'hex'))) return undefined;
+  // Not upgraded: the token is found where it is stored (under its legacy hash).
+  if (!upgrade) return legacy;
   try {
-    await rehashApiToken(legacy.userId, legacyHash, hash);
+    await upgrade(legacy.userId, legacyHash, hash);
   } catch (error) {
     logger.info('legacy API token not upgraded; tried again on its next use', { user_id: legacy.userId, error: (error as Error).name });
   }

@@ -2,8 +2,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTION_CALLS } from '#infra/cdk/function-calls.generated';
-import { bundleCalls, type Call, callsOf, callTable, type FunctionCalls, scanBundle } from '#infra/cdk/permissions';
-import { CryptoPayStack, serviceFolders } from '#infra/cdk/stack';
+import { bundleCalls, type Call, callsOf, callTable, type FunctionCalls, QUOTA_SITES, scanBundle, TOKEN_USE_SITES } from '#infra/cdk/permissions';
+import { CryptoPayStack, functionNeeds, serviceFolders } from '#infra/cdk/stack';
+import { ROUTES } from '#shared/http/routes';
 import { type Assembly, assemblyOf, checkPermissions, describeFinding, type PermissionReport } from './permission-check.ts';
 import { deployConfig, EVERY_SOURCE_SETTINGS, EVERYTHING_ELSE_SETTINGS, TEST_ENV, testApp } from './support.ts';
 
@@ -54,12 +55,35 @@ describe('the roles hold exactly what the code calls', () => {
     expect(report.compared).toBeGreaterThan(report.withheld.size * 4);
   });
 
-  it('withholds from a read-only function the writes of the shared code its bundle carries, but its quota counters', () => {
-    const withheld = (key: string) => [...new Set(report.withheld.get(key)!.map((call) => `${call.action} ${call.resource}`))].sort();
-    // get-order's bundle holds the write routes' middleware (idempotency, token rehashing): IAM refuses those.
-    expect(scanned.get('get-order')!.some((call) => call.action === 'dynamodb:PutItem')).toBe(true);
-    expect(withheld('get-order')).toEqual(expect.arrayContaining(['dynamodb:PutItem table', 'dynamodb:DeleteItem table']));
-    expect(withheld('get-order').filter((call) => !/^dynamodb:(PutItem|UpdateItem|DeleteItem) /.test(call))).toEqual([]);
+  it('a read-only function carries no write but its quota counters and token-use updates; a write route its Idempotency-Key', () => {
+    const WRITES = /^dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem|TransactWriteItems)$/;
+    const allowed = new Set([...QUOTA_SITES, ...TOKEN_USE_SITES]);
+    const needs = functionNeeds(ROUTES);
+    const reads = [...needs].filter(([, need]) => need.access === 'read').map(([folder]) => folder);
+    // get-order, the payment page's reads, the portal's lists: dozens of them.
+    expect(reads.length).toBeGreaterThan(30);
+    const carried = reads.flatMap((folder) =>
+      scanned
+        .get(folder)!
+        .filter((call) => WRITES.test(call.action) && !allowed.has(call.site))
+        .map((call) => `${folder}: ${call.action} (${call.site})`),
+    );
+    expect(carried).toEqual([]);
+    // Nor is a table call withheld from them: what their roles refuse is only a parameter some shared code reads on other routes.
+    const withheld = reads.flatMap((folder) => (report.withheld.get(folder) ?? []).map((call) => ({ folder, call })));
+    expect(withheld.filter(({ call }) => call.resource === 'table' && !TOKEN_USE_SITES.includes(call.site)).map(({ folder, call }) => `${folder}: ${call.action} (${call.site})`)).toEqual([]);
+
+    // Every merchant or payment-page POST of the API that writes keeps the Idempotency-Key (reserve, complete, release).
+    const keyed = ROUTES.filter((route) => route.method === 'POST' && route.access === 'write' && !route.portal && !route.gateway).map((route) => route.fn);
+    expect(keyed).toContain('create-order');
+    const idempotencySites = (folder: string) =>
+      new Set(
+        scanned
+          .get(folder)!
+          .filter((call) => call.site.startsWith('shared/store/idempotency.ts#'))
+          .map((call) => call.site),
+      );
+    expect(keyed.filter((folder) => idempotencySites(folder).size < 2).sort()).toEqual([]);
   });
 });
 

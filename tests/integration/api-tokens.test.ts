@@ -77,6 +77,22 @@ describe('API tokens at rest', () => {
     expect(again.status, again.text).toBe(200);
   });
 
+  it('a read route authenticates a legacy token without upgrading it (its role may not write it); the next write route does', async () => {
+    const token = `legacy-token-${randomUUID()}`;
+    const legacy = await insertLegacyMerchant('Legacy Reader Shop', token);
+
+    const listed = await call('GET', '/v1/orders', { token });
+    expect(listed.status, listed.text).toBe(200);
+    expect(await tokenItem(sha256(token))).toBeDefined();
+    expect(await tokenItem(hmac(token))).toBeUndefined();
+
+    const created = await call('POST', '/v1/orders', { token, body: { price_amount: 3 } });
+    expect(created.status, created.text).toBe(200);
+    expect(created.body.order.user_id).toBe(legacy.user_id);
+    expect(await tokenItem(sha256(token))).toBeUndefined();
+    expect(await tokenItem(hmac(token))).toMatchObject({ token_hash: hmac(token) });
+  });
+
   it('refuses a token that matches neither hash, and a legacy hash sent as the token', async () => {
     const token = `legacy-token-${randomUUID()}`;
     await insertLegacyMerchant('Legacy Token Shop 2', token);

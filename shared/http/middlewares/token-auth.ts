@@ -3,6 +3,7 @@ import { logger } from '#shared/core/logger';
 import { AuthenticationError, RateLimitedError } from '#shared/domain/errors';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { authenticate } from '#shared/http/auth';
+import type { LegacyTokenUpgrade } from '#shared/services/api-tokens';
 import { requestSlot } from '#shared/http/middlewares/slot';
 import type { Event, Middleware } from '#shared/http/middlewares/types';
 import { clientAddressKey, takeFromWindow } from '#shared/store/quotas';
@@ -37,12 +38,12 @@ export const merchantOf = merchants.get;
 /**
  * The merchant API's authentication: the `token` header must name a merchant
  * (shared/http/auth.ts: the keyed lookup and its cache), else 401, counted by
- * {@link failedAuthentication}.
+ * {@link failedAuthentication}. `upgrade` (write routes) stores a legacy token under its keyed hash.
  */
-export const tokenAuth = (): Middleware => ({
+export const tokenAuth = (upgrade?: LegacyTokenUpgrade): Middleware => ({
   before: async ({ event }) => {
     try {
-      merchants.set(event, await authenticate(event.headers?.token));
+      merchants.set(event, await authenticate(event.headers?.token, upgrade));
     } catch (error) {
       throw await failedAuthentication(event, error);
     }
