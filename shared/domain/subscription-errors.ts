@@ -10,6 +10,14 @@ export class PlanNotFoundError extends AppError {
   }
 }
 
+/** A plan other requests kept changing while this change was tried again on each new version. */
+export class PlanConflictError extends AppError {
+  readonly code = 'PLAN_CONFLICT';
+  constructor() {
+    super('The plan was changed by other requests meanwhile, please retry.');
+  }
+}
+
 /** A new subscription to an archived plan. */
 export class PlanArchivedError extends AppError {
   readonly code = 'PLAN_ARCHIVED';

@@ -76,6 +76,7 @@ const STATUS: Readonly<Record<ErrorCode, number>> = {
   PLAN_NOT_FOUND: 404,
   SUBSCRIPTION_NOT_FOUND: 404,
   PLAN_ARCHIVED: 409,
+  PLAN_CONFLICT: 409,
   SUBSCRIPTION_CANCELED: 409,
   SUBSCRIPTION_PAYMENT_PENDING: 409,
   // A request refused before any service sees it (shared/http/request-errors.ts); the portal's

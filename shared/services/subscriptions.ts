@@ -19,7 +19,7 @@ import {
   startingStatus,
   subscriptionNow,
 } from '#shared/domain/subscription';
-import { PlanArchivedError, PlanNotFoundError, SubscriptionCanceledError, SubscriptionNotFoundError, SubscriptionPaymentPendingError } from '#shared/domain/subscription-errors';
+import { PlanArchivedError, PlanConflictError, PlanNotFoundError, SubscriptionCanceledError, SubscriptionNotFoundError, SubscriptionPaymentPendingError } from '#shared/domain/subscription-errors';
 import type { CancelSubscriptionBody, CreatePlanBody, CreateSubscriptionBody, ListPlansQuery, ListSubscriptionsQuery, UpdatePlanBody } from '#shared/schemas/subscriptions';
 import { cancelOrder } from '#shared/services/order-actions';
 import { createOrder } from '#shared/services/orders';
@@ -118,10 +118,32 @@ function checkPlanUrls(input: { callback_url?: string; success_url?: string; eve
   }
 }
 
-/** Changes the merchant's plan. A new price applies to the periods whose orders are made from now on. */
+/**
+ * How often a plan change is tried, each time on the version another change wrote first (each
+ * loss is another change landing, so ten changes at once all land).
+ */
+const PLAN_CHANGE_ATTEMPTS = 10;
+
+/**
+ * Changes the merchant's plan. A new price applies to the periods whose orders are made from now
+ * on. The change is written on the version it was made from: when another change came first, it
+ * is made again on the new version (each request changes only the fields it sends), so two
+ * changes at once both land; past {@link PLAN_CHANGE_ATTEMPTS}, 409 PLAN_CONFLICT.
+ */
 export async function changePlan(merchant: MerchantProfile, planId: unknown, input: UpdatePlanBody, now: Date): Promise<Plan> {
-  const plan = await getPlan(merchant, planId);
   checkPlanUrls(input);
+  let plan = await getPlan(merchant, planId);
+  for (let attempt = 1; attempt <= PLAN_CHANGE_ATTEMPTS; attempt += 1) {
+    const next = changedPlan(plan, input, now);
+    const outcome = await replacePlan(next, plan.updated_at);
+    if (outcome.kind === 'written') return next;
+    if (outcome.kind === 'missing') throw new PlanNotFoundError();
+    plan = outcome.current;
+  }
+  throw new PlanConflictError();
+}
+
+function changedPlan(plan: Plan, input: UpdatePlanBody, now: Date): Plan {
   const next: Plan = {
     ...plan,
     ...(input.name !== undefined ? { name: input.name } : {}),
@@ -134,10 +156,10 @@ export async function changePlan(merchant: MerchantProfile, planId: unknown, inp
     ...(input.success_url !== undefined ? { success_url: input.success_url } : {}),
     ...(input.events_url !== undefined ? { events_url: input.events_url } : {}),
     ...(input.archived !== undefined ? { archived: input.archived } : {}),
-    updated_at: now.toISOString(),
+    // Later than the version it replaces, even within one millisecond: the next change's condition tells them apart.
+    updated_at: new Date(Math.max(now.getTime(), Date.parse(plan.updated_at) + 1)).toISOString(),
   };
   checkLead(next);
-  if (!(await replacePlan(next))) throw new PlanNotFoundError();
   return next;
 }
 

@@ -68,10 +68,19 @@ export function listPlans(merchantId: number, limit: number, after?: string): Pr
   return listPage<Plan>(merchantPlansPartition(merchantId), 'GSI1', limit, after);
 }
 
-/** Replaces the merchant's plan with `plan` (its changed fields), on the condition that it is theirs. False: no such plan of theirs. */
-export async function replacePlan(plan: Plan): Promise<boolean> {
-  const outcome = await putIf(planItem(plan), { ConditionExpression: 'attribute_exists(PK) AND user_id = :uid', ExpressionAttributeValues: { ':uid': plan.user_id } });
-  return outcome.written;
+/**
+ * Replaces the merchant's plan with `plan` (its changed fields), on the condition that it is
+ * theirs and still the version read (`readUpdatedAt`), so that two changes at once never lose
+ * one: 'missing' when no such plan is theirs, 'changed' (with the version that stands) when
+ * another change came first.
+ */
+export async function replacePlan(plan: Plan, readUpdatedAt: string): Promise<{ kind: 'written' } | { kind: 'missing' } | { kind: 'changed'; current: Plan }> {
+  const outcome = await putIf(planItem(plan), {
+    ConditionExpression: 'attribute_exists(PK) AND user_id = :uid AND updated_at = :read',
+    ExpressionAttributeValues: { ':uid': plan.user_id, ':read': readUpdatedAt },
+  });
+  if (outcome.written) return { kind: 'written' };
+  return outcome.existing?.user_id === plan.user_id ? { kind: 'changed', current: stripKeys<Plan>(outcome.existing) } : { kind: 'missing' };
 }
 
 /** The item of a subscription: its keys in the merchant's lists and, until canceled, in the due index by its next step's real time. */

@@ -98,6 +98,18 @@ describe('plans', () => {
     expect(still.body.subscription.status).toBe('incomplete');
     expectError(await call('POST', '/v1/subscriptions', { token: other.api_token, body: { plan_id: plan.plan_id } }), 404, 'PLAN_NOT_FOUND');
   });
+
+  it('keeps every change of changes sent at once: each writes only the fields it sends, on the version it read', async () => {
+    const plan = await createPlan(MONTHLY);
+    const changes = [{ name: 'Hosting, medium' }, { price_amount: '20' }, { description: 'Two VPS' }, { grace_days: 7 }, { invoice_days_before: 2 }, { success_url: 'https://shop.example/thanks' }];
+    const answers = await Promise.all(changes.map((body) => call('POST', `/v1/plans/${plan.plan_id}`, { token: shop.api_token, body })));
+    expect(answers.map((answer) => answer.status)).toEqual(changes.map(() => 200));
+    const stored = (await call('GET', `/v1/plans/${plan.plan_id}`, { token: shop.api_token })).body.plan;
+    expect(stored).toMatchObject(Object.assign({}, ...changes));
+    // Each answer is a version of its own, later than the one it changed.
+    expect(new Set(answers.map((answer) => answer.body.plan.updated_at)).size).toBe(changes.length);
+    expectError(await call('POST', `/v1/plans/${plan.plan_id}`, { token: other.api_token, body: { name: 'Taken' } }), 404, 'PLAN_NOT_FOUND');
+  });
 });
 
 describe('a subscription from first payment to cancellation, on the test clock', () => {

@@ -1,5 +1,5 @@
 import { InvalidParameterError, InvalidPriceError, ParametersMissingError } from '#shared/domain/errors';
-import { PlanArchivedError, PlanNotFoundError, SubscriptionCanceledError, SubscriptionNotFoundError, SubscriptionPaymentPendingError } from '#shared/domain/subscription-errors';
+import { PlanArchivedError, PlanConflictError, PlanNotFoundError, SubscriptionCanceledError, SubscriptionNotFoundError, SubscriptionPaymentPendingError } from '#shared/domain/subscription-errors';
 import { priceNotValidErrorSchema } from '#shared/schemas/error-responses';
 import { listPlansResponseSchema, listSubscriptionsResponseSchema, planResponseSchema, subscriptionResponseSchema } from '#shared/schemas/subscriptions';
 import { AUTHENTICATION_FAILED, INVALID_JSON, PAYLOAD_TOO_LARGE, SANDBOX_ONLY, SERVICE_UNAVAILABLE, badPage, errorCase } from '#tools/openapi/errors';
@@ -193,6 +193,11 @@ export const SUBSCRIPTION_OPERATIONS: Readonly<Record<string, OperationMeta>> = 
       ),
       INVALID_JSON,
       PLAN_NOT_FOUND,
+      errorCase(
+        'PLAN_CONFLICT',
+        'Changes sent at once are each made on the version another wrote first, so all of them land; only past ten in a row is one refused: retry it.',
+        new PlanConflictError(),
+      ),
       AUTHENTICATION_FAILED,
       PAYLOAD_TOO_LARGE,
       SERVICE_UNAVAILABLE,
