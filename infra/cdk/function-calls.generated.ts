@@ -514,10 +514,12 @@ export const FUNCTION_CALLS: FunctionCalls = {
     ]
   },
   "list-subscriptions": {
+    "dynamodb:BatchGetItem table": [
+      "shared/store/batches.ts#batchGetAll"
+    ],
     "dynamodb:GetItem table": [
       "shared/store/api-tokens.ts#findApiTokenByHash",
-      "shared/store/merchants.ts#findMerchant",
-      "shared/store/subscriptions.ts#findPlan"
+      "shared/store/merchants.ts#findMerchant"
     ],
     "dynamodb:Query indexes": [
       "shared/store/client.ts#query"
@@ -1323,7 +1325,6 @@ export const FUNCTION_CALLS: FunctionCalls = {
       "shared/store/merchants.ts#findMerchant",
       "shared/store/portal-users.ts#findPortalUser",
       "shared/store/sessions.ts#findSession",
-      "shared/store/subscriptions.ts#findPlan",
       "shared/store/subscriptions.ts#findSubscription"
     ],
     "dynamodb:Query indexes": [
@@ -1524,7 +1525,6 @@ export const FUNCTION_CALLS: FunctionCalls = {
       "shared/store/merchants.ts#findMerchant",
       "shared/store/portal-users.ts#findPortalUser",
       "shared/store/sessions.ts#findSession",
-      "shared/store/subscriptions.ts#findPlan",
       "shared/store/subscriptions.ts#findSubscription"
     ],
     "dynamodb:Query indexes": [

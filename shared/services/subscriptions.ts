@@ -28,7 +28,19 @@ import { subscriptionDeliveryFor } from '#shared/services/subscription-events';
 import { checkUrls, decodeCursor, encodeCursor } from '#shared/services/payment-links';
 import { findMerchant } from '#shared/store/merchants';
 import { findOrderWithInvoice } from '#shared/store/orders';
-import { findPlan, findSubscription, insertPlan, insertSubscription, listPlans, listSubscriptions, recordPeriod, recordReminder, replacePlan, writeSubscription } from '#shared/store/subscriptions';
+import {
+  findPlan,
+  findPlans,
+  findSubscription,
+  insertPlan,
+  insertSubscription,
+  listPlans,
+  listSubscriptions,
+  recordPeriod,
+  recordReminder,
+  replacePlan,
+  writeSubscription,
+} from '#shared/store/subscriptions';
 import type { Order } from '#shared/domain/order';
 import { profileOf } from '#shared/domain/merchant';
 import { checkMailbox } from '#shared/domain/email-address';
@@ -235,15 +247,16 @@ export async function getSubscription(merchant: Pick<MerchantProfile, 'user_id'>
 /** A page of the merchant's subscriptions (in one status, or all), newest first, each with its plan's interval. */
 export async function listMerchantSubscriptions(merchant: Pick<MerchantProfile, 'user_id'>, query: ListSubscriptionsQuery) {
   const page = await listSubscriptions(merchant.user_id, query.status, query.limit ?? 20, decodeCursor(query.cursor));
-  const plans = new Map<string, Plan>();
-  for (const id of new Set(page.items.map((subscription) => subscription.plan_id))) {
-    const plan = await findPlan(id);
-    if (plan) plans.set(id, plan);
-  }
-  return {
-    subscriptions: page.items.flatMap((subscription) => (plans.has(subscription.plan_id) ? [{ subscription, plan: plans.get(subscription.plan_id)! }] : [])),
-    nextCursor: encodeCursor(page.last),
-  };
+  return { subscriptions: await withPlans(page.items), nextCursor: encodeCursor(page.last) };
+}
+
+/** Each subscription with its plan (one batch of plan reads; one whose plan is missing is left out). */
+export async function withPlans(subscriptions: readonly Subscription[]): Promise<{ subscription: Subscription; plan: Plan }[]> {
+  const plans = new Map((await findPlans(subscriptions.map((subscription) => subscription.plan_id))).map((plan) => [plan.plan_id, plan]));
+  return subscriptions.flatMap((subscription) => {
+    const plan = plans.get(subscription.plan_id);
+    return plan ? [{ subscription, plan }] : [];
+  });
 }
 
 /**

@@ -11,11 +11,11 @@ import { type AdvanceClockBody, type CancelSubscriptionBody, type CreatePlanBody
 import { requireRole } from '#shared/services/portal/account';
 import { csvExport } from '#shared/services/portal/export';
 import type { PortalContext } from '#shared/services/portal/sessions';
-import { advanceClock, cancelSubscription, changePlan, createPlan, getPlan, getSubscription, listMerchantPlans, listMerchantSubscriptions } from '#shared/services/subscriptions';
+import { advanceClock, cancelSubscription, changePlan, createPlan, getPlan, getSubscription, listMerchantPlans, listMerchantSubscriptions, withPlans } from '#shared/services/subscriptions';
 import { batchGetAll } from '#shared/store/batches';
 import { orderKey } from '#shared/store/keys';
 import { orderFromItem } from '#shared/store/orders';
-import { findPlans, findSubscription, findSubscriptionIdsBySearch, listPeriods, listSubscriptions } from '#shared/store/subscriptions';
+import { findSubscription, findSubscriptionIdsBySearch, listPeriods, listSubscriptions } from '#shared/store/subscriptions';
 
 /**
  * The portal's recurring billing: plans, subscriptions, their figures and CSV, on the API's
@@ -91,15 +91,6 @@ export function subscriptionRow(subscription: Subscription, plan: Plan, now: Dat
     interval_count: plan.interval_count,
     sandbox: subscription.sandbox,
   };
-}
-
-/** Each subscription with its plan (one batch of plan reads; one whose plan is missing is left out). */
-async function withPlans(subscriptions: readonly Subscription[]): Promise<{ subscription: Subscription; plan: Plan }[]> {
-  const plans = new Map((await findPlans(subscriptions.map((subscription) => subscription.plan_id))).map((plan) => [plan.plan_id, plan]));
-  return subscriptions.flatMap((subscription) => {
-    const plan = plans.get(subscription.plan_id);
-    return plan ? [{ subscription, plan }] : [];
-  });
 }
 
 /** The merchant's subscriptions the search text names (customer email or id, or a subscription id), newest first, in `status` if given. */
