@@ -1,5 +1,5 @@
 import { checkMailbox } from '#shared/domain/email-address';
-import { InvalidParameterError } from '#shared/domain/errors';
+import { IdempotencyKeyReusedError, InvalidParameterError } from '#shared/domain/errors';
 import { isId } from '#shared/domain/ids';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { countingPayments, type Found } from '#shared/domain/order';
@@ -59,6 +59,8 @@ export async function subscribeFromPlan(planId: unknown, input: { email: string 
   const earlier = requestKey ? await findSubscription(subscriptionId) : undefined;
   let subscription: Subscription;
   if (earlier) {
+    // The key's record is gone once a failed try gave it back: a retry under it with another address is another request.
+    if (earlier.customer_email !== email) throw new IdempotencyKeyReusedError();
     subscription = (await stepSubscription(earlier.subscription_id, now)) ?? earlier;
   } else {
     await ensureSubscriberLink({ subscription_id: subscriptionId, user_id: merchant.user_id, plan_id: plan.plan_id, customer_email: email }, 'plan_link', now);

@@ -1,6 +1,6 @@
 import { apiConfig, callbackUrlConfig } from '#shared/core/config';
 import { logger } from '#shared/core/logger';
-import { CancelFailedError, InvalidParameterError, MerchantOrderIdExistsError, SandboxOnlyError } from '#shared/domain/errors';
+import { CancelFailedError, IdempotencyKeyReusedError, InvalidParameterError, MerchantOrderIdExistsError, SandboxOnlyError } from '#shared/domain/errors';
 import { isId, newId, requestIdFor } from '#shared/domain/ids';
 import type { MerchantProfile } from '#shared/domain/merchant';
 import { formatDecimal } from '#shared/domain/money';
@@ -209,7 +209,11 @@ export async function createSubscription(
   const subscriptionId = chosen.subscriptionId ?? subscriptionIdFor(plan.plan_id, chosen.requestKey);
   if (!chosen.subscriptionId && chosen.requestKey) {
     const earlier = await findSubscription(subscriptionId);
-    if (earlier?.user_id === merchant.user_id) return { subscription: (await stepSubscription(earlier.subscription_id, now)) ?? earlier, plan };
+    if (earlier?.user_id === merchant.user_id) {
+      // The key's record is gone once a failed try gave it back: a retry under it for another customer is another request.
+      if (earlier.customer_email !== subscriberEmail(input.customer_email) || (earlier.customer_id || undefined) !== (input.customer_id || undefined)) throw new IdempotencyKeyReusedError();
+      return { subscription: (await stepSubscription(earlier.subscription_id, now)) ?? earlier, plan };
+    }
   }
   const email = subscriberEmail(input.customer_email);
   const subscription: Subscription = {

@@ -151,6 +151,20 @@ describe('the plan link page', () => {
     expect(again.body).toEqual(first.body);
     await subscriptionOf(email);
   });
+
+  it('a key given back after a failed try, sent again with another address, is refused, not answered with the first subscription', async () => {
+    // What the Idempotency-Key middleware hands the service once the key's record was released by a 5xx: the same request key.
+    const { subscribeFromPlan } = await import('#shared/services/subscriber');
+    const plan = await createPlan();
+    const requestKey = randomUUID();
+    const email = address();
+    const first = await subscribeFromPlan(plan.plan_id, { email }, new Date(), requestKey);
+    // The same address goes on with the subscription the first try made (its answer again).
+    expect(await subscribeFromPlan(plan.plan_id, { email }, new Date(), requestKey)).toEqual(first);
+    await expect(subscribeFromPlan(plan.plan_id, { email: address() }, new Date(), requestKey)).rejects.toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED' });
+    const started = ((await call('GET', '/v1/subscriptions?limit=50', { token: shop.api_token })).body.subscriptions as Json[]).filter((s) => s.plan_id === plan.plan_id);
+    expect(started.map((s) => s.customer_email)).toEqual([email]);
+  });
 });
 
 describe('a subscriber from the plan link to the end of the subscription', () => {

@@ -99,6 +99,20 @@ describe('plans', () => {
     expectError(await call('POST', '/v1/subscriptions', { token: other.api_token, body: { plan_id: plan.plan_id } }), 404, 'PLAN_NOT_FOUND');
   });
 
+  it('a request key given back after a failed try, sent again for another customer, is refused; for the same one it goes on', async () => {
+    const { createSubscription } = await import('#shared/services/subscriptions');
+    const { findMerchant } = await import('#shared/store/merchants');
+    const { profileOf } = await import('#shared/domain/merchant');
+    const merchant = profileOf((await findMerchant(shop.user_id))!);
+    const plan = await createPlan(MONTHLY);
+    const requestKey = `key-${plan.plan_id}`;
+    const body = { plan_id: plan.plan_id, customer_email: 'first@example.com', customer_id: 'cus_1' };
+    const first = await createSubscription(merchant, body, new Date(), { requestKey });
+    expect((await createSubscription(merchant, body, new Date(), { requestKey })).subscription.subscription_id).toBe(first.subscription.subscription_id);
+    await expect(createSubscription(merchant, { ...body, customer_email: 'second@example.com' }, new Date(), { requestKey })).rejects.toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED' });
+    await expect(createSubscription(merchant, { ...body, customer_id: 'cus_2' }, new Date(), { requestKey })).rejects.toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED' });
+  });
+
   it('keeps every change of changes sent at once: each writes only the fields it sends, on the version it read', async () => {
     const plan = await createPlan(MONTHLY);
     const changes = [{ name: 'Hosting, medium' }, { price_amount: '20' }, { description: 'Two VPS' }, { grace_days: 7 }, { invoice_days_before: 2 }, { success_url: 'https://shop.example/thanks' }];
