@@ -9,6 +9,7 @@ import { METRICS_NAMESPACE } from '#shared/core/config';
 import { CallbackPipeline } from '#infra/cdk/constructs/callback-pipeline';
 import { ChainWatchers, chainSourceParameters, TICK_FOLDER, WAKE_FOLDER, WATCHER_FOLDER } from '#infra/cdk/constructs/chain-watchers';
 import { Email, EMAIL_FUNCTIONS } from '#infra/cdk/constructs/email';
+import { EVENT_FUNCTIONS, type EventFunction } from '#shared/http/event-functions';
 import { EMAIL_EVENT_PATTERNS } from '#shared/email/events';
 import { MerchantPortal } from '#infra/cdk/constructs/merchant-portal';
 import { OrderApi } from '#infra/cdk/constructs/order-api';
@@ -38,39 +39,7 @@ export interface CryptoPayStackProps extends StackProps {
 /** Powertools service name and the `service` tag of every resource. */
 export const SERVICE_NAME = 'crypto-pay-orders';
 
-/** A function not behind a route, declared as a route's is: its table access, grants and timeout. */
-export interface EventFunction {
-  /** Folder under functions/ holding `handler.ts`. */
-  readonly fn: string;
-  readonly access: TableAccess;
-  readonly grants?: readonly Grant[];
-  readonly timeoutSeconds?: number;
-}
-
-/**
- * Functions not behind a route. Their triggers are wired below (schedules, the table stream,
- * the callback queue, whose wiring grants what the trigger needs); everything else they may
- * touch is declared here, as routes declare theirs.
- */
-export const EVENT_FUNCTIONS = {
-  /**
-   * Expires due NEW orders (asking the gateway before expiring a gateway invoice) and numbers
-   * new orders (Get Orders' deep offsets); each expiry and each cursor move is a conditional
-   * write, so overlapping runs are harmless. Numbering runs here rather than in a function of
-   * its own: an event function is about five more resources in the main stack (docs/deploy.md "Stack size").
-   */
-  expireOrders: { fn: 'expire-orders', access: 'write', grants: ['gateways'], timeoutSeconds: 50 },
-  /** Re-queues deliveries whose queue message was lost (due more than the grace time ago). */
-  sweepCallbacks: { fn: 'sweep-callbacks', access: 'write', grants: ['callback-queue'], timeoutSeconds: 50 },
-  /** Table stream (filtered to delivery inserts) -> the delivery's first queue job: it reads only its stream (the event source grants that and the queue). */
-  orderEvents: { fn: 'order-events', access: 'none', timeoutSeconds: 30 },
-  /** Callback queue -> signed POST to the merchant (the queue's wiring grants it the queues; its timeout follows CALLBACK_TIMEOUT_MS). */
-  deliverCallback: { fn: 'deliver-callback', access: 'write' },
-  /** Renewal queue -> a subscription's steps (its period's order, reminders, past_due, canceled: shared/services/subscription-renewals.ts). */
-  renewSubscriptions: { fn: 'renew-subscriptions', access: 'write', timeoutSeconds: 60 },
-  /** The API's $default route: the JSON 404 for unknown paths (no table access). */
-  notFound: { fn: 'not-found', access: 'none' },
-} as const satisfies Record<string, EventFunction>;
+export { EVENT_FUNCTIONS, type EventFunction };
 
 /** What one function folder may touch: the union over its routes (write wins), or its event declaration. */
 export interface FunctionNeeds {
@@ -227,8 +196,8 @@ export class CryptoPayStack extends Stack {
       const fn = functions.get(route.fn)?.function;
       if (fn) (fn.node.defaultChild as CfnFunction).reservedConcurrentExecutions = STREAMED_CONCURRENCY;
     }
-    this.runEvery(EVENT_FUNCTIONS.expireOrders.fn, eventFunction(EVENT_FUNCTIONS.expireOrders).function, Duration.minutes(1));
-    this.runEvery(EVENT_FUNCTIONS.sweepCallbacks.fn, eventFunction(EVENT_FUNCTIONS.sweepCallbacks).function, Duration.minutes(5));
+    this.runEvery(EVENT_FUNCTIONS.expireOrders.fn, eventFunction(EVENT_FUNCTIONS.expireOrders).function, Duration.minutes(EVENT_FUNCTIONS.expireOrders.everyMinutes));
+    this.runEvery(EVENT_FUNCTIONS.sweepCallbacks.fn, eventFunction(EVENT_FUNCTIONS.sweepCallbacks).function, Duration.minutes(EVENT_FUNCTIONS.sweepCallbacks.everyMinutes));
     const orderEvents = eventFunction(EVENT_FUNCTIONS.orderEvents);
     // A period order's status change queues its subscription's renewal at once; with email on, the records emails are made from.
     this.callbacks.addOrderEventsConsumer(orderEvents, this.table.table, [PERIOD_ORDER_PATTERN, ...(config.email ? EMAIL_EVENT_PATTERNS : [])]);

@@ -32,7 +32,7 @@ import { planSubscriptionBodySchema, subscriberBodySchema, subscriberLinkRequest
 
 /**
  * What a function may touch beyond the table (its `access`), declared where the function is
- * (here for a route's, in infra/cdk/stack.ts `EVENT_FUNCTIONS` for the others). The AWS stack
+ * (here for a route's, in shared/http/event-functions.ts `EVENT_FUNCTIONS` for the others). The AWS stack
  * grants a function exactly what its routes declare and what their kind brings
  * ({@link routeGrants}), never by function name; tests/infra/stack.test.ts checks each grant
  * against these declarations and cdk-nag the policies. Locally every handler may do everything.

@@ -21,6 +21,8 @@ import { statusOf } from '#shared/http/errors';
 import * as requestErrors from '#shared/http/request-errors';
 import { contextKeyOf, deployVariableOf, type Setting } from '#shared/core/settings';
 import { ALL_SETTINGS } from '#shared/payments/setting-families';
+import { EVENT_FUNCTIONS, type EventFunction } from '#shared/http/event-functions';
+import { FUNCTION_TIMEOUT_SECONDS } from '#shared/http/routes';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -105,6 +107,24 @@ function awsOf(name: string, declared: Setting): string {
     case 'local':
       return 'never (local only)';
   }
+}
+
+function eventFunctionsTable(): string[] {
+  const access = { none: 'none', read: 'reads', write: 'reads and writes' } as const;
+  const rows = (Object.values(EVENT_FUNCTIONS) as EventFunction[]).map((event) => {
+    const trigger = event.everyMinutes ? `${event.trigger}, every ${event.everyMinutes === 1 ? 'minute' : `${event.everyMinutes} minutes`}` : event.trigger;
+    const grants = event.grants?.length ? event.grants.map((grant) => `\`${grant}\``).join(', ') : '-';
+    return `| \`${event.fn}\` | ${cell(trigger)} | ${access[event.access]} | ${grants} | ${event.timeoutSeconds ? `${event.timeoutSeconds} s` : (event.timeoutFrom ?? `${FUNCTION_TIMEOUT_SECONDS} s`)} |`;
+  });
+  return [
+    '## Functions not behind a route',
+    '',
+    "As declared in `shared/http/event-functions.ts` (`EVENT_FUNCTIONS`), which the stack builds them from; the route functions are declared by their routes (`shared/http/routes.ts`), email's and the chain watchers' by their constructs. Table access and grants as in [deploy.md](deploy.md#architecture): a role holds the calls its code makes within them.",
+    '',
+    '| Function | Started by | Table | Grants | Timeout |',
+    '|---|---|---|---|---|',
+    ...rows,
+  ];
 }
 
 function configurationTable(): string[] {
@@ -212,6 +232,8 @@ export function renderReference(): string {
     ...payCodesTable(),
     '',
     ...configurationTable(),
+    '',
+    ...eventFunctionsTable(),
     '',
     ...errorTable(),
     '',

@@ -25,8 +25,9 @@ import { FUNCTION_TIMEOUT_SECONDS } from '#shared/http/routes';
 /** The construct id of a function folder or key: `watch-chain-btc` -> `WatchChainBtc`. */
 export const constructId = (folder: string): string => folder.replace(/(^|-)([a-z])/g, (_, _dash: string, letter: string) => letter.toUpperCase());
 
-/** What a function may do with the table: `access` of its routes in shared/http/routes.ts ('none': no table at all). */
-export type TableAccess = 'none' | 'read' | 'write';
+import type { TableAccess } from '#shared/http/event-functions';
+
+export type { TableAccess };
 
 /**
  * A function whose role is granted what its code calls (infra/cdk/permissions.ts), as far as
