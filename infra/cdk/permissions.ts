@@ -53,7 +53,7 @@ const sqs = (action: string): CommandNeeds => ({ actions: [`sqs:${action}`], rea
  * transaction is authorised per item (Put, Update, Delete, ConditionCheck), so its actions are
  * those of the items its code builds; a batch of sends needs sqs:SendMessage.
  */
-export const SDK_COMMANDS: Readonly<Record<string, Readonly<Record<string, CommandNeeds>>>> = {
+const SDK_COMMANDS: Readonly<Record<string, Readonly<Record<string, CommandNeeds>>>> = {
   '@aws-sdk/lib-dynamodb': {
     GetCommand: dynamodb('GetItem'),
     PutCommand: dynamodb('PutItem'),
@@ -108,7 +108,7 @@ const TRANSACTION_ITEMS: Readonly<Record<string, string>> = {
  * holding the declaration can make the call. Any other code bearing a mark fails the scan, so
  * a new hand-made client must be named here.
  */
-export const HAND_MADE_CLIENTS: readonly { readonly site: string; readonly mark: RegExp; readonly action: string; readonly resource: Resource }[] = [
+const HAND_MADE_CLIENTS: readonly { readonly site: string; readonly mark: RegExp; readonly action: string; readonly resource: Resource }[] = [
   // Lambda Invoke (InvocationType Event) as one SigV4-signed POST: the watchers' waker and ticker.
   { site: 'shared/aws/lambda-invoke.ts#asyncInvoker', mark: /\bnew SignatureV4\(/, action: 'lambda:InvokeFunction', resource: 'watchers' },
   // The Parameters and Secrets extension's local endpoint calls SSM GetParameter with the function's role.
@@ -133,7 +133,7 @@ export const QUEUE_SITES: Readonly<Record<string, 'job-queue' | 'job-dead-letter
  * The delayed-job pipeline's queues (shared/jobs/delayed-jobs.ts JobQueue), by the declaration
  * that names them. A `JobQueue` declared anywhere else fails the scan.
  */
-export const JOB_QUEUES: Readonly<Record<string, { readonly queue: Resource; readonly deadLetters: Resource }>> = {
+const JOB_QUEUES: Readonly<Record<string, { readonly queue: Resource; readonly deadLetters: Resource }>> = {
   'shared/callbacks/queue.ts#callbackQueue': { queue: 'callback-queue', deadLetters: 'callback-dead-letters' },
   'shared/email/queue.ts#emailQueue': { queue: 'email-queue', deadLetters: 'email-dead-letters' },
   'shared/services/renewal-queue.ts#renewalQueue': { queue: 'renewal-queue', deadLetters: 'renewal-dead-letters' },

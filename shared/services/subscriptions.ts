@@ -7,6 +7,7 @@ import { formatDecimal } from '#shared/domain/money';
 import { parsePrice } from '#shared/domain/price';
 import {
   anchorOf,
+  MAX_INTERVAL_COUNT,
   nextStep,
   type Plan,
   periodDue,
@@ -97,10 +98,8 @@ export async function createPlan(merchant: MerchantProfile, input: CreatePlanBod
   return plan;
 }
 
-const INTERVAL_LIMIT = { day: 365, week: 52, month: 12, year: 3 } as const;
-
 function checkIntervalCount(plan: Pick<Plan, 'interval_unit' | 'interval_count'>): void {
-  const most = INTERVAL_LIMIT[plan.interval_unit];
+  const most = MAX_INTERVAL_COUNT[plan.interval_unit];
   if (plan.interval_count > most) throw new InvalidParameterError(`interval_count: a period is at most ${most} ${plan.interval_unit}s`);
 }
 
