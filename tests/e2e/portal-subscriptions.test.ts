@@ -137,7 +137,7 @@ describe('recurring billing in the portal, on a phone', () => {
   it('"Cancel now" ends the subscription with its unpaid order', async () => {
     portal.once('dialog', (dialog) => void dialog.accept());
     await portal.getByRole('button', { name: 'Cancel now' }).click();
-    await portal.getByRole('status').filter({ hasText: 'Subscription canceled.' }).waitFor();
+    await portal.getByRole('status').filter({ hasText: 'Subscription ended.' }).waitFor();
     await portal.locator('.facts').getByText('Ended', { exact: true }).waitFor();
     expect(await portal.getByRole('button', { name: 'Cancel now' }).count()).toBe(0);
     const { subscription: ended } = await merchantApi('GET', `/v1/subscriptions/${subscription.subscription_id}`);
