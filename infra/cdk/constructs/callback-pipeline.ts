@@ -1,9 +1,10 @@
 import { Duration, Validations } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { Queue, QueueEncryption, type QueueProps } from 'aws-cdk-lib/aws-sqs';
+import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { encryptedQueue, JobQueues } from '#infra/cdk/constructs/job-queues';
 import type { CallingFunction } from '#infra/cdk/constructs/service-function';
 import { OUTBOX_INSERT_PATTERN } from '#shared/callbacks/outbox';
 import type { FilterPattern } from '#shared/aws/lambda-event-filter';
@@ -23,9 +24,6 @@ export interface CallbackPipelineProps {
   readonly maxReceiveCount?: number;
 }
 
-/** SQS's maximum retention: a job may wait out a long merchant outage or a DLQ investigation. */
-const RETENTION = Duration.days(14);
-
 /**
  * Callbacks on their way to merchants: the callback queue, its dead-letter queue, and the
  * wiring of the functions around them. `addOrderEventsConsumer(fn, table)` connects the
@@ -35,20 +33,30 @@ const RETENTION = Duration.days(14);
  * allows the function the queues it is wired to; its role gets the calls its code makes to them.
  */
 export class CallbackPipeline extends Construct {
-  readonly queue: Queue;
-  readonly deadLetterQueue: Queue;
   readonly deliveryTimeout: Duration;
+  private readonly jobs: JobQueues;
   /** Where stream batches go after their retries; created with the order-events consumer. */
   streamFailureQueue?: Queue;
 
   constructor(scope: Construct, id: string, props: CallbackPipelineProps = {}) {
     super(scope, id);
     this.deliveryTimeout = props.deliveryTimeout ?? Duration.seconds(15);
-    this.deadLetterQueue = this.encryptedQueue('DeadLetterQueue');
-    this.queue = this.encryptedQueue('Queue', {
-      visibilityTimeout: Duration.seconds(this.deliveryTimeout.toSeconds() * 6),
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount ?? 15 },
+    this.jobs = new JobQueues(this, {
+      queue: 'callback-queue',
+      deadLetters: 'callback-dead-letters',
+      queueUrlVariable: 'CALLBACK_QUEUE_URL',
+      deadLetterUrlVariable: 'CALLBACK_DLQ_URL',
+      consumerTimeout: this.deliveryTimeout,
+      maxReceiveCount: props.maxReceiveCount ?? 15,
     });
+  }
+
+  get queue(): Queue {
+    return this.jobs.queue;
+  }
+
+  get deadLetterQueue(): Queue {
+    return this.jobs.deadLetterQueue;
   }
 
   /**
@@ -61,7 +69,7 @@ export class CallbackPipeline extends Construct {
   addOrderEventsConsumer(consumer: CallingFunction, table: ITableV2, moreFilters: readonly FilterPattern[] = []): void {
     const fn = consumer.function;
     if (!this.streamFailureQueue) {
-      this.streamFailureQueue = this.encryptedQueue('StreamFailureQueue');
+      this.streamFailureQueue = encryptedQueue(this, 'StreamFailureQueue');
       Validations.of(this.streamFailureQueue).acknowledge({
         id: 'AwsSolutions-SQS3',
         reason: 'This queue is itself the dead-letter destination of the order-events stream consumer (records of failed batches), so it has no DLQ of its own.',
@@ -96,26 +104,11 @@ export class CallbackPipeline extends Construct {
     if (fn.timeout && fn.timeout.toSeconds() > this.deliveryTimeout.toSeconds()) {
       throw new Error(`delivery function timeout ${fn.timeout.toSeconds()} s exceeds the ${this.deliveryTimeout.toSeconds()} s the queue's visibility timeout was sized for`);
     }
-    fn.addEventSource(new SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true }));
-    // The next attempt of a failed delivery is a new message on the same queue.
-    delivery.allow({ resource: 'callback-queue', arns: [this.queue.queueArn] });
-    delivery.allow({ resource: 'callback-dead-letters', arns: [this.deadLetterQueue.queueArn] });
-    fn.addEnvironment('CALLBACK_QUEUE_URL', this.queue.queueUrl);
-    fn.addEnvironment('CALLBACK_DLQ_URL', this.deadLetterQueue.queueUrl);
+    this.jobs.addConsumer(delivery);
   }
 
   /** A function that queues deliveries without consuming them (redelivery, the sweeper). */
   grantEnqueue(sender: CallingFunction): void {
-    sender.allow({ resource: 'callback-queue', arns: [this.queue.queueArn] });
-    sender.function.addEnvironment('CALLBACK_QUEUE_URL', this.queue.queueUrl);
-  }
-
-  private encryptedQueue(id: string, extra: QueueProps = {}): Queue {
-    return new Queue(this, id, {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: RETENTION,
-      ...extra,
-    });
+    this.jobs.grantEnqueue(sender);
   }
 }

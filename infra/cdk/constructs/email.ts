@@ -2,12 +2,12 @@ import { Duration, NestedStack, Stack } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus, Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { ConfigurationSet, EmailIdentity, EmailSendingEvent, EventDestination, Identity } from 'aws-cdk-lib/aws-ses';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
-import { Queue, QueueEncryption, type QueueProps } from 'aws-cdk-lib/aws-sqs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { DeployConfig } from '#infra/cdk/config';
+import { JobQueues } from '#infra/cdk/constructs/job-queues';
 import { ServiceAlarms } from '#infra/cdk/constructs/service-alarms';
 import { type CallingFunction, constructId, ServiceFunction, type TableAccess } from '#infra/cdk/constructs/service-function';
 import type { FunctionCalls } from '#infra/cdk/permissions';
@@ -35,9 +35,6 @@ export interface EmailProps {
   readonly alarmTopic: ITopic;
 }
 
-/** SQS's maximum retention: a job may wait out an SES outage or a DLQ investigation. */
-const RETENTION = Duration.days(14);
-
 /**
  * Email in a nested stack of its own (about thirty resources the main stack, near
  * CloudFormation's 500, has no room for): the SES domain identity (DKIM) and configuration set,
@@ -47,8 +44,7 @@ const RETENTION = Duration.days(14);
  * consumer that queues email events is the main stack's order-events ({@link grantEnqueue}).
  */
 export class Email extends NestedStack {
-  readonly queue: Queue;
-  readonly deadLetterQueue: Queue;
+  private readonly jobs: JobQueues;
   readonly identity: EmailIdentity;
   readonly configurationSet: ConfigurationSet;
   readonly functions = new Map<string, ServiceFunction>();
@@ -69,18 +65,22 @@ export class Email extends NestedStack {
     });
     this.identity = new EmailIdentity(this, 'Identity', { identity: Identity.domain(email.domain), configurationSet: this.configurationSet });
 
-    this.deadLetterQueue = this.encryptedQueue('DeadLetterQueue');
-    // The sender's timeout is 30 s: six times that, as AWS advises for SQS event sources.
-    this.queue = this.encryptedQueue('Queue', { visibilityTimeout: Duration.seconds(180), deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: 10 } });
+    // The sender's timeout is 30 s.
+    const senderTimeout = Duration.seconds(30);
+    this.jobs = new JobQueues(this, {
+      queue: 'email-queue',
+      deadLetters: 'email-dead-letters',
+      queueUrlVariable: 'EMAIL_QUEUE_URL',
+      deadLetterUrlVariable: 'EMAIL_DLQ_URL',
+      consumerTimeout: senderTimeout,
+      maxReceiveCount: 10,
+    });
 
-    const queueEnvironment = { EMAIL_QUEUE_URL: this.queue.queueUrl };
     const sender = this.addFunction(
       EMAIL_FUNCTIONS.send,
       'write',
-      Duration.seconds(30),
+      senderTimeout,
       {
-        ...queueEnvironment,
-        EMAIL_DLQ_URL: this.deadLetterQueue.queueUrl,
         EMAIL_FROM: email.from,
         EMAIL_SES_CONFIGURATION_SET: this.configurationSet.configurationSetName,
         ...(email.sesRegion ? { EMAIL_SES_REGION: email.sesRegion } : {}),
@@ -89,10 +89,7 @@ export class Email extends NestedStack {
       // email makes the link again from the refund, as the refunds service does (shared/core/server-key.ts).
       { TOKEN_HMAC_KEY_PARAMETER: props.config.tokenKeyParameter },
     );
-    sender.function.addEventSource(new SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true }));
-    // A retry is a new message on the same queue; the last failure goes to the dead-letter queue.
-    sender.allow({ resource: 'email-queue', arns: [this.queue.queueArn] });
-    sender.allow({ resource: 'email-dead-letters', arns: [this.deadLetterQueue.queueArn] });
+    this.jobs.addConsumer(sender);
     const region = email.sesRegion ?? Stack.of(this).region;
     const sesArn = (resource: string) => Stack.of(this).formatArn({ service: 'ses', region, resource, resourceName: undefined });
     sender.allow({ resource: 'email-sending', arns: [sesArn(`identity/${email.domain}`), sesArn(`configuration-set/${this.configurationSet.configurationSetName}`)] });
@@ -104,8 +101,8 @@ export class Email extends NestedStack {
       targets: [new LambdaTarget(bounces.function, { retryAttempts: 8 })],
     });
 
-    const summaries = this.addFunction(EMAIL_FUNCTIONS.summaries, 'read', Duration.seconds(60), queueEnvironment);
-    summaries.allow({ resource: 'email-queue', arns: [this.queue.queueArn] });
+    const summaries = this.addFunction(EMAIL_FUNCTIONS.summaries, 'read', Duration.seconds(60), {});
+    this.jobs.grantEnqueue(summaries);
     new Rule(this, 'DailySummarySchedule', {
       description: 'Runs send-daily-summaries at 00:15 UTC',
       schedule: Schedule.cron({ minute: '15', hour: '0' }),
@@ -119,10 +116,17 @@ export class Email extends NestedStack {
     );
   }
 
+  get queue(): Queue {
+    return this.jobs.queue;
+  }
+
+  get deadLetterQueue(): Queue {
+    return this.jobs.deadLetterQueue;
+  }
+
   /** Lets `fn` (order-events) queue email events, and tells it where. */
   grantEnqueue(fn: CallingFunction): void {
-    fn.allow({ resource: 'email-queue', arns: [this.queue.queueArn] });
-    fn.function.addEnvironment('EMAIL_QUEUE_URL', this.queue.queueUrl);
+    this.jobs.grantEnqueue(fn);
   }
 
   private addFunction(folder: string, tableAccess: TableAccess, timeout: Duration, environment: Record<string, string>, parameters: Record<string, string> = {}): ServiceFunction {
@@ -140,9 +144,5 @@ export class Email extends NestedStack {
     this.functions.set(folder, fn);
     this.alarms.alarmOnErrors(`${constructId(folder)}Errors`, fn.function, `${folder} invocations are failing`);
     return fn;
-  }
-
-  private encryptedQueue(id: string, extra: QueueProps = {}): Queue {
-    return new Queue(this, id, { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: RETENTION, ...extra });
   }
 }
