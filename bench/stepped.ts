@@ -212,25 +212,9 @@ async function run(options: SteppedOptions): Promise<SteppedReport> {
     async () => undefined,
     () => watchChain!({ source: 'aws.events' }, context),
   );
-  const message = (body: string) =>
-    ({
-      Records: [
-        {
-          messageId: randomUUID(),
-          receiptHandle: 'r',
-          body,
-          attributes: {},
-          messageAttributes: {},
-          md5OfBody: '',
-          eventSource: 'aws:sqs',
-          eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:ticks',
-          awsRegion: 'us-east-1',
-        },
-      ],
-    }) as unknown as SQSEvent;
   // Only the handler is timed: the watcher's invocation it started is the watcher's (measured above).
   const ticker = await measure(
-    async () => message(JSON.stringify(await tickOf(1_000))),
+    async () => tickQueueEvent(JSON.stringify(await tickOf(1_000))),
     (event) => tickWatchers(event),
   );
   await Promise.all([...running]);
@@ -249,6 +233,24 @@ async function run(options: SteppedOptions): Promise<SteppedReport> {
     ticker: { ms: ticker.ms, dynamodb_requests: 0, read_units: 0, write_units: 0, source_requests: 0, sqs_requests: 0 },
   };
 }
+
+/** The step timer queue's event for tick-watchers, as SQS hands Lambda one message `body`. */
+export const tickQueueEvent = (body: string): SQSEvent =>
+  ({
+    Records: [
+      {
+        messageId: randomUUID(),
+        receiptHandle: 'r',
+        body,
+        attributes: {},
+        messageAttributes: {},
+        md5OfBody: '',
+        eventSource: 'aws:sqs',
+        eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:ticks',
+        awsRegion: 'us-east-1',
+      },
+    ],
+  }) as unknown as SQSEvent;
 
 if (process.env.BENCH_STEPPED_JOB) {
   const result = await run(JSON.parse(process.env.BENCH_STEPPED_JOB) as SteppedOptions);

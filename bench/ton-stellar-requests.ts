@@ -67,7 +67,7 @@ import { CIRCLE_USDC_ISSUER, HorizonTestServer, PUBLIC_PASSPHRASE, USDC } from '
 import { buildAsLambda, constructBundlingOptions, timeImport } from './bundles';
 import { runChild } from './child';
 import { DEFAULT_WATCHER_ASSUMPTIONS, PRICES, steppingMonthlyCost } from './cost';
-import type { InvocationFigures, SteppedReport } from './stepped';
+import { type InvocationFigures, type SteppedReport, tickQueueEvent } from './stepped';
 import { meterCapacity } from './capacity';
 import { median, percentile, round2 } from './stats';
 
@@ -702,22 +702,7 @@ async function costJob(options: CostJob): Promise<CostJobResult> {
         minute_run_leased: await measure('STELLAR', options.samples, async () => undefined, invoke('STELLAR')),
       });
     }
-    const message = async () =>
-      ({
-        Records: [
-          {
-            messageId: randomUUID(),
-            receiptHandle: 'r',
-            body: JSON.stringify(await tick('TON', 1000)),
-            attributes: {},
-            messageAttributes: {},
-            md5OfBody: '',
-            eventSource: 'aws:sqs',
-            eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:ticks',
-            awsRegion: 'us-east-1',
-          },
-        ],
-      }) as unknown as Parameters<typeof tickWatchers>[0];
+    const message = async () => tickQueueEvent(JSON.stringify(await tick('TON', 1000)));
     const ticker = await measure('TON', options.samples, message, (event) => tickWatchers(event));
     return { chains, ticker };
   } finally {
