@@ -28,6 +28,13 @@ export type CancelReason = (typeof CANCEL_REASONS)[number];
 /** The most periods a plan's interval may span at once (count of its unit). */
 export const MAX_INTERVAL_COUNT: Record<IntervalUnit, number> = { day: 365, week: 52, month: 12, year: 3 };
 export const MAX_TRIAL_DAYS = 365;
+
+/**
+ * How often a plan change is tried, each time on the version another change wrote first (each
+ * loss is another change landing, so ten changes at once all land).
+ */
+export const PLAN_CHANGE_ATTEMPTS = 10;
+
 export const MAX_GRACE_DAYS = 60;
 export const MAX_INVOICE_DAYS_BEFORE = 30;
 

@@ -8,6 +8,7 @@ import { parsePrice } from '#shared/domain/price';
 import {
   anchorOf,
   MAX_INTERVAL_COUNT,
+  PLAN_CHANGE_ATTEMPTS,
   nextStep,
   type Plan,
   periodDue,
@@ -128,12 +129,6 @@ function checkPlanUrls(input: { callback_url?: string; success_url?: string; eve
     throw error;
   }
 }
-
-/**
- * How often a plan change is tried, each time on the version another change wrote first (each
- * loss is another change landing, so ten changes at once all land).
- */
-const PLAN_CHANGE_ATTEMPTS = 10;
 
 /**
  * Changes the merchant's plan. A new price applies to the periods whose orders are made from now

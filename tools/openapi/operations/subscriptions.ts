@@ -1,5 +1,6 @@
 import { InvalidParameterError, InvalidPriceError, ParametersMissingError } from '#shared/domain/errors';
 import { PlanArchivedError, PlanConflictError, PlanNotFoundError, SubscriptionCanceledError, SubscriptionNotFoundError, SubscriptionPaymentPendingError } from '#shared/domain/subscription-errors';
+import { PLAN_CHANGE_ATTEMPTS } from '#shared/domain/subscription';
 import { priceNotValidErrorSchema } from '#shared/schemas/error-responses';
 import { listPlansResponseSchema, listSubscriptionsResponseSchema, planResponseSchema, subscriptionResponseSchema } from '#shared/schemas/subscriptions';
 import { AUTHENTICATION_FAILED, INVALID_JSON, PAYLOAD_TOO_LARGE, SANDBOX_ONLY, SERVICE_UNAVAILABLE, badPage, errorCase } from '#tools/openapi/errors';
@@ -195,7 +196,7 @@ export const SUBSCRIPTION_OPERATIONS: Readonly<Record<string, OperationMeta>> = 
       PLAN_NOT_FOUND,
       errorCase(
         'PLAN_CONFLICT',
-        'Changes sent at once are each made on the version another wrote first, so all of them land; only past ten in a row is one refused: retry it.',
+        `Changes sent at once are each made on the version another wrote first, so all of them land; only after ${PLAN_CHANGE_ATTEMPTS} tries in a row is one refused: retry it.`,
         new PlanConflictError(),
       ),
       AUTHENTICATION_FAILED,
