@@ -19,6 +19,7 @@ import { freePort } from '#infra/local/ports';
 const TABLE = `callback-retries-e2e-${process.pid}`;
 const { merchant, sqs, call, endpoint, endpoints, paidOrder } = useCallbackPipeline(TABLE);
 
+// Concurrent tests poll with their own context's `expect`: the global one may no longer know which test is running (vitest's rule for concurrent tests).
 describe.concurrent('callback retries', { timeout: 120_000 }, () => {
   it('500, 500, 200: exactly three attempts with one webhook-id, then silence', async () => {
     const merchantSite = await endpoint((_, index) => ({ status: index < 2 ? 500 : 200 }));
@@ -35,7 +36,7 @@ describe.concurrent('callback retries', { timeout: 120_000 }, () => {
     expect(log.body.callbacks[0].attempts.map((a: any) => a.http_status)).toEqual([500, 500, 200]);
   });
 
-  it('connection refused, then the merchant comes up: delivered', async () => {
+  it('connection refused, then the merchant comes up: delivered', async ({ expect }) => {
     const port = await freePort();
     const id = await paidOrder(`http://127.0.0.1:${port}/callback`);
     const attempted = async () => (await call('GET', `/v1/orders/${id}/callbacks`, { token: merchant.api_token })).body.callbacks[0]?.attempt_count ?? 0;
@@ -50,7 +51,7 @@ describe.concurrent('callback retries', { timeout: 120_000 }, () => {
     expect((await delivered()).attempts[0].error).toBeTruthy();
   });
 
-  it('a merchant slower than the timeout: the attempt fails as a timeout and is retried; nothing lost', async () => {
+  it('a merchant slower than the timeout: the attempt fails as a timeout and is retried; nothing lost', async ({ expect }) => {
     const held: (() => void)[] = [];
     const merchantSite = await endpoint();
     // The first request is never answered (held past CALLBACK_TIMEOUT_MS = 2 s).

@@ -144,7 +144,7 @@ describe.concurrent('email', () => {
       expect(mail().messages().filter(to(buyer))).toHaveLength(1);
     });
 
-    it('counts payments for the members who chose the daily summary, and mails it once the day is over', async () => {
+    it('counts payments for the members who chose the daily summary, and mails it once the day is over', async ({ expect }) => {
       const shop = await merchant('Daily Shop');
       const daily = await member(shop.user_id, { payments: 'daily', language: 'en' });
       await paidOrder(shop.api_token, { price_amount: 10 });
