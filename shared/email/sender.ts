@@ -144,6 +144,8 @@ async function refundLinkEmail(event: Extract<EmailEvent, { kind: 'refund_link' 
 async function sendOnce(eventId: string, owed: Owed, suppressed: ReadonlySet<string>, transport: EmailTransport, now: Date): Promise<void> {
   const claim = await claimEmail(eventId, owed.recipient, now, LEASE_SECONDS);
   if (!claim) return;
+  // Not sent yet: the try holding it may still fail, so this job is tried again after its lease.
+  if ('heldUntil' in claim) throw new EmailHeldError(claim.heldUntil);
   const { lease } = claim;
   if (suppressed.has(owed.message.to)) {
     await finishEmail(eventId, owed.recipient, lease, 'SUPPRESSED', new Date());
@@ -181,6 +183,20 @@ async function sendOnce(eventId: string, owed: Owed, suppressed: ReadonlySet<str
   countMetric('EmailSent');
 }
 
+/** Another try holds an owed email's claim until `heldUntil`: this job's next try waits for the lease to end. */
+class EmailHeldError extends Error {
+  constructor(readonly heldUntil: string) {
+    super(`held by another try until ${heldUntil}`);
+    this.name = 'EmailHeldError';
+  }
+}
+
+/** Why a try of an email job failed, and until when another try holds one of its emails (its retry waits for that). */
+interface EmailFailure {
+  reason: string;
+  heldUntil?: string;
+}
+
 /** The email retries' schedule, seconds, from EMAIL_RETRY_BASE_SECONDS: doubling to 12 hours, no jitter. */
 export const EMAIL_BACKOFF: Omit<Backoff, 'base'> = { cap: SQS_LONGEST_WAIT_SECONDS, jitter: 'none' };
 
@@ -190,7 +206,7 @@ export const EMAIL_BACKOFF: Omit<Backoff, 'base'> = { cap: SQS_LONGEST_WAIT_SECO
  * as a new message (attempt + 1, not before its doubling delay), and after the last attempt goes
  * to the dead-letter queue. Nothing here touches an order or a callback.
  */
-function emailJobs(transport: EmailTransport): JobKind<EmailJob, EmailJob, string> {
+function emailJobs(transport: EmailTransport): JobKind<EmailJob, EmailJob, EmailFailure> {
   return {
     name: 'email',
     queue: emailQueue,
@@ -202,20 +218,25 @@ function emailJobs(transport: EmailTransport): JobKind<EmailJob, EmailJob, strin
       const owed = await owedEmails(job.event, now);
       const suppressed = await suppressedAmong(owed.map(({ message }) => message.to));
       const results = await Promise.allSettled(owed.map((email) => sendOnce(job.event.event_id, email, suppressed, transport, now)));
-      const failure = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
-      if (!failure) return { done: true };
-      return { done: false, failure: (failure.reason as Error)?.message ?? String(failure.reason) };
+      const failures = results.flatMap((result) => (result.status === 'rejected' ? [result.reason as unknown] : []));
+      if (failures.length === 0) return { done: true };
+      const held = failures.flatMap((error) => (error instanceof EmailHeldError ? [error.heldUntil] : [])).sort();
+      const first = failures[0] as Error | undefined;
+      return { done: false, failure: { reason: first?.message ?? String(first), ...(held.length ? { heldUntil: held.at(-1) } : {}) } };
     },
-    retry: async (job, _job, _reason, { delaySeconds, now }) => ({
+    // A lease is at most LEASE_SECONDS long: a wait past that (another clock's lease) is not waited.
+    lengthen: (delaySeconds, failure, finishedAt) =>
+      failure.heldUntil ? Math.max(delaySeconds, Math.min(LEASE_SECONDS, Math.ceil((Date.parse(failure.heldUntil) - finishedAt.getTime()) / 1000)) + 1) : delaySeconds,
+    retry: async (job, _job, _failure, { delaySeconds, now }) => ({
       event: job.event,
       attempt: job.attempt + 1,
       not_before: new Date(now.getTime() + delaySeconds * 1000).toISOString(),
     }),
-    retried(job, reason, delay) {
+    retried(job, { reason }, delay) {
       countMetric('EmailRetried');
       logger.warn('email send failed, retried later', { eventId: job.event.event_id, attempt: job.attempt + 1, delay, reason });
     },
-    giveUp: async (job, _job, reason) => ({ job, subject: job, reason }),
+    giveUp: async (job, _job, { reason }) => ({ job, subject: job, reason }),
     deadLettered({ job, reason }) {
       countMetric('EmailDeadLettered');
       logger.error('email dead-lettered', { eventId: job.event.event_id, reason });

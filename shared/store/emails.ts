@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createHash } from 'node:crypto';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { EmailPreferences } from '#shared/domain/email';
 import { batchGetAll } from '#shared/store/batches';
 import { db, queryAll, tableName } from '#shared/store/client';
@@ -44,11 +46,21 @@ export interface EmailClaim {
 }
 
 /**
+ * The email's claim is held, until `heldUntil` (ISO), by another try: one sending it now, or one
+ * that failed before it could let go (its claim landed and its answer was lost, or its release
+ * failed). Not sent yet, so the caller must try again once the lease is over.
+ */
+export interface EmailHeld {
+  heldUntil: string;
+}
+
+/**
  * Claims the email of `eventId` to `recipient` for `leaseSeconds`: written if it was never
  * claimed, or taken over when a worker's lease ran out before it was sent (a crash). Undefined
- * when it was sent (or suppressed) already, or another worker holds it: the caller sends nothing.
+ * when it ended already (sent, suppressed, refused, over its limit): the caller sends nothing.
+ * {@link EmailHeld} while another try's lease lasts.
  */
-export async function claimEmail(eventId: string, recipient: string, now: Date, leaseSeconds: number): Promise<EmailClaim | undefined> {
+export async function claimEmail(eventId: string, recipient: string, now: Date, leaseSeconds: number): Promise<EmailClaim | EmailHeld | undefined> {
   const leaseUntil = new Date(now.getTime() + leaseSeconds * 1000).toISOString();
   // This claim's own id: the SDK's retry of a claim whose answer was lost finds it and goes on,
   // where it would otherwise read its own lease as another's and send nothing, the email lost.
@@ -72,12 +84,16 @@ export async function claimEmail(eventId: string, recipient: string, now: Date, 
         },
         // Only to learn whether a failed attempt counted it already (releaseEmail marks it).
         ReturnValues: 'ALL_NEW',
+        // Refused: whether it ended, or another try's lease holds it.
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
     return { lease: leaseUntil, counted: Attributes?.counted === true };
   } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
+    if (!isConditionFailure(error)) throw error;
+    const old = (error as { Item?: Record<string, AttributeValue> }).Item;
+    const held = old ? unmarshall(old) : undefined;
+    return held?.state === 'SENDING' && typeof held.lease_until === 'string' ? { heldUntil: held.lease_until } : undefined;
   }
 }
 

@@ -255,4 +255,27 @@ describe.concurrent('outbound mail limits', () => {
     expect(await sendAllAt(rest, T + 3_000)).toEqual([...Array(LIMITS.address - 1).fill('SENT'), 'LIMITED buyer_address_day']);
     expect(await arrived(buyer, LIMITS.address)).toBe(LIMITS.address);
   });
+
+  it('a try whose claim landed but whose answer was lost holds the email: the next try is not the end of it, but waits for the lease and sends', async () => {
+    const shop = await pipeline.support.newMerchant(false, 'Lost Answer Shop');
+    const buyer = stranger();
+    const event = await paidEvent(shop.user_id, buyer);
+    // The first try's claim, written at T; its answer never came back, so that try failed and its job is retried.
+    const { claimEmail, findEmail } = await store();
+    expect(await claimEmail(event.event_id, 'buyer', new Date(T), 60)).toMatchObject({ lease: new Date(T + 60_000).toISOString() });
+    const { SendMessageCommand, SQSClient } = await import('@aws-sdk/client-sqs');
+    const send = vi.spyOn(SQSClient.prototype, 'send');
+    // The retry, 5 s later, finds the claim held: nothing sent, and a try after the lease is queued.
+    expect(await sendAt(event, T + 5_000)).toBe('SENDING');
+    const retries = send.mock.calls.map(([command]) => command).filter((command) => command instanceof SendMessageCommand && command.input.MessageBody?.includes(event.event_id));
+    send.mockRestore();
+    expect(retries.map((command) => command.input)).toEqual([
+      { QueueUrl: pipeline.sqs.emailQueueUrl, MessageBody: JSON.stringify({ event, attempt: 1, not_before: new Date(T + 66_000).toISOString() }), DelaySeconds: 61 },
+    ]);
+    expect(await arrived(buyer, 0)).toBe(0);
+    // That try, after the lease: it takes the claim over and sends, once.
+    expect(await sendAt(event, T + 66_000, smtp, 1)).toBe('SENT');
+    expect(await arrived(buyer, 1)).toBe(1);
+    expect((await findEmail(event.event_id, 'buyer'))?.attempts).toBe(2);
+  });
 });
