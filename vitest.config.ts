@@ -43,8 +43,11 @@ export default defineConfig({
       },
     ],
     globalSetup: ['tests/setup/global-setup.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Generous: a test that waits on the work it checks must not fail because the machine was
+    // slow (a CI machine whose host takes half its CPU ran files at half speed, and 30 s tests
+    // of sequential sends timed out). A test that hangs still fails, later.
+    testTimeout: 90_000,
+    hookTimeout: 120_000,
     pool: 'forks',
     // A larger young generation: the test processes allocate quickly (the AWS SDK's requests and
     // answers) and V8's default 16 MB semi-space made them collect it over and over (about 3 % of
