@@ -359,7 +359,9 @@ describe('no 5xx for anything a client sends', () => {
   it('on every account route, for every role and nobody', async () => {
     const failures: string[] = [];
     for (const route of ACCOUNT_ROUTES) {
-      for (const id of ['tok_000000000000', 'initial', 'not-an-id', '..%2F..', 'x'.repeat(300), '%00']) {
+      // Each odd id in a route's id; a route without one is tried once (its path is the same for every id).
+      const ids = /\{(token|member)_id\}/.test(route.path) ? ['tok_000000000000', 'initial', 'not-an-id', '..%2F..', 'x'.repeat(300), '%00'] : [''];
+      for (const id of ids) {
         const path = route.path.replace('{token_id}', id).replace('{member_id}', id);
         const attempts = route.method === 'GET' ? queries.map((query) => ({ path: path + query })) : nasty.map((rawBody) => ({ path, rawBody }));
         for (const attempt of attempts) {
