@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { build } from 'esbuild';
 import type { TestProject } from 'vitest/node';
 import { ensureTable, LOCAL_AWS_ENV, startDynamoDbLocal } from '#infra/local/dynamodb';
 import { startLocalSqs } from '#infra/local/sqs';
@@ -11,7 +14,7 @@ import { checkSecurityTable } from '../support/security-report';
  * teardown stops it.
  */
 interface Shared {
-  started: Promise<{ endpoint: string; teardown: () => Promise<void> }>;
+  started: Promise<{ endpoint: string; runtimeBundle: string; teardown: () => Promise<void> }>;
   users: number;
 }
 // On globalThis: each project may load this module on its own.
@@ -20,8 +23,9 @@ const holder = globalThis as { cryptoPayTestSetup?: Shared };
 export default async function setup(project: TestProject) {
   const shared = (holder.cryptoPayTestSetup ??= { started: start(), users: 0 });
   shared.users += 1;
-  const { endpoint, teardown } = await shared.started;
+  const { endpoint, runtimeBundle, teardown } = await shared.started;
   project.provide('dynamodbEndpoint', endpoint);
+  project.provide('localRuntimeBundle', runtimeBundle);
   return async () => {
     shared.users -= 1;
     if (shared.users === 0) await teardown();
@@ -34,14 +38,15 @@ export default async function setup(project: TestProject) {
  * isolate themselves by creating their own merchants. The environment set here is what each
  * Lambda gets from the stack; test workers inherit it.
  */
-async function start(): Promise<{ endpoint: string; teardown: () => Promise<void> }> {
+async function start(): Promise<{ endpoint: string; runtimeBundle: string; teardown: () => Promise<void> }> {
   Object.assign(process.env, LOCAL_AWS_ENV);
   // The run's one database serves every integration file: a long run, worth the optimizing compiler.
   const starting = startDynamoDbLocal({ longRun: true });
   // The page's and the portal's browser tests serve web/dist and web/portal/dist: built from the
-  // current sources while DynamoDB Local starts.
+  // current sources while DynamoDB Local starts; so is the local runtime's bundle.
+  const runtimeBundle = join(RUNTIME_BUNDLE_DIR, `start-${process.pid}.mjs`);
   try {
-    await buildWeb();
+    await Promise.all([buildWeb(), bundleLocalRuntime(runtimeBundle)]);
   } catch (error) {
     await starting.then(
       (started) => started.stop(),
@@ -79,6 +84,7 @@ async function start(): Promise<{ endpoint: string; teardown: () => Promise<void
   const teardown = async () => {
     await sqs.stop();
     await dynamodb.stop();
+    rmSync(runtimeBundle, { force: true });
     let table: ReturnType<typeof checkSecurityTable>;
     try {
       // Rewritten by default; CHECK_DOCS=1 fails a run whose table differs instead (a strict check).
@@ -94,11 +100,30 @@ async function start(): Promise<{ endpoint: string; teardown: () => Promise<void
       console.log(`docs/security.md: not rewritten, this run did not record ${table.missing.join(', ')}`);
     }
   };
-  return { endpoint: dynamodb.endpoint, teardown };
+  return { endpoint: dynamodb.endpoint, runtimeBundle, teardown };
+}
+
+/**
+ * Under node_modules, so that the bundle's imports of packages resolve as the sources' do
+ * (packages stay outside it and load natively).
+ */
+const RUNTIME_BUNDLE_DIR = resolve('node_modules/.cache/crypto-pay-tests');
+
+/**
+ * `npm start` (infra/local/start.ts) with the repository's code in one ES module, as esbuild
+ * bundles each function for AWS: the end-to-end files start their runtimes on the run's
+ * DynamoDB Local from it (tests/support/processes.ts). Each start under tsx resolved and
+ * loaded every module of ours through tsx's loader, about 1 to 2 CPU s more a start, and each
+ * handler again on its first request.
+ */
+async function bundleLocalRuntime(outfile: string): Promise<void> {
+  await build({ entryPoints: ['infra/local/start.ts'], bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', outfile, logLevel: 'warning' });
 }
 
 declare module 'vitest' {
   export interface ProvidedContext {
     dynamodbEndpoint: string;
+    /** infra/local/start.ts bundled for this run (see bundleLocalRuntime). */
+    localRuntimeBundle: string;
   }
 }

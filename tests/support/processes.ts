@@ -28,6 +28,17 @@ const NODE_ARGS = ['--import', 'tsx'];
  */
 export const sharedDynamoDb = () => ({ DYNAMODB_ENDPOINT: inject('dynamodbEndpoint'), TABLE_NAME: `runtime-${randomUUID()}` });
 
+/**
+ * How `script` is run: a local runtime on the run's DynamoDB Local (`sharedDynamoDb`) from the
+ * run's bundle of it (tests/setup/global-setup.ts), the same code in one module without tsx's
+ * loader; everything else, and `npm start` as a newcomer runs it (its own Java), under tsx.
+ */
+function entryOf(script: string, env: Record<string, string>): string[] {
+  if (script === LOCAL_RUNTIME && env.DYNAMODB_ENDPOINT === inject('dynamodbEndpoint')) return [inject('localRuntimeBundle')];
+  return [...NODE_ARGS, script];
+}
+const LOCAL_RUNTIME = 'infra/local/start.ts';
+
 /** The service's own settings, which the test setup put in this process's environment. */
 const SERVICE_VARIABLES = ['TABLE_NAME', 'DYNAMODB_ENDPOINT', 'PAYMENT_PAGE_URL'];
 
@@ -37,7 +48,7 @@ const SERVICE_VARIABLES = ['TABLE_NAME', 'DYNAMODB_ENDPOINT', 'PAYMENT_PAGE_URL'
  */
 export function startScript(script: string, args: string[], env: Record<string, string>): Started {
   const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !SERVICE_VARIABLES.includes(name)));
-  const child = spawn(process.execPath, [...NODE_ARGS, script, ...args], {
+  const child = spawn(process.execPath, [...entryOf(script, env), ...args], {
     env: { ...base, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
