@@ -9,7 +9,7 @@
  * is held to tests/support/layout.ts's checks: no sideways scroll, nothing marked hidden shown,
  * nothing squeezed narrower than a word, controls at their natural size; and every "Load more"
  * list pages to its end without repeating a row. The checks are first shown to catch the bugs
- * they were written for, on small planted pages. With LAYOUT_SCREENSHOTS=1, a screenshot of every
+ * they were written for, on small planted pages. With SCREENSHOTS=1, a screenshot of every
  * view goes to test-results/layout/ (printed once): for a person to look at, never a failure.
  * Not by default: the full-page captures were about a quarter of the file's CPU (23 of 97 CPU s,
  * most of it Chromium's), for pictures no check reads.
@@ -21,7 +21,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROLES } from '#shared/domain/portal';
 import { screensOf, type Route } from '../../web/portal/src/router';
-import { launchChromium } from '../support/browser';
+import { launchChromium, SCREENSHOTS } from '../support/browser';
 import { countRequests, describeProblems, layoutProblems, pageThrough, settled, type LayoutProblem } from '../support/layout';
 import { PortalBrowser } from '../support/portal';
 import { portalPage, startLocalRuntime, stopLocalRuntime } from '../support/portal-page';
@@ -34,12 +34,9 @@ type Lang = (typeof LANGS)[number];
 
 let browser: Browser;
 
-/** Whether this run writes the views' screenshots (LAYOUT_SCREENSHOTS=1). */
-const TAKE_SHOTS = process.env.LAYOUT_SCREENSHOTS === '1';
-
 beforeAll(async () => {
   browser = await launchChromium();
-  if (TAKE_SHOTS) {
+  if (SCREENSHOTS) {
     mkdirSync(SHOTS, { recursive: true });
     console.log(`Layout screenshots: ${SHOTS}`);
   }
@@ -54,7 +51,7 @@ const SHOT_HEIGHT = 3000;
 
 /** A screenshot for a person to look at (the page's top, as wide as the viewport); a failure to write one is said, never a test failure. */
 async function screenshot(page: Page, name: string): Promise<void> {
-  if (!TAKE_SHOTS) return;
+  if (!SCREENSHOTS) return;
   const size = await page.evaluate(() => ({ width: document.documentElement.clientWidth, height: document.documentElement.scrollHeight }));
   await page
     .screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true, clip: { x: 0, y: 0, width: size.width, height: Math.min(size.height, SHOT_HEIGHT) } })

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { securityHeaderFields, siteSecurityHeaders } from '#shared/core/site-headers';
 import { newMerchant } from '../support/api';
-import { addAxe, artifact, decodeQr, fitsViewport } from '../support/browser';
+import { addAxe, keepScreenshot, decodeQr, fitsViewport } from '../support/browser';
 import { browser, createOrder, english, eventually, live, merchantView, open, server, status, usePaymentPage } from '../support/page-e2e';
 
 /**
@@ -22,7 +22,7 @@ describe('the payment page', () => {
       const page = await open(`${server.pageUrl}?id=${id}`);
       await eventually(() => page.locator('h1').textContent()).toBe('Order not found');
       expect(await status(page).textContent()).toContain('This payment link is not valid');
-      await page.screenshot({ path: artifact(`not-found-${name}`), fullPage: true });
+      await keepScreenshot(page, `not-found-${name}`);
       await page.close();
     }
     const bare = await open(server.pageUrl);
@@ -40,7 +40,7 @@ describe('the payment page', () => {
     expect(await page.getByRole('button', { name: '取消订单' }).count()).toBe(1);
     expect(await page.locator('.hint.warn').textContent()).toContain('备注');
     expect(await fitsViewport(page)).toBe(true);
-    await page.screenshot({ path: artifact('zh'), fullPage: true });
+    await keepScreenshot(page, 'zh');
 
     await page.getByRole('button', { name: 'Switch to English' }).click();
     await eventually(() => status(page).textContent()).toBe('Waiting for your payment.');
@@ -59,7 +59,7 @@ describe('the payment page', () => {
     expect(await page.locator('.badge').count()).toBe(0);
     expect(await page.locator('.picker').count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Cancel order' }).count()).toBe(1);
-    await page.screenshot({ path: artifact('live-nothing-to-pay-with'), fullPage: true });
+    await keepScreenshot(page, 'live-nothing-to-pay-with');
 
     // A gateway the merchant enabled and the platform lists is offered; when its credentials
     // cannot be had, its checkout answers PAYMENT_NOT_AVAILABLE: the page says so and stays usable.
@@ -86,7 +86,7 @@ describe('the payment page', () => {
     await eventually(() => page.locator('h1').textContent()).toBe('Sandbox ALIPAY');
     expect(await page.locator('.price strong').textContent()).toBe(`${new URL(invoice.payment_uri).searchParams.get('amount')} CNY`);
     expect(await page.locator('.hint').textContent()).toContain('Simulate payment (sandbox)');
-    await page.screenshot({ path: artifact('sandbox-gateway'), fullPage: true });
+    await keepScreenshot(page, 'sandbox-gateway');
     await page.close();
   });
 
@@ -106,7 +106,7 @@ describe('the payment page', () => {
     );
     expect(overflow.map(({ code }) => code)).toEqual(expect.arrayContaining(['ALIGLOBAL', 'USDT_ERC20', 'USDC_ERC20']));
     expect(overflow.filter(({ past }) => past > 0)).toEqual([]);
-    await page.screenshot({ path: artifact('375-picker'), fullPage: true });
+    await keepScreenshot(page, '375-picker');
     await phone.close();
   });
 

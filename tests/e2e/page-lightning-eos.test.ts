@@ -6,7 +6,7 @@ import { IndexedWatcher } from '#shared/watchers/indexed-watcher';
 import type { MerchantCredentials } from '#shared/services/merchants';
 import { client, newMerchant } from '../support/api';
 import { decodeIndependently } from '../support/bolt11-independent';
-import { artifact, decodeQr, launchChromium, startPageServer } from '../support/browser';
+import { keepScreenshot, decodeQr, launchChromium, startPageServer } from '../support/browser';
 import { HyperionTestServer } from '../support/hyperion-server';
 import { lightningAndEosEnv } from '../support/indexed-env';
 import { LndTestServer } from '../support/lnd-server';
@@ -96,7 +96,7 @@ describe('the payment page of a live merchant with Lightning and EOS configured'
     expect(await clipboard(page)).toBe(invoice.payment_address);
     expect(await page.getByRole('link', { name: 'Open in wallet' }).getAttribute('href')).toBe(`lightning:${invoice.payment_address}`);
     expect(await decodeQr(page.getByRole('img', { name: /QR code/ }))).toBe(`lightning:${invoice.payment_address}`);
-    await page.screenshot({ path: artifact('live-lightning'), fullPage: true });
+    await keepScreenshot(page, 'live-lightning');
     await page.close();
   });
 
@@ -116,7 +116,7 @@ describe('the payment page of a live merchant with Lightning and EOS configured'
     expect(await clipboard(page)).toBe(ACCOUNT);
     await memo.getByRole('button', { name: 'Copy memo (required)' }).click();
     expect(await clipboard(page)).toBe(invoice.memo);
-    await page.screenshot({ path: artifact('live-eos'), fullPage: true });
+    await keepScreenshot(page, 'live-eos');
 
     // The buyer pays; the watcher (as the local runtime runs it) books it once irreversible.
     const watcher = new IndexedWatcher(new HyperionTransfers({ url: hyperion.url, account: ACCOUNT }), { cursorName: `EOS-page-${randomUUID()}` });

@@ -6,7 +6,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalTonAddress } from '#shared/payments/addresses/ton';
 import { parseMuxed } from '#shared/payments/addresses/stellar';
-import { artifact, decodeQr, launchChromium } from '../support/browser';
+import { keepScreenshot, decodeQr, launchChromium } from '../support/browser';
 import { expectAccessible, portalPage } from '../support/portal-page';
 import { CIRCLE_USDC_ISSUER, HorizonTestServer, USDC } from '../support/horizon-server';
 import { MerchantEndpoint } from '../support/merchant-endpoint';
@@ -166,14 +166,14 @@ describe('the payment page of a live merchant paid in TON and USDC on Stellar, w
     await page.getByRole('group', { name: 'Comment (required)' }).getByRole('button', { name: 'Copy comment (required)' }).click();
     expect(await clipboard(page)).toBe(invoice.payment_memo);
     expect(await decodeQr(page.getByRole('img', { name: 'QR code of the Toncoin payment request' }))).toBe(invoice.payment_uri);
-    await page.screenshot({ path: artifact('live-ton'), fullPage: true });
+    await keepScreenshot(page, 'live-ton');
 
     // The language switch: the same comment under the Chinese label.
     await page.getByRole('button', { name: '切换到中文' }).click();
     await poll(() => text(page, '#memo-label')).toBe('附言（必填）');
     expect(await text(page, '[data-field="memo"]')).toBe(invoice.payment_memo);
     expect(await text(page, '[data-k="memo-hint"]')).toBe('转账时请原样填写此附言。没有附言的转账无法匹配到您的订单。');
-    await page.screenshot({ path: artifact('live-ton-zh'), fullPage: true });
+    await keepScreenshot(page, 'live-ton-zh');
     await page.getByRole('button', { name: 'Switch to English' }).click();
     await poll(() => text(page, '#memo-label')).toBe('Comment (required)');
 
@@ -186,7 +186,7 @@ describe('the payment page of a live merchant paid in TON and USDC on Stellar, w
     ton!.addTonTransfer({ from: buyerTon, to: tonWallet, nanotons: 6_000_000_000n, comment: invoice.payment_memo });
     await poll(() => status(page).textContent(), 15_000).toBe('Payment received. Thank you!');
     expect((await call('GET', `/v1/orders/${id}`)).body.order.status).toBe('PAID');
-    await page.screenshot({ path: artifact('live-ton-paid'), fullPage: true });
+    await keepScreenshot(page, 'live-ton-paid');
     await expectPaidCallback(id, 'TON');
     await poll(() => Promise.resolve(unmatchedLogged('order 1234 thanks'))).toBe(true);
     await page.close();
@@ -206,7 +206,7 @@ describe('the payment page of a live merchant paid in TON and USDC on Stellar, w
     expect(await text(page, '#memo-label')).toBe('Memo (MEMO_ID)');
     expect(await text(page, '[data-field="memo"]')).toBe(invoice.payment_memo);
     expect(await decodeQr(page.getByRole('img', { name: 'QR code of the USDC (Stellar) payment request' }))).toBe(invoice.payment_uri);
-    await page.screenshot({ path: artifact('live-usdc-xlm'), fullPage: true });
+    await keepScreenshot(page, 'live-usdc-xlm');
 
     expect(shop!.for(id)).toEqual([]);
     expect((await call('GET', `/v1/orders/${id}`)).body.order.status).toBe('NEW');
@@ -216,7 +216,7 @@ describe('the payment page of a live merchant paid in TON and USDC on Stellar, w
     expect(payXlm(invoice.payment_memo)).toBe(true);
     await poll(() => status(page).textContent(), 15_000).toBe('Payment received. Thank you!');
     expect((await call('GET', `/v1/orders/${id}`)).body.order.status).toBe('PAID');
-    await page.screenshot({ path: artifact('live-usdc-xlm-paid'), fullPage: true });
+    await keepScreenshot(page, 'live-usdc-xlm-paid');
     await expectPaidCallback(id, 'USDC_XLM');
     await poll(() => Promise.resolve(unmatchedLogged('42'))).toBe(true);
     await page.close();
@@ -240,7 +240,7 @@ describe('the payment page of a live merchant paid in TON and USDC on Stellar, w
       await page.getByRole('button', { name: '切换到中文' }).click();
       await poll(() => page.locator('h1').textContent()).toBe('未匹配的付款');
       expect(await rows.nth(1).innerText()).toContain('没有未结账单使用此备注');
-      await page.screenshot({ path: artifact('portal-unmatched-375-zh'), fullPage: true });
+      await keepScreenshot(page, 'portal-unmatched-375-zh');
     } finally {
       await page.context().close();
     }

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { artifact, decodeQr, fitsViewport } from '../support/browser';
+import { keepScreenshot, decodeQr, fitsViewport } from '../support/browser';
 import { browser, call, createOrder, eventually, merchant, merchantView, open, server, status, usePaymentPage } from '../support/page-e2e';
 import { SANDBOX_CURRENCIES } from '../support/pay-currencies';
 
 /**
  * The hosted payment page in real headless Chromium, against the API's real handlers and the
  * built page on one port (as `npm start` serves them), with DynamoDB Local behind. Each state
- * leaves a screenshot in tests/artifacts/page-*.png for review.
+ * leaves (with SCREENSHOTS=1) a screenshot in tests/artifacts/page-*.png for review.
  */
 
 usePaymentPage();
@@ -25,7 +25,7 @@ describe('the payment page', () => {
     const currencies = await page.locator('.picker button strong').allTextContents();
     expect(currencies).toEqual(SANDBOX_CURRENCIES);
     expect(await page.title()).toBe('Monthly Program x 1 · Page Shop');
-    await page.screenshot({ path: artifact('order'), fullPage: true });
+    await keepScreenshot(page, 'order');
     await page.close();
   });
 
@@ -42,7 +42,7 @@ describe('the payment page', () => {
     expect(await page.locator('[data-field="address"]').textContent()).toBe(invoice.payment_address);
     expect(await page.locator('[data-field="network"]').textContent()).toBe('Ethereum');
     expect(await decodeQr(page.getByRole('img', { name: /QR code of the USDT \(Ethereum\) payment request/ }))).toBe(invoice.payment_uri);
-    await page.screenshot({ path: artifact('usdt-erc20'), fullPage: true });
+    await keepScreenshot(page, 'usdt-erc20');
     await page.close();
   });
 
@@ -57,7 +57,7 @@ describe('the payment page', () => {
     expect(await page.locator('[data-k="network-hint"]').textContent()).toContain('Send on Arbitrum One only');
     expect(await page.locator('#amount-label').textContent()).toContain('(USDT)');
     expect(await decodeQr(page.getByRole('img', { name: /QR code of the USDT \(Arbitrum One\) payment request/ }))).toBe(invoice.payment_uri);
-    await page.screenshot({ path: artifact('usdt-arb'), fullPage: true });
+    await keepScreenshot(page, 'usdt-arb');
     await page.close();
   });
 
@@ -85,7 +85,7 @@ describe('the payment page', () => {
     expect(await page.locator('#memo-label').textContent()).toBe('Reference');
     expect(await page.locator('[data-field="memo"]').textContent()).toBe(invoice.memo);
     expect(await decodeQr(page.getByRole('img', { name: /QR code of the USDC \(Solana\) payment request/ }))).toBe(invoice.payment_uri);
-    await page.screenshot({ path: artifact('usdc-sol'), fullPage: true });
+    await keepScreenshot(page, 'usdc-sol');
     await page.close();
   });
 
@@ -112,7 +112,7 @@ describe('the payment page', () => {
     await page.getByRole('button', { name: 'Copy address' }).click();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(invoice.payment_address);
     await eventually(() => page.locator('[aria-live="polite"].sr-only').textContent()).toBe('Address copied');
-    await page.screenshot({ path: artifact('btc'), fullPage: true });
+    await keepScreenshot(page, 'btc');
 
     // Switching: EOS shows the account and the memo; its QR is the new invoice's URI.
     await page.getByRole('button', { name: /^EOS/ }).click();
@@ -121,7 +121,7 @@ describe('the payment page', () => {
     expect(await page.locator('[data-field="address"]').textContent()).toBe(eos.payment_address);
     expect(await page.locator('[data-field="memo"]').textContent()).toBe(eos.memo);
     expect(await decodeQr(page.getByRole('img', { name: /QR code/ }))).toBe(eos.payment_uri);
-    await page.screenshot({ path: artifact('eos'), fullPage: true });
+    await keepScreenshot(page, 'eos');
     await page.close();
   });
 
@@ -132,7 +132,7 @@ describe('the payment page', () => {
     await call('POST', `/v1/sandbox/orders/${order.order_id}/pay`, { token: merchant.api_token, body: { confirmations: 1 } });
     await eventually(() => status(page).textContent()).toBe('Payment seen, waiting for confirmations.');
     expect(await page.getByRole('button', { name: 'Cancel order' }).count()).toBe(0);
-    await page.screenshot({ path: artifact('pending'), fullPage: true });
+    await keepScreenshot(page, 'pending');
     await page.close();
   });
 
@@ -142,7 +142,7 @@ describe('the payment page', () => {
     const simulate = page.getByRole('button', { name: 'Simulate payment (sandbox)' });
     await simulate.click();
     await eventually(() => status(page).textContent()).toBe('Payment received. Thank you!');
-    await page.screenshot({ path: artifact('paid'), fullPage: true });
+    await keepScreenshot(page, 'paid');
     await page.waitForURL(order.success_url, { timeout: 10_000 });
     expect(await page.locator('h1').textContent()).toContain('/thanks');
     expect((await merchantView(order.order_id)).order.status).toBe('PAID');
@@ -165,7 +165,7 @@ describe('the payment page', () => {
     await page.getByRole('button', { name: 'Cancel order' }).click();
     // Focus moves into the question, on the safe answer.
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Keep paying');
-    await page.screenshot({ path: artifact('cancel-confirm'), fullPage: true });
+    await keepScreenshot(page, 'cancel-confirm');
     await page.getByRole('button', { name: 'Yes, cancel' }).click();
     await page.waitForURL(order.cancel_url, { timeout: 10_000 });
     expect((await merchantView(order.order_id)).order.status).toBe('CANCELED');
@@ -177,7 +177,7 @@ describe('the payment page', () => {
     await other.getByRole('button', { name: 'Yes, cancel' }).click();
     await eventually(() => status(other).textContent()).toBe('This order was canceled.');
     expect(await other.locator('.body').textContent()).toBe('You can close this page.');
-    await other.screenshot({ path: artifact('canceled'), fullPage: true });
+    await keepScreenshot(other, 'canceled');
     expect((await merchantView(bare.order.order_id)).order.status).toBe('CANCELED');
     await other.close();
   });
@@ -199,7 +199,7 @@ describe('the payment page', () => {
     expect(await page.getByRole('link', { name: 'Back to Page Shop' }).getAttribute('href')).toBe(order.cancel_url);
     expect(await page.locator('.picker').count()).toBe(0);
     expect(await page.locator('.qr').count()).toBe(0);
-    await page.screenshot({ path: artifact('expired'), fullPage: true });
+    await keepScreenshot(page, 'expired');
     await page.close();
   });
 
@@ -213,7 +213,7 @@ describe('the payment page', () => {
     const page = await open(paymentUrl);
     await eventually(() => status(page).textContent()).toBe('There is a problem with your payment.');
     expect(await page.locator('.body p').first().textContent()).toBe('We received less than the amount due. Page Shop has been notified and will contact you about the rest.');
-    await page.screenshot({ path: artifact('unresolved'), fullPage: true });
+    await keepScreenshot(page, 'unresolved');
     await page.close();
   });
 
@@ -226,7 +226,7 @@ describe('the payment page', () => {
     const { invoice } = await merchantView(order.order_id);
     expect(await page.locator('[data-field="address"]').textContent()).toBe(invoice.payment_address);
     expect(await decodeQr(page.getByRole('img', { name: /QR code/ }))).toBe(invoice.payment_uri);
-    await page.screenshot({ path: artifact('375-lightning'), fullPage: true });
+    await keepScreenshot(page, '375-lightning');
     await page.getByRole('button', { name: /^ALIPAY/ }).click();
     await eventually(() => page.getByRole('link', { name: 'Open Alipay' }).count()).toBe(1);
     expect(await fitsViewport(page)).toBe(true);

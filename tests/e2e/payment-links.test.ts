@@ -7,7 +7,7 @@
  * ordinary payment page and pays in the sandbox; the order shows PAID under the link in the
  * portal, with the buyer's email on it (what the buyer's receipt is sent to). axe-core audits
  * every screen. The merchant (who chose an email of each payment in the portal) and the buyer
- * are mailed at `npm start`'s SMTP server. Screenshots go to tests/artifacts/page-link-*.png.
+ * are mailed at `npm start`'s SMTP server. With SCREENSHOTS=1, screenshots go to tests/artifacts/page-link-*.png.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -5,7 +5,7 @@
  * callback secret rolled while callbacks keep verifying (the merchant's server moves to the new
  * secret during the overlap), a key's first addresses shown before saving, the audit log and
  * the team. axe-core audits every new screen, in English and Chinese, at 375 px too.
- * Screenshots go to tests/artifacts/page-portal-account-*.png.
+ * With SCREENSHOTS=1, screenshots go to tests/artifacts/page-portal-account-*.png.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

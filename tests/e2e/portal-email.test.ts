@@ -4,7 +4,7 @@
  * owner gives an address, picks Chinese and switches an event off; then a buyer pays an order
  * (an ordinary one, in the sandbox) and the owner's email and the buyer's receipt arrive at the
  * runtime's SMTP server, listed by its mailbox page, which reads at 375 px without scrolling
- * sideways. axe-core audits the screen in English and Chinese. Screenshots go to
+ * sideways. axe-core audits the screen in English and Chinese. With SCREENSHOTS=1, screenshots go to
  * tests/artifacts/page-portal-email-*.png.
  */
 import { mkdtempSync } from 'node:fs';

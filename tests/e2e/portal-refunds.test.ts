@@ -5,7 +5,7 @@
  * the refund page and sets an address, the portal shows the address, the exact amount and a
  * wallet QR code of the refund's payment URI, the owner reports the transaction (the sandbox
  * check accepts it) and the order is REFUNDED. axe-core audits the order page's refund parts and
- * the "Refunds waiting" screen, at 375 px too. Screenshots go to tests/artifacts/page-portal-refund*.png.
+ * the "Refunds waiting" screen, at 375 px too. With SCREENSHOTS=1, screenshots go to tests/artifacts/page-portal-refund*.png.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';

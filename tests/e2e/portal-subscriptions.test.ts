@@ -7,7 +7,7 @@
  * sandbox's "Move the test clock" brings the next period's order; "Cancel now" ends it. Every
  * screen is audited by axe-core and held to the layout test's checks (no sideways scroll, no
  * squeezed word, nothing hidden drawn: tests/support/layout.ts), in English and in Chinese.
- * Screenshots go to tests/artifacts/page-subscriptions-*.png.
+ * With SCREENSHOTS=1, screenshots go to tests/artifacts/page-subscriptions-*.png.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';

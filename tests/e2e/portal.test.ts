@@ -4,7 +4,7 @@
  * virtual authenticator (DevTools WebAuthn domain): the invite link `npm start` prints,
  * register a passkey, sign out, sign in, find a paid order by its transaction id, open it,
  * resend its callback and see the new attempt, export CSV. axe-core audits every screen, in
- * English and Chinese, at 375 px too. Screenshots go to tests/artifacts/page-portal-*.png.
+ * English and Chinese, at 375 px too. With SCREENSHOTS=1, screenshots go to tests/artifacts/page-portal-*.png.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -6,7 +6,7 @@
  * test clock (POST /v1/sandbox/subscriptions/{id}/advance) brings the next invoice, whose email
  * arrives with the same link, and the subscriber's page shows both periods and "Pay now". Each
  * page passes axe-core with no violation and fits a 375 px phone without scrolling sideways, in
- * English and Chinese. Screenshots go to tests/artifacts/page-subscriber-*.png.
+ * English and Chinese. With SCREENSHOTS=1, screenshots go to tests/artifacts/page-subscriber-*.png.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';

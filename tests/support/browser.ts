@@ -75,7 +75,6 @@ export async function startShopSite(): Promise<{ url: string; visits: string[]; 
   return { url: await listen(server), visits, close: closer(server) };
 }
 
-/** tests/artifacts/page-<name>.png (gitignored), for a human to review each state. */
 /** axe-core's browser build, for an accessibility audit. */
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
@@ -88,9 +87,19 @@ export async function addAxe(page: Page): Promise<void> {
   await page.evaluate(readFileSync(AXE, 'utf8'));
 }
 
-export function artifact(name: string): string {
+/**
+ * Whether the browser tests write screenshots for a person to review (`SCREENSHOTS=1`): each
+ * state's to tests/artifacts/, each layout view's to test-results/layout/. Not by default: no
+ * check reads them, and full-page captures are Chromium's rasterizing and encoding (about a
+ * quarter of the layout file's CPU).
+ */
+export const SCREENSHOTS = process.env.SCREENSHOTS === '1';
+
+/** With SCREENSHOTS=1: the whole page to tests/artifacts/page-<name>.png (gitignored), for a person to review the state. */
+export async function keepScreenshot(page: Page, name: string): Promise<void> {
+  if (!SCREENSHOTS) return;
   mkdirSync(ARTIFACTS, { recursive: true });
-  return join(ARTIFACTS, `page-${name}.png`);
+  await page.screenshot({ path: join(ARTIFACTS, `page-${name}.png`), fullPage: true });
 }
 
 /** The text of the QR code in `element`, read from its pixels as the browser drew them. */

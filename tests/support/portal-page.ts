@@ -1,6 +1,6 @@
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { addAxe, artifact } from './browser';
+import { addAxe, keepScreenshot } from './browser';
 import type { Started } from './processes';
 
 /**
@@ -21,11 +21,11 @@ export async function portalPage(browser: Browser, options: BrowserContextOption
   return page;
 }
 
-/** axe-core on the page as it is: no violation; a full-page screenshot to tests/artifacts/page-<name>.png. */
+/** axe-core on the page as it is: no violation; with SCREENSHOTS=1, a full-page screenshot to tests/artifacts/page-<name>.png. */
 export async function expectAccessible(page: Page, name: string): Promise<void> {
   await addAxe(page);
   const result = await page.evaluate(async () => (window as unknown as { axe: { run: () => Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe.run());
-  await page.screenshot({ path: artifact(name), fullPage: true });
+  await keepScreenshot(page, name);
   expect(
     result.violations.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`),
     name,
