@@ -147,6 +147,24 @@ describe('recurring billing in the portal, on a phone', () => {
     await inBothLanguages('subscription-ended', '已终止');
   });
 
+  it('says when a refresh of the open page fails, keeps what it shows, and takes the message back once one answers', async () => {
+    // The service answers the page's poll with a 503 for a while, as an outage would.
+    const path = `**/v1/portal/subscriptions/${subscription.subscription_id}`;
+    await portal.route(path, (route) =>
+      route.request().method() === 'GET' ? route.fulfill({ status: 503, json: { status: 503, error: 'Service unavailable', error_code: 'SERVICE_UNAVAILABLE' } }) : route.continue(),
+    );
+    const failed = portal.getByRole('status').filter({ hasText: 'Could not refresh this page' });
+    try {
+      await failed.waitFor({ timeout: 20_000 });
+      await portal.locator('.facts').getByText('Ended', { exact: true }).waitFor();
+    } finally {
+      await portal.unroute(path);
+    }
+    // The next poll that answers takes the message back.
+    await failed.waitFor({ state: 'detached', timeout: 20_000 });
+    expect(await portal.locator('table.periods tbody tr').count()).toBe(2);
+  });
+
   it('lays out each screen at 1280 px too', async () => {
     await portal.setViewportSize({ width: 1280, height: 900 });
     for (const [hash, shows] of [

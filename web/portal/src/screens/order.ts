@@ -6,7 +6,7 @@ import { t } from '../i18n';
 import { navigate } from '../router';
 import { signedInUser } from '../session';
 import { drawRefundForm, refundsSection, type PageAnswer } from './refunds';
-import { notice, say, sayFailure, showScreen, type Screen } from './screen';
+import { notice, pollNotice, say, sayFailure, showScreen, type Screen } from './screen';
 
 /** How often an open order page asks for news (a payment arriving shows without a reload). */
 export const ORDER_POLL_MS = 4000;
@@ -161,6 +161,7 @@ export const orderScreen: Screen = (main, params) => {
   const refundBox = h('div', { class: 'refund-ask' });
   const refundsBox = h('div', { class: 'refunds' });
   const outcome = notice();
+  const polls = pollNotice(outcome);
   const canWrite = signedInUser()?.role !== 'viewer';
   let shown = '';
   let refundsShown = '';
@@ -209,10 +210,12 @@ export const orderScreen: Screen = (main, params) => {
     const result = await portalApi.order(orderId);
     if (result.ok) {
       draw(result.data);
+      polls.answered();
       return true;
     }
     if (result.status === 401) navigate('#/sign-in');
     else if (result.status === 404) say(outcome, strings.notFound, 'error');
+    else polls.failed();
     return false;
   };
   showScreen(

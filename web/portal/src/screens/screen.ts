@@ -23,6 +23,21 @@ export function say(region: HTMLElement, text: string, kind: 'ok' | 'error' = 'o
   region.textContent = text;
 }
 
+/**
+ * A polling screen's word on its polls, in `region`: a poll that failed (not for a lost session
+ * or a missing item, which the screen answers itself) is said ("could not refresh, trying
+ * again") instead of leaving the page silently as it was; the next poll that answers takes that
+ * message back, and only that one (an action's outcome shown since stays).
+ */
+export function pollNotice(region: HTMLElement): { failed(): void; answered(): void } {
+  return {
+    failed: () => say(region, t().refreshFailed, 'error'),
+    answered: () => {
+      if (region.textContent === t().refreshFailed) say(region, '');
+    },
+  };
+}
+
 /** Says why a call failed (a lost session goes back to sign-in). */
 export function sayFailure(region: HTMLElement, result: { status: number; code: string; message?: string }): void {
   const strings = t();

@@ -8,7 +8,7 @@ import { navigate } from '../router';
 import { ORDER_POLL_MS } from './order';
 import { facts } from './plan';
 import { planPrice } from './plans';
-import { field, notice, say, sayFailure, showScreen, type Screen } from './screen';
+import { field, notice, pollNotice, say, sayFailure, showScreen, type Screen } from './screen';
 import { subscriberOf, subscriptionStatusLabel } from './subscriptions';
 
 type Page = PortalSubscriptionPage;
@@ -92,6 +92,7 @@ export const subscriptionScreen: Screen = (main, params) => {
   const strings = t();
   const subscriptionId = params.id ?? '';
   const outcome = notice();
+  const polls = pollNotice(outcome);
   const content = h('div', { class: 'subscription' });
   // The actions are drawn apart from the rest: a poll does not wipe the days being typed.
   const actions = h('div', { class: 'actions' });
@@ -153,9 +154,12 @@ export const subscriptionScreen: Screen = (main, params) => {
   const load = async () => {
     clearTimeout(timer);
     const result = await subscriptionsApi.get(subscriptionId);
-    if (result.ok) draw(result.data);
-    else if (result.status === 401) return navigate('#/sign-in');
+    if (result.ok) {
+      draw(result.data);
+      polls.answered();
+    } else if (result.status === 401) return navigate('#/sign-in');
     else if (result.status === 404) return say(outcome, strings.noSuchSubscription, 'error');
+    else polls.failed();
     timer = setTimeout(() => void load(), ORDER_POLL_MS);
   };
   const heading = showScreen(
