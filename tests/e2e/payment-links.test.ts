@@ -145,6 +145,26 @@ describe('a payment link from creation to payment', () => {
     await expectAccessible(portal, 'link-portal-list');
   });
 
+  it("the link's page says when a refresh fails, keeps what it shows, and refreshes again once the service answers", async () => {
+    await portal.getByRole('link', { name: 'Chess club: annual fee' }).click();
+    await portal.locator('#paid-count').filter({ hasText: '1' }).waitFor();
+    const path = `**/v1/portal/links/${new URL(linkUrl).searchParams.get('link')}`;
+    await portal.route(path, (route) =>
+      route.request().method() === 'GET' ? route.fulfill({ status: 503, json: { status: 503, error: 'Service unavailable', error_code: 'SERVICE_UNAVAILABLE' } }) : route.continue(),
+    );
+    const failed = portal.getByRole('status').filter({ hasText: 'Could not refresh this page' });
+    try {
+      await failed.waitFor({ timeout: 20_000 });
+      expect(await portal.locator('#paid-count').textContent()).toBe('1');
+    } finally {
+      await portal.unroute(path);
+    }
+    // Polling went on: the next answer takes the message back.
+    await failed.waitFor({ state: 'detached', timeout: 20_000 });
+    await portal.getByRole('link', { name: 'Back to payment links' }).click();
+    await portal.getByRole('heading', { level: 1, name: 'Payment links' }).waitFor();
+  });
+
   it('a disabled link says so to the buyer, and takes orders again once enabled', async () => {
     await portal.getByRole('link', { name: 'Chess club: annual fee' }).click();
     await portal.getByRole('button', { name: 'Disable Chess club: annual fee' }).click();

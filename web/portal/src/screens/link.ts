@@ -6,7 +6,7 @@ import { formatAmount, formatTime } from '../format';
 import { t } from '../i18n';
 import { linkPrice, mayChangeLinks, stateLabel } from './links';
 import { ORDER_POLL_MS } from './order';
-import { notice, say, sayFailure, showScreen, type Screen } from './screen';
+import { notice, pollNotice, say, sayFailure, showScreen, type Screen } from './screen';
 
 /** Pixels per QR module in the PNG: a 33-module code with its quiet zone is 410 px, sharp in print at 3.5 cm. */
 const PNG_SCALE = 10;
@@ -40,6 +40,7 @@ export const linkScreen: Screen = (main, params) => {
   const strings = t();
   const linkId = params.id ?? '';
   const outcome = notice();
+  const polls = pollNotice(outcome);
   const content = h('div');
   let timer: ReturnType<typeof setTimeout> | undefined;
   let drawnFor = '';
@@ -143,10 +144,14 @@ export const linkScreen: Screen = (main, params) => {
   const load = async () => {
     clearTimeout(timer);
     const result = await linksApi.get(linkId);
-    if (!result.ok) return sayFailure(outcome, result);
-    heading.textContent = strings.linkPage(result.data.link.title);
-    document.title = heading.textContent;
-    draw(result.data.link, result.data.orders);
+    if (!result.ok && result.status < 500) return sayFailure(outcome, result);
+    if (result.ok) {
+      heading.textContent = strings.linkPage(result.data.link.title);
+      document.title = heading.textContent;
+      draw(result.data.link, result.data.orders);
+      polls.answered();
+    } else polls.failed();
+    // A refresh the service could not answer is tried again, as the order page's.
     timer = setTimeout(() => void load(), ORDER_POLL_MS);
   };
   const heading = showScreen(main, strings.links, h('p', null, h('a', { href: '#/links' }, strings.backToLinks)), outcome, content, h('p', { class: 'hint' }, strings.live));
