@@ -144,13 +144,19 @@ describe('DynamoDB and SQS failing about one call in ten', () => {
     phases.requests = Date.now() - started;
     // The minute sweep, as the schedule runs it, until the orders never checked out have expired.
     await sleep(2_500);
-    let expired = 0;
-    for (let round = 0; round < 30 && expired < ORDERS - PAID; round += 1) {
+    // Counted by the orders' states, not by the sweeps' answers: a sweep that expired some orders
+    // and then failed (a later call's fault), or whose expiring write landed with its answer
+    // lost, does not report what it did, and the next sweep finds those orders already expired.
+    const unpaid = ids.slice(PAID);
+    const open = async () => (await Promise.all(unpaid.map((id) => retried('GET', `/v1/orders/${id}`, undefined)))).filter((answer) => answer.body.order?.status !== 'EXPIRED').length;
+    let notExpired = unpaid.length;
+    for (let round = 0; round < 30 && notExpired > 0; round += 1) {
       try {
-        expired += (await sweepMinute(new Date())).expired;
+        await sweepMinute(new Date());
       } catch {
         // A sweep that failed is run again by the next minute's schedule.
       }
+      notExpired = await open();
     }
     phases.expiry = Date.now() - started;
     // The callbacks each state change owes: PAID for all paid, REFUND_PENDING for the refunded, EXPIRED for the rest.
@@ -180,7 +186,7 @@ describe('DynamoDB and SQS failing about one call in ten', () => {
     queue!.plan = () => undefined;
     expect(seen.otherFailures).toEqual([]);
     expect(seen.withoutRetryAfter).toBe(0);
-    expect(expired).toBe(ORDERS - PAID);
+    expect(notExpired).toBe(0);
     const listed = await call('GET', '/v1/orders/?limit=50', { token: shop.api_token });
     expect(listed.body.orders).toHaveLength(ORDERS);
     const { listRefunds } = await import('#shared/store/refunds');
