@@ -16,8 +16,8 @@ import { deployConfig, EVERY_SOURCE_SETTINGS, EVERYTHING_ELSE_SETTINGS, TEST_ENV
  */
 
 const noSite = join(tmpdir(), 'crypto-pay-test-no-site');
-const synthesize = (id: string, calls?: FunctionCalls) => {
-  const made = testApp({ bundle: false });
+const synthesize = (id: string, calls?: FunctionCalls, validate = false) => {
+  const made = testApp({ bundle: false, validate });
   const stack = new CryptoPayStack(made.app, id, {
     env: TEST_ENV,
     config: deployConfig({ ...EVERY_SOURCE_SETTINGS, ...EVERYTHING_ELSE_SETTINGS }),
@@ -28,7 +28,8 @@ const synthesize = (id: string, calls?: FunctionCalls) => {
   return { stack, cleanup: made.cleanup };
 };
 
-const { stack, cleanup } = synthesize('Permissions');
+// CloudFormation's validation too, for the fullest configuration (testApp).
+const { stack, cleanup } = synthesize('Permissions', undefined, true);
 afterAll(cleanup);
 let scanned: Map<string, Call[]>;
 let report: PermissionReport;

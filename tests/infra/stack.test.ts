@@ -1,6 +1,6 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Stack, Validations } from 'aws-cdk-lib';
+import { CfnResource, Stack, Validations } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -20,7 +20,8 @@ import { actionsOf, deployConfig, logicalId, type PolicyStatement, resourcesOf, 
 const ALIPAY_PARAMETER = '/crypto-pay/test/alipay';
 
 // One synthesis for the whole file; bundling is skipped here and proven in bundling.test.ts.
-const { app, cleanup } = testApp({ bundle: false });
+// CloudFormation's validation too, for this configuration (testApp).
+const { app, cleanup } = testApp({ bundle: false, validate: true });
 const stack = new CryptoPayStack(app, 'Test', {
   env: TEST_ENV,
   config: deployConfig({
@@ -853,5 +854,21 @@ describe("the streamed export (a function URL behind the portal's CloudFront)", 
     const origin = environmentOf(route.fn).PORTAL_ORIGIN;
     expect(origin).toBe('https://portal-origin.invalid');
     expect(environmentOf(route.fn).PORTAL_CLIENT_IP_HEADER).toBe('cloudfront-viewer-address');
+  });
+});
+
+describe("CloudFormation's validation at synthesis", () => {
+  // The syntheses that validate (testApp's `validate`) fail on a template CloudFormation would refuse; the others skip it.
+  it.each([true, false])('validate: %s', (validate) => {
+    const { app: other, cleanup: done } = testApp({ bundle: false, validate });
+    try {
+      const bad = new Stack(other, 'Refused', { env: TEST_ENV });
+      new CfnResource(bad, 'Queue', { type: 'AWS::SQS::Queue', properties: { VisibilityTimeout: 'soon' } });
+      const synth = () => Template.fromStack(bad);
+      if (validate) expect(synth).toThrow(/VisibilityTimeout: 'soon' is not of type 'integer'/);
+      else expect(synth).not.toThrow();
+    } finally {
+      done();
+    }
   });
 });

@@ -24,11 +24,19 @@ export interface TestApp {
  * An App with the repository's CDK context writing to a temporary folder. Without `bundle`,
  * functions get placeholder code (`aws:cdk:bundling-stacks: []`): assertions on the template
  * do not need the bundles, and bundling every function would dominate the test time.
+ *
+ * With `validate`, synthesis runs CDK's built-in CloudFormation validation, as `cdk synth`
+ * does (cdk.json's `validateAgainstDefaultRules` makes its findings errors: the synthesis
+ * throws). It is about 1.5 CPU s a synthesis, and 2 more to start its engine in each process,
+ * for templates the other syntheses of a configuration repeat: two syntheses validate, the
+ * default configuration's (stack.test.ts) and the fullest (permissions.test.ts), and the real
+ * CLI's in deploy-guide.test.ts; the others only assert on the template.
  */
-export function testApp(options: { bundle: boolean }): TestApp {
+export function testApp(options: { bundle: boolean; validate?: boolean }): TestApp {
   const outdir = mkdtempSync(join(tmpdir(), 'cdk-test-'));
   const app = new App({
     outdir,
+    builtinCloudFormationValidation: options.validate ?? false,
     context: {
       ...CDK_CONTEXT,
       'aws:cdk:enable-asset-metadata': true,
