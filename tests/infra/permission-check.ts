@@ -4,7 +4,7 @@ import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { IConstruct } from 'constructs';
 import { WATCHER_FOLDER } from '#infra/cdk/constructs/chain-watchers';
 import type { ServiceFunction } from '#infra/cdk/constructs/service-function';
-import { allowedActions, type Call, covers, type Resource } from '#infra/cdk/permissions';
+import type { Allowance, Call, Resource } from '#infra/cdk/permissions';
 import type { CryptoPayStack } from '#infra/cdk/stack';
 import { serviceFunctions } from './support.ts';
 
@@ -18,6 +18,15 @@ import { serviceFunctions } from './support.ts';
  */
 
 type Json = Record<string, unknown>;
+
+/**
+ * The calls an allowance lets a role be granted, read here from the allowance's documented
+ * meaning (its resource; only its `actions`, and only calls made at its `sites`, where it names
+ * them), not with infra/cdk/permissions.ts's `covers`, by which the stack grants: a mistake
+ * there would otherwise be made on both sides of the comparison.
+ */
+const allowedCalls = (allowance: Allowance, calls: readonly Call[]): Call[] =>
+  calls.filter((call) => call.resource === allowance.resource && (allowance.actions?.includes(call.action) ?? true) && (allowance.sites?.includes(call.site) ?? true));
 
 /** Every template of the assembly by stack key (`main`, or a nested stack's id), each with where its parameters come from. */
 export interface Assembly {
@@ -186,14 +195,15 @@ export function checkPermissions(stack: CryptoPayStack, calls: ReadonlyMap<strin
     };
     for (const allowance of fn.allowances) {
       const condition = allowance.conditions ? stable(allowance.conditions) : undefined;
-      for (const action of allowedActions(made, allowance)) {
-        const sites = made.filter((call) => covers(allowance, call) && call.action === action).map((call) => call.site);
+      const allowed = allowedCalls(allowance, made);
+      for (const action of new Set(allowed.map((call) => call.action))) {
+        const sites = allowed.filter((call) => call.action === action).map((call) => call.site);
         for (const resource of namesOf(allowance.resource, fn)) expect(action, resource, condition, sites);
       }
     }
     withheld.set(
       key,
-      made.filter((call) => !fn.allowances.some((allowance) => covers(allowance, call))),
+      made.filter((call) => !fn.allowances.some((allowance) => allowedCalls(allowance, [call]).length > 0)),
     );
     for (const action of LOG_ACTIONS) expect(action, `log group of ${key}`);
     const fnRef = stable({ Ref: idOf(fn.function) });
