@@ -96,8 +96,10 @@ describe('the merchant portal in Chromium', () => {
     await page.getByRole('button', { name: 'Apply' }).click();
     await page.waitForURL(/q=/);
     const rows = page.locator('table.orders tbody tr');
-    await rows.first().waitFor();
-    expect(await rows.count()).toBe(1);
+    // Polled: the unfiltered list's rows are still shown until the search's answer redraws the
+    // table (a count read in between saw 0 rows, or the unfiltered list's).
+    await expect.poll(() => rows.count()).toBe(1);
+    await rows.filter({ hasText: 'portal-e2e-1' }).waitFor();
     await page.getByRole('link', { name: 'portal-e2e-1' }).click();
     await page.getByRole('heading', { level: 1, name: `Order ${orderId}` }).waitFor();
     await page.getByText(txid).first().waitFor();
@@ -114,6 +116,23 @@ describe('the merchant portal in Chromium', () => {
     // The page polls: the second attempt appears without a reload.
     await page.waitForFunction(() => document.querySelectorAll('table.attempts tbody tr').length === 2, undefined, { timeout: 30_000 });
     expect(endpoint.received.length).toBe(2);
+  });
+
+  it("the order's page says when a refresh fails, keeps what it shows, and refreshes again once the service answers", async () => {
+    const path = `**/v1/portal/orders/${orderId}`;
+    await page.route(path, (route) =>
+      route.request().method() === 'GET' ? route.fulfill({ status: 503, json: { status: 503, error: 'Service unavailable', error_code: 'SERVICE_UNAVAILABLE' } }) : route.continue(),
+    );
+    const failed = page.getByRole('status').filter({ hasText: 'Could not refresh this page' });
+    try {
+      await failed.waitFor({ timeout: 20_000 });
+      expect(await page.locator('table.attempts tbody tr').count()).toBe(2);
+      await page.getByText(txid).first().waitFor();
+    } finally {
+      await page.unroute(path);
+    }
+    // Polling went on: the next answer takes the message back.
+    await failed.waitFor({ state: 'detached', timeout: 20_000 });
   });
 
   it('exports the orders as CSV', async () => {
