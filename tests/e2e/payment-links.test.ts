@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeQrPng, fitsViewport, launchChromium } from '../support/browser';
-import { acceptInvite, chooseEmail, expectAccessible, listedMail, portalPage, startLocalRuntime, stopLocalRuntime } from '../support/portal-page';
+import { acceptInvite, chooseEmail, expectAccessible, expectRefreshFailureSaid, listedMail, portalPage, startLocalRuntime, stopLocalRuntime } from '../support/portal-page';
 import type { Started } from '../support/processes';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'links-e2e-'));
@@ -148,19 +148,9 @@ describe('a payment link from creation to payment', () => {
   it("the link's page says when a refresh fails, keeps what it shows, and refreshes again once the service answers", async () => {
     await portal.getByRole('link', { name: 'Chess club: annual fee' }).click();
     await portal.locator('#paid-count').filter({ hasText: '1' }).waitFor();
-    const path = `**/v1/portal/links/${new URL(linkUrl).searchParams.get('link')}`;
-    await portal.route(path, (route) =>
-      route.request().method() === 'GET' ? route.fulfill({ status: 503, json: { status: 503, error: 'Service unavailable', error_code: 'SERVICE_UNAVAILABLE' } }) : route.continue(),
-    );
-    const failed = portal.getByRole('status').filter({ hasText: 'Could not refresh this page' });
-    try {
-      await failed.waitFor({ timeout: 20_000 });
+    await expectRefreshFailureSaid(portal, `**/v1/portal/links/${new URL(linkUrl).searchParams.get('link')}`, async () => {
       expect(await portal.locator('#paid-count').textContent()).toBe('1');
-    } finally {
-      await portal.unroute(path);
-    }
-    // Polling went on: the next answer takes the message back.
-    await failed.waitFor({ state: 'detached', timeout: 20_000 });
+    });
     await portal.getByRole('link', { name: 'Back to payment links' }).click();
     await portal.getByRole('heading', { level: 1, name: 'Payment links' }).waitFor();
   });

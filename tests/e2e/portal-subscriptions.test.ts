@@ -16,7 +16,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fitsViewport, launchChromium } from '../support/browser';
 import { describeProblems, layoutProblems } from '../support/layout';
-import { acceptInvite, expectAccessible, portalPage, startLocalRuntime, stopLocalRuntime } from '../support/portal-page';
+import { acceptInvite, expectAccessible, expectRefreshFailureSaid, portalPage, startLocalRuntime, stopLocalRuntime } from '../support/portal-page';
 import type { Started } from '../support/processes';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'subscriptions-e2e-'));
@@ -149,19 +149,9 @@ describe('recurring billing in the portal, on a phone', () => {
 
   it('says when a refresh of the open page fails, keeps what it shows, and takes the message back once one answers', async () => {
     // The service answers the page's poll with a 503 for a while, as an outage would.
-    const path = `**/v1/portal/subscriptions/${subscription.subscription_id}`;
-    await portal.route(path, (route) =>
-      route.request().method() === 'GET' ? route.fulfill({ status: 503, json: { status: 503, error: 'Service unavailable', error_code: 'SERVICE_UNAVAILABLE' } }) : route.continue(),
-    );
-    const failed = portal.getByRole('status').filter({ hasText: 'Could not refresh this page' });
-    try {
-      await failed.waitFor({ timeout: 20_000 });
+    await expectRefreshFailureSaid(portal, `**/v1/portal/subscriptions/${subscription.subscription_id}`, async () => {
       await portal.locator('.facts').getByText('Ended', { exact: true }).waitFor();
-    } finally {
-      await portal.unroute(path);
-    }
-    // The next poll that answers takes the message back.
-    await failed.waitFor({ state: 'detached', timeout: 20_000 });
+    });
     expect(await portal.locator('table.periods tbody tr').count()).toBe(2);
   });
 

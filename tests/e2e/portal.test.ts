@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fitsViewport, launchChromium } from '../support/browser';
-import { expectAccessible, portalPage } from '../support/portal-page';
+import { expectAccessible, expectRefreshFailureSaid, portalPage } from '../support/portal-page';
 import { MerchantEndpoint } from '../support/merchant-endpoint';
 import { killGroup, runScript, sharedDynamoDb, startScript, type Started } from '../support/processes';
 
@@ -119,20 +119,10 @@ describe('the merchant portal in Chromium', () => {
   });
 
   it("the order's page says when a refresh fails, keeps what it shows, and refreshes again once the service answers", async () => {
-    const path = `**/v1/portal/orders/${orderId}`;
-    await page.route(path, (route) =>
-      route.request().method() === 'GET' ? route.fulfill({ status: 503, json: { status: 503, error: 'Service unavailable', error_code: 'SERVICE_UNAVAILABLE' } }) : route.continue(),
-    );
-    const failed = page.getByRole('status').filter({ hasText: 'Could not refresh this page' });
-    try {
-      await failed.waitFor({ timeout: 20_000 });
+    await expectRefreshFailureSaid(page, `**/v1/portal/orders/${orderId}`, async () => {
       expect(await page.locator('table.attempts tbody tr').count()).toBe(2);
       await page.getByText(txid).first().waitFor();
-    } finally {
-      await page.unroute(path);
-    }
-    // Polling went on: the next answer takes the message back.
-    await failed.waitFor({ state: 'detached', timeout: 20_000 });
+    });
   });
 
   it('exports the orders as CSV', async () => {

@@ -20,13 +20,13 @@ import { serviceFunctions } from './support.ts';
 type Json = Record<string, unknown>;
 
 /**
- * The calls an allowance lets a role be granted, read here from the allowance's documented
+ * Whether an allowance lets a role be granted a call, read here from the allowance's documented
  * meaning (its resource; only its `actions`, and only calls made at its `sites`, where it names
  * them), not with infra/cdk/permissions.ts's `covers`, by which the stack grants: a mistake
  * there would otherwise be made on both sides of the comparison.
  */
-const allowedCalls = (allowance: Allowance, calls: readonly Call[]): Call[] =>
-  calls.filter((call) => call.resource === allowance.resource && (allowance.actions?.includes(call.action) ?? true) && (allowance.sites?.includes(call.site) ?? true));
+const allows = (allowance: Allowance, call: Call): boolean =>
+  call.resource === allowance.resource && (allowance.actions?.includes(call.action) ?? true) && (allowance.sites?.includes(call.site) ?? true);
 
 /** Every template of the assembly by stack key (`main`, or a nested stack's id), each with where its parameters come from. */
 export interface Assembly {
@@ -195,7 +195,7 @@ export function checkPermissions(stack: CryptoPayStack, calls: ReadonlyMap<strin
     };
     for (const allowance of fn.allowances) {
       const condition = allowance.conditions ? stable(allowance.conditions) : undefined;
-      const allowed = allowedCalls(allowance, made);
+      const allowed = made.filter((call) => allows(allowance, call));
       for (const action of new Set(allowed.map((call) => call.action))) {
         const sites = allowed.filter((call) => call.action === action).map((call) => call.site);
         for (const resource of namesOf(allowance.resource, fn)) expect(action, resource, condition, sites);
@@ -203,7 +203,7 @@ export function checkPermissions(stack: CryptoPayStack, calls: ReadonlyMap<strin
     }
     withheld.set(
       key,
-      made.filter((call) => !fn.allowances.some((allowance) => allowedCalls(allowance, [call]).length > 0)),
+      made.filter((call) => !fn.allowances.some((allowance) => allows(allowance, call))),
     );
     for (const action of LOG_ACTIONS) expect(action, `log group of ${key}`);
     const fnRef = stable({ Ref: idOf(fn.function) });

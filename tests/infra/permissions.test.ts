@@ -16,7 +16,7 @@ import { deployConfig, EVERY_SOURCE_SETTINGS, EVERYTHING_ELSE_SETTINGS, TEST_ENV
  */
 
 const noSite = join(tmpdir(), 'crypto-pay-test-no-site');
-const synthesize = (id: string, calls?: FunctionCalls, validate = false) => {
+const synthesize = (id: string, { calls, validate = false }: { calls?: FunctionCalls; validate?: boolean } = {}) => {
   const made = testApp({ bundle: false, validate });
   const stack = new CryptoPayStack(made.app, id, {
     env: TEST_ENV,
@@ -29,7 +29,7 @@ const synthesize = (id: string, calls?: FunctionCalls, validate = false) => {
 };
 
 // CloudFormation's validation too, for the fullest configuration (testApp).
-const { stack, cleanup } = synthesize('Permissions', undefined, true);
+const { stack, cleanup } = synthesize('Permissions', { validate: true });
 afterAll(cleanup);
 let scanned: Map<string, Call[]>;
 let report: PermissionReport;
@@ -127,7 +127,7 @@ describe('the check fails', () => {
     // create-order writes no batch: a BatchWriteItem grant would be one no call needs.
     expect(callsOf(calls['create-order']!).some((call) => call.action === 'dynamodb:BatchWriteItem')).toBe(false);
     calls['create-order']!['dynamodb:BatchWriteItem table'] = ['shared/store/made-up.ts#write'];
-    const other = synthesize('Planted', calls);
+    const other = synthesize('Planted', { calls });
     try {
       expect(findingsOf(checkPermissions(other.stack, scanned))).toEqual([
         'create-order: dynamodb:BatchWriteItem on the table is granted but no call needs it',

@@ -85,3 +85,23 @@ export async function acceptInvite(page: Page, inviteUrl: string): Promise<void>
   await page.getByRole('button', { name: 'I have saved them' }).click();
   await page.getByRole('heading', { level: 1, name: 'Orders' }).waitFor();
 }
+
+/**
+ * A polling portal screen's word on a failed refresh: the service answers `page`'s GETs of
+ * `path` (a glob) with a 503 until the screen says "Could not refresh this page", `stillShown`
+ * checks what the screen keeps meanwhile, and once the service answers again the next poll
+ * takes the message back.
+ */
+export async function expectRefreshFailureSaid(page: Page, path: string, stillShown: () => Promise<void>): Promise<void> {
+  await page.route(path, (route) =>
+    route.request().method() === 'GET' ? route.fulfill({ status: 503, json: { status: 503, error: 'Service unavailable', error_code: 'SERVICE_UNAVAILABLE' } }) : route.continue(),
+  );
+  const failed = page.getByRole('status').filter({ hasText: 'Could not refresh this page' });
+  try {
+    await failed.waitFor({ timeout: 20_000 });
+    await stillShown();
+  } finally {
+    await page.unroute(path);
+  }
+  await failed.waitFor({ state: 'detached', timeout: 20_000 });
+}

@@ -144,14 +144,14 @@ export const linkScreen: Screen = (main, params) => {
   const load = async () => {
     clearTimeout(timer);
     const result = await linksApi.get(linkId);
-    if (!result.ok && result.status < 500) return sayFailure(outcome, result);
     if (result.ok) {
       heading.textContent = strings.linkPage(result.data.link.title);
       document.title = heading.textContent;
       draw(result.data.link, result.data.orders);
       polls.answered();
-    } else polls.failed();
+    } else if (result.status < 500) return sayFailure(outcome, result);
     // A refresh the service could not answer is tried again, as the order page's.
+    else polls.failed();
     timer = setTimeout(() => void load(), ORDER_POLL_MS);
   };
   const heading = showScreen(main, strings.links, h('p', null, h('a', { href: '#/links' }, strings.backToLinks)), outcome, content, h('p', { class: 'hint' }, strings.live));
