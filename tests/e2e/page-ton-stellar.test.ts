@@ -230,6 +230,9 @@ describe('the payment page of a live merchant paid in TON and USDC on Stellar, w
       await page.locator('.codes li').nth(9).waitFor();
       await page.locator('main button.primary').click();
       await page.getByRole('link', { name: 'Unmatched payments' }).click();
+      // The orders list (two orders, its table of the same class) stays until the screen is
+      // shown: counted before the heading, its rows passed for the transfers'.
+      await page.getByRole('heading', { level: 1, name: 'Unmatched payments' }).waitFor();
       const rows = page.locator('table.orders tbody tr');
       await poll(() => rows.count()).toBe(2);
       // The Stellar payment was made after the TON transfer: first.
