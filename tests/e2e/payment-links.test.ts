@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeQrPng, fitsViewport, launchChromium } from '../support/browser';
-import { acceptInvite, chooseEmail, expectAccessible, expectRefreshFailureSaid, listedMail, portalPage, startLocalRuntime, stopLocalRuntime } from '../support/portal-page';
+import { acceptInvite, chooseEmail, expectAccessible, expectNoReadAfterLeaving, expectRefreshFailureSaid, listedMail, portalPage, startLocalRuntime, stopLocalRuntime } from '../support/portal-page';
 import type { Started } from '../support/processes';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'links-e2e-'));
@@ -145,14 +145,17 @@ describe('a payment link from creation to payment', () => {
     await expectAccessible(portal, 'link-portal-list');
   });
 
-  it("the link's page says when a refresh fails, keeps what it shows, and refreshes again once the service answers", async () => {
+  it("the link's page says when a refresh fails, keeps what it shows, refreshes again once the service answers, and reads no more once left", async () => {
     await portal.getByRole('link', { name: 'Chess club: annual fee' }).click();
     await portal.locator('#paid-count').filter({ hasText: '1' }).waitFor();
     await expectRefreshFailureSaid(portal, `**/v1/portal/links/${new URL(linkUrl).searchParams.get('link')}`, async () => {
       expect(await portal.locator('#paid-count').textContent()).toBe('1');
     });
-    await portal.getByRole('link', { name: 'Back to payment links' }).click();
-    await portal.getByRole('heading', { level: 1, name: 'Payment links' }).waitFor();
+    // Left while a read is on its way: the list, and no more reads of the link.
+    await expectNoReadAfterLeaving(portal, `**/v1/portal/links/${new URL(linkUrl).searchParams.get('link')}`, async () => {
+      await portal.getByRole('link', { name: 'Back to payment links' }).click();
+      await portal.getByRole('heading', { level: 1, name: 'Payment links' }).waitFor();
+    });
   });
 
   it('a disabled link says so to the buyer, and takes orders again once enabled', async () => {

@@ -407,6 +407,7 @@ const en = {
   clockDays: 'Days forward',
   clockMoved: (clock: string) => `Test clock moved: it reads ${clock}.`,
   noSuchSubscription: 'No such subscription.',
+  noSuchLink: 'No such payment link.',
   statuses: STATE_LABELS.en.orderStatus as Record<string, string>,
 };
 
@@ -801,6 +802,7 @@ const zh: Strings = {
   clockDays: '拨快天数',
   clockMoved: (clock) => `测试时钟已拨快：现在是 ${clock}。`,
   noSuchSubscription: '没有这个订阅。',
+  noSuchLink: '没有这个支付链接。',
   statuses: STATE_LABELS.zh.orderStatus,
 };
 

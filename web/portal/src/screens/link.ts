@@ -5,8 +5,7 @@ import { linksApi, type PaymentLinkRow } from '../api';
 import { formatAmount, formatTime } from '../format';
 import { t } from '../i18n';
 import { linkPrice, mayChangeLinks, stateLabel } from './links';
-import { ORDER_POLL_MS } from './order';
-import { notice, pollNotice, say, sayFailure, showScreen, type Screen } from './screen';
+import { keepFresh, notice, say, sayFailure, showScreen, type Screen } from './screen';
 
 /** Pixels per QR module in the PNG: a 33-module code with its quiet zone is 410 px, sharp in print at 3.5 cm. */
 const PNG_SCALE = 10;
@@ -40,9 +39,7 @@ export const linkScreen: Screen = (main, params) => {
   const strings = t();
   const linkId = params.id ?? '';
   const outcome = notice();
-  const polls = pollNotice(outcome);
   const content = h('div');
-  let timer: ReturnType<typeof setTimeout> | undefined;
   let drawnFor = '';
   const orderRow = (order: OrderRow) =>
     h(
@@ -81,7 +78,7 @@ export const linkScreen: Screen = (main, params) => {
               const result = await linksApi.change(link.link_id, { enabled: !link.enabled });
               if (!result.ok) return sayFailure(outcome, result);
               say(outcome, result.data.link.enabled ? strings.linkEnabled : strings.linkDisabled);
-              await load();
+              await fresh.now();
             },
           },
           link.enabled ? strings.disableLink(link.title) : strings.enableLink(link.title),
@@ -141,20 +138,16 @@ export const linkScreen: Screen = (main, params) => {
     );
     drawnFor = link.url;
   };
-  const load = async () => {
-    clearTimeout(timer);
-    const result = await linksApi.get(linkId);
-    if (result.ok) {
-      heading.textContent = strings.linkPage(result.data.link.title);
-      document.title = heading.textContent;
-      draw(result.data.link, result.data.orders);
-      polls.answered();
-    } else if (result.status < 500) return sayFailure(outcome, result);
-    // A refresh the service could not answer is tried again, as the order page's.
-    else polls.failed();
-    timer = setTimeout(() => void load(), ORDER_POLL_MS);
-  };
   const heading = showScreen(main, strings.links, h('p', null, h('a', { href: '#/links' }, strings.backToLinks)), outcome, content, h('p', { class: 'hint' }, strings.live));
-  void load();
-  return () => clearTimeout(timer);
+  const fresh = keepFresh(
+    outcome,
+    () => linksApi.get(linkId),
+    ({ link, orders }) => {
+      heading.textContent = strings.linkPage(link.title);
+      document.title = heading.textContent;
+      draw(link, orders);
+    },
+    strings.noSuchLink,
+  );
+  return fresh.leave;
 };

@@ -3,13 +3,9 @@ import type { PortalOrderAction, PortalOrderPage } from '#shared/schemas/portal-
 import { portalApi } from '../api';
 import { formatAmount, formatTime } from '../format';
 import { t } from '../i18n';
-import { navigate } from '../router';
 import { signedInUser } from '../session';
 import { drawRefundForm, refundsSection, type PageAnswer } from './refunds';
-import { notice, pollNotice, say, sayFailure, showScreen, type Screen } from './screen';
-
-/** How often an open order page asks for news (a payment arriving shows without a reload). */
-export const ORDER_POLL_MS = 4000;
+import { keepFresh, notice, say, sayFailure, showScreen, type Screen } from './screen';
 
 const definition = (pairs: [string, string | Node][]) =>
   h(
@@ -161,7 +157,6 @@ export const orderScreen: Screen = (main, params) => {
   const refundBox = h('div', { class: 'refund-ask' });
   const refundsBox = h('div', { class: 'refunds' });
   const outcome = notice();
-  const polls = pollNotice(outcome);
   const canWrite = signedInUser()?.role !== 'viewer';
   let shown = '';
   let refundsShown = '';
@@ -206,18 +201,6 @@ export const orderScreen: Screen = (main, params) => {
       say(outcome, strings.done);
     } else say(outcome, result.status === 401 ? strings.signInFailed : strings.error, 'error');
   };
-  const refresh = async (): Promise<boolean> => {
-    const result = await portalApi.order(orderId);
-    if (result.ok) {
-      draw(result.data);
-      polls.answered();
-      return true;
-    }
-    if (result.status === 401) navigate('#/sign-in');
-    else if (result.status === 404) say(outcome, strings.notFound, 'error');
-    else polls.failed();
-    return false;
-  };
   showScreen(
     main,
     strings.orderTitle(orderId),
@@ -227,7 +210,5 @@ export const orderScreen: Screen = (main, params) => {
     refundsBox,
     content,
   );
-  void refresh();
-  const timer = setInterval(() => void refresh(), ORDER_POLL_MS);
-  return () => clearInterval(timer);
+  return keepFresh(outcome, () => portalApi.order(orderId), draw, strings.notFound).leave;
 };

@@ -4,11 +4,9 @@ import { fill, h } from '../../../common/dom';
 import { subscriptionsApi } from '../api';
 import { formatAmount, formatTime } from '../format';
 import { t } from '../i18n';
-import { navigate } from '../router';
-import { ORDER_POLL_MS } from './order';
 import { facts } from './plan';
 import { planPrice } from './plans';
-import { field, notice, pollNotice, say, sayFailure, showScreen, type Screen } from './screen';
+import { field, keepFresh, notice, say, sayFailure, showScreen, type Screen } from './screen';
 import { subscriberOf, subscriptionStatusLabel } from './subscriptions';
 
 type Page = PortalSubscriptionPage;
@@ -92,13 +90,11 @@ export const subscriptionScreen: Screen = (main, params) => {
   const strings = t();
   const subscriptionId = params.id ?? '';
   const outcome = notice();
-  const polls = pollNotice(outcome);
   const content = h('div', { class: 'subscription' });
   // The actions are drawn apart from the rest: a poll does not wipe the days being typed.
   const actions = h('div', { class: 'actions' });
   let shown = '';
   let actionsShown = '';
-  let timer: ReturnType<typeof setTimeout> | undefined;
   const draw = (page: Page) => {
     heading.textContent = strings.subscriptionPage(subscriberOf(page.subscription));
     document.title = heading.textContent;
@@ -151,17 +147,6 @@ export const subscriptionScreen: Screen = (main, params) => {
       : null,
     allowed.includes('advance_clock') ? clockForm() : null,
   ];
-  const load = async () => {
-    clearTimeout(timer);
-    const result = await subscriptionsApi.get(subscriptionId);
-    if (result.ok) {
-      draw(result.data);
-      polls.answered();
-    } else if (result.status === 401) return navigate('#/sign-in');
-    else if (result.status === 404) return say(outcome, strings.noSuchSubscription, 'error');
-    else polls.failed();
-    timer = setTimeout(() => void load(), ORDER_POLL_MS);
-  };
   const heading = showScreen(
     main,
     strings.subscriptions,
@@ -170,6 +155,5 @@ export const subscriptionScreen: Screen = (main, params) => {
     h('section', { 'aria-labelledby': 'actions-title' }, h('h2', { id: 'actions-title' }, strings.actions), actions, outcome),
     content,
   );
-  void load();
-  return () => clearTimeout(timer);
+  return keepFresh(outcome, () => subscriptionsApi.get(subscriptionId), draw, strings.noSuchSubscription).leave;
 };
