@@ -5,8 +5,14 @@ export type PayView = PayPageView;
 export type PayOrder = PayView['order'];
 export type PayInvoice = ReturnType<typeof payInvoiceView>;
 
-/** `retryAfterMs`: how long the API asked us to wait (a 429's Retry-After), 0 when it did not. */
-export type ApiResult = { ok: true; view: PayView } | { ok: false; status: number; code: string; retryAfterMs: number };
+/**
+ * An answer of the API: its body when the status is the one expected, else why not (status 0:
+ * no answer at all; `message`: the API's own words; `retryAfterMs`: how long it asked us to
+ * wait, a 429's Retry-After, 0 when it did not).
+ */
+export type Answer<T> = { ok: true; body: T } | { ok: false; status: number; code: string; message: string; retryAfterMs: number };
+
+export type ApiResult = { ok: true; view: PayView } | Extract<Answer<PayView>, { ok: false }>;
 
 /** Retry-After in whole seconds (what the API sends; an HTTP date is read too), bounded to 10 min. */
 export function retryAfterMs(header: string | null, now = Date.now()): number {
@@ -25,19 +31,34 @@ export function apiBase(): string {
   return /^https?:\/\//.test(configured) ? configured.replace(/\/+$/, '') : '';
 }
 
-/** Calls `/v1/pay/<orderId><action>`; network failures come back as status 0. */
-export async function callPage(orderId: string, action = '', body?: unknown): Promise<ApiResult> {
+/**
+ * The one call of the buyer's pages to the API: `path` with a JSON body (a POST) or none (a GET,
+ * unless `method` says otherwise), never from a cache.
+ */
+export async function callApi<T>(path: string, expected: number, body?: unknown, method = body === undefined ? 'GET' : 'POST'): Promise<Answer<T>> {
   try {
-    const response = await fetch(`${apiBase()}/v1/pay/${encodeURIComponent(orderId)}${action}`, {
-      method: action ? 'POST' : 'GET',
+    const response = await fetch(`${apiBase()}${path}`, {
+      method,
       headers: body === undefined ? undefined : { 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
       cache: 'no-store',
     });
-    const parsed = (await response.json().catch(() => ({}))) as PayView & { error_code?: string };
-    if (response.ok && parsed.status === 200) return { ok: true, view: parsed };
-    return { ok: false, status: response.status, code: parsed.error_code ?? '', retryAfterMs: retryAfterMs(response.headers.get('retry-after')) };
+    const parsed = (await response.json().catch(() => ({}))) as T & { error_code?: string; error?: unknown };
+    if (response.status === expected) return { ok: true, body: parsed };
+    return {
+      ok: false,
+      status: response.status,
+      code: parsed.error_code ?? '',
+      message: typeof parsed.error === 'string' ? parsed.error : '',
+      retryAfterMs: retryAfterMs(response.headers.get('retry-after')),
+    };
   } catch {
-    return { ok: false, status: 0, code: '', retryAfterMs: 0 };
+    return { ok: false, status: 0, code: '', message: '', retryAfterMs: 0 };
   }
+}
+
+/** Calls `/v1/pay/<orderId><action>` (an action is a POST). */
+export async function callPage(orderId: string, action = '', body?: unknown): Promise<ApiResult> {
+  const answer = await callApi<PayView>(`/v1/pay/${encodeURIComponent(orderId)}${action}`, 200, body, action ? 'POST' : 'GET');
+  return answer.ok ? { ok: true, view: answer.body } : answer;
 }

@@ -3,34 +3,13 @@ import { formatAmount } from '#shared/domain/amount-format';
 import { h } from '../common/dom';
 import { languageSwitch } from '../common/i18n';
 import { switchLang } from './actions';
-import { apiBase, retryAfterMs } from './api';
+import type { Answer } from './api';
 import { state, t } from './state';
 
 /**
- * What the plan's page (plan-page.ts) and the subscriber's page (subscriber.ts) share: one JSON
- * call to the API, a plan's price and a date as the subscriber reads them, the language bar and
+ * What the plan's page (plan-page.ts) and the subscriber's page (subscriber.ts) share: a plan's price and a date as the subscriber reads them, the language bar and
  * the status line.
  */
-
-/** An answer of the API: its body when the status is the one expected, else why not (status 0: no answer at all). */
-export type Answer<T> = { ok: true; body: T } | { ok: false; status: number; code: string; retryAfterMs: number };
-
-/** Calls `path` with a JSON body (a POST) or none (a GET). */
-export async function callApi<T>(path: string, expected: number, body?: unknown): Promise<Answer<T>> {
-  try {
-    const response = await fetch(`${apiBase()}${path}`, {
-      method: body === undefined ? 'GET' : 'POST',
-      headers: body === undefined ? undefined : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      cache: 'no-store',
-    });
-    const parsed = (await response.json().catch(() => ({}))) as T & { error_code?: string };
-    if (response.status === expected) return { ok: true, body: parsed };
-    return { ok: false, status: response.status, code: parsed.error_code ?? '', retryAfterMs: retryAfterMs(response.headers.get('retry-after')) };
-  } catch {
-    return { ok: false, status: 0, code: '', retryAfterMs: 0 };
-  }
-}
 
 type PlanPrice = Pick<PayPlanView['plan'], 'price_amount' | 'price_currency' | 'interval_unit' | 'interval_count'>;
 

@@ -1,7 +1,9 @@
 import type { PayLinkView } from '#shared/schemas/payment-links';
-import { apiBase, retryAfterMs } from './api';
+import { callApi } from './api';
+import { problemOf } from './billing';
 import { switchLang } from './actions';
 import { fill, h } from '../common/dom';
+import { type Look, poller } from '../common/poller';
 import { formatAmount } from '#shared/domain/amount-format';
 import { htmlLang, languageSwitch } from '../common/i18n';
 import { currencyPicker } from './picker';
@@ -34,9 +36,6 @@ let view: LinkView | undefined;
 let failure: 'notFound' | 'load' | undefined;
 let busy: string | undefined;
 let problem: string | undefined;
-let failures = 0;
-let quietUntil = 0;
-let timer: ReturnType<typeof setTimeout> | undefined;
 /** What the buyer typed: kept across redraws (a poll redraws the page). */
 const typed = { amount: '', email: '' };
 
@@ -53,48 +52,33 @@ export function startLinkPage(root: HTMLElement): void {
     draw();
     return;
   }
-  void load();
-  document.addEventListener('visibilitychange', () => (document.hidden ? schedule() : void load()));
+  void polls.now();
 }
 
-async function load(): Promise<void> {
-  clearTimeout(timer);
-  if (busy || Date.now() < quietUntil) return schedule();
-  try {
-    const response = await fetch(`${apiBase()}/v1/pay/links/${encodeURIComponent(linkId)}`, { cache: 'no-store' });
-    const answer = (await response.json().catch(() => ({}))) as LinkView;
-    if (response.ok && answer.status === 200) {
-      failures = 0;
-      failure = undefined;
-      const changed = JSON.stringify(answer) !== JSON.stringify(view);
-      view = answer;
-      if (changed) draw();
-    } else if (response.status === 404) {
-      failure = 'notFound';
-      draw();
-      return;
-    } else {
-      failures += 1;
-      quietUntil = Date.now() + retryAfterMs(response.headers.get('retry-after'));
-      if (!view && failure !== 'load') {
-        failure = 'load';
-        draw();
-      }
-    }
-  } catch {
-    failures += 1;
+/** One look at the link: its answer drawn when it changed, a missing link said (and no more looks), a failure said when nothing is shown yet. */
+async function look(): Promise<Look> {
+  const answer = await callApi<LinkView>(`/v1/pay/links/${encodeURIComponent(linkId)}`, 200);
+  if (answer.ok) {
+    failure = undefined;
+    const changed = JSON.stringify(answer.body) !== JSON.stringify(view);
+    view = answer.body;
+    if (changed) draw();
+    return { ok: true };
   }
-  schedule();
+  if (answer.status === 404) {
+    failure = 'notFound';
+    draw();
+    return 'stop';
+  }
+  if (!view && failure !== 'load') {
+    failure = 'load';
+    draw();
+  }
+  return { ok: false, retryAfterMs: answer.retryAfterMs };
 }
 
-function schedule(): void {
-  clearTimeout(timer);
-  if (failure === 'notFound' || busy === 'leaving') return;
-  let delay = document.hidden ? HIDDEN_POLL_MS : POLL_MS;
-  if (failures) delay = Math.max(delay, Math.min(MAX_BACKOFF_MS, POLL_MS * 2 ** failures));
-  delay = Math.max(delay, quietUntil - Date.now());
-  timer = setTimeout(() => void load(), delay);
-}
+/** While open, the page reads the link again (a choice being made holds it; leaving ends it). */
+const polls = poller({ visibleMs: POLL_MS, hiddenMs: HIDDEN_POLL_MS, maxBackoffMs: MAX_BACKOFF_MS }, look, { wanted: () => busy !== 'leaving', held: () => busy !== undefined });
 
 function setStatus(text: string, tone: 'info' | 'warn' | 'error'): void {
   if (status.textContent !== text) status.textContent = text;
@@ -199,8 +183,8 @@ async function pick(link: LinkView['link'], code: string): Promise<void> {
     body.querySelector<HTMLElement>(link.price_amount === null && problem !== strings.badEmail ? '#amount' : '#email')?.focus();
     return;
   }
-  if (Date.now() < quietUntil) {
-    problem = strings.API_LIMIT_EXCEEDED(Math.ceil((quietUntil - Date.now()) / 1000));
+  if (polls.waitLeftMs() > 0) {
+    problem = strings.API_LIMIT_EXCEEDED(Math.ceil(polls.waitLeftMs() / 1000));
     draw();
     return;
   }
@@ -211,27 +195,17 @@ async function pick(link: LinkView['link'], code: string): Promise<void> {
     ...(link.price_amount === null ? { amount: typed.amount.trim().replace(',', '.') } : {}),
     ...(link.ask_email ? { email: typed.email.trim() } : {}),
   };
-  try {
-    const response = await fetch(`${apiBase()}/v1/pay/links/${encodeURIComponent(linkId)}/orders`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(payload),
-      cache: 'no-store',
-    });
-    const answer = (await response.json().catch(() => ({}))) as { status?: number; payment_url?: string; error_code?: string };
-    if (response.status === 201 && answer.payment_url) {
-      busy = 'leaving';
-      location.assign(answer.payment_url);
-      return;
-    }
-    const wait = retryAfterMs(response.headers.get('retry-after'));
-    quietUntil = Math.max(quietUntil, Date.now() + wait);
-    const known = (EXPLAINED as readonly string[]).includes(answer.error_code ?? '');
-    problem = response.status === 429 && wait > 0 ? strings.API_LIMIT_EXCEEDED(Math.ceil(wait / 1000)) : known ? strings[answer.error_code as (typeof EXPLAINED)[number]] : strings.failed;
-  } catch {
-    problem = strings.failed;
+  const answer = await callApi<{ payment_url?: string }>(`/v1/pay/links/${encodeURIComponent(linkId)}/orders`, 201, payload);
+  if (answer.ok && answer.body.payment_url) {
+    busy = 'leaving';
+    location.assign(answer.body.payment_url);
+    return;
   }
+  if (!answer.ok) {
+    polls.holdOff(answer.retryAfterMs);
+    problem = problemOf(answer, Object.fromEntries(EXPLAINED.map((code) => [code, strings[code]])));
+  } else problem = strings.failed;
   busy = undefined;
   draw();
-  void load();
+  void polls.now();
 }

@@ -1,7 +1,8 @@
 import type { PayPlanView } from '#shared/schemas/subscriber';
 import { fill, h } from '../common/dom';
 import { htmlLang } from '../common/i18n';
-import { type Answer, callApi, pageBar, priceText, problemOf, statusLine } from './billing';
+import { type Answer, callApi } from './api';
+import { pageBar, priceText, problemOf, statusLine } from './billing';
 import { state, t } from './state';
 
 /**

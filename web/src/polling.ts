@@ -1,12 +1,13 @@
 import { callPage, type PayInvoice, type PayView } from './api';
 import { countdown, safeUrl } from '../common/format';
+import { type Look, type Pace, poller } from '../common/poller';
 import { orderId, ranOut, rerender, SETTLED, state } from './state';
 
 /**
  * Keeping the order fresh: every answer is the whole order, applied newest request first
- * (actions.ts numbers its requests with {@link nextSequence} too). Polling slows down when the
- * tab is hidden, for orders that rarely move and after failures, and stops once the order is
- * settled or the page is leaving.
+ * (actions.ts numbers its requests with {@link nextSequence} too). Polling (web/common/poller.ts)
+ * slows down when the tab is hidden, for orders that rarely move and after failures, and stops
+ * once the order is settled, missing or the page is leaving.
  */
 
 /** Poll interval while the page is visible; when hidden, and for orders that rarely move. */
@@ -41,57 +42,48 @@ export function apply(view: PayView, sequence: number): void {
   if (changed) rerender();
 }
 
-let timer: ReturnType<typeof setTimeout> | undefined;
-let failures = 0;
-let polling = false;
-/** No request before this time (ms): the API answered 429 and said how long to wait. */
-let quietUntil = 0;
+/** The order's pace; an expired or unresolved order rarely moves, and is looked at every {@link SLOW_POLL_MS}. */
+const PACE: Pace = { visibleMs: POLL_MS, hiddenMs: HIDDEN_POLL_MS, maxBackoffMs: MAX_BACKOFF_MS };
 
-/** The API asked us to wait `ms` (a 429's Retry-After): no poll goes out before then. */
-export function holdOff(ms: number): void {
-  if (ms > 0) quietUntil = Math.max(quietUntil, Date.now() + ms);
-}
-
-/** How long until the page may call the API again (0: now). */
-export const waitLeftMs = (): number => Math.max(0, quietUntil - Date.now());
-
-export function schedule(): void {
-  clearTimeout(timer);
-  const current = state.view?.order.status;
-  if (state.failure === 'notFound' || state.leaving || (current && SETTLED.includes(current))) return;
-  let delay = document.hidden ? HIDDEN_POLL_MS : current === 'EXPIRED' || current === 'UNRESOLVED' ? SLOW_POLL_MS : POLL_MS;
-  if (failures) delay = Math.max(delay, Math.min(MAX_BACKOFF_MS, POLL_MS * 2 ** failures));
-  delay = Math.max(delay, waitLeftMs());
-  timer = setTimeout(() => void poll(), delay);
-}
-
-export async function poll(): Promise<void> {
-  if (polling) return;
-  // An action's answer is newer than anything a poll sent now could read first.
-  if (state.busy) return schedule();
-  // Asked to wait (429 Retry-After): the next poll goes out when the wait is over, not before.
-  if (waitLeftMs() > 0) return schedule();
-  polling = true;
-  clearTimeout(timer);
+/** One look at the order: its answer applied, a missing order said (and no more looks), a failure said when nothing is shown yet. */
+async function look(): Promise<Look> {
   const sequence = nextSequence();
   const result = await callPage(orderId);
-  polling = false;
   if (result.ok) {
-    failures = 0;
     apply(result.view, sequence);
-  } else if (result.status === 404) {
+    return { ok: true };
+  }
+  if (result.status === 404) {
     state.failure = 'notFound';
     rerender();
-  } else {
-    failures += 1;
-    holdOff(result.retryAfterMs);
-    if (!state.view && state.failure !== 'load') {
-      state.failure = 'load';
-      rerender();
-    }
+    return 'stop';
   }
-  schedule();
+  if (!state.view && state.failure !== 'load') {
+    state.failure = 'load';
+    rerender();
+  }
+  return { ok: false, retryAfterMs: result.retryAfterMs };
 }
+
+const polls = poller(PACE, look, {
+  // Settled, or leaving for the shop's page: nothing more to learn.
+  wanted: () => {
+    const current = state.view?.order.status;
+    if (state.leaving || (current && SETTLED.includes(current))) return false;
+    return current === 'EXPIRED' || current === 'UNRESOLVED' ? SLOW_POLL_MS : true;
+  },
+  // An action's answer is newer than anything a poll sent now could read first.
+  held: () => !!state.busy,
+});
+
+/** The API asked us to wait `ms` (a 429's Retry-After): no poll goes out before then. */
+export const holdOff = polls.holdOff;
+
+/** How long until the page may call the API again (0: now). */
+export const waitLeftMs = polls.waitLeftMs;
+
+/** Looks at the order now (unless an action is running or the API asked to wait), then keeps to the pace. */
+export const poll = polls.now;
 
 /** Once a second: the countdown, and the switch to "expired" when it reaches zero. */
 function tick(): void {
@@ -103,10 +95,8 @@ function tick(): void {
   if (clock && ranOut(view.order, invoice)) rerender();
 }
 
-/** Asks for the order at once, then keeps it fresh. */
+/** Asks for the order at once, then keeps it fresh (back to the tab: at once again). */
 export function startPolling(): void {
   void poll();
   setInterval(tick, 1_000);
-  // Back to the tab: look at once, then poll at the visible pace again.
-  document.addEventListener('visibilitychange', () => (document.hidden ? schedule() : void poll()));
 }

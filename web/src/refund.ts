@@ -1,5 +1,5 @@
 import type { PayRefundView } from '#shared/schemas/refunds';
-import { apiBase } from './api';
+import { callApi } from './api';
 import { fill, h } from '../common/dom';
 import { htmlLang, rememberLang, type Lang } from '../common/i18n';
 import { formatAmount } from '#shared/domain/amount-format';
@@ -29,22 +29,13 @@ interface RefundState {
 const page: RefundState = {};
 let root: HTMLElement = document.body;
 
-async function post(path: string, body: unknown): Promise<{ ok: true; view: PayRefundView } | { ok: false; status: number; code: string; error: string }> {
-  try {
-    const response = await fetch(`${apiBase()}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), cache: 'no-store' });
-    const parsed = (await response.json().catch(() => ({}))) as PayRefundView & { error_code?: string; error?: string };
-    if (response.ok && parsed.status === 200) return { ok: true, view: parsed };
-    return { ok: false, status: response.status, code: parsed.error_code ?? '', error: parsed.error ?? '' };
-  } catch {
-    return { ok: false, status: 0, code: '', error: '' };
-  }
-}
+const post = (path: string, body: unknown) => callApi<PayRefundView>(path, 200, body);
 
 export async function openRefund(element: HTMLElement, secret: string): Promise<void> {
   root = element;
   draw();
   const answer = await post('/v1/pay/refund', { secret });
-  if (answer.ok) page.view = answer.view;
+  if (answer.ok) page.view = answer.body;
   else page.failure = answer.code === 'REFUND_LINK_INVALID' || answer.status === 400 ? 'invalid' : 'load';
   draw();
 }
@@ -59,9 +50,9 @@ async function submit(secret: string, form: HTMLFormElement): Promise<void> {
   const answer = await post('/v1/pay/refund/address', { secret, address, ...(memo ? { memo } : {}) });
   page.busy = false;
   if (answer.ok) {
-    page.view = answer.view;
+    page.view = answer.body;
     page.saved = true;
-  } else if (answer.code === 'REFUND_ADDRESS_INVALID') page.problem = answer.error;
+  } else if (answer.code === 'REFUND_ADDRESS_INVALID') page.problem = answer.message;
   else if (answer.code === 'REFUND_LINK_INVALID') page.failure = 'invalid';
   else page.problem = t().refund.failed;
   draw('address');

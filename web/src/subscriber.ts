@@ -2,9 +2,11 @@ import type { SubscriberPageView, SubscriberPeriodView } from '#shared/schemas/s
 import { formatAmount } from '#shared/domain/amount-format';
 import { STATE_LABELS } from '#shared/domain/state-labels';
 import { fill, h } from '../common/dom';
+import { type Look, type Pace, poller } from '../common/poller';
 import { dateTime } from '../common/format';
 import { htmlLang } from '../common/i18n';
-import { callApi, dayText, pageBar, priceText, problemOf, statusLine } from './billing';
+import { callApi } from './api';
+import { dayText, pageBar, priceText, problemOf, statusLine } from './billing';
 import { state, t } from './state';
 
 /**
@@ -37,15 +39,12 @@ export async function openSubscriber(element: HTMLElement, linkSecret: string): 
   root = element;
   secret = linkSecret;
   draw();
+  // The first look whatever is awaited (nothing is known yet), then the poller's.
   await load();
-  // Back to the tab: look at once when something is awaited.
-  document.addEventListener('visibilitychange', () => (document.hidden ? undefined : awaited() && void refresh()));
 }
 
-/** While a payment is awaited, how often the page looks again (visible tab, hidden tab). */
-const REFRESH_MS = 10_000;
-const HIDDEN_REFRESH_MS = 60_000;
-let timer: ReturnType<typeof setTimeout> | undefined;
+/** While a payment is awaited, how often the page looks again (visible tab, hidden tab, at most after failures). */
+const PACE: Pace = { visibleMs: 10_000, hiddenMs: 60_000, maxBackoffMs: 120_000 };
 
 /**
  * Whether the page expects news: the first period is unpaid, a period is owed, or its payment
@@ -58,8 +57,8 @@ const awaited = (): boolean => !!view && view.subscription.status !== 'canceled'
 /** What the page shows, but the sandbox's test clock (it moves with every answer). */
 const news = (): string => JSON.stringify([view && { ...view, subscription: { ...view.subscription, clock: undefined } }, failure]);
 
-async function load(): Promise<void> {
-  clearTimeout(timer);
+/** One look at the subscription: drawn when something changed; an invalid link ends the looks. */
+async function look(): Promise<Look> {
   const answer = await callApi<SubscriberPageView>('/v1/pay/subscriptions/open', 200, { secret });
   const before = news();
   if (answer.ok) [view, failure] = [answer.body, undefined];
@@ -67,19 +66,17 @@ async function load(): Promise<void> {
   else if (!view) failure = 'load';
   // A refresh that found nothing new leaves the page (and the reader's focus) alone.
   if (news() !== before) draw();
-  if (failure === 'invalid' || !awaited()) return;
-  const wait = Math.max(document.hidden ? HIDDEN_REFRESH_MS : REFRESH_MS, answer.ok ? 0 : answer.retryAfterMs);
-  timer = setTimeout(() => void refresh(), wait);
+  if (failure === 'invalid') return 'stop';
+  return answer.ok ? { ok: true } : { ok: false, retryAfterMs: answer.retryAfterMs };
 }
 
-/** A look again, unless the reader is in the middle of something (an action, the cancel question). */
-async function refresh(): Promise<void> {
-  if (busy || asking || replaced) {
-    clearTimeout(timer);
-    timer = setTimeout(() => void refresh(), REFRESH_MS);
-    return;
-  }
-  await load();
+/** Looks while something is awaited, unless the reader is in the middle of something (an action, the cancel question). */
+const polls = poller(PACE, look, { wanted: () => failure !== 'invalid' && awaited(), held: () => busy !== undefined || asking || replaced });
+
+/** A look at once (the first, an action's: its `busy` would hold the poller's), then the pace again. */
+async function load(): Promise<void> {
+  await look();
+  polls.schedule();
 }
 
 /** Runs one action of the page (`key`: its control) and draws what it answered. */

@@ -1,4 +1,5 @@
 import { fill, h, type Child } from '../../../common/dom';
+import { type Look, type Pace, poller } from '../../../common/poller';
 import type { Result } from '../api';
 import { t } from '../i18n';
 import { navigate } from '../router';
@@ -23,44 +24,37 @@ export function say(region: HTMLElement, text: string, kind: 'ok' | 'error' = 'o
   region.textContent = text;
 }
 
-/** How often a live screen (an order, a payment link, a subscription) reads itself again. */
-export const LIVE_POLL_MS = 4000;
+/** How often a live screen (an order, a payment link, a subscription) reads itself again: every 4 s, every 30 s in a hidden tab, at most 8 s apart after failures. */
+export const LIVE_PACE: Pace = { visibleMs: 4000, hiddenMs: 30_000, maxBackoffMs: 8000 };
 
 /**
- * Keeps a live screen fresh: `read` now, then again {@link LIVE_POLL_MS} after each answer (the
- * newest read alone is drawn and schedules the next; none once the screen is left). An answer is
- * drawn (`show`) and takes back a "could not refresh" notice in `region`, and only that one (an
- * action's outcome shown since stays). A failure the service may get over (no answer, a 5xx, a
- * 429) is said there ("could not refresh, trying again") instead of leaving the page silently
- * as it was, and the read is tried again; a missing item says `missing`, and a lost session goes
- * back to sign-in; those and any other refusal end the polling. `now` reads at once (after an
+ * Keeps a live screen fresh at {@link LIVE_PACE} (web/common/poller.ts: one read at a time, a
+ * read asked during one follows it, none once the screen is left). An answer is drawn (`show`)
+ * and takes back a "could not refresh" notice in `region`, and only that one (an action's
+ * outcome shown since stays). A failure the service may get over (no answer, a 5xx, a 429) is
+ * said there ("could not refresh, trying again") instead of leaving the page silently as it
+ * was, and the read is tried again; a missing item says `missing`, and a lost session goes back
+ * to sign-in; those and any other refusal end the polling. `now` reads at once (after an
  * action); `leave` is the screen's leave function.
  */
 export function keepFresh<T>(region: HTMLElement, read: () => Promise<Result<T>>, show: (data: T) => void, missing: string): { now(): Promise<void>; leave(): void } {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let latest = 0;
-  let left = false;
-  const now = async () => {
-    clearTimeout(timer);
-    const mine = ++latest;
+  const polls = poller(LIVE_PACE, async (): Promise<Look> => {
     const result = await read();
-    if (left || mine !== latest) return;
     if (result.ok) {
       show(result.data);
       if (region.textContent === t().refreshFailed) say(region, '');
-    } else if (result.status === 404) return say(region, missing, 'error');
-    else if (result.status !== 0 && result.status !== 429 && result.status < 500) return sayFailure(region, result);
-    else say(region, t().refreshFailed, 'error');
-    timer = setTimeout(() => void now(), LIVE_POLL_MS);
-  };
-  void now();
-  return {
-    now,
-    leave: () => {
-      left = true;
-      clearTimeout(timer);
-    },
-  };
+      return { ok: true };
+    }
+    if (result.status === 404) say(region, missing, 'error');
+    else if (result.status !== 0 && result.status !== 429 && result.status < 500) sayFailure(region, result);
+    else {
+      say(region, t().refreshFailed, 'error');
+      return { ok: false, retryAfterMs: 0 };
+    }
+    return 'stop';
+  });
+  void polls.now();
+  return { now: polls.now, leave: polls.stop };
 }
 
 /** Says why a call failed (a lost session goes back to sign-in). */

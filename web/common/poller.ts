@@ -1,0 +1,96 @@
+/**
+ * The one way every web page keeps what it shows fresh (the payment page's order, a payment
+ * link, a subscriber's subscription; the portal's live screens): one look at a time, at a pace
+ * kept as data, slower in a hidden tab and after failures in a row, never before a wait the
+ * service asked for (a 429's Retry-After), at once when the tab is shown again.
+ */
+
+/** How often a page looks again: while visible, while hidden, and at most after failures in a row (doubling from `visibleMs`). */
+export interface Pace {
+  visibleMs: number;
+  hiddenMs: number;
+  maxBackoffMs: number;
+}
+
+/** What one look found: an answer, a failure to try again after (with the wait the service asked for), or the end of the polling. */
+export type Look = { ok: true } | { ok: false; retryAfterMs: number } | 'stop';
+
+export interface PollOptions {
+  /** Whether the page still wants news (false: no look is scheduled); a number: at least that long between looks (a state that rarely moves). */
+  wanted?: () => boolean | number;
+  /** Whether the reader is in the middle of something (an action): a look waits for its next turn. */
+  held?: () => boolean;
+}
+
+export interface Poller {
+  /** Looks at once (after the one under way, if any), unless held, not wanted or asked to wait; then keeps to the pace. */
+  now(): Promise<void>;
+  /** The next look at the pace, counted from now (after an action's answer). */
+  schedule(): void;
+  /** The service asked to wait `ms` (a 429's Retry-After): no look goes out before then. */
+  holdOff(ms: number): void;
+  /** How long until the page may call the service again (0: now). */
+  waitLeftMs(): number;
+  /** No look any more (the screen is left). */
+  stop(): void;
+}
+
+/** Starts nothing: the page calls `now()` for its first look. */
+export function poller(pace: Pace, look: () => Promise<Look>, options: PollOptions = {}): Poller {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let failures = 0;
+  let quietUntil = 0;
+  let looking = false;
+  let again = false;
+  let stopped = false;
+  const waitLeftMs = () => Math.max(0, quietUntil - Date.now());
+  const holdOff = (ms: number) => {
+    if (ms > 0) quietUntil = Math.max(quietUntil, Date.now() + ms);
+  };
+  const schedule = () => {
+    clearTimeout(timer);
+    const wanted = options.wanted?.() ?? true;
+    if (stopped || wanted === false) return;
+    let delay = document.hidden ? pace.hiddenMs : pace.visibleMs;
+    if (typeof wanted === 'number') delay = Math.max(delay, wanted);
+    if (failures) delay = Math.max(delay, Math.min(pace.maxBackoffMs, pace.visibleMs * 2 ** failures));
+    timer = setTimeout(() => void now(), Math.max(delay, waitLeftMs()));
+  };
+  const now = async (): Promise<void> => {
+    if (stopped) return;
+    // Asked while a look is under way: the next follows it at once (its answer may be older than the news).
+    if (looking) {
+      again = true;
+      return;
+    }
+    if (options.held?.() || options.wanted?.() === false || waitLeftMs() > 0) return schedule();
+    looking = true;
+    clearTimeout(timer);
+    let found: Look;
+    try {
+      found = await look();
+    } finally {
+      looking = false;
+    }
+    if (stopped) return;
+    if (found === 'stop') return stop();
+    if (found.ok) failures = 0;
+    else {
+      failures += 1;
+      holdOff(found.retryAfterMs);
+    }
+    if (again) {
+      again = false;
+      return now();
+    }
+    schedule();
+  };
+  const shown = () => (document.hidden ? schedule() : void now());
+  const stop = () => {
+    stopped = true;
+    clearTimeout(timer);
+    document.removeEventListener('visibilitychange', shown);
+  };
+  document.addEventListener('visibilitychange', shown);
+  return { now, schedule, holdOff, waitLeftMs, stop };
+}
