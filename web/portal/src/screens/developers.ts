@@ -3,7 +3,7 @@ import type { PortalToken } from '#shared/schemas/portal-responses';
 import { portalApi } from '../api';
 import { formatTime } from '../format';
 import { t } from '../i18n';
-import { field, notice, say, sayFailure, showScreen, type Screen } from './screen';
+import { field, notice, say, sayFailure, showScreen, type Screen, type Column, columnRow, dataTable } from './screen';
 
 /** API tokens (create: shown once; list; revoke) and the callback secret (shown on demand, rolled with an overlap). */
 export const developersScreen: Screen = (main) => {
@@ -11,6 +11,14 @@ export const developersScreen: Screen = (main) => {
   const outcome = notice();
   const body = h('tbody');
   const fresh = h('div', { class: 'card', hidden: true });
+  const columns: Column<{ token: PortalToken; revoke: HTMLElement }>[] = [
+    [strings.colName, ({ token }) => token.name],
+    [strings.colPrefix, ({ token }) => (token.prefix ? h('code', null, `${token.prefix}…`) : '—')],
+    [strings.colCreated, ({ token }) => formatTime(token.created_at)],
+    [strings.colLastUsed, ({ token }) => (token.last_used_at ? formatTime(token.last_used_at) : strings.never)],
+    [strings.actions, ({ revoke }) => revoke],
+  ];
+  const tokenRow = columnRow(columns);
   const row = (token: PortalToken) => {
     const revoke = h(
       'button',
@@ -26,15 +34,7 @@ export const developersScreen: Screen = (main) => {
       },
       strings.revoke(token.name),
     );
-    return h(
-      'tr',
-      null,
-      h('td', { 'data-label': strings.colName }, token.name),
-      h('td', { 'data-label': strings.colPrefix }, token.prefix ? h('code', null, `${token.prefix}…`) : '—'),
-      h('td', { 'data-label': strings.colCreated }, formatTime(token.created_at)),
-      h('td', { 'data-label': strings.colLastUsed }, token.last_used_at ? formatTime(token.last_used_at) : strings.never),
-      h('td', { 'data-label': strings.actions }, revoke),
-    );
+    return tokenRow({ token, revoke });
   };
   const load = async () => {
     const result = await portalApi.tokens();
@@ -59,13 +59,6 @@ export const developersScreen: Screen = (main) => {
     },
     field('token-name', strings.tokenName, name),
     h('div', { class: 'buttons' }, h('button', { type: 'submit', class: 'primary' }, strings.createToken)),
-  );
-  const table = h(
-    'table',
-    { class: 'tokens' },
-    h('caption', null, strings.tokensCaption),
-    h('thead', null, h('tr', null, ...[strings.colName, strings.colPrefix, strings.colCreated, strings.colLastUsed, strings.actions].map((label) => h('th', { scope: 'col' }, label)))),
-    body,
   );
 
   const secret = h('div', { id: 'secret', 'aria-live': 'polite' });
@@ -127,7 +120,7 @@ export const developersScreen: Screen = (main) => {
       h('p', null, strings.tokensLead),
       create,
       fresh,
-      h('div', { class: 'table-wrap' }, table),
+      dataTable({ class: 'tokens', caption: strings.tokensCaption }, columns, body),
     ),
     secretSection,
   );

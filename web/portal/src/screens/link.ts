@@ -5,7 +5,7 @@ import { linksApi, type PaymentLinkRow } from '../api';
 import { formatAmount, formatTime } from '../format';
 import { t } from '../i18n';
 import { linkPrice, mayChangeLinks, stateLabel } from './links';
-import { keepFresh, notice, say, sayFailure, showScreen, type Screen } from './screen';
+import { keepFresh, notice, say, sayFailure, showScreen, type Screen, facts, type Column, columnRow, dataTable, statusPill } from './screen';
 
 /** Pixels per QR module in the PNG: a 33-module code with its quiet zone is 410 px, sharp in print at 3.5 cm. */
 const PNG_SCALE = 10;
@@ -27,13 +27,6 @@ function qrPngUrl(text: string): string {
   return canvas.toDataURL('image/png');
 }
 
-const definition = (pairs: [string, string | Node][]) =>
-  h(
-    'dl',
-    { class: 'facts' },
-    pairs.map(([term, value]) => [h('dt', null, term), h('dd', null, value)]),
-  );
-
 /** A payment link's page: its URL and QR code (PNG, SVG), figures, its orders, and disable/enable. */
 export const linkScreen: Screen = (main, params) => {
   const strings = t();
@@ -41,15 +34,12 @@ export const linkScreen: Screen = (main, params) => {
   const outcome = notice();
   const content = h('div');
   let drawnFor = '';
-  const orderRow = (order: OrderRow) =>
-    h(
-      'tr',
-      null,
-      h('td', { 'data-label': strings.colOrder }, h('a', { href: `#/orders/${order.order_id}` }, order.order_id)),
-      h('td', { 'data-label': strings.colStatus }, h('span', { class: `pill s-${order.status.toLowerCase()}` }, strings.statuses[order.status] ?? order.status)),
-      h('td', { 'data-label': strings.colAmount }, formatAmount(order.price_amount, order.price_currency)),
-      h('td', { 'data-label': strings.colCreated }, formatTime(order.created_at)),
-    );
+  const orderColumns: Column<OrderRow>[] = [
+    [strings.colOrder, (order) => h('a', { href: `#/orders/${order.order_id}` }, order.order_id)],
+    [strings.colStatus, (order) => statusPill(order.status)],
+    [strings.colAmount, (order) => formatAmount(order.price_amount, order.price_currency)],
+    [strings.colCreated, (order) => formatTime(order.created_at)],
+  ];
   const qrSection = (link: PaymentLinkRow) => {
     const code = qrSvg(link.url, strings.qrLabel(link.title));
     code.setAttribute('class', 'link-qr');
@@ -103,7 +93,7 @@ export const linkScreen: Screen = (main, params) => {
         'section',
         { 'aria-labelledby': 'details-title' },
         h('h2', { id: 'details-title' }, strings.details),
-        definition([
+        facts([
           [strings.colState, stateLabel(link)],
           [strings.linkUrl, h('span', { class: 'link-url' }, h('a', { href: link.url, id: 'link-url', target: '_blank', rel: 'noopener' }, link.url), copy)],
           [strings.colPrice, linkPrice(link)],
@@ -121,19 +111,7 @@ export const linkScreen: Screen = (main, params) => {
         'section',
         { 'aria-labelledby': 'link-orders-title' },
         h('h2', { id: 'link-orders-title' }, strings.linkOrders),
-        orders.length
-          ? h(
-              'div',
-              { class: 'table-wrap' },
-              h(
-                'table',
-                // Named by the section's heading: a caption would say the same words a second time.
-                { class: 'orders', 'aria-labelledby': 'link-orders-title' },
-                h('thead', null, h('tr', null, ...[strings.colOrder, strings.colStatus, strings.colAmount, strings.colCreated].map((label) => h('th', { scope: 'col' }, label)))),
-                h('tbody', null, orders.map(orderRow)),
-              ),
-            )
-          : h('p', null, strings.noLinkOrders),
+        orders.length ? dataTable({ class: 'orders', labelledBy: 'link-orders-title' }, orderColumns, h('tbody', null, orders.map(columnRow(orderColumns)))) : h('p', null, strings.noLinkOrders),
       ),
     );
     drawnFor = link.url;

@@ -5,7 +5,7 @@ import { formatAmount } from '../format';
 import { t } from '../i18n';
 import { navigate } from '../router';
 import { signedInUser } from '../session';
-import { field, pagedRows, say, sayFailure, showScreen, type Screen } from './screen';
+import { field, pagedRows, say, sayFailure, showScreen, type Screen, type Column, columnRow, dataTable } from './screen';
 
 /** Price currencies a link may use: fiat and stable coins (the API refuses others, naming the field). */
 const LINK_CURRENCIES = ['USD', 'EUR', 'GBP', 'CNY', 'JPY', 'HKD', 'SGD', 'USDT', 'USDC'];
@@ -24,36 +24,26 @@ export const mayChangeLinks = (): boolean => ['owner', 'developer'].includes(sig
 /** The payment links: each with its state, paid count and total; a form to create one (owners and developers). */
 export const linksScreen: Screen = (main) => {
   const strings = t();
-  const row = (link: PaymentLinkRow) =>
-    h(
-      'tr',
-      null,
-      h('td', { 'data-label': strings.colLink }, h('a', { href: `#/links/${link.link_id}` }, link.title)),
-      h('td', { 'data-label': strings.colPrice }, linkPrice(link)),
-      h('td', { 'data-label': strings.colState }, stateLabel(link)),
-      h('td', { 'data-label': strings.colOrders }, String(link.order_count)),
-      h('td', { 'data-label': strings.colPaid }, String(link.paid_count)),
-      h('td', { 'data-label': strings.colTotal }, formatAmount(link.paid_total, link.price_currency)),
-    );
+  const columns: Column<PaymentLinkRow>[] = [
+    [strings.colLink, (link) => h('a', { href: `#/links/${link.link_id}` }, link.title)],
+    [strings.colPrice, linkPrice],
+    [strings.colState, stateLabel],
+    [strings.colOrders, (link) => String(link.order_count)],
+    [strings.colPaid, (link) => String(link.paid_count)],
+    [strings.colTotal, (link) => formatAmount(link.paid_total, link.price_currency)],
+  ];
   const read = async (cursor?: string) => {
     const result = await linksApi.list(cursor);
     return result.ok ? { ...result, data: { rows: result.data.links, next_cursor: result.data.next_cursor } } : result;
   };
-  const { body, outcome, more, load } = pagedRows(read, row, strings.noLinks);
-  const table = h(
-    'table',
-    { class: 'links' },
-    h('caption', null, strings.linksCaption),
-    h('thead', null, h('tr', null, ...[strings.colLink, strings.colPrice, strings.colState, strings.colOrders, strings.colPaid, strings.colTotal].map((label) => h('th', { scope: 'col' }, label)))),
-    body,
-  );
+  const { body, outcome, more, load } = pagedRows(read, columnRow(columns), strings.noLinks);
   showScreen(
     main,
     strings.links,
     h('p', null, strings.linksLead),
     mayChangeLinks() ? createForm(outcome, (id) => navigate(`#/links/${id}`)) : null,
     outcome,
-    h('div', { class: 'table-wrap' }, table),
+    dataTable({ class: 'links', caption: strings.linksCaption }, columns, body),
     more,
   );
   void load();

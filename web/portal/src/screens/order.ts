@@ -5,14 +5,7 @@ import { formatAmount, formatTime } from '../format';
 import { t } from '../i18n';
 import { signedInUser } from '../session';
 import { drawRefundForm, refundsSection, type PageAnswer } from './refunds';
-import { keepFresh, notice, say, sayFailure, showScreen, type Screen } from './screen';
-
-const definition = (pairs: [string, string | Node][]) =>
-  h(
-    'dl',
-    { class: 'facts' },
-    pairs.map(([term, value]) => [h('dt', null, term), h('dd', null, value)]),
-  );
+import { keepFresh, notice, say, sayFailure, showScreen, type Screen, facts, statusPill, type Column, columnRow, dataTable } from './screen';
 
 function detailsSection(page: PortalOrderPage) {
   const strings = t();
@@ -21,8 +14,8 @@ function detailsSection(page: PortalOrderPage) {
     'section',
     { 'aria-labelledby': 'details-title' },
     h('h2', { id: 'details-title' }, strings.details),
-    definition([
-      [strings.status, h('span', { class: `pill s-${order.status.toLowerCase()}` }, strings.statuses[order.status] ?? order.status)],
+    facts([
+      [strings.status, statusPill(order.status)],
       [strings.merchantOrderId, order.merchant_order_id || '—'],
       [strings.title, order.title || '—'],
       [strings.price, formatAmount(order.price_amount, order.price_currency)],
@@ -69,7 +62,7 @@ function invoicesSection(page: PortalOrderPage) {
         'article',
         { class: 'card' },
         h('h3', null, strings.invoice(invoice.pay_currency, invoice.invoice_id)),
-        definition([
+        facts([
           [strings.status, strings.statuses[invoice.status] ?? invoice.status],
           [strings.amount, formatAmount(invoice.pay_amount, invoice.pay_currency)],
           [strings.address, h('code', null, invoice.payment_address)],
@@ -102,6 +95,12 @@ function invoicesSection(page: PortalOrderPage) {
 
 function callbacksSection(page: PortalOrderPage) {
   const strings = t();
+  const attemptColumns: Column<PortalOrderPage['callbacks'][number]['attempts'][number]>[] = [
+    [strings.attemptAt, (attempt) => formatTime(attempt.at)],
+    [strings.httpStatus, (attempt) => (attempt.http_status === undefined ? '—' : String(attempt.http_status))],
+    [strings.latency, (attempt) => `${attempt.latency_ms} ms`],
+    [strings.answer, (attempt) => h('code', null, (attempt.response ?? attempt.error ?? '').slice(0, 200) || '—')],
+  ];
   return h(
     'section',
     { 'aria-labelledby': 'callbacks-title' },
@@ -114,34 +113,7 @@ function callbacksSection(page: PortalOrderPage) {
         h('h3', null, strings.delivery(strings.statuses[delivery.status] ?? delivery.status, strings.deliveryStates[delivery.state] ?? delivery.state)),
         delivery.attempts.length === 0
           ? h('p', null, strings.noAttempts)
-          : h(
-              'table',
-              { class: 'attempts' },
-              h('caption', null, `${strings.attempts} (${delivery.attempt_count})`),
-              h(
-                'thead',
-                null,
-                h(
-                  'tr',
-                  null,
-                  [strings.attemptAt, strings.httpStatus, strings.latency, strings.answer].map((label) => h('th', { scope: 'col' }, label)),
-                ),
-              ),
-              h(
-                'tbody',
-                null,
-                delivery.attempts.map((attempt) =>
-                  h(
-                    'tr',
-                    null,
-                    h('td', { 'data-label': strings.attemptAt }, formatTime(attempt.at)),
-                    h('td', { 'data-label': strings.httpStatus }, attempt.http_status === undefined ? '—' : String(attempt.http_status)),
-                    h('td', { 'data-label': strings.latency }, `${attempt.latency_ms} ms`),
-                    h('td', { 'data-label': strings.answer }, h('code', null, (attempt.response ?? attempt.error ?? '').slice(0, 200) || '—')),
-                  ),
-                ),
-              ),
-            ),
+          : dataTable({ class: 'attempts', caption: `${strings.attempts} (${delivery.attempt_count})` }, attemptColumns, h('tbody', null, delivery.attempts.map(columnRow(attemptColumns)))),
       ),
     ),
   );

@@ -5,7 +5,7 @@ import { portalApi } from '../api';
 import { formatAmount, formatTime } from '../format';
 import { t } from '../i18n';
 import { navigate } from '../router';
-import { filtersForm, pagedRows, say, showScreen, type Screen } from './screen';
+import { filtersForm, pagedRows, say, showScreen, type Screen, type Column, columnRow, dataTable, statusPill } from './screen';
 
 const FILTERS = ['status', 'from', 'to', 'q'] as const;
 
@@ -39,39 +39,15 @@ export const ordersScreen: Screen = (main, params) => {
     const result = await portalApi.orders(page);
     return result.ok ? { ...result, data: { rows: result.data.orders, next_cursor: result.data.next_cursor } } : result;
   };
-  const row = (order: PortalOrderRow) =>
-    h(
-      'tr',
-      null,
-      h(
-        'td',
-        { 'data-label': strings.colOrder },
-        h('a', { href: `#/orders/${order.order_id}` }, order.merchant_order_id || order.order_id),
-        order.title ? h('span', { class: 'sub' }, order.title) : null,
-      ),
-      h('td', { 'data-label': strings.colStatus }, h('span', { class: `pill s-${order.status.toLowerCase()}` }, strings.statuses[order.status] ?? order.status)),
-      h('td', { 'data-label': strings.colAmount }, formatAmount(order.price_amount, order.price_currency)),
-      h('td', { 'data-label': strings.colCreated }, formatTime(order.created_at)),
-    );
-  const { body, outcome, more, load } = pagedRows(read, row, strings.noOrders, (region, failure) => (failure.status === 401 ? navigate('#/sign-in') : say(region, strings.error, 'error')));
-  const table = h(
-    'table',
-    { class: 'orders' },
-    h('caption', null, strings.ordersCaption),
-    h(
-      'thead',
-      null,
-      h(
-        'tr',
-        null,
-        h('th', { scope: 'col' }, strings.colOrder),
-        h('th', { scope: 'col' }, strings.colStatus),
-        h('th', { scope: 'col' }, strings.colAmount),
-        h('th', { scope: 'col' }, strings.colCreated),
-      ),
-    ),
-    body,
+  const columns: Column<PortalOrderRow>[] = [
+    [strings.colOrder, (order) => [h('a', { href: `#/orders/${order.order_id}` }, order.merchant_order_id || order.order_id), order.title ? h('span', { class: 'sub' }, order.title) : null]],
+    [strings.colStatus, (order) => statusPill(order.status)],
+    [strings.colAmount, (order) => formatAmount(order.price_amount, order.price_currency)],
+    [strings.colCreated, (order) => formatTime(order.created_at)],
+  ];
+  const { body, outcome, more, load } = pagedRows(read, columnRow(columns), strings.noOrders, (region, failure) =>
+    failure.status === 401 ? navigate('#/sign-in') : say(region, strings.error, 'error'),
   );
-  showScreen(main, strings.orders, form, h('div', { class: 'table-wrap' }, table), outcome, more);
+  showScreen(main, strings.orders, form, dataTable({ class: 'orders', caption: strings.ordersCaption }, columns, body), outcome, more);
   void load();
 };

@@ -5,14 +5,7 @@ import { formatTime } from '../format';
 import { t } from '../i18n';
 import { navigate } from '../router';
 import { mayChangeBilling, planFields, planPrice, planStateLabel } from './plans';
-import { notice, say, sayFailure, showScreen, type Screen } from './screen';
-
-export const facts = (pairs: [string, string | Node][]) =>
-  h(
-    'dl',
-    { class: 'facts' },
-    pairs.map(([term, value]) => [h('dt', null, term), h('dd', null, value)]),
-  );
+import { notice, say, sayFailure, showScreen, type Screen, facts } from './screen';
 
 /** A plan's page: what it bills, its id for the API, the form that changes it and the archive button (owners and developers). */
 export const planScreen: Screen = (main, params) => {

@@ -8,7 +8,7 @@ import { formatAmount, formatTime } from '../format';
 import { t } from '../i18n';
 import { navigate } from '../router';
 import { signedInUser } from '../session';
-import { field, pagedRows, say, sayFailure, showScreen, type Screen } from './screen';
+import { field, pagedRows, say, sayFailure, showScreen, type Screen, type Column, columnRow, dataTable } from './screen';
 
 /** Price currencies a plan may use: fiat and stable coins, as a payment link's (the API refuses others, naming the field). */
 export const PLAN_CURRENCIES = ['USD', 'EUR', 'GBP', 'CNY', 'JPY', 'HKD', 'SGD', 'USDT', 'USDC'];
@@ -28,40 +28,27 @@ export const mayChangeBilling = (): boolean => ['owner', 'developer'].includes(s
 /** The merchant's plans: each with its price, interval, trial and state; a form to create one (owners and developers). */
 export const plansScreen: Screen = (main) => {
   const strings = t();
-  const columns: [string, (plan: PortalPlan) => HTMLElement | string][] = [
+  const columns: Column<PortalPlan>[] = [
     [strings.colPlan, (plan) => h('a', { href: `#/plans/${plan.plan_id}` }, plan.name)],
     [strings.colPrice, planPrice],
     [strings.colTrial, (plan) => (plan.trial_days > 0 ? strings.daysOf(plan.trial_days) : strings.noTrial)],
     [strings.colState, planStateLabel],
     [strings.colCreated, (plan) => formatTime(plan.created_at)],
   ];
-  const row = (plan: PortalPlan) =>
-    h(
-      'tr',
-      null,
-      columns.map(([label, cell]) => h('td', { 'data-label': label }, cell(plan))),
-    );
   const read = async (cursor?: string) => {
     const result = await plansApi.list(cursor);
     return result.ok ? { ...result, data: { rows: result.data.plans, next_cursor: result.data.next_cursor } } : result;
   };
-  const { body, outcome, more, load } = pagedRows(read, row, strings.noPlans);
-  const table = h(
-    'table',
-    { class: 'plans' },
-    h('caption', null, strings.plansCaption),
-    h(
-      'thead',
-      null,
-      h(
-        'tr',
-        null,
-        columns.map(([label]) => h('th', { scope: 'col' }, label)),
-      ),
-    ),
-    body,
+  const { body, outcome, more, load } = pagedRows(read, columnRow(columns), strings.noPlans);
+  showScreen(
+    main,
+    strings.plans,
+    h('p', null, strings.plansLead),
+    mayChangeBilling() ? createForm(outcome) : null,
+    outcome,
+    dataTable({ class: 'plans', caption: strings.plansCaption }, columns, body),
+    more,
   );
-  showScreen(main, strings.plans, h('p', null, strings.plansLead), mayChangeBilling() ? createForm(outcome) : null, outcome, h('div', { class: 'table-wrap' }, table), more);
   void load();
 };
 

@@ -5,14 +5,7 @@ import { refundsApi, type Result } from '../api';
 import { formatAmount, formatTime } from '../format';
 import { currentLang, t } from '../i18n';
 import { lockedRateText, ratioText, rateTime } from '../rate-text';
-import { field, notice, pagedListScreen, say, sayFailure, type Screen } from './screen';
-
-const definition = (pairs: [string, string | Node | null][]) =>
-  h(
-    'dl',
-    { class: 'facts' },
-    pairs.filter(([, value]) => value !== null).map(([term, value]) => [h('dt', null, term), h('dd', null, value)]),
-  );
+import { field, notice, pagedListScreen, say, sayFailure, type Screen, facts } from './screen';
 
 /** What the order page does with an answer that is the order's page again (drawn, or the failure said). */
 export type PageAnswer = (result: Result<PortalOrderPage>, region: HTMLElement) => void;
@@ -139,7 +132,7 @@ function refundCard(orderId: string, refund: PortalRefund, canWrite: boolean, an
     'article',
     { class: 'card refund', 'data-refund': id },
     h('h3', null, strings.refundHeading(formatAmount(refund.amount, refund.currency), strings.refundStatuses[refund.status] ?? refund.status)),
-    definition([
+    facts([
       [strings.status, h('span', { class: 'pill', 'data-field': 'refund-status' }, strings.refundStatuses[refund.status] ?? refund.status)],
       [strings.amount, h('span', { 'data-field': 'refund-amount' }, formatAmount(refund.amount, refund.currency))],
       [strings.refundNetwork, refund.network],

@@ -120,54 +120,70 @@ export function pagedRows<T>(read: (cursor?: string) => Promise<ListPage<T>>, ro
   return { body, outcome, more, load };
 }
 
+/** A table's column: its heading and its cell of a row. */
+export type Column<T> = [label: string, cell: (row: T) => Child];
+
+/** A row of `columns`, each cell labelled with its column's heading (what a phone's layout shows beside the cell). */
+export const columnRow =
+  <T>(columns: Column<T>[]) =>
+  (item: T): HTMLElement =>
+    h(
+      'tr',
+      null,
+      columns.map(([label, cell]) => h('td', { 'data-label': label }, cell(item))),
+    );
+
+/**
+ * A table of the portal in its wrapper (which scrolls it sideways when a phone is too narrow):
+ * its class, its name (a caption, or `labelledBy`, the id of the heading above it: a caption
+ * would say the same words a second time), its columns' headings and its body.
+ */
+export function dataTable<T>(name: { class: string; caption: string } | { class: string; labelledBy: string }, columns: Column<T>[], body: HTMLElement): HTMLElement {
+  return h(
+    'div',
+    { class: 'table-wrap' },
+    h(
+      'table',
+      'caption' in name ? { class: name.class } : { class: name.class, 'aria-labelledby': name.labelledBy },
+      'caption' in name ? h('caption', null, name.caption) : null,
+      h(
+        'thead',
+        null,
+        h(
+          'tr',
+          null,
+          columns.map(([label]) => h('th', { scope: 'col' }, label)),
+        ),
+      ),
+      body,
+    ),
+  );
+}
+
 /** What a list screen shows: its words, its columns, and how to read one page after a cursor. */
 export interface PagedList<T> {
   title: string;
   lead: string;
   caption: string;
   empty: string;
-  /** Each column's heading and its cell of a row. */
-  columns: [string, (row: T) => Child][];
+  columns: Column<T>[];
   page: (cursor?: string) => Promise<ListPage<T>>;
 }
 
 /** A screen of one table read a page at a time ({@link pagedRows}). */
 export function pagedListScreen<T>(main: HTMLElement, list: PagedList<T>): void {
-  const { body, outcome, more, load } = pagedRows(
-    list.page,
-    (item: T) =>
-      h(
-        'tr',
-        null,
-        list.columns.map(([label, cell]) => h('td', { 'data-label': label }, cell(item))),
-      ),
-    list.empty,
-  );
-  showScreen(
-    main,
-    list.title,
-    h('p', null, list.lead),
-    h(
-      'div',
-      { class: 'table-wrap' },
-      h(
-        'table',
-        { class: 'orders' },
-        h('caption', null, list.caption),
-        h(
-          'thead',
-          null,
-          h(
-            'tr',
-            null,
-            list.columns.map(([label]) => h('th', { scope: 'col' }, label)),
-          ),
-        ),
-        body,
-      ),
-    ),
-    more,
-    outcome,
-  );
+  const { body, outcome, more, load } = pagedRows(list.page, columnRow(list.columns), list.empty);
+  showScreen(main, list.title, h('p', null, list.lead), dataTable({ class: 'orders', caption: list.caption }, list.columns, body), more, outcome);
   void load();
 }
+
+/** An order's status as its coloured label. */
+export const statusPill = (status: string): HTMLElement => h('span', { class: `pill s-${status.toLowerCase()}` }, t().statuses[status] ?? status);
+
+/** Facts as terms and their values (a value of null is left out). */
+export const facts = (pairs: [string, string | Node | null][]) =>
+  h(
+    'dl',
+    { class: 'facts' },
+    pairs.filter(([, value]) => value !== null).map(([term, value]) => [h('dt', null, term), h('dd', null, value)]),
+  );

@@ -4,7 +4,7 @@ import type { SettingsBody } from '#shared/schemas/portal';
 import type { PortalSettings } from '#shared/schemas/portal-responses';
 import { portalApi } from '../api';
 import { t } from '../i18n';
-import { field, notice, say, sayFailure, showScreen, type Screen } from './screen';
+import { field, notice, say, sayFailure, showScreen, type Screen, facts } from './screen';
 
 const KEY_CURRENCIES = ['BTC', 'LTC', 'BCH', 'ETH'] as const;
 const RECEIVE_CURRENCIES = ['USD', 'USDT', 'USDC'];
@@ -131,12 +131,7 @@ export const settingsScreen: Screen = (main) => {
       h('div', { class: 'buttons' }, preview, h('button', { type: 'submit', class: 'primary' }, strings.save)),
     );
     content.replaceChildren(
-      h(
-        'dl',
-        { class: 'facts' },
-        h('dt', null, strings.mode),
-        h('dd', null, h('strong', { class: settings.sandbox ? 'mode sandbox' : 'mode live' }, settings.sandbox ? strings.modeSandbox : strings.modeLive)),
-      ),
+      facts([[strings.mode, h('strong', { class: settings.sandbox ? 'mode sandbox' : 'mode live' }, settings.sandbox ? strings.modeSandbox : strings.modeLive)]]),
       h('p', null, strings.settingsLead),
       form,
     );

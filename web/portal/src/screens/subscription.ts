@@ -4,9 +4,8 @@ import { fill, h } from '../../../common/dom';
 import { subscriptionsApi } from '../api';
 import { formatAmount, formatTime } from '../format';
 import { t } from '../i18n';
-import { facts } from './plan';
 import { planPrice } from './plans';
-import { field, keepFresh, notice, say, sayFailure, showScreen, type Screen } from './screen';
+import { field, keepFresh, notice, say, sayFailure, showScreen, type Screen, facts, statusPill, type Column, columnRow, dataTable } from './screen';
 import { subscriberOf, subscriptionStatusLabel } from './subscriptions';
 
 type Page = PortalSubscriptionPage;
@@ -34,50 +33,20 @@ function detailsSection(page: Page): HTMLElement {
 
 function periodsSection(page: Page): HTMLElement {
   const strings = t();
-  const columns: [string, (period: Page['periods'][number]) => string | HTMLElement][] = [
+  const columns: Column<Page['periods'][number]>[] = [
     [strings.colPeriod, (period) => strings.periodAttempt(period.period, period.attempt)],
     [strings.colDue, (period) => formatTime(period.due_at)],
     [strings.colAmount, (period) => formatAmount(period.price_amount, period.price_currency)],
     // An order id is a long word: it gives way (breaks anywhere) before the words beside it are squeezed.
     [strings.colOrder, (period) => h('a', { href: `#/orders/${period.order_id}`, class: 'hash' }, period.order_id)],
-    [strings.colStatus, (period) => (period.order_status ? h('span', { class: `pill s-${period.order_status.toLowerCase()}` }, strings.statuses[period.order_status] ?? period.order_status) : '—')],
+    [strings.colStatus, (period) => (period.order_status ? statusPill(period.order_status) : '—')],
     [strings.colCreated, (period) => formatTime(period.created_at)],
   ];
   return h(
     'section',
     { 'aria-labelledby': 'periods-title' },
     h('h2', { id: 'periods-title' }, strings.periodsTitle),
-    page.periods.length
-      ? h(
-          'div',
-          { class: 'table-wrap' },
-          h(
-            'table',
-            // Named by the section's heading: a caption would say the same words a second time.
-            { class: 'periods', 'aria-labelledby': 'periods-title' },
-            h(
-              'thead',
-              null,
-              h(
-                'tr',
-                null,
-                columns.map(([label]) => h('th', { scope: 'col' }, label)),
-              ),
-            ),
-            h(
-              'tbody',
-              null,
-              page.periods.map((period) =>
-                h(
-                  'tr',
-                  null,
-                  columns.map(([label, cell]) => h('td', { 'data-label': label }, cell(period))),
-                ),
-              ),
-            ),
-          ),
-        )
-      : h('p', null, strings.noPeriods),
+    page.periods.length ? dataTable({ class: 'periods', labelledBy: 'periods-title' }, columns, h('tbody', null, page.periods.map(columnRow(columns)))) : h('p', null, strings.noPeriods),
   );
 }
 

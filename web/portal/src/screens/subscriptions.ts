@@ -6,8 +6,7 @@ import { formatAmount, formatTime } from '../format';
 import { currentLang, t } from '../i18n';
 import { navigate } from '../router';
 import { planPrice } from './plans';
-import { facts } from './plan';
-import { filtersForm, notice, pagedRows, say, showScreen, type Screen } from './screen';
+import { filtersForm, notice, pagedRows, say, showScreen, type Screen, facts, type Column, columnRow, dataTable } from './screen';
 
 const FILTERS = ['status', 'q'] as const;
 
@@ -71,7 +70,7 @@ export const subscriptionsScreen: Screen = (main, params) => {
       h('a', { class: 'button', href: subscriptionsApi.exportUrl(query), download: '' }, strings.exportCsv),
     ),
   );
-  const columns: [string, (row: PortalSubscriptionRow) => HTMLElement | string][] = [
+  const columns: Column<PortalSubscriptionRow>[] = [
     [strings.colCustomer, (row) => h('a', { href: `#/subscriptions/${row.subscription_id}` }, subscriberOf(row))],
     [strings.colPlan, (row) => h('span', null, row.plan_name, h('span', { class: 'sub' }, planPrice(row)))],
     [strings.colStatus, (row) => subscriptionStatusLabel(row.status)],
@@ -84,34 +83,20 @@ export const subscriptionsScreen: Screen = (main, params) => {
     const result = await subscriptionsApi.list(page);
     return result.ok ? { ...result, data: { rows: result.data.subscriptions, next_cursor: result.data.next_cursor } } : result;
   };
-  const { body, outcome, more, load } = pagedRows(
-    read,
-    (row: PortalSubscriptionRow) =>
-      h(
-        'tr',
-        null,
-        columns.map(([label, cell]) => h('td', { 'data-label': label }, cell(row))),
-      ),
-    strings.noSubscriptions,
-  );
-  const table = h(
-    'table',
-    { class: 'subscriptions' },
-    h('caption', null, strings.subscriptionsCaption),
-    h(
-      'thead',
-      null,
-      h(
-        'tr',
-        null,
-        columns.map(([label]) => h('th', { scope: 'col' }, label)),
-      ),
-    ),
-    body,
-  );
+  const { body, outcome, more, load } = pagedRows(read, columnRow(columns), strings.noSubscriptions);
   const figures = h('div');
   const figuresOutcome = notice();
-  showScreen(main, strings.subscriptions, h('p', null, strings.subscriptionsLead), figures, figuresOutcome, form, h('div', { class: 'table-wrap' }, table), outcome, more);
+  showScreen(
+    main,
+    strings.subscriptions,
+    h('p', null, strings.subscriptionsLead),
+    figures,
+    figuresOutcome,
+    form,
+    dataTable({ class: 'subscriptions', caption: strings.subscriptionsCaption }, columns, body),
+    outcome,
+    more,
+  );
   void load();
   void subscriptionsApi.figures().then((result) => {
     if (result.ok) fill(figures, figuresSection(result.data));

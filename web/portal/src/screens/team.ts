@@ -5,7 +5,7 @@ import { portalApi } from '../api';
 import { formatTime } from '../format';
 import { t } from '../i18n';
 import { signedInUser } from '../session';
-import { field, notice, say, sayFailure, showScreen, type Screen } from './screen';
+import { field, notice, say, sayFailure, showScreen, type Screen, type Column, columnRow, dataTable } from './screen';
 
 /** The team (owners): members and their roles, invite by link, change a role, remove a member. */
 export const teamScreen: Screen = (main) => {
@@ -14,6 +14,13 @@ export const teamScreen: Screen = (main) => {
   const body = h('tbody');
   const link = h('div', { class: 'card', hidden: true });
   const roleOptions = (selected: string) => ROLES.map((role) => h('option', { value: role, selected: role === selected }, strings.roles[role] ?? role));
+  const columns: Column<{ member: PortalMember; me: boolean; active: boolean; role: HTMLElement; remove: HTMLElement }>[] = [
+    [strings.colName, ({ member, me }) => [member.name, me ? ` ${strings.you}` : '']],
+    [strings.colRole, ({ member, active, role }) => (active ? role : (strings.roles[member.role] ?? member.role))],
+    [strings.colCreated, ({ member }) => (member.removed_at ? strings.removedAt(formatTime(member.removed_at)) : formatTime(member.created_at))],
+    [strings.actions, ({ active, remove }) => (active ? remove : '')],
+  ];
+  const memberRow = columnRow(columns);
   const row = (member: PortalMember) => {
     const me = member.user_id === signedInUser()?.user_id;
     const active = !member.removed_at && !me;
@@ -44,14 +51,7 @@ export const teamScreen: Screen = (main) => {
       },
       strings.remove(member.name),
     );
-    return h(
-      'tr',
-      null,
-      h('td', { 'data-label': strings.colName }, member.name, me ? ` ${strings.you}` : ''),
-      h('td', { 'data-label': strings.colRole }, active ? role : (strings.roles[member.role] ?? member.role)),
-      h('td', { 'data-label': strings.colCreated }, member.removed_at ? strings.removedAt(formatTime(member.removed_at)) : formatTime(member.created_at)),
-      h('td', { 'data-label': strings.actions }, active ? remove : ''),
-    );
+    return memberRow({ member, me, active, role, remove });
   };
   const load = async () => {
     const result = await portalApi.team();
@@ -78,13 +78,6 @@ export const teamScreen: Screen = (main) => {
     field('member-role', strings.memberRole, newRole),
     h('div', { class: 'buttons' }, h('button', { type: 'submit', class: 'primary' }, strings.sendInvite)),
   );
-  const table = h(
-    'table',
-    { class: 'team' },
-    h('caption', null, strings.teamCaption),
-    h('thead', null, h('tr', null, ...[strings.colName, strings.colRole, strings.colCreated, strings.actions].map((label) => h('th', { scope: 'col' }, label)))),
-    body,
-  );
-  showScreen(main, strings.team, outcome, h('div', { class: 'table-wrap' }, table), h('h2', null, strings.inviteMember), invite, link);
+  showScreen(main, strings.team, outcome, dataTable({ class: 'team', caption: strings.teamCaption }, columns, body), h('h2', null, strings.inviteMember), invite, link);
   void load();
 };
