@@ -343,19 +343,11 @@ export const FUNCTION_CALLS: FunctionCalls = {
     ]
   },
   "get-health": {
-    "dynamodb:GetItem table": [
-      "shared/store/api-tokens.ts#findApiTokenByHash",
-      "shared/store/merchants.ts#findMerchant"
-    ],
     "dynamodb:Query table": [
       "shared/store/source-health.ts#listSourceHealth"
     ],
     "dynamodb:UpdateItem table": [
-      "shared/store/api-tokens.ts#touchApiToken",
       "shared/store/quotas.ts#takeFromWindow"
-    ],
-    "ssm:GetParameter parameters": [
-      "shared/aws/parameters.ts#readSecureParameter"
     ]
   },
   "get-link": {
@@ -552,17 +544,13 @@ export const FUNCTION_CALLS: FunctionCalls = {
   },
   "pay-cancel-order": {
     "dynamodb:DeleteItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/idempotency.ts#release",
-      "shared/store/orders.ts#commitOrderChange"
+      "shared/store/idempotency.ts#release"
     ],
     "dynamodb:GetItem table": [
-      "shared/store/api-tokens.ts#findApiTokenByHash",
       "shared/store/merchants.ts#findMerchant",
       "shared/store/orders.ts#findOrderWithInvoice"
     ],
     "dynamodb:PutItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
       "shared/store/conditional.ts#putIf",
       "shared/store/order-search.ts#putTxidIndex",
       "shared/store/orders.ts#commitOrderChange"
@@ -572,27 +560,16 @@ export const FUNCTION_CALLS: FunctionCalls = {
       "shared/store/source-health.ts#listSourceHealth"
     ],
     "dynamodb:UpdateItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/api-tokens.ts#touchApiToken",
       "shared/store/idempotency.ts#complete",
-      "shared/store/orders.ts#commitOrderChange",
       "shared/store/quotas.ts#takeFromWindow"
-    ],
-    "ssm:GetParameter parameters": [
-      "shared/aws/parameters.ts#readSecureParameter"
     ]
   },
   "pay-cancel-subscription": {
     "dynamodb:DeleteItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
       "shared/store/derivation-indexes.ts#takeAddressIndex",
-      "shared/store/idempotency.ts#release",
-      "shared/store/orders.ts#commitOrderChange",
-      "shared/store/orders.ts#insertOrder",
-      "shared/store/subscriptions.ts#putSubscription"
+      "shared/store/idempotency.ts#release"
     ],
     "dynamodb:GetItem table": [
-      "shared/store/api-tokens.ts#findApiTokenByHash",
       "shared/store/merchants.ts#findMerchant",
       "shared/store/orders.ts#findOrderIdByGuard",
       "shared/store/orders.ts#findOrderWithInvoice",
@@ -602,7 +579,6 @@ export const FUNCTION_CALLS: FunctionCalls = {
       "shared/store/subscriptions.ts#findSubscription"
     ],
     "dynamodb:PutItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
       "shared/store/conditional.ts#putIf",
       "shared/store/derivation-indexes.ts#returnAddressIndex",
       "shared/store/incremental-list.ts#putKeyedByWriteTime",
@@ -616,17 +592,12 @@ export const FUNCTION_CALLS: FunctionCalls = {
       "shared/store/source-health.ts#listSourceHealth"
     ],
     "dynamodb:UpdateItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/api-tokens.ts#touchApiToken",
       "shared/store/conditional.ts#updateIf",
       "shared/store/counters.ts#nextCounterValue",
       "shared/store/derivation-indexes.ts#countReturned",
       "shared/store/derivation-indexes.ts#moveCounterIfNoneReturned",
       "shared/store/idempotency.ts#complete",
-      "shared/store/orders.ts#commitOrderChange",
-      "shared/store/orders.ts#insertOrder",
-      "shared/store/quotas.ts#takeFromWindow",
-      "shared/store/subscriptions.ts#putSubscription"
+      "shared/store/quotas.ts#takeFromWindow"
     ],
     "ssm:GetParameter parameters": [
       "shared/aws/parameters.ts#readSecureParameter"
@@ -634,20 +605,17 @@ export const FUNCTION_CALLS: FunctionCalls = {
   },
   "pay-checkout-order": {
     "dynamodb:DeleteItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
       "shared/store/derivation-indexes.ts#takeAddressIndex",
       "shared/store/idempotency.ts#release",
       "shared/store/invoices.ts#discardInvoice"
     ],
     "dynamodb:GetItem table": [
-      "shared/store/api-tokens.ts#findApiTokenByHash",
       "shared/store/invoices.ts#findInvoice",
       "shared/store/merchants.ts#findMerchant",
       "shared/store/orders.ts#findOrderWithInvoice",
       "shared/store/rates.ts#tableRateCache"
     ],
     "dynamodb:PutItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
       "shared/store/conditional.ts#putIf",
       "shared/store/derivation-indexes.ts#returnAddressIndex",
       "shared/store/incremental-list.ts#putKeyedByWriteTime",
@@ -658,8 +626,6 @@ export const FUNCTION_CALLS: FunctionCalls = {
       "shared/store/source-health.ts#listSourceHealth"
     ],
     "dynamodb:UpdateItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/api-tokens.ts#touchApiToken",
       "shared/store/conditional.ts#updateIf",
       "shared/store/counters.ts#nextCounterValue",
       "shared/store/derivation-indexes.ts#countReturned",
@@ -676,12 +642,10 @@ export const FUNCTION_CALLS: FunctionCalls = {
       "shared/store/batches.ts#batchGetAll"
     ],
     "dynamodb:ConditionCheckItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
       "shared/store/orders.ts#insertOrder",
       "shared/store/payment-links.ts#transact"
     ],
     "dynamodb:DeleteItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
       "shared/store/derivation-indexes.ts#takeAddressIndex",
       "shared/store/idempotency.ts#release",
       "shared/store/orders.ts#insertOrder",
@@ -689,7 +653,6 @@ export const FUNCTION_CALLS: FunctionCalls = {
       "shared/store/payment-links.ts#transact"
     ],
     "dynamodb:GetItem table": [
-      "shared/store/api-tokens.ts#findApiTokenByHash",
       "shared/store/merchants.ts#findMerchant",
       "shared/store/orders.ts#findOrderIdByGuard",
       "shared/store/orders.ts#findOrderWithInvoice",
@@ -698,7 +661,6 @@ export const FUNCTION_CALLS: FunctionCalls = {
       "shared/store/rates.ts#tableRateCache"
     ],
     "dynamodb:PutItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
       "shared/store/conditional.ts#putIf",
       "shared/store/derivation-indexes.ts#returnAddressIndex",
       "shared/store/incremental-list.ts#putKeyedByWriteTime",
@@ -710,8 +672,6 @@ export const FUNCTION_CALLS: FunctionCalls = {
       "shared/store/source-health.ts#listSourceHealth"
     ],
     "dynamodb:UpdateItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/api-tokens.ts#touchApiToken",
       "shared/store/conditional.ts#updateIf",
       "shared/store/counters.ts#nextCounterValue",
       "shared/store/derivation-indexes.ts#countReturned",
@@ -728,16 +688,10 @@ export const FUNCTION_CALLS: FunctionCalls = {
   },
   "pay-create-plan-subscription": {
     "dynamodb:DeleteItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
       "shared/store/derivation-indexes.ts#takeAddressIndex",
-      "shared/store/idempotency.ts#release",
-      "shared/store/orders.ts#commitOrderChange",
-      "shared/store/orders.ts#insertOrder",
-      "shared/store/subscriber-links.ts#ensureSubscriberLink",
-      "shared/store/subscriptions.ts#putSubscription"
+      "shared/store/idempotency.ts#release"
     ],
     "dynamodb:GetItem table": [
-      "shared/store/api-tokens.ts#findApiTokenByHash",
       "shared/store/merchants.ts#findMerchant",
       "shared/store/orders.ts#findOrderIdByGuard",
       "shared/store/orders.ts#findOrderWithInvoice",
@@ -747,7 +701,6 @@ export const FUNCTION_CALLS: FunctionCalls = {
       "shared/store/subscriptions.ts#findSubscription"
     ],
     "dynamodb:PutItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
       "shared/store/conditional.ts#putIf",
       "shared/store/derivation-indexes.ts#returnAddressIndex",
       "shared/store/incremental-list.ts#putKeyedByWriteTime",
@@ -762,18 +715,12 @@ export const FUNCTION_CALLS: FunctionCalls = {
       "shared/store/source-health.ts#listSourceHealth"
     ],
     "dynamodb:UpdateItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/api-tokens.ts#touchApiToken",
       "shared/store/conditional.ts#updateIf",
       "shared/store/counters.ts#nextCounterValue",
       "shared/store/derivation-indexes.ts#countReturned",
       "shared/store/derivation-indexes.ts#moveCounterIfNoneReturned",
       "shared/store/idempotency.ts#complete",
-      "shared/store/orders.ts#commitOrderChange",
-      "shared/store/orders.ts#insertOrder",
-      "shared/store/quotas.ts#takeFromWindow",
-      "shared/store/subscriber-links.ts#ensureSubscriberLink",
-      "shared/store/subscriptions.ts#putSubscription"
+      "shared/store/quotas.ts#takeFromWindow"
     ],
     "ssm:GetParameter parameters": [
       "shared/aws/parameters.ts#readSecureParameter"
@@ -784,7 +731,6 @@ export const FUNCTION_CALLS: FunctionCalls = {
       "shared/store/batches.ts#batchGetAll"
     ],
     "dynamodb:GetItem table": [
-      "shared/store/api-tokens.ts#findApiTokenByHash",
       "shared/store/merchants.ts#findMerchant",
       "shared/store/orders.ts#findOrderIdByGuard",
       "shared/store/payment-links.ts#findLink"
@@ -794,16 +740,11 @@ export const FUNCTION_CALLS: FunctionCalls = {
       "shared/store/source-health.ts#listSourceHealth"
     ],
     "dynamodb:UpdateItem table": [
-      "shared/store/api-tokens.ts#touchApiToken",
       "shared/store/quotas.ts#takeFromWindow"
-    ],
-    "ssm:GetParameter parameters": [
-      "shared/aws/parameters.ts#readSecureParameter"
     ]
   },
   "pay-get-order": {
     "dynamodb:GetItem table": [
-      "shared/store/api-tokens.ts#findApiTokenByHash",
       "shared/store/merchants.ts#findMerchant",
       "shared/store/orders.ts#findOrderWithInvoice"
     ],
@@ -812,21 +753,15 @@ export const FUNCTION_CALLS: FunctionCalls = {
       "shared/store/source-health.ts#listSourceHealth"
     ],
     "dynamodb:UpdateItem table": [
-      "shared/store/api-tokens.ts#touchApiToken",
       "shared/store/quotas.ts#takeFromWindow"
-    ],
-    "ssm:GetParameter parameters": [
-      "shared/aws/parameters.ts#readSecureParameter"
     ]
   },
   "pay-get-plan": {
     "dynamodb:GetItem table": [
-      "shared/store/api-tokens.ts#findApiTokenByHash",
       "shared/store/merchants.ts#findMerchant",
       "shared/store/subscriptions.ts#findPlan"
     ],
     "dynamodb:UpdateItem table": [
-      "shared/store/api-tokens.ts#touchApiToken",
       "shared/store/quotas.ts#takeFromWindow"
     ],
     "ssm:GetParameter parameters": [
@@ -835,7 +770,6 @@ export const FUNCTION_CALLS: FunctionCalls = {
   },
   "pay-open-refund": {
     "dynamodb:GetItem table": [
-      "shared/store/api-tokens.ts#findApiTokenByHash",
       "shared/store/merchants.ts#findMerchant",
       "shared/store/orders.ts#findOrderWithInvoice",
       "shared/store/refunds.ts#findRefund",
@@ -845,16 +779,11 @@ export const FUNCTION_CALLS: FunctionCalls = {
       "shared/store/client.ts#query"
     ],
     "dynamodb:UpdateItem table": [
-      "shared/store/api-tokens.ts#touchApiToken",
       "shared/store/quotas.ts#takeFromWindow"
-    ],
-    "ssm:GetParameter parameters": [
-      "shared/aws/parameters.ts#readSecureParameter"
     ]
   },
   "pay-open-subscription": {
     "dynamodb:GetItem table": [
-      "shared/store/api-tokens.ts#findApiTokenByHash",
       "shared/store/merchants.ts#findMerchant",
       "shared/store/orders.ts#findOrderWithInvoice",
       "shared/store/subscriber-links.ts#findSubscriberLink",
@@ -865,7 +794,6 @@ export const FUNCTION_CALLS: FunctionCalls = {
       "shared/store/client.ts#query"
     ],
     "dynamodb:UpdateItem table": [
-      "shared/store/api-tokens.ts#touchApiToken",
       "shared/store/quotas.ts#takeFromWindow"
     ],
     "ssm:GetParameter parameters": [
@@ -874,22 +802,17 @@ export const FUNCTION_CALLS: FunctionCalls = {
   },
   "pay-plan-subscriber-link": {
     "dynamodb:DeleteItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
       "shared/store/idempotency.ts#release"
     ],
     "dynamodb:GetItem table": [
-      "shared/store/api-tokens.ts#findApiTokenByHash",
       "shared/store/merchants.ts#findMerchant",
       "shared/store/subscriptions.ts#findPlan"
     ],
     "dynamodb:PutItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
       "shared/store/conditional.ts#putIf",
       "shared/store/subscriber-links.ts#insertSubscriberLinkRequest"
     ],
     "dynamodb:UpdateItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/api-tokens.ts#touchApiToken",
       "shared/store/idempotency.ts#complete",
       "shared/store/quotas.ts#takeFromWindow"
     ],
@@ -899,12 +822,10 @@ export const FUNCTION_CALLS: FunctionCalls = {
   },
   "pay-renew-subscription-link": {
     "dynamodb:DeleteItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
       "shared/store/idempotency.ts#release",
       "shared/store/subscriber-links.ts#renewSubscriberLink"
     ],
     "dynamodb:GetItem table": [
-      "shared/store/api-tokens.ts#findApiTokenByHash",
       "shared/store/merchants.ts#findMerchant",
       "shared/store/subscriber-links.ts#findSubscriberLink",
       "shared/store/subscriber-links.ts#findSubscriberLinkState",
@@ -912,16 +833,12 @@ export const FUNCTION_CALLS: FunctionCalls = {
       "shared/store/subscriptions.ts#findSubscription"
     ],
     "dynamodb:PutItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
       "shared/store/conditional.ts#putIf",
       "shared/store/subscriber-links.ts#renewSubscriberLink"
     ],
     "dynamodb:UpdateItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/api-tokens.ts#touchApiToken",
       "shared/store/idempotency.ts#complete",
-      "shared/store/quotas.ts#takeFromWindow",
-      "shared/store/subscriber-links.ts#renewSubscriberLink"
+      "shared/store/quotas.ts#takeFromWindow"
     ],
     "ssm:GetParameter parameters": [
       "shared/aws/parameters.ts#readSecureParameter"
@@ -929,18 +846,14 @@ export const FUNCTION_CALLS: FunctionCalls = {
   },
   "pay-sandbox-pay": {
     "dynamodb:DeleteItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/idempotency.ts#release",
-      "shared/store/orders.ts#commitOrderChange"
+      "shared/store/idempotency.ts#release"
     ],
     "dynamodb:GetItem table": [
-      "shared/store/api-tokens.ts#findApiTokenByHash",
       "shared/store/invoices.ts#findInvoice",
       "shared/store/merchants.ts#findMerchant",
       "shared/store/orders.ts#findOrderWithInvoice"
     ],
     "dynamodb:PutItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
       "shared/store/conditional.ts#putIf",
       "shared/store/order-search.ts#putTxidIndex",
       "shared/store/orders.ts#commitOrderChange"
@@ -950,24 +863,15 @@ export const FUNCTION_CALLS: FunctionCalls = {
       "shared/store/source-health.ts#listSourceHealth"
     ],
     "dynamodb:UpdateItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/api-tokens.ts#touchApiToken",
       "shared/store/idempotency.ts#complete",
-      "shared/store/orders.ts#commitOrderChange",
       "shared/store/quotas.ts#takeFromWindow"
-    ],
-    "ssm:GetParameter parameters": [
-      "shared/aws/parameters.ts#readSecureParameter"
     ]
   },
   "pay-set-refund-address": {
     "dynamodb:DeleteItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/idempotency.ts#release",
-      "shared/store/orders.ts#commitOrderChange"
+      "shared/store/idempotency.ts#release"
     ],
     "dynamodb:GetItem table": [
-      "shared/store/api-tokens.ts#findApiTokenByHash",
       "shared/store/merchants.ts#findMerchant",
       "shared/store/orders.ts#findOrderWithInvoice",
       "shared/store/refund-watches.ts#refuseInvoiceAddress",
@@ -975,7 +879,6 @@ export const FUNCTION_CALLS: FunctionCalls = {
       "shared/store/refunds.ts#findRefundByLinkHash"
     ],
     "dynamodb:PutItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
       "shared/store/conditional.ts#putIf",
       "shared/store/incremental-list.ts#putKeyedByWriteTime",
       "shared/store/order-search.ts#putTxidIndex",
@@ -985,28 +888,17 @@ export const FUNCTION_CALLS: FunctionCalls = {
       "shared/store/client.ts#query"
     ],
     "dynamodb:UpdateItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/api-tokens.ts#touchApiToken",
       "shared/store/conditional.ts#updateIf",
       "shared/store/idempotency.ts#complete",
-      "shared/store/orders.ts#commitOrderChange",
       "shared/store/quotas.ts#takeFromWindow"
-    ],
-    "ssm:GetParameter parameters": [
-      "shared/aws/parameters.ts#readSecureParameter"
     ]
   },
   "pay-subscription-payment": {
     "dynamodb:DeleteItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
       "shared/store/derivation-indexes.ts#takeAddressIndex",
-      "shared/store/idempotency.ts#release",
-      "shared/store/orders.ts#commitOrderChange",
-      "shared/store/orders.ts#insertOrder",
-      "shared/store/subscriptions.ts#putSubscription"
+      "shared/store/idempotency.ts#release"
     ],
     "dynamodb:GetItem table": [
-      "shared/store/api-tokens.ts#findApiTokenByHash",
       "shared/store/merchants.ts#findMerchant",
       "shared/store/orders.ts#findOrderIdByGuard",
       "shared/store/orders.ts#findOrderWithInvoice",
@@ -1016,7 +908,6 @@ export const FUNCTION_CALLS: FunctionCalls = {
       "shared/store/subscriptions.ts#findSubscription"
     ],
     "dynamodb:PutItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
       "shared/store/conditional.ts#putIf",
       "shared/store/derivation-indexes.ts#returnAddressIndex",
       "shared/store/incremental-list.ts#putKeyedByWriteTime",
@@ -1030,17 +921,12 @@ export const FUNCTION_CALLS: FunctionCalls = {
       "shared/store/source-health.ts#listSourceHealth"
     ],
     "dynamodb:UpdateItem table": [
-      "shared/store/api-tokens.ts#rehashApiToken",
-      "shared/store/api-tokens.ts#touchApiToken",
       "shared/store/conditional.ts#updateIf",
       "shared/store/counters.ts#nextCounterValue",
       "shared/store/derivation-indexes.ts#countReturned",
       "shared/store/derivation-indexes.ts#moveCounterIfNoneReturned",
       "shared/store/idempotency.ts#complete",
-      "shared/store/orders.ts#commitOrderChange",
-      "shared/store/orders.ts#insertOrder",
-      "shared/store/quotas.ts#takeFromWindow",
-      "shared/store/subscriptions.ts#putSubscription"
+      "shared/store/quotas.ts#takeFromWindow"
     ],
     "ssm:GetParameter parameters": [
       "shared/aws/parameters.ts#readSecureParameter"

@@ -15,7 +15,7 @@ export interface ApiInput<TBody, TQuery> {
   body: TBody;
   query: TQuery;
   path: Readonly<Record<string, string | undefined>>;
-  /** The authenticated merchant (public endpoints: never read it). */
+  /** The authenticated merchant (a public route has none: never read it there). */
   merchant: MerchantProfile;
   now: Date;
   /** The caller's IP address as API Gateway saw it (the buyer's, on the payment page's endpoints). */
@@ -29,21 +29,20 @@ export interface ApiOptions<TBody, TQuery> {
   body?: ValidateFunction<TBody>;
   query?: ValidateFunction<TQuery>;
   /**
-   * 'merchant' (default): the `token` header must name a merchant. 'public': no credentials
-   * (the payment page's endpoints, where the unguessable order id is the only capability).
-   */
-  auth?: 'merchant' | 'public';
-  /**
    * Body fields whose JSON numbers reach the endpoint as their exact text (see
    * shared/http/json-body.ts): amounts, and a numeric merchant_order_id's digits.
    */
   exact?: Readonly<Record<string, ExactField>>;
 }
 
-/** What a write route adds to the stack (shared/http/api-handler.ts); a read route adds none (shared/http/read-handler.ts). */
+/**
+ * What each kind of route adds to the stack: a merchant route its token authentication
+ * (shared/http/api-handler.ts, read-handler.ts); a write route its Idempotency-Key; a public
+ * route (the buyer's pages, shared/http/public-handler.ts) no authentication at all.
+ */
 export interface StackParts {
-  /** Token authentication (merchant routes). */
-  auth: () => Middleware;
+  /** Token authentication: the `token` header must name a merchant. None: a public route, where the unguessable id in the path is the only capability. */
+  auth?: () => Middleware;
   /** The Idempotency-Key middleware, after validation. */
   idempotency?: () => Middleware;
   /** The request's hashed Idempotency-Key, once `idempotency` has run. */
@@ -60,9 +59,9 @@ export interface StackParts {
  * carries none of the writes only a write route makes.
  */
 export function apiStack<TBody, TQuery>(options: ApiOptions<TBody, TQuery>, parts: StackParts, endpoint: (input: ApiInput<TBody, TQuery>) => Promise<Result>): LambdaHandler {
-  const merchantRoute = options.auth !== 'public';
   const stack = normalized(middy<Event, Result>());
-  if (merchantRoute) stack.use(parts.auth());
+  const merchantRoute = parts.auth !== undefined;
+  if (parts.auth) stack.use(parts.auth());
   stack.use(quota(merchantRoute ? 'merchant' : 'public'));
   const exact = options.exact ?? {};
   if (options.body) stack.use(jsonBody({ parse: (text) => lenientBody(parseJsonBody(text), exact), measure: 'sent' }));

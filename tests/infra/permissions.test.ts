@@ -86,6 +86,17 @@ describe('the roles hold exactly what the code calls', () => {
       );
     expect(keyed.filter((folder) => idempotencySites(folder).size < 2).sort()).toEqual([]);
   });
+
+  it("a public route's function (the buyer's pages, health) carries no token authentication, and every merchant route's does", () => {
+    const TOKEN_SITES = /^shared\/store\/api-tokens\.ts#/;
+    const authenticates = (folder: string) => scanned.get(folder)!.some((call) => TOKEN_SITES.test(call.site));
+    const api = ROUTES.filter((route) => !route.portal && !route.gateway);
+    const open = [...new Set(api.filter((route) => route.public).map((route) => route.fn))];
+    expect(open).toContain('pay-get-order');
+    expect(open.length).toBeGreaterThan(10);
+    expect(open.filter(authenticates).sort()).toEqual([]);
+    expect([...new Set(api.filter((route) => !route.public).map((route) => route.fn))].filter((folder) => !authenticates(folder)).sort()).toEqual([]);
+  });
 });
 
 describe('the check fails', () => {
