@@ -228,15 +228,20 @@ export interface Invoice {
   status: OrderStatus;
   created_at: string;
   expired_at: string;
+  /** Where the buyer pays. */
   payment_address: string;
+  /** A URI a wallet opens (BIP21, EIP-681, lightning:...), also the QR code's content. */
   payment_uri: string;
   /** EOS, TON, Stellar: the memo that ties a transfer to this invoice (Solana: its reference). */
   memo?: string;
-  /** USDC_XLM: the plain account payments reach (`payment_address` is its muxed form); the address index names it. */
+  /**
+   * Where payments arrive when it is not `payment_address` (USDC_XLM: the plain account of the
+   * muxed payment address): what the address index and the watcher's list name.
+   */
   watched_address?: string;
-  /** Gateways with `fast`: the gateway's own payment link. */
+  /** A gateway's own payment link (used as `payment_url` when `fast` is set). */
   gateway_url?: string;
-  /** HD currencies: the child index of the address under its key (operators sweep by it). */
+  /** HD currencies: the child index the address was derived at under its key (operators sweep by it). */
   address_index?: number;
   rate: { numerator: string; denominator: string; source: string; as_of: string };
   /** Payments seen for this invoice (idempotent by txid). */

@@ -1,22 +1,9 @@
 import type { Decimal } from '#shared/domain/money';
 import type { MerchantProfile } from '#shared/domain/merchant';
+import type { Invoice } from '#shared/domain/order';
 
-/** What a buyer needs to pay an invoice in one currency. */
-export interface PaymentDetails {
-  payment_address: string;
-  /** A URI a wallet opens (BIP21, EIP-681, lightning:...), also the QR code's content. */
-  payment_uri: string;
-  memo?: string;
-  /**
-   * Where payments arrive when it is not `payment_address` (USDC_XLM: the plain account of the
-   * muxed payment address): what the address index and the watcher's list name.
-   */
-  watched_address?: string;
-  /** A gateway's own payment link (used as `payment_url` when `fast` is set). */
-  gateway_url?: string;
-  /** HD currencies: the child index the address was derived at (operators sweep by it). */
-  address_index?: number;
-}
+/** What a buyer needs to pay an invoice in one currency: the invoice's payment fields, as a payment method makes them. */
+export type PaymentDetails = Pick<Invoice, 'payment_address' | 'payment_uri' | 'memo' | 'watched_address' | 'gateway_url' | 'address_index'>;
 
 export interface PaymentRequest {
   merchant: MerchantProfile;
