@@ -90,6 +90,21 @@ describe('a payment link from creation to payment', () => {
     await expectAccessible(page, 'link-page-375');
     expect((await merchantApi('/v1/orders?limit=50')).orders.length).toBe(before);
 
+    // The tab hidden and shown again: the link is read again at once, and nothing is asked for
+    // an order (the order page's poller is loaded with the page's code, never started here).
+    const asked: string[] = [];
+    page.on('request', (request) => asked.push(new URL(request.url()).pathname));
+    await page.evaluate(() => {
+      for (const hidden of [true, false]) {
+        Object.defineProperty(document, 'hidden', { value: hidden, configurable: true });
+        document.dispatchEvent(new Event('visibilitychange'));
+      }
+    });
+    await expect.poll(() => asked.filter((path) => path.startsWith('/v1/pay/links/')).length).toBeGreaterThan(0);
+    await page.waitForTimeout(500);
+    expect(asked.filter((path) => path.startsWith('/v1/') && !path.startsWith('/v1/pay/links/'))).toEqual([]);
+    await page.getByRole('heading', { level: 1, name: 'Chess club: annual fee' }).waitFor();
+
     // The email is asked first, in the buyer's words.
     await page.getByRole('button', { name: /^BTC/ }).click();
     await page.getByRole('alert').filter({ hasText: 'Enter your email address' }).waitFor();

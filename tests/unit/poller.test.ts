@@ -142,6 +142,16 @@ describe('the pages’ poller', () => {
     answer!();
   });
 
+  it('a poller not started (a page loaded but not shown) looks at nothing when the tab is shown', async () => {
+    const idle = looks();
+    poller(PACE, idle.look);
+    page.show(true);
+    page.show(false);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(idle.at).toEqual([]);
+    expect(page.listeners.size).toBe(0);
+  });
+
   it("looks no more once stopped, or once a look says 'stop', and leaves the tab's events alone", async () => {
     const stopped = looks();
     const polls = poller(PACE, stopped.look);
@@ -153,8 +163,8 @@ describe('the pages’ poller', () => {
     expect(stopped.at).toEqual([0]);
     const ended = looks((n) => (n === 2 ? 'stop' : { ok: true }));
     const second = poller(PACE, ended.look);
-    expect(page.listeners.size).toBe(1);
     await second.now();
+    expect(page.listeners.size).toBe(1);
     await vi.advanceTimersByTimeAsync(5_000);
     expect(ended.at).toEqual([5_000, 6_000]);
     expect(page.listeners.size).toBe(0);

@@ -35,7 +35,7 @@ export interface Poller {
   stop(): void;
 }
 
-/** Starts nothing: the page calls `now()` for its first look. */
+/** Starts nothing, and follows no tab event, until the page asks for its first look (`now`) or schedules one. */
 export function poller(pace: Pace, look: () => Promise<Look>, options: PollOptions = {}): Poller {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let failures = 0;
@@ -47,7 +47,16 @@ export function poller(pace: Pace, look: () => Promise<Look>, options: PollOptio
   const holdOff = (ms: number) => {
     if (ms > 0) quietUntil = Math.max(quietUntil, Date.now() + ms);
   };
+  let listening = false;
+  // Only a started poller (one asked to look or to schedule) follows the tab: a page's module
+  // that is loaded but not shown (the order page's, on a payment link's page) never looks.
+  const follow = () => {
+    if (listening || stopped) return;
+    listening = true;
+    document.addEventListener('visibilitychange', shown);
+  };
   const schedule = () => {
+    follow();
     clearTimeout(timer);
     const wanted = options.wanted?.() ?? true;
     if (stopped || wanted === false) return;
@@ -58,6 +67,7 @@ export function poller(pace: Pace, look: () => Promise<Look>, options: PollOptio
   };
   const now = async (): Promise<void> => {
     if (stopped) return;
+    follow();
     // Asked while a look is under way: the next follows it at once (its answer may be older than the news).
     if (looking) {
       again = true;
@@ -91,6 +101,5 @@ export function poller(pace: Pace, look: () => Promise<Look>, options: PollOptio
     clearTimeout(timer);
     document.removeEventListener('visibilitychange', shown);
   };
-  document.addEventListener('visibilitychange', shown);
   return { now, schedule, holdOff, waitLeftMs, stop };
 }
