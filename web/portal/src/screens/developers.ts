@@ -3,7 +3,7 @@ import type { PortalToken } from '#shared/schemas/portal-responses';
 import { portalApi } from '../api';
 import { formatTime } from '../format';
 import { t } from '../i18n';
-import { field, notice, say, sayFailure, showScreen, type Screen, type Column, columnRow, dataTable } from './screen';
+import { field, notice, say, sayFailure, showScreen, type Screen, type Column, columnRow, dataTable, section } from './screen';
 
 /** API tokens (create: shown once; list; revoke) and the callback secret (shown on demand, rolled with an overlap). */
 export const developersScreen: Screen = (main) => {
@@ -69,10 +69,9 @@ export const developersScreen: Screen = (main) => {
       previous && until ? h('p', null, strings.previousSecret(formatTime(until)), ': ', h('code', null, previous)) : null,
     );
   const overlap = h('input', { id: 'overlap-hours', name: 'overlap_hours', type: 'number', min: '0', max: '720', step: '1', value: '24', inputmode: 'numeric' });
-  const secretSection = h(
-    'section',
-    { 'aria-labelledby': 'secret-title' },
-    h('h2', { id: 'secret-title' }, strings.secretTitle),
+  const secretSection = section(
+    'secret-title',
+    strings.secretTitle,
     h('p', null, strings.secretLead),
     h(
       'div',
@@ -113,15 +112,7 @@ export const developersScreen: Screen = (main) => {
     main,
     strings.developers,
     outcome,
-    h(
-      'section',
-      { 'aria-labelledby': 'tokens-title' },
-      h('h2', { id: 'tokens-title' }, strings.tokensTitle),
-      h('p', null, strings.tokensLead),
-      create,
-      fresh,
-      dataTable({ class: 'tokens', caption: strings.tokensCaption }, columns, body),
-    ),
+    section('tokens-title', strings.tokensTitle, h('p', null, strings.tokensLead), create, fresh, dataTable({ class: 'tokens', caption: strings.tokensCaption }, columns, body)),
     secretSection,
   );
   void load();

@@ -5,7 +5,7 @@ import { linksApi, type PaymentLinkRow } from '../api';
 import { formatAmount, formatTime } from '../format';
 import { t } from '../i18n';
 import { linkPrice, mayChangeLinks, stateLabel } from './links';
-import { keepFresh, notice, say, sayFailure, showScreen, type Screen, facts, type Column, columnRow, dataTable, statusPill } from './screen';
+import { keepFresh, notice, say, sayFailure, showScreen, type Screen, facts, type Column, columnRow, dataTable, statusPill, section } from './screen';
 
 /** Pixels per QR module in the PNG: a 33-module code with its quiet zone is 410 px, sharp in print at 3.5 cm. */
 const PNG_SCALE = 10;
@@ -44,10 +44,9 @@ export const linkScreen: Screen = (main, params) => {
     const code = qrSvg(link.url, strings.qrLabel(link.title));
     code.setAttribute('class', 'link-qr');
     const svgText = new XMLSerializer().serializeToString(code);
-    return h(
-      'section',
-      { 'aria-labelledby': 'qr-title' },
-      h('h2', { id: 'qr-title' }, strings.qrTitle),
+    return section(
+      'qr-title',
+      strings.qrTitle,
       code,
       h(
         'div',
@@ -89,10 +88,9 @@ export const linkScreen: Screen = (main, params) => {
     );
     fill(
       content,
-      h(
-        'section',
-        { 'aria-labelledby': 'details-title' },
-        h('h2', { id: 'details-title' }, strings.details),
+      section(
+        'details-title',
+        strings.details,
         facts([
           [strings.colState, stateLabel(link)],
           [strings.linkUrl, h('span', { class: 'link-url' }, h('a', { href: link.url, id: 'link-url', target: '_blank', rel: 'noopener' }, link.url), copy)],
@@ -107,10 +105,9 @@ export const linkScreen: Screen = (main, params) => {
       ),
       // The QR code is drawn once per URL (a poll must not rebuild the downloads).
       drawnFor === link.url ? content.querySelector('section[aria-labelledby="qr-title"]') : qrSection(link),
-      h(
-        'section',
-        { 'aria-labelledby': 'link-orders-title' },
-        h('h2', { id: 'link-orders-title' }, strings.linkOrders),
+      section(
+        'link-orders-title',
+        strings.linkOrders,
         orders.length ? dataTable({ class: 'orders', labelledBy: 'link-orders-title' }, orderColumns, h('tbody', null, orders.map(columnRow(orderColumns)))) : h('p', null, strings.noLinkOrders),
       ),
     );

@@ -5,7 +5,7 @@ import { formatAmount } from '../format';
 import { t } from '../i18n';
 import { navigate } from '../router';
 import { signedInUser } from '../session';
-import { field, pagedRows, say, sayFailure, showScreen, type Screen, type Column, columnRow, dataTable } from './screen';
+import { field, pagedRows, say, sayFailure, showScreen, type Screen, type Column, columnRow, dataTable, section } from './screen';
 
 /** Price currencies a link may use: fiat and stable coins (the API refuses others, naming the field). */
 const LINK_CURRENCIES = ['USD', 'EUR', 'GBP', 'CNY', 'JPY', 'HKD', 'SGD', 'USDT', 'USDC'];
@@ -77,10 +77,9 @@ function createForm(outcome: HTMLElement, created: (linkId: string) => void): HT
   };
   fixed.addEventListener('change', switchPricing);
   chosen.addEventListener('change', switchPricing);
-  return h(
-    'section',
-    { 'aria-labelledby': 'new-link-title' },
-    h('h2', { id: 'new-link-title' }, strings.newLink),
+  return section(
+    'new-link-title',
+    strings.newLink,
     h(
       'form',
       {

@@ -5,15 +5,14 @@ import { formatAmount, formatTime } from '../format';
 import { t } from '../i18n';
 import { signedInUser } from '../session';
 import { drawRefundForm, refundsSection, type PageAnswer } from './refunds';
-import { keepFresh, notice, say, sayFailure, showScreen, type Screen, facts, statusPill, type Column, columnRow, dataTable } from './screen';
+import { keepFresh, notice, say, sayFailure, showScreen, type Screen, facts, statusPill, type Column, columnRow, dataTable, section } from './screen';
 
 function detailsSection(page: PortalOrderPage) {
   const strings = t();
   const { order } = page;
-  return h(
-    'section',
-    { 'aria-labelledby': 'details-title' },
-    h('h2', { id: 'details-title' }, strings.details),
+  return section(
+    'details-title',
+    strings.details,
     facts([
       [strings.status, statusPill(order.status)],
       [strings.merchantOrderId, order.merchant_order_id || '—'],
@@ -29,10 +28,9 @@ function detailsSection(page: PortalOrderPage) {
 
 function historySection(page: PortalOrderPage) {
   const strings = t();
-  return h(
-    'section',
-    { 'aria-labelledby': 'history-title' },
-    h('h2', { id: 'history-title' }, strings.history),
+  return section(
+    'history-title',
+    strings.history,
     h(
       'ol',
       { class: 'history' },
@@ -52,10 +50,9 @@ function historySection(page: PortalOrderPage) {
 
 function invoicesSection(page: PortalOrderPage) {
   const strings = t();
-  return h(
-    'section',
-    { 'aria-labelledby': 'invoices-title' },
-    h('h2', { id: 'invoices-title' }, strings.invoices),
+  return section(
+    'invoices-title',
+    strings.invoices,
     page.invoices.length === 0 ? h('p', null, '—') : null,
     page.invoices.map((invoice) =>
       h(
@@ -101,10 +98,9 @@ function callbacksSection(page: PortalOrderPage) {
     [strings.latency, (attempt) => `${attempt.latency_ms} ms`],
     [strings.answer, (attempt) => h('code', null, (attempt.response ?? attempt.error ?? '').slice(0, 200) || '—')],
   ];
-  return h(
-    'section',
-    { 'aria-labelledby': 'callbacks-title' },
-    h('h2', { id: 'callbacks-title' }, strings.callbacks),
+  return section(
+    'callbacks-title',
+    strings.callbacks,
     page.callbacks.length === 0 ? h('p', null, strings.noCallbacks) : null,
     page.callbacks.map((delivery) =>
       h(
@@ -178,7 +174,7 @@ export const orderScreen: Screen = (main, params) => {
     strings.orderTitle(orderId),
     h('p', null, h('a', { href: '#/orders' }, strings.back)),
     h('p', { class: 'hint' }, strings.live),
-    h('section', { 'aria-labelledby': 'actions-title' }, h('h2', { id: 'actions-title' }, strings.actions), actions, refundBox, outcome),
+    section('actions-title', strings.actions, actions, refundBox, outcome),
     refundsBox,
     content,
   );

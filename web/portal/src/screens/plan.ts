@@ -5,7 +5,7 @@ import { formatTime } from '../format';
 import { t } from '../i18n';
 import { navigate } from '../router';
 import { mayChangeBilling, planFields, planPrice, planStateLabel } from './plans';
-import { notice, say, sayFailure, showScreen, type Screen, facts } from './screen';
+import { notice, say, sayFailure, showScreen, type Screen, facts, section } from './screen';
 
 /** A plan's page: what it bills, its id for the API, the form that changes it and the archive button (owners and developers). */
 export const planScreen: Screen = (main, params) => {
@@ -18,10 +18,9 @@ export const planScreen: Screen = (main, params) => {
     document.title = heading.textContent;
     fill(
       content,
-      h(
-        'section',
-        { 'aria-labelledby': 'details-title' },
-        h('h2', { id: 'details-title' }, strings.details),
+      section(
+        'details-title',
+        strings.details,
         facts([
           [strings.colState, planStateLabel(plan)],
           [strings.colPrice, planPrice(plan)],
@@ -55,10 +54,9 @@ export const planScreen: Screen = (main, params) => {
     );
   const editForm = (plan: PortalPlan) => {
     const { fields, values } = planFields('edit', plan);
-    return h(
-      'section',
-      { 'aria-labelledby': 'edit-plan-title' },
-      h('h2', { id: 'edit-plan-title' }, strings.editPlan),
+    return section(
+      'edit-plan-title',
+      strings.editPlan,
       h('p', null, strings.editPlanLead),
       h(
         'form',

@@ -8,7 +8,7 @@ import { formatAmount, formatTime } from '../format';
 import { t } from '../i18n';
 import { navigate } from '../router';
 import { signedInUser } from '../session';
-import { field, pagedRows, say, sayFailure, showScreen, type Screen, type Column, columnRow, dataTable } from './screen';
+import { field, pagedRows, say, sayFailure, showScreen, type Screen, type Column, columnRow, dataTable, section } from './screen';
 
 /** Price currencies a plan may use: fiat and stable coins, as a payment link's (the API refuses others, naming the field). */
 export const PLAN_CURRENCIES = ['USD', 'EUR', 'GBP', 'CNY', 'JPY', 'HKD', 'SGD', 'USDT', 'USDC'];
@@ -112,10 +112,9 @@ function createForm(outcome: HTMLElement): HTMLElement {
     { id: 'plan-unit', name: 'interval_unit' },
     INTERVAL_UNITS.map((name) => h('option', { value: name, selected: name === 'month' }, strings.intervalUnits[name] ?? name)),
   );
-  return h(
-    'section',
-    { 'aria-labelledby': 'new-plan-title' },
-    h('h2', { id: 'new-plan-title' }, strings.newPlan),
+  return section(
+    'new-plan-title',
+    strings.newPlan,
     h(
       'form',
       {

@@ -5,7 +5,7 @@ import { refundsApi, type Result } from '../api';
 import { formatAmount, formatTime } from '../format';
 import { currentLang, t } from '../i18n';
 import { lockedRateText, ratioText, rateTime } from '../rate-text';
-import { field, notice, pagedListScreen, say, sayFailure, type Screen, facts } from './screen';
+import { field, notice, pagedListScreen, say, sayFailure, type Screen, facts, section } from './screen';
 
 /** What the order page does with an answer that is the order's page again (drawn, or the failure said). */
 export type PageAnswer = (result: Result<PortalOrderPage>, region: HTMLElement) => void;
@@ -175,10 +175,9 @@ function refundCard(orderId: string, refund: PortalRefund, canWrite: boolean, an
 /** The order page's refunds, oldest first. */
 export function refundsSection(page: PortalOrderPage, canWrite: boolean, answer: PageAnswer): HTMLElement {
   const strings = t();
-  return h(
-    'section',
-    { 'aria-labelledby': 'refunds-title' },
-    h('h2', { id: 'refunds-title' }, strings.refunds),
+  return section(
+    'refunds-title',
+    strings.refunds,
     page.refunds.length === 0 ? h('p', null, strings.noRefunds) : page.refunds.map((refund) => refundCard(page.order.order_id, refund, canWrite, answer)),
   );
 }

@@ -180,6 +180,9 @@ export function pagedListScreen<T>(main: HTMLElement, list: PagedList<T>): void 
 /** An order's status as its coloured label. */
 export const statusPill = (status: string): HTMLElement => h('span', { class: `pill s-${status.toLowerCase()}` }, t().statuses[status] ?? status);
 
+/** A section named by its heading (`id`: the heading's, which the section is labelled by). */
+export const section = (id: string, title: string, ...content: Child[]): HTMLElement => h('section', { 'aria-labelledby': id }, h('h2', { id }, title), ...content);
+
 /** Facts as terms and their values (a value of null is left out). */
 export const facts = (pairs: [string, string | Node | null][]) =>
   h(

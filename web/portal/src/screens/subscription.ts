@@ -5,7 +5,7 @@ import { subscriptionsApi } from '../api';
 import { formatAmount, formatTime } from '../format';
 import { t } from '../i18n';
 import { planPrice } from './plans';
-import { field, keepFresh, notice, say, sayFailure, showScreen, type Screen, facts, statusPill, type Column, columnRow, dataTable } from './screen';
+import { field, keepFresh, notice, say, sayFailure, showScreen, type Screen, facts, statusPill, type Column, columnRow, dataTable, section } from './screen';
 import { subscriberOf, subscriptionStatusLabel } from './subscriptions';
 
 type Page = PortalSubscriptionPage;
@@ -28,7 +28,7 @@ function detailsSection(page: Page): HTMLElement {
     const why = subscription.cancel_reason ? strings.historyWhy(strings.cancelReasons[subscription.cancel_reason] ?? subscription.cancel_reason) : '';
     pairs.push([strings.endedAt, h('span', null, formatTime(subscription.canceled_at), why ? h('span', { class: 'sub' }, why) : null)]);
   }
-  return h('section', { 'aria-labelledby': 'details-title' }, h('h2', { id: 'details-title' }, strings.details), facts(pairs));
+  return section('details-title', strings.details, facts(pairs));
 }
 
 function periodsSection(page: Page): HTMLElement {
@@ -42,10 +42,9 @@ function periodsSection(page: Page): HTMLElement {
     [strings.colStatus, (period) => (period.order_status ? statusPill(period.order_status) : '—')],
     [strings.colCreated, (period) => formatTime(period.created_at)],
   ];
-  return h(
-    'section',
-    { 'aria-labelledby': 'periods-title' },
-    h('h2', { id: 'periods-title' }, strings.periodsTitle),
+  return section(
+    'periods-title',
+    strings.periodsTitle,
     page.periods.length ? dataTable({ class: 'periods', labelledBy: 'periods-title' }, columns, h('tbody', null, page.periods.map(columnRow(columns)))) : h('p', null, strings.noPeriods),
   );
 }
@@ -121,7 +120,7 @@ export const subscriptionScreen: Screen = (main, params) => {
     strings.subscriptions,
     h('p', null, h('a', { href: '#/subscriptions' }, strings.backToSubscriptions)),
     h('p', { class: 'hint' }, strings.live),
-    h('section', { 'aria-labelledby': 'actions-title' }, h('h2', { id: 'actions-title' }, strings.actions), actions, outcome),
+    section('actions-title', strings.actions, actions, outcome),
     content,
   );
   return keepFresh(outcome, () => subscriptionsApi.get(subscriptionId), draw, strings.noSuchSubscription).leave;
