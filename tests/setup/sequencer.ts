@@ -11,7 +11,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  *
  * Here, when the cache knows every file: vitest's order (failed first, then the longest).
  * Otherwise: the files named in `LONG_FILES` first, in that order (the longest in CI's last
- * run: docs/performance.md, "The test suite's time"); then the
+ * run, 2026-12-04 at f3b9b3a: docs/performance.md, "The test suite's time"); then the
  * end-to-end files (each starts processes or a browser), the integration files, and the rest,
  * each the larger file first.
  *
@@ -23,29 +23,32 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 export const PROJECT = { freshModules: 'fresh-modules', sharedProcess: 'shared-process', ownProcess: 'own-process' } as const;
 export const PROJECTS: readonly string[] = [PROJECT.freshModules, PROJECT.sharedProcess, PROJECT.ownProcess];
 export const LONG_FILES = [
-  'tests/e2e/layout.test.ts',
-  'tests/e2e/portal-lighthouse.test.ts',
   'tests/e2e/aws-faults.test.ts',
-  'tests/integration/fuzz.test.ts',
-  'tests/e2e/portal-account.test.ts',
-  'tests/e2e/refund-chains.test.ts',
-  'tests/e2e/merchant-cli.test.ts',
   'tests/e2e/payment-links.test.ts',
-  'tests/integration/portal-account.test.ts',
+  'tests/e2e/portal-lighthouse.test.ts',
+  'tests/e2e/layout.test.ts',
   'tests/e2e/portal-subscriptions.test.ts',
-  'tests/e2e/subscriber-page.test.ts',
-  'tests/e2e/page-ton-stellar.test.ts',
-  'tests/e2e/page.test.ts',
-  'tests/e2e/local-runtime-recovery.test.ts',
-  'tests/e2e/page-edges.test.ts',
-  'tests/integration/watch-steps-faults.test.ts',
-  'tests/e2e/local-runtime.test.ts',
-  'tests/e2e/devnet.test.ts',
+  'tests/e2e/refund-chains.test.ts',
   'tests/e2e/portal.test.ts',
+  'tests/e2e/portal-account.test.ts',
+  'tests/integration/fuzz.test.ts',
+  'tests/integration/watch-steps-faults.test.ts',
+  'tests/e2e/merchant-cli.test.ts',
+  'tests/e2e/subscriber-page.test.ts',
+  'tests/e2e/page.test.ts',
+  'tests/e2e/callbacks.test.ts',
+  'tests/e2e/callback-retries.test.ts',
+  'tests/e2e/devnet.test.ts',
+  'tests/e2e/page-edges.test.ts',
+  'tests/integration/order-numbers.test.ts',
   'tests/integration/portal-export-stream.test.ts',
+  'tests/e2e/local-runtime-recovery.test.ts',
+  'tests/integration/portal-account.test.ts',
+  'tests/integration/merchant-admin.test.ts',
+  'tests/e2e/local-runtime.test.ts',
+  'tests/e2e/page-ton-stellar.test.ts',
   'tests/integration/portal-orders.test.ts',
   'tests/e2e/portal-refunds.test.ts',
-  'tests/integration/merchant-admin.test.ts',
   // The first of the shared-process files: the deploy guide's commands (a `cdk synth` child),
   // every function's bundle with esbuild, and the permissions proof (which reads the bundles).
   'tests/infra/deploy-guide.test.ts',
