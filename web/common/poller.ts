@@ -5,6 +5,13 @@
  * service asked for (a 429's Retry-After), at once when the tab is shown again.
  */
 
+/** A Retry-After header as the wait it asks for, ms: whole seconds (what the API sends; an HTTP date is read too), bounded to 10 min. */
+export function retryAfterMs(header: string | null, now = Date.now()): number {
+  if (!header) return 0;
+  const ms = /^\d+$/.test(header.trim()) ? Number(header.trim()) * 1000 : Date.parse(header) - now;
+  return Number.isFinite(ms) ? Math.min(600_000, Math.max(0, ms)) : 0;
+}
+
 /** How often a page looks again: while visible, while hidden, and at most after failures in a row (doubling from `visibleMs`). */
 export interface Pace {
   visibleMs: number;
@@ -43,11 +50,11 @@ export function poller(pace: Pace, look: () => Promise<Look>, options: PollOptio
   let looking = false;
   let again = false;
   let stopped = false;
+  let listening = false;
   const waitLeftMs = () => Math.max(0, quietUntil - Date.now());
   const holdOff = (ms: number) => {
     if (ms > 0) quietUntil = Math.max(quietUntil, Date.now() + ms);
   };
-  let listening = false;
   // Only a started poller (one asked to look or to schedule) follows the tab: a page's module
   // that is loaded but not shown (the order page's, on a payment link's page) never looks.
   const follow = () => {

@@ -1,4 +1,5 @@
-import { callPage, type ApiResult } from './api';
+import { type Answer, callPage, type PayView } from './api';
+import { problemOf } from './problems';
 import { h } from '../common/dom';
 import { safeUrl } from '../common/format';
 import { rememberLang } from '../common/i18n';
@@ -13,9 +14,12 @@ import { focusAfterRender, orderId, rerender, state, t } from './state';
  */
 
 /** Errors the page explains in its own words; anything else is "That did not work". */
-const EXPLAINED = ['ORDER_NOT_NEW', 'PAYMENT_NOT_AVAILABLE', 'ORDER_CANCELED_FAIILED'] as const;
+const EXPLAINED = () => {
+  const strings = t();
+  return { ORDER_NOT_NEW: strings.ORDER_NOT_NEW, PAYMENT_NOT_AVAILABLE: strings.PAYMENT_NOT_AVAILABLE, ORDER_CANCELED_FAIILED: strings.ORDER_CANCELED_FAIILED };
+};
 
-async function act(action: string, key: string, payload?: unknown): Promise<ApiResult | undefined> {
+async function act(action: string, key: string, payload?: unknown): Promise<Answer<PayView> | undefined> {
   if (state.busy) return undefined;
   // Still inside a wait the API asked for (429 Retry-After): say so instead of asking again.
   if (waitLeftMs() > 0) {
@@ -32,14 +36,11 @@ async function act(action: string, key: string, payload?: unknown): Promise<ApiR
   // Keep the keyboard where it was: on the control that was used (if it is still there).
   focusAfterRender(key);
   if (result.ok) {
-    apply(result.view, sequence);
+    apply(result.body, sequence);
     rerender();
   } else {
-    const strings = t();
     holdOff(result.retryAfterMs);
-    const known = (EXPLAINED as readonly string[]).includes(result.code);
-    if (result.status === 429 && result.retryAfterMs > 0) state.problem = strings.API_LIMIT_EXCEEDED(Math.ceil(result.retryAfterMs / 1000));
-    else state.problem = known ? strings[result.code as (typeof EXPLAINED)[number]] : strings.failed;
+    state.problem = problemOf(result, EXPLAINED());
     rerender();
     void poll();
   }
@@ -65,7 +66,7 @@ export function askCancel(asking: boolean): void {
 export async function cancel(): Promise<void> {
   const result = await act('/cancel', 'cancel-yes');
   if (!result?.ok) return;
-  const back = safeUrl(result.view.order.cancel_url);
+  const back = safeUrl(result.body.order.cancel_url);
   if (back) {
     state.leaving = true;
     location.assign(back);

@@ -1,4 +1,5 @@
 import type { PayPageView, payInvoiceView } from '#shared/schemas/pay';
+import { retryAfterMs } from '../common/poller';
 
 /** The answer of every `/v1/pay/...` endpoint (shared/schemas/pay.ts). */
 export type PayView = PayPageView;
@@ -11,15 +12,6 @@ export type PayInvoice = ReturnType<typeof payInvoiceView>;
  * wait, a 429's Retry-After, 0 when it did not).
  */
 export type Answer<T> = { ok: true; body: T } | { ok: false; status: number; code: string; message: string; retryAfterMs: number };
-
-export type ApiResult = { ok: true; view: PayView } | Extract<Answer<PayView>, { ok: false }>;
-
-/** Retry-After in whole seconds (what the API sends; an HTTP date is read too), bounded to 10 min. */
-export function retryAfterMs(header: string | null, now = Date.now()): number {
-  if (!header) return 0;
-  const ms = /^\d+$/.test(header.trim()) ? Number(header.trim()) * 1000 : Date.parse(header) - now;
-  return Number.isFinite(ms) ? Math.min(600_000, Math.max(0, ms)) : 0;
-}
 
 /**
  * Where the API is: the page's `<meta name="api-base-url">`. In AWS the stack deploys
@@ -57,8 +49,6 @@ export async function callApi<T>(path: string, expected: number, body?: unknown,
   }
 }
 
-/** Calls `/v1/pay/<orderId><action>` (an action is a POST). */
-export async function callPage(orderId: string, action = '', body?: unknown): Promise<ApiResult> {
-  const answer = await callApi<PayView>(`/v1/pay/${encodeURIComponent(orderId)}${action}`, 200, body, action ? 'POST' : 'GET');
-  return answer.ok ? { ok: true, view: answer.body } : answer;
-}
+/** Calls `/v1/pay/<orderId><action>` (an action is a POST): the order's page as it stands. */
+export const callPage = (orderId: string, action = '', body?: unknown): Promise<Answer<PayView>> =>
+  callApi<PayView>(`/v1/pay/${encodeURIComponent(orderId)}${action}`, 200, body, action ? 'POST' : 'GET');

@@ -3,7 +3,6 @@ import { formatAmount } from '#shared/domain/amount-format';
 import { h } from '../common/dom';
 import { languageSwitch } from '../common/i18n';
 import { switchLang } from './actions';
-import type { Answer } from './api';
 import { state, t } from './state';
 
 /**
@@ -21,12 +20,6 @@ export function priceText(plan: PlanPrice): string {
 
 /** A day as the language writes it, in UTC as the API's times are (and as web/common/format.ts writes a time: "2 Jan 2027"). */
 export const dayText = (iso: string): string => new Intl.DateTimeFormat(state.lang === 'zh' ? 'zh-CN' : 'en-GB', { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(iso));
-
-/** What a refused request says: the API's limit with its wait, else the page's own word for the code, else a plain failure. */
-export function problemOf(answer: Extract<Answer<unknown>, { ok: false }>, explained: Readonly<Record<string, string>>): string {
-  if (answer.status === 429 && answer.retryAfterMs > 0) return t().API_LIMIT_EXCEEDED(Math.ceil(answer.retryAfterMs / 1000));
-  return explained[answer.code] ?? t().failed;
-}
 
 /** The bar with the language switch; `redraw` draws the page again in the language chosen. */
 export const pageBar = (redraw: () => void): HTMLElement =>

@@ -1,6 +1,6 @@
 import type { PayLinkView } from '#shared/schemas/payment-links';
 import { callApi } from './api';
-import { problemOf } from './billing';
+import { problemOf } from './problems';
 import { switchLang } from './actions';
 import { fill, h } from '../common/dom';
 import { type Look, poller } from '../common/poller';
@@ -28,7 +28,10 @@ const MAX_BACKOFF_MS = 120_000;
 const linkId = new URLSearchParams(location.search).get('link') ?? '';
 const LINK_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** Errors of the buyer's order the page says in its own words. */
-const EXPLAINED = ['LINK_SOLD_OUT', 'LINK_DISABLED', 'LINK_EXPIRED', 'PAYMENT_NOT_AVAILABLE'] as const;
+const EXPLAINED = () => {
+  const strings = t();
+  return { LINK_SOLD_OUT: strings.LINK_SOLD_OUT, LINK_DISABLED: strings.LINK_DISABLED, LINK_EXPIRED: strings.LINK_EXPIRED, PAYMENT_NOT_AVAILABLE: strings.PAYMENT_NOT_AVAILABLE };
+};
 
 export const isLinkPage = (): boolean => new URLSearchParams(location.search).has('link');
 
@@ -203,7 +206,7 @@ async function pick(link: LinkView['link'], code: string): Promise<void> {
   }
   if (!answer.ok) {
     polls.holdOff(answer.retryAfterMs);
-    problem = problemOf(answer, Object.fromEntries(EXPLAINED.map((code) => [code, strings[code]])));
+    problem = problemOf(answer, EXPLAINED());
   } else problem = strings.failed;
   busy = undefined;
   draw();

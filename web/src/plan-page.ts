@@ -2,7 +2,8 @@ import type { PayPlanView } from '#shared/schemas/subscriber';
 import { fill, h } from '../common/dom';
 import { htmlLang } from '../common/i18n';
 import { type Answer, callApi } from './api';
-import { pageBar, priceText, problemOf, statusLine } from './billing';
+import { problemOf } from './problems';
+import { pageBar, priceText, statusLine } from './billing';
 import { state, t } from './state';
 
 /**

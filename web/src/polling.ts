@@ -50,7 +50,7 @@ async function look(): Promise<Look> {
   const sequence = nextSequence();
   const result = await callPage(orderId);
   if (result.ok) {
-    apply(result.view, sequence);
+    apply(result.body, sequence);
     return { ok: true };
   }
   if (result.status === 404) {

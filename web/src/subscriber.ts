@@ -6,7 +6,8 @@ import { type Look, type Pace, poller } from '../common/poller';
 import { dateTime } from '../common/format';
 import { htmlLang } from '../common/i18n';
 import { callApi } from './api';
-import { dayText, pageBar, priceText, problemOf, statusLine } from './billing';
+import { problemOf } from './problems';
+import { dayText, pageBar, priceText, statusLine } from './billing';
 import { state, t } from './state';
 
 /**

@@ -25,6 +25,7 @@ import type { EmailPreferencesBody, KeyPreviewBody, SettingsBody } from '#shared
 import type { PortalLink, PortalLinkPage, PortalLinks, PortalRefundAsked, PortalRefundQuote, PortalRefunds, PortalUnmatchedPayments } from '#shared/schemas/portal-responses';
 import type { RefundOrderBody } from '#shared/schemas/refunds';
 import type { PortalPlanAnswer, PortalPlans, PortalSubscriptionFigures, PortalSubscriptionPage, PortalSubscriptions } from '#shared/schemas/portal-responses';
+import { retryAfterMs } from '../../common/poller';
 import type { CreatePlanBody, UpdatePlanBody } from '#shared/schemas/subscriptions';
 /**
  * The portal's one API client: every `/v1/portal/...` call goes through here. It sends the
@@ -38,7 +39,8 @@ export function useCsrfToken(token: string | undefined): void {
   csrfToken = token;
 }
 
-export type Result<T> = { ok: true; data: T } | { ok: false; status: number; code: string; message?: string };
+/** A portal call's answer, else why not (status 0: no answer; `retryAfterMs`: the wait a 429 asked for, 0 when none). */
+export type Result<T> = { ok: true; data: T } | { ok: false; status: number; code: string; message?: string; retryAfterMs: number };
 
 async function request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Result<T>> {
   try {
@@ -56,9 +58,15 @@ async function request<T>(method: 'GET' | 'POST', path: string, body?: unknown):
     });
     const parsed = (await response.json().catch(() => ({}))) as T & { error_code?: string; error?: string };
     if (response.ok) return { ok: true, data: parsed };
-    return { ok: false, status: response.status, code: parsed.error_code ?? '', message: typeof parsed.error === 'string' ? parsed.error : undefined };
+    return {
+      ok: false,
+      status: response.status,
+      code: parsed.error_code ?? '',
+      message: typeof parsed.error === 'string' ? parsed.error : undefined,
+      retryAfterMs: retryAfterMs(response.headers.get('retry-after')),
+    };
   } catch {
-    return { ok: false, status: 0, code: '' };
+    return { ok: false, status: 0, code: '', retryAfterMs: 0 };
   }
 }
 

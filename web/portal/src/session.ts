@@ -31,8 +31,8 @@ export async function loadSession(): Promise<boolean> {
   return result.ok;
 }
 
-type Failure = { ok: false; status: number; code: string };
-const cancelled: Failure = { ok: false, status: 0, code: 'CANCELLED' };
+type Failure = Extract<Result<unknown>, { ok: false }>;
+const cancelled: Failure = { ok: false, status: 0, code: 'CANCELLED', retryAfterMs: 0 };
 
 export async function acceptInvite(invite: string): Promise<Result<PortalSession>> {
   const options = await portalApi.inviteOptions(invite);

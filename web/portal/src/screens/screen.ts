@@ -33,7 +33,7 @@ export const LIVE_PACE: Pace = { visibleMs: 4000, hiddenMs: 30_000, maxBackoffMs
  * and takes back a "could not refresh" notice in `region`, and only that one (an action's
  * outcome shown since stays). A failure the service may get over (no answer, a 5xx, a 429) is
  * said there ("could not refresh, trying again") instead of leaving the page silently as it
- * was, and the read is tried again; a missing item says `missing`, and a lost session goes back
+ * was, and the read is tried again (not before a 429's Retry-After); a missing item says `missing`, and a lost session goes back
  * to sign-in; those and any other refusal end the polling. `now` reads at once (after an
  * action); `leave` is the screen's leave function.
  */
@@ -49,7 +49,7 @@ export function keepFresh<T>(region: HTMLElement, read: () => Promise<Result<T>>
     else if (result.status !== 0 && result.status !== 429 && result.status < 500) sayFailure(region, result);
     else {
       say(region, t().refreshFailed, 'error');
-      return { ok: false, retryAfterMs: 0 };
+      return { ok: false, retryAfterMs: result.retryAfterMs };
     }
     return 'stop';
   });
