@@ -8,7 +8,7 @@ import type { LambdaHandler, Result } from '#shared/http/middlewares/types';
  * and so its role, carries none of it (the token key's parameter, the token items): the
  * unguessable id in the path (an order's, a link's, a plan's) or the secret in the body is the
  * only capability. A write route keeps the Idempotency-Key (its keys scoped to the buyer's
- * resource); a read route has none. tests/infra/read-bundles.test.ts holds every public function
+ * resource); a read route has none. tests/infra/permissions.test.ts holds every public function
  * to it.
  */
 export function publicHandler<TBody = undefined, TQuery = undefined>(options: ApiOptions<TBody, TQuery>, endpoint: (input: ApiInput<TBody, TQuery>) => Promise<Result>): LambdaHandler {
