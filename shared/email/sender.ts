@@ -1,5 +1,6 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { type Backoff, SQS_LONGEST_WAIT_SECONDS } from '#shared/core/backoff';
+import { type RetryPolicy, withRetries } from '#shared/core/retry';
 import { apiConfig, emailConfig, portalConfig } from '#shared/core/config';
 import { logger } from '#shared/core/logger';
 import { countMetric } from '#shared/core/metrics';
@@ -10,10 +11,11 @@ import { refundUrl } from '#shared/core/server-key';
 import { orderSummary } from '#shared/email/events';
 import { type Audience, firstFullWindow, type LimitName, mailboxOf, type MailWindow, windowsOf } from '#shared/email/limits';
 import { merchantMessage, receiptMessage, refundLinkMessage, type EmailMessage, type MessageContext } from '#shared/email/messages';
-import { emailQueue, type EmailJob } from '#shared/email/queue';
+import { emailQueue, type EmailJob, type SentEmail } from '#shared/email/queue';
 import { receiptPageUrl, subscriberEmails } from '#shared/email/subscriber-emails';
 import { EmailRefusedError, type EmailTransport } from '#shared/email/transport';
 import { claimEmail, countPaymentOnce, finishEmail, findPaymentDigest, releaseEmail, suppressedAmong } from '#shared/store/emails';
+import { isConditionFailure } from '#shared/store/errors';
 import { findMerchant } from '#shared/store/merchants';
 import { findOrderWithInvoice } from '#shared/store/orders';
 import { findRefund } from '#shared/store/refunds';
@@ -22,6 +24,9 @@ import { type JobKind, jobQueueHandler, runJob } from '#shared/jobs/delayed-jobs
 
 /** How long one worker holds an email while it sends it (SES answers in well under a second). */
 const LEASE_SECONDS = 60;
+
+/** Tries of a sent email's SENT record (each the SDK's own three) before the job's retry carries it: about 2 s of waiting. */
+const RECORD_SENT: RetryPolicy = { attempts: 4, baseDelayMs: 250 };
 
 /** A user of the merchant who receives mail: active, with an address. */
 type Member = PortalUser & { email_preferences?: Partial<EmailPreferences> };
@@ -139,7 +144,8 @@ async function refundLinkEmail(event: Extract<EmailEvent, { kind: 'refund_link' 
  * recorded and skipped; so is an email over a limit (LIMITED, naming the limit): kept in the
  * email log, never sent and never retried, so a flood neither reaches the mailbox later nor
  * fills the queue. A failed send releases the claim (marked counted: its retries are not counted
- * again) and throws, so the job is retried.
+ * again) and throws, so the job is retried. A send that went out is never sent again for a
+ * record that failed (see recordSent).
  */
 async function sendOnce(eventId: string, owed: Owed, suppressed: ReadonlySet<string>, transport: EmailTransport, now: Date): Promise<void> {
   const claim = await claimEmail(eventId, owed.recipient, now, LEASE_SECONDS);
@@ -179,8 +185,36 @@ async function sendOnce(eventId: string, owed: Owed, suppressed: ReadonlySet<str
     await releaseEmail(eventId, owed.recipient, lease, (error as Error).message ?? String(error), new Date(), true);
     throw error;
   }
-  await finishEmail(eventId, owed.recipient, lease, 'SENT', new Date(), { messageId });
   countMetric('EmailSent');
+  await recordSent(eventId, { recipient: owed.recipient, lease, message_id: messageId });
+}
+
+/**
+ * Records a sent email as SENT, tried again for a few seconds: the send happened, and a claim
+ * left SENDING would be taken over once its lease ended and the email sent a second time.
+ * Still failing, it throws {@link EmailUnrecordedError}, and the job's retry carries the email
+ * (EmailJob's `sent`): that try records it and does not send it. A record its condition refuses
+ * was written already (the SDK's retry of a write whose answer was lost) or the lease was taken
+ * over by another try: nothing is left to do.
+ */
+async function recordSent(eventId: string, sent: SentEmail): Promise<void> {
+  try {
+    await withRetries(RECORD_SENT, { retried: (error) => !isConditionFailure(error) }, () => finishEmail(eventId, sent.recipient, sent.lease, 'SENT', new Date(), { messageId: sent.message_id }));
+  } catch (error) {
+    if (isConditionFailure(error)) return;
+    throw new EmailUnrecordedError(sent, error);
+  }
+}
+
+/** An email went out and its SENT record could not be written: the job's retry carries it, to record it and not send it. */
+class EmailUnrecordedError extends Error {
+  constructor(
+    readonly sent: SentEmail,
+    cause: unknown,
+  ) {
+    super(`sent, not recorded: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'EmailUnrecordedError';
+  }
 }
 
 /** Another try holds an owed email's claim until `heldUntil`: this job's next try waits for the lease to end. */
@@ -191,10 +225,14 @@ class EmailHeldError extends Error {
   }
 }
 
-/** Why a try of an email job failed, and until when another try holds one of its emails (its retry waits for that). */
+/**
+ * Why a try of an email job failed, until when another try holds one of its emails (its retry
+ * waits for that), and the emails it sent but could not record (its retry records them).
+ */
 interface EmailFailure {
   reason: string;
   heldUntil?: string;
+  sent?: SentEmail[];
 }
 
 /** The email retries' schedule, seconds, from EMAIL_RETRY_BASE_SECONDS: doubling to 12 hours, no jitter. */
@@ -215,22 +253,31 @@ function emailJobs(transport: EmailTransport): JobKind<EmailJob, EmailJob, Email
     open: async (job) => job,
     dueAt: (job) => job.not_before,
     async attempt(job, _job, now) {
-      const owed = await owedEmails(job.event, now);
+      // What an earlier try sent and could not record: recorded now, and not sent again.
+      const carried = job.sent ?? [];
+      const recorded = await Promise.allSettled(carried.map((sent) => recordSent(job.event.event_id, sent)));
+      const sentBefore = new Set(carried.map(({ recipient }) => recipient));
+      const owed = (await owedEmails(job.event, now)).filter(({ recipient }) => !sentBefore.has(recipient));
       const suppressed = await suppressedAmong(owed.map(({ message }) => message.to));
       const results = await Promise.allSettled(owed.map((email) => sendOnce(job.event.event_id, email, suppressed, transport, now)));
-      const failures = results.flatMap((result) => (result.status === 'rejected' ? [result.reason as unknown] : []));
+      const failures = [...recorded, ...results].flatMap((result) => (result.status === 'rejected' ? [result.reason as unknown] : []));
       if (failures.length === 0) return { done: true };
       const held = failures.flatMap((error) => (error instanceof EmailHeldError ? [error.heldUntil] : [])).sort();
+      const unrecorded = failures.flatMap((error) => (error instanceof EmailUnrecordedError ? [error.sent] : []));
       const first = failures[0] as Error | undefined;
-      return { done: false, failure: { reason: first?.message ?? String(first), ...(held.length ? { heldUntil: held.at(-1) } : {}) } };
+      return {
+        done: false,
+        failure: { reason: first?.message ?? String(first), ...(held.length ? { heldUntil: held.at(-1) } : {}), ...(unrecorded.length ? { sent: unrecorded } : {}) },
+      };
     },
     // A lease is at most LEASE_SECONDS long: a wait past that (another clock's lease) is not waited.
     lengthen: (delaySeconds, failure, finishedAt) =>
       failure.heldUntil ? Math.max(delaySeconds, Math.min(LEASE_SECONDS, Math.ceil((Date.parse(failure.heldUntil) - finishedAt.getTime()) / 1000)) + 1) : delaySeconds,
-    retry: async (job, _job, _failure, { delaySeconds, now }) => ({
+    retry: async (job, _job, failure, { delaySeconds, now }) => ({
       event: job.event,
       attempt: job.attempt + 1,
       not_before: new Date(now.getTime() + delaySeconds * 1000).toISOString(),
+      ...(failure.sent ? { sent: failure.sent } : {}),
     }),
     retried(job, { reason }, delay) {
       countMetric('EmailRetried');
