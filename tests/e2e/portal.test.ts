@@ -9,7 +9,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fitsViewport, launchChromium } from '../support/browser';
 import { expectAccessible, expectRefreshFailureSaid, portalPage } from '../support/portal-page';
@@ -123,6 +123,61 @@ describe('the merchant portal in Chromium', () => {
       expect(await page.locator('table.attempts tbody tr').count()).toBe(2);
       await page.getByText(txid).first().waitFor();
     });
+  });
+
+  it("keeps an action's answer drawn when a read sent before the action answers after it", async () => {
+    const created = await fetch(`${api}/v1/orders`, {
+      method: 'POST',
+      headers: { token, 'content-type': 'application/json' },
+      body: JSON.stringify({ merchant_order_id: 'portal-e2e-race', price_amount: 5, price_currency: 'USD', title: 'Race' }),
+    }).then((response) => response.json() as Promise<any>);
+    const id = created.order.order_id as string;
+    await page.goto(`${page.url().split('#')[0]}#/orders/${id}`);
+    await page.getByRole('button', { name: 'Cancel order' }).waitFor();
+    // The next read of the order is answered by the service at once (the order still NEW), and
+    // that answer is held on its way to the page; the read after it is held until it is looked at.
+    let reads = 0;
+    let releaseStale!: () => void;
+    const staleReleased = new Promise<void>((resolve) => (releaseStale = resolve));
+    let releaseNext!: () => void;
+    const nextReleased = new Promise<void>((resolve) => (releaseNext = resolve));
+    const handled: Promise<void>[] = [];
+    const handle = async (route: Route) => {
+      if (route.request().method() !== 'GET') return route.continue();
+      reads += 1;
+      if (reads === 1) {
+        const response = await route.fetch();
+        await staleReleased;
+        return route.fulfill({ response });
+      }
+      if (reads === 2) await nextReleased;
+      return route.continue();
+    };
+    await page.route(`**/v1/portal/orders/${id}`, (route) => {
+      const done = handle(route);
+      handled.push(done);
+      return done;
+    });
+    const canceled = page.locator('.order .pill.s-canceled');
+    try {
+      await expect.poll(() => reads, { timeout: 20_000 }).toBe(1);
+      page.once('dialog', (dialog) => void dialog.accept());
+      await page.getByRole('button', { name: 'Cancel order' }).click();
+      await page.getByRole('status').filter({ hasText: 'Done.' }).waitFor();
+      await canceled.first().waitFor();
+      // The older answer arrives; the page's next read comes only once it was taken in.
+      releaseStale();
+      await expect.poll(() => reads, { timeout: 20_000 }).toBe(2);
+      expect(await canceled.count()).toBeGreaterThan(0);
+      expect(await page.locator('.order .pill.s-new').count()).toBe(0);
+      expect(await page.getByRole('button', { name: 'Cancel order' }).count()).toBe(0);
+    } finally {
+      releaseStale();
+      releaseNext();
+      // Each held read answered before the route is taken away.
+      await Promise.allSettled(handled);
+      await page.unroute(`**/v1/portal/orders/${id}`);
+    }
   });
 
   it('exports the orders as CSV', async () => {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type Look, type Pace, poller } from '../../web/common/poller';
+import { answerOrder, type Look, type Pace, poller } from '../../web/common/poller';
 
 /** The page's document as the poller reads it: whether the tab is hidden, and its visibilitychange listeners. */
 class FakeDocument {
@@ -168,5 +168,36 @@ describe('the pages’ poller', () => {
     await vi.advanceTimersByTimeAsync(5_000);
     expect(ended.at).toEqual([5_000, 6_000]);
     expect(page.listeners.size).toBe(0);
+  });
+});
+
+describe('answers in the order their requests went out', () => {
+  it('draws an answer unless an answer to a later request was drawn first', () => {
+    const turn = answerOrder();
+    // A look on its way, an action sent after it: the action's answer comes first.
+    const look = turn();
+    const action = turn();
+    expect(action()).toBe(true);
+    expect(look()).toBe(false);
+    // Answers that come in the order they were asked are all drawn.
+    const first = turn();
+    const second = turn();
+    expect(first()).toBe(true);
+    expect(second()).toBe(true);
+    // One that comes after a later one was drawn is left, however late it is.
+    const slow = turn();
+    const quick = turn();
+    expect(quick()).toBe(true);
+    expect(slow()).toBe(false);
+    expect(turn()()).toBe(true);
+  });
+
+  it('keeps each page’s order apart', () => {
+    const one = answerOrder();
+    const other = answerOrder();
+    const early = one();
+    other()();
+    other()();
+    expect(early()).toBe(true);
   });
 });

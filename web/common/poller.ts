@@ -12,6 +12,25 @@ export function retryAfterMs(header: string | null, now = Date.now()): number {
   return Number.isFinite(ms) ? Math.min(600_000, Math.max(0, ms)) : 0;
 }
 
+/**
+ * Answers drawn in the order their requests went out, on a page whose look and action may be on
+ * their way at once: each request takes a turn as it is sent, and its answer is drawn only when
+ * its turn says so, that is when no answer to a later request was drawn first (the older answer
+ * would put back what the later one replaced, until the next look).
+ */
+export function answerOrder(): () => () => boolean {
+  let taken = 0;
+  let drawn = 0;
+  return () => {
+    const mine = ++taken;
+    return () => {
+      if (mine < drawn) return false;
+      drawn = mine;
+      return true;
+    };
+  };
+}
+
 /** How often a page looks again: while visible, while hidden, and at most after failures in a row (doubling from `visibleMs`). */
 export interface Pace {
   visibleMs: number;

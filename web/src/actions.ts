@@ -4,7 +4,7 @@ import { h } from '../common/dom';
 import { safeUrl } from '../common/format';
 import { rememberLang } from '../common/i18n';
 import { LANG_KEY, type Lang } from './i18n';
-import { apply, holdOff, nextSequence, poll, waitLeftMs } from './polling';
+import { apply, holdOff, nextTurn, poll, waitLeftMs } from './polling';
 import { focusAfterRender, orderId, rerender, state, t } from './state';
 
 /**
@@ -30,13 +30,13 @@ async function act(action: string, key: string, payload?: unknown): Promise<Answ
   state.busy = key;
   state.problem = undefined;
   rerender();
-  const sequence = nextSequence();
+  const current = nextTurn();
   const result = await callPage(orderId, action, payload);
   state.busy = undefined;
   // Keep the keyboard where it was: on the control that was used (if it is still there).
   focusAfterRender(key);
   if (result.ok) {
-    apply(result.body, sequence);
+    apply(result.body, current);
     rerender();
   } else {
     holdOff(result.retryAfterMs);

@@ -1,11 +1,11 @@
 import { callPage, type PayInvoice, type PayView } from './api';
 import { countdown, safeUrl } from '../common/format';
-import { type Look, type Pace, poller } from '../common/poller';
+import { answerOrder, type Look, type Pace, poller } from '../common/poller';
 import { orderId, ranOut, rerender, SETTLED, state } from './state';
 
 /**
  * Keeping the order fresh: every answer is the whole order, applied newest request first
- * (actions.ts numbers its requests with {@link nextSequence} too). Polling (web/common/poller.ts)
+ * (actions.ts takes its requests' turns with {@link nextTurn} too). Polling (web/common/poller.ts)
  * slows down when the tab is hidden, for orders that rarely move and after failures, and stops
  * once the order is settled, missing or the page is leaving.
  */
@@ -18,17 +18,14 @@ const MAX_BACKOFF_MS = 60_000;
 /** Long enough to read "Payment received" before the shop's page opens. */
 const REDIRECT_DELAY_MS = 1_200;
 
-let sent = 0;
-let applied = 0;
 let redirecting = false;
 
-/** The number of a request about to be sent: answers to older ones are ignored. */
-export const nextSequence = (): number => ++sent;
+/** The turn of a request about to be sent: its answer is ignored when a later one's came first. */
+export const nextTurn = answerOrder();
 
-/** An answer (of a poll or an action) becomes the page's order, unless a newer one came first. */
-export function apply(view: PayView, sequence: number): void {
-  if (sequence < applied) return;
-  applied = sequence;
+/** An answer (of a poll or an action) becomes the page's order, unless a newer one came first (its request's turn says). */
+export function apply(view: PayView, current: () => boolean): void {
+  if (!current()) return;
   const changed = JSON.stringify(view) !== JSON.stringify(state.view);
   state.view = view;
   state.failure = undefined;
@@ -47,10 +44,10 @@ const PACE: Pace = { visibleMs: POLL_MS, hiddenMs: HIDDEN_POLL_MS, maxBackoffMs:
 
 /** One look at the order: its answer applied, a missing order said (and no more looks), a failure said when nothing is shown yet. */
 async function look(): Promise<Look> {
-  const sequence = nextSequence();
+  const current = nextTurn();
   const result = await callPage(orderId);
   if (result.ok) {
-    apply(result.body, sequence);
+    apply(result.body, current);
     return { ok: true };
   }
   if (result.status === 404) {

@@ -2,7 +2,7 @@ import type { SubscriberPageView, SubscriberPeriodView } from '#shared/schemas/s
 import { formatAmount } from '#shared/domain/amount-format';
 import { STATE_LABELS } from '#shared/domain/state-labels';
 import { fill, h } from '../common/dom';
-import { type Look, type Pace, poller } from '../common/poller';
+import { answerOrder, type Look, type Pace, poller } from '../common/poller';
 import { dateTime } from '../common/format';
 import { htmlLang } from '../common/i18n';
 import { callApi } from './api';
@@ -60,7 +60,10 @@ const news = (): string => JSON.stringify([view && { ...view, subscription: { ..
 
 /** One look at the subscription: drawn when something changed; an invalid link ends the looks. */
 async function look(): Promise<Look> {
+  const current = turn();
   const answer = await callApi<SubscriberPageView>('/v1/pay/subscriptions/open', 200, { secret });
+  // An answer older than one drawn already (an action's look overtook this one) is left.
+  if (!current()) return answer.ok ? { ok: true } : { ok: false, retryAfterMs: answer.retryAfterMs };
   const before = news();
   if (answer.ok) [view, failure] = [answer.body, undefined];
   else if (answer.code === 'SUBSCRIPTION_NOT_FOUND' || answer.status === 400) failure = 'invalid';
@@ -70,6 +73,9 @@ async function look(): Promise<Look> {
   if (failure === 'invalid') return 'stop';
   return answer.ok ? { ok: true } : { ok: false, retryAfterMs: answer.retryAfterMs };
 }
+
+/** The answers' order: a look or the cancellation takes a turn as it is sent (web/common/poller.ts). */
+const turn = answerOrder();
 
 /** Looks while something is awaited, unless the reader is in the middle of something (an action, the cancel question). */
 const polls = poller(PACE, look, { wanted: () => failure !== 'invalid' && awaited(), held: () => busy !== undefined || asking || replaced });
@@ -111,10 +117,12 @@ const payNow = () =>
 
 const cancel = () =>
   act('cancel-yes', async () => {
+    const current = turn();
     const answer = await callApi<SubscriberPageView>('/v1/pay/subscriptions/cancellation', 200, { secret });
     asking = false;
-    if (answer.ok) view = answer.body;
-    else if (answer.code === 'SUBSCRIPTION_NOT_FOUND') failure = 'invalid';
+    if (answer.ok) {
+      if (current()) view = answer.body;
+    } else if (answer.code === 'SUBSCRIPTION_NOT_FOUND') failure = 'invalid';
     else problem = problemOf(answer, EXPLAINED());
   });
 

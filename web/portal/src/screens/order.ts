@@ -154,18 +154,22 @@ export const orderScreen: Screen = (main, params) => {
       }
     }
   };
-  const answer: PageAnswer = (result, region) => {
+  // An action's answer is the order's page too: drawn unless a read sent after it was drawn first.
+  const answer: PageAnswer = async (request, region) => {
+    const current = live.turn();
+    const result = await request;
     if (result.ok) {
-      draw(result.data);
+      if (current()) draw(result.data);
       say(outcome, strings.done);
     } else sayFailure(region, result);
   };
   const act = async (action: PortalOrderAction) => {
     const question = strings.confirm[action];
     if (question && !window.confirm(question)) return;
+    const current = live.turn();
     const result = await portalApi.act(orderId, action);
     if (result.ok) {
-      draw(result.data);
+      if (current()) draw(result.data);
       say(outcome, strings.done);
     } else say(outcome, result.status === 401 ? strings.signInFailed : strings.error, 'error');
   };
@@ -178,5 +182,6 @@ export const orderScreen: Screen = (main, params) => {
     refundsBox,
     content,
   );
-  return keepFresh(outcome, () => portalApi.order(orderId), draw, strings.notFound).leave;
+  const live = keepFresh(outcome, () => portalApi.order(orderId), draw, strings.notFound);
+  return live.leave;
 };

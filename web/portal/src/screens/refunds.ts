@@ -7,8 +7,8 @@ import { currentLang, t } from '../i18n';
 import { lockedRateText, ratioText, rateTime } from '../rate-text';
 import { field, notice, pagedListScreen, say, sayFailure, type Screen, facts, section } from './screen';
 
-/** What the order page does with an answer that is the order's page again (drawn, or the failure said). */
-export type PageAnswer = (result: Result<PortalOrderPage>, region: HTMLElement) => void;
+/** What the order page does with a request, as it is sent, whose answer is the order's page again (drawn, or the failure said in `region`). */
+export type PageAnswer = (request: Promise<Result<PortalOrderPage>>, region: HTMLElement) => Promise<void>;
 
 type Quote = NonNullable<PortalRefundQuote['quote']>;
 
@@ -62,8 +62,7 @@ export function refundForm(orderId: string, quote: Quote | null, answer: PageAns
           return;
         }
         if (!window.confirm(strings.confirm.refund ?? '')) return;
-        const result = await refundsApi.ask(orderId, { basis, reason: reason.value.trim() || undefined, amount: basis === 'custom' ? amount.value.trim() : undefined });
-        answer(result, outcome);
+        await answer(refundsApi.ask(orderId, { basis, reason: reason.value.trim() || undefined, amount: basis === 'custom' ? amount.value.trim() : undefined }), outcome);
       },
     },
     h('h3', { id: 'refund-ask-title' }, strings.refundAsk),
@@ -106,7 +105,7 @@ function refundCard(orderId: string, refund: PortalRefund, canWrite: boolean, an
             onsubmit: async (event: Event) => {
               event.preventDefault();
               if (!txid.value.trim()) return say(outcome, strings.refundTxidNeeded, 'error');
-              answer(await refundsApi.reportTxid(orderId, id, txid.value.trim()), outcome);
+              await answer(refundsApi.reportTxid(orderId, id, txid.value.trim()), outcome);
             },
           },
           field(`txid-${id}`, lightning ? strings.refundPreimage : strings.refundTxid, txid),
@@ -122,7 +121,7 @@ function refundCard(orderId: string, refund: PortalRefund, canWrite: boolean, an
             class: 'secondary',
             onclick: async () => {
               if (!window.confirm(strings.refundNewLinkConfirm)) return;
-              answer(await refundsApi.renewLink(orderId, id), outcome);
+              await answer(refundsApi.renewLink(orderId, id), outcome);
             },
           },
           strings.refundNewLink,

@@ -1,5 +1,5 @@
 import { fill, h, type Child } from '../../../common/dom';
-import { type Look, type Pace, poller } from '../../../common/poller';
+import { answerOrder, type Look, type Pace, poller } from '../../../common/poller';
 import type { Result } from '../api';
 import { t } from '../i18n';
 import { navigate } from '../router';
@@ -35,13 +35,17 @@ export const LIVE_PACE: Pace = { visibleMs: 4000, hiddenMs: 30_000, maxBackoffMs
  * said there ("could not refresh, trying again") instead of leaving the page silently as it
  * was, and the read is tried again (not before a 429's Retry-After); a missing item says `missing`, and a lost session goes back
  * to sign-in; those and any other refusal end the polling. `now` reads at once (after an
- * action); `leave` is the screen's leave function.
+ * action); `leave` is the screen's leave function; an action whose answer is drawn as the reads'
+ * are takes a `turn` as it is sent (web/common/poller.ts, answerOrder), so that a read on its way
+ * when the action was sent does not draw its older answer over the action's.
  */
-export function keepFresh<T>(region: HTMLElement, read: () => Promise<Result<T>>, show: (data: T) => void, missing: string): { now(): Promise<void>; leave(): void } {
+export function keepFresh<T>(region: HTMLElement, read: () => Promise<Result<T>>, show: (data: T) => void, missing: string): { now(): Promise<void>; leave(): void; turn(): () => boolean } {
+  const turn = answerOrder();
   const polls = poller(LIVE_PACE, async (): Promise<Look> => {
+    const current = turn();
     const result = await read();
     if (result.ok) {
-      show(result.data);
+      if (current()) show(result.data);
       if (region.textContent === t().refreshFailed) say(region, '');
       return { ok: true };
     }
@@ -54,7 +58,7 @@ export function keepFresh<T>(region: HTMLElement, read: () => Promise<Result<T>>
     return 'stop';
   });
   void polls.now();
-  return { now: polls.now, leave: polls.stop };
+  return { now: polls.now, leave: polls.stop, turn };
 }
 
 /** Says why a call failed (a lost session goes back to sign-in). */

@@ -77,14 +77,17 @@ export const subscriptionScreen: Screen = (main, params) => {
       fill(actions, actionsOf(allowed));
     }
   };
-  const answered = (result: Awaited<ReturnType<typeof subscriptionsApi.get>>, done: (page: Page) => string) => {
+  // An action's answer is the subscription's page: drawn unless a read sent after it was drawn first.
+  const answered = async (request: ReturnType<typeof subscriptionsApi.get>, done: (page: Page) => string) => {
+    const current = live.turn();
+    const result = await request;
     if (!result.ok) return sayFailure(outcome, result);
-    draw(result.data);
+    if (current()) draw(result.data);
     say(outcome, done(result.data));
   };
   const cancel = async (atPeriodEnd: boolean) => {
     if (!window.confirm(atPeriodEnd ? strings.confirmCancelAtEnd : strings.confirmCancelNow)) return;
-    answered(await subscriptionsApi.cancel(subscriptionId, atPeriodEnd), (page) => (page.subscription.status === 'canceled' ? strings.subscriptionEnded : strings.cancelScheduled));
+    await answered(subscriptionsApi.cancel(subscriptionId, atPeriodEnd), (page) => (page.subscription.status === 'canceled' ? strings.subscriptionEnded : strings.cancelScheduled));
   };
   const clockForm = () => {
     const days = h('input', { id: 'clock-days', name: 'days', type: 'number', min: '1', max: String(MAX_CLOCK_ADVANCE_DAYS), step: '1', inputmode: 'numeric', value: '30', required: true });
@@ -95,7 +98,7 @@ export const subscriptionScreen: Screen = (main, params) => {
         'aria-labelledby': 'clock-title',
         onsubmit: async (event: Event) => {
           event.preventDefault();
-          answered(await subscriptionsApi.advanceClock(subscriptionId, Number(days.value)), (page) => strings.clockMoved(formatTime(page.subscription.clock)));
+          await answered(subscriptionsApi.advanceClock(subscriptionId, Number(days.value)), (page) => strings.clockMoved(formatTime(page.subscription.clock)));
         },
       },
       h('h3', { id: 'clock-title' }, strings.moveClock),
@@ -123,5 +126,6 @@ export const subscriptionScreen: Screen = (main, params) => {
     section('actions-title', strings.actions, actions, outcome),
     content,
   );
-  return keepFresh(outcome, () => subscriptionsApi.get(subscriptionId), draw, strings.noSuchSubscription).leave;
+  const live = keepFresh(outcome, () => subscriptionsApi.get(subscriptionId), draw, strings.noSuchSubscription);
+  return live.leave;
 };
