@@ -127,7 +127,7 @@ const callbackDeliveries: JobKind<DeliveryJob, Delivery, FailedAttempt> = {
     }
     return { done: false, failure: { lease, attempt: outcome.attempt, ...(outcome.retryAfter !== undefined ? { retryAfter: outcome.retryAfter } : {}) } };
   },
-  lengthen: (delay, failure, finishedAt) => withRetryAfter(delay, failure.retryAfter, finishedAt),
+  retryDelay: (delay, failure, finishedAt) => withRetryAfter(delay, failure.retryAfter, finishedAt),
   async retry(_job, delivery, failure, { delaySeconds, finishedAt }) {
     const nextAttemptAt = new Date(finishedAt.getTime() + delaySeconds * 1000).toISOString();
     const written = await recordAttempt(delivery, failure.lease, failure.attempt, { state: 'PENDING', nextAttemptAt });

@@ -235,6 +235,24 @@ interface EmailFailure {
   sent?: SentEmail[];
 }
 
+/** What a carried email's retry leaves of its claim's lease, seconds: for the message's delivery and the record itself. */
+const RECORD_MARGIN_SECONDS = 10;
+
+/**
+ * How long a failed try's retry waits, seconds, from the backoff's `delaySeconds` and the try's
+ * end. A try that sent emails it could not record comes back before their claims' leases end (by
+ * {@link RECORD_MARGIN_SECONDS}): a copy of the job (a replayed stream record) held off by those
+ * claims takes them over when they end, and would send the emails again unless they are recorded
+ * by then. Otherwise a try that found an email held by another waits for that lease to end (a
+ * lease is at most LEASE_SECONDS long: a wait past that, another clock's lease, is not waited).
+ */
+export function emailRetryDelay(delaySeconds: number, failure: EmailFailure, finishedAt: Date): number {
+  const secondsUntil = (iso: string) => Math.ceil((Date.parse(iso) - finishedAt.getTime()) / 1000);
+  const leaseLeft = failure.sent?.length ? Math.min(...failure.sent.map(({ lease }) => secondsUntil(lease))) : 0;
+  if (leaseLeft > RECORD_MARGIN_SECONDS) return Math.max(1, Math.min(delaySeconds, leaseLeft - RECORD_MARGIN_SECONDS));
+  return failure.heldUntil ? Math.max(delaySeconds, Math.min(LEASE_SECONDS, secondsUntil(failure.heldUntil)) + 1) : delaySeconds;
+}
+
 /** The email retries' schedule, seconds, from EMAIL_RETRY_BASE_SECONDS: doubling to 12 hours, no jitter. */
 export const EMAIL_BACKOFF: Omit<Backoff, 'base'> = { cap: SQS_LONGEST_WAIT_SECONDS, jitter: 'none' };
 
@@ -270,9 +288,7 @@ function emailJobs(transport: EmailTransport): JobKind<EmailJob, EmailJob, Email
         failure: { reason: first?.message ?? String(first), ...(held.length ? { heldUntil: held.at(-1) } : {}), ...(unrecorded.length ? { sent: unrecorded } : {}) },
       };
     },
-    // A lease is at most LEASE_SECONDS long: a wait past that (another clock's lease) is not waited.
-    lengthen: (delaySeconds, failure, finishedAt) =>
-      failure.heldUntil ? Math.max(delaySeconds, Math.min(LEASE_SECONDS, Math.ceil((Date.parse(failure.heldUntil) - finishedAt.getTime()) / 1000)) + 1) : delaySeconds,
+    retryDelay: emailRetryDelay,
     retry: async (job, _job, failure, { delaySeconds, now }) => ({
       event: job.event,
       attempt: job.attempt + 1,

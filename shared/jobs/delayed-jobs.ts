@@ -63,8 +63,8 @@ export interface JobKind<Job extends QueuedJob, Subject, Failure> {
   dueAt(job: Job, subject: Subject): string | undefined;
   /** One try. Throwing keeps the message (it comes back after its visibility timeout) without counting a try. */
   attempt(job: Job, subject: Subject, now: Date): Promise<JobTry<Failure>>;
-  /** The backoff's delay as the failure may lengthen it (a Retry-After), seconds. */
-  lengthen?(delaySeconds: number, failure: Failure, finishedAt: Date): number;
+  /** The retry's delay, seconds, from the backoff's and the failure (a Retry-After lengthens it; an email sent but not recorded shortens it). */
+  retryDelay?(delaySeconds: number, failure: Failure, finishedAt: Date): number;
   /** Records the failed try as retried; the next try's job, to be sent after the delay, or undefined for none. */
   retry(job: Job, subject: Subject, failure: Failure, at: RetryTime): Promise<Job | undefined>;
   /** After a retry's message was sent (or none was: see retry). */
@@ -138,7 +138,7 @@ export async function runJob<Job extends QueuedJob, Subject, Failure>(kind: JobK
     return 'done';
   }
   const backoff = jobRetryDelay(kind.backoff(), retry);
-  const delaySeconds = kind.lengthen ? kind.lengthen(backoff, failure, finishedAt) : backoff;
+  const delaySeconds = kind.retryDelay ? kind.retryDelay(backoff, failure, finishedAt) : backoff;
   const next = await kind.retry(job, subject, failure, { delaySeconds, now, finishedAt });
   if (next) await enqueueJob(kind.queue, next, delaySeconds);
   kind.retried?.(job, failure, delaySeconds);

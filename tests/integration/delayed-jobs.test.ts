@@ -50,7 +50,7 @@ function testKind(tries: JobTry<string>[], options: { lengthen?: number; deadLet
       seen.push(`try ${job.attempt}`);
       return tries.shift()!;
     },
-    ...(options.lengthen ? { lengthen: (delay: number) => Math.max(delay, options.lengthen!) } : {}),
+    ...(options.lengthen ? { retryDelay: (delay: number) => Math.max(delay, options.lengthen!) } : {}),
     retry: async (job, _job, reason, { delaySeconds }) => {
       seen.push(`retry after ${delaySeconds} (${reason})`);
       return { id: job.id, attempt: job.attempt + 1 };

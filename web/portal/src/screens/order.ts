@@ -154,24 +154,18 @@ export const orderScreen: Screen = (main, params) => {
       }
     }
   };
-  // An action's answer is the order's page too: drawn unless a read sent after it was drawn first.
+  // An action's answer is the order's page too: drawn as the reads' are (keepFresh's `drawn`).
   const answer: PageAnswer = async (request, region) => {
-    const current = live.turn();
-    const result = await request;
-    if (result.ok) {
-      if (current()) draw(result.data);
-      say(outcome, strings.done);
-    } else sayFailure(region, result);
+    const result = await live.drawn(request);
+    if (result.ok) say(outcome, strings.done);
+    else sayFailure(region, result);
   };
   const act = async (action: PortalOrderAction) => {
     const question = strings.confirm[action];
     if (question && !window.confirm(question)) return;
-    const current = live.turn();
-    const result = await portalApi.act(orderId, action);
-    if (result.ok) {
-      if (current()) draw(result.data);
-      say(outcome, strings.done);
-    } else say(outcome, result.status === 401 ? strings.signInFailed : strings.error, 'error');
+    const result = await live.drawn(portalApi.act(orderId, action));
+    if (result.ok) say(outcome, strings.done);
+    else say(outcome, result.status === 401 ? strings.signInFailed : strings.error, 'error');
   };
   showScreen(
     main,

@@ -35,11 +35,17 @@ export const LIVE_PACE: Pace = { visibleMs: 4000, hiddenMs: 30_000, maxBackoffMs
  * said there ("could not refresh, trying again") instead of leaving the page silently as it
  * was, and the read is tried again (not before a 429's Retry-After); a missing item says `missing`, and a lost session goes back
  * to sign-in; those and any other refusal end the polling. `now` reads at once (after an
- * action); `leave` is the screen's leave function; an action whose answer is drawn as the reads'
- * are takes a `turn` as it is sent (web/common/poller.ts, answerOrder), so that a read on its way
- * when the action was sent does not draw its older answer over the action's.
+ * action); `leave` is the screen's leave function. `drawn` takes an action's request as it is
+ * sent, when its answer is the screen's item too, and draws that answer with `show` unless a read
+ * sent after it was drawn first (web/common/poller.ts, answerOrder): a read on its way when the
+ * action was sent does not draw its older answer over the action's.
  */
-export function keepFresh<T>(region: HTMLElement, read: () => Promise<Result<T>>, show: (data: T) => void, missing: string): { now(): Promise<void>; leave(): void; turn(): () => boolean } {
+export function keepFresh<T>(
+  region: HTMLElement,
+  read: () => Promise<Result<T>>,
+  show: (data: T) => void,
+  missing: string,
+): { now(): Promise<void>; leave(): void; drawn(request: Promise<Result<T>>): Promise<Result<T>> } {
   const turn = answerOrder();
   const polls = poller(LIVE_PACE, async (): Promise<Look> => {
     const current = turn();
@@ -58,7 +64,13 @@ export function keepFresh<T>(region: HTMLElement, read: () => Promise<Result<T>>
     return 'stop';
   });
   void polls.now();
-  return { now: polls.now, leave: polls.stop, turn };
+  const drawn = async (request: Promise<Result<T>>): Promise<Result<T>> => {
+    const current = turn();
+    const result = await request;
+    if (result.ok && current()) show(result.data);
+    return result;
+  };
+  return { now: polls.now, leave: polls.stop, drawn };
 }
 
 /** Says why a call failed (a lost session goes back to sign-in). */

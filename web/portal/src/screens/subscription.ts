@@ -77,12 +77,10 @@ export const subscriptionScreen: Screen = (main, params) => {
       fill(actions, actionsOf(allowed));
     }
   };
-  // An action's answer is the subscription's page: drawn unless a read sent after it was drawn first.
+  // An action's answer is the subscription's page: drawn as the reads' are (keepFresh's `drawn`).
   const answered = async (request: ReturnType<typeof subscriptionsApi.get>, done: (page: Page) => string) => {
-    const current = live.turn();
-    const result = await request;
+    const result = await live.drawn(request);
     if (!result.ok) return sayFailure(outcome, result);
-    if (current()) draw(result.data);
     say(outcome, done(result.data));
   };
   const cancel = async (atPeriodEnd: boolean) => {
